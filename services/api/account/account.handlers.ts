@@ -1,0 +1,6 @@
+import type { Handlers } from '../http/handler.js';
+import { accountOf } from './account.service.js';
+
+export const accountHandlers: Handlers = {
+  whoami: ({ deps, auth }) => accountOf(deps.sql, auth),
+};

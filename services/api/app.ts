@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Deps } from './deps.js';
+import { handlers } from './handlers.js';
+import type { Handlers } from './http/handler.js';
+import { errorHandler } from './http/error-handler.js';
+import { registerRoutes } from './http/register-routes.js';
+
+/** Builds the api from its dependencies. Never listens: main.ts and the tests do that. */
+export async function buildApp(deps: Deps, opts: { handlers?: Handlers } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as unknown as FastifyBaseLogger,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    requestIdLogLabel: 'reqId',
+    disableRequestLogging: false,
+    // Room content and uploads stream; JSON bodies are small (pages are the largest: 2,000,000 chars).
+    bodyLimit: 8 * 1024 * 1024,
+    trustProxy: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  await app.register(cookie);
+  registerRoutes(app, deps, opts.handlers ?? handlers);
+  return app;
+}

@@ -1,0 +1,30 @@
+import type { Handlers } from '../http/handler.js';
+import { sessionCookie } from '../http/request-auth.js';
+import { endSession } from './sessions.sql.js';
+import { approveDeviceLogin, redeemDeviceLogin, sendEmailSignIn, startDeviceLogin, verifyEmailSignIn } from './auth.service.js';
+
+export const authHandlers: Handlers = {
+  emailSignIn: ({ deps, body }) => sendEmailSignIn(deps.sql, deps.mailer, deps.config, body.email),
+
+  emailVerify: async ({ deps, body, req, reply }) => {
+    const session = await verifyEmailSignIn(deps.sql, deps.config, body.token, req.headers['user-agent']);
+    reply.setCookie(sessionCookie, session.token, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: deps.config.publicUrl.startsWith('https:'),
+      expires: session.expiresAt,
+    });
+    return { signedIn: true as const, expiresAt: session.expiresAt.toISOString() };
+  },
+
+  deviceStart: ({ deps, req }) => startDeviceLogin(deps.sql, deps.config, req.headers['user-agent']),
+  deviceApprove: ({ deps, body, auth }) => approveDeviceLogin(deps.sql, auth.personId, body.userCode),
+  deviceToken: ({ deps, body }) => redeemDeviceLogin(deps.sql, deps.config, body.deviceCode),
+
+  logout: async ({ deps, auth, reply }) => {
+    await endSession(deps.sql, auth.sessionId);
+    if (auth.via === 'cookie') reply.clearCookie(sessionCookie, { path: '/' });
+    return { signedOut: true as const };
+  },
+};

@@ -1,0 +1,140 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPlatform, type Platform } from '../../../test/support/platform.js';
+
+let platform: Platform;
+beforeAll(async () => { platform = await startPlatform(); });
+afterAll(async () => { await platform.close(); });
+
+describe('bearer tokens', () => {
+  it('an operator token reads the account and its personal workspace', async () => {
+    const { client, email } = await platform.person({ name: 'Ada' });
+    const account = await client.call('whoami');
+    expect(account.email).toBe(email);
+    expect(account.displayName).toBe('Ada');
+    expect(account.workspace).toMatchObject({ kind: 'personal', role: 'owner' });
+  });
+
+  it('refuses a connector token: it serves the connector only', async () => {
+    const { token } = await platform.person({ kind: 'connector' });
+    const res = await platform.fetch('/api/me/account', { token });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'sign in first' });
+  });
+
+  it('refuses a session after logout, and logout ends only that session', async () => {
+    const { token, client } = await platform.person();
+    const out = await client.call('logout');
+    expect(out).toEqual({ signedOut: true });
+    const res = await platform.fetch('/api/me/account', { token });
+    expect(res.status).toBe(401);
+  });
+
+  it('refuses an expired session', async () => {
+    const { token, email } = await platform.person();
+    await platform.deps.sql`update sessions set expires_at = now() - interval '1 second' where person_id = (select id from people where email = ${email})`;
+    expect((await platform.fetch('/api/me/account', { token })).status).toBe(401);
+  });
+
+  it('stores only a hash of the token', async () => {
+    const { token, email } = await platform.person();
+    const rows = await platform.deps.sql`select encode(token_hash, 'hex') as h from sessions s join people p on p.id = s.person_id where p.email = ${email}`;
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(token);
+  });
+});
+
+describe('emailed sign-in links', () => {
+  async function linkFor(email: string): Promise<string> {
+    const outbox = join(platform.deps.config.DATA_DIR, 'outbox');
+    const files = (await readdir(outbox)).filter((f) => f.includes(email.replace(/[^a-z0-9@.-]/gi, '_')));
+    const text = await readFile(join(outbox, files.sort().at(-1)!), 'utf8');
+    return /token=([\w-]+)/.exec(text)![1];
+  }
+
+  it('signs in with a cookie session, once, and creates the person on first use', async () => {
+    const email = `mail-${crypto.randomUUID()}@example.com`;
+    const sent = await platform.fetch('/api/auth/email', { method: 'POST', json: { email } });
+    expect(sent.status).toBe(200);
+    expect(sent.body.sent).toBe(true);
+    const token = await linkFor(email);
+
+    const verified = await platform.fetch('/api/auth/email/verify', { method: 'POST', json: { token } });
+    expect(verified.status).toBe(200);
+    const setCookie = verified.headers.get('set-cookie')!;
+    expect(setCookie).toMatch(/pp_session=/);
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Lax/i);
+    const cookie = setCookie.split(';')[0];
+
+    const me = await platform.fetch('/api/me/account', { headers: { cookie } });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ email, emailVerified: true });
+
+    const again = await platform.fetch('/api/auth/email/verify', { method: 'POST', json: { token } });
+    expect(again.status).toBe(404);
+  });
+
+  it('refuses an expired link', async () => {
+    const email = `late-${crypto.randomUUID()}@example.com`;
+    await platform.fetch('/api/auth/email', { method: 'POST', json: { email } });
+    const token = await linkFor(email);
+    await platform.deps.sql`update email_sign_ins set expires_at = now() - interval '1 second' where email = ${email}`;
+    expect((await platform.fetch('/api/auth/email/verify', { method: 'POST', json: { token } })).status).toBe(404);
+  });
+
+  it('refuses a cookie mutation from another origin (CSRF) and takes it from the platform origin', async () => {
+    const email = `csrf-${crypto.randomUUID()}@example.com`;
+    await platform.fetch('/api/auth/email', { method: 'POST', json: { email } });
+    const verified = await platform.fetch('/api/auth/email/verify', { method: 'POST', json: { token: await linkFor(email) } });
+    const cookie = verified.headers.get('set-cookie')!.split(';')[0];
+
+    const evil = await platform.fetch('/api/auth/logout', { method: 'POST', headers: { cookie, origin: 'http://evil.example' } });
+    expect(evil.status).toBe(403);
+    expect(evil.body.reason).toBe('csrf');
+    const bare = await platform.fetch('/api/auth/logout', { method: 'POST', headers: { cookie } });
+    expect(bare.status).toBe(403);
+    expect((await platform.fetch('/api/me/account', { headers: { cookie } })).status).toBe(200);
+
+    const own = await platform.fetch('/api/auth/logout', { method: 'POST', headers: { cookie, origin: platform.baseUrl } });
+    expect(own.status).toBe(200);
+    expect((await platform.fetch('/api/me/account', { headers: { cookie } })).status).toBe(401);
+  });
+});
+
+describe('device login', () => {
+  it('is pending until a signed-in person approves, then gives one token, once', async () => {
+    const start = await platform.fetch('/api/auth/device', { method: 'POST' });
+    expect(start.status).toBe(200);
+    const { deviceCode, userCode, verifyUrl, interval, expiresIn } = start.body;
+    expect(userCode).toMatch(/^[A-Z]{4}-[A-Z]{4}$/);
+    expect(verifyUrl).toContain(userCode);
+    expect(interval).toBeGreaterThan(0);
+    expect(expiresIn).toBe(600);
+
+    const pending = await platform.fetch('/api/auth/device/token', { method: 'POST', json: { deviceCode } });
+    expect(pending.body).toEqual({ pending: true, interval });
+
+    const approver = await platform.person();
+    const approved = await platform.fetch('/api/auth/device/approve', { method: 'POST', token: approver.token, json: { userCode: userCode.toLowerCase() } });
+    expect(approved.status).toBe(200);
+
+    const got = await platform.fetch('/api/auth/device/token', { method: 'POST', json: { deviceCode } });
+    expect(got.status).toBe(200);
+    const me = await platform.fetch('/api/me/account', { token: got.body.token });
+    expect(me.body.email).toBe(approver.email);
+
+    const second = await platform.fetch('/api/auth/device/token', { method: 'POST', json: { deviceCode } });
+    expect(second.status).toBe(404);
+  });
+
+  it('cannot be approved without a session, nor twice, nor with an unknown code', async () => {
+    const start = await platform.fetch('/api/auth/device', { method: 'POST' });
+    expect((await platform.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode: start.body.userCode } })).status).toBe(401);
+    const p = await platform.person();
+    expect((await platform.fetch('/api/auth/device/approve', { method: 'POST', token: p.token, json: { userCode: 'BBBB-BBBB' } })).status).toBe(404);
+    expect((await platform.fetch('/api/auth/device/approve', { method: 'POST', token: p.token, json: { userCode: start.body.userCode } })).status).toBe(200);
+    expect((await platform.fetch('/api/auth/device/approve', { method: 'POST', token: p.token, json: { userCode: start.body.userCode } })).status).toBe(404);
+  });
+});

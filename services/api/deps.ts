@@ -1,0 +1,16 @@
+import type { Config } from '../core/config.js';
+import type { Sql } from '../core/db.js';
+import type { Logger } from '../core/log.js';
+import type { Queues } from '../core/queues.js';
+import type { Storage } from '../core/storage.js';
+import type { Mailer } from '../core/mailer.js';
+
+/** Everything the api's services need, passed in so that workers, the CLI and tests reuse them. */
+export interface Deps {
+  config: Config;
+  sql: Sql;
+  storage: Storage;
+  queues: Queues;
+  mailer: Mailer;
+  log: Logger;
+}

@@ -1,0 +1,13 @@
+import { accountHandlers } from './account/account.handlers.js';
+import { authHandlers } from './auth/auth.handlers.js';
+import type { Handlers } from './http/handler.js';
+import { platformHandlers } from './platform.handlers.js';
+import { workspaceHandlers } from './workspaces/workspaces.handlers.js';
+
+/** Every handler of the api, by operation. A row of the route table missing here answers 503. */
+export const handlers: Handlers = {
+  ...platformHandlers,
+  ...authHandlers,
+  ...accountHandlers,
+  ...workspaceHandlers,
+};

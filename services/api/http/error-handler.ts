@@ -1,0 +1,46 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { Refusal } from '../../core/errors.js';
+
+/** `/manifest/apps/1/id` → `manifest.apps[1].id`: the path a person reads in `issues`. */
+export function issuePath(pointer: string): string {
+  return pointer
+    .split('/')
+    .filter(Boolean)
+    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
+    .join('');
+}
+
+/**
+ * The one place where errors become replies (spec section 7). Refusals keep their status and body;
+ * a body that does not fit is 400 invalid with one issue per field; anything else is a platform
+ * fault: logged in full, answered 500 with no detail.
+ */
+export function errorHandler(err: FastifyError | Refusal | Error, req: FastifyRequest, reply: FastifyReply) {
+  if (err instanceof Refusal) return reply.status(err.status).send(err.body());
+
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const issues = err.validation.map((v) => ({
+      path: issuePath(v.instancePath) || (err.validationContext ?? 'body'),
+      message: v.message ?? 'does not fit',
+    }));
+    return reply.status(400).send({ error: 'invalid', issues });
+  }
+
+  if (isResponseSerializationError(err)) {
+    req.log.error({ err, issues: err.cause.issues }, 'reply does not fit the contract; not sent');
+    return reply.status(500).send({ error: 'internal error' });
+  }
+
+  const fe = err as FastifyError;
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.status(415).send({ error: 'unsupported media type', detail: 'send application/json' });
+  if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (fe.statusCode === 400 && fe.code?.startsWith('FST_ERR_CTP'))) {
+    return reply.status(400).send({ error: 'invalid', issues: [{ path: 'body', message: fe.message }] });
+  }
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.status(413).send({ error: 'too large' });
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return reply.status(fe.statusCode).send({ error: fe.message });
+  }
+  req.log.error({ err }, 'internal error');
+  return reply.status(500).send({ error: 'internal error' });
+}

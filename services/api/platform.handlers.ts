@@ -1,0 +1,13 @@
+import { manifestJsonSchema } from '../contract/manifest/index.js';
+import { openApiDocument } from '../contract/openapi.js';
+import type { Handlers } from './http/handler.js';
+
+// Built once: both documents are pure functions of the contract.
+let openapi: Record<string, unknown> | undefined;
+let manifestSchema: Record<string, unknown> | undefined;
+
+export const platformHandlers: Handlers = {
+  healthz: () => ({ ok: true as const, service: 'demo-rooms-api' }),
+  openapi: ({ deps }) => (openapi ??= openApiDocument(deps.config.publicUrl) as unknown as Record<string, unknown>),
+  manifestSchema: () => (manifestSchema ??= manifestJsonSchema() as Record<string, unknown>),
+};

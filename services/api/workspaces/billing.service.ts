@@ -1,0 +1,24 @@
+import type { Sql } from '../../core/db.js';
+import { planOf } from '../../core/plans.js';
+import { effectivePlan, workspaceById } from './workspaces.sql.js';
+import { usageOf } from './usage.sql.js';
+
+/** getBilling: the plan, what the workspace uses of it, and what it allows. Paid plans cannot be bought yet. */
+export async function billingOf(sql: Sql, workspaceId: string) {
+  const ws = await workspaceById(sql, workspaceId);
+  const plan = planOf(effectivePlan(ws));
+  const usage = await usageOf(sql, workspaceId);
+  const { name, monthlyUsd, ...allowance } = plan;
+  return {
+    plan: name,
+    kind: ws.kind,
+    seats: { used: usage.seats, allowed: plan.seats },
+    interval: null,
+    status: 'active' as const,
+    currentPeriodEnd: null,
+    usage,
+    allowance: { ...allowance, monthlyUsd },
+    suspended: ws.suspendedAt !== null,
+    paidPlans: 'coming-soon' as const,
+  };
+}

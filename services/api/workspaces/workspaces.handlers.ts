@@ -1,0 +1,11 @@
+import type { Handlers } from '../http/handler.js';
+import { billingOf } from './billing.service.js';
+import { workspacesOf } from './workspaces.sql.js';
+
+export const workspaceHandlers: Handlers = {
+  listWorkspaces: async ({ deps, auth }) => {
+    const rows = await workspacesOf(deps.sql, auth.personId);
+    return rows.map((w) => ({ id: w.id, name: w.name, kind: w.kind, role: w.role, active: w.id === auth.workspaceId, brand: null }));
+  },
+  getBilling: ({ deps, auth }) => billingOf(deps.sql, auth.workspaceId),
+};

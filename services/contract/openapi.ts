@@ -1,0 +1,53 @@
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { ErrorBody, errorStatusText } from './errors.schema.js';
+import type { RouteDef } from './route.js';
+import { routes } from './routes/index.js';
+
+// The OpenAPI 3.1 document, generated from the route table. Served at GET /api/openapi.json.
+
+const json = (schema: object) => ({ 'application/json': { schema } });
+
+function operationOf(r: RouteDef): ZodOpenApiOperationObject {
+  const refusals = new Set([400, 500, ...(r.open ? [] : [401]), ...(r.errors ?? [])]);
+  if (!r.body && !r.raw) refusals.delete(400);
+  const responses: Record<string, unknown> = {
+    [String(r.status)]: r.reply ? { description: 'success', content: json(r.reply) } : { description: 'success, no body' },
+  };
+  for (const status of [...refusals].sort()) {
+    responses[String(status)] = { description: errorStatusText[status] ?? 'refused', content: json(ErrorBody) };
+  }
+  return {
+    operationId: r.operation,
+    summary: r.summary,
+    tags: [r.tag],
+    security: r.open ? [] : [{ bearer: [] }, { cookie: [] }],
+    requestParams: r.params || r.query ? { ...(r.params ? { path: r.params } : {}), ...(r.query ? { query: r.query } : {}) } : undefined,
+    requestBody: r.body
+      ? { required: true, content: json(r.body) }
+      : r.raw
+        ? { required: true, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }
+        : undefined,
+    responses,
+  } as ZodOpenApiOperationObject;
+}
+
+export function openApiDocument(serverUrl?: string) {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const r of Object.values(routes) as RouteDef[]) {
+    const path = r.path.replace(/:([A-Za-z]+)/g, '{$1}');
+    paths[path] ??= {};
+    (paths[path] as Record<string, unknown>)[r.method.toLowerCase()] = operationOf(r);
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: { title: 'Demo Room Platform API', version: '1.0.0', description: 'Generated from services/contract.' },
+    servers: serverUrl ? [{ url: serverUrl }] : undefined,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A token from device login or `npm run ops -- token`.' },
+        cookie: { type: 'apiKey', in: 'cookie', name: 'pp_session' },
+      },
+    },
+    paths,
+  });
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { DateTime, Obj, PlanName } from '../common.js';
+
+// Spec 2.10: billing and container usage.
+
+export const Billing = z.object({
+  plan: PlanName,
+  kind: z.enum(['personal', 'team']).optional(),
+  seats: Obj.optional(),
+  interval: z.enum(['month', 'year']).nullable(),
+  status: z.enum(['active', 'past_due', 'canceled']),
+  currentPeriodEnd: DateTime.nullable(),
+  usage: Obj,
+  allowance: Obj,
+  history: Obj.optional(),
+  suspended: z.boolean(),
+  /** Paid plans cannot be bought yet. */
+  paidPlans: z.literal('coming-soon'),
+});
+export type Billing = z.infer<typeof Billing>;
+
+export const ContainerUsage = z.object({
+  month: z.string(),
+  runs: z.number().int(),
+  containerHours: z.number(),
+  failedStarts: z.number().int(),
+  heldBack: z.number().int(),
+  medianColdStartMs: z.number().int().nullable(),
+});
+export type ContainerUsage = z.infer<typeof ContainerUsage>;

@@ -1,0 +1,13 @@
+import postgres from 'postgres';
+
+export type Sql = postgres.Sql<Record<string, unknown>>;
+
+// snake_case in SQL, camelCase in TypeScript, converted by the client.
+export function createSql(url: string, opts: { max?: number } = {}): Sql {
+  return postgres(url, {
+    max: opts.max ?? 10,
+    transform: postgres.camel,
+    onnotice: () => {},
+    connection: { application_name: 'demo-rooms' },
+  }) as unknown as Sql;
+}

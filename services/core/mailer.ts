@@ -1,0 +1,27 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Logger } from './log.js';
+
+export interface Mail { to: string; subject: string; text: string }
+export interface Mailer { send(mail: Mail): Promise<void> }
+
+/**
+ * SMTP when SMTP_URL is set; otherwise each mail is written to `<dataDir>/outbox/` and the log
+ * says where. The body stays out of the log: it carries one-use sign-in links.
+ */
+export function createMailer(opts: { smtpUrl?: string; from: string; dataDir: string; log: Logger }): Mailer {
+  if (opts.smtpUrl) {
+    const transport = nodemailer.createTransport(opts.smtpUrl);
+    return { send: async (mail) => void (await transport.sendMail({ from: opts.from, ...mail })) };
+  }
+  const outbox = join(opts.dataDir, 'outbox');
+  return {
+    async send(mail) {
+      await mkdir(outbox, { recursive: true, mode: 0o700 });
+      const file = join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.to.replace(/[^a-z0-9@.-]/gi, '_')}.txt`);
+      await writeFile(file, `To: ${mail.to}\nFrom: ${opts.from}\nSubject: ${mail.subject}\n\n${mail.text}\n`, { mode: 0o600 });
+      opts.log.info({ to: mail.to, subject: mail.subject, file }, 'mail written to the outbox (no SMTP_URL)');
+    },
+  };
+}

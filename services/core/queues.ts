@@ -1,0 +1,46 @@
+import { Redis } from 'ioredis';
+import { Queue, QueueEvents } from 'bullmq';
+import type { Config } from './config.js';
+
+// The job catalog: every queue the platform uses. Workers refuse to start when a queue here has
+// no processor, so a job can never be enqueued where nobody will take it.
+export const queueNames = ['unpack', 'bundle', 'listing-scan', 'usage', 'sweep'] as const;
+export type QueueName = (typeof queueNames)[number];
+
+/** A Redis connection for BullMQ: workers need `maxRetriesPerRequest: null` (BullMQ's production guide). */
+export function createRedis(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
+}
+
+export interface Queues {
+  get(name: QueueName): Queue;
+  events(name: QueueName): QueueEvents;
+  prefix: string;
+  close(): Promise<void>;
+}
+
+export function createQueues(config: Pick<Config, 'REDIS_URL' | 'QUEUE_PREFIX'>): Queues {
+  const connection = createRedis(config.REDIS_URL);
+  const queues = new Map<QueueName, Queue>();
+  const events = new Map<QueueName, QueueEvents>();
+  const prefix = config.QUEUE_PREFIX;
+  return {
+    prefix,
+    get(name) {
+      let q = queues.get(name);
+      if (!q) queues.set(name, (q = new Queue(name, { connection, prefix })));
+      return q;
+    },
+    events(name) {
+      let e = events.get(name);
+      // QueueEvents blocks on its own connection, so it gets a fresh one.
+      if (!e) events.set(name, (e = new QueueEvents(name, { connection: createRedis(config.REDIS_URL), prefix })));
+      return e;
+    },
+    async close() {
+      await Promise.all([...events.values()].map((e) => e.close()));
+      await Promise.all([...queues.values()].map((q) => q.close()));
+      connection.disconnect();
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { parseArgs } from 'node:util';
+import { createSql } from '../core/db.js';
+import { issueToken, setPlan, setSuspended } from './ops.service.js';
+import { opsProjectCommands } from './ops-projects.js';
+
+// `npm run ops -- <command>`: operator commands against DATABASE_URL (the launcher's local
+// default is read from .data/components.json when DATABASE_URL is not set).
+
+const usage = `usage: npm run ops -- <command>
+  token <email> [--name NAME] [--kind cli|connector] [--read-only]   prints a new bearer token (last line)
+  plan <email> <plan>                                                 sets the personal workspace's plan
+  suspend <email> | unsuspend <email>                                 the workspace's platform pause
+  takedown <slug> | restore <slug>                                    a project's platform pause`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { name: { type: 'string' }, kind: { type: 'string' }, 'read-only': { type: 'boolean' }, help: { type: 'boolean' } },
+});
+const [command, ...args] = positionals;
+if (!command || values.help) {
+  console.log(usage);
+  process.exit(command ? 0 : 1);
+}
+
+const url = process.env.DATABASE_URL ?? (await localDatabaseUrl());
+const sql = createSql(url, { max: 1 });
+try {
+  await run(command, args);
+} catch (err) {
+  console.error(`ops: ${(err as Error).message}`);
+  process.exitCode = 1;
+} finally {
+  await sql.end();
+}
+
+async function run(command: string, args: string[]) {
+  const need = (n: number) => {
+    if (args.length < n) throw new Error(`${command} needs ${n} argument(s)\n${usage}`);
+  };
+  switch (command) {
+    case 'token': {
+      need(1);
+      const kind = (values.kind ?? 'cli') as 'cli' | 'connector';
+      if (!['cli', 'connector'].includes(kind)) throw new Error('--kind is cli or connector');
+      const { token, expiresAt } = await issueToken(sql, args[0], { name: values.name, kind, readOnly: values['read-only'] });
+      console.log(`# ${kind}${values['read-only'] ? ' read-only' : ''} token for ${args[0]}, valid until ${expiresAt.toISOString()}`);
+      console.log(token);
+      return;
+    }
+    case 'plan':
+      need(2);
+      await setPlan(sql, args[0], args[1]);
+      console.log(`plan of ${args[0]} is now ${args[1]}`);
+      return;
+    case 'suspend':
+    case 'unsuspend':
+      need(1);
+      await setSuspended(sql, args[0], command === 'suspend');
+      console.log(`${args[0]}: ${command === 'suspend' ? 'suspended' : 'no longer suspended'}`);
+      return;
+    default:
+      if (command in opsProjectCommands) {
+        need(1);
+        console.log(await opsProjectCommands[command](sql, args[0]));
+        return;
+      }
+      throw new Error(`unknown command ${command}\n${usage}`);
+  }
+}
+
+async function localDatabaseUrl(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  try {
+    const state = JSON.parse(await readFile('.data/components.json', 'utf8'));
+    const found = state.env?.DATABASE_URL ?? state.DATABASE_URL;
+    if (found) return found;
+  } catch {}
+  throw new Error('DATABASE_URL is not set and no local platform was found (.data/components.json); run npm start first');
+}

@@ -1,0 +1,35 @@
+import type { Sql } from '../core/db.js';
+import { PlanName } from '../core/plans.js';
+import { createSession, type SessionKind } from '../api/auth/sessions.sql.js';
+import { ensurePerson } from '../api/people/people.sql.js';
+
+// Operator actions. Each takes its dependencies so that tests call the same code the command runs.
+
+export async function issueToken(sql: Sql, email: string, opts: { name?: string; kind?: SessionKind; readOnly?: boolean; days?: number }) {
+  const person = await ensurePerson(sql, email, { name: opts.name, verified: true });
+  if (opts.name && person.name !== opts.name) await sql`update people set name = ${opts.name} where id = ${person.id}`;
+  return createSession(sql, {
+    personId: person.id, kind: opts.kind ?? 'cli', readOnly: opts.readOnly, days: opts.days ?? 30, method: 'operator',
+  });
+}
+
+async function personalWorkspace(sql: Sql, email: string): Promise<string> {
+  const [row] = await sql<{ workspaceId: string }[]>`
+    select pw.workspace_id from personal_workspaces pw join people p on p.id = pw.person_id where p.email = ${email.trim().toLowerCase()}`;
+  if (!row) throw new Error(`no person with email ${email}`);
+  return row.workspaceId;
+}
+
+export async function setPlan(sql: Sql, email: string, plan: string) {
+  const parsed = PlanName.includes(plan as PlanName);
+  if (!parsed) throw new Error(`unknown plan ${plan}; plans: ${PlanName.join(', ')}`);
+  const ws = await personalWorkspace(sql, email);
+  await sql`update workspaces set plan = ${plan} where id = ${ws}`;
+  return ws;
+}
+
+export async function setSuspended(sql: Sql, email: string, suspended: boolean) {
+  const ws = await personalWorkspace(sql, email);
+  await sql`update workspaces set suspended_at = ${suspended ? sql`now()` : null} where id = ${ws}`;
+  return ws;
+}

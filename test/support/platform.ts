@@ -1,0 +1,66 @@
+import type { AddressInfo } from 'node:net';
+import { buildApp } from '../../services/api/app.js';
+import { createClient } from '../../services/contract/client.js';
+import { loadConfig, type Config } from '../../services/core/config.js';
+import { createSql } from '../../services/core/db.js';
+import { createLogger } from '../../services/core/log.js';
+import { createMailer } from '../../services/core/mailer.js';
+import { createQueues } from '../../services/core/queues.js';
+import { createStorage } from '../../services/core/storage.js';
+import { issueToken } from '../../services/ops/ops.service.js';
+import { testEnv } from './services.js';
+import type { DestinationStream } from 'pino';
+import type { Handlers } from '../../services/api/http/handler.js';
+
+/**
+ * A real api on a loopback port, wired to the real Postgres, Redis, S3 endpoint and engine that
+ * infra/local/test.mjs started. Each test makes its own people, so tests never collide.
+ */
+export async function startPlatform(opts: { env?: Record<string, string>; handlers?: Handlers; logTo?: DestinationStream } = {}) {
+  const overrides = opts.env ?? {};
+  const env = { ...testEnv(), PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (opts.logTo ? 'info' : 'silent'), ...overrides };
+  const config0 = loadConfig(env);
+  const log = createLogger({ name: 'api-test', level: config0.LOG_LEVEL, destination: opts.logTo });
+  const sql = createSql(config0.DATABASE_URL, { max: 4 });
+  const storage = createStorage(config0);
+  const queues = createQueues(config0);
+  const mailer = createMailer({ smtpUrl: undefined, from: config0.MAIL_FROM, dataDir: config0.DATA_DIR, log });
+  // The public address is known only once listening, so the app is built with a placeholder and
+  // the config object is completed in place before any request arrives.
+  const config: Config = { ...config0 };
+  const app = await buildApp({ config, sql, storage, queues, mailer, log }, { handlers: opts.handlers });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  if (!overrides.PUBLIC_URL) Object.assign(config, { publicUrl: baseUrl, contentOrigin: config0.contentOrigin });
+
+  const deps = { config, sql, storage, queues, mailer, log };
+  return {
+    baseUrl,
+    deps,
+    /** A new person (unique email) with a bearer token, and a typed client signed in as them. */
+    async person(opts: { plan?: string; kind?: 'cli' | 'connector'; readOnly?: boolean; name?: string } = {}) {
+      const email = `p-${crypto.randomUUID()}@example.com`;
+      const { token } = await issueToken(sql, email, { kind: opts.kind, readOnly: opts.readOnly, name: opts.name });
+      if (opts.plan) await sql`update workspaces set plan = ${opts.plan} where id = (select pw.workspace_id from personal_workspaces pw join people p on p.id = pw.person_id where p.email = ${email})`;
+      return { email, token, client: createClient({ baseUrl, token }) };
+    },
+    /** A raw request: for refusals the typed client would not send. */
+    async fetch(path: string, init: RequestInit & { token?: string; json?: unknown } = {}) {
+      const headers = new Headers(init.headers);
+      if (init.token) headers.set('authorization', `Bearer ${init.token}`);
+      if (init.json !== undefined) headers.set('content-type', 'application/json');
+      const res = await fetch(baseUrl + path, { ...init, headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.body });
+      const text = await res.text();
+      let body: any = text;
+      try { body = JSON.parse(text); } catch {}
+      return { status: res.status, headers: res.headers, body };
+    },
+    async close() {
+      await app.close();
+      await queues.close();
+      await sql.end({ timeout: 2 });
+    },
+  };
+}
+
+export type Platform = Awaited<ReturnType<typeof startPlatform>>;

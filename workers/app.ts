@@ -1,0 +1,36 @@
+import { Worker } from 'bullmq';
+import { createRedis, queueNames, type QueueName } from '../services/core/queues.js';
+import type { WorkerDeps } from './deps.js';
+import { processors, type Processor } from './processors.js';
+
+export interface WorkersApp {
+  workers: Worker[];
+  close(): Promise<void>;
+}
+
+/** Starts one BullMQ worker per queue. Never called without every queue having a processor. */
+export function buildWorkers(deps: WorkerDeps, opts: { queues?: QueueName[]; concurrency?: number } = {}): WorkersApp {
+  const wanted = opts.queues ?? [...queueNames];
+  const missing = wanted.filter((q) => !processors[q]);
+  if (missing.length) throw new Error(`no processor for queue(s): ${missing.join(', ')}`);
+  const connection = createRedis(deps.config.REDIS_URL);
+  const workers = wanted.map((name) => {
+    const process = processors[name] as Processor;
+    const w = new Worker(name, (job) => process(deps, job), {
+      connection,
+      prefix: deps.config.QUEUE_PREFIX,
+      concurrency: opts.concurrency ?? 2,
+    });
+    w.on('failed', (job, err) => deps.log.warn({ queue: name, jobId: job?.id, err: err.message }, 'job failed'));
+    w.on('error', (err) => deps.log.error({ queue: name, err }, 'worker error'));
+    return w;
+  });
+  return {
+    workers,
+    async close() {
+      // Finishes the jobs in hand; BullMQ hands back the rest when their lock lapses.
+      await Promise.all(workers.map((w) => w.close()));
+      connection.disconnect();
+    },
+  };
+}

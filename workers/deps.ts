@@ -1,0 +1,11 @@
+import type { Config } from '../services/core/config.js';
+import type { Sql } from '../services/core/db.js';
+import type { Logger } from '../services/core/log.js';
+import type { Storage } from '../services/core/storage.js';
+
+export interface WorkerDeps {
+  config: Config;
+  sql: Sql;
+  storage: Storage;
+  log: Logger;
+}

@@ -1,0 +1,11 @@
+import type { Job } from 'bullmq';
+import type { QueueName } from '../services/core/queues.js';
+import type { WorkerDeps } from './deps.js';
+import { sweep } from './sweep/sweep.job.js';
+
+export type Processor = (deps: WorkerDeps, job: Job) => Promise<unknown>;
+
+/** One processor per queue of the job catalog; the workers refuse to start if one is missing. */
+export const processors: Partial<Record<QueueName, Processor>> = {
+  sweep,
+};
