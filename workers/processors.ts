@@ -1,11 +1,15 @@
 import type { Job } from 'bullmq';
 import type { QueueName } from '../services/core/queues.js';
 import type { WorkerDeps } from './deps.js';
+import { bundle } from './bundle/bundle.job.js';
 import { sweep } from './sweep/sweep.job.js';
+import { unpack } from './unpack/unpack.job.js';
 
 export type Processor = (deps: WorkerDeps, job: Job) => Promise<unknown>;
 
 /** One processor per queue of the job catalog; the workers refuse to start if one is missing. */
 export const processors: Partial<Record<QueueName, Processor>> = {
+  unpack,
+  bundle,
   sweep,
 };

@@ -1,3 +1,5 @@
+import { deployHandlers } from './deploy/deploy.handlers.js';
+import { projectHandlers } from './projects/projects.handlers.js';
 import { accountHandlers } from './account/account.handlers.js';
 import { authHandlers } from './auth/auth.handlers.js';
 import type { Handlers } from './http/handler.js';
@@ -10,4 +12,6 @@ export const handlers: Handlers = {
   ...authHandlers,
   ...accountHandlers,
   ...workspaceHandlers,
+  ...projectHandlers,
+  ...deployHandlers,
 };

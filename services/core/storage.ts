@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import {
-  DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, NotFound, NoSuchKey,
+  DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, NotFound, NoSuchKey,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Config } from './config.js';
@@ -37,6 +37,11 @@ export function createStorage(config: Pick<Config, 'S3_ENDPOINT' | 'S3_BUCKET' |
     bucket,
     client,
     async put(key, body, opts = {}) {
+      // With a known size a single streamed PUT holds nothing in memory; S3 takes up to 5 GB so.
+      if (opts.size !== undefined) {
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: opts.contentType, ContentLength: opts.size }));
+        return;
+      }
       // Upload switches to multipart above 5 MiB, keeping at most queueSize parts in memory.
       const upload = new Upload({
         client,

@@ -1,4 +1,15 @@
 import type { Sql } from '../core/db.js';
 
-/** Platform pauses of one project (spec 7: `takedown`). Filled in by the projects area. */
-export const opsProjectCommands: Record<string, (sql: Sql, slug: string) => Promise<string>> = {};
+/** A project's platform pause (spec 7: takedown), by slug of a project that is not deleted. */
+async function setTakedown(sql: Sql, slug: string, down: boolean): Promise<string> {
+  const rows = await sql`
+    update projects set taken_down_at = ${down ? sql`now()` : null}
+    where slug = ${slug} and deleted_at is null returning id`;
+  if (!rows.length) throw new Error(`no project with slug ${slug}`);
+  return `${slug}: ${down ? 'taken down' : 'restored'}`;
+}
+
+export const opsProjectCommands: Record<string, (sql: Sql, slug: string) => Promise<string>> = {
+  takedown: (sql, slug) => setTakedown(sql, slug, true),
+  restore: (sql, slug) => setTakedown(sql, slug, false),
+};

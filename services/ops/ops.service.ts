@@ -1,5 +1,5 @@
 import type { Sql } from '../core/db.js';
-import { PlanName } from '../core/plans.js';
+import { PlanName, planOf } from '../core/plans.js';
 import { createSession, type SessionKind } from '../api/auth/sessions.sql.js';
 import { ensurePerson } from '../api/people/people.sql.js';
 
@@ -24,12 +24,32 @@ export async function setPlan(sql: Sql, email: string, plan: string) {
   const parsed = PlanName.includes(plan as PlanName);
   if (!parsed) throw new Error(`unknown plan ${plan}; plans: ${PlanName.join(', ')}`);
   const ws = await personalWorkspace(sql, email);
-  await sql`update workspaces set plan = ${plan} where id = ${ws}`;
+  await sql.begin(async (tx) => {
+    await tx`update workspaces set plan = ${plan} where id = ${ws}`;
+    await refitProjects(tx as unknown as Sql, ws, planOf(plan).projects);
+  });
   return ws;
+}
+
+/**
+ * Spec 7: projects are refitted to the plan only when it changes (or the operator restores the
+ * workspace). The oldest projects up to the plan's number stay open; the rest are over the limit.
+ */
+export async function refitProjects(sql: Sql, workspaceId: string, allowed: number) {
+  await sql`
+    update projects p set over_limit_at = case when r.n > ${allowed} then coalesce(p.over_limit_at, now()) else null end
+    from (select id, row_number() over (order by created_at, id) as n from projects
+          where workspace_id = ${workspaceId} and deleted_at is null) r
+    where p.id = r.id`;
 }
 
 export async function setSuspended(sql: Sql, email: string, suspended: boolean) {
   const ws = await personalWorkspace(sql, email);
   await sql`update workspaces set suspended_at = ${suspended ? sql`now()` : null} where id = ${ws}`;
+  // Restoring a workspace also refits its projects to its plan.
+  if (!suspended) {
+    const [w] = await sql<{ plan: string | null }[]>`select plan from workspaces where id = ${ws}`;
+    await refitProjects(sql, ws, planOf(w.plan ?? 'free').projects);
+  }
   return ws;
 }

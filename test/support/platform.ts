@@ -8,6 +8,7 @@ import { createMailer } from '../../services/core/mailer.js';
 import { createQueues } from '../../services/core/queues.js';
 import { createStorage } from '../../services/core/storage.js';
 import { issueToken } from '../../services/ops/ops.service.js';
+import { randomUUID } from 'node:crypto';
 import { testEnv } from './services.js';
 import type { DestinationStream } from 'pino';
 import type { Handlers } from '../../services/api/http/handler.js';
@@ -16,9 +17,10 @@ import type { Handlers } from '../../services/api/http/handler.js';
  * A real api on a loopback port, wired to the real Postgres, Redis, S3 endpoint and engine that
  * infra/local/test.mjs started. Each test makes its own people, so tests never collide.
  */
-export async function startPlatform(opts: { env?: Record<string, string>; handlers?: Handlers; logTo?: DestinationStream } = {}) {
+export async function startPlatform(opts: { env?: Record<string, string>; handlers?: Handlers; logTo?: DestinationStream; workers?: boolean } = {}) {
   const overrides = opts.env ?? {};
-  const env = { ...testEnv(), PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (opts.logTo ? 'info' : 'silent'), ...overrides };
+  // Each platform gets its own queues, so parallel test files never take each other's jobs.
+  const env = { ...testEnv(), PORT: '0', QUEUE_PREFIX: `t-${randomUUID().slice(0, 8)}`, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (opts.logTo ? 'info' : 'silent'), ...overrides };
   const config0 = loadConfig(env);
   const log = createLogger({ name: 'api-test', level: config0.LOG_LEVEL, destination: opts.logTo });
   const sql = createSql(config0.DATABASE_URL, { max: 4 });
@@ -34,6 +36,8 @@ export async function startPlatform(opts: { env?: Record<string, string>; handle
   if (!overrides.PUBLIC_URL) Object.assign(config, { publicUrl: baseUrl, contentOrigin: config0.contentOrigin });
 
   const deps = { config, sql, storage, queues, mailer, log };
+  // Imported only when asked for: most api tests need no workers.
+  const workers = opts.workers ? (await import('../../workers/app.js')).buildWorkers({ config, sql, storage, log }, { queues: ['unpack', 'bundle'] }) : null;
   return {
     baseUrl,
     deps,
@@ -56,6 +60,7 @@ export async function startPlatform(opts: { env?: Record<string, string>; handle
       return { status: res.status, headers: res.headers, body };
     },
     async close() {
+      await workers?.close();
       await app.close();
       await queues.close();
       await sql.end({ timeout: 2 });

@@ -1,15 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { isResponseSerializationError } from 'fastify-type-provider-zod';
+import { InvalidRequest } from './validator.js';
 import { Refusal } from '../../core/errors.js';
-
-/** `/manifest/apps/1/id` → `manifest.apps[1].id`: the path a person reads in `issues`. */
-export function issuePath(pointer: string): string {
-  return pointer
-    .split('/')
-    .filter(Boolean)
-    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
-    .join('');
-}
 
 /**
  * The one place where errors become replies (spec section 7). Refusals keep their status and body;
@@ -19,13 +11,7 @@ export function issuePath(pointer: string): string {
 export function errorHandler(err: FastifyError | Refusal | Error, req: FastifyRequest, reply: FastifyReply) {
   if (err instanceof Refusal) return reply.status(err.status).send(err.body());
 
-  if (hasZodFastifySchemaValidationErrors(err)) {
-    const issues = err.validation.map((v) => ({
-      path: issuePath(v.instancePath) || (err.validationContext ?? 'body'),
-      message: v.message ?? 'does not fit',
-    }));
-    return reply.status(400).send({ error: 'invalid', issues });
-  }
+  if (err instanceof InvalidRequest) return reply.status(400).send({ error: 'invalid', issues: err.issues });
 
   if (isResponseSerializationError(err)) {
     req.log.error({ err, issues: err.cause.issues }, 'reply does not fit the contract; not sent');

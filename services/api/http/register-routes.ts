@@ -2,56 +2,65 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { routes } from '../../contract/routes/index.js';
 import type { RouteDef } from '../../contract/route.js';
-import { Refusal, unavailable } from '../../core/errors.js';
+import { unavailable } from '../../core/errors.js';
 import type { Deps } from '../deps.js';
 import type { Handlers } from './handler.js';
-import { authenticate } from './request-auth.js';
+import { authenticate, type Auth } from './request-auth.js';
 
 /**
- * Registers every row of the route table. Sign-in is checked before the body, so that a caller
- * without a session learns nothing about the endpoint but "sign in first". A row with no handler
- * yet answers 503 unavailable (the feature is not switched on) rather than being absent.
+ * Registers every row of the route table. A row with no handler yet answers 503 unavailable (the
+ * feature is not switched on) rather than being absent, so the contract is whole from day one.
  */
 export function registerRoutes(app: FastifyInstance, deps: Deps, handlers: Handlers) {
-  const typed = app.withTypeProvider<ZodTypeProvider>();
-  for (const [operation, def] of Object.entries(routes) as [keyof typeof routes, RouteDef][]) {
-    const handler = handlers[operation] as ((ctx: unknown) => Promise<unknown>) | undefined;
-    typed.route({
-      method: def.method,
-      url: def.path,
-      schema: {
-        params: def.params,
-        querystring: def.query,
-        body: def.raw ? undefined : def.body,
-        response: def.reply ? { [def.status]: def.reply } : undefined,
-      },
-      config: { operation, raw: def.raw ?? false },
-      onRequest: async (req) => {
-        req.auth = def.open ? await authenticate(req, deps.sql, deps.config).catch(() => null) : await authenticate(req, deps.sql, deps.config);
-      },
-      handler: async (req, reply) => {
-        if (!handler) throw unavailable(`${operation} is not switched on yet`);
-        const out = await handler({ params: req.params, body: req.body, query: req.query, auth: req.auth, deps, req, reply });
-        if (reply.sent) return reply;
-        reply.status(def.status);
-        return def.status === 204 ? reply.send() : out;
-      },
-    });
-  }
+  const rows = Object.entries(routes) as [string, RouteDef][];
+  for (const [operation, def] of rows.filter(([, d]) => !d.raw)) registerRoute(app, deps, operation, def, handlers);
+  // Upload PUTs take their body as a stream, whatever its type: the bytes go straight to the
+  // object store, so no parser may read them and no body limit applies (the service checks sizes).
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
+    for (const [operation, def] of rows.filter(([, d]) => d.raw)) registerRoute(scope, deps, operation, def, handlers);
+  });
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith('/api/') || req.url === '/api') return reply.status(404).send({ error: 'not found' });
     return reply.status(404).type('text/plain').send('Not found');
   });
 }
 
+function registerRoute(app: FastifyInstance, deps: Deps, operation: string, def: RouteDef, handlers: Handlers) {
+  const handler = handlers[operation as keyof Handlers] as ((ctx: unknown) => Promise<unknown>) | undefined;
+  app.withTypeProvider<ZodTypeProvider>().route({
+    method: def.method,
+    url: def.path,
+    schema: {
+      params: def.params,
+      querystring: def.query,
+      body: def.raw ? undefined : def.body,
+      response: def.reply ? { [def.status]: def.reply } : undefined,
+    },
+    config: { operation },
+    // Sign-in is checked before the body is read: a caller without a session learns nothing
+    // about the endpoint but "sign in first".
+    onRequest: async (req) => {
+      req.auth = def.open
+        ? await authenticate(req, deps.sql, deps.config).catch(() => null)
+        : await authenticate(req, deps.sql, deps.config);
+    },
+    handler: async (req, reply) => {
+      if (!handler) throw unavailable(`${operation} is not switched on yet`);
+      const out = await handler({ params: req.params, body: req.body, query: req.query, auth: req.auth, deps, req, reply });
+      if (reply.sent) return reply;
+      reply.status(def.status);
+      return def.status === 204 ? reply.send() : out;
+    },
+  });
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
-    auth: import('./request-auth.js').Auth | null;
+    auth: Auth | null;
   }
   interface FastifyContextConfig {
     operation?: string;
-    raw?: boolean;
   }
 }
-
-export { Refusal };

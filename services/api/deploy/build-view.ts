@@ -1,0 +1,16 @@
+import type { Manifest } from '../../contract/manifest/manifest.schema.js';
+import type { BuildRow } from './builds.sql.js';
+
+/** A build row as the contract's Build; `live` against the project's live build. */
+export function buildView(b: BuildRow, liveBuildId: string | null) {
+  return {
+    id: b.id,
+    projectId: b.projectId,
+    kind: b.kind,
+    manifest: b.manifest as Manifest,
+    sizeBytes: Number(b.sizeBytes),
+    note: b.note,
+    live: b.id === liveBuildId,
+    createdAt: b.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,58 @@
+import { Transform, type Readable } from 'node:stream';
+import type { Sql } from '../../core/db.js';
+import { Refusal, refused } from '../../core/errors.js';
+import { planLimit } from '../../core/plans.js';
+import type { Storage } from '../../core/storage.js';
+import { projectIn } from '../projects/projects.sql.js';
+import { assertNotPaused } from '../projects/projects.service.js';
+import { effectivePlan, workspaceById } from '../workspaces/workspaces.sql.js';
+import { moveUpload, uploadIn, uploadKey } from './uploads.sql.js';
+
+/** Spec 8: an upload is at most 512 MB, exactly the size declared. */
+export const maxUploadBytes = 512 * 1024 * 1024;
+
+export async function startUpload(sql: Sql, auth: { workspaceId: string; personId: string }, projectId: string, input: { kind: 'static' | 'container'; sizeBytes: number }) {
+  const project = await projectIn(sql, auth.workspaceId, projectId);
+  await assertNotPaused(sql, project);
+  if (input.sizeBytes > maxUploadBytes) throw refused(422, 'size', `an upload is at most ${maxUploadBytes} bytes (512 MB)`);
+  const plan = effectivePlan(await workspaceById(sql, auth.workspaceId));
+  if (input.kind === 'container' && plan === 'free') throw planLimit('containers', plan);
+  const [row] = await sql<{ id: string }[]>`
+    insert into uploads (workspace_id, project_id, kind, size_bytes, created_by)
+    values (${auth.workspaceId}, ${project.id}, ${input.kind}, ${input.sizeBytes}, ${auth.personId}) returning id`;
+  return { uploadId: row.id, putUrl: `/api/uploads/${row.id}` };
+}
+
+/**
+ * The PUT of an upload's bytes, streamed straight into the object store: never whole in memory
+ * nor on the api's disk. The upload is held in `receiving` while the bytes flow, so a second PUT
+ * is refused as used; a PUT that breaks off puts it back to `declared` for a retry.
+ */
+export async function receiveUpload(sql: Sql, storage: Storage, workspaceId: string, uploadId: string, contentLength: string | undefined, body: Readable) {
+  const upload = await uploadIn(sql, workspaceId, uploadId);
+  if (contentLength === undefined) throw new Refusal(411, 'length required');
+  const declared = Number(upload.sizeBytes);
+  if (!/^\d+$/.test(contentLength) || Number(contentLength) !== declared) {
+    throw refused(422, 'size', `Content-Length must equal the declared size, ${declared} bytes`);
+  }
+  if (!(await moveUpload(sql, upload.id, 'declared', 'receiving'))) throw refused(422, 'used', 'this upload was already received');
+
+  let seen = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      done(null, chunk);
+    },
+  });
+  try {
+    await storage.put(uploadKey(upload.id), body.pipe(counter), { size: declared, contentType: 'application/octet-stream' });
+    // Measured again on storage (spec 3): what the store holds must be exactly what was declared.
+    const stored = await storage.head(uploadKey(upload.id));
+    if (seen !== declared || stored?.size !== declared) throw refused(422, 'size', `received ${stored?.size ?? seen} bytes, declared ${declared}`);
+  } catch (err) {
+    await storage.deletePrefix(uploadKey(upload.id)).catch(() => {});
+    await moveUpload(sql, upload.id, 'receiving', 'declared');
+    throw err;
+  }
+  await moveUpload(sql, upload.id, 'receiving', 'received');
+}

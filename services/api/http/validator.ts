@@ -1,0 +1,24 @@
+import type { FastifySchemaCompiler } from 'fastify';
+import type { z } from 'zod';
+import { toProblems } from '../../contract/manifest/manifest.check.js';
+import type { Issue } from '../../contract/errors.schema.js';
+
+/** A request that does not fit its schema: each field that does not fit, as a person reads it. */
+export class InvalidRequest extends Error {
+  constructor(readonly issues: Issue[]) {
+    super('invalid');
+  }
+}
+
+/**
+ * Validates params, query and body with their zod schemas. Issues are rendered by the same code
+ * as manifest problems, so an unknown manifest field reads `manifest.controls: unknown field`
+ * and a duplicate app id `manifest.apps[1].id`, whether the CLI or the platform finds it.
+ */
+export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => (data) => {
+  const result = schema.safeParse(data);
+  if (result.success) return { value: result.data };
+  const prefix = httpPart === 'body' ? [] : [httpPart === 'querystring' ? 'query' : (httpPart ?? 'body')];
+  const issues = result.error.issues.flatMap((i) => toProblems({ ...i, path: [...prefix, ...i.path] }));
+  return { error: new InvalidRequest(issues.map((i) => ({ path: i.path || 'body', message: i.message }))) };
+};

@@ -1,0 +1,12 @@
+import type { Handlers } from '../http/handler.js';
+import { projectView } from './project-view.js';
+import { createProject, deleteProject, renameProject } from './projects.service.js';
+import { projectIn, projectsIn } from './projects.sql.js';
+
+export const projectHandlers: Handlers = {
+  listProjects: async ({ deps, auth }) => (await projectsIn(deps.sql, auth.workspaceId)).map((p) => projectView(deps.config, p)),
+  createProject: async ({ deps, auth, body }) => projectView(deps.config, await createProject(deps.sql, auth.workspaceId, body)),
+  getProject: async ({ deps, auth, params }) => projectView(deps.config, await projectIn(deps.sql, auth.workspaceId, params.projectId)),
+  renameProject: async ({ deps, auth, params, body }) => projectView(deps.config, await renameProject(deps.sql, auth.workspaceId, params.projectId, body.name)),
+  deleteProject: ({ deps, auth, params, body }) => deleteProject(deps.sql, auth.workspaceId, params.projectId, body.confirm),
+};

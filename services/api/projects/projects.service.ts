@@ -1,0 +1,62 @@
+import type { Sql } from '../../core/db.js';
+import { Refusal, refused } from '../../core/errors.js';
+import { planLimit, planOf } from '../../core/plans.js';
+import { effectivePlan, workspaceById } from '../workspaces/workspaces.sql.js';
+import { checkSlug } from './slug-rules.js';
+import { countProjects, projectIn, slugHeld, type ProjectRow } from './projects.sql.js';
+
+export async function createProject(sql: Sql, workspaceId: string, input: { slug: string; name: string }): Promise<ProjectRow> {
+  checkSlug(input.slug);
+  return sql.begin(async (tx) => {
+    // Serialise creations per workspace (the plan's count) and per slug (taken is global), so
+    // two racing requests can neither both pass the limit nor both take one slug.
+    await tx`select pg_advisory_xact_lock(hashtext('projects:' || ${workspaceId}))`;
+    await tx`select pg_advisory_xact_lock(hashtext('slug:' || ${input.slug}))`;
+    if (await slugHeld(tx as unknown as Sql, input.slug)) throw refused(409, 'taken', 'another project uses this slug, or used it less than 30 days ago');
+    const ws = await workspaceById(tx as unknown as Sql, workspaceId);
+    const plan = effectivePlan(ws);
+    if ((await countProjects(tx as unknown as Sql, workspaceId)) >= planOf(plan).projects) throw planLimit('projects', plan);
+    const [row] = await tx<ProjectRow[]>`
+      insert into projects (workspace_id, slug, name) values (${workspaceId}, ${input.slug}, ${input.name}) returning *`;
+    return row;
+  }) as Promise<ProjectRow>;
+}
+
+export async function renameProject(sql: Sql, workspaceId: string, projectId: string, name: string): Promise<ProjectRow> {
+  await projectIn(sql, workspaceId, projectId);
+  const [row] = await sql<ProjectRow[]>`update projects set name = ${name} where id = ${projectId} returning *`;
+  return row;
+}
+
+/** Deletes when `confirm` is the slug. The slug stays held 30 days; links stop with the project. */
+export async function deleteProject(sql: Sql, workspaceId: string, projectId: string, confirm: string) {
+  const p = await projectIn(sql, workspaceId, projectId);
+  if (confirm !== p.slug) throw refused(422, 'confirm', 'type the project slug to delete it');
+  await sql`update projects set deleted_at = now() where id = ${p.id} and deleted_at is null`;
+  return { deleted: true as const };
+}
+
+/**
+ * 423 while the platform pauses the project: taken down, its workspace suspended, or the
+ * workspace over its plan. Nothing can be deployed and no link made then (spec 7).
+ */
+export async function assertNotPaused(sql: Sql, project: ProjectRow): Promise<void> {
+  const cause = await platformPause(sql, project);
+  if (cause) throw new Refusal(423, pauseText[cause], 'paused', { cause });
+}
+
+export type PlatformPause = 'over-limit' | 'suspended' | 'takedown';
+
+const pauseText: Record<PlatformPause, string> = {
+  takedown: 'This project was taken down by the platform.',
+  suspended: 'This workspace is suspended by the platform.',
+  'over-limit': 'This workspace holds more projects than its plan allows.',
+};
+
+export async function platformPause(sql: Sql, project: ProjectRow): Promise<PlatformPause | null> {
+  if (project.takenDownAt) return 'takedown';
+  const ws = await workspaceById(sql, project.workspaceId);
+  if (ws.suspendedAt) return 'suspended';
+  if (project.overLimitAt) return 'over-limit';
+  return null;
+}

@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { refused } from '../../core/errors.js';
+
+// Slug rules (spec 2.2 and 7): format, reserved, impersonation and banned are refused with 422 on
+// their merits; "taken" (409) needs the database and lives with the projects' SQL.
+
+const format = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,38}[a-z0-9]$/;
+
+function words(name: string): Set<string> {
+  const text = readFileSync(new URL(`./words/${name}.txt`, import.meta.url), 'utf8');
+  return new Set(text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
+}
+
+const reserved = words('reserved');
+const impersonation = [...words('impersonation')];
+const banned = words('banned');
+
+/** Throws the spec's 422 for a slug that may not be used; returns quietly otherwise. */
+export function checkSlug(slug: string): void {
+  if (!format.test(slug)) {
+    throw refused(422, 'format', '3 to 40 lower-case letters, digits and single hyphens, starting and ending with a letter or digit');
+  }
+  if (reserved.has(slug)) throw refused(422, 'reserved', `"${slug}" is kept by the platform`);
+  const segments = slug.split('-');
+  if (segments.some((s) => banned.has(s)) || banned.has(slug.replaceAll('-', ''))) throw refused(422, 'banned', 'this name is not available');
+  // Whole words or parts: "paypal-login" and "securebank" both borrow trust.
+  const squashed = slug.replaceAll('-', '');
+  const borrowed = impersonation.find((w) => squashed.includes(w));
+  if (borrowed) throw refused(422, 'impersonation', `"${borrowed}" borrows trust`);
+}
+
+/** A slug made from a name (the CLI's first deploy): lower-case words joined by single hyphens. */
+export function slugFrom(name: string): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/g, '');
+  return base.length >= 3 ? base : `${base || 'demo'}-room`.slice(0, 40);
+}

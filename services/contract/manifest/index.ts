@@ -1,0 +1,23 @@
+// The build manifest (pitch.json, spec 2.1), shared by the platform and the command-line tool.
+export {
+  App,
+  Call,
+  ContainerManifest,
+  ContainerRun,
+  Controls,
+  Device,
+  JsonObject,
+  Manifest,
+  Scenario,
+  StaticManifest,
+  StaticStep,
+  Step,
+  StepCall,
+} from './manifest.schema.js';
+export { checkManifest, plainMessage, toProblems, type CheckManifestOptions, type ManifestCheck } from './manifest.check.js';
+export { formatPath, type FieldPath, type FolderProblem, type FolderProblemCode, type Problem } from './manifest.problem.js';
+export { manifestNotes, NOTE_CODES, type ManifestNote, type NoteCode } from './manifest.notes.js';
+export { checkStaticStepPaths, stepPathCandidates, type OutputFiles } from './static-paths.check.js';
+export { checkManifestFolder, PAGE_MAX_CHARS, type FolderCheck } from './manifest-folder.check.js';
+export { checkDockerfile, fetchingCommand, looksLikeNode24, type DockerfileCheck } from './dockerfile.check.js';
+export { manifestJsonSchema, MANIFEST_SCHEMA_PATH } from './manifest.json-schema.js';

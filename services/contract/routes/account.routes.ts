@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { DateTime, Id, Obj } from '../common.js';
+import { Account, Preferences, Session, SignIns } from '../resources/account.js';
+import { route } from '../route.js';
+
+// Spec 4.6: own account.
+export const accountRoutes = {
+  whoami: route({
+    operation: 'whoami', method: 'GET', path: '/api/me/account', status: 200, tag: 'account',
+    summary: 'The signed-in person and the active workspace.',
+    reply: Account,
+  }),
+  setName: route({
+    operation: 'setName', method: 'POST', path: '/api/me/name', status: 200, tag: 'account',
+    summary: 'Sets the display name.',
+    body: z.object({ name: z.string().min(1).max(80) }),
+    reply: Account,
+  }),
+  uploadPhoto: route({
+    operation: 'uploadPhoto', method: 'PUT', path: '/api/me/photo', status: 200, raw: true, tag: 'account',
+    summary: 'The photo bytes: PNG, JPEG or WebP, up to 2 MB and 4096 pixels a side, checked by its bytes; else 422 file.',
+    // The spec does not show this reply.
+    reply: Obj,
+    errors: [411, 422],
+  }),
+  removePhoto: route({
+    operation: 'removePhoto', method: 'POST', path: '/api/me/photo/remove', status: 200, tag: 'account',
+    summary: "Removes the uploaded photo; the sign-in provider's avatar shows again, if any.",
+    reply: Account,
+  }),
+  deletable: route({
+    operation: 'deletable', method: 'GET', path: '/api/me/deletable', status: 200, tag: 'account',
+    summary: 'Whether the account can be deleted; a blocker is an owned workspace that still holds projects or other people.',
+    reply: z.object({ allowed: z.boolean(), blockers: z.array(Obj) }),
+  }),
+  deleteAccount: route({
+    operation: 'deleteAccount', method: 'POST', path: '/api/me/delete', status: 200, tag: 'account',
+    summary: "Deletes the account when `confirm` is its email; sign-ins, sessions, profile, photo and owned workspaces go; 422 while a blocker exists.",
+    body: z.object({ confirm: z.string() }),
+    reply: z.object({ deleted: z.literal(true) }),
+    errors: [422],
+  }),
+  signIns: route({
+    operation: 'signIns', method: 'GET', path: '/api/me/sign-in', status: 200, tag: 'account',
+    summary: 'Sign-in providers, passkeys and emailed links.',
+    reply: SignIns,
+  }),
+  disconnect: route({
+    operation: 'disconnect', method: 'POST', path: '/api/me/sign-in/:provider/disconnect', status: 200, tag: 'account',
+    summary: 'Unlinks a sign-in provider; 422 while it is the only way in (no other provider, no passkey).',
+    params: z.object({ provider: z.string() }),
+    reply: SignIns,
+    errors: [404, 422],
+  }),
+  sessions: route({
+    operation: 'sessions', method: 'GET', path: '/api/me/sessions', status: 200, tag: 'account',
+    summary: "Own sessions, newest first; never the cookie's token.",
+    reply: z.array(Session),
+  }),
+  revokeSession: route({
+    operation: 'revokeSession', method: 'POST', path: '/api/me/sessions/:sessionId/revoke', status: 200, tag: 'account',
+    summary: "Ends one of one's own sessions; another person's session is 404.",
+    params: z.object({ sessionId: z.string() }),
+    reply: z.array(Session),
+    errors: [404],
+  }),
+  signOutEverywhere: route({
+    operation: 'signOutEverywhere', method: 'POST', path: '/api/me/sessions/revoke-all', status: 200, tag: 'account',
+    summary: 'Ends every own session, the calling one included; answers how many.',
+    reply: z.object({ signedOut: z.number().int() }),
+  }),
+  myPreferences: route({
+    operation: 'myPreferences', method: 'GET', path: '/api/me/preferences', status: 200, tag: 'account',
+    summary: 'Own preferences; defaults when none.',
+    reply: Preferences,
+  }),
+  welcomeSeen: route({
+    operation: 'welcomeSeen', method: 'POST', path: '/api/me/welcome/seen', status: 200, tag: 'account',
+    summary: 'Records that the welcome was seen; sets only the first time.',
+    reply: Preferences,
+  }),
+  foldFeedbackTab: route({
+    operation: 'foldFeedbackTab', method: 'POST', path: '/api/me/feedback-tab', status: 200, tag: 'account',
+    summary: 'Folds or unfolds the feedback tab.',
+    body: z.object({ folded: z.boolean() }),
+    reply: Preferences,
+  }),
+  sendProductFeedback: route({
+    operation: 'sendProductFeedback', method: 'POST', path: '/api/product-feedback', status: 200, tag: 'account',
+    summary: 'Files feedback on the product under the caller and the active workspace, whatever the body says; 429 past the hourly limit.',
+    body: z.object({
+      body: z.string().min(1).max(2000),
+      page: z.string().max(300).optional(),
+      appVersion: z.string().max(64).optional(),
+    }),
+    reply: z.object({ id: Id, createdAt: DateTime }),
+    errors: [429],
+  }),
+};

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { DateTime, Email } from '../common.js';
+import { route } from '../route.js';
+
+// Sign-in (spec 5.8 leaves the endpoints to us; docs/decisions.md records the choices).
+
+export const authRoutes = {
+  emailSignIn: route({
+    operation: 'emailSignIn', method: 'POST', path: '/api/auth/email', status: 200, open: true, tag: 'auth',
+    summary: 'Sends a one-use sign-in link valid 15 minutes. Answers the same whether or not the address is known.',
+    body: z.object({ email: Email.max(254) }),
+    reply: z.object({ sent: z.literal(true), expiresAt: DateTime }),
+    errors: [429],
+  }),
+  emailVerify: route({
+    operation: 'emailVerify', method: 'POST', path: '/api/auth/email/verify', status: 200, open: true, tag: 'auth',
+    summary: 'Spends a sign-in link token and opens a cookie session.',
+    body: z.object({ token: z.string().min(1).max(200) }),
+    reply: z.object({ signedIn: z.literal(true), expiresAt: DateTime }),
+    errors: [404],
+  }),
+  deviceStart: route({
+    operation: 'deviceStart', method: 'POST', path: '/api/auth/device', status: 200, open: true, tag: 'auth',
+    summary: 'Starts a device login for the command-line tool.',
+    reply: z.object({
+      deviceCode: z.string(), userCode: z.string(), verifyUrl: z.url(),
+      /** Seconds to wait between polls. */
+      interval: z.number().int(),
+      /** Seconds until the codes expire. */
+      expiresIn: z.number().int(),
+    }),
+  }),
+  deviceApprove: route({
+    operation: 'deviceApprove', method: 'POST', path: '/api/auth/device/approve', status: 200, tag: 'auth',
+    summary: 'A signed-in person approves a user code shown by the command-line tool.',
+    body: z.object({ userCode: z.string().min(1).max(20) }),
+    reply: z.object({ approved: z.literal(true) }),
+    errors: [404],
+  }),
+  deviceToken: route({
+    operation: 'deviceToken', method: 'POST', path: '/api/auth/device/token', status: 200, open: true, tag: 'auth',
+    summary: 'Polled by the tool: `{pending: true}` until approved, then `{token}` once.',
+    body: z.object({ deviceCode: z.string().min(1).max(200) }),
+    reply: z.union([z.object({ pending: z.literal(true), interval: z.number().int() }), z.object({ token: z.string() })]),
+    errors: [404],
+  }),
+  logout: route({
+    operation: 'logout', method: 'POST', path: '/api/auth/logout', status: 200, tag: 'auth',
+    summary: 'Ends the calling session, cookie or bearer.',
+    reply: z.object({ signedOut: z.literal(true) }),
+  }),
+};

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { Id, Obj } from '../common.js';
+import { Manifest } from '../manifest/manifest.schema.js';
+import { Build, BuildHistory, BuildKind } from '../resources/build.js';
+import { route } from '../route.js';
+import { ProjectParams } from './params.js';
+
+// Spec 4.1 and 4.2: the deploy flow (upload, build, make live) and a project's builds.
+export const deployRoutes = {
+  startUpload: route({
+    operation: 'startUpload', method: 'POST', path: '/api/projects/:projectId/uploads', status: 200, tag: 'deploy',
+    summary: 'Declares an upload of one kind and size (at most 512 MB, else 422 size); answers where to PUT the bytes.',
+    params: ProjectParams,
+    // Above 512 MB is refused by the service as 422 size, so the schema only asks for a positive integer.
+    body: z.object({ kind: BuildKind, sizeBytes: z.number().int().positive() }),
+    /** `putUrl` is a path on the API's own address: `/api/uploads/:uploadId`. */
+    reply: z.object({ uploadId: Id, putUrl: z.string() }),
+    errors: [402, 404, 422, 423],
+  }),
+  uploadPut: route({
+    operation: 'uploadPut', method: 'PUT', path: '/api/uploads/:uploadId', status: 204, raw: true, tag: 'deploy',
+    summary: 'The upload bytes, Content-Length equal to the declared size (411 without it; 422 size or used).',
+    params: z.object({ uploadId: z.string() }),
+    errors: [404, 411, 422],
+  }),
+  createBuild: route({
+    operation: 'createBuild', method: 'POST', path: '/api/projects/:projectId/builds', status: 201, tag: 'deploy',
+    summary: 'A build (not live) from a received upload; counts against the plan; 422 unfinished, kind, used or archive; 423 while paused by the platform.',
+    params: ProjectParams,
+    body: z.object({
+      uploadId: Id,
+      manifest: Manifest,
+      note: z.string().max(200).optional(),
+      /** What the deploy saw rehearsing each story step; without it the tour shows not reported. */
+      rehearsal: Obj.optional(),
+    }),
+    reply: Build,
+    errors: [402, 404, 422, 423],
+  }),
+  listBuilds: route({
+    operation: 'listBuilds', method: 'GET', path: '/api/projects/:projectId/builds', status: 200, tag: 'deploy',
+    summary: "The project's builds, newest first.",
+    params: ProjectParams,
+    reply: z.array(Build),
+    errors: [404],
+  }),
+  buildHistory: route({
+    operation: 'buildHistory', method: 'GET', path: '/api/projects/:projectId/builds/history', status: 200, tag: 'deploy',
+    summary: 'Builds with who deployed them and each time they were made live, newest first.',
+    params: ProjectParams,
+    reply: z.array(BuildHistory),
+    errors: [404],
+  }),
+  makeLive: route({
+    operation: 'makeLive', method: 'POST', path: '/api/projects/:projectId/builds/:buildId/live', status: 200, tag: 'deploy',
+    summary: "Makes the build the project's live build, recording who and when; an earlier build made live again is a rollback.",
+    params: z.object({ projectId: z.string(), buildId: z.string() }),
+    reply: Build,
+    errors: [402, 404, 423],
+  }),
+};

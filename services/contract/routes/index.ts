@@ -1,0 +1,33 @@
+import { accountRoutes } from './account.routes.js';
+import { activityRoutes } from './activity.routes.js';
+import { authRoutes } from './auth.routes.js';
+import { brandRoutes } from './brand.routes.js';
+import { cardRoutes } from './card.routes.js';
+import { communityRoutes } from './community.routes.js';
+import { deployRoutes } from './deploy.routes.js';
+import { healthRoutes } from './health.routes.js';
+import { linkRoutes } from './links.routes.js';
+import { pipelineRoutes } from './pipeline.routes.js';
+import { projectRoutes } from './projects.routes.js';
+import { roomRoutes } from './room.routes.js';
+import { workspaceRoutes } from './workspaces.routes.js';
+
+/** The route table: every endpoint of the platform, by operation name. */
+export const routes = {
+  ...healthRoutes,
+  ...authRoutes,
+  ...accountRoutes,
+  ...workspaceRoutes,
+  ...projectRoutes,
+  ...deployRoutes,
+  ...linkRoutes,
+  ...activityRoutes,
+  ...roomRoutes,
+  ...pipelineRoutes,
+  ...brandRoutes,
+  ...cardRoutes,
+  ...communityRoutes,
+};
+
+export type Routes = typeof routes;
+export type Operation = keyof Routes;

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { Email, Uri } from '../common.js';
+import { LinkRec, PipelineRec } from '../resources/link.js';
+import { route } from '../route.js';
+import { LinkParams, ProjectParams } from './params.js';
+
+// Spec 4.2: private links. The full address is returned only here, by create, reveal and reissue.
+
+const LinkWithUrl = z.object({ link: LinkRec, url: Uri });
+
+export const linkRoutes = {
+  createLink: route({
+    operation: 'createLink', method: 'POST', path: '/api/projects/:projectId/links', status: 201, tag: 'links',
+    summary: 'A link for one named viewer; nothing is sent to the email. 402 without private links, beyond links per project, or when the viewer-hours are used.',
+    params: ProjectParams,
+    body: z.object({
+      viewerName: z.string().min(1).max(80),
+      viewerEmail: Email.optional(),
+      expiresInDays: z.number().int().min(1).max(365).optional(),
+    }),
+    reply: LinkWithUrl,
+    errors: [402, 403, 404, 423],
+  }),
+  listLinks: route({
+    operation: 'listLinks', method: 'GET', path: '/api/projects/:projectId/links', status: 200, tag: 'links',
+    summary: "The project's links; never their addresses.",
+    params: ProjectParams,
+    reply: z.array(LinkRec),
+    errors: [404],
+  }),
+  revokeLink: route({
+    operation: 'revokeLink', method: 'POST', path: '/api/links/:linkId/revoke', status: 200, tag: 'links',
+    summary: 'Stops the link opening the room at once, for good; visits, answers and comments stay.',
+    params: LinkParams,
+    reply: LinkRec,
+    errors: [404],
+  }),
+  revealLink: route({
+    operation: 'revealLink', method: 'POST', path: '/api/links/:linkId/reveal', status: 200, tag: 'links',
+    summary: 'The full address again, sent no-store and recorded as link.copy; 422 revoked, expired or unrecoverable; 403 for a read-only connection.',
+    params: LinkParams,
+    reply: LinkWithUrl,
+    errors: [403, 404, 422],
+  }),
+  reissueLink: route({
+    operation: 'reissueLink', method: 'POST', path: '/api/links/:linkId/reissue', status: 200, tag: 'links',
+    summary: 'A new address for the link; the old one stops at once; recorded as link.reissue; 422 revoked or expired.',
+    params: LinkParams,
+    reply: LinkWithUrl,
+    errors: [403, 404, 422],
+  }),
+  pipeline: route({
+    operation: 'pipeline', method: 'GET', path: '/api/pipeline', status: 200, tag: 'links',
+    summary: 'Every link across the workspace, with its project.',
+    reply: z.array(PipelineRec),
+  }),
+};

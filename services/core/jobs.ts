@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { Queues, QueueName } from './queues.js';
+
+// Job payloads and outcomes, shared by the api (which enqueues) and the workers (which refuse a
+// payload that does not fit with BullMQ's UnrecoverableError).
+
+/** Make a build from a received upload: unpack a static archive, or check a container bundle. */
+export const BuildJob = z.object({
+  buildId: z.uuid(),
+  uploadId: z.uuid(),
+  projectId: z.uuid(),
+  workspaceId: z.uuid(),
+  createdBy: z.uuid().nullable(),
+  manifest: z.record(z.string(), z.unknown()),
+  note: z.string().nullable(),
+  rehearsal: z.record(z.string(), z.unknown()).nullable(),
+});
+export type BuildJob = z.infer<typeof BuildJob>;
+
+/** A deterministic refusal is an outcome, not a failure: retrying would refuse the same way. */
+export const BuildOutcome = z.union([
+  z.object({ ok: z.literal(true), buildId: z.uuid() }),
+  z.object({ ok: z.literal(false), reason: z.literal('archive'), detail: z.string() }),
+  z.object({ ok: z.literal(false), reason: z.literal('manifest'), issues: z.array(z.object({ path: z.string(), message: z.string() })) }),
+]);
+export type BuildOutcome = z.infer<typeof BuildOutcome>;
+
+/**
+ * Enqueues a job and waits for its outcome. The job id makes it idempotent: enqueuing the same id
+ * again while it exists joins it rather than running it twice.
+ */
+export async function runJob<T>(queues: Queues, name: QueueName, jobId: string, data: unknown, timeoutMs: number): Promise<T> {
+  const events = queues.events(name);
+  await events.waitUntilReady();
+  const job = await queues.get(name).add(name, data, {
+    jobId,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 1000 },
+    removeOnComplete: { age: 24 * 3600 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  });
+  return (await job.waitUntilFinished(events, timeoutMs)) as T;
+}

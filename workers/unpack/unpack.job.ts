@@ -1,0 +1,61 @@
+import type { Job } from 'bullmq';
+import { UnrecoverableError } from 'bullmq';
+import mime from 'mime-types';
+import { checkStaticStepPaths } from '../../services/contract/manifest/static-paths.check.js';
+import type { Manifest } from '../../services/contract/manifest/manifest.schema.js';
+import { BuildJob, type BuildOutcome } from '../../services/core/jobs.js';
+import { buildFilesPrefix } from '../../services/api/deploy/builds.sql.js';
+import { uploadKey } from '../../services/api/deploy/uploads.sql.js';
+import type { WorkerDeps } from '../deps.js';
+import { buildExists, commitBuild } from '../build-commit.js';
+import { ArchiveRefusal, unpackArchive, type ArchiveFile } from './unpack-archive.js';
+
+/**
+ * archive.unpack: a static build's gzipped tar, streamed from the object store through the
+ * archive checks into the build's own prefix. A refused archive leaves nothing behind; a run
+ * killed halfway is retried from a clean prefix, so every run ends in the same state.
+ */
+export async function unpack(deps: WorkerDeps, job: Job): Promise<BuildOutcome> {
+  const parsed = BuildJob.safeParse(job.data);
+  if (!parsed.success) throw new UnrecoverableError(`bad unpack payload: ${parsed.error.message}`);
+  const data = parsed.data;
+  if (await buildExists(deps.sql, data.buildId)) return { ok: true, buildId: data.buildId };
+
+  const prefix = buildFilesPrefix(data.buildId);
+  await deps.storage.deletePrefix(prefix);
+  const upload = await deps.storage.get(uploadKey(data.uploadId));
+  if (!upload) return { ok: false, reason: 'archive', detail: 'the upload\'s bytes are gone from storage' };
+
+  const written: ArchiveFile[] = [];
+  let bytes = 0;
+  try {
+    await unpackArchive(upload.body, async (file, body) => {
+      await deps.storage.put(prefix + file.path, body, { size: file.size, contentType: contentTypeOf(file.path) });
+      written.push(file);
+      bytes += file.size;
+      if (written.length % 100 === 0) await job.updateProgress({ files: written.length, bytes });
+    });
+  } catch (err) {
+    await deps.storage.deletePrefix(prefix);
+    if (err instanceof ArchiveRefusal) return { ok: false, reason: 'archive', detail: err.detail };
+    throw err;
+  }
+
+  // Rule 8 of the manifest, against the files that arrived.
+  const problems = checkStaticStepPaths(data.manifest as Manifest, new Set(written.map((f) => f.path)));
+  if (problems.length) {
+    await deps.storage.deletePrefix(prefix);
+    return { ok: false, reason: 'manifest', issues: problems.map((p) => ({ path: `manifest.${p.path}`, message: p.message })) };
+  }
+
+  await commitBuild(deps.sql, data, { sizeBytes: upload.size, fileCount: written.length, unpackedBytes: bytes });
+  await job.updateProgress({ files: written.length, bytes, done: true });
+  deps.log.info({ buildId: data.buildId, files: written.length, bytes }, 'static build unpacked');
+  return { ok: true, buildId: data.buildId };
+}
+
+/** The Content-Type a file is served with; text gets an explicit charset. */
+export function contentTypeOf(path: string): string {
+  const type = mime.lookup(path) || 'application/octet-stream';
+  return type.startsWith('text/') || type === 'application/javascript' || type === 'application/json' ? `${type}; charset=utf-8` : type;
+}
