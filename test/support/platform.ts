@@ -49,11 +49,11 @@ export async function startPlatform(opts: { env?: Record<string, string>; handle
       return { email, token, client: createClient({ baseUrl, token }) };
     },
     /** A raw request: for refusals the typed client would not send. */
-    async fetch(path: string, init: RequestInit & { token?: string; json?: unknown } = {}) {
+    async fetch(path: string, init: Omit<RequestInit, 'body'> & { body?: BodyInit | Buffer; token?: string; json?: unknown } = {}) {
       const headers = new Headers(init.headers);
       if (init.token) headers.set('authorization', `Bearer ${init.token}`);
       if (init.json !== undefined) headers.set('content-type', 'application/json');
-      const res = await fetch(baseUrl + path, { ...init, headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.body });
+      const res = await fetch(baseUrl + path, { ...init, headers, body: init.json !== undefined ? JSON.stringify(init.json) : (init.body as BodyInit | undefined) });
       const text = await res.text();
       let body: any = text;
       try { body = JSON.parse(text); } catch {}

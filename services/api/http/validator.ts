@@ -1,6 +1,6 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
-import { toProblems } from '../../contract/manifest/manifest.check.js';
+import { plainMessage, toProblems } from '../../contract/manifest/manifest.check.js';
 import type { Issue } from '../../contract/errors.schema.js';
 
 /** A request that does not fit its schema: each field that does not fit, as a person reads it. */
@@ -16,7 +16,7 @@ export class InvalidRequest extends Error {
  * and a duplicate app id `manifest.apps[1].id`, whether the CLI or the platform finds it.
  */
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => (data) => {
-  const result = schema.safeParse(data);
+  const result = schema.safeParse(data, { error: plainMessage });
   if (result.success) return { value: result.data };
   const prefix = httpPart === 'body' ? [] : [httpPart === 'querystring' ? 'query' : (httpPart ?? 'body')];
   const issues = result.error.issues.flatMap((i) => toProblems({ ...i, path: [...prefix, ...i.path] }));

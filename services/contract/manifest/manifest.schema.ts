@@ -11,12 +11,10 @@ export const ENV_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const HEALTH_PATTERN = /^\/.*/;
 export const PAGE_PATTERN = /\.(md|html)$/;
 
+// Apps, scenarios and steps share the id pattern; unique in each list: see manifest.rules.ts.
 const AppId = z
   .string()
   .regex(APP_ID_PATTERN, 'must be a lower-case letter followed by at most 39 lower-case letters, digits or hyphens');
-
-// The id of an app, scenario or step must also be unique in its list: see manifest.rules.ts.
-const Id = AppId;
 
 const AppPath = z
   .string()
@@ -52,7 +50,7 @@ export const App = z.strictObject({
 export type App = z.infer<typeof App>;
 
 export const Scenario = z.strictObject({
-  id: Id.describe('Unique in scenarios.'),
+  id: AppId.describe('Unique in scenarios.'),
   label: z.string().min(1).max(60),
   description: z.string().max(200).optional(),
   call: Call,
@@ -77,7 +75,7 @@ function otherKindOnly(message: string) {
 }
 
 export const Step = z.strictObject({
-  id: Id.describe('Unique in the story.'),
+  id: AppId.describe('Unique in the story.'),
   title: z.string().min(1).max(60),
   say: z.string().min(1).max(300),
   app: z.string().describe('The id of an app declared in apps.'),
