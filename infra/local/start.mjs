@@ -1,0 +1,107 @@
+// `npm start`: the whole platform on this machine, from a fresh clone, in one command.
+// Components under .data/ (or as given by URL), migrations, then api, workers and runner as
+// children with one combined log. Ctrl-C or SIGTERM stops everything it started.
+import path from 'node:path';
+import { ensureBaseImage } from './base-image.mjs';
+import { claimDataDir, startComponents } from './components.mjs';
+import { canListen, isAlive, logger, repoRoot, seconds, terminate, waitUntil } from './lib.mjs';
+import { ensureNodeModules, mainFile, printEnv, PROCESSES, runMigrations, spawnTsx } from './platform.mjs';
+import { containersConf } from './podman.mjs';
+import { ensureSecrets } from './secrets.mjs';
+
+const log = logger('start');
+const began = Date.now();
+const children = []; // { name, child }
+let components;
+let stopping = false;
+let stoppingSince = 0;
+
+async function main() {
+  const dataDir = path.resolve(repoRoot, process.env.DATA_DIR ?? '.data');
+  const port = Number(process.env.PORT ?? 8080);
+  const runnerPort = Number(process.env.RUNNER_PORT ?? 8081);
+  await claimDataDir(dataDir, 'start'); // first: a killed run may have left our api on PORT
+  for (const [name, value] of [['PORT', port], ['RUNNER_PORT', runnerPort]]) {
+    if (!Number.isInteger(value) || value < 1 || value > 65535) throw new Error(`${name} must be a port number`);
+    if (!(await canListen(value))) throw new Error(`${name} ${value} is taken (another npm start?); set ${name} to a free port`);
+  }
+
+  await ensureNodeModules(log);
+  components = await startComponents({ dataDir, role: 'start' });
+  components.onUnexpectedExit((name, how) => shutdown(1, `${name} exited unexpectedly (${describe(how)}); stopping everything`));
+  log(`components ready in ${seconds(Date.now() - began)}`);
+
+  const env = {
+    ...process.env,
+    ...components.env,
+    ...ensureSecrets(dataDir),
+    NODE_ENV: process.env.NODE_ENV ?? 'development',
+    PORT: String(port),
+    PUBLIC_URL: process.env.PUBLIC_URL ?? `http://127.0.0.1:${port}`,
+    RUNNER_PORT: String(runnerPort),
+    DATA_DIR: dataDir,
+    CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? containersConf,
+    // The AWS SDK warns at every start that it will need Node 22 from 2027; package.json says 20.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ?? 'true',
+  };
+  printEnv(env, ['DATABASE_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'DOCKER_HOST', 'SMTP_URL', 'PUBLIC_URL', 'RUNNER_PORT', 'DATA_DIR']);
+  if (!env.SMTP_URL) log(`no SMTP_URL: mail goes to the log and ${path.join(dataDir, 'outbox')}/`);
+
+  await ensureBaseImage(env.DOCKER_HOST);
+  await runMigrations(env, log);
+
+  for (const spec of PROCESSES) {
+    const file = mainFile(spec, log);
+    if (!file) continue;
+    const child = spawnTsx(spec.name, file, env);
+    children.push({ name: spec.name, child });
+    child.on('exit', (code, signal) => {
+      if (!stopping) shutdown(1, `${spec.name} exited unexpectedly (${describe({ code, signal })}); stopping everything`);
+    });
+  }
+  components.recordProcesses(Object.fromEntries(children.map(({ name, child }) => [name, child.pid])));
+
+  if (!children.some(({ name }) => name === 'api')) {
+    log('the api is not started, so there is nothing to be ready; components stay up until Ctrl-C');
+    setInterval(() => {}, 60_000); // keeps us up even when every component is given by URL
+    return;
+  }
+  const health = `http://127.0.0.1:${port}/healthz`;
+  await waitUntil(`${health} to answer 200`, async () => (await fetch(health, { signal: AbortSignal.timeout(2_000) })).status === 200, {
+    timeoutMs: 120_000,
+    intervalMs: 200,
+  });
+  log(`up in ${seconds(Date.now() - began)}`);
+  process.stdout.write(`ready http://127.0.0.1:${port}\n`);
+}
+
+async function shutdown(code, reason) {
+  // npm relays the terminal's Ctrl-C, so one press arrives twice: only a later one forces.
+  if (stopping && Date.now() - stoppingSince < 1_000) return;
+  if (stopping) {
+    log('second signal: killing the platform processes now');
+    for (const { child } of children) if (isAlive(child.pid)) process.kill(-child.pid, 'SIGKILL');
+    return;
+  }
+  stopping = true;
+  stoppingSince = Date.now();
+  log(reason);
+  // The platform first, while the components it closes connections to are still up.
+  await Promise.all(
+    children.map(async ({ name, child }) => {
+      const how = await terminate(child.pid, { group: true, timeoutMs: 10_000 });
+      if (how === 'killed') log(`${name} ignored SIGTERM for 10s and was killed`);
+    }),
+  );
+  await components?.stop();
+  log('stopped');
+  process.exit(code);
+}
+
+const describe = ({ code, signal }) => (signal ? `signal ${signal}` : code === null ? 'it is gone' : `exit code ${code}`);
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => shutdown(0, `${signal}: stopping`));
+}
+
+main().catch((error) => shutdown(1, `failed: ${error.message}`));
