@@ -9,5 +9,5 @@ let manifestSchema: Record<string, unknown> | undefined;
 export const platformHandlers: Handlers = {
   healthz: () => ({ ok: true as const, service: 'demo-rooms-api' }),
   openapi: ({ deps }) => (openapi ??= openApiDocument(deps.config.publicUrl) as unknown as Record<string, unknown>),
-  manifestSchema: () => (manifestSchema ??= manifestJsonSchema() as Record<string, unknown>),
+  manifestSchema: ({ deps }) => (manifestSchema ??= manifestJsonSchema({ baseUrl: deps.config.publicUrl })),
 };

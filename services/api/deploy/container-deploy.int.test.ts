@@ -1,0 +1,59 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../contract/client.js';
+import { makeBundle } from '../../../test/fixtures/make-bundle.js';
+import { tgz } from '../../../test/support/archives.js';
+import { startPlatform, type Platform } from '../../../test/support/platform.js';
+import { testEnv } from '../../../test/support/services.js';
+
+let platform: Platform;
+beforeAll(async () => { platform = await startPlatform({ workers: true }); });
+afterAll(async () => { await platform.close(); });
+
+const demo = fileURLToPath(new URL('../../../test/fixtures/container-demo', import.meta.url));
+const manifest = {
+  kind: 'container' as const, name: 'Container demo',
+  apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' as const }],
+  run: { start: ['node', 'server.js'] },
+};
+
+async function deploy(bytes: Buffer, plan = 'solo') {
+  const { client, token } = await platform.person({ plan });
+  const project = await client.call('createProject', { body: { slug: `c-${crypto.randomUUID().slice(0, 12)}`, name: 'C' } });
+  const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+  expect((await platform.fetch(putUrl, { method: 'PUT', token, body: bytes })).status).toBe(204);
+  return { client, token, project, uploadId };
+}
+
+describe('container builds', () => {
+  it('takes a bundle made by the engine (podman save), reads its image and goes live', async () => {
+    const bytes = await makeBundle(demo, testEnv() as unknown as Record<string, string>);
+    const { client, project, uploadId } = await deploy(bytes);
+    const build = await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest } });
+    expect(build).toMatchObject({ kind: 'container', sizeBytes: bytes.length, live: false });
+    const [row] = await platform.deps.sql<{ image: { cmd: string[]; workingDir: string } }[]>`select image from builds where id = ${build.id}`;
+    expect(row.image.cmd).toEqual(['node', 'server.js']);
+    expect(row.image.workingDir).toBe('/app');
+    expect((await client.call('makeLive', { params: { projectId: project.id, buildId: build.id } })).live).toBe(true);
+  });
+
+  it('refuses with 422 archive a bundle that is not an image archive', async () => {
+    const { client, project, uploadId } = await deploy(await tgz({ 'index.html': 'not an image' }));
+    try {
+      await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest } });
+      throw new Error('expected a refusal');
+    } catch (err) {
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).status).toBe(422);
+      expect((err as ApiError).body).toMatchObject({ reason: 'archive', detail: expect.stringContaining('manifest.json') });
+    }
+  });
+
+  it('refuses a container build without run with 400 naming run', async () => {
+    const { token, project, uploadId } = await deploy(await tgz({ 'x': 'y' }));
+    const { run: _run, ...noRun } = manifest;
+    const res = await platform.fetch(`/api/projects/${project.id}/builds`, { method: 'POST', token, json: { uploadId, manifest: noRun } });
+    expect(res.status).toBe(400);
+    expect(res.body.issues.map((i: { path: string }) => i.path)).toContain('manifest.run');
+  });
+});
