@@ -9,7 +9,16 @@ export interface WorkersApp {
 }
 
 /** Starts one BullMQ worker per queue. Never called without every queue having a processor. */
-export function buildWorkers(deps: WorkerDeps, opts: { queues?: QueueName[]; concurrency?: number } = {}): WorkersApp {
+export interface WorkerOptions {
+  queues?: QueueName[];
+  concurrency?: number;
+  /** How long a job's lock lives without renewal (ms): a killed worker's job is retaken after it. */
+  lockDuration?: number;
+  /** How often stalled jobs are looked for (ms). */
+  stalledInterval?: number;
+}
+
+export function buildWorkers(deps: WorkerDeps, opts: WorkerOptions = {}): WorkersApp {
   const wanted = opts.queues ?? [...queueNames];
   const missing = wanted.filter((q) => !processors[q]);
   if (missing.length) throw new Error(`no processor for queue(s): ${missing.join(', ')}`);
@@ -20,6 +29,10 @@ export function buildWorkers(deps: WorkerDeps, opts: { queues?: QueueName[]; con
       connection,
       prefix: deps.config.QUEUE_PREFIX,
       concurrency: opts.concurrency ?? 2,
+      lockDuration: opts.lockDuration ?? 30_000,
+      stalledInterval: opts.stalledInterval ?? 30_000,
+      // A job whose worker died twice is still retried once more before it fails.
+      maxStalledCount: 2,
     });
     w.on('failed', (job, err) => deps.log.warn({ queue: name, jobId: job?.id, err: err.message }, 'job failed'));
     w.on('error', (err) => deps.log.error({ queue: name, err }, 'worker error'));

@@ -21,7 +21,9 @@ export async function startS3({ dataDir, bucket = 'rooms', port: preferred }) {
   const directory = path.join(dataDir, 's3');
   mkdirSync(directory, { recursive: true });
   const port = await freePort(preferred);
-  const child = spawn(process.execPath, [path.join(repoRoot, 'infra/local/s3-server.mjs'), directory, String(port), bucket], {
+  // s3rver makes ListObjectsV2 continuation tokens with DES, which OpenSSL 3 keeps in its legacy
+  // provider: without it every listing of more than 1,000 keys fails with a 500.
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', path.join(repoRoot, 'infra/local/s3-server.mjs'), directory, String(port), bucket], {
     detached: true, // our own process group: a Ctrl-C in the terminal reaches only the launcher
     stdio: ['ignore', 'pipe', 'pipe'],
   });

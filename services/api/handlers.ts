@@ -1,4 +1,6 @@
 import { deployHandlers } from './deploy/deploy.handlers.js';
+import { linkHandlers } from './links/links.handlers.js';
+import { roomHandlers } from './room/room.handlers.js';
 import { projectHandlers } from './projects/projects.handlers.js';
 import { accountHandlers } from './account/account.handlers.js';
 import { authHandlers } from './auth/auth.handlers.js';
@@ -14,4 +16,6 @@ export const handlers: Handlers = {
   ...workspaceHandlers,
   ...projectHandlers,
   ...deployHandlers,
+  ...linkHandlers,
+  ...roomHandlers,
 };

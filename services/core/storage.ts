@@ -79,7 +79,7 @@ export function createStorage(config: Pick<Config, 'S3_ENDPOINT' | 'S3_BUCKET' |
       const found: { key: string; size: number }[] = [];
       let token: string | undefined;
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }));
         for (const o of page.Contents ?? []) found.push({ key: o.Key!, size: Number(o.Size ?? 0) });
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);

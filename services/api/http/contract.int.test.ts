@@ -26,6 +26,15 @@ describe('requests are checked against the contract', () => {
     expect(missing.body.issues.map((i: { path: string }) => i.path)).toEqual(['userCode']);
   });
 
+  it('refuses a string with a NUL character as invalid, naming the field', async () => {
+    const platform = await platformWith();
+    const p = await platform.person();
+    const res = await platform.fetch('/api/projects', { method: 'POST', token: p.token, json: { slug: 'nul-test-1', name: 'a\u0000b' } });
+    expect(res.status).toBe(400);
+    expect(res.body.issues).toEqual([{ path: 'name', message: expect.stringContaining('NUL') }]);
+    expect(await p.client.call('listProjects')).toEqual([]);
+  });
+
   it('ignores fields an endpoint does not name', async () => {
     const platform = await platformWith();
     const res = await platform.fetch('/api/auth/email', { method: 'POST', json: { email: 'x@example.com', admin: true } });

@@ -1,6 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
 import { plainMessage, toProblems } from '../../contract/manifest/manifest.check.js';
+import { formatPath } from '../../contract/manifest/manifest.problem.js';
 import type { Issue } from '../../contract/errors.schema.js';
 
 /** A request that does not fit its schema: each field that does not fit, as a person reads it. */
@@ -17,8 +18,19 @@ export class InvalidRequest extends Error {
  */
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => (data) => {
   const result = schema.safeParse(data, { error: plainMessage });
-  if (result.success) return { value: result.data };
+  if (result.success) {
+    // Postgres text cannot hold NUL; a string carrying one is refused here rather than failing later.
+    const nul = nulPaths(result.data);
+    return nul.length ? { error: new InvalidRequest(nul.map((path) => ({ path, message: 'must not contain the NUL character' }))) } : { value: result.data };
+  }
   const prefix = httpPart === 'body' ? [] : [httpPart === 'querystring' ? 'query' : (httpPart ?? 'body')];
   const issues = result.error.issues.flatMap((i) => toProblems({ ...i, path: [...prefix, ...i.path] }));
   return { error: new InvalidRequest(issues.map((i) => ({ path: i.path || 'body', message: i.message }))) };
 };
+
+function nulPaths(value: unknown, path: (string | number)[] = []): string[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [formatPath(path) || 'body'] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => nulPaths(v, [...path, i]));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => nulPaths(v, [...path, k]));
+  return [];
+}

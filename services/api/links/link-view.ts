@@ -1,0 +1,19 @@
+import type { LinkRec } from '../../contract/resources/link.js';
+import type { Config } from '../../core/config.js';
+import type { LinkRow } from './links.sql.js';
+
+/** A link's full address: shown only by createLink, revealLink and reissueLink. */
+export const linkUrlOf = (config: Pick<Config, 'publicUrl'>, key: string) => `${config.publicUrl}/r/${key}`;
+
+/** A link row as the contract's LinkRec: never its key or address. */
+export function linkView(l: LinkRow): LinkRec {
+  return {
+    id: l.id,
+    viewerName: l.viewerName,
+    viewerEmail: l.viewerEmail,
+    expiresAt: l.expiresAt?.toISOString() ?? null,
+    revokedAt: l.revokedAt?.toISOString() ?? null,
+    stage: l.stage,
+    recoverable: l.keySealed !== null,
+  };
+}

@@ -1,0 +1,31 @@
+import type { FastifyReply } from 'fastify';
+import type { Config } from '../../core/config.js';
+import type { Handlers } from '../http/handler.js';
+import { projectIn } from '../projects/projects.sql.js';
+import { linkUrlOf, linkView } from './link-view.js';
+import { linksOf } from './links.sql.js';
+import { createLink, reissueLink, revealLink, revokeLink, type LinkWithKey } from './links.service.js';
+
+/** A reply carrying a link's address: no cache anywhere may keep it. */
+function withAddress(config: Config, reply: FastifyReply, { link, key }: LinkWithKey) {
+  reply.header('cache-control', 'no-store');
+  return { link: linkView(link), url: linkUrlOf(config, key) };
+}
+
+export const linkHandlers: Handlers = {
+  createLink: async ({ deps, auth, params, body, reply }) =>
+    withAddress(deps.config, reply, await createLink(deps.sql, deps.config.APP_SECRET, auth, params.projectId, body)),
+
+  listLinks: async ({ deps, auth, params }) => {
+    const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
+    return (await linksOf(deps.sql, project.id)).map(linkView);
+  },
+
+  revokeLink: async ({ deps, auth, params }) => linkView(await revokeLink(deps.sql, auth, params.linkId)),
+
+  revealLink: async ({ deps, auth, params, reply }) =>
+    withAddress(deps.config, reply, await revealLink(deps.sql, deps.config.APP_SECRET, auth, params.linkId)),
+
+  reissueLink: async ({ deps, auth, params, reply }) =>
+    withAddress(deps.config, reply, await reissueLink(deps.sql, deps.config.APP_SECRET, auth, params.linkId)),
+};

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { Sql } from '../../core/db.js';
+import { refused, roleCannot } from '../../core/errors.js';
+import { hashSecret } from '../../core/ids.js';
+import { planLimit, planOf } from '../../core/plans.js';
+import { assertNotPaused } from '../projects/projects.service.js';
+import { projectIn } from '../projects/projects.sql.js';
+import { recordHistory } from '../room/history.sql.js';
+import { effectivePlan, workspaceById } from '../workspaces/workspaces.sql.js';
+import { linkSealingKey, newLinkKey, openLinkKey, sealLinkKey } from './link-key.js';
+import { countOpenLinks, isExpired, linkIn, type LinkRow } from './links.sql.js';
+import { viewerHoursUsedUp } from './visits.sql.js';
+
+/** Who is acting. A read-only connection may not see a link's address (spec 5.6). */
+export interface Actor {
+  workspaceId: string;
+  personId: string;
+  readOnly: boolean;
+}
+
+export interface CreateLinkInput {
+  viewerName: string;
+  viewerEmail?: string;
+  expiresInDays?: number;
+}
+
+/** A link with the key of its address, which only the caller of create, reveal or reissue sees. */
+export interface LinkWithKey {
+  link: LinkRow;
+  key: string;
+}
+
+/**
+ * createLink: a link for one named viewer. Nothing is sent to the email. Refused (in this order)
+ * to a read-only connection, while the platform pauses the project (423), on a plan without
+ * private links or beyond its open links per project, and once the month's viewer-hours are used.
+ */
+export async function createLink(sql: Sql, appSecret: string, actor: Actor, projectId: string, input: CreateLinkInput): Promise<LinkWithKey> {
+  if (actor.readOnly) throw roleCannot('createLink');
+  const project = await projectIn(sql, actor.workspaceId, projectId);
+  await assertNotPaused(sql, project);
+  const plan = effectivePlan(await workspaceById(sql, actor.workspaceId));
+  if (!planOf(plan).privateLinks) throw planLimit('links', plan);
+  if (await viewerHoursUsedUp(sql, actor.workspaceId, plan)) throw planLimit('viewerHours', plan);
+
+  const id = randomUUID();
+  const key = newLinkKey();
+  const sealed = sealLinkKey(linkSealingKey(appSecret), id, key);
+  const link = await sql.begin(async (tx) => {
+    // Serialise creations per project, so racing requests cannot both pass the plan's count.
+    await tx`select pg_advisory_xact_lock(hashtext('links:' || ${project.id}))`;
+    if ((await countOpenLinks(tx as unknown as Sql, project.id)) >= planOf(plan).linksPerProject) throw planLimit('links', plan);
+    const [row] = await tx<LinkRow[]>`
+      insert into links (id, workspace_id, project_id, viewer_name, viewer_email, key_hash, key_sealed, created_by, expires_at)
+      values (${id}, ${actor.workspaceId}, ${project.id}, ${input.viewerName}, ${input.viewerEmail ?? null},
+              ${hashSecret(key)}, ${sealed}, ${actor.personId},
+              ${input.expiresInDays ? tx`now() + make_interval(days => ${input.expiresInDays})` : null})
+      returning *`;
+    return row;
+  }) as LinkRow;
+  return { link, key };
+}
+
+/**
+ * revokeLink: the link stops opening the room at once and for good. Revoking again changes
+ * nothing. The sealed key is dropped: a revoked address is never shown again.
+ */
+export async function revokeLink(sql: Sql, actor: Actor, linkId: string): Promise<LinkRow> {
+  const link = await linkIn(sql, actor.workspaceId, linkId);
+  const [row] = await sql<LinkRow[]>`
+    update links set revoked_at = coalesce(revoked_at, now()), key_sealed = null where id = ${link.id} returning *`;
+  return row;
+}
+
+function assertOpen(link: LinkRow): void {
+  if (link.revokedAt) throw refused(422, 'revoked', 'this link was revoked');
+  if (isExpired(link)) throw refused(422, 'expired', 'this link has expired');
+}
+
+/** The address cannot be shown again: only a hash of the key was kept (or what was kept no longer opens). */
+const unrecoverable = () =>
+  refused(422, 'unrecoverable', 'this link\'s address cannot be shown again; reissue it for a new one');
+
+/** revealLink: the address again, recorded as link.copy. */
+export async function revealLink(sql: Sql, appSecret: string, actor: Actor, linkId: string): Promise<LinkWithKey> {
+  if (actor.readOnly) throw roleCannot('revealLink');
+  const link = await linkIn(sql, actor.workspaceId, linkId);
+  assertOpen(link);
+  if (!link.keySealed) throw unrecoverable();
+  let key: string;
+  try {
+    key = openLinkKey(linkSealingKey(appSecret), link.id, link.keySealed);
+  } catch {
+    // Sealed under another APP_SECRET, or altered: as lost as a key that was never kept.
+    throw unrecoverable();
+  }
+  if (!hashSecret(key).equals(link.keyHash)) throw unrecoverable();
+  await recordHistory(sql, {
+    workspaceId: link.workspaceId, projectId: link.projectId, kind: 'link.copy', byPerson: actor.personId, linkId: link.id, viewer: link.viewerName,
+  });
+  return { link, key };
+}
+
+/**
+ * reissueLink: the link opens under a new key; the old address stops at once (nothing else
+ * knows it). Visits, answers and comments stay with the link. Recorded as link.reissue. Not
+ * refused while the platform pauses the project: it makes no new link.
+ */
+export async function reissueLink(sql: Sql, appSecret: string, actor: Actor, linkId: string): Promise<LinkWithKey> {
+  if (actor.readOnly) throw roleCannot('reissueLink');
+  const link = await linkIn(sql, actor.workspaceId, linkId);
+  assertOpen(link);
+  const key = newLinkKey();
+  const sealed = sealLinkKey(linkSealingKey(appSecret), link.id, key);
+  const row = await sql.begin(async (tx) => {
+    const [updated] = await tx<LinkRow[]>`
+      update links set key_hash = ${hashSecret(key)}, key_sealed = ${sealed}, reissued_at = now()
+      where id = ${link.id} and revoked_at is null and (expires_at is null or expires_at > now())
+      returning *`;
+    // Revoked or expired since it was read: refuse as if it had been so all along.
+    if (!updated) {
+      assertOpen(await linkIn(tx as unknown as Sql, actor.workspaceId, link.id));
+      throw refused(422, 'expired', 'this link has expired');
+    }
+    await recordHistory(tx as unknown as Sql, {
+      workspaceId: link.workspaceId, projectId: link.projectId, kind: 'link.reissue', byPerson: actor.personId, linkId: link.id, viewer: link.viewerName,
+    });
+    return updated;
+  }) as LinkRow;
+  return { link: row, key };
+}

@@ -1,0 +1,13 @@
+import { loadConfig } from '../../services/core/config.js';
+import { createSql } from '../../services/core/db.js';
+import { createLogger } from '../../services/core/log.js';
+import { createStorage } from '../../services/core/storage.js';
+import { buildWorkers } from '../../workers/app.js';
+
+// A worker in a process of its own, so a test can kill it with SIGKILL mid-job. Short locks let
+// the next worker retake the dead one's job within seconds instead of half a minute.
+const config = loadConfig();
+const log = createLogger({ name: 'worker-process', level: 'warn' });
+const sql = createSql(config.DATABASE_URL, { max: 2 });
+buildWorkers({ config, sql, storage: createStorage(config), log }, { queues: ['unpack'], lockDuration: 1500, stalledInterval: 500 });
+process.stdout.write('worker ready\n');
