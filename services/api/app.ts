@@ -17,8 +17,6 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers } = {}): 
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
     },
-    requestIdLogLabel: 'reqId',
-    disableRequestLogging: false,
     // Room content and uploads stream; JSON bodies are small (pages are the largest: 2,000,000 chars).
     bodyLimit: 8 * 1024 * 1024,
     trustProxy: true,

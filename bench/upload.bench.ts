@@ -1,0 +1,105 @@
+// A 512 MB upload through the api, against copying the same file with `cp`, and the api's peak
+// resident memory while it streams (the bytes must never be held whole: target under 150 MB).
+// Needs the test services: `node infra/local/test.mjs --services` in another terminal, then
+// `npx tsx bench/upload.bench.ts`. The api is built (`npm run build`) and run as compiled JavaScript.
+
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createSql } from '../services/core/db.js';
+import { issueToken } from '../services/ops/ops.service.js';
+import { testEnv } from '../test/support/services.js';
+
+const run = promisify(execFile);
+const SIZE = 512 * 1024 * 1024;
+const PORT = 18_000 + Math.floor(Math.random() * 1000);
+
+const env = { ...process.env, ...testEnv(), PORT: String(PORT), LOG_LEVEL: 'warn', NODE_ENV: 'production' } as NodeJS.ProcessEnv;
+const dir = await mkdtemp(join(tmpdir(), 'upload-bench-'));
+const file = join(dir, 'upload.bin');
+
+// Random bytes (repeated 1 MiB blocks), so nothing on the way can compress them away.
+const block = randomBytes(1024 * 1024);
+await new Promise<void>((resolve, reject) => {
+  const out = createWriteStream(file);
+  let left = SIZE / block.length;
+  const write = () => {
+    while (left > 0) {
+      left--;
+      if (!out.write(block)) return void out.once('drain', write);
+    }
+    out.end(resolve);
+  };
+  out.on('error', reject);
+  write();
+});
+
+const cpStart = performance.now();
+await run('cp', [file, join(dir, 'copy.bin')]);
+const cpMs = performance.now() - cpStart;
+await rm(join(dir, 'copy.bin'));
+
+// The api runs as production runs it: compiled JavaScript, no TypeScript loader in the process.
+await run('npm', ['run', '-s', 'build']);
+const api = spawn(process.execPath, ['dist/services/api/main.js'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+try {
+  await waitFor(`http://127.0.0.1:${PORT}/healthz`);
+  const sql = createSql(env.DATABASE_URL!, { max: 1 });
+  const { token } = await issueToken(sql, `bench-${Date.now()}@example.com`, {});
+  await sql.end();
+  const call = async (path: string, body: unknown) => {
+    const res = await fetch(`http://127.0.0.1:${PORT}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const project = await call('/api/projects', { slug: `bench-${Date.now()}`, name: 'Bench' });
+  const { putUrl } = await call(`/api/projects/${project.id}/uploads`, { kind: 'static', sizeBytes: SIZE });
+
+  const baseRss = await peakRssMbAsync(api.pid!);
+  const upStart = performance.now();
+  const status = await put(putUrl, token);
+  const upMs = performance.now() - upStart;
+  if (status !== 204) throw new Error(`PUT answered ${status}`);
+  const peak = await peakRssMbAsync(api.pid!);
+
+  const mbps = (ms: number) => (SIZE / 1024 / 1024 / (ms / 1000)).toFixed(0);
+  console.log(`cp of 512 MiB:            ${cpMs.toFixed(0)} ms (${mbps(cpMs)} MiB/s)`);
+  console.log(`upload of 512 MiB (api):  ${upMs.toFixed(0)} ms (${mbps(upMs)} MiB/s)`);
+  console.log(`ratio upload / cp:        ${(upMs / cpMs).toFixed(2)}x the time`);
+  console.log(`api peak RSS:             ${peak.toFixed(0)} MB (before the upload ${baseRss.toFixed(0)} MB; target < 150 MB)`);
+} finally {
+  api.kill('SIGTERM');
+  await rm(dir, { recursive: true, force: true });
+}
+
+function put(path: string, token: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: PORT, path, method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-length': SIZE, 'content-type': 'application/gzip' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    createReadStream(file).pipe(req);
+  });
+}
+
+/** VmHWM: the process's peak resident set, as the kernel counts it. */
+async function peakRssMbAsync(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+async function waitFor(url: string) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer`);
+}
