@@ -54,6 +54,34 @@ describe('npm run ops', () => {
     expect((await platform.fetch('/api/billing', { token })).body.suspended).toBe(false);
   });
 
+  it('takedown pauses a project (423 on deploys) and restore lifts it', async () => {
+    const email = `td-${crypto.randomUUID()}@example.com`;
+    const token = lastLine((await ops('token', email)).stdout);
+    const slug = `td-${crypto.randomUUID().slice(0, 10)}`;
+    const project = (await platform.fetch('/api/projects', { method: 'POST', token, json: { slug, name: 'T' } })).body;
+    const upload = () => platform.fetch(`/api/projects/${project.id}/uploads`, { method: 'POST', token, json: { kind: 'static', sizeBytes: 10 } });
+    expect((await ops('takedown', slug)).code).toBe(0);
+    const refused = await upload();
+    expect(refused.status).toBe(423);
+    expect(refused.body.reason).toBe('paused');
+    expect((await ops('restore', slug)).code).toBe(0);
+    expect((await upload()).status).toBe(200);
+    expect((await ops('takedown', 'no-such-project')).code).toBe(1);
+  });
+
+  it('a plan with fewer projects puts the newest over the limit (423) until the plan allows them again', async () => {
+    const email = `ol-${crypto.randomUUID()}@example.com`;
+    const token = lastLine((await ops('token', email)).stdout);
+    await ops('plan', email, 'solo');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await platform.fetch('/api/projects', { method: 'POST', token, json: { slug: `ol-${i}-${crypto.randomUUID().slice(0, 8)}`, name: `P${i}` } })).body.id);
+    await ops('plan', email, 'free');
+    const status = async (id: string) => (await platform.fetch(`/api/projects/${id}/uploads`, { method: 'POST', token, json: { kind: 'static', sizeBytes: 1 } })).status;
+    expect(await Promise.all(ids.map(status))).toEqual([200, 200, 200, 423, 423]);
+    await ops('plan', email, 'solo');
+    expect(await Promise.all(ids.map(status))).toEqual([200, 200, 200, 200, 200]);
+  });
+
   it('refuses an unknown plan, an unknown person and an unknown command with exit 1', async () => {
     const email = `bad-${crypto.randomUUID()}@example.com`;
     await ops('token', email);

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../contract/client.js';
 import { makeBundle } from '../../../test/fixtures/make-bundle.js';
 import { tgz } from '../../../test/support/archives.js';
+import { refusal } from '../../../test/support/refusal.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { testEnv } from '../../../test/support/services.js';
 
@@ -39,14 +39,8 @@ describe('container builds', () => {
 
   it('refuses with 422 archive a bundle that is not an image archive', async () => {
     const { client, project, uploadId } = await deploy(await tgz({ 'index.html': 'not an image' }));
-    try {
-      await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest } });
-      throw new Error('expected a refusal');
-    } catch (err) {
-      expect(err).toBeInstanceOf(ApiError);
-      expect((err as ApiError).status).toBe(422);
-      expect((err as ApiError).body).toMatchObject({ reason: 'archive', detail: expect.stringContaining('manifest.json') });
-    }
+    const r = await refusal(client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest } }));
+    expect(r).toMatchObject({ status: 422, body: { reason: 'archive', detail: expect.stringContaining('manifest.json') } });
   });
 
   it('refuses a container build without run with 400 naming run', async () => {

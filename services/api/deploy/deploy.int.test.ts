@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, type Client } from '../../contract/client.js';
+import type { Client } from '../../contract/client.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { tgz } from '../../../test/support/archives.js';
+import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 
 let platform: Platform;
 beforeAll(async () => { platform = await startPlatform({ workers: true }); });
 afterAll(async () => { await platform.close(); });
 
-const slug = () => `d-${crypto.randomUUID().slice(0, 12)}`;
+const slug = () => uniqueSlug('d');
 const site = {
   'index.html': '<!doctype html><title>Home</title><h1>Hello</h1>',
   'app.js': 'console.log("hi")',
@@ -20,15 +21,6 @@ const manifest = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-async function refusal(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, body: err.body };
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
 
 async function upload(token: string, client: Client, projectId: string, bytes: Buffer, kind: 'static' | 'container' = 'static') {
   const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId }, body: { kind, sizeBytes: bytes.length } });

@@ -1,26 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, createClient, type Client } from '../../contract/client.js';
+import { createClient, type Client } from '../../contract/client.js';
 import { hashSecret } from '../../core/ids.js';
 import { issueToken } from '../../ops/ops.service.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { resolveLinkKey } from './links.sql.js';
 import { viewerHoursThisMonth } from './visits.sql.js';
+import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 
 let platform: Platform;
 beforeAll(async () => { platform = await startPlatform(); });
 afterAll(async () => { await platform.close(); });
 
-const slug = () => `l-${crypto.randomUUID().slice(0, 12)}`;
-async function refusal(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, body: err.body };
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
+const slug = () => uniqueSlug('l');
 
 async function newProject(plan = 'solo', name?: string) {
   const person = await platform.person({ plan, name });

@@ -1,21 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../contract/client.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
+import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 
 let platform: Platform;
 beforeAll(async () => { platform = await startPlatform(); });
 afterAll(async () => { await platform.close(); });
 
-const slug = () => `p-${crypto.randomUUID().slice(0, 12)}`;
-const refusal = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, body: err.body };
-    throw err;
-  }
-  throw new Error('expected a refusal');
-};
+const slug = () => uniqueSlug('p');
 
 describe('projects', () => {
   it('creates (201), lists newest first, gets and renames without touching slug or address', async () => {

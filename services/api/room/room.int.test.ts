@@ -1,25 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, createClient } from '../../contract/client.js';
+import { createClient } from '../../contract/client.js';
 import { hashSecret } from '../../core/ids.js';
 import { issueToken } from '../../ops/ops.service.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { spendPreviewPass } from './preview-pass.js';
+import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 
 let platform: Platform;
 beforeAll(async () => { platform = await startPlatform(); });
 afterAll(async () => { await platform.close(); });
 
-const slug = () => `r-${crypto.randomUUID().slice(0, 12)}`;
-async function refusal(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, body: err.body };
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
+const slug = () => uniqueSlug('r');
 
 async function newProject(plan?: string, name?: string) {
   const person = await platform.person({ plan, name });
