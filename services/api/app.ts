@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
-import { validatorCompiler } from './http/validator.js';
+import { InvalidRequest, validatorCompiler } from './http/validator.js';
 import type { Deps } from './deps.js';
 import { handlers } from './handlers.js';
 import type { Handlers } from './http/handler.js';
@@ -26,6 +26,17 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers } = {}): 
   app.setErrorHandler(errorHandler);
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+  });
+  // An empty body sent as JSON (common from clients that always set the header) counts as none;
+  // anything else must parse, or the request is 400 invalid.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text as string));
+    } catch {
+      done(new InvalidRequest([{ path: 'body', message: 'is not valid JSON' }]), undefined);
+    }
   });
   await app.register(cookie);
   registerRoutes(app, deps, opts.handlers ?? handlers);

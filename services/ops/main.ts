@@ -71,9 +71,11 @@ async function run(command: string, args: string[]) {
 async function localDatabaseUrl(): Promise<string> {
   const { readFile } = await import('node:fs/promises');
   try {
+    // The launcher records each component it started with the variables it gives the processes.
     const state = JSON.parse(await readFile('.data/components.json', 'utf8'));
-    const found = state.env?.DATABASE_URL ?? state.DATABASE_URL;
+    const found = Object.values(state.components ?? {}).map((c) => (c as { env?: Record<string, string> }).env?.DATABASE_URL).find(Boolean);
     if (found) return found;
   } catch {}
-  throw new Error('DATABASE_URL is not set and no local platform was found (.data/components.json); run npm start first');
+  console.error('ops: DATABASE_URL is not set and no local platform is running (.data/components.json): run npm start first');
+  process.exit(1);
 }

@@ -41,6 +41,13 @@ describe('requests are checked against the contract', () => {
     expect(res.status).toBe(200);
   });
 
+  it('takes an empty body sent as JSON as no body', async () => {
+    const platform = await platformWith();
+    const p = await platform.person();
+    const res = await platform.fetch('/api/auth/logout', { method: 'POST', token: p.token, headers: { 'content-type': 'application/json' }, body: '' });
+    expect(res.status).toBe(200);
+  });
+
   it('answers 400 for a body that is not JSON', async () => {
     const platform = await platformWith();
     const res = await platform.fetch('/api/auth/email', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
