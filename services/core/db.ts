@@ -2,6 +2,12 @@ import postgres from 'postgres';
 
 export type Sql = postgres.Sql<Record<string, unknown>>;
 
+/** The transaction inside `sql.begin`. */
+export type Tx = postgres.TransactionSql<Record<string, unknown>>;
+
+/** Anything a query runs on: the pool, or a transaction. */
+export type Db = Sql | Tx;
+
 // snake_case in SQL, camelCase in TypeScript, converted by the client.
 export function createSql(url: string, opts: { max?: number } = {}): Sql {
   return postgres(url, {

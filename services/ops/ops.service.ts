@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/db.js';
 import { PlanName, planOf } from '../core/plans.js';
 import { createSession, type SessionKind } from '../api/auth/sessions.sql.js';
 import { ensurePerson } from '../api/people/people.sql.js';
@@ -26,7 +26,7 @@ export async function setPlan(sql: Sql, email: string, plan: string) {
   const ws = await personalWorkspace(sql, email);
   await sql.begin(async (tx) => {
     await tx`update workspaces set plan = ${plan} where id = ${ws}`;
-    await refitProjects(tx as unknown as Sql, ws, planOf(plan).projects);
+    await refitProjects(tx, ws, planOf(plan).projects);
   });
   return ws;
 }
@@ -35,7 +35,7 @@ export async function setPlan(sql: Sql, email: string, plan: string) {
  * Spec 7: projects are refitted to the plan only when it changes (or the operator restores the
  * workspace). The oldest projects up to the plan's number stay open; the rest are over the limit.
  */
-export async function refitProjects(sql: Sql, workspaceId: string, allowed: number) {
+export async function refitProjects(sql: Db, workspaceId: string, allowed: number) {
   await sql`
     update projects p set over_limit_at = case when r.n > ${allowed} then coalesce(p.over_limit_at, now()) else null end
     from (select id, row_number() over (order by created_at, id) as n from projects

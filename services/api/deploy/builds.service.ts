@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { checkManifest } from '../../contract/manifest/manifest.check.js';
 import type { Manifest } from '../../contract/manifest/manifest.schema.js';
 import type { Sql } from '../../core/db.js';
 import { invalid, refused, unavailable } from '../../core/errors.js';
@@ -8,7 +7,7 @@ import { planLimit, planOf } from '../../core/plans.js';
 import type { Queues } from '../../core/queues.js';
 import { assertNotPaused } from '../projects/projects.service.js';
 import { projectIn } from '../projects/projects.sql.js';
-import { effectivePlan, workspaceById } from '../workspaces/workspaces.sql.js';
+import { planNameOf } from '../workspaces/workspaces.sql.js';
 import { buildIn, deploysInLastDay } from './builds.sql.js';
 import { moveUpload, uploadIn } from './uploads.sql.js';
 
@@ -23,8 +22,9 @@ export interface CreateBuildInput {
 }
 
 /**
- * createBuild (spec 4.1 step 3): checks the plan, the upload and the manifest, then hands the
- * bytes to a worker (unpack for static, bundle check for container) and waits for its outcome.
+ * createBuild (spec 4.1 step 3): checks the plan and the upload (the manifest was checked with the
+ * body, against the same schema the CLI uses), then hands the bytes to a worker (unpack for
+ * static, bundle check for container) and waits for its outcome.
  * The worker writes the build row, so a build exists only once its files are all in place.
  */
 export async function createBuild(sql: Sql, queues: Queues, auth: { workspaceId: string; personId: string }, projectId: string, input: CreateBuildInput) {
@@ -36,10 +36,7 @@ export async function createBuild(sql: Sql, queues: Queues, auth: { workspaceId:
   if (upload.state !== 'received') throw refused(422, 'used', 'this upload already made a build');
   if (upload.kind !== input.manifest.kind) throw refused(422, 'kind', `the upload was started as ${upload.kind} and the manifest says ${input.manifest.kind}`);
 
-  const checked = checkManifest(input.manifest);
-  if (!checked.ok) throw invalid(checked.problems.map((p) => ({ path: p.path ? `manifest.${p.path}` : 'manifest', message: p.message })));
-
-  const plan = effectivePlan(await workspaceById(sql, auth.workspaceId));
+  const plan = await planNameOf(sql, auth.workspaceId);
   if (input.manifest.kind === 'container' && planOf(plan).staticOnly) throw planLimit('containers', plan);
   if ((await deploysInLastDay(sql, auth.workspaceId)) >= planOf(plan).deploys) throw planLimit('deploys', plan);
 
@@ -81,7 +78,7 @@ export async function makeLive(sql: Sql, auth: { workspaceId: string; personId: 
   const project = await projectIn(sql, auth.workspaceId, projectId);
   const build = await buildIn(sql, project.id, buildId);
   await assertNotPaused(sql, project);
-  const plan = effectivePlan(await workspaceById(sql, auth.workspaceId));
+  const plan = await planNameOf(sql, auth.workspaceId);
   if (build.kind === 'container' && planOf(plan).staticOnly) throw planLimit('containers', plan);
   const current = project.liveBuildId ? await buildIn(sql, project.id, project.liveBuildId) : null;
   const [releasedBefore] = await sql`select 1 from releases where build_id = ${build.id} limit 1`;

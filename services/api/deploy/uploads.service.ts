@@ -5,7 +5,7 @@ import { planLimit } from '../../core/plans.js';
 import type { Storage } from '../../core/storage.js';
 import { projectIn } from '../projects/projects.sql.js';
 import { assertNotPaused } from '../projects/projects.service.js';
-import { effectivePlan, workspaceById } from '../workspaces/workspaces.sql.js';
+import { planNameOf } from '../workspaces/workspaces.sql.js';
 import { moveUpload, uploadIn, uploadKey } from './uploads.sql.js';
 
 /** Spec 8: an upload is at most 512 MB, exactly the size declared. */
@@ -15,7 +15,7 @@ export async function startUpload(sql: Sql, auth: { workspaceId: string; personI
   const project = await projectIn(sql, auth.workspaceId, projectId);
   await assertNotPaused(sql, project);
   if (input.sizeBytes > maxUploadBytes) throw refused(422, 'size', `an upload is at most ${maxUploadBytes} bytes (512 MB)`);
-  const plan = effectivePlan(await workspaceById(sql, auth.workspaceId));
+  const plan = await planNameOf(sql, auth.workspaceId);
   if (input.kind === 'container' && plan === 'free') throw planLimit('containers', plan);
   const [row] = await sql<{ id: string }[]>`
     insert into uploads (workspace_id, project_id, kind, size_bytes, created_by)

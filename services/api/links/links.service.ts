@@ -6,7 +6,7 @@ import { planLimit, planOf } from '../../core/plans.js';
 import { assertNotPaused } from '../projects/projects.service.js';
 import { projectIn } from '../projects/projects.sql.js';
 import { recordHistory } from '../room/history.sql.js';
-import { effectivePlan, workspaceById } from '../workspaces/workspaces.sql.js';
+import { planNameOf } from '../workspaces/workspaces.sql.js';
 import { linkSealingKey, newLinkKey, openLinkKey, sealLinkKey } from './link-key.js';
 import { countOpenLinks, isExpired, linkIn, type LinkRow } from './links.sql.js';
 import { viewerHoursUsedUp } from './visits.sql.js';
@@ -39,7 +39,7 @@ export async function createLink(sql: Sql, appSecret: string, actor: Actor, proj
   if (actor.readOnly) throw roleCannot('createLink');
   const project = await projectIn(sql, actor.workspaceId, projectId);
   await assertNotPaused(sql, project);
-  const plan = effectivePlan(await workspaceById(sql, actor.workspaceId));
+  const plan = await planNameOf(sql, actor.workspaceId);
   if (!planOf(plan).privateLinks) throw planLimit('links', plan);
   if (await viewerHoursUsedUp(sql, actor.workspaceId, plan)) throw planLimit('viewerHours', plan);
 
@@ -49,7 +49,7 @@ export async function createLink(sql: Sql, appSecret: string, actor: Actor, proj
   const link = await sql.begin(async (tx) => {
     // Serialise creations per project, so racing requests cannot both pass the plan's count.
     await tx`select pg_advisory_xact_lock(hashtext('links:' || ${project.id}))`;
-    if ((await countOpenLinks(tx as unknown as Sql, project.id)) >= planOf(plan).linksPerProject) throw planLimit('links', plan);
+    if ((await countOpenLinks(tx, project.id)) >= planOf(plan).linksPerProject) throw planLimit('links', plan);
     const [row] = await tx<LinkRow[]>`
       insert into links (id, workspace_id, project_id, viewer_name, viewer_email, key_hash, key_sealed, created_by, expires_at)
       values (${id}, ${actor.workspaceId}, ${project.id}, ${input.viewerName}, ${input.viewerEmail ?? null},
@@ -119,10 +119,10 @@ export async function reissueLink(sql: Sql, appSecret: string, actor: Actor, lin
       returning *`;
     // Revoked or expired since it was read: refuse as if it had been so all along.
     if (!updated) {
-      assertOpen(await linkIn(tx as unknown as Sql, actor.workspaceId, link.id));
+      assertOpen(await linkIn(tx, actor.workspaceId, link.id));
       throw refused(422, 'expired', 'this link has expired');
     }
-    await recordHistory(tx as unknown as Sql, {
+    await recordHistory(tx, {
       workspaceId: link.workspaceId, projectId: link.projectId, kind: 'link.reissue', byPerson: actor.personId, linkId: link.id, viewer: link.viewerName,
     });
     return updated;

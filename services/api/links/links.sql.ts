@@ -1,5 +1,5 @@
 import type { LinkStage } from '../../contract/resources/link.js';
-import type { Sql } from '../../core/db.js';
+import type { Db, Sql } from '../../core/db.js';
 import { notFound } from '../../core/errors.js';
 import { hashSecret, isUuid } from '../../core/ids.js';
 import type { ProjectRow } from '../projects/projects.sql.js';
@@ -26,7 +26,7 @@ export interface LinkRow {
 export const isExpired = (l: Pick<LinkRow, 'expiresAt'>, now = new Date()) => l.expiresAt !== null && l.expiresAt <= now;
 
 /** The link with this id in this workspace, of a project not deleted; 404 otherwise. */
-export async function linkIn(sql: Sql, workspaceId: string, linkId: string): Promise<LinkRow> {
+export async function linkIn(sql: Db, workspaceId: string, linkId: string): Promise<LinkRow> {
   if (!isUuid(linkId)) throw notFound();
   const [row] = await sql<LinkRow[]>`
     select l.* from links l join projects p on p.id = l.project_id
@@ -41,7 +41,7 @@ export function linksOf(sql: Sql, projectId: string) {
 }
 
 /** Links that still open the room: not revoked, not expired. Only these count against the plan. */
-export async function countOpenLinks(sql: Sql, projectId: string): Promise<number> {
+export async function countOpenLinks(sql: Db, projectId: string): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
     select count(*)::int as n from links
     where project_id = ${projectId} and revoked_at is null and (expires_at is null or expires_at > now())`;

@@ -12,10 +12,10 @@ export async function createProject(sql: Sql, workspaceId: string, input: { slug
     // two racing requests can neither both pass the limit nor both take one slug.
     await tx`select pg_advisory_xact_lock(hashtext('projects:' || ${workspaceId}))`;
     await tx`select pg_advisory_xact_lock(hashtext('slug:' || ${input.slug}))`;
-    if (await slugHeld(tx as unknown as Sql, input.slug)) throw refused(409, 'taken', 'another project uses this slug, or used it less than 30 days ago');
-    const ws = await workspaceById(tx as unknown as Sql, workspaceId);
+    if (await slugHeld(tx, input.slug)) throw refused(409, 'taken', 'another project uses this slug, or used it less than 30 days ago');
+    const ws = await workspaceById(tx, workspaceId);
     const plan = effectivePlan(ws);
-    if ((await countProjects(tx as unknown as Sql, workspaceId)) >= planOf(plan).projects) throw planLimit('projects', plan);
+    if ((await countProjects(tx, workspaceId)) >= planOf(plan).projects) throw planLimit('projects', plan);
     const [row] = await tx<ProjectRow[]>`
       insert into projects (workspace_id, slug, name) values (${workspaceId}, ${input.slug}, ${input.name}) returning *`;
     return row;

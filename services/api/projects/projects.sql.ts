@@ -1,4 +1,4 @@
-import type { Sql } from '../../core/db.js';
+import type { Db, Sql } from '../../core/db.js';
 import { isUuid } from '../../core/ids.js';
 import { notFound } from '../../core/errors.js';
 
@@ -34,7 +34,7 @@ export function projectsIn(sql: Sql, workspaceId: string) {
 }
 
 /** Whether a slug is in use by any project, or was deleted less than 30 days ago, in any workspace. */
-export async function slugHeld(sql: Sql, slug: string): Promise<boolean> {
+export async function slugHeld(sql: Db, slug: string): Promise<boolean> {
   const [row] = await sql`
     select 1 from projects
     where slug = ${slug} and (deleted_at is null or deleted_at > now() - make_interval(days => ${slugHoldDays}))
@@ -42,7 +42,7 @@ export async function slugHeld(sql: Sql, slug: string): Promise<boolean> {
   return Boolean(row);
 }
 
-export async function countProjects(sql: Sql, workspaceId: string): Promise<number> {
+export async function countProjects(sql: Db, workspaceId: string): Promise<number> {
   const [row] = await sql<{ n: number }[]>`select count(*)::int as n from projects where workspace_id = ${workspaceId} and deleted_at is null`;
   return row.n;
 }

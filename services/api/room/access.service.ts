@@ -1,7 +1,7 @@
 import type { Sql } from '../../core/db.js';
 import { planOf } from '../../core/plans.js';
 import { projectIn, type ProjectRow } from '../projects/projects.sql.js';
-import { effectivePlan, workspaceById } from '../workspaces/workspaces.sql.js';
+import { planNameOf } from '../workspaces/workspaces.sql.js';
 
 // Who gets into the room: whether it asks viewers for an email, whether the plan allows private
 // links at all. Preview passes are in preview-pass.ts.
@@ -9,7 +9,7 @@ import { effectivePlan, workspaceById } from '../workspaces/workspaces.sql.js';
 type Actor = { workspaceId: string };
 
 async function accessOf(sql: Sql, project: ProjectRow) {
-  const plan = effectivePlan(await workspaceById(sql, project.workspaceId));
+  const plan = await planNameOf(sql, project.workspaceId);
   return { requireEmail: project.requireEmail, privateLinks: planOf(plan).privateLinks };
 }
 

@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '../../contract/resources/room.js';
-import type { Sql } from '../../core/db.js';
+import type { Db, Sql } from '../../core/db.js';
 import { displayNameOf } from '../people/people.sql.js';
 
 // The project history (spec 2.7, 6): append-only (a trigger refuses updates), newest first.
@@ -19,7 +19,7 @@ export interface NewHistoryEntry {
   until?: Date | null;
 }
 
-export async function recordHistory(sql: Sql, e: NewHistoryEntry): Promise<void> {
+export async function recordHistory(sql: Db, e: NewHistoryEntry): Promise<void> {
   await sql`
     insert into project_history (workspace_id, project_id, kind, by_person, message, link_id, viewer, until)
     values (${e.workspaceId}, ${e.projectId}, ${e.kind}, ${e.byPerson}, ${e.message ?? null}, ${e.linkId ?? null},

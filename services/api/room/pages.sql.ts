@@ -1,4 +1,4 @@
-import type { Sql } from '../../core/db.js';
+import type { Db, Tx } from '../../core/db.js';
 
 export type PageKind = 'markdown' | 'html';
 
@@ -11,11 +11,11 @@ export type PageHead = {
   position: number;
 };
 
-export function pagesOf(sql: Sql, projectId: string) {
+export function pagesOf(sql: Db, projectId: string) {
   return sql<PageHead[]>`select id, title, kind, position from room_pages where project_id = ${projectId} order by position`;
 }
 
 /** Holds the project's pages for the rest of the transaction, so positions stay whole. */
-export async function lockPages(tx: Sql, projectId: string) {
+export async function lockPages(tx: Tx, projectId: string) {
   await tx`select pg_advisory_xact_lock(hashtext('pages:' || ${projectId}))`;
 }

@@ -47,7 +47,7 @@ export async function pauseRoom(sql: Sql, actor: { workspaceId: string; personId
     } else {
       await tx`update rooms set paused_at = now(), paused_by = ${actor.personId}, pause_message = ${note} where project_id = ${project.id}`;
     }
-    await recordHistory(tx as unknown as Sql, {
+    await recordHistory(tx, {
       workspaceId: project.workspaceId, projectId: project.id, kind: room.pausedAt ? 'room.message' : 'room.pause', byPerson: actor.personId, message: note,
     });
   });
@@ -62,7 +62,7 @@ export async function resumeRoom(sql: Sql, actor: { workspaceId: string; personI
       update rooms set paused_at = null, paused_by = null, pause_message = null
       where project_id = ${project.id} and paused_at is not null returning project_id`;
     if (!lifted) throw refused(409, 'taken', 'the room is not paused by its owner');
-    await recordHistory(tx as unknown as Sql, { workspaceId: project.workspaceId, projectId: project.id, kind: 'room.resume', byPerson: actor.personId });
+    await recordHistory(tx, { workspaceId: project.workspaceId, projectId: project.id, kind: 'room.resume', byPerson: actor.personId });
   });
   return roomPauseOf(sql, project);
 }

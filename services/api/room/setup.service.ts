@@ -52,8 +52,8 @@ export async function orderApps(sql: Sql, actor: Actor, projectId: string, ids: 
 export async function orderPages(sql: Sql, actor: Actor, projectId: string, ids: string[]) {
   const project = await projectIn(sql, actor.workspaceId, projectId);
   await sql.begin(async (tx) => {
-    await lockPages(tx as unknown as Sql, project.id);
-    const pages = await pagesOf(tx as unknown as Sql, project.id);
+    await lockPages(tx, project.id);
+    const pages = await pagesOf(tx, project.id);
     const given = new Set(ids);
     if (given.size !== ids.length || ids.length !== pages.length || pages.some((p) => !given.has(p.id))) {
       throw refused(422, 'order', 'name every page of the room exactly once');
@@ -70,7 +70,7 @@ export async function orderPages(sql: Sql, actor: Actor, projectId: string, ids:
 export async function addPage(sql: Sql, actor: Actor, projectId: string, input: { title: string; kind: PageKind; content: string }) {
   const project = await projectIn(sql, actor.workspaceId, projectId);
   return sql.begin(async (tx) => {
-    await lockPages(tx as unknown as Sql, project.id);
+    await lockPages(tx, project.id);
     const [page] = await tx<{ id: string; title: string; kind: PageKind }[]>`
       insert into room_pages (workspace_id, project_id, title, kind, content, position)
       values (${project.workspaceId}, ${project.id}, ${input.title}, ${input.kind}, ${input.content},
@@ -86,7 +86,7 @@ export async function removePage(sql: Sql, actor: Actor, projectId: string, page
   const project = await projectIn(sql, actor.workspaceId, projectId);
   if (!isUuid(pageId)) throw notFound();
   await sql.begin(async (tx) => {
-    await lockPages(tx as unknown as Sql, project.id);
+    await lockPages(tx, project.id);
     const [gone] = await tx<{ position: number }[]>`
       delete from room_pages where id = ${pageId} and project_id = ${project.id} returning position`;
     if (!gone) throw notFound();

@@ -1,4 +1,4 @@
-import type { Sql } from '../../core/db.js';
+import type { Db, Sql } from '../../core/db.js';
 import type { PlanName } from '../../core/plans.js';
 
 export interface WorkspaceRow {
@@ -19,10 +19,15 @@ export function workspacesOf(sql: Sql, personId: string) {
     order by (w.kind = 'personal') desc, m.joined_at, w.id`;
 }
 
-export async function workspaceById(sql: Sql, workspaceId: string): Promise<Omit<WorkspaceRow, 'role'>> {
+export async function workspaceById(sql: Db, workspaceId: string): Promise<Omit<WorkspaceRow, 'role'>> {
   const [row] = await sql<Omit<WorkspaceRow, 'role'>[]>`select id, name, kind, plan, suspended_at from workspaces where id = ${workspaceId}`;
   return row;
 }
 
 /** A team has no plan until one is bought; until then it is held to Free's limits. */
 export const effectivePlan = (w: { plan: PlanName | null }): PlanName => w.plan ?? 'free';
+
+/** The plan a workspace is held to now. */
+export async function planNameOf(sql: Db, workspaceId: string): Promise<PlanName> {
+  return effectivePlan(await workspaceById(sql, workspaceId));
+}
