@@ -1,3 +1,4 @@
+import { activityHandlers } from './activity/activity.handlers.js';
 import { deployHandlers } from './deploy/deploy.handlers.js';
 import { linkHandlers } from './links/links.handlers.js';
 import { roomHandlers } from './room/room.handlers.js';
@@ -18,4 +19,5 @@ export const handlers: Handlers = {
   ...deployHandlers,
   ...linkHandlers,
   ...roomHandlers,
+  ...activityHandlers,
 };

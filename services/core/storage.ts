@@ -14,7 +14,7 @@ export interface Storage {
   put(key: string, body: Readable | Buffer, opts?: { contentType?: string; size?: number }): Promise<void>;
   get(key: string, range?: string): Promise<{ body: Readable; size: number; contentType?: string; etag?: string } | null>;
   head(key: string): Promise<{ size: number; contentType?: string; etag?: string } | null>;
-  list(prefix: string): Promise<{ key: string; size: number }[]>;
+  list(prefix: string): Promise<{ key: string; size: number; etag?: string }[]>;
   deletePrefix(prefix: string): Promise<number>;
 }
 
@@ -76,11 +76,11 @@ export function createStorage(config: Pick<Config, 'S3_ENDPOINT' | 'S3_BUCKET' |
       }
     },
     async list(prefix) {
-      const found: { key: string; size: number }[] = [];
+      const found: { key: string; size: number; etag?: string }[] = [];
       let token: string | undefined;
       do {
         const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }));
-        for (const o of page.Contents ?? []) found.push({ key: o.Key!, size: Number(o.Size ?? 0) });
+        for (const o of page.Contents ?? []) found.push({ key: o.Key!, size: Number(o.Size ?? 0), etag: o.ETag });
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
       return found;

@@ -33,7 +33,8 @@ export async function startPlatform(opts: { env?: Record<string, string>; handle
   const app = await buildApp({ config, sql, storage, queues, mailer, log }, { handlers: opts.handlers });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  if (!overrides.PUBLIC_URL) Object.assign(config, { publicUrl: baseUrl, contentOrigin: config0.contentOrigin });
+  const port = (app.server.address() as AddressInfo).port;
+  if (!overrides.PUBLIC_URL) Object.assign(config, { publicUrl: baseUrl, contentOrigin: overrides.CONTENT_ORIGIN ?? `http://{slug}.rooms.localhost:${port}` });
 
   const deps = { config, sql, storage, queues, mailer, log };
   // Imported only when asked for: most api tests need no workers.

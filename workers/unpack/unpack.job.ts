@@ -1,9 +1,10 @@
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
-import mime from 'mime-types';
 import { checkStaticStepPaths } from '../../services/contract/manifest/static-paths.check.js';
 import type { Manifest } from '../../services/contract/manifest/manifest.schema.js';
+import { contentTypeOf } from '../../services/core/content-type.js';
 import { BuildJob, type BuildOutcome } from '../../services/core/jobs.js';
+import { unpackBytes } from '../../services/core/metrics.js';
 import { buildFilesPrefix } from '../../services/api/deploy/builds.sql.js';
 import { uploadKey } from '../../services/api/deploy/uploads.sql.js';
 import type { WorkerDeps } from '../deps.js';
@@ -49,13 +50,8 @@ export async function unpack(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
   }
 
   await commitBuild(deps.sql, data, { sizeBytes: upload.size, fileCount: written.length, unpackedBytes: bytes });
+  unpackBytes.inc(bytes);
   await job.updateProgress({ files: written.length, bytes, done: true });
   deps.log.info({ buildId: data.buildId, files: written.length, bytes }, 'static build unpacked');
   return { ok: true, buildId: data.buildId };
-}
-
-/** The Content-Type a file is served with; text gets an explicit charset. */
-export function contentTypeOf(path: string): string {
-  const type = mime.lookup(path) || 'application/octet-stream';
-  return type.startsWith('text/') || type === 'application/javascript' || type === 'application/json' ? `${type}; charset=utf-8` : type;
 }

@@ -1,0 +1,19 @@
+import { planLimit, planOf } from '../../core/plans.js';
+import type { Handlers } from '../http/handler.js';
+import { projectIn } from '../projects/projects.sql.js';
+import { planNameOf } from '../workspaces/workspaces.sql.js';
+import { bouncesThisMonth, visitsOf } from './activity.sql.js';
+
+export const activityHandlers: Handlers = {
+  listVisits: async ({ deps, auth, params }) => {
+    const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
+    const plan = await planNameOf(deps.sql, auth.workspaceId);
+    // Visit listing needs Solo or above (spec 8); the 402 names the analytics limit.
+    if (!planOf(plan).visitListing) throw planLimit('analytics', plan);
+    return visitsOf(deps.sql, project.id);
+  },
+  projectBounces: async ({ deps, auth, params }) => {
+    const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
+    return { thisMonth: await bouncesThisMonth(deps.sql, project.id) };
+  },
+};

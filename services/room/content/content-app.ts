@@ -1,0 +1,134 @@
+import cookie from '@fastify/cookie';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import type { Config } from '../../core/config.js';
+import type { Sql } from '../../core/db.js';
+import type { Logger } from '../../core/log.js';
+import type { Storage } from '../../core/storage.js';
+import { notFoundPage, noticePage } from '../viewer/html.js';
+import { sessionStanding } from '../viewer/sessions.sql.js';
+import { contentLabelOf, type ContentLabel } from '../origins.js';
+import { spendGrant } from './grants.sql.js';
+import { createStaticFiles, parseRange, type StaticFiles } from './static-files.js';
+import { viewCookie, viewSeconds, viewTokens } from './view-token.js';
+
+// The content origins: where a build's own code runs, never on the platform origin. A request is
+// served only with this origin's view cookie, obtained by spending a grant the room shell minted
+// for the viewer's session; the session's standing (link open, project not paused or gone) is
+// checked again every few seconds, so a revoke stops a viewer already in.
+
+export type ContentDeps = { config: Config; sql: Sql; storage: Storage; log: Logger };
+
+/** A session's standing is read at most this often per session. */
+const standingMs = 3_000;
+
+type Standing = Awaited<ReturnType<typeof sessionStanding>>;
+
+export async function buildContentApp(deps: ContentDeps): Promise<FastifyInstance> {
+  const app = Fastify({ loggerInstance: deps.log.child({ part: 'content' }) as unknown as FastifyBaseLogger, trustProxy: true });
+  await app.register(cookie);
+  const tokens = viewTokens(deps.config.APP_SECRET);
+  const files = createStaticFiles(deps.storage);
+  const standings = new LRUCache<string, { standing: Standing }>({ max: 50_000, ttl: standingMs });
+
+  async function standingOf(sessionId: string): Promise<Standing> {
+    const hit = standings.get(sessionId);
+    if (hit) return hit.standing;
+    const standing = await sessionStanding(deps.sql, sessionId);
+    standings.set(sessionId, { standing });
+    return standing;
+  }
+
+  app.decorateRequest('content', null);
+  app.addHook('onRequest', async (req, reply) => {
+    // Only the room shell may frame a build; nothing of it may be sniffed into another type.
+    reply.header('content-security-policy', `frame-ancestors ${new URL(deps.config.publicUrl).origin}`);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'same-origin');
+    const label = contentLabelOf(deps.config, req.headers.host);
+    if (!label) return notFound(reply);
+    (req as ContentRequest).content = label;
+  });
+
+  app.get('/__pp/enter', async (req, reply) => {
+    const label = (req as ContentRequest).content!;
+    const { g, to } = req.query as { g?: string; to?: string };
+    const sessionId = await spendGrant(deps.sql, g ?? '', label.label);
+    if (!sessionId) return notFound(reply);
+    // Partitioned and SameSite=None: the origin is framed by the shell, a different site, and
+    // browsers keep such a cookie only in that frame's partition. Secure is honoured on http for
+    // *.localhost, and production origins are https.
+    reply.setCookie(viewCookie, tokens.sign(sessionId, label.label), {
+      path: '/', httpOnly: true, secure: true, sameSite: 'none', partitioned: true, maxAge: viewSeconds,
+    });
+    return reply.redirect(safeTarget(to), 303);
+  });
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/*',
+    handler: async (req, reply) => {
+      const label = (req as ContentRequest).content!;
+      const sessionId = tokens.check(req.cookies[viewCookie], label.label);
+      const standing = sessionId ? await standingOf(sessionId) : null;
+      if (!standing || standing.slug !== label.slug) return notFound(reply);
+      if (standing.ownerPaused) return reply.status(423).type('text/html; charset=utf-8').send(noticePage('Demo', 'Paused', ['The owner paused this demo. Go back to the room for their note.']));
+      if (label.copy || standing.kind !== 'static' || !standing.liveBuildId) return notFound(reply);
+      return serveFile(files, standing.liveBuildId, req, reply);
+    },
+  });
+  app.setNotFoundHandler((_req, reply) => notFound(reply));
+  return app;
+}
+
+type ContentRequest = FastifyRequest & { content: ContentLabel | null };
+
+async function serveFile(files: StaticFiles, buildId: string, req: FastifyRequest, reply: FastifyReply) {
+  const urlPath = req.url.split('?')[0];
+  const found = await files.find(buildId, urlPath);
+  if (found.kind === 'missing') return notFound(reply);
+  if (found.kind === 'folder') return reply.redirect(found.location + (req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : ''), 301);
+
+  const { entry } = found;
+  reply.header('etag', entry.etag);
+  reply.header('accept-ranges', 'bytes');
+  // A live build can change under the same address: always revalidate, cheaply, by ETag.
+  reply.header('cache-control', 'no-cache');
+  reply.header('vary', 'accept-encoding');
+  reply.type(found.type);
+  if (etagMatches(req.headers['if-none-match'], entry.etag)) return reply.status(304).send();
+
+  const range = parseRange(req.headers['if-range'] && req.headers['if-range'] !== entry.etag ? undefined : req.headers.range, entry.size);
+  if (range === 'unsatisfiable') return reply.status(416).header('content-range', `bytes */${entry.size}`).send();
+  const body = await files.body(buildId, found, { acceptEncoding: req.headers['accept-encoding'], range });
+  if (range) reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${entry.size}`);
+  if (body.kind === 'buffer') {
+    if (body.encoding) reply.header('content-encoding', body.encoding);
+    reply.header('content-length', body.bytes.length);
+    return reply.send(req.method === 'HEAD' ? undefined : body.bytes);
+  }
+  reply.header('content-length', body.size);
+  if (req.method === 'HEAD') {
+    body.stream.destroy();
+    return reply.send();
+  }
+  return reply.send(body.stream);
+}
+
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const tag = t.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
+}
+
+/** Where /__pp/enter may send the viewer: a path on this same origin, nothing else. */
+export function safeTarget(to: string | undefined): string {
+  if (!to || !to.startsWith('/') || to.startsWith('//') || to.startsWith('/\\') || /[\s\\]/.test(to)) return '/';
+  return to;
+}
+
+function notFound(reply: FastifyReply) {
+  return reply.status(404).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(notFoundPage);
+}

@@ -1,0 +1,39 @@
+import type { Config } from '../core/config.js';
+
+// Content origins (DESIGN.md, "Origins"): build content never shares the platform origin, where
+// the builder's session cookie lives. CONTENT_ORIGIN is a template such as
+// `http://{slug}.rooms.localhost:8080`; a static build is served at its project's origin and a
+// viewer's container copy at its own, `{slug}--v<12 hex>` (a slug never holds two hyphens in a
+// row, so the two kinds of label cannot be confused).
+
+type Origins = Pick<Config, 'contentOrigin'>;
+
+/** The origin whose host carries `label` in place of `{slug}`. */
+export const contentOriginOf = (config: Origins, label: string) => config.contentOrigin.replace('{slug}', label);
+
+/** The label of a viewer session's own copy origin: stable for the session, so a copy's restart keeps its cookies. */
+export const copyLabelOf = (slug: string, sessionId: string) => `${slug}--v${sessionId.replace(/-/g, '').slice(0, 12)}`;
+
+export type ContentLabel = { label: string; slug: string; copy: boolean };
+
+const patterns = new Map<string, RegExp>();
+
+/**
+ * The content label a Host header names; null when the host is not a content origin. Read from
+ * the config on every call (tests learn their port only once listening), compiled once per template.
+ */
+export function contentLabelOf(config: Origins, host: string | undefined): ContentLabel | null {
+  let pattern = patterns.get(config.contentOrigin);
+  if (!pattern) {
+    const placeholder = 'slug-placeholder';
+    const [before, after] = new URL(contentOriginOf(config, placeholder)).hostname.split(placeholder);
+    pattern = new RegExp(`^${escape(before)}([a-z0-9-]{1,80})${escape(after)}(?::\\d+)?$`);
+    patterns.set(config.contentOrigin, pattern);
+  }
+  const m = host ? pattern.exec(host.toLowerCase()) : null;
+  if (!m) return null;
+  const copy = /^([a-z0-9-]+?)--v[0-9a-f]{12}$/.exec(m[1]);
+  return { label: m[1], slug: copy ? copy[1] : m[1], copy: Boolean(copy) };
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

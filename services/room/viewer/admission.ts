@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import type { Sql } from '../../core/db.js';
+import { hashSecret } from '../../core/ids.js';
+import { planOf } from '../../core/plans.js';
+import { resolveLinkKey } from '../../api/links/links.sql.js';
+import { viewerHoursUsedUp } from '../../api/links/visits.sql.js';
+import { platformPause } from '../../api/projects/projects.service.js';
+import type { ProjectRow } from '../../api/projects/projects.sql.js';
+import { roomPauseOf, type OwnerPause } from '../../api/room/pause.service.js';
+import { spendPreviewPass } from '../../api/room/preview-pass.js';
+import { planNameOf } from '../../api/workspaces/workspaces.sql.js';
+import { createSession, sessionByToken, viewersPresent, type RoomSessionRow } from './sessions.sql.js';
+import { endQuietVisits, startVisit } from './visits.sql.js';
+
+// What a viewer meets at a link or a preview pass (spec 7), exactly one of these. Every way of
+// not existing is the same Not found, so an address tells nobody whether it ever worked.
+
+export type Meeting =
+  | { kind: 'not-found' }
+  | { kind: 'paused'; project: ProjectRow; pause: OwnerPause }
+  | { kind: 'not-taking-visits'; project: ProjectRow }
+  | { kind: 'full'; project: ProjectRow }
+  | { kind: 'room'; project: ProjectRow; session: RoomSessionRow; token: string | null; linkViewerName: string | null };
+
+/** What the browser already holds: its session for this room, and its bounce id. */
+export type Arrival = { sessionId?: string; token?: string; browserId: string };
+
+const notFound: Meeting = { kind: 'not-found' };
+
+/** `/r/<key>`: a private link. */
+export async function enterByLink(sql: Sql, key: string, arrival: Arrival): Promise<Meeting> {
+  const found = await resolveLinkKey(sql, key);
+  if (!found) return notFound;
+  const { link, project } = found;
+  const plan = planOf(await planNameOf(sql, project.workspaceId));
+  if (!plan.privateLinks || (await platformPause(sql, project))) return notFound;
+
+  const held = await sessionByToken(sql, arrival.sessionId, arrival.token);
+  const own = held && held.linkId === link.id && held.entryHash.equals(hashSecret(key)) ? held : null;
+  const owner = (await roomPauseOf(sql, project)).owner;
+  if (owner) return { kind: 'paused', project, pause: owner };
+  // A viewer already in keeps what is open, whatever the hours or the crowd.
+  if (own) return { kind: 'room', project, session: own, token: null, linkViewerName: link.viewerName };
+  if (await viewerHoursUsedUp(sql, project.workspaceId, plan.name)) return { kind: 'not-taking-visits', project };
+
+  return sql.begin(async (tx) => {
+    // One admission at a time per room, so racing viewers cannot pass the cap together.
+    await tx`select pg_advisory_xact_lock(hashtextextended(${'room-admit:' + project.id}, 0))`;
+    await endQuietVisits(tx, project.id);
+    if ((await viewersPresent(tx, project.id)) >= plan.concurrentViewers) {
+      await tx`
+        insert into room_bounces (workspace_id, project_id, browser_hash, hour)
+        values (${project.workspaceId}, ${project.id}, ${hashBrowser(arrival.browserId)}, date_trunc('hour', now()))
+        on conflict do nothing`;
+      return { kind: 'full', project } as const;
+    }
+    const { session, token } = await createSession(tx, { workspaceId: project.workspaceId, projectId: project.id, linkId: link.id, entryKey: key, preview: false });
+    session.visitId = await startVisit(tx, session, link.viewerName);
+    return { kind: 'room', project, session, token, linkViewerName: link.viewerName } as const;
+  });
+}
+
+/**
+ * `/preview/<key>`: a one-time pass opens the room as a viewer sees it (the owner's pause
+ * included), marked preview, recording nothing: no visit, no bounce, no seat taken. The browser
+ * that spent it may reload; nobody else can use it again.
+ */
+export async function enterByPreview(sql: Sql, key: string, arrival: Arrival): Promise<Meeting> {
+  const held = await sessionByToken(sql, arrival.sessionId, arrival.token);
+  const own = held?.preview && held.entryHash.equals(hashSecret(key)) ? held : null;
+  const projectId = own?.projectId ?? (await spendPreviewPass(sql, key));
+  if (!projectId) return notFound;
+  const [project] = await sql<ProjectRow[]>`select * from projects where id = ${projectId} and deleted_at is null`;
+  if (!project || (await platformPause(sql, project))) return notFound;
+  const owner = (await roomPauseOf(sql, project)).owner;
+  if (owner) return { kind: 'paused', project, pause: owner };
+  if (own) return { kind: 'room', project, session: own, token: null, linkViewerName: null };
+  const { session, token } = await createSession(sql, { workspaceId: project.workspaceId, projectId, linkId: null, entryKey: key, preview: true });
+  return { kind: 'room', project, session, token, linkViewerName: null };
+}
+
+const hashBrowser = (browserId: string) => createHash('sha256').update(`bounce:${browserId}`).digest();

@@ -1,0 +1,96 @@
+import type { Sql } from '../../core/db.js';
+import type { ProjectRow } from '../../api/projects/projects.sql.js';
+import { effectiveAppOrder } from '../../api/room/app-order.js';
+import type { RoomSessionRow } from './sessions.sql.js';
+import { escapeHtml, roomDocument } from './html.js';
+import { renderPage } from './render-page.js';
+
+// The room shell: the project's apps as tabs, each in its device frame, then its pages. The apps
+// themselves are framed from the content origin after the shell has a grant; nothing of the
+// build runs on this origin.
+
+type ManifestApp = { id: string; name: string; path: string; device: 'phone' | 'tablet' | 'laptop' | 'screen' | 'none'; default?: boolean };
+type LiveBuild = { id: string; kind: 'static' | 'container'; manifest: { name: string; apps: ManifestApp[] } };
+
+export type ShellData = {
+  sessionId: string;
+  preview: boolean;
+  kind: 'static' | 'container' | null;
+  apps: { id: string; name: string; device: string }[];
+  pages: { id: string; title: string }[];
+  opened: string | null;
+  ask: { name: boolean; email: boolean; suggestedName: string | null };
+};
+
+async function liveBuildOf(sql: Sql, project: ProjectRow): Promise<LiveBuild | null> {
+  if (!project.liveBuildId) return null;
+  // Read as text: the client's camel-case transform would rename keys inside the manifest.
+  const [row] = await sql<{ id: string; kind: LiveBuild['kind']; manifest: string }[]>`
+    select id, kind, manifest::text as manifest from builds where id = ${project.liveBuildId}`;
+  return row ? { id: row.id, kind: row.kind, manifest: JSON.parse(row.manifest) } : null;
+}
+
+/** The manifest's apps in the room's order (orderApps), with the default app opened first. */
+export function appsInOrder(apps: ManifestApp[], appOrder: string[] | null) {
+  const order = effectiveAppOrder(appOrder, apps.map((a) => a.id)) ?? apps.map((a) => a.id);
+  const byId = new Map(apps.map((a) => [a.id, a]));
+  const ordered = order.map((id) => byId.get(id)).filter((a): a is ManifestApp => Boolean(a));
+  return { ordered, opened: (apps.find((a) => a.default) ?? ordered[0])?.id ?? null };
+}
+
+export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSessionRow, suggestedName: string | null): Promise<string> {
+  const build = await liveBuildOf(sql, project);
+  const [room] = await sql<{ appOrder: string[] | null }[]>`select app_order from rooms where project_id = ${project.id}`;
+  const pages = await sql<{ id: string; title: string; kind: 'markdown' | 'html'; content: string }[]>`
+    select id, title, kind, content from room_pages where project_id = ${project.id} order by position`;
+  const { ordered, opened } = appsInOrder(build?.manifest.apps ?? [], room?.appOrder ?? null);
+
+  const data: ShellData = {
+    sessionId: session.id,
+    preview: session.preview,
+    kind: build?.kind ?? null,
+    apps: ordered.map((a) => ({ id: a.id, name: a.name, device: a.device })),
+    pages: pages.map((p) => ({ id: p.id, title: p.title })),
+    opened: opened ?? pages[0]?.id ?? null,
+    ask: { name: !session.viewerName, email: project.requireEmail && !session.viewerEmail, suggestedName },
+  };
+
+  const tabs = [
+    ...ordered.map((a) => tab(a.id, a.name, 'app')),
+    ...pages.map((p) => tab(p.id, p.title, 'page')),
+  ].join('');
+  const appPanels = ordered.map((a) => `
+<section class="panel" id="panel-${a.id}" role="tabpanel" aria-labelledby="tab-${a.id}" hidden>
+  <div class="frame frame-${a.device}" data-device="${a.device}"><iframe title="${escapeHtml(a.name)}" data-app="${a.id}" allow="clipboard-write" referrerpolicy="no-referrer"></iframe></div>
+  <p class="state" data-state-for="${a.id}" hidden></p>
+</section>`).join('');
+  // Pages are sanitised, and drawn in a sandbox without scripts or this origin's rights.
+  const pagePanels = pages.map((p) => `
+<section class="panel page" id="panel-${p.id}" role="tabpanel" aria-labelledby="tab-${p.id}" hidden>
+  <iframe title="${escapeHtml(p.title)}" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${escapeHtml(pageDocument(p.title, renderPage(p.kind, p.content)))}"></iframe>
+</section>`).join('');
+  const empty = ordered.length || pages.length ? '' : '<p class="notice">Nothing is live in this room yet. Come back soon.</p>';
+
+  const body = `
+<header class="bar">
+  <span class="project">${escapeHtml(project.name)}</span>${session.preview ? '<span class="badge">Preview</span>' : ''}
+  <nav class="tabs" role="tablist">${tabs}</nav>
+</header>
+<main class="stage">${empty}${appPanels}${pagePanels}</main>
+<dialog id="who">
+  <form method="dialog" id="who-form">
+    <h2>Who are you?</h2>
+    <label>Your name <input name="name" maxlength="80" autocomplete="name"></label>
+    <label class="email">Your email <input name="email" type="email" maxlength="254" autocomplete="email"></label>
+    <p class="error" role="alert"></p>
+    <button type="submit">Enter the room</button>
+  </form>
+</dialog>`;
+  return roomDocument({ title: project.name, body, script: '/room/assets/shell.js', data });
+}
+
+const tab = (id: string, name: string, kind: 'app' | 'page') =>
+  `<button type="button" role="tab" id="tab-${id}" data-tab="${id}" data-kind="${kind}" aria-controls="panel-${id}" aria-selected="false">${escapeHtml(name)}</button>`;
+
+const pageDocument = (title: string, html: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>body{font:16px/1.55 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1d2330}img{max-width:100%}pre{overflow:auto;background:#f4f5f8;padding:.75rem}</style></head><body>${html}</body></html>`;

@@ -1,0 +1,102 @@
+import { request } from 'node:http';
+import { tgz } from './archives.js';
+import type { Platform } from './platform.js';
+import { uniqueSlug } from './refusal.js';
+
+type Person = Awaited<ReturnType<Platform['person']>>;
+
+/** A static build with two apps (the second the default), deployed and live. */
+export async function deployStaticRoom(platform: Platform, person: Person, opts: { files?: Record<string, string | Buffer>; manifest?: object; slug?: string } = {}) {
+  const { client, token } = person;
+  const project = await client.call('createProject', { body: { slug: opts.slug ?? uniqueSlug('rm'), name: 'Room demo' } });
+  const files = opts.files ?? {
+    'index.html': '<!doctype html><title>Home</title><h1 id="home">Home app</h1><script src="/app.js"></script>',
+    'app.js': `document.body.dataset.ready = "yes"; // ${'padding '.repeat(200)}`,
+    'admin/index.html': '<!doctype html><title>Admin</title><h1 id="admin">Admin app</h1>',
+    'big.bin': Buffer.alloc(3 * 1024 * 1024, 7),
+  };
+  const bytes = await tgz(files);
+  const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: bytes.length } });
+  const put = await platform.fetch(putUrl, { method: 'PUT', token, body: bytes, headers: { 'content-type': 'application/gzip' } });
+  if (put.status !== 204) throw new Error(`upload answered ${put.status}`);
+  const manifest = opts.manifest ?? {
+    kind: 'static', name: 'Room demo', output: 'dist',
+    apps: [
+      { id: 'web', name: 'Website', path: '/', device: 'laptop' },
+      { id: 'admin', name: 'Admin', path: '/admin/', device: 'phone', default: true },
+    ],
+  };
+  const build = await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest as never } });
+  await client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
+  return { project, build };
+}
+
+export type Jar = Map<string, string>;
+
+export type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer; text: string; json: any };
+
+/**
+ * A raw HTTP request to the platform's port with any Host, keeping cookies in `jar` (name → value)
+ * the way a browser would for that host: content origins are other hosts on the same port.
+ */
+export function hit(platform: Platform, path: string, opts: { host?: string; method?: string; jar?: Jar; headers?: Record<string, string>; json?: unknown; body?: string } = {}): Promise<Answer> {
+  const url = new URL(platform.baseUrl);
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.host) headers.host = opts.host;
+  if (opts.jar?.size) headers.cookie = [...opts.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  let body = opts.body;
+  if (opts.json !== undefined) {
+    body = JSON.stringify(opts.json);
+    headers['content-type'] = 'application/json';
+  }
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path, method: opts.method ?? 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const setCookies = res.headers['set-cookie'] ?? [];
+        for (const c of setCookies) {
+          const [pair] = c.split(';');
+          const at = pair.indexOf('=');
+          opts.jar?.set(pair.slice(0, at), pair.slice(at + 1));
+        }
+        const buf = Buffer.concat(chunks);
+        const text = buf.toString('utf8');
+        let json: unknown;
+        try { json = JSON.parse(text); } catch { json = undefined; }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buf, text, json });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The JSON the shell page carries for its script. */
+export function shellData(html: string) {
+  const m = /<script type="application\/json" id="room-data">(.*?)<\/script>/s.exec(html);
+  if (!m) throw new Error('no room data in the page');
+  return JSON.parse(m[1]);
+}
+
+/** The content-origin host (with port) of a label, for this platform. */
+export const contentHost = (platform: Platform, label: string) => new URL(platform.deps.config.contentOrigin.replace('{slug}', label)).host;
+
+/**
+ * A viewer entering through `url` (a link or preview address) with a fresh jar: answers the
+ * who-are-you prompt, takes a grant for `appId` and spends it on the content origin. Returns the
+ * jars for both origins and the session.
+ */
+export async function enterRoom(platform: Platform, url: string, opts: { appId?: string; name?: string; email?: string } = {}) {
+  const jar: Jar = new Map();
+  const page = await hit(platform, new URL(url).pathname, { jar });
+  if (page.status !== 200) throw new Error(`entering answered ${page.status}`);
+  const data = shellData(page.text);
+  const base = `/room/${data.sessionId}`;
+  await hit(platform, `${base}/hello`, { method: 'POST', jar, json: { name: opts.name ?? 'Ada Viewer', ...(opts.email ? { email: opts.email } : {}) } });
+  const grant = await hit(platform, `${base}/grant`, { method: 'POST', jar, json: { app: opts.appId ?? data.apps[0].id } });
+  const target = new URL(grant.json.url);
+  const contentJar: Jar = new Map();
+  const entered = await hit(platform, target.pathname + target.search, { host: target.host, jar: contentJar });
+  return { jar, contentJar, data, base, page, grant, entered, host: target.host };
+}
