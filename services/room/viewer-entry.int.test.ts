@@ -155,7 +155,7 @@ describe('the content origin', () => {
     // The platform origin never serves build files.
     expect((await hit(platform, '/admin/', { jar: inA.jar })).status).toBe(404);
     // Nor does the content origin answer the builder's API.
-    expect((await hit(platform, '/api/me', { host: inA.host, headers: { authorization: `Bearer ${a.person.token}` } })).status).toBe(404);
+    expect((await hit(platform, '/api/projects', { host: inA.host, headers: { authorization: `Bearer ${a.person.token}` } })).status).toBe(404);
   });
 });
 

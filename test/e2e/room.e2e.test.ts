@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { issueToken } from '../../services/ops/ops.service.js';
+import { launchChromium } from '../support/browser.js';
+import { startPlatform, type Platform } from '../support/platform.js';
+import { contentHost, deployStaticRoom } from '../support/room.js';
+
+// The room in a real browser: Debian's Chromium, headless, against a platform on loopback.
+
+let platform: Platform;
+let browser: Browser;
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await platform?.close();
+});
+
+/** Says who the viewer is, as the prompt asks once per session. */
+async function answerWhoAreYou(page: Page, name = 'Ada Prospect') {
+  const dialog = page.locator('dialog#who');
+  await dialog.waitFor({ state: 'visible' });
+  await page.fill('#who-form input[name="name"]', name);
+  await page.click('#who-form button[type="submit"]');
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+/** The frame of an app once it has loaded from the content origin. */
+async function appFrame(page: Page, appId: string): Promise<Frame> {
+  const handle = await page.waitForSelector(`iframe[data-app="${appId}"][src]`);
+  const frame = await handle.contentFrame();
+  if (!frame) throw new Error(`no frame for ${appId}`);
+  // The frame starts blank; it is the app once it has passed through the grant to the content origin.
+  await frame.waitForURL((u) => u.hostname.endsWith('.rooms.localhost') && !u.pathname.startsWith('/__pp/'));
+  await frame.waitForLoadState('load');
+  return frame;
+}
+
+describe('a viewer in the room', () => {
+  it('sees both tabs and the app inside its frame from the content origin; revoked, the link is the same Not found; paused, the note', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, person);
+    const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada Prospect' } });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+
+    await page.goto(url);
+    await answerWhoAreYou(page);
+    const tabs = await page.locator('[role="tab"]').allTextContents();
+    expect(tabs).toEqual(['Website', 'Admin']);
+    // The default app (Admin, a phone) opens first, in its frame, from the project's own origin.
+    expect(await page.getAttribute('[role="tab"][data-tab="admin"]', 'aria-selected')).toBe('true');
+    const admin = await appFrame(page, 'admin');
+    expect(new URL(admin.url()).host).toBe(contentHost(platform, project.slug));
+    expect(await admin.textContent('#admin')).toBe('Admin app');
+    expect(await page.locator('#panel-admin .frame-phone').count()).toBe(1);
+
+    await page.click('[role="tab"][data-tab="web"]');
+    const web = await appFrame(page, 'web');
+    expect(await web.textContent('#home')).toBe('Home app');
+    // The build's own script ran there.
+    await web.waitForFunction(() => document.body.dataset.ready === 'yes');
+    expect(await page.locator('#panel-web .frame-laptop').count()).toBe(1);
+
+    // Revoked: the very same page as a key that never existed.
+    await person.client.call('revokeLink', { params: { linkId: link.id } });
+    const revoked = await page.goto(url);
+    const revokedBody = await revoked!.body();
+    const madeUp = await page.goto(new URL('/r/pp_link_never_made', url).toString());
+    expect(revoked!.status()).toBe(404);
+    expect(madeUp!.status()).toBe(404);
+    expect(revokedBody.equals(await madeUp!.body())).toBe(true);
+    expect(await page.textContent('h1')).toBe('Not found');
+
+    // Paused by the owner: a working link shows who paused and the note.
+    const { url: second } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Bo' } });
+    await person.client.call('pauseRoom', { params: { projectId: project.id }, body: { message: 'Shipping v2, back Monday' } });
+    await page.goto(second);
+    expect(await page.textContent('h1')).toBe('Paused for now');
+    expect(await page.textContent('main')).toContain('Shipping v2, back Monday');
+    await context.close();
+  });
+
+  it('shows room pages as their own tabs, rendered and sanitised', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, person);
+    await person.client.call('addPage', { params: { projectId: project.id }, body: { title: 'Pricing', kind: 'markdown', content: '# Plans\n\n**Pro** is $39.\n\n<script>document.title="owned"</script><img src=x onerror="document.title=\'owned\'">' } });
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Cy' } });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(url);
+    await answerWhoAreYou(page);
+    expect(await page.locator('[role="tab"]').allTextContents()).toEqual(['Website', 'Admin', 'Pricing']);
+    await page.click('[role="tab"][data-kind="page"]');
+    const frame = await (await page.waitForSelector('.page iframe')).contentFrame();
+    expect(await frame!.textContent('h1')).toBe('Plans');
+    expect(await frame!.innerHTML('body')).not.toMatch(/script|onerror/);
+    expect(await page.title()).not.toBe('owned');
+    await context.close();
+  });
+});
+
+describe('a build cannot act as the builder', () => {
+  it("cannot read the platform origin's cookies or call the API with the builder's session", async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const { token: webToken } = await issueToken(platform.deps.sql, person.email, { kind: 'web' });
+    const api = platform.baseUrl;
+    // The build tries everything a script can: its own cookies, its parent's, and the API with credentials.
+    const probe = `
+      const out = {};
+      out.cookie = document.cookie;
+      try { out.parentCookie = parent.document.cookie; } catch (e) { out.parentCookie = 'blocked'; }
+      const tryFetch = async (path, init) => {
+        try { const r = await fetch(${JSON.stringify(api)} + path, { credentials: 'include', ...init }); return 'status ' + r.status + ' ' + (await r.text()).slice(0, 200); }
+        catch (e) { return 'blocked'; }
+      };
+      out.me = await tryFetch('/api/projects');
+      out.create = await tryFetch('/api/projects', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ slug: 'stolen-${Date.now()}', name: 'Stolen' }) });
+      document.body.dataset.probe = JSON.stringify(out);`;
+    const { project } = await deployStaticRoom(platform, person, {
+      files: { 'index.html': '<!doctype html><h1>probe</h1><script type="module" src="/probe.js"></script>', 'probe.js': probe },
+      manifest: { kind: 'static', name: 'Probe', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }] },
+    });
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Builder' } });
+
+    const context = await browser.newContext();
+    // The builder is signed in to the platform in this very browser.
+    await context.addCookies([{ name: 'pp_session', value: webToken, url: api, httpOnly: true, sameSite: 'Lax' }]);
+    const page = await context.newPage();
+    const me = await page.goto(`${api}/api/projects`);
+    expect(me!.status()).toBe(200);
+
+    await page.goto(url);
+    await answerWhoAreYou(page);
+    const frame = await appFrame(page, 'web');
+    await frame.waitForFunction(() => document.body.dataset.probe !== undefined);
+    const probeOut = JSON.parse((await frame.evaluate(() => document.body.dataset.probe))!);
+    expect(probeOut.cookie).toBe('');
+    expect(probeOut.parentCookie).toBe('blocked');
+    // Cross-origin reads are blocked by CORS; had anything reached the API it went without the cookie.
+    expect(probeOut.me).toBe('blocked');
+    expect(probeOut.create).toBe('blocked');
+    const projects = await person.client.call('listProjects', {});
+    expect(projects.map((p) => p.name)).not.toContain('Stolen');
+    await context.close();
+  });
+});
