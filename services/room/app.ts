@@ -1,0 +1,32 @@
+import cookie from '@fastify/cookie';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { ContentDeps } from './content/content-app.js';
+import { lazyContentApp, registerRoom, roomServerFactory } from './room.js';
+
+/**
+ * The room on its own, as production runs it: the load balancer sends `/r/`, `/preview/` and
+ * `/room/` on the platform origin, and every content-origin host, here. (In development the api
+ * serves the same routes itself.)
+ */
+export async function buildRoomApp(deps: ContentDeps): Promise<FastifyInstance> {
+  const content = lazyContentApp(deps);
+  const app = Fastify({
+    serverFactory: roomServerFactory(deps.config, content),
+    loggerInstance: deps.log as unknown as FastifyBaseLogger,
+    trustProxy: true,
+  });
+  await app.register(cookie);
+  app.get('/healthz', async () => ({ ok: true, service: 'demo-rooms-room' }));
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      await deps.sql`select 1`;
+      return { ok: true };
+    } catch {
+      return reply.status(503).send({ ok: false });
+    }
+  });
+  registerRoom(app, deps);
+  app.setNotFoundHandler((_req, reply) => reply.status(404).type('text/plain').send('Not found'));
+  app.addHook('onClose', async () => (await content()).close());
+  return app;
+}
