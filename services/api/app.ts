@@ -8,10 +8,15 @@ import { handlers } from './handlers.js';
 import type { Handlers } from './http/handler.js';
 import { errorHandler } from './http/error-handler.js';
 import { registerRoutes } from './http/register-routes.js';
+import { opsOptions, opsPlugin } from '../ops/http/ops.plugin.js';
+import { createRoom } from '../room/room.js';
 
 /** Builds the api from its dependencies. Never listens: main.ts and the tests do that. */
 export async function buildApp(deps: Deps, opts: { handlers?: Handlers } = {}): Promise<FastifyInstance> {
+  const room = createRoom(deps);
   const app = Fastify({
+    // In development and tests the room runs in this process: content-origin hosts go to it.
+    serverFactory: room.serverFactory,
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -39,6 +44,8 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers } = {}): 
     }
   });
   await app.register(cookie);
+  await app.register(opsPlugin, opsOptions(deps));
   registerRoutes(app, deps, opts.handlers ?? handlers);
+  room.register(app);
   return app;
 }

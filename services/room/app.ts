@@ -1,17 +1,16 @@
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { ContentDeps } from './content/content-app.js';
-import { lazyContentApp, registerRoom, roomServerFactory } from './room.js';
+import { createRoom, type RoomDeps } from './room.js';
 
 /**
  * The room on its own, as production runs it: the load balancer sends `/r/`, `/preview/` and
  * `/room/` on the platform origin, and every content-origin host, here. (In development the api
  * serves the same routes itself.)
  */
-export async function buildRoomApp(deps: ContentDeps): Promise<FastifyInstance> {
-  const content = lazyContentApp(deps);
+export async function buildRoomApp(deps: RoomDeps): Promise<FastifyInstance> {
+  const room = createRoom(deps);
   const app = Fastify({
-    serverFactory: roomServerFactory(deps.config, content),
+    serverFactory: room.serverFactory,
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
     trustProxy: true,
   });
@@ -25,8 +24,7 @@ export async function buildRoomApp(deps: ContentDeps): Promise<FastifyInstance> 
       return reply.status(503).send({ ok: false });
     }
   });
-  registerRoom(app, deps);
+  room.register(app);
   app.setNotFoundHandler((_req, reply) => reply.status(404).type('text/plain').send('Not found'));
-  app.addHook('onClose', async () => (await content()).close());
   return app;
 }

@@ -1,12 +1,11 @@
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import type { Logger } from '../../core/log.js';
 import type { Storage } from '../../core/storage.js';
 import { notFoundPage, noticePage } from '../viewer/html.js';
-import { sessionStanding } from '../viewer/sessions.sql.js';
+import type { StandingCache } from '../viewer/standing-cache.js';
 import { contentLabelOf, type ContentLabel } from '../origins.js';
 import { spendGrant } from './grants.sql.js';
 import { createStaticFiles, parseRange, type StaticFiles } from './static-files.js';
@@ -19,25 +18,11 @@ import { viewCookie, viewSeconds, viewTokens } from './view-token.js';
 
 export type ContentDeps = { config: Config; sql: Sql; storage: Storage; log: Logger };
 
-/** A session's standing is read at most this often per session. */
-const standingMs = 3_000;
-
-type Standing = Awaited<ReturnType<typeof sessionStanding>>;
-
-export async function buildContentApp(deps: ContentDeps): Promise<FastifyInstance> {
+export async function buildContentApp(deps: ContentDeps & { standings: StandingCache }): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: deps.log.child({ part: 'content' }) as unknown as FastifyBaseLogger, trustProxy: true });
   await app.register(cookie);
   const tokens = viewTokens(deps.config.APP_SECRET);
   const files = createStaticFiles(deps.storage);
-  const standings = new LRUCache<string, { standing: Standing }>({ max: 50_000, ttl: standingMs });
-
-  async function standingOf(sessionId: string): Promise<Standing> {
-    const hit = standings.get(sessionId);
-    if (hit) return hit.standing;
-    const standing = await sessionStanding(deps.sql, sessionId);
-    standings.set(sessionId, { standing });
-    return standing;
-  }
 
   app.decorateRequest('content', null);
   app.addHook('onRequest', async (req, reply) => {
@@ -70,7 +55,7 @@ export async function buildContentApp(deps: ContentDeps): Promise<FastifyInstanc
     handler: async (req, reply) => {
       const label = (req as ContentRequest).content!;
       const sessionId = tokens.check(req.cookies[viewCookie], label.label);
-      const standing = sessionId ? await standingOf(sessionId) : null;
+      const standing = sessionId ? await deps.standings.get(sessionId) : null;
       if (!standing || standing.slug !== label.slug) return notFound(reply);
       if (standing.ownerPaused) return reply.status(423).type('text/html; charset=utf-8').send(noticePage('Demo', 'Paused', ['The owner paused this demo. Go back to the room for their note.']));
       if (label.copy || standing.kind !== 'static' || !standing.liveBuildId) return notFound(reply);

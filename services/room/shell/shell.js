@@ -38,24 +38,42 @@
     el.hidden = !text;
   }
 
-  async function load(appId) {
-    if (loaded.has(appId)) return;
+  const origins = {};
+  const opening = {};
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+  // Opens an app: a grant to its content origin, after its container copy (if any) is running.
+  // While the copy starts or waits for room, the panel says so and the shell keeps asking.
+  function load(appId) {
+    if (loaded.has(appId)) return opening[appId] || Promise.resolve();
     loaded.add(appId);
     const frame = document.querySelector(`iframe[data-app="${appId}"]`);
     stateText(appId, 'Opening…');
-    try {
-      const res = await post('grant', { app: appId });
-      const body = await res.json().catch(() => ({}));
-      if (res.ok && body.url) {
-        frame.addEventListener('load', () => stateText(appId, ''), { once: true });
-        frame.src = body.url;
-        return;
+    opening[appId] = (async () => {
+      for (;;) {
+        let body = {};
+        try {
+          const res = await post('grant', { app: appId });
+          body = await res.json().catch(() => ({}));
+          if (res.ok && body.url) {
+            origins[appId] = body.origin;
+            await new Promise((resolve) => {
+              frame.addEventListener('load', resolve, { once: true });
+              frame.src = body.url;
+            });
+            stateText(appId, '');
+            return;
+          }
+          if (!res.ok) body = { message: body.message || 'This part of the demo could not be opened. Reload to try again.' };
+        } catch {
+          body = { message: 'The room lost its connection. Retrying…', waiting: true };
+        }
+        stateText(appId, body.message);
+        if (!body.waiting) { loaded.delete(appId); return; }
+        await sleep(body.state === 'queued' ? 2000 : 500);
       }
-      stateText(appId, body.message || 'This part of the demo could not be opened. Reload to try again.');
-    } catch {
-      stateText(appId, 'The room lost its connection. Reload to try again.');
-    }
-    loaded.delete(appId);
+    })();
+    return opening[appId];
   }
 
   function show(id) {
@@ -85,9 +103,90 @@
   function start() {
     const wanted = location.hash.slice(1);
     show(tabs.some((t) => t.dataset.tab === wanted) ? wanted : data.opened);
-    setInterval(() => { post('beat', takeTime()).catch(() => {}); }, 15000);
+    const withCopy = (body) => (data.kind === 'container' ? { ...body, copy: true } : body);
+    setInterval(() => { post('beat', withCopy(takeTime())).catch(() => {}); }, 15000);
     document.addEventListener('visibilitychange', account);
-    addEventListener('pagehide', () => navigator.sendBeacon(`${base}/leave`, JSON.stringify(takeTime())));
+    addEventListener('pagehide', () => navigator.sendBeacon(`${base}/leave`, JSON.stringify(withCopy(takeTime()))));
+    setUpControls();
+    setUpStory();
+  }
+
+  // Scenario controls: each runs its declared call on the viewer's own copy, then reloads the app.
+  function showOutcome(el, outcomes, ok) {
+    if (!el) return;
+    el.hidden = false;
+    el.textContent = ok ? 'Done.' : `Failed: ${outcomes.filter((o) => !o.ok).map((o) => `${o.call} (${o.status ?? o.error})`).join(', ')}`;
+  }
+
+  async function run(ask) {
+    const res = await post('run', ask);
+    const body = await res.json().catch(() => ({}));
+    return { ok: res.ok && body.ok, outcomes: body.outcomes || [] };
+  }
+
+  // Back to the app's own page on its origin (the grant address in the frame is spent).
+  function reloadCurrentApp() {
+    const app = data.apps.find((a) => a.id === current);
+    const frame = app && document.querySelector(`iframe[data-app="${app.id}"]`);
+    if (frame && origins[app.id]) frame.src = origins[app.id] + app.path;
+  }
+
+  function setUpControls() {
+    const outcome = document.querySelector('.run-outcome');
+    for (const button of document.querySelectorAll('[data-run]')) {
+      button.addEventListener('click', async () => {
+        button.disabled = true;
+        outcome.hidden = false;
+        outcome.textContent = 'Running…';
+        const ask = button.dataset.run === 'reset' ? { reset: true } : { scenario: button.dataset.id };
+        const { ok, outcomes } = await run(ask);
+        showOutcome(outcome, outcomes, ok);
+        button.disabled = false;
+        if (ok) reloadCurrentApp();
+      });
+    }
+  }
+
+  // The guided story: a step's calls run first, in order, then its app opens at its page.
+  function setUpStory() {
+    const panel = document.getElementById('story');
+    const toggle = document.getElementById('story-toggle');
+    if (!panel || !toggle) return;
+    let at = -1;
+    const calls = panel.querySelector('.step-calls');
+    async function go(index) {
+      at = Math.max(0, Math.min(data.story.length - 1, index));
+      const step = data.story[at];
+      panel.querySelector('.step-count').textContent = `Step ${at + 1} of ${data.story.length}`;
+      panel.querySelector('.step-title').textContent = step.title;
+      panel.querySelector('.step-say').textContent = step.say;
+      calls.textContent = '';
+      if (step.runs) {
+        calls.textContent = 'Preparing this step…';
+        const { ok, outcomes } = await run({ step: step.id });
+        calls.textContent = '';
+        for (const o of outcomes) {
+          const li = document.createElement('li');
+          li.textContent = `${o.ok ? '✓' : '✗'} ${o.call}${o.status ? ` (${o.status})` : o.error ? ` (${o.error})` : ''}`;
+          li.className = o.ok ? 'ok' : 'failed';
+          calls.append(li);
+        }
+        if (!ok) return;
+      }
+      show(step.app);
+      const frame = document.querySelector(`iframe[data-app="${step.app}"]`);
+      const box = frame && frame.parentElement;
+      if (box && step.device) box.className = `frame frame-${step.device}`;
+      else if (box) box.className = `frame frame-${box.dataset.device}`;
+      await load(step.app);
+      if (step.path && origins[step.app]) frame.src = origins[step.app] + step.path;
+    }
+    toggle.addEventListener('click', () => {
+      panel.hidden = !panel.hidden;
+      toggle.setAttribute('aria-expanded', String(!panel.hidden));
+      if (!panel.hidden && at < 0) go(0);
+    });
+    for (const b of panel.querySelectorAll('[data-step]')) b.addEventListener('click', () => go(at + Number(b.dataset.step)));
   }
 
   // Who are you: asked once per session, with an email when the project requires one.

@@ -40,7 +40,7 @@ export async function enterByLink(sql: Sql, key: string, arrival: Arrival): Prom
   const owner = (await roomPauseOf(sql, project)).owner;
   if (owner) return { kind: 'paused', project, pause: owner };
   // A viewer already in keeps what is open, whatever the hours or the crowd.
-  if (own) return { kind: 'room', project, session: own, token: null, linkViewerName: link.viewerName };
+  if (own) return { kind: 'room', project, session: await touch(sql, own), token: null, linkViewerName: link.viewerName };
   if (await viewerHoursUsedUp(sql, project.workspaceId, plan.name)) return { kind: 'not-taking-visits', project };
 
   return sql.begin(async (tx) => {
@@ -74,9 +74,15 @@ export async function enterByPreview(sql: Sql, key: string, arrival: Arrival): P
   if (!project || (await platformPause(sql, project))) return notFound;
   const owner = (await roomPauseOf(sql, project)).owner;
   if (owner) return { kind: 'paused', project, pause: owner };
-  if (own) return { kind: 'room', project, session: own, token: null, linkViewerName: null };
+  if (own) return { kind: 'room', project, session: await touch(sql, own), token: null, linkViewerName: null };
   const { session, token } = await createSession(sql, { workspaceId: project.workspaceId, projectId, linkId: null, entryKey: key, preview: true });
   return { kind: 'room', project, session, token, linkViewerName: null };
+}
+
+/** A viewer back in their session (a reload): seen now, so their copy is not handed back. */
+async function touch(sql: Sql, session: RoomSessionRow): Promise<RoomSessionRow> {
+  await sql`update room_sessions set last_seen_at = now() where id = ${session.id}`;
+  return session;
 }
 
 const hashBrowser = (browserId: string) => createHash('sha256').update(`bounce:${browserId}`).digest();

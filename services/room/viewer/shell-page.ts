@@ -10,16 +10,22 @@ import { renderPage } from './render-page.js';
 // build runs on this origin.
 
 type ManifestApp = { id: string; name: string; path: string; device: 'phone' | 'tablet' | 'laptop' | 'screen' | 'none'; default?: boolean };
-type LiveBuild = { id: string; kind: 'static' | 'container'; manifest: { name: string; apps: ManifestApp[] } };
+type Step = { id: string; title: string; say: string; app: string; path?: string; device?: string; run?: unknown[]; point?: string };
+type Controls = { reset?: string; scenarios?: { id: string; label: string; description?: string }[] };
+type LiveBuild = { id: string; kind: 'static' | 'container'; manifest: { name: string; apps: ManifestApp[]; story?: Step[]; controls?: Controls } };
 
 export type ShellData = {
   sessionId: string;
   preview: boolean;
   kind: 'static' | 'container' | null;
-  apps: { id: string; name: string; device: string }[];
+  apps: { id: string; name: string; device: string; path: string }[];
   pages: { id: string; title: string }[];
   opened: string | null;
   ask: { name: boolean; email: boolean; suggestedName: string | null };
+  /** The guided story: each step's words, app, page and device; `runs` when it makes calls first. */
+  story: { id: string; title: string; say: string; app: string; path: string | null; device: string | null; runs: boolean }[];
+  /** Scenario controls of a container build: reset, and each scenario by id. */
+  controls: { reset: boolean; scenarios: { id: string; label: string; description: string | null }[] };
 };
 
 async function liveBuildOf(sql: Sql, project: ProjectRow): Promise<LiveBuild | null> {
@@ -49,10 +55,17 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
     sessionId: session.id,
     preview: session.preview,
     kind: build?.kind ?? null,
-    apps: ordered.map((a) => ({ id: a.id, name: a.name, device: a.device })),
+    apps: ordered.map((a) => ({ id: a.id, name: a.name, device: a.device, path: a.path })),
     pages: pages.map((p) => ({ id: p.id, title: p.title })),
     opened: opened ?? pages[0]?.id ?? null,
     ask: { name: !session.viewerName, email: project.requireEmail && !session.viewerEmail, suggestedName },
+    story: (build?.manifest.story ?? []).map((st) => ({
+      id: st.id, title: st.title, say: st.say, app: st.app, path: st.path ?? null, device: st.device ?? null, runs: Boolean(st.run?.length),
+    })),
+    controls: {
+      reset: Boolean(build?.manifest.controls?.reset),
+      scenarios: (build?.manifest.controls?.scenarios ?? []).map((c) => ({ id: c.id, label: c.label, description: c.description ?? null })),
+    },
   };
 
   const tabs = [
@@ -75,7 +88,9 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
 <header class="bar">
   <span class="project">${escapeHtml(project.name)}</span>${session.preview ? '<span class="badge">Preview</span>' : ''}
   <nav class="tabs" role="tablist">${tabs}</nav>
+  <span class="tools">${data.story.length ? '<button type="button" id="story-toggle" aria-expanded="false" aria-controls="story">Guided tour</button>' : ''}${controlsMenu(data.controls)}</span>
 </header>
+${data.story.length ? storyPanel() : ''}
 <main class="stage">${empty}${appPanels}${pagePanels}</main>
 <dialog id="who">
   <form method="dialog" id="who-form">
@@ -88,6 +103,22 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
 </dialog>`;
   return roomDocument({ title: project.name, body, script: '/room/assets/shell.js', data });
 }
+
+const controlsMenu = (c: ShellData['controls']) => !c.reset && !c.scenarios.length ? '' : `
+<details class="controls"><summary>Scenarios</summary><div class="menu">
+${c.reset ? '<button type="button" data-run="reset">Reset the demo</button>' : ''}
+${c.scenarios.map((sc) => `<button type="button" data-run="scenario" data-id="${escapeHtml(sc.id)}" title="${escapeHtml(sc.description ?? '')}">${escapeHtml(sc.label)}</button>`).join('')}
+</div></details>
+<p class="run-outcome" role="status" hidden></p>`;
+
+const storyPanel = () => `
+<aside id="story" class="story" hidden aria-label="Guided tour">
+  <p class="step-count"></p>
+  <h2 class="step-title"></h2>
+  <p class="step-say"></p>
+  <ul class="step-calls"></ul>
+  <div class="step-nav"><button type="button" data-step="-1">Back</button><button type="button" data-step="1">Next</button></div>
+</aside>`;
 
 const tab = (id: string, name: string, kind: 'app' | 'page') =>
   `<button type="button" role="tab" id="tab-${id}" data-tab="${id}" data-kind="${kind}" aria-controls="panel-${id}" aria-selected="false">${escapeHtml(name)}</button>`;

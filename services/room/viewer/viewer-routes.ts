@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { RunnerClient } from '../../../runner/client.js';
 import type { Config } from '../../core/config.js';
+import type { Logger } from '../../core/log.js';
 import type { Sql } from '../../core/db.js';
 import { hashSecret } from '../../core/ids.js';
 import type { ProjectRow } from '../../api/projects/projects.sql.js';
 import { mintGrant } from '../content/grants.sql.js';
+import { copyNotice } from '../copies/copy-states.js';
+import { storyCalls } from '../copies/story-calls.js';
 import { contentOriginOf, copyLabelOf } from '../origins.js';
 import { enterByLink, enterByPreview, type Arrival, type Meeting } from './admission.js';
 import { notFoundPage, noticePage } from './html.js';
@@ -20,7 +24,7 @@ import { endVisit, recordBeat } from './visits.sql.js';
 
 const browserCookie = 'pp_browser';
 
-export type ViewerDeps = { config: Config; sql: Sql };
+export type ViewerDeps = { config: Config; sql: Sql; runner: RunnerClient; log: Logger };
 
 export function registerViewerRoutes(app: FastifyInstance, deps: ViewerDeps) {
   const { sql, config } = deps;
@@ -99,19 +103,47 @@ export function registerViewerRoutes(app: FastifyInstance, deps: ViewerDeps) {
     const manifest = standing.manifest ? (JSON.parse(standing.manifest) as { apps: { id: string; path: string }[] }) : null;
     const app0 = manifest?.apps.find((a) => a.id === (appId.success ? appId.data.app : ''));
     if (!app0) return reply.status(404).send({ error: 'not found' });
+    if (standing.kind === 'container') {
+      // The viewer's own copy: admitted, started and healthy before any grant to its origin.
+      const view = await deps.runner.enter(session.id, { workspaceId: session.workspaceId, projectId: session.projectId, buildId: standing.liveBuildId! }, 10_000);
+      if (view.state !== 'running') return { ...copyNotice(view), state: view.state };
+    }
     const label = standing.kind === 'container' ? copyLabelOf(standing.slug, session.id) : standing.slug;
     const grant = await mintGrant(sql, session.id, label);
     const origin = contentOriginOf(config, label);
-    return { state: 'ready', url: `${origin}/__pp/enter?g=${encodeURIComponent(grant)}&to=${encodeURIComponent(app0.path)}` };
+    return { state: 'ready', origin, url: `${origin}/__pp/enter?g=${encodeURIComponent(grant)}&to=${encodeURIComponent(app0.path)}` };
   });
 
-  const Beat = z.object({ time: z.record(z.string().max(80), z.number().min(0).max(86_400)).refine((t) => Object.keys(t).length <= 50) });
+  // Controls and story steps run on the viewer's own copy, in order, before the step shows. The
+  // shell names what to run; the calls themselves come from the live manifest, never the browser.
+  const Run = z.object({ reset: z.literal(true) }).or(z.object({ scenario: z.string().max(40) })).or(z.object({ step: z.string().max(40) }));
+  app.post('/room/:sessionId/run', async (req, reply) => {
+    const session = await shellSession(req, reply);
+    if (!session) return;
+    const standing = await sessionStanding(sql, session.id);
+    const parsed = Run.safeParse(req.body);
+    if (!standing?.manifest) return reply.status(404).send({ error: 'not found' });
+    if (!parsed.success) return reply.status(400).send({ error: 'invalid', issues: [{ path: 'body', message: 'name reset, a scenario or a step' }] });
+    const calls = storyCalls(JSON.parse(standing.manifest), parsed.data);
+    if (calls === null) return reply.status(404).send({ error: 'not found' });
+    if (!calls.length || standing.kind !== 'container') return { ok: true, outcomes: [] };
+    const { copy, outcomes } = await deps.runner.calls(session.id, calls);
+    return { ok: outcomes.every((o) => o.ok), outcomes, copy: copyNotice(copy) };
+  });
+
+  const Beat = z.object({
+    time: z.record(z.string().max(80), z.number().min(0).max(86_400)).refine((t) => Object.keys(t).length <= 50),
+    /** The viewer has a container copy open. */
+    copy: z.boolean().optional(),
+  });
   app.post('/room/:sessionId/beat', async (req, reply) => {
     const session = await shellSession(req, reply);
     if (!session) return;
     const parsed = Beat.safeParse(parseBeacon(req.body));
     if (!parsed.success) return reply.status(400).send({ error: 'invalid', issues: [{ path: 'time', message: 'expected seconds by app or page' }] });
     if (!session.preview) await recordBeat(sql, session, parsed.data.time);
+    // The shell's heartbeat is activity too: a viewer reading a page keeps their copy awake.
+    if (parsed.data.copy) deps.runner.activity(session.id).catch(() => {});
     return { ok: true };
   });
 
@@ -123,8 +155,26 @@ export function registerViewerRoutes(app: FastifyInstance, deps: ViewerDeps) {
       if (parsed.success) await recordBeat(sql, session, parsed.data.time);
       await endVisit(sql, (await sessionByToken(sql, session.id, tokenIn(req, session.id))) ?? session);
     }
+    if (parsed.success && parsed.data.copy) releaseLater(session.id);
     return { ok: true };
   });
+
+  /**
+   * A viewer who left hands their copy back, unless they are back within a few seconds (a
+   * reload leaves and enters at once, and should find their copy as they left it).
+   */
+  const releaseSeconds = 20;
+  function releaseLater(sessionId: string) {
+    setTimeout(async () => {
+      try {
+        const [row] = await sql<{ back: boolean }[]>`
+          select last_seen_at > now() - make_interval(secs => ${releaseSeconds}) as back from room_sessions where id = ${sessionId}`;
+        if (row && !row.back) await deps.runner.leave(sessionId);
+      } catch (err) {
+        deps.log.warn({ err, sessionId }, 'could not hand back a copy; the idle culler will');
+      }
+    }, releaseSeconds * 1000).unref();
+  }
 
   async function shellSession(req: FastifyRequest, reply: FastifyReply): Promise<RoomSessionRow | null> {
     const { sessionId } = req.params as { sessionId: string };

@@ -1,0 +1,139 @@
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { createProxyServer } from 'http-proxy-3';
+
+// The proxy from a viewer's copy origin to that viewer's own container copy (issue 6, item 6),
+// HTTP and WebSocket, over http-proxy-3. The room decides whose copy a request may reach (the
+// session's grant and cookie) and hands this helper the runner's target for it; the helper moves
+// bytes, reports activity (the runner's idle culler counts requests AND open WebSockets: counting
+// requests alone lets a quiet tab with a live socket be culled, sablier#576), and answers a copy
+// that does not answer with a plain 502 or 504 instead of hanging the viewer.
+
+export interface CopyTarget {
+  host: string;
+  port: number;
+  /** Who the copy belongs to, passed back in activity reports (the room's viewer session). */
+  sessionId?: string;
+}
+
+export type ActivityKind = 'http' | 'ws-open' | 'ws-message' | 'ws-open-tick';
+
+export interface CopyProxyOptions {
+  /** Called on every proxied request, WebSocket open, WebSocket traffic (at most every `wsMessageEveryMs` per socket) and every `wsTickMs` while one stays open. */
+  onActivity?: (target: CopyTarget, kind: ActivityKind) => void;
+  /**
+   * Called when the copy cannot be reached (refused, reset, timed out). Return true when the
+   * room answered the viewer itself (e.g. with the "paused while away" page); otherwise the
+   * helper answers 502 (not answering) or 504 (too slow), or closes the WebSocket.
+   */
+  onError?: (err: Error & { code?: string }, target: CopyTarget, out: http.ServerResponse | Duplex) => boolean | void;
+  /** Time the copy has to start answering a request (ms). Long enough for slow demo endpoints. */
+  proxyTimeoutMs?: number;
+  /** Time a viewer's idle request socket is kept (ms). */
+  idleSocketMs?: number;
+  wsTickMs?: number;
+  wsMessageEveryMs?: number;
+  /** Cookies (by name) never passed to the copy: the room's own cookie on the copy origin is not the demo's business. */
+  dropCookies?: string[];
+}
+
+export interface CopyProxy {
+  web(req: http.IncomingMessage, res: http.ServerResponse, target: CopyTarget): void;
+  ws(req: http.IncomingMessage, socket: Duplex, head: Buffer, target: CopyTarget): void;
+  /** WebSockets open now, to one copy (by host:port) or to all. */
+  openSockets(target?: CopyTarget): number;
+  /** Closes every open WebSocket and pooled connection (shutdown, or the copy went away). */
+  close(target?: CopyTarget): void;
+}
+
+const keyOf = (t: CopyTarget) => `${t.host}:${t.port}`;
+
+/** The Cookie header without the named cookies; undefined when nothing is left. */
+export function withoutCookies(header: string | undefined, names: string[]): string | undefined {
+  if (!header || !names.length) return header;
+  const kept = header.split(';').map((p) => p.trim()).filter((p) => p && !names.includes(p.slice(0, p.indexOf('=') < 0 ? p.length : p.indexOf('=')).trim()));
+  return kept.length ? kept.join('; ') : undefined;
+}
+
+export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
+  const proxyTimeout = opts.proxyTimeoutMs ?? 60_000;
+  const wsTick = opts.wsTickMs ?? 30_000;
+  const wsMessageEvery = opts.wsMessageEveryMs ?? 5_000;
+  const drop = opts.dropCookies ?? [];
+  // Keep-alive to each copy: most of a page's requests then reuse a warm connection.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 8, timeout: opts.idleSocketMs ?? 30_000 });
+  const proxy = createProxyServer({ agent, xfwd: true, proxyTimeout });
+  const sockets = new Map<string, Set<Duplex>>();
+
+  const stripCookies = (proxyReq: http.ClientRequest, req: http.IncomingMessage) => {
+    if (!drop.length) return;
+    const cookie = withoutCookies(req.headers.cookie, drop);
+    if (cookie === undefined) proxyReq.removeHeader('cookie');
+    else proxyReq.setHeader('cookie', cookie);
+  };
+  proxy.on('proxyReq', (proxyReq, req) => stripCookies(proxyReq, req));
+  proxy.on('proxyReqWs', (proxyReq, req) => stripCookies(proxyReq, req));
+  // Errors without a callback of their own (should not happen: every call passes one) must not crash the room.
+  proxy.on('error', () => {});
+
+  const failWeb = (res: http.ServerResponse, started: number, err: Error & { code?: string }, target: CopyTarget) => {
+    if (opts.onError?.(err, target, res)) return;
+    if (res.headersSent) return void res.destroy();
+    const slow = Date.now() - started >= proxyTimeout - 50;
+    res.writeHead(slow ? 504 : 502, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(slow ? 'The demo took too long to answer.\n' : 'The demo is not answering.\n');
+  };
+
+  return {
+    web(req, res, target) {
+      opts.onActivity?.(target, 'http');
+      const started = Date.now();
+      proxy.web(req, res, { target: { host: target.host, port: target.port, protocol: 'http:' } }, (err) => failWeb(res, started, err as Error & { code?: string }, target));
+    },
+
+    ws(req, socket, head, target) {
+      const key = keyOf(target);
+      const open = sockets.get(key) ?? new Set();
+      sockets.set(key, open);
+      open.add(socket);
+      opts.onActivity?.(target, 'ws-open');
+      let lastMessage = Date.now();
+      const onData = () => {
+        if (Date.now() - lastMessage < wsMessageEvery) return;
+        lastMessage = Date.now();
+        opts.onActivity?.(target, 'ws-message');
+      };
+      // An open socket is activity even when silent (a dashboard waiting for pushes).
+      const tick = setInterval(() => opts.onActivity?.(target, 'ws-open-tick'), wsTick);
+      tick.unref();
+      socket.on('data', onData);
+      socket.once('close', () => {
+        clearInterval(tick);
+        open.delete(socket);
+        if (!open.size) sockets.delete(key);
+      });
+      proxy.ws(req, socket, head, { target: { host: target.host, port: target.port, protocol: 'http:' } }, (err) => {
+        if (opts.onError?.(err as Error & { code?: string }, target, socket)) return;
+        if (!socket.destroyed) {
+          // Before the upgrade: an HTTP answer the browser can read; after it: just close.
+          if (!(socket as Socket).bytesWritten) socket.end('HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+          else socket.destroy();
+        }
+      });
+    },
+
+    openSockets(target) {
+      if (target) return sockets.get(keyOf(target))?.size ?? 0;
+      let n = 0;
+      for (const set of sockets.values()) n += set.size;
+      return n;
+    },
+
+    close(target) {
+      const keys = target ? [keyOf(target)] : [...sockets.keys()];
+      for (const key of keys) for (const s of sockets.get(key) ?? []) s.destroy();
+      if (!target) agent.destroy();
+    },
+  };
+}
