@@ -6,6 +6,7 @@ import { buildView } from './build-view.js';
 import { buildsOf } from './builds.sql.js';
 import { createBuild, makeLive } from './builds.service.js';
 import { receiveUpload, startUpload } from './uploads.service.js';
+import { roomRunnerClient } from '../../room/copies/room-runner.js';
 
 export const deployHandlers: Handlers = {
   startUpload: ({ deps, auth, params, body }) => startUpload(deps.sql, auth, params.projectId, body),
@@ -42,6 +43,9 @@ export const deployHandlers: Handlers = {
 
   makeLive: async ({ deps, auth, params }) => {
     const build = await makeLive(deps.sql, auth, params.projectId, params.buildId);
+    // A container build's image is loaded and its warm copies started before the first viewer
+    // waits on them. Best effort: the runner also finds live builds on its own timer.
+    if (build.kind === 'container') roomRunnerClient(deps.config).prepare(build.id).catch(() => {});
     return buildView(build, build.id);
   },
 };

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { demoBundle } from '../../runner/test-support/demo-bundle.js';
+import { startTestRunner, type TestRunner } from '../../runner/test-support/test-runner.js';
+import { launchChromium } from '../support/browser.js';
+import { startPlatform, type Platform } from '../support/platform.js';
+import { uniqueSlug } from '../support/refusal.js';
+
+// A container demo in a real browser: each viewer gets their own copy, reached through their own
+// copy origin, HTTP and WebSocket; scenario controls run on that copy only.
+
+let platform: Platform;
+let runner: TestRunner;
+let browser: Browser;
+beforeAll(async () => {
+  runner = await startTestRunner();
+  platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl } });
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await platform?.close();
+  await runner?.close();
+});
+
+const manifest = {
+  kind: 'container', name: 'Counter demo', health: '/healthz',
+  apps: [{ id: 'web', name: 'Counter', path: '/counter', device: 'laptop' }],
+  run: { start: ['node', 'server.js'] },
+  controls: { reset: 'DELETE /counter', scenarios: [{ id: 'add-five', label: 'Add five', call: 'POST /counter', body: { by: 5 } }] },
+  story: [{ id: 'start', title: 'Start', say: 'One is added first.', app: 'web', path: '/counter', run: ['POST /counter'] }],
+};
+
+async function deployContainer() {
+  const person = await platform.person({ plan: 'pro' });
+  const { client, token } = person;
+  const project = await client.call('createProject', { body: { slug: uniqueSlug('cr'), name: 'Counter demo' } });
+  const bytes = await demoBundle();
+  const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+  expect((await platform.fetch(putUrl, { method: 'PUT', token, body: bytes })).status).toBe(204);
+  const build = await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest as never } });
+  await client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
+  return { person, project };
+}
+
+async function enter(url: string, name: string): Promise<{ page: Page; frame: Frame }> {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(url);
+  await page.fill('#who-form input[name="name"]', name);
+  await page.click('#who-form button[type="submit"]');
+  const handle = await page.waitForSelector('iframe[data-app="web"][src]', { timeout: 30_000 });
+  const frame = (await handle.contentFrame())!;
+  await frame.waitForURL((u) => u.pathname === '/counter', { timeout: 30_000 });
+  return { page, frame };
+}
+
+const counterIn = async (frame: Frame) => JSON.parse((await frame.textContent('body'))!).counter as number;
+
+describe('a container room', () => {
+  it('gives each viewer their own copy on their own origin, with WebSockets and scenario controls', async () => {
+    const { person, project } = await deployContainer();
+    const a = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'A' } });
+    const b = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'B' } });
+    const viewerA = await enter(a.url, 'Ann');
+    const viewerB = await enter(b.url, 'Ben');
+
+    const hostA = new URL(viewerA.frame.url()).host;
+    const hostB = new URL(viewerB.frame.url()).host;
+    expect(hostA).toMatch(new RegExp(`^${project.slug}--v[0-9a-f]{12}\\.rooms\\.localhost:`));
+    expect(hostA).not.toBe(hostB);
+    // Each copy says who it is: two copies, each told its own PORT and HOST.
+    const whoA = await viewerA.frame.evaluate(() => fetch('/whoami').then((r) => r.json()));
+    const whoB = await viewerB.frame.evaluate(() => fetch('/whoami').then((r) => r.json()));
+    expect(whoA.copy).not.toBe(whoB.copy);
+    expect(whoA.port).toBeGreaterThan(0);
+    expect(typeof whoA.host).toBe('string');
+
+    // A WebSocket from the demo reaches its own copy and back.
+    const echoed = await viewerA.frame.evaluate(() => new Promise<string>((resolve, reject) => {
+      const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + '/socket');
+      ws.onopen = () => ws.send('hello copy');
+      ws.onmessage = (m) => { resolve(String(m.data)); ws.close(); };
+      ws.onerror = () => reject(new Error('websocket failed'));
+    }));
+    expect(echoed).toBe('hello copy');
+
+    // A scenario runs on the viewer's own copy, and nobody else's.
+    await viewerA.page.click('.controls summary');
+    await viewerA.page.click('[data-run="scenario"][data-id="add-five"]');
+    await viewerA.page.waitForSelector('.run-outcome:has-text("Done.")');
+    await viewerA.frame.waitForURL((u) => u.pathname === '/counter');
+    expect(await counterIn(viewerA.frame)).toBe(5);
+    await viewerB.frame.goto(new URL('/counter', viewerB.frame.url()).toString());
+    expect(await counterIn(viewerB.frame)).toBe(0);
+
+    // The story step's calls run before it shows.
+    await viewerB.page.click('#story-toggle');
+    await viewerB.page.waitForSelector('.step-calls li.ok');
+    await viewerB.frame.waitForURL((u) => u.pathname === '/counter');
+    expect(await counterIn(viewerB.frame)).toBe(1);
+
+    // Another viewer's cookie is no key to this copy: the origin answers nothing without its own.
+    const stranger = await (await browser.newContext()).newPage();
+    const answer = await stranger.goto(`http://${hostA}/counter`);
+    expect(answer!.status()).toBe(404);
+  });
+});
