@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { demoBundle } from '../../runner/test-support/demo-bundle.js';
+import { startTestRunner, type TestRunner } from '../../runner/test-support/test-runner.js';
+import { startPlatform, type Platform } from '../../test/support/platform.js';
+import { uniqueSlug } from '../../test/support/refusal.js';
+import { hit, shellData, type Jar } from '../../test/support/room.js';
+
+// What the room tells a viewer while their copy cannot run yet: high demand with their place,
+// then the copy once another viewer hands theirs back.
+
+let platform: Platform;
+let runner: TestRunner;
+beforeAll(async () => {
+  runner = await startTestRunner({ RUNNER_HOST_CAPACITY: '2' });
+  platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl } });
+});
+afterAll(async () => {
+  await platform?.close();
+  await runner?.close();
+});
+
+async function viewer(url: string) {
+  const jar: Jar = new Map();
+  const data = shellData((await hit(platform, new URL(url).pathname, { jar })).text);
+  await hit(platform, `/room/${data.sessionId}/hello`, { method: 'POST', jar, json: { name: 'V' } });
+  const grant = () => hit(platform, `/room/${data.sessionId}/grant`, { method: 'POST', jar, json: { app: 'web' } });
+  return { sessionId: data.sessionId as string, grant };
+}
+
+it('queues the third viewer beyond the host capacity with their place, and admits them when one leaves', async () => {
+  const person = await platform.person({ plan: 'pro' });
+  const project = await person.client.call('createProject', { body: { slug: uniqueSlug('q'), name: 'Queue' } });
+  const bytes = await demoBundle();
+  const { uploadId, putUrl } = await person.client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+  await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes });
+  const manifest = { kind: 'container', name: 'Queue', apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }], run: { start: ['node', 'server.js'] } };
+  const build = await person.client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest as never } });
+  await person.client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
+  const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Many' } });
+
+  const [a, b, c] = [await viewer(url), await viewer(url), await viewer(url)];
+  expect((await a.grant()).json.state).toBe('ready');
+  expect((await b.grant()).json.state).toBe('ready');
+  const waiting = (await c.grant()).json;
+  expect(waiting).toMatchObject({ state: 'queued', title: 'High demand', place: 1, waiting: true });
+  expect(waiting.url).toBeUndefined();
+
+  await runner.client.leave(a.sessionId);
+  const until = Date.now() + 30_000;
+  let answer = waiting;
+  while (answer.state !== 'ready' && Date.now() < until) answer = (await c.grant()).json;
+  expect(answer.state).toBe('ready');
+  expect(answer.url).toMatch(/\/__pp\/enter\?g=/);
+});
