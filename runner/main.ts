@@ -1,17 +1,35 @@
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../services/core/config.js';
+import { createSql } from '../services/core/db.js';
 import { createLogger } from '../services/core/log.js';
+import { createStorage } from '../services/core/storage.js';
 import { buildRunner, dockerFrom } from './app.js';
+import { DockerEngine } from './engine/docker-engine.js';
+import { runnerSettings } from './runner-context.js';
+import { runnerKey } from './runner-key.js';
+import { createRunnerService } from './runner-service.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'runner', level: config.LOG_LEVEL, pretty: config.NODE_ENV !== 'production' });
+const settings = runnerSettings(config);
 const docker = dockerFrom(config.DOCKER_HOST);
-const app = buildRunner({ docker, log });
+const sql = createSql(config.DATABASE_URL);
+const storage = createStorage(config);
+const engine = new DockerEngine(docker, { concurrency: settings.engineConcurrency });
+const service = createRunnerService({ sql, storage, engine, log, settings });
+
+// Reconcile before listening: copies a previous run left are adopted (or cleaned up) before the
+// room can ask about them.
+await service.start();
+const app = await buildRunner({ docker, log, service, key: runnerKey(config.APP_SECRET), opsToken: config.OPS_TOKEN });
 
 // Copies are left running on shutdown: the next runner adopts them by their labels.
-closeWithGrace({ delay: 10_000 }, async ({ err }) => {
+closeWithGrace({ delay: config.SHUTDOWN_SECONDS * 1000 }, async ({ err }) => {
   if (err) log.error({ err }, 'closing after an error');
   await app.close();
+  await service.close();
+  await sql.end({ timeout: 5 });
 });
 
 await app.listen({ port: config.RUNNER_PORT, host: '127.0.0.1' });
+log.info({ runnerId: settings.runnerId, port: config.RUNNER_PORT }, 'runner started');

@@ -4,6 +4,7 @@ import type { WorkerDeps } from './deps.js';
 import { bundle } from './bundle/bundle.job.js';
 import { sweep } from './sweep/sweep.job.js';
 import { unpack } from './unpack/unpack.job.js';
+import { usage } from './usage/usage.job.js';
 
 export type Processor = (deps: WorkerDeps, job: Job) => Promise<unknown>;
 
@@ -12,4 +13,5 @@ export const processors: Partial<Record<QueueName, Processor>> = {
   unpack,
   bundle,
   sweep,
+  usage,
 };

@@ -8,6 +8,7 @@ import { authHandlers } from './auth/auth.handlers.js';
 import type { Handlers } from './http/handler.js';
 import { platformHandlers } from './platform.handlers.js';
 import { workspaceHandlers } from './workspaces/workspaces.handlers.js';
+import { usageHandlers } from './usage/usage.handlers.js';
 
 /** Every handler of the api, by operation. A row of the route table missing here answers 503. */
 export const handlers: Handlers = {
@@ -19,5 +20,6 @@ export const handlers: Handlers = {
   ...deployHandlers,
   ...linkHandlers,
   ...roomHandlers,
+  ...usageHandlers,
   ...activityHandlers,
 };

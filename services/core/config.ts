@@ -24,6 +24,12 @@ const Env = z.object({
   /** BullMQ key prefix: lets tests and several platforms share one Redis. */
   QUEUE_PREFIX: z.string().regex(/^[a-z0-9-]+$/).default('rooms'),
   RUNNER_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  /** Port of the room when it runs as its own process (production); in development the api serves it. */
+  ROOM_PORT: z.coerce.number().int().min(0).max(65535).default(8083),
+  /** The workers' own small HTTP listener (/healthz, /readyz, /ops/metrics), on HOST. */
+  WORKERS_PORT: z.coerce.number().int().min(0).max(65535).default(8082),
+  /** How long a process may take on SIGTERM to finish its requests or jobs before it exits, in seconds. */
+  SHUTDOWN_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('Demo Rooms <rooms@localhost>'),
   /** Local data folder: the mail outbox in development. */
@@ -35,6 +41,43 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** How long a sign-in session (cookie or CLI token) lives, in days. */
   SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+
+  // --- The runner (runner/, docs/runner.md): one container copy per viewer session. ---
+  /** The runner's internal API as the room reaches it; default http://127.0.0.1:RUNNER_PORT. */
+  RUNNER_URL: z.url().optional(),
+  /** This runner's instance id, on every copy's labels: a restarted runner adopts only copies carrying it. Keep it stable per host; default the host name. */
+  RUNNER_ID: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and hyphens, at most 40').optional(),
+  /** Only these workspaces (comma-separated ids) are served, e.g. a dedicated host; unset serves all. */
+  RUNNER_WORKSPACES: z.string().optional(),
+  /** Copies this host runs at once (warm, starting, running and paused). */
+  RUNNER_HOST_CAPACITY: z.coerce.number().int().min(0).default(20),
+  /** Per copy: memory (MiB, no swap), CPU (cores), processes. */
+  RUNNER_COPY_MEMORY_MB: z.coerce.number().int().min(32).default(256),
+  RUNNER_COPY_CPUS: z.coerce.number().positive().max(64).default(0.5),
+  RUNNER_COPY_PIDS: z.coerce.number().int().min(16).default(128),
+  /** The PORT a copy is told to listen on (each copy has its own network, so all may share it). */
+  RUNNER_COPY_PORT: z.coerce.number().int().min(1024).max(65535).default(8080),
+  /** Time a copy has from start to answer its health path 200, in seconds. */
+  RUNNER_HEALTH_TIMEOUT_S: z.coerce.number().positive().default(30),
+  /** A viewer's copy without activity this long is paused; paused this long, removed (seconds). */
+  RUNNER_IDLE_PAUSE_S: z.coerce.number().positive().default(300),
+  RUNNER_IDLE_REMOVE_S: z.coerce.number().positive().default(1800),
+  /** No copy lives longer than this from its start (seconds). */
+  RUNNER_MAX_AGE_S: z.coerce.number().positive().default(4 * 3600),
+  /** Warm copies per live build at most; the plan's warmCopies up to this. 0 turns the pool off. */
+  RUNNER_WARM_MAX: z.coerce.number().int().min(0).default(2),
+  /** Reconcile engine, records and live builds every this many seconds (jittered). */
+  RUNNER_RECONCILE_S: z.coerce.number().positive().default(30),
+  /** Address pool for the copies' own networks, cut into /29s. */
+  RUNNER_SUBNETS: z.string().regex(/^\d+\.\d+\.\d+\.\d+\/(8|9|1\d|2[0-8])$/, 'an IPv4 CIDR, /8 to /28').default('10.213.0.0/16'),
+  /** The platform's monthly spend limit on demo containers (USD); unset means none. */
+  RUNNER_SPEND_LIMIT_USD: z.coerce.number().min(0).optional(),
+  /** What one container-hour costs the platform (USD), to weigh usage against the limit. */
+  RUNNER_COPY_HOUR_USD: z.coerce.number().min(0).default(0.01),
+  /** Firewall copies off the host's own ports (iptables; needs root): auto = when root and iptables exist. */
+  RUNNER_HOST_GUARD: z.enum(['auto', 'on', 'off']).default('auto'),
+  /** Engine calls in flight at once: the engine serialises much, and an unbounded burst only queues there. */
+  RUNNER_ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
 });
 
 export type Config = z.infer<typeof Env> & { publicUrl: string; contentOrigin: string };

@@ -1,0 +1,137 @@
+import { failedStarts } from '../../services/core/metrics.js';
+import { containerName, networkName } from '../engine/labels.js';
+import type { RunnerContext } from '../runner-context.js';
+import { probeHealth } from './health-probe.js';
+import { copyById, liveStates, transition, type CopyRow } from './copies.sql.js';
+
+// Stopping, pausing and resuming copies. Every path writes the record first and touches the
+// engine second: a runner that dies in between leaves a record that says what to do, and the
+// next reconcile does it (a container whose record ended is removed).
+
+/** Why a start was abandoned on purpose (not a failure): the viewer left, or the copy was given up. */
+export class Withdrawn extends Error {
+  constructor(readonly reason: string) {
+    super(`withdrawn: ${reason}`);
+    this.name = 'Withdrawn';
+  }
+}
+
+/** The copy's container exited (or was OOM-killed) while it was starting. */
+export class CopyExited extends Error {
+  constructor(readonly exitCode: number | null, readonly oom: boolean) {
+    super(oom ? 'the copy ran out of memory' : `the copy exited${exitCode === null ? '' : ` with code ${exitCode}`}`);
+    this.name = 'CopyExited';
+  }
+}
+
+/** Exit 137 is SIGKILL: with no stop asked for, that is the kernel's OOM killer (podman on cgroup v1 does not always say so). */
+export const looksOom = (exitCode: number | null, oomKilled: boolean) => oomKilled || exitCode === 137;
+
+export async function removeResources(ctx: RunnerContext, copyId: string): Promise<void> {
+  await ctx.engine.remove(containerName(copyId)).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'container not removed'));
+  await ctx.engine.removeNetwork(networkName(copyId)).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'network not removed'));
+}
+
+/** Ends a copy for `reason` (left, idle, max-age, …) and removes what it has in the engine. */
+export async function stopCopy(ctx: RunnerContext, copyId: string, reason: string, kind: 'stop' | 'fail' = 'stop'): Promise<CopyRow | null> {
+  ctx.stopping.add(copyId);
+  try {
+    ctx.starting.get(copyId)?.abort(new Withdrawn(reason));
+    const ended = await transition(ctx.sql, copyId, ['queued', ...liveStates], 'ended', {
+      set: { endReason: reason },
+      event: kind,
+      detail: reason,
+    });
+    await removeResources(ctx, copyId);
+    if (ended) {
+      ctx.waiters.wake(ended.sessionId);
+      if (ended.state === 'ended') ctx.kick();
+    }
+    return ended;
+  } finally {
+    ctx.stopping.delete(copyId);
+  }
+}
+
+/** Marks a copy that could not start as failed ("could not start"), counts it, and cleans up. */
+export async function failCopy(ctx: RunnerContext, copyId: string, why: string, message: string): Promise<void> {
+  const ended = await transition(ctx.sql, copyId, ['creating', 'starting', 'warm', 'running'], 'ended', {
+    set: { endReason: `failed:${why}` },
+    event: 'fail',
+    detail: message.slice(0, 500),
+  });
+  if (ended) failedStarts.inc();
+  await removeResources(ctx, copyId);
+  if (ended) {
+    ctx.waiters.wake(ended.sessionId);
+    const f = ctx.failures.get(ended.buildId) ?? { count: 0, until: 0 };
+    f.count++;
+    f.until = Date.now() + Math.min(30_000 * 2 ** (f.count - 1), 600_000);
+    ctx.failures.set(ended.buildId, f);
+    ctx.log.warn({ copyId, buildId: ended.buildId, why, message }, 'copy could not start');
+    ctx.kick();
+  }
+}
+
+export async function pauseCopy(ctx: RunnerContext, row: CopyRow): Promise<void> {
+  if (!row.containerId || ctx.stopping.has(row.id)) return;
+  try {
+    await ctx.engine.pause(row.containerId);
+  } catch (err) {
+    ctx.log.warn({ copyId: row.id, err: (err as Error).message }, 'pause failed; the copy is closed');
+    await stopCopy(ctx, row.id, 'vanished');
+    return;
+  }
+  const paused = await transition(ctx.sql, row.id, ['running'], 'paused', { now: ['pausedAt'], event: 'pause' });
+  // Activity may have raced the pause: a viewer came back in between, so the copy runs again.
+  if (!paused) await ctx.engine.unpause(row.containerId).catch(() => {});
+  else ctx.waiters.wake(row.sessionId);
+}
+
+const resuming = new Map<string, Promise<CopyRow | null>>();
+
+/**
+ * Wakes a paused copy: unpause, re-probe the health path, route again. Resolves with the running
+ * copy, or null when it could not be woken (it is then closed; the caller starts a fresh one).
+ * Concurrent calls for one copy share one resume.
+ */
+export function resumeCopy(ctx: RunnerContext, row: CopyRow): Promise<CopyRow | null> {
+  let p = resuming.get(row.id);
+  if (!p) {
+    p = (async () => {
+      const started = Date.now();
+      try {
+        if (!row.containerId || !row.host || !row.port) throw new Error('no container recorded');
+        await ctx.engine.unpause(row.containerId);
+        const run = await ctx.runs(row.buildId);
+        await probeHealth(`http://${row.host}:${row.port}${run.health}`, { deadline: Date.now() + ctx.settings.resumeTimeoutMs });
+        const resumed = await transition(ctx.sql, row.id, ['paused'], 'running', { now: ['activeAt'], event: 'resume' });
+        ctx.log.info({ copyId: row.id, ms: Date.now() - started }, 'copy resumed');
+        ctx.waiters.wake(row.sessionId);
+        return resumed ?? (await copyById(ctx.sql, row.id));
+      } catch (err) {
+        ctx.log.warn({ copyId: row.id, err: (err as Error).message }, 'copy could not be resumed; closing it');
+        await stopCopy(ctx, row.id, 'vanished');
+        return null;
+      }
+    })().finally(() => resuming.delete(row.id));
+    resuming.set(row.id, p);
+  }
+  return p;
+}
+
+/** The engine says a copy's container died. Starting: fail fast. Otherwise the copy is closed. */
+export async function onCopyExit(ctx: RunnerContext, e: { copyId: string; exitCode: number | null; oom: boolean }): Promise<void> {
+  if (ctx.stopping.has(e.copyId)) return;
+  const start = ctx.starting.get(e.copyId);
+  if (start) {
+    start.abort(new CopyExited(e.exitCode, looksOom(e.exitCode, e.oom)));
+    return;
+  }
+  const row = await copyById(ctx.sql, e.copyId);
+  if (!row || row.state === 'ended' || row.runnerId !== ctx.settings.runnerId) return;
+  const reason = looksOom(e.exitCode, e.oom) ? 'oom' : 'exited';
+  if (row.state === 'creating' || row.state === 'starting') await failCopy(ctx, row.id, reason, new CopyExited(e.exitCode, reason === 'oom').message);
+  else await stopCopy(ctx, row.id, reason);
+}
+

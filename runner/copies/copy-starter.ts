@@ -1,0 +1,123 @@
+import { coldStart } from '../../services/core/metrics.js';
+import { EngineError } from '../engine/docker-engine.js';
+import { labelsOf, networkName } from '../engine/labels.js';
+import { ImageMissing } from '../images/image-store.js';
+import type { RunnerContext } from '../runner-context.js';
+import { ProbeTimeout, probeHealth } from './health-probe.js';
+import { insertEvent, transition, type CopyRow } from './copies.sql.js';
+import { CopyExited, Withdrawn, failCopy, looksOom, removeResources } from './copy-control.js';
+
+// Starting one copy, phase by phase (load, network, create, start, healthy), each timed. The
+// record exists before the engine is asked (admission wrote it), the container id is recorded
+// before the container starts, and any failure ends the record and removes what was made:
+// "could not start" never leaves a container behind. A start can be withdrawn at any point (the
+// viewer left): the AbortController in ctx.starting reaches every wait.
+
+export interface StartOptions {
+  /** When the viewer asked, in this process's clock: the cold-start clock (ms since the epoch). */
+  askedAt?: number;
+  /** Adopt a start a previous runner process left half-done: the container exists and runs. */
+  adoptContainer?: string;
+}
+
+function classify(err: unknown): { why: string; message: string } {
+  if (err instanceof CopyExited) return { why: err.oom ? 'oom' : 'exited', message: err.message };
+  if (err instanceof ProbeTimeout) return { why: 'health', message: err.message };
+  if (err instanceof ImageMissing) return { why: 'image', message: err.message };
+  if (err instanceof EngineError) return { why: 'engine', message: err.message };
+  return { why: 'engine', message: (err as Error)?.message ?? String(err) };
+}
+
+export async function startCopy(ctx: RunnerContext, row: CopyRow, opts: StartOptions = {}): Promise<void> {
+  const ac = new AbortController();
+  ctx.starting.set(row.id, ac);
+  const t0 = opts.askedAt ?? Date.now();
+  const phases: Record<string, number> = {};
+  let last = t0;
+  const mark = (name: string) => {
+    const now = Date.now();
+    phases[name] = now - last;
+    last = now;
+  };
+  const network = networkName(row.id);
+  try {
+    const run = await ctx.runs(row.buildId);
+    let containerId = opts.adoptContainer;
+    if (!containerId) {
+      const image = await ctx.images.ensure(row.buildId);
+      mark('load');
+      ac.signal.throwIfAborted();
+      const labels = labelsOf({ copyId: row.id, buildId: row.buildId, projectId: row.projectId, workspaceId: row.workspaceId, runnerId: row.runnerId });
+      await ctx.engine.createNetwork(row.id, labels, ctx.settings.subnets);
+      mark('network');
+      ac.signal.throwIfAborted();
+      const spec = { ...labelsOfSpec(row), image, start: run.start, env: run.env, network, ...ctx.settings.copy };
+      try {
+        containerId = await ctx.engine.createContainer(spec);
+      } catch (err) {
+        // The engine lost the image since it was loaded (removed by hand, or by a sweep): once more.
+        if (!(err instanceof EngineError && /image/i.test(err.message))) throw err;
+        ctx.images.forget(row.buildId);
+        containerId = await ctx.engine.createContainer({ ...spec, image: await ctx.images.ensure(row.buildId) });
+      }
+      mark('create');
+      // Recorded before it starts: from here a crash leaves a record naming the container.
+      const recorded = await transition(ctx.sql, row.id, ['creating'], 'starting', { set: { containerId } });
+      if (!recorded) throw new Withdrawn('ended while creating');
+      ac.signal.throwIfAborted();
+      await ctx.engine.start(containerId);
+      await transition(ctx.sql, row.id, ['starting'], 'starting', { now: ['startedAt'], event: 'start' });
+      mark('start');
+    }
+    const state = await ctx.engine.inspect(containerId, network);
+    if (!state || state.status === 'exited') throw new CopyExited(state?.exitCode ?? null, looksOom(state?.exitCode ?? null, state?.oomKilled ?? false));
+    if (!state.address) throw new EngineError('the copy has no address on its network');
+    const port = ctx.settings.copy.port;
+    await probeHealth(`http://${state.address}:${port}${run.health}`, {
+      deadline: Date.now() + ctx.settings.healthTimeoutMs,
+      signal: ac.signal,
+      // Events tell of an exit within milliseconds; this covers an event stream that is down.
+      check: async () => {
+        const s = await ctx.engine.inspect(containerId!, network);
+        if (!s || s.status === 'exited') throw new CopyExited(s?.exitCode ?? null, looksOom(s?.exitCode ?? null, s?.oomKilled ?? false));
+      },
+    });
+    mark('healthy');
+    const coldStartMs = Date.now() - t0;
+    const ready = await markReady(ctx, row, { host: state.address, port, coldStartMs, phases });
+    if (!ready) throw new Withdrawn('ended while starting');
+    if (row.origin === 'viewer' && !opts.adoptContainer) coldStart.observe(coldStartMs / 1000);
+    ctx.failures.delete(row.buildId);
+    ctx.waiters.wake(ready.sessionId);
+    ctx.log.info({ copyId: row.id, buildId: row.buildId, origin: row.origin, coldStartMs, phases }, 'copy ready');
+  } catch (err) {
+    const reason = ac.signal.aborted ? ac.signal.reason : err;
+    if (reason instanceof Withdrawn) {
+      await removeResources(ctx, row.id);
+      return;
+    }
+    const { why, message } = classify(reason);
+    await failCopy(ctx, row.id, why, message);
+  } finally {
+    ctx.starting.delete(row.id);
+  }
+}
+
+const labelsOfSpec = (row: CopyRow) => ({ copyId: row.id, buildId: row.buildId, projectId: row.projectId, workspaceId: row.workspaceId, runnerId: row.runnerId });
+
+/** Healthy: the viewer's copy runs, or a warm copy joins the pool (whichever it is by now: a viewer may have claimed it while it started). */
+async function markReady(ctx: RunnerContext, row: CopyRow, r: { host: string; port: number; coldStartMs: number; phases: Record<string, number> }): Promise<CopyRow | null> {
+  return ctx.sql.begin(async (tx) => {
+    const [ready] = await tx<CopyRow[]>`
+      update runner_copies set
+        state = case when session_id is null then 'warm' else 'running' end, seq = seq + 1,
+        host = ${r.host}, port = ${r.port}, ready_at = clock_timestamp(), active_at = clock_timestamp(),
+        cold_start_ms = ${r.coldStartMs}, phases = ${tx.json(r.phases)}
+      where id = ${row.id} and state = 'starting'
+      returning *`;
+    if (!ready) return null;
+    // Only a copy a viewer waited for has a cold start the viewer saw.
+    await insertEvent(tx, ready, 'ready', { coldStartMs: row.origin === 'viewer' ? r.coldStartMs : null });
+    return ready;
+  }) as Promise<CopyRow | null>;
+}

@@ -1,0 +1,34 @@
+import type { Db } from '../../services/core/db.js';
+import type { CopyView } from '../api.schema.js';
+import { copyById, placeOf, type CopyRow } from './copies.sql.js';
+
+/** What the room is told of a copy record (api.schema.ts CopyView). */
+export async function viewOf(db: Db, row: CopyRow | null): Promise<CopyView> {
+  if (!row) return { state: 'gone', copyId: null, version: 'none' };
+  const version = (extra = '') => `${row.id}:${row.seq}${extra}`;
+  switch (row.state) {
+    case 'queued': {
+      const place = await placeOf(db, row);
+      // Let in (or gone) between the two reads: answer what it is now.
+      if (place === 0) return viewOf(db, await copyById(db, row.id));
+      return { state: 'queued', copyId: row.id, place, queuedSince: row.askedAt.toISOString(), version: version(`:${place}`) };
+    }
+    case 'creating':
+    case 'starting':
+    case 'warm':
+      return { state: 'starting', copyId: row.id, version: version() };
+    case 'running':
+      return { state: 'running', copyId: row.id, target: { host: row.host!, port: row.port! }, version: version() };
+    case 'paused':
+      return { state: 'paused', copyId: row.id, version: version() };
+    case 'ended': {
+      const failed = row.endReason?.startsWith('failed:');
+      return {
+        state: failed ? 'failed' : 'gone',
+        copyId: row.id,
+        detail: failed ? row.endReason!.slice('failed:'.length) : (row.endReason ?? undefined),
+        version: version(),
+      };
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { copyCreateOptions, type CopySpec } from './copy-spec.js';
+
+const spec: CopySpec = {
+  copyId: '11111111-2222-3333-4444-555555555555', buildId: 'b', projectId: 'p', workspaceId: 'w', runnerId: 'r',
+  image: 'sha256:abc', start: ['node', 'server.js'], env: { MOCK_MODE: 'demo', PORT: '1', HOST: '1.2.3.4' },
+  network: 'rc-net', port: 8080, memoryMb: 256, cpus: 0.5, pids: 128,
+};
+
+describe('copy create options', () => {
+  it('hardens every copy whatever the build asks', () => {
+    const o = copyCreateOptions(spec);
+    expect(o.User).toBe('1000:1000');
+    expect(o.WorkingDir).toBe('/app');
+    expect(o.HostConfig).toMatchObject({
+      NetworkMode: 'rc-net', Init: true, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'],
+      Memory: 256 * 2 ** 20, MemorySwap: 256 * 2 ** 20, NanoCpus: 5e8, PidsLimit: 128, ReadonlyRootfs: true,
+      RestartPolicy: { Name: 'no' },
+    });
+    expect(o.HostConfig?.Privileged).toBeUndefined();
+    expect(o.HostConfig?.Binds).toBeUndefined();
+    expect(o.HostConfig?.PortBindings).toBeUndefined();
+    expect(o.StopTimeout).toBeLessThanOrEqual(5);
+  });
+
+  it("sets PORT and HOST itself: run.env cannot move the copy off the port it is probed on", () => {
+    const env = copyCreateOptions(spec).Env!;
+    expect(env).toContain('PORT=8080');
+    expect(env).toContain('HOST=0.0.0.0');
+    expect(env).toContain('MOCK_MODE=demo');
+    expect(env.filter((e) => e.startsWith('PORT='))).toHaveLength(1);
+  });
+
+  it("labels the copy, uses run.start as the command, and the image's own without it", () => {
+    const o = copyCreateOptions(spec);
+    expect(o.Labels).toEqual({ 'rooms.copy': spec.copyId, 'rooms.build': 'b', 'rooms.project': 'p', 'rooms.workspace': 'w', 'rooms.runner': 'r' });
+    expect(o.Cmd).toEqual(['node', 'server.js']);
+    expect(o.name).toBe(`rc-${spec.copyId}`);
+    expect(copyCreateOptions({ ...spec, start: null }).Cmd).toBeUndefined();
+  });
+});

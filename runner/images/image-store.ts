@@ -1,0 +1,105 @@
+import { createGunzip } from 'node:zlib';
+import { uploadKey } from '../../services/api/deploy/uploads.sql.js';
+import type { Sql } from '../../services/core/db.js';
+import type { Logger } from '../../services/core/log.js';
+import type { Storage } from '../../services/core/storage.js';
+import type { DockerEngine } from '../engine/docker-engine.js';
+import { buildIdOfTag, RECENT_BUILD_DAYS, tagsToRemove, type TaggedImage } from './image-rule.js';
+import { retagArchive } from './retag-archive.js';
+
+// Images of container builds. A build's bundle is streamed from the object store into the engine
+// (gunzip → retag → POST /images/load) and tagged by its build id when the build goes live,
+// before any viewer waits on it. Concurrent asks for one build share one load (single flight).
+// Copies are created from the image id, never the tag.
+
+export class ImageMissing extends Error {}
+
+export interface ImageStore {
+  /** The image id of the build, loading it first when the engine lacks it. */
+  ensure(buildId: string): Promise<string>;
+  /** Whether the engine holds the build's image now (no load). */
+  has(buildId: string): Promise<boolean>;
+  /** Drops what is remembered of the build's image (the engine lost it): the next ensure looks again. */
+  forget(buildId: string): void;
+  /** Builds whose image this store loaded or found (tests remove their tags afterwards). */
+  loaded(): string[];
+  /** Removes build images no live, recent or running build needs (images/image-rule.ts). Returns the tags removed. */
+  collect(): Promise<string[]>;
+}
+
+/** The tag of a build's image: the only name `collect` ever removes (images/image-rule.ts). */
+export const imageTagOf = (buildId: string) => `localhost/build-${buildId}:latest`;
+
+export function createImageStore(deps: { sql: Sql; storage: Storage; engine: DockerEngine; log: Logger }): ImageStore {
+  const inFlight = new Map<string, Promise<string>>();
+  const known = new Map<string, string>();
+  const tagOf = imageTagOf;
+
+  async function load(buildId: string): Promise<string> {
+    const existing = await deps.engine.imageId(tagOf(buildId));
+    if (existing) return existing;
+    const [build] = await deps.sql<{ uploadId: string; kind: string }[]>`select upload_id, kind from builds where id = ${buildId}`;
+    if (!build || build.kind !== 'container') throw new ImageMissing(`build ${buildId} is not a container build`);
+    const object = await deps.storage.get(uploadKey(build.uploadId));
+    if (!object) throw new ImageMissing(`the bundle of build ${buildId} is gone from storage`);
+    const started = Date.now();
+    const gunzip = createGunzip();
+    gunzip.on('error', (err) => object.body.destroy(err));
+    await deps.engine.loadImage(retagArchive(object.body.pipe(gunzip), tagOf(buildId)));
+    const id = await deps.engine.imageId(tagOf(buildId));
+    if (!id) throw new ImageMissing(`the engine did not keep the image of build ${buildId}`);
+    deps.log.info({ buildId, ms: Date.now() - started, bytes: object.size }, 'image loaded');
+    return id;
+  }
+
+  return {
+    ensure(buildId) {
+      const cached = known.get(buildId);
+      if (cached) return Promise.resolve(cached);
+      let p = inFlight.get(buildId);
+      if (!p) {
+        p = load(buildId)
+          .then((id) => {
+            known.set(buildId, id);
+            return id;
+          })
+          .finally(() => inFlight.delete(buildId));
+        inFlight.set(buildId, p);
+      }
+      return p;
+    },
+    loaded() {
+      return [...known.keys()];
+    },
+    forget(buildId) {
+      known.delete(buildId);
+    },
+    async has(buildId) {
+      return Boolean(known.get(buildId) ?? (await deps.engine.imageId(tagOf(buildId))));
+    },
+    async collect() {
+      const images: TaggedImage[] = (await deps.engine.listImages()).flatMap((image) =>
+        image.tags.flatMap((tag) => {
+          const buildId = buildIdOfTag(tag);
+          return buildId ? [{ tag, buildId, created: image.created }] : [];
+        }),
+      );
+      if (!images.length) return [];
+      const ids = [...new Set(images.map((i) => i.buildId))];
+      const rows = await deps.sql<{ id: string; keep: boolean }[]>`
+        select b.id,
+          b.created_at > now() - make_interval(days => ${RECENT_BUILD_DAYS})
+          or exists (select 1 from projects p where p.live_build_id = b.id and p.deleted_at is null)
+          or exists (select 1 from runner_copies c where c.build_id = b.id and c.state <> 'ended') as keep
+        from builds b where b.id = any(${ids}::uuid[])`;
+      const removed: string[] = [];
+      for (const tag of tagsToRemove(images, new Map(rows.map((r) => [r.id, { keep: r.keep }])))) {
+        // By tag: an image that carries other names too only loses this one.
+        if (await deps.engine.removeImage(tag)) removed.push(tag);
+        known.delete(buildIdOfTag(tag)!);
+      }
+      if (removed.length) deps.log.info({ removed }, 'unused build images removed');
+      return removed;
+    },
+  };
+}

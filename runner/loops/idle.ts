@@ -1,0 +1,43 @@
+import type { RunnerContext } from '../runner-context.js';
+import { pauseCopy, stopCopy } from '../copies/copy-control.js';
+import type { CopyRow } from '../copies/copies.sql.js';
+import { createLimit } from '../limit.js';
+
+// Two idle tiers and a maximum age (JupyterHub's culler, mybinder's max age, Fly's suspend):
+//   a viewer's copy without activity for RUNNER_IDLE_PAUSE_S is paused ("paused while away"),
+//   paused for RUNNER_IDLE_REMOVE_S it is removed, and no copy lives past RUNNER_MAX_AGE_S.
+// Warm copies are not viewers' and never pause; one older than half the maximum age is replaced,
+// so a viewer who takes it still has a useful life ahead. Activity is written by the room (proxied
+// requests, open WebSockets, the shell's heartbeat), so the culler reads one column. Copies still
+// starting are never touched. At most 4 engine actions run at once: a culler must not flood.
+
+const limit = createLimit(4);
+
+export async function cullIdle(ctx: RunnerContext): Promise<{ paused: number; removed: number }> {
+  const s = ctx.settings;
+  const rows = await ctx.sql<(CopyRow & { action: 'pause' | 'idle' | 'max-age' | 'recycled' })[]>`
+    select *, case
+        when started_at < now() - make_interval(secs => ${s.maxAgeMs / 1000}) then 'max-age'
+        when state = 'warm' and started_at < now() - make_interval(secs => ${s.maxAgeMs / 2000}) then 'recycled'
+        when state = 'paused' and paused_at < now() - make_interval(secs => ${s.idleRemoveMs / 1000}) then 'idle'
+        when state = 'running' and active_at < now() - make_interval(secs => ${s.idlePauseMs / 1000}) then 'pause'
+      end as action
+    from runner_copies
+    where runner_id = ${s.runnerId} and state in ('warm', 'running', 'paused')`;
+  let paused = 0;
+  let removed = 0;
+  await Promise.all(
+    rows.filter((r) => r.action && !ctx.stopping.has(r.id)).map((r) =>
+      limit(async () => {
+        if (r.action === 'pause') {
+          await pauseCopy(ctx, r);
+          paused++;
+        } else {
+          await stopCopy(ctx, r.id, r.action);
+          removed++;
+        }
+      }),
+    ),
+  );
+  return { paused, removed };
+}

@@ -1,0 +1,118 @@
+import { copies as copiesGauge } from '../../services/core/metrics.js';
+import { LABEL } from '../engine/labels.js';
+import type { RunnerContext } from '../runner-context.js';
+import { countsByState, liveCopiesOf, transition, type CopyRow } from '../copies/copies.sql.js';
+import { failCopy, looksOom, removeResources, stopCopy } from '../copies/copy-control.js';
+import { startCopy } from '../copies/copy-starter.js';
+
+// Engine, records and routes agree after this (JupyterHub's init_spawners, tmpnb's heartbeat):
+//   a container of this runner that no live record knows (or whose record ended) is removed;
+//   a record whose container vanished is closed ("vanished"), or failed if it never got going;
+//   a running container whose record is live is adopted: records are the whole state, so a
+//     restarted runner needs nothing else to serve it, pause it or remove it later;
+//   a start a dead runner left half-done is carried on (probe, then ready) if its container runs;
+//   a record that says paused while the container runs (or the reverse) is set right, with the
+//     usage event it missed;
+//   networks of this runner with no live copy are removed;
+//   queued viewers the room stopped asking about are let go.
+// Only things carrying this runner's id are looked at. Copies this process is starting or stopping
+// right now are left to the code doing it.
+
+export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } = {}): Promise<{ adopted: number; removed: number; closed: number }> {
+  const s = ctx.settings;
+  // Containers first, records second: a record is always written before its container, so every
+  // container listed here already has its record in what is read next.
+  const containers = await ctx.engine.containersOf(s.runnerId);
+  const rows = await liveCopiesOf(ctx.sql, s.runnerId);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const busy = (id: string) => ctx.starting.has(id) || ctx.stopping.has(id);
+  const withContainer = new Set<string>();
+  let adopted = 0;
+  let removed = 0;
+  let closed = 0;
+
+  for (const c of containers) {
+    const copyId = c.labels[LABEL.copy];
+    if (copyId && busy(copyId)) {
+      withContainer.add(copyId);
+      continue;
+    }
+    const row = copyId ? byId.get(copyId) : undefined;
+    if (!row || row.state === 'queued') {
+      await ctx.engine.remove(c.id);
+      if (copyId) await removeResources(ctx, copyId);
+      removed++;
+      continue;
+    }
+    withContainer.add(row.id);
+    if (c.status === 'exited' || c.status === 'other') {
+      const state = await ctx.engine.inspect(c.id);
+      const oom = looksOom(state?.exitCode ?? null, state?.oomKilled ?? false);
+      if (row.readyAt) await stopCopy(ctx, row.id, oom ? 'oom' : 'exited');
+      else await failCopy(ctx, row.id, oom ? 'oom' : 'exited', 'the copy exited while the runner was away');
+      closed++;
+      continue;
+    }
+    if (c.status === 'created') {
+      // Made but never started by a runner that died: nothing to adopt.
+      await failCopy(ctx, row.id, 'interrupted', 'the runner stopped while starting the copy');
+      closed++;
+      continue;
+    }
+    adopted++;
+    if (row.state === 'creating' || row.state === 'starting') {
+      await adoptStart(ctx, row, c.id);
+    } else if (c.status === 'running' && row.state === 'paused') {
+      await transition(ctx.sql, row.id, ['paused'], 'running', { set: { containerId: c.id }, now: ['activeAt'], event: 'resume', detail: 'reconciled' });
+    } else if (c.status === 'paused' && (row.state === 'running' || row.state === 'warm')) {
+      if (row.state === 'warm') await ctx.engine.unpause(c.id).catch(() => {});
+      else await transition(ctx.sql, row.id, ['running'], 'paused', { now: ['pausedAt'], event: 'pause', detail: 'reconciled' });
+    }
+  }
+
+  // A record admitted a moment ago may not have reached its starter yet; at start-up nothing of
+  // this process is in flight, so every such record is one a dead runner left.
+  const settling = (r: CopyRow) => !opts.initial && r.state === 'creating' && Date.now() - (r.admittedAt ?? r.askedAt).getTime() < 30_000;
+  for (const row of rows) {
+    if (row.state === 'queued' || withContainer.has(row.id) || busy(row.id) || settling(row)) continue;
+    if (row.state === 'creating' || row.state === 'starting') await failCopy(ctx, row.id, 'interrupted', 'the runner stopped while starting the copy');
+    else await stopCopy(ctx, row.id, 'vanished');
+    closed++;
+  }
+
+  // Networks left by a copy removed while its runner was down, or by a failed network create.
+  const live = new Set((await liveCopiesOf(ctx.sql, s.runnerId)).map((r) => r.id));
+  for (const net of await ctx.engine.networksOf(s.runnerId)) {
+    const copyId = net.labels[LABEL.copy];
+    if (copyId && !live.has(copyId) && !busy(copyId)) await ctx.engine.removeNetwork(net.name).catch(() => {});
+  }
+
+  const abandoned = await ctx.sql<{ id: string; sessionId: string }[]>`
+    update runner_copies set state = 'ended', seq = seq + 1, end_reason = 'abandoned', ended_at = clock_timestamp()
+    where runner_id = ${s.runnerId} and state = 'queued' and seen_at < now() - make_interval(secs => ${s.abandonMs / 1000})
+    returning id, session_id`;
+  if (abandoned.length) ctx.waiters.wakeAll();
+
+  await updateGauges(ctx);
+  if (removed || closed) ctx.log.info({ adopted, removed, closed }, 'reconciled');
+  return { adopted, removed, closed };
+}
+
+/** A start left half-done by a runner that died: the container runs, so probe it and carry on. */
+async function adoptStart(ctx: RunnerContext, row: CopyRow, containerId: string) {
+  const recorded = row.state === 'creating'
+    ? await transition(ctx.sql, row.id, ['creating'], 'starting', { set: { containerId } })
+    : row;
+  if (!recorded) return;
+  if (!recorded.startedAt) await transition(ctx.sql, row.id, ['starting'], 'starting', { now: ['startedAt'], event: 'start', detail: 'reconciled' });
+  void startCopy(ctx, { ...recorded, state: 'starting' }, { adoptContainer: containerId });
+}
+
+export async function updateGauges(ctx: RunnerContext): Promise<void> {
+  const n = await countsByState(ctx.sql, ctx.settings.runnerId);
+  copiesGauge.set({ state: 'starting' }, (n.creating ?? 0) + (n.starting ?? 0));
+  copiesGauge.set({ state: 'running' }, n.running ?? 0);
+  copiesGauge.set({ state: 'warm' }, n.warm ?? 0);
+  copiesGauge.set({ state: 'paused' }, n.paused ?? 0);
+  copiesGauge.set({ state: 'held_back' }, n.queued ?? 0);
+}

@@ -1,0 +1,80 @@
+import { hostname } from 'node:os';
+import type { Config } from '../services/core/config.js';
+import type { Sql } from '../services/core/db.js';
+import type { Logger } from '../services/core/log.js';
+import type { HostScope } from './copies/admission.js';
+import type { Waiters } from './copies/session-waiters.js';
+import type { BuildRuns } from './build-runs.js';
+import type { DockerEngine } from './engine/docker-engine.js';
+import type { ImageStore } from './images/image-store.js';
+
+/** The runner's settings, in the units the code uses, read from the platform config. */
+export interface RunnerSettings {
+  runnerId: string;
+  hostCapacity: number;
+  copy: { memoryMb: number; cpus: number; pids: number; port: number };
+  healthTimeoutMs: number;
+  /** Resume re-probes the health path this long at most before giving up on the copy. */
+  resumeTimeoutMs: number;
+  idlePauseMs: number;
+  idleRemoveMs: number;
+  maxAgeMs: number;
+  warmMax: number;
+  reconcileMs: number;
+  subnets: string;
+  spendLimitUsd: number | null;
+  copyHourUsd: number;
+  hostGuard: 'auto' | 'on' | 'off';
+  engineConcurrency: number;
+  /** Served workspaces; null serves all. */
+  workspaces: string[] | null;
+  /** A queued viewer the room stopped asking about this long ago is let go. */
+  abandonMs: number;
+  /** A session whose copy could not start is answered so for this long unless it asks to retry. */
+  failHoldMs: number;
+  callTimeoutMs: number;
+}
+
+export function runnerSettings(c: Config): RunnerSettings {
+  return {
+    runnerId: c.RUNNER_ID ?? (hostname().toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^-+/, '').slice(0, 40) || 'runner'),
+    hostCapacity: c.RUNNER_HOST_CAPACITY,
+    copy: { memoryMb: c.RUNNER_COPY_MEMORY_MB, cpus: c.RUNNER_COPY_CPUS, pids: c.RUNNER_COPY_PIDS, port: c.RUNNER_COPY_PORT },
+    healthTimeoutMs: c.RUNNER_HEALTH_TIMEOUT_S * 1000,
+    resumeTimeoutMs: 5_000,
+    idlePauseMs: c.RUNNER_IDLE_PAUSE_S * 1000,
+    idleRemoveMs: c.RUNNER_IDLE_REMOVE_S * 1000,
+    maxAgeMs: c.RUNNER_MAX_AGE_S * 1000,
+    warmMax: c.RUNNER_WARM_MAX,
+    reconcileMs: c.RUNNER_RECONCILE_S * 1000,
+    subnets: c.RUNNER_SUBNETS,
+    spendLimitUsd: c.RUNNER_SPEND_LIMIT_USD ?? null,
+    copyHourUsd: c.RUNNER_COPY_HOUR_USD,
+    hostGuard: c.RUNNER_HOST_GUARD,
+    engineConcurrency: c.RUNNER_ENGINE_CONCURRENCY,
+    workspaces: c.RUNNER_WORKSPACES ? c.RUNNER_WORKSPACES.split(',').map((s) => s.trim()).filter(Boolean) : null,
+    abandonMs: 120_000,
+    failHoldMs: 30_000,
+    callTimeoutMs: 10_000,
+  };
+}
+
+/** What every part of the runner shares: connections, settings, and the copies in hand in this process. */
+export interface RunnerContext {
+  sql: Sql;
+  engine: DockerEngine;
+  images: ImageStore;
+  runs: BuildRuns;
+  log: Logger;
+  settings: RunnerSettings;
+  host: HostScope;
+  waiters: Waiters;
+  /** Copies this process is starting: aborting one stops its start (viewer left, or it exited). */
+  starting: Map<string, AbortController>;
+  /** Copies this process is stopping: their engine events are expected, not news. */
+  stopping: Set<string>;
+  /** Asks for admissions of waiting viewers and a warm-pool top-up soon (a slot may have freed). */
+  kick(): void;
+  /** Start failures per build, so the warm pool backs off a build that keeps failing. */
+  failures: Map<string, { count: number; until: number }>;
+}

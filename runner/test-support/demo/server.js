@@ -1,0 +1,62 @@
+// The runner tests' demo: says which PORT, HOST and copy it is, keeps a counter (controls and
+// story calls), tries connections on request (isolation tests), and echoes WebSocket frames.
+const http = require('node:http');
+const net = require('node:net');
+const crypto = require('node:crypto');
+
+const port = Number(process.env.PORT || 3000);
+const host = process.env.HOST || '0.0.0.0';
+let counter = 0;
+
+const json = (res, status, body) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url, 'http://copy');
+  if (url.pathname === '/probe') {
+    // /probe?to=host:port → whether a TCP connection from inside the copy gets through.
+    const to = url.searchParams.get('to') || '';
+    const at = to.lastIndexOf(':');
+    const socket = net.connect({ host: to.slice(0, at), port: Number(to.slice(at + 1)) });
+    let done = false;
+    const finish = (result) => {
+      if (done) return;
+      done = true;
+      socket.destroy();
+      json(res, 200, { to, result });
+    };
+    socket.setTimeout(1500, () => finish('timeout'));
+    socket.on('connect', () => finish('connected'));
+    socket.on('error', (e) => finish(e.code || e.message));
+    return;
+  }
+  if (url.pathname === '/counter') {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      if (req.method === 'DELETE') counter = 0;
+      if (req.method === 'POST') counter += body ? Number(JSON.parse(body).by || 1) : 1;
+      json(res, 200, { counter });
+    });
+    return;
+  }
+  if (url.pathname === '/broken') return json(res, 500, { error: 'broken on purpose' });
+  json(res, 200, { path: url.pathname, port, host, copy: process.env.HOSTNAME || null, mode: process.env.MOCK_MODE || null, uid: process.getuid() });
+});
+
+// A minimal WebSocket echo (small text frames): enough to see frames cross the proxy.
+server.on('upgrade', (req, socket) => {
+  const accept = crypto.createHash('sha1').update(req.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11').digest('base64');
+  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+  socket.on('data', (frame) => {
+    const len = frame[1] & 0x7f;
+    if ((frame[0] & 0x0f) === 8 || len > 125) return socket.end();
+    const mask = frame.subarray(2, 6);
+    const text = Buffer.from(frame.subarray(6, 6 + len).map((b, i) => b ^ mask[i % 4]));
+    socket.write(Buffer.concat([Buffer.from([0x81, text.length]), text]));
+  });
+});
+
+server.listen(port, host);

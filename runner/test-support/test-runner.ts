@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadConfig } from '../../services/core/config.js';
+import { createSql, type Sql } from '../../services/core/db.js';
+import { createLogger } from '../../services/core/log.js';
+import { createStorage, type Storage } from '../../services/core/storage.js';
+import { testEnv } from '../../test/support/services.js';
+import { buildRunner, dockerFrom } from '../app.js';
+import { createRunnerClient, type CopyView, type RunnerClient } from '../client.js';
+import { DockerEngine } from '../engine/docker-engine.js';
+import { LABEL } from '../engine/labels.js';
+import { imageTagOf } from '../images/image-store.js';
+import { runnerSettings, type RunnerSettings } from '../runner-context.js';
+import { runnerKey } from '../runner-key.js';
+import { createRunnerService, type RunnerService } from '../runner-service.js';
+
+// A real runner for tests: the real database, object store and engine, its own instance id (so
+// it adopts and removes only its own containers), its HTTP API on a loopback port, and a client.
+
+export interface TestRunner {
+  runnerId: string;
+  env: Record<string, string>;
+  settings: RunnerSettings;
+  sql: Sql;
+  storage: Storage;
+  engine: DockerEngine;
+  service: RunnerService;
+  client: RunnerClient;
+  baseUrl: string;
+  /** Waits until the session's copy is in one of `states` (polling the API), and returns it. */
+  until(sessionId: string, states: CopyView['state'][], timeoutMs?: number): Promise<CopyView>;
+  /** Containers in the engine carrying this runner's id. */
+  containers(): Promise<{ id: string; status: string; labels: Record<string, string> }[]>;
+  /** Stops loops and listener but leaves copies (as a killed runner would). */
+  stop(): Promise<void>;
+  /** Removes everything this runner made, then stops. */
+  close(): Promise<void>;
+}
+
+export function testRunnerEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...(testEnv() as unknown as Record<string, string>),
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    RUNNER_ID: `t-${randomUUID().slice(0, 8)}`,
+    RUNNER_WARM_MAX: '0',
+    RUNNER_HEALTH_TIMEOUT_S: '10',
+    ...overrides,
+  };
+}
+
+export async function startTestRunner(overrides: Record<string, string> = {}, opts: { env?: Record<string, string> } = {}): Promise<TestRunner> {
+  const env = opts.env ?? testRunnerEnv(overrides);
+  const config = loadConfig(env);
+  const settings = runnerSettings(config);
+  const log = createLogger({ name: 'runner-test', level: config.LOG_LEVEL });
+  const sql = createSql(config.DATABASE_URL, { max: 6 });
+  const storage = createStorage(config);
+  const docker = dockerFrom(config.DOCKER_HOST);
+  const engine = new DockerEngine(docker, { concurrency: settings.engineConcurrency });
+  const service = createRunnerService({ sql, storage, engine, log, settings });
+  await service.start();
+  const app = await buildRunner({ docker, log, service, key: runnerKey(config.APP_SECRET) });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const client = createRunnerClient({ baseUrl, appSecret: config.APP_SECRET });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await app.close();
+    await service.close();
+  };
+  return {
+    runnerId: settings.runnerId,
+    env,
+    settings,
+    sql,
+    storage,
+    engine,
+    service,
+    client,
+    baseUrl,
+    async until(sessionId, states, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      let v = await client.copy(sessionId);
+      while (!states.includes(v.state)) {
+        if (Date.now() > deadline) throw new Error(`copy of ${sessionId} stayed ${v.state} (${v.detail ?? ''}), wanted ${states.join('/')}`);
+        v = await client.copy(sessionId, { seen: v.version, waitMs: Math.min(5_000, deadline - Date.now()) });
+      }
+      return v;
+    },
+    async containers() {
+      const list = await docker.listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.runner}=${settings.runnerId}`] }) });
+      return list.map((c) => ({ id: c.Id, status: c.State, labels: c.Labels }));
+    },
+    stop,
+    async close() {
+      await service.drain().catch(() => {});
+      // The tags of the builds this runner loaded (same bytes, one image: only the names go).
+      for (const buildId of service.ctx.images.loaded()) await engine.removeImage(imageTagOf(buildId)).catch(() => {});
+      await stop();
+      await sql.end({ timeout: 2 });
+    },
+  };
+}
+
+/** Polls `check` until it returns something truthy. */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(everyMs);
+  }
+}
