@@ -31,5 +31,5 @@ closeWithGrace({ delay: config.SHUTDOWN_SECONDS * 1000 }, async ({ err }) => {
   await sql.end({ timeout: 5 });
 });
 
-await app.listen({ port: config.RUNNER_PORT, host: '127.0.0.1' });
+await app.listen({ port: config.RUNNER_PORT, host: config.HOST });
 log.info({ runnerId: settings.runnerId, port: config.RUNNER_PORT }, 'runner started');

@@ -2,6 +2,7 @@ import { Worker } from 'bullmq';
 import { createRedis, queueNames, type QueueName } from '../services/core/queues.js';
 import type { WorkerDeps } from './deps.js';
 import { processors, type Processor } from './processors.js';
+import { jobDuration } from '../services/core/metrics.js';
 
 export interface WorkersApp {
   workers: Worker[];
@@ -25,7 +26,7 @@ export function buildWorkers(deps: WorkerDeps, opts: WorkerOptions = {}): Worker
   const connection = createRedis(deps.config.REDIS_URL);
   const workers = wanted.map((name) => {
     const process = processors[name] as Processor;
-    const w = new Worker(name, (job) => process(deps, job), {
+    const w = new Worker(name, (job) => timed(name, () => process(deps, job)), {
       connection,
       prefix: deps.config.QUEUE_PREFIX,
       concurrency: opts.concurrency ?? 2,
@@ -46,4 +47,21 @@ export function buildWorkers(deps: WorkerDeps, opts: WorkerOptions = {}): Worker
       connection.disconnect();
     },
   };
+}
+
+/**
+ * queue_job_duration_seconds by outcome: `done`, `refused` (the job answered a refusal on the
+ * merits, `{ok: false}`, which BullMQ counts as completed) or `failed` (it threw, and may be retried).
+ */
+async function timed<T>(queue: QueueName, run: () => Promise<T>): Promise<T> {
+  const end = jobDuration.startTimer({ queue });
+  try {
+    const result = await run();
+    const refused = typeof result === 'object' && result !== null && (result as { ok?: unknown }).ok === false;
+    end({ outcome: refused ? 'refused' : 'done' });
+    return result;
+  } catch (err) {
+    end({ outcome: 'failed' });
+    throw err;
+  }
 }

@@ -4,8 +4,11 @@ import { createSql } from '../services/core/db.js';
 import { createLogger } from '../services/core/log.js';
 import { createQueues, type QueueName } from '../services/core/queues.js';
 import { createStorage } from '../services/core/storage.js';
+import { buildOpsServer } from '../services/ops/http/ops-server.js';
+import { platformChecks } from '../services/ops/http/readiness.js';
 import { buildWorkers } from './app.js';
 import { processors } from './processors.js';
+import { usageSchedule } from './usage/usage.job.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'workers', level: config.LOG_LEVEL, pretty: config.NODE_ENV !== 'production' });
@@ -15,14 +18,33 @@ const queues = createQueues(config);
 
 const ready = Object.keys(processors) as QueueName[];
 const workers = buildWorkers({ config, sql, storage, log }, { queues: ready });
-// The sweep runs hourly; upserting the scheduler is idempotent across restarts and replicas.
-await queues.get('sweep').upsertJobScheduler('hourly-sweep', { every: 60 * 60 * 1000 }, { name: 'sweep' });
-log.info({ queues: ready }, 'workers started');
+const ops = await buildOpsServer({ log, service: 'demo-rooms-workers', token: config.OPS_TOKEN, queues, ready: platformChecks({ sql, storage, queues }) });
 
-closeWithGrace({ delay: 60_000 }, async ({ err, signal }) => {
+// On SIGTERM: take no new jobs and finish those in hand within SHUTDOWN_SECONDS. A job still
+// running then is handed back when the process exits: its lock lapses and another worker retakes
+// it (every job is idempotent). The listener stays up until the jobs are done, so the metrics of
+// a draining process can still be read. After an uncaught error (see services/api/main.ts) the
+// wait is a few seconds at most, and the process exits 1 for its supervisor to start a fresh one.
+closeWithGrace({ delay: config.SHUTDOWN_SECONDS * 1000 }, async ({ err, signal }) => {
   if (err) log.error({ err }, 'closing after an error');
-  else log.info({ signal }, 'closing: finishing jobs in hand');
-  await workers.close();
+  else log.info({ signal, deadlineSeconds: config.SHUTDOWN_SECONDS }, 'closing: finishing jobs in hand');
+  const finishing = workers.close();
+  if (err) await Promise.race([finishing, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  else await finishing;
+  await ops.close();
   await queues.close();
-  await sql.end({ timeout: 5 });
+  await sql.end({ timeout: err ? 1 : 5 });
 });
+
+// The sweep runs hourly; upserting the scheduler is idempotent across restarts and replicas.
+await queues.get('sweep').upsertJobScheduler('hourly-sweep', { every: 60 * 60 * 1000 }, {
+  name: 'sweep',
+  opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } },
+});
+// The month's container usage is rolled up for billing on the same kind of schedule.
+await queues.get('usage').upsertJobScheduler(usageSchedule.id, { every: usageSchedule.every }, {
+  name: usageSchedule.name,
+  opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } },
+});
+await ops.listen({ port: config.WORKERS_PORT, host: config.HOST });
+log.info({ queues: ready, port: config.WORKERS_PORT }, 'workers started');

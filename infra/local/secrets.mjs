@@ -1,7 +1,7 @@
 // APP_SECRET and OPS_TOKEN: from the environment, else kept in files under the data dir so
 // sessions and tokens survive restarts. Values are never printed.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { logger } from './lib.mjs';
 
@@ -16,6 +16,7 @@ export function ensureSecrets(dataDir, log = logger('secrets')) {
       secrets[name] = process.env[name];
       log(`${name} from the environment`);
     } else if (existsSync(where)) {
+      chmodSync(where, 0o600); // a copied or restored file may have come with looser rights
       secrets[name] = readFileSync(where, 'utf8').trim();
     } else {
       secrets[name] = randomBytes(32).toString('hex');

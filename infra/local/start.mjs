@@ -20,8 +20,9 @@ async function main() {
   const dataDir = path.resolve(repoRoot, process.env.DATA_DIR ?? '.data');
   const port = Number(process.env.PORT ?? 8080);
   const runnerPort = Number(process.env.RUNNER_PORT ?? 8081);
+  const workersPort = Number(process.env.WORKERS_PORT ?? 8082);
   await claimDataDir(dataDir, 'start'); // first: a killed run may have left our api on PORT
-  for (const [name, value] of [['PORT', port], ['RUNNER_PORT', runnerPort]]) {
+  for (const [name, value] of [['PORT', port], ['RUNNER_PORT', runnerPort], ['WORKERS_PORT', workersPort]]) {
     if (!Number.isInteger(value) || value < 1 || value > 65535) throw new Error(`${name} must be a port number`);
     if (!(await canListen(value))) throw new Error(`${name} ${value} is taken (another npm start?); set ${name} to a free port`);
   }
@@ -39,12 +40,13 @@ async function main() {
     PORT: String(port),
     PUBLIC_URL: process.env.PUBLIC_URL ?? `http://127.0.0.1:${port}`,
     RUNNER_PORT: String(runnerPort),
+    WORKERS_PORT: String(workersPort),
     DATA_DIR: dataDir,
     CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? containersConf,
     // The AWS SDK warns at every start that it will need Node 22 from 2027; package.json says 20.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ?? 'true',
   };
-  printEnv(env, ['DATABASE_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'DOCKER_HOST', 'SMTP_URL', 'PUBLIC_URL', 'RUNNER_PORT', 'DATA_DIR']);
+  printEnv(env, ['DATABASE_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'DOCKER_HOST', 'SMTP_URL', 'PUBLIC_URL', 'RUNNER_PORT', 'WORKERS_PORT', 'DATA_DIR']);
   if (!env.SMTP_URL) log(`no SMTP_URL: mail goes to the log and ${path.join(dataDir, 'outbox')}/`);
 
   await ensureBaseImage(env.DOCKER_HOST);
@@ -85,12 +87,15 @@ async function shutdown(code, reason) {
   }
   stopping = true;
   stoppingSince = Date.now();
+  // Each process finishes its requests or jobs within SHUTDOWN_SECONDS (30 by default), then
+  // cuts what is left; the launcher waits that long and a little more before it kills.
+  const patienceMs = (Number(process.env.SHUTDOWN_SECONDS ?? 30) + 15) * 1000;
   log(reason);
   // The platform first, while the components it closes connections to are still up.
   await Promise.all(
     children.map(async ({ name, child }) => {
-      const how = await terminate(child.pid, { group: true, timeoutMs: 10_000 });
-      if (how === 'killed') log(`${name} ignored SIGTERM for 10s and was killed`);
+      const how = await terminate(child.pid, { group: true, timeoutMs: patienceMs });
+      if (how === 'killed') log(`${name} did not stop within ${seconds(patienceMs)} of SIGTERM and was killed`);
     }),
   );
   await components?.stop();

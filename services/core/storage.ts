@@ -39,7 +39,8 @@ export function createStorage(config: Pick<Config, 'S3_ENDPOINT' | 'S3_BUCKET' |
     async put(key, body, opts = {}) {
       // With a known size a single streamed PUT holds nothing in memory; S3 takes up to 5 GB so.
       if (opts.size !== undefined) {
-        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: opts.contentType, ContentLength: opts.size }));
+        const broken = body instanceof Readable ? abortWhenBroken(body) : undefined;
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: opts.contentType, ContentLength: opts.size }), { abortSignal: broken?.signal });
         return;
       }
       // Upload switches to multipart above 5 MiB, keeping at most queueSize parts in memory.
@@ -94,6 +95,20 @@ export function createStorage(config: Pick<Config, 'S3_ENDPOINT' | 'S3_BUCKET' |
       return keys.length;
     },
   };
+}
+
+/**
+ * The SDK only pipes a streamed body into its request: when the body fails or closes before its
+ * end (an uploader who went away, a PUT the api cut at its shutdown deadline), the request would
+ * wait for the rest of the declared length for ever. This aborts it instead, so the write fails.
+ */
+function abortWhenBroken(body: Readable): AbortController {
+  const controller = new AbortController();
+  body.once('error', (err) => controller.abort(err));
+  body.once('close', () => {
+    if (!body.readableEnded) controller.abort(new Error('the body closed before its end'));
+  });
+  return controller;
 }
 
 function isMissing(err: unknown): boolean {

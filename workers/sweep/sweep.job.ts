@@ -1,18 +1,25 @@
 import type { Job } from 'bullmq';
 import type { WorkerDeps } from '../deps.js';
+import { sweepDeletedProjects } from './deleted-projects.sweep.js';
+import { sweepExpiredSecrets } from './expired-secrets.sweep.js';
+import { sweepUnfinishedUploads } from './unfinished-uploads.sweep.js';
 
 /**
- * Removes what can no longer be used: spent or expired sign-in links and device codes, and
- * sessions that ended or expired more than 30 days ago (kept that long so the sessions list can
- * show recent ones). Idempotent: running twice deletes nothing more.
+ * sweep (hourly, scheduled by workers/main.ts): removes what can no longer be used. Every step is
+ * idempotent, so a sweep that is retried, or runs twice at once, removes nothing more.
+ *
+ * Unused images in the container engines are not swept here: images live on each container
+ * host, and only the runner talks to the engine, so each runner collects its own host's images
+ * (runner/images/image-store.ts `collect`; the rule is in the README's operations section).
  */
 export async function sweep(deps: WorkerDeps, job?: Job) {
-  const { sql } = deps;
-  const links = await sql`delete from email_sign_ins where expires_at < now() - interval '1 day' or used_at < now() - interval '1 day'`;
-  const devices = await sql`delete from device_logins where expires_at < now() - interval '1 day'`;
-  const sessions = await sql`delete from sessions where coalesce(ended_at, expires_at) < now() - interval '30 days'`;
-  const counts = { signInLinks: links.count, deviceLogins: devices.count, sessions: sessions.count };
+  const secrets = await sweepExpiredSecrets(deps.sql);
+  await job?.updateProgress(30);
+  const unfinishedUploads = await sweepUnfinishedUploads(deps.sql, deps.storage);
+  await job?.updateProgress(60);
+  const purged = await sweepDeletedProjects(deps.sql, deps.storage);
   await job?.updateProgress(100);
+  const counts = { ...secrets, unfinishedUploads, purgedProjects: purged.projects, purgedObjects: purged.objects };
   deps.log.info(counts, 'sweep done');
   return counts;
 }

@@ -1,4 +1,4 @@
-import { Transform, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Sql } from '../../core/db.js';
 import { Refusal, refused } from '../../core/errors.js';
 import { planLimit } from '../../core/plans.js';
@@ -45,7 +45,11 @@ export async function receiveUpload(sql: Sql, storage: Storage, workspaceId: str
     },
   });
   try {
-    await storage.put(uploadKey(upload.id), body.pipe(counter), { size: declared, contentType: 'application/octet-stream' });
+    // pipeline, not pipe: a PUT that breaks off (the client goes away, or the api cuts it at its
+    // shutdown deadline) must fail the store's write, or it would wait for the rest forever and
+    // the upload would stay `receiving`.
+    pipeline(body, counter, () => {});
+    await storage.put(uploadKey(upload.id), counter, { size: declared, contentType: 'application/octet-stream' });
     // Measured again on storage (spec 3): what the store holds must be exactly what was declared.
     const stored = await storage.head(uploadKey(upload.id));
     if (seen !== declared || stored?.size !== declared) throw refused(422, 'size', `received ${stored?.size ?? seen} bytes, declared ${declared}`);

@@ -1,0 +1,35 @@
+import type { Sql } from '../../services/core/db.js';
+import type { Storage } from '../../services/core/storage.js';
+import { uploadKey } from '../../services/api/deploy/uploads.sql.js';
+
+/** An upload whose bytes have not arrived this many hours after it was declared is dropped. */
+export const unfinishedUploadHours = 24;
+
+/**
+ * Uploads declared and never received, with whatever bytes a broken-off PUT left in the store.
+ * One stuck in `receiving` (its api died mid-PUT and could not put it back) gets another 24 hours,
+ * so a PUT that began just before the deadline is never cut off while its bytes still flow.
+ *
+ * Each batch holds its rows locked (FOR UPDATE) while their bytes are deleted: a PUT starting
+ * meanwhile waits on the lock, then finds the upload gone (422) instead of filling a deleted
+ * upload. Bytes go before rows, so a sweep that dies halfway leaves rows for the next one.
+ */
+export async function sweepUnfinishedUploads(sql: Sql, storage: Storage, batch = 100): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const n = await sql.begin(async (tx) => {
+      const rows = await tx<{ id: string }[]>`
+        select id from uploads
+        where (state = 'declared' and created_at < now() - make_interval(hours => ${unfinishedUploadHours}))
+           or (state = 'receiving' and created_at < now() - make_interval(hours => ${2 * unfinishedUploadHours}))
+        order by created_at
+        limit ${batch}
+        for update skip locked`;
+      for (const { id } of rows) await storage.deletePrefix(uploadKey(id));
+      if (rows.length) await tx`delete from uploads where id in ${tx(rows.map((r) => r.id))}`;
+      return rows.length;
+    });
+    removed += n;
+    if (n < batch) return removed;
+  }
+}
