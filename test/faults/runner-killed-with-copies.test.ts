@@ -3,16 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../services/core/config.js';
-import { createSql, type Sql } from '../services/core/db.js';
-import { createStorage } from '../services/core/storage.js';
-import { dockerFrom } from './app.js';
-import { createRunnerClient, type CopyView, type RunnerClient } from './client.js';
-import { LABEL } from './engine/labels.js';
-import { imageTagOf } from './images/image-store.js';
-import { demoBundle } from './test-support/demo-bundle.js';
-import { seedContainerBuild, seedWorkspace, type Seeded } from './test-support/seed.js';
-import { eventually, startTestRunner, testRunnerEnv } from './test-support/test-runner.js';
+import { loadConfig } from '../../services/core/config.js';
+import { createSql, type Sql } from '../../services/core/db.js';
+import { createStorage } from '../../services/core/storage.js';
+import { dockerFrom } from '../../runner/app.js';
+import { createRunnerClient, type CopyView, type RunnerClient } from '../../runner/client.js';
+import { LABEL } from '../../runner/engine/labels.js';
+import { imageTagOf } from '../../runner/images/image-store.js';
+import { demoBundle } from '../../runner/test-support/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace, type Seeded } from '../../runner/test-support/seed.js';
+import { eventually, startTestRunner, testRunnerEnv } from '../../runner/test-support/test-runner.js';
 
 // The runner as its own process, killed with SIGKILL while copies run, and started again with the
 // same instance id: it adopts every copy by its labels, closes records whose container vanished
