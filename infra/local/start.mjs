@@ -54,14 +54,8 @@ async function main() {
 
   for (const spec of PROCESSES) {
     const file = mainFile(spec, log);
-    if (!file) continue;
-    const child = spawnTsx(spec.name, file, env);
-    children.push({ name: spec.name, child });
-    child.on('exit', (code, signal) => {
-      if (!stopping) shutdown(1, `${spec.name} exited unexpectedly (${describe({ code, signal })}); stopping everything`);
-    });
+    if (file) supervise(spec.name, file, env);
   }
-  components.recordProcesses(Object.fromEntries(children.map(({ name, child }) => [name, child.pid])));
 
   if (!children.some(({ name }) => name === 'api')) {
     log('the api is not started, so there is nothing to be ready; components stay up until Ctrl-C');
@@ -75,6 +69,33 @@ async function main() {
   });
   log(`up in ${seconds(Date.now() - began)}`);
   process.stdout.write(`ready http://127.0.0.1:${port}\n`);
+}
+
+/**
+ * Runs one of the platform's processes and starts it again when it dies, as compose or Kubernetes
+ * would (a process exits 1 on purpose after some faults, e.g. a Postgres restart: see README,
+ * Faults). Backs off 1, 2, 4… up to 30 s; five crashes within a minute stop everything instead.
+ */
+function supervise(name, file, env) {
+  const crashes = [];
+  const start = () => {
+    const child = spawnTsx(name, file, env);
+    const entry = children.find((c) => c.name === name);
+    if (entry) entry.child = child;
+    else children.push({ name, child });
+    components.recordProcesses(Object.fromEntries(children.map((c) => [c.name, c.child.pid])));
+    child.on('exit', (code, signal) => {
+      if (stopping) return;
+      const now = Date.now();
+      crashes.push(now);
+      while (crashes.length && now - crashes[0] > 60_000) crashes.shift();
+      if (crashes.length >= 5) return void shutdown(1, `${name} exited ${crashes.length} times in a minute (last: ${describe({ code, signal })}); stopping everything`);
+      const wait = Math.min(30_000, 1000 * 2 ** (crashes.length - 1));
+      log(`${name} exited unexpectedly (${describe({ code, signal })}); starting it again in ${seconds(wait)}`);
+      setTimeout(() => { if (!stopping) start(); }, wait).unref();
+    });
+  };
+  start();
 }
 
 async function shutdown(code, reason) {
