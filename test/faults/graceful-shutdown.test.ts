@@ -109,20 +109,26 @@ describe('the api on SIGTERM', () => {
   });
 });
 
+/** A static deploy of `fileCount` files whose unpack has begun; createBuild still waiting. */
+async function deployUnderway(baseUrl: string, fileCount: number) {
+  const { files, bytes } = await siteArchive(fileCount);
+  const person = await builder(sql, baseUrl);
+  const p = await person.client.call('createProject', { body: { slug: `w-${crypto.randomUUID().slice(0, 12)}`, name: 'Workers' } });
+  const uploadId = await uploadBytes(baseUrl, person.token, person.client, p.id, bytes);
+  const building = person.client.call('createBuild', { params: { projectId: p.id }, body: { uploadId, manifest: staticManifest() } });
+  building.catch(() => {});
+  await waitFor('the unpack to be under way', async () => {
+    const [active] = await queues.get('unpack').getJobs(['active']);
+    return ((active?.progress as { files?: number } | undefined)?.files ?? 0) > 0;
+  }, 60_000, 25);
+  return { files, uploadId, building, person, p };
+}
+
 describe('the workers on SIGTERM', () => {
   it('finish the job in hand, then exit 0: the build is made once', { timeout: 180_000 }, async () => {
     const api = track(await startApi(services));
     const workers = track(await startWorkers(services));
-    const { files, bytes } = await siteArchive(1500);
-    const person = await builder(sql, api.baseUrl);
-    const p = await person.client.call('createProject', { body: { slug: `w-${crypto.randomUUID().slice(0, 12)}`, name: 'Workers' } });
-    const uploadId = await uploadBytes(api.baseUrl, person.token, person.client, p.id, bytes);
-    const building = person.client.call('createBuild', { params: { projectId: p.id }, body: { uploadId, manifest: staticManifest() } });
-    building.catch(() => {});
-    await waitFor('the unpack to be under way', async () => {
-      const [active] = await queues.get('unpack').getJobs(['active']);
-      return ((active?.progress as { files?: number } | undefined)?.files ?? 0) > 0;
-    }, 60_000, 25);
+    const { files, uploadId, building } = await deployUnderway(api.baseUrl, 1500);
 
     workers.child.kill('SIGTERM');
     expect(await workers.exited).toEqual({ code: 0, signal: null });
@@ -134,16 +140,7 @@ describe('the workers on SIGTERM', () => {
   it('hand back a job still running at the deadline: another worker makes the build, once', { timeout: 360_000 }, async () => {
     const api = track(await startApi(services));
     const first = track(await startWorkers(services, { SHUTDOWN_SECONDS: '1' }));
-    const { files, bytes } = await siteArchive(3000);
-    const person = await builder(sql, api.baseUrl);
-    const p = await person.client.call('createProject', { body: { slug: `h-${crypto.randomUUID().slice(0, 12)}`, name: 'Hand back' } });
-    const uploadId = await uploadBytes(api.baseUrl, person.token, person.client, p.id, bytes);
-    const building = person.client.call('createBuild', { params: { projectId: p.id }, body: { uploadId, manifest: staticManifest() } });
-    building.catch(() => {});
-    await waitFor('the unpack to be under way', async () => {
-      const [active] = await queues.get('unpack').getJobs(['active']);
-      return ((active?.progress as { files?: number } | undefined)?.files ?? 0) > 0;
-    }, 60_000, 25);
+    const { files, uploadId, building, person, p } = await deployUnderway(api.baseUrl, 3000);
 
     first.child.kill('SIGTERM');
     await first.exited;

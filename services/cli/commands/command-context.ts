@@ -1,0 +1,7 @@
+import type { Command } from 'commander';
+import { CliContext, type GlobalOptions } from '../context.js';
+
+/** The context of a command from its own options and the program's global ones. */
+export function contextOf(command: Command): CliContext {
+  return new CliContext(command.optsWithGlobals<GlobalOptions>());
+}

@@ -1,0 +1,42 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { Refusal } from '../refusal.js';
+import { contextOf } from './command-context.js';
+
+interface Options {
+  project?: string;
+  note?: string;
+  live: boolean;
+  healthTimeout?: number;
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a number of seconds above 0');
+  return n;
+}
+
+/** How long the rehearsal waits for a copy's health path, by default: the runner's (RUNNER_HEALTH_TIMEOUT_S). */
+const DEFAULT_HEALTH_SECONDS = 30;
+
+export function deployCommand(): Command {
+  return new Command('deploy')
+    .description('check, scan, build, rehearse, pack and upload the project; prints the room address')
+    .argument('[dir]', 'the project folder (where pitch.json is)', '.')
+    .option('--project <slug>', "the project to deploy to (default: the one this folder deployed to, else made from the manifest's name)")
+    .option('--note <text>', 'a note kept with the build (at most 200 characters)')
+    .option('--no-live', 'upload the build without making it live')
+    .option('--health-timeout <seconds>', `container: how long the local copy may take to answer its health path (default: PITCH_HEALTH_TIMEOUT, else ${DEFAULT_HEALTH_SECONDS})`, seconds)
+    .action(async (dir: string, options: Options, command: Command) => {
+      const ctx = contextOf(command);
+      const fromEnv = ctx.env.PITCH_HEALTH_TIMEOUT ? Number(ctx.env.PITCH_HEALTH_TIMEOUT) : undefined;
+      if (fromEnv !== undefined && !(fromEnv > 0)) throw new Refusal(`PITCH_HEALTH_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(ctx.env.PITCH_HEALTH_TIMEOUT)}`);
+      // Loaded when used: the scanner, packer and engine client are most of the tool's code.
+      const { deploy } = await import('../deploy/deploy-flow.js');
+      await deploy(ctx, dir, {
+        project: options.project,
+        note: options.note,
+        live: options.live,
+        healthTimeoutMs: (options.healthTimeout ?? fromEnv ?? DEFAULT_HEALTH_SECONDS) * 1000,
+      });
+    });
+}

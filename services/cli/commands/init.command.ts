@@ -1,0 +1,73 @@
+import { access, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { Command, Option } from 'commander';
+import { checkManifest, MANIFEST_SCHEMA_PATH } from '../../contract/manifest/index.js';
+import type { CliContext } from '../context.js';
+import { MANIFEST_FILE, problemsRefusal } from '../project/read-manifest.js';
+import { Refusal } from '../refusal.js';
+import { contextOf } from './command-context.js';
+
+interface Options {
+  kind?: 'static' | 'container';
+  name?: string;
+  output?: string;
+  force?: boolean;
+}
+
+export function initCommand(): Command {
+  return new Command('init')
+    .description('write a starter pitch.json, asking for the kind and name unless given')
+    .argument('[dir]', 'the project folder', '.')
+    .addOption(new Option('--kind <kind>', 'static (a folder of files) or container (a server)').choices(['static', 'container']))
+    .option('--name <name>', "the demo's name; the project's address is made from it")
+    .option('--output <folder>', 'static: the folder the build writes, with index.html in it')
+    .option('--force', 'overwrite an existing pitch.json')
+    .action(async (dir: string, options: Options, command: Command) => init(contextOf(command), dir, options));
+}
+
+const exists = (path: string) => access(path).then(() => true, () => false);
+
+/** A name from a folder's: `acme-checkout` reads as `Acme checkout`. */
+function nameFromFolder(dir: string): string {
+  const words = basename(dir).replace(/[-_.]+/g, ' ').trim() || 'My demo';
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+async function init(ctx: CliContext, folder: string, options: Options): Promise<void> {
+  const dir = resolve(folder);
+  const path = join(dir, MANIFEST_FILE);
+  if (!options.force && (await exists(path))) throw new Refusal(`${path} already exists`, 'give --force to replace it');
+
+  const guessedKind = (await exists(join(dir, 'Dockerfile'))) ? 'container' : 'static';
+  const guessedOutput = (await exists(join(dir, 'index.html'))) ? '.' : 'dist';
+  let { kind, name, output } = options;
+  // Ask only a person at a terminal; a script gets the guesses, so it never hangs on a prompt.
+  if (process.stdin.isTTY && (!kind || !name)) {
+    const prompt = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      while (!kind) {
+        const answer = ((await prompt.question(`Kind: static or container? (${guessedKind}) `)).trim() || guessedKind).toLowerCase();
+        if (answer === 'static' || answer === 'container') kind = answer;
+      }
+      name ??= (await prompt.question(`Name of the demo? (${nameFromFolder(dir)}) `)).trim() || nameFromFolder(dir);
+    } finally {
+      prompt.close();
+    }
+  }
+  kind ??= guessedKind;
+  name ??= nameFromFolder(dir);
+
+  const manifest = {
+    $schema: `${ctx.apiUrl}${MANIFEST_SCHEMA_PATH}`,
+    kind,
+    name,
+    apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }],
+    ...(kind === 'static' ? { output: output ?? guessedOutput } : { health: '/healthz' }),
+  };
+  const checked = checkManifest(manifest, { requireRun: false });
+  if (!checked.ok) throw problemsRefusal(checked.problems);
+  await writeFile(path, `${JSON.stringify(manifest, null, 2)}\n`);
+  ctx.info(`Wrote ${path} (${kind}). Check it with \`pitch validate\`, then \`pitch deploy\`.`);
+  if (kind === 'container') ctx.info('The start command is taken from the image\'s CMD unless pitch.json gives run.start.');
+}

@@ -1,0 +1,75 @@
+import { chmod, mkdir, open, readFile, rename, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { Refusal } from '../refusal.js';
+
+// The tool's own file: one token per platform address, and which project each folder deploys to.
+// It holds bearer tokens, so it is written 0600 in a 0700 folder and never made readable by others.
+
+const HostEntry = z.object({ token: z.string().min(1), email: z.string().optional() });
+
+export const PitchConfig = z.object({
+  /** By platform address (resolveApiUrl's form): a token from `pitch login`. */
+  hosts: z.record(z.string(), HostEntry).default({}),
+  /** By `<platform address> <absolute project folder>`: the slug that folder deploys to. */
+  projects: z.record(z.string(), z.string()).default({}),
+});
+export type PitchConfig = z.infer<typeof PitchConfig>;
+
+/** `$XDG_CONFIG_HOME/pitch/config.json`, else `~/.config/pitch/config.json`. */
+export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  return join(base, 'pitch', 'config.json');
+}
+
+export async function readConfig(path = configPath()): Promise<PitchConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return PitchConfig.parse({});
+    throw err;
+  }
+  await keepPrivate(path);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Refusal(`${path} is not JSON`, 'remove it and sign in again with `pitch login`');
+  }
+  const parsed = PitchConfig.safeParse(json);
+  if (!parsed.success) throw new Refusal(`${path} is not a pitch config file`, 'remove it and sign in again with `pitch login`');
+  return parsed.data;
+}
+
+/** A file someone loosened (chmod, a copy) is tightened again before its token is used. */
+async function keepPrivate(path: string): Promise<void> {
+  const { mode } = await stat(path);
+  if ((mode & 0o077) !== 0) {
+    await chmod(path, 0o600);
+    process.stderr.write(`pitch: ${path} was readable by others; it is now readable by you only\n`);
+  }
+}
+
+/** Written whole to a new 0600 file beside it, then renamed over it: never half a file, never a moment readable. */
+export async function writeConfig(config: PitchConfig, path = configPath()): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const temp = `${path}.${process.pid}.tmp`;
+  const file = await open(temp, 'w', 0o600);
+  try {
+    await file.writeFile(`${JSON.stringify(config, null, 2)}\n`);
+    // The mode given to open is masked by the umask; chmod states it exactly.
+    await file.chmod(0o600);
+  } finally {
+    await file.close();
+  }
+  await rename(temp, path);
+}
+
+/** Reads, changes and writes the file in one step. */
+export async function updateConfig(change: (config: PitchConfig) => void, path = configPath()): Promise<void> {
+  const config = await readConfig(path);
+  change(config);
+  await writeConfig(config, path);
+}

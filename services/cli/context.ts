@@ -1,0 +1,78 @@
+import { ApiError, createClient, type Client } from '../contract/client.js';
+import { resolveApiUrl } from './config/api-url.js';
+import { findToken, type FoundToken } from './config/token.js';
+import { apiRefusal, Refusal } from './refusal.js';
+import { userAgent } from './version.js';
+
+/** Options every command takes (commander's globals). */
+export interface GlobalOptions {
+  api?: string;
+  token?: string;
+  verbose?: boolean;
+}
+
+/**
+ * What a command needs from its surroundings: the platform's address, the token, and the two
+ * streams. Results go to stdout and nothing else does; progress and notes go to stderr.
+ */
+export class CliContext {
+  readonly apiUrl: string;
+  readonly verbose: boolean;
+  private readonly tokenFlag?: string;
+
+  constructor(options: GlobalOptions, readonly env: NodeJS.ProcessEnv = process.env) {
+    this.apiUrl = resolveApiUrl(options.api, env);
+    this.verbose = options.verbose ?? false;
+    this.tokenFlag = options.token;
+  }
+
+  /** A line of progress or a note, on stderr. */
+  info(line: string): void {
+    process.stderr.write(`${line}\n`);
+  }
+
+  /** Detail shown only with --verbose. */
+  detail(line: string): void {
+    if (this.verbose) process.stderr.write(`  ${line}\n`);
+  }
+
+  /** The command's result, on stdout: what a script reads. */
+  result(line: string): void {
+    process.stdout.write(`${line}\n`);
+  }
+
+  json(value: unknown): void {
+    process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** A client that sends no token: for device login. */
+  anonymous(): Client {
+    return createClient({ baseUrl: this.apiUrl, headers: { 'user-agent': userAgent } });
+  }
+
+  /** A client signed in with the given token (just issued by device login). */
+  withToken(token: string): Client {
+    return createClient({ baseUrl: this.apiUrl, token, headers: { 'user-agent': userAgent } });
+  }
+
+  async token(): Promise<FoundToken | null> {
+    return findToken(this.apiUrl, this.tokenFlag, this.env);
+  }
+
+  /** A signed-in client, or a refusal that says how to sign in. */
+  async signedIn(): Promise<{ client: Client; token: FoundToken }> {
+    const token = await this.token();
+    if (!token) throw new Refusal(`not signed in to ${this.apiUrl}`, 'run `pitch login`, or give a token with PP_TOKEN or --token');
+    return { client: this.withToken(token.token), token };
+  }
+}
+
+/** Runs one call of the platform; a refusal becomes a Refusal that says what was being done. */
+export async function ask<T>(doing: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof ApiError) throw apiRefusal(doing, err);
+    throw err;
+  }
+}

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { slugFromName } from './slug.js';
+
+describe('slugFromName', () => {
+  it('makes an address from a demo name', () => {
+    expect(slugFromName('Acme Checkout Demo')).toBe('acme-checkout-demo');
+    expect(slugFromName('  Café -- Crème!  ')).toBe('cafe-creme');
+    expect(slugFromName('X')).toBe('x-demo');
+    expect(slugFromName('日本')).toBe('demo');
+  });
+
+  it('keeps to 40 characters without a trailing hyphen', () => {
+    const slug = slugFromName(`${'a'.repeat(39)} b`);
+    expect(slug).toBe('a'.repeat(39));
+    expect(slugFromName('a'.repeat(60))).toHaveLength(40);
+  });
+});

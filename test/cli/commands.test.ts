@@ -1,0 +1,138 @@
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Manifest } from '../../services/contract/manifest/index.js';
+import { startPlatform, type Platform } from '../support/platform.js';
+import { uniqueSlug } from '../support/refusal.js';
+import { expectRefusal } from './support/expect-refusal.js';
+import { configHome, fixture, pitch, type PitchEnv } from './support/pitch.js';
+
+// The commands around a deploy: init and validate, links, projects, builds and rollback, with
+// --json on every listing. One static project is deployed twice for them to work on.
+
+let platform: Platform;
+let builder: Awaited<ReturnType<Platform['person']>>;
+let env: PitchEnv;
+let site: string;
+let slug: string;
+
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+  builder = await platform.person({ plan: 'solo' });
+  env = { api: platform.baseUrl, token: builder.token, configHome: await configHome() };
+  site = await fixture('static-site');
+  slug = uniqueSlug('cli-cmds');
+  // Two builds: the first live, then the second live.
+  for (const note of ['first', 'second']) {
+    const result = await pitch(['deploy', '--project', slug, '--note', note], env, site);
+    expect(result.code, result.stderr).toBe(0);
+  }
+});
+afterAll(async () => {
+  await platform.close();
+});
+
+describe('pitch init and validate', () => {
+  it('writes a starter pitch.json pointing at the published schema, which validates', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pitch-init-'));
+    await writeFile(join(dir, 'index.html'), '<!doctype html><title>Hi</title>');
+    const init = await pitch(['init', '--kind', 'static', '--name', 'Hello demo'], env, dir);
+    expect(init.code, init.stderr).toBe(0);
+    const written = JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8'));
+    expect(written).toMatchObject({ $schema: `${platform.baseUrl}/api/manifest.schema.json`, kind: 'static', name: 'Hello demo', output: '.' });
+    expect(Manifest.safeParse(written).success).toBe(true);
+    // The schema it names is the one the platform publishes.
+    expect((await fetch(written.$schema)).status).toBe(200);
+
+    const valid = await pitch(['validate'], env, dir);
+    expect(valid.code, valid.stderr).toBe(0);
+    expect(valid.stderr).toContain('pitch.json is valid');
+    expectRefusal(await pitch(['init'], env, dir), /^pitch: .*pitch\.json already exists$/);
+  });
+
+  it('takes the kind and name it is not given from the folder', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'pitch-init-')), 'acme-shop');
+    await mkdir(dir);
+    await writeFile(join(dir, 'Dockerfile'), 'FROM localhost/demo-node:base\nWORKDIR /app\nCMD ["node", "server.js"]\n');
+    expect((await pitch(['init'], env, dir)).code).toBe(0);
+    expect(JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8'))).toMatchObject({ kind: 'container', name: 'Acme shop', health: '/healthz' });
+  });
+
+  it('lists every problem with its field, and the notes, and exits 1', async () => {
+    const dir = await fixture('static-site');
+    const file = join(dir, 'pitch.json');
+    const manifest = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, JSON.stringify({ ...manifest, apps: [{ ...manifest.apps[0], device: 'watch' }], pages: ['missing.md'], controls: {} }));
+    const result = await pitch(['validate'], env, dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('pitch.json: apps[0].device: must be one of');
+    expect(result.stderr).toContain('pitch.json: controls: controls are only for a container build');
+
+    await writeFile(file, JSON.stringify({ ...manifest, pages: ['missing.md'] }));
+    const json = await pitch(['validate', '--json'], env, dir);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({
+      ok: false,
+      problems: [{ code: 'page-missing', path: 'pages[0]', message: 'missing.md does not exist' }],
+      notes: [expect.objectContaining({ code: 'output-index-missing' })],
+    });
+  });
+});
+
+describe('pitch links, projects, builds and rollback', () => {
+  it('lists projects and builds, as tables and as JSON', async () => {
+    const projects = JSON.parse((await pitch(['projects', 'ls', '--json'], env)).stdout);
+    const project = projects.find((p: { slug: string }) => p.slug === slug);
+    expect(project).toMatchObject({ slug, name: 'Static pitch demo', roomUrl: `${platform.baseUrl}/p/${slug}` });
+    expect((await pitch(['projects', 'ls'], env)).stdout).toMatch(new RegExp(`^${slug} +Static pitch demo +yes `, 'm'));
+
+    // In the folder it deployed from, builds need no --project: the folder remembers it.
+    const builds = JSON.parse((await pitch(['builds', 'ls', '--json'], env, site)).stdout);
+    expect(builds.map((b: { note: string; live: boolean }) => [b.note, b.live])).toEqual([['second', true], ['first', false]]);
+    const table = (await pitch(['builds', 'ls', '--project', slug], env)).stdout;
+    expect(table.split('\n')[0]).toMatch(/^ID +KIND +SIZE +LIVE +CREATED +NOTE$/);
+    expect(table).toContain(`${builds[0].id}  static`);
+  });
+
+  it('rolls back to an earlier build by the start of its id', async () => {
+    const [second, first] = JSON.parse((await pitch(['builds', 'ls', '--json', '--project', slug], env)).stdout);
+    const result = await pitch(['rollback', first.id.slice(0, 8), '--project', slug], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${platform.baseUrl}/p/${slug}\n`);
+    const project = (await builder.client.call('listProjects')).find((p) => p.slug === slug)!;
+    expect(project.liveBuildId).toBe(first.id);
+    const history = await builder.client.call('buildHistory', { params: { projectId: project.id } });
+    expect(history.find((b) => b.id === first.id)!.releases[0]).toMatchObject({ rollback: true });
+
+    expect((await pitch(['rollback', second.id, '--project', slug], env)).code).toBe(0);
+    expectRefusal(await pitch(['rollback', 'ffffffff', '--project', slug], env), new RegExp(`^pitch: no build ffffffff in ${slug}$`));
+  });
+
+  it('makes, lists, reveals and revokes links', async () => {
+    const created = await pitch(['links', 'create', 'Ada Lovelace', '--email', 'ada@example.com', '--days', '7', '--project', slug], env);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(new RegExp(`^${platform.baseUrl}/r/\\S+\\n$`));
+    const url = created.stdout.trim();
+
+    const links = JSON.parse((await pitch(['links', 'ls', '--json', '--project', slug], env)).stdout);
+    expect(links).toEqual([expect.objectContaining({ viewerName: 'Ada Lovelace', viewerEmail: 'ada@example.com', revokedAt: null })]);
+    expect(JSON.stringify(links)).not.toContain(url);
+    expect((await pitch(['links', 'ls'], env, site)).stdout).toMatch(/^\S+ +Ada Lovelace +ada@example\.com +sent +open /m);
+
+    expect((await pitch(['links', 'reveal', links[0].id], env)).stdout).toBe(`${url}\n`);
+    const revoked = await pitch(['links', 'revoke', links[0].id], env);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(JSON.parse((await pitch(['links', 'ls', '--json', '--project', slug], env)).stdout)[0].revokedAt).not.toBeNull();
+    expectRefusal(await pitch(['links', 'reveal', links[0].id], env), /^pitch: revealing link \S+: the platform refused with 422 refused: revoked \(reason: revoked\)$/);
+  });
+
+  it('refuses a plan limit with its limit and plan, and an unknown project by its slug', async () => {
+    const free = await platform.person();
+    const lines = expectRefusal(await pitch(['links', 'create', 'Bob', '--project', slug], { ...env, token: free.token }), new RegExp(`^pitch: no project ${slug} in your workspace$`));
+    expect(lines[1]).toContain('pitch projects ls');
+    await free.client.call('createProject', { body: { slug: `${slug}-free`, name: 'Free' } });
+    const limit = expectRefusal(await pitch(['links', 'create', 'Bob', '--project', `${slug}-free`], { ...env, token: free.token }), /^pitch: making the link: the platform refused with 402 .+ \(reason: limit\)$/);
+    expect(limit[1]).toMatch(/^ {2}limit links of the free plan; the \w+ plan allows more$/);
+  });
+});
