@@ -1,53 +1,41 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Rehearsal } from '../../services/cli/deploy/rehearsal.js';
-import { startPlatform, type Platform } from '../support/platform.js';
 import { uniqueSlug } from '../support/refusal.js';
 import { expectRefusal } from './support/expect-refusal.js';
-import { configHome, fixture, pitch, type PitchEnv } from './support/pitch.js';
+import { fixture, pitch, platformForPitch } from './support/pitch.js';
 
 // `pitch deploy` of container demos, end to end: images built by the real engine (podman's
 // Docker-compatible socket) from the offline base image, a local copy rehearsed, the bundle
 // uploaded to a real platform whose bundle worker reads it.
 
-let platform: Platform;
-let builder: Awaited<ReturnType<Platform['person']>>;
-let env: PitchEnv;
+const ctx = platformForPitch();
 
-beforeAll(async () => {
-  platform = await startPlatform({ workers: true });
-  builder = await platform.person({ plan: 'solo' });
-  env = { api: platform.baseUrl, token: builder.token, configHome: await configHome() };
-});
-afterAll(async () => {
-  await platform.close();
-});
-
-const deploy = async (folder: string, ...flags: string[]) => pitch(['deploy', '--project', uniqueSlug('cli-c'), ...flags], env, await fixture(folder));
+const deploy = async (folder: string, ...flags: string[]) => pitch(['deploy', '--project', uniqueSlug('cli-c'), ...flags], ctx.env, await fixture(folder));
 
 describe('pitch deploy of a container demo', () => {
   it('builds the image, rehearses the story on a local copy, uploads the bundle and makes it live', async () => {
     const slug = uniqueSlug('cli-container');
-    const result = await pitch(['deploy', '--project', slug], env, await fixture('container-app'));
+    const result = await pitch(['deploy', '--project', slug], ctx.env, await fixture('container-app'));
     expect(result.code, result.stderr).toBe(0);
 
-    const project = (await builder.client.call('listProjects')).find((p) => p.slug === slug)!;
+    const project = (await ctx.builder.client.call('listProjects')).find((p) => p.slug === slug)!;
     expect(result.stdout).toBe(`${project.roomUrl}\n`);
-    const [build] = await builder.client.call('listBuilds', { params: { projectId: project.id } });
+    const [build] = await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } });
     expect(build).toMatchObject({ kind: 'container', live: true });
     expect(project.liveBuildId).toBe(build.id);
     // The manifest as sent, read as stored (the run.env keys as written: DEMO_MODE).
-    const [stored] = await platform.deps.sql<{ manifest: string }[]>`select manifest::text as manifest from builds where id = ${build.id}`;
+    const [stored] = await ctx.platform.deps.sql<{ manifest: string }[]>`select manifest::text as manifest from builds where id = ${build.id}`;
     expect(JSON.parse(stored.manifest)).toMatchObject({ kind: 'container', run: { start: ['node', 'server.js'], env: { DEMO_MODE: 'mock' } } });
 
     // The rehearsal went with the build: health answered, each step's calls passed in order.
-    const [row] = await platform.deps.sql<{ rehearsal: Rehearsal }[]>`select rehearsal from builds where id = ${build.id}`;
+    const [row] = await ctx.platform.deps.sql<{ rehearsal: Rehearsal }[]>`select rehearsal from builds where id = ${build.id}`;
     expect(row.rehearsal.health).toMatchObject({ path: '/healthz', status: 200 });
     expect(row.rehearsal.steps).toEqual([
       { id: 'start', result: 'passed', calls: [expect.objectContaining({ call: 'POST /api/reset', status: 200 })] },
       { id: 'buy', result: 'passed', calls: [expect.objectContaining({ call: 'POST /api/cart', status: 201 }), expect.objectContaining({ call: 'POST /api/checkout', status: 200 })] },
       { id: 'look', result: 'nothing-to-run', calls: [] },
     ]);
-    const setup = await builder.client.call('getRoomSetup', { params: { projectId: project.id } });
+    const setup = await ctx.builder.client.call('getRoomSetup', { params: { projectId: project.id } });
     expect(setup.pages.map((page) => page.title)).toEqual(['Shop guide']);
     expect(result.stderr).toMatch(/^rehearse +healthy in [\d.]+ s; 3 story steps, 3 calls passed$/m);
   });

@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { opsProjectCommands } from '../../services/ops/ops-projects.js';
-import { startPlatform, type Platform } from '../support/platform.js';
 import { uniqueSlug } from '../support/refusal.js';
 import { expectRefusal } from './support/expect-refusal.js';
-import { configHome, fixture, pitch, type PitchEnv } from './support/pitch.js';
+import { fixture, pitch, platformForPitch } from './support/pitch.js';
 import { startChunkingProxy } from './support/upload-proxy.js';
 
 // `pitch deploy` of static sites, end to end: the bin as a subprocess against a real platform
 // (api and workers on a loopback port, real Postgres, Redis and S3 store).
 
-let platform: Platform;
-let builder: Awaited<ReturnType<Platform['person']>>;
-let env: PitchEnv;
-
-beforeAll(async () => {
-  platform = await startPlatform({ workers: true });
-  builder = await platform.person({ plan: 'solo' });
-  env = { api: platform.baseUrl, token: builder.token, configHome: await configHome() };
-});
-afterAll(async () => {
-  await platform.close();
-});
+const ctx = platformForPitch();
 
 const unique = (name: string) => `${name} ${crypto.randomUUID().slice(0, 8)}`;
 
@@ -28,22 +16,22 @@ describe('pitch deploy of a static site', () => {
   it('builds, uploads and makes it live, printing only the room address', async () => {
     const name = unique('Static pitch demo');
     const dir = await fixture('static-site', name);
-    const result = await pitch(['deploy'], env, dir);
+    const result = await pitch(['deploy'], ctx.env, dir);
     expect(result.code, result.stderr).toBe(0);
 
     // The project was made from the manifest's name, and stdout holds its room address alone.
-    const [project] = (await builder.client.call('listProjects')).filter((p) => p.name === name);
+    const [project] = (await ctx.builder.client.call('listProjects')).filter((p) => p.name === name);
     expect(project.slug).toMatch(/^static-pitch-demo-[0-9a-f]{8}$/);
     expect(result.stdout).toBe(`${project.roomUrl}\n`);
 
     // The build is live, its files were built by the build script, and the manifest's page was sent.
-    const builds = await builder.client.call('listBuilds', { params: { projectId: project.id } });
+    const builds = await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } });
     expect(builds).toHaveLength(1);
     expect(builds[0]).toMatchObject({ kind: 'static', live: true });
     expect(project.liveBuildId).toBe(builds[0].id);
-    const setup = await builder.client.call('getRoomSetup', { params: { projectId: project.id } });
+    const setup = await ctx.builder.client.call('getRoomSetup', { params: { projectId: project.id } });
     expect(setup.pages.map((page) => page.title)).toEqual(['About this demo']);
-    const [row] = await platform.deps.sql<{ rehearsal: { steps: { id: string; result: string }[] } }[]>`select rehearsal from builds where id = ${builds[0].id}`;
+    const [row] = await ctx.platform.deps.sql<{ rehearsal: { steps: { id: string; result: string }[] } }[]>`select rehearsal from builds where id = ${builds[0].id}`;
     expect(row.rehearsal.steps).toEqual([
       expect.objectContaining({ id: 'welcome', result: 'nothing-to-run' }),
       expect.objectContaining({ id: 'guide', result: 'nothing-to-run' }),
@@ -55,22 +43,22 @@ describe('pitch deploy of a static site', () => {
     expect(result.stderr).toMatch(/^upload +\[#+\] [\d.]+ k?B \/ [\d.]+ k?B +[\d.]+ [kMG]?B\/s$/m);
 
     // A second deploy from the same folder goes to the same project; --no-live leaves it as it was.
-    const again = await pitch(['deploy', '--no-live', '--note', 'second try'], env, dir);
+    const again = await pitch(['deploy', '--no-live', '--note', 'second try'], ctx.env, dir);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe(`${project.roomUrl}\n`);
-    const after = await builder.client.call('listBuilds', { params: { projectId: project.id } });
+    const after = await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } });
     expect(after).toHaveLength(2);
     expect(after[0]).toMatchObject({ live: false, note: 'second try' });
-    expect((await builder.client.call('getProject', { params: { projectId: project.id } })).liveBuildId).toBe(builds[0].id);
+    expect((await ctx.builder.client.call('getProject', { params: { projectId: project.id } })).liveBuildId).toBe(builds[0].id);
   });
 
   it('stops on a manifest problem, naming the field', async () => {
-    const result = await pitch(['deploy', '--project', uniqueSlug('cli-bad')], env, await fixture('bad-manifest'));
+    const result = await pitch(['deploy', '--project', uniqueSlug('cli-bad')], ctx.env, await fixture('bad-manifest'));
     expectRefusal(result, /^pitch: pitch\.json: apps\[0\]\.id: must be a lower-case letter/);
   });
 
   it('stops on a fake AWS key in the project folder, naming file, line and rule but never the key', async () => {
-    const result = await pitch(['deploy', '--project', uniqueSlug('cli-aws')], env, await fixture('aws-key'));
+    const result = await pitch(['deploy', '--project', uniqueSlug('cli-aws')], ctx.env, await fixture('aws-key'));
     const [first] = expectRefusal(result, /^pitch: a secret in the project folder: config\.js:\d+ \(AWS\w+, secretlint aws\)/);
     expect(first).toMatch(/config\.js:4 \(AWSAccessKeyID/);
     expect(result.stderr).not.toContain('AKIAFAKE');
@@ -78,26 +66,26 @@ describe('pitch deploy of a static site', () => {
   });
 
   it('stops when the build script fails, with its exit code and last words', async () => {
-    const result = await pitch(['deploy', '--project', uniqueSlug('cli-build')], env, await fixture('build-fails'));
+    const result = await pitch(['deploy', '--project', uniqueSlug('cli-build')], ctx.env, await fixture('build-fails'));
     const lines = expectRefusal(result, /^pitch: the build failed: `npm run build` exited with 2$/);
     expect(lines[1]).toContain("error TS1005: ';' expected.");
   });
 
   it('stops when the output has no index.html', async () => {
-    const result = await pitch(['deploy', '--project', uniqueSlug('cli-index')], env, await fixture('no-index'));
+    const result = await pitch(['deploy', '--project', uniqueSlug('cli-index')], ctx.env, await fixture('no-index'));
     expectRefusal(result, /^pitch: missing index\.html in the output folder dist$/);
   });
 
   it('stops on a secret the build wrote into the output', async () => {
-    const result = await pitch(['deploy', '--project', uniqueSlug('cli-output')], env, await fixture('output-secret'));
+    const result = await pitch(['deploy', '--project', uniqueSlug('cli-output')], ctx.env, await fixture('output-secret'));
     expectRefusal(result, /^pitch: a secret in the output dist: dist\/app\.js:3 \(AWSAccessKeyID, secretlint aws\)$/);
     expect(result.stderr).toMatch(/^scan +project: .*no secrets$/m);
   });
 
   it('reports the upload refused by the platform (411 when a proxy drops Content-Length)', async () => {
-    const proxy = await startChunkingProxy(platform.baseUrl);
+    const proxy = await startChunkingProxy(ctx.platform.baseUrl);
     try {
-      const result = await pitch(['deploy', '--project', uniqueSlug('cli-upload')], { ...env, api: proxy.url }, await fixture('static-site'));
+      const result = await pitch(['deploy', '--project', uniqueSlug('cli-upload')], { ...ctx.env, api: proxy.url }, await fixture('static-site'));
       expectRefusal(result, /^pitch: the upload of [\d.]+ k?B: the platform refused with 411 length required$/);
     } finally {
       await proxy.close();
@@ -106,9 +94,9 @@ describe('pitch deploy of a static site', () => {
 
   it("shows a platform refusal's error and reason (423 while the project is taken down)", async () => {
     const slug = uniqueSlug('cli-down');
-    await builder.client.call('createProject', { body: { slug, name: 'Taken down' } });
-    await opsProjectCommands.takedown(platform.deps.sql, slug);
-    const result = await pitch(['deploy', '--project', slug], env, await fixture('static-site'));
+    await ctx.builder.client.call('createProject', { body: { slug, name: 'Taken down' } });
+    await opsProjectCommands.takedown(ctx.platform.deps.sql, slug);
+    const result = await pitch(['deploy', '--project', slug], ctx.env, await fixture('static-site'));
     expectRefusal(result, /^pitch: starting the upload: the platform refused with 423 .+ \(reason: paused\)$/);
   });
 });

@@ -3,6 +3,8 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { startPlatform, type Platform } from '../../support/platform.js';
 import { testEnv } from '../../support/services.js';
 
 // Drives the real `pitch` bin as a subprocess, as a builder's shell would: its own environment
@@ -81,4 +83,21 @@ export function refusalLines(stderr: string): string[] {
   const lines = stderr.trimEnd().split('\n');
   const at = lines.findIndex((line) => line.startsWith('pitch: '));
   return at < 0 ? [] : lines.slice(at);
+}
+
+/**
+ * A real platform (api and workers on a loopback port) for one test file, a Solo builder on it,
+ * and the environment `pitch` runs with as that builder. Closed after the file's tests.
+ */
+export function platformForPitch(): { platform: Platform; builder: Awaited<ReturnType<Platform['person']>>; env: PitchEnv } {
+  const ctx = {} as ReturnType<typeof platformForPitch>;
+  beforeAll(async () => {
+    ctx.platform = await startPlatform({ workers: true });
+    ctx.builder = await ctx.platform.person({ plan: 'solo' });
+    ctx.env = { api: ctx.platform.baseUrl, token: ctx.builder.token, configHome: await configHome() };
+  });
+  afterAll(async () => {
+    await ctx.platform?.close();
+  });
+  return ctx;
 }
