@@ -4,7 +4,6 @@ import { hashSecret } from '../../core/ids.js';
 import { planOf } from '../../core/plans.js';
 import { resolveLinkKey } from '../../api/links/links.sql.js';
 import { viewerHoursUsedUp } from '../../api/links/visits.sql.js';
-import { platformPause } from '../../api/projects/projects.service.js';
 import type { ProjectRow } from '../../api/projects/projects.sql.js';
 import { roomPauseOf, type OwnerPause } from '../../api/room/pause.service.js';
 import { spendPreviewPass } from '../../api/room/preview-pass.js';
@@ -33,12 +32,12 @@ export async function enterByLink(sql: Sql, key: string, arrival: Arrival): Prom
   if (!found) return notFound;
   const { link, project } = found;
   const plan = planOf(await planNameOf(sql, project.workspaceId));
-  if (!plan.privateLinks || (await platformPause(sql, project))) return notFound;
+  const pause = await roomPauseOf(sql, project);
+  if (!plan.privateLinks || pause.system) return notFound;
+  if (pause.owner) return { kind: 'paused', project, pause: pause.owner };
 
   const held = await sessionByToken(sql, arrival.sessionId, arrival.token);
   const own = held && held.linkId === link.id && held.entryHash.equals(hashSecret(key)) ? held : null;
-  const owner = (await roomPauseOf(sql, project)).owner;
-  if (owner) return { kind: 'paused', project, pause: owner };
   // A viewer already in keeps what is open, whatever the hours or the crowd.
   if (own) return { kind: 'room', project, session: await touch(sql, own), token: null, linkViewerName: link.viewerName };
   if (await viewerHoursUsedUp(sql, project.workspaceId, plan.name)) return { kind: 'not-taking-visits', project };
@@ -71,9 +70,10 @@ export async function enterByPreview(sql: Sql, key: string, arrival: Arrival): P
   const projectId = own?.projectId ?? (await spendPreviewPass(sql, key));
   if (!projectId) return notFound;
   const [project] = await sql<ProjectRow[]>`select * from projects where id = ${projectId} and deleted_at is null`;
-  if (!project || (await platformPause(sql, project))) return notFound;
-  const owner = (await roomPauseOf(sql, project)).owner;
-  if (owner) return { kind: 'paused', project, pause: owner };
+  if (!project) return notFound;
+  const pause = await roomPauseOf(sql, project);
+  if (pause.system) return notFound;
+  if (pause.owner) return { kind: 'paused', project, pause: pause.owner };
   if (own) return { kind: 'room', project, session: await touch(sql, own), token: null, linkViewerName: null };
   const { session, token } = await createSession(sql, { workspaceId: project.workspaceId, projectId, linkId: null, entryKey: key, preview: true });
   return { kind: 'room', project, session, token, linkViewerName: null };
