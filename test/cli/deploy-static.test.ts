@@ -73,7 +73,7 @@ describe('pitch deploy of a static site', () => {
 
   it('stops when the output has no index.html', async () => {
     const result = await pitch(['deploy', '--project', uniqueSlug('cli-index')], ctx.env, await fixture('no-index'));
-    expectRefusal(result, /^pitch: missing index\.html in the output folder dist$/);
+    expectRefusal(result, /^pitch: missing index\.html in the output folder public$/);
   });
 
   it('stops on a secret the build wrote into the output', async () => {
