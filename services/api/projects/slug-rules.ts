@@ -28,16 +28,3 @@ export function checkSlug(slug: string): void {
   const borrowed = impersonation.find((w) => squashed.includes(w));
   if (borrowed) throw refused(422, 'impersonation', `"${borrowed}" borrows trust`);
 }
-
-/** A slug made from a name (the CLI's first deploy): lower-case words joined by single hyphens. */
-export function slugFrom(name: string): string {
-  const base = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/g, '');
-  return base.length >= 3 ? base : `${base || 'demo'}-room`.slice(0, 40);
-}

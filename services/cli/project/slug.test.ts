@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { checkSlug } from '../../api/projects/slug-rules.js';
 import { slugFromName } from './slug.js';
 
 describe('slugFromName', () => {
@@ -13,5 +14,10 @@ describe('slugFromName', () => {
     const slug = slugFromName(`${'a'.repeat(39)} b`);
     expect(slug).toBe('a'.repeat(39));
     expect(slugFromName('a'.repeat(60))).toHaveLength(40);
+  });
+
+  it('gives a slug the platform accepts', () => {
+    expect(slugFromName('My Great Démo!')).toBe('my-great-demo');
+    expect(() => checkSlug(slugFromName('Acme -- Checkout  Flow'))).not.toThrow();
   });
 });
