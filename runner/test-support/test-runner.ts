@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../services/core/config.js';
 import { createSql, type Sql } from '../../services/core/db.js';
 import { createLogger } from '../../services/core/log.js';
 import { createStorage, type Storage } from '../../services/core/storage.js';
 import { testEnv } from '../../test/support/services.js';
+import { waitFor } from '../../test/support/wait-for.js';
 import { buildRunner, dockerFrom } from '../app.js';
 import { createRunnerClient, type CopyView, type RunnerClient } from '../client.js';
 import { DockerEngine } from '../engine/docker-engine.js';
@@ -106,12 +106,6 @@ export async function startTestRunner(overrides: Record<string, string> = {}, op
 }
 
 /** Polls `check` until it returns something truthy. */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(everyMs);
-  }
+export function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
+  return waitFor('a condition of the runner test', check, timeoutMs, everyMs);
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { contentHost, deployStaticRoom, enterRoom, hit, shellData, type Jar } from '../../test/support/room.js';
+import { waitFor } from '../../test/support/wait-for.js';
 import { notFoundPage } from './viewer/html.js';
 
 let platform: Platform;
@@ -13,16 +14,6 @@ async function roomWithLink(plan = 'solo') {
   const { project, build } = await deployStaticRoom(platform, person);
   const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Grace Prospect' } });
   return { person, project, build, url, link };
-}
-
-/** Polls until `check` holds: the room re-reads a session's standing every few seconds. */
-async function eventually(check: () => Promise<boolean>, ms = 10_000) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return false;
 }
 
 describe('entering through a link', () => {
@@ -191,7 +182,8 @@ describe('what a viewer meets', () => {
     const { host, contentJar } = await enterRoom(platform, url);
     expect((await hit(platform, '/', { host, jar: contentJar })).status).toBe(200);
     await person.client.call('revokeLink', { params: { linkId: link.id } });
-    expect(await eventually(async () => (await hit(platform, '/', { host, jar: contentJar })).status === 404)).toBe(true);
+    // The room re-reads a session's standing every few seconds.
+    await waitFor('the revoked viewer to be refused', async () => (await hit(platform, '/', { host, jar: contentJar })).status === 404, 10_000);
   });
 
   it('stops the old address at once when the link is reissued', async () => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { fastifyCookie } from '@fastify/cookie';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.js';
 import type { Logger } from '../../core/log.js';
@@ -49,7 +50,7 @@ export function createCopyGateway(deps: { config: Config; runner: RunnerClient; 
 
   /** The session a request to `label` may act for, or null. */
   async function sessionFor(req: IncomingMessage, label: ContentLabel): Promise<string | null> {
-    const sessionId = tokens.check(cookieValue(req.headers.cookie, viewCookie), label.label);
+    const sessionId = tokens.check(req.headers.cookie ? fastifyCookie.parse(req.headers.cookie)[viewCookie] : undefined, label.label);
     if (!sessionId || copyLabelOf(label.slug, sessionId) !== label.label) return null;
     const standing = await deps.standings.get(sessionId);
     if (!standing || standing.slug !== label.slug || standing.kind !== 'container' || standing.ownerPaused) return null;
@@ -89,14 +90,4 @@ export type CopyGateway = ReturnType<typeof createCopyGateway>;
 function sendNotFound(res: ServerResponse) {
   res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
   res.end(notFoundPage);
-}
-
-/** One cookie's value from a Cookie header. */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === name) return decodeURIComponent(part.slice(at + 1).trim());
-  }
-  return undefined;
 }

@@ -6,6 +6,9 @@ import { createClient } from '../../../services/contract/client.js';
 import { createSql, type Sql } from '../../../services/core/db.js';
 import { issueToken } from '../../../services/ops/ops.service.js';
 import { repoRoot, type ThrowawayServices } from './throwaway-services.js';
+import { waitFor } from '../../support/wait-for.js';
+
+export { waitFor };
 
 // The platform's own processes (api, workers) started as `npm start` starts them, as children of
 // the test, so a fault test can SIGKILL or SIGTERM them like an orchestrator would.
@@ -21,21 +24,6 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Polls `check` until it returns something truthy (a throw counts as "not yet"), or gives up. */
-export async function waitFor<T>(what: string, check: () => Promise<T | false | null | undefined>, timeoutMs = 60_000, everyMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const result = await check();
-      if (result) return result;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs / 1000}s waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
 
 export interface PlatformProcess {
   name: string;
