@@ -22,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { packStaticSite } from '../services/cli/deploy/pack-static.js';
+import { packStaticSite } from '../services/cli/deploy-steps/pack-static.js';
 import { startPlatform } from '../test/support/platform.js';
 
 const run = promisify(execFile);

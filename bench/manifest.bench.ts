@@ -4,8 +4,8 @@
 
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
-import { checkManifest } from '../services/contract/manifest/index.js';
-import { arbManifest } from '../services/contract/manifest/manifest.arbitrary.js';
+import { checkManifest } from '../services/contract/manifest/manifest.js';
+import { arbManifest } from '../test/fixtures/manifest/manifest.arbitrary.js';
 
 const DOCUMENTS = 2_000;
 const ROUNDS = 5;

@@ -2,10 +2,11 @@ import Docker from 'dockerode';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Logger } from '../services/core/log.js';
-import { opsPlugin } from '../services/ops/http/ops.plugin.js';
-import { CallsBody, CopyView, EnterBody, PrepareQuery, Uuid, WaitQuery } from './api.schema.js';
-import { RUNNER_KEY_HEADER, keyMatches } from './runner-key.js';
-import { RunnerRefusal, type RunnerService } from './runner-service.js';
+import { opsPlugin } from '../services/core/http/ops.plugin.js';
+import { CallsBody, CopyView, EnterBody, PrepareQuery, Uuid, WaitQuery } from '../services/contract/runner/runner-api.schema.js';
+import { RUNNER_KEY_HEADER, keyMatches } from '../services/contract/runner/runner-key.js';
+import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
+import type { RunnerService } from './runner-service.js';
 
 // The runner's internal HTTP face (loopback, RUNNER_PORT), documented in docs/runner.md.
 // Everything but /healthz and /readyz needs the runner key (runner-key.ts); the operator's

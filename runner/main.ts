@@ -6,7 +6,7 @@ import { createStorage } from '../services/core/storage.js';
 import { buildRunner, dockerFrom } from './app.js';
 import { DockerEngine } from './engine/docker-engine.js';
 import { runnerSettings } from './runner-context.js';
-import { runnerKey } from './runner-key.js';
+import { runnerKey } from '../services/contract/runner/runner-key.js';
 import { createRunnerService } from './runner-service.js';
 
 const config = loadConfig();

@@ -2,10 +2,10 @@ import { hostname } from 'node:os';
 import type { Config } from '../services/core/config.js';
 import type { Sql } from '../services/core/db.js';
 import type { Logger } from '../services/core/log.js';
-import type { HostScope } from './copies/admission.js';
+import type { HostScope } from './copies/copy-admission.js';
 import type { Waiters } from './copies/session-waiters.js';
 import type { BuildRuns } from './build-runs.js';
-import type { DockerEngine } from './engine/docker-engine.js';
+import type { Engine } from './engine/engine.js';
 import type { ImageStore } from './images/image-store.js';
 
 /** The runner's settings, in the units the code uses, read from the platform config. */
@@ -62,7 +62,7 @@ export function runnerSettings(c: Config): RunnerSettings {
 /** What every part of the runner shares: connections, settings, and the copies in hand in this process. */
 export interface RunnerContext {
   sql: Sql;
-  engine: DockerEngine;
+  engine: Engine;
   images: ImageStore;
   runs: BuildRuns;
   log: Logger;

@@ -1,5 +1,5 @@
 import type { Sql } from '../services/core/db.js';
-import { containerUsage } from '../services/api/usage/container-usage.sql.js';
+import { containerUsage } from '../services/data/container-usage.sql.js';
 
 // The platform's monthly spend limit on demo containers: the month's container-hours (all
 // workspaces, from the usage events) at RUNNER_COPY_HOUR_USD. Over it, no new copy starts and the

@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import { createRedis, queueNames, type QueueName } from '../services/core/queues.js';
-import type { WorkerDeps } from './deps.js';
+import type { WorkerDeps } from './worker-deps.js';
 import { processors, type Processor } from './processors.js';
 import { jobDuration } from '../services/core/metrics.js';
 

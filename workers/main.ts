@@ -4,11 +4,11 @@ import { createSql } from '../services/core/db.js';
 import { createLogger } from '../services/core/log.js';
 import { createQueues, type QueueName } from '../services/core/queues.js';
 import { createStorage } from '../services/core/storage.js';
-import { buildOpsServer } from '../services/ops/http/ops-server.js';
-import { platformChecks } from '../services/ops/http/readiness.js';
+import { buildOpsServer } from '../services/core/http/ops-server.js';
+import { platformChecks } from '../services/core/http/readiness.js';
 import { buildWorkers } from './app.js';
 import { processors } from './processors.js';
-import { usageSchedule } from './usage/usage.job.js';
+import { usageSchedule } from './usage-rollup/usage.job.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'workers', level: config.LOG_LEVEL, pretty: config.NODE_ENV !== 'production' });
@@ -23,7 +23,7 @@ const ops = await buildOpsServer({ log, service: 'demo-rooms-workers', token: co
 // On SIGTERM: take no new jobs and finish those in hand within SHUTDOWN_SECONDS. A job still
 // running then is handed back when the process exits: its lock lapses and another worker retakes
 // it (every job is idempotent). The listener stays up until the jobs are done, so the metrics of
-// a draining process can still be read. After an uncaught error (see services/api/main.ts) the
+// a draining process can still be read. After an uncaught error (see services/api/api-process.ts) the
 // wait is a few seconds at most, and the process exits 1 for its supervisor to start a fresh one.
 closeWithGrace({ delay: config.SHUTDOWN_SECONDS * 1000 }, async ({ err, signal }) => {
   if (err) log.error({ err }, 'closing after an error');

@@ -1,10 +1,10 @@
 import type { Job } from 'bullmq';
 import type { QueueName } from '../services/core/queues.js';
-import type { WorkerDeps } from './deps.js';
+import type { WorkerDeps } from './worker-deps.js';
 import { bundle } from './bundle/bundle.job.js';
 import { sweep } from './sweep/sweep.job.js';
 import { unpack } from './unpack/unpack.job.js';
-import { usage } from './usage/usage.job.js';
+import { usage } from './usage-rollup/usage.job.js';
 
 export type Processor = (deps: WorkerDeps, job: Job) => Promise<unknown>;
 

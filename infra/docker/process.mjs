@@ -2,6 +2,8 @@
 // same Node process (imported, not spawned), so SIGTERM reaches it directly.
 const mains = {
   api: './dist/services/api/main.js',
+  // api and room in one process, for a single host
+  platform: './dist/services/platform/main.js',
   room: './dist/services/room/main.js',
   workers: './dist/workers/main.js',
   runner: './dist/runner/main.js',

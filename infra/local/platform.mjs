@@ -6,7 +6,7 @@ import { logger, pipeLines, repoRoot } from './lib.mjs';
 
 // The platform's processes. <NAME>_MAIN overrides a file (for trying the launcher alone).
 export const PROCESSES = [
-  { name: 'api', main: 'services/api/main.ts' },
+  { name: 'api', main: 'services/platform/main.ts' },
   { name: 'workers', main: 'workers/main.ts' },
   { name: 'runner', main: 'runner/main.ts' },
 ];

@@ -1,29 +1,9 @@
-import { z } from 'zod';
+import type { Call, CallOutcome } from '../../services/contract/runner/runner-api.schema.js';
 
 // Controls and story calls (spec 2.1): `controls.reset`, a scenario's call with its body, a
 // story step's `run` calls. The room sends them; the runner makes them on the viewer's own copy,
 // in order, and reports each outcome. A call that fails (no answer, or not 2xx) stops the rest:
 // later calls usually build on earlier ones (reset, then seed), and the step shows what failed.
-
-export const Call = z.object({
-  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
-  // A path on the copy, never an address elsewhere: one leading slash, no whitespace.
-  path: z.string().regex(/^\/(?!\/)\S*$/).max(2000),
-  body: z.record(z.string(), z.unknown()).optional(),
-});
-export type Call = z.infer<typeof Call>;
-
-export const CallOutcome = z.object({
-  call: z.string(),
-  ok: z.boolean(),
-  status: z.number().int().nullable(),
-  ms: z.number().int(),
-  /** Why it did not answer, or `skipped` after an earlier failure. */
-  error: z.string().optional(),
-  /** The start of the reply body (at most 2,000 characters), for the room to show. */
-  body: z.string().optional(),
-});
-export type CallOutcome = z.infer<typeof CallOutcome>;
 
 const BODY_SHOWN = 2_000;
 

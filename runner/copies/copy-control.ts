@@ -1,8 +1,8 @@
 import { failedStarts } from '../../services/core/metrics.js';
-import { containerName, networkName } from '../engine/labels.js';
+import { containerName, networkName } from '../../services/contract/runner/copy-labels.js';
 import type { RunnerContext } from '../runner-context.js';
 import { probeHealth } from './health-probe.js';
-import { copyById, liveStates, transition, type CopyRow } from './copies.sql.js';
+import { copyById, liveStates, transition, type CopyRow } from '../../services/data/copies.sql.js';
 
 // Stopping, pausing and resuming copies. Every path writes the record first and touches the
 // engine second: a runner that dies in between leaves a record that says what to do, and the

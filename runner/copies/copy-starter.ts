@@ -1,10 +1,10 @@
 import { coldStart } from '../../services/core/metrics.js';
-import { EngineError } from '../engine/docker-engine.js';
-import { labelsOf, networkName } from '../engine/labels.js';
+import { EngineError } from '../engine/engine.js';
+import { labelsOf, networkName } from '../../services/contract/runner/copy-labels.js';
 import { ImageMissing } from '../images/image-store.js';
 import type { RunnerContext } from '../runner-context.js';
 import { ProbeTimeout, probeHealth } from './health-probe.js';
-import { insertEvent, transition, type CopyRow } from './copies.sql.js';
+import { insertEvent, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { CopyExited, Withdrawn, failCopy, looksOom, removeResources } from './copy-control.js';
 
 // Starting one copy, phase by phase (load, network, create, start, healthy), each timed. The

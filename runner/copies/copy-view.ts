@@ -1,6 +1,6 @@
 import type { Db } from '../../services/core/db.js';
-import type { CopyView } from '../api.schema.js';
-import { copyById, placeOf, type CopyRow } from './copies.sql.js';
+import type { CopyView } from '../../services/contract/runner/runner-api.schema.js';
+import { copyById, placeOf, type CopyRow } from '../../services/data/copies.sql.js';
 
 /** What the room is told of a copy record (api.schema.ts CopyView). */
 export async function viewOf(db: Db, row: CopyRow | null): Promise<CopyView> {

@@ -1,35 +1,13 @@
 import type { Readable } from 'node:stream';
 import Docker from 'dockerode';
 import { createLimit, type Limit } from '../limit.js';
-import { copyCreateOptions, type CopySpec } from './copy-spec.js';
-import { LABEL, bridgeName, networkName } from './labels.js';
+import { copyCreateOptions, type CopySpec } from '../../services/contract/runner/copy-spec.js';
+import { LABEL, bridgeName, networkName } from '../../services/contract/runner/copy-labels.js';
+import { EngineError, type ContainerState, type Engine, type Listed } from './engine.js';
 import { pickSubnet } from './subnets.js';
 
-// The runner's only door to the container engine (Docker Engine API: podman's compatible socket
-// locally, Docker in production). Every call goes through one bounded limit.
-
-export interface ContainerState {
-  id: string;
-  status: 'created' | 'running' | 'paused' | 'exited' | 'other';
-  exitCode: number | null;
-  oomKilled: boolean;
-  labels: Record<string, string>;
-  /** The copy's address on its own network, when it has one. */
-  address: string | null;
-}
-
-export interface Listed {
-  id: string;
-  status: ContainerState['status'];
-  labels: Record<string, string>;
-}
-
-export class EngineError extends Error {
-  constructor(message: string, readonly status?: number) {
-    super(message);
-    this.name = 'EngineError';
-  }
-}
+// The Engine (engine.ts) over the Docker Engine API: podman's compatible socket locally, Docker
+// in production. Every call goes through one bounded limit.
 
 const statusOf = (s: string | undefined): ContainerState['status'] =>
   s === 'created' || s === 'running' || s === 'paused' || s === 'exited' ? s : s === 'configured' || s === 'initialized' ? 'created' : 'other';
@@ -37,7 +15,7 @@ const statusOf = (s: string | undefined): ContainerState['status'] =>
 const codeOf = (err: unknown) => (err as { statusCode?: number }).statusCode;
 const gone = (err: unknown) => codeOf(err) === 404;
 
-export class DockerEngine {
+export class DockerEngine implements Engine {
   readonly limit: Limit;
   private flavour: Promise<'podman' | 'docker'> | null = null;
 

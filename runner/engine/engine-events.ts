@@ -1,6 +1,6 @@
 import type { Logger } from '../../services/core/log.js';
-import type { DockerEngine } from './docker-engine.js';
-import { LABEL } from './labels.js';
+import type { Engine } from './engine.js';
+import { LABEL } from '../../services/contract/runner/copy-labels.js';
 
 // The runner follows the engine's event stream for its own containers instead of polling each
 // copy: an exit or OOM kill is known within milliseconds, so a start fails fast and a crashed
@@ -30,7 +30,7 @@ interface RawEvent {
 }
 
 export function followEngineEvents(opts: {
-  engine: DockerEngine;
+  engine: Engine;
   runnerId: string;
   log: Logger;
   onExit: (exit: CopyExit) => void;

@@ -1,9 +1,9 @@
 import { createGunzip } from 'node:zlib';
-import { uploadKey } from '../../services/api/deploy/uploads.sql.js';
+import { uploadKey } from '../../services/data/uploads.sql.js';
 import type { Sql } from '../../services/core/db.js';
 import type { Logger } from '../../services/core/log.js';
 import type { Storage } from '../../services/core/storage.js';
-import type { DockerEngine } from '../engine/docker-engine.js';
+import type { Engine } from '../engine/engine.js';
 import { buildIdOfTag, RECENT_BUILD_DAYS, tagsToRemove, type TaggedImage } from './image-rule.js';
 import { retagArchive } from './retag-archive.js';
 
@@ -30,7 +30,7 @@ export interface ImageStore {
 /** The tag of a build's image: the only name `collect` ever removes (images/image-rule.ts). */
 export const imageTagOf = (buildId: string) => `localhost/build-${buildId}:latest`;
 
-export function createImageStore(deps: { sql: Sql; storage: Storage; engine: DockerEngine; log: Logger }): ImageStore {
+export function createImageStore(deps: { sql: Sql; storage: Storage; engine: Engine; log: Logger }): ImageStore {
   const inFlight = new Map<string, Promise<string>>();
   const known = new Map<string, string>();
   const tagOf = imageTagOf;

@@ -1,6 +1,6 @@
 import type { RunnerContext } from '../runner-context.js';
 import { pauseCopy, stopCopy } from '../copies/copy-control.js';
-import type { CopyRow } from '../copies/copies.sql.js';
+import type { CopyRow } from '../../services/data/copies.sql.js';
 import { createLimit } from '../limit.js';
 
 // Two idle tiers and a maximum age (JupyterHub's culler, mybinder's max age, Fly's suspend):

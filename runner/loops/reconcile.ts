@@ -1,7 +1,7 @@
 import { copies as copiesGauge } from '../../services/core/metrics.js';
-import { LABEL } from '../engine/labels.js';
+import { LABEL } from '../../services/contract/runner/copy-labels.js';
 import type { RunnerContext } from '../runner-context.js';
-import { countsByState, liveCopiesOf, transition, type CopyRow } from '../copies/copies.sql.js';
+import { countsByState, liveCopiesOf, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { failCopy, looksOom, removeResources, stopCopy } from '../copies/copy-control.js';
 import { startCopy } from '../copies/copy-starter.js';
 

@@ -1,9 +1,9 @@
 import { planOf } from '../../services/core/plans.js';
-import { reserveWarm } from '../copies/admission.js';
+import { reserveWarm } from '../copies/copy-admission.js';
 import { stopCopy } from '../copies/copy-control.js';
 import { startCopy } from '../copies/copy-starter.js';
 import type { RunnerContext } from '../runner-context.js';
-import { liveContainerBuilds, type LiveBuild } from './live-builds.sql.js';
+import { liveContainerBuilds, type LiveBuild } from '../../services/data/live-builds.sql.js';
 
 // The warm pool (tmpnb's pool, Fly's pre-created machines): each live container build keeps a
 // few copies started and healthy ahead of viewers (the plan's warmCopies, at most RUNNER_WARM_MAX),

@@ -7,12 +7,12 @@ import { createStorage, type Storage } from '../../services/core/storage.js';
 import { testEnv } from '../../test/support/services.js';
 import { waitFor } from '../../test/support/wait-for.js';
 import { buildRunner, dockerFrom } from '../app.js';
-import { createRunnerClient, type CopyView, type RunnerClient } from '../client.js';
+import { createRunnerClient, type CopyView, type RunnerClient } from '../../services/contract/runner/runner-client.js';
 import { DockerEngine } from '../engine/docker-engine.js';
-import { LABEL } from '../engine/labels.js';
+import { LABEL } from '../../services/contract/runner/copy-labels.js';
 import { imageTagOf } from '../images/image-store.js';
 import { runnerSettings, type RunnerSettings } from '../runner-context.js';
-import { runnerKey } from '../runner-key.js';
+import { runnerKey } from '../../services/contract/runner/runner-key.js';
 import { createRunnerService, type RunnerService } from '../runner-service.js';
 
 // A real runner for tests: the real database, object store and engine, its own instance id (so

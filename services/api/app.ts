@@ -1,22 +1,29 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
-import { InvalidRequest, validatorCompiler } from './http/validator.js';
-import type { Deps } from './deps.js';
+import { InvalidRequest, validatorCompiler } from './routing/validator.js';
+import type { Deps } from './api-deps.js';
 import { handlers } from './handlers.js';
-import type { Handlers } from './http/handler.js';
-import { errorHandler } from './http/error-handler.js';
-import { registerRoutes } from './http/register-routes.js';
-import { opsOptions, opsPlugin } from '../ops/http/ops.plugin.js';
-import { createRoom } from '../room/room.js';
+import type { Handlers } from './routing/handler.js';
+import { errorHandler } from './routing/error-handler.js';
+import { registerRoutes } from './routing/register-routes.js';
+import { opsOptions, opsPlugin } from '../core/http/ops.plugin.js';
+
+/**
+ * Another app served by the same process and listener (the room, in development and tests; see
+ * services/platform): its server factory sees every request first, and it adds its own routes.
+ */
+export interface Alongside {
+  serverFactory?: (handler: (req: IncomingMessage, res: ServerResponse) => void) => Server;
+  register(app: FastifyInstance): void;
+}
 
 /** Builds the api from its dependencies. Never listens: main.ts and the tests do that. */
-export async function buildApp(deps: Deps, opts: { handlers?: Handlers } = {}): Promise<FastifyInstance> {
-  const room = createRoom(deps);
+export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongside?: Alongside } = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    // In development and tests the room runs in this process: content-origin hosts go to it.
-    serverFactory: room.serverFactory,
+    ...(opts.alongside?.serverFactory ? { serverFactory: opts.alongside.serverFactory } : {}),
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -46,6 +53,6 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers } = {}): 
   await app.register(cookie);
   await app.register(opsPlugin, opsOptions(deps));
   registerRoutes(app, deps, opts.handlers ?? handlers);
-  room.register(app);
+  opts.alongside?.register(app);
   return app;
 }

@@ -1,11 +1,11 @@
 import { activityHandlers } from './activity/activity.handlers.js';
 import { deployHandlers } from './deploy/deploy.handlers.js';
 import { linkHandlers } from './links/links.handlers.js';
-import { roomHandlers } from './room/room.handlers.js';
+import { roomHandlers } from './room-setup/room-setup.handlers.js';
 import { projectHandlers } from './projects/projects.handlers.js';
 import { accountHandlers } from './account/account.handlers.js';
 import { authHandlers } from './auth/auth.handlers.js';
-import type { Handlers } from './http/handler.js';
+import type { Handlers } from './routing/handler.js';
 import { platformHandlers } from './platform.handlers.js';
 import { workspaceHandlers } from './workspaces/workspaces.handlers.js';
 import { usageHandlers } from './usage/usage.handlers.js';

@@ -1,6 +1,6 @@
-import { manifestJsonSchema } from '../contract/manifest/index.js';
+import { manifestJsonSchema } from '../contract/manifest/manifest.js';
 import { openApiDocument } from '../contract/openapi.js';
-import type { Handlers } from './http/handler.js';
+import type { Handlers } from './routing/handler.js';
 
 // Built once: both documents are pure functions of the contract.
 let openapi: Record<string, unknown> | undefined;

@@ -1,4 +1,4 @@
-import { ApiError, createClient, type Client } from '../contract/client.js';
+import { ApiError, createClient, type Client } from '../contract/api-client.js';
 import { resolveApiUrl } from './config/api-url.js';
 import { findToken, type FoundToken } from './config/token.js';
 import { apiRefusal, Refusal } from './refusal.js';

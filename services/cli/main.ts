@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { interrupted } from './deploy/on-interrupt.js';
+import { interrupted } from './deploy-steps/on-interrupt.js';
 import { buildProgram } from './program.js';
 import { describeFailure } from './refusal.js';
 

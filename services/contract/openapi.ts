@@ -1,7 +1,7 @@
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { ErrorBody, errorStatusText } from './errors.schema.js';
 import type { RouteDef } from './route.js';
-import { routes } from './routes/index.js';
+import { routes } from './routes/route-table.js';
 
 // The OpenAPI 3.1 document, generated from the route table. Served at GET /api/openapi.json.
 

@@ -94,3 +94,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const contentOrigin = c.CONTENT_ORIGIN ?? `http://{slug}.rooms.localhost${port ? `:${port}` : ''}`;
   return { ...c, publicUrl, contentOrigin };
 }
+
+/** The runner's internal API as the room and the api reach it: RUNNER_URL, else the runner on this host. */
+export const runnerBaseUrl = (c: Pick<Config, 'RUNNER_URL' | 'RUNNER_PORT'>) => c.RUNNER_URL ?? `http://127.0.0.1:${c.RUNNER_PORT}`;

@@ -1,7 +1,7 @@
 import type { Db, Sql } from '../core/db.js';
 import { PlanName, planOf } from '../core/plans.js';
-import { createSession, type SessionKind } from '../api/auth/sessions.sql.js';
-import { ensurePerson } from '../api/people/people.sql.js';
+import { createSession, type SessionKind } from '../data/sessions.sql.js';
+import { ensurePerson } from '../data/people.sql.js';
 
 // Operator actions. Each takes its dependencies so that tests call the same code the command runs.
 

@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { createRoom, type RoomDeps } from './room.js';
+import { createRoom, type RoomDeps } from './room-server.js';
 
 /**
  * The room on its own, as production runs it: the load balancer sends `/r/`, `/preview/` and

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../services/contract/client.js';
+import { createClient } from '../../services/contract/api-client.js';
 import { refusal } from '../support/refusal.js';
 import { startPlatform, type Platform } from '../support/platform.js';
 import { expectRefusal } from './support/expect-refusal.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Rehearsal } from '../../services/cli/deploy/rehearsal.js';
+import type { Rehearsal } from '../../services/cli/deploy-steps/rehearsal.js';
 import { uniqueSlug } from '../support/refusal.js';
 import { expectRefusal } from './support/expect-refusal.js';
 import { fixture, pitch, platformForPitch } from './support/pitch.js';

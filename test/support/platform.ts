@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../services/api/app.js';
-import { createClient } from '../../services/contract/client.js';
+import { createRoom } from '../../services/room/room-server.js';
+import { createClient } from '../../services/contract/api-client.js';
 import { loadConfig, type Config } from '../../services/core/config.js';
 import { createSql } from '../../services/core/db.js';
 import { createLogger } from '../../services/core/log.js';
@@ -11,7 +12,7 @@ import { issueToken } from '../../services/ops/ops.service.js';
 import { randomUUID } from 'node:crypto';
 import { testEnv } from './services.js';
 import type { DestinationStream } from 'pino';
-import type { Handlers } from '../../services/api/http/handler.js';
+import type { Handlers } from '../../services/api/routing/handler.js';
 
 /**
  * A real api on a loopback port, wired to the real Postgres, Redis, S3 endpoint and engine that
@@ -30,7 +31,7 @@ export async function startPlatform(opts: { env?: Record<string, string>; handle
   // The public address is known only once listening, so the app is built with a placeholder and
   // the config object is completed in place before any request arrives.
   const config: Config = { ...config0 };
-  const app = await buildApp({ config, sql, storage, queues, mailer, log }, { handlers: opts.handlers });
+  const app = await buildApp({ config, sql, storage, queues, mailer, log }, { handlers: opts.handlers, alongside: createRoom({ config, sql, storage, log }) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const port = (app.server.address() as AddressInfo).port;

@@ -1,9 +1,9 @@
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
-import { uploadKey } from '../../services/api/deploy/uploads.sql.js';
+import { uploadKey } from '../../services/data/uploads.sql.js';
 import { BuildJob, type BuildOutcome } from '../../services/core/jobs.js';
 import { buildExists, commitBuild } from '../build-commit.js';
-import type { WorkerDeps } from '../deps.js';
+import type { WorkerDeps } from '../worker-deps.js';
 import { BundleRefusal, readBundle } from './read-bundle.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Sql } from '../../services/core/db.js';
 import type { Storage } from '../../services/core/storage.js';
-import { uploadKey } from '../../services/api/deploy/uploads.sql.js';
-import { slugHoldDays } from '../../services/api/projects/projects.sql.js';
+import { uploadKey } from '../../services/data/uploads.sql.js';
+import { slugHoldDays } from '../../services/data/projects.sql.js';
 
 /**
  * Projects deleted longer ago than the slug hold (30 days). The slug is free from then on without

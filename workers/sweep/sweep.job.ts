@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import type { WorkerDeps } from '../deps.js';
+import type { WorkerDeps } from '../worker-deps.js';
 import { sweepDeletedProjects } from './deleted-projects.sweep.js';
 import { sweepExpiredSecrets } from './expired-secrets.sweep.js';
 import { sweepUnfinishedUploads } from './unfinished-uploads.sweep.js';

@@ -1,6 +1,6 @@
 import type { Sql } from '../../services/core/db.js';
 import type { Storage } from '../../services/core/storage.js';
-import { uploadKey } from '../../services/api/deploy/uploads.sql.js';
+import { uploadKey } from '../../services/data/uploads.sql.js';
 
 /** An upload whose bytes have not arrived this many hours after it was declared is dropped. */
 export const unfinishedUploadHours = 24;

@@ -1,4 +1,4 @@
-import type { Handlers } from '../http/handler.js';
+import type { Handlers } from '../routing/handler.js';
 import { accountOf } from './account.service.js';
 
 export const accountHandlers: Handlers = {

@@ -1,7 +1,7 @@
 import type { Sql } from '../../core/db.js';
 import { signInFirst } from '../../core/errors.js';
-import type { SessionAuth } from '../auth/sessions.sql.js';
-import { displayNameOf, type PersonRow } from '../people/people.sql.js';
+import type { SessionAuth } from '../../data/sessions.sql.js';
+import { displayNameOf, type PersonRow } from '../../data/people.sql.js';
 
 export async function accountOf(sql: Sql, auth: SessionAuth) {
   const [row] = await sql<(PersonRow & { wsName: string; wsKind: 'personal' | 'team' })[]>`

@@ -1,8 +1,8 @@
 import { planLimit, planOf } from '../../core/plans.js';
-import type { Handlers } from '../http/handler.js';
-import { projectIn } from '../projects/projects.sql.js';
-import { planNameOf } from '../workspaces/workspaces.sql.js';
-import { bouncesThisMonth, visitsOf } from './activity.sql.js';
+import type { Handlers } from '../routing/handler.js';
+import { projectIn } from '../../data/projects.sql.js';
+import { planNameOf } from '../../data/workspaces.sql.js';
+import { bouncesThisMonth, visitsOf } from '../../data/activity.sql.js';
 
 export const activityHandlers: Handlers = {
   listVisits: async ({ deps, auth, params }) => {

@@ -1,6 +1,6 @@
-import type { Handlers } from '../http/handler.js';
-import { sessionCookie } from '../http/request-auth.js';
-import { endSession } from './sessions.sql.js';
+import type { Handlers } from '../routing/handler.js';
+import { sessionCookie } from '../routing/request-auth.js';
+import { endSession } from '../../data/sessions.sql.js';
 import { approveDeviceLogin, redeemDeviceLogin, sendEmailSignIn, startDeviceLogin, verifyEmailSignIn } from './auth.service.js';
 
 export const authHandlers: Handlers = {

@@ -4,8 +4,8 @@ import type { Sql } from '../../core/db.js';
 import { notFound } from '../../core/errors.js';
 import { hashSecret, newSecret } from '../../core/ids.js';
 import type { Mailer } from '../../core/mailer.js';
-import { ensurePerson } from '../people/people.sql.js';
-import { createSession } from './sessions.sql.js';
+import { ensurePerson } from '../../data/people.sql.js';
+import { createSession } from '../../data/sessions.sql.js';
 
 // Sign-in: emailed one-use links and device login for the command-line tool (spec section 5).
 

@@ -1,5 +1,5 @@
 import type { Manifest } from '../../contract/manifest/manifest.schema.js';
-import type { BuildRow } from './builds.sql.js';
+import type { BuildRow } from '../../data/builds.sql.js';
 
 /** A build row as the contract's Build; `live` against the project's live build. */
 export function buildView(b: BuildRow, liveBuildId: string | null) {

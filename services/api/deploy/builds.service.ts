@@ -5,11 +5,11 @@ import { invalid, refused, unavailable } from '../../core/errors.js';
 import { runJob, type BuildJob, type BuildOutcome } from '../../core/jobs.js';
 import { planLimit, planOf } from '../../core/plans.js';
 import type { Queues } from '../../core/queues.js';
-import { assertNotPaused } from '../projects/projects.service.js';
-import { projectIn } from '../projects/projects.sql.js';
-import { planNameOf } from '../workspaces/workspaces.sql.js';
-import { buildIn, deploysInLastDay } from './builds.sql.js';
-import { moveUpload, uploadIn } from './uploads.sql.js';
+import { assertNotPaused } from '../../data/pauses.js';
+import { projectIn } from '../../data/projects.sql.js';
+import { planNameOf } from '../../data/workspaces.sql.js';
+import { buildIn, deploysInLastDay } from '../../data/builds.sql.js';
+import { moveUpload, uploadIn } from '../../data/uploads.sql.js';
 
 /** How long createBuild waits for its unpack or bundle check before answering 503. */
 const buildWaitMs = 10 * 60 * 1000;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RULE_CASES } from '../../contract/manifest/manifest.cases.js';
+import { RULE_CASES } from '../../../test/fixtures/manifest/manifest.cases.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 
 // Every rule and limit of the manifest, through createBuild: a failing case answers 400 invalid

@@ -1,12 +1,13 @@
 import type { Sql } from '../../core/db.js';
-import type { Handlers } from '../http/handler.js';
-import { displayNameOf } from '../people/people.sql.js';
-import { projectIn } from '../projects/projects.sql.js';
+import type { Handlers } from '../routing/handler.js';
+import { displayNameOf } from '../../data/people.sql.js';
+import { projectIn } from '../../data/projects.sql.js';
 import { buildView } from './build-view.js';
-import { buildsOf } from './builds.sql.js';
+import { buildsOf } from '../../data/builds.sql.js';
 import { createBuild, makeLive } from './builds.service.js';
 import { receiveUpload, startUpload } from './uploads.service.js';
-import { roomRunnerClient } from '../../room/copies/room-runner.js';
+import { createRunnerClient } from '../../contract/runner/runner-client.js';
+import { runnerBaseUrl } from '../../core/config.js';
 
 export const deployHandlers: Handlers = {
   startUpload: ({ deps, auth, params, body }) => startUpload(deps.sql, auth, params.projectId, body),
@@ -45,7 +46,7 @@ export const deployHandlers: Handlers = {
     const build = await makeLive(deps.sql, auth, params.projectId, params.buildId);
     // A container build's image is loaded and its warm copies started before the first viewer
     // waits on them. Best effort: the runner also finds live builds on its own timer.
-    if (build.kind === 'container') roomRunnerClient(deps.config).prepare(build.id).catch(() => {});
+    if (build.kind === 'container') createRunnerClient({ baseUrl: runnerBaseUrl(deps.config), appSecret: deps.config.APP_SECRET }).prepare(build.id).catch(() => {});
     return buildView(build, build.id);
   },
 };

@@ -3,10 +3,10 @@ import type { Sql } from '../../core/db.js';
 import { Refusal, refused } from '../../core/errors.js';
 import { planLimit } from '../../core/plans.js';
 import type { Storage } from '../../core/storage.js';
-import { projectIn } from '../projects/projects.sql.js';
-import { assertNotPaused } from '../projects/projects.service.js';
-import { planNameOf } from '../workspaces/workspaces.sql.js';
-import { moveUpload, uploadIn, uploadKey } from './uploads.sql.js';
+import { projectIn } from '../../data/projects.sql.js';
+import { assertNotPaused } from '../../data/pauses.js';
+import { planNameOf } from '../../data/workspaces.sql.js';
+import { moveUpload, uploadIn, uploadKey } from '../../data/uploads.sql.js';
 
 /** Spec 8: an upload is at most 512 MB, exactly the size declared. */
 export const maxUploadBytes = 512 * 1024 * 1024;

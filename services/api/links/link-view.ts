@@ -1,6 +1,6 @@
 import type { LinkRec } from '../../contract/resources/link.js';
 import type { Config } from '../../core/config.js';
-import type { LinkRow } from './links.sql.js';
+import type { LinkRow } from '../../data/links.sql.js';
 
 /** A link's full address: shown only by createLink, revealLink and reissueLink. */
 export const linkUrlOf = (config: Pick<Config, 'publicUrl'>, key: string) => `${config.publicUrl}/r/${key}`;

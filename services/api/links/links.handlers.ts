@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../../core/config.js';
-import type { Handlers } from '../http/handler.js';
-import { projectIn } from '../projects/projects.sql.js';
+import type { Handlers } from '../routing/handler.js';
+import { projectIn } from '../../data/projects.sql.js';
 import { linkUrlOf, linkView } from './link-view.js';
-import { linksOf } from './links.sql.js';
+import { linksOf } from '../../data/links.sql.js';
 import { createLink, reissueLink, revealLink, revokeLink, type LinkWithKey } from './links.service.js';
 
 /** A reply carrying a link's address: no cache anywhere may keep it. */

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../contract/client.js';
+import { createClient, type Client } from '../../contract/api-client.js';
 import { hashSecret } from '../../core/ids.js';
 import { issueToken } from '../../ops/ops.service.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
-import { resolveLinkKey } from './links.sql.js';
-import { viewerHoursThisMonth } from './visits.sql.js';
+import { resolveLinkKey } from '../../data/links.sql.js';
+import { viewerHoursThisMonth } from '../../data/visits.sql.js';
 import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 
 let platform: Platform;

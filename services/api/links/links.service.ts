@@ -3,13 +3,13 @@ import type { Sql } from '../../core/db.js';
 import { refused, roleCannot } from '../../core/errors.js';
 import { hashSecret } from '../../core/ids.js';
 import { planLimit, planOf } from '../../core/plans.js';
-import { assertNotPaused } from '../projects/projects.service.js';
-import { projectIn } from '../projects/projects.sql.js';
-import { recordHistory } from '../room/history.sql.js';
-import { planNameOf } from '../workspaces/workspaces.sql.js';
+import { assertNotPaused } from '../../data/pauses.js';
+import { projectIn } from '../../data/projects.sql.js';
+import { recordHistory } from '../../data/room-history.sql.js';
+import { planNameOf } from '../../data/workspaces.sql.js';
 import { linkSealingKey, newLinkKey, openLinkKey, sealLinkKey } from './link-key.js';
-import { countOpenLinks, isExpired, linkIn, type LinkRow } from './links.sql.js';
-import { viewerHoursUsedUp } from './visits.sql.js';
+import { countOpenLinks, isExpired, linkIn, type LinkRow } from '../../data/links.sql.js';
+import { viewerHoursUsedUp } from '../../data/visits.sql.js';
 
 /** Who is acting. A read-only connection may not see a link's address (spec 5.6). */
 export interface Actor {

@@ -1,5 +1,5 @@
 import type { Config } from '../../core/config.js';
-import type { ProjectRow } from './projects.sql.js';
+import type { ProjectRow } from '../../data/projects.sql.js';
 
 /** The room's public address: the platform origin's /p/<slug>. Private links open /r/<key>. */
 export const roomUrlOf = (config: Pick<Config, 'publicUrl'>, slug: string) => `${config.publicUrl}/p/${slug}`;

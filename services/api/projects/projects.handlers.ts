@@ -1,7 +1,7 @@
-import type { Handlers } from '../http/handler.js';
+import type { Handlers } from '../routing/handler.js';
 import { projectView } from './project-view.js';
 import { createProject, deleteProject, renameProject } from './projects.service.js';
-import { projectIn, projectsIn } from './projects.sql.js';
+import { projectIn, projectsIn } from '../../data/projects.sql.js';
 
 export const projectHandlers: Handlers = {
   listProjects: async ({ deps, auth }) => (await projectsIn(deps.sql, auth.workspaceId)).map((p) => projectView(deps.config, p)),

@@ -1,9 +1,9 @@
 import type { Sql } from '../../core/db.js';
-import { Refusal, refused } from '../../core/errors.js';
+import { refused } from '../../core/errors.js';
 import { planLimit, planOf } from '../../core/plans.js';
-import { effectivePlan, workspaceById } from '../workspaces/workspaces.sql.js';
+import { effectivePlan, workspaceById } from '../../data/workspaces.sql.js';
 import { checkSlug } from './slug-rules.js';
-import { countProjects, projectIn, slugHeld, type ProjectRow } from './projects.sql.js';
+import { countProjects, projectIn, slugHeld, type ProjectRow } from '../../data/projects.sql.js';
 
 export async function createProject(sql: Sql, workspaceId: string, input: { slug: string; name: string }): Promise<ProjectRow> {
   checkSlug(input.slug);
@@ -34,29 +34,4 @@ export async function deleteProject(sql: Sql, workspaceId: string, projectId: st
   if (confirm !== p.slug) throw refused(422, 'confirm', 'type the project slug to delete it');
   await sql`update projects set deleted_at = now() where id = ${p.id} and deleted_at is null`;
   return { deleted: true as const };
-}
-
-/**
- * 423 while the platform pauses the project: taken down, its workspace suspended, or the
- * workspace over its plan. Nothing can be deployed and no link made then (spec 7).
- */
-export async function assertNotPaused(sql: Sql, project: ProjectRow): Promise<void> {
-  const cause = await platformPause(sql, project);
-  if (cause) throw new Refusal(423, pauseText[cause], 'paused', { cause });
-}
-
-export type PlatformPause = 'over-limit' | 'suspended' | 'takedown';
-
-const pauseText: Record<PlatformPause, string> = {
-  takedown: 'This project was taken down by the platform.',
-  suspended: 'This workspace is suspended by the platform.',
-  'over-limit': 'This workspace holds more projects than its plan allows.',
-};
-
-export async function platformPause(sql: Sql, project: ProjectRow): Promise<PlatformPause | null> {
-  if (project.takenDownAt) return 'takedown';
-  const ws = await workspaceById(sql, project.workspaceId);
-  if (ws.suspendedAt) return 'suspended';
-  if (project.overLimitAt) return 'over-limit';
-  return null;
 }

@@ -1,5 +1,5 @@
-import type { Handlers } from '../http/handler.js';
-import { containerUsage } from './container-usage.sql.js';
+import type { Handlers } from '../routing/handler.js';
+import { containerUsage } from '../../data/container-usage.sql.js';
 
 export const usageHandlers: Handlers = {
   /** Demo container use of the active workspace in the current UTC month. */

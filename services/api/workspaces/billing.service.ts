@@ -1,7 +1,7 @@
 import type { Sql } from '../../core/db.js';
 import { planOf } from '../../core/plans.js';
-import { effectivePlan, workspaceById } from './workspaces.sql.js';
-import { usageOf } from './usage.sql.js';
+import { effectivePlan, workspaceById } from '../../data/workspaces.sql.js';
+import { usageOf } from '../../data/workspace-usage.sql.js';
 
 /** getBilling: the plan, what the workspace uses of it, and what it allows. Paid plans cannot be bought yet. */
 export async function billingOf(sql: Sql, workspaceId: string) {

@@ -1,6 +1,6 @@
-import type { Handlers } from '../http/handler.js';
+import type { Handlers } from '../routing/handler.js';
 import { billingOf } from './billing.service.js';
-import { workspacesOf } from './workspaces.sql.js';
+import { workspacesOf } from '../../data/workspaces.sql.js';
 
 export const workspaceHandlers: Handlers = {
   listWorkspaces: async ({ deps, auth }) => {

@@ -31,7 +31,7 @@ export function deployCommand(): Command {
       const fromEnv = ctx.env.PITCH_HEALTH_TIMEOUT ? Number(ctx.env.PITCH_HEALTH_TIMEOUT) : undefined;
       if (fromEnv !== undefined && !(fromEnv > 0)) throw new Refusal(`PITCH_HEALTH_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(ctx.env.PITCH_HEALTH_TIMEOUT)}`);
       // Loaded when used: the scanner, packer and engine client are most of the tool's code.
-      const { deploy } = await import('../deploy/deploy-flow.js');
+      const { deploy } = await import('../deploy-steps/deploy-flow.js');
       await deploy(ctx, dir, {
         project: options.project,
         note: options.note,

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { checkManifest, checkManifestFolder, type ManifestNote, type Problem } from '../../contract/manifest/index.js';
+import { checkManifest, checkManifestFolder, type ManifestNote, type Problem } from '../../contract/manifest/manifest.js';
 import type { CliContext } from '../context.js';
 import { formatProblem, MANIFEST_FILE, readManifestFile } from '../project/read-manifest.js';
 import { contextOf } from './command-context.js';

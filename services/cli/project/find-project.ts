@@ -1,5 +1,5 @@
 import { realpath } from 'node:fs/promises';
-import type { Client } from '../../contract/client.js';
+import type { Client } from '../../contract/api-client.js';
 import type { Project } from '../../contract/resources/project.js';
 import { readConfig, updateConfig } from '../config/config-file.js';
 import { ask, type CliContext } from '../context.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkManifest } from './manifest.check.js';
-import { app, containerBase, staticBase, step } from './manifest.cases.js';
+import { app, containerBase, staticBase, step } from '../../../test/fixtures/manifest/manifest.cases.js';
 import { checkManifestFolder, PAGE_MAX_CHARS } from './manifest-folder.check.js';
 import type { Manifest } from './manifest.schema.js';
 import { checkStaticStepPaths, stepPathCandidates } from './static-paths.check.js';

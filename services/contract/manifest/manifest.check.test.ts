@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkManifest } from './manifest.check.js';
-import { RULE_CASES, app, containerBase, staticBase, step } from './manifest.cases.js';
+import { RULE_CASES, app, containerBase, staticBase, step } from '../../../test/fixtures/manifest/manifest.cases.js';
 import { formatPath } from './manifest.problem.js';
 
 function problemPaths(input: unknown): string[] {

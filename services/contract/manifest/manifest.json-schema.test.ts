@@ -2,8 +2,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkManifest } from './manifest.check.js';
-import { arbManifest } from './manifest.arbitrary.js';
-import { RULE_CASES, containerBase } from './manifest.cases.js';
+import { arbManifest } from '../../../test/fixtures/manifest/manifest.arbitrary.js';
+import { RULE_CASES, containerBase } from '../../../test/fixtures/manifest/manifest.cases.js';
 import { MANIFEST_SCHEMA_PATH, manifestJsonSchema } from './manifest.json-schema.js';
 
 // ajv in strict mode also proves the generated schema uses only draft 2020-12 keywords.

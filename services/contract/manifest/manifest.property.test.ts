@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkManifest } from './manifest.check.js';
-import { arbContainerManifest, arbManifest, arbStaticManifest } from './manifest.arbitrary.js';
+import { arbContainerManifest, arbManifest, arbStaticManifest } from '../../../test/fixtures/manifest/manifest.arbitrary.js';
 
 type Json = Record<string, any>;
 

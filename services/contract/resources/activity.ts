@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Device, Id, Obj, Uri } from '../common.js';
-import { NextStepKind } from './room.js';
+import { NextStepKind } from './room-setup.js';
 
 // Spec 2.5: what viewers leave behind (visits, answers, comments) and the builder's notes.
 

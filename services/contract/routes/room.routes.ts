@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Id, Obj, Uri } from '../common.js';
-import { HistoryEntry, NextSteps, PageKind, RoomPause, RoomSetup, Tour } from '../resources/room.js';
+import { HistoryEntry, NextSteps, PageKind, RoomPause, RoomSetup, Tour } from '../resources/room-setup.js';
 import { route } from '../route.js';
 import { ProjectParams } from './params.js';
 

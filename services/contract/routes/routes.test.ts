@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { RouteDef } from '../route.js';
-import { routes } from './index.js';
+import { routes } from './route-table.js';
 
 const rows: RouteDef[] = Object.values(routes);
 

@@ -7,7 +7,7 @@ import type { Storage } from '../../core/storage.js';
 import { notFoundPage, noticePage } from '../viewer/html.js';
 import type { StandingCache } from '../viewer/standing-cache.js';
 import { contentLabelOf, type ContentLabel } from '../origins.js';
-import { spendGrant } from './grants.sql.js';
+import { spendGrant } from '../../data/content-grants.sql.js';
 import { createStaticFiles, parseRange, type StaticFiles } from './static-files.js';
 import { viewCookie, viewSeconds, viewTokens } from './view-token.js';
 

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import { contentTypeOf } from '../../core/content-type.js';
 import type { Storage } from '../../core/storage.js';
-import { buildFilesPrefix } from '../../api/deploy/builds.sql.js';
+import { buildFilesPrefix } from '../../data/builds.sql.js';
 
 // A static build's files, from the object store, kept close. Builds never change once made, so
 // a build's file index and its small files are cached without expiry (LRU by bytes), along with

@@ -1,7 +1,7 @@
 import type { Sql } from '../../core/db.js';
-import type { ProjectRow } from '../../api/projects/projects.sql.js';
-import { effectiveAppOrder } from '../../api/room/app-order.js';
-import type { RoomSessionRow } from './sessions.sql.js';
+import type { ProjectRow } from '../../data/projects.sql.js';
+import { effectiveAppOrder } from '../../data/app-order.js';
+import type { RoomSessionRow } from '../../data/viewer-sessions.sql.js';
 import { escapeHtml, roomDocument } from './html.js';
 import { renderPage } from './render-page.js';
 

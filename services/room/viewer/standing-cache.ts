@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Sql } from '../../core/db.js';
-import { sessionStanding } from './sessions.sql.js';
+import { sessionStanding } from '../../data/viewer-sessions.sql.js';
 
 // A session's standing (sessions.sql.ts) is read on content requests, at most once every few
 // seconds per session: a page load of fifty files costs one query, and a revoke still reaches a

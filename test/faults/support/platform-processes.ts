@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { createClient } from '../../../services/contract/client.js';
+import { createClient } from '../../../services/contract/api-client.js';
 import { createSql, type Sql } from '../../../services/core/db.js';
 import { issueToken } from '../../../services/ops/ops.service.js';
 import { repoRoot, type ThrowawayServices } from './throwaway-services.js';
@@ -63,11 +63,11 @@ export interface Api extends PlatformProcess {
   baseUrl: string;
 }
 
-/** The api (services/api/main.ts) on a free port; resolves once /healthz answers. */
+/** The api and the room (services/platform/main.ts) on a free port; resolves once /healthz answers. */
 export async function startApi(services: ThrowawayServices, env: Record<string, string> = {}): Promise<Api> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const api = spawnProcess('api', 'services/api/main.ts', { ...services.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, ...env }, services.dir);
+  const api = spawnProcess('api', 'services/platform/main.ts', { ...services.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, ...env }, services.dir);
   await untilUp(api, `${baseUrl}/healthz`);
   return { ...api, baseUrl };
 }

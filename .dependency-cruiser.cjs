@@ -1,0 +1,77 @@
+// The layering rule of docs/architecture.md, checked on every `npm test` (and so in CI) by
+// dependency-cruiser: `npm run layers`. Each area may import from the layers below it and never
+// from a sibling's insides. Tests and benchmarks are not areas: they may reach across.
+const AREAS = {
+  contract: '^services/contract/',
+  core: '^services/core/',
+  data: '^services/data/',
+  api: '^services/api/',
+  room: '^services/room/',
+  ops: '^services/ops/',
+  cli: '^services/cli/',
+  platform: '^services/platform/',
+  workers: '^workers/',
+  runner: '^runner/',
+};
+
+// Who may import whom (besides itself and npm packages).
+const ALLOWED = {
+  contract: [],
+  core: ['contract'],
+  data: ['contract', 'core'],
+  api: ['contract', 'core', 'data'],
+  room: ['contract', 'core', 'data'],
+  workers: ['contract', 'core', 'data'],
+  runner: ['contract', 'core', 'data'],
+  ops: ['contract', 'core', 'data'],
+  cli: ['contract'],
+  // The one composition root that puts the api and the room in one process.
+  platform: ['contract', 'core', 'data', 'api', 'room'],
+};
+
+const notTest = '(\\.test\\.ts$|/test-support/)';
+
+const forbidden = Object.entries(ALLOWED).map(([area, allowed]) => ({
+  name: `${area}-imports-only-below`,
+  comment: `${area} may import ${allowed.length ? allowed.join(', ') : 'nothing of the platform'} (docs/architecture.md)`,
+  severity: 'error',
+  from: { path: AREAS[area], pathNot: notTest },
+  to: {
+    path: '^(services|workers|runner|infra|test|bench)/',
+    pathNot: [AREAS[area], ...allowed.map((a) => AREAS[a])],
+  },
+}));
+
+forbidden.push(
+  {
+    name: 'sql-lives-in-data',
+    comment: 'a table\'s SQL belongs to services/data, one file per table family',
+    severity: 'error',
+    from: { path: '^(services|workers|runner)/', pathNot: notTest },
+    to: { path: '\\.sql\\.ts$', pathNot: '^services/data/' },
+  },
+  {
+    name: 'no-circular',
+    comment: 'import cycles hide the layering',
+    severity: 'error',
+    from: { pathNot: notTest },
+    to: { circular: true },
+  },
+  {
+    name: 'no-test-code-in-production',
+    comment: 'production code never imports tests, fixtures or test support',
+    severity: 'error',
+    from: { path: '^(services|workers|runner)/', pathNot: notTest },
+    to: { path: '(\\.test\\.ts$|^test/|/test-support/)' },
+  },
+);
+
+module.exports = {
+  forbidden,
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^node_modules|^dist|^\\.data)' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

@@ -1,0 +1,66 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AdmissionPasses } from './admission-passes.js';
+import type { BackgroundWork } from './background-work.js';
+import { onCopyExit, stopCopy } from './copies/copy-control.js';
+import { followEngineEvents, type EventFollower } from './engine/engine-events.js';
+import { installHostGuard } from './engine/host-guard.js';
+import { cullIdle } from './loops/idle.js';
+import { reconcile, updateGauges } from './loops/reconcile.js';
+import type { RunnerContext } from './runner-context.js';
+
+// The runner's background side: the host guard, the engine's event stream, reconcile and
+// adoption after a restart, the culler, image collection, gauges and warm pools.
+
+export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, work: BackgroundWork) {
+  const { sql, engine, log, settings } = ctx;
+  const { admitWaiting, topUp } = passes;
+  const every = work.every;
+  let events: EventFollower | null = null;
+
+  return {
+    /** Guard, events, a first reconcile (adopting what a previous run left), then the loops. */
+    async start(): Promise<void> {
+      await installHostGuard(settings.hostGuard, log);
+      events = followEngineEvents({
+        engine,
+        runnerId: settings.runnerId,
+        log,
+        onExit: (e) => void onCopyExit(ctx, e).catch((err) => log.error({ err, copyId: e.copyId }, 'exit not handled')),
+        onResume: () => void reconcile(ctx).catch((err) => log.error({ err }, 'reconcile failed')),
+      });
+      await events.ready;
+      await reconcile(ctx, { initial: true });
+      await admitWaiting();
+      every(settings.reconcileMs, async () => {
+        await reconcile(ctx);
+        await admitWaiting();
+        await topUp();
+      }, 'reconcile');
+      // The culler ticks a few times per idle period and maximum age, at least every 10 s.
+      every(Math.min(10_000, settings.idlePauseMs / 4, settings.maxAgeMs / 4), () => cullIdle(ctx), 'idle');
+      every(60 * 60 * 1000, () => ctx.images.collect(), 'images');
+      every(5_000, () => updateGauges(ctx), 'gauges');
+      work.track(topUp().catch((err) => log.error({ err }, 'warm pool top-up failed')));
+    },
+    /** Stops the loops and the event stream. Copies are left running: the next runner adopts them. */
+    async close(): Promise<void> {
+      events?.stop();
+      ctx.waiters.wakeAll();
+      await work.close();
+    },
+    /** Everything this runner holds in the engine, removed and its records ended (tests, and draining a host for good). */
+    async drain(): Promise<void> {
+      // Closed first: no admission pass may start a copy while the others are being removed.
+      await work.close();
+      for (let round = 0; round < 5; round++) {
+        const rows = await sql<{ id: string }[]>`select id from runner_copies where runner_id = ${settings.runnerId} and state <> 'ended'`;
+        await Promise.all(rows.map((r) => stopCopy(ctx, r.id, 'drained')));
+        const left = await engine.containersOf(settings.runnerId);
+        for (const c of left) await engine.remove(c.id);
+        for (const n of await engine.networksOf(settings.runnerId)) await engine.removeNetwork(n.name).catch(() => {});
+        if (!rows.length && !left.length && !ctx.starting.size) return;
+        await sleep(200);
+      }
+    },
+  };
+}

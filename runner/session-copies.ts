@@ -1,0 +1,155 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CallsReply, CopyView, EnterBody, PrepareReply } from '../services/contract/runner/runner-api.schema.js';
+import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
+import { copyOfSession, updateCopy, type CopyRow } from '../services/data/copies.sql.js';
+import type { AdmissionPasses } from './admission-passes.js';
+import { NoSuchBuild } from './build-runs.js';
+import type { Call } from '../services/contract/runner/runner-api.schema.js';
+import { runCalls } from './copies/calls.js';
+import { admitViewer } from './copies/copy-admission.js';
+import { resumeCopy, stopCopy } from './copies/copy-control.js';
+import { viewOf } from './copies/copy-view.js';
+import type { RunnerContext } from './runner-context.js';
+
+// What the runner's HTTP API does for viewer sessions (app.ts): enter, watch, activity, leave,
+// calls, and preparing a build that went live.
+
+export interface SessionCopiesDeps {
+  ctx: RunnerContext;
+  passes: AdmissionPasses;
+  overSpend: () => Promise<boolean>;
+  isClosed: () => boolean;
+}
+
+export function createSessionCopies({ ctx, passes, overSpend, isClosed }: SessionCopiesDeps) {
+  const { sql, settings, log } = ctx;
+  const { afterAdmission, topUp } = passes;
+
+  async function checkBuild(body: EnterBody) {
+    if (settings.workspaces && !settings.workspaces.includes(body.workspaceId)) throw new RunnerRefusal(404, 'this runner does not serve that workspace');
+    let run;
+    try {
+      run = await ctx.runs(body.buildId);
+    } catch (err) {
+      if (err instanceof NoSuchBuild) throw new RunnerRefusal(404, 'no such build');
+      throw err;
+    }
+    if (run.kind !== 'container' || run.workspaceId !== body.workspaceId || run.projectId !== body.projectId) throw new RunnerRefusal(404, 'no such container build in that project');
+  }
+
+  const view = (row: CopyRow | null) => viewOf(sql, row);
+
+  async function touch(row: CopyRow) {
+    await updateCopy(sql, row.id, {}, row.state === 'running' || row.state === 'paused' ? ['seenAt', 'activeAt'] : ['seenAt']);
+  }
+
+  /** The session's copy, resumed when paused (the viewer is here). A copy that cannot be woken is replaced by a fresh start. */
+  async function wake(row: CopyRow, body: EnterBody | null): Promise<CopyView> {
+    const resumed = await resumeCopy(ctx, row);
+    if (resumed) return view(resumed);
+    return enter(row.sessionId!, body ?? { workspaceId: row.workspaceId, projectId: row.projectId, buildId: row.buildId });
+  }
+
+  async function enter(sessionId: string, body: EnterBody): Promise<CopyView> {
+    const askedAt = Date.now();
+    await checkBuild(body);
+    const current = await copyOfSession(sql, sessionId);
+    if (current && current.state !== 'ended') {
+      if (current.buildId !== body.buildId) {
+        // The project went live with another build: this viewer moves to it.
+        await stopCopy(ctx, current.id, 'build-changed');
+      } else {
+        await touch(current);
+        if (current.state === 'paused') return wake(current, body);
+        return view(current);
+      }
+    } else if (current?.endReason?.startsWith('failed:') && current.buildId === body.buildId && !body.retry
+      && current.endedAt && Date.now() - current.endedAt.getTime() < settings.failHoldMs) {
+      // Entering again right after "could not start" answers the same: a reload does not start a
+      // copy that just failed over and over; the room offers a retry.
+      return view(current);
+    }
+    if (await overSpend()) return { state: 'spend', copyId: null, version: 'spend' };
+    const a = await admitViewer(sql, ctx.host, { sessionId, ...body });
+    if (a.kind === 'full') return { state: 'full', copyId: null, detail: a.reason, version: `full:${a.reason}` };
+    if (a.kind === 'existing') return view(await copyOfSession(sql, sessionId));
+    afterAdmission(a, askedAt);
+    if (a.kind === 'queued') log.info({ copyId: a.copy.id, workspaceId: body.workspaceId }, 'viewer held back: copy cap reached');
+    return view(a.copy);
+  }
+
+  /** The session's copy now; `seen` records that the room still asks (a queued viewer who stops asking is let go). */
+  async function current(sessionId: string, seen = true): Promise<CopyView> {
+    const row = await copyOfSession(sql, sessionId);
+    if (seen && row && row.state !== 'ended') await updateCopy(sql, row.id, {}, ['seenAt']);
+    return view(row);
+  }
+
+  /** Long-poll: the view once it differs from `seen`, or as it is after `waitMs`. Re-read each second, so another runner's changes show too. */
+  async function watch(sessionId: string, waitMs = 0, seen?: string): Promise<CopyView> {
+    const deadline = Date.now() + waitMs;
+    let v = await current(sessionId);
+    while (seen !== undefined && v.version === seen && Date.now() < deadline && !isClosed()) {
+      await ctx.waiters.wait(sessionId, Math.min(1_000, deadline - Date.now()));
+      v = await current(sessionId, false);
+    }
+    return v;
+  }
+
+  async function activity(sessionId: string): Promise<CopyView> {
+    const row = await copyOfSession(sql, sessionId);
+    if (!row || row.state === 'ended') return view(row);
+    // One write per couple of seconds per copy is plenty for a culler that thinks in minutes.
+    const every = Math.min(2_000, settings.idlePauseMs / 4);
+    if (!row.activeAt || Date.now() - row.activeAt.getTime() > every || row.state !== 'running') await touch(row);
+    if (row.state === 'paused') return wake(row, null);
+    return view(row);
+  }
+
+  async function leave(sessionId: string): Promise<CopyView> {
+    const row = await copyOfSession(sql, sessionId);
+    if (!row || row.state === 'ended') return view(row);
+    const ended = await stopCopy(ctx, row.id, 'left');
+    if (row.state === 'queued') ctx.waiters.wakeAll();
+    return view(ended ?? (await copyOfSession(sql, sessionId)));
+  }
+
+  async function calls(sessionId: string, list: Call[]): Promise<CallsReply> {
+    let row = await copyOfSession(sql, sessionId);
+    // A copy still starting is waited for: the calls run before the step shows.
+    const until = Date.now() + settings.healthTimeoutMs + 5_000;
+    while (row && (row.state === 'creating' || row.state === 'starting') && Date.now() < until) {
+      await ctx.waiters.wait(sessionId, 1_000);
+      row = await copyOfSession(sql, sessionId);
+    }
+    if (row?.state === 'paused') {
+      const resumed = await resumeCopy(ctx, row);
+      row = resumed ?? (await copyOfSession(sql, sessionId));
+    }
+    if (!row || row.state !== 'running') throw new RunnerRefusal(409, 'the session has no running copy', await view(row));
+    await touch(row);
+    const outcomes = await runCalls({ host: row.host!, port: row.port! }, list, settings.callTimeoutMs);
+    return { copy: await view(row), outcomes };
+  }
+
+  /** Loads a build's image (best effort, when it goes live) and tops up its warm pool. */
+  async function prepare(buildId: string, waitMs = 0): Promise<PrepareReply> {
+    const run = await ctx.runs(buildId).catch((err) => {
+      if (err instanceof NoSuchBuild) throw new RunnerRefusal(404, 'no such build');
+      throw err;
+    });
+    if (run.kind !== 'container') throw new RunnerRefusal(404, 'not a container build');
+    if (settings.workspaces && !settings.workspaces.includes(run.workspaceId)) throw new RunnerRefusal(404, 'this runner does not serve that workspace');
+    const loading = ctx.images.ensure(buildId).then(() => topUp(buildId));
+    loading.catch(() => {});
+    const outcome = await Promise.race([
+      loading.then(() => ({ image: 'ready' as const }), (err: Error) => ({ image: 'failed' as const, detail: err.message })),
+      sleep(waitMs).then(() => ({ image: 'loading' as const })),
+    ]);
+    const [warm] = await sql<{ n: number }[]>`
+      select count(*)::int as n from runner_copies where build_id = ${buildId} and runner_id = ${settings.runnerId} and session_id is null and state <> 'ended'`;
+    return { ...outcome, warm: warm.n };
+  }
+
+  return { enter, current, watch, activity, leave, calls, prepare };
+}

@@ -1,0 +1,43 @@
+import type { Sql } from '../../core/db.js';
+import { refused } from '../../core/errors.js';
+import { roomPauseOf } from '../../data/pauses.js';
+import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
+import { recordHistory } from '../../data/room-history.sql.js';
+
+// Pausing and resuming a room (spec 4.2 pauseRoom, resumeRoom); what a pause means is in
+// services/data/pauses.ts, which the room reads too.
+
+/**
+ * pauseRoom: pauses with a note (room.pause). On a room the owner already paused only the note
+ * changes (room.message): who paused and when stay. A blank note is no note.
+ */
+export async function pauseRoom(sql: Sql, actor: { workspaceId: string; personId: string }, projectId: string, message: string | null) {
+  const project = await projectIn(sql, actor.workspaceId, projectId);
+  const note = message?.trim() ? message : null;
+  await sql.begin(async (tx) => {
+    await tx`insert into rooms (project_id, workspace_id) values (${project.id}, ${project.workspaceId}) on conflict (project_id) do nothing`;
+    const [room] = await tx<{ pausedAt: Date | null }[]>`select paused_at from rooms where project_id = ${project.id} for update`;
+    if (room.pausedAt) {
+      await tx`update rooms set pause_message = ${note} where project_id = ${project.id}`;
+    } else {
+      await tx`update rooms set paused_at = now(), paused_by = ${actor.personId}, pause_message = ${note} where project_id = ${project.id}`;
+    }
+    await recordHistory(tx, {
+      workspaceId: project.workspaceId, projectId: project.id, kind: room.pausedAt ? 'room.message' : 'room.pause', byPerson: actor.personId, message: note,
+    });
+  });
+  return roomPauseOf(sql, project);
+}
+
+/** resumeRoom: lifts the owner's pause (room.resume); 409 taken when the owner has not paused it. A platform pause stays. */
+export async function resumeRoom(sql: Sql, actor: { workspaceId: string; personId: string }, projectId: string) {
+  const project = await projectIn(sql, actor.workspaceId, projectId);
+  await sql.begin(async (tx) => {
+    const [lifted] = await tx`
+      update rooms set paused_at = null, paused_by = null, pause_message = null
+      where project_id = ${project.id} and paused_at is not null returning project_id`;
+    if (!lifted) throw refused(409, 'taken', 'the room is not paused by its owner');
+    await recordHistory(tx, { workspaceId: project.workspaceId, projectId: project.id, kind: 'room.resume', byPerson: actor.personId });
+  });
+  return roomPauseOf(sql, project);
+}

@@ -1,0 +1,120 @@
+import { Writable } from 'node:stream';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createClient, ContractError } from '../../contract/api-client.js';
+import { startPlatform, type Platform } from '../../../test/support/platform.js';
+import { handlers } from '../handlers.js';
+
+const started: Platform[] = [];
+afterAll(async () => { await Promise.all(started.map((p) => p.close())); });
+async function platformWith(opts: Parameters<typeof startPlatform>[0] = {}) {
+  const p = await startPlatform(opts);
+  started.push(p);
+  return p;
+}
+
+describe('requests are checked against the contract', () => {
+  it('answers 400 invalid naming each field that does not fit', async () => {
+    const platform = await platformWith();
+    const res = await platform.fetch('/api/auth/email', { method: 'POST', json: { email: 'not-an-email' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid');
+    expect(res.body.issues).toEqual([{ path: 'email', message: expect.any(String) }]);
+
+    const missing = await platform.fetch('/api/auth/device/approve', { method: 'POST', token: (await platform.person()).token, json: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body.issues.map((i: { path: string }) => i.path)).toEqual(['userCode']);
+  });
+
+  it('refuses a string with a NUL character as invalid, naming the field', async () => {
+    const platform = await platformWith();
+    const p = await platform.person();
+    const res = await platform.fetch('/api/projects', { method: 'POST', token: p.token, json: { slug: 'nul-test-1', name: 'a\u0000b' } });
+    expect(res.status).toBe(400);
+    expect(res.body.issues).toEqual([{ path: 'name', message: expect.stringContaining('NUL') }]);
+    expect(await p.client.call('listProjects')).toEqual([]);
+  });
+
+  it('ignores fields an endpoint does not name', async () => {
+    const platform = await platformWith();
+    const res = await platform.fetch('/api/auth/email', { method: 'POST', json: { email: 'x@example.com', admin: true } });
+    expect(res.status).toBe(200);
+  });
+
+  it('takes an empty body sent as JSON as no body', async () => {
+    const platform = await platformWith();
+    const p = await platform.person();
+    const res = await platform.fetch('/api/auth/logout', { method: 'POST', token: p.token, headers: { 'content-type': 'application/json' }, body: '' });
+    expect(res.status).toBe(200);
+  });
+
+  it('answers 400 for a body that is not JSON', async () => {
+    const platform = await platformWith();
+    const res = await platform.fetch('/api/auth/email', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid');
+  });
+});
+
+describe('replies are checked against the contract', () => {
+  it('logs and answers 500 internal error instead of sending a reply that does not fit', async () => {
+    const lines: string[] = [];
+    const logTo = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const platform = await platformWith({
+      logTo,
+      handlers: { ...handlers, whoami: async () => ({ userId: 42, secretField: 'leak' }) as never },
+    });
+    const p = await platform.person();
+    const res = await platform.fetch('/api/me/account', { token: p.token });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: 'internal error' });
+    expect(lines.join('')).toContain('does not fit the contract');
+    expect(lines.join('')).not.toContain(p.token);
+  });
+
+  it('the typed client refuses a reply that does not fit', async () => {
+    const platform = await platformWith();
+    const p = await platform.person();
+    const fakeFetch: typeof fetch = async () => new Response(JSON.stringify({ userId: 1 }), { status: 200 });
+    const client = createClient({ baseUrl: platform.baseUrl, token: p.token, fetch: fakeFetch });
+    await expect(client.call('whoami')).rejects.toBeInstanceOf(ContractError);
+  });
+
+  it('an endpoint not switched on yet answers 503 unavailable after sign-in', async () => {
+    const platform = await platformWith({ handlers: { ...handlers, getBilling: undefined } });
+    const p = await platform.person();
+    const res = await platform.fetch('/api/billing', { token: p.token });
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ error: 'unavailable', reason: 'unavailable' });
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('is served open and validates as OpenAPI 3.1', async () => {
+    const platform = await platformWith();
+    const res = await platform.fetch('/api/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(res.body);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    expect(res.body.paths['/api/me/account'].get.operationId).toBe('whoami');
+  });
+});
+
+describe('logs', () => {
+  it('carry a request id and never the token or cookie', async () => {
+    const lines: string[] = [];
+    const logTo = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const platform = await platformWith({ logTo });
+    const p = await platform.person();
+    const res = await platform.fetch('/api/me/account', { token: p.token, headers: { cookie: 'pp_session=pp_web_secretcookie', 'x-request-id': 'req-abc' } });
+    expect(res.headers.get('x-request-id')).toBe('req-abc');
+    const text = lines.join('');
+    expect(text).toContain('req-abc');
+    expect(text).not.toContain(p.token);
+    expect(text).not.toContain('secretcookie');
+  });
+});

@@ -1,0 +1,25 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { Operation, Routes } from '../../contract/routes/route-table.js';
+import type { RouteDef } from '../../contract/route.js';
+import type { Deps } from '../api-deps.js';
+import type { Auth } from './request-auth.js';
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+type In<T> = T extends z.ZodType ? z.input<T> : undefined;
+
+/** What a handler is given: the parsed params and body, and who is calling (null on open routes). */
+export interface HandlerContext<R extends RouteDef> {
+  params: Out<R['params']>;
+  body: Out<R['body']>;
+  query: Out<R['query']>;
+  auth: R['open'] extends true ? Auth | null : Auth;
+  deps: Deps;
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/** A handler returns the reply body, checked against the route's reply schema before it leaves. */
+export type Handler<R extends RouteDef> = (ctx: HandlerContext<R>) => Promise<In<R['reply']> | Out<R['reply']>> | In<R['reply']>;
+
+export type Handlers = { [O in Operation]?: Handler<Routes[O]> };

@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { routes } from '../../contract/routes/route-table.js';
+import type { RouteDef } from '../../contract/route.js';
+import { unavailable } from '../../core/errors.js';
+import type { Deps } from '../api-deps.js';
+import type { Handlers } from './handler.js';
+import { authenticate, type Auth } from './request-auth.js';
+
+/**
+ * Registers every row of the route table. A row with no handler yet answers 503 unavailable (the
+ * feature is not switched on) rather than being absent, so the contract is whole from day one.
+ */
+export function registerRoutes(app: FastifyInstance, deps: Deps, handlers: Handlers) {
+  const rows = Object.entries(routes) as [string, RouteDef][];
+  for (const [operation, def] of rows.filter(([, d]) => !d.raw)) registerRoute(app, deps, operation, def, handlers);
+  // Upload PUTs take their body as a stream, whatever its type: the bytes go straight to the
+  // object store, so no parser may read them and no body limit applies (the service checks sizes).
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
+    for (const [operation, def] of rows.filter(([, d]) => d.raw)) registerRoute(scope, deps, operation, def, handlers);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    if (req.url.startsWith('/api/') || req.url === '/api') return reply.status(404).send({ error: 'not found' });
+    return reply.status(404).type('text/plain').send('Not found');
+  });
+}
+
+function registerRoute(app: FastifyInstance, deps: Deps, operation: string, def: RouteDef, handlers: Handlers) {
+  const handler = handlers[operation as keyof Handlers] as ((ctx: unknown) => Promise<unknown>) | undefined;
+  app.withTypeProvider<ZodTypeProvider>().route({
+    method: def.method,
+    url: def.path,
+    schema: schemaOf(def),
+    config: { operation },
+    // Sign-in is checked before the body is read: a caller without a session learns nothing
+    // about the endpoint but "sign in first".
+    onRequest: async (req) => {
+      req.auth = def.open
+        ? await authenticate(req, deps.sql, deps.config).catch(() => null)
+        : await authenticate(req, deps.sql, deps.config);
+    },
+    handler: async (req, reply) => {
+      if (!handler) throw unavailable(`${operation} is not switched on yet`);
+      const out = await handler({ params: req.params, body: req.body, query: req.query, auth: req.auth, deps, req, reply });
+      if (reply.sent) return reply;
+      reply.status(def.status);
+      return def.status === 204 ? reply.send() : out;
+    },
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: Auth | null;
+  }
+  interface FastifyContextConfig {
+    operation?: string;
+  }
+}
+
+/** Only the parts a row declares: fastify warns about every part given as undefined. */
+function schemaOf(def: RouteDef) {
+  return {
+    ...(def.params ? { params: def.params } : {}),
+    ...(def.query ? { querystring: def.query } : {}),
+    ...(def.body && !def.raw ? { body: def.body } : {}),
+    ...(def.reply ? { response: { [def.status]: def.reply } } : {}),
+  };
+}

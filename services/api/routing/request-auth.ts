@@ -1,0 +1,49 @@
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../../core/config.js';
+import type { Sql } from '../../core/db.js';
+import { Refusal, signInFirst } from '../../core/errors.js';
+import { resolveSession, type SessionAuth } from '../../data/sessions.sql.js';
+
+export const sessionCookie = 'pp_session';
+
+export type Auth = SessionAuth & { via: 'cookie' | 'bearer' };
+
+/** The bearer token of the request, or its session cookie; null when it carries neither. */
+export function credentialOf(req: FastifyRequest): { token: string; via: Auth['via'] } | null {
+  const header = req.headers.authorization;
+  if (header) {
+    const m = /^Bearer\s+(\S+)$/i.exec(header);
+    return m ? { token: m[1], via: 'bearer' } : null;
+  }
+  const cookie = req.cookies?.[sessionCookie];
+  return cookie ? { token: cookie, via: 'cookie' } : null;
+}
+
+/**
+ * Who is calling. A connector token serves the connector only, so this API treats it as no
+ * session at all; a cookie never authenticates a cross-site mutation.
+ */
+export async function authenticate(req: FastifyRequest, sql: Sql, config: Config): Promise<Auth> {
+  const cred = credentialOf(req);
+  if (!cred) throw signInFirst();
+  const session = await resolveSession(sql, cred.token);
+  if (!session) throw signInFirst();
+  const expectedKind = cred.via === 'cookie' ? ['web'] : ['web', 'cli'];
+  if (!expectedKind.includes(session.kind)) throw signInFirst();
+  if (cred.via === 'cookie' && !isSafeMethod(req.method)) checkSameOrigin(req, config);
+  return { ...session, via: cred.via };
+}
+
+const isSafeMethod = (m: string) => m === 'GET' || m === 'HEAD' || m === 'OPTIONS';
+
+/**
+ * CSRF defence for cookie sessions (OWASP's origin check): a mutation must come from the
+ * platform's own origin. SameSite=Lax already stops most cross-site posts; this closes the rest
+ * (same-site subdomains such as content origins, and old browsers).
+ */
+function checkSameOrigin(req: FastifyRequest, config: Config): void {
+  const origin = req.headers.origin;
+  const site = req.headers['sec-fetch-site'];
+  const ok = origin ? origin === new URL(config.publicUrl).origin : site === 'same-origin';
+  if (!ok) throw new Refusal(403, 'refused: cross-site request', 'csrf', { action: `${req.method} ${req.routeOptions.url}` });
+}

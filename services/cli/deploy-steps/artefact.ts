@@ -1,0 +1,13 @@
+import type { Manifest } from '../../contract/manifest/manifest.js';
+import type { Rehearsal } from './rehearsal.js';
+
+/** What the kind-specific half of a deploy hands to the upload: the packed file and what to say about it. */
+export interface Artefact {
+  kind: 'static' | 'container';
+  /** The gzipped archive on disk. */
+  file: string;
+  sizeBytes: number;
+  /** The manifest as sent: defaults filled in, and a container's `run` taken from the image when pitch.json left it out. */
+  manifest: Manifest;
+  rehearsal: Rehearsal;
+}

@@ -1,0 +1,135 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiError, type Client } from '../../contract/api-client.js';
+import { checkManifestFolder, type FolderProblemCode, type Manifest } from '../../contract/manifest/manifest.js';
+import type { Project } from '../../contract/resources/project.js';
+import { ask, type CliContext } from '../context.js';
+import { findProject, projectSlugFor, rememberProject } from '../project/find-project.js';
+import { manifestOf, MANIFEST_FILE, problemsRefusal, readManifestFile, type ManifestFile } from '../project/read-manifest.js';
+import { apiRefusal, Refusal, refusedStatus } from '../refusal.js';
+import { secretsRefusal, type Finding } from '../scan/findings.js';
+import { scanFolder } from '../scan/scan-folder.js';
+import { SecretScanner } from '../scan/secret-scan.js';
+import { ProgressBar } from '../ui/progress-bar.js';
+import { StepLog } from '../ui/step-log.js';
+import { bytes } from '../ui/table.js';
+import type { Artefact } from './artefact.js';
+import { readPages, sendPages } from './pages.js';
+import { packEarly, prepareStatic } from './prepare-static.js';
+import { uploadFile } from './upload.js';
+
+export interface DeployOptions {
+  project?: string;
+  note?: string;
+  live: boolean;
+  healthTimeoutMs: number;
+}
+
+// Folder problems whose place in the deploy's order comes after the build (spec 7): step paths
+// need the built output; the Dockerfile's are checked on the built image.
+const AFTER_BUILD = new Set<FolderProblemCode>(['step-path-missing', 'dockerfile-missing', 'workdir-not-app', 'cmd-missing']);
+
+/**
+ * Lines of pitch.json that hold run.env values: the start environment's scan owns those, and
+ * names the variable, so the project scan leaves them to it.
+ */
+function runEnvLines(file: ManifestFile, manifest: Manifest): Set<number> {
+  const values = Object.values((manifest.kind === 'container' && manifest.run?.env) || {}).filter(Boolean).map((v) => JSON.stringify(v));
+  const lines = new Set<number>();
+  file.text.split('\n').forEach((line, index) => {
+    if (values.some((value) => line.includes(value))) lines.add(index + 1);
+  });
+  return lines;
+}
+
+/** `pitch deploy`: each step in the spec's order; the first failure stops it with a refusal. */
+export async function deploy(ctx: CliContext, folder: string, options: DeployOptions): Promise<void> {
+  const { client, token } = await ctx.signedIn();
+  const log = new StepLog(ctx);
+
+  // 1. The manifest: schema, cross-field and folder rules (those that need no build).
+  const file = await readManifestFile(folder);
+  const manifest = manifestOf(file);
+  const folderCheck = await checkManifestFolder(manifest, file.dir);
+  const blocking = folderCheck.problems.filter((problem) => !AFTER_BUILD.has(problem.code));
+  if (blocking.length > 0) throw problemsRefusal(blocking);
+  for (const note of folderCheck.notes) if (note.code !== 'output-index-missing') log.note(note.message);
+  log.done('manifest', `${manifest.kind} build ${JSON.stringify(manifest.name)}: ${manifest.apps.length} app(s), ${manifest.story?.length ?? 0} story step(s)`);
+
+  // Which project, asked now: a bad token or an unreachable platform should stop us before the build.
+  const slug = await projectSlugFor(ctx, options.project, file.dir);
+  let project = await findProject(client, slug);
+
+  const work = await mkdtemp(join(tmpdir(), 'pitch-deploy-'));
+  const early = manifest.kind === 'static' ? await packEarly(file.dir, manifest, work) : null;
+  try {
+    // 2. The project folder's secrets.
+    const scanner = new SecretScanner();
+    const envLines = runEnvLines(file, manifest);
+    const ownedByEnvScan = (finding: Finding, rel: string) => rel === MANIFEST_FILE && envLines.has(finding.line);
+    const projectScan = await scanFolder(scanner, file.dir, (rel) => rel, ownedByEnvScan);
+    if (projectScan.findings.length > 0) throw secretsRefusal('the project folder', projectScan.findings);
+    log.done('scan', `project: ${projectScan.files} text files, ${projectScan.binary} binary, no secrets`);
+
+    // 3-7. Build, checks, scans, rehearsal and pack, by kind.
+    const artefact = manifest.kind === 'static'
+      ? await prepareStatic(ctx, log, file.dir, manifest, scanner, work, early)
+      : await (await import('./prepare-container.js')).prepareContainer(ctx, log, file.dir, manifest, scanner, work, { slug, healthTimeoutMs: options.healthTimeoutMs });
+    const pages = await readPages(file.dir, manifest);
+
+    // 8. Upload, build, pages, live.
+    project ??= await createProject(ctx, client, slug, manifest.name, options.project !== undefined);
+    await rememberProject(ctx, file.dir, project.slug);
+    const buildId = await upload(ctx, client, token.token, project, artefact, options.note);
+    log.done('created', `build ${buildId}`);
+    if (pages.length > 0) {
+      await sendPages(client, project.id, pages);
+      log.done('pages', `${pages.length} sent`);
+    }
+    if (options.live) {
+      await ask('making the build live', () => client.call('makeLive', { params: { projectId: project!.id, buildId } }));
+      log.done('live', `${project.slug} now shows build ${buildId}`);
+    } else {
+      log.done('live', `not made live (--no-live): \`pitch rollback ${buildId}\` makes it live`);
+    }
+    ctx.result(project.roomUrl);
+  } finally {
+    await early?.stop();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function createProject(ctx: CliContext, client: Client, slug: string, name: string, fromFlag: boolean): Promise<Project> {
+  try {
+    const project = await ask(`creating the project ${slug}`, () => client.call('createProject', { body: { slug, name } }));
+    ctx.info(`project   ${slug} created: ${project.roomUrl}`);
+    return project;
+  } catch (err) {
+    if (refusedStatus(err) === 409) {
+      const refusal = err as Refusal;
+      const hint = `the address ${slug} belongs to another project; choose another with --project SLUG${fromFlag ? '' : ' (the name stays)'}`;
+      throw new Refusal(refusal.message, hint, refusal.detail);
+    }
+    throw err;
+  }
+}
+
+/** startUpload, the PUT with a progress bar, then createBuild; answers the new build's id. */
+async function upload(ctx: CliContext, client: Client, token: string, project: Project, artefact: Artefact, note: string | undefined): Promise<string> {
+  const params = { projectId: project.id };
+  const { uploadId, putUrl } = await ask('starting the upload', () => client.call('startUpload', { params, body: { kind: artefact.kind, sizeBytes: artefact.sizeBytes } }));
+  const bar = new ProgressBar('upload', artefact.sizeBytes);
+  try {
+    await uploadFile({ apiUrl: ctx.apiUrl, token, putUrl, file: artefact.file, sizeBytes: artefact.sizeBytes, onBytes: (n) => bar.add(n) });
+  } catch (err) {
+    if (err instanceof ApiError) throw apiRefusal(`the upload of ${bytes(artefact.sizeBytes)}`, err);
+    throw err;
+  }
+  bar.finish();
+  const build = await ask('creating the build', () => client.call('createBuild', {
+    params,
+    body: { uploadId, manifest: artefact.manifest, note, rehearsal: artefact.rehearsal as unknown as Record<string, unknown> },
+  }));
+  return build.id;
+}

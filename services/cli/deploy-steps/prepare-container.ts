@@ -1,0 +1,77 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { checkManifest, type ContainerManifest } from '../../contract/manifest/manifest.js';
+import type { CliContext } from '../context.js';
+import { buildImage } from '../local-engine/build-image.js';
+import { connectEngine } from '../local-engine/local-docker.js';
+import { checkBuiltImage, startCommandOf } from '../local-engine/image-checks.js';
+import { startLocalCopy } from '../local-engine/local-copy.js';
+import { baseLayersOf, saveBundle } from '../local-engine/save-bundle.js';
+import { problemsRefusal } from '../project/read-manifest.js';
+import { Refusal } from '../refusal.js';
+import { ENV_ADVICE, secretsRefusal } from '../scan/findings.js';
+import { imageEnv, scanEnvironment } from '../scan/scan-environment.js';
+import type { SecretScanner } from '../scan/secret-scan.js';
+import { bytes } from '../ui/table.js';
+import type { StepLog } from '../ui/step-log.js';
+import type { Artefact } from './artefact.js';
+import { cleanedUpOnInterrupt } from './on-interrupt.js';
+import { rehearseStory, waitForHealth } from './rehearsal.js';
+import { version } from '../version.js';
+
+export interface ContainerOptions {
+  slug: string;
+  healthTimeoutMs: number;
+}
+
+/**
+ * A container build's half of the deploy: the image build, rule 11 on the result, the bundle's
+ * and start environment's scans, the rehearsal on a local copy, and the bundle (made while the
+ * image is read for its scan).
+ */
+export async function prepareContainer(ctx: CliContext, log: StepLog, dir: string, manifest: ContainerManifest, scanner: SecretScanner, work: string, options: ContainerOptions): Promise<Artefact> {
+  const dockerfilePath = join(dir, 'Dockerfile');
+  if (!(await stat(dockerfilePath).then((info) => info.isFile(), () => false))) {
+    throw new Refusal('missing Dockerfile: a container build needs a Dockerfile at the project root', 'its last stage must set WORKDIR /app and have a CMD');
+  }
+  const dockerfile = await readFile(dockerfilePath, 'utf8');
+  const docker = await connectEngine();
+  const tag = `localhost/pitch-${options.slug}:deploy`;
+
+  return cleanedUpOnInterrupt(async () => {
+    log.begin('build', 'image from Dockerfile');
+    await buildImage(docker, dir, tag, (line) => ctx.detail(line));
+    log.done('build', `image built in ${log.elapsed()}`);
+
+    const { Config: image } = await docker.getImage(tag).inspect();
+    checkBuiltImage(dockerfile, image);
+    const run = { ...manifest.run, start: manifest.run?.start ?? startCommandOf(image) };
+    const checked = checkManifest({ ...manifest, run });
+    if (!checked.ok) throw problemsRefusal(checked.problems);
+
+    log.begin('scan', 'image layers the build added');
+    const file = join(work, 'bundle.tar.gz');
+    const saved = await saveBundle(docker, tag, file, scanner, await baseLayersOf(docker, dockerfile));
+    if (saved.scan.findings.length > 0) throw secretsRefusal('the container image', saved.scan.findings);
+    const env = [...imageEnv(image.Env), ...Object.entries(run.env ?? {}).map(([name, value]) => ({ from: 'pitch.json run.env', name, value }))];
+    const envFindings = await scanEnvironment(scanner, env);
+    if (envFindings.length > 0) throw secretsRefusal('the start environment', envFindings, ENV_ADVICE);
+    log.done('scan', `image: ${saved.scan.layers} layers of yours, ${saved.scan.files} text files; start environment: ${env.length} variables; no secrets`);
+
+    log.begin('rehearse', `a local copy with PORT and HOST, health path ${manifest.health}`);
+    const copy = await startLocalCopy(docker, tag, run.start, run.env ?? {});
+    const rehearsal = await cleanedUpOnInterrupt(async () => {
+      const health = await waitForHealth(copy, manifest.health, options.healthTimeoutMs);
+      const steps = await rehearseStory(copy, manifest);
+      return { tool: `pitch/${version}`, at: new Date().toISOString(), health: { path: manifest.health, ...health }, steps };
+    }, () => copy.remove());
+    const calls = rehearsal.steps.reduce((n, step) => n + step.calls.length, 0);
+    log.done('rehearse', `healthy in ${(rehearsal.health.ms / 1000).toFixed(1)} s; ${rehearsal.steps.length} story steps, ${calls} calls passed`);
+
+    log.done('pack', `image bundle, ${bytes(saved.sizeBytes)} gzipped`);
+    return { kind: 'container' as const, file, sizeBytes: saved.sizeBytes, manifest: checked.manifest, rehearsal };
+  }, async () => {
+    // The bundle holds the image; the engine need not keep a copy tagged for every deploy.
+    await docker.getImage(tag).remove({ noprune: true }).catch(() => {});
+  });
+}

@@ -1,0 +1,111 @@
+import type { Manifest, StepCall } from '../../contract/manifest/manifest.js';
+import type { LocalCopy } from '../local-engine/local-copy.js';
+import { Refusal } from '../refusal.js';
+import { version } from '../version.js';
+
+// The rehearsal: the deploy starts a local copy of the container and does what a viewer's copy
+// will meet: its health path must answer 200, then each story step's calls are made in order.
+// What it saw is sent with createBuild as `rehearsal`; the tour shows each step's result.
+
+export type StepResult = 'passed' | 'failed' | 'nothing-to-run';
+
+export interface CallRecord {
+  call: string;
+  status: number;
+  ms: number;
+}
+
+export interface Rehearsal {
+  tool: string;
+  at: string;
+  health: { path: string; status: number; ms: number } | null;
+  steps: { id: string; result: StepResult; calls: CallRecord[] }[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A static build has no calls to make: each step is recorded as nothing to run, never as passed. */
+export function staticRehearsal(manifest: Manifest): Rehearsal {
+  return {
+    tool: `pitch/${version}`,
+    at: new Date().toISOString(),
+    health: null,
+    steps: (manifest.story ?? []).map((step) => ({ id: step.id, result: 'nothing-to-run', calls: [] })),
+  };
+}
+
+async function lastLine(copy: LocalCopy): Promise<string | undefined> {
+  const tail = await copy.logTail(5);
+  return tail.length ? `its last output: ${tail.at(-1)}` : undefined;
+}
+
+/** Waits until the health path answers 200; a copy that stops or never answers is a refusal. */
+export async function waitForHealth(copy: LocalCopy, path: string, timeoutMs: number): Promise<{ status: number; ms: number }> {
+  const started = Date.now();
+  let last = 'no answer';
+  while (Date.now() - started < timeoutMs) {
+    try {
+      const res = await fetch(copy.baseUrl + path, { signal: AbortSignal.timeout(Math.min(2000, timeoutMs)) });
+      await res.body?.cancel();
+      if (res.status === 200) return { status: 200, ms: Date.now() - started };
+      last = `it answered ${res.status}`;
+    } catch {
+      last = 'no answer';
+    }
+    const { running, exitCode } = await copy.state();
+    if (!running) {
+      throw new Refusal(`the local copy stopped (exit code ${exitCode}) before its health path ${path} answered`, await lastLine(copy), await copy.logTail());
+    }
+    await sleep(250);
+  }
+  throw new Refusal(
+    `the local copy's health path ${path} did not answer 200 within ${Math.round(timeoutMs / 1000)} s (${last})`,
+    (await lastLine(copy)) ?? 'the server must listen on PORT and HOST and answer its health path with 200',
+    await copy.logTail(),
+  );
+}
+
+function callOf(item: StepCall): { call: string; body?: unknown } {
+  return typeof item === 'string' ? { call: item } : item;
+}
+
+/** Each story step's calls, in order, on the copy; the first that fails (no answer, or not 2xx) stops the deploy. */
+export async function rehearseStory(copy: LocalCopy, manifest: Manifest): Promise<Rehearsal['steps']> {
+  const steps: Rehearsal['steps'] = [];
+  for (const step of manifest.story ?? []) {
+    const run = 'run' in step && Array.isArray(step.run) ? step.run : [];
+    if (run.length === 0) {
+      steps.push({ id: step.id, result: 'nothing-to-run', calls: [] });
+      continue;
+    }
+    const calls: CallRecord[] = [];
+    for (const [index, item] of run.entries()) {
+      const { call, body } = callOf(item);
+      const [method, path] = call.split(' ');
+      const started = Date.now();
+      const where = `story step ${step.id}, call ${index + 1} (${call})`;
+      let status: number;
+      try {
+        const res = await fetch(copy.baseUrl + path, {
+          method,
+          headers: body === undefined ? {} : { 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          // A redirect is an answer, not a success: the runner judges the call's own status.
+          redirect: 'manual',
+          signal: AbortSignal.timeout(15_000),
+        });
+        await res.body?.cancel();
+        status = res.status;
+      } catch (err) {
+        throw new Refusal(`the rehearsal failed: ${where} did not answer (${(err as Error).message})`, await lastLine(copy), await copy.logTail());
+      }
+      // As the runner judges a viewer's calls: only 2xx passes.
+      if (status < 200 || status > 299) {
+        throw new Refusal(`the rehearsal failed: ${where} answered ${status}`, await lastLine(copy), await copy.logTail());
+      }
+      calls.push({ call, status, ms: Date.now() - started });
+    }
+    steps.push({ id: step.id, result: 'passed', calls });
+  }
+  return steps;
+}

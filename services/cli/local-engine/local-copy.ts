@@ -1,0 +1,95 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type Docker from 'dockerode';
+import { copyCreateOptions } from '../../contract/runner/copy-spec.js';
+import { Refusal } from '../refusal.js';
+import { engineMessage } from './local-docker.js';
+
+/**
+ * What the platform's runner gives a copy by default (RUNNER_COPY_* in services/core/config.ts):
+ * the rehearsal holds the local copy to the same, so a demo that needs more fails here, not in
+ * front of a viewer.
+ */
+const RUNNER_DEFAULTS = { port: 8080, memoryMb: 256, cpus: 0.5, pids: 128 };
+
+export interface LocalCopy {
+  /** Where the copy answers on this machine: a random port on 127.0.0.1. */
+  baseUrl: string;
+  /** Whether it still runs, and its exit code once it stopped. */
+  state(): Promise<{ running: boolean; exitCode: number | null }>;
+  /** Its last lines of output (stdout and stderr), for a refusal's hint. */
+  logTail(lines?: number): Promise<string[]>;
+  remove(): Promise<void>;
+}
+
+/** `docker logs` without a terminal frames each chunk: 8 bytes (stream, 0, 0, 0, length) then the bytes. */
+function demux(buffer: Buffer): string {
+  let out = '';
+  let at = 0;
+  while (at + 8 <= buffer.length && buffer[at] <= 2 && buffer[at + 1] === 0 && buffer[at + 2] === 0 && buffer[at + 3] === 0) {
+    const size = buffer.readUInt32BE(at + 4);
+    out += buffer.toString('utf8', at + 8, at + 8 + size);
+    at += 8 + size;
+  }
+  return at === 0 ? buffer.toString('utf8') : out;
+}
+
+/**
+ * Starts a copy of the image as the platform's runner does, from the runner's own container spec
+ * (runner/engine/copy-spec.ts): run.start as the CMD (an ENTRYPOINT stays), /app, PORT 8080 and
+ * HOST 0.0.0.0, uid 1000, a read-only root with a small /tmp, no capabilities, the same memory,
+ * CPU and process limits. Two things differ, both for reaching it from here: it sits on the
+ * engine's default network, its port published on 127.0.0.1 only (on a port the engine picks),
+ * where a room's copy is alone on an internal network; and it carries none of the runner's labels,
+ * so no runner ever adopts or removes it.
+ */
+export async function startLocalCopy(docker: Docker, image: string, start: string[] | null, env: Record<string, string>): Promise<LocalCopy> {
+  const port = `${RUNNER_DEFAULTS.port}/tcp`;
+  const spec = copyCreateOptions({
+    copyId: randomUUID(), buildId: 'rehearsal', projectId: 'rehearsal', workspaceId: 'rehearsal', runnerId: 'rehearsal',
+    image, start, env, network: 'default', ...RUNNER_DEFAULTS,
+  });
+  const { NetworkMode: _network, ...hostConfig } = spec.HostConfig ?? {};
+  let container: Docker.Container;
+  try {
+    container = await docker.createContainer({
+      ...spec,
+      name: `pitch-rehearsal-${randomBytes(4).toString('hex')}`,
+      Labels: { 'pitch.rehearsal': 'true' },
+      ExposedPorts: { [port]: {} },
+      HostConfig: { ...hostConfig, PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] } },
+    });
+  } catch (err) {
+    throw new Refusal(`the local copy could not be made: ${engineMessage(err)}`);
+  }
+  const remove = async () => {
+    await container.remove({ force: true }).catch(() => {});
+  };
+  try {
+    await container.start();
+  } catch (err) {
+    await remove();
+    throw new Refusal(`the local copy did not start: ${engineMessage(err)}`, 'check the start command (run.start, or the image\'s CMD)');
+  }
+  const info = await container.inspect();
+  const published = info.NetworkSettings.Ports?.[port]?.[0]?.HostPort;
+  if (!published) {
+    await remove();
+    throw new Refusal('the engine did not publish the local copy\'s port', 'its port must be reachable on 127.0.0.1');
+  }
+  return {
+    baseUrl: `http://127.0.0.1:${published}`,
+    async state() {
+      const now = await container.inspect();
+      return { running: now.State.Running, exitCode: now.State.Running ? null : now.State.ExitCode };
+    },
+    async logTail(lines = 20) {
+      try {
+        const raw = (await container.logs({ stdout: true, stderr: true, tail: lines, follow: false })) as unknown as Buffer;
+        return demux(Buffer.from(raw)).split('\n').map((line) => line.trimEnd()).filter(Boolean);
+      } catch {
+        return [];
+      }
+    },
+    remove,
+  };
+}

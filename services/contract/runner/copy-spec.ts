@@ -1,0 +1,61 @@
+import type Docker from 'dockerode';
+import { containerName, labelsOf, type CopyLabels } from './copy-labels.js';
+
+// How a copy's container is made (research/security.md §4). Pure, so the hardening can be read
+// and tested in one place: whatever the build asks for, these fields are the runner's.
+
+/** The non-root user the offline base image defines (`app`, uid 1000); numeric, so it works in any image. */
+export const COPY_USER = '1000:1000';
+/** Seconds between SIGTERM and SIGKILL when a copy is stopped: demos hold no state worth a long goodbye. */
+export const STOP_TIMEOUT_S = 2;
+
+export interface CopySpec extends CopyLabels {
+  /** The image, by id: a tag could be moved by another bundle's load, an id cannot. */
+  image: string;
+  /** The manifest's run.start; null leaves the image's own command. */
+  start: string[] | null;
+  /** The manifest's run.env (mock settings only). */
+  env: Record<string, string>;
+  network: string;
+  port: number;
+  memoryMb: number;
+  cpus: number;
+  pids: number;
+}
+
+/** The address a copy listens on: all of its own network (it is alone there). */
+export const COPY_HOST = '0.0.0.0';
+
+export function copyCreateOptions(s: CopySpec): Docker.ContainerCreateOptions {
+  // PORT and HOST are the runner's: run.env cannot move the copy off the port it is probed on.
+  const env = { ...s.env, PORT: String(s.port), HOST: COPY_HOST };
+  const memory = s.memoryMb * 1024 * 1024;
+  return {
+    name: containerName(s.copyId),
+    Image: s.image,
+    // run.start replaces the image's CMD, as `docker run image cmd…` does; an ENTRYPOINT stays.
+    ...(s.start ? { Cmd: s.start } : {}),
+    WorkingDir: '/app',
+    Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
+    User: COPY_USER,
+    Hostname: `copy-${s.copyId.replace(/-/g, '').slice(0, 12)}`,
+    Labels: labelsOf(s),
+    StopTimeout: STOP_TIMEOUT_S,
+    HostConfig: {
+      NetworkMode: s.network,
+      // An init process reaps zombies and passes signals on, so a stop is quick and clean.
+      Init: true,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      // Memory equal to memory+swap: no swap.
+      Memory: memory,
+      MemorySwap: memory,
+      NanoCpus: Math.round(s.cpus * 1e9),
+      PidsLimit: s.pids,
+      // A read-only root and a small tmpfs: a copy cannot fill the host's disk or change its image.
+      ReadonlyRootfs: true,
+      Tmpfs: { '/tmp': 'rw,noexec,nosuid,nodev,size=64m' },
+      RestartPolicy: { Name: 'no' },
+    },
+  };
+}

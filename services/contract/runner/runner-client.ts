@@ -1,0 +1,97 @@
+import type { z } from 'zod';
+import { CallsReply, CopyView, PrepareReply, type Call, type EnterBody } from './runner-api.schema.js';
+import { RUNNER_KEY_HEADER, runnerKey } from './runner-key.js';
+import { RunnerRefusal } from './runner-refusal.js';
+
+// The room's client of the runner's internal API (docs/runner.md). Replies are checked with the
+// runner's own schemas. A refusal (4xx/5xx) throws RunnerRefusal with the runner's words.
+
+export interface RunnerClientOptions {
+  /** RUNNER_URL, e.g. http://127.0.0.1:8081 */
+  baseUrl: string;
+  /** APP_SECRET: the key is derived from it (runner-key.ts). */
+  appSecret: string;
+  /** Per request, on top of any long-poll wait (ms). */
+  timeoutMs?: number;
+}
+
+export type RunnerClient = ReturnType<typeof createRunnerClient>;
+
+export function createRunnerClient(opts: RunnerClientOptions) {
+  const base = opts.baseUrl.replace(/\/$/, '');
+  const key = runnerKey(opts.appSecret);
+  const timeout = opts.timeoutMs ?? 15_000;
+
+  async function call<T extends z.ZodType>(schema: T, method: string, path: string, body?: unknown, waitMs = 0): Promise<z.output<T>> {
+    const res = await fetch(base + path, {
+      method,
+      headers: { [RUNNER_KEY_HEADER]: key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(timeout + waitMs),
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new RunnerRefusal(res.status, `runner answered ${res.status} without JSON`);
+    }
+    if (!res.ok) {
+      const e = json as { error?: string; detail?: string; copy?: unknown };
+      const copy = CopyView.safeParse(e.copy);
+      throw new RunnerRefusal(res.status, [e.error, e.detail].filter(Boolean).join(': ') || `runner answered ${res.status}`, copy.success ? copy.data : undefined);
+    }
+    return schema.parse(json);
+  }
+
+  const q = (params: Record<string, string | number | undefined>) => {
+    const s = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])).toString();
+    return s ? `?${s}` : '';
+  };
+  const session = (id: string) => `/sessions/${encodeURIComponent(id)}`;
+
+  return {
+    /** A viewer enters: their copy (the same one on every call for a session). `waitMs` waits for a start to settle. */
+    enter(sessionId: string, body: EnterBody, waitMs?: number): Promise<CopyView> {
+      return call(CopyView, 'POST', `${session(sessionId)}/copy${q({ wait: waitMs })}`, body, waitMs);
+    },
+    /** The copy now; with `seen` (a view's version) and `waitMs`, once it differs from that view. */
+    copy(sessionId: string, wait?: { seen: string; waitMs: number }): Promise<CopyView> {
+      return call(CopyView, 'GET', `${session(sessionId)}/copy${q({ wait: wait?.waitMs, seen: wait?.seen })}`, undefined, wait?.waitMs);
+    },
+    /** Activity (proxied requests, open WebSockets, the shell's heartbeat): keeps the copy awake, wakes a paused one. */
+    activity(sessionId: string): Promise<CopyView> {
+      return call(CopyView, 'POST', `${session(sessionId)}/activity`);
+    },
+    /** Runs controls and story calls in order on the session's copy; each call's outcome. */
+    calls(sessionId: string, calls: Call[]): Promise<CallsReply> {
+      return call(CallsReply, 'POST', `${session(sessionId)}/calls`, { calls }, 60_000);
+    },
+    /** The viewer left. */
+    leave(sessionId: string): Promise<CopyView> {
+      return call(CopyView, 'DELETE', `${session(sessionId)}/copy`);
+    },
+    /** A build went live: load its image now and fill its warm pool (best effort). */
+    prepare(buildId: string, waitMs?: number): Promise<PrepareReply> {
+      return call(PrepareReply, 'POST', `/builds/${encodeURIComponent(buildId)}/prepare${q({ wait: waitMs })}`, undefined, waitMs);
+    },
+  };
+}
+
+/**
+ * Activity reports, at most one per session per `everyMs`: the proxy sees every request and
+ * WebSocket frame, the runner needs to hear about them only now and then.
+ */
+export function throttledActivity(report: (sessionId: string) => Promise<unknown>, everyMs = 10_000) {
+  const last = new Map<string, number>();
+  return (sessionId: string) => {
+    const now = Date.now();
+    if (now - (last.get(sessionId) ?? 0) < everyMs) return;
+    last.set(sessionId, now);
+    if (last.size > 10_000) for (const [k, t] of last) if (now - t > everyMs) last.delete(k);
+    report(sessionId).catch(() => {});
+  };
+}
+
+export type { Call, CopyView, EnterBody, PrepareReply, CallsReply };
+export { RunnerRefusal };

@@ -1,0 +1,12 @@
+import type { CopyView } from './runner-api.schema.js';
+
+/**
+ * The runner's one refusal, on both sides of the wire: the runner throws it and answers
+ * `{error, copy?}` with its status; the room's client throws it again from that answer.
+ */
+export class RunnerRefusal extends Error {
+  constructor(readonly status: number, message: string, readonly copy?: CopyView) {
+    super(message);
+    this.name = 'RunnerRefusal';
+  }
+}

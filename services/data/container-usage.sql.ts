@@ -1,0 +1,59 @@
+import type { Db } from '../core/db.js';
+
+// ContainerUsage (spec 2.10) of one UTC month, computed from the runner's copy events alone, so
+// the api's live figure, the usage worker's roll-up and the runner's spend check cannot disagree.
+//   runs               copies that answered their health path (warm-pool copies included)
+//   containerHours     time from each start or resume to the next pause, stop or failure, clipped
+//                      to the month; a copy still running counts up to now; paused time is free
+//   failedStarts       copies that exited, were OOM-killed or never answered health
+//   heldBack           viewers who waited in the high-demand queue
+//   medianColdStartMs  median of viewer-asked → health 200 for copies a viewer waited on (warm
+//                      hand-offs are not cold starts and are left out); null when none
+
+export interface ContainerUsage {
+  month: string;
+  runs: number;
+  containerHours: number;
+  failedStarts: number;
+  heldBack: number;
+  medianColdStartMs: number | null;
+}
+
+/** The UTC month holding `at`: its name (YYYY-MM) and its bounds [start, end). */
+export function monthOf(at: Date): { month: string; start: Date; end: Date } {
+  const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+  const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+  return { month: start.toISOString().slice(0, 7), start, end };
+}
+
+/** The month's usage of one workspace, or of the whole platform when workspaceId is null. */
+export async function containerUsage(db: Db, workspaceId: string | null, at: Date = new Date()): Promise<ContainerUsage> {
+  const { month, start, end } = monthOf(at);
+  const inScope = workspaceId ? db`workspace_id = ${workspaceId}` : db`true`;
+  const [counts] = await db<{ runs: number; failedStarts: number; heldBack: number; medianColdStartMs: number | null }[]>`
+    select count(*) filter (where kind = 'ready')::int as runs,
+           count(*) filter (where kind = 'fail')::int as failed_starts,
+           count(*) filter (where kind = 'queued')::int as held_back,
+           round(percentile_cont(0.5) within group (order by cold_start_ms) filter (where kind = 'ready' and cold_start_ms is not null))::int as median_cold_start_ms
+    from copy_events
+    where ${inScope} and at >= ${start} and at < ${end}`;
+  // Intervals need each copy's events from before the month too (a copy started on the 31st).
+  const [hours] = await db<{ hours: number }[]>`
+    with spans as (
+      select kind, at, lead(at) over (partition by copy_id order by seq) as until
+      from copy_events
+      where ${inScope} and kind in ('start', 'resume', 'pause', 'stop', 'fail') and at < ${end}
+        and copy_id in (select id from runner_copies where ${inScope} and asked_at < ${end} and (ended_at is null or ended_at >= ${start}))
+    )
+    select coalesce(sum(extract(epoch from least(coalesce(until, clock_timestamp()), ${end}::timestamptz) - greatest(at, ${start}::timestamptz))), 0)::float8 / 3600 as hours
+    from spans
+    where kind in ('start', 'resume') and coalesce(until, clock_timestamp()) > ${start}`;
+  return {
+    month,
+    runs: counts.runs,
+    containerHours: Math.round(Math.max(0, hours.hours) * 10_000) / 10_000,
+    failedStarts: counts.failedStarts,
+    heldBack: counts.heldBack,
+    medianColdStartMs: counts.medianColdStartMs,
+  };
+}

@@ -1,0 +1,143 @@
+import type { Db, Sql } from '../core/db.js';
+
+// The runner's records: one row per copy (runner_copies) and its usage events (copy_events).
+// Every change of state goes through `transition`: one statement that moves the row only from the
+// states given, bumps its seq, and writes the event under that seq, so a change applied twice
+// (a retry, a reconcile racing an event) moves and counts nothing the second time.
+
+export const liveStates = ['creating', 'starting', 'warm', 'running', 'paused'] as const;
+export type CopyState = 'queued' | (typeof liveStates)[number] | 'ended';
+export type EventKind = 'queued' | 'start' | 'ready' | 'claim' | 'pause' | 'resume' | 'stop' | 'fail';
+
+export interface CopyRow {
+  id: string;
+  runnerId: string;
+  workspaceId: string;
+  projectId: string;
+  buildId: string;
+  sessionId: string | null;
+  origin: 'viewer' | 'warm';
+  state: CopyState;
+  endReason: string | null;
+  containerId: string | null;
+  networkId: string | null;
+  host: string | null;
+  port: number | null;
+  seq: number;
+  askedAt: Date;
+  admittedAt: Date | null;
+  startedAt: Date | null;
+  readyAt: Date | null;
+  claimedAt: Date | null;
+  pausedAt: Date | null;
+  activeAt: Date | null;
+  seenAt: Date;
+  endedAt: Date | null;
+  coldStartMs: number | null;
+}
+
+const columns = 'id, runner_id, workspace_id, project_id, build_id, session_id, origin, state, end_reason, container_id, network_id, host, port, seq, asked_at, admitted_at, started_at, ready_at, claimed_at, paused_at, active_at, seen_at, ended_at, cold_start_ms';
+
+export interface NewCopy {
+  id: string;
+  runnerId: string;
+  workspaceId: string;
+  projectId: string;
+  buildId: string;
+  sessionId: string | null;
+  origin: 'viewer' | 'warm';
+  state: 'queued' | 'creating';
+}
+
+export async function insertCopy(db: Db, c: NewCopy, event?: EventKind): Promise<CopyRow> {
+  const [row] = await db<CopyRow[]>`
+    insert into runner_copies (id, runner_id, workspace_id, project_id, build_id, session_id, origin, state, admitted_at, active_at)
+    values (${c.id}, ${c.runnerId}, ${c.workspaceId}, ${c.projectId}, ${c.buildId}, ${c.sessionId}, ${c.origin}, ${c.state},
+            ${c.state === 'creating' ? db`clock_timestamp()` : null}, clock_timestamp())
+    returning ${db.unsafe(columns)}`;
+  if (event) await insertEvent(db, row, event);
+  return row;
+}
+
+export async function insertEvent(db: Db, row: Pick<CopyRow, 'id' | 'seq' | 'workspaceId' | 'projectId' | 'buildId'>, kind: EventKind, extra: { coldStartMs?: number | null; detail?: string | null } = {}) {
+  await db`
+    insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind, cold_start_ms, detail)
+    values (${row.id}, ${row.seq}, ${row.workspaceId}, ${row.projectId}, ${row.buildId}, ${kind}, ${extra.coldStartMs ?? null}, ${extra.detail ?? null})
+    on conflict (copy_id, seq) do nothing`;
+}
+
+export interface Change {
+  /** Columns to set (camelCase); `now` sets a timestamp column to the statement's clock. */
+  set?: Record<string, unknown>;
+  now?: string[];
+  event?: EventKind;
+  coldStartMs?: number | null;
+  detail?: string | null;
+}
+
+const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * Moves a copy from one of `from` to `to`, or does nothing (null) when it is no longer in one of
+ * them. With an event, the event is written under the new seq in the same statement's transaction.
+ */
+export async function transition(sql: Sql | Db, id: string, from: readonly CopyState[], to: CopyState, change: Change = {}): Promise<CopyRow | null> {
+  const run = async (db: Db) => {
+    const extra = assignments(db, change.set ?? {}, [...(change.now ?? []), ...(to === 'ended' ? ['endedAt'] : [])]);
+    const [row] = await db<CopyRow[]>`
+      update runner_copies set state = ${to}, seq = seq + 1 ${extra}
+      where id = ${id} and state = any(${from as string[]})
+      returning ${db.unsafe(columns)}`;
+    if (row && change.event) await insertEvent(db, row, change.event, { coldStartMs: change.coldStartMs, detail: change.detail });
+    return row ?? null;
+  };
+  // An event and its state change commit together; inside a caller's transaction, join it.
+  if (change.event && 'begin' in sql) return (sql as Sql).begin((tx) => run(tx)) as Promise<CopyRow | null>;
+  return run(sql as Db);
+}
+
+/** Sets columns without changing state (addresses, ids, times): no seq bump, no event. */
+export async function updateCopy(db: Db, id: string, set: Record<string, unknown>, now: string[] = []): Promise<void> {
+  await db`update runner_copies set id = id ${assignments(db, set, now)} where id = ${id}`;
+}
+
+/** `, col = value, …` for each column given (postgres.js joins an array of fragments; an empty one must be a fragment too). */
+function assignments(db: Db, set: Record<string, unknown>, now: string[]) {
+  const parts = [
+    ...Object.entries(set).map(([k, v]) => db`, ${db(snake(k))} = ${v as never}`),
+    ...now.map((k) => db`, ${db(snake(k))} = clock_timestamp()`),
+  ];
+  return parts.length ? parts : db``;
+}
+
+export async function copyById(db: Db, id: string): Promise<CopyRow | null> {
+  const [row] = await db<CopyRow[]>`select ${db.unsafe(columns)} from runner_copies where id = ${id}`;
+  return row ?? null;
+}
+
+/** The session's copy not ended, else its latest one (what it last became), else null. */
+export async function copyOfSession(db: Db, sessionId: string): Promise<CopyRow | null> {
+  const [row] = await db<CopyRow[]>`
+    select ${db.unsafe(columns)} from runner_copies where session_id = ${sessionId}
+    order by (state <> 'ended') desc, asked_at desc limit 1`;
+  return row ?? null;
+}
+
+/** 1-based place of a queued copy in its workspace's queue (first come, first served). */
+export async function placeOf(db: Db, row: Pick<CopyRow, 'id'>): Promise<number> {
+  // Compared in SQL: asked_at has microseconds, a JavaScript Date only milliseconds.
+  const [r] = await db<{ n: number }[]>`
+    select count(*)::int as n from runner_copies q, runner_copies me
+    where me.id = ${row.id} and q.workspace_id = me.workspace_id and q.state = 'queued' and (q.asked_at, q.id) <= (me.asked_at, me.id)`;
+  return r.n;
+}
+
+export async function liveCopiesOf(db: Db, runnerId: string): Promise<CopyRow[]> {
+  return db<CopyRow[]>`select ${db.unsafe(columns)} from runner_copies where runner_id = ${runnerId} and state <> 'ended'`;
+}
+
+export async function countsByState(db: Db, runnerId: string): Promise<Record<string, number>> {
+  const rows = await db<{ state: string; n: number }[]>`
+    select state, count(*)::int as n from runner_copies where runner_id = ${runnerId} and state <> 'ended' group by state`;
+  return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+}

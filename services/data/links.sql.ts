@@ -1,0 +1,68 @@
+import type { LinkStage } from '../contract/resources/link.js';
+import type { Db, Sql } from '../core/db.js';
+import { notFound } from '../core/errors.js';
+import { hashSecret, isUuid } from '../core/ids.js';
+import type { ProjectRow } from './projects.sql.js';
+
+export interface LinkRow {
+  id: string;
+  workspaceId: string;
+  projectId: string;
+  viewerName: string;
+  viewerEmail: string | null;
+  keyHash: Buffer;
+  /** Null when the address cannot be shown again (made before 1 October 2026, or revoked). */
+  keySealed: Buffer | null;
+  stage: LinkStage;
+  createdBy: string | null;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  reissuedAt: Date | null;
+  openedAt: Date | null;
+}
+
+/** A link is open while neither revoked nor past its expiry. */
+export const isExpired = (l: Pick<LinkRow, 'expiresAt'>, now = new Date()) => l.expiresAt !== null && l.expiresAt <= now;
+
+/** The link with this id in this workspace, of a project not deleted; 404 otherwise. */
+export async function linkIn(sql: Db, workspaceId: string, linkId: string): Promise<LinkRow> {
+  if (!isUuid(linkId)) throw notFound();
+  const [row] = await sql<LinkRow[]>`
+    select l.* from links l join projects p on p.id = l.project_id
+    where l.id = ${linkId} and l.workspace_id = ${workspaceId} and p.deleted_at is null`;
+  if (!row) throw notFound();
+  return row;
+}
+
+/** The project's links, newest first. */
+export function linksOf(sql: Sql, projectId: string) {
+  return sql<LinkRow[]>`select * from links where project_id = ${projectId} order by created_at desc, id desc`;
+}
+
+/** Links that still open the room: not revoked, not expired. Only these count against the plan. */
+export async function countOpenLinks(sql: Db, projectId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from links
+    where project_id = ${projectId} and revoked_at is null and (expires_at is null or expires_at > now())`;
+  return row.n;
+}
+
+/** Keys are 39 characters today; anything far longer cannot be one and is not hashed. */
+const maxKeyLength = 200;
+
+/**
+ * For the room: the open link whose address carries `key`, with its project; null when the key is
+ * unknown, was reissued away, or its link is revoked or expired, or its project deleted. Whether
+ * the room then admits anyone (plan without private links, platform or owner pause, viewer-hours)
+ * is the room's decision, not this lookup's.
+ */
+export async function resolveLinkKey(sql: Sql, key: string): Promise<{ link: LinkRow; project: ProjectRow } | null> {
+  if (!key || key.length > maxKeyLength) return null;
+  const [link] = await sql<LinkRow[]>`
+    select * from links
+    where key_hash = ${hashSecret(key)} and revoked_at is null and (expires_at is null or expires_at > now())`;
+  if (!link) return null;
+  const [project] = await sql<ProjectRow[]>`select * from projects where id = ${link.projectId} and deleted_at is null`;
+  return project ? { link, project } : null;
+}

@@ -1,0 +1,33 @@
+import type { Sql } from '../core/db.js';
+
+export interface PersonRow { id: string; email: string; name: string; emailVerified: boolean; handle: string | null; createdAt: Date }
+
+/**
+ * The person with this email, created with a personal workspace (Free plan, owner) when absent.
+ * Safe under concurrency: the unique email decides who creates.
+ */
+export async function ensurePerson(sql: Sql, email: string, opts: { name?: string; verified?: boolean } = {}): Promise<PersonRow> {
+  const address = email.trim().toLowerCase();
+  return sql.begin(async (tx) => {
+    const [created] = await tx<PersonRow[]>`
+      insert into people (email, name, email_verified) values (${address}, ${opts.name ?? ''}, ${opts.verified ?? false})
+      on conflict (email) do nothing returning *`;
+    if (!created) {
+      const [found] = await tx<PersonRow[]>`
+        update people set email_verified = email_verified or ${opts.verified ?? false},
+          name = case when name = '' then ${opts.name ?? ''} else name end
+        where email = ${address} returning *`;
+      return found;
+    }
+    const [ws] = await tx<{ id: string }[]>`
+      insert into workspaces (name, kind, plan) values (${workspaceNameFor(created)}, 'personal', 'free') returning id`;
+    await tx`insert into memberships (workspace_id, person_id, role) values (${ws.id}, ${created.id}, 'owner')`;
+    await tx`insert into personal_workspaces (person_id, workspace_id) values (${created.id}, ${ws.id})`;
+    return created;
+  }) as Promise<PersonRow>;
+}
+
+/** The name shown for a person who has not chosen one: the email's local part. */
+export const displayNameOf = (p: { name: string; email: string }): string => p.name || p.email.split('@')[0];
+
+const workspaceNameFor = (p: PersonRow) => `${displayNameOf(p)}'s workspace`;

@@ -1,0 +1,52 @@
+import type { Sql } from '../core/db.js';
+import { hashSecret, newSecret } from '../core/ids.js';
+
+export type SessionKind = 'web' | 'cli' | 'connector';
+
+/** What a token or cookie resolves to: the session, its person and the workspace it acts on. */
+export interface SessionAuth {
+  sessionId: string;
+  personId: string;
+  kind: SessionKind;
+  readOnly: boolean;
+  workspaceId: string;
+  role: 'owner' | 'member';
+}
+
+const tokenPrefix: Record<SessionKind, string> = { web: 'pp_web', cli: 'pp_cli', connector: 'pp_con' };
+
+/** Opens a session and returns its token, which is shown once and stored only as a hash. */
+export async function createSession(sql: Sql, s: {
+  personId: string; kind: SessionKind; days: number; readOnly?: boolean; method: string; userAgent?: string | null;
+}): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
+  const token = newSecret(tokenPrefix[s.kind]);
+  const [row] = await sql<{ id: string; expiresAt: Date }[]>`
+    insert into sessions (person_id, token_hash, kind, read_only, sign_in_method, user_agent, expires_at)
+    values (${s.personId}, ${hashSecret(token)}, ${s.kind}, ${s.readOnly ?? false}, ${s.method},
+            ${s.userAgent?.slice(0, 400) ?? null}, now() + make_interval(days => ${s.days}))
+    returning id, expires_at`;
+  return { token, sessionId: row.id, expiresAt: row.expiresAt };
+}
+
+/**
+ * Resolves a token to a live session and its workspace (spec section 1): the workspace the session
+ * has active while the person still belongs to it, else the first workspace the person joined.
+ * A person in no workspace is treated as signed out (null).
+ */
+export async function resolveSession(sql: Sql, token: string): Promise<SessionAuth | null> {
+  const [row] = await sql<SessionAuth[]>`
+    select s.id as session_id, s.person_id, s.kind, s.read_only, m.workspace_id, m.role
+    from sessions s
+    join lateral (
+      select workspace_id, role from memberships m
+      where m.person_id = s.person_id
+      order by (m.workspace_id = s.active_workspace_id) desc nulls last, m.joined_at, m.workspace_id
+      limit 1
+    ) m on true
+    where s.token_hash = ${hashSecret(token)} and s.ended_at is null and s.expires_at > now()`;
+  return row ?? null;
+}
+
+export async function endSession(sql: Sql, sessionId: string): Promise<void> {
+  await sql`update sessions set ended_at = now() where id = ${sessionId} and ended_at is null`;
+}

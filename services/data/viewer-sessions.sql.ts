@@ -1,0 +1,89 @@
+import type { Db, Sql } from '../core/db.js';
+import { hashSecret, isUuid, newSecret } from '../core/ids.js';
+
+// Viewer sessions (migrations/00005): one browser in one room. The cookie carries the token; the
+// session id is public (it names the shell's endpoints), the token is not.
+
+export interface RoomSessionRow {
+  id: string;
+  workspaceId: string;
+  projectId: string;
+  linkId: string | null;
+  entryHash: Buffer;
+  preview: boolean;
+  viewerName: string | null;
+  viewerEmail: string | null;
+  visitId: string | null;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+  endedAt: Date | null;
+}
+
+/** How long a session lasts without coming back to the link. */
+export const sessionHours = 12;
+
+/** A session counts as in the room while its shell has beaten within this many seconds. */
+export const presentSeconds = 90;
+
+/** The session `id` when `token` is its own and it has neither ended nor expired. */
+export async function sessionByToken(sql: Db, id: string | undefined, token: string | undefined): Promise<RoomSessionRow | null> {
+  if (!id || !token || !isUuid(id) || token.length > 200) return null;
+  const [row] = await sql<RoomSessionRow[]>`
+    select * from room_sessions
+    where id = ${id} and token_hash = ${hashSecret(token)} and ended_at is null and expires_at > now()`;
+  return row ?? null;
+}
+
+export async function createSession(
+  tx: Db,
+  s: { workspaceId: string; projectId: string; linkId: string | null; entryKey: string; preview: boolean },
+): Promise<{ session: RoomSessionRow; token: string }> {
+  const token = newSecret('pp_room', 24);
+  const [session] = await tx<RoomSessionRow[]>`
+    insert into room_sessions (workspace_id, project_id, link_id, entry_hash, token_hash, preview, expires_at)
+    values (${s.workspaceId}, ${s.projectId}, ${s.linkId}, ${hashSecret(s.entryKey)}, ${hashSecret(token)}, ${s.preview},
+            now() + make_interval(hours => ${sessionHours}))
+    returning *`;
+  return { session, token };
+}
+
+/** Viewers in the room now: sessions (not previews) whose shell beat recently. */
+export async function viewersPresent(tx: Db, projectId: string): Promise<number> {
+  const [row] = await tx<{ n: number }[]>`
+    select count(*)::int as n from room_sessions
+    where project_id = ${projectId} and ended_at is null and not preview
+      and last_seen_at > now() - make_interval(secs => ${presentSeconds})`;
+  return row.n;
+}
+
+export async function saveWhoYouAre(sql: Sql, sessionId: string, answer: { name?: string; email?: string }) {
+  const [row] = await sql<RoomSessionRow[]>`
+    update room_sessions set
+      viewer_name = coalesce(${answer.name ?? null}, viewer_name),
+      viewer_email = coalesce(${answer.email ?? null}, viewer_email)
+    where id = ${sessionId} returning *`;
+  // The visit carries the name the viewer gave, so listVisits shows who really came.
+  if (answer.name && row.visitId) await sql`update visits set viewer_name = ${answer.name} where id = ${row.visitId}`;
+  return row;
+}
+
+/**
+ * Whether a session may still see content: its link open, its project neither deleted, taken
+ * down, over its plan nor in a suspended workspace. Read on every content request (cached for a
+ * few seconds), so a revoke or a takedown stops a viewer already in.
+ */
+export async function sessionStanding(sql: Sql, sessionId: string) {
+  const [row] = await sql<{ slug: string; liveBuildId: string | null; kind: string | null; manifest: string | null; ownerPaused: boolean }[]>`
+    select p.slug, p.live_build_id, b.kind, b.manifest::text as manifest, (r.paused_at is not null) as owner_paused
+    from room_sessions s
+    join projects p on p.id = s.project_id and p.deleted_at is null and p.taken_down_at is null and p.over_limit_at is null
+    join workspaces w on w.id = p.workspace_id and w.suspended_at is null
+    left join links l on l.id = s.link_id
+    left join builds b on b.id = p.live_build_id
+    left join rooms r on r.project_id = p.id
+    where s.id = ${sessionId} and s.ended_at is null and s.expires_at > now()
+      -- A reissued link's old address stops at once, and with it the sessions that came through it.
+      and (s.preview or (l.revoked_at is null and (l.expires_at is null or l.expires_at > now()) and l.key_hash = s.entry_hash))`;
+  return row ?? null;
+}

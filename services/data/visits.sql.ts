@@ -1,0 +1,90 @@
+import type { Db, Sql } from '../core/db.js';
+import { planOf, type PlanName } from '../core/plans.js';
+import type { RoomSessionRow } from './viewer-sessions.sql.js';
+
+// Visits (spec 2.5) as the room writes them. A visit starts on entry, is moved on by the shell's
+// beacon, and ends when the viewer leaves or goes quiet. Previews record none.
+
+/** A visit with no beacon for this long has ended, at its last beacon. */
+export const quietSeconds = 120;
+
+/** Starts the session's visit and marks its link opened (sent → opened; later stages stay). */
+export async function startVisit(tx: Db, session: RoomSessionRow, viewerName: string | null): Promise<string | null> {
+  if (session.preview) return null;
+  const [visit] = await tx<{ id: string }[]>`
+    insert into visits (workspace_id, project_id, link_id, viewer_name)
+    values (${session.workspaceId}, ${session.projectId}, ${session.linkId}, ${session.viewerName ?? viewerName})
+    returning id`;
+  await tx`update room_sessions set visit_id = ${visit.id}, last_seen_at = now() where id = ${session.id}`;
+  if (session.linkId) {
+    await tx`update links set opened_at = coalesce(opened_at, now()), stage = case when stage = 'sent' then 'opened' else stage end
+             where id = ${session.linkId}`;
+  }
+  return visit.id;
+}
+
+/** Ends visits whose shell went quiet, at their last beacon. Idempotent; run before counting. */
+export async function endQuietVisits(sql: Db, projectId: string) {
+  await sql`
+    update visits set ended_at = last_seen_at
+    where project_id = ${projectId} and ended_at is null and last_seen_at < now() - make_interval(secs => ${quietSeconds})`;
+}
+
+/**
+ * One beacon: the session is seen, and each app or page gets the seconds the shell reports,
+ * never more in all than the time since the last beacon (plus slack), so a tampered shell
+ * cannot inflate a visit. A viewer back after going quiet gets a new visit.
+ */
+export async function recordBeat(sql: Sql, session: RoomSessionRow, time: Record<string, number>) {
+  await sql.begin(async (tx) => {
+    const [visit] = await tx<{ id: string; time: string; elapsed: number; endedAt: Date | null }[]>`
+      select id, time::text as time, extract(epoch from now() - last_seen_at)::float8 as elapsed, ended_at
+      from visits where id = ${session.visitId} for update`;
+    const open = visit && !visit.endedAt && visit.elapsed < quietSeconds;
+    if (visit && !visit.endedAt && !open) await tx`update visits set ended_at = last_seen_at where id = ${visit.id}`;
+    const visitId = open ? visit.id : await startVisit(tx, session, null);
+    if (!visitId) return;
+    const spent = open ? (JSON.parse(visit.time) as Record<string, number>) : {};
+    let allowance = open ? Math.ceil(visit.elapsed) + 5 : 0;
+    for (const [key, seconds] of Object.entries(time)) {
+      const add = Math.min(Math.max(0, Math.floor(seconds)), allowance);
+      allowance -= add;
+      if (add > 0) spent[key] = (spent[key] ?? 0) + add;
+    }
+    // Stored as text cast to jsonb: the client's camel-case transform must not touch app ids.
+    await tx`update visits set last_seen_at = now(), time = ${JSON.stringify(spent)}::text::jsonb where id = ${visitId}`;
+    await tx`update room_sessions set last_seen_at = now() where id = ${session.id}`;
+  });
+}
+
+/** The viewer left (the shell's pagehide beacon): the visit ends now; the session may come back. */
+export async function endVisit(sql: Sql, session: RoomSessionRow) {
+  if (!session.visitId) return;
+  await sql`update visits set ended_at = greatest(now(), started_at), last_seen_at = now() where id = ${session.visitId} and ended_at is null`;
+  await sql`update room_sessions set last_seen_at = now() - make_interval(secs => ${quietSeconds}) where id = ${session.id}`;
+}
+
+/** The first moment of `at`'s UTC month. */
+export const utcMonthStart = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+
+/**
+ * Viewer-hours the workspace used this UTC month, up to `at`: the part of each visit between the
+ * month's start and `at`, summed over every project (deleted ones too: the hours were used).
+ * A visit counts up to its end, or while open up to when it was last seen. Previews count nothing.
+ * Hours, fractional.
+ */
+export async function viewerHoursThisMonth(sql: Sql, workspaceId: string, at = new Date()): Promise<number> {
+  const from = utcMonthStart(at);
+  const [row] = await sql<{ seconds: number }[]>`
+    select coalesce(sum(extract(epoch from
+             least(coalesce(ended_at, last_seen_at), ${at}::timestamptz) - greatest(started_at, ${from}::timestamptz))), 0)::float8 as seconds
+    from visits
+    where workspace_id = ${workspaceId} and not preview
+      and coalesce(ended_at, last_seen_at) > ${from}::timestamptz and started_at < ${at}::timestamptz`;
+  return row.seconds / 3600;
+}
+
+/** Whether the month's viewer-hours are used: no new links, and the room takes no new visits. */
+export async function viewerHoursUsedUp(sql: Sql, workspaceId: string, plan: PlanName, at = new Date()): Promise<boolean> {
+  return (await viewerHoursThisMonth(sql, workspaceId, at)) >= planOf(plan).viewerHours;
+}

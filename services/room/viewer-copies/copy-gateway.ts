@@ -1,0 +1,93 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { fastifyCookie } from '@fastify/cookie';
+import { LRUCache } from 'lru-cache';
+import type { Config } from '../../core/config.js';
+import type { Logger } from '../../core/log.js';
+import { throttledActivity, type CopyView, type RunnerClient } from '../../contract/runner/runner-client.js';
+import { viewCookie, viewTokens } from '../content/view-token.js';
+import { createCopyProxy } from '../copy-proxy.js';
+import { notFoundPage, noticePage } from '../viewer/html.js';
+import type { StandingCache } from '../viewer/standing-cache.js';
+import { copyLabelOf, type ContentLabel } from '../origins.js';
+import { copyNotice } from './copy-states.js';
+
+// A viewer's copy origin (`<slug>--v<session>`): every request and WebSocket, whatever its
+// method, goes to that session's own copy, and to no other. The cookie names the session and is
+// valid for this label only; the label is derived from the session, so a cookie cannot be
+// replayed onto another viewer's copy. Bodies are never read here: bytes pass straight through.
+
+/** How long the runner's answer about a session's copy is reused between requests. */
+const targetMs = 2_000;
+
+export function createCopyGateway(deps: { config: Config; runner: RunnerClient; standings: StandingCache; log: Logger }) {
+  const tokens = viewTokens(deps.config.APP_SECRET);
+  const activity = throttledActivity((sessionId) => deps.runner.activity(sessionId));
+  const views = new LRUCache<string, CopyView>({ max: 50_000, ttl: targetMs });
+  const proxy = createCopyProxy({
+    dropCookies: [viewCookie],
+    onActivity: (target) => target.sessionId && activity(target.sessionId),
+    onError: (_err, target) => {
+      // The copy stopped answering: ask the runner afresh next time (it may be paused or gone).
+      if (target.sessionId) views.delete(target.sessionId);
+    },
+  });
+
+  /** The running copy of the session, waking it when paused; null with what to tell the viewer otherwise. */
+  async function runningCopy(sessionId: string): Promise<{ view: CopyView; target: { host: string; port: number } | null }> {
+    let view = views.get(sessionId) ?? (await deps.runner.copy(sessionId));
+    if (view.state === 'paused') {
+      view = await deps.runner.activity(sessionId);
+      if (view.state !== 'running') view = await deps.runner.copy(sessionId, { seen: view.version, waitMs: 5_000 });
+    }
+    if (view.state === 'running' && view.target) {
+      views.set(sessionId, view);
+      return { view, target: view.target };
+    }
+    views.delete(sessionId);
+    return { view, target: null };
+  }
+
+  /** The session a request to `label` may act for, or null. */
+  async function sessionFor(req: IncomingMessage, label: ContentLabel): Promise<string | null> {
+    const sessionId = tokens.check(req.headers.cookie ? fastifyCookie.parse(req.headers.cookie)[viewCookie] : undefined, label.label);
+    if (!sessionId || copyLabelOf(label.slug, sessionId) !== label.label) return null;
+    const standing = await deps.standings.get(sessionId);
+    if (!standing || standing.slug !== label.slug || standing.kind !== 'container' || standing.ownerPaused) return null;
+    return sessionId;
+  }
+
+  return {
+    async web(req: IncomingMessage, res: ServerResponse, label: ContentLabel) {
+      res.setHeader('content-security-policy', `frame-ancestors ${new URL(deps.config.publicUrl).origin}`);
+      const sessionId = await sessionFor(req, label);
+      if (!sessionId) return sendNotFound(res);
+      const { view, target } = await runningCopy(sessionId);
+      if (!target) {
+        const notice = copyNotice(view);
+        res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '2' });
+        return res.end(noticePage('Demo', notice.title, [notice.message]));
+      }
+      proxy.web(req, res, { ...target, sessionId });
+    },
+
+    async ws(req: IncomingMessage, socket: Duplex, head: Buffer, label: ContentLabel) {
+      const sessionId = await sessionFor(req, label);
+      const copy = sessionId ? await runningCopy(sessionId) : null;
+      if (!sessionId || !copy?.target) {
+        socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+        return;
+      }
+      proxy.ws(req, socket, head, { ...copy.target, sessionId });
+    },
+
+    close: () => proxy.close(),
+  };
+}
+
+export type CopyGateway = ReturnType<typeof createCopyGateway>;
+
+function sendNotFound(res: ServerResponse) {
+  res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(notFoundPage);
+}

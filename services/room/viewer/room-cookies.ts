@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hashSecret } from '../../core/ids.js';
+import type { Arrival } from './viewer-admission.js';
+
+// The cookies a viewer's browser holds on the platform origin: one per room it entered, named
+// after the entry address and holding `<session id>.<token>`, so two rooms never collide; and
+// one browser id, for counting turn-aways once per browser.
+
+const browserCookie = 'pp_browser';
+
+/** The room cookie of an entry address: one per room a browser entered, so rooms never collide. */
+export const roomCookieName = (key: string) => `pp_r${hashSecret(key).subarray(0, 6).toString('hex')}`;
+
+/** The token of `sessionId` among the browser's room cookies. */
+export function tokenIn(req: FastifyRequest, sessionId: string): string | undefined {
+  for (const [name, value] of Object.entries(req.cookies)) {
+    if (name.startsWith('pp_r') && value?.startsWith(`${sessionId}.`)) return value.slice(sessionId.length + 1);
+  }
+  return undefined;
+}
+
+/** What the browser holds for this entry address; gives it a bounce id the first time. */
+export function arrivalOf(req: FastifyRequest, reply: FastifyReply, key: string): Arrival {
+  const [sessionId, token] = (req.cookies[roomCookieName(key)] ?? '').split('.', 2);
+  let browserId = req.cookies[browserCookie];
+  if (!browserId || browserId.length > 64) {
+    browserId = randomBytes(16).toString('base64url');
+    reply.setCookie(browserCookie, browserId, { path: '/', httpOnly: true, sameSite: 'lax', maxAge: 365 * 86400 });
+  }
+  return { sessionId, token, browserId };
+}
+

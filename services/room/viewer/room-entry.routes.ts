@@ -1,0 +1,65 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RunnerClient } from '../../contract/runner/runner-client.js';
+import type { Config } from '../../core/config.js';
+import type { Sql } from '../../core/db.js';
+import type { Logger } from '../../core/log.js';
+import { contentOriginOf } from '../origins.js';
+import { notFoundPage, noticePage } from './html.js';
+import { arrivalOf, roomCookieName } from './room-cookies.js';
+import { shellPage } from './shell-page.js';
+import { enterByLink, enterByPreview, type Meeting } from './viewer-admission.js';
+
+// The viewer's way in on the platform origin: a link's address or a preview pass leads to
+// exactly one of Not found, the owner's pause note, not taking visits, demo full, or the room.
+
+export type ViewerDeps = { config: Config; sql: Sql; runner: RunnerClient; log: Logger };
+
+export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
+  const { sql, config } = deps;
+  // Read per request: a test's platform learns its own address only once listening.
+  const platformOrigin = () => new URL(config.publicUrl).origin;
+  const contentSources = () => new URL(contentOriginOf(config, 'x')).origin.replace('//x.', '//*.');
+
+  app.get('/r/:key', async (req, reply) => {
+    const { key } = req.params as { key: string };
+    return meet(req, reply, key, await enterByLink(sql, key, arrivalOf(req, reply, key)));
+  });
+
+  app.get('/preview/:key', async (req, reply) => {
+    const { key } = req.params as { key: string };
+    return meet(req, reply, key, await enterByPreview(sql, key, arrivalOf(req, reply, key)));
+  });
+
+  async function meet(req: FastifyRequest, reply: FastifyReply, key: string, meeting: Meeting) {
+    reply.header('cache-control', 'no-store');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('x-frame-options', 'DENY');
+    switch (meeting.kind) {
+      case 'not-found':
+        return reply.status(404).type('text/html; charset=utf-8').send(notFoundPage);
+      case 'paused': {
+        const who = meeting.pause.by?.displayName ?? 'The owner';
+        const lines = [`${who} paused this demo for now.`, ...(meeting.pause.message ? [meeting.pause.message] : []), 'Your link will work again once it is resumed.'];
+        return reply.status(200).type('text/html; charset=utf-8').send(noticePage(meeting.project.name, 'Paused for now', lines));
+      }
+      case 'not-taking-visits':
+        return reply.status(200).type('text/html; charset=utf-8')
+          .send(noticePage(meeting.project.name, 'Not taking visits', ['This demo is not taking new visits this month. The person who sent you the link has been told; try again later.']));
+      case 'full':
+        return reply.status(200).type('text/html; charset=utf-8')
+          .send(noticePage(meeting.project.name, 'Demo full', ['Everyone this demo can hold at once is in it right now. Try again in a few minutes.']));
+      case 'room': {
+        if (meeting.token) {
+          reply.setCookie(roomCookieName(key), `${meeting.session.id}.${meeting.token}`, {
+            path: '/', httpOnly: true, sameSite: 'lax', secure: platformOrigin().startsWith('https:'), maxAge: 12 * 3600,
+          });
+        }
+        reply.header('content-security-policy', [
+          "default-src 'self'", `frame-src ${contentSources()}`, "img-src 'self' data: https: http:", "style-src 'self' 'unsafe-inline'",
+          "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
+        ].join('; '));
+        return reply.type('text/html; charset=utf-8').send(await shellPage(sql, meeting.project, meeting.session, meeting.linkViewerName));
+      }
+    }
+  }
+}

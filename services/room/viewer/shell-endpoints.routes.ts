@@ -1,0 +1,150 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { ProjectRow } from '../../data/projects.sql.js';
+import { mintGrant } from '../../data/content-grants.sql.js';
+import { saveWhoYouAre, sessionByToken, sessionStanding, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import { endVisit, recordBeat } from '../../data/visits.sql.js';
+import { contentOriginOf, copyLabelOf } from '../origins.js';
+import { copyNotice } from '../viewer-copies/copy-states.js';
+import { storyCalls } from '../viewer-copies/story-calls.js';
+import { tokenIn } from './room-cookies.js';
+import type { ViewerDeps } from './room-entry.routes.js';
+
+// The few endpoints the room shell calls for its session: who-are-you, grants to the content
+// origin, controls and story calls, the time beacon, and leaving.
+
+export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
+  const { sql, config } = deps;
+  const platformOrigin = () => new URL(config.publicUrl).origin;
+
+  // Cookies are SameSite=Lax and every POST must come from this origin.
+  const Hello = z.object({ name: z.string().trim().min(1).max(80), email: z.email().max(254).optional() });
+  app.post('/room/:sessionId/hello', async (req, reply) => {
+    const session = await shellSession(req, reply);
+    if (!session) return;
+    const parsed = Hello.safeParse(req.body);
+    if (!parsed.success) return reply.status(400).send({ error: 'invalid', issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) });
+    const project = await projectOf(session);
+    if (project.requireEmail && !parsed.data.email && !session.viewerEmail) {
+      return reply.status(400).send({ error: 'invalid', issues: [{ path: 'email', message: 'this demo asks for your email' }] });
+    }
+    await saveWhoYouAre(sql, session.id, parsed.data);
+    return { ok: true };
+  });
+
+  app.post('/room/:sessionId/grant', async (req, reply) => {
+    const session = await shellSession(req, reply);
+    if (!session) return;
+    const project = await projectOf(session);
+    if (!session.viewerName || (project.requireEmail && !session.viewerEmail)) {
+      return reply.status(403).send({ error: 'who are you first', reason: 'hello' });
+    }
+    const standing = await sessionStanding(sql, session.id);
+    if (!standing) return reply.status(404).send({ error: 'not found' });
+    const appId = z.object({ app: z.string().max(40) }).safeParse(req.body);
+    const manifest = standing.manifest ? (JSON.parse(standing.manifest) as { apps: { id: string; path: string }[] }) : null;
+    const app0 = manifest?.apps.find((a) => a.id === (appId.success ? appId.data.app : ''));
+    if (!app0) return reply.status(404).send({ error: 'not found' });
+    if (standing.kind === 'container') {
+      // The viewer's own copy: admitted, started and healthy before any grant to its origin.
+      const view = await deps.runner.enter(session.id, { workspaceId: session.workspaceId, projectId: session.projectId, buildId: standing.liveBuildId! }, 10_000);
+      if (view.state !== 'running') return { ...copyNotice(view), state: view.state };
+    }
+    const label = standing.kind === 'container' ? copyLabelOf(standing.slug, session.id) : standing.slug;
+    const grant = await mintGrant(sql, session.id, label);
+    const origin = contentOriginOf(config, label);
+    return { state: 'ready', origin, url: `${origin}/__pp/enter?g=${encodeURIComponent(grant)}&to=${encodeURIComponent(app0.path)}` };
+  });
+
+  // Controls and story steps run on the viewer's own copy, in order, before the step shows. The
+  // shell names what to run; the calls themselves come from the live manifest, never the browser.
+  const Run = z.object({ reset: z.literal(true) }).or(z.object({ scenario: z.string().max(40) })).or(z.object({ step: z.string().max(40) }));
+  app.post('/room/:sessionId/run', async (req, reply) => {
+    const session = await shellSession(req, reply);
+    if (!session) return;
+    const standing = await sessionStanding(sql, session.id);
+    const parsed = Run.safeParse(req.body);
+    if (!standing?.manifest) return reply.status(404).send({ error: 'not found' });
+    if (!parsed.success) return reply.status(400).send({ error: 'invalid', issues: [{ path: 'body', message: 'name reset, a scenario or a step' }] });
+    const calls = storyCalls(JSON.parse(standing.manifest), parsed.data);
+    if (calls === null) return reply.status(404).send({ error: 'not found' });
+    if (!calls.length || standing.kind !== 'container') return { ok: true, outcomes: [] };
+    const { copy, outcomes } = await deps.runner.calls(session.id, calls);
+    return { ok: outcomes.every((o) => o.ok), outcomes, copy: copyNotice(copy) };
+  });
+
+  const Beat = z.object({
+    time: z.record(z.string().max(80), z.number().min(0).max(86_400)).refine((t) => Object.keys(t).length <= 50),
+    /** The viewer has a container copy open. */
+    copy: z.boolean().optional(),
+  });
+  app.post('/room/:sessionId/beat', async (req, reply) => {
+    const session = await shellSession(req, reply);
+    if (!session) return;
+    const parsed = Beat.safeParse(parseBeacon(req.body));
+    if (!parsed.success) return reply.status(400).send({ error: 'invalid', issues: [{ path: 'time', message: 'expected seconds by app or page' }] });
+    if (!session.preview) await recordBeat(sql, session, parsed.data.time);
+    // The shell's heartbeat is activity too: a viewer reading a page keeps their copy awake.
+    if (parsed.data.copy) deps.runner.activity(session.id).catch(() => {});
+    return { ok: true };
+  });
+
+  app.post('/room/:sessionId/leave', async (req, reply) => {
+    const session = await shellSession(req, reply);
+    if (!session) return;
+    const parsed = Beat.safeParse(parseBeacon(req.body));
+    if (!session.preview) {
+      if (parsed.success) await recordBeat(sql, session, parsed.data.time);
+      await endVisit(sql, (await sessionByToken(sql, session.id, tokenIn(req, session.id))) ?? session);
+    }
+    if (parsed.success && parsed.data.copy) releaseLater(session.id);
+    return { ok: true };
+  });
+
+  /**
+   * A viewer who left hands their copy back, unless they are back within a few seconds (a
+   * reload leaves and enters at once, and should find their copy as they left it).
+   */
+  const releaseSeconds = 20;
+  function releaseLater(sessionId: string) {
+    setTimeout(async () => {
+      try {
+        const [row] = await sql<{ back: boolean }[]>`
+          select last_seen_at > now() - make_interval(secs => ${releaseSeconds}) as back from room_sessions where id = ${sessionId}`;
+        if (row && !row.back) await deps.runner.leave(sessionId);
+      } catch (err) {
+        deps.log.warn({ err, sessionId }, 'could not hand back a copy; the idle culler will');
+      }
+    }, releaseSeconds * 1000).unref();
+  }
+
+  async function shellSession(req: FastifyRequest, reply: FastifyReply): Promise<RoomSessionRow | null> {
+    const { sessionId } = req.params as { sessionId: string };
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== platformOrigin()) {
+      reply.status(403).send({ error: 'role cannot', reason: 'permission', action: 'cross-origin' });
+      return null;
+    }
+    const session = await sessionByToken(sql, sessionId, tokenIn(req, sessionId));
+    if (!session) {
+      reply.status(404).send({ error: 'not found' });
+      return null;
+    }
+    return session;
+  }
+
+  async function projectOf(session: RoomSessionRow): Promise<ProjectRow> {
+    const [project] = await sql<ProjectRow[]>`select * from projects where id = ${session.projectId}`;
+    return project;
+  }
+}
+
+/** sendBeacon posts text/plain; the shell's fetches post JSON. */
+function parseBeacon(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return null;
+  }
+}

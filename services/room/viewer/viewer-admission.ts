@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import type { Sql } from '../../core/db.js';
+import { hashSecret } from '../../core/ids.js';
+import { planOf } from '../../core/plans.js';
+import { resolveLinkKey } from '../../data/links.sql.js';
+import { viewerHoursUsedUp } from '../../data/visits.sql.js';
+import type { ProjectRow } from '../../data/projects.sql.js';
+import { roomPauseOf, type OwnerPause } from '../../data/pauses.js';
+import { spendPreviewPass } from '../../data/preview-passes.sql.js';
+import { planNameOf } from '../../data/workspaces.sql.js';
+import { createSession, sessionByToken, viewersPresent, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import { endQuietVisits, startVisit } from '../../data/visits.sql.js';
+
+// What a viewer meets at a link or a preview pass (spec 7), exactly one of these. Every way of
+// not existing is the same Not found, so an address tells nobody whether it ever worked.
+
+export type Meeting =
+  | { kind: 'not-found' }
+  | { kind: 'paused'; project: ProjectRow; pause: OwnerPause }
+  | { kind: 'not-taking-visits'; project: ProjectRow }
+  | { kind: 'full'; project: ProjectRow }
+  | { kind: 'room'; project: ProjectRow; session: RoomSessionRow; token: string | null; linkViewerName: string | null };
+
+/** What the browser already holds: its session for this room, and its bounce id. */
+export type Arrival = { sessionId?: string; token?: string; browserId: string };
+
+const notFound: Meeting = { kind: 'not-found' };
+
+/** `/r/<key>`: a private link. */
+export async function enterByLink(sql: Sql, key: string, arrival: Arrival): Promise<Meeting> {
+  const found = await resolveLinkKey(sql, key);
+  if (!found) return notFound;
+  const { link, project } = found;
+  const plan = planOf(await planNameOf(sql, project.workspaceId));
+  const pause = await roomPauseOf(sql, project);
+  if (!plan.privateLinks || pause.system) return notFound;
+  if (pause.owner) return { kind: 'paused', project, pause: pause.owner };
+
+  const held = await sessionByToken(sql, arrival.sessionId, arrival.token);
+  const own = held && held.linkId === link.id && held.entryHash.equals(hashSecret(key)) ? held : null;
+  // A viewer already in keeps what is open, whatever the hours or the crowd.
+  if (own) return { kind: 'room', project, session: await touch(sql, own), token: null, linkViewerName: link.viewerName };
+  if (await viewerHoursUsedUp(sql, project.workspaceId, plan.name)) return { kind: 'not-taking-visits', project };
+
+  return sql.begin(async (tx) => {
+    // One admission at a time per room, so racing viewers cannot pass the cap together.
+    await tx`select pg_advisory_xact_lock(hashtextextended(${'room-admit:' + project.id}, 0))`;
+    await endQuietVisits(tx, project.id);
+    if ((await viewersPresent(tx, project.id)) >= plan.concurrentViewers) {
+      await tx`
+        insert into room_bounces (workspace_id, project_id, browser_hash, hour)
+        values (${project.workspaceId}, ${project.id}, ${hashBrowser(arrival.browserId)}, date_trunc('hour', now()))
+        on conflict do nothing`;
+      return { kind: 'full', project } as const;
+    }
+    const { session, token } = await createSession(tx, { workspaceId: project.workspaceId, projectId: project.id, linkId: link.id, entryKey: key, preview: false });
+    session.visitId = await startVisit(tx, session, link.viewerName);
+    return { kind: 'room', project, session, token, linkViewerName: link.viewerName } as const;
+  });
+}
+
+/**
+ * `/preview/<key>`: a one-time pass opens the room as a viewer sees it (the owner's pause
+ * included), marked preview, recording nothing: no visit, no bounce, no seat taken. The browser
+ * that spent it may reload; nobody else can use it again.
+ */
+export async function enterByPreview(sql: Sql, key: string, arrival: Arrival): Promise<Meeting> {
+  const held = await sessionByToken(sql, arrival.sessionId, arrival.token);
+  const own = held?.preview && held.entryHash.equals(hashSecret(key)) ? held : null;
+  const projectId = own?.projectId ?? (await spendPreviewPass(sql, key));
+  if (!projectId) return notFound;
+  const [project] = await sql<ProjectRow[]>`select * from projects where id = ${projectId} and deleted_at is null`;
+  if (!project) return notFound;
+  const pause = await roomPauseOf(sql, project);
+  if (pause.system) return notFound;
+  if (pause.owner) return { kind: 'paused', project, pause: pause.owner };
+  if (own) return { kind: 'room', project, session: await touch(sql, own), token: null, linkViewerName: null };
+  const { session, token } = await createSession(sql, { workspaceId: project.workspaceId, projectId, linkId: null, entryKey: key, preview: true });
+  return { kind: 'room', project, session, token, linkViewerName: null };
+}
+
+/** A viewer back in their session (a reload): seen now, so their copy is not handed back. */
+async function touch(sql: Sql, session: RoomSessionRow): Promise<RoomSessionRow> {
+  await sql`update room_sessions set last_seen_at = now() where id = ${session.id}`;
+  return session;
+}
+
+const hashBrowser = (browserId: string) => createHash('sha256').update(`bounce:${browserId}`).digest();

@@ -1,0 +1,31 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { cruise, type ICruiseResult } from 'dependency-cruiser';
+import { describe, expect, it } from 'vitest';
+
+// The layering rule of docs/architecture.md, as CI checks it: the real tree has no violation,
+// and a probe tree with one import of each forbidden kind has exactly those reported.
+
+const root = path.resolve(import.meta.dirname, '../..');
+const config = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs'));
+
+async function violationsIn(baseDir: string, folders: string[]) {
+  const { output } = await cruise(folders, { ...config.options, baseDir, validate: true, ruleSet: { forbidden: config.forbidden }, tsConfig: { fileName: path.join(root, 'tsconfig.json') } });
+  return (output as ICruiseResult).summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
+}
+
+describe('layers', () => {
+  it('the platform imports only downwards', async () => {
+    expect(await violationsIn(root, ['services', 'workers', 'runner'])).toEqual([]);
+  }, 60_000);
+
+  it('a probe tree with forbidden imports is refused, each for its reason', async () => {
+    const probe = path.join(root, 'test/fixtures/layering');
+    expect(await violationsIn(probe, ['services'])).toEqual([
+      'cli-imports-only-below: services/cli/reads-data.ts -> services/data/rows.sql.ts',
+      'contract-imports-only-below: services/contract/pure.ts -> services/data/rows.sql.ts',
+      'room-imports-only-below: services/room/reaches-into-api.ts -> services/api/api-thing.ts',
+      'sql-lives-in-data: services/room/uses-own-sql.ts -> services/room/own.sql.ts',
+    ]);
+  }, 60_000);
+});
