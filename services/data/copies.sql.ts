@@ -38,16 +38,8 @@ export interface CopyRow {
 
 const columns = 'id, runner_id, workspace_id, project_id, build_id, session_id, origin, state, end_reason, container_id, network_id, host, port, seq, asked_at, admitted_at, started_at, ready_at, claimed_at, paused_at, active_at, seen_at, ended_at, cold_start_ms';
 
-export interface NewCopy {
-  id: string;
-  runnerId: string;
-  workspaceId: string;
-  projectId: string;
-  buildId: string;
-  sessionId: string | null;
-  origin: 'viewer' | 'warm';
-  state: 'queued' | 'creating';
-}
+/** A copy as admission first writes it: queued for a slot, or creating at once. */
+export type NewCopy = Pick<CopyRow, 'id' | 'runnerId' | 'workspaceId' | 'projectId' | 'buildId' | 'sessionId' | 'origin'> & { state: 'queued' | 'creating' };
 
 export async function insertCopy(db: Db, c: NewCopy, event?: EventKind): Promise<CopyRow> {
   const [row] = await db<CopyRow[]>`
