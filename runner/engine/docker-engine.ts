@@ -129,8 +129,9 @@ export class DockerEngine implements Engine {
   // --- containers ---
 
   async createContainer(spec: CopySpec): Promise<string> {
-    const options = copyCreateOptions(spec);
-    options.HostConfig!.LogConfig = (await this.kind()) === 'podman'
+    const kind = await this.kind();
+    const options = copyCreateOptions(spec, kind);
+    options.HostConfig!.LogConfig = kind === 'podman'
       ? { Type: 'k8s-file', Config: { 'max-size': '1m' } }
       : { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } };
     try {

@@ -9,7 +9,7 @@ import { engineMessage } from './local-docker.js';
  * the rehearsal holds the local copy to the same, so a demo that needs more fails here, not in
  * front of a viewer.
  */
-const RUNNER_DEFAULTS = { port: 8080, memoryMb: 256, cpus: 0.5, pids: 128 };
+const RUNNER_DEFAULTS = { port: 8080, memoryMb: 256, cpus: 0.5, pids: 128, writableMb: 64 };
 
 export interface LocalCopy {
   /** Where the copy answers on this machine: a random port on 127.0.0.1. */
@@ -36,7 +36,7 @@ function demux(buffer: Buffer): string {
 /**
  * Starts a copy of the image as the platform's runner does, from the runner's own container spec
  * (runner/engine/copy-spec.ts): run.start as the CMD (an ENTRYPOINT stays), /app, PORT 8080 and
- * HOST 0.0.0.0, uid 1000, a read-only root with a small /tmp, no capabilities, the same memory,
+ * HOST 0.0.0.0, uid 1000, a read-only root with small writable /app and /tmp, no capabilities, the same memory,
  * CPU and process limits. Two things differ, both for reaching it from here: it sits on the
  * engine's default network, its port published on 127.0.0.1 only (on a port the engine picks),
  * where a room's copy is alone on an internal network; and it carries none of the runner's labels,
@@ -44,10 +44,13 @@ function demux(buffer: Buffer): string {
  */
 export async function startLocalCopy(docker: Docker, image: string, start: string[] | null, env: Record<string, string>): Promise<LocalCopy> {
   const port = `${RUNNER_DEFAULTS.port}/tcp`;
+  // The writable layer's options differ between podman and Docker (copy-spec.ts).
+  const version = await docker.version().catch(() => null);
+  const engine = version?.Components?.some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker';
   const spec = copyCreateOptions({
     copyId: randomUUID(), buildId: 'rehearsal', projectId: 'rehearsal', workspaceId: 'rehearsal', runnerId: 'rehearsal',
     image, start, env, network: 'default', ...RUNNER_DEFAULTS,
-  });
+  }, engine);
   const { NetworkMode: _network, ...hostConfig } = spec.HostConfig ?? {};
   let container: Docker.Container;
   try {
