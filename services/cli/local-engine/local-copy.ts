@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type Docker from 'dockerode';
 import { copyCreateOptions } from '../../contract/runner/copy-spec.js';
+import { demuxLogs } from '../../contract/runner/log-frames.js';
 import { Refusal } from '../refusal.js';
 import { engineMessage } from './local-docker.js';
 
@@ -19,18 +20,6 @@ export interface LocalCopy {
   /** Its last lines of output (stdout and stderr), for a refusal's hint. */
   logTail(lines?: number): Promise<string[]>;
   remove(): Promise<void>;
-}
-
-/** `docker logs` without a terminal frames each chunk: 8 bytes (stream, 0, 0, 0, length) then the bytes. */
-function demux(buffer: Buffer): string {
-  let out = '';
-  let at = 0;
-  while (at + 8 <= buffer.length && buffer[at] <= 2 && buffer[at + 1] === 0 && buffer[at + 2] === 0 && buffer[at + 3] === 0) {
-    const size = buffer.readUInt32BE(at + 4);
-    out += buffer.toString('utf8', at + 8, at + 8 + size);
-    at += 8 + size;
-  }
-  return at === 0 ? buffer.toString('utf8') : out;
 }
 
 /**
@@ -88,7 +77,7 @@ export async function startLocalCopy(docker: Docker, image: string, start: strin
     async logTail(lines = 20) {
       try {
         const raw = (await container.logs({ stdout: true, stderr: true, tail: lines, follow: false })) as unknown as Buffer;
-        return demux(Buffer.from(raw)).split('\n').map((line) => line.trimEnd()).filter(Boolean);
+        return demuxLogs(Buffer.from(raw)).split('\n').map((line) => line.trimEnd()).filter(Boolean);
       } catch {
         return [];
       }
