@@ -12,7 +12,7 @@ import type { ImageStore } from './images/image-store.js';
 export interface RunnerSettings {
   runnerId: string;
   hostCapacity: number;
-  copy: { memoryMb: number; cpus: number; pids: number; port: number };
+  copy: { memoryMb: number; cpus: number; pids: number; port: number; writableMb: number };
   healthTimeoutMs: number;
   /** Resume re-probes the health path this long at most before giving up on the copy. */
   resumeTimeoutMs: number;
@@ -39,7 +39,7 @@ export function runnerSettings(c: Config): RunnerSettings {
   return {
     runnerId: c.RUNNER_ID ?? (hostname().toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^-+/, '').slice(0, 40) || 'runner'),
     hostCapacity: c.RUNNER_HOST_CAPACITY,
-    copy: { memoryMb: c.RUNNER_COPY_MEMORY_MB, cpus: c.RUNNER_COPY_CPUS, pids: c.RUNNER_COPY_PIDS, port: c.RUNNER_COPY_PORT },
+    copy: { memoryMb: c.RUNNER_COPY_MEMORY_MB, cpus: c.RUNNER_COPY_CPUS, pids: c.RUNNER_COPY_PIDS, port: c.RUNNER_COPY_PORT, writableMb: c.RUNNER_COPY_WRITABLE_MB },
     healthTimeoutMs: c.RUNNER_HEALTH_TIMEOUT_S * 1000,
     resumeTimeoutMs: 5_000,
     idlePauseMs: c.RUNNER_IDLE_PAUSE_S * 1000,

@@ -1,6 +1,7 @@
 import { failedStarts } from '../../services/core/metrics.js';
 import { containerName, networkName } from '../../services/contract/runner/copy-labels.js';
 import type { RunnerContext } from '../runner-context.js';
+import { recordExit } from './copy-exits.js';
 import { probeHealth } from './health-probe.js';
 import { copyById, liveStates, transition, type CopyRow } from '../../services/data/copies.sql.js';
 
@@ -120,7 +121,10 @@ export function resumeCopy(ctx: RunnerContext, row: CopyRow): Promise<CopyRow | 
   return p;
 }
 
-/** The engine says a copy's container died. Starting: fail fast. Otherwise the copy is closed. */
+/**
+ * The engine says a copy's container died. Starting: fail fast. Otherwise it crashed: its exit
+ * is recorded and the copy closed (`exited`/`oom`, which the room shows as "the demo stopped").
+ */
 export async function onCopyExit(ctx: RunnerContext, e: { copyId: string; exitCode: number | null; oom: boolean }): Promise<void> {
   if (ctx.stopping.has(e.copyId)) return;
   const start = ctx.starting.get(e.copyId);
@@ -130,8 +134,12 @@ export async function onCopyExit(ctx: RunnerContext, e: { copyId: string; exitCo
   }
   const row = await copyById(ctx.sql, e.copyId);
   if (!row || row.state === 'ended' || row.runnerId !== ctx.settings.runnerId) return;
-  const reason = looksOom(e.exitCode, e.oom) ? 'oom' : 'exited';
-  if (row.state === 'creating' || row.state === 'starting') await failCopy(ctx, row.id, reason, new CopyExited(e.exitCode, reason === 'oom').message);
+  const oom = looksOom(e.exitCode, e.oom);
+  const reason = oom ? 'oom' : 'exited';
+  // Its output is read before the container goes, for the builder (GET /api/projects/:id/exits).
+  const healthy = row.state !== 'queued' && row.state !== 'creating' && row.state !== 'starting';
+  await recordExit(ctx, row, { exitCode: e.exitCode, oom, healthy });
+  if (!healthy) await failCopy(ctx, row.id, reason, new CopyExited(e.exitCode, oom).message);
   else await stopCopy(ctx, row.id, reason);
 }
 

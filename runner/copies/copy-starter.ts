@@ -6,6 +6,7 @@ import type { RunnerContext } from '../runner-context.js';
 import { ProbeTimeout, probeHealth } from './health-probe.js';
 import { insertEvent, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { CopyExited, Withdrawn, failCopy, looksOom, removeResources } from './copy-control.js';
+import { recordExit } from './copy-exits.js';
 
 // Starting one copy, phase by phase (load, network, create, start, healthy), each timed. The
 // record exists before the engine is asked (admission wrote it), the container id is recorded
@@ -40,9 +41,9 @@ export async function startCopy(ctx: RunnerContext, row: CopyRow, opts: StartOpt
     last = now;
   };
   const network = networkName(row.id);
+  let containerId = opts.adoptContainer;
   try {
     const run = await ctx.runs(row.buildId);
-    let containerId = opts.adoptContainer;
     if (!containerId) {
       const image = await ctx.images.ensure(row.buildId);
       mark('load');
@@ -97,6 +98,8 @@ export async function startCopy(ctx: RunnerContext, row: CopyRow, opts: StartOpt
       return;
     }
     const { why, message } = classify(reason);
+    // A copy that exited before it was healthy: its output tells the builder why.
+    if (reason instanceof CopyExited) await recordExit(ctx, { ...row, containerId: containerId ?? null }, { exitCode: reason.exitCode, oom: reason.oom, healthy: false });
     await failCopy(ctx, row.id, why, message);
   } finally {
     ctx.starting.delete(row.id);

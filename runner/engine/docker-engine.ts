@@ -3,6 +3,7 @@ import Docker from 'dockerode';
 import { createLimit, type Limit } from '../limit.js';
 import { copyCreateOptions, type CopySpec } from '../../services/contract/runner/copy-spec.js';
 import { LABEL, bridgeName, networkName } from '../../services/contract/runner/copy-labels.js';
+import { demuxLogs } from '../../services/contract/runner/log-frames.js';
 import { EngineError, type ContainerState, type Engine, type Listed } from './engine.js';
 import { pickSubnet } from './subnets.js';
 
@@ -129,8 +130,9 @@ export class DockerEngine implements Engine {
   // --- containers ---
 
   async createContainer(spec: CopySpec): Promise<string> {
-    const options = copyCreateOptions(spec);
-    options.HostConfig!.LogConfig = (await this.kind()) === 'podman'
+    const kind = await this.kind();
+    const options = copyCreateOptions(spec, kind);
+    options.HostConfig!.LogConfig = kind === 'podman'
       ? { Type: 'k8s-file', Config: { 'max-size': '1m' } }
       : { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } };
     try {
@@ -181,6 +183,16 @@ export class DockerEngine implements Engine {
       };
     } catch (err) {
       if (gone(err)) return null;
+      throw err;
+    }
+  }
+
+  async logTail(id: string, lines: number): Promise<string> {
+    try {
+      const raw = await this.limit(() => this.docker.getContainer(id).logs({ stdout: true, stderr: true, tail: lines, follow: false }));
+      return demuxLogs(Buffer.from(raw as unknown as Buffer));
+    } catch (err) {
+      if (gone(err)) return '';
       throw err;
     }
   }

@@ -49,6 +49,8 @@ export interface Engine {
   /** Removes a container whatever its state; resolves if it is already gone. */
   remove(id: string): Promise<void>;
   inspect(id: string, network?: string): Promise<ContainerState | null>;
+  /** The last `lines` of a container's output (stdout and stderr interleaved); '' when it is gone. */
+  logTail(id: string, lines: number): Promise<string>;
   /** Every container carrying this runner's label, in any state. */
   containersOf(runnerId: string): Promise<Listed[]>;
   /** The engine's event stream for this runner's containers. */

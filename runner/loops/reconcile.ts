@@ -3,6 +3,7 @@ import { LABEL } from '../../services/contract/runner/copy-labels.js';
 import type { RunnerContext } from '../runner-context.js';
 import { countsByState, liveCopiesOf, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { failCopy, looksOom, removeResources, stopCopy } from '../copies/copy-control.js';
+import { recordExit } from '../copies/copy-exits.js';
 import { startCopy } from '../copies/copy-starter.js';
 
 // Engine, records and routes agree after this (JupyterHub's init_spawners, tmpnb's heartbeat):
@@ -48,6 +49,7 @@ export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } 
     if (c.status === 'exited' || c.status === 'other') {
       const state = await ctx.engine.inspect(c.id);
       const oom = looksOom(state?.exitCode ?? null, state?.oomKilled ?? false);
+      if (state?.status === 'exited') await recordExit(ctx, { ...row, containerId: c.id }, { exitCode: state.exitCode, oom, healthy: row.readyAt !== null });
       if (row.readyAt) await stopCopy(ctx, row.id, oom ? 'oom' : 'exited');
       else await failCopy(ctx, row.id, oom ? 'oom' : 'exited', 'the copy exited while the runner was away');
       closed++;

@@ -9,6 +9,7 @@ import type { Handlers } from './routing/handler.js';
 import { platformHandlers } from './platform.handlers.js';
 import { workspaceHandlers } from './workspaces/workspaces.handlers.js';
 import { usageHandlers } from './usage/usage.handlers.js';
+import { exitHandlers } from './projects/exits.handlers.js';
 
 /** Every handler of the api, by operation. A row of the route table missing here answers 503. */
 export const handlers: Handlers = {
@@ -17,6 +18,7 @@ export const handlers: Handlers = {
   ...accountHandlers,
   ...workspaceHandlers,
   ...projectHandlers,
+  ...exitHandlers,
   ...deployHandlers,
   ...linkHandlers,
   ...roomHandlers,

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { DEFAULT_API } from './config/api-url.js';
 import { buildsLsCommand } from './commands/builds-ls.command.js';
+import { logsCommand } from './commands/logs.command.js';
 import { deployCommand } from './commands/deploy.command.js';
 import { initCommand } from './commands/init.command.js';
 import { linksCreateCommand } from './commands/links-create.command.js';
@@ -31,7 +32,7 @@ export function buildProgram(): Command {
   projects.addCommand(projectsLsCommand());
   builds.addCommand(buildsLsCommand());
 
-  for (const command of [loginCommand(), logoutCommand(), whoamiCommand(), initCommand(), validateCommand(), deployCommand(), links, projects, builds, rollbackCommand()]) {
+  for (const command of [loginCommand(), logoutCommand(), whoamiCommand(), initCommand(), validateCommand(), deployCommand(), links, projects, builds, rollbackCommand(), logsCommand()]) {
     program.addCommand(command);
   }
   return program;

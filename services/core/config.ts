@@ -55,6 +55,8 @@ const Env = z.object({
   RUNNER_COPY_MEMORY_MB: z.coerce.number().int().min(32).default(256),
   RUNNER_COPY_CPUS: z.coerce.number().positive().max(64).default(0.5),
   RUNNER_COPY_PIDS: z.coerce.number().int().min(16).default(128),
+  /** Size of each of a copy's writable tmpfs mounts, /app and /tmp (MB; RAM, within its memory). */
+  RUNNER_COPY_WRITABLE_MB: z.coerce.number().int().min(1).max(4096).default(64),
   /** The PORT a copy is told to listen on (each copy has its own network, so all may share it). */
   RUNNER_COPY_PORT: z.coerce.number().int().min(1024).max(65535).default(8080),
   /** Time a copy has from start to answer its health path 200, in seconds. */

@@ -55,14 +55,14 @@ describe('ContainerUsage from copy events', () => {
     // Still running at the month's end: counted up to the end, 1 h.
     await copyWith(workspaceId, projectId, 'viewer', [['start', at(E - 1 * h)], ['ready', at(E - 1 * h), 300]]);
     const usage = await containerUsage(sql, workspaceId, start);
-    expect(usage).toEqual({ month: start.toISOString().slice(0, 7), runs: 2, containerHours: 5.0083, failedStarts: 1, heldBack: 1, medianColdStartMs: 600 });
+    expect(usage).toEqual({ month: start.toISOString().slice(0, 7), runs: 2, containerHours: 5.0083, failedStarts: 1, crashes: 0, heldBack: 1, medianColdStartMs: 600 });
   });
 
   it('answers GET /api/usage/containers for the active workspace and the current UTC month', async () => {
     const { client, email } = await platform.person({ plan: 'pro' });
     const [{ workspaceId }] = await sql<{ workspaceId: string }[]>`
       select pw.workspace_id from personal_workspaces pw join people p on p.id = pw.person_id where p.email = ${email}`;
-    expect(await client.call('containerUsage', {})).toEqual({ month: new Date().toISOString().slice(0, 7), runs: 0, containerHours: 0, failedStarts: 0, heldBack: 0, medianColdStartMs: null });
+    expect(await client.call('containerUsage', {})).toEqual({ month: new Date().toISOString().slice(0, 7), runs: 0, containerHours: 0, failedStarts: 0, crashes: 0, heldBack: 0, medianColdStartMs: null });
     const { projectId } = await workspaceWithProject(workspaceId);
     const now = Date.now();
     await copyWith(workspaceId, projectId, 'viewer', [['start', new Date(now - 36_000)], ['ready', new Date(now - 36_000), 800], ['stop', new Date(now - 18_000)]]);

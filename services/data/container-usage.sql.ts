@@ -5,7 +5,10 @@ import type { Db } from '../core/db.js';
 //   runs               copies that answered their health path (warm-pool copies included)
 //   containerHours     time from each start or resume to the next pause, stop or failure, clipped
 //                      to the month; a copy still running counts up to now; paused time is free
-//   failedStarts       copies that exited, were OOM-killed or never answered health
+//   failedStarts       copies that exited, were OOM-killed or never answered health, before they
+//                      answered it (they never served anyone)
+//   crashes            copies that exited or were OOM-killed after they answered health (issue 13;
+//                      a 'stop' event whose detail is exited or oom)
 //   heldBack           viewers who waited in the high-demand queue
 //   medianColdStartMs  median of viewer-asked → health 200 for copies a viewer waited on (warm
 //                      hand-offs are not cold starts and are left out); null when none
@@ -15,6 +18,7 @@ export interface ContainerUsage {
   runs: number;
   containerHours: number;
   failedStarts: number;
+  crashes: number;
   heldBack: number;
   medianColdStartMs: number | null;
 }
@@ -30,9 +34,10 @@ export function monthOf(at: Date): { month: string; start: Date; end: Date } {
 export async function containerUsage(db: Db, workspaceId: string | null, at: Date = new Date()): Promise<ContainerUsage> {
   const { month, start, end } = monthOf(at);
   const inScope = workspaceId ? db`workspace_id = ${workspaceId}` : db`true`;
-  const [counts] = await db<{ runs: number; failedStarts: number; heldBack: number; medianColdStartMs: number | null }[]>`
+  const [counts] = await db<{ runs: number; failedStarts: number; crashes: number; heldBack: number; medianColdStartMs: number | null }[]>`
     select count(*) filter (where kind = 'ready')::int as runs,
            count(*) filter (where kind = 'fail')::int as failed_starts,
+           count(*) filter (where kind = 'stop' and detail in ('exited', 'oom'))::int as crashes,
            count(*) filter (where kind = 'queued')::int as held_back,
            round(percentile_cont(0.5) within group (order by cold_start_ms) filter (where kind = 'ready' and cold_start_ms is not null))::int as median_cold_start_ms
     from copy_events
@@ -53,6 +58,7 @@ export async function containerUsage(db: Db, workspaceId: string | null, at: Dat
     runs: counts.runs,
     containerHours: Math.round(Math.max(0, hours.hours) * 10_000) / 10_000,
     failedStarts: counts.failedStarts,
+    crashes: counts.crashes,
     heldBack: counts.heldBack,
     medianColdStartMs: counts.medianColdStartMs,
   };

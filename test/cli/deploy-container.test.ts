@@ -69,6 +69,12 @@ describe('pitch deploy of a container demo', () => {
     expect(lines[1]).toBe('  its last output: server: SHOP_API_URL is not set, giving up');
   });
 
+  it('stops when the copy dies after the story\'s calls, with its last output', async () => {
+    const result = await deploy('crash-after-call');
+    const lines = expectRefusal(result, /^pitch: the local copy stopped \(exit code 3\) after the story's calls$/);
+    expect(lines[1]).toBe("  its last output: Error: EROFS: read-only file system, open '/app/db.json'");
+  });
+
   it('stops when the copy never answers its health path', async () => {
     const result = await deploy('health-never', '--health-timeout', '2');
     expectRefusal(result, /^pitch: the local copy's health path \/healthz did not answer 200 within 2 s \(it answered 503\)$/);

@@ -16,7 +16,7 @@ import { bytes } from '../ui/table.js';
 import type { StepLog } from '../ui/step-log.js';
 import type { Artefact } from './artefact.js';
 import { cleanedUpOnInterrupt } from './on-interrupt.js';
-import { rehearseStory, waitForHealth } from './rehearsal.js';
+import { checkStillUp, rehearseStory, waitForHealth } from './rehearsal.js';
 import { version } from '../version.js';
 
 export interface ContainerOptions {
@@ -63,6 +63,7 @@ export async function prepareContainer(ctx: CliContext, log: StepLog, dir: strin
     const rehearsal = await cleanedUpOnInterrupt(async () => {
       const health = await waitForHealth(copy, manifest.health, options.healthTimeoutMs);
       const steps = await rehearseStory(copy, manifest);
+      await checkStillUp(copy, manifest.health);
       return { tool: `pitch/${version}`, at: new Date().toISOString(), health: { path: manifest.health, ...health }, steps };
     }, () => copy.remove());
     const calls = rehearsal.steps.reduce((n, step) => n + step.calls.length, 0);

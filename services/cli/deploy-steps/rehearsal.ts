@@ -109,3 +109,32 @@ export async function rehearseStory(copy: LocalCopy, manifest: Manifest): Promis
   }
   return steps;
 }
+
+/**
+ * After the story: the copy must still run and still answer its health path. A demo that
+ * answered the calls and then died (json-server on a read-only file, a crash on the first
+ * write) would be "the demo stopped" in front of a viewer; here it fails the deploy with its
+ * last output.
+ */
+export async function checkStillUp(copy: LocalCopy, path: string): Promise<void> {
+  // A moment for a crash the last call set off to land (an exit after the answer was sent).
+  await sleep(300);
+  const stopped = async () => {
+    const { running, exitCode } = await copy.state();
+    if (running) return;
+    throw new Refusal(`the local copy stopped (exit code ${exitCode}) after the story's calls`, await lastLine(copy), await copy.logTail(50));
+  };
+  await stopped();
+  let status: number | string;
+  try {
+    const res = await fetch(copy.baseUrl + path, { signal: AbortSignal.timeout(5000) });
+    await res.body?.cancel();
+    status = res.status;
+  } catch (err) {
+    status = (err as Error).message;
+  }
+  await stopped();
+  if (status !== 200) {
+    throw new Refusal(`the local copy's health path ${path} answered ${status} after the story's calls`, await lastLine(copy), await copy.logTail(50));
+  }
+}

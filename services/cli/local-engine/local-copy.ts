@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type Docker from 'dockerode';
 import { copyCreateOptions } from '../../contract/runner/copy-spec.js';
+import { demuxLogs } from '../../contract/runner/log-frames.js';
 import { Refusal } from '../refusal.js';
 import { engineMessage } from './local-docker.js';
 
@@ -9,7 +10,7 @@ import { engineMessage } from './local-docker.js';
  * the rehearsal holds the local copy to the same, so a demo that needs more fails here, not in
  * front of a viewer.
  */
-const RUNNER_DEFAULTS = { port: 8080, memoryMb: 256, cpus: 0.5, pids: 128 };
+const RUNNER_DEFAULTS = { port: 8080, memoryMb: 256, cpus: 0.5, pids: 128, writableMb: 64 };
 
 export interface LocalCopy {
   /** Where the copy answers on this machine: a random port on 127.0.0.1. */
@@ -21,22 +22,10 @@ export interface LocalCopy {
   remove(): Promise<void>;
 }
 
-/** `docker logs` without a terminal frames each chunk: 8 bytes (stream, 0, 0, 0, length) then the bytes. */
-function demux(buffer: Buffer): string {
-  let out = '';
-  let at = 0;
-  while (at + 8 <= buffer.length && buffer[at] <= 2 && buffer[at + 1] === 0 && buffer[at + 2] === 0 && buffer[at + 3] === 0) {
-    const size = buffer.readUInt32BE(at + 4);
-    out += buffer.toString('utf8', at + 8, at + 8 + size);
-    at += 8 + size;
-  }
-  return at === 0 ? buffer.toString('utf8') : out;
-}
-
 /**
  * Starts a copy of the image as the platform's runner does, from the runner's own container spec
  * (runner/engine/copy-spec.ts): run.start as the CMD (an ENTRYPOINT stays), /app, PORT 8080 and
- * HOST 0.0.0.0, uid 1000, a read-only root with a small /tmp, no capabilities, the same memory,
+ * HOST 0.0.0.0, uid 1000, a read-only root with small writable /app and /tmp, no capabilities, the same memory,
  * CPU and process limits. Two things differ, both for reaching it from here: it sits on the
  * engine's default network, its port published on 127.0.0.1 only (on a port the engine picks),
  * where a room's copy is alone on an internal network; and it carries none of the runner's labels,
@@ -44,10 +33,13 @@ function demux(buffer: Buffer): string {
  */
 export async function startLocalCopy(docker: Docker, image: string, start: string[] | null, env: Record<string, string>): Promise<LocalCopy> {
   const port = `${RUNNER_DEFAULTS.port}/tcp`;
+  // The writable layer's options differ between podman and Docker (copy-spec.ts).
+  const version = await docker.version().catch(() => null);
+  const engine = version?.Components?.some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker';
   const spec = copyCreateOptions({
     copyId: randomUUID(), buildId: 'rehearsal', projectId: 'rehearsal', workspaceId: 'rehearsal', runnerId: 'rehearsal',
     image, start, env, network: 'default', ...RUNNER_DEFAULTS,
-  });
+  }, engine);
   const { NetworkMode: _network, ...hostConfig } = spec.HostConfig ?? {};
   let container: Docker.Container;
   try {
@@ -85,7 +77,7 @@ export async function startLocalCopy(docker: Docker, image: string, start: strin
     async logTail(lines = 20) {
       try {
         const raw = (await container.logs({ stdout: true, stderr: true, tail: lines, follow: false })) as unknown as Buffer;
-        return demux(Buffer.from(raw)).split('\n').map((line) => line.trimEnd()).filter(Boolean);
+        return demuxLogs(Buffer.from(raw)).split('\n').map((line) => line.trimEnd()).filter(Boolean);
       } catch {
         return [];
       }

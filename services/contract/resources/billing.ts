@@ -24,6 +24,8 @@ export const ContainerUsage = z.object({
   runs: z.number().int(),
   containerHours: z.number(),
   failedStarts: z.number().int(),
+  /** Copies that exited after answering their health path (issue 13; not in the spec's list). */
+  crashes: z.number().int(),
   heldBack: z.number().int(),
   medianColdStartMs: z.number().int().nullable(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CopyExit } from '../resources/copy-exit.js';
 import { Project } from '../resources/project.js';
 import { route } from '../route.js';
 import { ProjectParams } from './params.js';
@@ -40,5 +41,12 @@ export const projectRoutes = {
     body: z.object({ confirm: z.string() }),
     reply: z.object({ deleted: z.literal(true) }),
     errors: [404, 422],
+  }),
+  listExits: route({
+    operation: 'listExits', method: 'GET', path: '/api/projects/:projectId/exits', status: 200, tag: 'projects',
+    summary: "The latest 20 times a copy of the project's container demo exited on its own (a crash, or a start that failed by exiting), newest first, each with its exit code and last output.",
+    params: ProjectParams,
+    reply: z.array(CopyExit),
+    errors: [404],
   }),
 };

@@ -146,6 +146,8 @@ const beyondSpec = [
   'POST /api/auth/device/approve',
   'POST /api/auth/device/token',
   'POST /api/auth/logout',
+  // Issue 13: a builder reads why their demo's copies stopped (docs/decisions.md).
+  'GET /api/projects/:projectId/exits',
   'GET /api/openapi.json',
   'GET /api/manifest.schema.json',
 ];

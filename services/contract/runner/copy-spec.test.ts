@@ -4,7 +4,7 @@ import { copyCreateOptions, type CopySpec } from './copy-spec.js';
 const spec: CopySpec = {
   copyId: '11111111-2222-3333-4444-555555555555', buildId: 'b', projectId: 'p', workspaceId: 'w', runnerId: 'r',
   image: 'sha256:abc', start: ['node', 'server.js'], env: { MOCK_MODE: 'demo', PORT: '1', HOST: '1.2.3.4' },
-  network: 'rc-net', port: 8080, memoryMb: 256, cpus: 0.5, pids: 128,
+  network: 'rc-net', port: 8080, memoryMb: 256, cpus: 0.5, pids: 128, writableMb: 64,
 };
 
 describe('copy create options', () => {
@@ -37,5 +37,16 @@ describe('copy create options', () => {
     expect(o.Cmd).toEqual(['node', 'server.js']);
     expect(o.name).toBe(`rc-${spec.copyId}`);
     expect(copyCreateOptions({ ...spec, start: null }).Cmd).toBeUndefined();
+  });
+
+  it('gives a copy size-capped writable /app and /tmp and nothing else writable', () => {
+    const podman = copyCreateOptions(spec).HostConfig!;
+    expect(podman.ReadonlyRootfs).toBe(true);
+    expect(podman.Tmpfs).toEqual({ '/app': 'rw,nosuid,nodev,size=64m,U', '/tmp': 'rw,noexec,nosuid,nodev,size=64m' });
+    const docker = copyCreateOptions(spec, 'docker').HostConfig!;
+    expect(docker.ReadonlyRootfs).toBe(true);
+    expect(docker.Tmpfs).toEqual({ '/tmp': 'rw,noexec,nosuid,nodev,size=64m' });
+    expect(docker.Mounts?.[0]).toMatchObject({ Type: 'volume', Target: '/app', Source: '' });
+    expect(docker.Mounts?.[0].VolumeOptions?.DriverConfig?.Options?.o).toContain('size=64m');
   });
 });

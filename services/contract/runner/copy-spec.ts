@@ -21,12 +21,44 @@ export interface CopySpec extends CopyLabels {
   memoryMb: number;
   cpus: number;
   pids: number;
+  /** Size of each of the copy's writable places, /app and /tmp (RUNNER_COPY_WRITABLE_MB). */
+  writableMb: number;
 }
+
+/** Where a copy may write: its working folder (the image's files, copied up) and /tmp. */
+export const WRITABLE_PATHS = ['/app', '/tmp'] as const;
+
+/** Which engine makes the copy: their tmpfs options differ (below). */
+export type EngineKind = 'podman' | 'docker';
 
 /** The address a copy listens on: all of its own network (it is alone there). */
 export const COPY_HOST = '0.0.0.0';
 
-export function copyCreateOptions(s: CopySpec): Docker.ContainerCreateOptions {
+/**
+ * The copy's private writable layer. The root stays read-only; /app and /tmp are size-capped
+ * tmpfs mounts (RAM, charged to the copy's memory limit), so a demo that writes (json-server's
+ * db.json, an upload folder, a SQLite file) can, past the cap it gets ENOSPC, it never touches
+ * the host's disk, and all of it goes with the container. podman copies the image's /app into
+ * its tmpfs (`tmpcopyup`, podman's default) and `U` gives the mount's root to the copy's user,
+ * so files COPY'd as root stay read-only but new ones can be made and old ones replaced by
+ * rename. Docker has neither option: an anonymous volume on a tmpfs device is filled from the
+ * image on first mount and removed with the container (`v: true`).
+ */
+function writableLayer(s: CopySpec, engine: EngineKind): Pick<Docker.HostConfig, 'Tmpfs' | 'Mounts'> {
+  const size = `size=${s.writableMb}m`;
+  if (engine === 'podman') {
+    return { Tmpfs: { '/app': `rw,nosuid,nodev,${size},U`, '/tmp': `rw,noexec,nosuid,nodev,${size}` } };
+  }
+  return {
+    Tmpfs: { '/tmp': `rw,noexec,nosuid,nodev,${size}` },
+    Mounts: [{
+      Type: 'volume', Target: '/app', Source: '',
+      VolumeOptions: { NoCopy: false, Labels: {}, DriverConfig: { Name: 'local', Options: { type: 'tmpfs', device: 'tmpfs', o: `${size},uid=1000,gid=1000,nosuid,nodev` } } },
+    }],
+  };
+}
+
+export function copyCreateOptions(s: CopySpec, engine: EngineKind = 'podman'): Docker.ContainerCreateOptions {
   // PORT and HOST are the runner's: run.env cannot move the copy off the port it is probed on.
   const env = { ...s.env, PORT: String(s.port), HOST: COPY_HOST };
   const memory = s.memoryMb * 1024 * 1024;
@@ -52,9 +84,9 @@ export function copyCreateOptions(s: CopySpec): Docker.ContainerCreateOptions {
       MemorySwap: memory,
       NanoCpus: Math.round(s.cpus * 1e9),
       PidsLimit: s.pids,
-      // A read-only root and a small tmpfs: a copy cannot fill the host's disk or change its image.
+      // A read-only root and small tmpfs mounts: a copy cannot fill the host's disk or change its image.
       ReadonlyRootfs: true,
-      Tmpfs: { '/tmp': 'rw,noexec,nosuid,nodev,size=64m' },
+      ...writableLayer(s, engine),
       RestartPolicy: { Name: 'no' },
     },
   };

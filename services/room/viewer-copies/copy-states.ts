@@ -29,6 +29,11 @@ export function copyNotice(view: CopyView, now = Date.now()): CopyNotice {
     case 'failed':
       return { ...base, title: 'Could not start', message: 'The demo could not start (it did not start or did not answer its health check). Reload to try again.', waiting: false };
     case 'gone':
+      // A crash is not something that happened while the viewer was away: say it stopped, and
+      // leave the fresh start to them (entering again starts one).
+      if (view.detail === 'exited' || view.detail === 'oom') {
+        return { ...base, title: 'The demo stopped', message: 'The demo stopped: its server quit unexpectedly. Reload to start a fresh copy.', waiting: false };
+      }
       return { ...base, title: 'Starting again', message: 'Your copy ended while you were away. Starting a fresh one…', waiting: true };
     case 'running':
       return { ...base, title: 'Ready', message: '', waiting: false };
