@@ -1,6 +1,6 @@
 import type { Db } from '../core/db.js';
 
-// Copies that exited on their own (copy_exits, migration 00009): what the runner saw when a copy
+// Copies that exited on their own (copy_exits, migration 00008): what the runner saw when a copy
 // died, read back by the builder (GET /api/projects/:projectId/exits, `pitch logs`).
 
 /** How many exits a project's list shows: the newest, enough to see a pattern. */
