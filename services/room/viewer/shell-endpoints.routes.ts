@@ -7,6 +7,7 @@ import { endVisit, recordBeat } from '../../data/visits.sql.js';
 import { contentOriginOf, copyLabelOf } from '../origins.js';
 import { copyNotice } from '../viewer-copies/copy-states.js';
 import { storyCalls } from '../viewer-copies/story-calls.js';
+import { RunnerRefusal } from '../../contract/runner/runner-refusal.js';
 import { tokenIn } from './room-cookies.js';
 import type { ViewerDeps } from './room-entry.routes.js';
 
@@ -69,8 +70,14 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     const calls = storyCalls(JSON.parse(standing.manifest), parsed.data);
     if (calls === null) return reply.status(404).send({ error: 'not found' });
     if (!calls.length || standing.kind !== 'container') return { ok: true, outcomes: [] };
-    const { copy, outcomes } = await deps.runner.calls(session.id, calls);
-    return { ok: outcomes.every((o) => o.ok), outcomes, copy: copyNotice(copy) };
+    try {
+      const { copy, outcomes } = await deps.runner.calls(session.id, calls);
+      return { ok: outcomes.every((o) => o.ok), outcomes, copy: copyNotice(copy) };
+    } catch (err) {
+      // The copy stopped (it crashed, or was culled) before the calls: say so in the room's words.
+      if (err instanceof RunnerRefusal && err.copy) return { ok: false, outcomes: [], copy: copyNotice(err.copy) };
+      throw err;
+    }
   });
 
   const Beat = z.object({
