@@ -2,9 +2,10 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
+import { createCopyForward, endToEnd } from './copy-forward.js';
 
-// The proxy from a viewer's copy origin to that viewer's own container copy (issue 6, item 6),
-// HTTP and WebSocket, over http-proxy-3. The room decides whose copy a request may reach (the
+// The proxy from a viewer's copy origin to that viewer's own container copy (issue 6, item 6):
+// HTTP over undici's pooled connections (copy-forward.ts), WebSockets over http-proxy-3. The room decides whose copy a request may reach (the
 // session's grant and cookie) and hands this helper the runner's target for it; the helper moves
 // bytes, reports activity (the runner's idle culler counts requests AND open WebSockets: counting
 // requests alone lets a quiet tab with a live socket be culled, sablier#576), and answers a copy
@@ -64,6 +65,23 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   // Keep-alive to each copy: most of a page's requests then reuse a warm connection.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 8, timeout: opts.idleSocketMs ?? 30_000 });
   const proxy = createProxyServer({ agent, xfwd: true, proxyTimeout });
+  const forward = createCopyForward({
+    headersTimeoutMs: proxyTimeout,
+    idleSocketMs: opts.idleSocketMs ?? 30_000,
+    requestHeaders: (req) => {
+      const headers = endToEnd(req.headers);
+      const cookie = withoutCookies(req.headers.cookie, drop);
+      if (cookie === undefined) delete headers.cookie;
+      else headers.cookie = cookie;
+      // What http-proxy-3's xfwd adds for WebSockets, so a copy sees the same either way.
+      const peer = req.socket.remoteAddress ?? '';
+      headers['x-forwarded-for'] = req.headers['x-forwarded-for'] ? `${req.headers['x-forwarded-for']}, ${peer}` : peer;
+      headers['x-forwarded-proto'] = 'http';
+      if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
+      return headers;
+    },
+    responseHeaders: (headers) => endToEnd(headers),
+  });
   const sockets = new Map<string, Set<Duplex>>();
 
   const stripCookies = (proxyReq: http.ClientRequest, req: http.IncomingMessage) => {
@@ -89,7 +107,7 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
     web(req, res, target) {
       opts.onActivity?.(target, 'http');
       const started = Date.now();
-      proxy.web(req, res, { target: { host: target.host, port: target.port, protocol: 'http:' } }, (err) => failWeb(res, started, err as Error & { code?: string }, target));
+      forward.web(req, res, target, (err) => failWeb(res, started, err, target));
     },
 
     ws(req, socket, head, target) {
@@ -133,6 +151,7 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
     close(target) {
       const keys = target ? [keyOf(target)] : [...sockets.keys()];
       for (const key of keys) for (const s of sockets.get(key) ?? []) s.destroy();
+      forward.close(target);
       if (!target) agent.destroy();
     },
   };

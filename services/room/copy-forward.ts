@@ -1,0 +1,102 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Pool } from 'undici';
+
+// HTTP requests from a viewer to their copy, over one pooled keep-alive connection set per copy
+// (undici's Pool: its HTTP/1.1 client parses and writes far less per request than node:http's
+// client under http-proxy-3, which cost four times the requests per second here; see
+// docs/benchmarks.md). Bodies stream both ways and are never read. WebSockets stay with
+// http-proxy-3 (copy-proxy.ts): an upgrade is one long connection, where per-request cost is moot.
+
+export interface ForwardTarget {
+  host: string;
+  port: number;
+}
+
+export interface ForwardOptions {
+  /** Time the copy has to start answering (ms). */
+  headersTimeoutMs: number;
+  /** Time a pooled connection to a copy may sit idle before it is closed (ms). */
+  idleSocketMs: number;
+  /** Connections per copy at most (32): a browser opens six per origin, but a page may also hold long polls and streams. */
+  connectionsPerCopy?: number;
+  /** The request's headers as the copy should see them (cookies the room keeps, forwarding headers). */
+  requestHeaders(req: IncomingMessage): Record<string, string | string[]>;
+  /** The copy's answer headers as the viewer should see them (the room owns framing and cookie scope). */
+  responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]>;
+}
+
+// Hop-by-hop headers (RFC 9110, 7.6.1) belong to one connection, never forwarded.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
+
+/** `headers` without hop-by-hop headers, nor those the Connection header names. */
+export function endToEnd<T extends string | string[] | undefined>(headers: Record<string, T>): Record<string, Exclude<T, undefined>> {
+  const named = String(headers.connection ?? '').toLowerCase().split(',').map((s) => s.trim()).filter(Boolean);
+  const out: Record<string, Exclude<T, undefined>> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.includes(name)) continue;
+    out[name] = value as Exclude<T, undefined>;
+  }
+  return out;
+}
+
+export function createCopyForward(opts: ForwardOptions) {
+  const pools = new Map<string, Pool>();
+
+  function poolOf(t: ForwardTarget): Pool {
+    const key = `${t.host}:${t.port}`;
+    let pool = pools.get(key);
+    if (!pool) {
+      pool = new Pool(`http://${key}`, {
+        connections: opts.connectionsPerCopy ?? 32,
+        keepAliveTimeout: opts.idleSocketMs,
+        keepAliveMaxTimeout: opts.idleSocketMs,
+        headersTimeout: opts.headersTimeoutMs,
+        // A long download or a server-sent event stream may pause for as long as it likes.
+        bodyTimeout: 0,
+      });
+      pools.set(key, pool);
+    }
+    return pool;
+  }
+
+  return {
+    /** Forwards one request; `onError` gets what went wrong before the answer began. */
+    web(req: IncomingMessage, res: ServerResponse, target: ForwardTarget, onError: (err: Error & { code?: string }) => void) {
+      const bodyless = req.method === 'GET' || req.method === 'HEAD' || (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined);
+      const aborted = new AbortController();
+      // The viewer went away: stop asking the copy (and free the pooled connection).
+      res.once('close', () => {
+        if (!res.writableFinished) aborted.abort();
+      });
+      poolOf(target).stream(
+        {
+          path: req.url ?? '/',
+          method: req.method as 'GET',
+          headers: opts.requestHeaders(req),
+          body: bodyless ? null : req,
+          signal: aborted.signal,
+        },
+        ({ statusCode, headers }) => {
+          res.writeHead(statusCode, opts.responseHeaders(headers));
+          return res;
+        },
+        (err) => {
+          if (!err || aborted.signal.aborted) return;
+          if (res.headersSent) return void res.destroy();
+          onError(err as Error & { code?: string });
+        },
+      );
+    },
+
+    /** Closes the pooled connections to one copy (it went away), or to all (shutdown). */
+    close(target?: ForwardTarget) {
+      const keys = target ? [`${target.host}:${target.port}`] : [...pools.keys()];
+      for (const key of keys) {
+        pools.get(key)?.destroy().catch(() => {});
+        pools.delete(key);
+      }
+    },
+  };
+}
+
+export type CopyForward = ReturnType<typeof createCopyForward>;
