@@ -22,6 +22,7 @@ export function createAdmissionPasses(ctx: RunnerContext, sql: Sql, overSpend: (
 
   /** Admits the viewers held back, in order, as far as the caps allow. */
   async function admitWaiting(): Promise<void> {
+    if (!ctx.hostGuard.copies) return;
     const admitted = await admitQueued(sql, ctx.host);
     for (const a of admitted) afterAdmission(a);
     if (admitted.length) ctx.waiters.wakeAll();
@@ -29,6 +30,7 @@ export function createAdmissionPasses(ctx: RunnerContext, sql: Sql, overSpend: (
 
   /** Fills the warm pools (of one build with `only`), unless the spend limit is reached. */
   async function topUp(only?: string): Promise<void> {
+    if (!ctx.hostGuard.copies) return;
     await topUpWarmPool(ctx, { only, overSpend: await overSpend() });
   }
 

@@ -35,10 +35,13 @@ export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance>
   app.get('/readyz', async (_req, reply) => {
     try {
       await deps.docker.ping();
-      return { ok: true, engine: true };
     } catch {
       return reply.status(503).send({ ok: false, engine: false });
     }
+    // A runner that starts no copies for want of its host guard is not ready, and says why.
+    const guard = deps.service?.ctx.hostGuard;
+    if (guard && !guard.copies) return reply.status(503).send({ ok: false, engine: true, hostGuard: guard.refusal });
+    return { ok: true, engine: true };
   });
 
   const service = deps.service;

@@ -6,6 +6,7 @@ import type { HostScope } from './copies/copy-admission.js';
 import type { Waiters } from './copies/session-waiters.js';
 import type { BuildRuns } from './build-runs.js';
 import type { Engine } from './engine/engine.js';
+import type { HostGuardState } from './engine/host-guard.js';
 import type { ImageStore } from './images/image-store.js';
 
 /** The runner's settings, in the units the code uses, read from the platform config. */
@@ -25,6 +26,7 @@ export interface RunnerSettings {
   spendLimitUsd: number | null;
   copyHourUsd: number;
   hostGuard: 'auto' | 'on' | 'off';
+  iptables: string;
   engineConcurrency: number;
   /** Served workspaces; null serves all. */
   workspaces: string[] | null;
@@ -51,6 +53,7 @@ export function runnerSettings(c: Config): RunnerSettings {
     spendLimitUsd: c.RUNNER_SPEND_LIMIT_USD ?? null,
     copyHourUsd: c.RUNNER_COPY_HOUR_USD,
     hostGuard: c.RUNNER_HOST_GUARD,
+    iptables: c.RUNNER_IPTABLES,
     engineConcurrency: c.RUNNER_ENGINE_CONCURRENCY,
     workspaces: c.RUNNER_WORKSPACES ? c.RUNNER_WORKSPACES.split(',').map((s) => s.trim()).filter(Boolean) : null,
     abandonMs: 120_000,
@@ -75,6 +78,8 @@ export interface RunnerContext {
   stopping: Set<string>;
   /** Asks for admissions of waiting viewers and a warm-pool top-up soon (a slot may have freed). */
   kick(): void;
+  /** The host guard after start; copies start only while `copies` (engine/host-guard.ts). */
+  hostGuard: HostGuardState;
   /** Start failures per build, so the warm pool backs off a build that keeps failing. */
   failures: Map<string, { count: number; until: number }>;
 }

@@ -20,7 +20,7 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
   return {
     /** Guard, events, a first reconcile (adopting what a previous run left), then the loops. */
     async start(): Promise<void> {
-      await installHostGuard(settings.hostGuard, log);
+      ctx.hostGuard = await installHostGuard(settings.hostGuard, log, settings.iptables);
       events = followEngineEvents({
         engine,
         runnerId: settings.runnerId,

@@ -44,6 +44,8 @@ export function createRunnerService(deps: RunnerDeps) {
     starting: new Map(),
     stopping: new Set(),
     failures: new Map(),
+    // Closed until start() has installed the guard (or been told to go without it).
+    hostGuard: { installed: false, copies: false, refusal: 'host guard not checked yet' },
     kick() {
       // Many copies can end in one tick (a culler pass): one admission pass serves them all.
       if (kickPending || work.closed) return;

@@ -52,6 +52,8 @@ export function createSessionCopies({ ctx, passes, overSpend, isClosed }: Sessio
 
   async function enter(sessionId: string, body: EnterBody): Promise<CopyView> {
     const askedAt = Date.now();
+    // No guard, no copies (engine/host-guard.ts): the firewall never fails open.
+    if (!ctx.hostGuard.copies) throw new RunnerRefusal(503, ctx.hostGuard.refusal ?? 'host guard not installed');
     await checkBuild(body);
     const current = await copyOfSession(sql, sessionId);
     if (current && current.state !== 'ended') {

@@ -21,28 +21,65 @@ export const GUARD_RULES: string[][] = [
   ['FORWARD', '-o', bridges, '-j', 'DROP'],
 ];
 
-async function ipt(args: string[]): Promise<boolean> {
-  try {
-    await run('iptables', ['-w', '5', ...args]);
-    return true;
-  } catch {
-    return false;
-  }
+export type GuardMode = 'auto' | 'on' | 'off';
+
+/** What the runner does about the guard: install it, and whether copies may start. */
+export interface GuardDecision {
+  install: boolean;
+  copies: boolean;
+  /** Logged at start and answered to every enter (503), and by /readyz, while copies are refused. */
+  refusal?: string;
+  /** The runner does not start at all. */
+  fatal?: string;
+  /** Logged loudly at start: copies run without the guard because an operator said so. */
+  warning?: string;
 }
 
-/** Installs the guard; false when it was not (off, or auto without root or iptables). */
-export async function installHostGuard(mode: 'auto' | 'on' | 'off', log: Logger): Promise<boolean> {
-  if (mode === 'off') return false;
-  const able = process.platform === 'linux' && process.getuid?.() === 0 && (await ipt(['-S', 'INPUT']));
-  if (!able) {
-    if (mode === 'on') throw new Error('RUNNER_HOST_GUARD=on needs root and iptables');
-    log.warn('host guard not installed (needs root and iptables): copies can reach ports the host opens on all addresses');
-    return false;
+/**
+ * The guard fails closed: without it a copy reaches every port the host serves on its bridges,
+ * so a runner that needs it (auto, on) and cannot install it starts no copy. Only an explicit
+ * RUNNER_HOST_GUARD=off runs copies unguarded.
+ */
+export function guardDecision(mode: GuardMode, able: boolean): GuardDecision {
+  if (mode === 'off') {
+    return { install: false, copies: true, warning: 'RUNNER_HOST_GUARD=off: copies run WITHOUT the host guard and can reach every port this host serves on all addresses' };
   }
+  if (able) return { install: true, copies: true };
+  if (mode === 'on') return { install: false, copies: false, fatal: 'RUNNER_HOST_GUARD=on needs root and iptables' };
+  return {
+    install: false, copies: false,
+    refusal: 'host guard not installed (needs root and iptables): this runner starts no copies; run it as root with iptables, or set RUNNER_HOST_GUARD=off to accept the risk',
+  };
+}
+
+/** The guard as it stands after start: whether copies may start, and why not. */
+export interface HostGuardState {
+  installed: boolean;
+  copies: boolean;
+  refusal: string | null;
+}
+
+/** Installs the guard as `mode` decides (RUNNER_IPTABLES names the iptables command); throws when it must and cannot. */
+export async function installHostGuard(mode: GuardMode, log: Logger, iptables = 'iptables'): Promise<HostGuardState> {
+  const ipt = async (args: string[]): Promise<boolean> => {
+    try {
+      await run(iptables, ['-w', '5', ...args]);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // iptables itself refuses without the privileges (root, or CAP_NET_ADMIN): listing a chain is the test.
+  const able = mode !== 'off' && process.platform === 'linux' && (await ipt(['-S', 'INPUT']));
+  const decision = guardDecision(mode, able);
+  if (decision.fatal) throw new Error(decision.fatal);
+  if (decision.warning) log.warn(decision.warning);
+  if (decision.refusal) log.error(decision.refusal);
+  if (!decision.install) return { installed: false, copies: decision.copies, refusal: decision.refusal ?? null };
   for (const [chain, ...rule] of GUARD_RULES) {
     if (await ipt(['-C', chain, ...rule])) continue;
     // At the top of the chain, ahead of the engine's own accept rules.
     if (!(await ipt(['-I', chain, '1', ...rule]))) throw new Error(`iptables refused: ${chain} ${rule.join(' ')}`);
   }
-  return true;
+  return { installed: true, copies: true, refusal: null };
 }

@@ -76,8 +76,14 @@ const Env = z.object({
   RUNNER_SPEND_LIMIT_USD: z.coerce.number().min(0).optional(),
   /** What one container-hour costs the platform (USD), to weigh usage against the limit. */
   RUNNER_COPY_HOUR_USD: z.coerce.number().min(0).default(0.01),
-  /** Firewall copies off the host's own ports (iptables; needs root): auto = when root and iptables exist. */
+  /**
+   * Firewall copies off the host's own ports (iptables; needs root). auto and on install it; when
+   * they cannot, auto starts no copies (and /readyz says why), on does not start. Only off runs
+   * copies unguarded, with a warning at start.
+   */
   RUNNER_HOST_GUARD: z.enum(['auto', 'on', 'off']).default('auto'),
+  /** The iptables command the host guard runs (a path where it is not on PATH). */
+  RUNNER_IPTABLES: z.string().min(1).default('iptables'),
   /** Engine calls in flight at once: the engine serialises much, and an unbounded burst only queues there. */
   RUNNER_ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
 });

@@ -1,4 +1,4 @@
-import http from 'node:http';
+import http, { type IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
@@ -37,6 +37,8 @@ export interface CopyProxyOptions {
   wsMessageEveryMs?: number;
   /** Cookies (by name) never passed to the copy: the room's own cookie on the copy origin is not the demo's business. */
   dropCookies?: string[];
+  /** Rewrites the copy's response headers (in place) before the viewer gets them: the room's policies win. */
+  responseHeaders?: (headers: IncomingHttpHeaders) => void;
 }
 
 export interface CopyProxy {
@@ -46,6 +48,10 @@ export interface CopyProxy {
   openSockets(target?: CopyTarget): number;
   /** Closes every open WebSocket and pooled connection (shutdown, or the copy went away). */
   close(target?: CopyTarget): void;
+  /** Sessions (CopyTarget.sessionId) with a WebSocket open now. */
+  sessionsWithSockets(): string[];
+  /** Closes the session's open WebSockets with a close frame the viewer's page can read (code 4000-4999 or 1008). */
+  closeSession(sessionId: string, code: number, reason: string): number;
 }
 
 const keyOf = (t: CopyTarget) => `${t.host}:${t.port}`;
@@ -80,9 +86,13 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
       if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
       return headers;
     },
-    responseHeaders: (headers) => endToEnd(headers),
+    responseHeaders: (headers) => {
+      opts.responseHeaders?.(headers);
+      return endToEnd(headers);
+    },
   });
   const sockets = new Map<string, Set<Duplex>>();
+  const bySession = new Map<string, Set<Duplex>>();
 
   const stripCookies = (proxyReq: http.ClientRequest, req: http.IncomingMessage) => {
     if (!drop.length) return;
@@ -92,6 +102,9 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   };
   proxy.on('proxyReq', (proxyReq, req) => stripCookies(proxyReq, req));
   proxy.on('proxyReqWs', (proxyReq, req) => stripCookies(proxyReq, req));
+  // For answers through http-proxy-3 (a WebSocket request the copy answers without upgrading);
+  // HTTP answers get the same in copy-forward.ts.
+  if (opts.responseHeaders) proxy.on('proxyRes', (proxyRes) => opts.responseHeaders!(proxyRes.headers));
   // Errors without a callback of their own (should not happen: every call passes one) must not crash the room.
   proxy.on('error', () => {});
 
@@ -115,6 +128,8 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
       const open = sockets.get(key) ?? new Set();
       sockets.set(key, open);
       open.add(socket);
+      const session = target.sessionId ? (bySession.get(target.sessionId) ?? new Set()) : null;
+      if (session) bySession.set(target.sessionId!, session.add(socket));
       opts.onActivity?.(target, 'ws-open');
       let lastMessage = Date.now();
       const onData = () => {
@@ -130,6 +145,8 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
         clearInterval(tick);
         open.delete(socket);
         if (!open.size) sockets.delete(key);
+        session?.delete(socket);
+        if (session && !session.size) bySession.delete(target.sessionId!);
       });
       proxy.ws(req, socket, head, { target: { host: target.host, port: target.port, protocol: 'http:' } }, (err) => {
         if (opts.onError?.(err as Error & { code?: string }, target, socket)) return;
@@ -154,5 +171,33 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
       forward.close(target);
       if (!target) agent.destroy();
     },
+
+    sessionsWithSockets: () => [...bySession.keys()],
+
+    closeSession(sessionId, code, reason) {
+      const open = [...(bySession.get(sessionId) ?? [])];
+      for (const socket of open) closeWebSocket(socket, code, reason);
+      return open.length;
+    },
   };
+}
+
+/**
+ * Ends a proxied WebSocket from the room's side: the copy's stream stops first (so no frame of
+ * its own is cut in half by ours), then the viewer gets a close frame with `code` and `reason`,
+ * and the socket goes (destroying it closes the copy's side too). A frame the copy was half way
+ * through is the one risk, and a viewer whose standing ended gets the close either way.
+ */
+export function closeWebSocket(socket: Duplex, code: number, reason: string): void {
+  if (socket.destroyed) return;
+  const text = Buffer.from(reason).subarray(0, 123);
+  const frame = Buffer.alloc(4 + text.length);
+  frame[0] = 0x88; // FIN + close
+  frame[1] = 2 + text.length; // unmasked: server to client
+  frame.writeUInt16BE(code, 2);
+  text.copy(frame, 4);
+  socket.removeAllListeners('data');
+  socket.end(frame, () => socket.destroy());
+  // A viewer that never reads keeps the socket half open: it goes anyway.
+  setTimeout(() => socket.destroy(), 1_000).unref();
 }

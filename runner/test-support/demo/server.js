@@ -1,5 +1,6 @@
 // The runner tests' demo: says which PORT, HOST and copy it is, keeps a counter (controls and
-// story calls), tries connections on request (isolation tests), and echoes WebSocket frames.
+// story calls), tries connections on request (isolation tests), echoes WebSocket frames, and sends
+// headers that are the room's to decide (/hostile-headers).
 const http = require('node:http');
 const net = require('node:net');
 const crypto = require('node:crypto');
@@ -43,6 +44,15 @@ const server = http.createServer((req, res) => {
     return;
   }
   if (url.pathname === '/broken') return json(res, 500, { error: 'broken on purpose' });
+  if (url.pathname === '/hostile-headers') {
+    // Headers a copy must not decide for the room: framing, cookies for a parent domain, and
+    // wiping the cookies of every origin under it.
+    res.setHeader('x-frame-options', 'ALLOWALL');
+    res.setHeader('content-security-policy', "script-src 'self'; frame-ancestors *");
+    res.setHeader('set-cookie', ['x=1; Domain=rooms.localhost; Path=/; HttpOnly']);
+    res.setHeader('clear-site-data', '"cookies", "cache"');
+    return json(res, 200, { hostile: true });
+  }
   json(res, 200, { path: url.pathname, port, host, copy: process.env.HOSTNAME || null, mode: process.env.MOCK_MODE || null, uid: process.getuid() });
 });
 

@@ -11,6 +11,8 @@ import { notFoundPage, noticePage } from '../viewer/html.js';
 import type { StandingCache } from '../viewer/standing-cache.js';
 import { copyLabelOf, type ContentLabel } from '../origins.js';
 import { copyNotice } from './copy-states.js';
+import { enforceRoomHeaders } from './copy-response-headers.js';
+import { mayUseCopy, watchSocketStandings } from './socket-standing-watch.js';
 
 // A viewer's copy origin (`<slug>--v<session>`): every request and WebSocket, whatever its
 // method, goes to that session's own copy, and to no other. The cookie names the session and is
@@ -24,14 +26,21 @@ export function createCopyGateway(deps: { config: Config; runner: RunnerClient; 
   const tokens = viewTokens(deps.config.APP_SECRET);
   const activity = throttledActivity((sessionId) => deps.runner.activity(sessionId));
   const views = new LRUCache<string, CopyView>({ max: 50_000, ttl: targetMs });
+  const frameAncestors = new URL(deps.config.publicUrl).origin;
+  /** The copy origin (slug) each session's open WebSockets came through, for the standing watch. */
+  const socketSlugs = new Map<string, string>();
   const proxy = createCopyProxy({
     dropCookies: [viewCookie],
+    // The room decides who may frame a copy and which cookies it may set (copy-response-headers.ts).
+    responseHeaders: (headers) => enforceRoomHeaders(headers, { frameAncestors, reservedCookies: [viewCookie] }),
     onActivity: (target) => target.sessionId && activity(target.sessionId),
     onError: (_err, target) => {
       // The copy stopped answering: ask the runner afresh next time (it may be paused or gone).
       if (target.sessionId) views.delete(target.sessionId);
     },
   });
+
+  const watch = watchSocketStandings({ proxy, standings: deps.standings, slugOf: (id) => socketSlugs.get(id), log: deps.log });
 
   /** The running copy of the session, waking it when paused; null with what to tell the viewer otherwise. */
   async function runningCopy(sessionId: string): Promise<{ view: CopyView; target: { host: string; port: number } | null }> {
@@ -52,14 +61,12 @@ export function createCopyGateway(deps: { config: Config; runner: RunnerClient; 
   async function sessionFor(req: IncomingMessage, label: ContentLabel): Promise<string | null> {
     const sessionId = tokens.check(req.headers.cookie ? fastifyCookie.parse(req.headers.cookie)[viewCookie] : undefined, label.label);
     if (!sessionId || copyLabelOf(label.slug, sessionId) !== label.label) return null;
-    const standing = await deps.standings.get(sessionId);
-    if (!standing || standing.slug !== label.slug || standing.kind !== 'container' || standing.ownerPaused) return null;
-    return sessionId;
+    return mayUseCopy(await deps.standings.get(sessionId), label.slug) ? sessionId : null;
   }
 
   return {
     async web(req: IncomingMessage, res: ServerResponse, label: ContentLabel) {
-      res.setHeader('content-security-policy', `frame-ancestors ${new URL(deps.config.publicUrl).origin}`);
+      res.setHeader('content-security-policy', `frame-ancestors ${frameAncestors}`);
       const sessionId = await sessionFor(req, label);
       if (!sessionId) return sendNotFound(res);
       const { view, target } = await runningCopy(sessionId);
@@ -78,10 +85,18 @@ export function createCopyGateway(deps: { config: Config; runner: RunnerClient; 
         socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
         return;
       }
+      socketSlugs.set(sessionId, label.slug);
+      // After the proxy's own close handler has let go of the socket.
+      socket.once('close', () => setImmediate(() => {
+        if (!proxy.sessionsWithSockets().includes(sessionId)) socketSlugs.delete(sessionId);
+      }));
       proxy.ws(req, socket, head, { ...copy.target, sessionId });
     },
 
-    close: () => proxy.close(),
+    close: () => {
+      watch.stop();
+      proxy.close();
+    },
   };
 }
 

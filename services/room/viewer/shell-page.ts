@@ -14,6 +14,14 @@ type Step = { id: string; title: string; say: string; app: string; path?: string
 type Controls = { reset?: string; scenarios?: { id: string; label: string; description?: string }[] };
 type LiveBuild = { id: string; kind: 'static' | 'container'; manifest: { name: string; apps: ManifestApp[]; story?: Step[]; controls?: Controls } };
 
+/**
+ * What an app frame may do: everything an app needs, but never navigate the room's own tab (no
+ * allow-top-navigation), and its popups stay sandboxed too (no allow-popups-to-escape-sandbox: an
+ * escaped popup could navigate its opener's top, the room). allow-same-origin is safe only because
+ * app content always comes from another origin than the shell's (origins.ts: `{slug}` hosts).
+ */
+const appSandbox = 'allow-scripts allow-same-origin allow-forms allow-popups allow-modals allow-downloads';
+
 export type ShellData = {
   sessionId: string;
   preview: boolean;
@@ -74,7 +82,7 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
   ].join('');
   const appPanels = ordered.map((a) => `
 <section class="panel" id="panel-${a.id}" role="tabpanel" aria-labelledby="tab-${a.id}" hidden>
-  <div class="frame frame-${a.device}" data-device="${a.device}"><iframe title="${escapeHtml(a.name)}" data-app="${a.id}" allow="clipboard-write" referrerpolicy="no-referrer"></iframe></div>
+  <div class="frame frame-${a.device}" data-device="${a.device}"><iframe title="${escapeHtml(a.name)}" data-app="${a.id}" sandbox="${appSandbox}" allow="clipboard-write" referrerpolicy="no-referrer"></iframe></div>
   <p class="state" data-state-for="${a.id}" hidden></p>
 </section>`).join('');
   // Pages are sanitised, and drawn in a sandbox without scripts or this origin's rights.

@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import type { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoBundle } from '../../../runner/test-support/demo-bundle.js';
+import { startTestRunner, type TestRunner } from '../../../runner/test-support/test-runner.js';
+import { opsProjectCommands } from '../../ops/ops-projects.js';
+import { startPlatform, type Platform } from '../../../test/support/platform.js';
+import { uniqueSlug } from '../../../test/support/refusal.js';
+import { hit, shellData, type Jar } from '../../../test/support/room.js';
+
+// The copy origin as a viewer's browser meets it, through the room's own port: a viewer whose
+// standing ends (link revoked, room paused, project taken down) loses their open WebSockets at
+// once, and a copy cannot set the room's framing policy or cookies for other origins.
+
+let platform: Platform;
+let runner: TestRunner;
+beforeAll(async () => {
+  runner = await startTestRunner();
+  platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl } });
+});
+afterAll(async () => {
+  await platform?.close();
+  await runner?.close();
+});
+
+/** The longest a revoked viewer's socket may stay open: the standing check's bound (copy-gateway.ts), with room to spare on a shared machine. */
+const closeBoundMs = 10_000;
+
+async function containerRoom() {
+  const person = await platform.person({ plan: 'pro' });
+  const project = await person.client.call('createProject', { body: { slug: uniqueSlug('ws'), name: 'Sockets' } });
+  const bytes = await demoBundle();
+  const { uploadId, putUrl } = await person.client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+  await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes });
+  const manifest = { kind: 'container', name: 'Sockets', apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }], run: { start: ['node', 'server.js'] } };
+  const build = await person.client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest as never } });
+  await person.client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
+  return { person, project };
+}
+
+/** A viewer let into their copy: the copy origin's host and the jar holding its view cookie. */
+async function viewerOnCopy(url: string) {
+  const roomJar: Jar = new Map();
+  const data = shellData((await hit(platform, new URL(url).pathname, { jar: roomJar })).text);
+  await hit(platform, `/room/${data.sessionId}/hello`, { method: 'POST', jar: roomJar, json: { name: 'V' } });
+  let grant = (await hit(platform, `/room/${data.sessionId}/grant`, { method: 'POST', jar: roomJar, json: { app: 'web' } })).json;
+  const until = Date.now() + 30_000;
+  while (grant.state !== 'ready' && Date.now() < until) grant = (await hit(platform, `/room/${data.sessionId}/grant`, { method: 'POST', jar: roomJar, json: { app: 'web' } })).json;
+  expect(grant.state).toBe('ready');
+  const enter = new URL(grant.url);
+  const jar: Jar = new Map();
+  expect((await hit(platform, enter.pathname + enter.search, { host: enter.host, jar })).status).toBe(303);
+  return { host: enter.host, jar, sessionId: data.sessionId as string };
+}
+
+/** A WebSocket to the copy origin over the platform's port; resolves once upgraded. */
+function openSocket(host: string, jar: Jar): Promise<{ socket: Socket; echo(text: string): Promise<string>; closed: Promise<{ code: number | null; reason: string }> }> {
+  const base = new URL(platform.baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: base.hostname, port: base.port, path: '/socket',
+      headers: {
+        host, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'),
+      },
+    });
+    req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+    req.on('error', reject);
+    req.on('upgrade', (_res, socket: Socket) => {
+      let buffered = Buffer.alloc(0);
+      let onText: ((t: string) => void) | null = null;
+      let closeFrame: { code: number | null; reason: string } | null = null;
+      const closed = new Promise<{ code: number | null; reason: string }>((done) => {
+        socket.on('data', (chunk: Buffer) => {
+          buffered = Buffer.concat([buffered, chunk]);
+          while (buffered.length >= 2) {
+            const len = buffered[1] & 0x7f;
+            if (len > 125 || buffered.length < 2 + len) break;
+            const op = buffered[0] & 0x0f;
+            const payload = buffered.subarray(2, 2 + len);
+            buffered = buffered.subarray(2 + len);
+            if (op === 1) onText?.(payload.toString('utf8'));
+            if (op === 8) closeFrame = { code: len >= 2 ? payload.readUInt16BE(0) : null, reason: payload.subarray(2).toString('utf8') };
+          }
+        });
+        socket.on('close', () => done(closeFrame ?? { code: null, reason: '' }));
+      });
+      const echo = (text: string) => new Promise<string>((answer) => {
+        onText = answer;
+        const mask = randomBytes(4);
+        const body = Buffer.from(text).map((b, i) => b ^ mask[i % 4]);
+        socket.write(Buffer.concat([Buffer.from([0x81, 0x80 | body.length]), mask, body]));
+      });
+      resolve({ socket, echo, closed });
+    });
+    req.end();
+  });
+}
+
+const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`still open after ${ms} ms`)), ms))]);
+
+describe('a viewer whose standing ends', () => {
+  it('loses the open WebSocket to their copy when the link is revoked', async () => {
+    const { person, project } = await containerRoom();
+    const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Revoked' } });
+    const v = await viewerOnCopy(url);
+    const ws = await openSocket(v.host, v.jar);
+    expect(await ws.echo('before')).toBe('before');
+    await person.client.call('revokeLink', { params: { linkId: link.id } });
+    const closed = await within(ws.closed, closeBoundMs);
+    expect(closed).toEqual({ code: 4403, reason: 'no longer allowed' });
+  });
+
+  it('loses it when the owner pauses the room', async () => {
+    const { person, project } = await containerRoom();
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Paused' } });
+    const v = await viewerOnCopy(url);
+    const ws = await openSocket(v.host, v.jar);
+    expect(await ws.echo('before')).toBe('before');
+    await person.client.call('pauseRoom', { params: { projectId: project.id }, body: { message: 'Back soon' } });
+    expect(await within(ws.closed, closeBoundMs)).toEqual({ code: 4403, reason: 'no longer allowed' });
+  });
+
+  it('loses it when the platform takes the project down', async () => {
+    const { person, project } = await containerRoom();
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Down' } });
+    const v = await viewerOnCopy(url);
+    const ws = await openSocket(v.host, v.jar);
+    expect(await ws.echo('before')).toBe('before');
+    await opsProjectCommands.takedown(platform.deps.sql, project.slug);
+    expect(await within(ws.closed, closeBoundMs)).toEqual({ code: 4403, reason: 'no longer allowed' });
+    // And a new socket is refused outright.
+    await expect(openSocket(v.host, v.jar)).rejects.toThrow(/no upgrade: 404/);
+  });
+});
+
+describe("a copy's response headers", () => {
+  it("never replace the room's framing policy, and its cookies stay host-only", async () => {
+    const { person, project } = await containerRoom();
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Headers' } });
+    const v = await viewerOnCopy(url);
+    const answer = await hit(platform, '/hostile-headers', { host: v.host, jar: v.jar });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['x-frame-options']).toBeUndefined();
+    const csp = [answer.headers['content-security-policy'] ?? []].flat();
+    // Several policies arrive joined by commas, directives by semicolons.
+    const ancestors = csp.flatMap((policy) => policy.split(/[;,]/).map((d) => d.trim()).filter((d) => d.startsWith('frame-ancestors')));
+    expect(ancestors).toEqual([`frame-ancestors ${new URL(platform.baseUrl).origin}`]);
+    // The copy's other directives still hold.
+    expect(csp.join(';')).toContain("script-src 'self'");
+    expect(answer.headers['set-cookie']).toEqual(['x=1; Path=/; HttpOnly']);
+    expect(answer.headers['clear-site-data']).toBe('"cache"');
+  });
+});
