@@ -77,7 +77,10 @@ export function createCopyForward(opts: ForwardOptions) {
           signal: aborted.signal,
         },
         ({ statusCode, headers }) => {
-          res.writeHead(statusCode, opts.responseHeaders(headers));
+          // As node:http gives them: Set-Cookie always a list (undici gives one cookie as a string).
+          const cookies = headers['set-cookie'];
+          if (typeof cookies === 'string') headers['set-cookie'] = [cookies];
+          res.writeHead(statusCode, opts.responseHeaders(headers as IncomingHttpHeaders));
           return res;
         },
         (err) => {
