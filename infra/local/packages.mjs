@@ -29,6 +29,7 @@ const NEEDS = {
   podman: [
     [() => which('podman') !== null, 'podman'],
     [() => which('runc') !== null, 'runc'], // crun fails on these hosts; containers.conf picks runc
+    [() => existsSync('/bin/busybox'), 'busybox-static'], // the demo base image's shell (base-image.mjs)
   ],
 };
 

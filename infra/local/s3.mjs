@@ -55,7 +55,6 @@ export async function startS3({ dataDir, bucket = 'rooms', port: preferred }) {
  * object silently gains the chunk framing. WHEN_REQUIRED sends plain bodies; real S3 accepts both.
  */
 export async function s3Client(env) {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const { S3Client } = await import('@aws-sdk/client-s3');
   return new S3Client({
     endpoint: env.S3_ENDPOINT,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ensureBaseImage } from './base-image.mjs';
 import { claimDataDir, startComponents } from './components.mjs';
 import { canListen, isAlive, logger, repoRoot, seconds, terminate, waitUntil } from './lib.mjs';
+import { runOnNode24 } from './node24.mjs';
 import { ensureNodeModules, mainFile, printEnv, PROCESSES, runMigrations, spawnTsx } from './platform.mjs';
 import { containersConf } from './podman.mjs';
 import { ensureSecrets } from './secrets.mjs';
@@ -17,6 +18,10 @@ let stopping = false;
 let stoppingSince = 0;
 
 async function main() {
+  // Before anything else: the rest runs on the project's own Node 24.
+  await ensureNodeModules(log);
+  await runOnNode24(repoRoot, { log });
+  log(`node ${process.version}`);
   const dataDir = path.resolve(repoRoot, process.env.DATA_DIR ?? '.data');
   const port = Number(process.env.PORT ?? 8080);
   const runnerPort = Number(process.env.RUNNER_PORT ?? 8081);
@@ -27,7 +32,6 @@ async function main() {
     if (!(await canListen(value))) throw new Error(`${name} ${value} is taken (another npm start?); set ${name} to a free port`);
   }
 
-  await ensureNodeModules(log);
   components = await startComponents({ dataDir, role: 'start' });
   components.onUnexpectedExit((name, how) => shutdown(1, `${name} exited unexpectedly (${describe(how)}); stopping everything`));
   log(`components ready in ${seconds(Date.now() - began)}`);
@@ -43,8 +47,6 @@ async function main() {
     WORKERS_PORT: String(workersPort),
     DATA_DIR: dataDir,
     CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? containersConf,
-    // The AWS SDK warns at every start that it will need Node 22 from 2027; package.json says 20.
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ?? 'true',
   };
   printEnv(env, ['DATABASE_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'DOCKER_HOST', 'SMTP_URL', 'PUBLIC_URL', 'RUNNER_PORT', 'WORKERS_PORT', 'DATA_DIR']);
   if (!env.SMTP_URL) log(`no SMTP_URL: mail goes to the log and ${path.join(dataDir, 'outbox')}/`);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { ensureBaseImage } from './base-image.mjs';
 import { startComponents } from './components.mjs';
 import { logger, repoRoot, seconds } from './lib.mjs';
+import { runOnNode24 } from './node24.mjs';
 import { ensureNodeModules, exitCode, runMigrations } from './platform.mjs';
 import { containersConf } from './podman.mjs';
 import { ensureDatabase, withDatabase } from './postgres.mjs';
@@ -39,6 +40,8 @@ let vitest;
 
 async function main() {
   await ensureNodeModules(log);
+  await runOnNode24(repoRoot, { log });
+  log(`node ${process.version}`);
   components = await startComponents({ dataDir, role: 'test', reuseFrom: devDataDir, fast: true });
   const env = {
     ...process.env,
@@ -47,7 +50,6 @@ async function main() {
     NODE_ENV: 'test',
     DATA_DIR: dataDir,
     CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? containersConf,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ?? 'true',
   };
   await isolate(env, components.origins);
   const envFile = path.join(dataDir, 'test-env.json');

@@ -54,7 +54,7 @@ describe('pitch init and validate', () => {
   it('takes the kind and name it is not given from the folder', async () => {
     const dir = join(await mkdtemp(join(tmpdir(), 'pitch-init-')), 'acme-shop');
     await mkdir(dir);
-    await writeFile(join(dir, 'Dockerfile'), 'FROM localhost/demo-node:base\nWORKDIR /app\nCMD ["node", "server.js"]\n');
+    await writeFile(join(dir, 'Dockerfile'), 'FROM localhost/demo-node:24\nWORKDIR /app\nCMD ["node", "server.js"]\n');
     expect((await pitch(['init'], env, dir)).code).toBe(0);
     expect(JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8'))).toMatchObject({ kind: 'container', name: 'Acme shop', health: '/healthz' });
   });

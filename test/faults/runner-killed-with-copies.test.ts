@@ -74,7 +74,7 @@ describe('restart safety', () => {
     // While it is down: one copy's container vanishes, and a container appears that no record knows.
     const [gone] = await sql<{ containerId: string }[]>`select container_id from runner_copies where id = ${before[2].copyId}`;
     await docker().getContainer(gone.containerId).remove({ force: true });
-    const stray = await docker().createContainer({ Image: 'localhost/demo-node:base', Cmd: ['node', '-e', 'setInterval(() => {}, 1e6)'], Labels: { [LABEL.runner]: env.RUNNER_ID, [LABEL.copy]: randomUUID() }, HostConfig: { NetworkMode: 'none' } });
+    const stray = await docker().createContainer({ Image: 'localhost/demo-node:24', Cmd: ['node', '-e', 'setInterval(() => {}, 1e6)'], Labels: { [LABEL.runner]: env.RUNNER_ID, [LABEL.copy]: randomUUID() }, HostConfig: { NetworkMode: 'none' } });
     await stray.start();
 
     await startRunnerProcess();

