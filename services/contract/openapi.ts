@@ -1,4 +1,5 @@
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { SESSION_COOKIE } from './common.js';
 import { ErrorBody, errorStatusText } from './errors.schema.js';
 import type { RouteDef } from './route.js';
 import { routes } from './routes/route-table.js';
@@ -45,7 +46,7 @@ export function openApiDocument(serverUrl?: string) {
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'A token from device login or `npm run ops -- token`.' },
-        cookie: { type: 'apiKey', in: 'cookie', name: 'pp_session' },
+        cookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
       },
     },
     paths,

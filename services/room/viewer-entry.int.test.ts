@@ -78,7 +78,7 @@ describe('the content origin', () => {
   it('serves the build only through a grant, with type, ETag, 304, ranges, compression and folders', async () => {
     const { url, project } = await roomWithLink();
     const { entered, contentJar, host, grant } = await enterRoom(platform, url, { appId: 'admin' });
-    expect(host).toBe(contentHost(platform, project.slug));
+    expect(host).toBe(contentHost(platform, project));
     expect(new URL(grant.json.url).pathname).toBe('/__pp/enter');
     expect(entered.status).toBe(303);
     expect(entered.headers.location).toBe('/admin/');
@@ -138,7 +138,7 @@ describe('the content origin', () => {
     const a = await roomWithLink();
     const b = await roomWithLink();
     const inA = await enterRoom(platform, a.url);
-    const hostB = contentHost(platform, b.project.slug);
+    const hostB = contentHost(platform, b.project);
     const noCookie = await hit(platform, '/', { host: inA.host });
     expect(noCookie.status).toBe(404);
     expect(noCookie.body.equals(notFoundPage)).toBe(true);

@@ -1,6 +1,7 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { issueToken } from '../../services/ops/ops.service.js';
 import { launchChromium } from '../support/browser.js';
 import { startPlatform, type Platform } from '../support/platform.js';
 import { contentHost, deployStaticRoom } from '../support/room.js';
@@ -53,7 +54,7 @@ describe('a viewer in the room', () => {
     // The default app (Admin, a phone) opens first, in its frame, from the project's own origin.
     expect(await page.getAttribute('[role="tab"][data-tab="admin"]', 'aria-selected')).toBe('true');
     const admin = await appFrame(page, 'admin');
-    expect(new URL(admin.url()).host).toBe(contentHost(platform, project.slug));
+    expect(new URL(admin.url()).host).toBe(contentHost(platform, project));
     expect(await admin.textContent('#admin')).toBe('Admin app');
     expect(await page.locator('#panel-admin .frame-phone').count()).toBe(1);
 
@@ -102,10 +103,16 @@ describe('a viewer in the room', () => {
   });
 });
 
+/** The token of the newest sign-in link mailed to `email` (the outbox, without SMTP). */
+async function emailedToken(email: string): Promise<string> {
+  const outbox = join(platform.deps.config.DATA_DIR, 'outbox');
+  const files = (await readdir(outbox)).filter((f) => f.includes(email.replace(/[^a-z0-9@.-]/gi, '_'))).sort();
+  return /token=([\w-]+)/.exec(await readFile(join(outbox, files.at(-1)!), 'utf8'))![1];
+}
+
 describe('a build cannot act as the builder', () => {
   it("cannot read the platform origin's cookies or call the API with the builder's session", async () => {
     const person = await platform.person({ plan: 'solo' });
-    const { token: webToken } = await issueToken(platform.deps.sql, person.email, { kind: 'web' });
     const api = platform.baseUrl;
     // The build tries everything a script can: its own cookies, its parent's, and the API with credentials.
     const probe = `
@@ -126,9 +133,15 @@ describe('a build cannot act as the builder', () => {
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Builder' } });
 
     const context = await browser.newContext();
-    // The builder is signed in to the platform in this very browser.
-    await context.addCookies([{ name: 'pp_session', value: webToken, url: api, httpOnly: true, sameSite: 'Lax' }]);
     const page = await context.newPage();
+    // The builder signs in to the platform in this very browser, through the emailed link: the
+    // session cookie is `__Host-` and Secure, and Chromium keeps it on http://127.0.0.1.
+    await platform.fetch('/api/auth/email', { method: 'POST', json: { email: person.email } });
+    const signInToken = await emailedToken(person.email);
+    await page.goto(`${api}/api/manifest.schema.json`);
+    const verified = await page.evaluate(async (token) => (await fetch('/api/auth/email/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) })).status, signInToken);
+    expect(verified).toBe(200);
+    expect((await context.cookies(api)).map((c) => [c.name, c.secure])).toContainEqual(['__Host-pp_session', true]);
     const me = await page.goto(`${api}/api/projects`);
     expect(me!.status()).toBe(200);
 

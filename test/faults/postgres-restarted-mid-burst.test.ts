@@ -53,9 +53,9 @@ async function keepCalling(kind: Outcome['kind'], call: () => Promise<Omit<Outco
 async function enter(baseUrl: string, linkUrl: string): Promise<boolean> {
   const res = await fetch(baseUrl + new URL(linkUrl).pathname, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
   await res.arrayBuffer();
-  // Admitted: the room hands the browser its session cookie (`pp_r…=<session id>.<token>`);
+  // Admitted: the room hands the browser its session cookie (`__Host-pp_r…=<session id>.<token>`);
   // a full room or an error hands none.
-  return res.status === 200 && res.headers.getSetCookie().some((c) => /^pp_r[0-9a-f]+=[0-9a-f-]{36}\./.test(c));
+  return res.status === 200 && res.headers.getSetCookie().some((c) => /^__Host-pp_r[0-9a-f]+=[0-9a-f-]{36}\./.test(c));
 }
 
 describe('Postgres restarted during a burst of API calls', () => {

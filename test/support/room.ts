@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { staticLabelOf } from '../../services/room/origins.js';
 import { tgz } from './archives.js';
 import type { Platform } from './platform.js';
 import { uniqueSlug } from './refusal.js';
@@ -80,7 +81,9 @@ export function shellData(html: string) {
 }
 
 /** The content-origin host (with port) of a label, for this platform. */
-export const contentHost = (platform: Platform, label: string) => new URL(platform.deps.config.contentOrigin.replace('{slug}', label)).host;
+/** The host of a project's static content origin (its slug and id: services/room/origins.ts). */
+export const contentHost = (platform: Platform, project: { slug: string; id: string }) =>
+  new URL(platform.deps.config.contentOrigin.replace('{slug}', staticLabelOf(project.slug, project.id))).host;
 
 /**
  * A viewer entering through `url` (a link or preview address) with a fresh jar: answers the

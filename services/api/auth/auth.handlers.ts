@@ -12,7 +12,8 @@ export const authHandlers: Handlers = {
       path: '/',
       httpOnly: true,
       sameSite: 'lax',
-      secure: deps.config.publicUrl.startsWith('https:'),
+      // Always Secure, as `__Host-` demands; browsers take Secure cookies from http://localhost too.
+      secure: true,
       expires: session.expiresAt,
     });
     return { signedIn: true as const, expiresAt: session.expiresAt.toISOString() };
@@ -24,7 +25,7 @@ export const authHandlers: Handlers = {
 
   logout: async ({ deps, auth, reply }) => {
     await endSession(deps.sql, auth.sessionId);
-    if (auth.via === 'cookie') reply.clearCookie(sessionCookie, { path: '/' });
+    if (auth.via === 'cookie') reply.clearCookie(sessionCookie, { path: '/', secure: true, httpOnly: true, sameSite: 'lax' });
     return { signedOut: true as const };
   },
 };

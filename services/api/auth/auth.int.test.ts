@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
+import { issueToken } from '../../ops/ops.service.js';
 
 let platform: Platform;
 beforeAll(async () => { platform = await startPlatform(); });
@@ -63,7 +64,7 @@ describe('emailed sign-in links', () => {
     const verified = await platform.fetch('/api/auth/email/verify', { method: 'POST', json: { token } });
     expect(verified.status).toBe(200);
     const setCookie = verified.headers.get('set-cookie')!;
-    expect(setCookie).toMatch(/pp_session=/);
+    expect(setCookie).toMatch(/^__Host-pp_session=[^;]+;.*Secure/);
     expect(setCookie).toMatch(/HttpOnly/i);
     expect(setCookie).toMatch(/SameSite=Lax/i);
     const cookie = setCookie.split(';')[0];
@@ -74,6 +75,23 @@ describe('emailed sign-in links', () => {
 
     const again = await platform.fetch('/api/auth/email/verify', { method: 'POST', json: { token } });
     expect(again.status).toBe(404);
+  });
+
+  it('keeps the session in a __Host- cookie and refuses a request carrying a second, planted one', async () => {
+    const email = `toss-${crypto.randomUUID()}@example.com`;
+    await platform.fetch('/api/auth/email', { method: 'POST', json: { email } });
+    const verified = await platform.fetch('/api/auth/email/verify', { method: 'POST', json: { token: await linkFor(email) } });
+    const own = verified.headers.get('set-cookie')!.split(';')[0];
+    expect(own).toMatch(/^__Host-pp_session=/);
+    const attacker = await platform.person();
+    // What a content origin could toss in with Domain=: the attacker's own session, under either name.
+    const { token: attackerWeb } = await issueToken(platform.deps.sql, attacker.email, { kind: 'web' });
+    for (const cookie of [`pp_session=${attackerWeb}; ${own}`, `${own}; __Host-pp_session=${attackerWeb}`, `__Host-pp_session=${attackerWeb}; ${own}`]) {
+      const me = await platform.fetch('/api/me/account', { headers: { cookie } });
+      expect(me.status, cookie.replace(/=[^;]+/g, '=…')).toBe(401);
+      expect(me.body).toEqual({ error: 'sign in first' });
+    }
+    expect((await platform.fetch('/api/me/account', { headers: { cookie: own } })).body).toMatchObject({ email });
   });
 
   it('refuses an expired link', async () => {

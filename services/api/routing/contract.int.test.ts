@@ -110,7 +110,7 @@ describe('logs', () => {
     const logTo = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
     const platform = await platformWith({ logTo });
     const p = await platform.person();
-    const res = await platform.fetch('/api/me/account', { token: p.token, headers: { cookie: 'pp_session=pp_web_secretcookie', 'x-request-id': 'req-abc' } });
+    const res = await platform.fetch('/api/me/account', { token: p.token, headers: { cookie: '__Host-pp_session=pp_web_secretcookie', 'x-request-id': 'req-abc' } });
     expect(res.headers.get('x-request-id')).toBe('req-abc');
     const text = lines.join('');
     expect(text).toContain('req-abc');

@@ -1,10 +1,26 @@
 import type { FastifyRequest } from 'fastify';
+import { SESSION_COOKIE } from '../../contract/common.js';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { Refusal, signInFirst } from '../../core/errors.js';
 import { resolveSession, type SessionAuth } from '../../data/sessions.sql.js';
 
-export const sessionCookie = 'pp_session';
+export const sessionCookie = SESSION_COOKIE;
+
+/**
+ * How many session cookies the request carries, with or without the prefix: a browser sends a
+ * cookie tossed in by another origin beside the real one, and a server reading "the first"
+ * could be fixed to the attacker's session. @fastify/cookie keeps one value per name, so the
+ * raw header is counted.
+ */
+function sessionCookiesIn(header: string | undefined): number {
+  if (!header) return 0;
+  const bare = sessionCookie.replace(/^__Host-/, '');
+  return header.split(';').filter((part) => {
+    const name = part.slice(0, part.indexOf('=') < 0 ? part.length : part.indexOf('=')).trim();
+    return name === sessionCookie || name === bare;
+  }).length;
+}
 
 export type Auth = SessionAuth & { via: 'cookie' | 'bearer' };
 
@@ -15,6 +31,8 @@ export function credentialOf(req: FastifyRequest): { token: string; via: Auth['v
     const m = /^Bearer\s+(\S+)$/i.exec(header);
     return m ? { token: m[1], via: 'bearer' } : null;
   }
+  // Two of them is a planted one: refuse rather than guess which is the person's own.
+  if (sessionCookiesIn(req.headers.cookie) > 1) return null;
   const cookie = req.cookies?.[sessionCookie];
   return cookie ? { token: cookie, via: 'cookie' } : null;
 }

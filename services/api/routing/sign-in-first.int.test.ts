@@ -21,7 +21,7 @@ describe('without a session', () => {
 
   it('refuses a made-up bearer token and a made-up cookie the same way', async () => {
     const a = await platform.fetch('/api/me/account', { token: 'pp_cli_nothing' });
-    const b = await platform.fetch('/api/me/account', { headers: { cookie: 'pp_session=pp_web_nothing' } });
+    const b = await platform.fetch('/api/me/account', { headers: { cookie: '__Host-pp_session=pp_web_nothing' } });
     expect([a.status, b.status]).toEqual([401, 401]);
     expect(a.body).toEqual({ error: 'sign in first' });
   });

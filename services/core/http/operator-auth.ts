@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_COOKIE } from '../../contract/common.js';
 import { Refusal, roleCannot, signInFirst } from '../errors.js';
 
 // The operator's pages (/ops/*) open to OPS_TOKEN alone, never to a builder's session. Prometheus
@@ -41,7 +42,7 @@ export function operatorOnly(token: string | undefined) {
       }
       return;
     }
-    const builderCredential = given?.scheme === 'bearer' || (!given && /(?:^|;\s*)pp_session=/.test(req.headers.cookie ?? ''));
+    const builderCredential = given?.scheme === 'bearer' || (!given && (req.headers.cookie ?? '').includes(`${SESSION_COOKIE}=`));
     if (builderCredential) return refuse(reply, roleCannot('ops'));
     reply.header('www-authenticate', 'Basic realm="demo-rooms operator", charset="UTF-8"');
     return refuse(reply, signInFirst());

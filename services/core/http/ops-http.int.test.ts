@@ -38,7 +38,7 @@ describe.each(['/ops/metrics', '/ops/queues', '/ops/queues/api/queues'])('%s', (
   });
 
   it("refuses a builder's session cookie (403)", async () => {
-    const res = await platform.fetch(path, { headers: { cookie: `pp_session=${await webSession()}` } });
+    const res = await platform.fetch(path, { headers: { cookie: `__Host-pp_session=${await webSession()}` } });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'role cannot', reason: 'permission', action: 'ops' });
   });
@@ -54,7 +54,7 @@ describe.each(['/ops/metrics', '/ops/queues', '/ops/queues/api/queues'])('%s', (
   });
 
   it("answers the operator's token even beside a builder's cookie", async () => {
-    const res = await platform.fetch(path, { token: opsToken, headers: { cookie: `pp_session=${await webSession()}` } });
+    const res = await platform.fetch(path, { token: opsToken, headers: { cookie: `__Host-pp_session=${await webSession()}` } });
     expect(res.status).toBe(200);
   });
 });

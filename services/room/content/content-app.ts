@@ -6,10 +6,10 @@ import type { Logger } from '../../core/log.js';
 import type { Storage } from '../../core/storage.js';
 import { notFoundPage, noticePage } from '../viewer/html.js';
 import type { StandingCache } from '../viewer/standing-cache.js';
-import { contentLabelOf, type ContentLabel } from '../origins.js';
+import { contentLabelOf, staticLabelOf, type ContentLabel } from '../origins.js';
 import { spendGrant } from '../../data/content-grants.sql.js';
 import { createStaticFiles, parseRange, type StaticFiles } from './static-files.js';
-import { viewCookie, viewSeconds, viewTokens } from './view-token.js';
+import { CLEAR_SITE_DATA, viewCookie, viewSeconds, viewTokens } from './view-token.js';
 
 // The content origins: where a build's own code runs, never on the platform origin. A request is
 // served only with this origin's view cookie, obtained by spending a grant the room shell minted
@@ -56,7 +56,11 @@ export async function buildContentApp(deps: ContentDeps & { standings: StandingC
       const label = (req as ContentRequest).content!;
       const sessionId = tokens.check(req.cookies[viewCookie], label.label);
       const standing = sessionId ? await deps.standings.get(sessionId) : null;
-      if (!standing || standing.slug !== label.slug) return notFound(reply);
+      // A viewer whose way in ended (link revoked or expired, project deleted or taken down,
+      // session over) leaves nothing behind on this origin: no service worker still serving the
+      // build, no storage, no cookie.
+      if (sessionId && !standing) return notFound(reply.header('clear-site-data', CLEAR_SITE_DATA));
+      if (!standing || staticLabelOf(standing.slug, standing.projectId) !== label.label) return notFound(reply);
       if (standing.ownerPaused) return reply.status(423).type('text/html; charset=utf-8').send(noticePage('Demo', 'Paused', ['The owner paused this demo. Go back to the room for their note.']));
       if (label.copy || standing.kind !== 'static' || !standing.liveBuildId) return notFound(reply);
       return serveFile(files, standing.liveBuildId, req, reply);

@@ -4,7 +4,14 @@ import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 // signed with a key derived from APP_SECRET. Checking it needs no database; whether the session
 // still stands is asked separately (and cached for a few seconds).
 
-export const viewCookie = 'pp_view';
+// `__Host-` like the platform's cookies: one content origin cannot set it for another.
+export const viewCookie = '__Host-pp_view';
+/**
+ * What a content origin asks the browser to forget once the viewer's way in has ended (link
+ * revoked, project deleted, session over): the build's service workers, storage and cookies.
+ */
+export const CLEAR_SITE_DATA = '"cache", "cookies", "storage"';
+
 /** A content cookie lasts as long as a room session can. */
 export const viewSeconds = 12 * 3600;
 

@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.js';
 import type { Logger } from '../../core/log.js';
 import { throttledActivity, type CopyView, type RunnerClient } from '../../contract/runner/runner-client.js';
-import { viewCookie, viewTokens } from '../content/view-token.js';
+import { CLEAR_SITE_DATA, viewCookie, viewTokens } from '../content/view-token.js';
 import { createCopyProxy } from '../copy-proxy.js';
 import { notFoundPage, noticePage } from '../viewer/html.js';
 import type { StandingCache } from '../viewer/standing-cache.js';
@@ -58,17 +58,19 @@ export function createCopyGateway(deps: { config: Config; runner: RunnerClient; 
   }
 
   /** The session a request to `label` may act for, or null. */
-  async function sessionFor(req: IncomingMessage, label: ContentLabel): Promise<string | null> {
+  async function sessionFor(req: IncomingMessage, label: ContentLabel): Promise<{ sessionId: string | null; ended: boolean }> {
     const sessionId = tokens.check(req.headers.cookie ? fastifyCookie.parse(req.headers.cookie)[viewCookie] : undefined, label.label);
-    if (!sessionId || copyLabelOf(label.slug, sessionId) !== label.label) return null;
-    return mayUseCopy(await deps.standings.get(sessionId), label.slug) ? sessionId : null;
+    if (!sessionId || copyLabelOf(label.slug, sessionId) !== label.label) return { sessionId: null, ended: false };
+    const standing = await deps.standings.get(sessionId);
+    return { sessionId: mayUseCopy(standing, label.slug) ? sessionId : null, ended: standing === null };
   }
 
   return {
     async web(req: IncomingMessage, res: ServerResponse, label: ContentLabel) {
       res.setHeader('content-security-policy', `frame-ancestors ${frameAncestors}`);
-      const sessionId = await sessionFor(req, label);
-      if (!sessionId) return sendNotFound(res);
+      const { sessionId, ended } = await sessionFor(req, label);
+      // The viewer's way in ended: the copy's origin keeps nothing of theirs (content-app.ts).
+      if (!sessionId) return sendNotFound(res, ended ? { 'clear-site-data': CLEAR_SITE_DATA } : {});
       const { view, target } = await runningCopy(sessionId);
       if (!target) {
         const notice = copyNotice(view);
@@ -79,7 +81,7 @@ export function createCopyGateway(deps: { config: Config; runner: RunnerClient; 
     },
 
     async ws(req: IncomingMessage, socket: Duplex, head: Buffer, label: ContentLabel) {
-      const sessionId = await sessionFor(req, label);
+      const { sessionId } = await sessionFor(req, label);
       const copy = sessionId ? await runningCopy(sessionId) : null;
       if (!sessionId || !copy?.target) {
         socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
@@ -102,7 +104,7 @@ export function createCopyGateway(deps: { config: Config; runner: RunnerClient; 
 
 export type CopyGateway = ReturnType<typeof createCopyGateway>;
 
-function sendNotFound(res: ServerResponse) {
-  res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+function sendNotFound(res: ServerResponse, extra: Record<string, string> = {}) {
+  res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...extra });
   res.end(notFoundPage);
 }

@@ -5,17 +5,21 @@ import type { Arrival } from './viewer-admission.js';
 
 // The cookies a viewer's browser holds on the platform origin: one per room it entered, named
 // after the entry address and holding `<session id>.<token>`, so two rooms never collide; and
-// one browser id, for counting turn-aways once per browser.
+// one browser id, for counting turn-aways once per browser. All `__Host-` (Secure, `/`, no
+// Domain): a content origin cannot plant one for the platform (see SESSION_COOKIE).
 
-const browserCookie = 'pp_browser';
+const browserCookie = '__Host-pp_browser';
+const roomCookiePrefix = '__Host-pp_r';
+/** The attributes every one of them has; Secure is honoured on http://localhost and 127.0.0.1. */
+export const platformCookie = { path: '/', httpOnly: true, secure: true, sameSite: 'lax' } as const;
 
 /** The room cookie of an entry address: one per room a browser entered, so rooms never collide. */
-export const roomCookieName = (key: string) => `pp_r${hashSecret(key).subarray(0, 6).toString('hex')}`;
+export const roomCookieName = (key: string) => `${roomCookiePrefix}${hashSecret(key).subarray(0, 6).toString('hex')}`;
 
 /** The token of `sessionId` among the browser's room cookies. */
 export function tokenIn(req: FastifyRequest, sessionId: string): string | undefined {
   for (const [name, value] of Object.entries(req.cookies)) {
-    if (name.startsWith('pp_r') && value?.startsWith(`${sessionId}.`)) return value.slice(sessionId.length + 1);
+    if (name.startsWith(roomCookiePrefix) && value?.startsWith(`${sessionId}.`)) return value.slice(sessionId.length + 1);
   }
   return undefined;
 }
@@ -26,7 +30,7 @@ export function arrivalOf(req: FastifyRequest, reply: FastifyReply, key: string)
   let browserId = req.cookies[browserCookie];
   if (!browserId || browserId.length > 64) {
     browserId = randomBytes(16).toString('base64url');
-    reply.setCookie(browserCookie, browserId, { path: '/', httpOnly: true, sameSite: 'lax', maxAge: 365 * 86400 });
+    reply.setCookie(browserCookie, browserId, { ...platformCookie, maxAge: 365 * 86400 });
   }
   return { sessionId, token, browserId };
 }

@@ -5,7 +5,7 @@ import type { Sql } from '../../core/db.js';
 import type { Logger } from '../../core/log.js';
 import { contentOriginOf } from '../origins.js';
 import { notFoundPage, noticePage } from './html.js';
-import { arrivalOf, roomCookieName } from './room-cookies.js';
+import { arrivalOf, platformCookie, roomCookieName } from './room-cookies.js';
 import { shellPage } from './shell-page.js';
 import { enterByLink, enterByPreview, type Meeting } from './viewer-admission.js';
 
@@ -17,7 +17,6 @@ export type ViewerDeps = { config: Config; sql: Sql; runner: RunnerClient; log: 
 export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
   const { sql, config } = deps;
   // Read per request: a test's platform learns its own address only once listening.
-  const platformOrigin = () => new URL(config.publicUrl).origin;
   const contentSources = () => new URL(contentOriginOf(config, 'x')).origin.replace('//x.', '//*.');
 
   app.get('/r/:key', async (req, reply) => {
@@ -50,9 +49,7 @@ export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
           .send(noticePage(meeting.project.name, 'Demo full', ['Everyone this demo can hold at once is in it right now. Try again in a few minutes.']));
       case 'room': {
         if (meeting.token) {
-          reply.setCookie(roomCookieName(key), `${meeting.session.id}.${meeting.token}`, {
-            path: '/', httpOnly: true, sameSite: 'lax', secure: platformOrigin().startsWith('https:'), maxAge: 12 * 3600,
-          });
+          reply.setCookie(roomCookieName(key), `${meeting.session.id}.${meeting.token}`, { ...platformCookie, maxAge: 12 * 3600 });
         }
         reply.header('content-security-policy', [
           "default-src 'self'", `frame-src ${contentSources()}`, "img-src 'self' data: https: http:", "style-src 'self' 'unsafe-inline'",

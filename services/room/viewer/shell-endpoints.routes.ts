@@ -4,7 +4,7 @@ import type { ProjectRow } from '../../data/projects.sql.js';
 import { mintGrant } from '../../data/content-grants.sql.js';
 import { saveWhoYouAre, sessionByToken, sessionStanding, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
 import { endVisit, recordBeat } from '../../data/visits.sql.js';
-import { contentOriginOf, copyLabelOf } from '../origins.js';
+import { contentOriginOf, copyLabelOf, staticLabelOf } from '../origins.js';
 import { copyNotice } from '../viewer-copies/copy-states.js';
 import { storyCalls } from '../viewer-copies/story-calls.js';
 import { RunnerRefusal } from '../../contract/runner/runner-refusal.js';
@@ -51,7 +51,7 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
       const view = await deps.runner.enter(session.id, { workspaceId: session.workspaceId, projectId: session.projectId, buildId: standing.liveBuildId! }, 10_000);
       if (view.state !== 'running') return { ...copyNotice(view), state: view.state };
     }
-    const label = standing.kind === 'container' ? copyLabelOf(standing.slug, session.id) : standing.slug;
+    const label = standing.kind === 'container' ? copyLabelOf(standing.slug, session.id) : staticLabelOf(standing.slug, standing.projectId);
     const grant = await mintGrant(sql, session.id, label);
     const origin = contentOriginOf(config, label);
     return { state: 'ready', origin, url: `${origin}/__pp/enter?g=${encodeURIComponent(grant)}&to=${encodeURIComponent(app0.path)}` };
