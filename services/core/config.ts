@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { contentDomainProblem } from './content-domain.js';
 
 // Every setting the platform reads, parsed once at start. A bad value stops the process with a
 // message naming the variable; nothing else in the code reads process.env.
@@ -100,6 +101,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const publicUrl = (c.PUBLIC_URL ?? `http://127.0.0.1:${c.PORT}`).replace(/\/$/, '');
   const port = new URL(publicUrl).port;
   const contentOrigin = c.CONTENT_ORIGIN ?? `http://{slug}.rooms.localhost${port ? `:${port}` : ''}`;
+  // In production a content domain beside the platform's would let builds toss cookies at it.
+  const problem = c.NODE_ENV === 'production' ? contentDomainProblem(publicUrl, contentOrigin) : null;
+  if (problem) throw new Error(`bad configuration:\n  CONTENT_ORIGIN: ${problem}`);
   return { ...c, publicUrl, contentOrigin };
 }
 
