@@ -93,7 +93,11 @@ export function untagArchive(source: Readable, opts: { maxBytes: number }): { ar
       digests.set(name, hash);
       stream.on('data', (c: unknown) => hash.update(c as Buffer));
     }
-    stream.pipe(pack.entry(header, (err) => (err ? fail(err) : next())));
+    const sink = pack.entry(header, (err) => (err ? fail(err) : next()));
+    // A failure tears the pipe down from either end; it is reported once, through fail.
+    sink.on('error', () => {});
+    stream.on('error', () => {});
+    stream.pipe(sink);
   });
   extract.on('finish', () => {
     const hash = config ? digests.get(config) : undefined;
@@ -107,5 +111,8 @@ export function untagArchive(source: Readable, opts: { maxBytes: number }): { ar
   pack.on('error', fail);
   source.pipe(counter).pipe(extract);
   pack.pipe(out);
+  // Whoever reads the archive (the engine's client) may have let go of it already; the reason
+  // reaches the caller through `imageId` in any case.
+  out.on('error', () => {});
   return { archive: out, imageId };
 }
