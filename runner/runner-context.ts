@@ -28,6 +28,8 @@ export interface RunnerSettings {
   hostGuard: 'auto' | 'on' | 'off';
   iptables: string;
   engineConcurrency: number;
+  /** Largest unpacked image archive this host loads, bytes (RUNNER_MAX_IMAGE_BYTES). */
+  maxImageBytes: number;
   /** Served workspaces; null serves all. */
   workspaces: string[] | null;
   /** A queued viewer the room stopped asking about this long ago is let go. */
@@ -55,6 +57,7 @@ export function runnerSettings(c: Config): RunnerSettings {
     hostGuard: c.RUNNER_HOST_GUARD,
     iptables: c.RUNNER_IPTABLES,
     engineConcurrency: c.RUNNER_ENGINE_CONCURRENCY,
+    maxImageBytes: c.RUNNER_MAX_IMAGE_BYTES,
     workspaces: c.RUNNER_WORKSPACES ? c.RUNNER_WORKSPACES.split(',').map((s) => s.trim()).filter(Boolean) : null,
     abandonMs: 120_000,
     failHoldMs: 30_000,

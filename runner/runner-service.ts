@@ -35,7 +35,7 @@ export function createRunnerService(deps: RunnerDeps) {
   const ctx: RunnerContext = {
     sql,
     engine,
-    images: createImageStore({ sql, storage: deps.storage, engine, log }),
+    images: createImageStore({ sql, storage: deps.storage, engine, log, maxImageBytes: settings.maxImageBytes }),
     runs: createBuildRuns(sql),
     log,
     settings,

@@ -1,12 +1,17 @@
 import type { BuildJob } from '../services/core/jobs.js';
 import type { Sql } from '../services/core/db.js';
+import { markDeployMade } from '../services/data/builds.sql.js';
 
 /**
  * The last step of every build job: the build row appears and the upload is spent, in one
  * transaction. Until this commits nothing of the build is visible; run twice, it changes nothing.
+ * Returns false, making nothing, when createBuild gave the deploy up before the job got here
+ * (its reservation was released, the upload handed back: docs/decisions.md, "A createBuild that
+ * times out").
  */
-export async function commitBuild(sql: Sql, job: BuildJob, made: { sizeBytes: number; fileCount?: number; unpackedBytes?: number; image?: Record<string, unknown> }) {
-  await sql.begin(async (tx) => {
+export async function commitBuild(sql: Sql, job: BuildJob, made: { sizeBytes: number; fileCount?: number; unpackedBytes?: number; image?: Record<string, unknown> }): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    if (!(await markDeployMade(tx, job.buildId))) return false;
     await tx`
       insert into builds (id, workspace_id, project_id, upload_id, kind, manifest, size_bytes, note, rehearsal,
                           file_count, unpacked_bytes, image, created_by)
@@ -15,7 +20,8 @@ export async function commitBuild(sql: Sql, job: BuildJob, made: { sizeBytes: nu
               ${made.fileCount ?? null}, ${made.unpackedBytes ?? null}, ${made.image ? tx.json(made.image as never) : null}, ${job.createdBy})
       on conflict (id) do nothing`;
     await tx`update uploads set state = 'used', used_at = now() where id = ${job.uploadId} and state <> 'used'`;
-  });
+    return true;
+  }) as Promise<boolean>;
 }
 
 /** Whether an earlier run of this job already made the build. */

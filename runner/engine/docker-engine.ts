@@ -60,6 +60,11 @@ export class DockerEngine implements Engine {
     });
   }
 
+  async tagImage(id: string, ref: string): Promise<void> {
+    const at = ref.lastIndexOf(':');
+    await this.limit(() => this.docker.getImage(id).tag({ repo: ref.slice(0, at), tag: ref.slice(at + 1) }));
+  }
+
   /** Every image's tags and creation time (seconds since the epoch). */
   async listImages(): Promise<{ id: string; tags: string[]; created: number }[]> {
     const images = await this.limit(() => this.docker.listImages());

@@ -35,6 +35,8 @@ export interface Engine {
   imageId(ref: string): Promise<string | null>;
   /** Loads an uncompressed docker-archive; resolves once the engine has read all of it. */
   loadImage(archive: Readable): Promise<string>;
+  /** Points `ref` (`repo:tag`) at the image `id`, moving it from any image it named before. */
+  tagImage(id: string, ref: string): Promise<void>;
   listImages(): Promise<{ id: string; tags: string[]; created: number }[]>;
   /** Untags `ref`, removing the image when nothing else holds it; false when it is gone or in use. */
   removeImage(ref: string): Promise<boolean>;

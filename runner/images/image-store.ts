@@ -5,14 +5,20 @@ import type { Logger } from '../../services/core/log.js';
 import type { Storage } from '../../services/core/storage.js';
 import type { Engine } from '../engine/engine.js';
 import { buildIdOfTag, RECENT_BUILD_DAYS, tagsToRemove, type TaggedImage } from './image-rule.js';
-import { retagArchive } from './retag-archive.js';
+import { ArchiveRefusal, untagArchive } from './untag-archive.js';
 
 // Images of container builds. A build's bundle is streamed from the object store into the engine
-// (gunzip → retag → POST /images/load) and tagged by its build id when the build goes live,
-// before any viewer waits on it. Concurrent asks for one build share one load (single flight).
-// Copies are created from the image id, never the tag.
+// (gunzip → untag → POST /images/load) when the build goes live, before any viewer waits on it,
+// and the runner tags the image by its build id itself. Concurrent asks for one build share one
+// load (single flight). Copies are created from the image id, never the tag, and the id is the
+// one the bundle check recorded (the config's digest): no name a bundle chose, and no tag another
+// bundle moved, can change what a build's copies run.
 
 export class ImageMissing extends Error {}
+/** The build's image is over RUNNER_MAX_IMAGE_BYTES: this host will not load it. */
+export class ImageTooLarge extends ImageMissing {}
+
+const sameId = (a: string, b: string) => a.replace(/^sha256:/, '') === b.replace(/^sha256:/, '');
 
 export interface ImageStore {
   /** The image id of the build, loading it first when the engine lacks it. */
@@ -30,26 +36,48 @@ export interface ImageStore {
 /** The tag of a build's image: the only name `collect` ever removes (images/image-rule.ts). */
 export const imageTagOf = (buildId: string) => `localhost/build-${buildId}:latest`;
 
-export function createImageStore(deps: { sql: Sql; storage: Storage; engine: Engine; log: Logger }): ImageStore {
+export function createImageStore(deps: { sql: Sql; storage: Storage; engine: Engine; log: Logger; maxImageBytes: number }): ImageStore {
   const inFlight = new Map<string, Promise<string>>();
   const known = new Map<string, string>();
   const tagOf = imageTagOf;
 
   async function load(buildId: string): Promise<string> {
-    const existing = await deps.engine.imageId(tagOf(buildId));
-    if (existing) return existing;
-    const [build] = await deps.sql<{ uploadId: string; kind: string }[]>`select upload_id, kind from builds where id = ${buildId}`;
+    const [build] = await deps.sql<{ uploadId: string; kind: string; image: { id?: string; archiveBytes?: number } | null }[]>`
+      select upload_id, kind, image from builds where id = ${buildId}`;
     if (!build || build.kind !== 'container') throw new ImageMissing(`build ${buildId} is not a container build`);
+    // Builds checked before image ids were recorded have none: their image is loaded again once
+    // per runner process, and its id read from the bytes.
+    const recorded = build.image?.id ?? null;
+    if (recorded && (await deps.engine.imageId(recorded))) {
+      await deps.engine.tagImage(recorded, tagOf(buildId));
+      return recorded;
+    }
+    const archiveBytes = build.image?.archiveBytes;
+    if (archiveBytes !== undefined && archiveBytes > deps.maxImageBytes) {
+      throw new ImageTooLarge(`the image of build ${buildId} unpacks to ${archiveBytes} bytes, over this host's limit of ${deps.maxImageBytes} (RUNNER_MAX_IMAGE_BYTES)`);
+    }
     const object = await deps.storage.get(uploadKey(build.uploadId));
     if (!object) throw new ImageMissing(`the bundle of build ${buildId} is gone from storage`);
     const started = Date.now();
     const gunzip = createGunzip();
     gunzip.on('error', (err) => object.body.destroy(err));
-    await deps.engine.loadImage(retagArchive(object.body.pipe(gunzip), tagOf(buildId)));
-    const id = await deps.engine.imageId(tagOf(buildId));
-    if (!id) throw new ImageMissing(`the engine did not keep the image of build ${buildId}`);
+    const { archive, imageId } = untagArchive(object.body.pipe(gunzip), { maxBytes: deps.maxImageBytes });
+    try {
+      await deps.engine.loadImage(archive);
+    } catch (err) {
+      // A refusal of the archive on its way in says more than the engine's broken stream.
+      const why = await imageId.then(() => null, (e: Error) => e);
+      if (why instanceof ArchiveRefusal) throw why.constructor.name === 'ArchiveTooLarge' ? new ImageTooLarge(`build ${buildId}: ${why.message}`) : new ImageMissing(`build ${buildId}: ${why.message}`);
+      throw err;
+    }
+    const id = await imageId.catch((e: Error) => {
+      throw new ImageMissing(`build ${buildId}: ${e.message}`);
+    });
+    if (recorded && !sameId(id, recorded)) throw new ImageMissing(`the bundle of build ${buildId} is not the image its check recorded`);
+    if (!(await deps.engine.imageId(id))) throw new ImageMissing(`the engine did not keep the image of build ${buildId}`);
+    await deps.engine.tagImage(id, tagOf(buildId));
     deps.log.info({ buildId, ms: Date.now() - started, bytes: object.size }, 'image loaded');
-    return id;
+    return recorded ?? id;
   }
 
   return {

@@ -87,6 +87,16 @@ const Env = z.object({
   RUNNER_IPTABLES: z.string().min(1).default('iptables'),
   /** Engine calls in flight at once: the engine serialises much, and an unbounded burst only queues there. */
   RUNNER_ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
+  /** Largest image archive (a bundle's unpacked tar) the runner loads into its engine, in bytes: bounds the engine host's disk. Checked before a load and counted during it. */
+  RUNNER_MAX_IMAGE_BYTES: z.coerce.number().int().min(1).default(4 * 1024 ** 3),
+
+  // --- Builds (services/api/deploy, workers/bundle). ---
+  /** How long createBuild waits for its unpack or bundle check before answering 503 and giving the deploy up, in milliseconds. */
+  BUILD_WAIT_MS: z.coerce.number().int().min(1).default(10 * 60 * 1000),
+  /** A container bundle's limits at check time: entries, bytes of its small JSON files held in memory, bytes unpacked (the tar inside the gzip). */
+  BUNDLE_MAX_ENTRIES: z.coerce.number().int().min(1).default(2_000),
+  BUNDLE_MAX_HELD_BYTES: z.coerce.number().int().min(1).default(16 * 1024 * 1024),
+  BUNDLE_MAX_UNPACKED_BYTES: z.coerce.number().int().min(1).default(4 * 1024 ** 3),
 });
 
 export type Config = z.infer<typeof Env> & { publicUrl: string; contentOrigin: string };

@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/db.js';
 import { notFound } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 
@@ -32,8 +32,64 @@ export function buildsOf(sql: Sql, projectId: string) {
   return sql<BuildRow[]>`select * from builds where project_id = ${projectId} order by created_at desc, id`;
 }
 
-export async function deploysInLastDay(sql: Sql, workspaceId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n from builds where workspace_id = ${workspaceId} and created_at > now() - interval '24 hours'`;
+/**
+ * Deploys of the workspace in the last 24 hours: its reservations (builds made or still being
+ * made), and builds that have none (made before reservations existed). Read under the
+ * workspace's deploy lock by reserveDeploy; alone it is a report, not a check.
+ */
+export async function deploysInLastDay(db: Db, workspaceId: string): Promise<number> {
+  const [row] = await db<{ n: number }[]>`
+    select count(*)::int as n from (
+      select build_id from deploy_reservations where workspace_id = ${workspaceId} and reserved_at > now() - interval '24 hours'
+      union
+      select id from builds where workspace_id = ${workspaceId} and created_at > now() - interval '24 hours'
+    ) deploys`;
   return row.n;
+}
+
+export type Reservation = { ok: true } | { ok: false; why: 'deploys' | 'used' };
+
+/**
+ * createBuild's claim, in one transaction under the workspace's deploy lock: the plan's deploys
+ * are counted with every reservation of the last day, then the deploy is reserved for `buildId`
+ * and the upload moves from `received` to `building`. Racing calls queue on the lock, so on a plan
+ * of K deploys exactly K pass. Nothing is written when either check fails.
+ */
+export async function reserveDeploy(sql: Sql, r: { workspaceId: string; uploadId: string; buildId: string; maxDeploys: number }): Promise<Reservation> {
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtext('deploys:' || ${r.workspaceId}))`;
+    if ((await deploysInLastDay(tx, r.workspaceId)) >= r.maxDeploys) return { ok: false, why: 'deploys' };
+    const claimed = await tx`update uploads set state = 'building' where id = ${r.uploadId} and state = 'received' returning id`;
+    if (claimed.length !== 1) return { ok: false, why: 'used' };
+    await tx`insert into deploy_reservations (build_id, workspace_id, upload_id) values (${r.buildId}, ${r.workspaceId}, ${r.uploadId})`;
+    return { ok: true };
+  }) as Promise<Reservation>;
+}
+
+/**
+ * Gives a reservation up unless its build was made: the reservation goes (it no longer counts)
+ * and the upload is `received` again, free for another createBuild. Returns whether the build was
+ * made after all. Both this and the worker's commit take the reservation's row lock, so exactly
+ * one wins: a build made first is kept; a reservation released first stops the commit.
+ */
+export async function releaseDeploy(sql: Sql, buildId: string): Promise<{ made: boolean }> {
+  return sql.begin(async (tx) => {
+    const [row] = await tx<{ uploadId: string; made: boolean }[]>`
+      select upload_id, made from deploy_reservations where build_id = ${buildId} for update`;
+    if (!row) return { made: false };
+    if (row.made) return { made: true };
+    await tx`delete from deploy_reservations where build_id = ${buildId}`;
+    await tx`update uploads set state = 'received' where id = ${row.uploadId} and state = 'building'`;
+    return { made: false };
+  }) as Promise<{ made: boolean }>;
+}
+
+/**
+ * The worker's side of the reservation, inside the transaction that writes the build row: marks
+ * it made and says whether it still stands. False means createBuild gave the deploy up (its wait
+ * ran out or the job failed): the build must not be made.
+ */
+export async function markDeployMade(tx: Db, buildId: string): Promise<boolean> {
+  const rows = await tx`update deploy_reservations set made = true where build_id = ${buildId} returning build_id`;
+  return rows.length === 1;
 }

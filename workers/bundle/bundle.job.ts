@@ -7,8 +7,10 @@ import type { WorkerDeps } from '../worker-deps.js';
 import { BundleRefusal, readBundle } from './read-bundle.js';
 
 /**
- * bundle.check: a container build's bundle must be readable, hold one image, and have a start
- * command (the image's Cmd or Entrypoint, or the manifest's run.start). Otherwise 422 archive.
+ * bundle.check: a container build's bundle must be readable, within the bundle limits, hold one
+ * image, and have a start command (the image's Cmd or Entrypoint, or the manifest's run.start).
+ * Otherwise 422 archive. The image's id (its config's digest) is recorded: the runner loads and
+ * tags the image by it, never by a name the bundle chose.
  */
 export async function bundle(deps: WorkerDeps, job: Job): Promise<BuildOutcome> {
   const parsed = BuildJob.safeParse(job.data);
@@ -20,7 +22,11 @@ export async function bundle(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
   if (!upload) return { ok: false, reason: 'archive', detail: 'the upload\'s bytes are gone from storage' };
   let image;
   try {
-    image = await readBundle(upload.body);
+    image = await readBundle(upload.body, {
+      maxEntries: deps.config.BUNDLE_MAX_ENTRIES,
+      maxHeldBytes: deps.config.BUNDLE_MAX_HELD_BYTES,
+      maxUnpackedBytes: deps.config.BUNDLE_MAX_UNPACKED_BYTES,
+    });
   } catch (err) {
     if (err instanceof BundleRefusal) return { ok: false, reason: 'archive', detail: err.message };
     throw err;
@@ -29,7 +35,9 @@ export async function bundle(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
   if (!run?.start?.length && !image.cmd && !image.entrypoint) {
     return { ok: false, reason: 'archive', detail: 'the container bundle has no start command: give the image a CMD or the manifest run.start' };
   }
-  await commitBuild(deps.sql, data, { sizeBytes: upload.size, image: { ...image } });
-  deps.log.info({ buildId: data.buildId, tags: image.repoTags }, 'container bundle checked');
+  if (!(await commitBuild(deps.sql, data, { sizeBytes: upload.size, image: { ...image } }))) {
+    return { ok: false, reason: 'archive', detail: 'the deploy was given up before its bundle was checked' };
+  }
+  deps.log.info({ buildId: data.buildId, imageId: image.id, archiveBytes: image.archiveBytes }, 'container bundle checked');
   return { ok: true, buildId: data.buildId };
 }

@@ -49,7 +49,11 @@ export async function unpack(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
     return { ok: false, reason: 'manifest', issues: problems.map((p) => ({ path: `manifest.${p.path}`, message: p.message })) };
   }
 
-  await commitBuild(deps.sql, data, { sizeBytes: upload.size, fileCount: written.length, unpackedBytes: bytes });
+  if (!(await commitBuild(deps.sql, data, { sizeBytes: upload.size, fileCount: written.length, unpackedBytes: bytes }))) {
+    // createBuild gave the deploy up while we unpacked: nothing of it may stay.
+    await deps.storage.deletePrefix(prefix);
+    return { ok: false, reason: 'archive', detail: 'the deploy was given up before its files were unpacked' };
+  }
   unpackBytes.inc(bytes);
   await job.updateProgress({ files: written.length, bytes, done: true });
   deps.log.info({ buildId: data.buildId, files: written.length, bytes }, 'static build unpacked');

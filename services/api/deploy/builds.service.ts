@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Manifest } from '../../contract/manifest/manifest.schema.js';
+import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { invalid, refused, unavailable } from '../../core/errors.js';
 import { runJob, type BuildJob, type BuildOutcome } from '../../core/jobs.js';
+import type { Logger } from '../../core/log.js';
 import { planLimit, planOf } from '../../core/plans.js';
 import type { Queues } from '../../core/queues.js';
 import { assertNotPaused } from '../../data/pauses.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
-import { buildIn, deploysInLastDay } from '../../data/builds.sql.js';
-import { moveUpload, uploadIn } from '../../data/uploads.sql.js';
-
-/** How long createBuild waits for its unpack or bundle check before answering 503. */
-const buildWaitMs = 10 * 60 * 1000;
+import { buildIn, releaseDeploy, reserveDeploy } from '../../data/builds.sql.js';
+import { uploadIn } from '../../data/uploads.sql.js';
 
 export interface CreateBuildInput {
   uploadId: string;
@@ -21,13 +20,26 @@ export interface CreateBuildInput {
   rehearsal?: Record<string, unknown>;
 }
 
+export interface BuildDeps {
+  sql: Sql;
+  queues: Queues;
+  config: Pick<Config, 'BUILD_WAIT_MS'>;
+  log: Logger;
+}
+
 /**
  * createBuild (spec 4.1 step 3): checks the plan and the upload (the manifest was checked with the
  * body, against the same schema the CLI uses), then hands the bytes to a worker (unpack for
  * static, bundle check for container) and waits for its outcome.
  * The worker writes the build row, so a build exists only once its files are all in place.
+ *
+ * The deploy is reserved, and the upload claimed, under the workspace's lock before the job is
+ * enqueued (reserveDeploy). Whatever the job's fate, the reservation ends one of two ways: the
+ * worker marks it made with the build row, or this request releases it (refusal, failure, or the
+ * wait running out), and from then on the job can no longer make its build (docs/decisions.md).
  */
-export async function createBuild(sql: Sql, queues: Queues, auth: { workspaceId: string; personId: string }, projectId: string, input: CreateBuildInput) {
+export async function createBuild(deps: BuildDeps, auth: { workspaceId: string; personId: string }, projectId: string, input: CreateBuildInput) {
+  const { sql } = deps;
   const project = await projectIn(sql, auth.workspaceId, projectId);
   await assertNotPaused(sql, project);
   const upload = await uploadIn(sql, auth.workspaceId, input.uploadId);
@@ -38,11 +50,15 @@ export async function createBuild(sql: Sql, queues: Queues, auth: { workspaceId:
 
   const plan = await planNameOf(sql, auth.workspaceId);
   if (input.manifest.kind === 'container' && planOf(plan).staticOnly) throw planLimit('containers', plan);
-  if ((await deploysInLastDay(sql, auth.workspaceId)) >= planOf(plan).deploys) throw planLimit('deploys', plan);
 
-  if (!(await moveUpload(sql, upload.id, 'received', 'building'))) throw refused(422, 'used', 'this upload is already making a build');
+  const buildId = randomUUID();
+  const reserved = await reserveDeploy(sql, { workspaceId: auth.workspaceId, uploadId: upload.id, buildId, maxDeploys: planOf(plan).deploys });
+  if (!reserved.ok) {
+    if (reserved.why === 'deploys') throw planLimit('deploys', plan);
+    throw refused(422, 'used', 'this upload is already making a build');
+  }
   const job: BuildJob = {
-    buildId: randomUUID(),
+    buildId,
     uploadId: upload.id,
     projectId: project.id,
     workspaceId: auth.workspaceId,
@@ -53,17 +69,20 @@ export async function createBuild(sql: Sql, queues: Queues, auth: { workspaceId:
   };
   let outcome: BuildOutcome;
   try {
-    outcome = await runJob<BuildOutcome>(queues, upload.kind === 'static' ? 'unpack' : 'bundle', job.buildId, job, buildWaitMs);
+    outcome = await runJob<BuildOutcome>(deps.queues, upload.kind === 'static' ? 'unpack' : 'bundle', job.buildId, job, deps.config.BUILD_WAIT_MS);
   } catch (err) {
-    // The job failed for good (or is still running): give the bytes back for another try unless
-    // the worker got as far as making the build.
-    await moveUpload(sql, upload.id, 'building', 'received');
-    const [made] = await sql`select 1 from builds where id = ${job.buildId}`;
-    if (!made) throw unavailable(`the build could not be made: ${(err as Error).message}`);
+    // The job failed for good, or is still running when the wait ran out. Give the deploy up,
+    // unless the worker made the build first: then it stands, and is the answer.
+    const { made } = await releaseDeploy(sql, job.buildId);
+    if (!made) {
+      // The reason is ours to read, not the caller's: it can carry a worker's exception text.
+      deps.log.error({ err, buildId: job.buildId, uploadId: upload.id }, 'createBuild gave the deploy up');
+      throw unavailable();
+    }
     outcome = { ok: true, buildId: job.buildId };
   }
   if (!outcome.ok) {
-    await moveUpload(sql, upload.id, 'building', 'received');
+    await releaseDeploy(sql, job.buildId);
     if (outcome.reason === 'manifest') throw invalid(outcome.issues);
     throw refused(422, 'archive', outcome.detail);
   }

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeBundle } from '../../../test/fixtures/make-bundle.js';
+import { bundleOf, imageEntries, type TarEntry } from '../../../test/fixtures/bundle-tricks.js';
 import { tgz } from '../../../test/support/archives.js';
 import { refusal } from '../../../test/support/refusal.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
@@ -49,5 +50,41 @@ describe('container builds', () => {
     const res = await platform.fetch(`/api/projects/${project.id}/builds`, { method: 'POST', token, json: { uploadId, manifest: noRun } });
     expect(res.status).toBe(400);
     expect(res.body.issues.map((i: { path: string }) => i.path)).toContain('manifest.run');
+  });
+
+  it('refuses with 422 archive, and makes nothing of, a bundle that tries to name its own manifest or index', async () => {
+    const image = await imageEntries({ repoTags: ['localhost/build-00000000-0000-4000-8000-000000000000:latest'] });
+    const own = String(image.entries.find((e) => e.name === 'manifest.json')!.body);
+    const tricks: Record<string, TarEntry[]> = {
+      './manifest.json': [{ name: './manifest.json', body: own }, ...image.entries],
+      'Manifest.json': [{ name: 'Manifest.json', body: own }, ...image.entries],
+      'manifest.json/': [{ name: 'manifest.json/', type: 'directory' }, ...image.entries],
+      './/manifest.json': [{ name: './/manifest.json', body: own }, ...image.entries],
+      'index.json': [{ name: 'index.json', body: '{"schemaVersion":2,"manifests":[]}' }, ...image.entries],
+      'two images': [...image.entries.filter((e) => e.name !== 'manifest.json'), { name: 'manifest.json', body: JSON.stringify([...JSON.parse(own), ...JSON.parse(own)]) }],
+      'a stray entry': [...image.entries, { name: 'other.tar', body: 'x' }],
+    };
+    for (const [trick, entries] of Object.entries(tricks)) {
+      const { client, project, uploadId } = await deploy(await bundleOf(entries));
+      const r = await refusal(client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest } }));
+      expect(r, trick).toMatchObject({ status: 422, body: { error: 'refused: archive', reason: 'archive', detail: expect.any(String) } });
+      expect(await client.call('listBuilds', { params: { projectId: project.id } }), trick).toEqual([]);
+    }
+  });
+
+  it('records the image id (the config digest) of a hand-made bundle, and strips nothing else from the check', async () => {
+    const image = await imageEntries();
+    const { client, project, uploadId } = await deploy(await bundleOf(image.entries));
+    const build = await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest } });
+    const [row] = await platform.deps.sql<{ image: { id: string } }[]>`select image from builds where id = ${build.id}`;
+    expect(row.image.id).toBe(image.imageId);
+  });
+
+  it('refuses with 422 archive a bundle of more entries than the limit', async () => {
+    const image = await imageEntries();
+    const many = Array.from({ length: 2_100 }, (_, i) => ({ name: `${String(i).padStart(64, '0')}/VERSION`, body: '1.0' }));
+    const { client, project, uploadId } = await deploy(await bundleOf([...many, ...image.entries]));
+    const r = await refusal(client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest } }));
+    expect(r).toMatchObject({ status: 422, body: { reason: 'archive', detail: expect.stringContaining('more than 2000 entries') } });
   });
 });

@@ -18,7 +18,7 @@ export const deployHandlers: Handlers = {
   },
 
   createBuild: async ({ deps, auth, params, body }) => {
-    const { build, liveBuildId } = await createBuild(deps.sql, deps.queues, auth, params.projectId, body);
+    const { build, liveBuildId } = await createBuild(deps, auth, params.projectId, body);
     return buildView(build, liveBuildId);
   },
 
