@@ -83,6 +83,10 @@ const Env = z.object({
    * copies unguarded, with a warning at start.
    */
   RUNNER_HOST_GUARD: z.enum(['auto', 'on', 'off']).default('auto'),
+  /** Sign-in requests (emailed links and device codes) one client address may make per 15 minutes. */
+  SIGN_IN_PER_IP: z.coerce.number().int().min(1).default(60),
+  /** Emailed sign-in links one address may be sent per 15 minutes. */
+  SIGN_IN_PER_EMAIL: z.coerce.number().int().min(1).default(5),
   /** The iptables command the host guard runs (a path where it is not on PATH). */
   RUNNER_IPTABLES: z.string().min(1).default('iptables'),
   /** Engine calls in flight at once: the engine serialises much, and an unbounded burst only queues there. */

@@ -13,6 +13,8 @@ export function createRedis(url: string): Redis {
 }
 
 export interface Queues {
+  /** The shared Redis connection (BullMQ's, also for rate limits: core/rate-limit.ts). */
+  redis: Redis;
   get(name: QueueName): Queue;
   events(name: QueueName): QueueEvents;
   prefix: string;
@@ -26,6 +28,7 @@ export function createQueues(config: Pick<Config, 'REDIS_URL' | 'QUEUE_PREFIX'>)
   const prefix = config.QUEUE_PREFIX;
   return {
     prefix,
+    redis: connection,
     get(name) {
       let q = queues.get(name);
       if (!q) queues.set(name, (q = new Queue(name, { connection, prefix })));

@@ -1,12 +1,17 @@
 import type { Handlers } from '../routing/handler.js';
 import { sessionCookie } from '../routing/request-auth.js';
 import { endSession } from '../../data/sessions.sql.js';
+import { takeSignIn } from './sign-in-limits.js';
 import { approveDeviceLogin, redeemDeviceLogin, sendEmailSignIn, startDeviceLogin, verifyEmailSignIn } from './auth.service.js';
 
 export const authHandlers: Handlers = {
-  emailSignIn: ({ deps, body }) => sendEmailSignIn(deps.sql, deps.mailer, deps.config, body.email),
+  emailSignIn: async ({ deps, body, req }) => {
+    await takeSignIn(deps, req, [{ limit: 'ip' }, { limit: 'email', subject: body.email.trim().toLowerCase() }]);
+    return sendEmailSignIn(deps.sql, deps.mailer, deps.config, body.email);
+  },
 
   emailVerify: async ({ deps, body, req, reply }) => {
+    await takeSignIn(deps, req, [{ limit: 'ip' }]);
     const session = await verifyEmailSignIn(deps.sql, deps.config, body.token, req.headers['user-agent']);
     reply.setCookie(sessionCookie, session.token, {
       path: '/',
@@ -19,9 +24,19 @@ export const authHandlers: Handlers = {
     return { signedIn: true as const, expiresAt: session.expiresAt.toISOString() };
   },
 
-  deviceStart: ({ deps, req }) => startDeviceLogin(deps.sql, deps.config, req.headers['user-agent']),
-  deviceApprove: ({ deps, body, auth }) => approveDeviceLogin(deps.sql, auth.personId, body.userCode),
-  deviceToken: ({ deps, body }) => redeemDeviceLogin(deps.sql, deps.config, body.deviceCode),
+  deviceStart: async ({ deps, req }) => {
+    await takeSignIn(deps, req, [{ limit: 'ip' }]);
+    return startDeviceLogin(deps.sql, deps.config, req.headers['user-agent']);
+  },
+  // Signed in already, but a code is short: guessing other people's codes is throttled too.
+  deviceApprove: async ({ deps, body, auth, req }) => {
+    await takeSignIn(deps, req, [{ limit: 'ip' }]);
+    return approveDeviceLogin(deps.sql, auth.personId, body.userCode);
+  },
+  deviceToken: async ({ deps, body, req }) => {
+    await takeSignIn(deps, req, [{ limit: 'poll' }]);
+    return redeemDeviceLogin(deps.sql, deps.config, body.deviceCode);
+  },
 
   logout: async ({ deps, auth, reply }) => {
     await endSession(deps.sql, auth.sessionId);

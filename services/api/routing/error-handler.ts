@@ -9,7 +9,11 @@ import { Refusal } from '../../core/errors.js';
  * fault: logged in full, answered 500 with no detail.
  */
 export function errorHandler(err: FastifyError | Refusal | Error, req: FastifyRequest, reply: FastifyReply) {
-  if (err instanceof Refusal) return reply.status(err.status).send(err.body());
+  if (err instanceof Refusal) {
+    // A rate limit says when to come back, in the header clients and proxies know (RFC 9110).
+    if (err.status === 429 && typeof err.extra.retryAfter === 'number') reply.header('retry-after', String(err.extra.retryAfter));
+    return reply.status(err.status).send(err.body());
+  }
 
   if (err instanceof InvalidRequest) return reply.status(400).send({ error: 'invalid', issues: err.issues });
 
