@@ -70,6 +70,12 @@ describe('entering through a link', () => {
     const { base, jar } = await enterRoom(platform, url);
     expect((await hit(platform, `${base}/grant`, { method: 'POST', json: { app: 'web' } })).status).toBe(404);
     expect((await hit(platform, `${base}/grant`, { method: 'POST', jar, json: { app: 'web' }, headers: { origin: 'http://evil.example' } })).status).toBe(403);
+    // Without any Origin: not from the room's page either (a script-less form post, a tool), refused and nothing recorded.
+    const bare = await hit(platform, `${base}/hello`, { method: 'POST', jar, json: { name: 'Mallory' }, noOrigin: true });
+    expect(bare.status).toBe(403);
+    expect(bare.json).toEqual({ error: 'role cannot', reason: 'permission', action: 'cross-origin' });
+    const [session] = await platform.deps.sql<{ viewerName: string }[]>`select viewer_name from room_sessions where id = ${base.split('/')[2]}`;
+    expect(session.viewerName).not.toBe('Mallory');
     expect((await hit(platform, `${base}/grant`, { method: 'POST', jar, json: { app: 'nope' } })).status).toBe(404);
   });
 });

@@ -40,9 +40,12 @@ export type Answer = { status: number; headers: Record<string, string | string[]
  * A raw HTTP request to the platform's port with any Host, keeping cookies in `jar` (name → value)
  * the way a browser would for that host: content origins are other hosts on the same port.
  */
-export function hit(platform: Platform, path: string, opts: { host?: string; method?: string; jar?: Jar; headers?: Record<string, string>; json?: unknown; body?: string } = {}): Promise<Answer> {
+export function hit(platform: Platform, path: string, opts: { host?: string; method?: string; jar?: Jar; headers?: Record<string, string>; json?: unknown; body?: string; noOrigin?: boolean } = {}): Promise<Answer> {
   const url = new URL(platform.baseUrl);
   const headers: Record<string, string> = { ...opts.headers };
+  // As a browser does: a POST from the room's page carries the platform's origin.
+  const method = opts.method ?? 'GET';
+  if (method !== 'GET' && method !== 'HEAD' && !opts.host && !opts.noOrigin && headers.origin === undefined) headers.origin = url.origin;
   if (opts.host) headers.host = opts.host;
   if (opts.jar?.size) headers.cookie = [...opts.jar].map(([k, v]) => `${k}=${v}`).join('; ');
   let body = opts.body;

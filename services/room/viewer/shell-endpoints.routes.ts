@@ -127,8 +127,9 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
 
   async function shellSession(req: FastifyRequest, reply: FastifyReply): Promise<RoomSessionRow | null> {
     const { sessionId } = req.params as { sessionId: string };
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== platformOrigin()) {
+    // Browsers send Origin with every POST, fetch and sendBeacon alike: a request without one
+    // did not come from the room's page, and is refused like one from another origin.
+    if (req.headers.origin !== platformOrigin()) {
       reply.status(403).send({ error: 'role cannot', reason: 'permission', action: 'cross-origin' });
       return null;
     }
