@@ -18,3 +18,10 @@ it('wants {slug} in the host', () => {
   expect(contentDomainProblem('https://app.example.com', 'https://rooms.example-rooms.com')).toMatch(/\{slug\}/);
   expect(contentDomainProblem('https://app.example.com', 'https://rooms.example-rooms.com/{slug}')).toMatch(/host, not its path/);
 });
+
+it('holds for the shipped Kubernetes config', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const text = await readFile(new URL('../../infra/k8s/config.yaml', import.meta.url), 'utf8');
+  const value = (name: string) => new RegExp(`^\\s+${name}:\\s*(\\S+)`, 'm').exec(text)![1];
+  expect(contentDomainProblem(value('PUBLIC_URL'), value('CONTENT_ORIGIN'))).toBeNull();
+});
