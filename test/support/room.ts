@@ -83,7 +83,6 @@ export function shellData(html: string) {
   return JSON.parse(m[1]);
 }
 
-/** The content-origin host (with port) of a label, for this platform. */
 /** The host of a project's static content origin (its slug and id: services/room/origins.ts). */
 export const contentHost = (platform: Platform, project: { slug: string; id: string }) =>
   new URL(platform.deps.config.contentOrigin.replace('{slug}', staticLabelOf(project.slug, project.id))).host;
