@@ -90,14 +90,27 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     if (options.live) {
       await ask('making the build live', () => client.call('makeLive', { params: { projectId: project!.id, buildId } }));
       log.done('live', `${project.slug} now shows build ${buildId}`);
+      await printWaysIn(ctx, client, project);
     } else {
       log.done('live', `not made live (--no-live): \`pitch rollback ${buildId}\` makes it live`);
+      ctx.result(project.roomUrl);
     }
-    ctx.result(project.roomUrl);
   } finally {
     await early?.stop();
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Where to see the room now: a preview address (one use, two minutes, records nothing), printed
+ * as the result, and the command that makes a viewer's private link. The project's own address
+ * (`/p/<slug>`) is its public listing, which a private project does not have.
+ */
+export async function printWaysIn(ctx: CliContext, client: Client, project: Project): Promise<void> {
+  const { url } = await ask('making a preview address', () => client.call('previewPass', { params: { projectId: project.id } }));
+  ctx.info(`preview   ${url}  (opens the room as a viewer sees it; one use, within 2 minutes)`);
+  ctx.info(`share     pitch links create "Viewer Name" --project ${project.slug}  (a private link for one viewer)`);
+  ctx.result(url);
 }
 
 async function createProject(ctx: CliContext, client: Client, slug: string, name: string, fromFlag: boolean): Promise<Project> {
