@@ -6,19 +6,27 @@
   const base = `/room/${data.sessionId}`;
   const tabs = Array.from(document.querySelectorAll('[role="tab"]'));
   const loaded = new Set();
-  const pending = {};
   let current = null;
+
+  // Visible seconds per app or page, counted as the visit goes and flushed every few seconds,
+  // so listVisits shows a visit under way and a quiet end lands near the viewer's last moment.
+  // Only visible time counts; a hidden room sends nothing, so a forgotten background tab goes
+  // quiet and its visit ends on the server (quietSeconds) at its last flush.
+  const flushMs = 5000;
+  const pending = {};
   let since = performance.now();
+  let visible = document.visibilityState === 'visible';
 
   const post = (path, body) => fetch(`${base}/${path}`, {
     method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
   });
 
-  // Seconds spent on the tab in view, counted only while the page is visible.
+  /** Adds the time since the last call to the tab in view, if the room was visible all along. */
   function account() {
     const now = performance.now();
-    if (current && document.visibilityState === 'visible') pending[current] = (pending[current] || 0) + (now - since) / 1000;
+    if (current && visible) pending[current] = (pending[current] || 0) + (now - since) / 1000;
     since = now;
+    visible = document.visibilityState === 'visible';
   }
 
   function takeTime() {
@@ -104,9 +112,13 @@
     const wanted = location.hash.slice(1);
     show(tabs.some((t) => t.dataset.tab === wanted) ? wanted : data.opened);
     const withCopy = (body) => (data.kind === 'container' ? { ...body, copy: true } : body);
-    setInterval(() => { post('beat', withCopy(takeTime())).catch(() => {}); }, 15000);
-    document.addEventListener('visibilitychange', account);
-    addEventListener('pagehide', () => navigator.sendBeacon(`${base}/leave`, JSON.stringify(withCopy(takeTime()))));
+    const beacon = (path) => navigator.sendBeacon(`${base}/${path}`, JSON.stringify(withCopy(takeTime())));
+    setInterval(() => { if (document.visibilityState === 'visible') post('beat', withCopy(takeTime())).catch(() => {}); }, flushMs);
+    // Hidden: what was seen so far goes now, by beacon, as the page may never come back.
+    document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') beacon('beat'); else account(); });
+    addEventListener('pagehide', () => beacon('leave'));
+    // Back from the browser's page cache: the visit ended at pagehide; the next flush starts another.
+    addEventListener('pageshow', (event) => { if (event.persisted) account(); });
     setUpControls();
     setUpStory();
   }
