@@ -66,3 +66,15 @@ export async function resolveLinkKey(sql: Sql, key: string): Promise<{ link: Lin
   const [project] = await sql<ProjectRow[]>`select * from projects where id = ${link.projectId} and deleted_at is null`;
   return project ? { link, project } : null;
 }
+
+/**
+ * Who sent a link, as the room's who-are-you prompt names them: the name of the person who made
+ * it, else its workspace's name (a person without a chosen name, or one since removed).
+ */
+export async function linkSenderName(sql: Sql, linkId: string): Promise<string | null> {
+  const [row] = await sql<{ sender: string }[]>`
+    select coalesce(nullif(p.name, ''), w.name) as sender
+    from links l join workspaces w on w.id = l.workspace_id left join people p on p.id = l.created_by
+    where l.id = ${linkId}`;
+  return row?.sender ?? null;
+}

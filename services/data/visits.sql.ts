@@ -31,6 +31,18 @@ export async function endQuietVisits(sql: Db, projectId: string) {
 }
 
 /**
+ * Ends every quiet visit on the platform, at its last beacon (the hourly sweep), so a visit whose
+ * viewer vanished without a pagehide beacon (a killed browser, a lost network) is ended in the
+ * table too, not only in what listVisits shows. Returns how many it ended.
+ */
+export async function endQuietVisitsEverywhere(sql: Db): Promise<number> {
+  const ended = await sql`
+    update visits set ended_at = last_seen_at
+    where ended_at is null and last_seen_at < now() - make_interval(secs => ${quietSeconds})`;
+  return ended.count;
+}
+
+/**
  * One beacon: the session is seen, and each app or page gets the seconds the shell reports,
  * never more in all than the time since the last beacon (plus slack), so a tampered shell
  * cannot inflate a visit. A viewer back after going quiet gets a new visit.
@@ -42,6 +54,10 @@ export async function recordBeat(sql: Sql, session: RoomSessionRow, time: Record
       from visits where id = ${session.visitId} for update`;
     const open = visit && !visit.endedAt && visit.elapsed < quietSeconds;
     if (visit && !visit.endedAt && !open) await tx`update visits set ended_at = last_seen_at where id = ${visit.id}`;
+    // A new visit starts only with seconds seen: a stray beacon after the viewer left (a flush
+    // racing pagehide) would otherwise open a visit that ends where it started.
+    const seen = Object.values(time).some((s) => Math.floor(s) > 0);
+    if (!open && !seen) return;
     const visitId = open ? visit.id : await startVisit(tx, session, null);
     if (!visitId) return;
     const spent = open ? (JSON.parse(visit.time) as Record<string, number>) : {};

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { staticLabelOf } from '../../services/room/origins.js';
+import type { Frame, Page } from 'playwright-core';
 import { tgz } from './archives.js';
 import type { Platform } from './platform.js';
 import { uniqueSlug } from './refusal.js';
@@ -104,4 +105,23 @@ export async function enterRoom(platform: Platform, url: string, opts: { appId?:
   const contentJar: Jar = new Map();
   const entered = await hit(platform, target.pathname + target.search, { host: target.host, jar: contentJar });
   return { jar, contentJar, data, base, page, grant, entered, host: target.host };
+}
+
+/** Says who the viewer is, as the room's prompt asks once per session (Chromium tests). */
+export async function answerWhoAreYou(page: Page, name = 'Ada Prospect') {
+  const dialog = page.locator('dialog#who');
+  await dialog.waitFor({ state: 'visible' });
+  await page.fill('#who-form input[name="name"]', name);
+  await page.click('#who-form button[type="submit"]');
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+/** The frame of an app once it has passed through the grant to the content origin (Chromium tests). */
+export async function appFrame(page: Page, appId: string): Promise<Frame> {
+  const handle = await page.waitForSelector(`iframe[data-app="${appId}"][src]`);
+  const frame = await handle.contentFrame();
+  if (!frame) throw new Error(`no frame for ${appId}`);
+  await frame.waitForURL((u) => u.hostname.endsWith('.rooms.localhost') && !u.pathname.startsWith('/__pp/'));
+  await frame.waitForLoadState('load');
+  return frame;
 }

@@ -181,6 +181,28 @@ describe('the sweep', () => {
     }
   });
 
+  it('ends visits gone quiet at their last beacon, and leaves open and ended ones as they are', async () => {
+    const { workspaceId } = await workspace();
+    const { id: projectId } = await project(workspaceId);
+    const visit = async (started: string, seen: string, ended: string | null) => {
+      const [row] = await sql<{ id: string }[]>`
+        insert into visits (workspace_id, project_id, started_at, last_seen_at, ended_at)
+        values (${workspaceId}, ${projectId}, ${ago(started)}, ${ago(seen)}, ${ended === null ? null : ago(ended)}) returning id`;
+      return row.id;
+    };
+    const quiet = await visit('1 hour', '50 minutes', null);
+    const open = await visit('10 minutes', '3 seconds', null);
+    const ended = await visit('2 hours', '100 minutes', '100 minutes');
+    await run();
+    const rows = await sql<{ id: string; endedAt: Date | null; lastSeenAt: Date; startedAt: Date }[]>`
+      select id, ended_at, last_seen_at, started_at from visits where project_id = ${projectId}`;
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    expect(byId.get(quiet)!.endedAt?.getTime()).toBe(byId.get(quiet)!.lastSeenAt.getTime());
+    expect(byId.get(quiet)!.endedAt!.getTime() - byId.get(quiet)!.startedAt.getTime()).toBeGreaterThan(5 * 60_000);
+    expect(byId.get(open)!.endedAt).toBeNull();
+    expect(byId.get(ended)!.endedAt?.getTime()).toBe(byId.get(ended)!.lastSeenAt.getTime());
+  });
+
   it('can run twice at once: each row is swept by one of them, and nothing fails', async () => {
     const { workspaceId } = await workspace();
     const stale = await Promise.all([1, 2, 3, 4, 5, 6].map(() => project(workspaceId).then((p) => upload(workspaceId, p.id, 'declared', '30 hours'))));

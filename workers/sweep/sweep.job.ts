@@ -3,6 +3,7 @@ import type { WorkerDeps } from '../worker-deps.js';
 import { sweepDeletedProjects } from './deleted-projects.sweep.js';
 import { sweepExpiredSecrets } from './expired-secrets.sweep.js';
 import { sweepUnfinishedUploads } from './unfinished-uploads.sweep.js';
+import { endQuietVisitsEverywhere } from '../../services/data/visits.sql.js';
 
 /**
  * sweep (hourly, scheduled by workers/main.ts): removes what can no longer be used. Every step is
@@ -18,8 +19,11 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
   const unfinishedUploads = await sweepUnfinishedUploads(deps.sql, deps.storage);
   await job?.updateProgress(60);
   const purged = await sweepDeletedProjects(deps.sql, deps.storage);
+  await job?.updateProgress(90);
+  // Visits whose viewer vanished without saying goodbye end at their last beacon.
+  const quietVisits = await endQuietVisitsEverywhere(deps.sql);
   await job?.updateProgress(100);
-  const counts = { ...secrets, unfinishedUploads, purgedProjects: purged.projects, purgedObjects: purged.objects };
+  const counts = { ...secrets, unfinishedUploads, purgedProjects: purged.projects, purgedObjects: purged.objects, quietVisits };
   deps.log.info(counts, 'sweep done');
   return counts;
 }

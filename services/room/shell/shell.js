@@ -6,19 +6,27 @@
   const base = `/room/${data.sessionId}`;
   const tabs = Array.from(document.querySelectorAll('[role="tab"]'));
   const loaded = new Set();
-  const pending = {};
   let current = null;
+
+  // Visible seconds per app or page, counted as the visit goes and flushed every few seconds,
+  // so listVisits shows a visit under way and a quiet end lands near the viewer's last moment.
+  // Only visible time counts; a hidden room sends nothing, so a forgotten background tab goes
+  // quiet and its visit ends on the server (quietSeconds) at its last flush.
+  const flushMs = 5000;
+  const pending = {};
   let since = performance.now();
+  let visible = document.visibilityState === 'visible';
 
   const post = (path, body) => fetch(`${base}/${path}`, {
     method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
   });
 
-  // Seconds spent on the tab in view, counted only while the page is visible.
+  /** Adds the time since the last call to the tab in view, if the room was visible all along. */
   function account() {
     const now = performance.now();
-    if (current && document.visibilityState === 'visible') pending[current] = (pending[current] || 0) + (now - since) / 1000;
+    if (current && visible) pending[current] = (pending[current] || 0) + (now - since) / 1000;
     since = now;
+    visible = document.visibilityState === 'visible';
   }
 
   function takeTime() {
@@ -31,11 +39,16 @@
     return { time };
   }
 
-  function stateText(appId, text) {
+  // What the frame shows while its app is not in front of the viewer: a card in the room's look,
+  // a title and the words, over the frame (never a page asked of an origin that may not answer).
+  function stateText(appId, notice) {
     const el = document.querySelector(`[data-state-for="${appId}"]`);
     if (!el) return;
-    el.textContent = text || '';
-    el.hidden = !text;
+    const { title = '', message = '' } = typeof notice === 'string' ? { message: notice } : (notice || {});
+    el.querySelector('h2').textContent = title;
+    el.querySelector('h2').hidden = !title;
+    el.querySelector('p').textContent = message;
+    el.hidden = !title && !message;
   }
 
   const origins = {};
@@ -48,7 +61,7 @@
     if (loaded.has(appId)) return opening[appId] || Promise.resolve();
     loaded.add(appId);
     const frame = document.querySelector(`iframe[data-app="${appId}"]`);
-    stateText(appId, 'Opening…');
+    stateText(appId, { message: 'Opening…' });
     opening[appId] = (async () => {
       for (;;) {
         let body = {};
@@ -64,11 +77,11 @@
             stateText(appId, '');
             return;
           }
-          if (!res.ok) body = { message: body.message || 'This part of the demo could not be opened. Reload to try again.' };
+          if (!res.ok) body = { title: 'Could not open', message: body.message || 'This part of the demo could not be opened. Reload to try again.' };
         } catch {
-          body = { message: 'The room lost its connection. Retrying…', waiting: true };
+          body = { title: 'Connection lost', message: 'The room lost its connection. Retrying…', waiting: true };
         }
-        stateText(appId, body.message);
+        stateText(appId, body);
         if (!body.waiting) { loaded.delete(appId); return; }
         await sleep(body.state === 'queued' ? 2000 : 500);
       }
@@ -87,6 +100,7 @@
     }
     const tab = tabs.find((t) => t.dataset.tab === id);
     if (tab && tab.dataset.kind === 'app') load(id);
+    markDevice();
   }
 
   for (const tab of tabs) {
@@ -104,9 +118,15 @@
     const wanted = location.hash.slice(1);
     show(tabs.some((t) => t.dataset.tab === wanted) ? wanted : data.opened);
     const withCopy = (body) => (data.kind === 'container' ? { ...body, copy: true } : body);
-    setInterval(() => { post('beat', withCopy(takeTime())).catch(() => {}); }, 15000);
-    document.addEventListener('visibilitychange', account);
-    addEventListener('pagehide', () => navigator.sendBeacon(`${base}/leave`, JSON.stringify(withCopy(takeTime()))));
+    const beacon = (path) => navigator.sendBeacon(`${base}/${path}`, JSON.stringify(withCopy(takeTime())));
+    setInterval(() => { if (document.visibilityState === 'visible') post('beat', withCopy(takeTime())).catch(() => {}); }, flushMs);
+    // Hidden: what was seen so far goes now, by beacon, as the page may never come back.
+    document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') beacon('beat'); else account(); });
+    addEventListener('pagehide', () => beacon('leave'));
+    // Back from the browser's page cache: the visit ended at pagehide; the next flush starts another.
+    addEventListener('pageshow', (event) => { if (event.persisted) account(); });
+    setUpMenus();
+    setUpDevices();
     setUpControls();
     setUpStory();
   }
@@ -135,6 +155,7 @@
     const outcome = document.querySelector('.run-outcome');
     for (const button of document.querySelectorAll('[data-run]')) {
       button.addEventListener('click', async () => {
+        closeMenus();
         button.disabled = true;
         outcome.hidden = false;
         outcome.textContent = 'Running…';
@@ -147,19 +168,63 @@
     }
   }
 
-  // The guided story: a step's calls run first, in order, then its app opens at its page.
+  // Menus in the bar (<details>): one open at a time, closed by a choice, Escape or a click elsewhere.
+  const menus = () => Array.from(document.querySelectorAll('details.menu-button'));
+  function closeMenus(except) {
+    for (const m of menus()) if (m !== except) m.open = false;
+  }
+  function setUpMenus() {
+    for (const m of menus()) m.addEventListener('toggle', () => { if (m.open) closeMenus(m); });
+    document.addEventListener('click', (event) => { if (!event.target.closest('details.menu-button')) closeMenus(); });
+    document.addEventListener('keydown', (event) => { if (event.key === 'Escape') closeMenus(); });
+  }
+
+  // The device frame of the app in view: the viewer's pick, else the manifest's (or a step's).
+  const picked = {};
+  function frameBox(appId) {
+    const frame = document.querySelector(`iframe[data-app="${appId}"]`);
+    return frame && frame.parentElement;
+  }
+  function setDevice(appId, device) {
+    const box = frameBox(appId);
+    if (box) box.className = `frame frame-${device || box.dataset.device}`;
+    markDevice();
+  }
+  function markDevice() {
+    const box = current && frameBox(current);
+    const now = box ? box.className.replace(/^frame frame-/, '') : null;
+    for (const b of document.querySelectorAll('details.device [data-device]')) b.setAttribute('aria-checked', String(b.dataset.device === now));
+    const menu = document.querySelector('details.device');
+    if (menu) menu.hidden = !box;
+  }
+  function setUpDevices() {
+    for (const b of document.querySelectorAll('details.device [data-device]')) {
+      b.addEventListener('click', () => {
+        if (current && frameBox(current)) { picked[current] = b.dataset.device; setDevice(current, b.dataset.device); }
+        closeMenus();
+      });
+    }
+    markDevice();
+  }
+
+  // The guided story: a step's calls run first, in order, then its app opens at its page. The
+  // card offers no Back on the first step and no Next on the last.
   function setUpStory() {
     const panel = document.getElementById('story');
     const toggle = document.getElementById('story-toggle');
     if (!panel || !toggle) return;
     let at = -1;
     const calls = panel.querySelector('.step-calls');
+    const back = panel.querySelector('[data-step="-1"]');
+    const next = panel.querySelector('[data-step="1"]');
     async function go(index) {
       at = Math.max(0, Math.min(data.story.length - 1, index));
       const step = data.story[at];
       panel.querySelector('.step-count').textContent = `Step ${at + 1} of ${data.story.length}`;
       panel.querySelector('.step-title').textContent = step.title;
       panel.querySelector('.step-say').textContent = step.say;
+      back.hidden = at === 0;
+      next.hidden = at === data.story.length - 1;
       calls.textContent = '';
       if (step.runs) {
         calls.textContent = 'Preparing this step…';
@@ -174,19 +239,27 @@
         if (!ok) return;
       }
       show(step.app);
-      const frame = document.querySelector(`iframe[data-app="${step.app}"]`);
-      const box = frame && frame.parentElement;
-      if (box && step.device) box.className = `frame frame-${step.device}`;
-      else if (box) box.className = `frame frame-${box.dataset.device}`;
+      setDevice(step.app, step.device || picked[step.app]);
       await load(step.app);
-      if (step.path && origins[step.app]) frame.src = origins[step.app] + step.path;
+      if (step.path && origins[step.app]) openPath(step.app, step.path);
     }
     toggle.addEventListener('click', () => {
       panel.hidden = !panel.hidden;
       toggle.setAttribute('aria-expanded', String(!panel.hidden));
+      document.body.classList.toggle('touring', !panel.hidden);
       if (!panel.hidden && at < 0) go(0);
     });
     for (const b of panel.querySelectorAll('[data-step]')) b.addEventListener('click', () => go(at + Number(b.dataset.step)));
+  }
+
+  // Opens a page of an app in its frame. The frame's address is set anew even when only the hash
+  // differs from the last one set (a hash-routed app, `#/tag/op`): setting `src` to the value it
+  // already holds would not move the app, so the address is first put through a blank frame.
+  function openPath(appId, path) {
+    const frame = document.querySelector(`iframe[data-app="${appId}"]`);
+    const url = origins[appId] + path;
+    if (frame.getAttribute('src') === url) frame.src = 'about:blank';
+    frame.src = url;
   }
 
   // Who are you: asked once per session, with an email when the project requires one.

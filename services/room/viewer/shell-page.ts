@@ -1,6 +1,7 @@
 import type { Sql } from '../../core/db.js';
 import type { ProjectRow } from '../../data/projects.sql.js';
 import { effectiveAppOrder } from '../../data/app-order.js';
+import { linkSenderName } from '../../data/links.sql.js';
 import type { RoomSessionRow } from '../../data/viewer-sessions.sql.js';
 import { escapeHtml, roomDocument } from './html.js';
 import { renderPage } from './render-page.js';
@@ -30,6 +31,8 @@ export type ShellData = {
   pages: { id: string; title: string }[];
   opened: string | null;
   ask: { name: boolean; email: boolean; suggestedName: string | null };
+  /** Who sent the link (the who-are-you prompt names them); null in a preview. */
+  sender: string | null;
   /** The guided story: each step's words, app, page and device; `runs` when it makes calls first. */
   story: { id: string; title: string; say: string; app: string; path: string | null; device: string | null; runs: boolean }[];
   /** Scenario controls of a container build: reset, and each scenario by id. */
@@ -58,6 +61,7 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
   const pages = await sql<{ id: string; title: string; kind: 'markdown' | 'html'; content: string }[]>`
     select id, title, kind, content from room_pages where project_id = ${project.id} order by position`;
   const { ordered, opened } = appsInOrder(build?.manifest.apps ?? [], room?.appOrder ?? null);
+  const sender = session.linkId ? await linkSenderName(sql, session.linkId) : null;
 
   const data: ShellData = {
     sessionId: session.id,
@@ -67,6 +71,7 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
     pages: pages.map((p) => ({ id: p.id, title: p.title })),
     opened: opened ?? pages[0]?.id ?? null,
     ask: { name: !session.viewerName, email: project.requireEmail && !session.viewerEmail, suggestedName },
+    sender,
     story: (build?.manifest.story ?? []).map((st) => ({
       id: st.id, title: st.title, say: st.say, app: st.app, path: st.path ?? null, device: st.device ?? null, runs: Boolean(st.run?.length),
     })),
@@ -83,7 +88,7 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
   const appPanels = ordered.map((a) => `
 <section class="panel" id="panel-${a.id}" role="tabpanel" aria-labelledby="tab-${a.id}" hidden>
   <div class="frame frame-${a.device}" data-device="${a.device}"><iframe title="${escapeHtml(a.name)}" data-app="${a.id}" sandbox="${appSandbox}" allow="clipboard-write" referrerpolicy="no-referrer"></iframe></div>
-  <p class="state" data-state-for="${a.id}" hidden></p>
+  <div class="state" data-state-for="${a.id}" role="status" hidden><h2></h2><p></p></div>
 </section>`).join('');
   // Pages are sanitised, and drawn in a sandbox without scripts or this origin's rights.
   const pagePanels = pages.map((p) => `
@@ -94,15 +99,16 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
 
   const body = `
 <header class="bar">
-  <span class="project">${escapeHtml(project.name)}</span>${session.preview ? '<span class="badge">Preview</span>' : ''}
+  <span class="project" title="${escapeHtml(project.name)}">${escapeHtml(project.name)}</span>${session.preview ? '<span class="badge">Preview</span>' : ''}
   <nav class="tabs" role="tablist">${tabs}</nav>
-  <span class="tools">${data.story.length ? '<button type="button" id="story-toggle" aria-expanded="false" aria-controls="story">Guided tour</button>' : ''}${controlsMenu(data.controls)}</span>
+  <span class="tools">${data.story.length ? '<button type="button" id="story-toggle" aria-expanded="false" aria-controls="story">Tour</button>' : ''}${ordered.length ? deviceMenu : ''}${controlsMenu(data.controls)}</span>
 </header>
 ${data.story.length ? storyPanel() : ''}
 <main class="stage">${empty}${appPanels}${pagePanels}</main>
 <dialog id="who">
   <form method="dialog" id="who-form">
     <h2>Who are you?</h2>
+    <p class="who-sent">${whoSent(sender, session.preview)}</p>
     <label>Your name <input name="name" maxlength="80" autocomplete="name"></label>
     <label class="email">Your email <input name="email" type="email" maxlength="254" autocomplete="email"></label>
     <p class="error" role="alert"></p>
@@ -112,8 +118,21 @@ ${data.story.length ? storyPanel() : ''}
   return roomDocument({ title: project.name, body, script: '/room/assets/shell.js', data });
 }
 
+/** The prompt's line: who sent the link, and that the visit is recorded for them (none in a preview). */
+const whoSent = (sender: string | null, preview: boolean) => preview
+  ? 'This is a preview: nothing of it is recorded.'
+  : `${sender ? `${escapeHtml(sender)} sent you this link.` : 'This link was sent to you.'} Your visit (your name and the time you spend on each part) is recorded for ${sender ? 'them' : 'the sender'}.`;
+
+/** The device frame the viewer picks for the app in view; the manifest's device is where it starts. */
+const deviceMenu = `
+<details class="menu-button device"><summary aria-label="Device frame">Device</summary><div class="menu" role="menu">
+<button type="button" role="menuitemradio" data-device="laptop">Desktop</button>
+<button type="button" role="menuitemradio" data-device="tablet">Tablet</button>
+<button type="button" role="menuitemradio" data-device="phone">Phone</button>
+</div></details>`;
+
 const controlsMenu = (c: ShellData['controls']) => !c.reset && !c.scenarios.length ? '' : `
-<details class="controls"><summary>Scenarios</summary><div class="menu">
+<details class="menu-button controls"><summary>Scenarios</summary><div class="menu" role="menu">
 ${c.reset ? '<button type="button" data-run="reset">Reset the demo</button>' : ''}
 ${c.scenarios.map((sc) => `<button type="button" data-run="scenario" data-id="${escapeHtml(sc.id)}" title="${escapeHtml(sc.description ?? '')}">${escapeHtml(sc.label)}</button>`).join('')}
 </div></details>
