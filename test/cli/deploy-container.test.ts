@@ -19,7 +19,7 @@ describe('pitch deploy of a container demo', () => {
     expect(result.code, result.stderr).toBe(0);
 
     const project = (await ctx.builder.client.call('listProjects')).find((p) => p.slug === slug)!;
-    expect(result.stdout).toBe(`${project.roomUrl}\n`);
+    expect(result.stdout).toMatch(/\/preview\/pp_pre_\S+\n$/);
     const [build] = await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } });
     expect(build).toMatchObject({ kind: 'container', live: true });
     expect(project.liveBuildId).toBe(build.id);

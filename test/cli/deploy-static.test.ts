@@ -13,16 +13,21 @@ const ctx = platformForPitch();
 const unique = (name: string) => `${name} ${crypto.randomUUID().slice(0, 8)}`;
 
 describe('pitch deploy of a static site', () => {
-  it('builds, uploads and makes it live, printing only the room address', async () => {
+  it('builds, uploads and makes it live, printing a preview address that opens the room', async () => {
     const name = unique('Static pitch demo');
     const dir = await fixture('static-site', name);
     const result = await pitch(['deploy'], ctx.env, dir);
     expect(result.code, result.stderr).toBe(0);
 
-    // The project was made from the manifest's name, and stdout holds its room address alone.
+    // The project was made from the manifest's name, and stdout holds a preview address alone
+    // (a private project's /p/<slug> is no page); stderr says how to make a viewer's link.
     const [project] = (await ctx.builder.client.call('listProjects')).filter((p) => p.name === name);
     expect(project.slug).toMatch(/^static-pitch-demo-[0-9a-f]{8}$/);
-    expect(result.stdout).toBe(`${project.roomUrl}\n`);
+    expect(result.stdout).toMatch(new RegExp(`^${ctx.platform.baseUrl}/preview/pp_pre_\\S+\n$`));
+    expect(result.stderr).toContain(`pitch links create "Viewer Name" --project ${project.slug}`);
+    const preview = await fetch(result.stdout.trim());
+    expect(preview.status).toBe(200);
+    expect(await preview.text()).toContain(name);
 
     // The build is live, its files were built by the build script, and the manifest's page was sent.
     const builds = await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } });

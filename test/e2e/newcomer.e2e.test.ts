@@ -1,0 +1,99 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createClient } from '../../services/contract/api-client.js';
+import { launchChromium } from '../support/browser.js';
+import { startPlatform, type Platform } from '../support/platform.js';
+import { deployStaticRoom } from '../support/room.js';
+import { waitFor } from '../support/wait-for.js';
+
+// A newcomer's first hour, in Chromium: the platform's address leads to sign-in, the emailed link
+// signs in, `pitch login`'s address approves the tool, and the preview address `pitch deploy`
+// prints opens the room.
+
+let platform: Platform;
+let browser: Browser;
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await platform?.close();
+});
+
+/** The link in the newest mail to `email` (no SMTP here: the outbox folder). */
+async function mailedLink(email: string): Promise<string> {
+  const outbox = join(platform.deps.config.DATA_DIR, 'outbox');
+  const file = await waitFor(`a mail to ${email}`, async () => (await readdir(outbox)).filter((f) => f.includes(email.replace(/[^a-z0-9@.-]/gi, '_'))).sort().at(-1));
+  return /(https?:\/\/\S+\/auth\/email\?token=[\w%-]+)/.exec(await readFile(join(outbox, file), 'utf8'))![1];
+}
+
+it('signs in from the sign-in page with the emailed link, then approves the pitch tool', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+  page.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.url()}`));
+
+  await page.goto(platform.baseUrl + '/');
+  expect(new URL(page.url()).pathname).toBe('/login');
+  const email = `newcomer-${crypto.randomUUID()}@example.com`;
+  await page.fill('#email', email);
+  await page.click('button[type=submit]');
+  await expect.poll(() => page.textContent('[role=status]')).toContain(`We sent a sign-in link to ${email}`);
+  expect(await page.isVisible('#outbox')).toBe(true);
+
+  await page.goto(await mailedLink(email));
+  await page.waitForURL(platform.baseUrl + '/');
+  await expect.poll(() => page.textContent('#who')).toBe(email);
+
+  // `pitch login` starts a device login and sends the builder to its address.
+  const tool = createClient({ baseUrl: platform.baseUrl });
+  const start = await tool.call('deviceStart');
+  expect((await tool.call('deviceToken', { body: { deviceCode: start.deviceCode } }))).toMatchObject({ pending: true });
+  await page.goto(start.verifyUrl);
+  expect(await page.textContent('.code')).toBe(start.userCode);
+  await page.click('button');
+  await expect.poll(() => page.textContent('[role=status]')).toContain('Approved');
+  const granted = await tool.call('deviceToken', { body: { deviceCode: start.deviceCode } });
+  expect(granted).toHaveProperty('token');
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+it('sends a signed-out builder from the device page to sign in, and back to it', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const start = await createClient({ baseUrl: platform.baseUrl }).call('deviceStart');
+  await page.goto(start.verifyUrl);
+  expect(new URL(page.url()).pathname).toBe('/login');
+  const email = `device-${crypto.randomUUID()}@example.com`;
+  await page.fill('#email', email);
+  await page.click('button[type=submit]');
+  await expect.poll(() => page.textContent('[role=status]')).toContain('We sent');
+  await page.goto(await mailedLink(email));
+  await page.waitForURL((u) => u.pathname === '/device');
+  expect(await page.textContent('.code')).toBe(start.userCode);
+  await context.close();
+});
+
+it('refuses to send anyone off the platform after sign-in', async () => {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${platform.baseUrl}/login?next=//evil.example/`);
+  expect(await page.textContent('main')).not.toContain('evil.example');
+  await page.context().close();
+});
+
+it('opens the room at the preview address a deploy prints', async () => {
+  const person = await platform.person({ plan: 'solo' });
+  const { project } = await deployStaticRoom(platform, person);
+  // What `pitch deploy` prints on stdout (services/cli/deploy-steps/deploy-flow.ts printWaysIn).
+  const { url } = await person.client.call('previewPass', { params: { projectId: project.id } });
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(url);
+  await page.waitForSelector('iframe[data-app]', { state: 'attached' });
+  expect(await page.title()).toContain(project.name);
+  await page.context().close();
+});
