@@ -59,6 +59,15 @@ describe('pitch init and validate', () => {
     expect(JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8'))).toMatchObject({ kind: 'container', name: 'Acme shop', health: '/healthz' });
   });
 
+  it('writes the health path it is given for a container, and refuses one that is not a path', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pitch-init-'));
+    const made = await pitch(['init', '--kind', 'container', '--name', 'Api demo', '--health', '/api/status'], env, dir);
+    expect(made.code, made.stderr).toBe(0);
+    expect(JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8'))).toMatchObject({ kind: 'container', health: '/api/status' });
+    expectRefusal(await pitch(['init', '--force', '--kind', 'container', '--name', 'Api demo', '--health', 'api/status'], env, dir), /--health api\/status is not a path on the server/);
+    expect(JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8')).health).toBe('/api/status');
+  });
+
   it('lists every problem with its field, and the notes, and exits 1', async () => {
     const dir = await fixture('static-site');
     const file = join(dir, 'pitch.json');

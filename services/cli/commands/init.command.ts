@@ -12,6 +12,7 @@ interface Options {
   kind?: 'static' | 'container';
   name?: string;
   output?: string;
+  health?: string;
   force?: boolean;
 }
 
@@ -22,6 +23,7 @@ export function initCommand(): Command {
     .addOption(new Option('--kind <kind>', 'static (a folder of files) or container (a server)').choices(['static', 'container']))
     .option('--name <name>', "the demo's name; the project's address is made from it")
     .option('--output <folder>', 'static: the folder the build writes, with index.html in it')
+    .option('--health <path>', 'container: the path that answers 200 once the server is ready (asked when not given)')
     .option('--force', 'overwrite an existing pitch.json')
     .action(async (dir: string, options: Options, command: Command) => init(contextOf(command), dir, options));
 }
@@ -34,6 +36,12 @@ function nameFromFolder(dir: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** A health path as given on the command line: a path on the server, starting with one slash. */
+function checkedHealth(given: string): string {
+  if (!/^\/(?!\/)\S*$/.test(given)) throw new Refusal(`--health ${given} is not a path on the server`, 'give a path starting with /, e.g. --health /api/health');
+  return given;
+}
+
 async function init(ctx: CliContext, folder: string, options: Options): Promise<void> {
   const dir = resolve(folder);
   const path = join(dir, MANIFEST_FILE);
@@ -41,9 +49,10 @@ async function init(ctx: CliContext, folder: string, options: Options): Promise<
 
   const guessedKind = (await exists(join(dir, 'Dockerfile'))) ? 'container' : 'static';
   const guessedOutput = (await exists(join(dir, 'index.html'))) ? '.' : 'dist';
-  let { kind, name, output } = options;
+  let { kind, name, output, health } = options;
+  if (health !== undefined) health = checkedHealth(health);
   // Ask only a person at a terminal; a script gets the guesses, so it never hangs on a prompt.
-  if (process.stdin.isTTY && (!kind || !name)) {
+  if (process.stdin.isTTY && (!kind || !name || (kind !== 'static' && health === undefined))) {
     const prompt = createInterface({ input: process.stdin, output: process.stderr });
     try {
       while (!kind) {
@@ -51,6 +60,12 @@ async function init(ctx: CliContext, folder: string, options: Options): Promise<
         if (answer === 'static' || answer === 'container') kind = answer;
       }
       name ??= (await prompt.question(`Name of the demo? (${nameFromFolder(dir)}) `)).trim() || nameFromFolder(dir);
+      // A server's ready path varies (/health, /api/status, /): ask rather than assume one.
+      while (kind === 'container' && health === undefined) {
+        const answer = (await prompt.question('Path that answers 200 once the server is ready? (/healthz) ')).trim() || '/healthz';
+        if (answer.startsWith('/')) health = answer;
+        else ctx.info('A path on the server, starting with /.');
+      }
     } finally {
       prompt.close();
     }
@@ -63,7 +78,7 @@ async function init(ctx: CliContext, folder: string, options: Options): Promise<
     kind,
     name,
     apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }],
-    ...(kind === 'static' ? { output: output ?? guessedOutput } : { health: '/healthz' }),
+    ...(kind === 'static' ? { output: output ?? guessedOutput } : { health: health ?? '/healthz' }),
   };
   const checked = checkManifest(manifest, { requireRun: false });
   if (!checked.ok) throw problemsRefusal(checked.problems);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { checkManifest, type ContainerManifest } from '../../contract/manifest/manifest.js';
 import type { CliContext } from '../context.js';
 import { buildImage } from '../local-engine/build-image.js';
-import { connectEngine } from '../local-engine/local-docker.js';
+import { findEngine } from '../local-engine/local-docker.js';
 import { checkBuiltImage, startCommandOf } from '../local-engine/image-checks.js';
 import { startLocalCopy } from '../local-engine/local-copy.js';
 import { baseLayersOf, saveBundle } from '../local-engine/save-bundle.js';
@@ -35,7 +35,8 @@ export async function prepareContainer(ctx: CliContext, log: StepLog, dir: strin
     throw new Refusal('missing Dockerfile: a container build needs a Dockerfile at the project root', 'its last stage must set WORKDIR /app and have a CMD');
   }
   const dockerfile = await readFile(dockerfilePath, 'utf8');
-  const docker = await connectEngine();
+  const { docker, where } = await findEngine();
+  ctx.detail(`engine    ${where}`);
   const tag = `localhost/pitch-${options.slug}:deploy`;
 
   return cleanedUpOnInterrupt(async () => {

@@ -1,20 +1,57 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
 import { Refusal } from '../refusal.js';
 
 // The tool talks to the container engine over the Docker Engine API, like the platform's runner:
-// Docker itself, or podman's Docker-compatible socket. dockerode reads DOCKER_HOST (unix:// or
-// tcp://, with DOCKER_TLS_VERIFY and DOCKER_CERT_PATH) and otherwise uses /var/run/docker.sock.
+// Docker itself, or podman's Docker-compatible socket. It looks, in order, at DOCKER_HOST (unix://
+// or tcp://, with DOCKER_TLS_VERIFY and DOCKER_CERT_PATH, as dockerode reads it), at Docker's own
+// /var/run/docker.sock, and at the podman socket a local platform (`npm start` in this repository)
+// serves, named in its components file, so a newcomer needs no setting at all.
 
-/** The engine, once it has answered a ping; a refusal saying where it looked otherwise. */
-export async function connectEngine(env: NodeJS.ProcessEnv = process.env): Promise<Docker> {
-  const docker = new Docker();
+export interface FoundEngine {
+  docker: Docker;
+  /** Where the engine answered, to say so. */
+  where: string;
+}
+
+/** The DOCKER_HOST of the podman that `npm start` runs from this repository, if it runs. */
+export async function localPlatformEngine(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+  const repo = fileURLToPath(new URL('../../../', import.meta.url));
+  const dataDir = env.DATA_DIR ?? `${repo}.data`;
   try {
-    await docker.ping();
-  } catch (err) {
-    const where = env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
-    throw new Refusal(`cannot reach the container engine at ${where} (${(err as Error).message})`, 'start Docker, or point DOCKER_HOST at a Docker-compatible socket (podman system service)');
+    const state = JSON.parse(await readFile(`${dataDir}/components.json`, 'utf8')) as { running?: boolean; components?: { podman?: { env?: { DOCKER_HOST?: string } } } };
+    return state.running ? (state.components?.podman?.env?.DOCKER_HOST ?? null) : null;
+  } catch {
+    return null;
   }
-  return docker;
+}
+
+const fromHost = (host: string) => new Docker({ socketPath: host.replace(/^unix:\/\//, '') });
+const answers = (docker: Docker) => docker.ping().then(() => true, () => false);
+
+/** The engine, once it has answered a ping, and where; a refusal saying where it looked otherwise. */
+export async function findEngine(env: NodeJS.ProcessEnv = process.env): Promise<FoundEngine> {
+  if (env.DOCKER_HOST) {
+    const docker = new Docker();
+    try {
+      await docker.ping();
+    } catch (err) {
+      throw new Refusal(`cannot reach the container engine at ${env.DOCKER_HOST} (${(err as Error).message})`, 'start it, or point DOCKER_HOST at a Docker-compatible socket');
+    }
+    return { docker, where: env.DOCKER_HOST };
+  }
+  const own = new Docker({ socketPath: '/var/run/docker.sock' });
+  if (await answers(own)) return { docker: own, where: 'unix:///var/run/docker.sock' };
+  const local = await localPlatformEngine(env);
+  if (local?.startsWith('unix://')) {
+    const docker = fromHost(local);
+    if (await answers(docker)) return { docker, where: `${local} (the local platform's podman)` };
+  }
+  throw new Refusal(
+    'cannot reach a container engine: DOCKER_HOST is not set, /var/run/docker.sock does not answer, and no local platform (npm start) runs',
+    'start Docker, run `npm start` in the platform repository, or point DOCKER_HOST at a Docker-compatible socket (podman system service)',
+  );
 }
 
 /** The engine's error in its own words: dockerode puts the reply body's message in `json`. */
