@@ -44,6 +44,8 @@ const server = http.createServer((req, res) => {
     return;
   }
   if (url.pathname === '/broken') return json(res, 500, { error: 'broken on purpose' });
+  // A server that goes away mid-request: the proxy gets no answer at all.
+  if (url.pathname === '/hang-up') return void req.socket.destroy();
   if (url.pathname === '/hostile-headers') {
     // Headers a copy must not decide for the room: framing, cookies for a parent domain, and
     // wiping the cookies of every origin under it.

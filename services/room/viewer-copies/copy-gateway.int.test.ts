@@ -152,4 +152,17 @@ describe("a copy's response headers", () => {
     expect(answer.headers['set-cookie']).toEqual(['x=1; Path=/; HttpOnly']);
     expect(answer.headers['clear-site-data']).toBe('"cache"');
   });
+
+  it('answers a request the copy drops with the room\'s own words, styled without the copy', async () => {
+    const { person, project } = await containerRoom();
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Dropped' } });
+    const v = await viewerOnCopy(url);
+    const answer = await hit(platform, '/hang-up', { host: v.host, jar: v.jar });
+    expect(answer.status).toBe(502);
+    expect(answer.headers['content-type']).toContain('text/html');
+    expect(answer.text).toContain('The demo is not answering');
+    // Its look travels with it: no stylesheet asked of the copy's origin.
+    expect(answer.text).toMatch(/<style[^>]*>/);
+    expect(answer.text).not.toMatch(/<link[^>]+stylesheet/);
+  });
 });

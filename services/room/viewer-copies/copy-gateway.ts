@@ -34,9 +34,18 @@ export function createCopyGateway(deps: { config: Config; runner: RunnerClient; 
     // The room decides who may frame a copy and which cookies it may set (copy-response-headers.ts).
     responseHeaders: (headers) => enforceRoomHeaders(headers, { frameAncestors, reservedCookies: [viewCookie] }),
     onActivity: (target) => target.sessionId && activity(target.sessionId),
-    onError: (_err, target) => {
+    onError: (err, target, out) => {
       // The copy stopped answering: ask the runner afresh next time (it may be paused or gone).
       if (target.sessionId) views.delete(target.sessionId);
+      // In the frame, the room's words in the room's look (a self-contained page: the copy's
+      // origin has no stylesheet to give while its server is down).
+      if (!('writeHead' in out) || out.headersSent) return false;
+      const slow = err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.name === 'HeadersTimeoutError';
+      out.writeHead(slow ? 504 : 502, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '2' });
+      out.end(noticePage('Demo', slow ? 'The demo is slow to answer' : 'The demo is not answering', [
+        slow ? 'It took too long to answer this page. Try again in a moment.' : 'Its server did not answer this page. It may be starting again: reload in a moment.',
+      ]));
+      return true;
     },
   });
 
