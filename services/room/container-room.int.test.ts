@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { demoBundle } from '../../runner/test-support/demo-bundle.js';
-import { startTestRunner, type TestRunner } from '../../runner/test-support/test-runner.js';
-import { startPlatform, type Platform } from '../../test/support/platform.js';
+import type { TestRunner } from '../../runner/test-support/test-runner.js';
+import type { Platform } from '../../test/support/platform.js';
+import { platformWithRunner } from '../../test/support/suites.js';
 import { uniqueSlug } from '../../test/support/refusal.js';
 import { hit, shellData, type Jar } from '../../test/support/room.js';
 
@@ -10,14 +11,7 @@ import { hit, shellData, type Jar } from '../../test/support/room.js';
 
 let platform: Platform;
 let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner({ RUNNER_HOST_CAPACITY: '2' });
-  platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl } });
-});
-afterAll(async () => {
-  await platform?.close();
-  await runner?.close();
-});
+platformWithRunner((p, r) => ([platform, runner] = [p, r]), { RUNNER_HOST_CAPACITY: '2' });
 
 async function viewer(url: string) {
   const jar: Jar = new Map();

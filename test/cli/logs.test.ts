@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../services/contract/api-client.js';
 import { demoBundle } from '../../runner/test-support/demo-bundle.js';
-import { startTestRunner, type TestRunner } from '../../runner/test-support/test-runner.js';
-import { startPlatform, type Platform } from '../support/platform.js';
+import type { TestRunner } from '../../runner/test-support/test-runner.js';
+import type { Platform } from '../support/platform.js';
+import { platformWithRunner } from '../support/suites.js';
 import { uniqueSlug } from '../support/refusal.js';
 import { waitFor } from '../support/wait-for.js';
 import { configHome, pitch, type PitchEnv } from './support/pitch.js';
@@ -19,14 +20,7 @@ require('node:http').createServer((req, res) => {
 
 let platform: Platform;
 let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner();
-  platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl } });
-});
-afterAll(async () => {
-  await platform?.close();
-  await runner?.close();
-});
+platformWithRunner((p, r) => ([platform, runner] = [p, r]));
 
 describe('the exits of a container demo', () => {
   it('are read by the builder through the api and `pitch logs`, and are a 404 to another workspace', async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
-import { startPlatform, type Platform } from '../support/platform.js';
+import type { Platform } from '../support/platform.js';
+import { platformAndChromium } from '../support/suites.js';
 import { deployStaticRoom } from '../support/room.js';
 
 // A build's code runs in the room's app frame: it must not take the viewer's tab away from the
@@ -10,14 +10,7 @@ import { deployStaticRoom } from '../support/room.js';
 
 let platform: Platform;
 let browser: Browser;
-beforeAll(async () => {
-  platform = await startPlatform({ workers: true });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await platform?.close();
-});
+platformAndChromium((p, b) => ([platform, browser] = [p, b]));
 
 it("leaves the room's tab where it is when the app assigns top.location", async () => {
   const person = await platform.person({ plan: 'solo' });

@@ -1,10 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createClient } from '../../services/contract/api-client.js';
-import { launchChromium } from '../support/browser.js';
-import { startPlatform, type Platform } from '../support/platform.js';
+import type { Platform } from '../support/platform.js';
+import { platformAndChromium } from '../support/suites.js';
 import { deployStaticRoom } from '../support/room.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -14,14 +14,7 @@ import { waitFor } from '../support/wait-for.js';
 
 let platform: Platform;
 let browser: Browser;
-beforeAll(async () => {
-  platform = await startPlatform({ workers: true });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await platform?.close();
-});
+platformAndChromium((p, b) => ([platform, browser] = [p, b]));
 
 /** The link in the newest mail to `email` (no SMTP here: the outbox folder). */
 async function mailedLink(email: string): Promise<string> {

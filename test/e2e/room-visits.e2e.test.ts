@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
-import { startPlatform, type Platform } from '../support/platform.js';
+import type { Platform } from '../support/platform.js';
+import { platformAndChromium } from '../support/suites.js';
 import { answerWhoAreYou, appFrame, deployStaticRoom } from '../support/room.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -10,14 +10,7 @@ import { waitFor } from '../support/wait-for.js';
 
 let platform: Platform;
 let browser: Browser;
-beforeAll(async () => {
-  platform = await startPlatform({ workers: true });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await platform?.close();
-});
+platformAndChromium((p, b) => ([platform, browser] = [p, b]));
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,43 +1,16 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Frame, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
-import { startPlatform, type Platform } from '../support/platform.js';
-import { contentHost, deployStaticRoom } from '../support/room.js';
+import { describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import type { Platform } from '../support/platform.js';
+import { platformAndChromium } from '../support/suites.js';
+import { answerWhoAreYou, appFrame, contentHost, deployStaticRoom } from '../support/room.js';
 
 // The room in a real browser: Debian's Chromium, headless, against a platform on loopback.
 
 let platform: Platform;
 let browser: Browser;
-beforeAll(async () => {
-  platform = await startPlatform({ workers: true });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await platform?.close();
-});
-
-/** Says who the viewer is, as the prompt asks once per session. */
-async function answerWhoAreYou(page: Page, name = 'Ada Prospect') {
-  const dialog = page.locator('dialog#who');
-  await dialog.waitFor({ state: 'visible' });
-  await page.fill('#who-form input[name="name"]', name);
-  await page.click('#who-form button[type="submit"]');
-  await dialog.waitFor({ state: 'hidden' });
-}
-
-/** The frame of an app once it has loaded from the content origin. */
-async function appFrame(page: Page, appId: string): Promise<Frame> {
-  const handle = await page.waitForSelector(`iframe[data-app="${appId}"][src]`);
-  const frame = await handle.contentFrame();
-  if (!frame) throw new Error(`no frame for ${appId}`);
-  // The frame starts blank; it is the app once it has passed through the grant to the content origin.
-  await frame.waitForURL((u) => u.hostname.endsWith('.rooms.localhost') && !u.pathname.startsWith('/__pp/'));
-  await frame.waitForLoadState('load');
-  return frame;
-}
+platformAndChromium((p, b) => ([platform, browser] = [p, b]));
 
 describe('a viewer in the room', () => {
   it('sees both tabs and the app inside its frame from the content origin; revoked, the link is the same Not found; paused, the note', async () => {

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { demoBundle } from '../../../runner/test-support/demo-bundle.js';
-import { startTestRunner, type TestRunner } from '../../../runner/test-support/test-runner.js';
+import type { TestRunner } from '../../../runner/test-support/test-runner.js';
 import { opsProjectCommands } from '../../ops/ops-projects.js';
-import { startPlatform, type Platform } from '../../../test/support/platform.js';
+import type { Platform } from '../../../test/support/platform.js';
+import { platformWithRunner } from '../../../test/support/suites.js';
 import { uniqueSlug } from '../../../test/support/refusal.js';
 import { hit, shellData, type Jar } from '../../../test/support/room.js';
 
@@ -15,14 +16,7 @@ import { hit, shellData, type Jar } from '../../../test/support/room.js';
 
 let platform: Platform;
 let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner();
-  platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl } });
-});
-afterAll(async () => {
-  await platform?.close();
-  await runner?.close();
-});
+platformWithRunner((p, r) => ([platform, runner] = [p, r]));
 
 /** The longest a revoked viewer's socket may stay open: the standing check's bound (copy-gateway.ts), with room to spare on a shared machine. */
 const closeBoundMs = 10_000;

@@ -1,0 +1,38 @@
+import { afterAll, beforeAll } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { startTestRunner, type TestRunner } from '../../runner/test-support/test-runner.js';
+import { launchChromium } from './browser.js';
+import { startPlatform, type Platform } from './platform.js';
+
+// The set-ups a whole test file shares, started once before its tests and stopped after them.
+// Each hands what it started to `use`, which keeps it in the file's own variables.
+
+/** A platform with its workers, and Debian's Chromium. */
+export function platformAndChromium(use: (platform: Platform, browser: Browser) => void) {
+  let platform: Platform | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    platform = await startPlatform({ workers: true });
+    browser = await launchChromium();
+    use(platform, browser);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.close();
+  });
+}
+
+/** A runner of its own, and a platform with its workers that asks that runner for copies. */
+export function platformWithRunner(use: (platform: Platform, runner: TestRunner) => void, runnerEnv: Record<string, string> = {}) {
+  let platform: Platform | undefined;
+  let runner: TestRunner | undefined;
+  beforeAll(async () => {
+    runner = await startTestRunner(runnerEnv);
+    platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl } });
+    use(platform, runner);
+  });
+  afterAll(async () => {
+    await platform?.close();
+    await runner?.close();
+  });
+}
