@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../../core/config.js';
@@ -16,13 +17,17 @@ import { CLEAR_SITE_DATA, viewCookie, viewSeconds, viewTokens } from './view-tok
 // for the viewer's session; the session's standing (link open, project not paused or gone) is
 // checked again every few seconds, so a revoke stops a viewer already in.
 
+const FRAME_HELPER_PATH = '/__pp/frame-helper.js';
+const frameHelper = readFileSync(new URL('./frame-helper.js', import.meta.url));
+
 export type ContentDeps = { config: Config; sql: Sql; storage: Storage; log: Logger };
 
 export async function buildContentApp(deps: ContentDeps & { standings: StandingCache }): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: deps.log.child({ part: 'content' }) as unknown as FastifyBaseLogger, trustProxy: true });
   await app.register(cookie);
   const tokens = viewTokens(deps.config.APP_SECRET);
-  const files = createStaticFiles(deps.storage);
+  // Every HTML document gets the room's frame helper (story rings), told the room's origin.
+  const files = createStaticFiles(deps.storage, { htmlHead: () => `<script src="${FRAME_HELPER_PATH}" data-room="${new URL(deps.config.publicUrl).origin}"></script>` });
 
   app.decorateRequest('content', null);
   app.addHook('onRequest', async (req, reply) => {
@@ -34,6 +39,9 @@ export async function buildContentApp(deps: ContentDeps & { standings: StandingC
     if (!label) return notFound(reply);
     (req as ContentRequest).content = label;
   });
+
+  // The helper is the same for every build and viewer: no session needed to read it.
+  app.get(FRAME_HELPER_PATH, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(frameHelper));
 
   app.get('/__pp/enter', async (req, reply) => {
     const label = (req as ContentRequest).content!;
@@ -80,14 +88,14 @@ async function serveFile(files: StaticFiles, buildId: string, req: FastifyReques
 
   const { entry } = found;
   reply.header('etag', entry.etag);
-  reply.header('accept-ranges', 'bytes');
+  reply.header('accept-ranges', found.whole ? 'none' : 'bytes');
   // A live build can change under the same address: always revalidate, cheaply, by ETag.
   reply.header('cache-control', 'no-cache');
   reply.header('vary', 'accept-encoding');
   reply.type(found.type);
   if (etagMatches(req.headers['if-none-match'], entry.etag)) return reply.status(304).send();
 
-  const range = parseRange(req.headers['if-range'] && req.headers['if-range'] !== entry.etag ? undefined : req.headers.range, entry.size);
+  const range = found.whole ? null : parseRange(req.headers['if-range'] && req.headers['if-range'] !== entry.etag ? undefined : req.headers.range, entry.size);
   if (range === 'unsatisfiable') return reply.status(416).header('content-range', `bytes */${entry.size}`).send();
   const body = await files.body(buildId, found, { acceptEncoding: req.headers['accept-encoding'], range });
   if (range) reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${entry.size}`);

@@ -14,7 +14,8 @@ type IndexEntry = { size: number; etag: string };
 export type FileIndex = Map<string, IndexEntry>;
 
 export type Found =
-  | { kind: 'file'; path: string; entry: IndexEntry; type: string }
+  /** `whole`: sent whole, never as a range (a document the room added its helper to). */
+  | { kind: 'file'; path: string; entry: IndexEntry; type: string; whole?: true }
   | { kind: 'folder'; location: string }
   | { kind: 'missing' };
 
@@ -26,8 +27,24 @@ const compressible = /^(text\/|application\/(javascript|json|xml|manifest\+json|
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
 
-export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number; cachedFileBytes?: number } = {}) {
+/** What goes into every HTML document served (the room's frame helper), read when first needed. */
+export type HtmlHead = () => string;
+
+/**
+ * `tag` put into an HTML document: after its <head> (or <html>, or doctype) opening, never
+ * before the doctype, which would send the browser into quirks mode.
+ */
+export function withHeadTag(html: Buffer, tag: string): Buffer {
+  const text = html.toString('utf8');
+  const at = [/<head(?:\s[^>]*)?>/i, /<html(?:\s[^>]*)?>/i, /<!doctype[^>]*>/i].map((re) => re.exec(text)).find(Boolean);
+  const cut = at ? at.index + at[0].length : 0;
+  return Buffer.from(text.slice(0, cut) + tag + text.slice(cut), 'utf8');
+}
+
+export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number; cachedFileBytes?: number; htmlHead?: HtmlHead } = {}) {
   const cachedFileBytes = opts.cachedFileBytes ?? 2 * 1024 * 1024;
+  // HTML documents small enough to be held get the helper; larger ones stream as they are.
+  const takesHead = (type: string, size: number) => Boolean(opts.htmlHead) && /^text\/html/.test(type) && size <= cachedFileBytes;
   const indexes = new LRUCache<string, FileIndex>({ max: 500 });
   const loading = new Map<string, Promise<FileIndex>>();
   const bytes = new LRUCache<string, Buffer>({ maxSize: opts.cacheBytes ?? 256 * 1024 * 1024, sizeCalculation: (b) => Math.max(1, b.length) });
@@ -62,7 +79,12 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
     const relative = path.replace(/^\/+/, '');
     const asFile = relative === '' || relative.endsWith('/') ? `${relative}index.html` : relative;
     const entry = index.get(asFile);
-    if (entry) return { kind: 'file', path: asFile, entry, type: contentTypeOf(asFile) };
+    if (entry) {
+      const type = contentTypeOf(asFile);
+      // A document with the helper in it is not the stored file: its own ETag, and no ranges.
+      if (takesHead(type, entry.size)) return { kind: 'file', path: asFile, entry: { ...entry, etag: entry.etag.replace(/"?$/, '-h1"') }, type, whole: true };
+      return { kind: 'file', path: asFile, entry, type };
+    }
     // A folder asked for without its slash is sent to it, so the page's relative links resolve.
     if (!relative.endsWith('/') && index.has(`${relative}/index.html`)) return { kind: 'folder', location: `${urlPath}/` };
     return { kind: 'missing' };
@@ -76,7 +98,8 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
     if (!object) throw new Error(`build file vanished from the store: ${key}`);
     const chunks: Buffer[] = [];
     for await (const chunk of object.body) chunks.push(chunk as Buffer);
-    const whole = Buffer.concat(chunks);
+    const stored = Buffer.concat(chunks);
+    const whole = opts.htmlHead && takesHead(contentTypeOf(path), stored.length) ? withHeadTag(stored, opts.htmlHead()) : stored;
     bytes.set(key, whole);
     return whole;
   }

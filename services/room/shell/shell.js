@@ -220,6 +220,7 @@
     async function go(index) {
       at = Math.max(0, Math.min(data.story.length - 1, index));
       const step = data.story[at];
+      ringFor(null);
       panel.querySelector('.step-count').textContent = `Step ${at + 1} of ${data.story.length}`;
       panel.querySelector('.step-title').textContent = step.title;
       panel.querySelector('.step-say').textContent = step.say;
@@ -242,6 +243,7 @@
       setDevice(step.app, step.device || picked[step.app]);
       await load(step.app);
       if (step.path && origins[step.app]) openPath(step.app, step.path);
+      ringFor(step.point ? { app: step.app, selector: step.point } : null);
     }
     toggle.addEventListener('click', () => {
       panel.hidden = !panel.hidden;
@@ -250,6 +252,48 @@
       if (!panel.hidden && at < 0) go(0);
     });
     for (const b of panel.querySelectorAll('[data-step]')) b.addEventListener('click', () => go(at + Number(b.dataset.step)));
+  }
+
+  // A story step's `point`: the app's page draws a ring around the element, through the helper
+  // the content origin puts in every page (services/room/content/frame-helper.js). Asked again
+  // whenever a new page in the frame says it is ready, so a step that opens a page rings it once
+  // it has loaded. The tour card moves out of the element's way.
+  let pointing = null;
+  function frameOf(appId) {
+    return document.querySelector(`iframe[data-app="${appId}"]`);
+  }
+  function askRing() {
+    const frame = pointing && frameOf(pointing.app);
+    if (frame && frame.contentWindow && origins[pointing.app]) {
+      frame.contentWindow.postMessage({ type: 'pp:point', selector: pointing.selector }, origins[pointing.app]);
+    }
+  }
+  function ringFor(next) {
+    const before = pointing;
+    pointing = next;
+    const frame = before && frameOf(before.app);
+    if (frame && frame.contentWindow && origins[before.app]) frame.contentWindow.postMessage({ type: 'pp:clear' }, origins[before.app]);
+    document.getElementById('story')?.classList.remove('story-top');
+    askRing();
+  }
+  window.addEventListener('message', (event) => {
+    if (!pointing) return;
+    const frame = frameOf(pointing.app);
+    if (!frame || event.source !== frame.contentWindow || event.origin !== origins[pointing.app]) return;
+    const message = event.data || {};
+    if (message.type === 'pp:ready') askRing();
+    if (message.type === 'pp:pointed' && message.rect) keepCardClear(frame, message.rect);
+  });
+  /** Puts the tour card at the top when, at the bottom, it would cover the ringed element. */
+  function keepCardClear(frame, rect) {
+    const panel = document.getElementById('story');
+    if (!panel || panel.hidden) return;
+    const box = frame.getBoundingClientRect();
+    const element = { top: box.top + rect.top, bottom: box.top + rect.top + rect.height, left: box.left + rect.left, right: box.left + rect.left + rect.width };
+    panel.classList.remove('story-top');
+    const card = panel.getBoundingClientRect();
+    const covers = card.left < element.right && card.right > element.left && card.top < element.bottom && card.bottom > element.top;
+    if (covers) panel.classList.add('story-top');
   }
 
   // Opens a page of an app in its frame. The frame's address is set anew even when only the hash

@@ -34,7 +34,7 @@ export type ShellData = {
   /** Who sent the link (the who-are-you prompt names them); null in a preview. */
   sender: string | null;
   /** The guided story: each step's words, app, page and device; `runs` when it makes calls first. */
-  story: { id: string; title: string; say: string; app: string; path: string | null; device: string | null; runs: boolean }[];
+  story: { id: string; title: string; say: string; app: string; path: string | null; device: string | null; point: string | null; runs: boolean }[];
   /** Scenario controls of a container build: reset, and each scenario by id. */
   controls: { reset: boolean; scenarios: { id: string; label: string; description: string | null }[] };
 };
@@ -73,7 +73,7 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
     ask: { name: !session.viewerName, email: project.requireEmail && !session.viewerEmail, suggestedName },
     sender,
     story: (build?.manifest.story ?? []).map((st) => ({
-      id: st.id, title: st.title, say: st.say, app: st.app, path: st.path ?? null, device: st.device ?? null, runs: Boolean(st.run?.length),
+      id: st.id, title: st.title, say: st.say, app: st.app, path: st.path ?? null, device: st.device ?? null, point: st.point ?? null, runs: Boolean(st.run?.length),
     })),
     controls: {
       reset: Boolean(build?.manifest.controls?.reset),
