@@ -290,3 +290,17 @@ describe('checkStaticStepPaths on a file list (the platform, without a folder)',
     expect(stepPathCandidates(path)).toEqual(candidates);
   });
 });
+
+describe('a story step that points at an element', () => {
+  it('is noted when the page the step shows has no such element, and not otherwise', async () => {
+    const dir = await project({ 'dist/index.html': '<!doctype html><h1 id="title">Shop</h1>', 'dist/cart/index.html': '<!doctype html><button class="pay">Pay</button>' });
+    const manifest = valid({ ...staticBase(), story: [step('a', { point: '#title' }), step('b', { point: '#missing' }), step('c', { path: '/cart/', point: 'button.pay' }), step('d', { path: '/cart/', point: '#title' })] });
+    const found = await checkManifestFolder(manifest, dir);
+    expect(found.problems).toEqual([]);
+    expect(found.notes.filter((n) => n.code === 'point-not-found').map((n) => n.message)).toEqual([
+      'story[1].point "#missing" finds nothing in dist/index.html: the step will show no ring, unless the page\'s script adds the element.',
+      'story[3].point "#title" finds nothing in dist/cart/index.html: the step will show no ring, unless the page\'s script adds the element.',
+    ]);
+  });
+});
+

@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { checkDockerfile } from './dockerfile.check.js';
 import { manifestNotes, type ManifestNote } from './manifest.notes.js';
 import { formatPath, type FolderProblem } from './manifest.problem.js';
+import { selectorInHtml } from './point-selector.js';
 import type { Manifest } from './manifest.schema.js';
 import { checkStaticStepPaths, stepPathCandidates } from './static-paths.check.js';
 
@@ -98,6 +99,29 @@ async function checkOutput(root: string, manifest: Extract<Manifest, { kind: 'st
     if (await isFile(join(real, candidate))) present.add(candidate);
   }
   out.problems.push(...checkStaticStepPaths(manifest, present));
+  out.notes.push(...(await pointNotes(real, manifest)));
+}
+
+/** A note for each story step whose `point` finds nothing in the page the step shows. */
+async function pointNotes(output: string, manifest: Extract<Manifest, { kind: 'static' }>): Promise<ManifestNote[]> {
+  const notes: ManifestNote[] = [];
+  for (const [index, step] of (manifest.story ?? []).entries()) {
+    if (!step.point) continue;
+    const path = step.path ?? manifest.apps.find((a) => a.id === step.app)?.path;
+    if (!path) continue;
+    let page: string | null = null;
+    for (const candidate of stepPathCandidates(path)) {
+      if (/\.html?$/i.test(candidate) && (await isFile(join(output, candidate)))) {
+        page = candidate;
+        break;
+      }
+    }
+    if (!page) continue;
+    if (selectorInHtml(step.point, await readFile(join(output, page), 'utf8')) === 'missing') {
+      notes.push({ code: 'point-not-found', message: `story[${index}].point ${JSON.stringify(step.point)} finds nothing in ${join(manifest.output, page)}: the step will show no ring, unless the page's script adds the element.` });
+    }
+  }
+  return notes;
 }
 
 async function checkContainer(root: string, out: FolderCheck): Promise<void> {

@@ -11,6 +11,7 @@ export const NOTE_CODES = [
   'workdir-not-app',
   'cmd-fetches-packages',
   'runtime-not-node-24',
+  'point-not-found',
 ] as const;
 export type NoteCode = (typeof NOTE_CODES)[number];
 
