@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
 import { Pool } from 'undici';
+import { withHeadTag, type HtmlHead } from './content/frame-helper-tag.js';
 
 // HTTP requests from a viewer to their copy, over one pooled keep-alive connection set per copy
 // (undici's Pool: its HTTP/1.1 client parses and writes far less per request than node:http's
@@ -23,6 +25,45 @@ export interface ForwardOptions {
   requestHeaders(req: IncomingMessage): Record<string, string | string[]>;
   /** The copy's answer headers as the viewer should see them (the room owns framing and cookie scope). */
   responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]>;
+  /** Put into the HTML documents a page load gets (the room's frame helper); none when absent. */
+  htmlHead?: HtmlHead;
+}
+
+/** HTML documents up to this size get the helper; a larger one passes as it is. */
+const HTML_HELD_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Where an HTML answer goes instead of the viewer: held whole (up to HTML_HELD_BYTES), then sent
+ * with the tag in its head. Past the limit it gives up and passes everything on unchanged.
+ */
+function htmlWithTag(res: ServerResponse, status: number, headers: Record<string, string | string[]>, tag: string): Writable {
+  const chunks: Buffer[] = [];
+  let held = 0;
+  let passing = false;
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      if (passing) return void (res.write(chunk) ? done() : res.once('drain', () => done()));
+      chunks.push(chunk);
+      held += chunk.length;
+      if (held <= HTML_HELD_BYTES) return done();
+      passing = true;
+      res.writeHead(status, headers);
+      res.write(Buffer.concat(chunks.splice(0)));
+      done();
+    },
+    final(done) {
+      if (!passing) {
+        const body = withHeadTag(Buffer.concat(chunks), tag);
+        res.writeHead(status, { ...headers, 'content-length': String(body.length) });
+        res.write(body);
+      }
+      res.end(done);
+    },
+    destroy(err, done) {
+      if (err) res.destroy();
+      done(err);
+    },
+  });
 }
 
 // Hop-by-hop headers (RFC 9110, 7.6.1) belong to one connection, never forwarded.
@@ -63,6 +104,11 @@ export function createCopyForward(opts: ForwardOptions) {
     /** Forwards one request; `onError` gets what went wrong before the answer began. */
     web(req: IncomingMessage, res: ServerResponse, target: ForwardTarget, onError: (err: Error & { code?: string }) => void) {
       const bodyless = req.method === 'GET' || req.method === 'HEAD' || (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined);
+      // A page load (a frame or a link opening a document) may get the helper in its HTML: asked
+      // uncompressed, so the room can read it. Fetches and assets pass untouched.
+      const page = opts.htmlHead && req.method === 'GET' && /\btext\/html\b/.test(String(req.headers.accept ?? ''));
+      const headers = opts.requestHeaders(req);
+      if (page) headers['accept-encoding'] = 'identity';
       const aborted = new AbortController();
       // The viewer went away: stop asking the copy (and free the pooled connection).
       res.once('close', () => {
@@ -72,15 +118,23 @@ export function createCopyForward(opts: ForwardOptions) {
         {
           path: req.url ?? '/',
           method: req.method as 'GET',
-          headers: opts.requestHeaders(req),
+          headers,
           body: bodyless ? null : req,
           signal: aborted.signal,
         },
-        ({ statusCode, headers }) => {
+        ({ statusCode, headers: answer }) => {
           // As node:http gives them: Set-Cookie always a list (undici gives one cookie as a string).
-          const cookies = headers['set-cookie'];
-          if (typeof cookies === 'string') headers['set-cookie'] = [cookies];
-          res.writeHead(statusCode, opts.responseHeaders(headers as IncomingHttpHeaders));
+          const cookies = answer['set-cookie'];
+          if (typeof cookies === 'string') answer['set-cookie'] = [cookies];
+          const out = opts.responseHeaders(answer as IncomingHttpHeaders);
+          const html = /^text\/html/i.test(String(answer['content-type'] ?? '')) && !answer['content-encoding'];
+          if (page && html && statusCode !== 204 && statusCode !== 304 && Number(answer['content-length'] ?? 0) <= HTML_HELD_BYTES) {
+            // Another body than the copy's: its length and validator do not hold for it.
+            delete out['content-length'];
+            delete out.etag;
+            return htmlWithTag(res, statusCode, out, opts.htmlHead!());
+          }
+          res.writeHead(statusCode, out);
           return res;
         },
         (err) => {

@@ -2,6 +2,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
+import type { HtmlHead } from './content/frame-helper-tag.js';
 import { createCopyForward, endToEnd } from './copy-forward.js';
 
 // The proxy from a viewer's copy origin to that viewer's own container copy (issue 6, item 6):
@@ -39,6 +40,8 @@ export interface CopyProxyOptions {
   dropCookies?: string[];
   /** Rewrites the copy's response headers (in place) before the viewer gets them: the room's policies win. */
   responseHeaders?: (headers: IncomingHttpHeaders) => void;
+  /** Put into the HTML documents a page load gets from the copy (the room's frame helper). */
+  htmlHead?: HtmlHead;
 }
 
 export interface CopyProxy {
@@ -90,6 +93,7 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
       opts.responseHeaders?.(headers);
       return endToEnd(headers);
     },
+    htmlHead: opts.htmlHead,
   });
   const sockets = new Map<string, Set<Duplex>>();
   const bySession = new Map<string, Set<Duplex>>();

@@ -44,6 +44,10 @@ const server = http.createServer((req, res) => {
     return;
   }
   if (url.pathname === '/broken') return json(res, 500, { error: 'broken on purpose' });
+  if (url.pathname === '/page') {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', etag: '"page-1"' });
+    return res.end('<!doctype html><html><head><title>Demo</title></head><body><button id="go">Go</button></body></html>');
+  }
   // A server that goes away mid-request: the proxy gets no answer at all.
   if (url.pathname === '/hang-up') return void req.socket.destroy();
   if (url.pathname === '/hostile-headers') {

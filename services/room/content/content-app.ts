@@ -9,6 +9,7 @@ import { notFoundPage, noticePage } from '../viewer/html.js';
 import type { StandingCache } from '../viewer/standing-cache.js';
 import { contentLabelOf, staticLabelOf, type ContentLabel } from '../origins.js';
 import { spendGrant } from '../../data/content-grants.sql.js';
+import { FRAME_HELPER_PATH, frameHelperTag } from './frame-helper-tag.js';
 import { createStaticFiles, parseRange, type StaticFiles } from './static-files.js';
 import { CLEAR_SITE_DATA, viewCookie, viewSeconds, viewTokens } from './view-token.js';
 
@@ -17,7 +18,6 @@ import { CLEAR_SITE_DATA, viewCookie, viewSeconds, viewTokens } from './view-tok
 // for the viewer's session; the session's standing (link open, project not paused or gone) is
 // checked again every few seconds, so a revoke stops a viewer already in.
 
-const FRAME_HELPER_PATH = '/__pp/frame-helper.js';
 const frameHelper = readFileSync(new URL('./frame-helper.js', import.meta.url));
 
 export type ContentDeps = { config: Config; sql: Sql; storage: Storage; log: Logger };
@@ -27,7 +27,7 @@ export async function buildContentApp(deps: ContentDeps & { standings: StandingC
   await app.register(cookie);
   const tokens = viewTokens(deps.config.APP_SECRET);
   // Every HTML document gets the room's frame helper (story rings), told the room's origin.
-  const files = createStaticFiles(deps.storage, { htmlHead: () => `<script src="${FRAME_HELPER_PATH}" data-room="${new URL(deps.config.publicUrl).origin}"></script>` });
+  const files = createStaticFiles(deps.storage, { htmlHead: () => frameHelperTag(new URL(deps.config.publicUrl).origin) });
 
   app.decorateRequest('content', null);
   app.addHook('onRequest', async (req, reply) => {

@@ -1,4 +1,5 @@
 import { promisify } from 'node:util';
+import { withHeadTag, type HtmlHead } from './frame-helper-tag.js';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
@@ -26,20 +27,6 @@ export type Body =
 const compressible = /^(text\/|application\/(javascript|json|xml|manifest\+json|wasm)|image\/svg\+xml)/;
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
-
-/** What goes into every HTML document served (the room's frame helper), read when first needed. */
-export type HtmlHead = () => string;
-
-/**
- * `tag` put into an HTML document: after its <head> (or <html>, or doctype) opening, never
- * before the doctype, which would send the browser into quirks mode.
- */
-export function withHeadTag(html: Buffer, tag: string): Buffer {
-  const text = html.toString('utf8');
-  const at = [/<head(?:\s[^>]*)?>/i, /<html(?:\s[^>]*)?>/i, /<!doctype[^>]*>/i].map((re) => re.exec(text)).find(Boolean);
-  const cut = at ? at.index + at[0].length : 0;
-  return Buffer.from(text.slice(0, cut) + tag + text.slice(cut), 'utf8');
-}
 
 export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number; cachedFileBytes?: number; htmlHead?: HtmlHead } = {}) {
   const cachedFileBytes = opts.cachedFileBytes ?? 2 * 1024 * 1024;

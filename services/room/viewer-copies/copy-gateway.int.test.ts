@@ -159,4 +159,24 @@ describe("a copy's response headers", () => {
     expect(answer.text).toMatch(/<style[^>]*>/);
     expect(answer.text).not.toMatch(/<link[^>]+stylesheet/);
   });
+
+  it('carry the room\'s frame helper in the pages a viewer opens, and in nothing else', async () => {
+    const { person, project } = await containerRoom();
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Pages' } });
+    const v = await viewerOnCopy(url);
+    const tag = `<script src="/__pp/frame-helper.js" data-room="${new URL(platform.baseUrl).origin}"></script>`;
+    const opened = await hit(platform, '/page', { host: v.host, jar: v.jar, headers: { accept: 'text/html,application/xhtml+xml', 'accept-encoding': 'gzip, br' } });
+    expect(opened.status).toBe(200);
+    expect(opened.text).toBe(`<!doctype html><html><head>${tag}<title>Demo</title></head><body><button id="go">Go</button></body></html>`);
+    expect(Number(opened.headers['content-length'])).toBe(opened.body.length);
+    expect(opened.headers.etag).toBeUndefined();
+    // A fetch of the same address gets the copy's own bytes.
+    const fetched = await hit(platform, '/page', { host: v.host, jar: v.jar, headers: { accept: '*/*' } });
+    expect(fetched.text).not.toContain('frame-helper');
+    expect(fetched.headers.etag).toBe('"page-1"');
+    const helper = await hit(platform, '/__pp/frame-helper.js', { host: v.host });
+    expect(helper.status).toBe(200);
+    expect(helper.headers['content-type']).toContain('javascript');
+  });
 });
+

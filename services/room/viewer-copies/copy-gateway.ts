@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.js';
 import type { Logger } from '../../core/log.js';
 import { throttledActivity, type CopyView, type RunnerClient } from '../../contract/runner/runner-client.js';
+import { frameHelperTag } from '../content/frame-helper-tag.js';
 import { CLEAR_SITE_DATA, viewCookie, viewTokens } from '../content/view-token.js';
 import { createCopyProxy } from '../copy-proxy.js';
 import { notFoundPage, noticePage } from '../viewer/html.js';
@@ -17,7 +18,8 @@ import { mayUseCopy, watchSocketStandings } from './socket-standing-watch.js';
 // A viewer's copy origin (`<slug>--v<session>`): every request and WebSocket, whatever its
 // method, goes to that session's own copy, and to no other. The cookie names the session and is
 // valid for this label only; the label is derived from the session, so a cookie cannot be
-// replayed onto another viewer's copy. Bodies are never read here: bytes pass straight through.
+// replayed onto another viewer's copy. Bodies pass straight through, but for the HTML a page load
+// gets, which carries the room's frame helper (copy-forward.ts).
 
 /** How long the runner's answer about a session's copy is reused between requests. */
 const targetMs = 2_000;
@@ -33,6 +35,8 @@ export function createCopyGateway(deps: { config: Config; runner: RunnerClient; 
     dropCookies: [viewCookie],
     // The room decides who may frame a copy and which cookies it may set (copy-response-headers.ts).
     responseHeaders: (headers) => enforceRoomHeaders(headers, { frameAncestors, reservedCookies: [viewCookie] }),
+    // The demo's pages get the room's frame helper, as a static build's do (story rings).
+    htmlHead: () => frameHelperTag(frameAncestors),
     onActivity: (target) => target.sessionId && activity(target.sessionId),
     onError: (err, target, out) => {
       // The copy stopped answering: ask the runner afresh next time (it may be paused or gone).

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { withHeadTag } from './static-files.js';
+import { withHeadTag } from './frame-helper-tag.js';
 
 const tag = '<script src="/__pp/frame-helper.js"></script>';
 const put = (html: string) => withHeadTag(Buffer.from(html), tag).toString();
