@@ -142,7 +142,7 @@ async function upload(ctx: CliContext, client: Client, token: string, project: P
   bar.finish();
   const build = await ask('creating the build', () => client.call('createBuild', {
     params,
-    body: { uploadId, manifest: artefact.manifest, note, rehearsal: artefact.rehearsal as unknown as Record<string, unknown> },
+    body: { uploadId, manifest: artefact.manifest, note, rehearsal: artefact.rehearsal },
   }));
   return build.id;
 }

@@ -25,6 +25,16 @@ export const Response = z.object({
 });
 export type Response = z.infer<typeof Response>;
 
+/** A point on the app's frame, as fractions of its width and height (0 to 1), so it holds at any size. */
+export const Point = z.object({ x: z.number().min(0).max(1), y: z.number().min(0).max(1) });
+/** An area dragged on the app's frame, in the same fractions; it stays inside the frame. */
+export const Area = z.object({
+  x: z.number().min(0).max(1),
+  y: z.number().min(0).max(1),
+  width: z.number().min(0).max(1),
+  height: z.number().min(0).max(1),
+}).refine((a) => a.x + a.width <= 1.000001 && a.y + a.height <= 1.000001, { message: 'the area must lie inside the frame' });
+
 export const Comment = z.object({
   id: Id,
   linkId: Id.nullable(),
@@ -34,8 +44,8 @@ export const Comment = z.object({
   body: z.string(),
   resolvedAt: DateTime.nullable(),
   createdAt: DateTime,
-  position: Obj.nullable(),
-  area: Obj.nullable(),
+  position: Point.nullable(),
+  area: Area.nullable(),
   device: Device.nullable(),
   hasScreenshot: z.boolean(),
 });
@@ -45,20 +55,40 @@ export const FeedbackRec = Comment.extend({
   /** One reply per comment; a second replaces it. */
   reply: z.string().nullable(),
   repliedAt: DateTime.nullable(),
-  from: Obj.nullable(),
+  /** The member who replied: `{userId, displayName}`. */
+  from: z.object({ userId: Id, displayName: z.string() }).nullable(),
 });
 export type FeedbackRec = z.infer<typeof FeedbackRec>;
 
 /** Why a comment has no screenshot to show. */
 export const ScreenshotNote = z.enum(['removed', 'no-answer', 'timeout', 'blocked', 'tainted', 'too-large', 'failed']);
 
+/** The picture a comment carries: served to members of the workspace only, at `url`. */
+export const Screenshot = z.object({
+  url: z.string().startsWith('/api/'),
+  type: z.enum(['image/png', 'image/webp']),
+  width: z.number().int().min(1),
+  height: z.number().int().min(1),
+  bytes: z.number().int().min(1),
+});
+
+/** One entry of a comment's thread: the viewer's comment, then the builder's reply. */
+export const ThreadEntry = z.object({
+  kind: z.enum(['comment', 'reply']),
+  /** The viewer's name, or the member's display name. */
+  by: z.string().nullable(),
+  body: z.string(),
+  at: DateTime,
+});
+
 export const FeedbackDetail = FeedbackRec.extend({
   projectId: Id,
   appName: z.string().nullable(),
-  screenshot: Obj.nullable(),
+  screenshot: Screenshot.nullable(),
   screenshotNote: ScreenshotNote.nullable(),
-  viewer: Obj.nullable(),
-  thread: z.array(Obj),
+  /** Who left it: `{name, email, linkId}`; the email is the one the viewer gave, never verified. */
+  viewer: z.object({ name: z.string().nullable(), email: z.string().nullable(), linkId: Id.nullable() }).nullable(),
+  thread: z.array(ThreadEntry),
 });
 export type FeedbackDetail = z.infer<typeof FeedbackDetail>;
 

@@ -25,3 +25,24 @@ export const BuildHistory = Build.extend({
   releases: z.array(Obj),
 });
 export type BuildHistory = z.infer<typeof BuildHistory>;
+
+/** What a step's rehearsal came to; `not-reported` is never sent, the platform says it for a build without one. */
+export const RehearsedResult = z.enum(['passed', 'failed', 'nothing-to-run']);
+
+/**
+ * What `pitch deploy` saw rehearsing the build (createBuild `rehearsal`): its health path, then
+ * each story step's calls in order. Steps are named by the manifest's story ids; naming one the
+ * manifest does not have is refused (400, the step's path in `issues`).
+ */
+export const Rehearsal = z.object({
+  /** The tool and its version, e.g. `pitch/0.4.0`. */
+  tool: z.string().min(1).max(100),
+  at: DateTime,
+  health: z.object({ path: z.string().max(500), status: z.number().int(), ms: z.number().int().min(0) }).nullable(),
+  steps: z.array(z.object({
+    id: z.string().min(1).max(40),
+    result: RehearsedResult,
+    calls: z.array(z.object({ call: z.string().max(600), status: z.number().int(), ms: z.number().int().min(0) })).max(8),
+  })).max(20),
+});
+export type Rehearsal = z.infer<typeof Rehearsal>;

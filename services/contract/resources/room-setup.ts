@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateTime, Id, Obj } from '../common.js';
+import { DateTime, Id, Obj, Uri } from '../common.js';
 
 // Spec 2.7: room state, setup, tour, history and next steps.
 
@@ -28,11 +28,27 @@ export type RoomSetup = z.infer<typeof RoomSetup>;
 /** The result each Tour step carries. A build deployed without a rehearsal is `not-reported`, never `passed`. */
 export const RehearsalResult = z.enum(['passed', 'failed', 'nothing-to-run', 'not-reported']);
 
+/** One story step of the live build, as the tour shows it. */
+export const TourStep = z.object({
+  id: z.string(),
+  title: z.string(),
+  app: z.string(),
+  /** The app's tab name; null when the manifest no longer names the app. */
+  appName: z.string().nullable(),
+  path: z.string().nullable(),
+  /** The calls the step makes on the viewer's copy before it shows, in order. */
+  calls: z.array(z.string()),
+  result: RehearsalResult,
+  /** What each call answered at the rehearsal; empty when not reported. */
+  rehearsed: z.array(z.object({ call: z.string(), status: z.number().int(), ms: z.number().int() })),
+});
+export type TourStep = z.infer<typeof TourStep>;
+
 export const Tour = z.object({
-  /** Null when nothing is live. */
+  /** Null when nothing is live: `{id, kind, createdAt, rehearsedAt, tool}` of the live build. */
   build: Obj.nullable(),
-  /** Each has the step's app, its calls and its rehearsal result (RehearsalResult). */
-  steps: z.array(Obj),
+  steps: z.array(TourStep),
+  /** False for a build deployed without a rehearsal: its steps are `not-reported`, never `passed`. */
   reported: z.boolean(),
 });
 export type Tour = z.infer<typeof Tour>;
@@ -55,10 +71,49 @@ export type HistoryEntry = z.infer<typeof HistoryEntry>;
 export const NextStepKind = z.enum(['meeting', 'yes', 'later', 'colleague', 'question', 'no']);
 export type NextStepKind = z.infer<typeof NextStepKind>;
 
+/**
+ * One What happens next step (docs/decisions.md, "Next steps"): its kind, the words on its button
+ * (`label`), an optional line the panel shows under it (`prompt`), and for `meeting` the
+ * builder's booking address (`url`, opened in a new tab).
+ */
+export const NextStep = z.object({
+  kind: NextStepKind,
+  label: z.string().min(1).max(60),
+  prompt: z.string().min(1).max(200).nullable(),
+  url: Uri.nullable(),
+});
+export type NextStep = z.infer<typeof NextStep>;
+
+/** An http(s) address of at most 500 characters: a booking page. */
+const BookingUrl = z.url({ protocol: /^https?$/ }).max(500);
+
+/**
+ * A step as setNextSteps takes it: only `kind` is needed; words left out are the step's own
+ * (current, or kept from when it was removed), else the room's defaults.
+ */
+export const NextStepInput = z.object({
+  kind: NextStepKind,
+  label: z.string().trim().min(1).max(60).optional(),
+  prompt: z.string().trim().min(1).max(200).nullable().optional(),
+  url: BookingUrl.nullable().optional(),
+});
+export type NextStepInput = z.infer<typeof NextStepInput>;
+
+/** setNextSteps' body: at most 6 steps, each kind at most once, in the order the room shows them. */
+export const NextStepsInput = z.object({
+  steps: z.array(NextStepInput).max(6).superRefine((steps, ctx) => {
+    const seen = new Set<string>();
+    steps.forEach((step, i) => {
+      if (seen.has(step.kind)) ctx.addIssue({ code: 'custom', path: [i, 'kind'], message: `${step.kind} is listed twice` });
+      seen.add(step.kind);
+    });
+  }),
+});
+
 export const NextSteps = z.object({
-  steps: z.array(Obj).max(6),
+  steps: z.array(NextStep).max(6),
   /** Words of steps left out by setNextSteps, kept. */
-  removed: z.array(Obj),
+  removed: z.array(NextStep),
   planAllows: z.boolean(),
   offered: z.array(NextStepKind),
 });

@@ -98,4 +98,17 @@ export const activityRoutes = {
     reply: FeedbackRec,
     errors: [404],
   }),
+  getScreenshot: route({
+    operation: 'getScreenshot', method: 'GET', path: '/api/comments/:commentId/screenshot', status: 200, tag: 'activity',
+    summary: "Beyond the spec: the comment's screenshot, the image bytes (PNG or WebP), for members of the workspace only; 404 when it has none.",
+    params: CommentParams,
+    errors: [404],
+  }),
+  removeScreenshot: route({
+    operation: 'removeScreenshot', method: 'POST', path: '/api/comments/:commentId/screenshot/remove', status: 200, tag: 'activity',
+    summary: "Beyond the spec: deletes the comment's screenshot for good; its screenshotNote becomes `removed`. Removing none again changes nothing.",
+    params: CommentParams,
+    reply: FeedbackDetail,
+    errors: [404],
+  }),
 };

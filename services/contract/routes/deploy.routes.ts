@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { Id, Obj } from '../common.js';
+import { Id } from '../common.js';
 import { Manifest } from '../manifest/manifest.schema.js';
-import { Build, BuildHistory, BuildKind } from '../resources/build.js';
+import { Build, BuildHistory, BuildKind, Rehearsal } from '../resources/build.js';
 import { route } from '../route.js';
 import { ProjectParams } from './params.js';
 
@@ -32,7 +32,7 @@ export const deployRoutes = {
       manifest: Manifest,
       note: z.string().max(200).optional(),
       /** What the deploy saw rehearsing each story step; without it the tour shows not reported. */
-      rehearsal: Obj.optional(),
+      rehearsal: Rehearsal.optional(),
     }),
     reply: Build,
     errors: [402, 404, 422, 423],

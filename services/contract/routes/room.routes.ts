@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { Id, Obj, Uri } from '../common.js';
-import { HistoryEntry, NextSteps, PageKind, RoomPause, RoomSetup, Tour } from '../resources/room-setup.js';
+import { Id, Uri } from '../common.js';
+import { HistoryEntry, NextSteps, NextStepsInput, PageKind, RoomPause, RoomSetup, Tour } from '../resources/room-setup.js';
 import { route } from '../route.js';
 import { ProjectParams } from './params.js';
 
@@ -120,7 +120,7 @@ export const roomRoutes = {
     operation: 'setNextSteps', method: 'POST', path: '/api/projects/:projectId/next-steps', status: 200, tag: 'room',
     summary: "Sets the steps; one left out is deleted, its words kept in `removed`; on a plan that cannot choose, kept but the room offers only a question.",
     params: ProjectParams,
-    body: z.object({ steps: z.array(Obj).max(6) }),
+    body: NextStepsInput,
     reply: NextSteps,
     errors: [404],
   }),
