@@ -35,6 +35,10 @@ const Env = z.object({
   MAIL_FROM: z.string().default('Demo Rooms <rooms@localhost>'),
   /** Local data folder: the mail outbox in development. */
   DATA_DIR: z.string().default('.data'),
+  /** Largest screenshot a comment may carry (bytes, as sent); the shell sends none beyond it and says `too-large`. */
+  SCREENSHOT_MAX_BYTES: z.coerce.number().int().min(10_000).max(20 * 1024 * 1024).default(3 * 1024 * 1024),
+  /** Comments one viewer session may leave in an hour before 429. */
+  COMMENTS_PER_SESSION_HOUR: z.coerce.number().int().min(1).default(30),
   /** Platform secret (hex, 32 bytes or more): key of the link-key encryption. */
   APP_SECRET: z.string().regex(/^[0-9a-f]{64,}$/i, 'must be at least 64 hex characters'),
   /** Operator token for /ops (dashboard, metrics). */

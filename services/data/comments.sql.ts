@@ -128,3 +128,12 @@ export async function forgetScreenshot(sql: Db, id: string): Promise<string | nu
 
 /** The replying member as FeedbackRec names them. */
 export const replierOf = (c: CommentRow) => (c.repliedBy && c.replierName !== null ? { userId: c.repliedBy, displayName: c.replierName } : null);
+
+/** Comments the session left in the last hour: the room's cap on a flood from one viewer. */
+export async function commentsInLastHour(sql: Db, sessionId: string): Promise<{ count: number; retryAfter: number }> {
+  const [row] = await sql<{ count: number; retryAfter: number }[]>`
+    select count(*)::int as count,
+           coalesce(ceil(extract(epoch from min(created_at) + interval '1 hour' - now())), 0)::int as retry_after
+    from comments where session_id = ${sessionId} and created_at > now() - interval '1 hour'`;
+  return row;
+}

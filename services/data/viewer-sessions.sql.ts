@@ -87,3 +87,14 @@ export async function sessionStanding(sql: Sql, sessionId: string) {
       and (s.preview or (l.revoked_at is null and (l.expires_at is null or l.expires_at > now()) and l.key_hash = s.entry_hash))`;
   return row ?? null;
 }
+
+/**
+ * The first comment or answer of a session asks once for the viewer's email when the room has
+ * none: true for the call that should ask (and marks it asked), false ever after.
+ */
+export async function askEmailOnce(sql: Db, sessionId: string): Promise<boolean> {
+  const asked = await sql`
+    update room_sessions set email_asked_at = now()
+    where id = ${sessionId} and email_asked_at is null and viewer_email is null and not preview`;
+  return asked.count === 1;
+}

@@ -1,5 +1,6 @@
 import type { Db, Sql } from '../core/db.js';
 import { planOf, type PlanName } from '../core/plans.js';
+import { engagedSeconds, recordEvidence } from './link-evidence.sql.js';
 import type { RoomSessionRow } from './viewer-sessions.sql.js';
 
 // Visits (spec 2.5) as the room writes them. A visit starts on entry, is moved on by the shell's
@@ -70,6 +71,8 @@ export async function recordBeat(sql: Sql, session: RoomSessionRow, time: Record
     // Stored as text cast to jsonb: the client's camel-case transform must not touch app ids.
     await tx`update visits set last_seen_at = now(), time = ${JSON.stringify(spent)}::text::jsonb where id = ${visitId}`;
     await tx`update room_sessions set last_seen_at = now() where id = ${session.id}`;
+    // Sustained time in one visit is engagement (link-evidence.sql.ts).
+    if (Object.values(spent).reduce((a, b) => a + b, 0) >= engagedSeconds) await recordEvidence(tx, session.linkId, 'engaged');
   });
 }
 

@@ -10,6 +10,8 @@ import { registerShellAssets } from './shell-assets.js';
 import { createStandingCache } from './viewer/standing-cache.js';
 import { registerRoomEntry } from './viewer/room-entry.routes.js';
 import { registerShellEndpoints } from './viewer/shell-endpoints.routes.js';
+import { shellGuard } from './viewer/shell-guard.js';
+import { registerViewerVoice } from './viewer/viewer-voice.routes.js';
 
 // The room: what viewers meet. On the platform origin, link entry, preview passes, the shell and
 // its endpoints; on the content origins, static builds and viewers' own container copies. One
@@ -33,6 +35,7 @@ export function createRoom(deps: RoomDeps) {
     register(app: FastifyInstance) {
       registerRoomEntry(app, { ...deps, runner });
       registerShellEndpoints(app, { ...deps, runner });
+      registerViewerVoice(app, { ...deps, runner }, shellGuard(deps));
       registerShellAssets(app);
       app.addHook('onClose', async () => {
         copies?.close();

@@ -13,6 +13,7 @@ const asset = (name: string, type: string) => {
 export function registerShellAssets(app: FastifyInstance) {
   const assets: Record<string, ReturnType<typeof asset>> = {
     'shell.js': asset('shell.js', 'text/javascript; charset=utf-8'),
+    'voice.js': asset('voice.js', 'text/javascript; charset=utf-8'),
     'shell.css': asset('shell.css', 'text/css; charset=utf-8'),
   };
   app.get('/room/assets/:name', async (req, reply) => {

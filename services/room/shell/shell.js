@@ -101,6 +101,7 @@
     const tab = tabs.find((t) => t.dataset.tab === id);
     if (tab && tab.dataset.kind === 'app') load(id);
     markDevice();
+    fire('show', id);
   }
 
   for (const tab of tabs) {
@@ -129,6 +130,31 @@
     setUpDevices();
     setUpControls();
     setUpStory();
+    if (window.ppVoice) window.ppVoice(roomHooks());
+  }
+
+  // What the viewer's voice (voice.js) needs of the shell: the frames, their origins, the app in
+  // view, and word of a frame's load, a tab shown, and the story's end.
+  const hooks = { frameLoad: [], show: [], storyEnd: [] };
+  const fire = (name, arg) => hooks[name].forEach((f) => f(arg));
+  for (const frame of document.querySelectorAll('iframe[data-app]')) frame.addEventListener('load', () => fire('frameLoad', frame.dataset.app));
+  function roomHooks() {
+    return {
+      data,
+      post,
+      frameOf,
+      originOf: (app) => origins[app] || null,
+      appPath: (app) => (data.apps.find((a) => a.id === app) || {}).path || null,
+      currentApp: () => (data.apps.some((a) => a.id === current) ? current : null),
+      /** The app whose frame `source` is, when the message came from its origin. */
+      appOfWindow: (source, origin) => {
+        const app = data.apps.find((a) => origins[a.id] === origin && frameOf(a.id) && frameOf(a.id).contentWindow === source);
+        return app ? app.id : null;
+      },
+      onFrameLoad: (f) => hooks.frameLoad.push(f),
+      onShow: (f) => hooks.show.push(f),
+      onStoryEnd: (f) => hooks.storyEnd.push(f),
+    };
   }
 
   // Scenario controls: each runs its declared call on the viewer's own copy, then reloads the app.
@@ -227,6 +253,7 @@
       back.hidden = at === 0;
       next.hidden = at === data.story.length - 1;
       calls.textContent = '';
+      if (!step.runs) run({ step: step.id }).catch(() => {});
       if (step.runs) {
         calls.textContent = 'Preparing this step…';
         const { ok, outcomes } = await run({ step: step.id });
@@ -244,6 +271,8 @@
       await load(step.app);
       if (step.path && origins[step.app]) openPath(step.app, step.path);
       ringFor(step.point ? { app: step.app, selector: step.point } : null);
+      // The story's last step opens What happens next.
+      if (at === data.story.length - 1) fire('storyEnd');
     }
     toggle.addEventListener('click', () => {
       panel.hidden = !panel.hidden;

@@ -23,10 +23,11 @@ export const noticeStyleHash = `'sha256-${createHash('sha256').update(noticeStyl
  * `selfContained` pages carry their style inline instead: they are also served on content and
  * copy origins (inside the app's frame), which have no /room/assets and may not be answering.
  */
-export function roomDocument(opts: { title: string; body: string; script?: string; data?: unknown; selfContained?: boolean }): string {
+export function roomDocument(opts: { title: string; body: string; scripts?: string[]; data?: unknown; selfContained?: boolean }): string {
   const data = opts.data === undefined ? '' : `<script type="application/json" id="room-data">${jsonForScript(opts.data)}</script>`;
   const style = opts.selfContained ? `<style>${noticeStyle}</style>` : '<link rel="stylesheet" href="/room/assets/shell.css">';
-  const script = opts.script ? `<script src="${opts.script}" defer></script>` : '';
+  // Deferred scripts run in order, once the document is parsed.
+  const script = (opts.scripts ?? []).map((src) => `<script src="${src}" defer></script>`).join('');
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -1,14 +1,16 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ProjectRow } from '../../data/projects.sql.js';
 import { mintGrant } from '../../data/content-grants.sql.js';
 import { saveWhoYouAre, sessionByToken, sessionStanding, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
 import { endVisit, recordBeat } from '../../data/visits.sql.js';
+import { recordEvidence } from '../../data/link-evidence.sql.js';
 import { contentOriginOf, copyLabelOf, staticLabelOf } from '../origins.js';
 import { copyNotice } from '../viewer-copies/copy-states.js';
 import { storyCalls } from '../viewer-copies/story-calls.js';
 import { RunnerRefusal } from '../../contract/runner/runner-refusal.js';
 import { tokenIn } from './room-cookies.js';
+import { shellGuard } from './shell-guard.js';
 import type { ViewerDeps } from './room-entry.routes.js';
 
 // The few endpoints the room shell calls for its session: who-are-you, grants to the content
@@ -16,7 +18,7 @@ import type { ViewerDeps } from './room-entry.routes.js';
 
 export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
   const { sql, config } = deps;
-  const platformOrigin = () => new URL(config.publicUrl).origin;
+  const shellSession = shellGuard(deps);
 
   // Cookies are SameSite=Lax and every POST must come from this origin.
   const Hello = z.object({ name: z.string().trim().min(1).max(80), email: z.email().max(254).optional() });
@@ -69,6 +71,8 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     if (!parsed.success) return reply.status(400).send({ error: 'invalid', issues: [{ path: 'body', message: 'name reset, a scenario or a step' }] });
     const calls = storyCalls(JSON.parse(standing.manifest), parsed.data);
     if (calls === null) return reply.status(404).send({ error: 'not found' });
+    // A story step taken or a scenario tried is engagement (link-evidence.sql.ts); a preview records nothing.
+    if (!session.preview) await recordEvidence(sql, session.linkId, 'engaged');
     if (!calls.length || standing.kind !== 'container') return { ok: true, outcomes: [] };
     try {
       const { copy, outcomes } = await deps.runner.calls(session.id, calls);
@@ -123,22 +127,6 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
         deps.log.warn({ err, sessionId }, 'could not hand back a copy; the idle culler will');
       }
     }, releaseSeconds * 1000).unref();
-  }
-
-  async function shellSession(req: FastifyRequest, reply: FastifyReply): Promise<RoomSessionRow | null> {
-    const { sessionId } = req.params as { sessionId: string };
-    // Browsers send Origin with every POST, fetch and sendBeacon alike: a request without one
-    // did not come from the room's page, and is refused like one from another origin.
-    if (req.headers.origin !== platformOrigin()) {
-      reply.status(403).send({ error: 'role cannot', reason: 'permission', action: 'cross-origin' });
-      return null;
-    }
-    const session = await sessionByToken(sql, sessionId, tokenIn(req, sessionId));
-    if (!session) {
-      reply.status(404).send({ error: 'not found' });
-      return null;
-    }
-    return session;
   }
 
   async function projectOf(session: RoomSessionRow): Promise<ProjectRow> {

@@ -5,6 +5,12 @@ import { linkSenderName } from '../../data/links.sql.js';
 import type { RoomSessionRow } from '../../data/viewer-sessions.sql.js';
 import { escapeHtml, roomDocument } from './html.js';
 import { renderPage } from './render-page.js';
+import { commentButton, commentsPanel, emailDialog, nextButton, nextPanel } from './voice-panels.js';
+import type { NextStep, NextStepKind } from '../../contract/resources/room-setup.js';
+import { commentsOfLink } from '../../data/comments.sql.js';
+import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
+import { stepsAnsweredIn } from '../../data/responses.sql.js';
+import { planNameOf } from '../../data/workspaces.sql.js';
 
 // The room shell: the project's apps as tabs, each in its device frame, then its pages. The apps
 // themselves are framed from the content origin after the shell has a grant; nothing of the
@@ -37,7 +43,32 @@ export type ShellData = {
   story: { id: string; title: string; say: string; app: string; path: string | null; device: string | null; point: string | null; runs: boolean }[];
   /** Scenario controls of a container build: reset, and each scenario by id. */
   controls: { reset: boolean; scenarios: { id: string; label: string; description: string | null }[] };
+  /** What the viewer can say back (viewer-voice.routes.ts): the offered steps, and their comments with replies. */
+  voice: VoiceData;
 };
+
+export type VoiceData = {
+  steps: NextStep[];
+  /** Steps this visit already answered. */
+  answered: NextStepKind[];
+  /** Comments left through this link, oldest first, each with the builder's reply when there is one. */
+  comments: { id: string; appId: string | null; screen: string | null; body: string; createdAt: string; reply: string | null; repliedAt: string | null; from: string | null }[];
+  screenshotMaxBytes: number;
+};
+
+async function voiceOf(sql: Sql, project: ProjectRow, session: RoomSessionRow, screenshotMaxBytes: number): Promise<VoiceData> {
+  const steps = offeredOn(await planNameOf(sql, project.workspaceId), (await nextStepsOf(sql, project.id)).steps);
+  const comments = session.linkId ? await commentsOfLink(sql, session.linkId) : [];
+  return {
+    steps,
+    answered: await stepsAnsweredIn(sql, session.visitId),
+    comments: comments.map((c) => ({
+      id: c.id, appId: c.appId, screen: c.screen, body: c.body, createdAt: c.createdAt.toISOString(),
+      reply: c.reply, repliedAt: c.repliedAt?.toISOString() ?? null, from: c.replierName,
+    })),
+    screenshotMaxBytes,
+  };
+}
 
 async function liveBuildOf(sql: Sql, project: ProjectRow): Promise<LiveBuild | null> {
   if (!project.liveBuildId) return null;
@@ -55,7 +86,7 @@ export function appsInOrder(apps: ManifestApp[], appOrder: string[] | null) {
   return { ordered, opened: (apps.find((a) => a.default) ?? ordered[0])?.id ?? null };
 }
 
-export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSessionRow, suggestedName: string | null): Promise<string> {
+export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSessionRow, suggestedName: string | null, screenshotMaxBytes: number): Promise<string> {
   const build = await liveBuildOf(sql, project);
   const [room] = await sql<{ appOrder: string[] | null }[]>`select app_order from rooms where project_id = ${project.id}`;
   const pages = await sql<{ id: string; title: string; kind: 'markdown' | 'html'; content: string }[]>`
@@ -79,6 +110,7 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
       reset: Boolean(build?.manifest.controls?.reset),
       scenarios: (build?.manifest.controls?.scenarios ?? []).map((c) => ({ id: c.id, label: c.label, description: c.description ?? null })),
     },
+    voice: await voiceOf(sql, project, session, screenshotMaxBytes),
   };
 
   const tabs = [
@@ -101,9 +133,11 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
 <header class="bar">
   <span class="project" title="${escapeHtml(project.name)}">${escapeHtml(project.name)}</span>${session.preview ? '<span class="badge">Preview</span>' : ''}
   <nav class="tabs" role="tablist">${tabs}</nav>
-  <span class="tools">${data.story.length ? '<button type="button" id="story-toggle" aria-expanded="false" aria-controls="story">Tour</button>' : ''}${ordered.length ? deviceMenu : ''}${controlsMenu(data.controls)}</span>
+  <span class="tools">${data.story.length ? '<button type="button" id="story-toggle" aria-expanded="false" aria-controls="story">Tour</button>' : ''}${ordered.length ? deviceMenu : ''}${controlsMenu(data.controls)}${ordered.length ? commentButton(data.voice) : ''}${data.voice.steps.length ? nextButton : ''}</span>
 </header>
 ${data.story.length ? storyPanel() : ''}
+${data.voice.steps.length ? nextPanel(data.voice, session.preview) : ''}
+${ordered.length ? commentsPanel(session.preview) : ''}
 <main class="stage">${empty}${appPanels}${pagePanels}</main>
 <dialog id="who">
   <form method="dialog" id="who-form">
@@ -114,8 +148,9 @@ ${data.story.length ? storyPanel() : ''}
     <p class="error" role="alert"></p>
     <button type="submit">Enter the room</button>
   </form>
-</dialog>`;
-  return roomDocument({ title: project.name, body, script: '/room/assets/shell.js', data });
+</dialog>
+${emailDialog(sender)}`;
+  return roomDocument({ title: project.name, body, scripts: ['/room/assets/voice.js', '/room/assets/shell.js'], data });
 }
 
 /** The prompt's line: who sent the link, and that the visit is recorded for them (none in a preview). */

@@ -1,0 +1,310 @@
+// The viewer's voice in the room shell (issue 14): What happens next, comments pinned to a point
+// or an area of the app with a picture of what the viewer saw, the viewer's own comments with the
+// builder's replies, and the one-time email prompt. shell.js hands over what it knows of the
+// frames (`room`); the picture comes from the capture agent the content origin puts in the app's
+// pages (services/room/content/frame-helper.js), asked by postMessage with a nonce per comment.
+window.ppVoice = (room) => {
+  'use strict';
+  const voice = room.data.voice;
+  /** How long the frame has to take the ask, then to send its picture. */
+  const ackMs = 2000;
+  const captureMs = 10000;
+
+  // --- What the frames say: the screen each app shows, and pictures asked for.
+  const screens = {};
+  const readySinceLoad = {};
+  const captures = new Map();
+  window.addEventListener('message', (event) => {
+    const app = room.appOfWindow(event.source, event.origin);
+    if (!app) return;
+    const message = event.data || {};
+    if ((message.type === 'pp:ready' || message.type === 'pp:screen') && typeof message.screen === 'string') {
+      screens[app] = message.screen;
+      readySinceLoad[app] = true;
+    }
+    const waiting = message.nonce && captures.get(message.nonce);
+    if (!waiting || waiting.app !== app) return;
+    if (message.type === 'pp:capture-ack') waiting.ack();
+    if (message.type === 'pp:captured') waiting.done(message);
+  });
+  // A page says where it is as it gets ready, before its load event: a page that loaded without
+  // saying so (no agent in it) leaves no screen behind from the page before.
+  room.onFrameLoad((app) => {
+    if (!readySinceLoad[app]) delete screens[app];
+    readySinceLoad[app] = false;
+  });
+
+  /** The app's picture as the viewer saw it, or why there is none (`note`). Never waits past captureMs. */
+  function capture(app) {
+    const frame = room.frameOf(app);
+    const origin = room.originOf(app);
+    if (!frame || !frame.contentWindow || !origin) return Promise.resolve({ note: 'no-answer' });
+    const nonce = crypto.randomUUID();
+    return new Promise((resolve) => {
+      let acked = false;
+      const done = (answer) => {
+        clearTimeout(noAck);
+        clearTimeout(late);
+        captures.delete(nonce);
+        resolve(answer);
+      };
+      const noAck = setTimeout(() => { if (!acked) done({ note: 'no-answer' }); }, ackMs);
+      const late = setTimeout(() => done({ note: 'timeout' }), captureMs);
+      captures.set(nonce, {
+        app,
+        ack: () => { acked = true; },
+        done: (m) => {
+          if (typeof m.screen === 'string') screens[app] = m.screen;
+          done(m.ok && m.blob ? { blob: m.blob, type: m.type } : { note: m.note || 'failed' });
+        },
+      });
+      frame.contentWindow.postMessage({ type: 'pp:capture', nonce, maxBytes: voice.screenshotMaxBytes }, origin);
+    });
+  }
+
+  async function base64Of(blob) {
+    const bytes = new Uint8Array(await blob.arrayBuffer());
+    let text = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    return btoa(text);
+  }
+
+  // --- The one-time email prompt, on the first comment or answer of a session without one.
+  const emailDialog = document.getElementById('email-ask');
+  function askEmail() {
+    if (!emailDialog || emailDialog.open) return;
+    const form = document.getElementById('email-form');
+    form.onsubmit = async (event) => {
+      event.preventDefault();
+      const email = form.elements.email.value.trim();
+      if (!email) return emailDialog.close();
+      const res = await room.post('email', { email });
+      if (res.ok) return emailDialog.close();
+      form.querySelector('.error').textContent = 'Please check the address.';
+    };
+    form.querySelector('.skip').onclick = () => emailDialog.close();
+    emailDialog.showModal();
+  }
+
+  // --- What happens next.
+  const nextPanel = document.getElementById('next');
+  const nextToggle = document.getElementById('next-toggle');
+  function openNext(open) {
+    if (!nextPanel) return;
+    nextPanel.hidden = !open;
+    nextToggle.setAttribute('aria-expanded', String(open));
+    if (open) closeComments();
+  }
+  function markAnswered(kind) {
+    const button = nextPanel.querySelector(`.step-answer[data-kind="${kind}"]`);
+    if (!button) return;
+    button.classList.add('answered');
+    button.setAttribute('aria-pressed', 'true');
+    const form = nextPanel.querySelector(`.step-form[data-kind="${kind}"]`);
+    if (form) form.hidden = true;
+  }
+  const sending = new Set();
+  async function answer(kind, detail) {
+    // One answer per step per visit: the server holds to it too; this only saves a request.
+    if (sending.has(kind)) return;
+    sending.add(kind);
+    const outcome = nextPanel.querySelector('.next-outcome');
+    try {
+      const res = await room.post('answer', detail ? { step: kind, detail } : { step: kind });
+      const body = await res.json().catch(() => ({}));
+      if (!res.ok) {
+        outcome.textContent = (body.issues && body.issues[0] && body.issues[0].message) || 'That did not go through. Try again.';
+        return;
+      }
+      markAnswered(kind);
+      outcome.textContent = body.recorded ? `Thank you. ${room.data.sender || 'The sender'} will see your answer.` : 'Preview: not recorded.';
+      if (body.askEmail) askEmail();
+    } finally {
+      sending.delete(kind);
+    }
+  }
+  if (nextPanel) {
+    nextToggle.addEventListener('click', () => openNext(nextPanel.hidden));
+    for (const kind of voice.answered) markAnswered(kind);
+    for (const button of nextPanel.querySelectorAll('.step-answer')) {
+      button.addEventListener('click', () => {
+        const kind = button.dataset.kind;
+        const form = nextPanel.querySelector(`.step-form[data-kind="${kind}"]`);
+        if (form) {
+          form.hidden = !form.hidden;
+          if (!form.hidden) form.querySelector('textarea, input').focus();
+          return;
+        }
+        // The booking page opens at once, in the click, so no popup blocker stops it.
+        if (kind === 'meeting' && button.dataset.url) window.open(button.dataset.url, '_blank', 'noopener');
+        answer(kind, null);
+      });
+    }
+    for (const form of nextPanel.querySelectorAll('.step-form')) {
+      form.addEventListener('submit', (event) => {
+        event.preventDefault();
+        const detail = Object.fromEntries(Array.from(form.elements).filter((e) => e.name).map((e) => [e.name, e.value.trim()]));
+        answer(form.dataset.kind, detail);
+      });
+    }
+  }
+  room.onStoryEnd(() => openNext(true));
+
+  // --- Comments pinned to screens.
+  const commentsPanel = document.getElementById('comments');
+  const commentToggle = document.getElementById('comment-toggle');
+  const commentForm = document.getElementById('comment-form');
+  let layer = null;
+  let pin = null;
+
+  function renderMine() {
+    const list = commentsPanel.querySelector('.my-comments');
+    list.textContent = '';
+    for (const c of voice.comments) {
+      const li = document.createElement('li');
+      li.dataset.comment = c.id;
+      const body = document.createElement('p');
+      body.className = 'comment-body';
+      body.textContent = c.body;
+      li.append(body);
+      if (c.reply) {
+        const reply = document.createElement('p');
+        reply.className = 'comment-reply';
+        reply.textContent = `${c.from || 'Reply'}: ${c.reply}`;
+        li.append(reply);
+      }
+      list.append(li);
+    }
+    list.previousElementSibling.hidden = !voice.comments.length;
+  }
+
+  function closeComments() {
+    if (!commentsPanel) return;
+    commentsPanel.hidden = true;
+    commentToggle.setAttribute('aria-pressed', 'false');
+    document.body.classList.remove('commenting');
+    dropPin();
+  }
+  function dropPin() {
+    if (layer) layer.remove();
+    layer = null;
+    pin = null;
+    if (commentForm) commentForm.hidden = true;
+  }
+
+  /** A layer over the app's frame that takes a click (a point) or a drag (an area). */
+  function pinLayer(app) {
+    dropPin();
+    const box = room.frameOf(app) && room.frameOf(app).parentElement;
+    if (!box) return;
+    layer = document.createElement('div');
+    layer.className = 'pin-layer';
+    layer.setAttribute('aria-label', 'Click or drag on the app to pin your comment');
+    const mark = document.createElement('div');
+    mark.className = 'pin-mark';
+    layer.append(mark);
+    box.append(layer);
+    let start = null;
+    const at = (event) => {
+      const r = layer.getBoundingClientRect();
+      return { x: Math.min(1, Math.max(0, (event.clientX - r.left) / r.width)), y: Math.min(1, Math.max(0, (event.clientY - r.top) / r.height)) };
+    };
+    const draw = (a, b) => {
+      const x = Math.min(a.x, b.x);
+      const y = Math.min(a.y, b.y);
+      Object.assign(mark.style, { left: `${x * 100}%`, top: `${y * 100}%`, width: `${Math.abs(a.x - b.x) * 100}%`, height: `${Math.abs(a.y - b.y) * 100}%` });
+    };
+    layer.addEventListener('pointerdown', (event) => {
+      if (pin) return;
+      start = at(event);
+      layer.setPointerCapture(event.pointerId);
+      mark.className = 'pin-mark';
+      draw(start, start);
+    });
+    layer.addEventListener('pointermove', (event) => { if (start && !pin) draw(start, at(event)); });
+    layer.addEventListener('pointerup', (event) => {
+      if (!start || pin) return;
+      const end = at(event);
+      const r = layer.getBoundingClientRect();
+      // A move of a few pixels is a click, not a drag.
+      const dragged = Math.abs(end.x - start.x) * r.width > 6 || Math.abs(end.y - start.y) * r.height > 6;
+      const round = (n) => Math.round(n * 10000) / 10000;
+      pin = dragged
+        ? { position: null, area: { x: round(Math.min(start.x, end.x)), y: round(Math.min(start.y, end.y)), width: round(Math.abs(end.x - start.x)), height: round(Math.abs(end.y - start.y)) } }
+        : { position: { x: round(start.x), y: round(start.y) }, area: null };
+      mark.className = dragged ? 'pin-mark area' : 'pin-mark point';
+      if (!dragged) draw(start, start);
+      start = null;
+      // The picture is taken now, as the viewer saw the screen they pinned; the form waits for it.
+      pin.app = app;
+      pin.device = box.className.replace(/^frame frame-/, '') || 'none';
+      pin.picture = capture(app);
+      commentForm.hidden = false;
+      commentForm.querySelector('.error').textContent = '';
+      commentForm.elements.body.focus();
+    });
+  }
+
+  function startCommenting() {
+    const app = room.currentApp();
+    if (!app) {
+      commentsPanel.querySelector('.comment-outcome').textContent = 'Open one of the apps to comment on it.';
+      return;
+    }
+    pinLayer(app);
+  }
+
+  if (commentsPanel) {
+    renderMine();
+    commentToggle.addEventListener('click', () => {
+      const open = commentsPanel.hidden;
+      if (!open) return closeComments();
+      openNext(false);
+      commentsPanel.hidden = false;
+      commentToggle.setAttribute('aria-pressed', 'true');
+      document.body.classList.add('commenting');
+      commentsPanel.querySelector('.comment-outcome').textContent = '';
+      startCommenting();
+    });
+    room.onShow(() => { if (!commentsPanel.hidden) startCommenting(); });
+    commentForm.querySelector('.cancel').addEventListener('click', () => startCommenting());
+    commentForm.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      if (!pin || commentForm.dataset.sending) return;
+      const error = commentForm.querySelector('.error');
+      const body = commentForm.elements.body.value.trim();
+      if (!body) { error.textContent = 'Write your comment first.'; return; }
+      commentForm.dataset.sending = '1';
+      const outcome = commentsPanel.querySelector('.comment-outcome');
+      outcome.textContent = 'Sending…';
+      try {
+        const picture = await pin.picture;
+        let screenshot = null;
+        let screenshotNote = picture.note || null;
+        if (picture.blob) {
+          if (picture.blob.size > voice.screenshotMaxBytes) screenshotNote = 'too-large';
+          else screenshot = { type: picture.type, data: await base64Of(picture.blob) };
+        }
+        const res = await room.post('comments', {
+          appId: pin.app, screen: screens[pin.app] || room.appPath(pin.app), body, position: pin.position, area: pin.area, device: pin.device, screenshot, screenshotNote,
+        });
+        const answer = await res.json().catch(() => ({}));
+        if (!res.ok) {
+          outcome.textContent = '';
+          error.textContent = (answer.issues && answer.issues[0] && answer.issues[0].message) || answer.detail || answer.error || 'Your comment did not go through.';
+          return;
+        }
+        commentForm.elements.body.value = '';
+        outcome.textContent = answer.recorded ? 'Sent. Thank you.' : 'Preview: not recorded.';
+        if (answer.recorded) {
+          voice.comments.push({ ...answer.comment, reply: null, repliedAt: null, from: null });
+          renderMine();
+        }
+        startCommenting();
+        if (answer.askEmail) askEmail();
+      } finally {
+        delete commentForm.dataset.sending;
+      }
+    });
+  }
+};

@@ -1,0 +1,187 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPlatform, type Platform } from '../../test/support/platform.js';
+import { deployStaticRoom, enterRoom, hit, shellData } from '../../test/support/room.js';
+import { noteCaptureBlock } from '../data/capture-blocks.sql.js';
+import { staticLabelOf } from './origins.js';
+
+// The room's endpoints for the viewer's voice (viewer-voice.routes.ts): answers to What happens
+// next, comments pinned to screens with their screenshots, the one-time email prompt, and how
+// each moves the link's stage. Every bad input is a clear refusal that writes nothing.
+
+let platform: Platform;
+beforeAll(async () => { platform = await startPlatform({ workers: true, env: { COMMENTS_PER_SESSION_HOUR: '4', SCREENSHOT_MAX_BYTES: '50000' } }); });
+afterAll(async () => { await platform.close(); });
+
+async function viewer(plan = 'solo') {
+  const person = await platform.person({ plan });
+  const { project, build } = await deployStaticRoom(platform, person);
+  const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Grace Prospect' } });
+  const room = await enterRoom(platform, url);
+  const post = (path: string, json: unknown) => hit(platform, `${room.base}/${path}`, { method: 'POST', jar: room.jar, json });
+  const stage = async () => (await person.client.call('listLinks', { params: { projectId: project.id } })).find((l) => l.id === link.id)!.stage;
+  return { person, project, build, url, link, room, post, stage };
+}
+
+const png = (width = 64, height = 40) => sharp({ create: { width, height, channels: 4, background: '#2f6fde' } }).png().toBuffer();
+const comment = (extra: Record<string, unknown> = {}) => ({
+  appId: 'web', screen: '/', body: 'The total looks wrong here', position: { x: 0.25, y: 0.5 }, area: null, device: 'laptop',
+  screenshot: null, screenshotNote: 'no-answer', ...extra,
+});
+
+describe('What happens next in the room', () => {
+  it('offers the default steps with their words, records an answer once per visit, and moves the stage', async () => {
+    const v = await viewer();
+    expect(v.room.data.voice.steps.map((s: { kind: string }) => s.kind)).toEqual(['yes', 'question', 'later']);
+    expect(await v.stage()).toBe('opened');
+
+    const first = await v.post('answer', { step: 'later' });
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({ recorded: true, again: false, askEmail: true });
+    // A double click: one record, the same answer back, no second email prompt.
+    const again = await v.post('answer', { step: 'later' });
+    expect(again.json).toMatchObject({ recorded: true, again: true, id: first.json.id, askEmail: false });
+    expect(await v.stage()).toBe('later');
+
+    const asked = await v.post('answer', { step: 'question', detail: { text: 'Does it work offline?' } });
+    expect(asked.json.askEmail).toBe(false);
+    const responses = await v.person.client.call('listResponses', { params: { projectId: v.project.id } });
+    expect(responses.map((r) => r.step)).toEqual(['question', 'later']);
+    expect(responses[0]).toMatchObject({ linkId: v.link.id, viewerName: 'Ada Viewer', detail: { text: 'Does it work offline?' } });
+    // A question is not an answer of yes, later or no: the stage stays.
+    expect(await v.stage()).toBe('later');
+    const yes = await v.post('answer', { step: 'yes' });
+    expect(yes.status).toBe(200);
+    expect(await v.stage()).toBe('yes');
+
+    // The room remembers what this visit answered.
+    const page = await hit(platform, new URL(v.url).pathname, { jar: v.room.jar });
+    expect(shellData(page.text).voice.answered.sort()).toEqual(['later', 'question', 'yes']);
+  });
+
+  it('refuses a step not offered, a question without words and a colleague without an email, writing nothing', async () => {
+    const v = await viewer();
+    expect((await v.post('answer', { step: 'meeting' })).status).toBe(404);
+    const noWords = await v.post('answer', { step: 'question', detail: { text: '  ' } });
+    expect(noWords.status).toBe(400);
+    expect(noWords.json.issues[0].path).toBe('detail.text');
+    await v.person.client.call('setNextSteps', { params: { projectId: v.project.id }, body: { steps: [{ kind: 'colleague' }, { kind: 'meeting', url: 'https://cal.example/ada' }] } });
+    expect((await v.post('answer', { step: 'colleague', detail: { name: 'Bo' } })).status).toBe(400);
+    expect((await v.post('answer', { step: 'nope' })).status).toBe(400);
+    expect(await v.person.client.call('listResponses', { params: { projectId: v.project.id } })).toEqual([]);
+    expect(await v.stage()).toBe('opened');
+
+    const added = await v.post('answer', { step: 'colleague', detail: { name: 'Bo Boss', email: 'bo@example.com' } });
+    expect(added.status).toBe(200);
+    const [response] = await v.person.client.call('listResponses', { params: { projectId: v.project.id } });
+    expect(response).toMatchObject({ step: 'colleague', detail: { name: 'Bo Boss', email: 'bo@example.com' } });
+    // Bringing a colleague in is not an answer: the stage stays where it was.
+    expect(await v.stage()).toBe('opened');
+  });
+
+  it('refuses a request from another origin', async () => {
+    const v = await viewer();
+    const answer = await hit(platform, `${v.room.base}/answer`, { method: 'POST', jar: v.room.jar, json: { step: 'yes' }, noOrigin: true });
+    expect(answer.status).toBe(403);
+  });
+});
+
+describe('comments pinned to screens', () => {
+  it('stores a comment with its screenshot re-encoded, moves the stage to engaged, and asks for the email once', async () => {
+    const v = await viewer();
+    const picture = await png();
+    const sent = await v.post('comments', comment({ screenshot: { type: 'image/png', data: picture.toString('base64') }, screenshotNote: null }));
+    expect(sent.status).toBe(200);
+    expect(sent.json).toMatchObject({ recorded: true, askEmail: true, comment: { hasScreenshot: true, body: 'The total looks wrong here' } });
+    expect(await v.stage()).toBe('engaged');
+
+    const [listed] = await v.person.client.call('listComments', { params: { projectId: v.project.id } });
+    expect(listed).toMatchObject({ appId: 'web', screen: '/', position: { x: 0.25, y: 0.5 }, area: null, device: 'laptop', hasScreenshot: true, linkId: v.link.id });
+    const stored = await platform.deps.storage.get(`screenshots/${v.project.id}/${listed.id}`);
+    const bytes = Buffer.concat(await stored!.body.toArray());
+    expect(await sharp(bytes).metadata()).toMatchObject({ format: 'png', width: 64, height: 40 });
+
+    // The email: given once, asked no more.
+    expect((await v.post('email', { email: 'not an email' })).status).toBe(400);
+    expect((await v.post('email', { email: 'grace@example.com' })).status).toBe(200);
+    const second = await v.post('comments', comment({ area: { x: 0.1, y: 0.1, width: 0.5, height: 0.3 }, position: null }));
+    expect(second.json.askEmail).toBe(false);
+    const detail = await v.person.client.call('getFeedback', { params: { commentId: second.json.comment.id } }).catch(() => null);
+    // getFeedback may land separately; when it is there it names the email the viewer gave.
+    if (detail) expect(detail.viewer?.email).toBe('grace@example.com');
+  });
+
+  it('refuses an empty or 2,001-character body, a point outside the frame, and pictures that are not images or too large', async () => {
+    const v = await viewer();
+    const refusals = [
+      [comment({ body: '' }), 400, 'body'],
+      [comment({ body: 'x'.repeat(2001) }), 400, 'body'],
+      [comment({ position: { x: 1.2, y: 0.5 } }), 400, 'position.x'],
+      [comment({ position: null, area: { x: 0.8, y: 0.1, width: 0.5, height: 0.2 } }), 400, 'area'],
+      [comment({ position: null, area: null }), 400, 'position'],
+      [comment({ device: 'watch' }), 400, 'device'],
+    ] as const;
+    for (const [body, status, path] of refusals) {
+      const answer = await v.post('comments', body);
+      expect(answer.status, JSON.stringify(body).slice(0, 80)).toBe(status);
+      expect(answer.json.issues.map((i: { path: string }) => i.path)).toContain(path);
+    }
+    const notImage = await v.post('comments', comment({ screenshot: { type: 'image/png', data: Buffer.from('<svg/>').toString('base64') }, screenshotNote: null }));
+    expect(notImage.status).toBe(422);
+    expect(notImage.json).toMatchObject({ reason: 'file' });
+    const noise = Buffer.from(Array.from({ length: 200 * 200 * 3 }, () => Math.floor(Math.random() * 256)));
+    const tooLarge = await sharp(noise, { raw: { width: 200, height: 200, channels: 3 } }).png().toBuffer();
+    expect(tooLarge.length).toBeGreaterThan(50_000);
+    const big = await v.post('comments', comment({ screenshot: { type: 'image/png', data: tooLarge.toString('base64') }, screenshotNote: null }));
+    expect(big.status).toBe(422);
+    expect(big.json.detail).toMatch(/at most 50000/);
+    expect((await v.post('comments', comment({ appId: 'nope' }))).status).toBe(404);
+
+    expect(await v.person.client.call('listComments', { params: { projectId: v.project.id } })).toEqual([]);
+    expect((await platform.deps.storage.list(`screenshots/${v.project.id}/`)).length).toBe(0);
+    expect(await v.stage()).toBe('opened');
+  });
+
+  it('says blocked when the frame never answered and its page stopped the agent', async () => {
+    const v = await viewer();
+    await noteCaptureBlock(platform.deps.sql, v.room.data.sessionId, staticLabelOf(v.project.slug, v.project.id), true);
+    const sent = await v.post('comments', comment({ screenshotNote: 'no-answer' }));
+    expect(sent.json.comment.screenshotNote).toBe('blocked');
+    const timedOut = await v.post('comments', comment({ screenshotNote: 'timeout' }));
+    expect(timedOut.json.comment.screenshotNote).toBe('timeout');
+  });
+
+  it('caps the comments of one session an hour with 429 and Retry-After', async () => {
+    const v = await viewer();
+    for (let i = 0; i < 4; i++) expect((await v.post('comments', comment({ body: `comment ${i}` }))).status).toBe(200);
+    const fifth = await v.post('comments', comment());
+    expect(fifth.status).toBe(429);
+    expect(fifth.json).toMatchObject({ reason: 'rate' });
+    expect(Number(fifth.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('records nothing from a preview', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, person);
+    const { url } = await person.client.call('previewPass', { params: { projectId: project.id } });
+    const room = await enterRoom(platform, url);
+    const post = (path: string, json: unknown) => hit(platform, `${room.base}/${path}`, { method: 'POST', jar: room.jar, json });
+    expect((await post('answer', { step: 'yes' })).json).toEqual({ recorded: false, askEmail: false });
+    expect((await post('comments', comment())).json).toEqual({ recorded: false, askEmail: false });
+    expect(await person.client.call('listComments', { params: { projectId: project.id } })).toEqual([]);
+    expect(await person.client.call('listResponses', { params: { projectId: project.id } })).toEqual([]);
+  });
+
+  it('shows the viewer their comments with the reply, through the same link, after the link is revoked they stay', async () => {
+    const v = await viewer();
+    const sent = await v.post('comments', comment());
+    const commentId = sent.json.comment.id;
+    await v.person.client.call('replyToComment', { params: { commentId }, body: { body: 'Fixed in the next build, thanks!' } }).catch(() => null);
+    const page = await hit(platform, new URL(v.url).pathname, { jar: new Map() });
+    const mine = shellData(page.text).voice.comments;
+    expect(mine.map((c: { id: string }) => c.id)).toEqual([commentId]);
+    if (mine[0].reply !== null) expect(mine[0]).toMatchObject({ reply: 'Fixed in the next build, thanks!' });
+    await v.person.client.call('revokeLink', { params: { linkId: v.link.id } });
+    expect((await v.person.client.call('listComments', { params: { projectId: v.project.id } })).length).toBe(1);
+  });
+});

@@ -1,0 +1,30 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../core/config.js';
+import type { Sql } from '../../core/db.js';
+import { sessionByToken, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import { tokenIn } from './room-cookies.js';
+
+// The check every endpoint the shell calls makes first: the request came from the room's own
+// page, and its cookie holds the session's token.
+
+/** The session a shell request acts for; null when refused (the reply is sent). */
+export type ShellGuard = (req: FastifyRequest, reply: FastifyReply) => Promise<RoomSessionRow | null>;
+
+export function shellGuard(deps: { config: Config; sql: Sql }): ShellGuard {
+  const platformOrigin = () => new URL(deps.config.publicUrl).origin;
+  return async (req, reply) => {
+    const { sessionId } = req.params as { sessionId: string };
+    // Browsers send Origin with every POST, fetch and sendBeacon alike: a request without one
+    // did not come from the room's page, and is refused like one from another origin.
+    if (req.headers.origin !== platformOrigin()) {
+      reply.status(403).send({ error: 'role cannot', reason: 'permission', action: 'cross-origin' });
+      return null;
+    }
+    const session = await sessionByToken(deps.sql, sessionId, tokenIn(req, sessionId));
+    if (!session) {
+      reply.status(404).send({ error: 'not found' });
+      return null;
+    }
+    return session;
+  };
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { NextStepKind } from '../../contract/resources/room-setup.js';
+import { Area, Point, ScreenshotNote } from '../../contract/resources/activity.js';
+import { Device } from '../../contract/common.js';
+import { ImageRefused, reencodeImage } from '../../core/images.js';
+import type { Storage } from '../../core/storage.js';
+import { captureBlocked } from '../../data/capture-blocks.sql.js';
+import { addComment, commentsInLastHour } from '../../data/comments.sql.js';
+import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
+import { recordResponse } from '../../data/responses.sql.js';
+import { askEmailOnce, saveWhoYouAre, sessionStanding } from '../../data/viewer-sessions.sql.js';
+import { planNameOf } from '../../data/workspaces.sql.js';
+import { copyLabelOf, staticLabelOf } from '../origins.js';
+import type { ShellGuard } from './shell-guard.js';
+import type { ViewerDeps } from './room-entry.routes.js';
+
+// The viewer's voice in the room (issue 14): an answer to What happens next, a comment pinned to
+// a screen with the picture the frame's capture agent took, and the email the room asks for once
+// on the first of either. A preview records nothing; the shell says so.
+
+/** What each step asks of the viewer, beyond the click. */
+const Detail = {
+  question: z.object({ text: z.string().trim().min(1).max(2000) }),
+  colleague: z.object({ name: z.string().trim().min(1).max(80), email: z.email().max(254) }),
+  meeting: z.object({ time: z.string().trim().min(1).max(80).optional() }),
+  yes: z.object({ note: z.string().trim().min(1).max(2000).optional() }),
+  later: z.object({ note: z.string().trim().min(1).max(2000).optional() }),
+  no: z.object({ note: z.string().trim().min(1).max(2000).optional() }),
+} satisfies Record<NextStepKind, z.ZodType>;
+
+const Answer = z.object({ step: NextStepKind, detail: z.record(z.string(), z.unknown()).optional() });
+
+const CommentBody = z.object({
+  appId: z.string().min(1).max(40),
+  /** The app's path inside its frame, as its page reported it. */
+  screen: z.string().max(2000).nullable(),
+  body: z.string().trim().min(1, 'write a comment').max(2000, 'at most 2000 characters'),
+  position: Point.nullable(),
+  area: Area.nullable(),
+  device: Device,
+  /** The picture, base64, when the frame gave one; else why not. */
+  screenshot: z.object({ type: z.enum(['image/png', 'image/webp']), data: z.base64() }).nullable(),
+  screenshotNote: ScreenshotNote.exclude(['removed']).nullable(),
+}).refine((c) => c.position || c.area, { message: 'pin the comment to a point or an area', path: ['position'] });
+
+const EmailBody = z.object({ email: z.email().max(254) });
+
+type Issues = { path: string; message: string }[];
+const issuesOf = (error: z.ZodError): Issues => error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+const invalid = (reply: FastifyReply, issues: Issues) => reply.status(400).send({ error: 'invalid', issues });
+
+export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { storage: Storage }, shellSession: ShellGuard) {
+  const { sql, config } = deps;
+
+  app.post('/room/:sessionId/answer', async (req, reply) => {
+    const session = await shellSession(req, reply);
+    if (!session) return;
+    const parsed = Answer.safeParse(req.body);
+    if (!parsed.success) return invalid(reply, issuesOf(parsed.error));
+    const { step } = parsed.data;
+    const detail = Detail[step].safeParse(parsed.data.detail ?? {});
+    if (!detail.success) return invalid(reply, issuesOf(detail.error).map((i) => ({ ...i, path: `detail.${i.path}` })));
+    const offered = offeredOn(await planNameOf(sql, session.workspaceId), (await nextStepsOf(sql, session.projectId)).steps);
+    if (!offered.some((s) => s.kind === step)) return reply.status(404).send({ error: 'not found' });
+    if (session.preview || !session.linkId) return { recorded: false, askEmail: false };
+    const kept = Object.keys(detail.data).length ? detail.data : null;
+    const { response, created } = await recordResponse(sql, session, step, kept);
+    return { recorded: true, id: response.id, again: !created, askEmail: created && (await askEmailOnce(sql, session.id)) };
+  });
+
+  // Room for the picture as base64 (4 bytes per 3) and the words around it, with room to spare so
+  // a picture somewhat too large is told so (422 file) rather than cut off (413).
+  const bodyLimit = 2 * config.SCREENSHOT_MAX_BYTES + 64 * 1024;
+  app.post('/room/:sessionId/comments', { bodyLimit }, async (req, reply) => {
+    const session = await shellSession(req, reply);
+    if (!session) return;
+    const parsed = CommentBody.safeParse(req.body);
+    if (!parsed.success) return invalid(reply, issuesOf(parsed.error));
+    const c = parsed.data;
+    const standing = await sessionStanding(sql, session.id);
+    const manifest = standing?.manifest ? (JSON.parse(standing.manifest) as { apps: { id: string }[] }) : null;
+    if (!standing || !manifest?.apps.some((a) => a.id === c.appId)) return reply.status(404).send({ error: 'not found' });
+
+    // The picture is judged by its bytes and re-encoded before anything is written.
+    let picture = null;
+    if (c.screenshot) {
+      try {
+        picture = await reencodeImage(Buffer.from(c.screenshot.data, 'base64'), { types: ['image/png', 'image/webp'], maxBytes: config.SCREENSHOT_MAX_BYTES, maxSide: 8192 });
+      } catch (err) {
+        if (!(err instanceof ImageRefused)) throw err;
+        return reply.status(422).send({ error: 'refused: file', reason: 'file', detail: `the screenshot: ${err.message}` });
+      }
+    }
+    if (session.preview) return { recorded: false, askEmail: false };
+
+    const recent = await commentsInLastHour(sql, session.id);
+    if (recent.count >= config.COMMENTS_PER_SESSION_HOUR) {
+      const retryAfter = Math.max(1, recent.retryAfter);
+      reply.header('retry-after', String(retryAfter));
+      return reply.status(429).send({ error: `at most ${config.COMMENTS_PER_SESSION_HOUR} comments an hour`, reason: 'rate', retryAfter });
+    }
+    // A frame that never answered may have had the agent stopped by the app's own policy.
+    const label = standing.kind === 'container' ? copyLabelOf(standing.slug, session.id) : staticLabelOf(standing.slug, standing.projectId);
+    let note = picture ? null : (c.screenshotNote ?? 'no-answer');
+    if (note === 'no-answer' && (await captureBlocked(sql, session.id, label))) note = 'blocked';
+
+    const id = randomUUID();
+    const key = `screenshots/${session.projectId}/${id}`;
+    if (picture) await deps.storage.put(key, picture.bytes, { contentType: picture.type, size: picture.bytes.length });
+    try {
+      const comment = await addComment(sql, session, {
+        id, buildId: standing.liveBuildId, appId: c.appId, screen: c.screen, body: c.body, position: c.position, area: c.area, device: c.device,
+        screenshot: picture ? { key, type: picture.type as 'image/png' | 'image/webp', width: picture.width, height: picture.height, bytes: picture.bytes.length } : null,
+        screenshotNote: note,
+      });
+      return {
+        recorded: true,
+        comment: { id: comment.id, appId: comment.appId, screen: comment.screen, body: comment.body, createdAt: comment.createdAt.toISOString(), hasScreenshot: Boolean(picture), screenshotNote: note },
+        askEmail: await askEmailOnce(sql, session.id),
+      };
+    } catch (err) {
+      // Nothing half-written: a picture whose comment could not be stored goes too.
+      if (picture) await deps.storage.deletePrefix(key).catch(() => {});
+      throw err;
+    }
+  });
+
+  app.post('/room/:sessionId/email', async (req, reply) => {
+    const session = await shellSession(req, reply);
+    if (!session) return;
+    const parsed = EmailBody.safeParse(req.body);
+    if (!parsed.success) return invalid(reply, issuesOf(parsed.error));
+    if (!session.preview) await saveWhoYouAre(sql, session.id, { email: parsed.data.email });
+    return { ok: true };
+  });
+}
