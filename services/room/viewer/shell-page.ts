@@ -6,11 +6,7 @@ import type { RoomSessionRow } from '../../data/viewer-sessions.sql.js';
 import { escapeHtml, roomDocument } from './html.js';
 import { renderPage } from './render-page.js';
 import { commentButton, commentsPanel, emailDialog, nextButton, nextPanel } from './voice-panels.js';
-import type { NextStep, NextStepKind } from '../../contract/resources/room-setup.js';
-import { commentsOfLink } from '../../data/comments.sql.js';
-import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
-import { stepsAnsweredIn } from '../../data/responses.sql.js';
-import { planNameOf } from '../../data/workspaces.sql.js';
+import { voiceOf, type VoiceData } from './voice-data.js';
 
 // The room shell: the project's apps as tabs, each in its device frame, then its pages. The apps
 // themselves are framed from the content origin after the shell has a grant; nothing of the
@@ -46,29 +42,6 @@ export type ShellData = {
   /** What the viewer can say back (viewer-voice.routes.ts): the offered steps, and their comments with replies. */
   voice: VoiceData;
 };
-
-export type VoiceData = {
-  steps: NextStep[];
-  /** Steps this visit already answered. */
-  answered: NextStepKind[];
-  /** Comments left through this link, oldest first, each with the builder's reply when there is one. */
-  comments: { id: string; appId: string | null; screen: string | null; body: string; createdAt: string; reply: string | null; repliedAt: string | null; from: string | null }[];
-  screenshotMaxBytes: number;
-};
-
-async function voiceOf(sql: Sql, project: ProjectRow, session: RoomSessionRow, screenshotMaxBytes: number): Promise<VoiceData> {
-  const steps = offeredOn(await planNameOf(sql, project.workspaceId), (await nextStepsOf(sql, project.id)).steps);
-  const comments = session.linkId ? await commentsOfLink(sql, session.linkId) : [];
-  return {
-    steps,
-    answered: await stepsAnsweredIn(sql, session.visitId),
-    comments: comments.map((c) => ({
-      id: c.id, appId: c.appId, screen: c.screen, body: c.body, createdAt: c.createdAt.toISOString(),
-      reply: c.reply, repliedAt: c.repliedAt?.toISOString() ?? null, from: c.replierName,
-    })),
-    screenshotMaxBytes,
-  };
-}
 
 async function liveBuildOf(sql: Sql, project: ProjectRow): Promise<LiveBuild | null> {
   if (!project.liveBuildId) return null;
