@@ -1,0 +1,212 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { demoBundle } from '../../runner/test-support/demo-bundle.js';
+import { startTestRunner, type TestRunner } from '../../runner/test-support/test-runner.js';
+import { launchChromium } from '../support/browser.js';
+import { startPlatform, type Platform } from '../support/platform.js';
+import { uniqueSlug } from '../support/refusal.js';
+import { answerWhoAreYou, appFrame, deployStaticRoom } from '../support/room.js';
+
+// The viewer's voice end to end in Debian's Chromium: a viewer answers What happens next and pins
+// a comment with a screenshot to a static build and to a container build; the builder reads both
+// through the API, fetches the picture, replies, and the viewer finds the reply on their next
+// visit. A page whose images come from another origin gives a picture or `tainted`, never a hang.
+
+let platform: Platform;
+let runner: TestRunner;
+let browser: Browser;
+/** Another loopback origin: a booking page, and an image served without CORS headers. */
+let elsewhere: Server;
+let elsewhereUrl: string;
+beforeAll(async () => {
+  elsewhere = createServer((req, res) => {
+    if (req.url === '/dot.png') {
+      sharp({ create: { width: 40, height: 40, channels: 3, background: '#e8590c' } }).png().toBuffer().then((png) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Book a time</title><h1>Book a time</h1>');
+  });
+  await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+  elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+  runner = await startTestRunner();
+  platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl } });
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await platform?.close();
+  await runner?.close();
+  elsewhere?.close();
+});
+
+const shopPage = '<!doctype html><html><head><title>Shop</title></head><body style="margin:0;background:#1c7ed6;color:#fff;font:24px sans-serif">'
+  + '<h1 id="title" style="margin:0;padding:40px">The shop</h1><div style="height:200px;background:#fcc419"></div></body></html>';
+
+/** Clicks the app's frame at a fraction of its size, in comment mode. */
+async function pinAt(page: Page, appId: string, x: number, y: number) {
+  await page.click('#comment-toggle');
+  const layer = page.locator(`.frame:has(iframe[data-app="${appId}"]) .pin-layer`);
+  await layer.waitFor();
+  const box = (await layer.boundingBox())!;
+  await page.mouse.click(box.x + box.width * x, box.y + box.height * y);
+  await page.locator('#comment-form').waitFor({ state: 'visible' });
+}
+
+async function sendComment(page: Page, text: string) {
+  await page.fill('#comment-form textarea[name="body"]', text);
+  await page.click('#comment-form button[type="submit"]');
+  await expect.poll(() => page.locator('.comment-outcome').textContent(), { timeout: 20_000 }).toBe('Sent. Thank you.');
+}
+
+/** The iframe's size in CSS pixels: what a picture of the viewer's screen measures at scale 1. */
+const frameSize = (page: Page, appId: string) => page.locator(`iframe[data-app="${appId}"]`).evaluate((f: HTMLIFrameElement) => ({ width: f.clientWidth, height: f.clientHeight }));
+
+describe('the viewer answers and comments; the builder reads, replies, and the viewer sees it', () => {
+  it('on a static build', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, person, {
+      files: { 'index.html': shopPage },
+      manifest: {
+        kind: 'static', name: 'Shop', output: 'dist',
+        apps: [{ id: 'web', name: 'Shop', path: '/', device: 'laptop' }],
+        story: [{ id: 'one', title: 'The shop', say: 'Here it is.', app: 'web' }, { id: 'two', title: 'The end', say: 'That is all.', app: 'web' }],
+      },
+    });
+    const booking = `${elsewhereUrl}/book`;
+    await person.client.call('setNextSteps', { params: { projectId: project.id }, body: { steps: [{ kind: 'meeting', url: booking, label: 'Pick a time' }, { kind: 'question' }, { kind: 'yes' }] } });
+    const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    await page.goto(url);
+    await answerWhoAreYou(page);
+    await appFrame(page, 'web');
+
+    // The story's last step opens What happens next.
+    await page.click('#story-toggle');
+    await page.click('.story [data-step="1"]');
+    await page.locator('#next').waitFor({ state: 'visible' });
+    await expect.poll(() => page.locator('#next .step-answer').allTextContents()).toEqual(['Pick a time', 'Ask a question', "Yes, let's go ahead"]);
+
+    // A question, then the one-time email prompt.
+    await page.click('#next .step-answer[data-kind="question"]');
+    await page.fill('#next form[data-kind="question"] textarea', 'Can we try it with our own data?');
+    await page.click('#next form[data-kind="question"] button[type="submit"]');
+    await page.locator('dialog#email-ask').waitFor({ state: 'visible' });
+    await page.fill('#email-form input[name="email"]', 'ada@example.com');
+    await page.click('#email-form button[type="submit"]');
+    await page.locator('dialog#email-ask').waitFor({ state: 'hidden' });
+    // A double click stores one answer.
+    await page.dblclick('#next .step-answer[data-kind="yes"]');
+    await expect.poll(() => page.locator('#next .step-answer[data-kind="yes"]').getAttribute('aria-pressed')).toBe('true');
+    // The meeting opens the booking page in a new tab.
+    const [popup] = await Promise.all([context.waitForEvent('page'), page.click('#next .step-answer[data-kind="meeting"]')]);
+    await popup.waitForLoadState();
+    expect(popup.url()).toBe(booking);
+    await popup.close();
+
+    // A comment pinned to a point, with the picture of what the viewer saw.
+    await pinAt(page, 'web', 0.3, 0.4);
+    await sendComment(page, 'Make this heading bigger');
+    const size = await frameSize(page, 'web');
+
+    await expect.poll(async () => (await person.client.call('listResponses', { params: { projectId: project.id } })).map((r) => r.step).sort()).toEqual(['meeting', 'question', 'yes']);
+    const responses = await person.client.call('listResponses', { params: { projectId: project.id } });
+    expect(responses.find((r) => r.step === 'question')!.detail).toEqual({ text: 'Can we try it with our own data?' });
+    const links = await person.client.call('listLinks', { params: { projectId: project.id } });
+    expect(links.find((l) => l.id === link.id)!.stage).toBe('yes');
+
+    const [comment] = await person.client.call('listComments', { params: { projectId: project.id } });
+    expect(comment).toMatchObject({ appId: 'web', screen: '/', device: 'laptop', body: 'Make this heading bigger', hasScreenshot: true, area: null, viewerName: 'Ada Prospect' });
+    expect(comment.position!.x).toBeCloseTo(0.3, 1);
+    expect(comment.position!.y).toBeCloseTo(0.4, 1);
+    const detail = await person.client.call('getFeedback', { params: { commentId: comment.id } });
+    expect(detail).toMatchObject({ projectId: project.id, appName: 'Shop', screenshotNote: null, viewer: { name: 'Ada Prospect', email: 'ada@example.com', linkId: link.id } });
+    const picture = await platform.fetch(detail.screenshot!.url, { token: person.token });
+    expect(picture.status).toBe(200);
+    const bytes = Buffer.from(await picture.arrayBuffer());
+    const meta = await sharp(bytes).metadata();
+    expect({ width: meta.width, height: meta.height }).toEqual(size);
+    // The picture shows the page: the blue of its background is in it.
+    const { dominant } = await sharp(bytes).stats();
+    expect(dominant.b).toBeGreaterThan(dominant.r);
+
+    await person.client.call('replyToComment', { params: { commentId: comment.id }, body: { body: 'Done in the next build.' } });
+    // The next visit through the same link shows the reply.
+    const again = await context.newPage();
+    await again.goto(url);
+    await expect.poll(() => again.locator('#comment-toggle .count').textContent()).toBe('1');
+    await again.click('#comment-toggle');
+    await expect.poll(() => again.locator('#comments .comment-reply').textContent()).toMatch(/Done in the next build\./);
+    await context.close();
+  });
+
+  it('on a container build', async () => {
+    const person = await platform.person({ plan: 'pro' });
+    const project = await person.client.call('createProject', { body: { slug: uniqueSlug('vv'), name: 'Counter' } });
+    const bytes = await demoBundle();
+    const { uploadId, putUrl } = await person.client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+    expect((await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes })).status).toBe(204);
+    const manifest = { kind: 'container', name: 'Counter', health: '/healthz', apps: [{ id: 'web', name: 'Page', path: '/page', device: 'tablet' }], run: { start: ['node', 'server.js'] } };
+    const build = await person.client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest as never } });
+    await person.client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Bo' } });
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const page = await context.newPage();
+    await page.goto(url);
+    await answerWhoAreYou(page, 'Bo Buyer');
+    await page.waitForSelector('iframe[data-app="web"][src]', { timeout: 60_000 });
+    await appFrame(page, 'web');
+
+    await page.click('#next-toggle');
+    await page.click('#next .step-answer[data-kind="later"]');
+    await page.locator('dialog#email-ask').waitFor({ state: 'visible' });
+    await page.click('#email-form .skip');
+
+    // An area dragged over the app.
+    await page.click('#comment-toggle');
+    const layer = page.locator('.frame:has(iframe[data-app="web"]) .pin-layer');
+    const box = (await layer.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.1, box.y + box.height * 0.1);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.3, { steps: 5 });
+    await page.mouse.up();
+    await sendComment(page, 'What does Go do?');
+    const size = await frameSize(page, 'web');
+
+    const [comment] = await person.client.call('listComments', { params: { projectId: project.id } });
+    expect(comment).toMatchObject({ appId: 'web', screen: '/page', device: 'tablet', position: null, hasScreenshot: true });
+    expect(comment.area!.x).toBeCloseTo(0.1, 1);
+    expect(comment.area!.width).toBeCloseTo(0.4, 1);
+    const detail = await person.client.call('getFeedback', { params: { commentId: comment.id } });
+    const picture = Buffer.from(await (await platform.fetch(detail.screenshot!.url, { token: person.token })).arrayBuffer());
+    const meta = await sharp(picture).metadata();
+    expect({ width: meta.width, height: meta.height }).toEqual(size);
+    expect((await person.client.call('listResponses', { params: { projectId: project.id } })).map((r) => r.step)).toEqual(['later']);
+    await context.close();
+  });
+});
+
+it('a page with an image from another origin gives a picture or `tainted`, never a hang', async () => {
+  const person = await platform.person({ plan: 'solo' });
+  const { project } = await deployStaticRoom(platform, person, {
+    files: { 'index.html': `<!doctype html><html><head><title>Pics</title></head><body><h1>Pictures</h1><img src="${'ELSEWHERE'}/dot.png" width="40" height="40"></body></html>`.replace('ELSEWHERE', elsewhereUrl) },
+    manifest: { kind: 'static', name: 'Pics', output: 'dist', apps: [{ id: 'web', name: 'Pics', path: '/', device: 'none' }] },
+  });
+  const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Cy' } });
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(url);
+  await answerWhoAreYou(page);
+  const frame = await appFrame(page, 'web');
+  await frame.waitForFunction(() => (document.querySelector('img') as HTMLImageElement).complete);
+  await pinAt(page, 'web', 0.5, 0.5);
+  await sendComment(page, 'Whose picture is this?');
+  const [comment] = await person.client.call('listComments', { params: { projectId: project.id } });
+  const detail = await person.client.call('getFeedback', { params: { commentId: comment.id } });
+  expect(detail.screenshot !== null || detail.screenshotNote === 'tainted').toBe(true);
+  await page.context().close();
+});
