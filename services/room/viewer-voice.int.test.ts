@@ -86,6 +86,40 @@ describe('What happens next in the room', () => {
   });
 });
 
+describe('evidence that moves a link to engaged', () => {
+  it('a story step taken, with or without calls', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, person, {
+      files: { 'index.html': '<!doctype html><title>x</title>' },
+      manifest: { kind: 'static', name: 'Story', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }], story: [{ id: 'look', title: 'Look', say: 'Here.', app: 'web' }] },
+    });
+    const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Sam' } });
+    const room = await enterRoom(platform, url);
+    const stage = async () => (await person.client.call('listLinks', { params: { projectId: project.id } })).find((l) => l.id === link.id)!.stage;
+    expect(await stage()).toBe('opened');
+    expect((await hit(platform, `${room.base}/run`, { method: 'POST', jar: room.jar, json: { step: 'nope' } })).status).toBe(404);
+    expect(await stage()).toBe('opened');
+    expect((await hit(platform, `${room.base}/run`, { method: 'POST', jar: room.jar, json: { step: 'look' } })).status).toBe(200);
+    expect(await stage()).toBe('engaged');
+  });
+
+  it('a minute of visible time in one visit, and never back from an answer', async () => {
+    const v = await viewer();
+    const beat = (seconds: number) => hit(platform, `${v.room.base}/beat`, { method: 'POST', jar: v.room.jar, json: { time: { web: seconds } } });
+    await beat(0);
+    // The visit began 70 s ago: a beat may count that much time, no more.
+    await platform.deps.sql`update visits set started_at = now() - interval '70 seconds', last_seen_at = now() - interval '70 seconds' where link_id = ${v.link.id}`;
+    await beat(30);
+    expect(await v.stage()).toBe('opened');
+    await platform.deps.sql`update visits set last_seen_at = now() - interval '40 seconds' where link_id = ${v.link.id}`;
+    await beat(35);
+    expect(await v.stage()).toBe('engaged');
+    await v.post('answer', { step: 'later' });
+    await v.post('comments', comment());
+    expect(await v.stage()).toBe('later');
+  });
+});
+
 describe('comments pinned to screens', () => {
   it('stores a comment with its screenshot re-encoded, moves the stage to engaged, and asks for the email once', async () => {
     const v = await viewer();
