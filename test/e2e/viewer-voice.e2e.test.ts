@@ -61,6 +61,12 @@ async function sendComment(page: Page, text: string) {
   await expect.poll(() => page.locator('.comment-outcome').textContent(), { timeout: 20_000 }).toBe('Sent. Thank you.');
 }
 
+/** The screenshot's bytes, as a member fetches them with their token. */
+async function screenshotOf(url: string, token: string) {
+  const res = await fetch(platform.baseUrl + url, { headers: { authorization: `Bearer ${token}` } });
+  return { status: res.status, type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
 /** The iframe's size in CSS pixels: what a picture of the viewer's screen measures at scale 1. */
 const frameSize = (page: Page, appId: string) => page.locator(`iframe[data-app="${appId}"]`).evaluate((f: HTMLIFrameElement) => ({ width: f.clientWidth, height: f.clientHeight }));
 
@@ -125,9 +131,9 @@ describe('the viewer answers and comments; the builder reads, replies, and the v
     expect(comment.position!.y).toBeCloseTo(0.4, 1);
     const detail = await person.client.call('getFeedback', { params: { commentId: comment.id } });
     expect(detail).toMatchObject({ projectId: project.id, appName: 'Shop', screenshotNote: null, viewer: { name: 'Ada Prospect', email: 'ada@example.com', linkId: link.id } });
-    const picture = await platform.fetch(detail.screenshot!.url, { token: person.token });
+    const picture = await screenshotOf(detail.screenshot!.url, person.token);
     expect(picture.status).toBe(200);
-    const bytes = Buffer.from(await picture.arrayBuffer());
+    const bytes = picture.bytes;
     const meta = await sharp(bytes).metadata();
     expect({ width: meta.width, height: meta.height }).toEqual(size);
     // The picture shows the page: the blue of its background is in it.
@@ -183,7 +189,7 @@ describe('the viewer answers and comments; the builder reads, replies, and the v
     expect(comment.area!.x).toBeCloseTo(0.1, 1);
     expect(comment.area!.width).toBeCloseTo(0.4, 1);
     const detail = await person.client.call('getFeedback', { params: { commentId: comment.id } });
-    const picture = Buffer.from(await (await platform.fetch(detail.screenshot!.url, { token: person.token })).arrayBuffer());
+    const picture = (await screenshotOf(detail.screenshot!.url, person.token)).bytes;
     const meta = await sharp(picture).metadata();
     expect({ width: meta.width, height: meta.height }).toEqual(size);
     expect((await person.client.call('listResponses', { params: { projectId: project.id } })).map((r) => r.step)).toEqual(['later']);

@@ -1,4 +1,5 @@
 import type { Manifest, StepCall } from '../../contract/manifest/manifest.js';
+import type { Rehearsal as ContractRehearsal } from '../../contract/resources/build.js';
 import type { LocalCopy } from '../local-engine/local-copy.js';
 import { Refusal } from '../refusal.js';
 import { version } from '../version.js';
@@ -7,20 +8,10 @@ import { version } from '../version.js';
 // will meet: its health path must answer 200, then each story step's calls are made in order.
 // What it saw is sent with createBuild as `rehearsal`; the tour shows each step's result.
 
-export type StepResult = 'passed' | 'failed' | 'nothing-to-run';
-
-export interface CallRecord {
-  call: string;
-  status: number;
-  ms: number;
-}
-
-export interface Rehearsal {
-  tool: string;
-  at: string;
-  health: { path: string; status: number; ms: number } | null;
-  steps: { id: string; result: StepResult; calls: CallRecord[] }[];
-}
+/** What createBuild takes as `rehearsal` (the contract's schema): the platform checks it again. */
+export type Rehearsal = ContractRehearsal;
+export type StepResult = Rehearsal['steps'][number]['result'];
+export type CallRecord = Rehearsal['steps'][number]['calls'][number];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
