@@ -10,6 +10,8 @@ import { platformHandlers } from './platform.handlers.js';
 import { workspaceHandlers } from './workspaces/workspaces.handlers.js';
 import { usageHandlers } from './usage/usage.handlers.js';
 import { exitHandlers } from './projects/exits.handlers.js';
+import { feedbackHandlers } from './activity/feedback.handlers.js';
+import { nextStepsHandlers } from './room-setup/next-steps.handlers.js';
 
 /** Every handler of the api, by operation. A row of the route table missing here answers 503. */
 export const handlers: Handlers = {
@@ -24,4 +26,6 @@ export const handlers: Handlers = {
   ...roomHandlers,
   ...usageHandlers,
   ...activityHandlers,
+  ...feedbackHandlers,
+  ...nextStepsHandlers,
 };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Manifest } from '../../contract/manifest/manifest.schema.js';
+import type { Rehearsal } from '../../contract/resources/build.js';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { invalid, refused, unavailable } from '../../core/errors.js';
@@ -17,7 +18,22 @@ export interface CreateBuildInput {
   uploadId: string;
   manifest: Manifest;
   note?: string;
-  rehearsal?: Record<string, unknown>;
+  rehearsal?: Rehearsal;
+}
+
+/** A rehearsal may speak only of the manifest's own story steps, each once (400 otherwise). */
+function checkRehearsal(manifest: Manifest, rehearsal: Rehearsal | undefined) {
+  if (!rehearsal) return;
+  const story = new Set((manifest.story ?? []).map((s) => s.id));
+  const seen = new Set<string>();
+  const issues = rehearsal.steps.flatMap((step, i) => {
+    const path = `rehearsal.steps.${i}.id`;
+    if (!story.has(step.id)) return [{ path, message: `no story step "${step.id}" in the manifest` }];
+    if (seen.has(step.id)) return [{ path, message: `the step "${step.id}" is listed twice` }];
+    seen.add(step.id);
+    return [];
+  });
+  if (issues.length) throw invalid(issues);
 }
 
 export interface BuildDeps {
@@ -41,6 +57,7 @@ export interface BuildDeps {
 export async function createBuild(deps: BuildDeps, auth: { workspaceId: string; personId: string }, projectId: string, input: CreateBuildInput) {
   const { sql } = deps;
   const project = await projectIn(sql, auth.workspaceId, projectId);
+  checkRehearsal(input.manifest, input.rehearsal);
   await assertNotPaused(sql, project);
   const upload = await uploadIn(sql, auth.workspaceId, input.uploadId);
   if (upload.projectId !== project.id) throw refused(422, 'unfinished', 'this upload belongs to another project');

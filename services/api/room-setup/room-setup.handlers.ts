@@ -1,6 +1,7 @@
 import type { Handlers } from '../routing/handler.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { getAccess, setAccess } from './access.service.js';
+import { tourOf } from './tour.service.js';
 import { historyOf } from '../../data/room-history.sql.js';
 import { roomPauseOf } from '../../data/pauses.js';
 import { pauseRoom, resumeRoom } from './room-pause.service.js';
@@ -12,6 +13,7 @@ export const roomHandlers: Handlers = {
   pauseRoom: ({ deps, auth, params, body }) => pauseRoom(deps.sql, auth, params.projectId, body.message),
   resumeRoom: ({ deps, auth, params }) => resumeRoom(deps.sql, auth, params.projectId),
 
+  getTour: async ({ deps, auth, params }) => tourOf(deps.sql, await projectIn(deps.sql, auth.workspaceId, params.projectId)),
   projectHistory: async ({ deps, auth, params }) => historyOf(deps.sql, (await projectIn(deps.sql, auth.workspaceId, params.projectId)).id),
 
   getAccess: ({ deps, auth, params }) => getAccess(deps.sql, auth, params.projectId),
