@@ -55,7 +55,7 @@ window.ppVoice = (room) => {
         ack: () => { acked = true; },
         done: (m) => {
           if (typeof m.screen === 'string') screens[app] = m.screen;
-          done(m.ok && m.blob ? { blob: m.blob, type: m.type } : { note: m.note || 'failed' });
+          done(m.ok && m.blob ? { blob: m.blob, type: m.imageType || m.blob.type } : { note: m.note || 'failed' });
         },
       });
       frame.contentWindow.postMessage({ type: 'pp:capture', nonce, maxBytes: voice.screenshotMaxBytes }, origin);
