@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { demoBundle } from '../../runner/test-support/demo-bundle.js';
-import { startTestRunner, type TestRunner } from '../../runner/test-support/test-runner.js';
-import { launchChromium } from '../support/browser.js';
-import { startPlatform, type Platform } from '../support/platform.js';
+import type { TestRunner } from '../../runner/test-support/test-runner.js';
+import type { Platform } from '../support/platform.js';
+import { platformRunnerAndChromium } from '../support/suites.js';
 import { uniqueSlug } from '../support/refusal.js';
 
 // A container demo in a real browser: each viewer gets their own copy, reached through their own
@@ -12,16 +12,7 @@ import { uniqueSlug } from '../support/refusal.js';
 let platform: Platform;
 let runner: TestRunner;
 let browser: Browser;
-beforeAll(async () => {
-  runner = await startTestRunner();
-  platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl } });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await platform?.close();
-  await runner?.close();
-});
+platformRunnerAndChromium((p, r, b) => ([platform, runner, browser] = [p, r, b]));
 
 const manifest = {
   kind: 'container', name: 'Counter demo', health: '/healthz',

@@ -4,9 +4,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { demoBundle } from '../../runner/test-support/demo-bundle.js';
-import { startTestRunner, type TestRunner } from '../../runner/test-support/test-runner.js';
-import { launchChromium } from '../support/browser.js';
-import { startPlatform, type Platform } from '../support/platform.js';
+import type { Platform } from '../support/platform.js';
+import { platformRunnerAndChromium } from '../support/suites.js';
 import { uniqueSlug } from '../support/refusal.js';
 import { answerWhoAreYou, appFrame, deployStaticRoom } from '../support/room.js';
 
@@ -16,7 +15,6 @@ import { answerWhoAreYou, appFrame, deployStaticRoom } from '../support/room.js'
 // visit. A page whose images come from another origin gives a picture or `tainted`, never a hang.
 
 let platform: Platform;
-let runner: TestRunner;
 let browser: Browser;
 /** Another loopback origin: a booking page, and an image served without CORS headers. */
 let elsewhere: Server;
@@ -31,16 +29,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
   elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
-  runner = await startTestRunner();
-  platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl } });
-  browser = await launchChromium();
 });
-afterAll(async () => {
-  await browser?.close();
-  await platform?.close();
-  await runner?.close();
-  elsewhere?.close();
-});
+afterAll(() => { elsewhere?.close(); });
+platformRunnerAndChromium((p, _r, b) => ([platform, browser] = [p, b]));
 
 const shopPage = '<!doctype html><html><head><title>Shop</title></head><body style="margin:0;background:#1c7ed6;color:#fff;font:24px sans-serif">'
   + '<h1 id="title" style="margin:0;padding:40px">The shop</h1><div style="height:200px;background:#fcc419"></div></body></html>';

@@ -36,3 +36,17 @@ export function platformWithRunner(use: (platform: Platform, runner: TestRunner)
     await runner?.close();
   });
 }
+
+/** A runner, a platform asking it for copies, and Debian's Chromium: container rooms in a browser. */
+export function platformRunnerAndChromium(use: (platform: Platform, runner: TestRunner, browser: Browser) => void) {
+  let browser: Browser | undefined;
+  let started: [Platform, TestRunner] | undefined;
+  platformWithRunner((platform, runner) => (started = [platform, runner]));
+  beforeAll(async () => {
+    browser = await launchChromium();
+    use(started![0], started![1], browser);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+}
