@@ -148,6 +148,9 @@ const beyondSpec = [
   'POST /api/auth/logout',
   // Issue 13: a builder reads why their demo's copies stopped (docs/decisions.md).
   'GET /api/projects/:projectId/exits',
+  // Issue 14: a comment's screenshot, to members only, and its removal (docs/decisions.md).
+  'GET /api/comments/:commentId/screenshot',
+  'POST /api/comments/:commentId/screenshot/remove',
   'GET /api/openapi.json',
   'GET /api/manifest.schema.json',
 ];
@@ -297,8 +300,12 @@ describe('bodies at the boundary', () => {
     expect(ok(routes.orderApps.body, { ids: ids(101) })).toBe(false);
     expect(ok(routes.readNotices.body, {})).toBe(true);
     expect(ok(routes.readNotices.body, { ids: ids(51) })).toBe(false);
-    expect(ok(routes.setNextSteps.body, { steps: Array(6).fill({}) })).toBe(true);
-    expect(ok(routes.setNextSteps.body, { steps: Array(7).fill({}) })).toBe(false);
+    const kinds = ['meeting', 'yes', 'later', 'colleague', 'question', 'no'];
+    expect(ok(routes.setNextSteps.body, { steps: kinds.map((kind) => ({ kind })) })).toBe(true);
+    expect(ok(routes.setNextSteps.body, { steps: [...kinds, 'yes'].map((kind) => ({ kind })) })).toBe(false);
+    // Each kind at most once, and only the six kinds.
+    expect(ok(routes.setNextSteps.body, { steps: [{ kind: 'yes' }, { kind: 'yes' }] })).toBe(false);
+    expect(ok(routes.setNextSteps.body, { steps: [{ kind: 'maybe' }] })).toBe(false);
   });
 
   it('setBrand and setTheme: #rrggbb colours, known radius and font', () => {
