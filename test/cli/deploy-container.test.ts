@@ -35,6 +35,14 @@ describe('pitch deploy of a container demo', () => {
       { id: 'buy', result: 'passed', calls: [expect.objectContaining({ call: 'POST /api/cart', status: 201 }), expect.objectContaining({ call: 'POST /api/checkout', status: 200 })] },
       { id: 'look', result: 'nothing-to-run', calls: [] },
     ]);
+    // The tour shows what the deploy saw, step by step.
+    const tour = await ctx.builder.client.call('getTour', { params: { projectId: project.id } });
+    expect(tour).toMatchObject({ reported: true, build: { id: build.id, tool: expect.stringMatching(/^pitch\//) } });
+    expect(tour.steps.map((st) => [st.id, st.result, st.calls])).toEqual([
+      ['start', 'passed', ['POST /api/reset']],
+      ['buy', 'passed', ['POST /api/cart', 'POST /api/checkout']],
+      ['look', 'nothing-to-run', []],
+    ]);
     const setup = await ctx.builder.client.call('getRoomSetup', { params: { projectId: project.id } });
     expect(setup.pages.map((page) => page.title)).toEqual(['Shop guide']);
     expect(result.stderr).toMatch(/^rehearse +healthy in [\d.]+ s; 3 story steps, 3 calls passed$/m);
