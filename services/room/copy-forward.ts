@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import { Pool } from 'undici';
-import { withHeadTag, type HtmlHead } from './content/frame-helper-tag.js';
+import { withHeadTag, type PageHead } from './content/frame-helper-tag.js';
 
 // HTTP requests from a viewer to their copy, over one pooled keep-alive connection set per copy
 // (undici's Pool: its HTTP/1.1 client parses and writes far less per request than node:http's
@@ -14,7 +14,7 @@ export interface ForwardTarget {
   port: number;
 }
 
-export interface ForwardOptions {
+export interface ForwardOptions<T extends ForwardTarget = ForwardTarget> {
   /** Time the copy has to start answering (ms). */
   headersTimeoutMs: number;
   /** Time a pooled connection to a copy may sit idle before it is closed (ms). */
@@ -26,7 +26,7 @@ export interface ForwardOptions {
   /** The copy's answer headers as the viewer should see them (the room owns framing and cookie scope). */
   responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]>;
   /** Put into the HTML documents a page load gets (the room's frame helper); none when absent. */
-  htmlHead?: HtmlHead;
+  htmlHead?: PageHead<T>;
 }
 
 /** HTML documents up to this size get the helper; a larger one passes as it is. */
@@ -80,7 +80,7 @@ export function endToEnd<T extends string | string[] | undefined>(headers: Recor
   return out;
 }
 
-export function createCopyForward(opts: ForwardOptions) {
+export function createCopyForward<T extends ForwardTarget = ForwardTarget>(opts: ForwardOptions<T>) {
   const pools = new Map<string, Pool>();
 
   function poolOf(t: ForwardTarget): Pool {
@@ -102,7 +102,7 @@ export function createCopyForward(opts: ForwardOptions) {
 
   return {
     /** Forwards one request; `onError` gets what went wrong before the answer began. */
-    web(req: IncomingMessage, res: ServerResponse, target: ForwardTarget, onError: (err: Error & { code?: string }) => void) {
+    web(req: IncomingMessage, res: ServerResponse, target: T, onError: (err: Error & { code?: string }) => void) {
       const bodyless = req.method === 'GET' || req.method === 'HEAD' || (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined);
       // A page load (a frame or a link opening a document) may get the helper in its HTML: asked
       // uncompressed, so the room can read it. Fetches and assets pass untouched.
@@ -128,11 +128,14 @@ export function createCopyForward(opts: ForwardOptions) {
           if (typeof cookies === 'string') answer['set-cookie'] = [cookies];
           const out = opts.responseHeaders(answer as IncomingHttpHeaders);
           const html = /^text\/html/i.test(String(answer['content-type'] ?? '')) && !answer['content-encoding'];
-          if (page && html && statusCode !== 204 && statusCode !== 304 && Number(answer['content-length'] ?? 0) <= HTML_HELD_BYTES) {
+          const tag = page && html && statusCode !== 204 && statusCode !== 304 && Number(answer['content-length'] ?? 0) <= HTML_HELD_BYTES
+            ? opts.htmlHead!({ status: statusCode, headers: out, target })
+            : '';
+          if (tag) {
             // Another body than the copy's: its length and validator do not hold for it.
             delete out['content-length'];
             delete out.etag;
-            return htmlWithTag(res, statusCode, out, opts.htmlHead!());
+            return htmlWithTag(res, statusCode, out, tag);
           }
           res.writeHead(statusCode, out);
           return res;
@@ -156,4 +159,4 @@ export function createCopyForward(opts: ForwardOptions) {
   };
 }
 
-export type CopyForward = ReturnType<typeof createCopyForward>;
+export type CopyForward<T extends ForwardTarget = ForwardTarget> = ReturnType<typeof createCopyForward<T>>;

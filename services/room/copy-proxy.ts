@@ -2,7 +2,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
-import type { HtmlHead } from './content/frame-helper-tag.js';
+import type { PageHead } from './content/frame-helper-tag.js';
 import { createCopyForward, endToEnd } from './copy-forward.js';
 
 // The proxy from a viewer's copy origin to that viewer's own container copy (issue 6, item 6):
@@ -17,6 +17,8 @@ export interface CopyTarget {
   port: number;
   /** Who the copy belongs to, passed back in activity reports (the room's viewer session). */
   sessionId?: string;
+  /** The copy origin's label the request came through (services/room/origins.ts), passed back to `htmlHead`. */
+  originLabel?: string;
 }
 
 export type ActivityKind = 'http' | 'ws-open' | 'ws-message' | 'ws-open-tick';
@@ -40,8 +42,8 @@ export interface CopyProxyOptions {
   dropCookies?: string[];
   /** Rewrites the copy's response headers (in place) before the viewer gets them: the room's policies win. */
   responseHeaders?: (headers: IncomingHttpHeaders) => void;
-  /** Put into the HTML documents a page load gets from the copy (the room's frame helper). */
-  htmlHead?: HtmlHead;
+  /** Put into the HTML documents a page load gets from the copy (the room's frame helper), told the answer's headers. */
+  htmlHead?: PageHead<CopyTarget>;
 }
 
 export interface CopyProxy {
@@ -74,7 +76,7 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   // Keep-alive to each copy: most of a page's requests then reuse a warm connection.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 8, timeout: opts.idleSocketMs ?? 30_000 });
   const proxy = createProxyServer({ agent, xfwd: true, proxyTimeout });
-  const forward = createCopyForward({
+  const forward = createCopyForward<CopyTarget>({
     headersTimeoutMs: proxyTimeout,
     idleSocketMs: opts.idleSocketMs ?? 30_000,
     requestHeaders: (req) => {

@@ -27,7 +27,7 @@ export function createRoom(deps: RoomDeps) {
   let content: Promise<FastifyInstance> | null = null;
   let copies: CopyGateway | null = null;
   const contentApp = () => (content ??= buildContentApp({ ...deps, standings }).then(async (a) => (await a.ready(), a)));
-  const copyGateway = () => (copies ??= createCopyGateway({ config: deps.config, runner, standings, log: deps.log }));
+  const copyGateway = () => (copies ??= createCopyGateway({ config: deps.config, sql: deps.sql, runner, standings, log: deps.log }));
 
   return {
     runner,
@@ -38,7 +38,7 @@ export function createRoom(deps: RoomDeps) {
       registerViewerVoice(app, { ...deps, runner }, shellGuard(deps));
       registerShellAssets(app);
       app.addHook('onClose', async () => {
-        copies?.close();
+        await copies?.close();
         if (content) await (await content).close();
       });
     },

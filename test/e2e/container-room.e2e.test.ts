@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { demoBundle } from '../../runner/test-support/demo-bundle.js';
+import { captureBlocked } from '../../services/data/capture-blocks.sql.js';
 import type { TestRunner } from '../../runner/test-support/test-runner.js';
+import { capture } from '../support/capture.js';
 import type { Platform } from '../support/platform.js';
 import { platformRunnerAndChromium } from '../support/suites.js';
 import { uniqueSlug } from '../support/refusal.js';
 
 // A container demo in a real browser: each viewer gets their own copy, reached through their own
-// copy origin, HTTP and WebSocket; scenario controls run on that copy only.
+// copy origin, HTTP and WebSocket; scenario controls run on that copy only; the room's capture
+// agent answers in the copy's pages, unless the copy's own policy stops it.
 
 let platform: Platform;
 let runner: TestRunner;
@@ -94,5 +97,34 @@ describe('a container room', () => {
     const stranger = await (await browser.newContext()).newPage();
     const answer = await stranger.goto(`http://${hostA}/counter`);
     expect(answer!.status()).toBe(404);
+  });
+});
+
+describe("the capture agent in a viewer's copy", () => {
+  it("answers in the copy's pages, never where the copy's policy stops it, and the room knows which", async () => {
+    const { person, project } = await deployContainer();
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'C' } });
+    const { page, frame } = await enter(url, 'Cleo');
+    const sessionId: string = await page.evaluate(() => JSON.parse(document.getElementById('room-data')!.textContent!).sessionId);
+    const label = new URL(frame.url()).hostname.split('.')[0];
+    const blocked = () => captureBlocked(platform.deps.sql, sessionId, label);
+
+    await frame.goto(new URL('/page', frame.url()).toString());
+    const pictured = await capture(page, 'web', 2_000_000);
+    expect(pictured.ack).toBe(true);
+    expect(pictured.captured).toMatchObject({ ok: true, imageType: 'image/png', screen: '/page', width: pictured.frameWidth, height: pictured.frameHeight });
+    expect(await blocked()).toBe(false);
+
+    await frame.goto(new URL(`/csp-page?csp=${encodeURIComponent("script-src 'none'")}`, frame.url()).toString());
+    await expect.poll(blocked).toBe(true);
+    // Nobody in the frame to answer: not even the acknowledgement comes.
+    const unanswered = await capture(page, 'web', 2_000_000, 3_000);
+    expect(unanswered.ack).toBe(false);
+    expect(unanswered.captured).toBeNull();
+
+    await frame.goto(new URL('/page', frame.url()).toString());
+    await expect.poll(blocked).toBe(false);
+    expect((await capture(page, 'web', 2_000_000)).captured).toMatchObject({ ok: true, screen: '/page' });
+    await page.context().close();
   });
 });

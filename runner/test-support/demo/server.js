@@ -1,6 +1,6 @@
 // The runner tests' demo: says which PORT, HOST and copy it is, keeps a counter (controls and
-// story calls), tries connections on request (isolation tests), echoes WebSocket frames, and sends
-// headers that are the room's to decide (/hostile-headers).
+// story calls), tries connections on request (isolation tests), echoes WebSocket frames, sends
+// headers that are the room's to decide (/hostile-headers), and pages under a policy of its own (/csp-page).
 const http = require('node:http');
 const net = require('node:net');
 const crypto = require('node:crypto');
@@ -47,6 +47,11 @@ const server = http.createServer((req, res) => {
   if (url.pathname === '/page') {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', etag: '"page-1"' });
     return res.end('<!doctype html><html><head><title>Demo</title></head><body><button id="go">Go</button></body></html>');
+  }
+  if (url.pathname === '/csp-page') {
+    // A page under the Content-Security-Policy that ?csp= names: the room's capture agent may not run under it.
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': url.searchParams.get('csp') || "script-src 'none'" });
+    return res.end('<!doctype html><html><head><title>Policy</title></head><body><h1>Under a policy</h1></body></html>');
   }
   // A server that goes away mid-request: the proxy gets no answer at all.
   if (url.pathname === '/hang-up') return void req.socket.destroy();

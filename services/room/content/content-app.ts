@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { gzipSync } from 'node:zlib';
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../../core/config.js';
@@ -9,7 +12,7 @@ import { notFoundPage, noticePage } from '../viewer/html.js';
 import type { StandingCache } from '../viewer/standing-cache.js';
 import { contentLabelOf, staticLabelOf, type ContentLabel } from '../origins.js';
 import { spendGrant } from '../../data/content-grants.sql.js';
-import { FRAME_HELPER_PATH, frameHelperTag } from './frame-helper-tag.js';
+import { CAPTURE_LIBRARY_PATH, FRAME_HELPER_PATH, frameHelperTag } from './frame-helper-tag.js';
 import { createStaticFiles, parseRange, type StaticFiles } from './static-files.js';
 import { CLEAR_SITE_DATA, viewCookie, viewSeconds, viewTokens } from './view-token.js';
 
@@ -20,13 +23,21 @@ import { CLEAR_SITE_DATA, viewCookie, viewSeconds, viewTokens } from './view-tok
 
 const frameHelper = readFileSync(new URL('./frame-helper.js', import.meta.url));
 
+// The screenshot library the helper imports when a comment first asks for a picture:
+// modern-screenshot's ES module build (an import keeps it off the page's globals, where its UMD
+// build would meet a page's own AMD `define`). Gzipped once here: 54 KB plain, about 15 KB so.
+const captureLibrary = (() => {
+  const plain = readFileSync(createRequire(import.meta.url).resolve('modern-screenshot/dist/index.mjs'));
+  return { plain, gzip: gzipSync(plain, { level: 9 }), etag: `"${createHash('sha256').update(plain).digest('base64url').slice(0, 16)}"` };
+})();
+
 export type ContentDeps = { config: Config; sql: Sql; storage: Storage; log: Logger };
 
 export async function buildContentApp(deps: ContentDeps & { standings: StandingCache }): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: deps.log.child({ part: 'content' }) as unknown as FastifyBaseLogger, trustProxy: true });
   await app.register(cookie);
   const tokens = viewTokens(deps.config.APP_SECRET);
-  // Every HTML document gets the room's frame helper (story rings), told the room's origin.
+  // Every HTML document gets the room's frame helper (story rings, comment screenshots), told the room's origin.
   const files = createStaticFiles(deps.storage, { htmlHead: () => frameHelperTag(new URL(deps.config.publicUrl).origin) });
 
   app.decorateRequest('content', null);
@@ -42,6 +53,12 @@ export async function buildContentApp(deps: ContentDeps & { standings: StandingC
 
   // The helper is the same for every build and viewer: no session needed to read it.
   app.get(FRAME_HELPER_PATH, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(frameHelper));
+  app.get(CAPTURE_LIBRARY_PATH, async (req, reply) => {
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').header('etag', captureLibrary.etag).header('vary', 'accept-encoding');
+    if (etagMatches(req.headers['if-none-match'], captureLibrary.etag)) return reply.status(304).send();
+    if (!/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) return reply.send(captureLibrary.plain);
+    return reply.header('content-encoding', 'gzip').send(captureLibrary.gzip);
+  });
 
   app.get('/__pp/enter', async (req, reply) => {
     const label = (req as ContentRequest).content!;

@@ -3,8 +3,18 @@
 
 export const FRAME_HELPER_PATH = '/__pp/frame-helper.js';
 
+/** The screenshot library (modern-screenshot's ES module build), imported by the helper on the first capture asked. */
+export const CAPTURE_LIBRARY_PATH = '/__pp/capture.js';
+
 /** What goes into every HTML document served, read when first needed (a test learns its address late). */
 export type HtmlHead = () => string;
+
+/**
+ * What goes into one HTML page a viewer's copy answers, told that answer's headers as the viewer
+ * gets them (the copy's own Content-Security-Policy may stop the helper) and where it came from.
+ * An empty string puts nothing in.
+ */
+export type PageHead<T> = (page: { status: number; headers: Record<string, string | string[]>; target: T }) => string;
 
 /** The helper's tag, told the platform's origin: the only window it will answer. */
 export const frameHelperTag = (platformOrigin: string) => `<script src="${FRAME_HELPER_PATH}" data-room="${platformOrigin}"></script>`;

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { demoBundle } from '../../../runner/test-support/demo-bundle.js';
 import type { TestRunner } from '../../../runner/test-support/test-runner.js';
+import { captureBlocked } from '../../data/capture-blocks.sql.js';
 import { opsProjectCommands } from '../../ops/ops-projects.js';
 import type { Platform } from '../../../test/support/platform.js';
 import { platformWithRunner } from '../../../test/support/suites.js';
@@ -178,5 +179,44 @@ describe("a copy's response headers", () => {
     expect(helper.status).toBe(200);
     expect(helper.headers['content-type']).toContain('javascript');
   });
-});
 
+  it("leave the helper out of a page whose own policy would stop it, and record that for the session's comments", async () => {
+    const { person, project } = await containerRoom();
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Policies' } });
+    const v = await viewerOnCopy(url);
+    const label = v.host.split('.')[0];
+    const open = (path: string) => hit(platform, path, { host: v.host, jar: v.jar, headers: { accept: 'text/html' } });
+    const blocked = () => captureBlocked(platform.deps.sql, v.sessionId, label);
+    const writtenAt = async () => (await platform.deps.sql<{ at: Date }[]>`select at from capture_blocks where session_id = ${v.sessionId} and origin_label = ${label}`)[0]?.at.getTime();
+
+    const strict = await open(`/csp-page?csp=${encodeURIComponent("script-src 'none'")}`);
+    expect(strict.status).toBe(200);
+    expect(strict.text).not.toContain('frame-helper');
+    // The copy's policy still reaches the viewer, beside the room's framing policy.
+    expect(String(strict.headers['content-security-policy'])).toContain("script-src 'none'");
+    await vi.waitFor(async () => expect(await blocked()).toBe(true));
+
+    const open1 = await open('/page');
+    expect(open1.text).toContain('/__pp/frame-helper.js');
+    await vi.waitFor(async () => expect(await blocked()).toBe(false));
+    // The same state again writes nothing.
+    const at = await writtenAt();
+    await open('/page');
+    await open(`/csp-page?csp=${encodeURIComponent("script-src 'self'")}`);
+    expect((await open('/page')).text).toContain('/__pp/frame-helper.js');
+    expect(await writtenAt()).toBe(at);
+
+    // Policies that stop it in other ways: a nonce only, strict-dynamic, a default of 'none', one of two policies.
+    for (const csp of ["script-src 'nonce-abc'", "script-src 'strict-dynamic' 'nonce-abc' 'self'", "default-src 'none'", "script-src 'self', script-src https://cdn.example"]) {
+      expect((await open(`/csp-page?csp=${encodeURIComponent(csp)}`)).text, csp).not.toContain('frame-helper');
+      await vi.waitFor(async () => expect(await blocked(), csp).toBe(true));
+      await open('/page');
+      await vi.waitFor(async () => expect(await blocked()).toBe(false));
+    }
+    // The library the helper imports is served on the copy origin too.
+    const library = await hit(platform, '/__pp/capture.js', { host: v.host, headers: { 'accept-encoding': 'gzip' } });
+    expect(library.status).toBe(200);
+    expect(library.headers['content-type']).toContain('javascript');
+    expect(library.headers['content-encoding']).toBe('gzip');
+  });
+});

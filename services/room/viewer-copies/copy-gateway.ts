@@ -3,14 +3,17 @@ import type { Duplex } from 'node:stream';
 import { fastifyCookie } from '@fastify/cookie';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.js';
+import type { Sql } from '../../core/db.js';
 import type { Logger } from '../../core/log.js';
 import { throttledActivity, type CopyView, type RunnerClient } from '../../contract/runner/runner-client.js';
+import { agentAllowedBy } from '../content/capture-policy.js';
 import { frameHelperTag } from '../content/frame-helper-tag.js';
 import { CLEAR_SITE_DATA, viewCookie, viewTokens } from '../content/view-token.js';
 import { createCopyProxy } from '../copy-proxy.js';
 import { notFoundPage, noticePage } from '../viewer/html.js';
 import type { StandingCache } from '../viewer/standing-cache.js';
-import { copyLabelOf, type ContentLabel } from '../origins.js';
+import { contentOriginOf, copyLabelOf, type ContentLabel } from '../origins.js';
+import { createCaptureBlockNotes } from './capture-block-notes.js';
 import { copyNotice } from './copy-states.js';
 import { enforceRoomHeaders } from './copy-response-headers.js';
 import { mayUseCopy, watchSocketStandings } from './socket-standing-watch.js';
@@ -19,24 +22,35 @@ import { mayUseCopy, watchSocketStandings } from './socket-standing-watch.js';
 // method, goes to that session's own copy, and to no other. The cookie names the session and is
 // valid for this label only; the label is derived from the session, so a cookie cannot be
 // replayed onto another viewer's copy. Bodies pass straight through, but for the HTML a page load
-// gets, which carries the room's frame helper (copy-forward.ts).
+// gets, which carries the room's frame helper (copy-forward.ts) when the copy's own
+// Content-Security-Policy lets it run; whether it does is recorded for the session's comments.
 
 /** How long the runner's answer about a session's copy is reused between requests. */
 const targetMs = 2_000;
 
-export function createCopyGateway(deps: { config: Config; runner: RunnerClient; standings: StandingCache; log: Logger }) {
+export function createCopyGateway(deps: { config: Config; sql: Sql; runner: RunnerClient; standings: StandingCache; log: Logger }) {
   const tokens = viewTokens(deps.config.APP_SECRET);
   const activity = throttledActivity((sessionId) => deps.runner.activity(sessionId));
   const views = new LRUCache<string, CopyView>({ max: 50_000, ttl: targetMs });
   const frameAncestors = new URL(deps.config.publicUrl).origin;
+  const captureBlocks = createCaptureBlockNotes({ sql: deps.sql, log: deps.log });
   /** The copy origin (slug) each session's open WebSockets came through, for the standing watch. */
   const socketSlugs = new Map<string, string>();
   const proxy = createCopyProxy({
     dropCookies: [viewCookie],
     // The room decides who may frame a copy and which cookies it may set (copy-response-headers.ts).
     responseHeaders: (headers) => enforceRoomHeaders(headers, { frameAncestors, reservedCookies: [viewCookie] }),
-    // The demo's pages get the room's frame helper, as a static build's do (story rings).
-    htmlHead: () => frameHelperTag(frameAncestors),
+    // The demo's pages get the room's frame helper, as a static build's do (story rings, comment
+    // screenshots), unless the copy's own policy would stop it: then the page goes as the copy
+    // sent it, since a refused script would only cost the demo a console error and, with its
+    // report-to, a violation report about a script that is not the builder's.
+    htmlHead: ({ status, headers, target: { sessionId, originLabel } }) => {
+      // A redirect's body is never shown: the page it leads to says whether the agent runs.
+      if (!sessionId || !originLabel || (status >= 300 && status < 400)) return frameHelperTag(frameAncestors);
+      const allowed = agentAllowedBy([headers['content-security-policy'] ?? []].flat(), contentOriginOf(deps.config, originLabel));
+      captureBlocks.note(sessionId, originLabel, !allowed);
+      return allowed ? frameHelperTag(frameAncestors) : '';
+    },
     onActivity: (target) => target.sessionId && activity(target.sessionId),
     onError: (err, target, out) => {
       // The copy stopped answering: ask the runner afresh next time (it may be paused or gone).
@@ -90,7 +104,7 @@ export function createCopyGateway(deps: { config: Config; runner: RunnerClient; 
         res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '2' });
         return res.end(noticePage('Demo', notice.title, [notice.message]));
       }
-      proxy.web(req, res, { ...target, sessionId });
+      proxy.web(req, res, { ...target, sessionId, originLabel: label.label });
     },
 
     async ws(req: IncomingMessage, socket: Duplex, head: Buffer, label: ContentLabel) {
@@ -108,9 +122,10 @@ export function createCopyGateway(deps: { config: Config; runner: RunnerClient; 
       proxy.ws(req, socket, head, { ...copy.target, sessionId });
     },
 
-    close: () => {
+    close: async () => {
       watch.stop();
       proxy.close();
+      await captureBlocks.settled();
     },
   };
 }
