@@ -147,7 +147,7 @@ describe('the viewer answers and comments; the builder reads, replies, and the v
     const bytes = await demoBundle();
     const { uploadId, putUrl } = await person.client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
     expect((await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes })).status).toBe(204);
-    const manifest = { kind: 'container', name: 'Counter', health: '/healthz', apps: [{ id: 'web', name: 'Page', path: '/page', device: 'tablet' }], run: { start: ['node', 'server.js'] } };
+    const manifest = { kind: 'container', name: 'Counter', health: '/healthz', apps: [{ id: 'web', name: 'Page', path: '/page', device: 'tablet' }, { id: 'strict', name: 'Strict', path: '/csp-page', device: 'laptop' }], run: { start: ['node', 'server.js'] } };
     const build = await person.client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest as never } });
     await person.client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Bo' } });
@@ -184,6 +184,17 @@ describe('the viewer answers and comments; the builder reads, replies, and the v
     const meta = await sharp(picture).metadata();
     expect({ width: meta.width, height: meta.height }).toEqual(size);
     expect((await person.client.call('listResponses', { params: { projectId: project.id } })).map((r) => r.step)).toEqual(['later']);
+
+    // An app whose own Content-Security-Policy stops the agent: the comment says `blocked`.
+    await page.click('#comment-toggle'); // out of comment mode
+    await page.click('[role="tab"][data-tab="strict"]');
+    await page.waitForSelector('iframe[data-app="strict"][src]');
+    await appFrame(page, 'strict');
+    await pinAt(page, 'strict', 0.5, 0.5);
+    await sendComment(page, 'Nothing here?');
+    const strict = (await person.client.call('listComments', { params: { projectId: project.id } })).find((c) => c.appId === 'strict')!;
+    expect(strict.hasScreenshot).toBe(false);
+    expect((await person.client.call('getFeedback', { params: { commentId: strict.id } })).screenshotNote).toBe('blocked');
     await context.close();
   });
 });
@@ -200,9 +211,14 @@ it('a page with an image from another origin gives a picture or `tainted`, never
   await answerWhoAreYou(page);
   const frame = await appFrame(page, 'web');
   await frame.waitForFunction(() => (document.querySelector('img') as HTMLImageElement).complete);
-  await pinAt(page, 'web', 0.5, 0.5);
+  // From the keyboard this time: comment mode, then Enter pins the middle of the screen.
+  await page.click('#comment-toggle');
+  await page.locator('.pin-layer').waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('#comment-form').waitFor({ state: 'visible' });
   await sendComment(page, 'Whose picture is this?');
   const [comment] = await person.client.call('listComments', { params: { projectId: project.id } });
+  expect(comment.position).toEqual({ x: 0.5, y: 0.5 });
   const detail = await person.client.call('getFeedback', { params: { commentId: comment.id } });
   expect(detail.screenshot !== null || detail.screenshotNote === 'tainted').toBe(true);
   await page.context().close();

@@ -222,9 +222,20 @@ window.ppVoice = (room) => {
       draw(start, start);
     });
     layer.addEventListener('pointermove', (event) => { if (start && !pin) draw(start, at(event)); });
+    // From the keyboard: Enter or Space pins the comment to the middle of the screen.
+    layer.tabIndex = 0;
+    layer.setAttribute('role', 'button');
+    layer.addEventListener('keydown', (event) => {
+      if (pin || (event.key !== 'Enter' && event.key !== ' ')) return;
+      event.preventDefault();
+      start = { x: 0.5, y: 0.5 };
+      place(start);
+    });
     layer.addEventListener('pointerup', (event) => {
       if (!start || pin) return;
-      const end = at(event);
+      place(at(event));
+    });
+    function place(end) {
       const r = layer.getBoundingClientRect();
       // A move of a few pixels is a click, not a drag.
       const dragged = Math.abs(end.x - start.x) * r.width > 6 || Math.abs(end.y - start.y) * r.height > 6;
@@ -242,7 +253,7 @@ window.ppVoice = (room) => {
       commentForm.hidden = false;
       commentForm.querySelector('.error').textContent = '';
       commentForm.elements.body.focus();
-    });
+    }
   }
 
   function startCommenting() {
@@ -252,6 +263,7 @@ window.ppVoice = (room) => {
       return;
     }
     pinLayer(app);
+    if (layer) layer.focus({ preventScroll: true });
   }
 
   if (commentsPanel) {
