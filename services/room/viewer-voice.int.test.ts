@@ -79,6 +79,20 @@ describe('What happens next in the room', () => {
     expect(await v.stage()).toBe('opened');
   });
 
+  it('asks who the viewer is before taking an answer or a comment', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, person);
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Nobody Yet' } });
+    const jar = new Map<string, string>();
+    const page = await hit(platform, new URL(url).pathname, { jar });
+    const base = `/room/${shellData(page.text).sessionId}`;
+    const answer = await hit(platform, `${base}/answer`, { method: 'POST', jar, json: { step: 'yes' } });
+    expect(answer.status).toBe(403);
+    expect(answer.json).toMatchObject({ reason: 'hello' });
+    expect((await hit(platform, `${base}/comments`, { method: 'POST', jar, json: comment() })).status).toBe(403);
+    expect(await person.client.call('listResponses', { params: { projectId: project.id } })).toEqual([]);
+  });
+
   it('refuses a request from another origin', async () => {
     const v = await viewer();
     const answer = await hit(platform, `${v.room.base}/answer`, { method: 'POST', jar: v.room.jar, json: { step: 'yes' }, noOrigin: true });

@@ -51,8 +51,17 @@ type Issues = { path: string; message: string }[];
 const issuesOf = (error: z.ZodError): Issues => error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
 const invalid = (reply: FastifyReply, issues: Issues) => reply.status(400).send({ error: 'invalid', issues });
 
-export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { storage: Storage }, shellSession: ShellGuard) {
+export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { storage: Storage }, guard: ShellGuard) {
   const { sql, config } = deps;
+  /** The session, once the viewer has said who they are (answers and comments carry the name). */
+  const shellSession: ShellGuard = async (req, reply) => {
+    const session = await guard(req, reply);
+    if (session && !session.viewerName) {
+      reply.status(403).send({ error: 'who are you first', reason: 'hello' });
+      return null;
+    }
+    return session;
+  };
 
   app.post('/room/:sessionId/answer', async (req, reply) => {
     const session = await shellSession(req, reply);
