@@ -100,6 +100,40 @@ describe('What happens next in the room', () => {
   });
 });
 
+describe('link-preview bots and mail scanners', () => {
+  it('get a neutral card that records nothing and spends no preview pass', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, person);
+    const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Pat' } });
+    const preview = (await person.client.call('previewPass', { params: { projectId: project.id } })).url;
+    const agents = [
+      'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+      'Mozilla/5.0 (compatible; Microsoft Office/16.0; Windows NT 10.0; Microsoft Outlook 16.0.12026; Pro)',
+      'facebookexternalhit/1.1', 'curl/8.5.0', '',
+    ];
+    for (const agent of agents) {
+      for (const address of [url, preview]) {
+        const jar = new Map<string, string>();
+        const card = await hit(platform, new URL(address).pathname, { jar, headers: agent ? { 'user-agent': agent } : { 'user-agent': '' } });
+        expect(card.status).toBe(200);
+        expect(card.text).toContain('A private demo');
+        expect(card.text).not.toContain('room-data');
+        expect(jar.size).toBe(0);
+      }
+    }
+    const [row] = await linkOf(link.id);
+    expect(row).toEqual({ stage: 'sent', openedAt: null, visits: 0, sessions: 0 });
+    // The pass still opens the room for the builder.
+    expect(shellData((await hit(platform, new URL(preview).pathname, { jar: new Map() })).text).preview).toBe(true);
+  });
+});
+
+/** What a link's open left behind: its stage, when it was opened, its visits and sessions. */
+const linkOf = (linkId: string) => platform.deps.sql<{ stage: string; openedAt: Date | null; visits: number; sessions: number }[]>`
+  select stage, opened_at, (select count(*)::int from visits where link_id = l.id) as visits,
+         (select count(*)::int from room_sessions where link_id = l.id) as sessions
+  from links l where id = ${linkId}`;
+
 describe('evidence that moves a link to engaged', () => {
   it('a story step taken, with or without calls', async () => {
     const person = await platform.person({ plan: 'solo' });

@@ -4,6 +4,7 @@ import { uniqueSlug } from '../support/refusal.js';
 import { expectRefusal } from './support/expect-refusal.js';
 import { fixture, pitch, platformForPitch } from './support/pitch.js';
 import { startChunkingProxy } from './support/upload-proxy.js';
+import { desktopChrome } from '../support/browser.js';
 
 // `pitch deploy` of static sites, end to end: the bin as a subprocess against a real platform
 // (api and workers on a loopback port, real Postgres, Redis and S3 store).
@@ -25,7 +26,7 @@ describe('pitch deploy of a static site', () => {
     expect(project.slug).toMatch(/^static-pitch-demo-[0-9a-f]{8}$/);
     expect(result.stdout).toMatch(new RegExp(`^${ctx.platform.baseUrl}/preview/pp_pre_\\S+\n$`));
     expect(result.stderr).toContain(`pitch links create "Viewer Name" --project ${project.slug}`);
-    const preview = await fetch(result.stdout.trim());
+    const preview = await fetch(result.stdout.trim(), { headers: { 'user-agent': desktopChrome } });
     expect(preview.status).toBe(200);
     expect(await preview.text()).toContain(name);
 

@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { staticLabelOf } from '../../services/room/origins.js';
 import type { Frame, Page } from 'playwright-core';
 import { tgz } from './archives.js';
+import { desktopChrome } from './browser.js';
 import type { Platform } from './platform.js';
 import { uniqueSlug } from './refusal.js';
 
@@ -43,7 +44,8 @@ export type Answer = { status: number; headers: Record<string, string | string[]
  */
 export function hit(platform: Platform, path: string, opts: { host?: string; method?: string; jar?: Jar; headers?: Record<string, string>; json?: unknown; body?: string; noOrigin?: boolean } = {}): Promise<Answer> {
   const url = new URL(platform.baseUrl);
-  const headers: Record<string, string> = { ...opts.headers };
+  // As a browser does (a request without a browser's agent is a bot's: link-preview-bots.ts).
+  const headers: Record<string, string> = { 'user-agent': desktopChrome, ...opts.headers };
   // As a browser does: a POST from the room's page carries the platform's origin.
   const method = opts.method ?? 'GET';
   if (method !== 'GET' && method !== 'HEAD' && !opts.host && !opts.noOrigin && headers.origin === undefined) headers.origin = url.origin;

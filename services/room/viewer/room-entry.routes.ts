@@ -4,6 +4,7 @@ import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import type { Logger } from '../../core/log.js';
 import { contentOriginOf } from '../origins.js';
+import { isLinkPreviewBot } from './link-preview-bots.js';
 import { notFoundPage, noticePage } from './html.js';
 import { arrivalOf, platformCookie, roomCookieName } from './room-cookies.js';
 import { shellPage } from './shell-page.js';
@@ -21,13 +22,25 @@ export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
 
   app.get('/r/:key', async (req, reply) => {
     const { key } = req.params as { key: string };
+    if (isLinkPreviewBot(req.headers['user-agent'])) return botCard(reply);
     return meet(req, reply, key, await enterByLink(sql, key, arrivalOf(req, reply, key)));
   });
 
   app.get('/preview/:key', async (req, reply) => {
     const { key } = req.params as { key: string };
+    // A chat's unfurler must not spend the builder's one-time pass.
+    if (isLinkPreviewBot(req.headers['user-agent'])) return botCard(reply);
     return meet(req, reply, key, await enterByPreview(sql, key, arrivalOf(req, reply, key)));
   });
+
+  /**
+   * What a link-preview bot or mail scanner gets: the same neutral card for every address, valid
+   * or not, read from nothing and recording nothing (no cookie, session, visit, seat or stage).
+   */
+  function botCard(reply: FastifyReply) {
+    return reply.status(200).header('cache-control', 'no-store').header('x-robots-tag', 'noindex, nofollow').header('referrer-policy', 'no-referrer')
+      .type('text/html; charset=utf-8').send(noticePage('Demo', 'A private demo', ['Open this link in your browser to see the demo.']));
+  }
 
   async function meet(req: FastifyRequest, reply: FastifyReply, key: string, meeting: Meeting) {
     reply.header('cache-control', 'no-store');
