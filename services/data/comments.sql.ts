@@ -8,6 +8,10 @@ import type { RoomSessionRow } from './viewer-sessions.sql.js';
 // screenshot's bytes live in the object store under `screenshotKey`; the row says why there is
 // none otherwise. Comments stay after their link is revoked.
 
+/** Where a comment's picture lives in the object store; a project's all sit under one prefix. */
+export const screenshotPrefix = (projectId: string) => `screenshots/${projectId}/`;
+export const screenshotKey = (projectId: string, commentId: string) => `${screenshotPrefix(projectId)}${commentId}`;
+
 export type ScreenshotNote = 'removed' | 'no-answer' | 'timeout' | 'blocked' | 'tainted' | 'too-large' | 'failed';
 export type Device = 'phone' | 'tablet' | 'laptop' | 'screen' | 'none';
 

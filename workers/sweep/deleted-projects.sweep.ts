@@ -2,11 +2,13 @@ import type { Sql } from '../../services/core/db.js';
 import type { Storage } from '../../services/core/storage.js';
 import { uploadKey } from '../../services/data/uploads.sql.js';
 import { slugHoldDays } from '../../services/data/projects.sql.js';
+import { screenshotPrefix } from '../../services/data/comments.sql.js';
 
 /**
  * Projects deleted longer ago than the slug hold (30 days). The slug is free from then on without
  * anything being written (the hold is read from `deleted_at`); what goes is the stored weight:
- * every build's files and every upload's bytes (container bundles included) in the object store.
+ * every build's files, every upload's bytes (container bundles included) and viewers' comment
+ * screenshots in the object store.
  * The rows stay, and `purged_at` marks the project so later sweeps pass it by.
  *
  * One project per transaction, its row locked meanwhile (a second sweep skips it); bytes go
@@ -28,6 +30,8 @@ export async function sweepDeletedProjects(sql: Sql, storage: Storage, batch = 2
       // The whole of builds/<id>/, not only files/: whatever else a build keeps there goes too.
       for (const { id } of builds) totals.objects += await storage.deletePrefix(`builds/${id}/`);
       for (const { id } of uploads) totals.objects += await storage.deletePrefix(uploadKey(id));
+      // Viewers' comment screenshots go with the project's other bytes; the comments' rows stay.
+      totals.objects += await storage.deletePrefix(screenshotPrefix(project.id));
       await tx`update projects set purged_at = now() where id = ${project.id}`;
       totals.projects += 1;
       return true;

@@ -10,6 +10,7 @@ import { ensurePerson } from '../../services/data/people.sql.js';
 import { startPlatform } from '../../test/support/platform.js';
 import { testEnv } from '../../test/support/services.js';
 import { sweep } from './sweep.job.js';
+import { screenshotKey } from '../../services/data/comments.sql.js';
 
 // The sweep deletes by age across the whole database, so it runs here on a database of its own,
 // made on the test Postgres server for this file and dropped after it: nothing another test file
@@ -153,12 +154,15 @@ describe('the sweep', () => {
       made[p.id] = { uploadId, buildId: await build(workspaceId, p.id, uploadId) };
     }
     await sql`update projects set live_build_id = ${made[live.id].buildId} where id = ${live.id}`;
+    // A viewer's comment screenshot of each project.
+    for (const p of [old, recent, live]) await storage.put(screenshotKey(p.id, p.id), Buffer.from('png'), { size: 3 });
     expect(await slugHeld(sql, old.slug)).toBe(false);
     expect(await slugHeld(sql, recent.slug)).toBe(true);
 
     const counts = await run();
-    expect(counts).toMatchObject({ purgedProjects: 1, purgedObjects: 2 });
+    expect(counts).toMatchObject({ purgedProjects: 1, purgedObjects: 3 });
     expect(await stored(`uploads/${made[old.id].uploadId}`)).toBe(false);
+    expect(await stored(screenshotKey(old.id, old.id))).toBe(false);
     expect(await stored(`builds/${made[old.id].buildId}/files/index.html`)).toBe(false);
     // The rows stay (links, visits and usage of past months keep their numbers), marked purged.
     expect(await exists('builds', made[old.id].buildId)).toBe(true);
@@ -167,6 +171,7 @@ describe('the sweep', () => {
     for (const kept of [recent, live]) {
       expect(await stored(`uploads/${made[kept.id].uploadId}`)).toBe(true);
       expect(await stored(`builds/${made[kept.id].buildId}/files/index.html`)).toBe(true);
+      expect(await stored(screenshotKey(kept.id, kept.id))).toBe(true);
     }
     expect(await run()).toMatchObject({ purgedProjects: 0, purgedObjects: 0 });
 

@@ -7,7 +7,7 @@ import { Device } from '../../contract/common.js';
 import { ImageRefused, reencodeImage } from '../../core/images.js';
 import type { Storage } from '../../core/storage.js';
 import { captureBlocked } from '../../data/capture-blocks.sql.js';
-import { addComment, commentsInLastHour } from '../../data/comments.sql.js';
+import { addComment, commentsInLastHour, screenshotKey } from '../../data/comments.sql.js';
 import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
 import { recordResponse } from '../../data/responses.sql.js';
 import { askEmailOnce, saveWhoYouAre, sessionStanding } from '../../data/viewer-sessions.sql.js';
@@ -116,7 +116,7 @@ export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { s
     if (note === 'no-answer' && (await captureBlocked(sql, session.id, label))) note = 'blocked';
 
     const id = randomUUID();
-    const key = `screenshots/${session.projectId}/${id}`;
+    const key = screenshotKey(session.projectId, id);
     if (picture) await deps.storage.put(key, picture.bytes, { contentType: picture.type, size: picture.bytes.length });
     try {
       const comment = await addComment(sql, session, {
