@@ -24,6 +24,25 @@ export async function startVisit(tx: Db, session: RoomSessionRow, viewerName: st
   return visit.id;
 }
 
+/**
+ * The shell ran for the session (a real open, not a link-preview fetch): its visit starts now
+ * unless one is still open (a reload), and its link is marked opened. Answers the open visit's
+ * id (null for a preview) and whether it started now. A session's first visit starts here, never
+ * at the address's GET.
+ */
+export async function arriveInVisit(sql: Sql, session: RoomSessionRow): Promise<{ visitId: string | null; started: boolean }> {
+  if (session.preview) return { visitId: null, started: false };
+  return sql.begin(async (tx) => {
+    await tx`select id from room_sessions where id = ${session.id} for update`;
+    const [open] = await tx<{ id: string }[]>`
+      select v.id from room_sessions s join visits v on v.id = s.visit_id
+      where s.id = ${session.id} and v.ended_at is null and v.last_seen_at > now() - make_interval(secs => ${quietSeconds})`;
+    if (open) return { visitId: open.id, started: false };
+    const [fresh] = await tx<RoomSessionRow[]>`select * from room_sessions where id = ${session.id}`;
+    return { visitId: await startVisit(tx, fresh, null), started: true };
+  });
+}
+
 /** Ends visits whose shell went quiet, at their last beacon. Idempotent; run before counting. */
 export async function endQuietVisits(sql: Db, projectId: string) {
   await sql`
@@ -48,8 +67,8 @@ export async function endQuietVisitsEverywhere(sql: Db): Promise<number> {
  * never more in all than the time since the last beacon (plus slack), so a tampered shell
  * cannot inflate a visit. A viewer back after going quiet gets a new visit.
  */
-export async function recordBeat(sql: Sql, session: RoomSessionRow, time: Record<string, number>) {
-  await sql.begin(async (tx) => {
+export async function recordBeat(sql: Sql, session: RoomSessionRow, time: Record<string, number>): Promise<{ visitId: string | null; credited: Record<string, number> }> {
+  return sql.begin(async (tx) => {
     const [visit] = await tx<{ id: string; time: string; elapsed: number; endedAt: Date | null }[]>`
       select id, time::text as time, extract(epoch from now() - last_seen_at)::float8 as elapsed, ended_at
       from visits where id = ${session.visitId} for update`;
@@ -58,21 +77,26 @@ export async function recordBeat(sql: Sql, session: RoomSessionRow, time: Record
     // A new visit starts only with seconds seen: a stray beacon after the viewer left (a flush
     // racing pagehide) would otherwise open a visit that ends where it started.
     const seen = Object.values(time).some((s) => Math.floor(s) > 0);
-    if (!open && !seen) return;
+    if (!open && !seen) return { visitId: null, credited: {} };
     const visitId = open ? visit.id : await startVisit(tx, session, null);
-    if (!visitId) return;
+    if (!visitId) return { visitId: null, credited: {} };
+    const credited: Record<string, number> = {};
     const spent = open ? (JSON.parse(visit.time) as Record<string, number>) : {};
     let allowance = open ? Math.ceil(visit.elapsed) + 5 : 0;
     for (const [key, seconds] of Object.entries(time)) {
       const add = Math.min(Math.max(0, Math.floor(seconds)), allowance);
       allowance -= add;
-      if (add > 0) spent[key] = (spent[key] ?? 0) + add;
+      if (add > 0) {
+        spent[key] = (spent[key] ?? 0) + add;
+        credited[key] = add;
+      }
     }
     // Stored as text cast to jsonb: the client's camel-case transform must not touch app ids.
     await tx`update visits set last_seen_at = now(), time = ${JSON.stringify(spent)}::text::jsonb where id = ${visitId}`;
     await tx`update room_sessions set last_seen_at = now() where id = ${session.id}`;
     // Sustained time in one visit is engagement (link-evidence.sql.ts).
     if (Object.values(spent).reduce((a, b) => a + b, 0) >= engagedSeconds) await recordEvidence(tx, session.linkId, 'engaged');
+    return { visitId, credited };
   });
 }
 

@@ -119,10 +119,19 @@
     const wanted = location.hash.slice(1);
     show(tabs.some((t) => t.dataset.tab === wanted) ? wanted : data.opened);
     const withCopy = (body) => (data.kind === 'container' ? { ...body, copy: true } : body);
-    const beacon = (path) => navigator.sendBeacon(`${base}/${path}`, JSON.stringify(withCopy(takeTime())));
-    setInterval(() => { if (document.visibilityState === 'visible') post('beat', withCopy(takeTime())).catch(() => {}); }, flushMs);
+    const beacon = (path, extra = {}) => navigator.sendBeacon(`${base}/${path}`, JSON.stringify({ ...withCopy(takeTime()), ...extra }));
+    // A tab back in view says so with its next flush (the time outside the room ends there).
+    let shown = false;
+    setInterval(() => {
+      if (document.visibilityState !== 'visible') return;
+      post('beat', { ...withCopy(takeTime()), ...(shown ? { shown: true } : {}) }).catch(() => {});
+      shown = false;
+    }, flushMs);
     // Hidden: what was seen so far goes now, by beacon, as the page may never come back.
-    document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') beacon('beat'); else account(); });
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'hidden') beacon('beat', { hidden: true });
+      else { account(); shown = true; }
+    });
     addEventListener('pagehide', () => beacon('leave'));
     // Back from the browser's page cache: the visit ended at pagehide; the next flush starts another.
     addEventListener('pageshow', (event) => { if (event.persisted) account(); });
@@ -334,6 +343,9 @@
     if (frame.getAttribute('src') === url) frame.src = 'about:blank';
     frame.src = url;
   }
+
+  // The room really ran in a browser: the visit starts now (a link-preview fetch never gets here).
+  if (!data.preview) post('arrive', {}).catch(() => {});
 
   // Who are you: asked once per session, with an email when the project requires one.
   const dialog = document.getElementById('who');

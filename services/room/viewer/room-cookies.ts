@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashSecret } from '../../core/ids.js';
 import type { Arrival } from './viewer-admission.js';
@@ -22,6 +22,12 @@ export function tokenIn(req: FastifyRequest, sessionId: string): string | undefi
     if (name.startsWith(roomCookiePrefix) && value?.startsWith(`${sessionId}.`)) return value.slice(sessionId.length + 1);
   }
   return undefined;
+}
+
+/** The browser's random id, hashed: tells one browser from another without keeping the id. */
+export function browserHashOf(req: FastifyRequest): Buffer | null {
+  const id = req.cookies[browserCookie];
+  return id && id.length <= 64 ? createHash('sha256').update(`browser:${id}`).digest() : null;
 }
 
 /** What the browser holds for this entry address; gives it a bounce id the first time. */

@@ -1,9 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ProjectRow } from '../../data/projects.sql.js';
 import { mintGrant } from '../../data/content-grants.sql.js';
 import { saveWhoYouAre, sessionByToken, sessionStanding, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
-import { endVisit, recordBeat } from '../../data/visits.sql.js';
+import { arriveInVisit, endVisit, recordBeat } from '../../data/visits.sql.js';
+import type { RoomEvent } from '../../data/room-events.sql.js';
+import { roomEvidence } from './room-evidence.js';
 import { recordEvidence } from '../../data/link-evidence.sql.js';
 import { contentOriginOf, copyLabelOf, staticLabelOf } from '../origins.js';
 import { copyNotice } from '../viewer-copies/copy-states.js';
@@ -19,6 +21,7 @@ import type { ViewerDeps } from './room-entry.routes.js';
 export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
   const { sql, config } = deps;
   const shellSession = shellGuard(deps);
+  const evidence = roomEvidence(sql);
 
   // Cookies are SameSite=Lax and every POST must come from this origin.
   const Hello = z.object({ name: z.string().trim().min(1).max(80), email: z.email().max(254).optional() });
@@ -31,9 +34,26 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     if (project.requireEmail && !parsed.data.email && !session.viewerEmail) {
       return reply.status(400).send({ error: 'invalid', issues: [{ path: 'email', message: 'this demo asks for your email' }] });
     }
-    await saveWhoYouAre(sql, session.id, parsed.data);
+    const named = await saveWhoYouAre(sql, session.id, parsed.data);
+    await arrive(named, req);
+    await evidence.claim(named, req);
     return { ok: true };
   });
+
+  // The shell's first word as it starts: a browser really ran the room (a link-preview fetch or
+  // a mail scanner never gets here). The visit starts, the link is opened, the entry recorded.
+  app.post('/room/:sessionId/arrive', async (req, reply) => {
+    const session = await shellSession(req, reply);
+    if (!session) return;
+    await arrive(session, req);
+    if (session.viewerName) await evidence.claim(session, req);
+    return { ok: true };
+  });
+
+  async function arrive(session: RoomSessionRow, req: FastifyRequest) {
+    const { visitId, started } = await arriveInVisit(sql, session);
+    if (started) await evidence.events(session, req, [{ kind: 'entry' }], visitId);
+  }
 
   app.post('/room/:sessionId/grant', async (req, reply) => {
     const session = await shellSession(req, reply);
@@ -72,7 +92,11 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     const calls = storyCalls(JSON.parse(standing.manifest), parsed.data);
     if (calls === null) return reply.status(404).send({ error: 'not found' });
     // A story step taken or a scenario tried is engagement (link-evidence.sql.ts); a preview records nothing.
-    if (!session.preview) await recordEvidence(sql, session.linkId, 'engaged');
+    if (!session.preview) {
+      await recordEvidence(sql, session.linkId, 'engaged');
+      const ask = parsed.data;
+      await evidence.events(session, req, ['step' in ask ? { kind: 'step', subject: ask.step } : { kind: 'scenario', subject: 'scenario' in ask ? ask.scenario : 'reset' }]);
+    }
     if (!calls.length || standing.kind !== 'container') return { ok: true, outcomes: [] };
     try {
       const { copy, outcomes } = await deps.runner.calls(session.id, calls);
@@ -88,13 +112,25 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     time: z.record(z.string().max(80), z.number().min(0).max(86_400)).refine((t) => Object.keys(t).length <= 50),
     /** The viewer has a container copy open. */
     copy: z.boolean().optional(),
+    /** The room's tab went out of view (this beacon is its last word until it is back), or came back. */
+    hidden: z.boolean().optional(),
+    shown: z.boolean().optional(),
   });
+
+  /** A beat's seconds, as credited to the visit, and the tab's comings and goings, as events. */
+  async function beatWithEvents(session: RoomSessionRow, req: FastifyRequest, beat: z.infer<typeof Beat>) {
+    const { visitId, credited } = await recordBeat(sql, session, beat.time);
+    const events: RoomEvent[] = Object.entries(credited).map(([subject, seconds]) => ({ kind: 'time', subject, seconds }));
+    if (beat.shown) events.unshift({ kind: 'shown' });
+    if (beat.hidden) events.push({ kind: 'hidden' });
+    await evidence.events(session, req, events, visitId ?? session.visitId);
+  }
   app.post('/room/:sessionId/beat', async (req, reply) => {
     const session = await shellSession(req, reply);
     if (!session) return;
     const parsed = Beat.safeParse(parseBeacon(req.body));
     if (!parsed.success) return reply.status(400).send({ error: 'invalid', issues: [{ path: 'time', message: 'expected seconds by app or page' }] });
-    if (!session.preview) await recordBeat(sql, session, parsed.data.time);
+    if (!session.preview) await beatWithEvents(session, req, parsed.data);
     // The shell's heartbeat is activity too: a viewer reading a page keeps their copy awake.
     if (parsed.data.copy) deps.runner.activity(session.id).catch(() => {});
     return { ok: true };
@@ -105,7 +141,8 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     if (!session) return;
     const parsed = Beat.safeParse(parseBeacon(req.body));
     if (!session.preview) {
-      if (parsed.success) await recordBeat(sql, session, parsed.data.time);
+      if (parsed.success) await beatWithEvents(session, req, parsed.data);
+      await evidence.events(session, req, [{ kind: 'leave' }]);
       await endVisit(sql, (await sessionByToken(sql, session.id, tokenIn(req, session.id))) ?? session);
     }
     if (parsed.success && parsed.data.copy) releaseLater(session.id);

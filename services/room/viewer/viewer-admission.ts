@@ -9,7 +9,7 @@ import { roomPauseOf, type OwnerPause } from '../../data/pauses.js';
 import { spendPreviewPass } from '../../data/preview-passes.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import { createSession, sessionByToken, viewersPresent, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
-import { endQuietVisits, startVisit } from '../../data/visits.sql.js';
+import { endQuietVisits } from '../../data/visits.sql.js';
 
 // What a viewer meets at a link or a preview pass (spec 7), exactly one of these. Every way of
 // not existing is the same Not found, so an address tells nobody whether it ever worked.
@@ -53,8 +53,9 @@ export async function enterByLink(sql: Sql, key: string, arrival: Arrival): Prom
         on conflict do nothing`;
       return { kind: 'full', project } as const;
     }
+    // The visit starts when the shell runs (arriveInVisit), not here: a link-preview fetch or a
+    // mail scanner that never runs it is no open, no visit and no viewer-hour.
     const { session, token } = await createSession(tx, { workspaceId: project.workspaceId, projectId: project.id, linkId: link.id, entryKey: key, preview: false });
-    session.visitId = await startVisit(tx, session, link.viewerName);
     return { kind: 'room', project, session, token, linkViewerName: link.viewerName } as const;
   });
 }

@@ -14,6 +14,7 @@ import { askEmailOnce, saveWhoYouAre, sessionStanding } from '../../data/viewer-
 import { planNameOf } from '../../data/workspaces.sql.js';
 import { copyLabelOf, staticLabelOf } from '../origins.js';
 import type { ShellGuard } from './shell-guard.js';
+import { roomEvidence } from './room-evidence.js';
 import type { ViewerDeps } from './room-entry.routes.js';
 
 // The viewer's voice in the room (issue 14): an answer to What happens next, a comment pinned to
@@ -53,6 +54,7 @@ const invalid = (reply: FastifyReply, issues: Issues) => reply.status(400).send(
 
 export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { storage: Storage }, guard: ShellGuard) {
   const { sql, config } = deps;
+  const evidence = roomEvidence(sql);
   /** The session, once the viewer has said who they are (answers and comments carry the name). */
   const shellSession: ShellGuard = async (req, reply) => {
     const session = await guard(req, reply);
@@ -76,6 +78,7 @@ export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { s
     if (session.preview || !session.linkId) return { recorded: false, askEmail: false };
     const kept = Object.keys(detail.data).length ? detail.data : null;
     const { response, created } = await recordResponse(sql, session, step, kept);
+    if (created) await evidence.events(session, req, [{ kind: 'answer', subject: step }]);
     return { recorded: true, id: response.id, again: !created, askEmail: created && (await askEmailOnce(sql, session.id)) };
   });
 
@@ -124,6 +127,7 @@ export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { s
         screenshot: picture ? { key, type: picture.type as 'image/png' | 'image/webp', width: picture.width, height: picture.height, bytes: picture.bytes.length } : null,
         screenshotNote: note,
       });
+      await evidence.events(session, req, [{ kind: 'comment', subject: c.appId }]);
       return {
         recorded: true,
         comment: { id: comment.id, appId: comment.appId, screen: comment.screen, body: comment.body, createdAt: comment.createdAt.toISOString(), hasScreenshot: Boolean(picture), screenshotNote: note },
