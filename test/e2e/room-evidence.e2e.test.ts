@@ -1,0 +1,75 @@
+import type { Browser } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { eventsOfLink } from '../../services/data/room-events.sql.js';
+import { claimsOf } from '../../services/data/link-claims.sql.js';
+import type { Platform } from '../support/platform.js';
+import { answerWhoAreYou, appFrame, deployStaticRoom } from '../support/room.js';
+import { platformAndChromium } from '../support/suites.js';
+
+// What the room writes down of real viewers in Chromium (issue 15): two viewers of one link, one
+// switching apps, taking a story step and answering yes, the other a colleague it was forwarded
+// to; and what a chat's unfurler, a mail scanner or a plain fetch of the address leaves: nothing.
+
+let platform: Platform;
+let browser: Browser;
+platformAndChromium((p, b) => ([platform, browser] = [p, b]));
+
+const page = (title: string, colour: string) => `<!doctype html><html><head><title>${title}</title></head><body style="background:${colour}"><h1>${title}</h1></body></html>`;
+
+it('records real viewers, and nothing of unfurlers, scanners and plain fetches', async () => {
+  const person = await platform.person({ plan: 'solo' });
+  const { project } = await deployStaticRoom(platform, person, {
+    files: { 'index.html': page('Shop', '#d0ebff'), 'admin/index.html': page('Admin', '#fff3bf') },
+    manifest: {
+      kind: 'static', name: 'Evidence', output: 'dist',
+      apps: [{ id: 'web', name: 'Shop', path: '/', device: 'laptop' }, { id: 'admin', name: 'Admin', path: '/admin/', device: 'laptop' }],
+      story: [{ id: 'shop', title: 'The shop', say: 'Here.', app: 'web' }, { id: 'admin', title: 'Admin', say: 'And here.', app: 'admin' }],
+    },
+  });
+  const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada Buyer' } });
+
+  // Nobody real yet: a Slack unfurl, Outlook's scanner, and a fetch that never runs the shell.
+  for (const agent of ['Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)', 'Mozilla/5.0 (compatible; Microsoft Office/16.0; Windows NT 10.0; Microsoft Outlook 16.0.12026; Pro)']) {
+    expect((await fetch(url, { headers: { 'user-agent': agent } })).status).toBe(200);
+  }
+  const plain = await fetch(url, { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36' } });
+  expect(await plain.text()).toContain('room-data');
+  const untouched = await person.client.call('listLinks', { params: { projectId: project.id } });
+  expect(untouched[0].stage).toBe('sent');
+  expect(await person.client.call('listVisits', { params: { projectId: project.id } })).toEqual([]);
+  expect(await eventsOfLink(platform.deps.sql, link.id)).toEqual([]);
+
+  // Ada: switches apps, takes the story's steps, answers yes.
+  const ada = await (await browser.newContext()).newPage();
+  await ada.goto(url);
+  await answerWhoAreYou(ada, 'Ada Buyer');
+  await appFrame(ada, 'web');
+  await ada.click('[role="tab"][data-tab="admin"]');
+  await appFrame(ada, 'admin');
+  await ada.click('#story-toggle');
+  await ada.click('.story [data-step="1"]');
+  await ada.locator('#next').waitFor({ state: 'visible' });
+  await ada.click('#next .step-answer[data-kind="yes"]');
+  await ada.locator('dialog#email-ask').waitFor({ state: 'visible' });
+  await ada.click('#email-form .skip');
+  // Her time reaches the room with the next flush (every 5 s) or as she leaves.
+  await ada.close({ runBeforeUnload: true });
+
+  // Bo: the link forwarded to a colleague, on another browser, under another name.
+  const bo = await (await browser.newContext()).newPage();
+  await bo.goto(url);
+  await answerWhoAreYou(bo, 'Bo Colleague');
+  await appFrame(bo, 'web');
+  await bo.close({ runBeforeUnload: true });
+
+  await expect.poll(async () => (await eventsOfLink(platform.deps.sql, link.id)).filter((e) => e.kind === 'leave').length, { timeout: 15_000 }).toBe(2);
+  const events = await eventsOfLink(platform.deps.sql, link.id);
+  const sessions = [...new Set(events.map((e) => e.sessionId))];
+  expect(sessions).toHaveLength(2);
+  const kindsOf = (session: string | null) => events.filter((e) => e.sessionId === session).map((e) => e.kind);
+  expect(kindsOf(sessions[0])).toEqual(expect.arrayContaining(['entry', 'step', 'answer', 'leave']));
+  expect(events.filter((e) => e.kind === 'step').map((e) => e.subject)).toEqual(['shop', 'admin']);
+  expect(kindsOf(sessions[1])).toEqual(expect.arrayContaining(['entry', 'leave']));
+  expect((await person.client.call('listLinks', { params: { projectId: project.id } }))[0].stage).toBe('yes');
+  expect((await claimsOf(platform.deps.sql, link.id)).map((c) => c.name)).toEqual(['Ada Buyer', 'Bo Colleague']);
+});
