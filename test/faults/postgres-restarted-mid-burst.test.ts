@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../services/core/db.js';
 import { siteArchive, staticManifest, uploadBytes } from './support/deploy.js';
+import { desktopChrome } from '../support/browser.js';
 import { builder, databaseOf, freePort, startApi, startWorkers, supervise, waitFor, type Api, type Supervised, type Workers } from './support/platform-processes.js';
 import { startThrowawayServices, type ThrowawayServices } from './support/throwaway-services.js';
 
@@ -49,13 +50,21 @@ async function keepCalling(kind: Outcome['kind'], call: () => Promise<Omit<Outco
   }
 }
 
-/** A viewer's first GET of a link: accepted when the room admits them (shell page and its cookie). */
+/** A viewer entering as a browser does: the page (as a desktop browser), then the shell's arrival, which starts the visit. */
 async function enter(baseUrl: string, linkUrl: string): Promise<boolean> {
-  const res = await fetch(baseUrl + new URL(linkUrl).pathname, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(baseUrl + new URL(linkUrl).pathname, { redirect: 'manual', headers: { 'user-agent': desktopChrome }, signal: AbortSignal.timeout(10_000) });
   await res.arrayBuffer();
   // Admitted: the room hands the browser its session cookie (`__Host-pp_r…=<session id>.<token>`);
   // a full room or an error hands none.
-  return res.status === 200 && res.headers.getSetCookie().some((c) => /^__Host-pp_r[0-9a-f]+=[0-9a-f-]{36}\./.test(c));
+  const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => /^__Host-pp_r[0-9a-f]+=[0-9a-f-]{36}\./.test(c));
+  if (res.status !== 200 || !cookie) return false;
+  const sessionId = cookie.slice(cookie.indexOf('=') + 1).split('.')[0];
+  const arrived = await fetch(`${baseUrl}/room/${sessionId}/arrive`, {
+    method: 'POST', body: '{}', signal: AbortSignal.timeout(10_000),
+    headers: { 'content-type': 'application/json', origin: new URL(baseUrl).origin, cookie, 'user-agent': desktopChrome },
+  });
+  await arrived.arrayBuffer();
+  return arrived.status === 200;
 }
 
 describe('Postgres restarted during a burst of API calls', () => {
