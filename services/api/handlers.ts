@@ -12,6 +12,7 @@ import { usageHandlers } from './usage/usage.handlers.js';
 import { exitHandlers } from './projects/exits.handlers.js';
 import { feedbackHandlers } from './activity/feedback.handlers.js';
 import { nextStepsHandlers } from './room-setup/next-steps.handlers.js';
+import { pipelineHandlers } from './pipeline/pipeline.handlers.js';
 
 /** Every handler of the api, by operation. A row of the route table missing here answers 503. */
 export const handlers: Handlers = {
@@ -28,4 +29,5 @@ export const handlers: Handlers = {
   ...activityHandlers,
   ...feedbackHandlers,
   ...nextStepsHandlers,
+  ...pipelineHandlers,
 };

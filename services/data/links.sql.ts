@@ -20,7 +20,16 @@ export interface LinkRow {
   revokedAt: Date | null;
   reissuedAt: Date | null;
   openedAt: Date | null;
+  /** The builder's own stage, winning over `stage` (the evidence's) while set. */
+  placedStage: LinkStage | null;
+  placedAt: Date | null;
+  outcome: 'won' | 'lost' | 'later' | null;
+  followUpOn: string | null;
+  followUpNote: string | null;
 }
+
+/** The stage a link shows: the builder's when placed, else the evidence's. */
+export const stageOf = (l: Pick<LinkRow, 'stage' | 'placedStage'>): LinkStage => l.placedStage ?? l.stage;
 
 /** A link is open while neither revoked nor past its expiry. */
 export const isExpired = (l: Pick<LinkRow, 'expiresAt'>, now = new Date()) => l.expiresAt !== null && l.expiresAt <= now;

@@ -1,6 +1,6 @@
 import type { LinkRec } from '../../contract/resources/link.js';
 import type { Config } from '../../core/config.js';
-import type { LinkRow } from '../../data/links.sql.js';
+import { stageOf, type LinkRow } from '../../data/links.sql.js';
 
 /** A link's full address: shown only by createLink, revealLink and reissueLink. */
 export const linkUrlOf = (config: Pick<Config, 'publicUrl'>, key: string) => `${config.publicUrl}/r/${key}`;
@@ -13,7 +13,7 @@ export function linkView(l: LinkRow): LinkRec {
     viewerEmail: l.viewerEmail,
     expiresAt: l.expiresAt?.toISOString() ?? null,
     revokedAt: l.revokedAt?.toISOString() ?? null,
-    stage: l.stage,
+    stage: stageOf(l),
     recoverable: l.keySealed !== null,
   };
 }

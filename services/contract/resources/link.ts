@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DateTime, Email, Id, Obj } from '../common.js';
+import { DateTime, Email, Id } from '../common.js';
+import { NextStepKind } from './room-setup.js';
 
 // Spec 2.4. The full address of a link (`url`) is never part of these records: only createLink,
 // revealLink and reissueLink return it, next to the record.
@@ -28,16 +29,45 @@ export const PipelineRec = LinkRec.extend({
 });
 export type PipelineRec = z.infer<typeof PipelineRec>;
 
+/** A reminder the builder keeps for themselves: a day, words, or both; nothing is sent to anyone. */
+export const FollowUp = z.object({ on: z.iso.date().nullable(), note: z.string().nullable() });
+
+/** What the evidence says of a link, in numbers (docs/decisions.md, "The pipeline"). */
+export const Signals = z.object({
+  lastSeenAt: DateTime.nullable(),
+  /** Visible seconds over all its visits. */
+  activeSeconds: z.number().int(),
+  visits: z.number().int(),
+  /** Apps and pages seen, by id. */
+  appsSeen: z.array(z.string()),
+  /** Distinct story steps taken. */
+  storySteps: z.number().int(),
+  /** What happens next answers given, by step. */
+  answers: z.array(NextStepKind),
+  comments: z.number().int(),
+});
+
+/** Someone else behind the link: another name or email than the link's, or another browser than its first. */
+export const Forwarded = z.object({
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  device: z.enum(['desktop', 'tablet', 'phone']).nullable(),
+  firstSeenAt: DateTime,
+  lastSeenAt: DateTime,
+  why: z.array(z.enum(['name', 'email', 'browser'])),
+});
+
 export const BoardCard = PipelineRec.extend({
   /** The stage the evidence suggests; `stage` is the manual one when placed. */
   suggested: LinkStage,
   placed: z.boolean(),
   outcome: LinkOutcome.nullable(),
-  followUp: Obj,
+  followUp: FollowUp,
   /** How many notes the link has. */
   notes: z.number().int(),
-  signals: Obj,
-  forwarded: z.array(Obj),
+  signals: Signals,
+  forwarded: z.array(Forwarded),
+  /** Distinct names claimed on the link. */
   claims: z.number().int(),
 });
 export type BoardCard = z.infer<typeof BoardCard>;

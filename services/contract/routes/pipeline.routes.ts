@@ -39,7 +39,7 @@ export const pipelineRoutes = {
     operation: 'followUp', method: 'POST', path: '/api/links/:linkId/follow-up', status: 200, tag: 'pipeline',
     summary: 'Sets a follow-up; both null clears it; nothing is sent to anyone.',
     params: LinkParams,
-    body: z.object({ on: z.string().nullable(), note: z.string().nullable() }),
+    body: z.object({ on: z.iso.date().nullable(), note: z.string().trim().min(1).max(2000).nullable() }),
     reply: BoardCard,
     errors: [402, 404],
   }),

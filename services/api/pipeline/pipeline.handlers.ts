@@ -1,0 +1,79 @@
+import type { Db } from '../../core/db.js';
+import { planLimit, planOf } from '../../core/plans.js';
+import { addNote, notesOf, removeNote } from '../../data/link-notes.sql.js';
+import { linkIn } from '../../data/links.sql.js';
+import { boardRows, claimsByLink, placeStage, setFollowUp, setOutcome } from '../../data/pipeline.sql.js';
+import { projectIn } from '../../data/projects.sql.js';
+import { planNameOf } from '../../data/workspaces.sql.js';
+import type { Handlers } from '../routing/handler.js';
+import { boardCardView, pipelineView } from './board-view.js';
+
+// The pipeline (spec 4.2): boards of links with what the evidence suggests, the builder's own
+// stage, outcome, follow-up and notes. On Free every one of these answers 402 `pipeline`, links
+// made while on a paid plan included.
+
+async function assertPipeline(sql: Db, workspaceId: string) {
+  const plan = await planNameOf(sql, workspaceId);
+  if (!planOf(plan).pipeline) throw planLimit('pipeline', plan);
+}
+
+async function cards(sql: Db, workspaceId: string, projectId: string | null) {
+  const rows = await boardRows(sql, workspaceId, projectId);
+  const claims = await claimsByLink(sql, rows.map((r) => r.id));
+  return rows.map((r) => boardCardView(r, claims.get(r.id) ?? []));
+}
+
+/** The card of one link, after a change to it. */
+async function cardOf(sql: Db, workspaceId: string, link: { id: string; projectId: string }) {
+  return (await cards(sql, workspaceId, link.projectId)).find((c) => c.id === link.id)!;
+}
+
+const noteViews = async (sql: Db, linkId: string) =>
+  (await notesOf(sql, linkId)).map((n) => ({ id: n.id, linkId: n.linkId, body: n.body, by: n.by, byImage: null, createdAt: n.createdAt.toISOString() }));
+
+export const pipelineHandlers: Handlers = {
+  pipeline: async ({ deps, auth }) => (await boardRows(deps.sql, auth.workspaceId)).map(pipelineView),
+  board: async ({ deps, auth }) => {
+    await assertPipeline(deps.sql, auth.workspaceId);
+    return cards(deps.sql, auth.workspaceId, null);
+  },
+  projectBoard: async ({ deps, auth, params }) => {
+    const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
+    await assertPipeline(deps.sql, auth.workspaceId);
+    return cards(deps.sql, auth.workspaceId, project.id);
+  },
+  setStage: async ({ deps, auth, params, body }) => {
+    const link = await linkIn(deps.sql, auth.workspaceId, params.linkId);
+    await assertPipeline(deps.sql, auth.workspaceId);
+    await placeStage(deps.sql, link.id, body.stage);
+    return cardOf(deps.sql, auth.workspaceId, link);
+  },
+  setOutcome: async ({ deps, auth, params, body }) => {
+    const link = await linkIn(deps.sql, auth.workspaceId, params.linkId);
+    await assertPipeline(deps.sql, auth.workspaceId);
+    await setOutcome(deps.sql, link.id, body.outcome);
+    return cardOf(deps.sql, auth.workspaceId, link);
+  },
+  followUp: async ({ deps, auth, params, body }) => {
+    const link = await linkIn(deps.sql, auth.workspaceId, params.linkId);
+    await assertPipeline(deps.sql, auth.workspaceId);
+    await setFollowUp(deps.sql, link.id, body.on, body.note);
+    return cardOf(deps.sql, auth.workspaceId, link);
+  },
+  listNotes: async ({ deps, auth, params }) => {
+    const link = await linkIn(deps.sql, auth.workspaceId, params.linkId);
+    await assertPipeline(deps.sql, auth.workspaceId);
+    return noteViews(deps.sql, link.id);
+  },
+  addNote: async ({ deps, auth, params, body }) => {
+    const link = await linkIn(deps.sql, auth.workspaceId, params.linkId);
+    await assertPipeline(deps.sql, auth.workspaceId);
+    await addNote(deps.sql, link, body.body, auth.personId);
+    return noteViews(deps.sql, link.id);
+  },
+  removeNote: async ({ deps, auth, params }) => {
+    await assertPipeline(deps.sql, auth.workspaceId);
+    const linkId = await removeNote(deps.sql, auth.workspaceId, params.noteId);
+    return noteViews(deps.sql, linkId);
+  },
+};
