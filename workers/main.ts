@@ -9,6 +9,7 @@ import { platformChecks } from '../services/core/http/readiness.js';
 import { buildWorkers } from './app.js';
 import { processors } from './processors.js';
 import { usageSchedule } from './usage-rollup/usage.job.js';
+import { eventDaysSchedule } from './event-days/event-days.job.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'workers', level: config.LOG_LEVEL, pretty: config.NODE_ENV !== 'production' });
@@ -44,6 +45,11 @@ await queues.get('sweep').upsertJobScheduler('hourly-sweep', { every: 60 * 60 * 
 // The month's container usage is rolled up for billing on the same kind of schedule.
 await queues.get('usage').upsertJobScheduler(usageSchedule.id, { every: usageSchedule.every }, {
   name: usageSchedule.name,
+  opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } },
+});
+// The room's events are summed per project per UTC day for analytics (yesterday, and any day missed).
+await queues.get('event-days').upsertJobScheduler(eventDaysSchedule.id, { every: eventDaysSchedule.every }, {
+  name: eventDaysSchedule.name,
   opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } },
 });
 await ops.listen({ port: config.WORKERS_PORT, host: config.HOST });

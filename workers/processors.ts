@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import type { QueueName } from '../services/core/queues.js';
 import type { WorkerDeps } from './worker-deps.js';
 import { bundle } from './bundle/bundle.job.js';
+import { eventDays } from './event-days/event-days.job.js';
 import { sweep } from './sweep/sweep.job.js';
 import { unpack } from './unpack/unpack.job.js';
 import { usage } from './usage-rollup/usage.job.js';
@@ -14,4 +15,5 @@ export const processors: Partial<Record<QueueName, Processor>> = {
   bundle,
   sweep,
   usage,
+  'event-days': eventDays,
 };

@@ -93,3 +93,13 @@ export async function markDeployMade(tx: Db, buildId: string): Promise<boolean> 
   const rows = await tx`update deploy_reservations set made = true where build_id = ${buildId} returning build_id`;
   return rows.length === 1;
 }
+
+/** The story step ids of each live build in the workspace (or of one project), in the manifest's order; a build without a story is left out. */
+export async function liveStories(sql: Db, workspaceId: string, projectId: string | null = null): Promise<Map<string, string[]>> {
+  const rows = await sql<{ projectId: string; steps: string[] }[]>`
+    select p.id as project_id, array(select s->>'id' from jsonb_array_elements(b.manifest->'story') s) as steps
+    from projects p join builds b on b.id = p.live_build_id
+    where p.workspace_id = ${workspaceId} and (${projectId}::uuid is null or p.id = ${projectId}::uuid)
+      and jsonb_typeof(b.manifest->'story') = 'array' and jsonb_array_length(b.manifest->'story') > 0`;
+  return new Map(rows.map((r) => [r.projectId, r.steps]));
+}

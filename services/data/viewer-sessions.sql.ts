@@ -98,3 +98,10 @@ export async function askEmailOnce(sql: Db, sessionId: string): Promise<boolean>
     where id = ${sessionId} and email_asked_at is null and viewer_email is null and not preview`;
   return asked.count === 1;
 }
+
+/** A link's sessions (not previews), first first: who they said they were and when they ran. */
+export function sessionsOfLink(sql: Db, linkId: string) {
+  return sql<Pick<RoomSessionRow, 'id' | 'viewerName' | 'viewerEmail' | 'createdAt' | 'endedAt'>[]>`
+    select id, viewer_name, viewer_email, created_at, ended_at from room_sessions
+    where link_id = ${linkId} and not preview order by created_at, id`;
+}

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { DateTime, Day, Obj } from '../common.js';
+import { Day } from '../common.js';
 import { Comment, FeedbackDetail, FeedbackRec, Response, Visit } from '../resources/activity.js';
-import { LinkRec } from '../resources/link.js';
+import { Journey, ProjectAnalytics, WorkspaceAnalytics } from '../resources/analytics.js';
 import { route } from '../route.js';
 import { CommentParams, LinkParams, ProjectParams } from './params.js';
 
 // Spec 4.2: viewer activity (visits, answers, comments and feedback) and analytics. The analytics
-// reply bodies are not shown by the spec, so they are any JSON object.
+// and journey bodies are not shown by the spec; ours are in resources/analytics.ts.
 
 /** Analytics range: UTC days, both ends included. Checked by the service, which answers 422 range. */
 const Range = { from: Day, to: Day };
@@ -37,28 +37,21 @@ export const activityRoutes = {
     operation: 'journey', method: 'GET', path: '/api/links/:linkId/journey', status: 200, tag: 'activity',
     summary: "One viewer's journey through the room; 402 on a plan without full analytics.",
     params: LinkParams,
-    reply: z.object({
-      link: LinkRec,
-      people: z.array(Obj),
-      sessions: z.array(Obj),
-      outside: z.array(Obj),
-      tour: Obj.nullable(),
-      windowStart: DateTime.nullable().optional(),
-    }),
+    reply: Journey,
     errors: [402, 404],
   }),
   projectAnalytics: route({
     operation: 'projectAnalytics', method: 'GET', path: '/api/projects/:projectId/analytics/:from/:to', status: 200, tag: 'activity',
     summary: 'Analytics over UTC days, at most 366, both ends included; total views only without full analytics; 422 range when not days or reversed.',
     params: z.object({ projectId: z.string(), ...Range }),
-    reply: Obj,
+    reply: ProjectAnalytics,
     errors: [404, 422],
   }),
   workspaceAnalytics: route({
     operation: 'workspaceAnalytics', method: 'GET', path: '/api/analytics/:from/:to', status: 200, tag: 'activity',
     summary: 'As projectAnalytics across the workspace, with a split by project.',
     params: z.object(Range),
-    reply: Obj,
+    reply: WorkspaceAnalytics,
     errors: [422],
   }),
   projectBounces: route({

@@ -1,0 +1,94 @@
+import type { Journey } from '../../contract/resources/analytics.js';
+import type { Sql } from '../../core/db.js';
+import { planLimit, planOf } from '../../core/plans.js';
+import { liveStories } from '../../data/builds.sql.js';
+import { claimsOf } from '../../data/link-claims.sql.js';
+import { linkIn } from '../../data/links.sql.js';
+import { eventsOfLink, type EventRow } from '../../data/room-events.sql.js';
+import { sessionsOfLink } from '../../data/viewer-sessions.sql.js';
+import { planNameOf } from '../../data/workspaces.sql.js';
+import { linkView } from '../links/link-view.js';
+
+// journey (spec 4.2; issue 15, item 6): one link's people, sessions with their timelines, time
+// outside the room, and the tour's progress. Sessions come from the events (which outlive the
+// sessions the sweep removes), the claims and the link's room sessions, whichever knows them.
+
+/** Seconds each session's tab was hidden: from each hidden to the next shown or leave. */
+export function outsideSeconds(events: Pick<EventRow, 'kind' | 'at'>[]): number {
+  let hiddenAt: Date | null = null;
+  let seconds = 0;
+  for (const e of events) {
+    if (e.kind === 'hidden') hiddenAt ??= e.at;
+    else if ((e.kind === 'shown' || e.kind === 'leave') && hiddenAt) {
+      seconds += Math.max(0, (e.at.getTime() - hiddenAt.getTime()) / 1000);
+      hiddenAt = null;
+    }
+  }
+  return Math.round(seconds);
+}
+
+export async function journeyOf(sql: Sql, workspaceId: string, linkId: string): Promise<Journey> {
+  const link = await linkIn(sql, workspaceId, linkId);
+  const plan = await planNameOf(sql, workspaceId);
+  if (!planOf(plan).fullAnalytics) throw planLimit('analytics', plan);
+  const [events, claims, roomSessions, stories] = await Promise.all([
+    eventsOfLink(sql, link.id), claimsOf(sql, link.id), sessionsOfLink(sql, link.id), liveStories(sql, workspaceId, link.projectId),
+  ]);
+
+  type Seen = { id: string; name: string | null; email: string | null; device: Journey['sessions'][number]['device']; startedAt: Date | null; endedAt: Date | null; events: EventRow[] };
+  const seen = new Map<string, Seen>();
+  const sessionOf = (id: string) => {
+    let s = seen.get(id);
+    if (!s) seen.set(id, (s = { id, name: null, email: null, device: null, startedAt: null, endedAt: null, events: [] }));
+    return s;
+  };
+  for (const r of roomSessions) Object.assign(sessionOf(r.id), { name: r.viewerName, email: r.viewerEmail, startedAt: r.createdAt, endedAt: r.endedAt });
+  for (const c of claims) {
+    const s = sessionOf(c.sessionId);
+    s.name = c.name ?? s.name;
+    s.email = c.email ?? s.email;
+    s.device = c.device ?? s.device;
+    s.startedAt ??= c.firstSeenAt;
+  }
+  for (const e of events) {
+    if (!e.sessionId) continue;
+    const s = sessionOf(e.sessionId);
+    s.events.push(e);
+    s.device ??= e.device;
+    if (!s.startedAt || e.at < s.startedAt) s.startedAt = e.at;
+    if (e.kind === 'leave') s.endedAt = e.at;
+  }
+  const sessions = [...seen.values()].sort((a, b) => (a.startedAt?.getTime() ?? 0) - (b.startedAt?.getTime() ?? 0) || a.id.localeCompare(b.id));
+
+  const people = new Map<string, Journey['people'][number]>();
+  for (const s of sessions) {
+    const key = JSON.stringify([s.name, s.email?.toLowerCase() ?? null]);
+    const p = people.get(key);
+    if (p) p.sessions++;
+    else people.set(key, { name: s.name, email: s.email, sessions: 1 });
+  }
+
+  const story = stories.get(link.projectId);
+  const taken = new Set(events.filter((e) => e.kind === 'step' && e.subject).map((e) => e.subject as string));
+  return {
+    link: linkView(link),
+    people: [...people.values()],
+    sessions: sessions.map((s) => {
+      const time: Record<string, number> = {};
+      for (const e of s.events) if (e.kind === 'time' && e.subject) time[e.subject] = (time[e.subject] ?? 0) + e.seconds;
+      return {
+        id: s.id,
+        name: s.name,
+        device: s.device,
+        startedAt: (s.startedAt ?? new Date()).toISOString(),
+        endedAt: s.endedAt?.toISOString() ?? null,
+        timeline: s.events.map((e) => ({ kind: e.kind, subject: e.subject, seconds: e.seconds, at: e.at.toISOString() })),
+        time,
+      };
+    }),
+    outside: sessions.filter((s) => s.events.some((e) => e.kind === 'hidden')).map((s) => ({ sessionId: s.id, seconds: outsideSeconds(s.events) })),
+    tour: story ? { steps: story.length, taken: story.filter((id) => taken.has(id)).length } : null,
+    // Every raw event is kept (nothing removes them yet), so the timelines are whole.
+    windowStart: null,
+  };
+}
