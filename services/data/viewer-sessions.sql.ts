@@ -103,5 +103,6 @@ export async function askEmailOnce(sql: Db, sessionId: string): Promise<boolean>
 export function sessionsOfLink(sql: Db, linkId: string) {
   return sql<Pick<RoomSessionRow, 'id' | 'viewerName' | 'viewerEmail' | 'createdAt' | 'endedAt'>[]>`
     select id, viewer_name, viewer_email, created_at, ended_at from room_sessions
-    where link_id = ${linkId} and not preview order by created_at, id`;
+    -- Only sessions whose shell ran (they have had a visit): a page fetched and never run is nobody.
+    where link_id = ${linkId} and not preview and visit_id is not null order by created_at, id`;
 }

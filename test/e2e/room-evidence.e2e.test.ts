@@ -39,20 +39,26 @@ it('records real viewers, and nothing of unfurlers, scanners and plain fetches',
   expect(await person.client.call('listVisits', { params: { projectId: project.id } })).toEqual([]);
   expect(await eventsOfLink(platform.deps.sql, link.id)).toEqual([]);
 
-  // Ada: switches apps, takes the story's steps, answers yes.
+  // Ada: a few seconds on each app (timed here), the story's steps, and yes.
   const ada = await (await browser.newContext()).newPage();
   await ada.goto(url);
   await answerWhoAreYou(ada, 'Ada Buyer');
   await appFrame(ada, 'web');
+  let at = Date.now();
+  await ada.waitForTimeout(6_000);
   await ada.click('[role="tab"][data-tab="admin"]');
+  const onWeb = (Date.now() - at) / 1000;
   await appFrame(ada, 'admin');
+  at = Date.now();
+  await ada.waitForTimeout(6_000);
   await ada.click('#story-toggle');
   await ada.click('.story [data-step="1"]');
   await ada.locator('#next').waitFor({ state: 'visible' });
   await ada.click('#next .step-answer[data-kind="yes"]');
   await ada.locator('dialog#email-ask').waitFor({ state: 'visible' });
   await ada.click('#email-form .skip');
-  // Her time reaches the room with the next flush (every 5 s) or as she leaves.
+  // The story's last step showed the admin app again: the time since the switch is admin's.
+  const onAdmin = (Date.now() - at) / 1000;
   await ada.close({ runBeforeUnload: true });
 
   // Bo: the link forwarded to a colleague, on another browser, under another name.
@@ -62,6 +68,16 @@ it('records real viewers, and nothing of unfurlers, scanners and plain fetches',
   await appFrame(bo, 'web');
   await bo.close({ runBeforeUnload: true });
 
+  // Cy, on a link of her own: looks around and takes the story's first step.
+  const cyLink = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Cy Prospect' } });
+  const cy = await (await browser.newContext()).newPage();
+  await cy.goto(cyLink.url);
+  await answerWhoAreYou(cy, 'Cy Prospect');
+  await appFrame(cy, 'web');
+  await cy.click('#story-toggle');
+  await expect.poll(async () => (await eventsOfLink(platform.deps.sql, cyLink.link.id)).some((e) => e.kind === 'step')).toBe(true);
+  await cy.close({ runBeforeUnload: true });
+
   await expect.poll(async () => (await eventsOfLink(platform.deps.sql, link.id)).filter((e) => e.kind === 'leave').length, { timeout: 15_000 }).toBe(2);
   const events = await eventsOfLink(platform.deps.sql, link.id);
   const sessions = [...new Set(events.map((e) => e.sessionId))];
@@ -70,6 +86,31 @@ it('records real viewers, and nothing of unfurlers, scanners and plain fetches',
   expect(kindsOf(sessions[0])).toEqual(expect.arrayContaining(['entry', 'step', 'answer', 'leave']));
   expect(events.filter((e) => e.kind === 'step').map((e) => e.subject)).toEqual(['shop', 'admin']);
   expect(kindsOf(sessions[1])).toEqual(expect.arrayContaining(['entry', 'leave']));
-  expect((await person.client.call('listLinks', { params: { projectId: project.id } }))[0].stage).toBe('yes');
+  expect((await person.client.call('listLinks', { params: { projectId: project.id } })).find((l) => l.id === link.id)!.stage).toBe('yes');
   expect((await claimsOf(platform.deps.sql, link.id)).map((c) => c.name)).toEqual(['Ada Buyer', 'Bo Colleague']);
+
+  // The board: one yes (Ada's, forwarded to Bo) and one engaged (Cy's).
+  const board = await person.client.call('projectBoard', { params: { projectId: project.id } });
+  const adas = board.find((c) => c.id === link.id)!;
+  const cys = board.find((c) => c.id === cyLink.link.id)!;
+  expect(adas).toMatchObject({ stage: 'yes', suggested: 'yes', claims: 2, signals: { answers: ['yes'], storySteps: 2 } });
+  expect(adas.forwarded).toEqual([expect.objectContaining({ name: 'Bo Colleague', why: expect.arrayContaining(['name', 'browser']) })]);
+  expect(cys).toMatchObject({ stage: 'engaged', suggested: 'engaged' });
+
+  // The journey: each session with its timeline.
+  const journey = await person.client.call('journey', { params: { linkId: link.id } });
+  expect(journey.sessions.map((x) => x.name)).toEqual(['Ada Buyer', 'Bo Colleague']);
+  expect(journey.sessions[0].timeline.map((e) => e.kind)).toEqual(expect.arrayContaining(['entry', 'time', 'step', 'answer', 'leave']));
+  expect(journey.tour).toEqual({ steps: 2, taken: 2 });
+
+  // Analytics for today: the time per app within a few seconds of what Ada spent.
+  const today = new Date().toISOString().slice(0, 10);
+  const analytics = await person.client.call('projectAnalytics', { params: { projectId: project.id, from: today, to: today } });
+  if (!analytics.full) throw new Error('solo has full analytics');
+  expect(analytics.totals.views).toBe(3);
+  expect(analytics.totals.answers).toEqual({ yes: 1 });
+  expect(Math.abs((analytics.totals.time.admin ?? 0) - onAdmin)).toBeLessThanOrEqual(3);
+  // Bo and Cy each spent a moment on the web app too.
+  expect((analytics.totals.time.web ?? 0) - onWeb).toBeGreaterThanOrEqual(-3);
+  expect((analytics.totals.time.web ?? 0) - onWeb).toBeLessThanOrEqual(8);
 });
