@@ -21,8 +21,10 @@ export type BoardRow = LinkRow & {
   comments: number;
 };
 
-/** The board's rows: the workspace's links (of one project, or all), newest first. */
-export function boardRows(sql: Db, workspaceId: string, projectId: string | null = null) {
+/** The board's rows: the workspace's links (all, one project's, or one link), newest first. */
+export function boardRows(sql: Db, workspaceId: string, only: { projectId?: string; linkId?: string } = {}) {
+  const projectId = only.projectId ?? null;
+  const linkId = only.linkId ?? null;
   return sql<BoardRow[]>`
     select l.*, p.name as project_name, to_char(l.follow_up_on, 'YYYY-MM-DD') as follow_up_day,
       (select count(*)::int from link_notes n where n.link_id = l.id) as notes,
@@ -40,6 +42,7 @@ export function boardRows(sql: Db, workspaceId: string, projectId: string | null
       where vi.link_id = l.id and not vi.preview
     ) v on true
     where l.workspace_id = ${workspaceId} and (${projectId}::uuid is null or l.project_id = ${projectId})
+      and (${linkId}::uuid is null or l.id = ${linkId})
     order by l.created_at desc, l.id desc`;
 }
 

@@ -33,13 +33,13 @@ export async function startVisit(tx: Db, session: RoomSessionRow, viewerName: st
 export async function arriveInVisit(sql: Sql, session: RoomSessionRow): Promise<{ visitId: string | null; started: boolean }> {
   if (session.preview) return { visitId: null, started: false };
   return sql.begin(async (tx) => {
-    await tx`select id from room_sessions where id = ${session.id} for update`;
+    // The session held, so two arrivals at once (two tabs) start one visit.
+    const [held] = await tx<RoomSessionRow[]>`select * from room_sessions where id = ${session.id} for update`;
     const [open] = await tx<{ id: string }[]>`
-      select v.id from room_sessions s join visits v on v.id = s.visit_id
-      where s.id = ${session.id} and v.ended_at is null and v.last_seen_at > now() - make_interval(secs => ${quietSeconds})`;
+      select id from visits
+      where id = ${held.visitId} and ended_at is null and last_seen_at > now() - make_interval(secs => ${quietSeconds})`;
     if (open) return { visitId: open.id, started: false };
-    const [fresh] = await tx<RoomSessionRow[]>`select * from room_sessions where id = ${session.id}`;
-    return { visitId: await startVisit(tx, fresh, null), started: true };
+    return { visitId: await startVisit(tx, held, null), started: true };
   });
 }
 

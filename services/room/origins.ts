@@ -20,6 +20,10 @@ export const staticLabelOf = (slug: string, projectId: string) => `${slug}--p${p
 /** The label of a viewer session's own copy origin: stable for the session, so a copy's restart keeps its cookies. */
 export const copyLabelOf = (slug: string, sessionId: string) => `${slug}--v${sessionId.replace(/-/g, '').slice(0, 12)}`;
 
+/** The content origin a session's apps are served from: its own copy's, or the project's static one. */
+export const sessionLabelOf = (standing: { kind: string | null; slug: string; projectId: string }, sessionId: string) =>
+  standing.kind === 'container' ? copyLabelOf(standing.slug, sessionId) : staticLabelOf(standing.slug, standing.projectId);
+
 export type ContentLabel = { label: string; slug: string; copy: boolean };
 
 const patterns = new Map<string, RegExp>();

@@ -17,15 +17,16 @@ async function assertPipeline(sql: Db, workspaceId: string) {
   if (!planOf(plan).pipeline) throw planLimit('pipeline', plan);
 }
 
-async function cards(sql: Db, workspaceId: string, projectId: string | null) {
-  const rows = await boardRows(sql, workspaceId, projectId);
+async function cards(sql: Db, workspaceId: string, only: { projectId?: string; linkId?: string } = {}) {
+  const rows = await boardRows(sql, workspaceId, only);
   const claims = await claimsByLink(sql, rows.map((r) => r.id));
   return rows.map((r) => boardCardView(r, claims.get(r.id) ?? []));
 }
 
 /** The card of one link, after a change to it. */
-async function cardOf(sql: Db, workspaceId: string, link: { id: string; projectId: string }) {
-  return (await cards(sql, workspaceId, link.projectId)).find((c) => c.id === link.id)!;
+async function cardOf(sql: Db, workspaceId: string, link: { id: string }) {
+  const [card] = await cards(sql, workspaceId, { linkId: link.id });
+  return card;
 }
 
 const noteViews = async (sql: Db, linkId: string) =>
@@ -35,12 +36,12 @@ export const pipelineHandlers: Handlers = {
   pipeline: async ({ deps, auth }) => (await boardRows(deps.sql, auth.workspaceId)).map(pipelineView),
   board: async ({ deps, auth }) => {
     await assertPipeline(deps.sql, auth.workspaceId);
-    return cards(deps.sql, auth.workspaceId, null);
+    return cards(deps.sql, auth.workspaceId);
   },
   projectBoard: async ({ deps, auth, params }) => {
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
     await assertPipeline(deps.sql, auth.workspaceId);
-    return cards(deps.sql, auth.workspaceId, project.id);
+    return cards(deps.sql, auth.workspaceId, { projectId: project.id });
   },
   setStage: async ({ deps, auth, params, body }) => {
     const link = await linkIn(deps.sql, auth.workspaceId, params.linkId);

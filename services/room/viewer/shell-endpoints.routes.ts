@@ -7,12 +7,12 @@ import { arriveInVisit, endVisit, recordBeat } from '../../data/visits.sql.js';
 import type { RoomEvent } from '../../data/room-events.sql.js';
 import { roomEvidence } from './room-evidence.js';
 import { recordEvidence } from '../../data/link-evidence.sql.js';
-import { contentOriginOf, copyLabelOf, staticLabelOf } from '../origins.js';
+import { contentOriginOf, sessionLabelOf } from '../origins.js';
 import { copyNotice } from '../viewer-copies/copy-states.js';
 import { storyCalls } from '../viewer-copies/story-calls.js';
 import { RunnerRefusal } from '../../contract/runner/runner-refusal.js';
 import { tokenIn } from './room-cookies.js';
-import { shellGuard } from './shell-guard.js';
+import { invalidBody, shellGuard } from './shell-guard.js';
 import type { ViewerDeps } from './room-entry.routes.js';
 
 // The few endpoints the room shell calls for its session: who-are-you, grants to the content
@@ -29,7 +29,7 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     const session = await shellSession(req, reply);
     if (!session) return;
     const parsed = Hello.safeParse(req.body);
-    if (!parsed.success) return reply.status(400).send({ error: 'invalid', issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) });
+    if (!parsed.success) return invalidBody(reply, parsed.error);
     const project = await projectOf(session);
     if (project.requireEmail && !parsed.data.email && !session.viewerEmail) {
       return reply.status(400).send({ error: 'invalid', issues: [{ path: 'email', message: 'this demo asks for your email' }] });
@@ -73,7 +73,7 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
       const view = await deps.runner.enter(session.id, { workspaceId: session.workspaceId, projectId: session.projectId, buildId: standing.liveBuildId! }, 10_000);
       if (view.state !== 'running') return { ...copyNotice(view), state: view.state };
     }
-    const label = standing.kind === 'container' ? copyLabelOf(standing.slug, session.id) : staticLabelOf(standing.slug, standing.projectId);
+    const label = sessionLabelOf(standing, session.id);
     const grant = await mintGrant(sql, session.id, label);
     const origin = contentOriginOf(config, label);
     return { state: 'ready', origin, url: `${origin}/__pp/enter?g=${encodeURIComponent(grant)}&to=${encodeURIComponent(app0.path)}` };

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { sessionByToken, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
@@ -27,4 +28,10 @@ export function shellGuard(deps: { config: Config; sql: Sql }): ShellGuard {
     }
     return session;
   };
+}
+
+/** A body that does not fit: 400 `invalid` with each field's path (under `prefix`) and words, as the api answers. */
+export function invalidBody(reply: FastifyReply, error: z.ZodError, prefix = '') {
+  const issues = error.issues.map((i) => ({ path: prefix + i.path.join('.'), message: i.message }));
+  return reply.status(400).send({ error: 'invalid', issues });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NextStepKind } from '../../contract/resources/room-setup.js';
 import { Area, Point, ScreenshotNote } from '../../contract/resources/activity.js';
@@ -12,8 +12,8 @@ import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
 import { recordResponse } from '../../data/responses.sql.js';
 import { askEmailOnce, saveWhoYouAre, sessionStanding } from '../../data/viewer-sessions.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
-import { copyLabelOf, staticLabelOf } from '../origins.js';
-import type { ShellGuard } from './shell-guard.js';
+import { sessionLabelOf } from '../origins.js';
+import { invalidBody, type ShellGuard } from './shell-guard.js';
 import { roomEvidence } from './room-evidence.js';
 import type { ViewerDeps } from './room-entry.routes.js';
 
@@ -21,14 +21,17 @@ import type { ViewerDeps } from './room-entry.routes.js';
 // a screen with the picture the frame's capture agent took, and the email the room asks for once
 // on the first of either. A preview records nothing; the shell says so.
 
+/** An answer that needs no words, with a line the viewer may add. */
+const OptionalNote = z.object({ note: z.string().trim().min(1).max(2000).optional() });
+
 /** What each step asks of the viewer, beyond the click. */
 const Detail = {
   question: z.object({ text: z.string().trim().min(1).max(2000) }),
   colleague: z.object({ name: z.string().trim().min(1).max(80), email: z.email().max(254) }),
   meeting: z.object({ time: z.string().trim().min(1).max(80).optional() }),
-  yes: z.object({ note: z.string().trim().min(1).max(2000).optional() }),
-  later: z.object({ note: z.string().trim().min(1).max(2000).optional() }),
-  no: z.object({ note: z.string().trim().min(1).max(2000).optional() }),
+  yes: OptionalNote,
+  later: OptionalNote,
+  no: OptionalNote,
 } satisfies Record<NextStepKind, z.ZodType>;
 
 const Answer = z.object({ step: NextStepKind, detail: z.record(z.string(), z.unknown()).optional() });
@@ -48,10 +51,6 @@ const CommentBody = z.object({
 
 const EmailBody = z.object({ email: z.email().max(254) });
 
-type Issues = { path: string; message: string }[];
-const issuesOf = (error: z.ZodError): Issues => error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-const invalid = (reply: FastifyReply, issues: Issues) => reply.status(400).send({ error: 'invalid', issues });
-
 export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { storage: Storage }, guard: ShellGuard) {
   const { sql, config } = deps;
   const evidence = roomEvidence(sql);
@@ -69,10 +68,10 @@ export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { s
     const session = await shellSession(req, reply);
     if (!session) return;
     const parsed = Answer.safeParse(req.body);
-    if (!parsed.success) return invalid(reply, issuesOf(parsed.error));
+    if (!parsed.success) return invalidBody(reply, parsed.error);
     const { step } = parsed.data;
     const detail = Detail[step].safeParse(parsed.data.detail ?? {});
-    if (!detail.success) return invalid(reply, issuesOf(detail.error).map((i) => ({ ...i, path: `detail.${i.path}` })));
+    if (!detail.success) return invalidBody(reply, detail.error, 'detail.');
     const offered = offeredOn(await planNameOf(sql, session.workspaceId), (await nextStepsOf(sql, session.projectId)).steps);
     if (!offered.some((s) => s.kind === step)) return reply.status(404).send({ error: 'not found' });
     if (session.preview || !session.linkId) return { recorded: false, askEmail: false };
@@ -89,7 +88,7 @@ export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { s
     const session = await shellSession(req, reply);
     if (!session) return;
     const parsed = CommentBody.safeParse(req.body);
-    if (!parsed.success) return invalid(reply, issuesOf(parsed.error));
+    if (!parsed.success) return invalidBody(reply, parsed.error);
     const c = parsed.data;
     const standing = await sessionStanding(sql, session.id);
     const manifest = standing?.manifest ? (JSON.parse(standing.manifest) as { apps: { id: string }[] }) : null;
@@ -114,7 +113,7 @@ export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { s
       return reply.status(429).send({ error: `at most ${config.COMMENTS_PER_SESSION_HOUR} comments an hour`, reason: 'rate', retryAfter });
     }
     // A frame that never answered may have had the agent stopped by the app's own policy.
-    const label = standing.kind === 'container' ? copyLabelOf(standing.slug, session.id) : staticLabelOf(standing.slug, standing.projectId);
+    const label = sessionLabelOf(standing, session.id);
     let note = picture ? null : (c.screenshotNote ?? 'no-answer');
     if (note === 'no-answer' && (await captureBlocked(sql, session.id, label))) note = 'blocked';
 
@@ -144,7 +143,7 @@ export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { s
     const session = await shellSession(req, reply);
     if (!session) return;
     const parsed = EmailBody.safeParse(req.body);
-    if (!parsed.success) return invalid(reply, issuesOf(parsed.error));
+    if (!parsed.success) return invalidBody(reply, parsed.error);
     if (!session.preview) await saveWhoYouAre(sql, session.id, { email: parsed.data.email });
     return { ok: true };
   });
