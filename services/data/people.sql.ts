@@ -31,3 +31,20 @@ export async function ensurePerson(sql: Sql, email: string, opts: { name?: strin
 export const displayNameOf = (p: { name: string; email: string }): string => p.name || p.email.split('@')[0];
 
 const workspaceNameFor = (p: PersonRow) => `${displayNameOf(p)}'s workspace`;
+
+/** The content hash of the person's uploaded photo, or null. */
+export async function photoOf(sql: Sql, personId: string): Promise<string | null> {
+  const [row] = await sql<{ photoHash: string | null }[]>`select photo_hash from people where id = ${personId}`;
+  return row?.photoHash ?? null;
+}
+
+/** Sets the photo's hash; answers the one it replaced. */
+export async function rememberPhoto(sql: Sql, personId: string, hash: string | null): Promise<string | null> {
+  const [row] = await sql<{ before: string | null }[]>`
+    update people p set photo_hash = ${hash} from people old
+    where p.id = ${personId} and old.id = p.id returning old.photo_hash as before`;
+  return row?.before ?? null;
+}
+
+/** Forgets the photo; answers the hash it had. */
+export const forgetPhoto = (sql: Sql, personId: string) => rememberPhoto(sql, personId, null);

@@ -9,6 +9,7 @@ import { opsProjectCommands } from './ops-projects.js';
 const usage = `usage: npm run ops -- <command>
   token <email> [--name NAME] [--kind cli|connector] [--read-only]   prints a new bearer token (last line)
   plan <email> <plan>                                                 sets the personal workspace's plan
+  plan <workspaceId> <plan|none>                                      sets a workspace's plan (none: a team's is cancelled)
   suspend <email> | unsuspend <email>                                 the workspace's platform pause
   takedown <slug> | restore <slug>                                    a project's platform pause`;
 

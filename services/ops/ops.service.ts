@@ -2,6 +2,7 @@ import type { Db, Sql } from '../core/db.js';
 import { PlanName, planOf } from '../core/plans.js';
 import { createSession, type SessionKind } from '../data/sessions.sql.js';
 import { ensurePerson } from '../data/people.sql.js';
+import { isUuid } from '../core/ids.js';
 
 // Operator actions. Each takes its dependencies so that tests call the same code the command runs.
 
@@ -20,15 +21,30 @@ async function personalWorkspace(sql: Sql, email: string): Promise<string> {
   return row.workspaceId;
 }
 
-export async function setPlan(sql: Sql, email: string, plan: string) {
-  const parsed = PlanName.includes(plan as PlanName);
-  if (!parsed) throw new Error(`unknown plan ${plan}; plans: ${PlanName.join(', ')}`);
-  const ws = await personalWorkspace(sql, email);
+/** A workspace named by its id (a team's, or anyone's), or by its owner's email (their own). */
+async function workspaceNamed(sql: Sql, emailOrId: string): Promise<{ id: string; kind: 'personal' | 'team' }> {
+  if (emailOrId.includes('@')) return { id: await personalWorkspace(sql, emailOrId), kind: 'personal' };
+  const [row] = isUuid(emailOrId)
+    ? await sql<{ id: string; kind: 'personal' | 'team' }[]>`select id, kind from workspaces where id = ${emailOrId} and deleted_at is null`
+    : [];
+  if (!row) throw new Error(`no workspace with id ${emailOrId}`);
+  return row;
+}
+
+/**
+ * Sets a workspace's plan. `none` cancels a team's plan (a team is deleted only without one, and
+ * is held to Free's limits meanwhile); a personal workspace always has one.
+ */
+export async function setPlan(sql: Sql, emailOrId: string, plan: string) {
+  if (plan !== 'none' && !PlanName.includes(plan as PlanName)) throw new Error(`unknown plan ${plan}; plans: ${PlanName.join(', ')}, or none for a team`);
+  const ws = await workspaceNamed(sql, emailOrId);
+  if (plan === 'none' && ws.kind === 'personal') throw new Error('a personal workspace always has a plan (free is the least)');
+  const stored = plan === 'none' ? null : plan;
   await sql.begin(async (tx) => {
-    await tx`update workspaces set plan = ${plan} where id = ${ws}`;
-    await refitProjects(tx, ws, planOf(plan).projects);
+    await tx`update workspaces set plan = ${stored} where id = ${ws.id}`;
+    await refitProjects(tx, ws.id, planOf(stored ?? 'free').projects);
   });
-  return ws;
+  return ws.id;
 }
 
 /**

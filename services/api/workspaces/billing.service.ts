@@ -14,7 +14,8 @@ export async function billingOf(sql: Sql, workspaceId: string) {
     kind: ws.kind,
     seats: { used: usage.seats, allowed: plan.seats },
     interval: null,
-    status: 'active' as const,
+    // A team without a plan (never bought, or cancelled by the operator) is held to Free's limits.
+    status: ws.plan === null ? ('canceled' as const) : ('active' as const),
     currentPeriodEnd: null,
     usage,
     allowance: { ...allowance, monthlyUsd },

@@ -1,11 +1,46 @@
 import type { Handlers } from '../routing/handler.js';
 import { billingOf } from './billing.service.js';
 import { workspacesOf } from '../../data/workspaces.sql.js';
+import { activate, createTeam, deleteTeam, leaveTeam, renameWorkspace } from './teams.service.js';
+import { listMembers, removeMember, setMemberRole, workspacePeople } from './members.service.js';
+import { acceptInvitation, createInvitation, listInvitations, revokeInvitation, viewInvitation } from './invitations.service.js';
+import { photoFor } from '../account/photo.service.js';
+import { workspaceView } from './workspace-views.js';
 
 export const workspaceHandlers: Handlers = {
-  listWorkspaces: async ({ deps, auth }) => {
-    const rows = await workspacesOf(deps.sql, auth.personId);
-    return rows.map((w) => ({ id: w.id, name: w.name, kind: w.kind, role: w.role, active: w.id === auth.workspaceId, brand: null }));
-  },
+  listWorkspaces: async ({ deps, auth }) => (await workspacesOf(deps.sql, auth.personId)).map((w) => workspaceView(w, auth.workspaceId)),
   getBilling: ({ deps, auth }) => billingOf(deps.sql, auth.workspaceId),
+
+  createTeam: ({ deps, auth, body }) => createTeam(deps.sql, auth, body.name),
+  activateWorkspace: ({ deps, auth, params }) => activate(deps.sql, auth, params.workspaceId),
+  renameWorkspace: ({ deps, auth, params, body }) => renameWorkspace(deps.sql, auth, params.workspaceId, body.name),
+  leaveTeam: ({ deps, auth, params }) => leaveTeam(deps.sql, auth, params.workspaceId),
+  deleteTeam: ({ deps, auth, params, body }) => deleteTeam(deps.sql, auth, params.workspaceId, body.confirm),
+
+  listMembers: ({ deps, auth, params }) => listMembers(deps.sql, deps.config, auth, params.workspaceId),
+  setMemberRole: ({ deps, auth, params, body }) => setMemberRole(deps.sql, deps.config, auth, params.workspaceId, params.userId, body.role),
+  removeMember: ({ deps, auth, params }) => removeMember(deps.sql, deps.config, auth, params.workspaceId, params.userId),
+  workspacePeople: ({ deps, auth }) => workspacePeople(deps.sql, deps.config, auth),
+
+  listInvitations: ({ deps, auth, params }) => listInvitations(deps.sql, auth, params.workspaceId),
+  createInvitation: ({ deps, auth, params, body }) => createInvitation(deps.sql, deps.config, auth, params.workspaceId, body.email),
+  revokeInvitation: ({ deps, auth, params }) => revokeInvitation(deps.sql, auth, params.workspaceId, params.invitationId),
+  viewInvitation: ({ deps, auth, params }) => viewInvitation(deps.sql, auth, params.invitationId),
+  acceptInvitation: ({ deps, auth, params }) => acceptInvitation(deps.sql, auth, params.invitationId),
+
+  /** Cached by the member's browser for long: the address changes with the bytes (`?v=`). */
+  personPhoto: async ({ deps, auth, params, req, reply }) => {
+    const photo = await photoFor(deps.sql, deps.storage, auth.personId, params.userId);
+    const etag = `"${photo.hash}"`;
+    reply
+      .header('etag', etag)
+      .header('cache-control', 'private, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox");
+    if (req.headers['if-none-match'] === etag) {
+      photo.body.destroy();
+      return reply.status(304).send();
+    }
+    return reply.header('content-type', photo.contentType ?? 'application/octet-stream').header('content-length', String(photo.size)).send(photo.body);
+  },
 };

@@ -27,6 +27,13 @@ export const workspaceRoutes = {
     reply: Workspace,
     errors: [422],
   }),
+  activateWorkspace: route({
+    operation: 'activateWorkspace', method: 'POST', path: '/api/workspaces/:workspaceId/activate', status: 200, tag: 'workspaces',
+    summary: "Makes this workspace the calling session's active one: every endpoint acts on it from the next request (spec 1 leaves the switch unshown; docs/decisions.md).",
+    params: WorkspaceParams,
+    reply: Workspace,
+    errors: [404],
+  }),
   renameWorkspace: route({
     operation: 'renameWorkspace', method: 'POST', path: '/api/workspaces/:workspaceId/name', status: 200, tag: 'workspaces',
     summary: 'Renames the workspace; owner only.',

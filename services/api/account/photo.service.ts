@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+import type { Sql } from '../../core/db.js';
+import { notFound, refused } from '../../core/errors.js';
+import { ImageRefused, reencodeImage } from '../../core/images.js';
+import type { Storage } from '../../core/storage.js';
+import { isUuid } from '../../core/ids.js';
+import { sharesWorkspace } from '../../data/teams.sql.js';
+import { forgetPhoto, photoOf, rememberPhoto } from '../../data/people.sql.js';
+
+// A person's photo (spec 2.10, 4.3 people photos, 8 images): PNG, JPEG or WebP judged by its
+// bytes, up to 2 MB and 4096 pixels a side, stored re-encoded without metadata under
+// photos/<person id>/<content hash>, served only to people who share a workspace with its owner.
+
+export const photoLimits = { maxBytes: 2 * 1024 * 1024, maxSide: 4096 };
+/** Each photo's bytes at their own key: a reader never gets one photo's bytes with another's hash. */
+export const photoKey = (personId: string, hash: string) => `photos/${personId}/${hash}`;
+
+export async function savePhoto(sql: Sql, storage: Storage, personId: string, bytes: Buffer) {
+  let image;
+  try {
+    image = await reencodeImage(bytes, { types: ['image/png', 'image/jpeg', 'image/webp'], ...photoLimits });
+  } catch (err) {
+    if (err instanceof ImageRefused) throw refused(422, 'file', `the photo: ${err.message}`);
+    throw err;
+  }
+  const hash = createHash('sha256').update(image.bytes).digest('hex');
+  await storage.put(photoKey(personId, hash), image.bytes, { contentType: image.type, size: image.bytes.length });
+  const before = await rememberPhoto(sql, personId, hash);
+  if (before && before !== hash) await storage.deletePrefix(photoKey(personId, before));
+  return { type: image.type, width: image.width, height: image.height, bytes: image.bytes.length, hash };
+}
+
+/** The row forgets it first: a failed delete leaves an unreachable object, never a broken picture. */
+export async function removePhoto(sql: Sql, storage: Storage, personId: string) {
+  const before = await forgetPhoto(sql, personId);
+  if (before) await storage.deletePrefix(photoKey(personId, before));
+}
+
+/** The photo of `userId` for `viewerId`: 404 when there is none or they share no workspace. */
+export async function photoFor(sql: Sql, storage: Storage, viewerId: string, userId: string) {
+  if (!isUuid(userId)) throw notFound();
+  const hash = await photoOf(sql, userId);
+  if (!hash || !(await sharesWorkspace(sql, viewerId, userId))) throw notFound();
+  const object = await storage.get(photoKey(userId, hash));
+  if (!object) throw notFound();
+  return { ...object, hash };
+}
