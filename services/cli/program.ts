@@ -14,6 +14,8 @@ import { projectsLsCommand } from './commands/projects-ls.command.js';
 import { rollbackCommand } from './commands/rollback.command.js';
 import { validateCommand } from './commands/validate.command.js';
 import { whoamiCommand } from './commands/whoami.command.js';
+import { workspaceLsCommand } from './commands/workspace-ls.command.js';
+import { workspaceUseCommand } from './commands/workspace-use.command.js';
 import { version } from './version.js';
 
 /** The `pitch` program: global options, then one command per file under commands/. */
@@ -28,11 +30,13 @@ export function buildProgram(): Command {
   const links = new Command('links').description("a project's private links");
   const projects = new Command('projects').description("the workspace's projects");
   const builds = new Command('builds').description("a project's builds");
+  const workspace = new Command('workspace').description('your workspaces: yours and your teams');
   links.addCommand(linksCreateCommand()).addCommand(linksLsCommand()).addCommand(linksRevokeCommand()).addCommand(linksRevealCommand());
   projects.addCommand(projectsLsCommand());
   builds.addCommand(buildsLsCommand());
+  workspace.addCommand(workspaceLsCommand()).addCommand(workspaceUseCommand());
 
-  for (const command of [loginCommand(), logoutCommand(), whoamiCommand(), initCommand(), validateCommand(), deployCommand(), links, projects, builds, rollbackCommand(), logsCommand()]) {
+  for (const command of [loginCommand(), logoutCommand(), whoamiCommand(), initCommand(), validateCommand(), deployCommand(), links, projects, builds, workspace, rollbackCommand(), logsCommand()]) {
     program.addCommand(command);
   }
   return program;

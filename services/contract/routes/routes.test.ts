@@ -151,6 +151,8 @@ const beyondSpec = [
   // Issue 14: a comment's screenshot, to members only, and its removal (docs/decisions.md).
   'GET /api/comments/:commentId/screenshot',
   'POST /api/comments/:commentId/screenshot/remove',
+  // Issue 16: a session picks its active workspace (spec 1 leaves the switch unshown; docs/decisions.md).
+  'POST /api/workspaces/:workspaceId/activate',
   'GET /api/openapi.json',
   'GET /api/manifest.schema.json',
 ];
