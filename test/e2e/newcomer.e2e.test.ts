@@ -90,3 +90,36 @@ it('opens the room at the preview address a deploy prints', async () => {
   expect(await page.title()).toContain(project.name);
   await page.context().close();
 });
+
+it("takes an invited person from the invitation's address through sign-in to joining the team", async () => {
+  const owner = await platform.person({ name: 'Olive Owner' });
+  const team = await owner.client.call('createTeam', { body: { name: 'Field sales' } });
+  await platform.deps.sql`update workspaces set plan = 'team' where id = ${team.id}`;
+  const email = `invited-${crypto.randomUUID()}@example.com`;
+  const { url } = await owner.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email } });
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+  page.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.url()}`));
+  await page.goto(url);
+  expect(new URL(page.url()).pathname).toBe('/login');
+  await page.fill('#email', email);
+  await page.click('button[type=submit]');
+  await expect.poll(() => page.textContent('[role=status]')).toContain('We sent');
+  await page.goto(await mailedLink(email));
+  await page.waitForURL(url);
+  await expect.poll(() => page.textContent('#invited')).toContain('Olive Owner invites you to Field sales');
+  await page.click('button');
+  await expect.poll(() => page.textContent('[role=status]')).toContain('You joined Field sales');
+  const members = await owner.client.call('listMembers', { params: { workspaceId: team.id } });
+  expect(members.map((m) => [m.email, m.role])).toEqual([[owner.email, 'owner'], [email, 'member']]);
+  expect(problems).toEqual([]);
+
+  // The address is spent: opened again, it says so and offers nothing.
+  await page.goto(url);
+  await expect.poll(() => page.textContent('#invited')).toContain('was used, revoked or has expired');
+  expect(await page.isVisible('button')).toBe(false);
+  await context.close();
+});

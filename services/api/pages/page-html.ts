@@ -1,7 +1,7 @@
 // The HTML of the platform's plain pages (pages.routes.ts). Every value is escaped; the pages'
 // behaviour is in pages.js, chosen by <body data-page>.
 
-export type PageKind = 'login' | 'email' | 'device' | 'home';
+export type PageKind = 'login' | 'email' | 'device' | 'home' | 'invitation';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -31,6 +31,13 @@ ${d.next !== '/' ? `<p class="muted">You will go on to <code>${escapeHtml(d.next
 <p>Your terminal shows this code. Approve only if it is the same and you ran <code>pitch login</code> yourself.</p>
 <p class="code">${escapeHtml(d.code || '—')}</p>
 <p><button type="button" data-code="${escapeHtml(d.code)}"${d.code ? '' : ' disabled'}>Approve</button></p>
+<p role="status" aria-live="polite"></p>`,
+  }),
+  invitation: (d) => ({
+    title: 'An invitation',
+    html: `<h1>An invitation to a team</h1>
+<p id="invited" data-key="${escapeHtml(d.key)}">Reading the invitation…</p>
+<p><button type="button" hidden>Join the team</button></p>
 <p role="status" aria-live="polite"></p>`,
   }),
   home: () => ({

@@ -52,6 +52,32 @@ if (page === 'device') {
   });
 }
 
+if (page === 'invitation') {
+  const invited = document.querySelector('#invited');
+  const button = document.querySelector('button');
+  const path = `/api/invitations/${encodeURIComponent(invited.dataset.key)}`;
+  fetch(path, { credentials: 'same-origin' }).then(async (res) => {
+    if (!res.ok) {
+      invited.textContent = 'This invitation is not for the email you are signed in with, or it was used, revoked or has expired.';
+      return;
+    }
+    const view = await res.json();
+    invited.textContent = `${view.invitedBy} invites you to ${view.workspaceName}, until ${new Date(view.expiresAt).toLocaleString()}.`;
+    button.hidden = false;
+  });
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    const res = await post(`${path}/accept`);
+    if (!res.ok) {
+      button.disabled = false;
+      return say(res.status === 404 ? 'This invitation can no longer be used.' : await reasonOf(res), true);
+    }
+    const team = await res.json();
+    button.hidden = true;
+    say(`You joined ${team.name}; it is now your active workspace.`);
+  });
+}
+
 if (page === 'home') {
   fetch('/api/me/account', { credentials: 'same-origin' }).then(async (res) => {
     if (!res.ok) return location.replace('/login');

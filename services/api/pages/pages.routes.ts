@@ -6,7 +6,7 @@ import { page, type PageKind } from './page-html.js';
 
 // The platform's own pages, on the platform origin, until the builder's web app exists: the
 // sign-in page, the page an emailed link opens, the device approval page `pitch login` sends the
-// builder to, and a home page. Plain HTML with one script and one stylesheet from this origin,
+// builder to, a team invitation's page, and a home page. Plain HTML with one script and one stylesheet from this origin,
 // under a strict Content-Security-Policy, never framed, never cached.
 
 const asset = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url));
@@ -50,6 +50,14 @@ export function registerPages(app: FastifyInstance, deps: Deps) {
   // The target of the emailed link: the page spends the token with a POST, never this GET, so a
   // mail scanner that follows links cannot use up the sign-in.
   app.get('/auth/email', async (_req, reply) => send(reply, 'email'));
+
+  // The address createInvitation answers: the invited person, once signed in with the invited
+  // email, reads whose team it is and joins with a click (the join is a POST, never this GET).
+  app.get('/invitations/:key', async (req, reply) => {
+    const key = String((req.params as { key: string }).key).replace(/[^A-Za-z0-9_-]/g, '').slice(0, 100);
+    if (!(await signedIn(req))) return reply.redirect(`/login?next=${encodeURIComponent(`/invitations/${key}`)}`, 302);
+    return send(reply, 'invitation', { key });
+  });
 
   app.get('/device', async (req, reply) => {
     const code = String((req.query as { code?: string }).code ?? '').toUpperCase().replace(/[^A-Z0-9-]/g, '').slice(0, 20);
