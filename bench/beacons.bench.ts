@@ -4,9 +4,12 @@
 // apps and writing its events (the whole route: cookie and origin checks, the session, the
 // visit's time, the events' one insert). A process of its own sends them (beacon-sender.ts);
 // this process is the api, and its CPU is measured while it answers. The baseline, in the same
-// run and at the same rate: GET /healthz, the cost of answering HTTP at all.
+// run and at the same rate: GET /healthz, the cost of answering the platform's HTTP at all, and a
+// bare node:http server, the cost of answering HTTP on this machine.
 // Needs the test services (`node infra/local/test.mjs --services`); `npm run bench -- beacons`.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startPlatform } from '../test/support/platform.js';
 import { deployStaticRoom } from '../test/support/room.js';
 import { createSession } from '../services/data/viewer-sessions.sql.js';
@@ -33,14 +36,17 @@ async function load(job: object): Promise<Sent & { share: number }> {
   return { ...sent, share: (cpu.user + cpu.system) / 1e6 / sent.wall };
 }
 
+// The room is deployed by a platform with its workers (the unpack job), which is then closed:
+// the api measured below runs alone in this process, as it does in production.
+const setup = await startPlatform({ workers: true });
+const person = await setup.person({ plan: 'team' });
+const { project } = await deployStaticRoom(setup, person);
+const { link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Bench viewers' } });
+await setup.close();
+
 const platform = await startPlatform();
 const sql = platform.deps.sql;
-let projectId: string | null = null;
 try {
-  const person = await platform.person({ plan: 'team' });
-  const { project } = await deployStaticRoom(platform, person);
-  projectId = project.id;
-  const { link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Bench viewers' } });
 
   const [{ workspaceId }] = await sql<{ workspaceId: string }[]>`select workspace_id from projects where id = ${project.id}`;
   // Sessions as the room's entry makes them, each with its visit open (the shell has arrived).
@@ -59,6 +65,12 @@ try {
   const beat = JSON.stringify({ time: { web: 3, admin: 2 } });
   const [{ before }] = await sql<{ before: number }[]>`select count(*)::int as before from room_events where project_id = ${project.id}`;
 
+  // Two floors: Node's own HTTP server answering a fixed body (no framework, no database), and
+  // the platform's GET /healthz.
+  const bare = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  const node = await load({ ...common, baseUrl: `http://127.0.0.1:${(bare.address() as AddressInfo).port}`, method: 'GET', body: '', sessions: [{ path: '/', cookie: '' }] });
+  bare.close();
   const floor = await load({ ...common, method: 'GET', body: '', sessions: [{ path: '/healthz', cookie: '' }] });
   const beats = await load({ ...common, method: 'POST', body: beat, sessions });
 
@@ -68,12 +80,13 @@ try {
   const pct = (x: number) => `${(x * 100).toFixed(1)}% of a core`;
   const line = (name: string, r: Sent & { share: number }) =>
     `${name}: ${r.sent} in ${r.wall.toFixed(1)} s (${(r.sent / r.wall).toFixed(0)}/s), statuses ${JSON.stringify(r.statuses)}, failed ${r.failed}; p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; api CPU ${pct(r.share)}`;
+  console.log(line("node:http, fixed body   ", node));
   console.log(line('GET /healthz (baseline)', floor));
   console.log(line('POST /room/:s/beat     ', beats));
-  console.log(`beat CPU to baseline: ${(beats.share / floor.share).toFixed(2)}x; target: under 30% of a core at ${RATE}/s`);
+  console.log(`beat CPU to /healthz: ${(beats.share / floor.share).toFixed(2)}x; to bare node:http: ${(beats.share / node.share).toFixed(2)}x; target: under 30% of a core at ${RATE}/s`);
   console.log(`written: ${events - before} time events, ${seconds} seconds credited to visits (${beats.statuses[200] ?? 0} beats answered 200, 5 s each)`);
 } finally {
-  if (projectId) await sql`delete from projects where id = ${projectId}`;
+  await sql`delete from projects where id = ${project.id}`;
   await platform.close();
 }
 

@@ -80,24 +80,35 @@ export async function recordBeat(sql: Sql, session: RoomSessionRow, time: Record
     if (!open && !seen) return { visitId: null, credited: {} };
     const visitId = open ? visit.id : await startVisit(tx, session, null);
     if (!visitId) return { visitId: null, credited: {} };
-    const credited: Record<string, number> = {};
-    const spent = open ? (JSON.parse(visit.time) as Record<string, number>) : {};
-    let allowance = open ? Math.ceil(visit.elapsed) + 5 : 0;
-    for (const [key, seconds] of Object.entries(time)) {
-      const add = Math.min(Math.max(0, Math.floor(seconds)), allowance);
-      allowance -= add;
-      if (add > 0) {
-        spent[key] = (spent[key] ?? 0) + add;
-        credited[key] = add;
-      }
-    }
+    const { spent, credited, total } = creditBeat(open ? visit : null, time);
     // Stored as text cast to jsonb: the client's camel-case transform must not touch app ids.
     await tx`update visits set last_seen_at = now(), time = ${JSON.stringify(spent)}::text::jsonb where id = ${visitId}`;
     await tx`update room_sessions set last_seen_at = now() where id = ${session.id}`;
     // Sustained time in one visit is engagement (link-evidence.sql.ts).
-    if (Object.values(spent).reduce((a, b) => a + b, 0) >= engagedSeconds) await recordEvidence(tx, session.linkId, 'engaged');
+    if (total >= engagedSeconds) await recordEvidence(tx, session.linkId, 'engaged');
     return { visitId, credited };
   });
+}
+
+/**
+ * What a beat adds to an open visit (null: a visit starting now): each app or page gets the
+ * seconds the shell reports, never more in all than the time since the visit's last beacon plus
+ * 5 s of slack. Answers the visit's new time by key, what was credited, and the visit's total.
+ */
+export function creditBeat(visit: { time: string; elapsed: number } | null, time: Record<string, number>) {
+  const credited: Record<string, number> = {};
+  const spent = visit ? (JSON.parse(visit.time) as Record<string, number>) : {};
+  let allowance = visit ? Math.ceil(visit.elapsed) + 5 : 0;
+  for (const [key, seconds] of Object.entries(time)) {
+    const add = Math.min(Math.max(0, Math.floor(seconds)), allowance);
+    allowance -= add;
+    if (add > 0) {
+      spent[key] = (spent[key] ?? 0) + add;
+      credited[key] = add;
+    }
+  }
+  const total = Object.values(spent).reduce((a, b) => a + b, 0);
+  return { spent, credited, total };
 }
 
 /** The viewer left (the shell's pagehide beacon): the visit ends now; the session may come back. */

@@ -12,7 +12,10 @@ import { copyNotice } from '../viewer-copies/copy-states.js';
 import { storyCalls } from '../viewer-copies/story-calls.js';
 import { RunnerRefusal } from '../../contract/runner/runner-refusal.js';
 import { tokenIn } from './room-cookies.js';
-import { invalidBody, shellGuard } from './shell-guard.js';
+import { fromRoomPage, invalidBody, shellGuard } from './shell-guard.js';
+import { beatBatcher } from './beat-batcher.js';
+import { coarseDeviceOf } from './coarse-device.js';
+import { hashSecret, isUuid } from '../../core/ids.js';
 import type { ViewerDeps } from './room-entry.routes.js';
 
 // The few endpoints the room shell calls for its session: who-are-you, grants to the content
@@ -125,14 +128,29 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     if (beat.hidden) events.push({ kind: 'hidden' });
     await evidence.events(session, req, events, visitId ?? session.visitId);
   }
+  // The beacon, every 5 s from every viewer: written in batches with other viewers' beats
+  // (beat-batcher.ts), the session's token checked there. A beat the batch leaves alone (a new
+  // visit to start, a preview, an unknown session) takes the one-by-one path.
+  const beats = beatBatcher(sql);
   app.post('/room/:sessionId/beat', async (req, reply) => {
-    const session = await shellSession(req, reply);
-    if (!session) return;
+    if (!fromRoomPage(config, req, reply)) return;
+    const { sessionId } = req.params as { sessionId: string };
+    const token = tokenIn(req, sessionId);
     const parsed = Beat.safeParse(parseBeacon(req.body));
-    if (!parsed.success) return reply.status(400).send({ error: 'invalid', issues: [{ path: 'time', message: 'expected seconds by app or page' }] });
-    if (!session.preview) await beatWithEvents(session, req, parsed.data);
+    const batched = parsed.success && token && isUuid(sessionId) && token.length <= 200
+      ? await beats.add({
+          sessionId, tokenHash: hashSecret(token), time: parsed.data.time, shown: Boolean(parsed.data.shown),
+          hidden: Boolean(parsed.data.hidden), device: coarseDeviceOf(req.headers['user-agent']),
+        })
+      : 'alone';
+    if (batched === 'alone') {
+      const session = await shellSession(req, reply);
+      if (!session) return;
+      if (!parsed.success) return reply.status(400).send({ error: 'invalid', issues: [{ path: 'time', message: 'expected seconds by app or page' }] });
+      if (!session.preview) await beatWithEvents(session, req, parsed.data);
+    }
     // The shell's heartbeat is activity too: a viewer reading a page keeps their copy awake.
-    if (parsed.data.copy) deps.runner.activity(session.id).catch(() => {});
+    if (parsed.success && parsed.data.copy) deps.runner.activity(sessionId).catch(() => {});
     return { ok: true };
   });
 

@@ -11,16 +11,21 @@ import { tokenIn } from './room-cookies.js';
 /** The session a shell request acts for; null when refused (the reply is sent). */
 export type ShellGuard = (req: FastifyRequest, reply: FastifyReply) => Promise<RoomSessionRow | null>;
 
+/**
+ * Whether the request came from the room's own page; refused (403, the reply sent) otherwise.
+ * Browsers send Origin with every POST, fetch and sendBeacon alike: a request without one did
+ * not come from the room's page, and is refused like one from another origin.
+ */
+export function fromRoomPage(config: Config, req: FastifyRequest, reply: FastifyReply): boolean {
+  if (req.headers.origin === new URL(config.publicUrl).origin) return true;
+  reply.status(403).send({ error: 'role cannot', reason: 'permission', action: 'cross-origin' });
+  return false;
+}
+
 export function shellGuard(deps: { config: Config; sql: Sql }): ShellGuard {
-  const platformOrigin = () => new URL(deps.config.publicUrl).origin;
   return async (req, reply) => {
     const { sessionId } = req.params as { sessionId: string };
-    // Browsers send Origin with every POST, fetch and sendBeacon alike: a request without one
-    // did not come from the room's page, and is refused like one from another origin.
-    if (req.headers.origin !== platformOrigin()) {
-      reply.status(403).send({ error: 'role cannot', reason: 'permission', action: 'cross-origin' });
-      return null;
-    }
+    if (!fromRoomPage(deps.config, req, reply)) return null;
     const session = await sessionByToken(deps.sql, sessionId, tokenIn(req, sessionId));
     if (!session) {
       reply.status(404).send({ error: 'not found' });

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashSecret } from '../core/ids.js';
+import { recordBeats, type QueuedBeat } from '../data/beat-batch.sql.js';
+import { startPlatform, type Platform } from '../../test/support/platform.js';
+import { deployStaticRoom, enterRoom, hit } from '../../test/support/room.js';
+
+// The shell's beacons written in batches (issue 15): many viewers' beats in one transaction,
+// each credited by the same rule as alone, each checked against its session's token; what the
+// batch cannot decide (a second beat of one session, a wrong token, a preview, a visit to start)
+// goes the one-by-one way, with the same answers as before.
+
+let platform: Platform;
+beforeAll(async () => { platform = await startPlatform({ workers: true }); });
+afterAll(async () => { await platform.close(); });
+
+/** A live room and `n` viewers in it, each through their own link, with their visits open. */
+async function roomWithViewers(n: number) {
+  const person = await platform.person({ plan: 'enterprise' }); // room for 200 viewers at once
+  const { project } = await deployStaticRoom(platform, person);
+  const viewers = [];
+  for (let i = 0; i < n; i++) {
+    const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: `Viewer ${i}` } });
+    viewers.push({ ...(await enterRoom(platform, url, { name: `Viewer ${i}` })), linkId: link.id });
+  }
+  // As if each had been in the room for a while: the allowance is the time since the last beat.
+  await platform.deps.sql`update visits set started_at = now() - interval '20 seconds', last_seen_at = now() - interval '10 seconds' where project_id = ${project.id}`;
+  return { person, project, viewers };
+}
+
+const tokenOf = (jar: Map<string, string>, sessionId: string) => [...jar.values()].find((v) => v.startsWith(`${sessionId}.`))!.slice(sessionId.length + 1);
+
+describe('beats in batches', () => {
+  it('credits 40 viewers beating at once, each to their own visit, with their events', async () => {
+    const { person, project, viewers } = await roomWithViewers(40);
+    const answers = await Promise.all(viewers.map((v, i) =>
+      hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json: { time: { web: 3, admin: i % 2 }, hidden: i === 0 } })));
+    expect(answers.map((a) => a.status)).toEqual(viewers.map(() => 200));
+    const visits = await person.client.call('listVisits', { params: { projectId: project.id } });
+    expect(visits).toHaveLength(40);
+    for (const v of visits) expect(v.time.web).toBe(3);
+    expect(visits.filter((v) => v.time.admin === 1)).toHaveLength(20);
+    const [events] = await platform.deps.sql<{ time: number; hidden: number; sessions: number }[]>`
+      select count(*) filter (where kind = 'time')::int as time, count(*) filter (where kind = 'hidden')::int as hidden,
+             count(distinct session_id)::int as sessions
+      from room_events where project_id = ${project.id} and kind in ('time', 'hidden')`;
+    expect(events).toEqual({ time: 60, hidden: 1, sessions: 40 });
+  });
+
+  it('writes what it can decide and leaves the rest alone: a second beat, a wrong token, a preview, a quiet visit', async () => {
+    const { project, viewers } = await roomWithViewers(4);
+    const [a, b, c, d] = viewers.map((v) => ({ sessionId: v.data.sessionId as string, token: tokenOf(v.jar, v.data.sessionId) }));
+    await platform.deps.sql`update room_sessions set preview = true where id = ${c.sessionId}`;
+    await platform.deps.sql`update visits set started_at = now() - interval '20 minutes', last_seen_at = now() - interval '10 minutes' where id = (select visit_id from room_sessions where id = ${d.sessionId})`;
+    const beat = (s: { sessionId: string; token: string }, web = 4): QueuedBeat =>
+      ({ sessionId: s.sessionId, tokenHash: hashSecret(s.token), time: { web }, shown: false, hidden: false, device: 'desktop' });
+    const outcomes = await recordBeats(platform.deps.sql, [beat(a), beat(a, 2), { ...beat(b), tokenHash: hashSecret('wrong') }, beat(c), beat(d)]);
+    expect(outcomes).toEqual(['recorded', 'alone', 'alone', 'alone', 'alone']);
+    const rows = await platform.deps.sql<{ sessionId: string; time: Record<string, number> }[]>`
+      select s.id as session_id, v.time from room_sessions s join visits v on v.id = s.visit_id where s.project_id = ${project.id}`;
+    const timeOf = (id: string) => rows.find((r) => r.sessionId === id)!.time;
+    expect(timeOf(a.sessionId)).toEqual({ web: 4 });
+    for (const s of [b, c, d]) expect(timeOf(s.sessionId)).toEqual({});
+  });
+
+  it('never credits more than the time since the last beat, and moves a link to engaged when a visit crosses a minute', async () => {
+    const { person, project, viewers } = await roomWithViewers(1);
+    const [v] = viewers;
+    await platform.deps.sql`update visits set time = '{"web": 55}'::jsonb where project_id = ${project.id}`;
+    const answer = await hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json: { time: { web: 9000 } } });
+    expect(answer.status).toBe(200);
+    const [visit] = await person.client.call('listVisits', { params: { projectId: project.id } });
+    expect(visit.time.web).toBeGreaterThanOrEqual(55 + 10);
+    expect(visit.time.web).toBeLessThanOrEqual(55 + 10 + 6);
+    const [link] = await person.client.call('listLinks', { params: { projectId: project.id } });
+    expect(link.stage).toBe('engaged');
+  });
+
+  it('answers as before from outside: 403 without the room’s origin, 404 for a wrong token, 400 for a bad body', async () => {
+    const { viewers } = await roomWithViewers(1);
+    const [v] = viewers;
+    expect((await hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json: { time: { web: 1 } }, noOrigin: true })).status).toBe(403);
+    const forged = new Map([...v.jar].map(([k, val]) => [k, val.startsWith(v.data.sessionId) ? `${v.data.sessionId}.pp_room_forged` : val]));
+    expect((await hit(platform, `${v.base}/beat`, { method: 'POST', jar: forged, json: { time: { web: 1 } } })).status).toBe(404);
+    expect((await hit(platform, `${v.base}/beat`, { method: 'POST', jar: forged, json: { time: 'x' } })).status).toBe(404);
+    expect((await hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json: { time: 'x' } })).status).toBe(400);
+    expect((await hit(platform, `/room/not-a-session/beat`, { method: 'POST', jar: v.jar, json: { time: { web: 1 } } })).status).toBe(404);
+  });
+});
