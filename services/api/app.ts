@@ -10,6 +10,7 @@ import type { Handlers } from './routing/handler.js';
 import { errorHandler } from './routing/error-handler.js';
 import { registerRoutes } from './routing/register-routes.js';
 import { registerPages } from './pages/pages.routes.js';
+import { registerConnector } from './mcp/mcp.routes.js';
 import { opsOptions, opsPlugin } from '../core/http/ops.plugin.js';
 
 /**
@@ -55,6 +56,7 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
   await app.register(opsPlugin, opsOptions(deps));
   registerRoutes(app, deps, opts.handlers ?? handlers);
   registerPages(app, deps);
+  registerConnector(app, deps);
   opts.alongside?.register(app);
   return app;
 }

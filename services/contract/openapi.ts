@@ -4,6 +4,9 @@ import { ErrorBody, errorStatusText } from './errors.schema.js';
 import type { RouteDef } from './route.js';
 import { routes } from './routes/route-table.js';
 
+/** The contract's version, as the OpenAPI document and the connector announce it. */
+export const CONTRACT_VERSION = '1.0.0';
+
 // The OpenAPI 3.1 document, generated from the route table. Served at GET /api/openapi.json.
 
 const json = (schema: object) => ({ 'application/json': { schema } });
@@ -41,7 +44,7 @@ export function openApiDocument(serverUrl?: string) {
   }
   return createDocument({
     openapi: '3.1.0',
-    info: { title: 'Demo Room Platform API', version: '1.0.0', description: 'Generated from services/contract.' },
+    info: { title: 'Demo Room Platform API', version: CONTRACT_VERSION, description: 'Generated from services/contract.' },
     servers: serverUrl ? [{ url: serverUrl }] : undefined,
     components: {
       securitySchemes: {

@@ -4,6 +4,7 @@ import { authRoutes } from './auth.routes.js';
 import { brandRoutes } from './brand.routes.js';
 import { cardRoutes } from './card.routes.js';
 import { communityRoutes } from './community.routes.js';
+import { connectorRoutes } from './connector.routes.js';
 import { deployRoutes } from './deploy.routes.js';
 import { healthRoutes } from './health.routes.js';
 import { linkRoutes } from './links.routes.js';
@@ -17,6 +18,7 @@ export const routes = {
   ...healthRoutes,
   ...authRoutes,
   ...accountRoutes,
+  ...connectorRoutes,
   ...workspaceRoutes,
   ...projectRoutes,
   ...deployRoutes,

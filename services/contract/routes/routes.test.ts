@@ -153,6 +153,8 @@ const beyondSpec = [
   'POST /api/comments/:commentId/screenshot/remove',
   // Issue 16: a session picks its active workspace (spec 1 leaves the switch unshown; docs/decisions.md).
   'POST /api/workspaces/:workspaceId/activate',
+  // Issue 20: connector tokens are issued from the account (docs/decisions.md).
+  'POST /api/me/connector-tokens',
   'GET /api/openapi.json',
   'GET /api/manifest.schema.json',
 ];
