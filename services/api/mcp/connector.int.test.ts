@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, type Operation } from '../../contract/routes/route-table.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
@@ -62,8 +63,10 @@ describe('the connector', () => {
     await client.close();
   });
 
-  it('names every operation of the contract once: a tool, or left out with a reason', () => {
+  it('names every operation of the contract once: a tool, or left out with a reason; docs/connector.md lists every tool', () => {
     expect(Object.keys(connectorTools).sort()).toEqual(Object.keys(routes).sort());
+    const doc = readFileSync(new URL('../../../docs/connector.md', import.meta.url), 'utf8');
+    for (const c of Object.values(connectorTools)) if ('tool' in c) expect(doc, c.tool).toContain(`| \`${c.tool}\` |`);
     for (const [op, choice] of Object.entries(connectorTools)) {
       if ('leftOut' in choice) expect(choice.leftOut.length, op).toBeGreaterThan(10);
       else expect((routes[op as Operation] as { raw?: boolean }).raw, `${op} carries bytes`).toBeFalsy();
