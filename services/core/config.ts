@@ -37,6 +37,12 @@ const Env = z.object({
   DATA_DIR: z.string().default('.data'),
   /** Largest screenshot a comment may carry (bytes, as sent); the shell sends none beyond it and says `too-large`. */
   SCREENSHOT_MAX_BYTES: z.coerce.number().int().min(10_000).max(20 * 1024 * 1024).default(3 * 1024 * 1024),
+  /** An OpenAI-compatible chat completions API for suggestWording (e.g. https://api.openai.com/v1); unset, it answers 503. */
+  AI_BASE_URL: z.url().optional(),
+  AI_API_KEY: z.string().min(1).optional(),
+  AI_MODEL: z.string().default('gpt-4o-mini'),
+  /** The service's own website, whose pages may read the community listings (CORS); the platform origin when unset. */
+  SITE_ORIGIN: z.url().optional(),
   /** Comments one viewer session may leave in an hour before 429. */
   COMMENTS_PER_SESSION_HOUR: z.coerce.number().int().min(1).default(30),
   /** Platform secret (hex, 32 bytes or more): key of the link-key encryption. */

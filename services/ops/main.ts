@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { createSql } from '../core/db.js';
 import { issueToken, setPlan, setSuspended } from './ops.service.js';
 import { opsProjectCommands } from './ops-projects.js';
+import { review } from './ops-review.js';
 
 // `npm run ops -- <command>`: operator commands against DATABASE_URL (the launcher's local
 // default is read from .data/components.json when DATABASE_URL is not set).
@@ -11,7 +12,10 @@ const usage = `usage: npm run ops -- <command>
   plan <email> <plan>                                                 sets the personal workspace's plan
   plan <workspaceId> <plan|none>                                      sets a workspace's plan (none: a team's is cancelled)
   suspend <email> | unsuspend <email>                                 the workspace's platform pause
-  takedown <slug> | restore <slug>                                    a project's platform pause`;
+  takedown <slug> | restore <slug>                                    a project's platform pause (a takedown also pulls its listing)
+  review [list | approve <slug> | reject <slug> <reason> | pull <slug> <reason>
+         | uphold <appeal id> [note] | deny <appeal id> [note] | handled <report id>]
+                                                                      the community's pending cards, appeals and reports`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -58,6 +62,9 @@ async function run(command: string, args: string[]) {
       need(1);
       await setSuspended(sql, args[0], command === 'suspend');
       console.log(`${args[0]}: ${command === 'suspend' ? 'suspended' : 'no longer suspended'}`);
+      return;
+    case 'review':
+      console.log(await review(sql, args));
       return;
     default:
       if (command in opsProjectCommands) {

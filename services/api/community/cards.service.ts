@@ -1,0 +1,181 @@
+import type { Config } from '../../core/config.js';
+import type { Sql } from '../../core/db.js';
+import { refused, Refusal } from '../../core/errors.js';
+import type { Db } from '../../core/db.js';
+import { planLimit, planOf } from '../../core/plans.js';
+import type { Storage } from '../../core/storage.js';
+import { latestAppeal, insertAppeal, type AppealRow } from '../../data/appeals.sql.js';
+import { cardOf, saveCardWords, setCardOutcome, type CardRow } from '../../data/cards.sql.js';
+import { countActions, lockFor, recordAction } from '../../data/community-actions.sql.js';
+import { noticeWorkspace } from '../../data/notices.sql.js';
+import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
+import { planNameOf } from '../../data/workspaces.sql.js';
+import type { SessionAuth } from '../../data/sessions.sql.js';
+import { checkSlugWords, checkWords, merge, type Checked } from './listing-checks.js';
+import { checkBuildPages } from './page-checks.js';
+
+// A project's community card (spec 2.9, 3 Card, 4.5): its words, its listing and what the checks
+// found, appeals. The words are checked whenever they would be shown (listing, or saving a listed
+// card); the live build's pages when it is listed.
+
+export const limits = { editsADay: 10, listingsADay: 3, appealsIn30Days: 3 };
+
+const publicUrlOf = (config: Config, slug: string) => `${config.publicUrl}/p/${slug}`;
+
+/** The card as the builder reads it; an unsaved card is an empty draft (`updatedAt` null). */
+export function cardView(config: Config, project: ProjectRow, card: CardRow | null, appeal: AppealRow | null) {
+  const status = card?.status ?? 'draft';
+  const takenOff = Boolean(card?.takenOffAt);
+  return {
+    projectId: project.id,
+    title: card?.title ?? '',
+    line: card?.line ?? '',
+    cover: card?.coverHash ? { type: card.coverType, hash: card.coverHash, url: `${config.publicUrl}/api/community/projects/${project.slug}/cover?v=${card.coverHash.slice(0, 16)}` } : null,
+    status,
+    rejectReason: card?.rejectReason ?? null,
+    submittedAt: card?.submittedAt?.toISOString() ?? null,
+    reviewedAt: card?.reviewedAt?.toISOString() ?? null,
+    warnings: card?.warnings ?? [],
+    blocked: card?.blocked ?? [],
+    coverPending: card?.coverPending ?? false,
+    // Listed, but not shown: a build other than the listed one is live, or the platform paused it.
+    hidden: status === 'listed' && (project.liveBuildId !== card?.listedBuildId || project.takenDownAt !== null),
+    appealable: (status === 'blocked' || ((status === 'pulled' || status === 'pending') && takenOff)) && appeal?.status !== 'open',
+    appeal: appeal ? { id: appeal.id, status: appeal.status, message: appeal.message, createdAt: appeal.createdAt.toISOString(), decidedAt: appeal.decidedAt?.toISOString() ?? null, note: appeal.decisionNote } : null,
+    publicUrl: publicUrlOf(config, project.slug),
+    suggest: Boolean(config.AI_BASE_URL && config.AI_API_KEY),
+    updatedAt: card?.updatedAt?.toISOString() ?? null,
+  };
+}
+
+export async function readCard(sql: Sql, config: Config, workspaceId: string, projectId: string) {
+  const project = await projectIn(sql, workspaceId, projectId);
+  return cardView(config, project, await cardOf(sql, project.id), await latestAppeal(sql, project.id));
+}
+
+/** The words and the slug, checked as the community would show them. */
+export const checkCardWords = (c: { title: string; line: string; slug: string }): Checked =>
+  merge(checkWords('title', c.title), checkWords('line', c.line), checkSlugWords(c.slug));
+
+/** 429 (with when to come back) when `n` reached `max` within the window. */
+export function overLimit(n: { n: number; retryAfter: number }, max: number, what: string) {
+  if (n.n >= max) throw new Refusal(429, what, 'rate', { retryAfter: Math.max(1, n.retryAfter) });
+}
+
+/**
+ * saveCard: the words are kept whatever the status; a listed card's new words are checked, and
+ * one that fails leaves the community (blocked). At most 10 edits of a listed card a day.
+ */
+export async function saveCard(sql: Sql, config: Config, auth: SessionAuth, projectId: string, words: { title: string; line: string }) {
+  const project = await projectIn(sql, auth.workspaceId, projectId);
+  const checked = checkCardWords({ ...words, slug: project.slug });
+  await sql.begin(async (tx) => {
+    await lockFor(tx, `card:${project.id}`);
+    const card = await cardOf(tx, project.id, true);
+    if (card?.status === 'listed') {
+      overLimit(await countActions(tx, 'project', { kind: 'edit', projectId: project.id }, 24), limits.editsADay, `at most ${limits.editsADay} edits of a listed card a day`);
+      await recordAction(tx, { kind: 'edit', workspaceId: auth.workspaceId, projectId: project.id, personId: auth.personId });
+    }
+    await saveCardWords(tx, { projectId: project.id, workspaceId: auth.workspaceId, ...words });
+    if (card?.status !== 'listed') return;
+    const blocked = checked.blocked.length > 0;
+    await setCardOutcome(tx, project.id, { status: blocked ? 'blocked' : 'listed', blocked: checked.blocked, warnings: checked.warnings });
+    if (blocked) await blockedNotice(tx, config, project, checked);
+  });
+  return readCard(sql, config, auth.workspaceId, project.id);
+}
+
+async function blockedNotice(tx: Db, config: Config, project: ProjectRow, checked: Checked) {
+  const first = checked.blocked[0];
+  await noticeWorkspace(tx, {
+    workspaceId: project.workspaceId, projectId: project.id, kind: 'listing.blocked',
+    title: `${project.name} is not listed`,
+    body: `The community check stopped it: the ${first.part} (${first.reason}: ${first.detail}). Change it and list again, or appeal.`,
+    href: publicUrlOf(config, project.slug),
+  });
+}
+
+/** Every check a listing runs: the words, the slug and a static live build's pages. */
+export async function listingChecks(sql: Sql, storage: Storage, project: ProjectRow, card: { title: string; line: string }): Promise<Checked> {
+  const words = checkCardWords({ ...card, slug: project.slug });
+  if (!project.liveBuildId) return words;
+  const [build] = await sql<{ kind: 'static' | 'container' }[]>`select kind from builds where id = ${project.liveBuildId}`;
+  if (build.kind === 'container') {
+    return merge(words, { blocked: [], warnings: [{ part: 'pages', reason: 'credentials', detail: "a container demo's pages are not read (its bundle is never unpacked): what it shows is the builder's to answer for" }] });
+  }
+  return merge(words, await checkBuildPages(storage, project.liveBuildId));
+}
+
+/**
+ * listProject: needs a card and a live build (422 unfinished); a container build needs a paid
+ * plan (402); at most 3 a day per workspace (429). A card taken off before waits for review
+ * (pending); otherwise the checks decide: listed, or blocked with each failed part.
+ */
+export async function listProject(sql: Sql, storage: Storage, config: Config, auth: SessionAuth, projectId: string) {
+  const project = await projectIn(sql, auth.workspaceId, projectId);
+  const card0 = await cardOf(sql, project.id);
+  if (!card0) throw refused(422, 'unfinished', 'save a card (title and line) first');
+  if (!project.liveBuildId) throw refused(422, 'unfinished', 'make a build live first');
+  const plan = await planNameOf(sql, auth.workspaceId);
+  const [build] = await sql<{ kind: string }[]>`select kind from builds where id = ${project.liveBuildId}`;
+  if (build.kind === 'container' && planOf(plan).staticOnly) throw planLimit('containers', plan);
+  if (card0.status === 'listed' && card0.listedBuildId === project.liveBuildId) return readCard(sql, config, auth.workspaceId, project.id);
+  const checked = card0.takenOffAt ? null : await listingChecks(sql, storage, project, card0);
+  await sql.begin(async (tx) => {
+    await lockFor(tx, `workspace:${auth.workspaceId}`);
+    overLimit(await countActions(tx, 'workspace', { kind: 'list', workspaceId: auth.workspaceId }, 24), limits.listingsADay, `at most ${limits.listingsADay} listing requests a day`);
+    await recordAction(tx, { kind: 'list', workspaceId: auth.workspaceId, projectId: project.id, personId: auth.personId });
+    const card = (await cardOf(tx, project.id, true))!;
+    if (!checked) {
+      await setCardOutcome(tx, project.id, { status: 'pending', blocked: [], warnings: card.warnings, submitted: true });
+      return;
+    }
+    const blocked = checked.blocked.length > 0;
+    await setCardOutcome(tx, project.id, { status: blocked ? 'blocked' : 'listed', blocked: checked.blocked, warnings: checked.warnings, listedBuildId: project.liveBuildId, submitted: true });
+    if (blocked) await blockedNotice(tx, config, project, checked);
+  });
+  return readCard(sql, config, auth.workspaceId, project.id);
+}
+
+/** rehearseListing: what listProject would decide now; writes and counts nothing. */
+export async function rehearseListing(sql: Sql, storage: Storage, workspaceId: string, projectId: string) {
+  const project = await projectIn(sql, workspaceId, projectId);
+  const card = await cardOf(sql, project.id);
+  const said: string[] = [];
+  if (!card) said.push('Save a card (title and line) first.');
+  if (!project.liveBuildId) said.push('Make a build live first.');
+  if (!card || !project.liveBuildId) return { outcome: 'refused' as const, findings: [], warnings: [], said };
+  if (card.status === 'listed' && card.listedBuildId === project.liveBuildId) return { outcome: 'already' as const, findings: [], warnings: card.warnings, said: ['Listed already.'] };
+  const checked = await listingChecks(sql, storage, project, card);
+  if (card.takenOffAt) said.push('This card was taken off by the platform before: a new listing waits for a review.');
+  const outcome = card.takenOffAt ? 'pending' as const : checked.blocked.length ? 'blocked' as const : 'listed' as const;
+  for (const f of checked.blocked) said.push(`The ${f.part} would block the listing: ${f.detail}.`);
+  return { outcome, findings: checked.blocked, warnings: checked.warnings, said };
+}
+
+/** unlistProject: the public address stops answering; the card stays as a draft. */
+export async function unlistProject(sql: Sql, config: Config, workspaceId: string, projectId: string) {
+  const project = await projectIn(sql, workspaceId, projectId);
+  await sql`update cards set status = 'draft', listed_at = null, updated_at = now() where project_id = ${project.id} and status in ('listed', 'pending')`;
+  return readCard(sql, config, workspaceId, project.id);
+}
+
+/**
+ * appealListing: a blocked or taken-off card, with a message of 10 to 1000 characters; 409 while
+ * one is open; at most 3 per workspace in 30 days. The appeal keeps exactly the words and build.
+ */
+export async function appealListing(sql: Sql, config: Config, auth: SessionAuth, projectId: string, message: string) {
+  const project = await projectIn(sql, auth.workspaceId, projectId);
+  await sql.begin(async (tx) => {
+    await lockFor(tx, `workspace:${auth.workspaceId}`);
+    const card = await cardOf(tx, project.id, true);
+    const view = card ? cardView(config, project, card, await latestAppeal(tx, project.id)) : null;
+    if (view?.appeal?.status === 'open') throw refused(409, 'taken', 'an appeal of this card is open already');
+    if (!card || !view?.appealable) throw refused(422, 'unfinished', 'only a blocked card, or one the platform took off, can be appealed');
+    overLimit(await countActions(tx, 'workspace', { kind: 'appeal', workspaceId: auth.workspaceId }, 24 * 30), limits.appealsIn30Days, `at most ${limits.appealsIn30Days} appeals in 30 days`);
+    await recordAction(tx, { kind: 'appeal', workspaceId: auth.workspaceId, projectId: project.id, personId: auth.personId });
+    await insertAppeal(tx, { projectId: project.id, workspaceId: auth.workspaceId, title: card.title, line: card.line, buildId: project.liveBuildId, message, createdBy: auth.personId });
+  });
+  return readCard(sql, config, auth.workspaceId, project.id);
+}
+

@@ -1,0 +1,40 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../core/config.js';
+import type { Handlers } from '../routing/handler.js';
+import { listings, listNotices, readNotices, reportProject } from './community.service.js';
+import { publicCover } from './covers.service.js';
+
+/**
+ * The open listings may be read by the service's own website from a browser (CORS for that
+ * origin only: SITE_ORIGIN, else the platform's); any other origin's page cannot read them.
+ */
+function allowSite(config: Config, req: FastifyRequest, reply: FastifyReply) {
+  const site = new URL(config.SITE_ORIGIN ?? config.publicUrl).origin;
+  reply.header('vary', 'Origin');
+  if (req.headers.origin === site) reply.header('access-control-allow-origin', site);
+}
+
+export const communityHandlers: Handlers = {
+  listNotices: ({ deps, auth }) => listNotices(deps.sql, auth),
+  readNotices: ({ deps, auth, body }) => readNotices(deps.sql, auth, body.ids),
+  reportProject: ({ deps, auth, body }) => reportProject(deps.sql, auth, body),
+
+  /** Cached for a minute by browsers and any shared cache in front: the spec's listings cache. */
+  communityListings: async ({ deps, req, reply }) => {
+    allowSite(deps.config, req, reply);
+    reply.header('cache-control', 'public, max-age=60');
+    return listings(deps.sql, deps.config);
+  },
+  communityCover: async ({ deps, params, req, reply }) => {
+    const cover = await publicCover(deps.sql, deps.storage, params.slug);
+    const etag = `"${cover.hash}"`;
+    allowSite(deps.config, req, reply);
+    reply.header('etag', etag).header('cache-control', 'public, max-age=60').header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox");
+    if (req.headers['if-none-match'] === etag) {
+      cover.body.destroy();
+      return reply.status(304).send();
+    }
+    return reply.header('content-type', cover.type).header('content-length', String(cover.size)).send(cover.body);
+  },
+};

@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import type { Config } from '../../core/config.js';
+import type { Sql } from '../../core/db.js';
+import { notFound, refused } from '../../core/errors.js';
+import { ImageRefused, reencodeImage, type CheckedImage } from '../../core/images.js';
+import type { Storage } from '../../core/storage.js';
+import { buildFilesPrefix } from '../../data/builds.sql.js';
+import { cardOf, publicListings, setCover } from '../../data/cards.sql.js';
+import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
+import { readCard } from './cards.service.js';
+
+// A card's cover (spec 2.9, 4.5): PNG, JPEG or WebP judged by its bytes, up to 1 MB, uploaded or
+// copied on the platform from a file of the live static build, and stored re-encoded without
+// metadata at covers/<project>/<content hash>. Its own check (the bytes decode as one of those
+// types, within the limits) runs before it replaces the cover shown: a cover that fails is
+// refused (422 file) and the one before stays.
+
+export const coverLimits = { maxBytes: 1024 * 1024, maxSide: 4096 };
+const coverTypes = ['image/png', 'image/jpeg', 'image/webp'] as const;
+export const coverKey = (projectId: string, hash: string) => `covers/${projectId}/${hash}`;
+
+async function checkedCover(bytes: Buffer, what: string): Promise<CheckedImage> {
+  try {
+    return await reencodeImage(bytes, { types: [...coverTypes], ...coverLimits });
+  } catch (err) {
+    if (err instanceof ImageRefused) throw refused(422, 'file', `${what}: ${err.message}`);
+    throw err;
+  }
+}
+
+async function cardFor(sql: Sql, workspaceId: string, projectId: string) {
+  const project = await projectIn(sql, workspaceId, projectId);
+  const card = await cardOf(sql, project.id);
+  if (!card) throw refused(422, 'unfinished', 'save a card (title and line) first');
+  return { project, card };
+}
+
+async function replaceCover(sql: Sql, storage: Storage, project: ProjectRow, image: CheckedImage, before: string | null) {
+  const hash = createHash('sha256').update(image.bytes).digest('hex');
+  await sql`update cards set cover_pending = true where project_id = ${project.id}`;
+  await storage.put(coverKey(project.id, hash), image.bytes, { contentType: image.type, size: image.bytes.length });
+  await setCover(sql, project.id, { hash, type: image.type });
+  if (before && before !== hash) await storage.deletePrefix(coverKey(project.id, before));
+}
+
+export async function uploadCover(sql: Sql, storage: Storage, config: Config, workspaceId: string, projectId: string, bytes: Buffer) {
+  const { project, card } = await cardFor(sql, workspaceId, projectId);
+  await replaceCover(sql, storage, project, await checkedCover(bytes, 'the cover'), card.coverHash);
+  return readCard(sql, config, workspaceId, project.id);
+}
+
+export async function removeCover(sql: Sql, storage: Storage, config: Config, workspaceId: string, projectId: string) {
+  const project = await projectIn(sql, workspaceId, projectId);
+  const card = await cardOf(sql, project.id);
+  if (card?.coverHash) {
+    await setCover(sql, project.id, null);
+    await storage.deletePrefix(coverKey(project.id, card.coverHash));
+  }
+  return readCard(sql, config, workspaceId, project.id);
+}
+
+/** A file of the live static build, by its path; 422 file when there is none to read. */
+async function buildFile(sql: Sql, storage: Storage, project: ProjectRow, path: string) {
+  if (!project.liveBuildId) throw refused(422, 'file', 'the project has no live build');
+  const [build] = await sql<{ kind: string }[]>`select kind from builds where id = ${project.liveBuildId}`;
+  if (build.kind !== 'static') throw refused(422, 'file', "a container build is never unpacked, so its files cannot be read");
+  const clean = path.replace(/^\/+/, '');
+  if (!clean || clean.split('/').some((s) => s === '..' || s === '.' || s === '')) throw refused(422, 'file', 'name a file of the build, such as /img/cover.png');
+  const object = await storage.get(buildFilesPrefix(project.liveBuildId) + clean);
+  if (!object) throw refused(422, 'file', `the live build has no file ${path}`);
+  if (object.size > coverLimits.maxBytes) {
+    object.body.destroy();
+    throw refused(422, 'file', `${path} is ${object.size} bytes; at most ${coverLimits.maxBytes} are taken`);
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of object.body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** checkBuildCover: whether a file of the live build would do as the cover, read by its bytes. */
+export async function checkBuildCover(sql: Sql, storage: Storage, workspaceId: string, projectId: string, path: string) {
+  const project = await projectIn(sql, workspaceId, projectId);
+  const bytes = await buildFile(sql, storage, project, path);
+  const image = await checkedCover(bytes, path);
+  return { path, type: image.type, bytes: bytes.length };
+}
+
+/** coverFromBuild: the file copied on the platform, checked as an upload is. */
+export async function coverFromBuild(sql: Sql, storage: Storage, config: Config, workspaceId: string, projectId: string, path: string) {
+  const { project, card } = await cardFor(sql, workspaceId, projectId);
+  const image = await checkedCover(await buildFile(sql, storage, project, path), path);
+  await replaceCover(sql, storage, project, image, card.coverHash);
+  return readCard(sql, config, workspaceId, project.id);
+}
+
+/** The cover of a listed project, for anyone; 404 when not listed or without one. */
+export async function publicCover(sql: Sql, storage: Storage, slug: string) {
+  const [listed] = await publicListings(sql, slug);
+  if (!listed?.coverHash) throw notFound();
+  const object = await storage.get(coverKey(listed.projectId, listed.coverHash));
+  if (!object) throw notFound();
+  return { ...object, type: listed.coverType!, hash: listed.coverHash };
+}

@@ -1,0 +1,96 @@
+import type { Db, Sql } from '../core/db.js';
+
+// Community cards (spec 2.9, 3 Card; migrations/00016): the words and cover a project is listed
+// with, its status, and what the checks found. A card is read with its project's slug and live
+// build, which decide its public address and whether the public room shows it.
+
+export type CardStatus = 'draft' | 'listed' | 'blocked' | 'pulled' | 'pending';
+export type Finding = { part: string; reason: string; detail: string };
+
+export interface CardRow {
+  projectId: string;
+  workspaceId: string;
+  title: string;
+  line: string;
+  status: CardStatus;
+  rejectReason: string | null;
+  blocked: Finding[];
+  warnings: Finding[];
+  coverHash: string | null;
+  coverType: string | null;
+  coverPending: boolean;
+  listedBuildId: string | null;
+  listedAt: Date | null;
+  submittedAt: Date | null;
+  reviewedAt: Date | null;
+  takenOffAt: Date | null;
+  credit: string | null;
+  updatedAt: Date | null;
+  // Of the project:
+  slug: string;
+  liveBuildId: string | null;
+  takenDownAt: Date | null;
+}
+
+const withProject = (sql: Db) => sql`
+  select c.*, p.slug, p.live_build_id, p.taken_down_at
+  from cards c join projects p on p.id = c.project_id`;
+
+export async function cardOf(sql: Db, projectId: string, lock = false): Promise<CardRow | null> {
+  const [row] = await sql<CardRow[]>`${withProject(sql)} where c.project_id = ${projectId} ${lock ? sql`for update of c` : sql``}`;
+  return row ?? null;
+}
+
+/** Saves the words; a new card starts as a draft. */
+export async function saveCardWords(tx: Db, c: { projectId: string; workspaceId: string; title: string; line: string }) {
+  await tx`
+    insert into cards (project_id, workspace_id, title, line, updated_at)
+    values (${c.projectId}, ${c.workspaceId}, ${c.title}, ${c.line}, now())
+    on conflict (project_id) do update set title = excluded.title, line = excluded.line, updated_at = now()`;
+}
+
+/** Stores what a check decided: the status and its findings (a listing also records its build). */
+export async function setCardOutcome(tx: Db, projectId: string, o: {
+  status: CardStatus; blocked: Finding[]; warnings: Finding[]; listedBuildId?: string | null; submitted?: boolean; reviewed?: boolean; rejectReason?: string | null;
+}) {
+  const listing = o.status === 'listed';
+  await tx`
+    update cards set
+      status = ${o.status},
+      blocked = ${JSON.stringify(o.blocked)}::text::jsonb,
+      warnings = ${JSON.stringify(o.warnings)}::text::jsonb,
+      reject_reason = ${o.rejectReason ?? null},
+      listed_build_id = case when ${listing} then coalesce(${o.listedBuildId ?? null}::uuid, listed_build_id) else listed_build_id end,
+      listed_at = case when ${listing} then coalesce(listed_at, now()) else null end,
+      submitted_at = case when ${o.submitted ?? false} then now() else submitted_at end,
+      reviewed_at = case when ${o.reviewed ?? false} then now() else reviewed_at end,
+      updated_at = now()
+    where project_id = ${projectId}`;
+}
+
+/** Off the community by the platform (pulled, taken down): a new listing then waits for review. */
+export async function takeCardOff(tx: Db, projectId: string, reason: string) {
+  await tx`
+    update cards set status = 'pulled', reject_reason = ${reason}, listed_at = null, taken_off_at = now(), reviewed_at = now(), updated_at = now()
+    where project_id = ${projectId}`;
+}
+
+export async function setCover(tx: Db, projectId: string, cover: { hash: string; type: string } | null) {
+  await tx`update cards set cover_hash = ${cover?.hash ?? null}, cover_type = ${cover?.type ?? null}, cover_pending = false, updated_at = now() where project_id = ${projectId}`;
+}
+
+export interface PublicCardRow { projectId: string; slug: string; title: string; line: string; coverHash: string | null; coverType: string | null; listedAt: Date; credit: string | null }
+
+/**
+ * The community's listings, newest listing first: listed cards whose project is live with the
+ * build it was listed with, neither taken down nor in a suspended workspace.
+ */
+export function publicListings(sql: Sql, slug?: string) {
+  return sql<PublicCardRow[]>`
+    select c.project_id, p.slug, c.title, c.line, c.cover_hash, c.cover_type, c.listed_at, c.credit
+    from cards c join projects p on p.id = c.project_id join workspaces w on w.id = p.workspace_id
+    where c.status = 'listed' and p.deleted_at is null and p.taken_down_at is null and w.suspended_at is null
+      and p.live_build_id is not null and p.live_build_id = c.listed_build_id
+      ${slug === undefined ? sql`` : sql`and p.slug = ${slug}`}
+    order by c.listed_at desc, p.slug`;
+}
