@@ -1,6 +1,6 @@
 import type { Db } from '../core/db.js';
 
-// Appeals of a blocked or taken-off card (spec 3 Card; migrations/00016), and the operator's
+// Appeals of a blocked or taken-off card (spec 3 Card; migrations/00014), and the operator's
 // decisions on cards and appeals (review_decisions).
 
 export interface AppealRow {

@@ -1,6 +1,6 @@
 import type { Db, Sql } from '../core/db.js';
 
-// Community cards (spec 2.9, 3 Card; migrations/00016): the words and cover a project is listed
+// Community cards (spec 2.9, 3 Card; migrations/00014): the words and cover a project is listed
 // with, its status, and what the checks found. A card is read with its project's slug and live
 // build, which decide its public address and whether the public room shows it.
 

@@ -1,6 +1,6 @@
 import type { Db } from '../core/db.js';
 
-// Reports about a project, from any signed-in person (spec 4.5; migrations/00016), for the
+// Reports about a project, from any signed-in person (spec 4.5; migrations/00014), for the
 // operator's review.
 
 export type ReportReason = 'phishing' | 'impersonation' | 'abuse' | 'illegal' | 'spam' | 'other';
