@@ -13,6 +13,7 @@ import { exitHandlers } from './projects/exits.handlers.js';
 import { feedbackHandlers } from './activity/feedback.handlers.js';
 import { nextStepsHandlers } from './room-setup/next-steps.handlers.js';
 import { pipelineHandlers } from './pipeline/pipeline.handlers.js';
+import { brandHandlers } from './brand/brand.handlers.js';
 
 /** Every handler of the api, by operation. A row of the route table missing here answers 503. */
 export const handlers: Handlers = {
@@ -30,4 +31,5 @@ export const handlers: Handlers = {
   ...feedbackHandlers,
   ...nextStepsHandlers,
   ...pipelineHandlers,
+  ...brandHandlers,
 };
