@@ -14,20 +14,28 @@ export type ShellGuard = (req: FastifyRequest, reply: FastifyReply) => Promise<R
 export function shellGuard(deps: { config: Config; sql: Sql }): ShellGuard {
   const platformOrigin = () => new URL(deps.config.publicUrl).origin;
   return async (req, reply) => {
-    const { sessionId } = req.params as { sessionId: string };
     // Browsers send Origin with every POST, fetch and sendBeacon alike: a request without one
     // did not come from the room's page, and is refused like one from another origin.
     if (req.headers.origin !== platformOrigin()) {
       reply.status(403).send({ error: 'role cannot', reason: 'permission', action: 'cross-origin' });
       return null;
     }
-    const session = await sessionByToken(deps.sql, sessionId, tokenIn(req, sessionId));
+    const session = await cookieSession(deps.sql, req);
     if (!session) {
       reply.status(404).send({ error: 'not found' });
       return null;
     }
     return session;
   };
+}
+
+/**
+ * The session of `/room/:sessionId/…` whose token the browser's room cookie holds; null without
+ * one. Alone, for GETs a page's own elements make (an image sends no Origin).
+ */
+export function cookieSession(sql: Sql, req: FastifyRequest): Promise<RoomSessionRow | null> {
+  const { sessionId } = req.params as { sessionId: string };
+  return sessionByToken(sql, sessionId, tokenIn(req, sessionId));
 }
 
 /** A body that does not fit: 400 `invalid` with each field's path (under `prefix`) and words, as the api answers. */
