@@ -51,6 +51,8 @@ export const brandHandlers: Handlers = {
     if (!member) throw notFound();
     const { logo } = await brandOf(deps.sql, params.workspaceId);
     if (!logo) throw notFound();
-    return sendStoredImage(req, reply, deps.storage, logo, 'private, no-cache');
+    const sent = await sendStoredImage(req, reply, deps.storage, logo, 'private, no-cache');
+    if (!sent) throw notFound();
+    return sent;
   },
 };

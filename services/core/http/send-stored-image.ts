@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { notFound } from '../errors.js';
 import type { Storage } from '../storage.js';
 
 // An image the platform re-encoded (services/core/images.ts), sent from the object store with an
@@ -21,7 +20,7 @@ export async function sendStoredImage(
     .header('content-security-policy', "default-src 'none'; sandbox");
   if (matches(req.headers['if-none-match'], etag)) return reply.status(304).send();
   const object = await storage.get(image.key);
-  if (!object) throw notFound();
+  if (!object) return null;
   return reply.status(200).header('content-type', image.type).header('content-length', String(object.size)).header('content-disposition', 'inline').send(object.body);
 }
 

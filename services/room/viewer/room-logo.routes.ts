@@ -14,8 +14,8 @@ export function registerRoomLogo(app: FastifyInstance, deps: { sql: Sql; storage
     const session = await cookieSession(deps.sql, req);
     const look = session ? await workspaceLook(deps.sql, session.workspaceId) : null;
     const logo = look?.planAllows ? look.brand.logo : null;
-    if (!logo) return reply.status(404).type('text/plain').send('Not found');
     // Private: the address names a viewer's session; a viewer's browser keeps it and revalidates.
-    return sendStoredImage(req, reply, deps.storage, logo, 'private, no-cache');
+    const sent = logo && (await sendStoredImage(req, reply, deps.storage, logo, 'private, no-cache'));
+    return sent ?? reply.status(404).type('text/plain').send('Not found');
   });
 }
