@@ -16,6 +16,7 @@ import { pipelineHandlers } from './pipeline/pipeline.handlers.js';
 import { connectorTokenHandlers } from './mcp/connector-tokens.handlers.js';
 import { cardHandlers } from './community/cards.handlers.js';
 import { communityHandlers } from './community/community.handlers.js';
+import { brandHandlers } from './brand/brand.handlers.js';
 
 /** Every handler of the api, by operation. A row of the route table missing here answers 503. */
 export const handlers: Handlers = {
@@ -36,4 +37,5 @@ export const handlers: Handlers = {
   ...connectorTokenHandlers,
   ...cardHandlers,
   ...communityHandlers,
+  ...brandHandlers,
 };

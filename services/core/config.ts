@@ -33,6 +33,8 @@ const Env = z.object({
   SHUTDOWN_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('Demo Rooms <rooms@localhost>'),
+  /** The service's name, as the room's made-with badge reads it on a plan without own branding. */
+  SERVICE_NAME: z.string().min(1).max(40).default('Demo Rooms'),
   /** Local data folder: the mail outbox in development. */
   DATA_DIR: z.string().default('.data'),
   /** Largest screenshot a comment may carry (bytes, as sent); the shell sends none beyond it and says `too-large`. */

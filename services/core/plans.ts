@@ -96,3 +96,8 @@ export function upgradeFor(limit: LimitName, current: PlanName): PlanName | null
 export function planLimit(limit: LimitName, plan: PlanName): Refusal {
   return new Refusal(402, limitText[limit], 'limit', { limit, plan, upgrade: upgradeFor(limit, plan) });
 }
+
+/** The cheapest plan with `feature` switched on (listed cheapest first), or null when none has it. */
+export function firstPlanWith(feature: keyof PlanSwitches): PlanName | null {
+  return plans.find((p) => p[feature])?.name ?? null;
+}

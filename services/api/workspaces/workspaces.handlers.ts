@@ -6,9 +6,14 @@ import { listMembers, removeMember, setMemberRole, workspacePeople } from './mem
 import { acceptInvitation, createInvitation, listInvitations, revokeInvitation, viewInvitation } from './invitations.service.js';
 import { photoFor } from '../account/photo.service.js';
 import { workspaceView } from './workspace-views.js';
+import { brandBadges } from '../../data/brand.sql.js';
 
 export const workspaceHandlers: Handlers = {
-  listWorkspaces: async ({ deps, auth }) => (await workspacesOf(deps.sql, auth.personId)).map((w) => workspaceView(w, auth.workspaceId)),
+  listWorkspaces: async ({ deps, auth }) => {
+    const rows = await workspacesOf(deps.sql, auth.personId);
+    const brands = await brandBadges(deps.sql, rows.map((w) => w.id));
+    return rows.map((w) => ({ ...workspaceView(w, auth.workspaceId), brand: brands.get(w.id) ?? null }));
+  },
   getBilling: ({ deps, auth }) => billingOf(deps.sql, auth.workspaceId),
 
   createTeam: ({ deps, auth, body }) => createTeam(deps.sql, auth, body.name),

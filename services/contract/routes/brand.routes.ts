@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { Colour, Obj } from '../common.js';
-import { Brand, Theme, ThemeCheck, ThemeState } from '../resources/brand.js';
+import { Colour } from '../common.js';
+import { Brand, BrandName, Theme, ThemeCheck, ThemeState } from '../resources/brand.js';
 import { route } from '../route.js';
 
 // Spec 4.4: the workspace's brand and theme. Only a team's owners change them (403 permission).
@@ -14,15 +14,15 @@ export const brandRoutes = {
   setBrand: route({
     operation: 'setBrand', method: 'POST', path: '/api/brand', status: 200, tag: 'brand',
     summary: 'Sets the brand name and accent; 400 contrast with `problems` when the accent is unreadable in the room.',
-    body: z.object({ name: z.string().nullable(), accent: Colour.nullable() }),
+    body: z.object({ name: BrandName.nullable(), accent: Colour.nullable() }),
     reply: Brand,
     errors: [403],
   }),
   uploadLogo: route({
     operation: 'uploadLogo', method: 'PUT', path: '/api/brand/logo', status: 200, raw: true, tag: 'brand',
     summary: 'The logo image bytes: PNG, JPEG or WebP, up to 256 KB, 16×16 to 2048×2048 pixels, at most 8 times as wide as tall; else 422 file.',
-    // The spec does not show this reply.
-    reply: Obj,
+    // The spec does not show this reply: the Brand with its new logo (docs/decisions.md).
+    reply: Brand,
     errors: [403, 411, 422],
   }),
   removeLogo: route({

@@ -23,7 +23,7 @@ export const noticeStyleHash = `'sha256-${createHash('sha256').update(noticeStyl
  * `selfContained` pages carry their style inline instead: they are also served on content and
  * copy origins (inside the app's frame), which have no /room/assets and may not be answering.
  */
-export function roomDocument(opts: { title: string; body: string; scripts?: string[]; data?: unknown; selfContained?: boolean }): string {
+export function roomDocument(opts: { title: string; body: string; scripts?: string[]; data?: unknown; selfContained?: boolean; head?: string }): string {
   const data = opts.data === undefined ? '' : `<script type="application/json" id="room-data">${jsonForScript(opts.data)}</script>`;
   const style = opts.selfContained ? `<style>${noticeStyle}</style>` : '<link rel="stylesheet" href="/room/assets/shell.css">';
   // Deferred scripts run in order, once the document is parsed.
@@ -35,7 +35,7 @@ export function roomDocument(opts: { title: string; body: string; scripts?: stri
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(opts.title)}</title>
-${style}
+${style}${opts.head ?? ''}
 ${data}${script}
 </head>
 <body>

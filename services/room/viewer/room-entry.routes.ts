@@ -68,7 +68,7 @@ export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
           "default-src 'self'", `frame-src ${contentSources()}`, "img-src 'self' data: https: http:", "style-src 'self' 'unsafe-inline'",
           "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
         ].join('; '));
-        return reply.type('text/html; charset=utf-8').send(await shellPage(sql, meeting.project, meeting.session, meeting.linkViewerName, config.SCREENSHOT_MAX_BYTES));
+        return reply.type('text/html; charset=utf-8').send(await shellPage(sql, meeting.project, meeting.session, meeting.linkViewerName, config.SCREENSHOT_MAX_BYTES, { name: config.SERVICE_NAME, url: config.publicUrl }));
       }
     }
   }

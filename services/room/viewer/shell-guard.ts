@@ -24,15 +24,23 @@ export function fromRoomPage(config: Config, req: FastifyRequest, reply: Fastify
 
 export function shellGuard(deps: { config: Config; sql: Sql }): ShellGuard {
   return async (req, reply) => {
-    const { sessionId } = req.params as { sessionId: string };
     if (!fromRoomPage(deps.config, req, reply)) return null;
-    const session = await sessionByToken(deps.sql, sessionId, tokenIn(req, sessionId));
+    const session = await cookieSession(deps.sql, req);
     if (!session) {
       reply.status(404).send({ error: 'not found' });
       return null;
     }
     return session;
   };
+}
+
+/**
+ * The session of `/room/:sessionId/…` whose token the browser's room cookie holds; null without
+ * one. Alone, for GETs a page's own elements make (an image sends no Origin).
+ */
+export function cookieSession(sql: Sql, req: FastifyRequest): Promise<RoomSessionRow | null> {
+  const { sessionId } = req.params as { sessionId: string };
+  return sessionByToken(sql, sessionId, tokenIn(req, sessionId));
 }
 
 /** A body that does not fit: 400 `invalid` with each field's path (under `prefix`) and words, as the api answers. */

@@ -3,7 +3,9 @@ import type { ProjectRow } from '../../data/projects.sql.js';
 import { effectiveAppOrder } from '../../data/app-order.js';
 import { linkSenderName } from '../../data/links.sql.js';
 import type { RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import { workspaceLook } from '../../data/brand-look.js';
 import { escapeHtml, roomDocument } from './html.js';
+import { brandMark, lookStyle, madeWithBadge } from './room-look.js';
 import { renderPage } from './render-page.js';
 import { commentButton, commentsPanel, emailDialog, nextButton, nextPanel } from './voice-panels.js';
 import { voiceOf, type VoiceData } from './voice-data.js';
@@ -59,8 +61,13 @@ export function appsInOrder(apps: ManifestApp[], appOrder: string[] | null) {
   return { ordered, opened: (apps.find((a) => a.default) ?? ordered[0])?.id ?? null };
 }
 
-export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSessionRow, suggestedName: string | null, screenshotMaxBytes: number): Promise<string> {
+/** The service the made-with badge names and links to. */
+export type ServiceMark = { name: string; url: string };
+
+export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSessionRow, suggestedName: string | null, screenshotMaxBytes: number, service: ServiceMark): Promise<string> {
   const build = await liveBuildOf(sql, project);
+  const look = await workspaceLook(sql, project.workspaceId);
+  const style = lookStyle(look.drawn.look);
   const [room] = await sql<{ appOrder: string[] | null }[]>`select app_order from rooms where project_id = ${project.id}`;
   const pages = await sql<{ id: string; title: string; kind: 'markdown' | 'html'; content: string }[]>`
     select id, title, kind, content from room_pages where project_id = ${project.id} order by position`;
@@ -98,13 +105,13 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
   // Pages are sanitised, and drawn in a sandbox without scripts or this origin's rights.
   const pagePanels = pages.map((p) => `
 <section class="panel page" id="panel-${p.id}" role="tabpanel" aria-labelledby="tab-${p.id}" hidden>
-  <iframe title="${escapeHtml(p.title)}" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${escapeHtml(pageDocument(p.title, renderPage(p.kind, p.content)))}"></iframe>
+  <iframe title="${escapeHtml(p.title)}" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${escapeHtml(pageDocument(p.title, renderPage(p.kind, p.content), style))}"></iframe>
 </section>`).join('');
   const empty = ordered.length || pages.length ? '' : '<p class="notice">Nothing is live in this room yet. Come back soon.</p>';
 
   const body = `
 <header class="bar">
-  <span class="project" title="${escapeHtml(project.name)}">${escapeHtml(project.name)}</span>${session.preview ? '<span class="badge">Preview</span>' : ''}
+  ${brandMark(look, `/room/${session.id}/logo`)}<span class="project" title="${escapeHtml(project.name)}">${escapeHtml(project.name)}</span>${session.preview ? '<span class="badge">Preview</span>' : ''}
   <nav class="tabs" role="tablist">${tabs}</nav>
   <span class="tools">${data.story.length ? '<button type="button" id="story-toggle" aria-expanded="false" aria-controls="story">Tour</button>' : ''}${ordered.length ? deviceMenu : ''}${controlsMenu(data.controls)}${ordered.length ? commentButton(data.voice) : ''}${data.voice.steps.length ? nextButton : ''}</span>
 </header>
@@ -122,8 +129,9 @@ ${ordered.length ? commentsPanel(session.preview) : ''}
     <button type="submit">Enter the room</button>
   </form>
 </dialog>
-${emailDialog(sender)}`;
-  return roomDocument({ title: project.name, body, scripts: ['/room/assets/voice.js', '/room/assets/shell.js'], data });
+${emailDialog(sender)}
+${madeWithBadge(look, service)}`;
+  return roomDocument({ title: project.name, body, head: style, scripts: ['/room/assets/voice.js', '/room/assets/shell.js'], data });
 }
 
 /** The prompt's line: who sent the link, and that the visit is recorded for them (none in a preview). */
@@ -158,5 +166,6 @@ const storyPanel = () => `
 const tab = (id: string, name: string, kind: 'app' | 'page') =>
   `<button type="button" role="tab" id="tab-${id}" data-tab="${id}" data-kind="${kind}" aria-controls="panel-${id}" aria-selected="false">${escapeHtml(name)}</button>`;
 
-const pageDocument = (title: string, html: string) =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>body{font:16px/1.55 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1d2330}img{max-width:100%}pre{overflow:auto;background:#f4f5f8;padding:.75rem}</style></head><body>${html}</body></html>`;
+/** A room page in its frame, in the room's look (`style`: room-look.ts). */
+const pageDocument = (title: string, html: string, style: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>${style}<style>body{font:16px/1.55 var(--font);max-width:46rem;margin:2rem auto;padding:0 1rem;color:var(--text);background:var(--surface)}a{color:var(--text)}img{max-width:100%}pre{overflow:auto;background:var(--background);padding:.75rem;border-radius:var(--radius)}</style></head><body>${html}</body></html>`;

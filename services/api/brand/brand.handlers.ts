@@ -1,0 +1,58 @@
+import { sendStoredImage } from '../../core/http/send-stored-image.js';
+import { notFound } from '../../core/errors.js';
+import { composeLook, effectiveOf } from '../../core/room-theme.js';
+import { workspaceLook } from '../../data/brand-look.js';
+import { brandOf } from '../../data/brand.sql.js';
+import { workspacesOf } from '../../data/workspaces.sql.js';
+import type { Handlers } from '../routing/handler.js';
+import { brandView, themeStateView } from './brand-views.js';
+import { assertMayBrand, checkLook, receiveLogo, removeLogo, resetTheme, setBrand, setTheme } from './brand.service.js';
+
+// Spec 4.4, and the logo's address of 4.3 (`GET /api/workspaces/:workspaceId/logo`).
+
+export const brandHandlers: Handlers = {
+  getBrand: async ({ deps, auth }) => brandView(await workspaceLook(deps.sql, auth.workspaceId)),
+  setBrand: async ({ deps, auth, body }) => {
+    await assertMayBrand(deps.sql, auth);
+    await setBrand(deps.sql, auth.workspaceId, body);
+    return brandView(await workspaceLook(deps.sql, auth.workspaceId));
+  },
+  uploadLogo: async ({ deps, auth, req }) => {
+    await assertMayBrand(deps.sql, auth);
+    await receiveLogo(deps.sql, deps.storage, auth.workspaceId, req.headers['content-length'], req.raw);
+    return brandView(await workspaceLook(deps.sql, auth.workspaceId));
+  },
+  removeLogo: async ({ deps, auth }) => {
+    await assertMayBrand(deps.sql, auth);
+    await removeLogo(deps.sql, deps.storage, auth.workspaceId);
+    return brandView(await workspaceLook(deps.sql, auth.workspaceId));
+  },
+  getTheme: async ({ deps, auth }) => themeStateView(await workspaceLook(deps.sql, auth.workspaceId)),
+  setTheme: async ({ deps, auth, body }) => {
+    await assertMayBrand(deps.sql, auth);
+    await setTheme(deps.sql, auth.workspaceId, body.theme);
+    return themeStateView(await workspaceLook(deps.sql, auth.workspaceId));
+  },
+  resetTheme: async ({ deps, auth }) => {
+    await assertMayBrand(deps.sql, auth);
+    await resetTheme(deps.sql, auth.workspaceId);
+    return themeStateView(await workspaceLook(deps.sql, auth.workspaceId));
+  },
+  /** What the theme (with `accent`, else the stored brand accent) would draw on a plan that shows it; changes nothing. */
+  checkTheme: async ({ deps, auth, body }) => {
+    const accent = body.accent === undefined ? (await brandOf(deps.sql, auth.workspaceId)).accent : body.accent;
+    const asked = { theme: body.theme, accent };
+    return { problems: checkLook(asked), effective: effectiveOf(composeLook(asked)) };
+  },
+
+  /** To the workspace's members (any of their workspaces, not only the active one); rooms have their own address. */
+  workspaceLogo: async ({ deps, auth, params, req, reply }) => {
+    const member = (await workspacesOf(deps.sql, auth.personId)).some((w) => w.id === params.workspaceId);
+    if (!member) throw notFound();
+    const { logo } = await brandOf(deps.sql, params.workspaceId);
+    if (!logo) throw notFound();
+    const sent = await sendStoredImage(req, reply, deps.storage, logo, 'private, no-cache');
+    if (!sent) throw notFound();
+    return sent;
+  },
+};
