@@ -94,3 +94,7 @@ create table review_decisions (
   note text,
   at timestamptz not null default now()
 );
+
+-- A community pass (communityPass): a one-time address back into a listed room for a signed-in
+-- person, kept beside the preview passes it resembles.
+alter table preview_passes add column kind text not null default 'preview' check (kind in ('preview', 'community'));

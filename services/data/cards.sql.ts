@@ -79,7 +79,7 @@ export async function setCover(tx: Db, projectId: string, cover: { hash: string;
   await tx`update cards set cover_hash = ${cover?.hash ?? null}, cover_type = ${cover?.type ?? null}, cover_pending = false, updated_at = now() where project_id = ${projectId}`;
 }
 
-export interface PublicCardRow { projectId: string; slug: string; title: string; line: string; coverHash: string | null; coverType: string | null; listedAt: Date; credit: string | null }
+export interface PublicCardRow { projectId: string; workspaceId: string; slug: string; title: string; line: string; coverHash: string | null; coverType: string | null; listedAt: Date; credit: string | null }
 
 /**
  * The community's listings, newest listing first: listed cards whose project is live with the
@@ -87,7 +87,7 @@ export interface PublicCardRow { projectId: string; slug: string; title: string;
  */
 export function publicListings(sql: Sql, slug?: string) {
   return sql<PublicCardRow[]>`
-    select c.project_id, p.slug, c.title, c.line, c.cover_hash, c.cover_type, c.listed_at, c.credit
+    select c.project_id, p.workspace_id, p.slug, c.title, c.line, c.cover_hash, c.cover_type, c.listed_at, c.credit
     from cards c join projects p on p.id = c.project_id join workspaces w on w.id = p.workspace_id
     where c.status = 'listed' and p.deleted_at is null and p.taken_down_at is null and w.suspended_at is null
       and p.live_build_id is not null and p.live_build_id = c.listed_build_id

@@ -27,12 +27,34 @@ export async function createPreviewPass(sql: Sql, config: Pick<Config, 'publicUr
  * racing arrivals cannot both spend it.
  */
 export async function spendPreviewPass(sql: Sql, key: string): Promise<string | null> {
+  return (await spendPass(sql, key, 'preview'))?.projectId ?? null;
+}
+
+async function spendPass(sql: Sql, key: string, kind: 'preview' | 'community'): Promise<{ projectId: string; personId: string | null } | null> {
   if (!key || key.length > 200) return null;
-  const [row] = await sql<{ projectId: string }[]>`
+  const [row] = await sql<{ projectId: string; personId: string | null }[]>`
     update preview_passes pp set spent_at = now()
     from projects p
-    where pp.key_hash = ${hashSecret(key)} and pp.spent_at is null and pp.expires_at > now()
+    where pp.key_hash = ${hashSecret(key)} and pp.kind = ${kind} and pp.spent_at is null and pp.expires_at > now()
       and p.id = pp.project_id and p.deleted_at is null
-    returning pp.project_id`;
-  return row?.projectId ?? null;
+    returning pp.project_id, pp.person_id`;
+  return row ?? null;
+}
+
+/**
+ * communityPass: a one-time address back into a listed project's public room for a signed-in
+ * person, who is then recorded by their name. Any signed-in person may have one.
+ */
+export async function createCommunityPass(sql: Sql, config: Pick<Config, 'publicUrl'>, personId: string, project: { id: string; workspaceId: string; slug: string }) {
+  const key = newSecret('pp_com', 24);
+  await sql`
+    insert into preview_passes (key_hash, workspace_id, project_id, person_id, expires_at, kind)
+    values (${hashSecret(key)}, ${project.workspaceId}, ${project.id}, ${personId}, now() + make_interval(secs => ${previewPassSeconds}), 'community')`;
+  return { url: `${config.publicUrl}/p/${project.slug}?pass=${key}` };
+}
+
+/** Spends a community pass of `projectId`; answers whose it was, or null. */
+export async function spendCommunityPass(sql: Sql, key: string, projectId: string): Promise<string | null> {
+  const spent = await spendPass(sql, key, 'community');
+  return spent && spent.projectId === projectId ? spent.personId : null;
 }

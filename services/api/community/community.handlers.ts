@@ -3,6 +3,9 @@ import type { Config } from '../../core/config.js';
 import type { Handlers } from '../routing/handler.js';
 import { listings, listNotices, readNotices, reportProject } from './community.service.js';
 import { publicCover } from './covers.service.js';
+import { notFound } from '../../core/errors.js';
+import { publicListings } from '../../data/cards.sql.js';
+import { createCommunityPass } from '../../data/preview-passes.sql.js';
 
 /**
  * The open listings may be read by the service's own website from a browser (CORS for that
@@ -18,6 +21,12 @@ export const communityHandlers: Handlers = {
   listNotices: ({ deps, auth }) => listNotices(deps.sql, auth),
   readNotices: ({ deps, auth, body }) => readNotices(deps.sql, auth, body.ids),
   reportProject: ({ deps, auth, body }) => reportProject(deps.sql, auth, body),
+  /** A one-time address back into a listed room, naming the signed-in person there; 404 if not listed. */
+  communityPass: async ({ deps, auth, body }) => {
+    const [listed] = await publicListings(deps.sql, body.slug);
+    if (!listed) throw notFound();
+    return createCommunityPass(deps.sql, deps.config, auth.personId, { id: listed.projectId, workspaceId: listed.workspaceId, slug: listed.slug });
+  },
 
   /** Cached for a minute by browsers and any shared cache in front: the spec's listings cache. */
   communityListings: async ({ deps, req, reply }) => {

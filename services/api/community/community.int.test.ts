@@ -4,8 +4,9 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { refusal } from '../../../test/support/refusal.js';
-import { deployStaticRoom } from '../../../test/support/room.js';
+import { deployStaticRoom, hit, shellData } from '../../../test/support/room.js';
 import { review } from '../../ops/ops-review.js';
+import { tgz } from '../../../test/support/archives.js';
 import { opsProjectCommands } from '../../ops/ops-projects.js';
 
 // The community (issue 18): cards and their transitions (spec 3), the listing checks on words and
@@ -30,6 +31,16 @@ async function projectWithCard(person?: Person, files?: Record<string, string | 
 }
 
 const listings = () => platform.fetch('/api/community/listings');
+
+/** Another static build of the project, made live. */
+async function newLiveBuild(owner: Person, projectId: string) {
+  const bytes = await tgz({ 'index.html': '<!doctype html><title>v2</title><h1>Second</h1>' });
+  const { uploadId, putUrl } = await owner.client.call('startUpload', { params: { projectId }, body: { kind: 'static', sizeBytes: bytes.length } });
+  expect((await platform.fetch(putUrl, { method: 'PUT', token: owner.token, body: bytes, headers: { 'content-type': 'application/gzip' } })).status).toBe(204);
+  const manifest = { kind: 'static', name: 'v2', output: 'dist', apps: [{ id: 'web', name: 'Website', path: '/', device: 'laptop' }] } as const;
+  const build = await owner.client.call('createBuild', { params: { projectId }, body: { uploadId, manifest: manifest as never } });
+  await owner.client.call('makeLive', { params: { projectId, buildId: build.id } });
+}
 
 describe('cards and listing', () => {
   it('an unsaved card is an empty draft; saving keeps the words; listing needs a card and a live build', async () => {
@@ -132,6 +143,37 @@ describe('cards and listing', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('the public room', () => {
+  it('opens for anyone at /p/<slug> without a name; a community pass names the signed-in person; a new live build hides it', async () => {
+    const { owner, project, params } = await projectWithCard();
+    expect((await hit(platform, `/p/${project.slug}`)).status).toBe(404);
+    expect(await refusal(owner.client.call('communityPass', { body: { slug: project.slug } }))).toMatchObject({ status: 404 });
+    await owner.client.call('listProject', { params });
+
+    const anyone = await hit(platform, `/p/${project.slug}`, { jar: new Map() });
+    expect(anyone.status).toBe(200);
+    expect(shellData(anyone.text).ask.name).toBe(false);
+
+    const visitor = await platform.person({ name: 'Vera Visitor' });
+    const { url } = await visitor.client.call('communityPass', { body: { slug: project.slug } });
+    const target = new URL(url);
+    expect(target.pathname).toBe(`/p/${project.slug}`);
+    const named = await hit(platform, target.pathname + target.search, { jar: new Map() });
+    const [session] = await platform.deps.sql<{ viewerName: string | null }[]>`select viewer_name from room_sessions where id = ${shellData(named.text).sessionId}`;
+    expect(session.viewerName).toBe('Vera Visitor');
+    // Spent: the same address is the public room again, for no one in particular.
+    const again = await hit(platform, target.pathname + target.search, { jar: new Map() });
+    const [unnamed] = await platform.deps.sql<{ viewerName: string | null }[]>`select viewer_name from room_sessions where id = ${shellData(again.text).sessionId}`;
+    expect(unnamed.viewerName).toBeNull();
+
+    // A build other than the one listed goes live: hidden until it is listed again (and checked).
+    await newLiveBuild(owner, project.id);
+    expect((await owner.client.call('getCard', { params })).hidden).toBe(true);
+    expect((await hit(platform, `/p/${project.slug}`)).status).toBe(404);
+    expect((await listings()).body.map((l: { slug: string }) => l.slug)).not.toContain(project.slug);
   });
 });
 

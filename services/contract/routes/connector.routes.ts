@@ -6,7 +6,7 @@ import { route } from '../route.js';
 // kind, not how it is issued). They are listed and ended with the person's sessions.
 export const connectorRoutes = {
   createConnectorToken: route({
-    operation: 'createConnectorToken', method: 'POST', path: '/api/me/connector-tokens', status: 201, tag: 'account',
+    operation: 'createConnectorToken', method: 'POST', path: '/api/me/connector-tokens', status: 200, tag: 'account',
     summary: "A token for the AI-assistant connector (MCP at /mcp), shown once; it acts on the caller's active workspace. Read-only connections cannot change anything or see a link's address. This API refuses it; the connector takes nothing else.",
     body: z.object({
       name: z.string().trim().min(1).max(80).optional().describe('what the token is for, e.g. the assistant'),

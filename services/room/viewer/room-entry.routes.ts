@@ -8,7 +8,7 @@ import { isLinkPreviewBot } from './link-preview-bots.js';
 import { notFoundPage, noticePage } from './html.js';
 import { arrivalOf, platformCookie, roomCookieName } from './room-cookies.js';
 import { shellPage } from './shell-page.js';
-import { enterByLink, enterByPreview, type Meeting } from './viewer-admission.js';
+import { enterByLink, enterByListing, enterByPreview, listingKey, type Meeting } from './viewer-admission.js';
 
 // The viewer's way in on the platform origin: a link's address or a preview pass leads to
 // exactly one of Not found, the owner's pause note, not taking visits, demo full, or the room.
@@ -31,6 +31,15 @@ export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
     // A chat's unfurler must not spend the builder's one-time pass.
     if (isLinkPreviewBot(req.headers['user-agent'])) return botCard(reply);
     return meet(req, reply, key, await enterByPreview(sql, key, arrivalOf(req, reply, key)));
+  });
+
+  // A listed project's public room (issue 18): anyone may enter while it is listed.
+  app.get('/p/:slug', async (req, reply) => {
+    const { slug } = req.params as { slug: string };
+    if (isLinkPreviewBot(req.headers['user-agent'])) return botCard(reply);
+    const { pass } = req.query as { pass?: string };
+    const key = listingKey(slug);
+    return meet(req, reply, key, await enterByListing(sql, slug, arrivalOf(req, reply, key), typeof pass === 'string' ? pass : undefined));
   });
 
   /**

@@ -8,6 +8,7 @@ import type { RoomEvent } from '../../data/room-events.sql.js';
 import { roomEvidence } from './room-evidence.js';
 import { recordEvidence } from '../../data/link-evidence.sql.js';
 import { contentOriginOf, sessionLabelOf } from '../origins.js';
+import { isPublicVisit } from './shell-page.js';
 import { copyNotice } from '../viewer-copies/copy-states.js';
 import { storyCalls } from '../viewer-copies/story-calls.js';
 import { RunnerRefusal } from '../../contract/runner/runner-refusal.js';
@@ -62,7 +63,7 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     const session = await shellSession(req, reply);
     if (!session) return;
     const project = await projectOf(session);
-    if (!session.viewerName || (project.requireEmail && !session.viewerEmail)) {
+    if ((!session.viewerName && !isPublicVisit(session)) || (project.requireEmail && !session.viewerEmail)) {
       return reply.status(403).send({ error: 'who are you first', reason: 'hello' });
     }
     const standing = await sessionStanding(sql, session.id);

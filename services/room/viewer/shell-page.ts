@@ -81,7 +81,8 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
     apps: ordered.map((a) => ({ id: a.id, name: a.name, device: a.device, path: a.path })),
     pages: pages.map((p) => ({ id: p.id, title: p.title })),
     opened: opened ?? pages[0]?.id ?? null,
-    ask: { name: !session.viewerName, email: project.requireEmail && !session.viewerEmail, suggestedName },
+    // A public room's visitor (no link, no preview) is recorded without a name unless they give one.
+    ask: { name: !session.viewerName && !isPublicVisit(session), email: project.requireEmail && !session.viewerEmail, suggestedName },
     sender,
     story: (build?.manifest.story ?? []).map((st) => ({
       id: st.id, title: st.title, say: st.say, app: st.app, path: st.path ?? null, device: st.device ?? null, point: st.point ?? null, runs: Boolean(st.run?.length),
@@ -122,7 +123,7 @@ ${ordered.length ? commentsPanel(session.preview) : ''}
 <dialog id="who">
   <form method="dialog" id="who-form">
     <h2>Who are you?</h2>
-    <p class="who-sent">${whoSent(sender, session.preview)}</p>
+    <p class="who-sent">${whoSent(sender, session.preview, isPublicVisit(session))}</p>
     <label>Your name <input name="name" maxlength="80" autocomplete="name"></label>
     <label class="email">Your email <input name="email" type="email" maxlength="254" autocomplete="email"></label>
     <p class="error" role="alert"></p>
@@ -134,9 +135,13 @@ ${madeWithBadge(look, service)}`;
   return roomDocument({ title: project.name, body, head: style, scripts: ['/room/assets/voice.js', '/room/assets/shell.js'], data });
 }
 
+/** A visit through a listed project's public room: neither a link's nor a preview's. */
+export const isPublicVisit = (session: RoomSessionRow) => !session.linkId && !session.preview;
+
 /** The prompt's line: who sent the link, and that the visit is recorded for them (none in a preview). */
-const whoSent = (sender: string | null, preview: boolean) => preview
+const whoSent = (sender: string | null, preview: boolean, publicVisit = false) => preview
   ? 'This is a preview: nothing of it is recorded.'
+  : publicVisit ? 'This demo is listed in the community; the builder sees your visit and the email you give.'
   : `${sender ? `${escapeHtml(sender)} sent you this link.` : 'This link was sent to you.'} Your visit (your name and the time you spend on each part) is recorded for ${sender ? 'them' : 'the sender'}.`;
 
 /** The device frame the viewer picks for the app in view; the manifest's device is where it starts. */

@@ -1,17 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { Sql } from '../../core/db.js';
 import { hashSecret } from '../../core/ids.js';
-import { planOf } from '../../core/plans.js';
+import { planOf, type Plan } from '../../core/plans.js';
+import { publicListings } from '../../data/cards.sql.js';
 import { resolveLinkKey } from '../../data/links.sql.js';
 import { viewerHoursUsedUp } from '../../data/visits.sql.js';
 import type { ProjectRow } from '../../data/projects.sql.js';
 import { roomPauseOf, type OwnerPause } from '../../data/pauses.js';
-import { spendPreviewPass } from '../../data/preview-passes.sql.js';
+import { spendCommunityPass, spendPreviewPass } from '../../data/preview-passes.sql.js';
+import { displayNameOf } from '../../data/people.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
-import { createSession, sessionByToken, viewersPresent, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import { createSession, saveWhoYouAre, sessionByToken, viewersPresent, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
 import { endQuietVisits } from '../../data/visits.sql.js';
 
-// What a viewer meets at a link or a preview pass (spec 7), exactly one of these. Every way of
+// What a viewer meets at a link, a listed project's public room or a preview pass (spec 7), exactly one of these. Every way of
 // not existing is the same Not found, so an address tells nobody whether it ever worked.
 
 export type Meeting =
@@ -36,10 +38,40 @@ export async function enterByLink(sql: Sql, key: string, arrival: Arrival): Prom
   if (!plan.privateLinks || pause.system) return notFound;
   if (pause.owner) return { kind: 'paused', project, pause: pause.owner };
 
+  return admit(sql, { project, plan, arrival, key, linkId: link.id, linkViewerName: link.viewerName });
+}
+
+/**
+ * `/p/<slug>`: the public room of a listed project (issue 18), for anyone, without a link, while
+ * the card is listed and the build it was listed with is live. Admitted as a link's viewers are
+ * (the plan's hours and crowd), recorded without a name unless the viewer gives one.
+ */
+export async function enterByListing(sql: Sql, slug: string, arrival: Arrival, pass?: string): Promise<Meeting> {
+  const [listed] = await publicListings(sql, slug);
+  if (!listed) return notFound;
+  const [project] = await sql<ProjectRow[]>`select * from projects where id = ${listed.projectId}`;
+  const plan = planOf(await planNameOf(sql, project.workspaceId));
+  const pause = await roomPauseOf(sql, project);
+  if (pause.system) return notFound;
+  if (pause.owner) return { kind: 'paused', project, pause: pause.owner };
+  // A community pass (communityPass) names its signed-in person; spent or not, the room is open.
+  const personId = pass ? await spendCommunityPass(sql, pass, project.id) : null;
+  const meeting = await admit(sql, { project, plan, arrival, key: listingKey(slug), linkId: null, linkViewerName: null });
+  if (meeting.kind !== 'room' || !personId || meeting.session.viewerName) return meeting;
+  const [person] = await sql<{ name: string; email: string }[]>`select name, email from people where id = ${personId}`;
+  return person ? { ...meeting, session: await saveWhoYouAre(sql, meeting.session.id, { name: displayNameOf(person) }) } : meeting;
+}
+
+/** The entry key of a public room: its cookie and its sessions' entry. */
+export const listingKey = (slug: string) => `listing:${slug}`;
+
+/** A viewer at the door of a room they may enter: back in their session, or a new one if there is room. */
+async function admit(sql: Sql, a: { project: ProjectRow; plan: Plan; arrival: Arrival; key: string; linkId: string | null; linkViewerName: string | null }): Promise<Meeting> {
+  const { project, plan, arrival, key, linkId, linkViewerName } = a;
   const held = await sessionByToken(sql, arrival.sessionId, arrival.token);
-  const own = held && held.linkId === link.id && held.entryHash.equals(hashSecret(key)) ? held : null;
+  const own = held && held.linkId === linkId && !held.preview && held.entryHash.equals(hashSecret(key)) ? held : null;
   // A viewer already in keeps what is open, whatever the hours or the crowd.
-  if (own) return { kind: 'room', project, session: await touch(sql, own), token: null, linkViewerName: link.viewerName };
+  if (own) return { kind: 'room', project, session: await touch(sql, own), token: null, linkViewerName };
   if (await viewerHoursUsedUp(sql, project.workspaceId, plan.name)) return { kind: 'not-taking-visits', project };
 
   return sql.begin(async (tx) => {
@@ -55,8 +87,8 @@ export async function enterByLink(sql: Sql, key: string, arrival: Arrival): Prom
     }
     // The visit starts when the shell runs (arriveInVisit), not here: a link-preview fetch or a
     // mail scanner that never runs it is no open, no visit and no viewer-hour.
-    const { session, token } = await createSession(tx, { workspaceId: project.workspaceId, projectId: project.id, linkId: link.id, entryKey: key, preview: false });
-    return { kind: 'room', project, session, token, linkViewerName: link.viewerName } as const;
+    const { session, token } = await createSession(tx, { workspaceId: project.workspaceId, projectId: project.id, linkId, entryKey: key, preview: false });
+    return { kind: 'room', project, session, token, linkViewerName } as const;
   });
 }
 
