@@ -14,6 +14,8 @@ import { feedbackHandlers } from './activity/feedback.handlers.js';
 import { nextStepsHandlers } from './room-setup/next-steps.handlers.js';
 import { pipelineHandlers } from './pipeline/pipeline.handlers.js';
 import { connectorTokenHandlers } from './mcp/connector-tokens.handlers.js';
+import { profileHandlers } from './community/profiles.handlers.js';
+import { arrangementHandlers } from './community/arrangement.handlers.js';
 
 /** Every handler of the api, by operation. A row of the route table missing here answers 503. */
 export const handlers: Handlers = {
@@ -32,4 +34,6 @@ export const handlers: Handlers = {
   ...nextStepsHandlers,
   ...pipelineHandlers,
   ...connectorTokenHandlers,
+  ...profileHandlers,
+  ...arrangementHandlers,
 };

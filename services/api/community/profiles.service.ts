@@ -1,0 +1,29 @@
+import type { Sql } from '../../core/db.js';
+import { notFound, refused } from '../../core/errors.js';
+import { checkSlug } from '../../core/slug-rules.js';
+import { personByHandle, profileOf, writeProfile } from '../../data/profiles.sql.js';
+
+// Community profiles (spec 2.9, 4.5): the handle follows the slug rules and is unique among
+// people; the open profile shows only what the person chose to show for the community.
+
+export const getProfile = (sql: Sql, personId: string) => profileOf(sql, personId);
+
+export async function setProfile(sql: Sql, personId: string, input: { handle: string; bio: string | null }) {
+  checkSlug(input.handle);
+  // A bio of only spaces says nothing: it is no bio.
+  const bio = input.bio?.trim() || null;
+  const saved = await writeProfile(sql, personId, { handle: input.handle, bio });
+  if (!saved) throw refused(422, 'taken', `"${input.handle}" is another person's handle`);
+  return saved;
+}
+
+/**
+ * The open profile. `name` is the handle and `image` is null: the account's name and picture are
+ * given for sign-in and teams, not chosen for the public (docs/decisions.md). `projects` are the
+ * person's listed projects, which join once cards land.
+ */
+export async function publicProfile(sql: Sql, handle: string) {
+  const person = await personByHandle(sql, handle);
+  if (!person) throw notFound();
+  return { handle: person.handle, name: person.handle, bio: person.bio, image: null, projects: [] };
+}
