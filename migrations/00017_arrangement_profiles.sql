@@ -3,6 +3,15 @@
 -- The person's public bio beside their handle (people.handle, unique, exists since 00001).
 alter table people add column bio text;
 
+-- A handle given up is held from others for 30 days, as a deleted project's slug is, so nobody
+-- can take it at once and stand in for its holder where the old profile address was shared. Its
+-- last holder may take it back.
+create table released_handles (
+  handle text primary key,
+  person_id uuid references people(id) on delete set null,
+  released_at timestamptz not null default now()
+);
+
 -- A workspace's groups of projects, in the builder's order (at most 30, checked under the
 -- workspace's arrangement lock).
 create table project_groups (

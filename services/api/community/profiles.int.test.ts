@@ -59,6 +59,20 @@ describe('own profile', () => {
     expect(await holder.client.call('setProfile', { body: { handle, bio: 'again' } })).toEqual({ handle, bio: 'again' });
   });
 
+  it('holds a handle given up from others for 30 days; its last holder may take it back', async () => {
+    const first = await platform.person();
+    const second = await platform.person();
+    const handle = uniqueSlug('given');
+    await first.client.call('setProfile', { body: { handle, bio: null } });
+    await first.client.call('setProfile', { body: { handle: uniqueSlug('moved'), bio: null } });
+    expect(await refusal(second.client.call('setProfile', { body: { handle, bio: null } }))).toMatchObject({ status: 422, body: { reason: 'taken' } });
+    expect(await first.client.call('setProfile', { body: { handle, bio: 'back' } })).toEqual({ handle, bio: 'back' });
+    // Given up again, and the 30 days have passed: anyone may take it.
+    await first.client.call('setProfile', { body: { handle: uniqueSlug('moved'), bio: null } });
+    await platform.deps.sql`update released_handles set released_at = now() - interval '31 days' where handle = ${handle}`;
+    expect(await second.client.call('setProfile', { body: { handle, bio: null } })).toEqual({ handle, bio: null });
+  });
+
   it('lets exactly one of two people racing for a handle have it', async () => {
     const people = await Promise.all([platform.person(), platform.person(), platform.person()]);
     const handle = uniqueSlug('race');

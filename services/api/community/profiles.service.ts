@@ -1,7 +1,7 @@
 import type { Sql } from '../../core/db.js';
 import { notFound, refused } from '../../core/errors.js';
 import { checkSlug } from '../../core/slug-rules.js';
-import { personByHandle, profileOf, writeProfile } from '../../data/profiles.sql.js';
+import { handleHoldDays, personByHandle, profileOf, writeProfile } from '../../data/profiles.sql.js';
 
 // Community profiles (spec 2.9, 4.5): the handle follows the slug rules and is unique among
 // people; the open profile shows only what the person chose to show for the community.
@@ -13,7 +13,7 @@ export async function setProfile(sql: Sql, personId: string, input: { handle: st
   // A bio of only spaces says nothing: it is no bio.
   const bio = input.bio?.trim() || null;
   const saved = await writeProfile(sql, personId, { handle: input.handle, bio });
-  if (!saved) throw refused(422, 'taken', `"${input.handle}" is another person's handle`);
+  if (!saved) throw refused(422, 'taken', `"${input.handle}" is another person's handle, or was given up under ${handleHoldDays} days ago`);
   return saved;
 }
 
