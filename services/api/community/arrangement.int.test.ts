@@ -131,6 +131,16 @@ describe('arrangeProjects', () => {
     expect((await other.person.client.call('getArrangement')).groups).toEqual([{ id: theirGroup, name: 'Theirs', projects: [] }]);
   });
 
+  it('never interleaves arrangements made at once: each project stays placed exactly once', async () => {
+    const { person, projects } = await builder(6);
+    const g = await groupId(person, 'G');
+    const orders = Array.from({ length: 8 }, (_, i) => [...projects.slice(i % 6), ...projects.slice(0, i % 6)]);
+    await Promise.all(orders.map((o, i) => person.client.call('arrangeProjects', { body: { ungrouped: o.slice(0, 3), groups: [{ id: g, projects: o.slice(3, 3 + (i % 3)) }] } })));
+    const got = await person.client.call('getArrangement');
+    expect(got.projects.map((p) => p.id).sort()).toEqual([...projects].sort());
+    expect(got.projects.filter((p) => p.groupId === g).map((p) => p.id)).toEqual(got.groups[0].projects);
+  });
+
   it('answers 404 for a deleted project', async () => {
     const { person, projects: [a] } = await builder(1);
     const slug = (await person.client.call('getProject', { params: { projectId: a } })).slug;

@@ -45,7 +45,9 @@ function arrangementView({ layout, projects }: Awaited<ReturnType<typeof readLay
   };
 }
 
-export const getArrangement = async (sql: Sql, workspaceId: string) => arrangementView(await readLayout(sql, workspaceId));
+/** Groups and places are read from one snapshot, so a change between the two reads cannot tear them. */
+export const getArrangement = (sql: Sql, workspaceId: string) =>
+  sql.begin('isolation level repeatable read read only', async (tx) => arrangementView(await readLayout(tx, workspaceId))) as Promise<ReturnType<typeof arrangementView>>;
 
 /** Runs `change` on the arrangement under the workspace's lock; answers the arrangement after it. */
 function changing(sql: Sql, workspaceId: string, change: (tx: Tx, current: Awaited<ReturnType<typeof readLayout>>) => Promise<void>) {
