@@ -23,7 +23,8 @@ create table cards (
   reviewed_at timestamptz,
   -- Taken off by the platform once (pulled or taken down): a new listing waits for review.
   taken_off_at timestamptz,
-  credit text check (char_length(credit) <= 80),
+  -- The person the listing credits by their community handle, when they chose to be named.
+  credit_person_id uuid references people(id) on delete set null,
   updated_at timestamptz
 );
 create index cards_listed on cards (listed_at desc) where status = 'listed';
@@ -98,3 +99,6 @@ create table review_decisions (
 -- A community pass (communityPass): a one-time address back into a listed room for a signed-in
 -- person, kept beside the preview passes it resembles.
 alter table preview_passes add column kind text not null default 'preview' check (kind in ('preview', 'community'));
+
+-- A public room's sessions have neither a link nor a preview pass (the room at /p/<slug>).
+alter table room_sessions drop constraint room_sessions_check;

@@ -17,6 +17,8 @@ import { connectorTokenHandlers } from './mcp/connector-tokens.handlers.js';
 import { cardHandlers } from './community/cards.handlers.js';
 import { communityHandlers } from './community/community.handlers.js';
 import { brandHandlers } from './brand/brand.handlers.js';
+import { profileHandlers } from './community/profiles.handlers.js';
+import { arrangementHandlers } from './community/arrangement.handlers.js';
 
 /** Every handler of the api, by operation. A row of the route table missing here answers 503. */
 export const handlers: Handlers = {
@@ -38,4 +40,6 @@ export const handlers: Handlers = {
   ...cardHandlers,
   ...communityHandlers,
   ...brandHandlers,
+  ...profileHandlers,
+  ...arrangementHandlers,
 };

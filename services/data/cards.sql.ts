@@ -24,6 +24,8 @@ export interface CardRow {
   submittedAt: Date | null;
   reviewedAt: Date | null;
   takenOffAt: Date | null;
+  creditPersonId: string | null;
+  /** The credited person's handle, when they have one. */
   credit: string | null;
   updatedAt: Date | null;
   // Of the project:
@@ -33,8 +35,8 @@ export interface CardRow {
 }
 
 const withProject = (sql: Db) => sql`
-  select c.*, p.slug, p.live_build_id, p.taken_down_at
-  from cards c join projects p on p.id = c.project_id`;
+  select c.*, p.slug, p.live_build_id, p.taken_down_at, cp.handle as credit
+  from cards c join projects p on p.id = c.project_id left join people cp on cp.id = c.credit_person_id`;
 
 export async function cardOf(sql: Db, projectId: string, lock = false): Promise<CardRow | null> {
   const [row] = await sql<CardRow[]>`${withProject(sql)} where c.project_id = ${projectId} ${lock ? sql`for update of c` : sql``}`;
@@ -42,11 +44,13 @@ export async function cardOf(sql: Db, projectId: string, lock = false): Promise<
 }
 
 /** Saves the words; a new card starts as a draft. */
-export async function saveCardWords(tx: Db, c: { projectId: string; workspaceId: string; title: string; line: string }) {
+export async function saveCardWords(tx: Db, c: { projectId: string; workspaceId: string; title: string; line: string; creditPersonId?: string | null }) {
+  const keepCredit = c.creditPersonId === undefined;
   await tx`
-    insert into cards (project_id, workspace_id, title, line, updated_at)
-    values (${c.projectId}, ${c.workspaceId}, ${c.title}, ${c.line}, now())
-    on conflict (project_id) do update set title = excluded.title, line = excluded.line, updated_at = now()`;
+    insert into cards (project_id, workspace_id, title, line, credit_person_id, updated_at)
+    values (${c.projectId}, ${c.workspaceId}, ${c.title}, ${c.line}, ${c.creditPersonId ?? null}, now())
+    on conflict (project_id) do update set title = excluded.title, line = excluded.line, updated_at = now(),
+      credit_person_id = case when ${keepCredit} then cards.credit_person_id else excluded.credit_person_id end`;
 }
 
 /** Stores what a check decided: the status and its findings (a listing also records its build). */
@@ -85,12 +89,14 @@ export interface PublicCardRow { projectId: string; workspaceId: string; slug: s
  * The community's listings, newest listing first: listed cards whose project is live with the
  * build it was listed with, neither taken down nor in a suspended workspace.
  */
-export function publicListings(sql: Sql, slug?: string) {
+export function publicListings(sql: Sql, filter: { slug?: string; creditTo?: string } = {}) {
   return sql<PublicCardRow[]>`
-    select c.project_id, p.workspace_id, p.slug, c.title, c.line, c.cover_hash, c.cover_type, c.listed_at, c.credit
+    select c.project_id, p.workspace_id, p.slug, c.title, c.line, c.cover_hash, c.cover_type, c.listed_at, cp.handle as credit
     from cards c join projects p on p.id = c.project_id join workspaces w on w.id = p.workspace_id
+      left join people cp on cp.id = c.credit_person_id
     where c.status = 'listed' and p.deleted_at is null and p.taken_down_at is null and w.suspended_at is null
       and p.live_build_id is not null and p.live_build_id = c.listed_build_id
-      ${slug === undefined ? sql`` : sql`and p.slug = ${slug}`}
+      ${filter.slug === undefined ? sql`` : sql`and p.slug = ${filter.slug}`}
+      ${filter.creditTo === undefined ? sql`` : sql`and cp.handle = ${filter.creditTo}`}
     order by c.listed_at desc, p.slug`;
 }

@@ -84,7 +84,11 @@ export async function sessionStanding(sql: Sql, sessionId: string) {
     left join rooms r on r.project_id = p.id
     where s.id = ${sessionId} and s.ended_at is null and s.expires_at > now()
       -- A reissued link's old address stops at once, and with it the sessions that came through it.
-      and (s.preview or (l.revoked_at is null and (l.expires_at is null or l.expires_at > now()) and l.key_hash = s.entry_hash))`;
+      and (s.preview or (l.revoked_at is null and (l.expires_at is null or l.expires_at > now()) and l.key_hash = s.entry_hash)
+           -- A public room's session (no link, no preview) stands while the project is listed with
+           -- the build it was listed with: unlisting stops those already in.
+           or (s.link_id is null and exists (
+             select 1 from cards c where c.project_id = p.id and c.status = 'listed' and c.listed_build_id = p.live_build_id)))`;
   return row ?? null;
 }
 

@@ -66,8 +66,13 @@ export function overLimit(n: { n: number; retryAfter: number }, max: number, wha
  * saveCard: the words are kept whatever the status; a listed card's new words are checked, and
  * one that fails leaves the community (blocked). At most 10 edits of a listed card a day.
  */
-export async function saveCard(sql: Sql, config: Config, auth: SessionAuth, projectId: string, words: { title: string; line: string }) {
+export async function saveCard(sql: Sql, config: Config, auth: SessionAuth, projectId: string, input: { title: string; line: string; credit?: boolean }) {
   const project = await projectIn(sql, auth.workspaceId, projectId);
+  const { credit, ...words } = input;
+  if (credit) {
+    const [me] = await sql<{ handle: string | null }[]>`select handle from people where id = ${auth.personId}`;
+    if (!me?.handle) throw refused(422, 'unfinished', 'choose a community handle first (setProfile) to be credited');
+  }
   const checked = checkCardWords({ ...words, slug: project.slug });
   await sql.begin(async (tx) => {
     await lockFor(tx, `card:${project.id}`);
@@ -76,7 +81,7 @@ export async function saveCard(sql: Sql, config: Config, auth: SessionAuth, proj
       overLimit(await countActions(tx, 'project', { kind: 'edit', projectId: project.id }, 24), limits.editsADay, `at most ${limits.editsADay} edits of a listed card a day`);
       await recordAction(tx, { kind: 'edit', workspaceId: auth.workspaceId, projectId: project.id, personId: auth.personId });
     }
-    await saveCardWords(tx, { projectId: project.id, workspaceId: auth.workspaceId, ...words });
+    await saveCardWords(tx, { projectId: project.id, workspaceId: auth.workspaceId, ...words, creditPersonId: credit === undefined ? undefined : credit ? auth.personId : null });
     if (card?.status !== 'listed') return;
     const blocked = checked.blocked.length > 0;
     await setCardOutcome(tx, project.id, { status: blocked ? 'blocked' : 'listed', blocked: checked.blocked, warnings: checked.warnings });

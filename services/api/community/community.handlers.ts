@@ -23,7 +23,7 @@ export const communityHandlers: Handlers = {
   reportProject: ({ deps, auth, body }) => reportProject(deps.sql, auth, body),
   /** A one-time address back into a listed room, naming the signed-in person there; 404 if not listed. */
   communityPass: async ({ deps, auth, body }) => {
-    const [listed] = await publicListings(deps.sql, body.slug);
+    const [listed] = await publicListings(deps.sql, { slug: body.slug });
     if (!listed) throw notFound();
     return createCommunityPass(deps.sql, deps.config, auth.personId, { id: listed.projectId, workspaceId: listed.workspaceId, slug: listed.slug });
   },

@@ -146,6 +146,36 @@ describe('cards and listing', () => {
   });
 });
 
+describe('credit', () => {
+  it('names the builder only when they chose it: on the listing and on their public profile', async () => {
+    const { owner, project, params } = await projectWithCard();
+    await owner.client.call('listProject', { params });
+    const uncredited = (await listings()).body.find((l: { slug: string }) => l.slug === project.slug);
+    expect(uncredited.credit).toBeNull();
+    const noHandle = await refusal(owner.client.call('saveCard', { params, body: { title: 'Acme CRM', line: 'Every deal.', credit: true } }));
+    expect(noHandle).toMatchObject({ status: 422, body: { reason: 'unfinished' } });
+    const handle = `maker-${crypto.randomUUID().slice(0, 8)}`;
+    await owner.client.call('setProfile', { body: { handle, bio: 'I make CRMs.' } });
+    expect((await platform.fetch(`/api/community/people/${handle}`)).body.projects).toEqual([]);
+    await owner.client.call('saveCard', { params, body: { title: 'Acme CRM', line: 'Every deal.', credit: true } });
+    expect((await listings()).body.find((l: { slug: string }) => l.slug === project.slug).credit).toBe(handle);
+    const profile = (await platform.fetch(`/api/community/people/${handle}`)).body;
+    expect(profile.projects).toEqual([{ slug: project.slug, title: 'Acme CRM', line: 'Every deal.', url: `${platform.baseUrl}/p/${project.slug}`, cover: false }]);
+    await owner.client.call('saveCard', { params, body: { title: 'Acme CRM', line: 'Every deal.' } }); // absent: kept
+    expect((await listings()).body.find((l: { slug: string }) => l.slug === project.slug).credit).toBe(handle);
+    await owner.client.call('saveCard', { params, body: { title: 'Acme CRM', line: 'Every deal.', credit: false } });
+    expect((await platform.fetch(`/api/community/people/${handle}`)).body.projects).toEqual([]);
+  });
+
+  it("shows each project's standing in the arrangement", async () => {
+    const { owner, project, params } = await projectWithCard();
+    const standing = async () => (await owner.client.call('getArrangement')).projects.find((p: Record<string, unknown>) => p.id === project.id)?.standing;
+    expect(await standing()).toBe('unlisted');
+    await owner.client.call('listProject', { params });
+    expect(await standing()).toBe('listed');
+  });
+});
+
 describe('the public room', () => {
   it('opens for anyone at /p/<slug> without a name; a community pass names the signed-in person; a new live build hides it', async () => {
     const { owner, project, params } = await projectWithCard();

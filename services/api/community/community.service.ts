@@ -39,8 +39,8 @@ export async function reportProject(sql: Sql, auth: SessionAuth, r: { slug: stri
 }
 
 /** The open listings, newest first. They name no builder: only the credit the builder chose. */
-export async function listings(sql: Sql, config: Config) {
-  return (await publicListings(sql)).map((l) => ({
+export async function listings(sql: Sql, config: Config, filter: { creditTo?: string } = {}) {
+  return (await publicListings(sql, filter)).map((l) => ({
     slug: l.slug, title: l.title, line: l.line, url: `${config.publicUrl}/p/${l.slug}`, cover: l.coverHash !== null,
     listedAt: l.listedAt.toISOString(), credit: l.credit,
   }));

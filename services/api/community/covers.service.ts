@@ -95,7 +95,7 @@ export async function coverFromBuild(sql: Sql, storage: Storage, config: Config,
 
 /** The cover of a listed project, for anyone; 404 when not listed or without one. */
 export async function publicCover(sql: Sql, storage: Storage, slug: string) {
-  const [listed] = await publicListings(sql, slug);
+  const [listed] = await publicListings(sql, { slug });
   if (!listed?.coverHash) throw notFound();
   const object = await storage.get(coverKey(listed.projectId, listed.coverHash));
   if (!object) throw notFound();

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { remove as confusableSkeleton } from 'confusables';
 import { RegExpMatcher, englishDataset, englishRecommendedTransformers } from 'obscenity';
+import { trustBorrowedBy } from '../../core/slug-rules.js';
 
 // The listing checks on a card's words (spec 2.9, issue 18): impersonation of well-known brands
 // (look-alike letters included: Unicode confusables by the `confusables` skeleton, digits and
@@ -19,8 +20,6 @@ const listOf = (name: string) =>
 const brands = listOf('brands');
 const phishing = listOf('phishing').map((p) => new RegExp(`\\b${p}\\b`, 'i'));
 const credentialWords = listOf('credential-words');
-const trustWords = readFileSync(new URL('../projects/words/impersonation.txt', import.meta.url), 'utf8')
-  .split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
 const profanity = new RegExpMatcher({ ...englishDataset.build(), ...englishRecommendedTransformers });
 
 /** Signs that stand in for letters in look-alike names ("Paypa1", "G00gle", "$tripe"). */
@@ -56,7 +55,7 @@ export function checkWords(part: 'title' | 'line', text: string): Checked {
 
 /** The slug rules' words that borrow trust (a slug made before a word joined the list). */
 export function checkSlugWords(slug: string): Checked {
-  const borrowed = trustWords.find((w) => slug.replaceAll('-', '').includes(w));
+  const borrowed = trustBorrowedBy(slug);
   return { blocked: borrowed ? [{ part: 'slug', reason: 'impersonation', detail: `"${borrowed}" borrows trust` }] : [], warnings: [] };
 }
 

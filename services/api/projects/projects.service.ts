@@ -2,7 +2,7 @@ import type { Sql } from '../../core/db.js';
 import { refused } from '../../core/errors.js';
 import { planLimit, planOf } from '../../core/plans.js';
 import { effectivePlan, workspaceById } from '../../data/workspaces.sql.js';
-import { checkSlug } from './slug-rules.js';
+import { checkSlug } from '../../core/slug-rules.js';
 import { countProjects, projectIn, slugHeld, type ProjectRow } from '../../data/projects.sql.js';
 
 export async function createProject(sql: Sql, workspaceId: string, input: { slug: string; name: string }): Promise<ProjectRow> {

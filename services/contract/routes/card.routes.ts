@@ -22,9 +22,11 @@ export const cardRoutes = {
     operation: 'saveCard', method: 'POST', path: '/api/projects/:projectId/card', status: 200, tag: 'community',
     summary: 'Saves the title and line; a listed card is checked again (blocked if a check fails); at most 10 edits of a listed card a day, then 429.',
     params: ProjectParams,
-    body: Wording,
+    // `credit` (beyond the spec): true credits the listing to the saving person's community handle
+    // (listings name no builder unless they chose so), false takes the credit away, absent keeps it.
+    body: Wording.extend({ credit: z.boolean().optional() }),
     reply: Card,
-    errors: [404, 429],
+    errors: [404, 422, 429],
   }),
   uploadCover: route({
     operation: 'uploadCover', method: 'PUT', path: '/api/projects/:projectId/card/cover', status: 200, raw: true, tag: 'community',

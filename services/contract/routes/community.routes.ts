@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, Obj, Uri } from '../common.js';
+import { Id, Uri } from '../common.js';
 import { Arrangement, Notice, Profile, PublicListing, PublicProfile } from '../resources/community.js';
 import { route } from '../route.js';
 
@@ -7,6 +7,13 @@ import { route } from '../route.js';
 
 const GroupName = z.string().min(1).max(40);
 const ListedSlug = z.string().min(1).max(63);
+/**
+ * A group as arrangeProjects places it (the spec leaves the shape to us): its id and the ids of
+ * the projects it starts with, in order; each ids list at most 100 (spec 8).
+ */
+const GroupPlacement = z.object({ id: z.string(), projects: z.array(z.string()).max(100) });
+/** A public bio's length; the spec does not give one (docs/decisions.md). */
+const Bio = z.string().max(500);
 
 export const communityRoutes = {
   listNotices: route({
@@ -35,7 +42,7 @@ export const communityRoutes = {
   setProfile: route({
     operation: 'setProfile', method: 'POST', path: '/api/me/profile', status: 200, tag: 'community',
     summary: 'Sets the handle (slug rules, unique among people) and bio; 422 format, reserved, impersonation, banned or taken.',
-    body: z.object({ handle: z.string().min(3).max(40), bio: z.string().nullable() }),
+    body: z.object({ handle: z.string().min(3).max(40), bio: Bio.nullable() }),
     reply: Profile,
     errors: [422],
   }),
@@ -47,7 +54,7 @@ export const communityRoutes = {
   arrangeProjects: route({
     operation: 'arrangeProjects', method: 'POST', path: '/api/arrangement', status: 200, tag: 'community',
     summary: 'Places projects; a repeated id is 422; a foreign project or group is 404 and nothing moves; what is left out keeps its place after what was given.',
-    body: z.object({ ungrouped: z.array(z.string()).max(500), groups: z.array(Obj).max(30) }),
+    body: z.object({ ungrouped: z.array(z.string()).max(500), groups: z.array(GroupPlacement).max(30) }),
     reply: Arrangement,
     errors: [404, 422],
   }),

@@ -312,6 +312,28 @@ describe('bodies at the boundary', () => {
     expect(ok(routes.setNextSteps.body, { steps: [{ kind: 'maybe' }] })).toBe(false);
   });
 
+  it('setProfile: handle 3–40, bio null or at most 500; arrangeProjects: 500 ungrouped, 30 groups of {id, projects (100)}', () => {
+    const profile = routes.setProfile.body;
+    expect(ok(profile, { handle: 'abc', bio: null })).toBe(true);
+    expect(ok(profile, { handle: 'ab', bio: null })).toBe(false);
+    expect(ok(profile, { handle: 'a'.repeat(41), bio: null })).toBe(false);
+    expect(ok(profile, { handle: 'abc', bio: 'x'.repeat(500) })).toBe(true);
+    expect(ok(profile, { handle: 'abc', bio: 'x'.repeat(501) })).toBe(false);
+    expect(ok(profile, { handle: 'abc' })).toBe(false);
+    const arrange = routes.arrangeProjects.body;
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => `id${i}`);
+    expect(ok(arrange, { ungrouped: ids(500), groups: ids(30).map((id) => ({ id, projects: ids(100) })) })).toBe(true);
+    expect(ok(arrange, { ungrouped: ids(501), groups: [] })).toBe(false);
+    expect(ok(arrange, { ungrouped: [], groups: ids(31).map((id) => ({ id, projects: [] })) })).toBe(false);
+    expect(ok(arrange, { ungrouped: [], groups: [{ id: 'g', projects: ids(101) }] })).toBe(false);
+    expect(ok(arrange, { ungrouped: [], groups: [{ projects: [] }] })).toBe(false);
+    for (const name of ['', 'x'.repeat(41)]) {
+      expect(ok(routes.createGroup.body, { name })).toBe(false);
+      expect(ok(routes.renameGroup.body, { name })).toBe(false);
+    }
+    expect(ok(routes.createGroup.body, { name: 'x'.repeat(40) })).toBe(true);
+  });
+
   it('setBrand and setTheme: #rrggbb colours, known radius and font', () => {
     expect(ok(routes.setBrand.body, { name: null, accent: null })).toBe(true);
     expect(ok(routes.setBrand.body, { name: 'Acme', accent: '#12abEF' })).toBe(true);

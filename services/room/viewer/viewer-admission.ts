@@ -47,7 +47,7 @@ export async function enterByLink(sql: Sql, key: string, arrival: Arrival): Prom
  * (the plan's hours and crowd), recorded without a name unless the viewer gives one.
  */
 export async function enterByListing(sql: Sql, slug: string, arrival: Arrival, pass?: string): Promise<Meeting> {
-  const [listed] = await publicListings(sql, slug);
+  const [listed] = await publicListings(sql, { slug });
   if (!listed) return notFound;
   const [project] = await sql<ProjectRow[]>`select * from projects where id = ${listed.projectId}`;
   const plan = planOf(await planNameOf(sql, project.workspaceId));

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { refused } from '../../core/errors.js';
+import { refused } from './errors.js';
 
 // Slug rules (spec 2.2 and 7): format, reserved, impersonation and banned are refused with 422 on
-// their merits; "taken" (409) needs the database and lives with the projects' SQL.
+// their merits. They name a project's room and a person's community handle alike, so they live
+// below both areas; "taken" needs the database and lives with each one's SQL.
 
 const format = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,38}[a-z0-9]$/;
 
 function words(name: string): Set<string> {
-  const text = readFileSync(new URL(`./words/${name}.txt`, import.meta.url), 'utf8');
+  const text = readFileSync(new URL(`./slug-words/${name}.txt`, import.meta.url), 'utf8');
   return new Set(text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
 }
 
@@ -23,8 +24,12 @@ export function checkSlug(slug: string): void {
   if (reserved.has(slug)) throw refused(422, 'reserved', `"${slug}" is kept by the platform`);
   const segments = slug.split('-');
   if (segments.some((s) => banned.has(s)) || banned.has(slug.replaceAll('-', ''))) throw refused(422, 'banned', 'this name is not available');
-  // Whole words or parts: "paypal-login" and "securebank" both borrow trust.
-  const squashed = slug.replaceAll('-', '');
-  const borrowed = impersonation.find((w) => squashed.includes(w));
+  const borrowed = trustBorrowedBy(slug);
   if (borrowed) throw refused(422, 'impersonation', `"${borrowed}" borrows trust`);
+}
+
+/** The word that borrows trust in a slug, whole or as a part ("paypal-login", "securebank"). */
+export function trustBorrowedBy(slug: string): string | undefined {
+  const squashed = slug.replaceAll('-', '');
+  return impersonation.find((w) => squashed.includes(w));
 }
