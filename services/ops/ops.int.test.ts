@@ -82,6 +82,20 @@ describe('npm run ops', () => {
     expect(await Promise.all(ids.map(status))).toEqual([200, 200, 200, 200, 200]);
   });
 
+  it("plan <workspaceId> sets a team's plan and none cancels it; review lists what waits and refuses what is not there", async () => {
+    const owner = await platform.person();
+    const team = await owner.client.call('createTeam', { body: { name: 'Ops team' } });
+    expect((await ops('plan', team.id, 'agency')).code).toBe(0);
+    expect((await owner.client.call('getBilling'))).toMatchObject({ plan: 'agency', status: 'active' });
+    expect((await ops('plan', team.id, 'none')).code).toBe(0);
+    expect((await owner.client.call('getBilling'))).toMatchObject({ plan: 'free', status: 'canceled' });
+    const listed = await ops('review');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/pending cards \(\d+\)[\s\S]*open appeals \(\d+\)[\s\S]*open reports \(\d+\)/);
+    const unknown = await ops('review', 'uphold', crypto.randomUUID());
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('no open appeal')]);
+  });
+
   it('refuses an unknown plan, an unknown person and an unknown command with exit 1', async () => {
     const email = `bad-${crypto.randomUUID()}@example.com`;
     await ops('token', email);

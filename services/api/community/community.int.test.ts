@@ -127,6 +127,14 @@ describe('cards and listing', () => {
     expect((await owner.client.call('getCard', { params })).title).toBe('Acme CRM');
   });
 
+  it('402 containers on Free when the live build is a container', async () => {
+    const { owner, build, params } = await projectWithCard(await platform.person());
+    // A container build cannot be deployed on Free at all; one made on a paid plan stays live after.
+    await platform.deps.sql`update builds set kind = 'container' where id = ${build.id}`;
+    expect(await refusal(owner.client.call('listProject', { params }))).toMatchObject({ status: 402, body: { reason: 'limit', limit: 'containers', plan: 'free' } });
+    expect((await owner.client.call('getCard', { params })).status).toBe('draft');
+  });
+
   it('at most 3 listing requests a day per workspace, counted across two api processes', async () => {
     const owner = await platform.person({ plan: 'team' });
     const second = await startPlatform();
