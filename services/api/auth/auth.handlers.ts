@@ -1,5 +1,5 @@
 import type { Handlers } from '../routing/handler.js';
-import { sessionCookie } from '../routing/request-auth.js';
+import { clearSessionCookie, setSessionCookie } from '../routing/request-auth.js';
 import { endSession } from '../../data/sessions.sql.js';
 import { takeSignIn } from './sign-in-limits.js';
 import { approveDeviceLogin, redeemDeviceLogin, sendEmailSignIn, startDeviceLogin, verifyEmailSignIn } from './auth.service.js';
@@ -13,14 +13,7 @@ export const authHandlers: Handlers = {
   emailVerify: async ({ deps, body, req, reply }) => {
     await takeSignIn(deps, req, [{ limit: 'ip' }]);
     const session = await verifyEmailSignIn(deps.sql, deps.config, body.token, req.headers['user-agent']);
-    reply.setCookie(sessionCookie, session.token, {
-      path: '/',
-      httpOnly: true,
-      sameSite: 'lax',
-      // Always Secure, as `__Host-` demands; browsers take Secure cookies from http://localhost too.
-      secure: true,
-      expires: session.expiresAt,
-    });
+    setSessionCookie(reply, session.token, session.expiresAt);
     return { signedIn: true as const, expiresAt: session.expiresAt.toISOString() };
   },
 
@@ -40,7 +33,7 @@ export const authHandlers: Handlers = {
 
   logout: async ({ deps, auth, reply }) => {
     await endSession(deps.sql, auth.sessionId);
-    if (auth.via === 'cookie') reply.clearCookie(sessionCookie, { path: '/', secure: true, httpOnly: true, sameSite: 'lax' });
+    if (auth.via === 'cookie') clearSessionCookie(reply);
     return { signedOut: true as const };
   },
 };
