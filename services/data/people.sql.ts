@@ -48,3 +48,8 @@ export async function rememberPhoto(sql: Sql, personId: string, hash: string | n
 
 /** Forgets the photo; answers the hash it had. */
 export const forgetPhoto = (sql: Sql, personId: string) => rememberPhoto(sql, personId, null);
+
+/** Sets the name the person chose (trimmed by the caller; 1–80 characters by the contract). */
+export async function setNameOf(sql: Sql, personId: string, name: string): Promise<void> {
+  await sql`update people set name = ${name} where id = ${personId}`;
+}

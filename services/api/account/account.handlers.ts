@@ -4,9 +4,18 @@ import { accountOf } from './account.service.js';
 import { photoLimits, removePhoto, savePhoto } from './photo.service.js';
 import { revokeSession, sessionsOf, signOutEverywhere } from './sessions.service.js';
 import { clearSessionCookie } from '../routing/request-auth.js';
+import { foldFeedbackTab, myPreferences, welcomeSeen } from './preferences.service.js';
+import { invalid } from '../../core/errors.js';
+import { setNameOf } from '../../data/people.sql.js';
 
 export const accountHandlers: Handlers = {
   whoami: ({ deps, auth }) => accountOf(deps.sql, deps.config, auth),
+  setName: async ({ deps, auth, body }) => {
+    const name = body.name.trim();
+    if (!name) throw invalid([{ path: 'name', message: 'a name needs a letter, not only spaces' }]);
+    await setNameOf(deps.sql, auth.personId, name);
+    return accountOf(deps.sql, deps.config, auth);
+  },
   uploadPhoto: async ({ deps, auth, req }) => {
     await savePhoto(deps.sql, deps.storage, auth.personId, await imageBody(req, photoLimits.maxBytes, 'the photo'));
     return accountOf(deps.sql, deps.config, auth);
@@ -23,4 +32,8 @@ export const accountHandlers: Handlers = {
     if (auth.via === 'cookie') clearSessionCookie(reply);
     return out;
   },
+
+  myPreferences: ({ deps, auth }) => myPreferences(deps.sql, auth.personId),
+  welcomeSeen: ({ deps, auth }) => welcomeSeen(deps.sql, auth.personId),
+  foldFeedbackTab: ({ deps, auth, body }) => foldFeedbackTab(deps.sql, auth.personId, body.folded),
 };
