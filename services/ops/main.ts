@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createSql } from '../core/db.js';
 import { issueToken, setPlan, setSuspended } from './ops.service.js';
+import { latestProductFeedback } from '../data/product-feedback.sql.js';
 import { opsProjectCommands } from './ops-projects.js';
 
 // `npm run ops -- <command>`: operator commands against DATABASE_URL (the launcher's local
@@ -11,11 +12,12 @@ const usage = `usage: npm run ops -- <command>
   plan <email> <plan>                                                 sets the personal workspace's plan
   plan <workspaceId> <plan|none>                                      sets a workspace's plan (none: a team's is cancelled)
   suspend <email> | unsuspend <email>                                 the workspace's platform pause
-  takedown <slug> | restore <slug>                                    a project's platform pause`;
+  takedown <slug> | restore <slug>                                    a project's platform pause
+  feedback [--limit N]                                                the newest product feedback (50 unless told)`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { name: { type: 'string' }, kind: { type: 'string' }, 'read-only': { type: 'boolean' }, help: { type: 'boolean' } },
+  options: { limit: { type: 'string' }, name: { type: 'string' }, kind: { type: 'string' }, 'read-only': { type: 'boolean' }, help: { type: 'boolean' } },
 });
 const [command, ...args] = positionals;
 if (!command || values.help) {
@@ -59,6 +61,15 @@ async function run(command: string, args: string[]) {
       await setSuspended(sql, args[0], command === 'suspend');
       console.log(`${args[0]}: ${command === 'suspend' ? 'suspended' : 'no longer suspended'}`);
       return;
+    case 'feedback': {
+      const limit = Number(values.limit ?? 50);
+      if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit is a whole number from 1');
+      for (const f of await latestProductFeedback(sql, limit)) {
+        console.log(`${f.createdAt.toISOString()}  ${f.email}  ${f.workspaceName ?? '(workspace gone)'}  ${f.page ?? '-'}  ${f.appVersion ?? '-'}`);
+        console.log(`  ${f.body.replace(/\n/g, '\n  ')}`);
+      }
+      return;
+    }
     default:
       if (command in opsProjectCommands) {
         need(1);

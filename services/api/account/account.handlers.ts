@@ -4,6 +4,7 @@ import { accountOf } from './account.service.js';
 import { photoLimits, removePhoto, savePhoto } from './photo.service.js';
 import { revokeSession, sessionsOf, signOutEverywhere } from './sessions.service.js';
 import { clearSessionCookie } from '../routing/request-auth.js';
+import { sendProductFeedback } from './product-feedback.service.js';
 import { foldFeedbackTab, myPreferences, welcomeSeen } from './preferences.service.js';
 import { invalid } from '../../core/errors.js';
 import { setNameOf } from '../../data/people.sql.js';
@@ -36,4 +37,6 @@ export const accountHandlers: Handlers = {
   myPreferences: ({ deps, auth }) => myPreferences(deps.sql, auth.personId),
   welcomeSeen: ({ deps, auth }) => welcomeSeen(deps.sql, auth.personId),
   foldFeedbackTab: ({ deps, auth, body }) => foldFeedbackTab(deps.sql, auth.personId, body.folded),
+
+  sendProductFeedback: ({ deps, auth, body }) => sendProductFeedback(deps, auth, body),
 };
