@@ -32,6 +32,9 @@ export const displayNameOf = (p: { name: string; email: string }): string => p.n
 
 const workspaceNameFor = (p: PersonRow) => `${displayNameOf(p)}'s workspace`;
 
+/** Where a person's photos are kept in the object store: photos/<person id>/<content hash>. */
+export const photoPrefix = (personId: string) => `photos/${personId}/`;
+
 /** The content hash of the person's uploaded photo, or null. */
 export async function photoOf(sql: Sql, personId: string): Promise<string | null> {
   const [row] = await sql<{ photoHash: string | null }[]>`select photo_hash from people where id = ${personId}`;

@@ -4,6 +4,7 @@ import { accountOf } from './account.service.js';
 import { photoLimits, removePhoto, savePhoto } from './photo.service.js';
 import { revokeSession, sessionsOf, signOutEverywhere } from './sessions.service.js';
 import { clearSessionCookie } from '../routing/request-auth.js';
+import { deletable, deleteAccount } from './deletion.service.js';
 import { sendProductFeedback } from './product-feedback.service.js';
 import { foldFeedbackTab, myPreferences, welcomeSeen } from './preferences.service.js';
 import { invalid } from '../../core/errors.js';
@@ -39,4 +40,11 @@ export const accountHandlers: Handlers = {
   foldFeedbackTab: ({ deps, auth, body }) => foldFeedbackTab(deps.sql, auth.personId, body.folded),
 
   sendProductFeedback: ({ deps, auth, body }) => sendProductFeedback(deps, auth, body),
+
+  deletable: ({ deps, auth }) => deletable(deps, auth.personId),
+  deleteAccount: async ({ deps, auth, body, reply }) => {
+    const out = await deleteAccount(deps, auth.personId, body.confirm);
+    if (auth.via === 'cookie') clearSessionCookie(reply);
+    return out;
+  },
 };

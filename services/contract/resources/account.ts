@@ -49,6 +49,18 @@ export const Session = z.object({
 });
 export type Session = z.infer<typeof Session>;
 
+/** An owned workspace that stands in the way of deleting the account (spec 4.6 deletable). */
+export const DeletionBlocker = z.object({
+  workspaceId: Id,
+  name: z.string(),
+  kind: z.enum(['personal', 'team']),
+  /** Projects it holds (not deleted). */
+  projects: z.number().int(),
+  /** People in it besides the account's owner. */
+  people: z.number().int(),
+});
+export type DeletionBlocker = z.infer<typeof DeletionBlocker>;
+
 export const Preferences = z.object({
   welcomeSeenAt: DateTime.nullable(),
   feedbackTabFolded: z.boolean(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Id, Obj } from '../common.js';
-import { Account, Preferences, Session, SignIns } from '../resources/account.js';
+import { Account, DeletionBlocker, Preferences, Session, SignIns } from '../resources/account.js';
 import { route } from '../route.js';
 
 // Spec 4.6: own account.
@@ -31,7 +31,7 @@ export const accountRoutes = {
   deletable: route({
     operation: 'deletable', method: 'GET', path: '/api/me/deletable', status: 200, tag: 'account',
     summary: 'Whether the account can be deleted; a blocker is an owned workspace that still holds projects or other people.',
-    reply: z.object({ allowed: z.boolean(), blockers: z.array(Obj) }),
+    reply: z.object({ allowed: z.boolean(), blockers: z.array(DeletionBlocker) }),
   }),
   deleteAccount: route({
     operation: 'deleteAccount', method: 'POST', path: '/api/me/delete', status: 200, tag: 'account',
