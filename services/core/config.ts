@@ -46,6 +46,10 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** How long a sign-in session (cookie or CLI token) lives, in days. */
   SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** Passkeys: the WebAuthn relying-party id (a registrable domain, never an IP address); default PUBLIC_URL's host name. */
+  WEBAUTHN_RP_ID: z.string().min(1).optional(),
+  /** Passkeys: the origin a ceremony must come from; default PUBLIC_URL's origin. */
+  WEBAUTHN_ORIGIN: z.url().optional(),
 
   // --- The runner (runner/, docs/runner.md): one container copy per viewer session. ---
   /** The runner's internal API as the room reaches it; default http://127.0.0.1:RUNNER_PORT. */

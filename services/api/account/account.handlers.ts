@@ -5,6 +5,8 @@ import { photoLimits, removePhoto, savePhoto } from './photo.service.js';
 import { revokeSession, sessionsOf, signOutEverywhere } from './sessions.service.js';
 import { clearSessionCookie } from '../routing/request-auth.js';
 import { deletable, deleteAccount } from './deletion.service.js';
+import { listPasskeys, registerPasskey, registrationOptions, removePasskey } from './passkeys.service.js';
+import { disconnectProvider, signInsOf } from './sign-ins.service.js';
 import { sendProductFeedback } from './product-feedback.service.js';
 import { foldFeedbackTab, myPreferences, welcomeSeen } from './preferences.service.js';
 import { invalid } from '../../core/errors.js';
@@ -47,4 +49,14 @@ export const accountHandlers: Handlers = {
     if (auth.via === 'cookie') clearSessionCookie(reply);
     return out;
   },
+
+  signIns: ({ deps, auth }) => signInsOf(deps.sql, auth.personId),
+  disconnect: ({ deps, auth, params }) => disconnectProvider(deps.sql, auth.personId, params.provider),
+  passkeys: ({ deps, auth }) => listPasskeys(deps.sql, auth.personId),
+  passkeyRegisterOptions: async ({ deps, auth }) => {
+    const me = await accountOf(deps.sql, deps.config, auth);
+    return registrationOptions(deps.sql, deps.config, { id: me.userId, email: me.email, displayName: me.displayName });
+  },
+  registerPasskey: ({ deps, auth, body }) => registerPasskey(deps.sql, deps.config, auth.personId, body.response as never),
+  removePasskey: ({ deps, auth, params }) => removePasskey(deps.sql, auth.personId, params.passkeyId),
 };

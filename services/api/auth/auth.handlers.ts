@@ -2,6 +2,7 @@ import type { Handlers } from '../routing/handler.js';
 import { clearSessionCookie, setSessionCookie } from '../routing/request-auth.js';
 import { endSession } from '../../data/sessions.sql.js';
 import { takeSignIn } from './sign-in-limits.js';
+import { signInOptions, signInWithPasskey } from '../account/passkeys.service.js';
 import { approveDeviceLogin, redeemDeviceLogin, sendEmailSignIn, startDeviceLogin, verifyEmailSignIn } from './auth.service.js';
 
 export const authHandlers: Handlers = {
@@ -29,6 +30,17 @@ export const authHandlers: Handlers = {
   deviceToken: async ({ deps, body, req }) => {
     await takeSignIn(deps, req, [{ limit: 'poll' }]);
     return redeemDeviceLogin(deps.sql, deps.config, body.deviceCode);
+  },
+
+  passkeySignInOptions: async ({ deps, req }) => {
+    await takeSignIn(deps, req, [{ limit: 'ip' }]);
+    return signInOptions(deps.sql, deps.config);
+  },
+  passkeySignIn: async ({ deps, body, req, reply }) => {
+    await takeSignIn(deps, req, [{ limit: 'ip' }]);
+    const session = await signInWithPasskey(deps.sql, deps.config, body.response as never, req.headers['user-agent']);
+    setSessionCookie(reply, session.token, session.expiresAt);
+    return { signedIn: true as const, expiresAt: session.expiresAt.toISOString() };
   },
 
   logout: async ({ deps, auth, reply }) => {

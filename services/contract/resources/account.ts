@@ -61,6 +61,17 @@ export const DeletionBlocker = z.object({
 });
 export type DeletionBlocker = z.infer<typeof DeletionBlocker>;
 
+/** One of the person's passkeys. The credential and its key are never shown. */
+export const Passkey = z.object({
+  id: Id,
+  /** `multiDevice` (synced by its provider) or `singleDevice`. */
+  kind: z.string().nullable(),
+  backedUp: z.boolean(),
+  createdAt: DateTime,
+  lastUsedAt: DateTime.nullable(),
+});
+export type Passkey = z.infer<typeof Passkey>;
+
 export const Preferences = z.object({
   welcomeSeenAt: DateTime.nullable(),
   feedbackTabFolded: z.boolean(),

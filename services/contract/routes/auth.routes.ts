@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateTime, Email } from '../common.js';
+import { DateTime, Email, Obj } from '../common.js';
 import { route } from '../route.js';
 
 // Sign-in (spec 5.8 leaves the endpoints to us; docs/decisions.md records the choices).
@@ -43,6 +43,19 @@ export const authRoutes = {
     body: z.object({ deviceCode: z.string().min(1).max(200) }),
     reply: z.union([z.object({ pending: z.literal(true), interval: z.number().int() }), z.object({ token: z.string() })]),
     errors: [404],
+  }),
+  passkeySignInOptions: route({
+    operation: 'passkeySignInOptions', method: 'POST', path: '/api/auth/passkey/options', status: 200, open: true, tag: 'auth',
+    summary: 'WebAuthn request options (PublicKeyCredentialRequestOptionsJSON) for signing in with a passkey; no account named, the authenticator offers its own.',
+    reply: Obj,
+    errors: [429],
+  }),
+  passkeySignIn: route({
+    operation: 'passkeySignIn', method: 'POST', path: '/api/auth/passkey', status: 200, open: true, tag: 'auth',
+    summary: "Verifies the authenticator's answer (AuthenticationResponseJSON) and opens a cookie session; 422 passkey when it does not verify, its challenge is spent or it came from another origin.",
+    body: z.object({ response: Obj }),
+    reply: z.object({ signedIn: z.literal(true), expiresAt: DateTime }),
+    errors: [422, 429],
   }),
   logout: route({
     operation: 'logout', method: 'POST', path: '/api/auth/logout', status: 200, tag: 'auth',
