@@ -55,3 +55,28 @@ create table account_purges (
   prefixes text[] not null,
   created_at timestamptz not null default now()
 );
+
+-- An external sign-in provider's account linked to a person: the provider's own stable id for
+-- it (`subject`: GitHub's numeric user id, the OpenID `sub`), and its avatar, the picture shown
+-- when the person uploaded no photo.
+create table provider_links (
+  person_id uuid not null references people(id) on delete cascade,
+  provider text not null check (provider in ('github', 'google')),
+  subject text not null check (char_length(subject) <= 255),
+  image_url text check (char_length(image_url) <= 2000),
+  created_at timestamptz not null default now(),
+  primary key (provider, subject),
+  unique (person_id, provider)
+);
+
+-- One authorization request to a provider: its `state` (kept as a hash), the PKCE verifier and the
+-- OpenID nonce, and the person who asked to link it (null for a sign-in). Spent by the callback
+-- that names it, valid 10 minutes.
+create table oauth_states (
+  state_hash bytea primary key,
+  provider text not null,
+  code_verifier text not null,
+  nonce text,
+  person_id uuid references people(id) on delete cascade,
+  expires_at timestamptz not null
+);

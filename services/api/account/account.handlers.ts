@@ -50,8 +50,8 @@ export const accountHandlers: Handlers = {
     return out;
   },
 
-  signIns: ({ deps, auth }) => signInsOf(deps.sql, auth.personId),
-  disconnect: ({ deps, auth, params }) => disconnectProvider(deps.sql, auth.personId, params.provider),
+  signIns: ({ deps, auth }) => signInsOf(deps.sql, deps.config, auth.personId),
+  disconnect: ({ deps, auth, params }) => disconnectProvider(deps.sql, deps.config, auth.personId, params.provider),
   passkeys: ({ deps, auth }) => listPasskeys(deps.sql, auth.personId),
   passkeyRegisterOptions: async ({ deps, auth }) => {
     const me = await accountOf(deps.sql, deps.config, auth);

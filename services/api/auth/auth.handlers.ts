@@ -3,6 +3,8 @@ import { clearSessionCookie, setSessionCookie } from '../routing/request-auth.js
 import { endSession } from '../../data/sessions.sql.js';
 import { takeSignIn } from './sign-in-limits.js';
 import { signInOptions, signInWithPasskey } from '../account/passkeys.service.js';
+import { notFound } from '../../core/errors.js';
+import { finishProvider, isProvider, startProvider } from './providers.service.js';
 import { approveDeviceLogin, redeemDeviceLogin, sendEmailSignIn, startDeviceLogin, verifyEmailSignIn } from './auth.service.js';
 
 export const authHandlers: Handlers = {
@@ -41,6 +43,19 @@ export const authHandlers: Handlers = {
     const session = await signInWithPasskey(deps.sql, deps.config, body.response as never, req.headers['user-agent']);
     setSessionCookie(reply, session.token, session.expiresAt);
     return { signedIn: true as const, expiresAt: session.expiresAt.toISOString() };
+  },
+
+  providerStart: async ({ deps, params, auth, req }) => {
+    await takeSignIn(deps, req, [{ limit: 'ip' }]);
+    if (!isProvider(params.provider)) throw notFound();
+    return startProvider(deps.sql, deps.config, params.provider, auth?.personId ?? null);
+  },
+  providerCallback: async ({ deps, params, req, reply }) => {
+    await takeSignIn(deps, req, [{ limit: 'ip' }]);
+    if (!isProvider(params.provider)) throw notFound();
+    const session = await finishProvider(deps.sql, deps.config, params.provider, new URL(req.url, deps.config.publicUrl), req.headers['user-agent']);
+    setSessionCookie(reply, session.token, session.expiresAt);
+    return reply.redirect('/', 302);
   },
 
   logout: async ({ deps, auth, reply }) => {
