@@ -1,7 +1,7 @@
 import * as oidc from 'openid-client';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
-import { notFound, refused } from '../../core/errors.js';
+import { notFound, Refusal, refused } from '../../core/errors.js';
 import { ensurePerson } from '../../data/people.sql.js';
 import { keepOAuthState, linkProvider, personIdByEmail, providerLink, spendOAuthState, type ProviderName } from '../../data/provider-links.sql.js';
 import { createSession } from '../../data/sessions.sql.js';
@@ -97,12 +97,11 @@ export async function finishProvider(sql: Sql, config: Config, provider: Provide
       identity = await githubIdentity(config, tokens.access_token);
     }
   } catch (err) {
-    if (err instanceof Error && err.name === 'Refusal') throw err;
+    if (err instanceof Refusal) throw err;
     throw refused(422, 'provider', `the provider refused the sign-in: ${(err as Error).message}`);
   }
   const personId = await personFor(sql, provider, identity, kept.personId);
-  const session = await createSession(sql, { personId, kind: 'web', days: config.SESSION_DAYS, method: provider, userAgent });
-  return session;
+  return createSession(sql, { personId, kind: 'web', days: config.SESSION_DAYS, method: provider, userAgent });
 }
 
 async function personFor(sql: Sql, provider: ProviderName, id: Identity, linking: string | null): Promise<string> {
