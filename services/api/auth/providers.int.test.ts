@@ -140,16 +140,21 @@ async function throughProvider(start: string, login: string): Promise<string> {
   throw new Error('too many steps at the provider');
 }
 
+/** The browser's cookie binding it to the flow it started (the state, path /api/auth/). */
+let stateCookie: string | null = null;
+
 const start = async (provider: string, token?: string) => {
   const res = await platform.fetch(`/api/auth/${provider}/start`, { method: 'POST', token });
   expect(res.status).toBe(200);
+  stateCookie = res.headers.getSetCookie().find((c) => c.startsWith('pp_oauth_state='))!.split(';')[0];
   return res.body.url as string;
 };
 
-/** Opens the callback address as the browser would; the session cookie when it signs in. */
-async function callback(url: string) {
-  const res = await fetch(url, { redirect: 'manual' });
-  const cookie = res.headers.get('set-cookie')?.split(';')[0] ?? null;
+/** Opens the callback address as the browser that started the flow would; the session cookie when it signs in. */
+async function callback(url: string, sent = stateCookie) {
+  const res = await fetch(url, { redirect: 'manual', headers: sent ? { cookie: sent } : {} });
+  const session = res.headers.getSetCookie().find((c) => c.startsWith('__Host-pp_session='));
+  const cookie = session?.split(';')[0] ?? null;
   return { status: res.status, location: res.headers.get('location'), cookie, body: res.status >= 400 ? await res.json() : null };
 }
 
@@ -195,6 +200,13 @@ describe('Google (OpenID Connect, a local oidc-provider)', () => {
     const forged = new URL(arrived);
     forged.searchParams.set('state', 'not-ours');
     expect(await callback(forged.href)).toMatchObject({ status: 422, body: { reason: 'state' } });
+    expect(await callback(forged.href, 'pp_oauth_state=not-ours')).toMatchObject({ status: 422, body: { reason: 'state' } });
+    // Another browser (no state cookie, or another flow's) cannot use this callback address.
+    expect(await callback(arrived.href, null)).toMatchObject({ status: 422, body: { reason: 'state' } });
+    const mine = stateCookie;
+    await start('google');
+    expect(await callback(arrived.href)).toMatchObject({ status: 422, body: { reason: 'state' } });
+    stateCookie = mine;
     // The real one still works once; the same address again is a spent state.
     expect((await callback(arrived.href)).status).toBe(302);
     expect(await callback(arrived.href)).toMatchObject({ status: 422, body: { reason: 'state' } });

@@ -42,7 +42,7 @@ async function clientFor(config: Config, provider: ProviderName): Promise<oidc.C
   return client;
 }
 
-/** The provider's address to send the browser to; `personId` links the account to a signed-in person. */
+/** The provider's address to send the browser to, and its state; `personId` links the account to a signed-in person. */
 export async function startProvider(sql: Sql, config: Config, provider: ProviderName, personId: string | null) {
   const client = await clientFor(config, provider);
   const codeVerifier = oidc.randomPKCECodeVerifier();
@@ -57,7 +57,7 @@ export async function startProvider(sql: Sql, config: Config, provider: Provider
     state,
     ...(nonce ? { nonce } : {}),
   });
-  return { url: url.href };
+  return { url: url.href, state };
 }
 
 interface Identity { subject: string; email: string | null; emailVerified: boolean; imageUrl: string | null }
