@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import type { QueueName } from '../services/core/queues.js';
 import type { WorkerDeps } from './worker-deps.js';
+import { accountPurge } from './account-purge/account-purge.job.js';
 import { bundle } from './bundle/bundle.job.js';
 import { eventDays } from './event-days/event-days.job.js';
 import { sweep } from './sweep/sweep.job.js';
@@ -16,4 +17,5 @@ export const processors: Partial<Record<QueueName, Processor>> = {
   sweep,
   usage,
   'event-days': eventDays,
+  'account-purge': accountPurge,
 };

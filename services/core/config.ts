@@ -54,6 +54,20 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** How long a sign-in session (cookie or CLI token) lives, in days. */
   SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  // --- External sign-in providers (docs/decisions.md, "Own account"): each is set up when its client id and secret are set. ---
+  GITHUB_CLIENT_ID: z.string().min(1).optional(),
+  GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
+  /** GitHub's web origin (authorize and token endpoints) and its API; a stand-in's in tests. */
+  GITHUB_URL: z.url().default('https://github.com'),
+  GITHUB_API_URL: z.url().default('https://api.github.com'),
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  /** The OpenID issuer whose discovery document is read; a stand-in's in tests. */
+  GOOGLE_ISSUER: z.url().default('https://accounts.google.com'),
+  /** Passkeys: the WebAuthn relying-party id (a registrable domain, never an IP address); default PUBLIC_URL's host name. */
+  WEBAUTHN_RP_ID: z.string().min(1).optional(),
+  /** Passkeys: the origin a ceremony must come from; default PUBLIC_URL's origin. */
+  WEBAUTHN_ORIGIN: z.url().optional(),
 
   // --- The runner (runner/, docs/runner.md): one container copy per viewer session. ---
   /** The runner's internal API as the room reaches it; default http://127.0.0.1:RUNNER_PORT. */

@@ -17,6 +17,10 @@ export const BuildJob = z.object({
 });
 export type BuildJob = z.infer<typeof BuildJob>;
 
+/** Empty the object-store prefixes a deleted account left (the account_purges row names them). */
+export const AccountPurgeJob = z.object({ purgeId: z.uuid() });
+export type AccountPurgeJob = z.infer<typeof AccountPurgeJob>;
+
 /** A deterministic refusal is an outcome, not a failure: retrying would refuse the same way. */
 export const BuildOutcome = z.union([
   z.object({ ok: z.literal(true), buildId: z.uuid() }),

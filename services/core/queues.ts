@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 
 // The job catalog: every queue the platform uses. Workers refuse to start when a queue here has
 // no processor, so a job can never be enqueued where nobody will take it.
-export const queueNames = ['unpack', 'bundle', 'listing-scan', 'usage', 'sweep', 'event-days'] as const;
+export const queueNames = ['unpack', 'bundle', 'listing-scan', 'usage', 'sweep', 'event-days', 'account-purge'] as const;
 export type QueueName = (typeof queueNames)[number];
 
 /** A Redis connection for BullMQ: workers need `maxRetriesPerRequest: null` (BullMQ's production guide). */

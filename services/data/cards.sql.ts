@@ -34,6 +34,9 @@ export interface CardRow {
   takenDownAt: Date | null;
 }
 
+/** Where a card's covers live in the object store, one object per content hash. */
+export const coverPrefix = (projectId: string) => `covers/${projectId}/`;
+
 const withProject = (sql: Db) => sql`
   select c.*, p.slug, p.live_build_id, p.taken_down_at, cp.handle as credit
   from cards c join projects p on p.id = c.project_id left join people cp on cp.id = c.credit_person_id`;

@@ -32,6 +32,9 @@ export const displayNameOf = (p: { name: string; email: string }): string => p.n
 
 const workspaceNameFor = (p: PersonRow) => `${displayNameOf(p)}'s workspace`;
 
+/** Where a person's photos are kept in the object store: photos/<person id>/<content hash>. */
+export const photoPrefix = (personId: string) => `photos/${personId}/`;
+
 /** The content hash of the person's uploaded photo, or null. */
 export async function photoOf(sql: Sql, personId: string): Promise<string | null> {
   const [row] = await sql<{ photoHash: string | null }[]>`select photo_hash from people where id = ${personId}`;
@@ -48,3 +51,8 @@ export async function rememberPhoto(sql: Sql, personId: string, hash: string | n
 
 /** Forgets the photo; answers the hash it had. */
 export const forgetPhoto = (sql: Sql, personId: string) => rememberPhoto(sql, personId, null);
+
+/** Sets the name the person chose (trimmed by the caller; 1–80 characters by the contract). */
+export async function setNameOf(sql: Sql, personId: string, name: string): Promise<void> {
+  await sql`update people set name = ${name} where id = ${personId}`;
+}

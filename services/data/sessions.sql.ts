@@ -50,3 +50,38 @@ export async function resolveSession(sql: Sql, token: string): Promise<SessionAu
 export async function endSession(sql: Sql, sessionId: string): Promise<void> {
   await sql`update sessions set ended_at = now() where id = ${sessionId} and ended_at is null`;
 }
+
+export interface SessionRow {
+  id: string;
+  kind: SessionKind;
+  signInMethod: string | null;
+  userAgent: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** The person's live sessions (not ended, not expired), newest first. Never the token's hash. */
+export async function liveSessionsOf(sql: Sql, personId: string): Promise<SessionRow[]> {
+  return sql<SessionRow[]>`
+    select id, kind, sign_in_method, user_agent, created_at, expires_at from sessions
+    where person_id = ${personId} and ended_at is null and expires_at > now()
+    order by created_at desc, id`;
+}
+
+/** Ends one of the person's live sessions; false when it is not theirs, not live or unknown. */
+export async function endOwnSession(sql: Sql, personId: string, sessionId: string): Promise<boolean> {
+  const rows = await sql`
+    update sessions set ended_at = now()
+    where id = ${sessionId} and person_id = ${personId} and ended_at is null and expires_at > now()
+    returning id`;
+  return rows.length === 1;
+}
+
+/** Ends every live session of the person; answers how many. */
+export async function endEverySession(sql: Sql, personId: string): Promise<number> {
+  const rows = await sql`
+    update sessions set ended_at = now()
+    where person_id = ${personId} and ended_at is null and expires_at > now()
+    returning id`;
+  return rows.length;
+}

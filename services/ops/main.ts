@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createSql } from '../core/db.js';
 import { issueToken, setPlan, setSuspended } from './ops.service.js';
+import { latestProductFeedback } from '../data/product-feedback.sql.js';
 import { opsProjectCommands } from './ops-projects.js';
 import { review } from './ops-review.js';
 
@@ -15,11 +16,12 @@ const usage = `usage: npm run ops -- <command>
   takedown <slug> | restore <slug>                                    a project's platform pause (a takedown also pulls its listing)
   review [list | approve <slug> | reject <slug> <reason> | pull <slug> <reason>
          | uphold <appeal id> [note] | deny <appeal id> [note] | handled <report id>]
-                                                                      the community's pending cards, appeals and reports`;
+                                                                      the community's pending cards, appeals and reports
+  feedback [--limit N]                                                the newest product feedback (50 unless told)`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { name: { type: 'string' }, kind: { type: 'string' }, 'read-only': { type: 'boolean' }, help: { type: 'boolean' } },
+  options: { limit: { type: 'string' }, name: { type: 'string' }, kind: { type: 'string' }, 'read-only': { type: 'boolean' }, help: { type: 'boolean' } },
 });
 const [command, ...args] = positionals;
 if (!command || values.help) {
@@ -66,6 +68,15 @@ async function run(command: string, args: string[]) {
     case 'review':
       console.log(await review(sql, args));
       return;
+    case 'feedback': {
+      const limit = Number(values.limit ?? 50);
+      if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit is a whole number from 1');
+      for (const f of await latestProductFeedback(sql, limit)) {
+        console.log(`${f.createdAt.toISOString()}  ${f.email}  ${f.workspaceName ?? '(workspace gone)'}  ${f.page ?? '-'}  ${f.appVersion ?? '-'}`);
+        console.log(`  ${f.body.replace(/\n/g, '\n  ')}`);
+      }
+      return;
+    }
     default:
       if (command in opsProjectCommands) {
         need(1);

@@ -105,4 +105,18 @@ describe('npm run ops', () => {
     expect((await ops('plan', 'nobody@example.com', 'pro')).code).toBe(1);
     expect((await ops('frobnicate')).code).toBe(1);
   });
+
+  it('feedback lists the newest product feedback with who sent it and from where', async () => {
+    const email = `fb-${crypto.randomUUID()}@example.com`;
+    const token = lastLine((await ops('token', email)).stdout);
+    const { createClient } = await import('../contract/api-client.js');
+    const client = createClient({ baseUrl: platform.baseUrl, token });
+    const note = `Feedback ${crypto.randomUUID()}\non two lines`;
+    await client.call('sendProductFeedback', { body: { body: note, page: '/settings', appVersion: '2.0.1' } });
+    const out = await ops('feedback', '--limit', '500');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(`${email}  ${email.split('@')[0]}'s workspace  /settings  2.0.1`);
+    expect(out.stdout).toContain(`  ${note.replace('\n', '\n  ')}`);
+    expect((await ops('feedback', '--limit', 'zero')).code).toBe(1);
+  });
 });

@@ -1,8 +1,7 @@
 import type { Sql } from '../../services/core/db.js';
 import type { Storage } from '../../services/core/storage.js';
-import { uploadKey } from '../../services/data/uploads.sql.js';
 import { slugHoldDays } from '../../services/data/projects.sql.js';
-import { screenshotPrefix } from '../../services/data/comments.sql.js';
+import { objectPrefixesOfProject } from '../../services/data/project-objects.sql.js';
 
 /**
  * Projects deleted longer ago than the slug hold (30 days). The slug is free from then on without
@@ -25,13 +24,8 @@ export async function sweepDeletedProjects(sql: Sql, storage: Storage, batch = 2
         limit 1
         for update skip locked`;
       if (!project) return false;
-      const builds = await tx<{ id: string }[]>`select id from builds where project_id = ${project.id}`;
-      const uploads = await tx<{ id: string }[]>`select id from uploads where project_id = ${project.id}`;
-      // The whole of builds/<id>/, not only files/: whatever else a build keeps there goes too.
-      for (const { id } of builds) totals.objects += await storage.deletePrefix(`builds/${id}/`);
-      for (const { id } of uploads) totals.objects += await storage.deletePrefix(uploadKey(id));
-      // Viewers' comment screenshots go with the project's other bytes; the comments' rows stay.
-      totals.objects += await storage.deletePrefix(screenshotPrefix(project.id));
+      // Builds, uploads and viewers' comment screenshots; the comments' rows stay.
+      for (const prefix of await objectPrefixesOfProject(tx, project.id)) totals.objects += await storage.deletePrefix(prefix);
       await tx`update projects set purged_at = now() where id = ${project.id}`;
       totals.projects += 1;
       return true;

@@ -3,6 +3,7 @@ import type { WorkerDeps } from '../worker-deps.js';
 import { sweepDeletedProjects } from './deleted-projects.sweep.js';
 import { sweepExpiredSecrets } from './expired-secrets.sweep.js';
 import { sweepUnfinishedUploads } from './unfinished-uploads.sweep.js';
+import { sweepAccountPurges } from '../account-purge/account-purge.job.js';
 import { endQuietVisitsEverywhere } from '../../services/data/visits.sql.js';
 
 /**
@@ -22,8 +23,10 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
   await job?.updateProgress(90);
   // Visits whose viewer vanished without saying goodbye end at their last beacon.
   const quietVisits = await endQuietVisitsEverywhere(deps.sql);
+  // A deleted account's objects whose purge job never finished (its enqueue was lost in a crash).
+  const accountPurges = await sweepAccountPurges(deps);
   await job?.updateProgress(100);
-  const counts = { ...secrets, unfinishedUploads, purgedProjects: purged.projects, purgedObjects: purged.objects, quietVisits };
+  const counts = { ...secrets, unfinishedUploads, purgedProjects: purged.projects, purgedObjects: purged.objects, quietVisits, accountPurges };
   deps.log.info(counts, 'sweep done');
   return counts;
 }

@@ -4,6 +4,7 @@ import { signInFirst } from '../../core/errors.js';
 import type { SessionAuth } from '../../data/sessions.sql.js';
 import { displayNameOf, type PersonRow } from '../../data/people.sql.js';
 import { pictureOf } from '../workspaces/workspace-views.js';
+import { providerLinksOf } from '../../data/provider-links.sql.js';
 
 export async function accountOf(sql: Sql, config: Config, auth: SessionAuth) {
   const [row] = await sql<(PersonRow & { photoHash: string | null; wsName: string; wsKind: 'personal' | 'team' })[]>`
@@ -11,6 +12,9 @@ export async function accountOf(sql: Sql, config: Config, auth: SessionAuth) {
     from people p, workspaces w
     where p.id = ${auth.personId} and w.id = ${auth.workspaceId}`;
   if (!row) throw signInFirst();
+  const photo = row.photoHash ? pictureOf(config, { personId: row.id, photoHash: row.photoHash }) : null;
+  // The picture rule of 2.10: the uploaded photo, else a linked provider's avatar, else none.
+  const avatar = photo ? null : ((await providerLinksOf(sql, row.id)).find((l) => l.imageUrl)?.imageUrl ?? null);
   return {
     userId: row.id,
     name: row.name,
@@ -19,10 +23,9 @@ export async function accountOf(sql: Sql, config: Config, auth: SessionAuth) {
     ...(row.name ? {} : { suggestedName: displayNameOf(row) }),
     email: row.email,
     emailVerified: row.emailVerified,
-    // The picture rule of 2.10: the uploaded photo, else the provider's avatar (none yet), else none.
-    image: pictureOf(config, { personId: row.id, photoHash: row.photoHash }),
-    photo: row.photoHash ? { url: pictureOf(config, { personId: row.id, photoHash: row.photoHash }), hash: row.photoHash } : null,
-    providerImage: false,
+    image: photo ?? avatar,
+    photo: photo ? { url: photo, hash: row.photoHash } : null,
+    providerImage: !photo && avatar !== null,
     handle: row.handle,
     workspace: { id: auth.workspaceId, name: row.wsName, kind: row.wsKind, role: auth.role },
     createdAt: row.createdAt.toISOString(),

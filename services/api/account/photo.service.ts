@@ -5,7 +5,7 @@ import { ImageRefused, reencodeImage } from '../../core/images.js';
 import type { Storage } from '../../core/storage.js';
 import { isUuid } from '../../core/ids.js';
 import { sharesWorkspace } from '../../data/teams.sql.js';
-import { forgetPhoto, photoOf, rememberPhoto } from '../../data/people.sql.js';
+import { forgetPhoto, photoOf, photoPrefix, rememberPhoto } from '../../data/people.sql.js';
 
 // A person's photo (spec 2.10, 4.3 people photos, 8 images): PNG, JPEG or WebP judged by its
 // bytes, up to 2 MB and 4096 pixels a side, stored re-encoded without metadata under
@@ -13,7 +13,7 @@ import { forgetPhoto, photoOf, rememberPhoto } from '../../data/people.sql.js';
 
 export const photoLimits = { maxBytes: 2 * 1024 * 1024, maxSide: 4096 };
 /** Each photo's bytes at their own key: a reader never gets one photo's bytes with another's hash. */
-export const photoKey = (personId: string, hash: string) => `photos/${personId}/${hash}`;
+export const photoKey = (personId: string, hash: string) => `${photoPrefix(personId)}${hash}`;
 
 export async function savePhoto(sql: Sql, storage: Storage, personId: string, bytes: Buffer) {
   let image;

@@ -5,7 +5,7 @@ import { notFound, refused } from '../../core/errors.js';
 import { ImageRefused, reencodeImage, type CheckedImage } from '../../core/images.js';
 import type { Storage } from '../../core/storage.js';
 import { buildFilesPrefix } from '../../data/builds.sql.js';
-import { cardOf, publicListings, setCover } from '../../data/cards.sql.js';
+import { cardOf, coverPrefix, publicListings, setCover } from '../../data/cards.sql.js';
 import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
 import { readCard } from './cards.service.js';
 
@@ -17,7 +17,7 @@ import { readCard } from './cards.service.js';
 
 export const coverLimits = { maxBytes: 1024 * 1024, maxSide: 4096 };
 const coverTypes = ['image/png', 'image/jpeg', 'image/webp'] as const;
-export const coverKey = (projectId: string, hash: string) => `covers/${projectId}/${hash}`;
+export const coverKey = (projectId: string, hash: string) => `${coverPrefix(projectId)}${hash}`;
 
 async function checkedCover(bytes: Buffer, what: string): Promise<CheckedImage> {
   try {

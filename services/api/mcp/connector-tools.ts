@@ -21,6 +21,8 @@ export const connectorTools: Record<Operation, ToolChoice> = {
   manifestSchema: document,
 
   emailSignIn: signIn, emailVerify: signIn, deviceStart: signIn, deviceApprove: signIn, deviceToken: signIn, logout: signIn,
+  passkeySignInOptions: signIn, passkeySignIn: signIn, providerStart: signIn, providerCallback: signIn,
+  passkeys: ownSecurity, passkeyRegisterOptions: ownSecurity, registerPasskey: ownSecurity, removePasskey: ownSecurity,
 
   whoami: tool('whoami', 'Start here: who the connection acts for and in which workspace.'),
   setName: ownSecurity,

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../../contract/common.js';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
@@ -6,6 +6,18 @@ import { Refusal, signInFirst } from '../../core/errors.js';
 import { resolveSession, type SessionAuth } from '../../data/sessions.sql.js';
 
 export const sessionCookie = SESSION_COOKIE;
+
+// Always Secure, as `__Host-` demands; browsers take Secure cookies from http://localhost too.
+const cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax', secure: true } as const;
+
+/** Hands the browser its session: every sign-in that ends in a web session sets it this way. */
+export function setSessionCookie(reply: FastifyReply, token: string, expires: Date): void {
+  reply.setCookie(sessionCookie, token, { ...cookieOptions, expires });
+}
+
+export function clearSessionCookie(reply: FastifyReply): void {
+  reply.clearCookie(sessionCookie, cookieOptions);
+}
 
 /**
  * How many session cookies the request carries, with or without the prefix: a browser sends a

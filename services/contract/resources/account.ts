@@ -49,6 +49,29 @@ export const Session = z.object({
 });
 export type Session = z.infer<typeof Session>;
 
+/** An owned workspace that stands in the way of deleting the account (spec 4.6 deletable). */
+export const DeletionBlocker = z.object({
+  workspaceId: Id,
+  name: z.string(),
+  kind: z.enum(['personal', 'team']),
+  /** Projects it holds (not deleted). */
+  projects: z.number().int(),
+  /** People in it besides the account's owner. */
+  people: z.number().int(),
+});
+export type DeletionBlocker = z.infer<typeof DeletionBlocker>;
+
+/** One of the person's passkeys. The credential and its key are never shown. */
+export const Passkey = z.object({
+  id: Id,
+  /** `multiDevice` (synced by its provider) or `singleDevice`. */
+  kind: z.string().nullable(),
+  backedUp: z.boolean(),
+  createdAt: DateTime,
+  lastUsedAt: DateTime.nullable(),
+});
+export type Passkey = z.infer<typeof Passkey>;
+
 export const Preferences = z.object({
   welcomeSeenAt: DateTime.nullable(),
   feedbackTabFolded: z.boolean(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Id, Obj } from '../common.js';
-import { Account, Preferences, Session, SignIns } from '../resources/account.js';
+import { Account, DeletionBlocker, Passkey, Preferences, Session, SignIns } from '../resources/account.js';
 import { route } from '../route.js';
 
 // Spec 4.6: own account.
@@ -31,7 +31,7 @@ export const accountRoutes = {
   deletable: route({
     operation: 'deletable', method: 'GET', path: '/api/me/deletable', status: 200, tag: 'account',
     summary: 'Whether the account can be deleted; a blocker is an owned workspace that still holds projects or other people.',
-    reply: z.object({ allowed: z.boolean(), blockers: z.array(Obj) }),
+    reply: z.object({ allowed: z.boolean(), blockers: z.array(DeletionBlocker) }),
   }),
   deleteAccount: route({
     operation: 'deleteAccount', method: 'POST', path: '/api/me/delete', status: 200, tag: 'account',
@@ -51,6 +51,32 @@ export const accountRoutes = {
     params: z.object({ provider: z.string() }),
     reply: SignIns,
     errors: [404, 422],
+  }),
+  // Passkeys: the spec shows only the `passkeys` count of signIns; these four rows are ours
+  // (docs/decisions.md, "Own account (issue 19)").
+  passkeys: route({
+    operation: 'passkeys', method: 'GET', path: '/api/me/passkeys', status: 200, tag: 'account',
+    summary: 'Own passkeys, oldest first; never the credential or its key.',
+    reply: z.array(Passkey),
+  }),
+  passkeyRegisterOptions: route({
+    operation: 'passkeyRegisterOptions', method: 'POST', path: '/api/me/passkeys/options', status: 200, tag: 'account',
+    summary: "WebAuthn creation options (PublicKeyCredentialCreationOptionsJSON) for a new passkey: a discoverable credential, user verification preferred; the challenge is good for one answer within 5 minutes.",
+    reply: Obj,
+  }),
+  registerPasskey: route({
+    operation: 'registerPasskey', method: 'POST', path: '/api/me/passkeys', status: 200, tag: 'account',
+    summary: "Registers the authenticator's answer (RegistrationResponseJSON); 422 passkey when the challenge is unknown, spent or expired, or the answer does not verify.",
+    body: z.object({ response: Obj }),
+    reply: z.array(Passkey),
+    errors: [422],
+  }),
+  removePasskey: route({
+    operation: 'removePasskey', method: 'POST', path: '/api/me/passkeys/:passkeyId/remove', status: 200, tag: 'account',
+    summary: "Removes one of one's own passkeys; another person's is 404.",
+    params: z.object({ passkeyId: z.string() }),
+    reply: z.array(Passkey),
+    errors: [404],
   }),
   sessions: route({
     operation: 'sessions', method: 'GET', path: '/api/me/sessions', status: 200, tag: 'account',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateTime, Email } from '../common.js';
+import { DateTime, Email, Obj } from '../common.js';
 import { route } from '../route.js';
 
 // Sign-in (spec 5.8 leaves the endpoints to us; docs/decisions.md records the choices).
@@ -43,6 +43,34 @@ export const authRoutes = {
     body: z.object({ deviceCode: z.string().min(1).max(200) }),
     reply: z.union([z.object({ pending: z.literal(true), interval: z.number().int() }), z.object({ token: z.string() })]),
     errors: [404],
+  }),
+  passkeySignInOptions: route({
+    operation: 'passkeySignInOptions', method: 'POST', path: '/api/auth/passkey/options', status: 200, open: true, tag: 'auth',
+    summary: 'WebAuthn request options (PublicKeyCredentialRequestOptionsJSON) for signing in with a passkey; no account named, the authenticator offers its own.',
+    reply: Obj,
+    errors: [429],
+  }),
+  passkeySignIn: route({
+    operation: 'passkeySignIn', method: 'POST', path: '/api/auth/passkey', status: 200, open: true, tag: 'auth',
+    summary: "Verifies the authenticator's answer (AuthenticationResponseJSON) and opens a cookie session; 422 passkey when it does not verify, its challenge is spent or it came from another origin.",
+    body: z.object({ response: Obj }),
+    reply: z.object({ signedIn: z.literal(true), expiresAt: DateTime }),
+    errors: [422, 429],
+  }),
+  providerStart: route({
+    operation: 'providerStart', method: 'POST', path: '/api/auth/:provider/start', status: 200, open: true, tag: 'auth',
+    summary: "The address of the provider (`github` or `google`) to send the browser to: authorization code with PKCE and state, valid 10 minutes. Signed in, the provider's account is linked to the caller; 404 for a provider not set up.",
+    params: z.object({ provider: z.string() }),
+    reply: z.object({ url: z.url() }),
+    errors: [404, 429],
+  }),
+  providerCallback: route({
+    operation: 'providerCallback', method: 'GET', path: '/api/auth/:provider/callback', status: 200, open: true, tag: 'auth',
+    summary: "Where the provider sends the browser back: spends the state, exchanges the code with its PKCE verifier, opens a cookie session and redirects (302) to `/`. 422 `state` for an unknown, used or expired state; 422 `provider` when the provider refuses the code or vouches for no email.",
+    params: z.object({ provider: z.string() }),
+    query: z.looseObject({ state: z.string().max(200).optional(), code: z.string().max(2000).optional() }),
+    reply: z.object({ signedIn: z.literal(true) }),
+    errors: [404, 422, 429],
   }),
   logout: route({
     operation: 'logout', method: 'POST', path: '/api/auth/logout', status: 200, tag: 'auth',

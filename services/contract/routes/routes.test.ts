@@ -146,6 +146,15 @@ const beyondSpec = [
   'POST /api/auth/device/approve',
   'POST /api/auth/device/token',
   'POST /api/auth/logout',
+  // Issue 19: passkeys (spec 2.10 shows only their count) and the providers' flow (docs/decisions.md).
+  'POST /api/auth/passkey/options',
+  'POST /api/auth/passkey',
+  'POST /api/auth/:provider/start',
+  'GET /api/auth/:provider/callback',
+  'GET /api/me/passkeys',
+  'POST /api/me/passkeys/options',
+  'POST /api/me/passkeys',
+  'POST /api/me/passkeys/:passkeyId/remove',
   // Issue 13: a builder reads why their demo's copies stopped (docs/decisions.md).
   'GET /api/projects/:projectId/exits',
   // Issue 14: a comment's screenshot, to members only, and its removal (docs/decisions.md).
@@ -210,7 +219,8 @@ describe('route table', () => {
   it('needs sign-in except for health, sign-in and the open community endpoints', () => {
     const open = rows.filter((r) => r.open).map((r) => r.operation).sort();
     expect(open).toEqual(
-      ['communityCover', 'communityListings', 'communityProfile', 'deviceStart', 'deviceToken', 'emailSignIn', 'emailVerify', 'healthz', 'manifestSchema', 'openapi'].sort(),
+      ['communityCover', 'communityListings', 'communityProfile', 'deviceStart', 'deviceToken', 'emailSignIn', 'emailVerify', 'healthz', 'manifestSchema', 'openapi',
+        'passkeySignIn', 'passkeySignInOptions', 'providerCallback', 'providerStart'].sort(),
     );
   });
 

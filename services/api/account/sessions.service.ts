@@ -1,0 +1,50 @@
+import type { Sql } from '../../core/db.js';
+import { notFound } from '../../core/errors.js';
+import { isUuid } from '../../core/ids.js';
+import { endEverySession, endOwnSession, liveSessionsOf, type SessionKind } from '../../data/sessions.sql.js';
+import type { Auth } from '../routing/request-auth.js';
+
+// Own sessions (spec 2.10 Session, 4.6): the cookie sessions of the app and the bearer tokens of
+// the command-line tool alike, each with its sign-in method, user agent, a coarse device and its
+// expiry. A session is shown by its id only; the token is never stored in the clear, so never shown.
+
+const browsers: [RegExp, string][] = [
+  [/Edg\//, 'Edge'], [/OPR\/|Opera/, 'Opera'], [/Firefox\//, 'Firefox'], [/Chrom(e|ium)\//, 'Chrome'],
+  [/Safari\//, 'Safari'],
+];
+const systems: [RegExp, string][] = [
+  [/iPhone/, 'iPhone'], [/iPad/, 'iPad'], [/Android/, 'Android'], [/CrOS/, 'ChromeOS'],
+  [/Mac OS X|Macintosh/, 'macOS'], [/Windows/, 'Windows'], [/Linux/, 'Linux'],
+];
+
+/** Words for the device a session came from, read coarsely from its user agent (never a fingerprint). */
+export function deviceOf(userAgent: string | null, kind: SessionKind): string {
+  const ua = userAgent ?? '';
+  if (/^pitch\//i.test(ua) || (kind === 'cli' && !/Mozilla/.test(ua))) return 'Command-line tool';
+  if (kind === 'connector') return 'AI-assistant connector';
+  const browser = browsers.find(([re]) => re.test(ua))?.[1];
+  const system = systems.find(([re]) => re.test(ua))?.[1];
+  if (browser && system) return `${browser} on ${system}`;
+  return browser ?? system ?? 'Unknown device';
+}
+
+export async function sessionsOf(sql: Sql, auth: Auth) {
+  const rows = await liveSessionsOf(sql, auth.personId);
+  return rows.map((s) => ({
+    id: s.id,
+    current: s.id === auth.sessionId,
+    signInMethod: s.signInMethod,
+    userAgent: s.userAgent,
+    device: deviceOf(s.userAgent, s.kind),
+    createdAt: s.createdAt.toISOString(),
+    expiresAt: s.expiresAt.toISOString(),
+  }));
+}
+
+/** Another person's session, an ended one and an unknown id are all the same 404. */
+export async function revokeSession(sql: Sql, auth: Auth, sessionId: string) {
+  if (!isUuid(sessionId) || !(await endOwnSession(sql, auth.personId, sessionId))) throw notFound();
+  return sessionsOf(sql, auth);
+}
+
+export const signOutEverywhere = async (sql: Sql, auth: Auth) => ({ signedOut: await endEverySession(sql, auth.personId) });

@@ -1,0 +1,274 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPlatform, type Platform } from '../../../test/support/platform.js';
+import { refusal } from '../../../test/support/refusal.js';
+import { hashSecret } from '../../core/ids.js';
+
+// GitHub and Google sign-in against stand-ins on loopback: a real OpenID Connect provider
+// (oidc-provider, certified) for Google, and a small OAuth 2.0 server speaking GitHub's endpoints.
+
+let platform: Platform;
+let oidcServer: Server;
+let github: Server;
+let oidcProvider: InstanceType<typeof Provider>;
+
+/** The people the stand-ins know, by login: what each provider says about them. */
+const googleAccounts = new Map<string, { email: string; email_verified: boolean; picture?: string }>();
+let nextGithubUser: { id: number; avatar_url: string; emails: { email: string; verified: boolean; primary: boolean }[] } | null = null;
+
+const listen = async (server: Server) => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
+
+/** GitHub's authorize, token and API endpoints, PKCE enforced, codes single use. */
+function githubStandIn(): Server {
+  const codes = new Map<string, { challenge: string; redirectUri: string; user: NonNullable<typeof nextGithubUser>; used: boolean }>();
+  const tokens = new Map<string, NonNullable<typeof nextGithubUser>>();
+  const json = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const bodyOf = (req: IncomingMessage) => new Promise<URLSearchParams>((resolve) => {
+    let text = '';
+    req.on('data', (c) => (text += c)).on('end', () => resolve(new URLSearchParams(text)));
+  });
+  return createServer(async (req, res) => {
+    const url = new URL(req.url!, 'http://x');
+    if (url.pathname === '/login/oauth/authorize') {
+      if (url.searchParams.get('code_challenge_method') !== 'S256' || !url.searchParams.get('code_challenge')) return json(res, 400, { error: 'pkce required' });
+      const code = randomUUID();
+      codes.set(code, { challenge: url.searchParams.get('code_challenge')!, redirectUri: url.searchParams.get('redirect_uri')!, user: nextGithubUser!, used: false });
+      const back = new URL(url.searchParams.get('redirect_uri')!);
+      back.searchParams.set('code', code);
+      back.searchParams.set('state', url.searchParams.get('state')!);
+      return res.writeHead(302, { location: back.href }).end();
+    }
+    if (url.pathname === '/login/oauth/access_token' && req.method === 'POST') {
+      const form = await bodyOf(req);
+      const grant = codes.get(form.get('code') ?? '');
+      if (form.get('client_id') !== 'gh-client' || form.get('client_secret') !== 'gh-secret') return json(res, 401, { error: 'invalid_client' });
+      if (!grant || grant.used) return json(res, 400, { error: 'invalid_grant', error_description: 'bad or used code' });
+      grant.used = true;
+      const verifier = form.get('code_verifier');
+      if (!verifier || createHash('sha256').update(verifier).digest('base64url') !== grant.challenge) return json(res, 400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
+      if (form.get('redirect_uri') !== grant.redirectUri) return json(res, 400, { error: 'invalid_grant', error_description: 'redirect_uri' });
+      const token = randomUUID();
+      tokens.set(token, grant.user);
+      return json(res, 200, { access_token: token, token_type: 'bearer', scope: 'read:user,user:email' });
+    }
+    const user = tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
+    if (!user) return json(res, 401, { message: 'Bad credentials' });
+    if (url.pathname === '/user') return json(res, 200, { id: user.id, login: `u${user.id}`, avatar_url: user.avatar_url, email: null });
+    if (url.pathname === '/user/emails') return json(res, 200, user.emails);
+    json(res, 404, {});
+  });
+}
+
+beforeAll(async () => {
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => s.writeHead(503).end();
+  oidcServer = createServer((req, res) => handler(req, res));
+  const issuer = await listen(oidcServer);
+  github = githubStandIn();
+  const githubUrl = await listen(github);
+  platform = await startPlatform({
+    env: {
+      GITHUB_CLIENT_ID: 'gh-client', GITHUB_CLIENT_SECRET: 'gh-secret', GITHUB_URL: githubUrl, GITHUB_API_URL: githubUrl,
+      GOOGLE_CLIENT_ID: 'google-client', GOOGLE_CLIENT_SECRET: 'google-secret-google-secret-google-secret', GOOGLE_ISSUER: issuer,
+    },
+  });
+  oidcProvider = new Provider(issuer, {
+    clients: [{
+      client_id: 'google-client', client_secret: 'google-secret-google-secret-google-secret',
+      redirect_uris: [`${platform.baseUrl}/api/auth/google/callback`], token_endpoint_auth_method: 'client_secret_post',
+    }],
+    pkce: { required: () => true },
+    conformIdTokenClaims: false,
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['picture'] },
+    findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id, ...googleAccounts.get(id) }) }),
+    cookies: { keys: ['test-cookie-key-test-cookie-key'] },
+    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
+  });
+  handler = oidcProvider.callback();
+});
+afterAll(async () => {
+  await platform?.close();
+  await new Promise((r) => oidcServer?.close(r));
+  await new Promise((r) => github?.close(r));
+});
+
+/** A cookie jar for one browser's visit to the provider. */
+class Jar {
+  private cookies = new Map<string, string>();
+  take(res: Response) {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const i = pair.indexOf('=');
+      this.cookies.set(pair.slice(0, i), pair.slice(i + 1));
+    }
+  }
+  header = () => [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+}
+
+/**
+ * The browser's walk through the provider: from the authorize address, through the stand-in's
+ * login and consent forms as `login`, to the platform's callback address (returned, not opened).
+ */
+async function throughProvider(start: string, login: string): Promise<string> {
+  const jar = new Jar();
+  let url = start;
+  let form: URLSearchParams | null = null;
+  for (let i = 0; i < 12; i++) {
+    if (url.startsWith(platform.baseUrl)) return url;
+    const res: Response = await fetch(url, {
+      redirect: 'manual', method: form ? 'POST' : 'GET', body: form ?? undefined,
+      headers: { cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    });
+    jar.take(res);
+    form = null;
+    if (res.status >= 300 && res.status < 400) {
+      url = new URL(res.headers.get('location')!, url).href;
+      continue;
+    }
+    const html: string = await res.text();
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+    if (!action) throw new Error(`the provider answered ${res.status}: ${html.slice(0, 300)}`);
+    const prompt: string = /name="prompt" value="(\w+)"/.exec(html)![1];
+    form = new URLSearchParams(prompt === 'login' ? { prompt, login, password: 'any' } : { prompt });
+    url = new URL(action, url).href;
+  }
+  throw new Error('too many steps at the provider');
+}
+
+/** The browser's cookie binding it to the flow it started (the state, path /api/auth/). */
+let stateCookie: string | null = null;
+
+const start = async (provider: string, token?: string) => {
+  const res = await platform.fetch(`/api/auth/${provider}/start`, { method: 'POST', token });
+  expect(res.status).toBe(200);
+  stateCookie = res.headers.getSetCookie().find((c) => c.startsWith('pp_oauth_state='))!.split(';')[0];
+  return res.body.url as string;
+};
+
+/** Opens the callback address as the browser that started the flow would; the session cookie when it signs in. */
+async function callback(url: string, sent = stateCookie) {
+  const res = await fetch(url, { redirect: 'manual', headers: sent ? { cookie: sent } : {} });
+  const session = res.headers.getSetCookie().find((c) => c.startsWith('__Host-pp_session='));
+  const cookie = session?.split(';')[0] ?? null;
+  return { status: res.status, location: res.headers.get('location'), cookie, body: res.status >= 400 ? await res.json() : null };
+}
+
+const accountWith = async (cookie: string) => (await platform.fetch('/api/me/account', { headers: { cookie } })).body;
+
+describe('Google (OpenID Connect, a local oidc-provider)', () => {
+  it('signs in a new person with a verified email; the avatar is the picture until a photo is uploaded', async () => {
+    const email = `g-${randomUUID()}@example.com`;
+    const login = randomUUID();
+    googleAccounts.set(login, { email, email_verified: true, picture: 'https://images.example/g.png' });
+    const authorize = await start('google');
+    expect(new URL(authorize).searchParams.get('code_challenge_method')).toBe('S256');
+    expect(new URL(authorize).searchParams.get('nonce')).toBeTruthy();
+    const back = await callback(await throughProvider(authorize, login));
+    expect(back).toMatchObject({ status: 302, location: '/' });
+    expect(await accountWith(back.cookie!)).toMatchObject({ email, emailVerified: true, image: 'https://images.example/g.png', providerImage: true, photo: null });
+    const sessions = (await platform.fetch('/api/me/sessions', { headers: { cookie: back.cookie! } })).body;
+    expect(sessions[0]).toMatchObject({ current: true, signInMethod: 'google' });
+    const signIns = (await platform.fetch('/api/me/sign-in', { headers: { cookie: back.cookie! } })).body;
+    expect(signIns.providers).toEqual([{ provider: 'github', setUp: true, linked: false }, { provider: 'google', setUp: true, linked: true }]);
+  });
+
+  it('signs in to an existing person only when the provider says the email is verified', async () => {
+    const existing = await platform.person({ name: 'Existing' });
+    const unverified = randomUUID();
+    googleAccounts.set(unverified, { email: existing.email, email_verified: false });
+    const refused = await callback(await throughProvider(await start('google'), unverified));
+    expect(refused).toMatchObject({ status: 422, cookie: null, body: { reason: 'provider' } });
+
+    const verified = randomUUID();
+    googleAccounts.set(verified, { email: existing.email, email_verified: true });
+    const back = await callback(await throughProvider(await start('google'), verified));
+    expect(back.status).toBe(302);
+    expect((await accountWith(back.cookie!)).userId).toBe((await existing.client.call('whoami')).userId);
+  });
+
+  it('refuses a wrong state, a reused code and a missing PKCE verifier', async () => {
+    const login = randomUUID();
+    googleAccounts.set(login, { email: `s-${randomUUID()}@example.com`, email_verified: true });
+
+    // Wrong state: the callback address with a state this platform never issued.
+    const arrived = new URL(await throughProvider(await start('google'), login));
+    const forged = new URL(arrived);
+    forged.searchParams.set('state', 'not-ours');
+    expect(await callback(forged.href)).toMatchObject({ status: 422, body: { reason: 'state' } });
+    expect(await callback(forged.href, 'pp_oauth_state=not-ours')).toMatchObject({ status: 422, body: { reason: 'state' } });
+    // Another browser (no state cookie, or another flow's) cannot use this callback address.
+    expect(await callback(arrived.href, null)).toMatchObject({ status: 422, body: { reason: 'state' } });
+    const mine = stateCookie;
+    await start('google');
+    expect(await callback(arrived.href)).toMatchObject({ status: 422, body: { reason: 'state' } });
+    stateCookie = mine;
+    // The real one still works once; the same address again is a spent state.
+    expect((await callback(arrived.href)).status).toBe(302);
+    expect(await callback(arrived.href)).toMatchObject({ status: 422, body: { reason: 'state' } });
+
+    // A reused code under a fresh state: the provider refuses it.
+    const fresh = new URL(await throughProvider(await start('google'), login));
+    const reused = new URL(fresh);
+    reused.searchParams.set('code', arrived.searchParams.get('code')!);
+    expect(await callback(reused.href)).toMatchObject({ status: 422, body: { reason: 'provider' } });
+
+    // A missing verifier: the state's PKCE verifier lost, the provider refuses the code.
+    const third = new URL(await throughProvider(await start('google'), login));
+    await platform.deps.sql`update oauth_states set code_verifier = '' where state_hash = ${hashSecret(third.searchParams.get('state')!)}`;
+    expect(await callback(third.href)).toMatchObject({ status: 422, body: { reason: 'provider' } });
+  });
+});
+
+describe('GitHub (a local OAuth 2.0 server)', () => {
+  it('signs in with the primary verified address; links, and disconnect refuses the only way in', async () => {
+    const email = `gh-${randomUUID()}@example.com`;
+    nextGithubUser = { id: Math.floor(Math.random() * 1e9), avatar_url: 'https://avatars.example/1', emails: [
+      { email: `other-${randomUUID()}@example.com`, verified: false, primary: false }, { email, verified: true, primary: true },
+    ] };
+    const back = await callback(await throughProvider(await start('github'), 'n/a'));
+    expect(back).toMatchObject({ status: 302, location: '/' });
+    const me = await accountWith(back.cookie!);
+    expect(me).toMatchObject({ email, providerImage: true, image: 'https://avatars.example/1' });
+
+    const headers = { cookie: back.cookie!, origin: platform.baseUrl };
+    const only = await platform.fetch('/api/me/sign-in/github/disconnect', { method: 'POST', headers });
+    expect(only).toMatchObject({ status: 422, body: { reason: 'only-way-in' } });
+    expect((await platform.fetch('/api/me/sign-in/google/disconnect', { method: 'POST', headers })).status).toBe(404);
+
+    // With a passkey as another way in, it disconnects; the avatar goes with it.
+    await platform.deps.sql`insert into passkeys (person_id, credential_id, public_key) values (${me.userId}, ${`c-${randomUUID()}`}, ${Buffer.from('k')})`;
+    const after = await platform.fetch('/api/me/sign-in/github/disconnect', { method: 'POST', headers });
+    expect(after.status).toBe(200);
+    expect(after.body.providers[0]).toEqual({ provider: 'github', setUp: true, linked: false });
+    expect(await accountWith(back.cookie!)).toMatchObject({ image: null, providerImage: false });
+  });
+
+  it('refuses an account whose addresses are all unverified, and links to the signed-in person who asks', async () => {
+    nextGithubUser = { id: Math.floor(Math.random() * 1e9), avatar_url: 'https://avatars.example/2', emails: [{ email: `u-${randomUUID()}@example.com`, verified: false, primary: true }] };
+    expect(await callback(await throughProvider(await start('github'), 'n/a'))).toMatchObject({ status: 422, body: { reason: 'provider' } });
+
+    const me = await platform.person();
+    const back = await callback(await throughProvider(await start('github', me.token), 'n/a'));
+    expect(back.status).toBe(302);
+    expect((await accountWith(back.cookie!)).userId).toBe((await me.client.call('whoami')).userId);
+    expect((await me.client.call('signIns')).providers[0]).toMatchObject({ provider: 'github', linked: true });
+  });
+
+  it('answers 404 for a provider that is not set up or unknown', async () => {
+    const bare = await startPlatform();
+    try {
+      expect((await bare.fetch('/api/auth/github/start', { method: 'POST' })).status).toBe(404);
+      const me = await bare.person();
+      expect((await me.client.call('signIns')).providers).toEqual([{ provider: 'github', setUp: false, linked: false }, { provider: 'google', setUp: false, linked: false }]);
+    } finally {
+      await bare.close();
+    }
+    expect((await platform.fetch('/api/auth/myspace/start', { method: 'POST' })).status).toBe(404);
+    expect((await refusal((await platform.person()).client.call('disconnect', { params: { provider: 'myspace' } }))).status).toBe(404);
+  });
+});
