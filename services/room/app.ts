@@ -3,8 +3,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createRoom, type RoomDeps } from './room-server.js';
 
 /**
- * The room on its own, as production runs it: the load balancer sends `/r/`, `/preview/` and
- * `/room/` on the platform origin, and every content-origin host, here. (In development the api
+ * The room on its own, as production runs it: the load balancer sends `/r/`, `/preview/`, `/p/`
+ * and `/room/` on the platform origin, and every content-origin host, here. (In development the api
  * serves the same routes itself.)
  */
 export async function buildRoomApp(deps: RoomDeps): Promise<FastifyInstance> {
