@@ -130,6 +130,14 @@ describe('the connector', () => {
     const token = await connectorToken(person);
     expect((await platform.fetch('/api/me/account', { token })).status).toBe(401);
     expect((await platform.fetch('/api/me/connector-tokens', { method: 'POST', token, json: {} })).status).toBe(401);
+
+    // Listed and ended with the person's sessions: the connection stops at once.
+    const client = await connect(token);
+    const listed = (await person.client.call('sessions')).find((s) => s.device === 'AI-assistant connector');
+    expect(listed).toMatchObject({ current: false, signInMethod: 'connector' });
+    await person.client.call('revokeSession', { params: { sessionId: listed!.id } });
+    await expect(client.listTools()).rejects.toThrow();
+    await expect(connect(token)).rejects.toThrow();
   });
 
   it("walls a connection of workspace A off from everything of workspace B, through every tool that takes an id", async () => {
