@@ -1,6 +1,7 @@
 import type { Db, Sql } from '../core/db.js';
 import { photoPrefix } from './people.sql.js';
 import { logoPrefix } from './brand.sql.js';
+import { holdSlugsOf } from './projects.sql.js';
 import { objectPrefixesOfProject } from './project-objects.sql.js';
 
 // Deleting an account (spec 3 Account, 4.6 deletable/deleteAccount): the rows go in one
@@ -64,6 +65,12 @@ export async function deleteAccountRows(sql: Sql, personId: string, confirm: str
     for (const { id } of projects) prefixes.push(...(await objectPrefixesOfProject(tx, id)));
     const [purge] = await tx<{ id: string }[]>`insert into account_purges (prefixes) values (${prefixes}) returning id`;
 
+    // Their room addresses and public handle stay held from others, as if deleted one by one.
+    await holdSlugsOf(tx, workspaceIds);
+    await tx`
+      insert into released_handles (handle, person_id, released_at)
+      select handle, null, now() from people where id = ${personId} and handle is not null
+      on conflict (handle) do update set person_id = null, released_at = now()`;
     await tx`delete from workspaces where id = any(${workspaceIds}::uuid[])`;
     await tx`delete from email_sign_ins where email = ${person.email}`;
     await tx`delete from invitations where email = ${person.email}`;

@@ -38,8 +38,22 @@ export async function slugHeld(sql: Db, slug: string): Promise<boolean> {
   const [row] = await sql`
     select 1 from projects
     where slug = ${slug} and (deleted_at is null or deleted_at > now() - make_interval(days => ${slugHoldDays}))
+    union all
+    select 1 from slug_holds where slug = ${slug} and held_until > now()
     limit 1`;
   return Boolean(row);
+}
+
+/**
+ * Before projects' rows go for good (their account deleted), their slugs are held as long as a
+ * deleted project's would be: 30 days from its deletion, or from now for one still live.
+ */
+export async function holdSlugsOf(tx: Db, workspaceIds: string[]) {
+  await tx`
+    insert into slug_holds (slug, held_until)
+    select slug, max(coalesce(deleted_at, now())) + make_interval(days => ${slugHoldDays}) from projects
+    where workspace_id = any(${workspaceIds}::uuid[]) group by slug
+    on conflict (slug) do update set held_until = greatest(slug_holds.held_until, excluded.held_until)`;
 }
 
 export async function countProjects(sql: Db, workspaceId: string): Promise<number> {

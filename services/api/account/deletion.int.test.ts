@@ -140,6 +140,22 @@ describe('deleteAccount', () => {
     expect(await sql()`select 1 from memberships where workspace_id = ${hostTeam}`).toHaveLength(1);
   });
 
+  it("keeps the deleted account's room addresses and handle from others for 30 days", async () => {
+    const me = await platform.person({ plan: 'studio' });
+    const handle = `gone-${crypto.randomUUID().slice(0, 8)}`;
+    await me.client.call('setProfile', { body: { handle, bio: null } });
+    const project = await me.client.call('createProject', { body: { slug: `gone-${crypto.randomUUID().slice(0, 8)}`, name: 'Was mine' } });
+    await me.client.call('deleteProject', { params: { projectId: project.id }, body: { confirm: project.slug } });
+    expect(await me.client.call('deleteAccount', { body: { confirm: me.email } })).toEqual({ deleted: true });
+    expect(await sql()`select 1 from projects where slug = ${project.slug}`).toHaveLength(0);
+
+    const next = await platform.person({ plan: 'studio' });
+    expect(await refusal(next.client.call('createProject', { body: { slug: project.slug, name: 'Stand-in' } }))).toMatchObject({ status: 409, body: { reason: 'taken' } });
+    expect(await refusal(next.client.call('setProfile', { body: { handle, bio: null } }))).toMatchObject({ status: 422, body: { reason: 'taken' } });
+    await sql()`update slug_holds set held_until = now() - interval '1 second' where slug = ${project.slug}`;
+    expect((await next.client.call('createProject', { body: { slug: project.slug, name: 'Now free' } })).slug).toBe(project.slug);
+  });
+
   it('a purge whose job was lost is run by the sweep, once; running it again removes nothing', async () => {
     const me = await platform.person();
     const personId = await idOf(me);
