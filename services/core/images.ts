@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { refused } from './errors.js';
 
 // Images people send (comment screenshots, logos; covers and photos later) are judged by their
 // bytes, never by a name or a declared type, and stored only as re-encoded here: what the
@@ -74,4 +75,16 @@ export async function reencodeImage(bytes: Buffer, rules: ImageRules): Promise<C
     throw new ImageRefused('the image could not be decoded');
   });
   return { bytes: out.data, type: header.type, width: out.info.width, height: out.info.height };
+}
+
+/**
+ * `reencodeImage`, refused as the api answers an image that does not do: 422 `file`, naming
+ * `what` ("the logo", "the photo", a build file's path) and the limit it missed.
+ */
+export async function reencodeOrRefuse(bytes: Buffer, rules: ImageRules, what: string): Promise<CheckedImage> {
+  try {
+    return await reencodeImage(bytes, rules);
+  } catch (err) {
+    throw err instanceof ImageRefused ? refused(422, 'file', `${what}: ${err.message}`) : err;
+  }
 }

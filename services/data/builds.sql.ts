@@ -18,6 +18,13 @@ export interface BuildRow {
   createdAt: Date;
 }
 
+/** The kind of the project's live build; null without one. */
+export async function liveBuildKind(sql: Db, project: { liveBuildId: string | null }): Promise<'static' | 'container' | null> {
+  if (!project.liveBuildId) return null;
+  const [build] = await sql<{ kind: 'static' | 'container' }[]>`select kind from builds where id = ${project.liveBuildId}`;
+  return build?.kind ?? null;
+}
+
 /** Static files of a build live under this prefix; nothing is served before the build row exists. */
 export const buildFilesPrefix = (buildId: string) => `builds/${buildId}/files/`;
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Sql } from '../../core/db.js';
-import { notFound, refused } from '../../core/errors.js';
-import { ImageRefused, reencodeImage } from '../../core/images.js';
+import { notFound } from '../../core/errors.js';
+import { reencodeOrRefuse } from '../../core/images.js';
 import type { Storage } from '../../core/storage.js';
 import { isUuid } from '../../core/ids.js';
 import { sharesWorkspace } from '../../data/teams.sql.js';
@@ -16,13 +16,7 @@ export const photoLimits = { maxBytes: 2 * 1024 * 1024, maxSide: 4096 };
 export const photoKey = (personId: string, hash: string) => `${photoPrefix(personId)}${hash}`;
 
 export async function savePhoto(sql: Sql, storage: Storage, personId: string, bytes: Buffer) {
-  let image;
-  try {
-    image = await reencodeImage(bytes, { types: ['image/png', 'image/jpeg', 'image/webp'], ...photoLimits });
-  } catch (err) {
-    if (err instanceof ImageRefused) throw refused(422, 'file', `the photo: ${err.message}`);
-    throw err;
-  }
+  const image = await reencodeOrRefuse(bytes, { types: ['image/png', 'image/jpeg', 'image/webp'], ...photoLimits }, 'the photo');
   const hash = createHash('sha256').update(image.bytes).digest('hex');
   await storage.put(photoKey(personId, hash), image.bytes, { contentType: image.type, size: image.bytes.length });
   const before = await rememberPhoto(sql, personId, hash);
@@ -36,12 +30,10 @@ export async function removePhoto(sql: Sql, storage: Storage, personId: string) 
   if (before) await storage.deletePrefix(photoKey(personId, before));
 }
 
-/** The photo of `userId` for `viewerId`: 404 when there is none or they share no workspace. */
-export async function photoFor(sql: Sql, storage: Storage, viewerId: string, userId: string) {
+/** Where the photo of `userId` is, for `viewerId`: 404 when there is none or they share no workspace. */
+export async function photoFor(sql: Sql, viewerId: string, userId: string) {
   if (!isUuid(userId)) throw notFound();
   const hash = await photoOf(sql, userId);
   if (!hash || !(await sharesWorkspace(sql, viewerId, userId))) throw notFound();
-  const object = await storage.get(photoKey(userId, hash));
-  if (!object) throw notFound();
-  return { ...object, hash };
+  return { key: photoKey(userId, hash), hash };
 }

@@ -3,8 +3,10 @@ import { notFound } from '../../core/errors.js';
 import { composeLook, effectiveOf } from '../../core/room-theme.js';
 import { workspaceLook } from '../../data/brand-look.js';
 import { brandOf } from '../../data/brand.sql.js';
-import { workspacesOf } from '../../data/workspaces.sql.js';
+import { asMember } from '../workspaces/team-access.js';
 import type { Handlers } from '../routing/handler.js';
+import { imageBody } from '../routing/image-body.js';
+import { logoRules } from '../../core/images.js';
 import { brandView, themeStateView } from './brand-views.js';
 import { assertMayBrand, checkLook, receiveLogo, removeLogo, resetTheme, setBrand, setTheme } from './brand.service.js';
 
@@ -19,7 +21,7 @@ export const brandHandlers: Handlers = {
   },
   uploadLogo: async ({ deps, auth, req }) => {
     await assertMayBrand(deps.sql, auth);
-    await receiveLogo(deps.sql, deps.storage, auth.workspaceId, req.headers['content-length'], req.raw);
+    await receiveLogo(deps.sql, deps.storage, auth.workspaceId, await imageBody(req, logoRules.maxBytes, 'the logo'));
     return brandView(await workspaceLook(deps.sql, auth.workspaceId));
   },
   removeLogo: async ({ deps, auth }) => {
@@ -47,8 +49,7 @@ export const brandHandlers: Handlers = {
 
   /** To the workspace's members (any of their workspaces, not only the active one); rooms have their own address. */
   workspaceLogo: async ({ deps, auth, params, req, reply }) => {
-    const member = (await workspacesOf(deps.sql, auth.personId)).some((w) => w.id === params.workspaceId);
-    if (!member) throw notFound();
+    await asMember(deps.sql, auth.personId, params.workspaceId);
     const { logo } = await brandOf(deps.sql, params.workspaceId);
     if (!logo) throw notFound();
     const sent = await sendStoredImage(req, reply, deps.storage, logo, 'private, no-cache');

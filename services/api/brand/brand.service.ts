@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import type { Theme } from '../../contract/resources/brand.js';
 import type { Sql } from '../../core/db.js';
-import { Refusal, refused, roleCannot } from '../../core/errors.js';
-import { ImageRefused, logoRules, reencodeImage } from '../../core/images.js';
+import { Refusal, roleCannot } from '../../core/errors.js';
+import { logoRules, reencodeOrRefuse } from '../../core/images.js';
 import { composeLook, problemsOf, type ContrastProblem, type LookAsked } from '../../core/room-theme.js';
 import type { Storage } from '../../core/storage.js';
 import { brandOf, forgetLogo, logoKey, saveBrandWords, saveLogo, saveTheme } from '../../data/brand.sql.js';
@@ -61,13 +60,9 @@ export const resetTheme = (sql: Sql, workspaceId: string) => saveTheme(sql, work
  * byte is read), then the bytes judged and re-encoded (images.ts), stored under their hash, and
  * the logo they replace deleted once the row points at the new one.
  */
-export async function receiveLogo(sql: Sql, storage: Storage, workspaceId: string, contentLength: string | undefined, body: Readable) {
-  if (contentLength === undefined) throw new Refusal(411, 'length required');
-  if (!/^\d+$/.test(contentLength)) throw refused(422, 'file', 'the logo: Content-Length must be a number of bytes');
-  if (Number(contentLength) > logoRules.maxBytes) throw refused(422, 'file', `the logo: the image is ${contentLength} bytes; at most ${logoRules.maxBytes} are taken`);
-  const image = await reencodeImage(await readAll(body), logoRules).catch((err: unknown) => {
-    throw err instanceof ImageRefused ? refused(422, 'file', `the logo: ${err.message}`) : err;
-  });
+/** The logo's bytes (read by `imageBody`, within `logoRules.maxBytes`), checked and stored. */
+export async function receiveLogo(sql: Sql, storage: Storage, workspaceId: string, bytes: Buffer) {
+  const image = await reencodeOrRefuse(bytes, logoRules, 'the logo');
   const hash = createHash('sha256').update(image.bytes).digest('base64url').slice(0, 32);
   const key = logoKey(workspaceId, hash);
   await storage.put(key, image.bytes, { contentType: image.type, size: image.bytes.length });
@@ -79,11 +74,4 @@ export async function receiveLogo(sql: Sql, storage: Storage, workspaceId: strin
 export async function removeLogo(sql: Sql, storage: Storage, workspaceId: string) {
   const key = await sql.begin((tx) => forgetLogo(tx, workspaceId));
   if (key) await storage.deletePrefix(key).catch(() => {});
-}
-
-/** The body, whole: its length was declared and checked, and Node stops at the declared length. */
-async function readAll(body: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }

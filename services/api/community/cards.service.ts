@@ -9,6 +9,7 @@ import { cardOf, saveCardWords, setCardOutcome, type CardRow } from '../../data/
 import { countActions, lockFor, recordAction } from '../../data/community-actions.sql.js';
 import { noticeWorkspace } from '../../data/notices.sql.js';
 import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
+import { liveBuildKind } from '../../data/builds.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import type { SessionAuth } from '../../data/sessions.sql.js';
 import { checkSlugWords, checkWords, merge, type Checked } from './listing-checks.js';
@@ -100,12 +101,11 @@ async function blockedNotice(tx: Db, config: Config, project: ProjectRow, checke
   });
 }
 
-/** Every check a listing runs: the words, the slug and a static live build's pages. */
-export async function listingChecks(sql: Sql, storage: Storage, project: ProjectRow, card: { title: string; line: string }): Promise<Checked> {
+/** Every check a listing runs: the words, the slug and the pages of a static live build (`liveKind`). */
+export async function listingChecks(storage: Storage, project: ProjectRow, liveKind: 'static' | 'container' | null, card: { title: string; line: string }): Promise<Checked> {
   const words = checkCardWords({ ...card, slug: project.slug });
-  if (!project.liveBuildId) return words;
-  const [build] = await sql<{ kind: 'static' | 'container' }[]>`select kind from builds where id = ${project.liveBuildId}`;
-  if (build.kind === 'container') {
+  if (!project.liveBuildId || !liveKind) return words;
+  if (liveKind === 'container') {
     return merge(words, { blocked: [], warnings: [{ part: 'pages', reason: 'credentials', detail: "a container demo's pages are not read (its bundle is never unpacked): what it shows is the builder's to answer for" }] });
   }
   return merge(words, await checkBuildPages(storage, project.liveBuildId));
@@ -122,10 +122,10 @@ export async function listProject(sql: Sql, storage: Storage, config: Config, au
   if (!card0) throw refused(422, 'unfinished', 'save a card (title and line) first');
   if (!project.liveBuildId) throw refused(422, 'unfinished', 'make a build live first');
   const plan = await planNameOf(sql, auth.workspaceId);
-  const [build] = await sql<{ kind: string }[]>`select kind from builds where id = ${project.liveBuildId}`;
-  if (build.kind === 'container' && planOf(plan).staticOnly) throw planLimit('containers', plan);
+  const liveKind = await liveBuildKind(sql, project);
+  if (liveKind === 'container' && planOf(plan).staticOnly) throw planLimit('containers', plan);
   if (card0.status === 'listed' && card0.listedBuildId === project.liveBuildId) return readCard(sql, config, auth.workspaceId, project.id);
-  const checked = card0.takenOffAt ? null : await listingChecks(sql, storage, project, card0);
+  const checked = card0.takenOffAt ? null : await listingChecks(storage, project, liveKind, card0);
   await sql.begin(async (tx) => {
     await lockFor(tx, `workspace:${auth.workspaceId}`);
     overLimit(await countActions(tx, 'workspace', { kind: 'list', workspaceId: auth.workspaceId }, 24), limits.listingsADay, `at most ${limits.listingsADay} listing requests a day`);
@@ -151,7 +151,7 @@ export async function rehearseListing(sql: Sql, storage: Storage, workspaceId: s
   if (!project.liveBuildId) said.push('Make a build live first.');
   if (!card || !project.liveBuildId) return { outcome: 'refused' as const, findings: [], warnings: [], said };
   if (card.status === 'listed' && card.listedBuildId === project.liveBuildId) return { outcome: 'already' as const, findings: [], warnings: card.warnings, said: ['Listed already.'] };
-  const checked = await listingChecks(sql, storage, project, card);
+  const checked = await listingChecks(storage, project, await liveBuildKind(sql, project), card);
   if (card.takenOffAt) said.push('This card was taken off by the platform before: a new listing waits for a review.');
   const outcome = card.takenOffAt ? 'pending' as const : checked.blocked.length ? 'blocked' as const : 'listed' as const;
   for (const f of checked.blocked) said.push(`The ${f.part} would block the listing: ${f.detail}.`);

@@ -3,6 +3,7 @@ import type { Config } from '../../core/config.js';
 import type { Handlers } from '../routing/handler.js';
 import { listings, listNotices, readNotices, reportProject } from './community.service.js';
 import { publicCover } from './covers.service.js';
+import { sendStoredImage } from '../../core/http/send-stored-image.js';
 import { notFound } from '../../core/errors.js';
 import { publicListings } from '../../data/cards.sql.js';
 import { createCommunityPass } from '../../data/preview-passes.sql.js';
@@ -35,15 +36,10 @@ export const communityHandlers: Handlers = {
     return listings(deps.sql, deps.config);
   },
   communityCover: async ({ deps, params, req, reply }) => {
-    const cover = await publicCover(deps.sql, deps.storage, params.slug);
-    const etag = `"${cover.hash}"`;
+    const cover = await publicCover(deps.sql, params.slug);
     allowSite(deps.config, req, reply);
-    reply.header('etag', etag).header('cache-control', 'public, max-age=60').header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; sandbox");
-    if (req.headers['if-none-match'] === etag) {
-      cover.body.destroy();
-      return reply.status(304).send();
-    }
-    return reply.header('content-type', cover.type).header('content-length', String(cover.size)).send(cover.body);
+    const sent = await sendStoredImage(req, reply, deps.storage, cover, 'public, max-age=60');
+    if (!sent) throw notFound();
+    return sent;
   },
 };

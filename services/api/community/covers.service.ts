@@ -1,10 +1,11 @@
+import { buffer } from 'node:stream/consumers';
 import { createHash } from 'node:crypto';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { notFound, refused } from '../../core/errors.js';
-import { ImageRefused, reencodeImage, type CheckedImage } from '../../core/images.js';
+import { reencodeOrRefuse, type CheckedImage } from '../../core/images.js';
 import type { Storage } from '../../core/storage.js';
-import { buildFilesPrefix } from '../../data/builds.sql.js';
+import { buildFilesPrefix, liveBuildKind } from '../../data/builds.sql.js';
 import { cardOf, coverPrefix, publicListings, setCover } from '../../data/cards.sql.js';
 import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
 import { readCard } from './cards.service.js';
@@ -19,14 +20,7 @@ export const coverLimits = { maxBytes: 1024 * 1024, maxSide: 4096 };
 const coverTypes = ['image/png', 'image/jpeg', 'image/webp'] as const;
 export const coverKey = (projectId: string, hash: string) => `${coverPrefix(projectId)}${hash}`;
 
-async function checkedCover(bytes: Buffer, what: string): Promise<CheckedImage> {
-  try {
-    return await reencodeImage(bytes, { types: [...coverTypes], ...coverLimits });
-  } catch (err) {
-    if (err instanceof ImageRefused) throw refused(422, 'file', `${what}: ${err.message}`);
-    throw err;
-  }
-}
+const checkedCover = (bytes: Buffer, what: string) => reencodeOrRefuse(bytes, { types: [...coverTypes], ...coverLimits }, what);
 
 async function cardFor(sql: Sql, workspaceId: string, projectId: string) {
   const project = await projectIn(sql, workspaceId, projectId);
@@ -62,8 +56,7 @@ export async function removeCover(sql: Sql, storage: Storage, config: Config, wo
 /** A file of the live static build, by its path; 422 file when there is none to read. */
 async function buildFile(sql: Sql, storage: Storage, project: ProjectRow, path: string) {
   if (!project.liveBuildId) throw refused(422, 'file', 'the project has no live build');
-  const [build] = await sql<{ kind: string }[]>`select kind from builds where id = ${project.liveBuildId}`;
-  if (build.kind !== 'static') throw refused(422, 'file', "a container build is never unpacked, so its files cannot be read");
+  if ((await liveBuildKind(sql, project)) !== 'static') throw refused(422, 'file', "a container build is never unpacked, so its files cannot be read");
   const clean = path.replace(/^\/+/, '');
   if (!clean || clean.split('/').some((s) => s === '..' || s === '.' || s === '')) throw refused(422, 'file', 'name a file of the build, such as /img/cover.png');
   const object = await storage.get(buildFilesPrefix(project.liveBuildId) + clean);
@@ -72,9 +65,7 @@ async function buildFile(sql: Sql, storage: Storage, project: ProjectRow, path: 
     object.body.destroy();
     throw refused(422, 'file', `${path} is ${object.size} bytes; at most ${coverLimits.maxBytes} are taken`);
   }
-  const chunks: Buffer[] = [];
-  for await (const chunk of object.body) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  return buffer(object.body);
 }
 
 /** checkBuildCover: whether a file of the live build would do as the cover, read by its bytes. */
@@ -93,11 +84,9 @@ export async function coverFromBuild(sql: Sql, storage: Storage, config: Config,
   return readCard(sql, config, workspaceId, project.id);
 }
 
-/** The cover of a listed project, for anyone; 404 when not listed or without one. */
-export async function publicCover(sql: Sql, storage: Storage, slug: string) {
+/** Where the cover of a listed project is, for anyone; 404 when not listed or without one. */
+export async function publicCover(sql: Sql, slug: string) {
   const [listed] = await publicListings(sql, { slug });
   if (!listed?.coverHash) throw notFound();
-  const object = await storage.get(coverKey(listed.projectId, listed.coverHash));
-  if (!object) throw notFound();
-  return { ...object, type: listed.coverType!, hash: listed.coverHash };
+  return { key: coverKey(listed.projectId, listed.coverHash), type: listed.coverType!, hash: listed.coverHash };
 }

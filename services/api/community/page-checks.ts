@@ -1,3 +1,4 @@
+import { buffer } from 'node:stream/consumers';
 import { Parser } from 'htmlparser2';
 import { getDomain } from 'tldts';
 import type { Storage } from '../../core/storage.js';
@@ -53,9 +54,7 @@ export async function checkBuildPages(storage: Storage, buildId: string): Promis
   for (const page of pages) {
     const object = await storage.get(page.key);
     if (!object) continue;
-    const chunks: Buffer[] = [];
-    for await (const chunk of object.body) chunks.push(chunk as Buffer);
-    results.push(checkPage(Buffer.concat(chunks).toString('utf8'), `/${page.key.slice(prefix.length)}`));
+    results.push(checkPage((await buffer(object.body)).toString('utf8'), `/${page.key.slice(prefix.length)}`));
   }
   return merge(...results);
 }

@@ -46,18 +46,27 @@ function partsOf(def: RouteDef, args: Record<string, unknown>) {
 /** Handlers of JSON routes only set headers on the reply; the connector's reply has none to set. */
 const headerlessReply = { header() { return this; }, status() { return this; }, sent: false } as unknown as FastifyReply;
 
+/**
+ * Each tool's name, description and schemas, made once from the route table: the server itself
+ * is made anew for every request (stateless), its tools' definitions need not be.
+ */
+const toolSpecs = (Object.entries(connectorTools) as [Operation, (typeof connectorTools)[Operation]][]).flatMap(([operation, choice]) => {
+  if (!('tool' in choice)) return [];
+  const def = routes[operation] as RouteDef;
+  const changes = def.method !== 'GET';
+  const config = {
+    title: operation,
+    description: [def.summary, choice.hint, `(${def.method} ${def.path})`].filter(Boolean).join(' '),
+    inputSchema: inputSchemaOf(def),
+    outputSchema: z.object({ result: def.reply ?? z.null() }),
+    annotations: { readOnlyHint: !changes, destructiveHint: changes && /remove|revoke|delete|reset/i.test(operation), openWorldHint: false },
+  };
+  return [{ name: choice.tool, operation, def, changes, config }];
+});
+
 export function registerContractTools(server: McpServer, deps: Deps, auth: Auth, req: FastifyRequest) {
-  for (const [operation, choice] of Object.entries(connectorTools) as [Operation, (typeof connectorTools)[Operation]][]) {
-    if (!('tool' in choice)) continue;
-    const def = routes[operation] as RouteDef;
-    const changes = def.method !== 'GET';
-    server.registerTool(choice.tool, {
-      title: operation,
-      description: [def.summary, choice.hint, `(${def.method} ${def.path})`].filter(Boolean).join(' '),
-      inputSchema: inputSchemaOf(def),
-      outputSchema: z.object({ result: def.reply ?? z.null() }),
-      annotations: { readOnlyHint: !changes, destructiveHint: changes && /remove|revoke|delete|reset/i.test(operation), openWorldHint: false },
-    }, async (args: Record<string, unknown>) => {
+  for (const { name, operation, def, changes, config } of toolSpecs) {
+    server.registerTool(name, config, async (args: Record<string, unknown>) => {
       try {
         if (auth.readOnly && (changes || revealsAnAddress.has(operation))) throw roleCannot('read-only connection');
         const handler = handlers[operation] as ((ctx: unknown) => Promise<unknown>) | undefined;

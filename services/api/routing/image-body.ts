@@ -8,15 +8,15 @@ import { Refusal, refused } from '../../core/errors.js';
 export async function imageBody(req: FastifyRequest, maxBytes: number, what: string): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared === undefined) throw new Refusal(411, 'length required');
-  if (!/^\d+$/.test(declared)) throw refused(422, 'file', `${what}: Content-Length is not a number`);
-  if (Number(declared) > maxBytes) throw refused(422, 'file', `${what} is ${declared} bytes; at most ${maxBytes} are taken`);
+  if (!/^\d+$/.test(declared)) throw refused(422, 'file', `${what}: Content-Length must be a number of bytes`);
+  if (Number(declared) > maxBytes) throw refused(422, 'file', `${what}: the image is ${declared} bytes; at most ${maxBytes} are taken`);
   const chunks: Buffer[] = [];
   let seen = 0;
   for await (const chunk of req.raw as AsyncIterable<Buffer>) {
     seen += chunk.length;
     if (seen > maxBytes) {
       req.raw.destroy();
-      throw refused(422, 'file', `${what} is over ${maxBytes} bytes`);
+      throw refused(422, 'file', `${what}: the image is over ${maxBytes} bytes`);
     }
     chunks.push(chunk);
   }

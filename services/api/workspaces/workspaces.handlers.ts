@@ -5,6 +5,8 @@ import { activate, createTeam, deleteTeam, leaveTeam, renameWorkspace } from './
 import { listMembers, removeMember, setMemberRole, workspacePeople } from './members.service.js';
 import { acceptInvitation, createInvitation, listInvitations, revokeInvitation, viewInvitation } from './invitations.service.js';
 import { photoFor } from '../account/photo.service.js';
+import { sendStoredImage } from '../../core/http/send-stored-image.js';
+import { notFound } from '../../core/errors.js';
 import { workspaceView } from './workspace-views.js';
 import { brandBadges } from '../../data/brand.sql.js';
 
@@ -35,17 +37,9 @@ export const workspaceHandlers: Handlers = {
 
   /** Cached by the member's browser for long: the address changes with the bytes (`?v=`). */
   personPhoto: async ({ deps, auth, params, req, reply }) => {
-    const photo = await photoFor(deps.sql, deps.storage, auth.personId, params.userId);
-    const etag = `"${photo.hash}"`;
-    reply
-      .header('etag', etag)
-      .header('cache-control', 'private, max-age=31536000, immutable')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; sandbox");
-    if (req.headers['if-none-match'] === etag) {
-      photo.body.destroy();
-      return reply.status(304).send();
-    }
-    return reply.header('content-type', photo.contentType ?? 'application/octet-stream').header('content-length', String(photo.size)).send(photo.body);
+    const photo = await photoFor(deps.sql, auth.personId, params.userId);
+    const sent = await sendStoredImage(req, reply, deps.storage, photo, 'private, max-age=31536000, immutable');
+    if (!sent) throw notFound();
+    return sent;
   },
 };

@@ -1,3 +1,4 @@
+import { buffer } from 'node:stream/consumers';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -25,12 +26,6 @@ function skippedPath(path: string): boolean {
   const parts = path.replace(/^\.?\//, '').split('/');
   const name = parts.at(-1) ?? '';
   return parts.some((part) => SKIPPED_FOLDERS.has(part)) || name.startsWith('.wh.');
-}
-
-async function collect(stream: AsyncIterable<unknown>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 /**
@@ -68,7 +63,7 @@ async function scanLayer(scanner: SecretScanner, entry: AsyncIterable<unknown>, 
       file.resume();
       continue;
     }
-    const bytes = await collect(file);
+    const bytes = await buffer(file);
     if (bytes.subarray(0, 8192).includes(0)) continue;
     out.files++;
     found.push(...(await scanner.scanText(`image /${name.replace(/^\.?\//, '')}`, bytes.toString('utf8'))));

@@ -9,7 +9,8 @@ export async function sendStoredImage(
   req: FastifyRequest,
   reply: FastifyReply,
   storage: Storage,
-  image: { key: string; type: string; hash: string },
+  /** `type` when the row knows it; else the store's own Content-Type of the object. */
+  image: { key: string; type?: string; hash: string },
   cacheControl: string,
 ) {
   const etag = `"${image.hash}"`;
@@ -21,7 +22,7 @@ export async function sendStoredImage(
   if (matches(req.headers['if-none-match'], etag)) return reply.status(304).send();
   const object = await storage.get(image.key);
   if (!object) return null;
-  return reply.status(200).header('content-type', image.type).header('content-length', String(object.size)).header('content-disposition', 'inline').send(object.body);
+  return reply.status(200).header('content-type', image.type ?? object.contentType ?? 'application/octet-stream').header('content-length', String(object.size)).header('content-disposition', 'inline').send(object.body);
 }
 
 /** If-None-Match holds `etag`: one of a comma-separated list, weak or strong, or `*`. */

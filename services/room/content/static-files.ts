@@ -1,3 +1,4 @@
+import { buffer } from 'node:stream/consumers';
 import { promisify } from 'node:util';
 import { withHeadTag, type HtmlHead } from './frame-helper-tag.js';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
@@ -83,9 +84,7 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
     if (hit) return hit;
     const object = await storage.get(buildFilesPrefix(buildId) + path);
     if (!object) throw new Error(`build file vanished from the store: ${key}`);
-    const chunks: Buffer[] = [];
-    for await (const chunk of object.body) chunks.push(chunk as Buffer);
-    const stored = Buffer.concat(chunks);
+    const stored = await buffer(object.body);
     const whole = opts.htmlHead && takesHead(contentTypeOf(path), stored.length) ? withHeadTag(stored, opts.htmlHead()) : stored;
     bytes.set(key, whole);
     return whole;
