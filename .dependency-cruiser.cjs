@@ -12,6 +12,7 @@ const AREAS = {
   platform: '^services/platform/',
   workers: '^workers/',
   runner: '^runner/',
+  web: '^services/web/',
 };
 
 // Who may import whom (besides itself and npm packages).
@@ -25,6 +26,8 @@ const ALLOWED = {
   runner: ['contract', 'core', 'data'],
   ops: ['contract', 'core', 'data'],
   cli: ['contract'],
+  // The builder's web app: a client of the contract, like the cli.
+  web: ['contract'],
   // The one composition root that puts the api and the room in one process.
   platform: ['contract', 'core', 'data', 'api', 'room'],
 };
@@ -70,7 +73,7 @@ module.exports = {
   forbidden,
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^node_modules|^dist|^\\.data)' },
+    exclude: { path: '(^node_modules|^dist|^\\.data|^services/web/dist)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
   },

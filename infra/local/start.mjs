@@ -6,6 +6,7 @@ import { ensureBaseImage } from './base-image.mjs';
 import { claimDataDir, startComponents } from './components.mjs';
 import { canListen, isAlive, logger, repoRoot, seconds, terminate, waitUntil } from './lib.mjs';
 import { runOnNode24 } from './node24.mjs';
+import { ensureWebApp } from './web-app.mjs';
 import { ensureNodeModules, mainFile, printEnv, PROCESSES, runMigrations, spawnTsx } from './platform.mjs';
 import { containersConf } from './podman.mjs';
 import { ensureSecrets } from './secrets.mjs';
@@ -32,6 +33,7 @@ async function main() {
     if (!(await canListen(value))) throw new Error(`${name} ${value} is taken (another npm start?); set ${name} to a free port`);
   }
 
+  await ensureWebApp(log);
   components = await startComponents({ dataDir, role: 'start' });
   components.onUnexpectedExit((name, how) => shutdown(1, `${name} exited unexpectedly (${describe(how)}); stopping everything`));
   log(`components ready in ${seconds(Date.now() - began)}`);

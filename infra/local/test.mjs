@@ -12,6 +12,7 @@ import { ensureBaseImage } from './base-image.mjs';
 import { startComponents } from './components.mjs';
 import { logger, repoRoot, seconds } from './lib.mjs';
 import { runOnNode24 } from './node24.mjs';
+import { ensureWebApp } from './web-app.mjs';
 import { ensureNodeModules, exitCode, runMigrations } from './platform.mjs';
 import { containersConf } from './podman.mjs';
 import { ensureDatabase, withDatabase } from './postgres.mjs';
@@ -42,6 +43,7 @@ async function main() {
   await ensureNodeModules(log);
   await runOnNode24(repoRoot, { log });
   log(`node ${process.version}`);
+  await ensureWebApp(log);
   components = await startComponents({ dataDir, role: 'test', reuseFrom: devDataDir, fast: true });
   const env = {
     ...process.env,

@@ -9,7 +9,7 @@ import { handlers } from './handlers.js';
 import type { Handlers } from './routing/handler.js';
 import { errorHandler } from './routing/error-handler.js';
 import { registerRoutes } from './routing/register-routes.js';
-import { registerPages } from './pages/pages.routes.js';
+import { registerWebApp } from './web-app/web-app.routes.js';
 import { registerConnector } from './mcp/mcp.routes.js';
 import { opsOptions, opsPlugin } from '../core/http/ops.plugin.js';
 
@@ -55,7 +55,7 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
   await app.register(cookie);
   await app.register(opsPlugin, opsOptions(deps));
   registerRoutes(app, deps, opts.handlers ?? handlers);
-  registerPages(app, deps);
+  registerWebApp(app, deps);
   registerConnector(app, deps);
   opts.alongside?.register(app);
   return app;

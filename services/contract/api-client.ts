@@ -28,8 +28,11 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
-type CallArgs<R extends RouteDef> = (ParamsOf<R> extends undefined ? { params?: undefined } : { params: ParamsOf<R> }) &
+export type CallArgs<R extends RouteDef> = (ParamsOf<R> extends undefined ? { params?: undefined } : { params: ParamsOf<R> }) &
   (BodyOf<R> extends undefined ? { body?: undefined } : { body: BodyOf<R> }) & { headers?: Record<string, string> };
+
+/** The operations whose body is raw bytes. */
+export type RawOperation = { [O in Operation]: Routes[O] extends { raw: true } ? O : never }[Operation];
 
 export function pathOf(r: RouteDef, params: Record<string, string> = {}): string {
   return r.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
@@ -40,16 +43,21 @@ export function createClient(opts: ClientOptions) {
   const base = opts.baseUrl.replace(/\/$/, '');
 
   async function call<O extends Operation>(operation: O, ...args: keyof CallArgs<Routes[O]> extends never ? [] : [CallArgs<Routes[O]>?]): Promise<ReplyOf<Routes[O]>> {
-    const r = routes[operation] as RouteDef;
     const a = (args[0] ?? {}) as { params?: Record<string, string>; body?: unknown; headers?: Record<string, string> };
-    const headers: Record<string, string> = { accept: 'application/json', ...opts.headers, ...a.headers };
+    const json = a.body === undefined ? undefined : JSON.stringify(a.body);
+    return send(operation, a.params, json, { ...(json === undefined ? {} : { 'content-type': 'application/json' }), ...a.headers });
+  }
+
+  /** An upload PUT (`raw` in the route table): the body is the file's bytes, sent as they are. */
+  function upload<O extends RawOperation>(operation: O, file: Blob | Uint8Array, contentType: string, ...params: ParamsOf<Routes[O]> extends undefined ? [] : [ParamsOf<Routes[O]>]): Promise<ReplyOf<Routes[O]>> {
+    return send(operation, params[0] as Record<string, string> | undefined, file as BodyInit, { 'content-type': contentType });
+  }
+
+  async function send<O extends Operation>(operation: O, params: Record<string, string> | undefined, body: BodyInit | undefined, extra: Record<string, string>): Promise<ReplyOf<Routes[O]>> {
+    const r = routes[operation] as RouteDef;
+    const headers: Record<string, string> = { accept: 'application/json', ...opts.headers, ...extra };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    if (a.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await doFetch(base + pathOf(r, a.params), {
-      method: r.method,
-      headers,
-      body: a.body === undefined ? undefined : JSON.stringify(a.body),
-    });
+    const res = await doFetch(base + pathOf(r, params), { method: r.method, headers, body });
     if (res.status !== r.status) {
       const text = await res.text();
       let body: ErrorBody;
@@ -66,7 +74,7 @@ export function createClient(opts: ClientOptions) {
     return parsed.data as ReplyOf<Routes[O]>;
   }
 
-  return { call, baseUrl: base, token: opts.token };
+  return { call, upload, baseUrl: base, token: opts.token };
 }
 
 export type Client = ReturnType<typeof createClient>;

@@ -44,7 +44,7 @@ export async function startPlatform(opts: { env?: Record<string, string>; handle
     baseUrl,
     deps,
     /** A new person (unique email) with a bearer token, and a typed client signed in as them. */
-    async person(opts: { plan?: string; kind?: 'cli' | 'connector'; readOnly?: boolean; name?: string } = {}) {
+    async person(opts: { plan?: string; kind?: 'cli' | 'connector' | 'web'; readOnly?: boolean; name?: string } = {}) {
       const email = `p-${crypto.randomUUID()}@example.com`;
       const { token } = await issueToken(sql, email, { kind: opts.kind, readOnly: opts.readOnly, name: opts.name });
       if (opts.plan) await sql`update workspaces set plan = ${opts.plan} where id = (select pw.workspace_id from personal_workspaces pw join people p on p.id = pw.person_id where p.email = ${email})`;

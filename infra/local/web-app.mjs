@@ -1,0 +1,48 @@
+// The builder's web app (services/web), built by `vite build` into services/web/dist, which the
+// api serves. `npm start` and `npm test` call this first; it builds only when a source changed
+// since the last build (a hash of the sources, kept beside the output), so a second start costs
+// a few milliseconds.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot, seconds } from './lib.mjs';
+
+const webRoot = path.join(repoRoot, 'services/web');
+const outDir = path.join(webRoot, 'dist');
+const stampFile = path.join(outDir, '.sources-hash');
+// What the bundle is made of: the app, the contract it imports, the toolchain's versions.
+const SOURCES = ['services/web/index.html', 'services/web/vite.config.ts', 'services/web/public', 'services/web/src', 'services/contract', 'package-lock.json'];
+
+function* files(entry) {
+  const full = path.join(repoRoot, entry);
+  if (!existsSync(full)) return;
+  if (statSync(full).isFile()) return yield full;
+  for (const name of readdirSync(full).sort()) yield* files(path.join(entry, name));
+}
+
+export function sourcesHash() {
+  const hash = createHash('sha256');
+  for (const entry of SOURCES) {
+    for (const file of files(entry)) {
+      if (/\.test\.tsx?$/.test(file)) continue;
+      hash.update(path.relative(repoRoot, file)).update('\0').update(readFileSync(file)).update('\0');
+    }
+  }
+  return hash.digest('hex');
+}
+
+export async function ensureWebApp(log) {
+  const began = Date.now();
+  const hash = sourcesHash();
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash && existsSync(path.join(outDir, 'index.html'))) return;
+  log('building the web app (services/web)');
+  const { build } = await import('vite');
+  await build({ configFile: path.join(webRoot, 'vite.config.ts'), logLevel: 'warn' });
+  writeFileSync(stampFile, hash);
+  log(`web app built in ${seconds(Date.now() - began)}`);
+}
+
+// `npm run build:web`: the same, by hand (after changing services/web while tests run).
+if (process.argv[1] && path.resolve(process.argv[1]) === path.join(repoRoot, 'infra/local/web-app.mjs')) {
+  await ensureWebApp((line) => process.stdout.write(`${line}\n`));
+}

@@ -1,0 +1,5 @@
+import { ComingSoon } from '../../ui/ComingSoon.js';
+
+export default function AnalyticsArea() {
+  return <ComingSoon title="Analytics" />;
+}

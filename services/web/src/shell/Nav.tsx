@@ -1,0 +1,52 @@
+import { useEffect } from 'react';
+import { Link, useLocation } from 'wouter';
+
+// The areas, in the order a builder meets them. Keyboard: every entry is a link in tab order, and
+// `g` then a letter jumps (g p projects, g b board, g a analytics…), as in Linear.
+
+export const AREAS = [
+  { href: '/', label: 'Projects', key: 'p', match: (l: string) => l === '/' || l.startsWith('/projects') },
+  { href: '/pipeline', label: 'Pipeline', key: 'b' },
+  { href: '/analytics', label: 'Analytics', key: 'a', match: (l: string) => l.startsWith('/analytics') || l.startsWith('/journey') },
+  { href: '/usage', label: 'Usage', key: 'u' },
+  { href: '/team', label: 'Team', key: 't' },
+  { href: '/brand', label: 'Brand', key: 'r' },
+  { href: '/community', label: 'Community', key: 'c' },
+  { href: '/account', label: 'Account', key: 'm' },
+] as const;
+
+export function Nav() {
+  const [location, navigate] = useLocation();
+  useGoKeys(navigate);
+  return (
+    <nav className="areas" aria-label="Areas">
+      <ul>
+        {AREAS.map((a) => {
+          const current = 'match' in a ? a.match(location) : location.startsWith(a.href);
+          return (
+            <li key={a.href}>
+              <Link href={a.href} aria-current={current ? 'page' : undefined}>{a.label}</Link>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}
+
+function useGoKeys(navigate: (to: string) => void) {
+  useEffect(() => {
+    let armed = 0;
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement;
+      if (e.metaKey || e.ctrlKey || e.altKey || t.closest('input, textarea, select, [contenteditable]')) return;
+      if (e.key === 'g') return void (armed = Date.now());
+      if (Date.now() - armed > 1000) return;
+      const to = AREAS.find((a) => a.key === e.key);
+      if (to) navigate(to.href);
+      armed = 0;
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [navigate]);
+}

@@ -1,0 +1,87 @@
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { SESSION_COOKIE } from '../../services/contract/common.js';
+import type { Platform } from './platform.js';
+
+// Driving the builder's web app (services/web) in Chromium: a browser signed in as a person, what
+// went wrong on a page (console errors, refused requests), axe-core's verdict, and screenshots at a
+// phone's and a desktop's width into test-output/screenshots/ (named in the README).
+
+export const SCREENSHOTS = join(import.meta.dirname, '../../test-output/screenshots');
+export const PHONE = { width: 360, height: 740 };
+export const DESKTOP = { width: 1280, height: 800 };
+
+const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+type Person = Awaited<ReturnType<Platform['person']>>;
+
+/** A person with a web session, and a browser context holding its cookie: signed in. */
+export async function signedInBuilder(platform: Platform, browser: Browser, opts: Parameters<Platform['person']>[0] = {}) {
+  const person = await platform.person({ ...opts, kind: 'web' });
+  const context = await webContext(browser, platform, person);
+  return { person, context };
+}
+
+export async function webContext(browser: Browser, platform: Platform, person?: Person, viewport = DESKTOP): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport });
+  // axe-core comes in before the page's own scripts, as devtools would add it (not subject to the
+  // page's CSP, which allows no inline script).
+  await context.addInitScript({ path: axeSource });
+  // The cookie the emailed link would have set (Secure, as __Host- demands; loopback counts as secure).
+  const host = new URL(platform.baseUrl).hostname;
+  if (person) await context.addCookies([{ name: SESSION_COOKIE, value: person.token, domain: host, path: '/', secure: true, httpOnly: true, sameSite: 'Lax' }]);
+  return context;
+}
+
+/** Everything a page got wrong: errors in the console and refused requests (unless expected). */
+export function watchProblems(page: Page, expected: RegExp[] = []) {
+  const problems: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && !expected.some((e) => e.test(m.text())) && problems.push(m.text()));
+  page.on('pageerror', (e) => problems.push(String(e)));
+  page.on('response', (r) => r.status() >= 400 && !expected.some((e) => e.test(`${r.status()} ${r.url()}`)) && problems.push(`${r.status()} ${r.url()}`));
+  return problems;
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core's serious and critical violations on the page as it is now (WCAG 2.2 A and AA). */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } });
+  });
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+}
+
+export async function expectAccessible(page: Page) {
+  expect(await seriousViolations(page)).toEqual([]);
+}
+
+/** The page at a phone's and a desktop's width, written as <name>-360.png and <name>-1280.png. */
+export async function screenshots(page: Page, name: string) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const before = page.viewportSize();
+  for (const size of [PHONE, DESKTOP]) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(50); // one frame for the layout to settle
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size.width}.png`), fullPage: true });
+  }
+  if (before) await page.setViewportSize(before);
+}
+
+/** Opens an address of the app and waits until its data has come (no skeleton left). */
+export async function openArea(page: Page, url: string) {
+  await page.goto(url);
+  await page.waitForSelector('main#content, .plain main');
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), undefined, { timeout: 15_000 });
+}
