@@ -7,7 +7,7 @@ import { demoBundle } from '../../runner/test-support/demo-bundle.js';
 import type { Platform } from '../support/platform.js';
 import { platformRunnerAndChromium } from '../support/suites.js';
 import { uniqueSlug } from '../support/refusal.js';
-import { answerWhoAreYou, appFrame, deployStaticRoom } from '../support/room.js';
+import { answerWhoAreYou, appFrame, deployStaticRoom, pinAt, sendComment } from '../support/room.js';
 
 // The viewer's voice end to end in Debian's Chromium: a viewer answers What happens next and pins
 // a comment with a screenshot to a static build and to a container build; the builder reads both
@@ -35,22 +35,6 @@ platformRunnerAndChromium((p, _r, b) => ([platform, browser] = [p, b]));
 
 const shopPage = '<!doctype html><html><head><title>Shop</title></head><body style="margin:0;background:#1c7ed6;color:#fff;font:24px sans-serif">'
   + '<h1 id="title" style="margin:0;padding:40px">The shop</h1><div style="height:200px;background:#fcc419"></div></body></html>';
-
-/** Clicks the app's frame at a fraction of its size, in comment mode. */
-async function pinAt(page: Page, appId: string, x: number, y: number) {
-  await page.click('#comment-toggle');
-  const layer = page.locator(`.frame:has(iframe[data-app="${appId}"]) .pin-layer`);
-  await layer.waitFor();
-  const box = (await layer.boundingBox())!;
-  await page.mouse.click(box.x + box.width * x, box.y + box.height * y);
-  await page.locator('#comment-form').waitFor({ state: 'visible' });
-}
-
-async function sendComment(page: Page, text: string) {
-  await page.fill('#comment-form textarea[name="body"]', text);
-  await page.click('#comment-form button[type="submit"]');
-  await expect.poll(() => page.locator('.comment-outcome').textContent(), { timeout: 20_000 }).toBe('Sent. Thank you.');
-}
 
 /** The screenshot's bytes, as a member fetches them with their token. */
 async function screenshotOf(url: string, token: string) {

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { staticLabelOf } from '../../services/room/origins.js';
 import type { Frame, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { tgz } from './archives.js';
 import { desktopChrome } from './browser.js';
 import type { Platform } from './platform.js';
@@ -126,4 +127,21 @@ export async function appFrame(page: Page, appId: string): Promise<Frame> {
   await frame.waitForURL((u) => u.hostname.endsWith('.rooms.localhost') && !u.pathname.startsWith('/__pp/'));
   await frame.waitForLoadState('load');
   return frame;
+}
+
+/** Clicks the app's frame at a fraction of its size, in comment mode. */
+export async function pinAt(page: Page, appId: string, x: number, y: number) {
+  await page.click('#comment-toggle');
+  const layer = page.locator(`.frame:has(iframe[data-app="${appId}"]) .pin-layer`);
+  await layer.waitFor();
+  const box = (await layer.boundingBox())!;
+  await page.mouse.click(box.x + box.width * x, box.y + box.height * y);
+  await page.locator('#comment-form').waitFor({ state: 'visible' });
+}
+
+/** Writes the comment the pin opened and sends it; waits for the room to say it arrived. */
+export async function sendComment(page: Page, text: string) {
+  await page.fill('#comment-form textarea[name="body"]', text);
+  await page.click('#comment-form button[type="submit"]');
+  await expect.poll(() => page.locator('.comment-outcome').textContent(), { timeout: 20_000 }).toBe('Sent. Thank you.');
 }

@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { SESSION_COOKIE } from '../../services/contract/common.js';
 import type { Platform } from './platform.js';
+import { waitFor } from './wait-for.js';
 
 // Driving the builder's web app (services/web) in Chromium: a browser signed in as a person, what
 // went wrong on a page (console errors, refused requests), axe-core's verdict, and screenshots at a
@@ -84,4 +86,11 @@ export async function openArea(page: Page, url: string) {
   await page.goto(url);
   await page.waitForSelector('main#content, .plain main');
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), undefined, { timeout: 15_000 });
+}
+
+/** The sign-in link in the newest mail to `email` (no SMTP in tests: the outbox folder). */
+export async function mailedLink(platform: Platform, email: string): Promise<string> {
+  const outbox = join(platform.deps.config.DATA_DIR, 'outbox');
+  const file = await waitFor(`a mail to ${email}`, async () => (await readdir(outbox)).filter((f) => f.includes(email.replace(/[^a-z0-9@.-]/gi, '_'))).sort().at(-1));
+  return /(https?:\/\/\S+\/auth\/email\?token=[\w%-]+)/.exec(await readFile(join(outbox, file), 'utf8'))![1];
 }
