@@ -59,12 +59,12 @@ export function ConnectorSection() {
             <CopyButton value={made.token} label="Copy token" />
             <button type="button" className="link" onClick={() => setShown(false)}>I have copied it</button>
           </div>
-          <p style={{ marginTop: 12 }}>In Claude Code:</p>
+          <p className="spaced">In Claude Code:</p>
           <pre>{`claude mcp add --transport http demo-rooms ${made.mcpUrl} \\\n  --header "Authorization: Bearer ${made.token}"`}</pre>
           <p>Any other client: the address <code>{made.mcpUrl}</code> and the header <code>Authorization: Bearer …</code> with this token.</p>
         </div>
       )}
-      <h3 style={{ marginTop: 16 }}>Tokens in use</h3>
+      <h3 className="spaced">Tokens in use</h3>
       <Async query={sessions} lines={2} isEmpty={() => tokens.length === 0} empty={<p>No token yet. Create one above, then give it to your assistant.</p>}>
         {() => (
           <ul className="account-list" aria-label="Connector tokens">

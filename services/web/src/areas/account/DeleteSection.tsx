@@ -3,6 +3,7 @@ import { useChange, useOp } from '../../api/hooks.js';
 import { fieldProblem } from '../../api/refusal-words.js';
 import { Async } from '../../ui/Async.js';
 import { Dialog } from '../../ui/Dialog.js';
+import { useLeavingChange } from './leaving-change.js';
 import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
 
@@ -16,7 +17,7 @@ export function DeleteSection() {
   const me = useOp('whoami');
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState('');
-  const remove = useChange('deleteAccount', () => window.location.replace('/login'));
+  const remove = useLeavingChange('deleteAccount');
   const id = useId();
   const email = me.data?.email ?? '';
   const matches = typed.trim().toLowerCase() === email.toLowerCase() && email !== '';

@@ -35,7 +35,7 @@ export function FeedbackSection() {
       <Refusal error={problem ? null : send.error} />
       {sent && <p className="ok" role="status">Thank you: your note reached the team.</p>}
       {prefs.data && (
-        <div className="row" style={{ marginTop: 16 }}>
+        <div className="row spaced">
           <span className="muted">
             Feedback tab {prefs.data.feedbackTabFolded ? 'folded away' : 'shown on every page'}.
             {prefs.data.welcomeSeenAt && <> Welcome seen <Time at={prefs.data.welcomeSeenAt} />.</>}

@@ -92,7 +92,7 @@ function Profile({ account }: { account: Account }) {
           <Refusal error={remove.error} />
         </div>
 
-        <h3 className="label" style={{ marginTop: 16 }}>Email</h3>
+        <h3 className="label spaced">Email</h3>
         <p className="email-line">
           <span>{account.email}</span>
           {account.emailVerified ? <span className="badge ok">Verified</span> : <span className="badge warn">Not verified</span>}

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Dialog } from '../../ui/Dialog.js';
+import { useLeavingChange } from './leaving-change.js';
 import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { Time } from '../../ui/Time.js';
@@ -20,7 +21,7 @@ export function SessionsSection() {
   const sessions = useOp('sessions');
   const revoke = useChange('revokeSession');
   const [everywhere, setEverywhere] = useState(false);
-  const signOutAll = useChange('signOutEverywhere', () => window.location.replace('/login'));
+  const signOutAll = useLeavingChange('signOutEverywhere');
   const list = (sessions.data ?? []).filter((s) => !isConnector(s));
 
   return (

@@ -73,7 +73,7 @@ export function SignInSection() {
         </div>
       </Dialog>
 
-      <h3 style={{ marginTop: 16 }}>Providers</h3>
+      <h3 className="spaced">Providers</h3>
       <Async query={signIns} lines={2}>
         {(ways) => {
           const providers = (ways.providers as { provider: string; setUp: boolean; linked: boolean }[]).filter((p) => p.setUp || p.linked);
