@@ -72,6 +72,11 @@ it('shows and changes the account: name, photo (a bad one refused in words), ses
   await connector.getByRole('button', { name: 'Copy token' }).waitFor();
   await connector.getByText('Claude on my laptop').waitFor();
   expect((await person.client.call('sessions')).some((s) => s.signInMethod === 'connector' && s.userAgent === 'connector: Claude on my laptop')).toBe(true);
+  // Used by an assistant, then revoked from the page: the connector no longer takes it.
+  expect((await platform.fetch('/mcp', { method: 'POST', token: token!, headers: { accept: 'application/json, text/event-stream' }, json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })).status).toBe(200);
+  await connector.getByRole('button', { name: 'Revoke token' }).click();
+  await connector.getByText('No token yet.').waitFor();
+  expect((await platform.fetch('/mcp', { method: 'POST', token: token!, headers: { accept: 'application/json, text/event-stream' }, json: { jsonrpc: '2.0', id: 2, method: 'tools/list' } })).status).toBe(401);
 
   // Feedback.
   await page.getByLabel('Tell us what works and what does not').fill('The account page is clear.');
@@ -109,6 +114,39 @@ it('deletes a fresh account after the email is typed, and lands on sign-in', asy
   await page.waitForURL(`${platform.baseUrl}/login`);
   const [row] = await platform.deps.sql`select id from people where email = ${person.email}`;
   expect(row).toBeUndefined();
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+it('connects a provider by sending the browser to it; refuses to disconnect the only way in, in words; signs out everywhere', async () => {
+  const { person, context } = await signedInBuilder(platform, browser);
+  const other = await issueToken(platform.deps.sql, person.email, { kind: 'cli' });
+  // GitHub here is an address nobody answers: the browser's arrival there is the outcome.
+  await context.route('http://127.0.0.1:9/**', (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>GitHub stand-in</title>' }));
+  const page = await context.newPage();
+  const problems = watchProblems(page, [/422 .*\/disconnect/, /status of 422/, /style-src/, /^401 /, /status of 401/]);
+  await openArea(page, `${platform.baseUrl}/account`);
+  await page.getByRole('button', { name: 'Connect GitHub' }).click();
+  await page.waitForURL(/^http:\/\/127\.0\.0\.1:9\/login\/oauth\/authorize\?/);
+  expect(new URL(page.url()).searchParams.get('code_challenge_method')).toBe('S256');
+
+  // Linked (as the callback would), GitHub is the only way in: disconnecting it is refused.
+  const [me] = await platform.deps.sql`select id from people where email = ${person.email}`;
+  await platform.deps.sql`insert into provider_links (person_id, provider, subject) values (${me.id}, 'github', ${crypto.randomUUID()})`;
+  await openArea(page, `${platform.baseUrl}/account`);
+  const providers = page.getByRole('list', { name: 'Providers' });
+  await providers.getByText('Connected', { exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Disconnect GitHub' }).click();
+  const refusal = page.getByRole('alert');
+  await refusal.waitFor();
+  expect(await refusal.textContent()).toMatch(/only-way-in.*add a passkey or link another provider first/i);
+  expect((await person.client.call('signIns')).providers).toContainEqual({ provider: 'github', setUp: true, linked: true });
+
+  // Sign out everywhere, confirmed: this browser lands on sign-in, the tool's session is over too.
+  await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+  await page.getByRole('dialog', { name: 'Sign out everywhere?' }).getByRole('button', { name: 'Sign out of every session' }).click();
+  await page.waitForURL(`${platform.baseUrl}/login`);
+  expect((await platform.fetch('/api/me/account', { token: other.token })).status).toBe(401);
   expect(problems).toEqual([]);
   await context.close();
 });
