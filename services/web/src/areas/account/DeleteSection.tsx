@@ -4,6 +4,7 @@ import { fieldProblem } from '../../api/refusal-words.js';
 import { Async } from '../../ui/Async.js';
 import { Dialog } from '../../ui/Dialog.js';
 import { useLeavingChange } from './leaving-change.js';
+import { AccountRefusal } from './AccountRefusal.js';
 import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
 
@@ -59,7 +60,7 @@ export function DeleteSection() {
             <input id={id} name="confirm" type="email" autoComplete="off" value={typed} onChange={(e) => setTyped(e.target.value)} />
             {fieldProblem(remove.error, 'confirm') && <p className="problem">{fieldProblem(remove.error, 'confirm')}</p>}
           </div>
-          <Refusal error={remove.error} />
+          <AccountRefusal error={remove.error} />
           <div className="dialog-actions">
             <button type="button" className="secondary" onClick={() => setOpen(false)}>Cancel</button>
             <button type="submit" className="danger" disabled={!matches || remove.isPending}>Delete account</button>

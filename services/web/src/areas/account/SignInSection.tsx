@@ -4,6 +4,7 @@ import { api } from '../../api/client.js';
 import { useAction, useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Dialog } from '../../ui/Dialog.js';
+import { AccountRefusal } from './AccountRefusal.js';
 import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { Time } from '../../ui/Time.js';
@@ -46,7 +47,7 @@ export function SignInSection() {
         <h3>Passkeys{passkeys.data ? ` (${passkeys.data.length})` : ''}</h3>
         <button type="button" onClick={() => add.mutate(undefined)} disabled={add.isPending}>{add.isPending ? 'Waiting for your device…' : 'Add a passkey'}</button>
       </div>
-      <Refusal error={add.error} />
+      <AccountRefusal error={add.error} />
       {add.isSuccess && <p className="ok" role="status">Passkey added. Next time, choose "Sign in with a passkey".</p>}
       <Async query={passkeys} lines={2} empty={<p>No passkey yet. Add one to sign in without waiting for an email.</p>}>
         {(list) => (
@@ -100,7 +101,7 @@ export function SignInSection() {
           );
         }}
       </Async>
-      <Refusal error={disconnect.error} />
+      <AccountRefusal error={disconnect.error} />
       <Refusal error={connect.error} />
     </Section>
   );
