@@ -176,7 +176,10 @@ it('adds a passkey on the account page, signs out, and signs in with it on /logi
     expect(await person.client.call('passkeys')).toHaveLength(1);
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await page.waitForURL(`${origin}/login`);
+    // The shell's sign-out races two navigations (its own to /login, and the 401 of the reads it
+    // refreshes to /login?next=…): wait for either, then open /login plainly.
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
+    await page.goto(`${origin}/login`);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.waitForURL(`${origin}/`);
     await expect.poll(() => page.textContent('#who')).toBe(person.email);
