@@ -3,7 +3,7 @@ import { clearSessionCookie, setSessionCookie } from '../routing/request-auth.js
 import { endSession } from '../../data/sessions.sql.js';
 import { takeSignIn } from './sign-in-limits.js';
 import { signInOptions, signInWithPasskey } from '../account/passkeys.service.js';
-import { notFound, refused } from '../../core/errors.js';
+import { notFound, Refusal, refused } from '../../core/errors.js';
 import { finishProvider, isProvider, startProvider } from './providers.service.js';
 import { approveDeviceLogin, redeemDeviceLogin, sendEmailSignIn, startDeviceLogin, verifyEmailSignIn } from './auth.service.js';
 
@@ -58,17 +58,24 @@ export const authHandlers: Handlers = {
     reply.setCookie(oauthStateCookie, started.state, { path: '/api/auth/', httpOnly: true, sameSite: 'lax', secure: true, maxAge: 600 });
     return { url: started.url };
   },
+  // A browser that lands here with a refusal would show raw JSON: a navigation (it accepts HTML)
+  // goes to the sign-in page, which says the reason in words. Other clients keep the JSON answer.
   providerCallback: async ({ deps, params, req, reply }) => {
-    await takeSignIn(deps, req, [{ limit: 'ip' }]);
-    if (!isProvider(params.provider)) throw notFound();
-    const here = new URL(req.url, deps.config.publicUrl);
-    reply.clearCookie(oauthStateCookie, { path: '/api/auth/', httpOnly: true, sameSite: 'lax', secure: true });
-    if (!req.cookies?.[oauthStateCookie] || req.cookies[oauthStateCookie] !== here.searchParams.get('state')) {
-      throw refused(422, 'state', 'this browser did not start the sign-in: start again');
+    try {
+      await takeSignIn(deps, req, [{ limit: 'ip' }]);
+      if (!isProvider(params.provider)) throw notFound();
+      const here = new URL(req.url, deps.config.publicUrl);
+      reply.clearCookie(oauthStateCookie, { path: '/api/auth/', httpOnly: true, sameSite: 'lax', secure: true });
+      if (!req.cookies?.[oauthStateCookie] || req.cookies[oauthStateCookie] !== here.searchParams.get('state')) {
+        throw refused(422, 'state', 'this browser did not start the sign-in: start again');
+      }
+      const session = await finishProvider(deps.sql, deps.config, params.provider, here, req.headers['user-agent']);
+      setSessionCookie(reply, session.token, session.expiresAt);
+      return reply.redirect('/', 302);
+    } catch (err) {
+      if (!(err instanceof Refusal) || !acceptsHtml(req.headers.accept)) throw err;
+      return reply.redirect(`/login?problem=${encodeURIComponent(problemOf(err))}`, 302);
     }
-    const session = await finishProvider(deps.sql, deps.config, params.provider, here, req.headers['user-agent']);
-    setSessionCookie(reply, session.token, session.expiresAt);
-    return reply.redirect('/', 302);
   },
 
   logout: async ({ deps, auth, reply }) => {
@@ -77,3 +84,11 @@ export const authHandlers: Handlers = {
     return { signedOut: true as const };
   },
 };
+
+const acceptsHtml = (accept: string | undefined) => /\btext\/html\b/i.test(accept ?? '');
+
+/** The word the sign-in page reads from `?problem=`: the refusal's reason, else its kind. */
+function problemOf(err: Refusal): string {
+  if (err.reason && err.status !== 429) return err.reason;
+  return err.status === 404 ? 'not-found' : err.status === 429 ? 'rate' : 'failed';
+}

@@ -3,6 +3,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import { wordsFor } from '../api/refusal-words.js';
 import { settings } from '../settings.js';
+import { problemWords } from './problem-words.js';
 import { goOn, nextOf, rememberNext } from './next.js';
 import { Plain, Status } from './Plain.js';
 
@@ -12,7 +13,10 @@ import { Plain, Status } from './Plain.js';
 const providerLabel = { github: 'GitHub', google: 'Google' } as const;
 
 export function LoginPage() {
-  const [status, setStatus] = useState<{ text: string; problem?: boolean }>({ text: '' });
+  const [status, setStatus] = useState<{ text: string; problem?: boolean }>(() => {
+    const text = problemWords(window.location.search);
+    return { text, problem: !!text };
+  });
   const [sent, setSent] = useState(false);
   const [busy, setBusy] = useState(false);
   const next = nextOf(window.location.search);

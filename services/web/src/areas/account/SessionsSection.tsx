@@ -1,0 +1,74 @@
+import { useState } from 'react';
+import { useChange, useOp } from '../../api/hooks.js';
+import { Async } from '../../ui/Async.js';
+import { Dialog } from '../../ui/Dialog.js';
+import { useLeavingChange } from './leaving-change.js';
+import { Section } from '../../ui/Page.js';
+import { Refusal } from '../../ui/Refusal.js';
+import { Time } from '../../ui/Time.js';
+import { isConnector } from './connector-sessions.js';
+
+// Where the person is signed in: browsers, the pitch tool. Connector tokens are sessions too but
+// are listed with the connector (ConnectorSection). Ending every session ends this one, so the
+// page goes to sign in after.
+
+export const methodWords: Record<string, string> = {
+  email: 'Emailed link', passkey: 'Passkey', device: 'Pitch tool login', operator: 'Issued by the operator',
+  github: 'GitHub', google: 'Google', connector: 'Connector token',
+};
+
+export function SessionsSection() {
+  const sessions = useOp('sessions');
+  const revoke = useChange('revokeSession');
+  const [everywhere, setEverywhere] = useState(false);
+  const signOutAll = useLeavingChange('signOutEverywhere');
+  const list = (sessions.data ?? []).filter((s) => !isConnector(s));
+
+  return (
+    <Section
+      title={`Sessions${sessions.data ? ` (${list.length})` : ''}`}
+      actions={<button type="button" className="secondary" onClick={() => setEverywhere(true)}>Sign out everywhere</button>}
+    >
+      <Async query={sessions} lines={4} isEmpty={() => list.length === 0} empty={<p>No session is open besides connector tokens.</p>}>
+        {() => (
+          <div className="table-wrap">
+            <table className="stack">
+              <thead>
+                <tr><th scope="col">Device</th><th scope="col">Signed in with</th><th scope="col">Since</th><th scope="col">Expires</th><th scope="col"><span className="sr-only">Actions</span></th></tr>
+              </thead>
+              <tbody>
+                {list.map((s) => (
+                  <tr key={s.id} data-session={s.id}>
+                    <td data-label="Device">
+                      <strong>{s.device}</strong> {s.current && <span className="badge live">This session</span>}
+                    </td>
+                    <td data-label="Signed in with">{s.signInMethod ? methodWords[s.signInMethod] ?? s.signInMethod : '—'}</td>
+                    <td data-label="Since"><Time at={s.createdAt} /></td>
+                    <td data-label="Expires"><Time at={s.expiresAt} /></td>
+                    <td>
+                      {s.current ? (
+                        <span className="muted">You are here</span>
+                      ) : (
+                        <button type="button" className="secondary" onClick={() => revoke.mutate({ params: { sessionId: s.id } })} disabled={revoke.isPending} aria-describedby={undefined}>
+                          Revoke<span className="sr-only"> {s.device} session</span>
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Async>
+      <Refusal error={revoke.error} />
+      <Dialog open={everywhere} onOpenChange={setEverywhere} title="Sign out everywhere?" description="Every browser, the pitch tool and every connector token are signed out, this browser too. You will sign in again.">
+        <Refusal error={signOutAll.error} />
+        <div className="dialog-actions">
+          <button type="button" className="secondary" onClick={() => setEverywhere(false)}>Cancel</button>
+          <button type="button" className="danger" onClick={() => signOutAll.mutate({})} disabled={signOutAll.isPending}>Sign out of every session</button>
+        </div>
+      </Dialog>
+    </Section>
+  );
+}

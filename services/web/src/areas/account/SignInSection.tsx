@@ -1,0 +1,108 @@
+import { startRegistration } from '@simplewebauthn/browser';
+import { useState } from 'react';
+import { api } from '../../api/client.js';
+import { useAction, useChange, useOp } from '../../api/hooks.js';
+import { Async } from '../../ui/Async.js';
+import { Dialog } from '../../ui/Dialog.js';
+import { AccountRefusal } from './AccountRefusal.js';
+import { Section } from '../../ui/Page.js';
+import { Refusal } from '../../ui/Refusal.js';
+import { Time } from '../../ui/Time.js';
+
+// The ways into the account: emailed links (always), passkeys, and the providers the operator set
+// up. A passkey is made here by the browser's authenticator; connecting a provider sends the
+// browser to it while signed in, which links it instead of signing in.
+
+const providerLabel: Record<string, string> = { github: 'GitHub', google: 'Google' };
+
+/** The authenticator said no (cancelled, timed out, none present): not the API's refusal. */
+class NoPasskey extends Error {}
+
+export function SignInSection() {
+  const passkeys = useOp('passkeys');
+  const signIns = useOp('signIns');
+  const [removing, setRemoving] = useState<string | null>(null);
+  const add = useAction(async () => {
+    const optionsJSON = await api.call('passkeyRegisterOptions');
+    let response;
+    try {
+      response = await startRegistration({ optionsJSON: optionsJSON as never });
+    } catch (error) {
+      throw new NoPasskey(`No passkey was made: ${error instanceof Error ? error.message : String(error)}. Try again when your device asks.`);
+    }
+    return api.call('registerPasskey', { body: { response: response as never } });
+  });
+  const remove = useChange('removePasskey', () => setRemoving(null));
+  const connect = useAction(async (provider: string) => {
+    const { url } = await api.call('providerStart', { params: { provider } });
+    window.location.assign(url);
+  });
+  const disconnect = useChange('disconnect');
+
+  return (
+    <Section title="Sign-in methods">
+      <p className="muted">Emailed links always reach your address. A passkey signs you in with your device's lock (fingerprint, face, PIN), no email needed.</p>
+
+      <div className="card-head">
+        <h3>Passkeys{passkeys.data ? ` (${passkeys.data.length})` : ''}</h3>
+        <button type="button" onClick={() => add.mutate(undefined)} disabled={add.isPending}>{add.isPending ? 'Waiting for your device…' : 'Add a passkey'}</button>
+      </div>
+      <AccountRefusal error={add.error} />
+      {add.isSuccess && <p className="ok" role="status">Passkey added. Next time, choose "Sign in with a passkey".</p>}
+      <Async query={passkeys} lines={2} empty={<p>No passkey yet. Add one to sign in without waiting for an email.</p>}>
+        {(list) => (
+          <ul className="account-list" aria-label="Passkeys">
+            {list.map((p, i) => (
+              <li key={p.id}>
+                <div className="what">
+                  <strong>Passkey {i + 1} {p.backedUp ? <span className="badge ok">Synced</span> : <span className="badge">This device only</span>}</strong>
+                  <span className="muted">Added <Time at={p.createdAt} />, {p.lastUsedAt ? <>last used <Time at={p.lastUsedAt} /></> : 'not used yet'}</span>
+                </div>
+                <button type="button" className="secondary" onClick={() => { remove.reset(); setRemoving(p.id); }}>
+                  Remove<span className="sr-only"> passkey {i + 1}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Async>
+      <Dialog open={removing !== null} onOpenChange={(open) => !open && setRemoving(null)} title="Remove this passkey?" description="The device that holds it will no longer sign you in here. Emailed links still do.">
+        <Refusal error={remove.error} />
+        <div className="dialog-actions">
+          <button type="button" className="secondary" onClick={() => setRemoving(null)}>Cancel</button>
+          <button type="button" className="danger" onClick={() => removing && remove.mutate({ params: { passkeyId: removing } })} disabled={remove.isPending}>Remove passkey</button>
+        </div>
+      </Dialog>
+
+      <h3 className="spaced">Providers</h3>
+      <Async query={signIns} lines={2}>
+        {(ways) => {
+          const providers = (ways.providers as { provider: string; setUp: boolean; linked: boolean }[]).filter((p) => p.setUp || p.linked);
+          if (providers.length === 0) return <p className="muted">No sign-in provider (GitHub, Google) is set up on this platform.</p>;
+          return (
+            <ul className="account-list" aria-label="Providers">
+              {providers.map((p) => {
+                const name = providerLabel[p.provider] ?? p.provider;
+                return (
+                  <li key={p.provider}>
+                    <div className="what">
+                      <strong>{name}</strong>
+                      {p.linked ? <span className="badge ok">Connected</span> : <span className="badge">Not connected</span>}
+                    </div>
+                    {p.linked ? (
+                      <button type="button" className="secondary" onClick={() => disconnect.mutate({ params: { provider: p.provider } })} disabled={disconnect.isPending}>Disconnect {name}</button>
+                    ) : (
+                      <button type="button" className="secondary" onClick={() => connect.mutate(p.provider)} disabled={connect.isPending || !p.setUp}>Connect {name}</button>
+                    )}
+                  </li>
+                );
+              })}
+            </ul>
+          );
+        }}
+      </Async>
+      <AccountRefusal error={disconnect.error} />
+      <Refusal error={connect.error} />
+    </Section>
+  );
+}
