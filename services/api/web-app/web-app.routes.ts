@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { samePath } from '../../contract/same-path.js';
 import type { Deps } from '../api-deps.js';
@@ -14,8 +15,10 @@ import { loadWebBuild, pickEncoding } from './web-assets.js';
 const SIGN_IN_PAGES = ['/login', '/auth/email'];
 const SIGNED_IN_PAGES = ['/', '/device', '/invitations/:key', '/projects', '/projects/*', '/pipeline', '/analytics', '/journey/:linkId', '/usage', '/team', '/brand', '/community', '/account'];
 
-const POLICY = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob:", "connect-src 'self'",
+// Styles from this origin, plus the <style> elements Radix's dialogs add while open (focus lock,
+// scroll lock), which carry this response's nonce (services/web/src/main.tsx hands it over).
+const policy = (nonce: string) => [
+  "default-src 'none'", "script-src 'self'", `style-src 'self' 'nonce-${nonce}'`, "img-src 'self' blob:", "connect-src 'self'",
   "font-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'", "manifest-src 'self'",
 ].join('; ');
 
@@ -28,7 +31,7 @@ export function registerWebApp(app: FastifyInstance, deps: Deps) {
     providers: providerNames.filter((p) => providerSetUp(deps.config, p)),
     outbox: !deps.config.SMTP_URL,
   };
-  const index = build.index?.replace('<!--pp-config-->', `<meta name="pp-config" content="${escapeAttr(JSON.stringify(settings))}">`);
+  const index = build.index?.replace('<!--pp-config-->', `<meta name="pp-config" content="${escapeAttr(JSON.stringify(settings))}">\n<meta name="csp-nonce" content="NONCE">`);
 
   for (const [path, asset] of build.assets) {
     app.get(path, async (req, reply) => {
@@ -46,14 +49,15 @@ export function registerWebApp(app: FastifyInstance, deps: Deps) {
 
   const sendIndex = (reply: FastifyReply) => {
     if (!index) return reply.code(503).type('text/plain; charset=utf-8').send('The web app is not built: `npm start` builds it (services/web).\n');
+    const nonce = randomBytes(16).toString('base64');
     return reply
-      .header('content-security-policy', POLICY)
+      .header('content-security-policy', policy(nonce))
       .header('x-frame-options', 'DENY')
       .header('cache-control', 'no-store')
       .header('referrer-policy', 'no-referrer')
       .header('x-content-type-options', 'nosniff')
       .type('text/html; charset=utf-8')
-      .send(index);
+      .send(index.replace('content="NONCE"', `content="${nonce}"`));
   };
   const signedIn = (req: FastifyRequest) => authenticate(req, deps.sql, deps.config).then(() => true, () => false);
 

@@ -1,7 +1,8 @@
 import { useEffect, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { isStatus } from '../api/refusal-words.js';
-import { useChange, useOp } from '../api/hooks.js';
+import { api } from '../api/client.js';
+import { useOp } from '../api/hooks.js';
 import { Refusal } from '../ui/Refusal.js';
 import { Nav } from './Nav.js';
 import { WorkspaceSwitch } from './WorkspaceSwitch.js';
@@ -9,10 +10,12 @@ import { WorkspaceSwitch } from './WorkspaceSwitch.js';
 // The frame of every signed-in page: the workspace, the areas, who is signed in. A session that
 // ends (signed out elsewhere, expired) sends the browser to sign in and back here after.
 
+// Signing out reads nothing again (every read would answer 401 and race this page to /login).
+const signOut = () => api.call('logout').finally(() => window.location.replace('/login'));
+
 export function Layout({ children }: { children: ReactNode }) {
   const me = useOp('whoami');
   const [location] = useLocation();
-  const logout = useChange('logout', () => window.location.replace('/login'));
 
   useEffect(() => {
     if (isStatus(me.error, 401)) window.location.replace(`/login?next=${encodeURIComponent(location)}`);
@@ -28,7 +31,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <Link href="/account" title="Your account">
             <span id="who">{me.data?.email ?? ''}</span>
           </Link>
-          <button type="button" className="link" onClick={() => logout.mutate({})}>Sign out</button>
+          <button type="button" className="link" onClick={signOut}>Sign out</button>
         </div>
       </header>
       <Nav />
