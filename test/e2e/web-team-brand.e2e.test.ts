@@ -136,8 +136,27 @@ it("saves a project's card, lists it and shows the API's answer; groups projects
   const card = await person.client.call('getCard', { params: { projectId: project.id } });
   const labels: Record<string, string> = { listed: 'Listed', blocked: 'Blocked', pending: 'Waiting for review', pulled: 'Taken off' };
   await expect.poll(() => page.getByTestId('card-status').textContent()).toContain(labels[card.status]);
+  const cover = await sharp({ create: { width: 320, height: 180, channels: 3, background: '#345' } }).png().toBuffer();
+  await page.getByLabel('Upload a cover').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: cover });
+  await page.getByRole('img', { name: 'Cover of Invoices in a minute' }).waitFor();
   await expectAccessible(page);
   await screenshots(page, 'project-card');
+
+  // A card whose words read like phishing: blocked, with the part and the reason the API gives.
+  const { project: other } = await deployStaticRoom(platform, person);
+  await openArea(page, `${platform.baseUrl}/projects/${other.id}/card`);
+  await page.getByLabel('Title').fill('Verify your account');
+  await page.getByLabel('Line').fill('Please verify your account to keep using the wallet.');
+  await page.getByRole('button', { name: 'Save card' }).click();
+  await expect.poll(async () => (await person.client.call('getCard', { params: { projectId: other.id } })).updatedAt).not.toBeNull();
+  await page.getByRole('button', { name: 'List in the community' }).click();
+  await expect.poll(async () => (await person.client.call('getCard', { params: { projectId: other.id } })).status).toBe('blocked');
+  const blocked = page.locator('.refusal').filter({ hasText: 'What blocked the listing' });
+  await blocked.waitFor();
+  expect(await blocked.textContent()).toMatch(/Title \(phishing\): reads like phishing/);
+  expect(await page.getByTestId('card-status').textContent()).toBe('Blocked');
+  await page.getByLabel(/Appeal: tell the platform/).waitFor();
+  await expectAccessible(page);
   expect(problems).toEqual([]);
   await context.close();
 });

@@ -12,7 +12,7 @@ export function ColourInput({ label, value, onChange, placeholder }: { label: st
     <div className="field colour-input">
       <label htmlFor={`${id}-hex`}>{label}</label>
       <div className="row">
-        <input type="color" aria-label={`${label} picker`} value={HEX.test(value) ? value.toLowerCase() : '#000000'} onChange={(e) => onChange(e.target.value)} />
+        <input type="color" aria-label={`${label} picker`} value={HEX.test(value) ? value.toLowerCase() : placeholder && HEX.test(placeholder) ? placeholder.toLowerCase() : '#000000'} onChange={(e) => onChange(e.target.value)} />
         <input id={`${id}-hex`} className="hex" value={text} placeholder={placeholder} spellCheck={false} autoComplete="off"
           aria-invalid={bad || undefined} aria-describedby={bad ? `${id}-problem` : undefined}
           onChange={(e) => { setText(e.target.value.trim()); if (HEX.test(e.target.value.trim())) onChange(e.target.value.trim().toLowerCase()); }} />

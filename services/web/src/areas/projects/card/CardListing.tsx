@@ -20,9 +20,10 @@ const OUTCOME: Record<string, string> = {
 /** The card's state, listing it and taking it back, a rehearsal of the checks, and appeals. */
 export function CardListing({ card, projectId }: { card: Card; projectId: string }) {
   const params = { projectId };
-  const list = useChange('listProject');
-  const unlist = useChange('unlistProject');
   const [rehearsal, setRehearsal] = useState<Rehearsal | null>(null);
+  // A rehearsal says what listing would do now; after a real listing or unlisting it is stale.
+  const list = useChange('listProject', () => setRehearsal(null));
+  const unlist = useChange('unlistProject', () => setRehearsal(null));
   const check = useAction(rehearse, setRehearsal);
   const status = STATUS[card.status] ?? { label: card.status, tone: '', words: '' };
   return (
@@ -49,6 +50,7 @@ export function CardListing({ card, projectId }: { card: Card; projectId: string
         <div className="rehearsal" role="status">
           <h3>Rehearsal (nothing was written or counted)</h3>
           <p>{OUTCOME[rehearsal.outcome] ?? rehearsal.outcome}</p>
+          {card.title && <ListingPreview card={card} />}
           {rehearsal.said.length > 0 && <ul>{rehearsal.said.map((s) => <li key={s}>{s}</li>)}</ul>}
           <Findings items={rehearsal.findings} tone="bad" title="Checks that would fail" />
           <Findings items={rehearsal.warnings} tone="warn" title="Warnings" />
@@ -83,5 +85,16 @@ function Appeal({ card, projectId }: { card: Card; projectId: string }) {
         </form>
       )}
     </>
+  );
+}
+
+/** The card as the community listing would show it: cover, title, line. */
+function ListingPreview({ card }: { card: Card }) {
+  const cover = card.cover as { url?: string } | null;
+  return (
+    <figure className="listing-preview" aria-label="How the listing would look">
+      {cover?.url ? <img src={cover.url} alt="" /> : <div className="no-cover" aria-hidden="true">{card.title.slice(0, 1)}</div>}
+      <figcaption><strong>{card.title}</strong><span className="muted">{card.line}</span></figcaption>
+    </figure>
   );
 }
