@@ -78,7 +78,8 @@ it('shows an unreadable accent as the API words it, offers its shade, previews, 
   const use = problem.getByRole('button', { name: /^Use #/ });
   const shade = (await use.textContent())!.replace('Use ', '');
   await use.click();
-  expect(await accent.inputValue()).toBe(shade);
+  await expect.poll(() => accent.inputValue()).toBe(shade);
+  await expect.poll(previewAccent).not.toBe('rgb(255, 255, 0)');
   // A readable accent typed by hand: the preview's main button takes it.
   await accent.fill('#1d4ed8');
   await expect.poll(previewAccent).toBe('rgb(29, 78, 216)');
@@ -157,6 +158,13 @@ it("saves a project's card, lists it and shows the API's answer; groups projects
   expect(await page.getByTestId('card-status').textContent()).toBe('Blocked');
   await page.getByLabel(/Appeal: tell the platform/).waitFor();
   await expectAccessible(page);
+
+  // The block is also a notice, read and marked read under Community.
+  await openArea(page, `${platform.baseUrl}/community`);
+  await page.getByRole('heading', { name: 'Notices (1 unread)' }).waitFor();
+  await page.getByRole('button', { name: 'Mark all read' }).click();
+  await page.getByRole('heading', { name: 'Notices', exact: true }).waitFor();
+  expect((await person.client.call('listNotices')).every((n) => n.readAt !== null)).toBe(true);
   expect(problems).toEqual([]);
   await context.close();
 });

@@ -8,6 +8,7 @@ import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { ColourInput } from './ColourInput.js';
 import { Problems, problemsOf, tokenWords } from './Problems.js';
+import { readableOn } from './readable.js';
 import { RoomPreview } from './RoomPreview.js';
 
 type ThemeState = NonNullable<ReturnType<typeof useOp<'getTheme'>>['data']>;
@@ -44,7 +45,11 @@ function Editor({ state }: { state: ThemeState }) {
   const refused = problemsOf(save.error);
   const set = (token: string, value: string) => setDraft((d) => ({ ...d, [token]: value }));
 
-  const colours = useMemo(() => Object.fromEntries(colourTokens.map((t) => [t, (draft as Record<string, string | undefined>)[t] ?? effective[t] ?? ''])), [draft, effective]);
+  const colours = useMemo(() => {
+    const drawn: Record<string, string> = Object.fromEntries(colourTokens.map((t) => [t, (draft as Record<string, string | undefined>)[t] ?? effective[t] ?? '']));
+    if (!draft.accentText && /^#[0-9a-f]{6}$/i.test(drawn.accent)) drawn.accentText = readableOn(drawn.accent);
+    return drawn;
+  }, [draft, effective]);
   const workspaceId = me.data?.workspace?.id;
   const logo = brand.data?.logo && workspaceId ? `${addressOf('workspaceLogo', { workspaceId })}?v=${brand.data.logo.etag.slice(0, 12)}` : null;
   const changed = JSON.stringify(draft) !== JSON.stringify(state.theme ?? {});
