@@ -35,7 +35,7 @@ it('creates a team, is refused a second one without a plan, invites someone and 
 
   await setPlan(platform.deps.sql, team.id, 'team');
   await openArea(page, `${platform.baseUrl}/team`);
-  const mia = await platform.person({ name: 'Mia Member' });
+  const { person: mia, context: miaContext } = await signedInBuilder(platform, browser, { name: 'Mia Member' });
   await page.getByLabel('Email to invite').fill(mia.email);
   await page.getByRole('button', { name: 'Invite' }).click();
   const url = await page.getByTestId('invitation-url').textContent();
@@ -45,6 +45,24 @@ it('creates a team, is refused a second one without a plan, invites someone and 
   await page.getByRole('cell', { name: mia.email, exact: true }).waitFor();
 
   await mia.client.call('acceptInvitation', { params: { invitationId: invitation.id } });
+  await mia.client.call('activateWorkspace', { params: { workspaceId: team.id } });
+
+  // A member sees the team without the owners' controls, and the brand's 403 in words.
+  const miaPage = await miaContext.newPage();
+  const miaProblems = watchProblems(miaPage, [/403 .*\/api\/brand$/, /status of 403/]);
+  await openArea(miaPage, `${platform.baseUrl}/team`);
+  await miaPage.getByText("Only the team's owners invite people").waitFor();
+  expect(await miaPage.getByLabel('Email to invite').count()).toBe(0);
+  expect(await miaPage.getByRole('combobox', { name: /^Role of/ }).count()).toBe(0);
+  expect(await miaPage.getByRole('button', { name: 'Leave team' }).isVisible()).toBe(true);
+  await openArea(miaPage, `${platform.baseUrl}/brand`);
+  await miaPage.getByText('only its owners change the brand and theme').waitFor();
+  await miaPage.getByLabel('Brand name').fill('Mia brand');
+  await miaPage.getByRole('button', { name: 'Save brand' }).click();
+  await miaPage.locator('.refusal').filter({ hasText: /role in this workspace cannot/ }).waitFor();
+  expect(miaProblems).toEqual([]);
+  await miaContext.close();
+
   await openArea(page, `${platform.baseUrl}/team`);
   await page.getByRole('heading', { name: 'Members (2)' }).waitFor();
   await page.getByLabel('Role of Mia Member').selectOption('owner');

@@ -1,3 +1,4 @@
+import { useOp } from '../../api/hooks.js';
 import { Page } from '../../ui/Page.js';
 import { BrandSettings } from './BrandSettings.js';
 import { ThemeEditor } from './ThemeEditor.js';
@@ -7,8 +8,13 @@ import './brand.css';
 // room and the readability checks exactly as the API makes them (services/core/room-theme.ts).
 
 export default function BrandArea() {
+  const workspaces = useOp('listWorkspaces');
+  const active = workspaces.data?.find((w) => w.active);
   return (
     <Page title="Brand and theme" lead="How your rooms look to the people you send them to.">
+      {active?.kind === 'team' && active.role !== 'owner' && (
+        <p className="notice">You are a member of {active.name}: only its owners change the brand and theme. You can still try colours in the preview.</p>
+      )}
       <BrandSettings />
       <ThemeEditor />
     </Page>
