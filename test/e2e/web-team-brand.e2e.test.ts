@@ -144,6 +144,7 @@ it("saves a project's card, lists it and shows the API's answer; groups projects
 
   await openArea(page, `${platform.baseUrl}/projects/${project.id}/card`);
   await page.getByText('No wording model is set up on this platform').waitFor();
+  await expectAccessible(page);
   await page.getByLabel('Title').fill('Invoices in a minute');
   await page.getByLabel('Line').fill('A demo of sending an invoice and getting paid, from a phone.');
   await page.getByRole('button', { name: 'Save card' }).click();
