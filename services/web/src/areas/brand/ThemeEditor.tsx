@@ -41,7 +41,8 @@ function Editor({ state }: { state: ThemeState }) {
   const brand = useOp('getBrand');
   const me = useOp('whoami');
   const effective = check.data?.effective ?? state.effective;
-  const problems = check.data && settled === draft ? check.data.problems : [];
+  // Only the answer for the draft as it is now: not the last draft's while the new one is asked.
+  const problems = check.data && settled === draft && !check.isPlaceholderData ? check.data.problems : [];
   const refused = problemsOf(save.error);
   const set = (token: string, value: string) => setDraft((d) => ({ ...d, [token]: value }));
 
