@@ -1,5 +1,22 @@
-import { ComingSoon } from '../../ui/ComingSoon.js';
+import { useOp } from '../../api/hooks.js';
+import { Page } from '../../ui/Page.js';
+import { BrandSettings } from './BrandSettings.js';
+import { ThemeEditor } from './ThemeEditor.js';
+import './brand.css';
+
+// The workspace's brand (name, accent, logo) and the room's theme, with a live preview of the
+// room and the readability checks exactly as the API makes them (services/core/room-theme.ts).
 
 export default function BrandArea() {
-  return <ComingSoon title="Brand and theme" />;
+  const workspaces = useOp('listWorkspaces');
+  const active = workspaces.data?.find((w) => w.active);
+  return (
+    <Page title="Brand and theme" lead="How your rooms look to the people you send them to.">
+      {active?.kind === 'team' && active.role !== 'owner' && (
+        <p className="notice">You are a member of {active.name}: only its owners change the brand and theme. You can still try colours in the preview.</p>
+      )}
+      <BrandSettings />
+      <ThemeEditor />
+    </Page>
+  );
 }

@@ -1,5 +1,18 @@
-import { ComingSoon } from '../../ui/ComingSoon.js';
+import { Page } from '../../ui/Page.js';
+import { Arrangement } from './Arrangement.js';
+import { Notices } from './Notices.js';
+import { ProfileForm } from './ProfileForm.js';
+import './community.css';
+
+// The builder's side of the community: what the platform told them (notices), how they are named
+// there (profile), and the order their projects are shown in (groups).
 
 export default function CommunityArea() {
-  return <ComingSoon title="Community" />;
+  return (
+    <Page title="Community" lead="Your notices, your public profile, and how your projects are grouped.">
+      <Notices />
+      <ProfileForm />
+      <Arrangement />
+    </Page>
+  );
 }

@@ -1,0 +1,118 @@
+import { useEffect, useMemo, useState } from 'react';
+import type { Theme } from '../../../../contract/resources/brand.js';
+import { colourTokens, type FontName, type RadiusName } from '../../../../core/room-palettes.js';
+import { addressOf } from '../../api/client.js';
+import { useChange, useOp } from '../../api/hooks.js';
+import { Async } from '../../ui/Async.js';
+import { Section } from '../../ui/Page.js';
+import { Refusal } from '../../ui/Refusal.js';
+import { ColourInput } from './ColourInput.js';
+import { Problems, problemsOf, tokenWords } from './Problems.js';
+import { readableOn } from './readable.js';
+import { RoomPreview } from './RoomPreview.js';
+
+type ThemeState = NonNullable<ReturnType<typeof useOp<'getTheme'>>['data']>;
+
+export function ThemeEditor() {
+  const state = useOp('getTheme');
+  return (
+    <Section title="Room theme">
+      <Async query={state} lines={10}>{(s) => <Editor state={s} />}</Async>
+    </Section>
+  );
+}
+
+/** Waits until `value` has stayed the same for `ms`: one check per pause in typing, not per key. */
+function useSettled<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return settled;
+}
+
+function Editor({ state }: { state: ThemeState }) {
+  const [draft, setDraft] = useState<Theme>(state.theme ?? {});
+  const settled = useSettled(draft, 250);
+  const check = useOp('checkTheme', { body: { theme: settled } });
+  const save = useChange('setTheme');
+  const reset = useChange('resetTheme', (s) => setDraft(s.theme ?? {}));
+  const brand = useOp('getBrand');
+  const me = useOp('whoami');
+  const effective = check.data?.effective ?? state.effective;
+  // Only the answer for the draft as it is now: not the last draft's while the new one is asked.
+  const problems = check.data && settled === draft && !check.isPlaceholderData ? check.data.problems : [];
+  const refused = problemsOf(save.error);
+  const set = (token: string, value: string) => setDraft((d) => ({ ...d, [token]: value }));
+
+  const colours = useMemo(() => {
+    const drawn: Record<string, string> = Object.fromEntries(colourTokens.map((t) => [t, (draft as Record<string, string | undefined>)[t] ?? effective[t] ?? '']));
+    if (!draft.accentText && /^#[0-9a-f]{6}$/i.test(drawn.accent)) drawn.accentText = readableOn(drawn.accent);
+    return drawn;
+  }, [draft, effective]);
+  const workspaceId = me.data?.workspace?.id;
+  const logo = brand.data?.logo && workspaceId ? `${addressOf('workspaceLogo', { workspaceId })}?v=${brand.data.logo.etag.slice(0, 12)}` : null;
+  const changed = JSON.stringify(draft) !== JSON.stringify(state.theme ?? {});
+
+  return (
+    <>
+      {!state.planAllows && (
+        <p className="notice">Your plan shows rooms in their own look; the theme is kept{state.shownOn ? ` and shown from the ${state.shownOn} plan on` : ''}.</p>
+      )}
+      {state.fellBack.length > 0 && (
+        <div className="notice"><p>The room draws its own colour for:</p><ul>{state.fellBack.map((f) => <li key={f}>{f}</li>)}</ul></div>
+      )}
+      <div className="theme-editor">
+        <form className="theme-fields" onSubmit={(e) => { e.preventDefault(); save.mutate({ body: { theme: draft } }); }}>
+          <fieldset>
+            <legend>Colours</legend>
+            <p className="hint">A colour left empty is the room's own (shown as its placeholder).</p>
+            {colourTokens.map((t) => (
+              <ColourInput key={t} label={sentence(tokenWords(t))} value={(draft as Record<string, string | undefined>)[t] ?? ''}
+                placeholder={effective[t]} onChange={(v) => set(t, v)} />
+            ))}
+          </fieldset>
+          <div className="row">
+            <div className="field grow">
+              <label htmlFor="theme-radius">Corners</label>
+              <select id="theme-radius" value={draft.radius ?? ''} onChange={(e) => setDraft((d) => ({ ...d, radius: (e.target.value || undefined) as Theme['radius'] }))}>
+                <option value="">The room's own</option>
+                <option value="square">Square</option>
+                <option value="soft">Soft</option>
+                <option value="round">Round</option>
+              </select>
+            </div>
+            <div className="field grow">
+              <label htmlFor="theme-font">Font</label>
+              <select id="theme-font" value={draft.font ?? ''} onChange={(e) => setDraft((d) => ({ ...d, font: (e.target.value || undefined) as Theme['font'] }))}>
+                <option value="">The room's own</option>
+                <option value="system">System</option>
+                <option value="serif">Serif</option>
+                <option value="rounded">Rounded</option>
+              </select>
+            </div>
+          </div>
+          <Problems problems={problems} onUse={set} id="theme-problems" />
+          {check.isError && <Refusal error={check.error} />}
+          <div className="row">
+            <button type="submit" disabled={save.isPending}>Save theme</button>
+            <button type="button" className="secondary" disabled={!changed} onClick={() => setDraft(state.theme ?? {})}>Undo changes</button>
+            <button type="button" className="secondary" disabled={reset.isPending || !state.theme} onClick={() => reset.mutate({})}>Back to the room's own look</button>
+            {save.isSuccess && !changed && <span className="ok" role="status">Saved.</span>}
+          </div>
+          <Refusal error={save.error} />
+          <Problems problems={refused} onUse={set} />
+          <Refusal error={reset.error} />
+        </form>
+        <div className="theme-preview">
+          <h3>Preview</h3>
+          <RoomPreview colours={colours} radius={(draft.radius ?? effective.radius ?? 'soft') as RadiusName} font={(draft.font ?? effective.font ?? 'system') as FontName}
+            name={brand.data?.name ?? brand.data?.workspaceName ?? 'Your project'} logo={logo} />
+        </div>
+      </div>
+    </>
+  );
+}
+
+const sentence = (s: string) => s[0].toUpperCase() + s.slice(1);
