@@ -17,9 +17,7 @@ platformAndChromium((p, b) => ([platform, browser] = [p, b]));
 it('creates a team, is refused a second one without a plan, invites someone and changes their role', async () => {
   const { person, context } = await signedInBuilder(platform, browser, { plan: 'team' });
   const page = await context.newPage();
-  // Radix's dialog (ui/Dialog.tsx, the frame's) injects a <style> for its scroll lock, which the
-  // policy refuses; the dialog works without it. Reported to the frame's owner.
-  const problems = watchProblems(page, [/422/, /status of 422/, /Applying inline style violates/]);
+  const problems = watchProblems(page, [/422/, /status of 422/]);
   await openArea(page, `${platform.baseUrl}/team`);
   await page.getByText('A team is a shared workspace').waitFor();
   await expectAccessible(page);
