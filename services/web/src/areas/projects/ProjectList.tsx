@@ -31,7 +31,7 @@ export function ProjectList() {
         }
       >
         {(list) => (
-          <ul className="grid" style={{ listStyle: 'none', padding: 0 }} aria-label="Projects">
+          <ul className="grid plain-list" aria-label="Projects">
             {list.map((p) => (
               <li key={p.id} className="card project-card">
                 <h2><Link href={`~/projects/${p.id}`}>{p.name}</Link></h2>

@@ -8,7 +8,7 @@ export function AddressBox({ url, label = 'Link address' }: { url: string; label
     <div className="field">
       <label htmlFor={id}>{label}</label>
       <div className="row">
-        <input id={id} className="grow" readOnly value={url} onFocus={(e) => e.currentTarget.select()} style={{ flex: '1 1 200px', fontFamily: 'var(--mono)' }} />
+        <input id={id} className="grow address-input" readOnly value={url} onFocus={(e) => e.currentTarget.select()} />
         <CopyButton value={url} label="Copy address" />
       </div>
     </div>

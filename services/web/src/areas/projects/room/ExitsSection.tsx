@@ -19,7 +19,7 @@ export function ExitsSection({ projectId }: { projectId: string }) {
                 </div>
                 <details>
                   <summary>Last output</summary>
-                  <pre style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{x.output}</pre>
+                  <pre className="wrap">{x.output}</pre>
                 </details>
               </li>
             ))}

@@ -75,7 +75,7 @@ function Editor({ projectId, steps, planAllows }: { projectId: string; steps: Ne
         {unused.length > 0 && draft.length < 6 && (
           <>
             <label htmlFor="add-step" className="sr-only">Step to add</label>
-            <select id="add-step" style={{ width: 'auto' }} value="" onChange={(e) => e.target.value && setDraft([...draft, { kind: e.target.value as NextStepKind, label: '', prompt: '', url: '' }])}>
+            <select id="add-step" className="auto-width" value="" onChange={(e) => e.target.value && setDraft([...draft, { kind: e.target.value as NextStepKind, label: '', prompt: '', url: '' }])}>
               <option value="">Add a step…</option>
               {unused.map((k) => <option key={k} value={k}>{KIND_WORDS[k]}</option>)}
             </select>
