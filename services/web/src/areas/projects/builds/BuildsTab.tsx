@@ -18,6 +18,8 @@ type Release = { at: string; by: Person; rollback: boolean };
 
 const who = (p: unknown) => (p && typeof p === 'object' && 'displayName' in p ? String((p as { displayName: unknown }).displayName) : null);
 
+const sizeOf = (bytes: number) => (bytes < 1048576 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1048576).toFixed(1)} MB`);
+
 export function BuildsTab({ project }: TabProps) {
   const history = useOp('buildHistory', { params: { projectId: project.id } }, { refetchInterval: project.liveBuildId ? false : 5000 });
   const [chosen, setChosen] = useState<BuildHistory | null>(null);
@@ -46,7 +48,7 @@ export function BuildsTab({ project }: TabProps) {
                   const last = releases[0];
                   return (
                     <tr key={b.id}>
-                      <td data-label="Build"><code>{b.id.slice(0, 8)}</code>{b.note && <div className="muted">{b.note}</div>}<div className="muted">{b.manifest.name} · {(b.sizeBytes / 1048576).toFixed(1)} MB</div></td>
+                      <td data-label="Build"><code>{b.id.slice(0, 8)}</code>{b.note && <div className="muted">{b.note}</div>}<div className="muted">{b.manifest.name} · {sizeOf(b.sizeBytes)}</div></td>
                       <td data-label="State">{b.live ? <span className="badge live">Live</span> : <span className="badge">Ready</span>}</td>
                       <td data-label="Kind">{b.kind}</td>
                       <td data-label="Deployed"><Time at={b.createdAt} /></td>
