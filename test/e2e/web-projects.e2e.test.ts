@@ -145,6 +145,11 @@ it('shows a deployed project\'s builds, makes an older one live and rolls back, 
   expect((await person.client.call('getRoomPause', { params: { projectId } })).owner).toMatchObject({ message: 'Back at noon' });
   await page.getByRole('button', { name: 'Resume room' }).waitFor();
   await page.getByText('paused the room').waitFor();
+  // The apps' order, by keyboard-reachable buttons: Admin moved up, read back through the API.
+  const before = (await person.client.call('getRoomSetup', { params: { projectId } })).appOrder ?? ['web', 'admin'];
+  const name = { web: 'Website', admin: 'Admin' }[before[1] as 'web' | 'admin'];
+  await page.getByRole('button', { name: new RegExp(`move ${name} up`) }).click();
+  await expect.poll(async () => (await person.client.call('getRoomSetup', { params: { projectId } })).appOrder).toEqual([before[1], before[0]]);
   await expectAccessible(page);
   await screenshots(page, 'project-room');
   await page.getByRole('button', { name: 'Resume room' }).click();

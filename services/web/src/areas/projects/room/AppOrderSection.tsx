@@ -1,5 +1,5 @@
 import { useChange, useOp } from '../../../api/hooks.js';
-import { Async } from '../../../ui/Async.js';
+import { Skeleton } from '../../../ui/Async.js';
 import { Section } from '../../../ui/Page.js';
 import { Refusal } from '../../../ui/Refusal.js';
 import { OrderList } from './OrderList.js';
@@ -9,29 +9,33 @@ export function AppOrderSection({ projectId }: { projectId: string }) {
   const setup = useOp('getRoomSetup', { params: { projectId } });
   const builds = useOp('listBuilds', { params: { projectId } });
   const order = useChange('orderApps');
-  const live = builds.data?.find((b) => b.live);
-  const names = new Map(live?.manifest.apps.map((a) => [a.id, a.name] as const) ?? []);
   return (
     <Section title="App order">
-      <Async query={setup} lines={3} isEmpty={(s) => !live || (s.appOrder ?? []).length === 0} empty={<p>No live build yet: its apps show here once you deploy.</p>}>
-        {(s) => {
-          const ids = s.appOrder ?? live?.manifest.apps.map((a) => a.id) ?? [];
-          return (
-            <>
-              <p className="hint">The room shows its apps as tabs in this order.</p>
-              <OrderList
-                label="Apps in order"
-                items={ids}
-                keyOf={(id) => id}
-                name={(id) => names.get(id) ?? id}
-                busy={order.isPending}
-                onMove={(next) => order.mutate({ params: { projectId }, body: { ids: next } })}
-              />
-              <Refusal error={order.error} />
-            </>
-          );
-        }}
-      </Async>
+      {setup.isPending || builds.isPending ? <Skeleton lines={3} /> : apps()}
     </Section>
   );
+
+  function apps() {
+    const failed = setup.data ? builds.error : setup.error;
+    if (failed && (!setup.data || !builds.data)) return <Refusal error={failed} />;
+    const live = builds.data?.find((b) => b.live);
+    if (!live) return <div className="empty"><p>No live build yet: its apps show here once you deploy.</p></div>;
+    const names = new Map(live.manifest.apps.map((a) => [a.id, a.name] as const));
+    // Null means the manifest's order.
+    const ids = setup.data?.appOrder ?? live.manifest.apps.map((a) => a.id);
+    return (
+      <>
+        <p className="hint">The room shows its apps as tabs in this order.</p>
+        <OrderList
+          label="Apps in order"
+          items={ids}
+          keyOf={(id) => id}
+          name={(id) => names.get(id) ?? id}
+          busy={order.isPending}
+          onMove={(next) => order.mutate({ params: { projectId }, body: { ids: next } })}
+        />
+        <Refusal error={order.error} />
+      </>
+    );
+  }
 }
