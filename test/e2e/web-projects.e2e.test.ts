@@ -152,6 +152,17 @@ it('shows a deployed project\'s builds, makes an older one live and rolls back, 
   await expect.poll(async () => (await person.client.call('getRoomSetup', { params: { projectId } })).appOrder).toEqual([before[1], before[0]]);
   await expectAccessible(page);
   await screenshots(page, 'project-room');
+  // What happens next: a meeting step added with its booking address, saved, read back.
+  await page.getByLabel('Step to add').selectOption('meeting');
+  await page.getByLabel('Booking address').fill('https://cal.example.com/grace');
+  await page.getByRole('button', { name: 'Save steps' }).click();
+  await expect.poll(async () => (await person.client.call('getNextSteps', { params: { projectId } })).steps.find((s) => s.kind === 'meeting')?.url).toBe('https://cal.example.com/grace');
+  // The preview: a tab opened on the click, sent to the one-time address.
+  const popup = page.waitForEvent('popup');
+  await page.getByRole('button', { name: 'Open the room' }).click();
+  const tab = await popup;
+  await expect.poll(() => tab.url()).toMatch(/^http/);
+  await tab.close();
   await page.getByRole('button', { name: 'Resume room' }).click();
   await expect.poll(async () => (await person.client.call('getRoomPause', { params: { projectId } })).viewers).toBe('room');
   expect(problems).toEqual([]);
