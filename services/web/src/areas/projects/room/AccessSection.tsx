@@ -12,7 +12,7 @@ export function AccessSection({ projectId }: { projectId: string }) {
       <Async query={access} lines={2}>
         {(a) => (
           <>
-            <div className="row">
+            <div className="check-row">
               <input
                 id="require-email"
                 type="checkbox"
