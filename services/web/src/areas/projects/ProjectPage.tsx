@@ -7,6 +7,7 @@ import { ActivityTab } from './activity/ActivityTab.js';
 import { BuildsTab } from './builds/BuildsTab.js';
 import { CardTab } from './card/CardTab.js';
 import { LinksTab } from './links/LinksTab.js';
+import { ProjectActions } from './ProjectActions.js';
 import { RoomTab } from './room/RoomTab.js';
 import type { TabProps } from './tab-props.js';
 
@@ -29,8 +30,8 @@ export function ProjectPage() {
   return (
     <Async query={project} lines={8}>
       {(p) => (
-        <Page title={p.name} lead={<a href={p.roomUrl} target="_blank" rel="noreferrer">{p.roomUrl}</a>}>
-          <nav className="tabs" aria-label="Project">
+        <Page title={p.name} lead={<><span className="badge">{p.slug}</span> <a className="room-url" href={p.roomUrl} target="_blank" rel="noreferrer">{p.roomUrl}</a></>} actions={<ProjectActions project={p} />}>
+          <nav className="tabs project-tabs" aria-label="Project">
             {TABS.map((t) => (
               <Link key={t.path} href={`/${projectId}${t.path ? `/${t.path}` : ''}`} aria-current={t === current ? 'page' : undefined}>{t.label}</Link>
             ))}

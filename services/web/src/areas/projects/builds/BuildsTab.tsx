@@ -1,5 +1,88 @@
+import { useState } from 'react';
+import type { BuildHistory } from '../../../../../contract/resources/build.js';
+import { useChange, useOp } from '../../../api/hooks.js';
+import { Async } from '../../../ui/Async.js';
+import { Dialog } from '../../../ui/Dialog.js';
+import { Section } from '../../../ui/Page.js';
+import { Refusal } from '../../../ui/Refusal.js';
+import { Time } from '../../../ui/Time.js';
+import { DeployCommand } from '../DeployCommand.js';
 import type { TabProps } from '../tab-props.js';
 
-export function BuildsTab(_props: TabProps) {
-  return <div className="empty"><p>Builds: coming soon.</p></div>;
+// The project's builds, newest first, with who deployed each and when it was made live. A build
+// is made whole by createBuild (there is no queued or building state to wait on), so the list is
+// read again on a timer only while nothing is live yet: the first deploy shows up by itself.
+
+type Person = { displayName?: string; userId?: string } | null;
+type Release = { at: string; by: Person; rollback: boolean };
+
+const who = (p: unknown) => (p && typeof p === 'object' && 'displayName' in p ? String((p as { displayName: unknown }).displayName) : null);
+
+const sizeOf = (bytes: number) => (bytes < 1048576 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1048576).toFixed(1)} MB`);
+
+export function BuildsTab({ project }: TabProps) {
+  const history = useOp('buildHistory', { params: { projectId: project.id } }, { refetchInterval: project.liveBuildId ? false : 5000 });
+  const [chosen, setChosen] = useState<BuildHistory | null>(null);
+  const live = history.data?.find((b) => b.live);
+  return (
+    <Section title={`Builds${history.data ? ` (${history.data.length})` : ''}`}>
+      <Async
+        query={history}
+        lines={5}
+        empty={
+          <>
+            <p><strong>No build yet.</strong> Deploy from your demo's folder; the build shows here and goes live.</p>
+            <p><DeployCommand slug={project.slug} /></p>
+          </>
+        }
+      >
+        {(builds) => (
+          <div className="table-wrap">
+            <table className="stack">
+              <thead>
+                <tr><th>Build</th><th>State</th><th>Kind</th><th>Deployed</th><th>By</th><th>Made live</th><th><span className="sr-only">Actions</span></th></tr>
+              </thead>
+              <tbody>
+                {builds.map((b) => {
+                  const releases = b.releases as Release[];
+                  const last = releases[0];
+                  return (
+                    <tr key={b.id}>
+                      <td data-label="Build"><code>{b.id.slice(0, 8)}</code>{b.note && <div className="muted">{b.note}</div>}<div className="muted">{b.manifest.name} · {sizeOf(b.sizeBytes)}</div></td>
+                      <td data-label="State">{b.live ? <span className="badge live">Live</span> : <span className="badge">Ready</span>}</td>
+                      <td data-label="Kind">{b.kind}</td>
+                      <td data-label="Deployed"><Time at={b.createdAt} /></td>
+                      <td data-label="By">{who(b.deployedBy) ?? <span className="muted">—</span>}</td>
+                      <td data-label="Made live">{last ? <><Time at={last.at} />{last.rollback && <> <span className="badge warn">Rollback</span></>}{releases.length > 1 && <span className="muted"> · {releases.length} times</span>}</> : <span className="muted">never</span>}</td>
+                      <td>{!b.live && <button type="button" className="secondary" onClick={() => setChosen(b)}>{releases.length ? 'Roll back to this build' : 'Make live'}</button>}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Async>
+      {chosen && <MakeLive projectId={project.id} build={chosen} liveId={live?.id} onClose={() => setChosen(null)} />}
+    </Section>
+  );
+}
+
+function MakeLive({ projectId, build, liveId, onClose }: { projectId: string; build: BuildHistory; liveId?: string; onClose: () => void }) {
+  const makeLive = useChange('makeLive', onClose);
+  const rollback = build.releases.length > 0;
+  return (
+    <Dialog
+      open
+      onOpenChange={(o) => !o && onClose()}
+      title={rollback ? 'Roll back to this build?' : 'Make this build live?'}
+      description={`Viewers meet build ${build.id.slice(0, 8)} from their next visit${liveId ? `, instead of ${liveId.slice(0, 8)}` : ''}. Links keep working.`}
+    >
+      <Refusal error={makeLive.error} />
+      <div className="row">
+        <button type="button" disabled={makeLive.isPending} onClick={() => makeLive.mutate({ params: { projectId, buildId: build.id } })}>{rollback ? 'Roll back' : 'Make live'}</button>
+        <button type="button" className="secondary" onClick={onClose}>Cancel</button>
+      </div>
+    </Dialog>
+  );
 }

@@ -1,0 +1,62 @@
+import { useState } from 'react';
+import type { LinkRec } from '../../../../../contract/resources/link.js';
+import { useChange } from '../../../api/hooks.js';
+import { Dialog } from '../../../ui/Dialog.js';
+import { Refusal } from '../../../ui/Refusal.js';
+import { AddressBox } from './AddressBox.js';
+
+// One link's actions. Reveal shows the address again (recorded as a copy); reissue gives a new
+// one and stops the old at once; revoke stops the link for good. The last two are confirmed.
+
+export function LinkActions({ link, usable }: { link: LinkRec; usable: boolean }) {
+  const [url, setUrl] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState<'reissue' | 'revoke' | null>(null);
+  const reveal = useChange('revealLink', (r) => setUrl(r.url));
+  const reissue = useChange('reissueLink', (r) => { setUrl(r.url); setConfirm(null); });
+  const revoke = useChange('revokeLink', () => { setUrl(null); setConfirm(null); });
+  const params = { linkId: link.id };
+  if (!usable) return null;
+  return (
+    <div>
+      <div className="row">
+        {link.recoverable !== false && (
+          <button type="button" className="secondary" disabled={reveal.isPending} onClick={() => reveal.mutate({ params })}>
+            Reveal<span className="sr-only"> link for {link.viewerName}</span>
+          </button>
+        )}
+        <button type="button" className="secondary" onClick={() => { reissue.reset(); setConfirm('reissue'); }}>
+          Reissue<span className="sr-only"> link for {link.viewerName}</span>
+        </button>
+        <button type="button" className="danger" onClick={() => { revoke.reset(); setConfirm('revoke'); }}>
+          Revoke<span className="sr-only"> link for {link.viewerName}</span>
+        </button>
+      </div>
+      <Refusal error={reveal.error} />
+      {url && <AddressBox url={url} label={`Address for ${link.viewerName}`} />}
+      <Dialog
+        open={confirm === 'reissue'}
+        onOpenChange={(o) => !o && setConfirm(null)}
+        title={`Reissue the link for ${link.viewerName}?`}
+        description="The old address stops working at once; the new one is shown to copy. Visits and answers stay."
+      >
+        <Refusal error={reissue.error} />
+        <div className="row">
+          <button type="button" disabled={reissue.isPending} onClick={() => reissue.mutate({ params })}>Reissue link</button>
+          <button type="button" className="secondary" onClick={() => setConfirm(null)}>Cancel</button>
+        </div>
+      </Dialog>
+      <Dialog
+        open={confirm === 'revoke'}
+        onOpenChange={(o) => !o && setConfirm(null)}
+        title={`Revoke the link for ${link.viewerName}?`}
+        description="The link stops opening the room at once and cannot be reopened. Visits, answers and comments stay."
+      >
+        <Refusal error={revoke.error} />
+        <div className="row">
+          <button type="button" className="danger" disabled={revoke.isPending} onClick={() => revoke.mutate({ params })}>Revoke link</button>
+          <button type="button" className="secondary" onClick={() => setConfirm(null)}>Cancel</button>
+        </div>
+      </Dialog>
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+import { useState } from 'react';
+import { useChange } from '../../../api/hooks.js';
+import { Field } from '../../../ui/Field.js';
+import { Section } from '../../../ui/Page.js';
+import { Refusal } from '../../../ui/Refusal.js';
+import { AddressBox } from './AddressBox.js';
+
+/** Makes a link for one named viewer; its address is shown once here, to copy and send. */
+export function NewLink({ projectId }: { projectId: string }) {
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [days, setDays] = useState('14');
+  const [made, setMade] = useState<{ name: string; url: string } | null>(null);
+  const create = useChange('createLink', (reply) => {
+    setMade({ name: reply.link.viewerName, url: reply.url });
+    setName('');
+    setEmail('');
+  });
+  return (
+    <Section title="New link">
+      <form
+        className="row create-project"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const expires = Number(days);
+          create.mutate({
+            params: { projectId },
+            body: { viewerName: name.trim(), ...(email.trim() ? { viewerEmail: email.trim() } : {}), ...(days && expires > 0 ? { expiresInDays: expires } : {}) },
+          });
+        }}
+      >
+        <Field label="Viewer's name" name="viewerName" value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} error={create.error} />
+        <Field label="Viewer's email (optional)" name="viewerEmail" type="email" value={email} onChange={(e) => setEmail(e.target.value)} error={create.error} hint="Nothing is sent to it." />
+        <Field label="Expires after (days)" name="expiresInDays" type="number" min={1} max={365} value={days} onChange={(e) => setDays(e.target.value)} error={create.error} hint="Empty: never." />
+        <button type="submit" disabled={create.isPending || !name.trim()}>{create.isPending ? 'Making…' : 'Make link'}</button>
+      </form>
+      <Refusal error={create.error} />
+      {made && (
+        <div className="notice" role="status">
+          <p>Link for {made.name} made. Copy it now and send it yourself; you can reveal it again later.</p>
+          <AddressBox url={made.url} label={`Address for ${made.name}`} />
+        </div>
+      )}
+    </Section>
+  );
+}

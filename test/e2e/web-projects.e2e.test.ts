@@ -1,0 +1,170 @@
+import type { Browser, Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { tgz } from '../support/archives.js';
+import type { Platform } from '../support/platform.js';
+import { uniqueSlug } from '../support/refusal.js';
+import { deployStaticRoom } from '../support/room.js';
+import { platformAndChromium } from '../support/suites.js';
+import { expectAccessible, openArea, screenshots, signedInBuilder, watchProblems } from '../support/web-app.js';
+
+// The projects area of the web app: the list (empty, then with a project made through the page,
+// a taken address refused beside its field), renaming and deleting with the slug typed; one
+// project's builds (make live, roll back), links (make, reveal, revoke) and room (pause).
+
+let platform: Platform;
+let browser: Browser;
+platformAndChromium((p, b) => ([platform, browser] = [p, b]));
+
+type Person = Awaited<ReturnType<Platform['person']>>;
+
+/** A second static build of the project, not live. */
+async function anotherBuild(person: Person, projectId: string) {
+  const bytes = await tgz({ 'index.html': '<!doctype html><title>Two</title><h1>Second</h1>' });
+  const { uploadId, putUrl } = await person.client.call('startUpload', { params: { projectId }, body: { kind: 'static', sizeBytes: bytes.length } });
+  const put = await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes, headers: { 'content-type': 'application/gzip' } });
+  expect(put.status).toBe(204);
+  const manifest = { kind: 'static', name: 'Room demo', output: 'dist', apps: [{ id: 'web', name: 'Website', path: '/', device: 'laptop' }] };
+  return person.client.call('createBuild', { params: { projectId }, body: { uploadId, manifest: manifest as never, note: 'second take' } });
+}
+
+const dialog = (page: Page) => page.getByRole('dialog');
+
+// Radix Dialog's scroll lock (react-remove-scroll-bar) adds a <style> element on every opening,
+// which the page's policy (style-src 'self') refuses: nothing shows wrong, the page behind only
+// keeps its scroll bar. The shared Dialog's to fix (services/web/src/ui); expected here meanwhile.
+const DIALOG_STYLE = /Applying inline style violates .*style-src/;
+
+it('lists no projects with the deploy command, creates one, refuses a taken address beside it, renames and deletes it with the slug typed', async () => {
+  const { person, context } = await signedInBuilder(platform, browser, { plan: 'solo' });
+  const page = await context.newPage();
+  const problems = watchProblems(page, [/^409 .*\/api\/projects$/, /status of 409/, DIALOG_STYLE]);
+  await openArea(page, `${platform.baseUrl}/`);
+  await page.getByText('No projects yet.').waitFor();
+  expect(await page.locator('.empty code').first().textContent()).toBe('pitch deploy');
+  await expectAccessible(page);
+  await screenshots(page, 'projects-empty');
+
+  const slug = uniqueSlug('wp');
+  await page.getByLabel('Name', { exact: true }).fill('Acme checkout');
+  await page.getByLabel('Address (slug)').fill(slug);
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await page.getByRole('link', { name: 'Acme checkout' }).waitFor();
+  const [made] = await person.client.call('listProjects');
+  expect(made).toMatchObject({ name: 'Acme checkout', slug });
+
+  // The same address again: the API's 409 in words, beside the address field.
+  await page.getByLabel('Name', { exact: true }).fill('Acme again');
+  await page.getByLabel('Address (slug)').fill(slug);
+  await page.getByRole('button', { name: 'Create project' }).click();
+  const refusal = page.locator('.slug-field [role="alert"]');
+  await refusal.waitFor();
+  expect(await refusal.textContent()).toMatch(/taken/i);
+  expect(await person.client.call('listProjects')).toHaveLength(1);
+  await expectAccessible(page);
+  await screenshots(page, 'projects');
+
+  await page.getByRole('link', { name: 'Acme checkout' }).click();
+  await page.waitForURL(`${platform.baseUrl}/projects/${made.id}`);
+  await page.getByRole('heading', { level: 1, name: 'Acme checkout' }).waitFor();
+  await page.getByRole('button', { name: 'Rename' }).click();
+  await dialog(page).getByLabel('Name').fill('Acme checkout v2');
+  await dialog(page).getByRole('button', { name: 'Save name' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Acme checkout v2' }).waitFor();
+  expect((await person.client.call('getProject', { params: { projectId: made.id } })).name).toBe('Acme checkout v2');
+
+  await page.getByRole('button', { name: 'Delete project' }).click();
+  const remove = dialog(page).getByRole('button', { name: 'Delete forever' });
+  expect(await remove.isDisabled()).toBe(true);
+  await dialog(page).getByLabel(/to confirm/).fill(slug.slice(0, -1));
+  expect(await remove.isDisabled()).toBe(true);
+  await dialog(page).getByLabel(/to confirm/).fill(slug);
+  await remove.click();
+  await page.waitForURL(`${platform.baseUrl}/projects`);
+  await page.getByText('No projects yet.').waitFor();
+  expect(await person.client.call('listProjects')).toEqual([]);
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+it('shows a deployed project\'s builds, makes an older one live and rolls back, makes, reveals and revokes a link, and pauses the room with a note', async () => {
+  const { person, context } = await signedInBuilder(platform, browser, { plan: 'team' });
+  const { project, build: first } = await deployStaticRoom(platform, person);
+  const second = await anotherBuild(person, project.id);
+  const projectId = project.id;
+  const page = await context.newPage();
+  const problems = watchProblems(page, [DIALOG_STYLE]);
+
+  // Builds: the live one marked; the newer one made live, then the first rolled back to.
+  await openArea(page, `${platform.baseUrl}/projects/${projectId}`);
+  await page.getByRole('heading', { name: 'Builds (2)' }).waitFor();
+  expect(await page.locator('.badge.live').count()).toBe(1);
+  await expectAccessible(page);
+  await screenshots(page, 'project-builds');
+  await page.getByRole('button', { name: 'Make live' }).click();
+  await dialog(page).getByRole('button', { name: 'Make live' }).click();
+  await expect.poll(async () => (await person.client.call('getProject', { params: { projectId } })).liveBuildId).toBe(second.id);
+  await page.getByRole('button', { name: 'Roll back to this build' }).click();
+  await dialog(page).getByRole('button', { name: 'Roll back' }).click();
+  await expect.poll(async () => (await person.client.call('getProject', { params: { projectId } })).liveBuildId).toBe(first.id);
+  await page.getByText('Rollback', { exact: true }).waitFor();
+
+  // Links: made in the page, read back through the API, revealed, revoked.
+  await page.getByRole('link', { name: 'Links', exact: true }).click();
+  await page.getByText('No links yet.').waitFor();
+  await expectAccessible(page);
+  await page.getByLabel("Viewer's name").fill('Ada Lovelace');
+  await page.getByLabel("Viewer's email (optional)").fill('ada@example.com');
+  await page.getByRole('button', { name: 'Make link' }).click();
+  const made = page.getByLabel('Address for Ada Lovelace').first();
+  await made.waitFor();
+  const url = await made.inputValue();
+  expect(url).toMatch(/^https?:\/\//);
+  const [link] = await person.client.call('listLinks', { params: { projectId } });
+  expect(link).toMatchObject({ viewerName: 'Ada Lovelace', viewerEmail: 'ada@example.com', revokedAt: null });
+  expect(link.expiresAt).not.toBeNull();
+  await page.getByRole('link', { name: 'Ada Lovelace' }).waitFor();
+  expect(await page.getByRole('link', { name: 'Ada Lovelace' }).getAttribute('href')).toBe(`/journey/${link.id}`);
+  await page.getByRole('button', { name: 'Reveal link for Ada Lovelace' }).click();
+  await expect.poll(() => page.getByLabel('Address for Ada Lovelace').count()).toBe(2);
+  expect(await page.getByLabel('Address for Ada Lovelace').last().inputValue()).toBe(url);
+  await expectAccessible(page);
+  await screenshots(page, 'project-links');
+  await page.getByRole('button', { name: 'Revoke link for Ada Lovelace' }).click();
+  await dialog(page).getByRole('button', { name: 'Revoke link' }).click();
+  await expect.poll(async () => (await person.client.call('listLinks', { params: { projectId } }))[0].revokedAt).not.toBeNull();
+  await page.getByText('No open links.', { exact: false }).waitFor();
+
+  // Room: paused with a note for viewers; the API says so; the history shows it.
+  await page.getByRole('link', { name: 'Room', exact: true }).click();
+  await page.getByRole('button', { name: 'Pause room' }).waitFor();
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+  await page.getByRole('button', { name: 'Pause room' }).click();
+  await dialog(page).getByLabel('Note for viewers (optional)').fill('Back at noon');
+  await dialog(page).getByRole('button', { name: 'Pause the room' }).click();
+  await expect.poll(async () => (await person.client.call('getRoomPause', { params: { projectId } })).viewers).toBe('paused');
+  expect((await person.client.call('getRoomPause', { params: { projectId } })).owner).toMatchObject({ message: 'Back at noon' });
+  await page.getByRole('button', { name: 'Resume room' }).waitFor();
+  await page.getByText('paused the room').waitFor();
+  // The apps' order, by keyboard-reachable buttons: Admin moved up, read back through the API.
+  const before = (await person.client.call('getRoomSetup', { params: { projectId } })).appOrder ?? ['web', 'admin'];
+  const name = { web: 'Website', admin: 'Admin' }[before[1] as 'web' | 'admin'];
+  await page.getByRole('button', { name: new RegExp(`move ${name} up`) }).click();
+  await expect.poll(async () => (await person.client.call('getRoomSetup', { params: { projectId } })).appOrder).toEqual([before[1], before[0]]);
+  await expectAccessible(page);
+  await screenshots(page, 'project-room');
+  // What happens next: a meeting step added with its booking address, saved, read back.
+  await page.getByLabel('Step to add').selectOption('meeting');
+  await page.getByLabel('Booking address').fill('https://cal.example.com/grace');
+  await page.getByRole('button', { name: 'Save steps' }).click();
+  await expect.poll(async () => (await person.client.call('getNextSteps', { params: { projectId } })).steps.find((s) => s.kind === 'meeting')?.url).toBe('https://cal.example.com/grace');
+  // The preview: a tab opened on the click, sent to the one-time address.
+  const popup = page.waitForEvent('popup');
+  await page.getByRole('button', { name: 'Open the room' }).click();
+  const tab = await popup;
+  await expect.poll(() => tab.url()).toMatch(/^http/);
+  await tab.close();
+  await page.getByRole('button', { name: 'Resume room' }).click();
+  await expect.poll(async () => (await person.client.call('getRoomPause', { params: { projectId } })).viewers).toBe('room');
+  expect(problems).toEqual([]);
+  await context.close();
+});
