@@ -124,6 +124,10 @@ it('shows a viewer\'s visit, answer and comment; the builder replies, moves the 
   await expectAccessible(page);
   await page.keyboard.press('Escape');
   await expect.poll(() => card.textContent()).toContain('Won');
+  // Without a mouse: the card's Move to list.
+  await card.getByLabel('Move to').selectOption('engaged');
+  await expect.poll(async () => (await person.client.call('board')).find((c) => c.id === link.id)?.stage).toBe('engaged');
+  await expect.poll(() => page.getByRole('region', { name: 'Engaged' }).getByRole('article', { name: /Ada Buyer/ }).count()).toBe(1);
   await screenshots(page, 'pipeline');
 
   // Analytics: charts (canvases), totals, and a reversed range refused beside the inputs.
