@@ -25,9 +25,13 @@ export function Chart({ caption, days, series, unit }: {
       axes: [{}, { label: unit }],
       scales: { x: { time: true } },
     }, [x, ...series.map((s) => s.values)], el);
+    // The container's own size, not the window's: the side bar and the phone layout change it too.
     const resize = () => plot.setSize({ width: width(), height: 220 });
+    const watcher = new ResizeObserver(resize);
+    watcher.observe(el);
     window.addEventListener('resize', resize);
     return () => {
+      watcher.disconnect();
       window.removeEventListener('resize', resize);
       plot.destroy();
     };

@@ -13,6 +13,7 @@ export default function UsageArea() {
   const copies = typeof allowance?.containerCopies === 'number' ? allowance.containerCopies : null;
   return (
     <Page title="Container usage" lead="Demo containers started for your viewers this month (UTC).">
+      <div className="usage-month">
       <Async query={usage} lines={6}>
         {(u) => u.runs === 0 && u.failedStarts === 0 ? (
           <div className="empty">
@@ -32,6 +33,7 @@ export default function UsageArea() {
           </>
         )}
       </Async>
+      </div>
       <Section title="Your plan">
         <Async query={billing} lines={3}>
           {(b) => (
