@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react';
+import { Link } from 'wouter';
 import type { AnalyticsDay, Figures, WorkspaceAnalytics } from '../../../../contract/resources/analytics.js';
 import { useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
@@ -58,7 +59,7 @@ export default function AnalyticsArea() {
                   <tbody>
                     {projectsOf(a).map((p) => (
                       <tr key={p.projectId}>
-                        <td data-label="Project"><a href={`/projects/${p.projectId}/activity`}>{p.name}</a></td>
+                        <td data-label="Project"><Link href={`/projects/${p.projectId}/activity`}>{p.name}</Link></td>
                         <td data-label="Views">{p.totals.views}</td>
                         <td data-label="Viewers">{p.totals.viewers}</td>
                         <td data-label="Time">{duration(p.totals.activeSeconds)}</td>

@@ -1,3 +1,4 @@
+import { Link } from 'wouter';
 import { useOp } from '../../../api/hooks.js';
 import { Async } from '../../../ui/Async.js';
 import { Section } from '../../../ui/Page.js';
@@ -53,7 +54,7 @@ export function ActivityTab({ project }: TabProps) {
                   return (
                     <tr key={v.id}>
                       <td data-label="Viewer">{v.viewerName ?? <span className="muted">no name given</span>}</td>
-                      <td data-label="Link">{v.linkId ? <a href={`/journey/${v.linkId}`}>Journey</a> : <span className="muted">preview</span>}</td>
+                      <td data-label="Link">{v.linkId ? <Link href={`~/journey/${v.linkId}`}>Journey</Link> : <span className="muted">preview</span>}</td>
                       <td data-label="Started"><Time at={v.startedAt} />{!v.endedAt && <> <span className="badge live">maybe still here</span></>}</td>
                       <td data-label="Time spent">{duration(total)}</td>
                       <td data-label="Where">{Object.entries(v.time).map(([k, s]) => `${k} ${duration(s)}`).join(', ') || '—'}</td>
