@@ -119,7 +119,7 @@ it('shows a viewer\'s visit, answer and comment; the builder replies, moves the 
   await expect.poll(async () => (await person.client.call('board')).find((c) => c.id === link.id)?.stage).toBe('later');
   await expect.poll(() => page.getByRole('region', { name: 'Later' }).getByRole('article', { name: /Ada Buyer/ }).count()).toBe(1);
   expect((await person.client.call('projectBoard', { params: { projectId: project.id } }))[0]).toMatchObject({ stage: 'later', suggested: 'yes', placed: true });
-  await expect.poll(() => card.textContent()).toContain('Evidence says Yes');
+  await expect.poll(() => card.textContent()).toContain('Evidence: Yes');
 
   // The card's panel: an outcome and a note.
   await card.getByRole('button', { name: 'Ada Buyer', exact: true }).click();

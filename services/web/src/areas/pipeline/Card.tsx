@@ -18,7 +18,7 @@ export function Card({ card, stage, onMove, onOpen }: { card: BoardCard; stage: 
       <p className="muted">{card.projectName}</p>
       <p className="meta">Last seen <Time at={card.signals.lastSeenAt} /></p>
       <div className="row badges">
-        {card.placed && card.suggested !== stage && <span className="badge">Evidence says {stageName(card.suggested)}</span>}
+        {card.placed && card.suggested !== stage && <span className="badge">Evidence: {stageName(card.suggested)}</span>}
         {card.outcome && <span className={`badge ${card.outcome === 'won' ? 'ok' : card.outcome === 'lost' ? 'bad' : 'warn'}`}>{card.outcome === 'won' ? 'Won' : card.outcome === 'lost' ? 'Lost' : 'Later'}</span>}
         {card.forwarded.length > 0 && <span className="badge warn">Forwarded ({card.forwarded.length})</span>}
         {card.claims > 1 && <span className="badge warn">{card.claims} names</span>}
