@@ -1,5 +1,63 @@
-import { ComingSoon } from '../../ui/ComingSoon.js';
+import { useOp } from '../../api/hooks.js';
+import { Async } from '../../ui/Async.js';
+import { Page, Section } from '../../ui/Page.js';
+import '../analytics/analytics.css';
+
+// Demo containers this UTC month, and the plan's allowance beside it. A workspace with static
+// builds only runs no containers: it says so and how to start one.
 
 export default function UsageArea() {
-  return <ComingSoon title="Container usage" />;
+  const usage = useOp('containerUsage');
+  const billing = useOp('getBilling');
+  const allowance = billing.data?.allowance as Record<string, unknown> | undefined;
+  const copies = typeof allowance?.containerCopies === 'number' ? allowance.containerCopies : null;
+  return (
+    <Page title="Container usage" lead="Demo containers started for your viewers this month (UTC).">
+      <div className="usage-month">
+      <Async query={usage} lines={6}>
+        {(u) => u.runs === 0 && u.failedStarts === 0 ? (
+          <div className="empty">
+            <p>No containers ran in {u.month}. Static builds need none; deploy a container build (a Dockerfile in your project, <code>pitch deploy</code>) and each viewer gets their own copy of it, counted here.</p>
+          </div>
+        ) : (
+          <>
+            <div className="totals">
+              <div className="total"><span className="n">{u.runs}</span><span className="muted">Runs</span></div>
+              <div className="total"><span className="n">{u.containerHours.toFixed(1)}</span><span className="muted">Container hours</span></div>
+              <div className="total"><span className="n">{u.medianColdStartMs === null ? '—' : `${(u.medianColdStartMs / 1000).toFixed(1)} s`}</span><span className="muted">Median cold start</span></div>
+              <div className="total"><span className="n">{u.failedStarts}</span><span className="muted">Failed starts</span></div>
+              <div className="total"><span className="n">{u.crashes}</span><span className="muted">Crashes</span></div>
+              <div className="total"><span className="n">{u.heldBack}</span><span className="muted">Held back (limit reached)</span></div>
+            </div>
+            {u.heldBack > 0 && <p className="notice">{u.heldBack} viewers waited because every copy your plan allows was in use.</p>}
+          </>
+        )}
+      </Async>
+      </div>
+      <Section title="Your plan">
+        <Async query={billing} lines={3}>
+          {(b) => (
+            <>
+              <p>Plan <span className="badge">{b.plan}</span>{b.suspended && <> <span className="badge bad">Suspended</span></>}</p>
+              {copies !== null && <p>Up to <strong>{copies}</strong> container copies at once{typeof allowance?.warmCopies === 'number' ? <>, {allowance.warmCopies} kept warm</> : null}.</p>}
+              <Allowance label="Seats" used={(b.seats as { used?: number } | undefined)?.used} allowed={(b.seats as { allowed?: number } | undefined)?.allowed} />
+              {typeof allowance?.viewerHours === 'number' && <p>Viewer-hours a month: {allowance.viewerHours}.</p>}
+            </>
+          )}
+        </Async>
+      </Section>
+    </Page>
+  );
+}
+
+function Allowance({ label, used, allowed }: { label: string; used?: number; allowed?: number }) {
+  if (typeof used !== 'number' || typeof allowed !== 'number') return null;
+  return (
+    <div className="field">
+      <p>{label}: {used} of {allowed}</p>
+      <div className="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={allowed} aria-valuenow={used}>
+        <span style={{ width: `${Math.min(100, (100 * used) / Math.max(1, allowed))}%` }} />
+      </div>
+    </div>
+  );
 }
