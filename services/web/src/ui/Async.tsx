@@ -27,3 +27,12 @@ export function Skeleton({ lines = 3 }: { lines?: number }) {
     </div>
   );
 }
+
+/**
+ * A page of several sections, each with its own read: one skeleton until every read has answered
+ * once, then all sections at once, so none pushes the ones below it as it arrives.
+ */
+export function AllLoaded({ queries, lines = 10, children }: { queries: UseQueryResult<unknown>[]; lines?: number; children: ReactNode }) {
+  if (queries.some((q) => q.isPending)) return <Skeleton lines={lines} />;
+  return <>{children}</>;
+}
