@@ -1,9 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { expect, it } from 'vitest';
 import type { Platform } from '../support/platform.js';
-import { answerWhoAreYou, appFrame, deployStaticRoom } from '../support/room.js';
+import { answerWhoAreYou, appFrame, deployStaticRoom, pinAt } from '../support/room.js';
 import { platformAndChromium } from '../support/suites.js';
-import { expectAccessible, openArea, screenshots, signedInBuilder, watchProblems } from '../support/web-app.js';
+import { drag, expectAccessible, openArea, screenshots, signedInBuilder, watchProblems } from '../support/web-app.js';
 
 // The builder's view of what viewers did: a viewer opens a link in Chromium, answers and pins a
 // comment; the builder reads the activity tab, replies, drags the link's card across the pipeline
@@ -37,26 +37,6 @@ async function viewerVisits(url: string, name: string) {
   await expect.poll(() => page.locator('.comment-outcome').textContent(), { timeout: 20_000 }).toBe('Sent. Thank you.');
   await page.close({ runBeforeUnload: true });
   await context.close();
-}
-
-async function pinAt(page: Page, appId: string, x: number, y: number) {
-  await page.click('#comment-toggle');
-  const layer = page.locator(`.frame:has(iframe[data-app="${appId}"]) .pin-layer`);
-  await layer.waitFor();
-  const box = (await layer.boundingBox())!;
-  await page.mouse.click(box.x + box.width * x, box.y + box.height * y);
-  await page.locator('#comment-form').waitFor({ state: 'visible' });
-}
-
-/** Drags with the mouse from the middle of one element to the middle of another, in small steps (dnd-kit's PointerSensor). */
-async function drag(page: Page, from: ReturnType<Page['locator']>, to: ReturnType<Page['locator']>) {
-  const a = (await from.boundingBox())!;
-  const b = (await to.boundingBox())!;
-  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(a.x + a.width / 2 + 10, a.y + a.height / 2 + 10, { steps: 5 });
-  await page.mouse.move(b.x + b.width / 2, b.y + Math.min(b.height / 2, 60), { steps: 15 });
-  await page.mouse.up();
 }
 
 it('shows a viewer\'s visit, answer and comment; the builder replies, moves the card, sets an outcome and a note, and reads analytics, journey and usage', async () => {

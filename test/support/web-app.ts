@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { SESSION_COOKIE } from '../../services/contract/common.js';
 import type { Platform } from './platform.js';
@@ -93,4 +93,15 @@ export async function mailedLink(platform: Platform, email: string): Promise<str
   const outbox = join(platform.deps.config.DATA_DIR, 'outbox');
   const file = await waitFor(`a mail to ${email}`, async () => (await readdir(outbox)).filter((f) => f.includes(email.replace(/[^a-z0-9@.-]/gi, '_'))).sort().at(-1));
   return /(https?:\/\/\S+\/auth\/email\?token=[\w%-]+)/.exec(await readFile(join(outbox, file), 'utf8'))![1];
+}
+
+/** Drags with the mouse from the middle of one element to the middle of another, in small steps (dnd-kit's PointerSensor). */
+export async function drag(page: Page, from: Locator, to: Locator) {
+  const a = (await from.boundingBox())!;
+  const b = (await to.boundingBox())!;
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(a.x + a.width / 2 + 10, a.y + a.height / 2 + 10, { steps: 5 });
+  await page.mouse.move(b.x + b.width / 2, b.y + Math.min(b.height / 2, 60), { steps: 15 });
+  await page.mouse.up();
 }
