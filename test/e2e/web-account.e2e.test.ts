@@ -48,7 +48,7 @@ it('shows and changes the account: name, photo (a bad one refused in words), ses
   await photoInput.setInputFiles({ name: 'not-a-picture.png', mimeType: 'image/png', buffer: Buffer.from('hello, I am text') });
   const refusal = page.getByRole('alert');
   await refusal.waitFor();
-  expect(await refusal.textContent()).toMatch(/not a photo this platform can use/);
+  expect(await refusal.textContent()).toMatch(/not an image this platform can use/);
   await photoInput.setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await png() });
   await page.getByRole('img', { name: 'Photo of Ada Lovelace' }).waitFor();
   await expect.poll(() => page.getByRole('img', { name: 'Photo of Ada Lovelace' }).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(64);

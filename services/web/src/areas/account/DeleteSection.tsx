@@ -4,9 +4,8 @@ import { fieldProblem } from '../../api/refusal-words.js';
 import { Async } from '../../ui/Async.js';
 import { Dialog } from '../../ui/Dialog.js';
 import { useLeavingChange } from './leaving-change.js';
-import { AccountRefusal } from './AccountRefusal.js';
-import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
+import { Section } from '../../ui/Page.js';
 
 // Deleting the account takes its owned workspaces with it; one that still holds projects or other
 // people stands in the way, and is named with what is left in it. Typing the email confirms.
@@ -60,7 +59,7 @@ export function DeleteSection() {
             <input id={id} name="confirm" type="email" autoComplete="off" value={typed} onChange={(e) => setTyped(e.target.value)} />
             {fieldProblem(remove.error, 'confirm') && <p className="problem">{fieldProblem(remove.error, 'confirm')}</p>}
           </div>
-          <AccountRefusal error={remove.error} />
+          <Refusal error={remove.error} />
           <div className="dialog-actions">
             <button type="button" className="secondary" onClick={() => setOpen(false)}>Cancel</button>
             <button type="submit" className="danger" disabled={!matches || remove.isPending}>Delete account</button>

@@ -4,9 +4,8 @@ import { fieldProblem, isStatus } from '../../api/refusal-words.js';
 import { useAction, useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Field } from '../../ui/Field.js';
-import { AccountRefusal } from './AccountRefusal.js';
-import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
+import { Section } from '../../ui/Page.js';
 import type { Account } from '../../../../contract/resources/account.js';
 
 // The name other people see (in teams, on community cards), the photo beside it, and the email
@@ -83,7 +82,7 @@ function Profile({ account }: { account: Account }) {
             }}
           />
           <p className="hint" id={`${fileId}-hint`}>PNG, JPEG or WebP, up to 2 MB and 4096 pixels a side.{upload.isPending ? ' Uploading…' : ''}</p>
-          <AccountRefusal error={upload.error} />
+          <Refusal error={upload.error} />
           {upload.isSuccess && !upload.error && <p className="ok" role="status">Photo updated.</p>}
           {account.photo && (
             <div className="row">

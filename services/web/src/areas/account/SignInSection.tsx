@@ -4,9 +4,8 @@ import { api } from '../../api/client.js';
 import { useAction, useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Dialog } from '../../ui/Dialog.js';
-import { AccountRefusal } from './AccountRefusal.js';
-import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
+import { Section } from '../../ui/Page.js';
 import { Time } from '../../ui/Time.js';
 
 // The ways into the account: emailed links (always), passkeys, and the providers the operator set
@@ -47,7 +46,7 @@ export function SignInSection() {
         <h3>Passkeys{passkeys.data ? ` (${passkeys.data.length})` : ''}</h3>
         <button type="button" onClick={() => add.mutate(undefined)} disabled={add.isPending}>{add.isPending ? 'Waiting for your device…' : 'Add a passkey'}</button>
       </div>
-      <AccountRefusal error={add.error} />
+      <Refusal error={add.error} />
       {add.isSuccess && <p className="ok" role="status">Passkey added. Next time, choose "Sign in with a passkey".</p>}
       <Async query={passkeys} lines={2} empty={<p>No passkey yet. Add one to sign in without waiting for an email.</p>}>
         {(list) => (
@@ -101,7 +100,7 @@ export function SignInSection() {
           );
         }}
       </Async>
-      <AccountRefusal error={disconnect.error} />
+      <Refusal error={disconnect.error} />
       <Refusal error={connect.error} />
     </Section>
   );
