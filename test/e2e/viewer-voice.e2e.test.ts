@@ -7,7 +7,7 @@ import { demoBundle } from '../../runner/test-support/demo-bundle.js';
 import type { Platform } from '../support/platform.js';
 import { platformRunnerAndChromium } from '../support/suites.js';
 import { uniqueSlug } from '../support/refusal.js';
-import { answerWhoAreYou, appFrame, deployStaticRoom, pinAt, sendComment } from '../support/room.js';
+import { answerWhoAreYou, appFrame, deployStaticRoom, pinAt, sendComment, shopRoom } from '../support/room.js';
 
 // The viewer's voice end to end in Debian's Chromium: a viewer answers What happens next and pins
 // a comment with a screenshot to a static build and to a container build; the builder reads both
@@ -33,8 +33,6 @@ beforeAll(async () => {
 afterAll(() => { elsewhere?.close(); });
 platformRunnerAndChromium((p, _r, b) => ([platform, browser] = [p, b]));
 
-const shopPage = '<!doctype html><html><head><title>Shop</title></head><body style="margin:0;background:#1c7ed6;color:#fff;font:24px sans-serif">'
-  + '<h1 id="title" style="margin:0;padding:40px">The shop</h1><div style="height:200px;background:#fcc419"></div></body></html>';
 
 /** The screenshot's bytes, as a member fetches them with their token. */
 async function screenshotOf(url: string, token: string) {
@@ -48,14 +46,7 @@ const frameSize = (page: Page, appId: string) => page.locator(`iframe[data-app="
 describe('the viewer answers and comments; the builder reads, replies, and the viewer sees it', () => {
   it('on a static build', async () => {
     const person = await platform.person({ plan: 'solo' });
-    const { project } = await deployStaticRoom(platform, person, {
-      files: { 'index.html': shopPage },
-      manifest: {
-        kind: 'static', name: 'Shop', output: 'dist',
-        apps: [{ id: 'web', name: 'Shop', path: '/', device: 'laptop' }],
-        story: [{ id: 'one', title: 'The shop', say: 'Here it is.', app: 'web' }, { id: 'two', title: 'The end', say: 'That is all.', app: 'web' }],
-      },
-    });
+    const { project } = await deployStaticRoom(platform, person, shopRoom);
     const booking = `${elsewhereUrl}/book`;
     await person.client.call('setNextSteps', { params: { projectId: project.id }, body: { steps: [{ kind: 'meeting', url: booking, label: 'Pick a time' }, { kind: 'question' }, { kind: 'yes' }] } });
     const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });

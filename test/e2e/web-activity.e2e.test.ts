@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { expect, it } from 'vitest';
 import type { Platform } from '../support/platform.js';
-import { answerWhoAreYou, appFrame, deployStaticRoom, pinAt } from '../support/room.js';
+import { answerWhoAreYou, appFrame, deployStaticRoom, pinAt, shopRoom } from '../support/room.js';
 import { platformAndChromium } from '../support/suites.js';
 import { drag, expectAccessible, openArea, screenshots, signedInBuilder, watchProblems } from '../support/web-app.js';
 
@@ -13,8 +13,6 @@ let platform: Platform;
 let browser: Browser;
 platformAndChromium((p, b) => ([platform, browser] = [p, b]));
 
-const shopPage = '<!doctype html><html><head><title>Shop</title></head><body style="margin:0;background:#1c7ed6;color:#fff;font:24px sans-serif">'
-  + '<h1 id="title" style="margin:0;padding:40px">The shop</h1><div style="height:200px;background:#fcc419"></div></body></html>';
 
 /** A viewer in their own browser: gives their name, takes the story to its end, answers yes, pins a comment. */
 async function viewerVisits(url: string, name: string) {
@@ -41,14 +39,7 @@ async function viewerVisits(url: string, name: string) {
 
 it('shows a viewer\'s visit, answer and comment; the builder replies, moves the card, sets an outcome and a note, and reads analytics, journey and usage', async () => {
   const { person, context } = await signedInBuilder(platform, browser, { plan: 'team' });
-  const { project } = await deployStaticRoom(platform, person, {
-    files: { 'index.html': shopPage },
-    manifest: {
-      kind: 'static', name: 'Shop', output: 'dist',
-      apps: [{ id: 'web', name: 'Shop', path: '/', device: 'laptop' }],
-      story: [{ id: 'one', title: 'The shop', say: 'Here it is.', app: 'web' }, { id: 'two', title: 'The end', say: 'That is all.', app: 'web' }],
-    },
-  });
+  const { project } = await deployStaticRoom(platform, person, shopRoom);
   const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada Buyer' } });
   await viewerVisits(url, 'Ada Buyer');
   await expect.poll(async () => (await person.client.call('listComments', { params: { projectId: project.id } })).length, { timeout: 20_000 }).toBe(1);

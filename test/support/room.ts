@@ -145,3 +145,15 @@ export async function sendComment(page: Page, text: string) {
   await page.click('#comment-form button[type="submit"]');
   await expect.poll(() => page.locator('.comment-outcome').textContent(), { timeout: 20_000 }).toBe('Sent. Thank you.');
 }
+
+/** A one-page shop (a blue heading over a yellow band) with a two-step story: a build whose picture is easy to tell apart. */
+export const shopPage = '<!doctype html><html><head><title>Shop</title></head><body style="margin:0;background:#1c7ed6;color:#fff;font:24px sans-serif">'
+  + '<h1 id="title" style="margin:0;padding:40px">The shop</h1><div style="height:200px;background:#fcc419"></div></body></html>';
+export const shopRoom = {
+  files: { 'index.html': shopPage },
+  manifest: {
+    kind: 'static', name: 'Shop', output: 'dist',
+    apps: [{ id: 'web', name: 'Shop', path: '/', device: 'laptop' }],
+    story: [{ id: 'one', title: 'The shop', say: 'Here it is.', app: 'web' }, { id: 'two', title: 'The end', say: 'That is all.', app: 'web' }],
+  },
+};

@@ -74,24 +74,10 @@ function Editor({ state }: { state: ThemeState }) {
             ))}
           </fieldset>
           <div className="row">
-            <div className="field grow">
-              <label htmlFor="theme-radius">Corners</label>
-              <select id="theme-radius" value={draft.radius ?? ''} onChange={(e) => setDraft((d) => ({ ...d, radius: (e.target.value || undefined) as Theme['radius'] }))}>
-                <option value="">The room's own</option>
-                <option value="square">Square</option>
-                <option value="soft">Soft</option>
-                <option value="round">Round</option>
-              </select>
-            </div>
-            <div className="field grow">
-              <label htmlFor="theme-font">Font</label>
-              <select id="theme-font" value={draft.font ?? ''} onChange={(e) => setDraft((d) => ({ ...d, font: (e.target.value || undefined) as Theme['font'] }))}>
-                <option value="">The room's own</option>
-                <option value="system">System</option>
-                <option value="serif">Serif</option>
-                <option value="rounded">Rounded</option>
-              </select>
-            </div>
+            <ChoiceField id="theme-radius" label="Corners" value={draft.radius} choices={{ square: 'Square', soft: 'Soft', round: 'Round' }}
+              onChange={(radius) => setDraft((d) => ({ ...d, radius: radius as Theme['radius'] }))} />
+            <ChoiceField id="theme-font" label="Font" value={draft.font} choices={{ system: 'System', serif: 'Serif', rounded: 'Rounded' }}
+              onChange={(font) => setDraft((d) => ({ ...d, font: font as Theme['font'] }))} />
           </div>
           <Problems problems={problems} onUse={set} id="theme-problems" />
           {check.isError && <Refusal error={check.error} />}
@@ -116,3 +102,16 @@ function Editor({ state }: { state: ThemeState }) {
 }
 
 const sentence = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+/** One of a few named choices, or none (the room's own). */
+function ChoiceField({ id, label, value, choices, onChange }: { id: string; label: string; value: string | null | undefined; choices: Record<string, string>; onChange: (value: string | undefined) => void }) {
+  return (
+    <div className="field grow">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value ?? ''} onChange={(e) => onChange(e.target.value || undefined)}>
+        <option value="">The room's own</option>
+        {Object.entries(choices).map(([key, words]) => <option key={key} value={key}>{words}</option>)}
+      </select>
+    </div>
+  );
+}
