@@ -44,9 +44,21 @@ it('lists no projects with the deploy command, creates one, refuses a taken addr
   await page.getByLabel('Name', { exact: true }).fill('Acme checkout');
   await page.getByLabel('Address (slug)').fill(slug);
   await page.getByRole('button', { name: 'Create project' }).click();
-  await page.getByRole('link', { name: 'Acme checkout' }).waitFor();
+  // Into the new project, whose Builds tab says how to deploy to it and checks a pitch.json.
+  await page.waitForURL(/\/projects\/[\w-]+$/);
   const [made] = await person.client.call('listProjects');
   expect(made).toMatchObject({ name: 'Acme checkout', slug });
+  expect(page.url()).toBe(`${platform.baseUrl}/projects/${made.id}`);
+  await page.getByText(`pitch deploy --project ${slug}`).waitFor();
+  const manifestText = page.getByLabel('Or paste it');
+  await manifestText.fill(JSON.stringify({ kind: 'static', name: 'Acme', output: 'dist', apps: [{ id: 'Web', name: 'Web', path: '/' }] }));
+  await page.getByRole('button', { name: 'Check', exact: true }).click();
+  await page.locator('#manifest-problems li').first().waitFor();
+  expect(await page.locator('#manifest-problems').textContent()).toContain('apps[0].id');
+  await manifestText.fill(JSON.stringify({ kind: 'static', name: 'Acme', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }] }));
+  await page.getByRole('button', { name: 'Check', exact: true }).click();
+  await page.getByText('It fits: “Acme” is a manifest this platform takes.').waitFor();
+  await openArea(page, `${platform.baseUrl}/`);
 
   // The same address again: the API's 409 in words, beside the address field.
   await page.getByLabel('Name', { exact: true }).fill('Acme again');

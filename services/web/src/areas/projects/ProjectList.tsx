@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Link } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { useChange, useOp } from '../../api/hooks.js';
 import { isStatus } from '../../api/refusal-words.js';
 import { Async } from '../../ui/Async.js';
@@ -53,7 +53,9 @@ const slugOf = (name: string) => name.toLowerCase().normalize('NFKD').replace(/[
 function CreateProject() {
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
-  const create = useChange('createProject', () => { setName(''); setSlug(''); });
+  const [, navigate] = useLocation();
+  // Into the new project, where its Builds tab shows the command that deploys to it.
+  const create = useChange('createProject', (project) => navigate(`~/projects/${project.id}`));
   const wanted = slug.trim() || slugOf(name);
   // 409 (taken) and 422 (reserved, format…) are about the address: said beside that field.
   const aboutSlug = isStatus(create.error, 409) || isStatus(create.error, 422);

@@ -8,6 +8,7 @@ import { Refusal } from '../../../ui/Refusal.js';
 import { Time } from '../../../ui/Time.js';
 import { DeployCommand } from '../DeployCommand.js';
 import type { TabProps } from '../tab-props.js';
+import { ManifestCheck } from './ManifestCheck.js';
 
 // The project's builds, newest first, with who deployed each and when it was made live. A build
 // is made whole by createBuild (there is no queued or building state to wait on), so the list is
@@ -25,6 +26,7 @@ export function BuildsTab({ project }: TabProps) {
   const [chosen, setChosen] = useState<BuildHistory | null>(null);
   const live = history.data?.find((b) => b.live);
   return (
+    <>
     <Section title={`Builds${history.data ? ` (${history.data.length})` : ''}`}>
       <Async
         query={history}
@@ -65,6 +67,8 @@ export function BuildsTab({ project }: TabProps) {
       </Async>
       {chosen && <MakeLive projectId={project.id} build={chosen} liveId={live?.id} onClose={() => setChosen(null)} />}
     </Section>
+    <ManifestCheck />
+    </>
   );
 }
 
