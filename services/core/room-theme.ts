@@ -2,7 +2,7 @@ import type { Theme } from '../contract/resources/brand.js';
 import { contrastRatio, nearestPassingShade, needed, shownRatio, type Against } from './contrast.js';
 import {
   colourTokens, roomFont, roomPalettes, roomRadius, type ColourToken, type FontName, type Palette, type RadiusName, type Scheme,
-} from './room-palettes.js';
+} from '../contract/room-palettes.js';
 
 // What the room draws from a workspace's theme and brand accent (spec 2.8, 4.4), and whether it
 // is readable there. One function for the api's replies and the room's page, so the checks and
