@@ -134,8 +134,10 @@ export async function pinAt(page: Page, appId: string, x: number, y: number) {
   await page.click('#comment-toggle');
   const layer = page.locator(`.frame:has(iframe[data-app="${appId}"]) .pin-layer`);
   await layer.waitFor();
+  // Clicked through the locator, which waits until the layer has stopped moving (a tab just
+  // switched still lays its frame out): a click at a box measured a frame early can miss it.
   const box = (await layer.boundingBox())!;
-  await page.mouse.click(box.x + box.width * x, box.y + box.height * y);
+  await layer.click({ position: { x: box.width * x, y: box.height * y } });
   await page.locator('#comment-form').waitFor({ state: 'visible' });
 }
 
