@@ -1,10 +1,9 @@
-import { useId, useState, type FormEvent } from 'react';
-import { useChange, useOp } from '../../api/hooks.js';
-import { fieldProblem } from '../../api/refusal-words.js';
+import { useState } from 'react';
+import { useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
-import { Dialog } from '../../ui/Dialog.js';
+import { Confirm } from '../../ui/Confirm.js';
+import { Field } from '../../ui/Field.js';
 import { useLeavingChange } from './leaving-change.js';
-import { Refusal } from '../../ui/Refusal.js';
 import { Section } from '../../ui/Page.js';
 
 // Deleting the account takes its owned workspaces with it; one that still holds projects or other
@@ -18,14 +17,8 @@ export function DeleteSection() {
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState('');
   const remove = useLeavingChange('deleteAccount');
-  const id = useId();
   const email = me.data?.email ?? '';
   const matches = typed.trim().toLowerCase() === email.toLowerCase() && email !== '';
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    remove.mutate({ body: { confirm: typed } });
-  };
 
   return (
     <section className="card danger-zone" aria-label="Delete the account">
@@ -52,20 +45,10 @@ export function DeleteSection() {
           </>
         )}
       </Async>
-      <Dialog open={open} onOpenChange={setOpen} title="Delete your account for good?" description="This cannot be undone. Type your email to confirm.">
-        <form onSubmit={submit} noValidate>
-          <div className="field">
-            <label htmlFor={id}>Your email, {email}</label>
-            <input id={id} name="confirm" type="email" autoComplete="off" value={typed} onChange={(e) => setTyped(e.target.value)} />
-            {fieldProblem(remove.error, 'confirm') && <p className="problem">{fieldProblem(remove.error, 'confirm')}</p>}
-          </div>
-          <Refusal error={remove.error} />
-          <div className="dialog-actions">
-            <button type="button" className="secondary" onClick={() => setOpen(false)}>Cancel</button>
-            <button type="submit" className="danger" disabled={!matches || remove.isPending}>Delete account</button>
-          </div>
-        </form>
-      </Dialog>
+      <Confirm open={open} onClose={() => setOpen(false)} title="Delete your account for good?" description="This cannot be undone. Type your email to confirm."
+        action="Delete account" onConfirm={() => remove.mutate({ body: { confirm: typed } })} pending={remove.isPending} error={remove.error} disabled={!matches}>
+        <Field label={`Your email, ${email}`} name="confirm" type="email" autoComplete="off" value={typed} onChange={(e) => setTyped(e.target.value)} error={remove.error} />
+      </Confirm>
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
-import { Dialog } from '../../ui/Dialog.js';
+import { Confirm } from '../../ui/Confirm.js';
 import { useLeavingChange } from './leaving-change.js';
 import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
@@ -62,13 +62,8 @@ export function SessionsSection() {
         )}
       </Async>
       <Refusal error={revoke.error} />
-      <Dialog open={everywhere} onOpenChange={setEverywhere} title="Sign out everywhere?" description="Every browser, the pitch tool and every connector token are signed out, this browser too. You will sign in again.">
-        <Refusal error={signOutAll.error} />
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={() => setEverywhere(false)}>Cancel</button>
-          <button type="button" className="danger" onClick={() => signOutAll.mutate({})} disabled={signOutAll.isPending}>Sign out of every session</button>
-        </div>
-      </Dialog>
+      <Confirm open={everywhere} onClose={() => setEverywhere(false)} title="Sign out everywhere?" description="Every browser, the pitch tool and every connector token are signed out, this browser too. You will sign in again."
+        action="Sign out of every session" onConfirm={() => signOutAll.mutate({})} pending={signOutAll.isPending} error={signOutAll.error} />
     </Section>
   );
 }

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api } from '../../api/client.js';
 import { useAction, useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
-import { Dialog } from '../../ui/Dialog.js';
+import { Confirm } from '../../ui/Confirm.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { Section } from '../../ui/Page.js';
 import { Time } from '../../ui/Time.js';
@@ -65,13 +65,8 @@ export function SignInSection() {
           </ul>
         )}
       </Async>
-      <Dialog open={removing !== null} onOpenChange={(open) => !open && setRemoving(null)} title="Remove this passkey?" description="The device that holds it will no longer sign you in here. Emailed links still do.">
-        <Refusal error={remove.error} />
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={() => setRemoving(null)}>Cancel</button>
-          <button type="button" className="danger" onClick={() => removing && remove.mutate({ params: { passkeyId: removing } })} disabled={remove.isPending}>Remove passkey</button>
-        </div>
-      </Dialog>
+      <Confirm open={removing !== null} onClose={() => setRemoving(null)} title="Remove this passkey?" description="The device that holds it will no longer sign you in here. Emailed links still do."
+        action="Remove passkey" onConfirm={() => removing && remove.mutate({ params: { passkeyId: removing } })} pending={remove.isPending} error={remove.error} />
 
       <h3 className="spaced">Providers</h3>
       <Async query={signIns} lines={2}>

@@ -3,6 +3,7 @@ import { api } from '../../api/client.js';
 import { useAction, useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Dialog } from '../../ui/Dialog.js';
+import { Confirm } from '../../ui/Confirm.js';
 import { Field } from '../../ui/Field.js';
 import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
@@ -106,13 +107,8 @@ function GroupActions({ group }: { group: Group }) {
           <button type="submit" disabled={rename.isPending}>Rename group</button>
         </form>
       </Dialog>
-      <Dialog open={deleting} onOpenChange={setDeleting} title={`Delete ${group.name}?`} description="Its projects move to the end of those not in a group; nothing else changes.">
-        <Refusal error={remove.error} />
-        <div className="row">
-          <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate({ params })}>Delete group</button>
-          <button type="button" className="secondary" onClick={() => setDeleting(false)}>Cancel</button>
-        </div>
-      </Dialog>
+      <Confirm open={deleting} onClose={() => setDeleting(false)} title={`Delete ${group.name}?`} description="Its projects move to the end of those not in a group; nothing else changes."
+        action="Delete group" onConfirm={() => remove.mutate({ params })} pending={remove.isPending} error={remove.error} />
     </>
   );
 }

@@ -3,9 +3,8 @@ import { useLocation } from 'wouter';
 import type { Project } from '../../../../contract/resources/project.js';
 import { api } from '../../api/client.js';
 import { useAction, useChange } from '../../api/hooks.js';
-import { Dialog } from '../../ui/Dialog.js';
+import { Confirm } from '../../ui/Confirm.js';
 import { Field } from '../../ui/Field.js';
-import { Refusal } from '../../ui/Refusal.js';
 
 // The project page's own actions: a new name (the address stays), and deleting it, which asks
 // for the slug typed as the API does (its links stop, the slug is held 30 days).
@@ -26,16 +25,10 @@ function Rename({ project }: { project: Project }) {
   return (
     <>
       <button type="button" className="secondary" onClick={() => { setName(project.name); rename.reset(); setOpen(true); }}>Rename</button>
-      <Dialog open={open} onOpenChange={setOpen} title="Rename project" description="The room's address stays the same.">
-        <form onSubmit={(e) => { e.preventDefault(); rename.mutate({ params: { projectId: project.id }, body: { name: name.trim() } }); }}>
-          <Field label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} error={rename.error} />
-          <Refusal error={rename.error} />
-          <div className="row">
-            <button type="submit" disabled={rename.isPending || !name.trim()}>Save name</button>
-            <button type="button" className="secondary" onClick={() => setOpen(false)}>Cancel</button>
-          </div>
-        </form>
-      </Dialog>
+      <Confirm open={open} onClose={() => setOpen(false)} title="Rename project" description="The room's address stays the same." danger={false}
+        action="Save name" onConfirm={() => rename.mutate({ params: { projectId: project.id }, body: { name: name.trim() } })} pending={rename.isPending} error={rename.error} disabled={!name.trim()}>
+        <Field label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} error={rename.error} />
+      </Confirm>
     </>
   );
 }
@@ -53,16 +46,10 @@ function Delete({ project }: { project: Project }) {
   return (
     <>
       <button type="button" className="danger" onClick={() => { setTyped(''); remove.reset(); setOpen(true); }}>Delete project</button>
-      <Dialog open={open} onOpenChange={setOpen} title={`Delete ${project.name}?`} description="Every link to the room stops at once. Its address is held for 30 days, then anyone may take it.">
-        <form onSubmit={(e) => { e.preventDefault(); remove.mutate(typed); }}>
-          <Field label={<>Type <code>{project.slug}</code> to confirm</>} name="confirm" value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} error={remove.error} />
-          <Refusal error={remove.error} />
-          <div className="row">
-            <button type="submit" className="danger" disabled={typed !== project.slug || remove.isPending}>Delete forever</button>
-            <button type="button" className="secondary" onClick={() => setOpen(false)}>Cancel</button>
-          </div>
-        </form>
-      </Dialog>
+      <Confirm open={open} onClose={() => setOpen(false)} title={`Delete ${project.name}?`} description="Every link to the room stops at once. Its address is held for 30 days, then anyone may take it."
+        action="Delete forever" onConfirm={() => remove.mutate(typed)} pending={remove.isPending} error={remove.error} disabled={typed !== project.slug}>
+        <Field label={<>Type <code>{project.slug}</code> to confirm</>} name="confirm" value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} error={remove.error} />
+      </Confirm>
     </>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { addressOf } from '../../api/client.js';
 import { useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
-import { Dialog } from '../../ui/Dialog.js';
+import { Confirm } from '../../ui/Confirm.js';
 import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { Time } from '../../ui/Time.js';
@@ -71,13 +71,8 @@ function RemoveMember({ workspace, member }: { workspace: Workspace; member: Mem
   return (
     <>
       <button type="button" className="secondary" onClick={() => setOpen(true)}>Remove<span className="sr-only"> {member.displayName}</span></button>
-      <Dialog open={open} onOpenChange={setOpen} title={`Remove ${member.displayName}?`} description={`${member.displayName} loses access to ${workspace.name} from their next request. Their own workspace is kept.`}>
-        <Refusal error={remove.error} />
-        <div className="row">
-          <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate({ params: { workspaceId: workspace.id, userId: member.userId } })}>Remove from team</button>
-          <button type="button" className="secondary" onClick={() => setOpen(false)}>Cancel</button>
-        </div>
-      </Dialog>
+      <Confirm open={open} onClose={() => setOpen(false)} title={`Remove ${member.displayName}?`} description={`${member.displayName} loses access to ${workspace.name} from their next request. Their own workspace is kept.`}
+        action="Remove from team" onConfirm={() => remove.mutate({ params: { workspaceId: workspace.id, userId: member.userId } })} pending={remove.isPending} error={remove.error} />
     </>
   );
 }

@@ -2,10 +2,9 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useLocation } from 'wouter';
 import { useChange } from '../../api/hooks.js';
-import { Dialog } from '../../ui/Dialog.js';
+import { Confirm } from '../../ui/Confirm.js';
 import { Field } from '../../ui/Field.js';
 import { Section } from '../../ui/Page.js';
-import { Refusal } from '../../ui/Refusal.js';
 
 type Workspace = { id: string; name: string; role: 'owner' | 'member' };
 
@@ -27,23 +26,12 @@ export function TeamDanger({ workspace }: { workspace: Workspace }) {
         <button type="button" className="secondary" onClick={() => setLeaving(true)}>Leave team</button>
         {workspace.role === 'owner' && <button type="button" className="danger" onClick={() => setDeleting(true)}>Delete team</button>}
       </div>
-      <Dialog open={leaving} onOpenChange={setLeaving} title={`Leave ${workspace.name}?`} description="You lose access to its projects from your next request; an owner can invite you again.">
-        <Refusal error={leave.error} />
-        <div className="row">
-          <button type="button" className="danger" disabled={leave.isPending} onClick={() => leave.mutate({ params })}>Leave</button>
-          <button type="button" className="secondary" onClick={() => setLeaving(false)}>Cancel</button>
-        </div>
-      </Dialog>
-      <Dialog open={deleting} onOpenChange={setDeleting} title={`Delete ${workspace.name}?`} description="This cannot be undone. Type the team's name to confirm.">
-        <form onSubmit={(e) => { e.preventDefault(); remove.mutate({ params, body: { confirm: typed } }); }}>
-          <Field label={<>Type <strong>{workspace.name}</strong></>} name="confirm" value={typed} autoComplete="off" onChange={(e) => setTyped(e.target.value)} error={remove.error} />
-          <Refusal error={remove.error} />
-          <div className="row">
-            <button type="submit" className="danger" disabled={remove.isPending || typed !== workspace.name}>Delete team for good</button>
-            <button type="button" className="secondary" onClick={() => setDeleting(false)}>Cancel</button>
-          </div>
-        </form>
-      </Dialog>
+      <Confirm open={leaving} onClose={() => setLeaving(false)} title={`Leave ${workspace.name}?`} description="You lose access to its projects from your next request; an owner can invite you again."
+        action="Leave" onConfirm={() => leave.mutate({ params })} pending={leave.isPending} error={leave.error} />
+      <Confirm open={deleting} onClose={() => setDeleting(false)} title={`Delete ${workspace.name}?`} description="This cannot be undone. Type the team's name to confirm."
+        action="Delete team for good" onConfirm={() => remove.mutate({ params, body: { confirm: typed } })} pending={remove.isPending} error={remove.error} disabled={typed !== workspace.name}>
+        <Field label={<>Type <strong>{workspace.name}</strong></>} name="confirm" value={typed} autoComplete="off" onChange={(e) => setTyped(e.target.value)} error={remove.error} />
+      </Confirm>
     </Section>
   );
 }

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { FeedbackRec } from '../../../../../contract/resources/activity.js';
 import { addressOf } from '../../../api/client.js';
 import { useChange, useOp } from '../../../api/hooks.js';
-import { Dialog } from '../../../ui/Dialog.js';
+import { Confirm } from '../../../ui/Confirm.js';
 import { Refusal } from '../../../ui/Refusal.js';
 import { Time } from '../../../ui/Time.js';
 
@@ -71,13 +71,8 @@ export function CommentCard({ comment }: { comment: FeedbackRec }) {
         </div>
         <Refusal error={resolve.error} />
       </form>
-      <Dialog open={confirming} onOpenChange={setConfirming} title="Remove this screenshot?" description="It is deleted for good; the comment and its reply stay.">
-        <Refusal error={remove.error} />
-        <div className="row">
-          <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate({ params })}>Remove for good</button>
-          <button type="button" className="secondary" onClick={() => setConfirming(false)}>Keep it</button>
-        </div>
-      </Dialog>
+      <Confirm open={confirming} onClose={() => setConfirming(false)} title="Remove this screenshot?" description="It is deleted for good; the comment and its reply stay."
+        action="Remove for good" cancel="Keep it" onConfirm={() => remove.mutate({ params })} pending={remove.isPending} error={remove.error} />
     </li>
   );
 }

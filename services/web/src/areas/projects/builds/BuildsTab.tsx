@@ -2,9 +2,8 @@ import { useState } from 'react';
 import type { BuildHistory } from '../../../../../contract/resources/build.js';
 import { useChange, useOp } from '../../../api/hooks.js';
 import { Async } from '../../../ui/Async.js';
-import { Dialog } from '../../../ui/Dialog.js';
+import { Confirm } from '../../../ui/Confirm.js';
 import { Section } from '../../../ui/Page.js';
-import { Refusal } from '../../../ui/Refusal.js';
 import { Time } from '../../../ui/Time.js';
 import { DeployCommand } from '../DeployCommand.js';
 import type { TabProps } from '../tab-props.js';
@@ -76,17 +75,16 @@ function MakeLive({ projectId, build, liveId, onClose }: { projectId: string; bu
   const makeLive = useChange('makeLive', onClose);
   const rollback = build.releases.length > 0;
   return (
-    <Dialog
+    <Confirm
       open
-      onOpenChange={(o) => !o && onClose()}
+      onClose={onClose}
       title={rollback ? 'Roll back to this build?' : 'Make this build live?'}
       description={`Viewers meet build ${build.id.slice(0, 8)} from their next visit${liveId ? `, instead of ${liveId.slice(0, 8)}` : ''}. Links keep working.`}
-    >
-      <Refusal error={makeLive.error} />
-      <div className="row">
-        <button type="button" disabled={makeLive.isPending} onClick={() => makeLive.mutate({ params: { projectId, buildId: build.id } })}>{rollback ? 'Roll back' : 'Make live'}</button>
-        <button type="button" className="secondary" onClick={onClose}>Cancel</button>
-      </div>
-    </Dialog>
+      danger={false}
+      action={rollback ? 'Roll back' : 'Make live'}
+      onConfirm={() => makeLive.mutate({ params: { projectId, buildId: build.id } })}
+      pending={makeLive.isPending}
+      error={makeLive.error}
+    />
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { LinkRec } from '../../../../../contract/resources/link.js';
 import { useChange } from '../../../api/hooks.js';
-import { Dialog } from '../../../ui/Dialog.js';
+import { Confirm } from '../../../ui/Confirm.js';
 import { Refusal } from '../../../ui/Refusal.js';
 import { AddressBox } from './AddressBox.js';
 
@@ -33,30 +33,12 @@ export function LinkActions({ link, usable }: { link: LinkRec; usable: boolean }
       </div>
       <Refusal error={reveal.error} />
       {url && <AddressBox url={url} label={`Address for ${link.viewerName}`} />}
-      <Dialog
-        open={confirm === 'reissue'}
-        onOpenChange={(o) => !o && setConfirm(null)}
-        title={`Reissue the link for ${link.viewerName}?`}
+      <Confirm open={confirm === 'reissue'} onClose={() => setConfirm(null)} title={`Reissue the link for ${link.viewerName}?`} danger={false}
         description="The old address stops working at once; the new one is shown to copy. Visits and answers stay."
-      >
-        <Refusal error={reissue.error} />
-        <div className="row">
-          <button type="button" disabled={reissue.isPending} onClick={() => reissue.mutate({ params })}>Reissue link</button>
-          <button type="button" className="secondary" onClick={() => setConfirm(null)}>Cancel</button>
-        </div>
-      </Dialog>
-      <Dialog
-        open={confirm === 'revoke'}
-        onOpenChange={(o) => !o && setConfirm(null)}
-        title={`Revoke the link for ${link.viewerName}?`}
+        action="Reissue link" onConfirm={() => reissue.mutate({ params })} pending={reissue.isPending} error={reissue.error} />
+      <Confirm open={confirm === 'revoke'} onClose={() => setConfirm(null)} title={`Revoke the link for ${link.viewerName}?`}
         description="The link stops opening the room at once and cannot be reopened. Visits, answers and comments stay."
-      >
-        <Refusal error={revoke.error} />
-        <div className="row">
-          <button type="button" className="danger" disabled={revoke.isPending} onClick={() => revoke.mutate({ params })}>Revoke link</button>
-          <button type="button" className="secondary" onClick={() => setConfirm(null)}>Cancel</button>
-        </div>
-      </Dialog>
+        action="Revoke link" onConfirm={() => revoke.mutate({ params })} pending={revoke.isPending} error={revoke.error} />
     </div>
   );
 }

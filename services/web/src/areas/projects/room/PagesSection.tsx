@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useChange, useOp } from '../../../api/hooks.js';
 import { Async } from '../../../ui/Async.js';
-import { Dialog } from '../../../ui/Dialog.js';
+import { Confirm } from '../../../ui/Confirm.js';
 import { Field } from '../../../ui/Field.js';
 import { Section } from '../../../ui/Page.js';
 import { Refusal } from '../../../ui/Refusal.js';
@@ -41,13 +41,8 @@ export function PagesSection({ projectId }: { projectId: string }) {
         )}
       </Async>
       <AddPage projectId={projectId} />
-      <Dialog open={!!removing} onOpenChange={(o) => !o && setRemoving(null)} title={`Remove the page ${removing?.title ?? ''}?`} description="Viewers no longer see it. The next deploy adds it again if the manifest lists it.">
-        <Refusal error={remove.error} />
-        <div className="row">
-          <button type="button" className="danger" disabled={remove.isPending} onClick={() => removing && remove.mutate({ params: { projectId, pageId: removing.id } })}>Remove page</button>
-          <button type="button" className="secondary" onClick={() => setRemoving(null)}>Cancel</button>
-        </div>
-      </Dialog>
+      <Confirm open={!!removing} onClose={() => setRemoving(null)} title={`Remove the page ${removing?.title ?? ''}?`} description="Viewers no longer see it. The next deploy adds it again if the manifest lists it."
+        action="Remove page" onConfirm={() => removing && remove.mutate({ params: { projectId, pageId: removing.id } })} pending={remove.isPending} error={remove.error} />
     </Section>
   );
 }
