@@ -17,6 +17,7 @@ import { fromRoomPage, invalidBody, shellGuard } from './shell-guard.js';
 import { beatBatcher } from './beat-batcher.js';
 import { coarseDeviceOf } from './coarse-device.js';
 import { hashSecret, isUuid } from '../../core/ids.js';
+import { storable } from '../../core/storable-text.js';
 import type { ViewerDeps } from './room-entry.routes.js';
 
 // The few endpoints the room shell calls for its session: who-are-you, grants to the content
@@ -28,7 +29,7 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
   const evidence = roomEvidence(sql);
 
   // Cookies are SameSite=Lax and every POST must come from this origin.
-  const Hello = z.object({ name: z.string().trim().min(1).max(80), email: z.email().max(254).optional() });
+  const Hello = z.object({ name: z.preprocess(storable, z.string().trim().min(1).max(80)), email: z.preprocess(storable, z.email().max(254)).optional() });
   app.post('/room/:sessionId/hello', async (req, reply) => {
     const session = await shellSession(req, reply);
     if (!session) return;
@@ -113,7 +114,8 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
   });
 
   const Beat = z.object({
-    time: z.record(z.string().max(80), z.number().min(0).max(86_400)).refine((t) => Object.keys(t).length <= 50),
+    // Keys are app ids and page ids: plain words, never a character Postgres refuses in jsonb.
+    time: z.record(z.string().regex(timeKey), z.number().min(0).max(86_400)).refine((t) => Object.keys(t).length <= 50),
     /** The viewer has a container copy open. */
     copy: z.boolean().optional(),
     /** The room's tab went out of view (this beacon is its last word until it is back), or came back. */
@@ -190,6 +192,9 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     return project;
   }
 }
+
+/** What a beat's `time` may be keyed by: an app id (manifest.schema.ts) or a page id (a uuid). */
+const timeKey = /^[\w./:-]{1,80}$/;
 
 /** sendBeacon posts text/plain; the shell's fetches post JSON. */
 function parseBeacon(body: unknown): unknown {
