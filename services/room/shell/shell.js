@@ -345,7 +345,11 @@
   }
 
   // The room really ran in a browser: the visit starts now (a link-preview fetch never gets here).
-  if (!data.preview) post('arrive', {}).catch(() => {});
+  // A room whose seats were all taken since the page came says so: the address, asked again,
+  // answers Demo full.
+  if (!data.preview) {
+    post('arrive', {}).then((res) => res.json()).then((body) => { if (body && body.full) location.reload(); }).catch(() => {});
+  }
 
   // Who are you: asked once per session, with an email when the project requires one.
   const dialog = document.getElementById('who');

@@ -9,6 +9,7 @@ import { roomEvidence } from './room-evidence.js';
 import { recordEvidence } from '../../data/link-evidence.sql.js';
 import { contentOriginOf, sessionLabelOf } from '../origins.js';
 import { isPublicVisit } from './shell-page.js';
+import { seatsOf } from './viewer-admission.js';
 import { copyNotice } from '../viewer-copies/copy-states.js';
 import { storyCalls } from '../viewer-copies/story-calls.js';
 import { RunnerRefusal } from '../../contract/runner/runner-refusal.js';
@@ -40,24 +41,28 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
       return reply.status(400).send({ error: 'invalid', issues: [{ path: 'email', message: 'this demo asks for your email' }] });
     }
     const named = await saveWhoYouAre(sql, session.id, parsed.data);
-    await arrive(named, req);
+    const full = await arrive(named, req);
     await evidence.claim(named, req);
-    return { ok: true };
+    return full ? { ok: true, full } : { ok: true };
   });
 
   // The shell's first word as it starts: a browser really ran the room (a link-preview fetch or
-  // a mail scanner never gets here). The visit starts, the link is opened, the entry recorded.
+  // a mail scanner never gets here). The session takes its seat, the visit starts, the link is
+  // opened, the entry recorded. With every seat taken, `full`: the shell reloads the address,
+  // which then says Demo full (and counts the turn-away).
   app.post('/room/:sessionId/arrive', async (req, reply) => {
     const session = await shellSession(req, reply);
     if (!session) return;
-    await arrive(session, req);
+    if (await arrive(session, req)) return { ok: false, full: true };
     if (session.viewerName) await evidence.claim(session, req);
     return { ok: true };
   });
 
-  async function arrive(session: RoomSessionRow, req: FastifyRequest) {
-    const { visitId, started } = await arriveInVisit(sql, session);
+  /** Arrival (arriveInVisit); true when the room had no seat left for the session. */
+  async function arrive(session: RoomSessionRow, req: FastifyRequest): Promise<boolean> {
+    const { visitId, started, full } = await arriveInVisit(sql, session, await seatsOf(sql, session.workspaceId));
     if (started) await evidence.events(session, req, [{ kind: 'entry' }], visitId);
+    return full;
   }
 
   app.post('/room/:sessionId/grant', async (req, reply) => {
