@@ -56,6 +56,18 @@ export const plans: readonly Plan[] = [
   { name: 'enterprise', monthlyUsd: null, projects: 1000, deploys: 5000, linksPerProject: 10000, viewerHours: 50000, seats: 500, concurrentViewers: 200, containerCopies: 400, warmCopies: 8, feedbackPerHour: 120, ...paid, ownBranding: true },
 ];
 
+/**
+ * Of a plan's month, the viewer-hours its public rooms (/p/<slug>) may use (issue 28): a fifth
+ * of the month, counted apart from the private links' hours, so visits anyone can make without a
+ * link can never spend the hours that keep private links open. A plan without private links has
+ * nothing to keep: its public rooms have the whole month.
+ */
+export const publicHoursShare = 0.2;
+
+export function publicViewerHours(plan: Plan): number {
+  return plan.privateLinks ? plan.viewerHours * publicHoursShare : plan.viewerHours;
+}
+
 export function planOf(name: string): Plan {
   const plan = plans.find((p) => p.name === name);
   if (!plan) throw new Error(`unknown plan ${name}`);

@@ -23,7 +23,11 @@ export interface RoomSessionRow {
 /** How long a session lasts without coming back to the link. */
 export const sessionHours = 12;
 
-/** A session counts as in the room while its shell has beaten within this many seconds. */
+/**
+ * A session counts as in the room while its shell has beaten within this many seconds, once the
+ * shell has arrived (it has had a visit): a page fetched and never run holds no seat, so bare
+ * GETs of an address cannot fill a room.
+ */
 export const presentSeconds = 90;
 
 /** The session `id` when `token` is its own and it has neither ended nor expired. */
@@ -48,13 +52,21 @@ export async function createSession(
   return { session, token };
 }
 
-/** Viewers in the room now: sessions (not previews) whose shell beat recently. */
+/** Viewers in the room now: sessions (not previews) whose shell arrived and beat recently. */
 export async function viewersPresent(tx: Db, projectId: string): Promise<number> {
   const [row] = await tx<{ n: number }[]>`
     select count(*)::int as n from room_sessions
-    where project_id = ${projectId} and ended_at is null and not preview
+    where project_id = ${projectId} and ended_at is null and not preview and visit_id is not null
       and last_seen_at > now() - make_interval(secs => ${presentSeconds})`;
   return row.n;
+}
+
+/**
+ * One admission at a time per room, until the transaction ends, so racing viewers cannot pass
+ * the room's viewer number together (at the door and when their shell arrives).
+ */
+export async function holdRoomAdmission(tx: Db, projectId: string) {
+  await tx`select pg_advisory_xact_lock(hashtextextended(${'room-admit:' + projectId}, 0))`;
 }
 
 export async function saveWhoYouAre(sql: Sql, sessionId: string, answer: { name?: string; email?: string }) {

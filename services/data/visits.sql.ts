@@ -1,7 +1,7 @@
 import type { Db, Sql } from '../core/db.js';
-import { planOf, type PlanName } from '../core/plans.js';
+import { planOf, publicViewerHours, type PlanName } from '../core/plans.js';
 import { engagedSeconds, recordEvidence } from './link-evidence.sql.js';
-import type { RoomSessionRow } from './viewer-sessions.sql.js';
+import { holdRoomAdmission, viewersPresent, type RoomSessionRow } from './viewer-sessions.sql.js';
 
 // Visits (spec 2.5) as the room writes them. A visit starts on entry, is moved on by the shell's
 // beacon, and ends when the viewer leaves or goes quiet. Previews record none.
@@ -28,18 +28,24 @@ export async function startVisit(tx: Db, session: RoomSessionRow, viewerName: st
  * The shell ran for the session (a real open, not a link-preview fetch): its visit starts now
  * unless one is still open (a reload), and its link is marked opened. Answers the open visit's
  * id (null for a preview) and whether it started now. A session's first visit starts here, never
- * at the address's GET.
+ * at the address's GET, and takes a seat: `full` when the room already holds `seats` viewers
+ * (nothing is written). A session that was in before (it had a visit) is always let back.
  */
-export async function arriveInVisit(sql: Sql, session: RoomSessionRow): Promise<{ visitId: string | null; started: boolean }> {
-  if (session.preview) return { visitId: null, started: false };
+export async function arriveInVisit(sql: Sql, session: RoomSessionRow, seats: number): Promise<{ visitId: string | null; started: boolean; full: boolean }> {
+  if (session.preview) return { visitId: null, started: false, full: false };
   return sql.begin(async (tx) => {
     // The session held, so two arrivals at once (two tabs) start one visit.
     const [held] = await tx<RoomSessionRow[]>`select * from room_sessions where id = ${session.id} for update`;
     const [open] = await tx<{ id: string }[]>`
       select id from visits
       where id = ${held.visitId} and ended_at is null and last_seen_at > now() - make_interval(secs => ${quietSeconds})`;
-    if (open) return { visitId: open.id, started: false };
-    return { visitId: await startVisit(tx, held, null), started: true };
+    if (open) return { visitId: open.id, started: false, full: false };
+    if (!held.visitId) {
+      await holdRoomAdmission(tx, held.projectId);
+      await endQuietVisits(tx, held.projectId);
+      if ((await viewersPresent(tx, held.projectId)) >= seats) return { visitId: null, started: false, full: true };
+    }
+    return { visitId: await startVisit(tx, held, null), started: true, full: false };
   });
 }
 
@@ -78,6 +84,8 @@ export async function recordBeat(sql: Sql, session: RoomSessionRow, time: Record
     // racing pagehide) would otherwise open a visit that ends where it started.
     const seen = Object.values(time).some((s) => Math.floor(s) > 0);
     if (!open && !seen) return { visitId: null, credited: {} };
+    // A session's first visit starts only on arrival, which takes its seat (arriveInVisit).
+    if (!session.visitId) return { visitId: null, credited: {} };
     const visitId = open ? visit.id : await startVisit(tx, session, null);
     if (!visitId) return { visitId: null, credited: {} };
     const { spent, credited, total } = creditBeat(open ? visit : null, time);
@@ -122,23 +130,37 @@ export async function endVisit(sql: Sql, session: RoomSessionRow) {
 export const utcMonthStart = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
 
 /**
+ * Which visits an allowance of hours counts: those through private links, those in public rooms
+ * (no link and no preview: links are never deleted but with their project, and so their visits),
+ * or all.
+ */
+export type HoursOf = 'links' | 'public' | 'all';
+
+/**
  * Viewer-hours the workspace used this UTC month, up to `at`: the part of each visit between the
  * month's start and `at`, summed over every project (deleted ones too: the hours were used).
  * A visit counts up to its end, or while open up to when it was last seen. Previews count nothing.
  * Hours, fractional.
  */
-export async function viewerHoursThisMonth(sql: Sql, workspaceId: string, at = new Date()): Promise<number> {
+export async function viewerHoursThisMonth(sql: Sql, workspaceId: string, at = new Date(), of: HoursOf = 'all'): Promise<number> {
   const from = utcMonthStart(at);
+  const which = of === 'links' ? sql`and link_id is not null` : of === 'public' ? sql`and link_id is null` : sql``;
   const [row] = await sql<{ seconds: number }[]>`
     select coalesce(sum(extract(epoch from
              least(coalesce(ended_at, last_seen_at), ${at}::timestamptz) - greatest(started_at, ${from}::timestamptz))), 0)::float8 as seconds
     from visits
-    where workspace_id = ${workspaceId} and not preview
+    where workspace_id = ${workspaceId} and not preview ${which}
       and coalesce(ended_at, last_seen_at) > ${from}::timestamptz and started_at < ${at}::timestamptz`;
   return row.seconds / 3600;
 }
 
-/** Whether the month's viewer-hours are used: no new links, and the room takes no new visits. */
-export async function viewerHoursUsedUp(sql: Sql, workspaceId: string, plan: PlanName, at = new Date()): Promise<boolean> {
-  return (await viewerHoursThisMonth(sql, workspaceId, at)) >= planOf(plan).viewerHours;
+/**
+ * Whether the month's viewer-hours for a way in are used (then no new links, and the room takes
+ * no new visits that way). Private links have the plan's month; public rooms have their own,
+ * smaller allowance beside it (publicViewerHours), so strangers at a listing cannot shut the
+ * private links.
+ */
+export async function viewerHoursUsedUp(sql: Sql, workspaceId: string, plan: PlanName, door: 'links' | 'public', at = new Date()): Promise<boolean> {
+  const allowance = door === 'public' ? publicViewerHours(planOf(plan)) : planOf(plan).viewerHours;
+  return (await viewerHoursThisMonth(sql, workspaceId, at, door)) >= allowance;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../core/ids.js';
 import { recordBeats, type QueuedBeat } from '../data/beat-batch.sql.js';
+import { beatBatcher } from './viewer/beat-batcher.js';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { deployStaticRoom, enterRoom, hit } from '../../test/support/room.js';
 
@@ -84,5 +85,42 @@ describe('beats in batches', () => {
     expect((await hit(platform, `${v.base}/beat`, { method: 'POST', jar: forged, json: { time: 'x' } })).status).toBe(404);
     expect((await hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json: { time: 'x' } })).status).toBe(400);
     expect((await hit(platform, `/room/not-a-session/beat`, { method: 'POST', jar: v.jar, json: { time: { web: 1 } } })).status).toBe(404);
+  });
+
+  it('a beacon keyed with NUL or a lone surrogate fails only itself: another tenant\'s viewer beating with it is credited', async () => {
+    const bad = await roomWithViewers(1);
+    const good = await roomWithViewers(1);
+    const [b] = bad.viewers;
+    const [g] = good.viewers;
+    // Raw bodies, as a script would send them: JSON's own escapes for NUL and an unpaired surrogate.
+    const answers = await Promise.all([
+      hit(platform, `${b.base}/beat`, { method: 'POST', jar: b.jar, body: '{"time":{"\\u0000":1}}', headers: { 'content-type': 'application/json' } }),
+      hit(platform, `${b.base}/beat`, { method: 'POST', jar: b.jar, body: '{"time":{"\\ud800":1}}', headers: { 'content-type': 'text/plain;charset=UTF-8' } }),
+      hit(platform, `${g.base}/beat`, { method: 'POST', jar: g.jar, json: { time: { web: 3 } } }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([400, 400, 200]);
+    expect(answers[0].json).toEqual({ error: 'invalid', issues: [{ path: 'time', message: 'expected seconds by app or page' }] });
+    const [visit] = await good.person.client.call('listVisits', { params: { projectId: good.project.id } });
+    expect(visit.time).toEqual({ web: 3 });
+    const [badVisit] = await bad.person.client.call('listVisits', { params: { projectId: bad.project.id } });
+    expect(badVisit.time).toEqual({});
+  });
+
+  it('a batch Postgres refuses is written again beat by beat, so only the culprit fails', async () => {
+    const bad = await roomWithViewers(2);
+    const good = await roomWithViewers(1);
+    const queued = (v: { jar: Map<string, string>; data: { sessionId: string } }, time: Record<string, number>): QueuedBeat =>
+      ({ sessionId: v.data.sessionId, tokenHash: hashSecret(tokenOf(v.jar, v.data.sessionId)), time, shown: false, hidden: false, device: 'desktop' });
+    // Three beats, one batch (it goes when full), past the route's checks as if they had none.
+    const batcher = beatBatcher(platform.deps.sql, { windowMs: 60_000, maxBatch: 3 });
+    const outcomes = await Promise.allSettled([
+      batcher.add(queued(bad.viewers[0], { '\u0000': 1 })),
+      batcher.add(queued(bad.viewers[1], { '\ud800': 1 })),
+      batcher.add(queued(good.viewers[0], { web: 4 })),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    expect(outcomes[2]).toMatchObject({ value: 'recorded' });
+    const [visit] = await good.person.client.call('listVisits', { params: { projectId: good.project.id } });
+    expect(visit.time).toEqual({ web: 4 });
   });
 });

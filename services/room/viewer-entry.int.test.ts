@@ -212,12 +212,12 @@ describe('what a viewer meets', () => {
   });
 
   it("says not taking visits once the month's viewer-hours are used, while viewers already in keep the room", async () => {
-    const { url, project } = await roomWithLink();
+    const { url, project, link } = await roomWithLink();
     const inside = await enterRoom(platform, url);
-    // Solo has 50 viewer-hours: one visit of 51 hours this month uses them.
+    // Solo has 50 viewer-hours: one visit of 51 hours through a link this month uses them.
     await platform.deps.sql`
-      insert into visits (workspace_id, project_id, started_at, last_seen_at, ended_at)
-      select workspace_id, id, now() - interval '51 hours', now(), now() from projects where id = ${project.id}`;
+      insert into visits (workspace_id, project_id, link_id, started_at, last_seen_at, ended_at)
+      select workspace_id, id, ${link.id}, now() - interval '51 hours', now(), now() from projects where id = ${project.id}`;
     const newcomer = await hit(platform, new URL(url).pathname, { jar: new Map() });
     expect(newcomer.text).toContain('Not taking visits');
     const back = await hit(platform, new URL(url).pathname, { jar: inside.jar });
@@ -235,13 +235,37 @@ describe('what a viewer meets', () => {
     expect(await person.client.call('projectBounces', { params: { projectId: project.id } })).toEqual({ thisMonth: 2 });
   });
 
-  it('admits exactly the viewer number when viewers race in', async () => {
+  it('seats exactly the viewer number when viewers race in: a seat is taken when the shell arrives', async () => {
     const { url, project } = await roomWithLink();
-    const answers = await Promise.all(Array.from({ length: 9 }, () => hit(platform, new URL(url).pathname, { jar: new Map() })));
-    expect(answers.filter((a) => a.text.includes('room-data'))).toHaveLength(5);
-    expect(answers.filter((a) => a.text.includes('Demo full'))).toHaveLength(4);
-    const [row] = await platform.deps.sql<{ n: number }[]>`select count(*)::int as n from room_sessions where project_id = ${project.id}`;
+    const viewers = await Promise.all(Array.from({ length: 9 }, async () => {
+      const jar: Jar = new Map();
+      const page = await hit(platform, new URL(url).pathname, { jar });
+      return { jar, base: `/room/${shellData(page.text).sessionId}` };
+    }));
+    const arrivals = await Promise.all(viewers.map((v) => hit(platform, `${v.base}/arrive`, { method: 'POST', jar: v.jar, json: {} })));
+    expect(arrivals.map((a) => a.status)).toEqual(viewers.map(() => 200));
+    expect(arrivals.filter((a) => a.json.ok)).toHaveLength(5);
+    expect(arrivals.filter((a) => a.json.full)).toHaveLength(4);
+    const [row] = await platform.deps.sql<{ n: number }[]>`select count(*)::int as n from visits where project_id = ${project.id}`;
     expect(row.n).toBe(5);
+    // Those turned away meet Demo full at the address (the shell reloads it), in the same session.
+    const turnedAway = viewers[arrivals.findIndex((a) => a.json.full)];
+    expect((await hit(platform, new URL(url).pathname, { jar: turnedAway.jar })).text).toContain('Demo full');
+    // A beat cannot take the seat arrival refused.
+    await platform.deps.sql`update room_sessions set last_seen_at = now() - interval '10 seconds' where project_id = ${project.id}`;
+    await hit(platform, `${turnedAway.base}/beat`, { method: 'POST', jar: turnedAway.jar, json: { time: { web: 5 } } });
+    expect((await platform.deps.sql<{ n: number }[]>`select count(*)::int as n from visits where project_id = ${project.id}`)[0].n).toBe(5);
+  });
+
+  it('bare fetches of the address hold no seat: a viewer whose shell arrives gets in', async () => {
+    const { url, project } = await roomWithLink();
+    // Solo rooms hold 5 at once: five fetches that never run the shell, with fresh cookies each.
+    for (let i = 0; i < 5; i++) expect((await hit(platform, new URL(url).pathname, { jar: new Map() })).text).toContain('room-data');
+    const viewer = await enterRoom(platform, url);
+    expect(viewer.page.text).toContain('room-data');
+    expect((await hit(platform, `${viewer.base}/arrive`, { method: 'POST', jar: viewer.jar, json: {} })).json).toEqual({ ok: true });
+    const visits = await platform.deps.sql<{ n: number }[]>`select count(*)::int as n from visits where project_id = ${project.id}`;
+    expect(visits[0].n).toBe(1);
   });
 });
 

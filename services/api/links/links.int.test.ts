@@ -107,12 +107,14 @@ describe('createLink', () => {
   it('is 402 viewerHours once the month\'s viewer-hours are used, across the workspace', async () => {
     const { client, project, workspaceId } = await newProject('solo');
     const other = await client.call('createProject', { body: { slug: slug(), name: 'Other' } });
-    // Solo allows 50 hours: 51 hours of visits that just ended, in another project, made of
-    // visits of up to ten minutes each, none before this UTC month began.
+    const { link } = await client.call('createLink', { params: { projectId: other.id }, body: { viewerName: 'Grace' } });
+    // Solo allows 50 hours: 51 hours of visits through a link that just ended, in another project,
+    // made of visits of up to ten minutes each, none before this UTC month began. (Public-room
+    // visits have their own allowance: services/room/public-room-limits.int.test.ts.)
     await platform.deps.sql`
       with w as (select greatest(date_trunc('month', now() at time zone 'utc') at time zone 'utc', now() - interval '10 minutes') as s)
-      insert into visits (workspace_id, project_id, viewer_name, started_at, last_seen_at, ended_at)
-      select ${workspaceId}, ${other.id}, 'v', w.s, now(), now()
+      insert into visits (workspace_id, project_id, link_id, viewer_name, started_at, last_seen_at, ended_at)
+      select ${workspaceId}, ${other.id}, ${link.id}, 'v', w.s, now(), now()
       from w, generate_series(1, ceil(51 * 3600 / greatest(extract(epoch from now() - w.s), 1))::int)`;
     const r = await refusal(client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } }));
     expect(r).toMatchObject({ status: 402, body: { reason: 'limit', limit: 'viewerHours', plan: 'solo', upgrade: 'pro' } });

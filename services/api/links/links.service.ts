@@ -41,7 +41,7 @@ export async function createLink(sql: Sql, appSecret: string, actor: Actor, proj
   await assertNotPaused(sql, project);
   const plan = await planNameOf(sql, actor.workspaceId);
   if (!planOf(plan).privateLinks) throw planLimit('links', plan);
-  if (await viewerHoursUsedUp(sql, actor.workspaceId, plan)) throw planLimit('viewerHours', plan);
+  if (await viewerHoursUsedUp(sql, actor.workspaceId, plan, 'links')) throw planLimit('viewerHours', plan);
 
   const id = randomUUID();
   const key = newLinkKey();

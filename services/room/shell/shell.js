@@ -345,7 +345,11 @@
   }
 
   // The room really ran in a browser: the visit starts now (a link-preview fetch never gets here).
-  if (!data.preview) post('arrive', {}).catch(() => {});
+  // A room whose seats were all taken since the page came says so: the address, asked again,
+  // answers Demo full.
+  if (!data.preview) {
+    post('arrive', {}).then((res) => res.json()).then((body) => { if (body && body.full) location.reload(); }).catch(() => {});
+  }
 
   // Who are you: asked once per session, with an email when the project requires one.
   const dialog = document.getElementById('who');
@@ -360,7 +364,11 @@
     const body = { name: form.elements.name.value };
     if (data.ask.email) body.email = form.elements.email.value;
     const res = await post('hello', body);
-    if (res.ok) { dialog.close(); start(); return; }
+    if (res.ok) {
+      // Saying who you are arrives too (if the first arrival was lost): it may find the room full.
+      if ((await res.json().catch(() => ({}))).full) { location.reload(); return; }
+      dialog.close(); start(); return;
+    }
     const problem = await res.json().catch(() => ({}));
     form.querySelector('.error').textContent = (problem.issues && problem.issues[0] && problem.issues[0].message) || 'Please check your answer.';
   });

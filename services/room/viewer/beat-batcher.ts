@@ -4,7 +4,8 @@ import { recordBeats, type BeatOutcome, type QueuedBeat } from '../../data/beat-
 // Group commit for the shell's beacons: the beats that arrive within a few milliseconds of each
 // other are written together (services/data/beat-batch.sql.ts), and each request is answered
 // only once its batch is committed, so nothing a viewer's shell was told is kept can be lost to
-// a crash. A beat waits at most `windowMs`; a full batch goes at once.
+// a crash. A beat waits at most `windowMs`; a full batch goes at once. A batch that fails is
+// retried beat by beat, so one bad beat fails only itself.
 
 export interface BeatBatcher {
   add(beat: QueuedBeat): Promise<BeatOutcome>;
@@ -23,8 +24,17 @@ export function beatBatcher(sql: Sql, opts: { windowMs?: number; maxBatch?: numb
     waiting = [];
     recordBeats(sql, batch.map((w) => w.beat)).then(
       (outcomes) => batch.forEach((w, i) => w.resolve(outcomes[i])),
-      (err) => batch.forEach((w) => w.reject(err)),
+      (err) => (batch.length === 1 ? batch[0].reject(err) : oneByOne(batch)),
     );
+  }
+
+  /**
+   * A batch that failed is written again one beat at a time, so a beat Postgres refuses fails
+   * only its own request, never the viewers (of any room) who were batched with it. Each is still
+   * answered only once its own write is committed.
+   */
+  function oneByOne(batch: typeof waiting) {
+    for (const w of batch) recordBeats(sql, [w.beat]).then(([outcome]) => w.resolve(outcome), w.reject);
   }
 
   return {

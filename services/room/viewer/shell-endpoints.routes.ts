@@ -9,6 +9,7 @@ import { roomEvidence } from './room-evidence.js';
 import { recordEvidence } from '../../data/link-evidence.sql.js';
 import { contentOriginOf, sessionLabelOf } from '../origins.js';
 import { isPublicVisit } from './shell-page.js';
+import { seatsOf } from './viewer-admission.js';
 import { copyNotice } from '../viewer-copies/copy-states.js';
 import { storyCalls } from '../viewer-copies/story-calls.js';
 import { RunnerRefusal } from '../../contract/runner/runner-refusal.js';
@@ -17,6 +18,7 @@ import { fromRoomPage, invalidBody, shellGuard } from './shell-guard.js';
 import { beatBatcher } from './beat-batcher.js';
 import { coarseDeviceOf } from './coarse-device.js';
 import { hashSecret, isUuid } from '../../core/ids.js';
+import { storable } from '../../core/storable-text.js';
 import type { ViewerDeps } from './room-entry.routes.js';
 
 // The few endpoints the room shell calls for its session: who-are-you, grants to the content
@@ -28,7 +30,7 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
   const evidence = roomEvidence(sql);
 
   // Cookies are SameSite=Lax and every POST must come from this origin.
-  const Hello = z.object({ name: z.string().trim().min(1).max(80), email: z.email().max(254).optional() });
+  const Hello = z.object({ name: z.preprocess(storable, z.string().trim().min(1).max(80)), email: z.preprocess(storable, z.email().max(254)).optional() });
   app.post('/room/:sessionId/hello', async (req, reply) => {
     const session = await shellSession(req, reply);
     if (!session) return;
@@ -39,24 +41,28 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
       return reply.status(400).send({ error: 'invalid', issues: [{ path: 'email', message: 'this demo asks for your email' }] });
     }
     const named = await saveWhoYouAre(sql, session.id, parsed.data);
-    await arrive(named, req);
+    const full = await arrive(named, req);
     await evidence.claim(named, req);
-    return { ok: true };
+    return full ? { ok: true, full } : { ok: true };
   });
 
   // The shell's first word as it starts: a browser really ran the room (a link-preview fetch or
-  // a mail scanner never gets here). The visit starts, the link is opened, the entry recorded.
+  // a mail scanner never gets here). The session takes its seat, the visit starts, the link is
+  // opened, the entry recorded. With every seat taken, `full`: the shell reloads the address,
+  // which then says Demo full (and counts the turn-away).
   app.post('/room/:sessionId/arrive', async (req, reply) => {
     const session = await shellSession(req, reply);
     if (!session) return;
-    await arrive(session, req);
+    if (await arrive(session, req)) return { ok: false, full: true };
     if (session.viewerName) await evidence.claim(session, req);
     return { ok: true };
   });
 
-  async function arrive(session: RoomSessionRow, req: FastifyRequest) {
-    const { visitId, started } = await arriveInVisit(sql, session);
+  /** Arrival (arriveInVisit); true when the room had no seat left for the session. */
+  async function arrive(session: RoomSessionRow, req: FastifyRequest): Promise<boolean> {
+    const { visitId, started, full } = await arriveInVisit(sql, session, await seatsOf(sql, session.workspaceId));
     if (started) await evidence.events(session, req, [{ kind: 'entry' }], visitId);
+    return full;
   }
 
   app.post('/room/:sessionId/grant', async (req, reply) => {
@@ -113,7 +119,8 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
   });
 
   const Beat = z.object({
-    time: z.record(z.string().max(80), z.number().min(0).max(86_400)).refine((t) => Object.keys(t).length <= 50),
+    // Keys are app ids and page ids: plain words, never a character Postgres refuses in jsonb.
+    time: z.record(z.string().regex(timeKey), z.number().min(0).max(86_400)).refine((t) => Object.keys(t).length <= 50),
     /** The viewer has a container copy open. */
     copy: z.boolean().optional(),
     /** The room's tab went out of view (this beacon is its last word until it is back), or came back. */
@@ -190,6 +197,9 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     return project;
   }
 }
+
+/** What a beat's `time` may be keyed by: an app id (manifest.schema.ts) or a page id (a uuid). */
+const timeKey = /^[\w./:-]{1,80}$/;
 
 /** sendBeacon posts text/plain; the shell's fetches post JSON. */
 function parseBeacon(body: unknown): unknown {

@@ -10,7 +10,7 @@ import { roomPauseOf, type OwnerPause } from '../../data/pauses.js';
 import { spendCommunityPass, spendPreviewPass } from '../../data/preview-passes.sql.js';
 import { displayNameOf } from '../../data/people.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
-import { createSession, saveWhoYouAre, sessionByToken, viewersPresent, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import { createSession, holdRoomAdmission, saveWhoYouAre, sessionByToken, viewersPresent, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
 import { endQuietVisits } from '../../data/visits.sql.js';
 
 // What a viewer meets at a link, a listed project's public room or a preview pass (spec 7), exactly one of these. Every way of
@@ -44,7 +44,8 @@ export async function enterByLink(sql: Sql, key: string, arrival: Arrival): Prom
 /**
  * `/p/<slug>`: the public room of a listed project (issue 18), for anyone, without a link, while
  * the card is listed and the build it was listed with is live. Admitted as a link's viewers are
- * (the plan's hours and crowd), recorded without a name unless the viewer gives one.
+ * (the plan's crowd), within the public rooms' own allowance of hours (publicViewerHours), and
+ * recorded without a name unless the viewer gives one.
  */
 export async function enterByListing(sql: Sql, slug: string, arrival: Arrival, pass?: string): Promise<Meeting> {
   const [listed] = await publicListings(sql, { slug });
@@ -65,18 +66,22 @@ export async function enterByListing(sql: Sql, slug: string, arrival: Arrival, p
 /** The entry key of a public room: its cookie and its sessions' entry. */
 export const listingKey = (slug: string) => `listing:${slug}`;
 
-/** A viewer at the door of a room they may enter: back in their session, or a new one if there is room. */
+/**
+ * A viewer at the door of a room they may enter: back in their session, or a new one if there is
+ * room. A session holds no seat until its shell arrives (arriveInVisit), so a page fetched and
+ * never run fills nothing; the door only turns viewers away once the seats are taken.
+ */
 async function admit(sql: Sql, a: { project: ProjectRow; plan: Plan; arrival: Arrival; key: string; linkId: string | null; linkViewerName: string | null }): Promise<Meeting> {
   const { project, plan, arrival, key, linkId, linkViewerName } = a;
   const held = await sessionByToken(sql, arrival.sessionId, arrival.token);
   const own = held && held.linkId === linkId && !held.preview && held.entryHash.equals(hashSecret(key)) ? held : null;
   // A viewer already in keeps what is open, whatever the hours or the crowd.
-  if (own) return { kind: 'room', project, session: await touch(sql, own), token: null, linkViewerName };
-  if (await viewerHoursUsedUp(sql, project.workspaceId, plan.name)) return { kind: 'not-taking-visits', project };
+  if (own?.visitId) return { kind: 'room', project, session: await touch(sql, own), token: null, linkViewerName };
+  // Public rooms draw on their own allowance of hours, private links on the plan's month.
+  if (await viewerHoursUsedUp(sql, project.workspaceId, plan.name, linkId ? 'links' : 'public')) return { kind: 'not-taking-visits', project };
 
   return sql.begin(async (tx) => {
-    // One admission at a time per room, so racing viewers cannot pass the cap together.
-    await tx`select pg_advisory_xact_lock(hashtextextended(${'room-admit:' + project.id}, 0))`;
+    await holdRoomAdmission(tx, project.id);
     await endQuietVisits(tx, project.id);
     if ((await viewersPresent(tx, project.id)) >= plan.concurrentViewers) {
       await tx`
@@ -85,11 +90,18 @@ async function admit(sql: Sql, a: { project: ProjectRow; plan: Plan; arrival: Ar
         on conflict do nothing`;
       return { kind: 'full', project } as const;
     }
+    // A session whose shell never arrived (a reload before it ran) is the same session.
+    if (own) return { kind: 'room', project, session: own, token: null, linkViewerName } as const;
     // The visit starts when the shell runs (arriveInVisit), not here: a link-preview fetch or a
-    // mail scanner that never runs it is no open, no visit and no viewer-hour.
+    // mail scanner that never runs it is no open, no visit, no seat and no viewer-hour.
     const { session, token } = await createSession(tx, { workspaceId: project.workspaceId, projectId: project.id, linkId, entryKey: key, preview: false });
     return { kind: 'room', project, session, token, linkViewerName } as const;
   });
+}
+
+/** The viewers a room holds at once, on its workspace's plan: the seats its shells arrive into. */
+export async function seatsOf(sql: Sql, workspaceId: string): Promise<number> {
+  return planOf(await planNameOf(sql, workspaceId)).concurrentViewers;
 }
 
 /**

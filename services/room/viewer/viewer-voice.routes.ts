@@ -5,6 +5,7 @@ import { NextStepKind } from '../../contract/resources/room-setup.js';
 import { Area, Point, ScreenshotNote } from '../../contract/resources/activity.js';
 import { Device } from '../../contract/common.js';
 import { ImageRefused, reencodeImage } from '../../core/images.js';
+import { storable } from '../../core/storable-text.js';
 import type { Storage } from '../../core/storage.js';
 import { captureBlocked } from '../../data/capture-blocks.sql.js';
 import { addComment, commentsInLastHour, screenshotKey } from '../../data/comments.sql.js';
@@ -19,16 +20,17 @@ import type { ViewerDeps } from './room-entry.routes.js';
 
 // The viewer's voice in the room (issue 14): an answer to What happens next, a comment pinned to
 // a screen with the picture the frame's capture agent took, and the email the room asks for once
-// on the first of either. A preview records nothing; the shell says so.
+// on the first of either. A preview records nothing; the shell says so. Every text a viewer types
+// is stored without control characters or lone surrogates (core/storable-text.ts).
 
 /** An answer that needs no words, with a line the viewer may add. */
-const OptionalNote = z.object({ note: z.string().trim().min(1).max(2000).optional() });
+const OptionalNote = z.object({ note: z.preprocess(storable, z.string().trim().min(1).max(2000)).optional() });
 
 /** What each step asks of the viewer, beyond the click. */
 const Detail = {
-  question: z.object({ text: z.string().trim().min(1).max(2000) }),
-  colleague: z.object({ name: z.string().trim().min(1).max(80), email: z.email().max(254) }),
-  meeting: z.object({ time: z.string().trim().min(1).max(80).optional() }),
+  question: z.object({ text: z.preprocess(storable, z.string().trim().min(1).max(2000)) }),
+  colleague: z.object({ name: z.preprocess(storable, z.string().trim().min(1).max(80)), email: z.preprocess(storable, z.email().max(254)) }),
+  meeting: z.object({ time: z.preprocess(storable, z.string().trim().min(1).max(80)).optional() }),
   yes: OptionalNote,
   later: OptionalNote,
   no: OptionalNote,
@@ -39,8 +41,8 @@ const Answer = z.object({ step: NextStepKind, detail: z.record(z.string(), z.unk
 const CommentBody = z.object({
   appId: z.string().min(1).max(40),
   /** The app's path inside its frame, as its page reported it. */
-  screen: z.string().max(2000).nullable(),
-  body: z.string().trim().min(1, 'write a comment').max(2000, 'at most 2000 characters'),
+  screen: z.preprocess(storable, z.string().max(2000)).nullable(),
+  body: z.preprocess(storable, z.string().trim().min(1, 'write a comment').max(2000, 'at most 2000 characters')),
   position: Point.nullable(),
   area: Area.nullable(),
   device: Device,
@@ -49,7 +51,7 @@ const CommentBody = z.object({
   screenshotNote: ScreenshotNote.exclude(['removed']).nullable(),
 }).refine((c) => c.position || c.area, { message: 'pin the comment to a point or an area', path: ['position'] });
 
-const EmailBody = z.object({ email: z.email().max(254) });
+const EmailBody = z.object({ email: z.preprocess(storable, z.email().max(254)) });
 
 export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { storage: Storage }, guard: ShellGuard) {
   const { sql, config } = deps;
