@@ -40,32 +40,47 @@ export function buildsOf(sql: Sql, projectId: string) {
 }
 
 /**
- * Deploys of the workspace in the last 24 hours: its reservations (builds made or still being
- * made), and builds that have none (made before reservations existed). Read under the
+ * Deploys of the workspace in the last 24 hours: its reservations not given up (builds made or
+ * still being made), and builds that have none (made before reservations existed). Read under the
  * workspace's deploy lock by reserveDeploy; alone it is a report, not a check.
  */
 export async function deploysInLastDay(db: Db, workspaceId: string): Promise<number> {
   const [row] = await db<{ n: number }[]>`
     select count(*)::int as n from (
-      select build_id from deploy_reservations where workspace_id = ${workspaceId} and reserved_at > now() - interval '24 hours'
+      select build_id from deploy_reservations
+      where workspace_id = ${workspaceId} and reserved_at > now() - interval '24 hours' and given_up_at is null
       union
       select id from builds where workspace_id = ${workspaceId} and created_at > now() - interval '24 hours'
     ) deploys`;
   return row.n;
 }
 
-export type Reservation = { ok: true } | { ok: false; why: 'deploys' | 'used' };
+/**
+ * Deploy attempts of the last 24 hours that made no build: refused on their merits by the worker,
+ * failed, or given up when the wait ran out. Each one unpacked or read an upload, so each costs
+ * (docs/decisions.md, "Issue 28: deploys").
+ */
+export async function failedDeploysInLastDay(db: Db, workspaceId: string): Promise<number> {
+  const [row] = await db<{ n: number }[]>`
+    select count(*)::int as n from deploy_reservations
+    where workspace_id = ${workspaceId} and reserved_at > now() - interval '24 hours' and given_up_at is not null`;
+  return row.n;
+}
+
+export type Reservation = { ok: true } | { ok: false; why: 'deploys' | 'failures' | 'used' };
 
 /**
  * createBuild's claim, in one transaction under the workspace's deploy lock: the plan's deploys
- * are counted with every reservation of the last day, then the deploy is reserved for `buildId`
- * and the upload moves from `received` to `building`. Racing calls queue on the lock, so on a plan
- * of K deploys exactly K pass. Nothing is written when either check fails.
+ * are counted with every reservation of the last day, and so are the day's failed attempts
+ * (held to the same number); then the deploy is reserved for `buildId` and the upload moves from
+ * `received` to `building`. Racing calls queue on the lock, so on a plan of K deploys exactly K
+ * pass. Nothing is written when a check fails.
  */
 export async function reserveDeploy(sql: Sql, r: { workspaceId: string; uploadId: string; buildId: string; maxDeploys: number }): Promise<Reservation> {
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext('deploys:' || ${r.workspaceId}))`;
     if ((await deploysInLastDay(tx, r.workspaceId)) >= r.maxDeploys) return { ok: false, why: 'deploys' };
+    if ((await failedDeploysInLastDay(tx, r.workspaceId)) >= r.maxDeploys) return { ok: false, why: 'failures' };
     const claimed = await tx`update uploads set state = 'building' where id = ${r.uploadId} and state = 'received' returning id`;
     if (claimed.length !== 1) return { ok: false, why: 'used' };
     await tx`insert into deploy_reservations (build_id, workspace_id, upload_id) values (${r.buildId}, ${r.workspaceId}, ${r.uploadId})`;
@@ -74,21 +89,27 @@ export async function reserveDeploy(sql: Sql, r: { workspaceId: string; uploadId
 }
 
 /**
- * Gives a reservation up unless its build was made: the reservation goes (it no longer counts)
- * and the upload is `received` again, free for another createBuild. Returns whether the build was
- * made after all. Both this and the worker's commit take the reservation's row lock, so exactly
- * one wins: a build made first is kept; a reservation released first stops the commit.
+ * Gives a reservation up unless its build was made: the reservation is marked given up (it no
+ * longer counts as a deploy, and counts as a failed attempt) and the upload goes back to
+ * `received`, free for another createBuild, or, when `refusal` is given (the archive check refused
+ * the bytes), to `refused` for good. Returns whether the build was made after all, and the upload
+ * refused, if any, whose bytes the caller deletes. Both this and the worker's commit take the
+ * reservation's row lock, so exactly one wins: a build made first is kept; a reservation given up
+ * first stops the commit.
  */
-export async function releaseDeploy(sql: Sql, buildId: string): Promise<{ made: boolean }> {
+export async function releaseDeploy(sql: Sql, buildId: string, refusal: string | null = null): Promise<{ made: boolean; refusedUploadId: string | null }> {
   return sql.begin(async (tx) => {
-    const [row] = await tx<{ uploadId: string; made: boolean }[]>`
-      select upload_id, made from deploy_reservations where build_id = ${buildId} for update`;
-    if (!row) return { made: false };
-    if (row.made) return { made: true };
-    await tx`delete from deploy_reservations where build_id = ${buildId}`;
-    await tx`update uploads set state = 'received' where id = ${row.uploadId} and state = 'building'`;
-    return { made: false };
-  }) as Promise<{ made: boolean }>;
+    const [row] = await tx<{ uploadId: string | null; made: boolean; givenUpAt: Date | null }[]>`
+      select upload_id, made, given_up_at from deploy_reservations where build_id = ${buildId} for update`;
+    if (!row || row.givenUpAt) return { made: false, refusedUploadId: null };
+    if (row.made) return { made: true, refusedUploadId: null };
+    await tx`update deploy_reservations set given_up_at = now() where build_id = ${buildId}`;
+    const next = refusal === null ? 'received' : 'refused';
+    const moved = await tx`
+      update uploads set state = ${next}, refusal = ${refusal}
+      where id = ${row.uploadId} and state = 'building' returning id`;
+    return { made: false, refusedUploadId: refusal !== null && moved.length ? row.uploadId : null };
+  }) as Promise<{ made: boolean; refusedUploadId: string | null }>;
 }
 
 /**
@@ -97,7 +118,7 @@ export async function releaseDeploy(sql: Sql, buildId: string): Promise<{ made: 
  * ran out or the job failed): the build must not be made.
  */
 export async function markDeployMade(tx: Db, buildId: string): Promise<boolean> {
-  const rows = await tx`update deploy_reservations set made = true where build_id = ${buildId} returning build_id`;
+  const rows = await tx`update deploy_reservations set made = true where build_id = ${buildId} and given_up_at is null returning build_id`;
   return rows.length === 1;
 }
 

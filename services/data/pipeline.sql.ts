@@ -51,7 +51,12 @@ export async function claimsByLink(sql: Db, linkIds: string[]): Promise<Map<stri
   const byLink = new Map<string, ClaimRow[]>();
   if (!linkIds.length) return byLink;
   const rows = await sql<ClaimRow[]>`select * from link_claims where link_id = any(${linkIds}::uuid[]) order by first_seen_at, session_id`;
-  for (const row of rows) byLink.set(row.linkId, [...(byLink.get(row.linkId) ?? []), row]);
+  // Pushed into each link's own array: copying it per claim was O(k²) in a link's claims.
+  for (const row of rows) {
+    const claims = byLink.get(row.linkId);
+    if (claims) claims.push(row);
+    else byLink.set(row.linkId, [row]);
+  }
   return byLink;
 }
 

@@ -2,7 +2,8 @@ import type { Sql } from '../core/db.js';
 import { notFound } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 
-export type UploadState = 'declared' | 'receiving' | 'received' | 'building' | 'used';
+/** `refused`: the archive check refused the bytes (kept in `refusal`); they can never make a build. */
+export type UploadState = 'declared' | 'receiving' | 'received' | 'building' | 'used' | 'refused';
 
 export interface UploadRow {
   id: string;
@@ -12,6 +13,7 @@ export interface UploadRow {
   sizeBytes: string; // bigint arrives as a string
   state: UploadState;
   createdBy: string | null;
+  refusal: string | null;
 }
 
 /** Where an upload's bytes live in the object store. */
@@ -34,4 +36,25 @@ export async function moveUpload(sql: Sql, uploadId: string, from: UploadState, 
       used_at = case when ${to} = 'used' then now() else used_at end
     where id = ${uploadId} and state = ${from} returning id`;
   return rows.length === 1;
+}
+
+/**
+ * Declares an upload unless the workspace's uploads not yet built (declared, receiving, received
+ * or building) would then hold more than `quotaBytes`: one transaction under the workspace's
+ * upload lock, so racing startUploads cannot all pass. Returns null when over the quota.
+ */
+export async function declareUpload(
+  sql: Sql, u: { workspaceId: string; projectId: string; kind: 'static' | 'container'; sizeBytes: number; createdBy: string; quotaBytes: number },
+): Promise<{ id: string } | null> {
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtext('uploads:' || ${u.workspaceId}))`;
+    const [held] = await tx<{ bytes: string }[]>`
+      select coalesce(sum(size_bytes), 0)::text as bytes from uploads
+      where workspace_id = ${u.workspaceId} and state in ('declared', 'receiving', 'received', 'building')`;
+    if (Number(held.bytes) + u.sizeBytes > u.quotaBytes) return null;
+    const [row] = await tx<{ id: string }[]>`
+      insert into uploads (workspace_id, project_id, kind, size_bytes, created_by)
+      values (${u.workspaceId}, ${u.projectId}, ${u.kind}, ${u.sizeBytes}, ${u.createdBy}) returning id`;
+    return row;
+  }) as Promise<{ id: string } | null>;
 }

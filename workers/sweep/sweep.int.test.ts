@@ -128,7 +128,7 @@ describe('the sweep', () => {
     const fresh = await upload(workspaceId, projectId, 'declared', '23 hours');
     const receivingRecent = await upload(workspaceId, projectId, 'receiving', '25 hours');
     const receivingStuck = await upload(workspaceId, projectId, 'receiving', '49 hours');
-    const received = await upload(workspaceId, projectId, 'received', '25 hours');
+    const building = await upload(workspaceId, projectId, 'building', '25 hours');
 
     const counts = await run();
     expect(counts.unfinishedUploads).toBe(2);
@@ -136,10 +136,38 @@ describe('the sweep', () => {
       expect(await exists('uploads', gone)).toBe(false);
       expect(await stored(`uploads/${gone}`)).toBe(false);
     }
-    for (const kept of [fresh, receivingRecent, received]) {
+    for (const kept of [fresh, receivingRecent, building]) {
       expect(await exists('uploads', kept)).toBe(true);
       expect(await stored(`uploads/${kept}`)).toBe(true);
     }
+    expect((await run()).unfinishedUploads).toBe(0);
+  });
+
+  it('drops uploads received or refused a day ago that made no build, with their bytes; the attempts made with them keep counting', async () => {
+    const { workspaceId } = await workspace();
+    const { id: projectId } = await project(workspaceId);
+    const receivedOld = await upload(workspaceId, projectId, 'received', '25 hours');
+    const refusedOld = await upload(workspaceId, projectId, 'refused', '25 hours');
+    const receivedRecent = await upload(workspaceId, projectId, 'received', '23 hours');
+    // Declared two days ago, its bytes arrived an hour ago: a day from the bytes, not the declaration.
+    const lateBytes = await upload(workspaceId, projectId, 'received', '48 hours');
+    await sql`update uploads set received_at = ${ago('1 hour')} where id = ${lateBytes}`;
+    const used = await upload(workspaceId, projectId, 'used', '25 hours');
+    await build(workspaceId, projectId, used);
+    const [attempt] = await sql<{ buildId: string }[]>`
+      insert into deploy_reservations (build_id, workspace_id, upload_id, given_up_at)
+      values (gen_random_uuid(), ${workspaceId}, ${refusedOld}, now()) returning build_id`;
+
+    expect((await run()).unfinishedUploads).toBe(2);
+    for (const gone of [receivedOld, refusedOld]) {
+      expect(await exists('uploads', gone)).toBe(false);
+      expect(await stored(`uploads/${gone}`)).toBe(false);
+    }
+    for (const kept of [receivedRecent, lateBytes, used]) {
+      expect(await exists('uploads', kept)).toBe(true);
+      expect(await stored(`uploads/${kept}`)).toBe(true);
+    }
+    expect(await sql`select upload_id from deploy_reservations where build_id = ${attempt.buildId}`).toEqual([{ uploadId: null }]);
     expect((await run()).unfinishedUploads).toBe(0);
   });
 

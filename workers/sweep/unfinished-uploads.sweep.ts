@@ -2,13 +2,17 @@ import type { Sql } from '../../services/core/db.js';
 import type { Storage } from '../../services/core/storage.js';
 import { uploadKey } from '../../services/data/uploads.sql.js';
 
-/** An upload whose bytes have not arrived this many hours after it was declared is dropped. */
+/** An upload whose bytes have not arrived this many hours after it was declared, or that arrived and made no build, is dropped. */
 export const unfinishedUploadHours = 24;
 
 /**
- * Uploads declared and never received, with whatever bytes a broken-off PUT left in the store.
+ * Uploads that will never make a build, with their bytes: declared and never received (whatever
+ * a broken-off PUT left in the store), received and never built, or refused by the archive check
+ * (its bytes were deleted at the refusal; this catches a deletion that failed), each 24 hours on.
  * One stuck in `receiving` (its api died mid-PUT and could not put it back) gets another 24 hours,
  * so a PUT that began just before the deadline is never cut off while its bytes still flow.
+ * The deploy attempts made with a swept upload keep counting (their link to it is cut, not
+ * deleted: migrations/00023).
  *
  * Each batch holds its rows locked (FOR UPDATE) while their bytes are deleted: a PUT starting
  * meanwhile waits on the lock, then finds the upload gone (422) instead of filling a deleted
@@ -22,6 +26,7 @@ export async function sweepUnfinishedUploads(sql: Sql, storage: Storage, batch =
         select id from uploads
         where (state = 'declared' and created_at < now() - make_interval(hours => ${unfinishedUploadHours}))
            or (state = 'receiving' and created_at < now() - make_interval(hours => ${2 * unfinishedUploadHours}))
+           or (state in ('received', 'refused') and coalesce(received_at, created_at) < now() - make_interval(hours => ${unfinishedUploadHours}))
         order by created_at
         limit ${batch}
         for update skip locked`;

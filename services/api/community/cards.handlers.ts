@@ -3,6 +3,7 @@ import { imageBody } from '../routing/image-body.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { appealListing, checkCardWords, listProject, readCard, rehearseListing, saveCard, unlistProject } from './cards.service.js';
 import { suggestWording } from './community.service.js';
+import { boundedSuggestion } from './suggest-wording-limits.js';
 import { checkBuildCover, coverFromBuild, coverLimits, removeCover, uploadCover } from './covers.service.js';
 
 export const cardHandlers: Handlers = {
@@ -27,6 +28,6 @@ export const cardHandlers: Handlers = {
   },
   suggestWording: async ({ deps, auth, params, body }) => {
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
-    return suggestWording(deps.config, { ...body, slug: project.slug });
+    return boundedSuggestion(deps, auth.workspaceId, () => suggestWording(deps.config, { ...body, slug: project.slug }));
   },
 };

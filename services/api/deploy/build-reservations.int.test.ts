@@ -79,7 +79,8 @@ describe('deploy reservations', () => {
     expect(await hasty.deps.storage.list(`builds/${job.data.buildId}/`)).toEqual([]);
     const [row] = await hasty.deps.sql<{ state: string }[]>`select state from uploads where id = ${uploadId}`;
     expect(row.state).toBe('received');
-    expect(await hasty.deps.sql`select 1 from deploy_reservations where upload_id = ${uploadId}`).toHaveLength(0);
+    // The attempt is kept, given up: a failed deploy, no longer one of the plan's deploys.
+    expect(await hasty.deps.sql`select made, given_up_at is not null as given_up from deploy_reservations where upload_id = ${uploadId}`).toEqual([{ made: false, givenUp: true }]);
     expect(await client.call('listBuilds', { params: { projectId: project.id } })).toEqual([]);
   });
 });

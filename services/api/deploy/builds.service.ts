@@ -3,16 +3,17 @@ import type { Manifest } from '../../contract/manifest/manifest.schema.js';
 import type { Rehearsal } from '../../contract/resources/build.js';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
-import { invalid, refused, unavailable } from '../../core/errors.js';
+import { invalid, Refusal, refused, unavailable } from '../../core/errors.js';
 import { runJob, type BuildJob, type BuildOutcome } from '../../core/jobs.js';
 import type { Logger } from '../../core/log.js';
 import { planLimit, planOf } from '../../core/plans.js';
 import type { Queues } from '../../core/queues.js';
+import type { Storage } from '../../core/storage.js';
 import { assertNotPaused } from '../../data/pauses.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import { buildIn, releaseDeploy, reserveDeploy } from '../../data/builds.sql.js';
-import { uploadIn } from '../../data/uploads.sql.js';
+import { uploadIn, uploadKey } from '../../data/uploads.sql.js';
 
 export interface CreateBuildInput {
   uploadId: string;
@@ -39,6 +40,7 @@ function checkRehearsal(manifest: Manifest, rehearsal: Rehearsal | undefined) {
 export interface BuildDeps {
   sql: Sql;
   queues: Queues;
+  storage: Storage;
   config: Pick<Config, 'BUILD_WAIT_MS'>;
   log: Logger;
 }
@@ -53,6 +55,9 @@ export interface BuildDeps {
  * enqueued (reserveDeploy). Whatever the job's fate, the reservation ends one of two ways: the
  * worker marks it made with the build row, or this request releases it (refusal, failure, or the
  * wait running out), and from then on the job can no longer make its build (docs/decisions.md).
+ * A reservation given up is kept: it counts as a failed attempt, and the plan's deploys bound
+ * those too. An upload the archive check refused is `refused` for good, its bytes deleted, and
+ * every later createBuild of it answers the same 422 without unpacking anything.
  */
 export async function createBuild(deps: BuildDeps, auth: { workspaceId: string; personId: string }, projectId: string, input: CreateBuildInput) {
   const { sql } = deps;
@@ -62,6 +67,7 @@ export async function createBuild(deps: BuildDeps, auth: { workspaceId: string; 
   const upload = await uploadIn(sql, auth.workspaceId, input.uploadId);
   if (upload.projectId !== project.id) throw refused(422, 'unfinished', 'this upload belongs to another project');
   if (upload.state === 'declared' || upload.state === 'receiving') throw refused(422, 'unfinished', 'the upload\'s bytes never arrived');
+  if (upload.state === 'refused') throw refused(422, 'archive', upload.refusal ?? 'this upload was refused');
   if (upload.state !== 'received') throw refused(422, 'used', 'this upload already made a build');
   if (upload.kind !== input.manifest.kind) throw refused(422, 'kind', `the upload was started as ${upload.kind} and the manifest says ${input.manifest.kind}`);
 
@@ -72,6 +78,10 @@ export async function createBuild(deps: BuildDeps, auth: { workspaceId: string; 
   const reserved = await reserveDeploy(sql, { workspaceId: auth.workspaceId, uploadId: upload.id, buildId, maxDeploys: planOf(plan).deploys });
   if (!reserved.ok) {
     if (reserved.why === 'deploys') throw planLimit('deploys', plan);
+    if (reserved.why === 'failures') {
+      // The 402 `deploys` (the only plan refusal createBuild has), in words that say why.
+      throw new Refusal(402, 'Your plan allows no more failed deploys in 24 hours.', 'limit', planLimit('deploys', plan).extra);
+    }
     throw refused(422, 'used', 'this upload is already making a build');
   }
   const job: BuildJob = {
@@ -99,7 +109,9 @@ export async function createBuild(deps: BuildDeps, auth: { workspaceId: string; 
     outcome = { ok: true, buildId: job.buildId };
   }
   if (!outcome.ok) {
-    await releaseDeploy(sql, job.buildId);
+    // A manifest at fault leaves the bytes good for a corrected manifest; refused bytes stay refused.
+    const { refusedUploadId } = await releaseDeploy(sql, job.buildId, outcome.reason === 'archive' ? outcome.detail : null);
+    if (refusedUploadId) await deps.storage.deletePrefix(uploadKey(refusedUploadId)).catch((err) => deps.log.warn({ err, uploadId: refusedUploadId }, 'refused upload bytes not deleted; the sweep retries'));
     if (outcome.reason === 'manifest') throw invalid(outcome.issues);
     throw refused(422, 'archive', outcome.detail);
   }

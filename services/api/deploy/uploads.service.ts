@@ -6,10 +6,17 @@ import type { Storage } from '../../core/storage.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { assertNotPaused } from '../../data/pauses.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
-import { moveUpload, uploadIn, uploadKey } from '../../data/uploads.sql.js';
+import { declareUpload, moveUpload, uploadIn, uploadKey } from '../../data/uploads.sql.js';
 
 /** Spec 8: an upload is at most 512 MB, exactly the size declared. */
 export const maxUploadBytes = 512 * 1024 * 1024;
+
+/**
+ * The bytes a workspace may hold in uploads not yet built: four uploads at the largest size. A
+ * build spends its upload; one left unbuilt is swept a day after its bytes arrived
+ * (workers/sweep/unfinished-uploads.sweep.ts), so the quota frees itself.
+ */
+export const uploadQuotaBytes = 4 * maxUploadBytes;
 
 export async function startUpload(sql: Sql, auth: { workspaceId: string; personId: string }, projectId: string, input: { kind: 'static' | 'container'; sizeBytes: number }) {
   const project = await projectIn(sql, auth.workspaceId, projectId);
@@ -17,9 +24,12 @@ export async function startUpload(sql: Sql, auth: { workspaceId: string; personI
   if (input.sizeBytes > maxUploadBytes) throw refused(422, 'size', `an upload is at most ${maxUploadBytes} bytes (512 MB)`);
   const plan = await planNameOf(sql, auth.workspaceId);
   if (input.kind === 'container' && plan === 'free') throw planLimit('containers', plan);
-  const [row] = await sql<{ id: string }[]>`
-    insert into uploads (workspace_id, project_id, kind, size_bytes, created_by)
-    values (${auth.workspaceId}, ${project.id}, ${input.kind}, ${input.sizeBytes}, ${auth.personId}) returning id`;
+  const row = await declareUpload(sql, {
+    workspaceId: auth.workspaceId, projectId: project.id, kind: input.kind, sizeBytes: input.sizeBytes, createdBy: auth.personId, quotaBytes: uploadQuotaBytes,
+  });
+  if (!row) {
+    throw refused(422, 'size', `the workspace's uploads not yet built would hold more than ${uploadQuotaBytes} bytes (2 GB); build them, or wait a day for unused ones to be dropped`);
+  }
   return { uploadId: row.id, putUrl: `/api/uploads/${row.id}` };
 }
 

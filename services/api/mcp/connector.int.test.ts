@@ -108,6 +108,7 @@ describe('the connector', () => {
     const person = await platform.person();
     const client = await connect(await connectorToken(person));
     expect((await call(client, 'board')).refused).toMatchObject({ status: 402, reason: 'limit', limit: 'pipeline' });
+    expect((await call(client, 'pipeline')).refused).toMatchObject({ status: 402, reason: 'limit', limit: 'pipeline' });
     expect((await call(client, 'get_project', { projectId: crypto.randomUUID() })).refused).toEqual({ status: 404, error: 'not found' });
     const checked = await call(client, 'check_manifest', { manifest: { kind: 'static', name: '', apps: [] } });
     expect(checked.result.ok).toBe(false);

@@ -9,19 +9,27 @@ import { linkView } from '../links/link-view.js';
 
 const same = (a: string | null, b: string | null) => (a ?? '').trim().toLowerCase() === (b ?? '').trim().toLowerCase();
 
+/** A card lists at most this many of who else came: the newest (issue 28). */
+export const forwardedShown = 20;
+
 /**
  * Who else is behind the link: a claim under another name or email than the link was made for,
- * or from another browser than the first claim's.
+ * or from another browser than the first claim's. `claims` come oldest first; the card keeps the
+ * newest `forwardedShown`, oldest first, and says how many there were in all.
  */
-export function forwardedOf(row: Pick<BoardRow, 'viewerName' | 'viewerEmail'>, claims: ClaimRow[]): BoardCard['forwarded'] {
+export function forwardedOf(row: Pick<BoardRow, 'viewerName' | 'viewerEmail'>, claims: ClaimRow[]): { shown: BoardCard['forwarded']; count: number } {
   const firstBrowser = claims.find((c) => c.browserHash)?.browserHash ?? null;
-  return claims.flatMap((c) => {
+  const all = claims.flatMap((c) => {
     const why: ('name' | 'email' | 'browser')[] = [];
     if (c.name && !same(c.name, row.viewerName)) why.push('name');
     if (c.email && row.viewerEmail && !same(c.email, row.viewerEmail)) why.push('email');
     if (c.browserHash && firstBrowser && !c.browserHash.equals(firstBrowser)) why.push('browser');
-    return why.length ? [{ name: c.name, email: c.email, device: c.device, firstSeenAt: c.firstSeenAt.toISOString(), lastSeenAt: c.lastSeenAt.toISOString(), why }] : [];
+    return why.length ? [{ c, why }] : [];
   });
+  const shown = all.slice(-forwardedShown).map(({ c, why }) => ({
+    name: c.name, email: c.email, device: c.device, firstSeenAt: c.firstSeenAt.toISOString(), lastSeenAt: c.lastSeenAt.toISOString(), why,
+  }));
+  return { shown, count: all.length };
 }
 
 export function pipelineView(row: BoardRow): PipelineRec {
@@ -29,6 +37,7 @@ export function pipelineView(row: BoardRow): PipelineRec {
 }
 
 export function boardCardView(row: BoardRow, claims: ClaimRow[]): BoardCard {
+  const forwarded = forwardedOf(row, claims);
   return {
     ...pipelineView(row),
     suggested: row.stage,
@@ -45,7 +54,8 @@ export function boardCardView(row: BoardRow, claims: ClaimRow[]): BoardCard {
       answers: row.answers as NextStepKind[],
       comments: row.comments,
     },
-    forwarded: forwardedOf(row, claims),
+    forwarded: forwarded.shown,
+    forwardedCount: forwarded.count,
     claims: new Set(claims.map((c) => c.name?.trim().toLowerCase()).filter(Boolean)).size,
   };
 }

@@ -10,7 +10,8 @@ import { boardCardView, pipelineView } from './board-view.js';
 
 // The pipeline (spec 4.2): boards of links with what the evidence suggests, the builder's own
 // stage, outcome, follow-up and notes. On Free every one of these answers 402 `pipeline`, links
-// made while on a paid plan included.
+// made while on a paid plan included; so does the pipeline list (GET /api/pipeline), which the
+// spec puts in its links table but is a pipeline operation all the same ("Free has no pipeline").
 
 async function assertPipeline(sql: Db, workspaceId: string) {
   const plan = await planNameOf(sql, workspaceId);
@@ -33,7 +34,10 @@ const noteViews = async (sql: Db, linkId: string) =>
   (await notesOf(sql, linkId)).map((n) => ({ id: n.id, linkId: n.linkId, body: n.body, by: n.by, byImage: null, createdAt: n.createdAt.toISOString() }));
 
 export const pipelineHandlers: Handlers = {
-  pipeline: async ({ deps, auth }) => (await boardRows(deps.sql, auth.workspaceId)).map(pipelineView),
+  pipeline: async ({ deps, auth }) => {
+    await assertPipeline(deps.sql, auth.workspaceId);
+    return (await boardRows(deps.sql, auth.workspaceId)).map(pipelineView);
+  },
   board: async ({ deps, auth }) => {
     await assertPipeline(deps.sql, auth.workspaceId);
     return cards(deps.sql, auth.workspaceId);

@@ -87,15 +87,34 @@ describe('notes', () => {
     expect(rest.map((n) => n.body)).toEqual(['First call went well']);
     expect((await person.client.call('board'))[0].notes).toBe(1);
   });
+  it('lists at most the newest 20 of who else came on a card, and counts them all', async () => {
+    const { person, link } = await deal();
+    // Thirty sessions claiming the link under other names, a minute apart (written directly:
+    // thirty room entries prove nothing more).
+    await platform.deps.sql`
+      insert into link_claims (link_id, session_id, name, first_seen_at, last_seen_at)
+      select ${link.id}, gen_random_uuid(), 'Other ' || i, now() - (30 - i) * interval '1 minute', now() - (30 - i) * interval '1 minute'
+      from generate_series(1, 30) i`;
+    const [card] = await person.client.call('board');
+    expect(card.forwarded).toHaveLength(20);
+    expect(card.forwarded.map((f) => f.name)).toEqual(Array.from({ length: 20 }, (_, i) => `Other ${i + 11}`));
+    expect(card.forwardedCount).toBe(30);
+    expect(card.claims).toBe(30);
+  });
 });
 
 describe('refusals', () => {
   it('answers 402 pipeline on Free, also for links made on a paid plan', async () => {
     const { person, project, params } = await deal();
+    expect((await platform.fetch('/api/pipeline', { token: person.token })).status).toBe(200);
     const [note] = await person.client.call('addNote', { params, body: { body: 'kept' } });
     await platform.deps.sql`update workspaces set plan = 'free' where id = (select workspace_id from projects where id = ${project.id})`;
+    // The pipeline list (GET /api/pipeline) is a pipeline operation too: Free has no pipeline.
+    expect(await platform.fetch('/api/pipeline', { token: person.token })).toMatchObject({
+      status: 402, body: { error: 'Your plan has no pipeline.', reason: 'limit', limit: 'pipeline', plan: 'free', upgrade: 'solo' },
+    });
     const calls = [
-      () => person.client.call('board'), () => person.client.call('projectBoard', { params: { projectId: project.id } }),
+      () => person.client.call('pipeline'), () => person.client.call('board'), () => person.client.call('projectBoard', { params: { projectId: project.id } }),
       () => person.client.call('setStage', { params, body: { stage: 'yes' } }), () => person.client.call('setOutcome', { params, body: { outcome: 'won' } }),
       () => person.client.call('followUp', { params, body: { on: null, note: null } }), () => person.client.call('listNotes', { params }),
       () => person.client.call('addNote', { params, body: { body: 'x' } }), () => person.client.call('removeNote', { params: { noteId: note.id } }),

@@ -66,7 +66,10 @@ export const BoardCard = PipelineRec.extend({
   /** How many notes the link has. */
   notes: z.number().int(),
   signals: Signals,
+  /** Who else came, the newest 20 at most (issue 28), oldest first. */
   forwarded: z.array(Forwarded),
+  /** Beyond the spec (issue 28): how many claims `forwarded` would list uncapped. */
+  forwardedCount: z.number().int(),
   /** Distinct names claimed on the link. */
   claims: z.number().int(),
 });

@@ -102,10 +102,10 @@ export const cardRoutes = {
   }),
   suggestWording: route({
     operation: 'suggestWording', method: 'POST', path: '/api/projects/:projectId/card/suggest', status: 200, tag: 'community',
-    summary: 'A title and line drafted by an AI model; 503 while no key for it is configured.',
+    summary: 'A title and line drafted by an AI model; 503 while no key for it is configured, or with Retry-After while too many are drafted at once; 429 past the daily allowance of a workspace.',
     params: ProjectParams,
     body: Wording,
     reply: z.object({ title: z.string(), line: z.string() }),
-    errors: [404, 503],
+    errors: [404, 429, 503],
   }),
 };

@@ -51,7 +51,8 @@ export const linkRoutes = {
   }),
   pipeline: route({
     operation: 'pipeline', method: 'GET', path: '/api/pipeline', status: 200, tag: 'links',
-    summary: 'Every link across the workspace, with its project.',
+    summary: 'Every link across the workspace, with its project; 402 pipeline on Free (spec: Free has no pipeline).',
     reply: z.array(PipelineRec),
+    errors: [402],
   }),
 };

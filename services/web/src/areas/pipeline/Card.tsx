@@ -20,7 +20,7 @@ export function Card({ card, stage, onMove, onOpen }: { card: BoardCard; stage: 
       <div className="row badges">
         {card.placed && card.suggested !== stage && <span className="badge">Evidence: {stageName(card.suggested)}</span>}
         {card.outcome && <span className={`badge ${card.outcome === 'won' ? 'ok' : card.outcome === 'lost' ? 'bad' : 'warn'}`}>{card.outcome === 'won' ? 'Won' : card.outcome === 'lost' ? 'Lost' : 'Later'}</span>}
-        {card.forwarded.length > 0 && <span className="badge warn">Forwarded ({card.forwarded.length})</span>}
+        {card.forwardedCount > 0 && <span className="badge warn">Forwarded ({card.forwardedCount})</span>}
         {card.claims > 1 && <span className="badge warn">{card.claims} names</span>}
         {card.notes > 0 && <span className="badge">{card.notes} {card.notes === 1 ? 'note' : 'notes'}</span>}
         {card.followUp.on && <span className="badge">Follow up {card.followUp.on}</span>}
