@@ -12,6 +12,7 @@ import { registerRoutes } from './routing/register-routes.js';
 import { registerWebApp } from './web-app/web-app.routes.js';
 import { registerConnector } from './mcp/mcp.routes.js';
 import { opsOptions, opsPlugin } from '../core/http/ops.plugin.js';
+import { closePagePool } from './community/page-check-pool.js';
 
 /**
  * Another app served by the same process and listener (the room, in development and tests; see
@@ -41,6 +42,8 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
+  // The listing checks' worker threads end with the app.
+  app.addHook('onClose', closePagePool);
   // An empty body sent as JSON (common from clients that always set the header) counts as none;
   // anything else must parse, or the request is 400 invalid.
   app.removeContentTypeParser('application/json');

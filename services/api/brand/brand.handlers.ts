@@ -3,6 +3,9 @@ import { notFound } from '../../core/errors.js';
 import { composeLook, effectiveOf } from '../../core/room-theme.js';
 import { workspaceLook } from '../../data/brand-look.js';
 import { brandOf } from '../../data/brand.sql.js';
+import { listedProjectsOf } from '../../data/listing-subjects.sql.js';
+import { blockListedIfFailed } from '../community/cards.service.js';
+import { checkWords } from '../community/listing-checks.js';
 import { asMember } from '../workspaces/team-access.js';
 import type { Handlers } from '../routing/handler.js';
 import { imageBody } from '../routing/image-body.js';
@@ -17,6 +20,8 @@ export const brandHandlers: Handlers = {
   setBrand: async ({ deps, auth, body }) => {
     await assertMayBrand(deps.sql, auth);
     await setBrand(deps.sql, auth.workspaceId, body);
+    // The brand name shows in the workspace's listed rooms: one that fails the listing checks takes them off (issue 28, M5).
+    if (body.name) await blockListedIfFailed(deps.sql, deps.config, await listedProjectsOf(deps.sql, { workspaceId: auth.workspaceId }), checkWords('brand', body.name));
     return brandView(await workspaceLook(deps.sql, auth.workspaceId));
   },
   uploadLogo: async ({ deps, auth, req }) => {

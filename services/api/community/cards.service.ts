@@ -12,12 +12,15 @@ import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
 import { liveBuildKind } from '../../data/builds.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import type { SessionAuth } from '../../data/sessions.sql.js';
+import { roomPagesToCheck, shownWordsOf } from '../../data/listing-subjects.sql.js';
+import { buildPageFindings, pageCaps } from './build-page-findings.js';
 import { checkSlugWords, checkWords, merge, type Checked } from './listing-checks.js';
-import { checkBuildPages } from './page-checks.js';
+import { checkPagesOffLoop } from './page-check-pool.js';
 
 // A project's community card (spec 2.9, 3 Card, 4.5): its words, its listing and what the checks
 // found, appeals. The words are checked whenever they would be shown (listing, or saving a listed
-// card); the live build's pages when it is listed.
+// card), as are the project's name, room pages, brand name and credited bio (listing, or changing
+// one of them on a listed project); the live build's pages when it is listed, once per build.
 
 export const limits = { editsADay: 10, listingsADay: 3, appealsIn30Days: 3 };
 
@@ -101,20 +104,41 @@ async function blockedNotice(tx: Db, config: Config, project: ProjectRow, checke
   });
 }
 
-/** Every check a listing runs: the words, the slug and the pages of a static live build (`liveKind`). */
-export async function listingChecks(storage: Storage, project: ProjectRow, liveKind: 'static' | 'container' | null, card: { title: string; line: string }): Promise<Checked> {
-  const words = checkCardWords({ ...card, slug: project.slug });
+const nothing: Checked = { blocked: [], warnings: [] };
+
+/**
+ * What the project shows besides its card and build (issue 28, M5): its name, its workspace's brand
+ * name, the credited person's bio, and its room pages (parsed in the page checks' worker thread,
+ * within the same caps as a build's pages).
+ */
+async function shownChecks(sql: Sql, project: ProjectRow): Promise<Checked> {
+  const { brandName, bio } = await shownWordsOf(sql, project.id);
+  const rooms = await roomPagesToCheck(sql, project.id, { maxPages: pageCaps.pages, maxChars: pageCaps.bytesPerPage });
+  let budget = pageCaps.bytesPerBuild;
+  const roomPages = rooms.map((p) => { const content = p.content.slice(0, Math.max(0, budget)); budget -= content.length; return { ...p, content }; });
+  return merge(
+    checkWords('name', project.name),
+    brandName ? checkWords('brand', brandName) : nothing,
+    bio ? checkWords('bio', bio) : nothing,
+    roomPages.length ? await checkPagesOffLoop({ pages: [], roomPages }) : nothing,
+  );
+}
+
+/** Every check a listing runs: the words, the slug, what else the room shows and the pages of a static live build (`liveKind`). */
+export async function listingChecks(sql: Sql, storage: Storage, project: ProjectRow, liveKind: 'static' | 'container' | null, card: { title: string; line: string }): Promise<Checked> {
+  const words = merge(checkCardWords({ ...card, slug: project.slug }), await shownChecks(sql, project));
   if (!project.liveBuildId || !liveKind) return words;
   if (liveKind === 'container') {
     return merge(words, { blocked: [], warnings: [{ part: 'pages', reason: 'credentials', detail: "a container demo's pages are not read (its bundle is never unpacked): what it shows is the builder's to answer for" }] });
   }
-  return merge(words, await checkBuildPages(storage, project.liveBuildId));
+  return merge(words, await buildPageFindings(sql, storage, project.liveBuildId));
 }
 
 /**
  * listProject: needs a card and a live build (422 unfinished); a container build needs a paid
- * plan (402); at most 3 a day per workspace (429). A card taken off before waits for review
- * (pending); otherwise the checks decide: listed, or blocked with each failed part.
+ * plan (402); at most 3 a day per workspace (429), counted before any check runs, so a request
+ * costs its place whatever the checks find. A card taken off before waits for review (pending);
+ * otherwise the checks decide: listed, or blocked with each failed part.
  */
 export async function listProject(sql: Sql, storage: Storage, config: Config, auth: SessionAuth, projectId: string) {
   const project = await projectIn(sql, auth.workspaceId, projectId);
@@ -125,11 +149,13 @@ export async function listProject(sql: Sql, storage: Storage, config: Config, au
   const liveKind = await liveBuildKind(sql, project);
   if (liveKind === 'container' && planOf(plan).staticOnly) throw planLimit('containers', plan);
   if (card0.status === 'listed' && card0.listedBuildId === project.liveBuildId) return readCard(sql, config, auth.workspaceId, project.id);
-  const checked = card0.takenOffAt ? null : await listingChecks(storage, project, liveKind, card0);
   await sql.begin(async (tx) => {
     await lockFor(tx, `workspace:${auth.workspaceId}`);
     overLimit(await countActions(tx, 'workspace', { kind: 'list', workspaceId: auth.workspaceId }, 24), limits.listingsADay, `at most ${limits.listingsADay} listing requests a day`);
     await recordAction(tx, { kind: 'list', workspaceId: auth.workspaceId, projectId: project.id, personId: auth.personId });
+  });
+  const checked = card0.takenOffAt ? null : await listingChecks(sql, storage, project, liveKind, card0);
+  await sql.begin(async (tx) => {
     const card = (await cardOf(tx, project.id, true))!;
     if (!checked) {
       await setCardOutcome(tx, project.id, { status: 'pending', blocked: [], warnings: card.warnings, submitted: true });
@@ -142,7 +168,11 @@ export async function listProject(sql: Sql, storage: Storage, config: Config, au
   return readCard(sql, config, auth.workspaceId, project.id);
 }
 
-/** rehearseListing: what listProject would decide now; writes and counts nothing. */
+/**
+ * rehearseListing: what listProject would decide now; writes and counts nothing. The build's page
+ * findings are read as stored (computed once per build, off the event loop), so repeating it costs
+ * little; the room pages' check waits its turn in the same bounded pool (503 when it is full).
+ */
 export async function rehearseListing(sql: Sql, storage: Storage, workspaceId: string, projectId: string) {
   const project = await projectIn(sql, workspaceId, projectId);
   const card = await cardOf(sql, project.id);
@@ -151,12 +181,38 @@ export async function rehearseListing(sql: Sql, storage: Storage, workspaceId: s
   if (!project.liveBuildId) said.push('Make a build live first.');
   if (!card || !project.liveBuildId) return { outcome: 'refused' as const, findings: [], warnings: [], said };
   if (card.status === 'listed' && card.listedBuildId === project.liveBuildId) return { outcome: 'already' as const, findings: [], warnings: card.warnings, said: ['Listed already.'] };
-  const checked = await listingChecks(storage, project, await liveBuildKind(sql, project), card);
+  const checked = await listingChecks(sql, storage, project, await liveBuildKind(sql, project), card);
   if (card.takenOffAt) said.push('This card was taken off by the platform before: a new listing waits for a review.');
   const outcome = card.takenOffAt ? 'pending' as const : checked.blocked.length ? 'blocked' as const : 'listed' as const;
   for (const f of checked.blocked) said.push(`The ${f.part} would block the listing: ${f.detail}.`);
   return { outcome, findings: checked.blocked, warnings: checked.warnings, said };
 }
+
+/**
+ * After a change to what listed projects show (their name, a room page, the brand name, the
+ * credited bio: issue 28, M5), checked before it was saved: a failure takes each of those still
+ * listed off the community (blocked, with a notice), as a failing saveCard does; a pass changes
+ * nothing.
+ */
+export async function blockListedIfFailed(sql: Sql, config: Config, projectIds: string[], checked: Checked) {
+  if (!checked.blocked.length) return;
+  for (const id of projectIds) {
+    await sql.begin(async (tx) => {
+      const card = await cardOf(tx, id, true);
+      if (card?.status !== 'listed') return;
+      const [project] = await tx<ProjectRow[]>`select * from projects where id = ${id}`;
+      await setCardOutcome(tx, id, { status: 'blocked', blocked: checked.blocked, warnings: card.warnings });
+      await blockedNotice(tx, config, project, checked);
+    });
+  }
+}
+
+/** Whether the project's card is listed: only then is a change to what it shows checked at once. */
+export const isListed = async (sql: Sql, projectId: string) => (await cardOf(sql, projectId))?.status === 'listed';
+
+/** A room page about to be saved on a listed project, checked in the page checks' worker thread. */
+export const checkRoomPageOffLoop = (page: { title: string; kind: 'markdown' | 'html'; content: string }) =>
+  checkPagesOffLoop({ pages: [], roomPages: [{ ...page, content: page.content.slice(0, pageCaps.bytesPerPage) }] });
 
 /** unlistProject: the public address stops answering; the card stays as a draft. */
 export async function unlistProject(sql: Sql, config: Config, workspaceId: string, projectId: string) {

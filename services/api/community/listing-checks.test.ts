@@ -26,6 +26,19 @@ describe('the words of a card', () => {
     ['Your wallet has been suspended', 'block:phishing'],
     ['Enter your seed phrase to sync', 'block:phishing'],
     ['The shittiest demo ever', 'block:banned'],
+    // Look-alike spellings (issue 28): read by the UTS #39 skeleton of Unicode's confusables data.
+    ['PayPaI checkout', 'block:impersonation'], // a capital I for the l
+    ['Pаypal wallet', 'block:impersonation'], // one Cyrillic а among Latin letters
+    ['Gοogle Docs clone', 'block:impersonation'], // a Greek ο
+    ['Micr0soft Teams admin', 'block:impersonation'],
+    ['4pple store', 'block:impersonation'],
+    ['Pay\u200dPal checkout', 'block:impersonation'], // a zero-width joiner inside
+    ['Net\u00adflix party', 'block:impersonation'], // a soft hyphen inside
+    ['ｐａｙｐａｌ wallet', 'block:impersonation'], // full-width letters
+    ['GMAlL backup', 'block:impersonation'],
+    ['Modern learning for small teams', 'list'],
+    ['Illustrated icons library', 'list'],
+    ['Paymo time tracking', 'list'],
   ];
   it.each(cases)('%s → %s', (text, expected) => {
     expect(verdict(checkWords('title', text))).toBe(expected);

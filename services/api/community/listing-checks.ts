@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { remove as confusableSkeleton } from 'confusables';
+import unhomoglyph from 'unhomoglyph';
 import { RegExpMatcher, englishDataset, englishRecommendedTransformers } from 'obscenity';
 import { trustBorrowedBy } from '../../core/slug-rules.js';
 
 // The listing checks on a card's words (spec 2.9, issue 18): impersonation of well-known brands
-// (look-alike letters included: Unicode confusables by the `confusables` skeleton, digits and
-// signs that stand in for letters), phishing wording, banned words (`obscenity`'s English set,
+// (look-alike letters included: the UTS #39 skeleton from Unicode's confusables data, invisible
+// characters, digits and signs that stand in for letters), phishing wording, banned words (`obscenity`'s English set,
 // which knows "Scunthorpe" is a town), and the slug rules' words that borrow trust. A failure
 // blocks and names the part and the reason; a weaker finding is a warning.
 
-export type Part = 'title' | 'line' | 'slug' | 'cover' | 'pages';
-export type Reason = 'impersonation' | 'phishing' | 'banned' | 'credentials' | 'file';
+export type Part = 'title' | 'line' | 'slug' | 'cover' | 'pages' | 'name' | 'brand' | 'bio';
+export type Reason = 'impersonation' | 'phishing' | 'banned' | 'credentials' | 'file' | 'unread';
 export type Finding = { part: Part; reason: Reason; detail: string };
 export interface Checked { blocked: Finding[]; warnings: Finding[] }
 
@@ -22,26 +22,57 @@ const phishing = listOf('phishing').map((p) => new RegExp(`\\b${p}\\b`, 'i'));
 const credentialWords = listOf('credential-words');
 const profanity = new RegExpMatcher({ ...englishDataset.build(), ...englishRecommendedTransformers });
 
-/** Signs that stand in for letters in look-alike names ("Paypa1", "G00gle", "$tripe"). */
-const standIns: Record<string, string> = { 0: 'o', 1: 'l', 3: 'e', 4: 'a', 5: 's', 7: 't', $: 's', '@': 'a', '|': 'l', '!': 'i' };
+/**
+ * Signs and digits that stand in for letters ("G00gle", "$tripe", "4pple") beyond what the
+ * Unicode confusables data already maps (it reads 0 as O and 1 as l, but leaves 3, 4, 5, 7, $, @).
+ */
+const standIns: Record<string, string> = { 3: 'e', 4: 'a', 5: 's', 7: 't', $: 's', '@': 'a', '|': 'l', '!': 'l' };
 
-/** Letters only, lower case: how a word reads once spaces, dots and hyphens are gone. */
-const squash = (text: string) => text.toLowerCase().replace(/[^a-z]/g, '');
-/** What the text looks like to a reader: confusable letters and stand-ins as the letters they imitate. */
-const looksLike = (text: string) => squash([...confusableSkeleton(text.normalize('NFKC'))].map((c) => standIns[c] ?? c).join(''));
+/** Characters nobody sees (zero-width joiners and spaces, soft hyphens, variation selectors...). */
+const invisible = /\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * The UTS #39 skeleton of the text, read case-blind: invisible characters dropped, NFKC (full-width
+ * and styled letters as plain ones), each confusable as its prototype (`unhomoglyph`, which is
+ * Unicode's confusables.txt: Cyrillic а and Greek ο as a and o, capital I as l, m as rn),
+ * lower-cased and mapped again (a lower-case look-alike of a capital), stand-ins as their letters,
+ * and i read as l (the skeleton keeps them apart; a reader of "PayPaI" does not). Only the
+ * letters a–z are kept.
+ */
+export function skeletonOf(text: string): string {
+  const once = unhomoglyph(text.replace(invisible, '').normalize('NFKC'));
+  const twice = unhomoglyph(once.toLowerCase()).toLowerCase();
+  return [...twice].map((c) => standIns[c] ?? c).join('').replace(/i/g, 'l').replace(/[^a-z]/g, '');
+}
+
+/**
+ * Letters as written, lower case, only spaces and signs gone: a Cyrillic а, a full-width letter or
+ * a zero-width joiner stays and keeps the brand from reading plainly.
+ */
+const plainOf = (text: string) => text.toLowerCase().replace(/[\s\p{P}\p{S}]/gu, '');
+
+const brandSkeletons = brands.map((brand) => ({ brand, skeleton: skeletonOf(brand) }));
+
+/** A brand the text spells in look-alike letters (and not plainly): "PayPaI", "Pаypal", "Pay‍Pal". */
+export function lookAlikeBrand(text: string): string | undefined {
+  const seen = skeletonOf(text);
+  const plain = plainOf(text);
+  return brandSkeletons.find((b) => seen.includes(b.skeleton) && !plain.includes(b.brand))?.brand;
+}
+
 /** Words separated by single spaces, for phrase matching. */
 const wordsOf = (text: string) => text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}-]+/gu, ' ').trim();
 
-/** Checks public words (a card's title or line): what blocks and what warns. */
-export function checkWords(part: 'title' | 'line', text: string): Checked {
+/** Checks public words (a card's title or line, the project's name...): what blocks and what warns. */
+export function checkWords(part: Part, text: string): Checked {
   const blocked: Finding[] = [];
   const warnings: Finding[] = [];
-  const plain = squash(text);
-  const seen = looksLike(text);
+  const seen = skeletonOf(text);
+  const plain = plainOf(text);
   const words = wordsOf(text);
   const asksForAWayIn = credentialWords.some((w) => new RegExp(`\\b${w}\\b`).test(words));
-  for (const brand of brands) {
-    if (!seen.includes(brand)) continue;
+  for (const { brand, skeleton } of brandSkeletons) {
+    if (!seen.includes(skeleton)) continue;
     if (!plain.includes(brand)) blocked.push({ part, reason: 'impersonation', detail: `look-alike letters spell "${brand}"` });
     else if (asksForAWayIn) blocked.push({ part, reason: 'impersonation', detail: `names "${brand}" beside words that ask for a way in` });
     else warnings.push({ part, reason: 'impersonation', detail: `names "${brand}": make sure the demo is not presented as theirs` });
@@ -73,8 +104,6 @@ export function checkPageText(text: string, where: string): Checked {
 
 /** A page's title or heading passing itself off as a brand by look-alike letters blocks. */
 export function checkPageTitle(text: string, where: string): Checked {
-  const plain = squash(text);
-  const seen = looksLike(text);
-  const brand = brands.find((b) => seen.includes(b) && !plain.includes(b));
+  const brand = lookAlikeBrand(text);
   return { blocked: brand ? [{ part: 'pages', reason: 'impersonation', detail: `${where}: look-alike letters spell "${brand}"` }] : [], warnings: [] };
 }

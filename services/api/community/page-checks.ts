@@ -1,20 +1,34 @@
-import { buffer } from 'node:stream/consumers';
 import { Parser } from 'htmlparser2';
 import { getDomain } from 'tldts';
-import type { Storage } from '../../core/storage.js';
-import { buildFilesPrefix } from '../../data/builds.sql.js';
-import { checkPageText, checkPageTitle, merge, type Checked, type Finding } from './listing-checks.js';
+import { checkPageText, checkPageTitle, checkWords, merge, type Checked, type Finding } from './listing-checks.js';
 
 // The listing checks on a static build's pages: a form that asks for a password (a static demo
 // has no server to check one, so it can only be collecting them), a form that sends what is typed
 // to another site, a title or heading spelling a brand in look-alike letters; phishing wording
-// and banned words in the text warn. Container builds are never unpacked, so never read.
-
-/** HTML files read at most, and bytes of each: enough for any real demo's pages. */
-const MAX_PAGES = 200;
-const MAX_PAGE_BYTES = 2 * 1024 * 1024;
+// and banned words in the text warn. Container builds are never unpacked, so never read. These are
+// pure functions: page-check.worker.ts runs them in a worker thread, build-page-findings.ts reads
+// the pages and keeps what they found.
 
 export function checkPage(html: string, path: string): Checked {
+  const { blocked, text, heading } = readHtml(html, path);
+  return merge({ blocked, warnings: [] }, checkPageTitle(heading, `${path}'s title`), checkPageText(text, path));
+}
+
+/**
+ * A room page (setPage's title, markdown or HTML): the builder's own words, shown by the platform
+ * on its own origin, so they are checked as strictly as a card's (phishing wording blocks here),
+ * plus an HTML page's forms as a build's pages are.
+ */
+export function checkRoomPage(page: { title: string; kind: 'markdown' | 'html'; content: string }): Checked {
+  const where = `room page "${page.title}"`;
+  const html = page.kind === 'html' ? readHtml(page.content, where) : null;
+  const words = checkWords('pages', `${page.title}\n${html ? html.text : page.content}`);
+  const said = (f: Finding): Finding => ({ ...f, detail: `${where}: ${f.detail}` });
+  return { blocked: [...(html?.blocked ?? []), ...words.blocked.map(said)], warnings: words.warnings.map(said) };
+}
+
+/** One pass of htmlparser2: the visible text, the title and h1 text, and the forms that block. */
+function readHtml(html: string, path: string) {
   const blocked: Finding[] = [];
   let text = '';
   let heading = '';
@@ -43,18 +57,5 @@ export function checkPage(html: string, path: string): Checked {
     },
   }, { decodeEntities: true });
   parser.end(html);
-  return merge({ blocked, warnings: [] }, checkPageTitle(heading, `${path}'s title`), checkPageText(text, path));
-}
-
-/** Every HTML page of a static build, checked; each finding once per kind and page. */
-export async function checkBuildPages(storage: Storage, buildId: string): Promise<Checked> {
-  const prefix = buildFilesPrefix(buildId);
-  const pages = (await storage.list(prefix)).filter((o) => /\.html?$/i.test(o.key) && o.size <= MAX_PAGE_BYTES).slice(0, MAX_PAGES);
-  const results: Checked[] = [];
-  for (const page of pages) {
-    const object = await storage.get(page.key);
-    if (!object) continue;
-    results.push(checkPage((await buffer(object.body)).toString('utf8'), `/${page.key.slice(prefix.length)}`));
-  }
-  return merge(...results);
+  return { blocked, text, heading };
 }

@@ -6,6 +6,7 @@ import { historyOf } from '../../data/room-history.sql.js';
 import { roomPauseOf } from '../../data/pauses.js';
 import { pauseRoom, resumeRoom } from './room-pause.service.js';
 import { createPreviewPass } from '../../data/preview-passes.sql.js';
+import { blockListedIfFailed, checkRoomPageOffLoop, isListed } from '../community/cards.service.js';
 import { addPage, getRoomSetup, orderApps, orderPages, removePage } from './setup.service.js';
 
 export const roomHandlers: Handlers = {
@@ -26,6 +27,14 @@ export const roomHandlers: Handlers = {
   getRoomSetup: ({ deps, auth, params }) => getRoomSetup(deps.sql, auth, params.projectId),
   orderApps: ({ deps, auth, params, body }) => orderApps(deps.sql, auth, params.projectId, body.ids),
   orderPages: ({ deps, auth, params, body }) => orderPages(deps.sql, auth, params.projectId, body.ids),
-  addPage: ({ deps, auth, params, body }) => addPage(deps.sql, auth, params.projectId, body),
+  addPage: async ({ deps, auth, params, body }) => {
+    // A listed project's page shows in its public room: checked before it is saved (in the page
+    // checks' worker thread; 503 when busy), and a failure takes the listing off (issue 28, M5).
+    const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
+    const checked = (await isListed(deps.sql, project.id)) ? await checkRoomPageOffLoop(body) : null;
+    const page = await addPage(deps.sql, auth, params.projectId, body);
+    if (checked) await blockListedIfFailed(deps.sql, deps.config, [project.id], checked);
+    return page;
+  },
   removePage: ({ deps, auth, params }) => removePage(deps.sql, auth, params.projectId, params.pageId),
 };
