@@ -12,7 +12,7 @@ export const unfinishedUploadHours = 24;
  * One stuck in `receiving` (its api died mid-PUT and could not put it back) gets another 24 hours,
  * so a PUT that began just before the deadline is never cut off while its bytes still flow.
  * The deploy attempts made with a swept upload keep counting (their link to it is cut, not
- * deleted: migrations/00023).
+ * deleted: migrations/00022).
  *
  * Each batch holds its rows locked (FOR UPDATE) while their bytes are deleted: a PUT starting
  * meanwhile waits on the lock, then finds the upload gone (422) instead of filling a deleted
