@@ -12,6 +12,7 @@ import { registerRoutes } from './routing/register-routes.js';
 import { registerWebApp } from './web-app/web-app.routes.js';
 import { registerConnector } from './mcp/mcp.routes.js';
 import { opsOptions, opsPlugin } from '../core/http/ops.plugin.js';
+import { trustProxyOption } from '../core/trust-proxy.js';
 
 /**
  * Another app served by the same process and listener (the room, in development and tests; see
@@ -33,7 +34,7 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
     },
     // Room content and uploads stream; JSON bodies are small (pages are the largest: 2,000,000 chars).
     bodyLimit: 8 * 1024 * 1024,
-    trustProxy: true,
+    trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { contentDomainProblem } from './content-domain.js';
+import { parseTrustProxy } from './trust-proxy.js';
 
 // Every setting the platform reads, parsed once at start. A bad value stops the process with a
 // message naming the variable; nothing else in the code reads process.env.
@@ -8,6 +9,20 @@ const Env = z.object({
   /** Port of the api (and, in development, the room). */
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
+  /**
+   * Who may say who the client is (X-Forwarded-For): unset or 0, nobody (the peer is the client);
+   * a hop count (1: one load balancer in front); or the proxies' addresses, comma-separated
+   * (IPs, CIDR ranges, loopback, linklocal, uniquelocal), as fastify's trustProxy takes them.
+   * Every per-address limit counts what this yields.
+   */
+  TRUST_PROXY: z.string().optional().transform((value, ctx) => {
+    try {
+      return parseTrustProxy(value);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  }),
   /** The platform origin as browsers reach it: API and room shell live here. */
   PUBLIC_URL: z.url().optional(),
   /** Template of a project's content origin; `{slug}` is replaced. Build content never shares the platform origin. */

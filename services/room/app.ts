@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createRoom, type RoomDeps } from './room-server.js';
+import { trustProxyOption } from '../core/trust-proxy.js';
 
 /**
  * The room on its own, as production runs it: the load balancer sends `/r/`, `/preview/`, `/p/`
@@ -12,7 +13,7 @@ export async function buildRoomApp(deps: RoomDeps): Promise<FastifyInstance> {
   const app = Fastify({
     serverFactory: room.serverFactory,
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
-    trustProxy: true,
+    trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
   });
   await app.register(cookie);
   app.get('/healthz', async () => ({ ok: true, service: 'demo-rooms-room' }));
