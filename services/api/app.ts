@@ -13,6 +13,7 @@ import { registerWebApp } from './web-app/web-app.routes.js';
 import { registerConnector } from './mcp/mcp.routes.js';
 import { opsOptions, opsPlugin } from '../core/http/ops.plugin.js';
 import { trustProxyOption } from '../core/trust-proxy.js';
+import { headroomCheck, registerLoadShedding } from '../core/http/load-shedding.js';
 
 /**
  * Another app served by the same process and listener (the room, in development and tests; see
@@ -36,6 +37,8 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
     bodyLimit: 8 * 1024 * 1024,
     trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
   });
+  // First, so that a process under pressure answers 503 before any other work (the room's routes, alongside, too).
+  await registerLoadShedding(app, deps.config);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
@@ -54,7 +57,7 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
     }
   });
   await app.register(cookie);
-  await app.register(opsPlugin, opsOptions(deps));
+  await app.register(opsPlugin, opsOptions(deps, { headroom: headroomCheck(app) }));
   registerRoutes(app, deps, opts.handlers ?? handlers);
   registerWebApp(app, deps);
   registerConnector(app, deps);

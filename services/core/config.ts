@@ -44,6 +44,14 @@ const Env = z.object({
   ROOM_PORT: z.coerce.number().int().min(0).max(65535).default(8083),
   /** The workers' own small HTTP listener (/healthz, /readyz, /ops/metrics), on HOST. */
   WORKERS_PORT: z.coerce.number().int().min(0).max(65535).default(8082),
+  // --- Load shedding (services/core/http/load-shedding.ts): past any of these the api, the room and
+  // the content origins answer 503 unavailable with Retry-After, /readyz included. 0 turns one off. ---
+  /** Mean event-loop delay over a one-second sample, in milliseconds: the wait every request meets before its first line runs. */
+  LOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(200),
+  /** V8 heap in use, in MiB; default 90% of the heap's limit (past it V8 stops the process). */
+  LOAD_MAX_HEAP_MB: z.coerce.number().int().min(0).optional(),
+  /** Resident memory, in MiB; default 7/8 of the container's memory limit (448 of a 512Mi pod), none without a limit. */
+  LOAD_MAX_RSS_MB: z.coerce.number().int().min(0).optional(),
   /** How long a process may take on SIGTERM to finish its requests or jobs before it exits, in seconds. */
   SHUTDOWN_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   SMTP_URL: z.string().optional(),
