@@ -38,7 +38,12 @@ describe('under normal load', () => {
   it('answers every request as usual, and /readyz reports headroom', async () => {
     // Building the app holds the loop too: the sample that covers the start may shed (a fresh
     // process is not ready before its probe says so anyway). Normal load is what follows it.
-    await waitFor('the first sample after the start', async () => (await platform.fetch('/healthz')).status === 200);
+    // So wait for answers spanning a sample (one a second): four 200s in a row, half a second apart.
+    let inRow = 0;
+    await waitFor('the samples after the start', async () => {
+      inRow = (await platform.fetch('/healthz')).status === 200 ? inRow + 1 : 0;
+      return inRow >= 4;
+    }, 60_000, 500);
     const answers = await Promise.all(Array.from({ length: 20 }, () => platform.fetch('/healthz')));
     for (const a of answers) expect(a).toMatchObject({ status: 200, body: { ok: true, service: 'demo-rooms-api' } });
     expect((await platform.fetch('/readyz')).body).toEqual({ ok: true, checks: { postgres: true, redis: true, s3: true, headroom: true } });
