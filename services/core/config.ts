@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { contentDomainProblem } from './content-domain.js';
+import { parseTrustProxy } from './trust-proxy.js';
 
 // Every setting the platform reads, parsed once at start. A bad value stops the process with a
 // message naming the variable; nothing else in the code reads process.env.
@@ -8,6 +9,20 @@ const Env = z.object({
   /** Port of the api (and, in development, the room). */
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
+  /**
+   * Who may say who the client is (X-Forwarded-For): unset or 0, nobody (the peer is the client);
+   * a hop count (1: one load balancer in front); or the proxies' addresses, comma-separated
+   * (IPs, CIDR ranges, loopback, linklocal, uniquelocal), as fastify's trustProxy takes them.
+   * Every per-address limit counts what this yields.
+   */
+  TRUST_PROXY: z.string().optional().transform((value, ctx) => {
+    try {
+      return parseTrustProxy(value);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  }),
   /** The platform origin as browsers reach it: API and room shell live here. */
   PUBLIC_URL: z.url().optional(),
   /** Template of a project's content origin; `{slug}` is replaced. Build content never shares the platform origin. */
@@ -29,6 +44,14 @@ const Env = z.object({
   ROOM_PORT: z.coerce.number().int().min(0).max(65535).default(8083),
   /** The workers' own small HTTP listener (/healthz, /readyz, /ops/metrics), on HOST. */
   WORKERS_PORT: z.coerce.number().int().min(0).max(65535).default(8082),
+  // --- Load shedding (services/core/http/load-shedding.ts): past any of these the api, the room and
+  // the content origins answer 503 unavailable with Retry-After, /readyz included. 0 turns one off. ---
+  /** Mean event-loop delay over a one-second sample, in milliseconds: the wait every request meets before its first line runs. */
+  LOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(200),
+  /** V8 heap in use, in MiB; default 90% of the heap's limit (past it V8 stops the process). */
+  LOAD_MAX_HEAP_MB: z.coerce.number().int().min(0).optional(),
+  /** Resident memory, in MiB; default 7/8 of the container's memory limit (448 of a 512Mi pod), none without a limit. */
+  LOAD_MAX_RSS_MB: z.coerce.number().int().min(0).optional(),
   /** How long a process may take on SIGTERM to finish its requests or jobs before it exits, in seconds. */
   SHUTDOWN_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   SMTP_URL: z.string().optional(),

@@ -57,3 +57,10 @@ export const failedStarts = new Counter({
   help: 'Copies that exited, were OOM-killed or never answered their health path',
   registers: [registry],
 });
+
+export const shedRequests = new Counter({
+  name: 'http_shed_total',
+  help: 'Requests answered 503 because the process was under pressure, by cause (eventLoopDelay, heapUsedBytes, rssBytes)',
+  labelNames: ['cause'] as const,
+  registers: [registry],
+});

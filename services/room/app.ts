@@ -1,6 +1,9 @@
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createRoom, type RoomDeps } from './room-server.js';
+import { trustProxyOption } from '../core/trust-proxy.js';
+import { headroomCheck, registerLoadShedding } from '../core/http/load-shedding.js';
+import { checkReadiness } from '../core/http/readiness.js';
 
 /**
  * The room on its own, as production runs it: the load balancer sends `/r/`, `/preview/`, `/p/`
@@ -12,17 +15,15 @@ export async function buildRoomApp(deps: RoomDeps): Promise<FastifyInstance> {
   const app = Fastify({
     serverFactory: room.serverFactory,
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
-    trustProxy: true,
+    trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
   });
+  await registerLoadShedding(app, deps.config);
   await app.register(cookie);
   app.get('/healthz', async () => ({ ok: true, service: 'demo-rooms-room' }));
+  const ready = { postgres: () => deps.sql`select 1`.execute(), headroom: headroomCheck(app) };
   app.get('/readyz', async (_req, reply) => {
-    try {
-      await deps.sql`select 1`;
-      return { ok: true };
-    } catch {
-      return reply.status(503).send({ ok: false });
-    }
+    const readiness = await checkReadiness(ready);
+    return reply.status(readiness.ok ? 200 : 503).header('cache-control', 'no-store').send(readiness);
   });
   room.register(app);
   app.setNotFoundHandler((_req, reply) => reply.status(404).type('text/plain').send('Not found'));

@@ -21,7 +21,11 @@ import type { Handlers } from '../../services/api/routing/handler.js';
 export async function startPlatform(opts: { env?: Record<string, string>; handlers?: Handlers; logTo?: DestinationStream; workers?: boolean } = {}) {
   const overrides = opts.env ?? {};
   // Each platform gets its own queues, so parallel test files never take each other's jobs.
-  const env = { ...testEnv(), PORT: '0', QUEUE_PREFIX: `t-${randomUUID().slice(0, 8)}`, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (opts.logTo ? 'info' : 'silent'), ...overrides };
+  // Load shedding by event-loop delay and resident memory is off unless a test turns it on: the
+  // test's own code shares this event loop and process (building a large fixture would shed the
+  // next request), and several platforms share one process (services/core/http/load-shedding.int.test.ts).
+  const shedding = { LOAD_MAX_EVENT_LOOP_DELAY_MS: '0', LOAD_MAX_RSS_MB: '0' };
+  const env = { ...testEnv(), PORT: '0', QUEUE_PREFIX: `t-${randomUUID().slice(0, 8)}`, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (opts.logTo ? 'info' : 'silent'), ...shedding, ...overrides };
   const config0 = loadConfig(env);
   const log = createLogger({ name: 'api-test', level: config0.LOG_LEVEL, destination: opts.logTo });
   const sql = createSql(config0.DATABASE_URL, { max: 4 });

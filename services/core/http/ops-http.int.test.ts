@@ -125,7 +125,7 @@ describe('/readyz and /healthz', () => {
   it('is ready when Postgres, Redis and the object store answer; /healthz stays open', async () => {
     const ready = await platform.fetch('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ ok: true, checks: { postgres: true, redis: true, s3: true } });
+    expect(ready.body).toEqual({ ok: true, checks: { postgres: true, redis: true, s3: true, headroom: true } });
     expect((await platform.fetch('/healthz')).status).toBe(200);
   });
 
@@ -135,7 +135,7 @@ describe('/readyz and /healthz', () => {
     try {
       const ready = await broken.fetch('/readyz');
       expect(ready.status).toBe(503);
-      expect(ready.body).toEqual({ ok: false, checks: { postgres: true, redis: false, s3: false } });
+      expect(ready.body).toEqual({ ok: false, checks: { postgres: true, redis: false, s3: false, headroom: true } });
       // Liveness does not depend on the components: restarting the api would not bring them back.
       expect((await broken.fetch('/healthz')).status).toBe(200);
     } finally {

@@ -48,7 +48,7 @@ const ops: FastifyPluginAsync<OpsOptions> = async (app, opts) => {
 
 export const opsPlugin = ops;
 
-/** The plugin's options in the api: the catalog's queues, and readiness of Postgres, Redis and S3. */
-export function opsOptions(deps: { config: Pick<Config, 'OPS_TOKEN'>; sql: Sql; storage: Storage; queues: Queues }): OpsOptions {
-  return { token: deps.config.OPS_TOKEN, queues: deps.queues, ready: platformChecks(deps) };
+/** The plugin's options in the api: the catalog's queues, and readiness of Postgres, Redis and S3, plus `more` (the api's headroom). */
+export function opsOptions(deps: { config: Pick<Config, 'OPS_TOKEN'>; sql: Sql; storage: Storage; queues: Queues }, more: ReadinessChecks = {}): OpsOptions {
+  return { token: deps.config.OPS_TOKEN, queues: deps.queues, ready: { ...platformChecks(deps), ...more } };
 }

@@ -8,6 +8,8 @@ import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import type { Logger } from '../../core/log.js';
 import type { Storage } from '../../core/storage.js';
+import { trustProxyOption } from '../../core/trust-proxy.js';
+import { registerLoadShedding } from '../../core/http/load-shedding.js';
 import { notFoundPage, noticePage } from '../viewer/html.js';
 import type { StandingCache } from '../viewer/standing-cache.js';
 import { contentLabelOf, staticLabelOf, type ContentLabel } from '../origins.js';
@@ -34,7 +36,9 @@ const captureLibrary = (() => {
 export type ContentDeps = { config: Config; sql: Sql; storage: Storage; log: Logger };
 
 export async function buildContentApp(deps: ContentDeps & { standings: StandingCache }): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: deps.log.child({ part: 'content' }) as unknown as FastifyBaseLogger, trustProxy: true });
+  const app = Fastify({ loggerInstance: deps.log.child({ part: 'content' }) as unknown as FastifyBaseLogger, trustProxy: trustProxyOption(deps.config.TRUST_PROXY) });
+  // Its own sampler, on the same event loop as the room's: the content origins shed with it.
+  await registerLoadShedding(app, deps.config);
   await app.register(cookie);
   const tokens = viewTokens(deps.config.APP_SECRET);
   // Every HTML document gets the room's frame helper (story rings, comment screenshots), told the room's origin.
