@@ -12,15 +12,22 @@ export type { RenderedPage } from './render-page.worker.js';
 
 /** Threads that render at once: one, so a burst of pages costs one core and one heap at most. */
 const threads = 1;
-/** Pages that may wait for the thread; beyond this a render is refused (503 with Retry-After). */
-export const RENDER_QUEUE_MAX = 8;
-/** Seconds a refused caller is told to wait: about what the queue takes to drain. */
+/**
+ * What may wait for the thread, counted in pages and in characters (the work, and the memory the
+ * waiting pages hold): beyond either, a render is refused (503 with Retry-After). Eight pages of
+ * the largest size are some seven seconds of rendering; small pages queue by the dozen.
+ */
+export const RENDER_QUEUE_MAX = 64;
+export const RENDER_QUEUE_CHARS_MAX = 16_000_000;
+/** Seconds a refused caller is told to wait: about what a full queue takes to drain. */
 export const RENDER_RETRY_SECONDS = 5;
 /** A thread's heap: a 2 MB page of dense markdown peaks near 250 MB; anything above is refused. */
 const heapMb = 320;
 
 const fromSource = import.meta.url.endsWith('.ts');
 let pool: Piscina<RenderTask, RenderedPage> | null = null;
+/** Characters of the pages submitted and not yet rendered. */
+let pendingChars = 0;
 
 function renderPool() {
   pool ??= new Piscina<RenderTask, RenderedPage>({
@@ -47,12 +54,17 @@ export const renderBusy = () =>
  * is full, and a 422 `size` refusal for a page too large to render within the thread's heap.
  */
 export async function renderStoredPage(kind: RenderTask['kind'], content: string): Promise<RenderedPage> {
+  // One page alone is always taken, whatever its size; it is the queue behind it that is bounded.
+  if (pendingChars > 0 && pendingChars + content.length > RENDER_QUEUE_CHARS_MAX) throw renderBusy();
+  pendingChars += content.length;
   try {
     return await renderPool().run({ kind, content });
   } catch (err) {
     if (err instanceof Error && err.message === 'Task queue is at limit') throw renderBusy();
     if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw refused(422, 'size', 'this page is too large to prepare; split it into smaller pages');
     throw err;
+  } finally {
+    pendingChars -= content.length;
   }
 }
 
