@@ -13,6 +13,7 @@ import { registerShellEndpoints } from './viewer/shell-endpoints.routes.js';
 import { shellGuard } from './viewer/shell-guard.js';
 import { registerViewerVoice } from './viewer/viewer-voice.routes.js';
 import { registerRoomLogo } from './viewer/room-logo.routes.js';
+import { registerRoomPages } from './viewer/room-page.routes.js';
 
 // The room: what viewers meet. On the platform origin, link entry, preview passes, the shell and
 // its endpoints; on the content origins, static builds and viewers' own container copies. One
@@ -39,6 +40,7 @@ export function createRoom(deps: RoomDeps) {
       registerViewerVoice(app, { ...deps, runner }, shellGuard(deps));
       registerShellAssets(app);
       registerRoomLogo(app, deps);
+      registerRoomPages(app, deps);
       app.addHook('onClose', async () => {
         await copies?.close();
         if (content) await (await content).close();

@@ -67,9 +67,13 @@ describe('a viewer in the room', () => {
     await page.goto(url);
     await answerWhoAreYou(page);
     expect(await page.locator('[role="tab"]').allTextContents()).toEqual(['Website', 'Admin', 'Pricing']);
+    // The page comes from its own address once its tab opens, never inlined in the shell.
+    expect(await page.locator('.page iframe').getAttribute('src')).toBeNull();
+    expect(await page.content()).not.toContain('Plans');
     await page.click('[role="tab"][data-kind="page"]');
-    const frame = await (await page.waitForSelector('.page iframe')).contentFrame();
+    const frame = await (await page.waitForSelector('.page iframe[src]')).contentFrame();
     expect(await frame!.textContent('h1')).toBe('Plans');
+    expect(new URL(frame!.url()).pathname).toMatch(/^\/room\/[\w-]+\/pages\/[\w-]+$/);
     expect(await frame!.innerHTML('body')).not.toMatch(/script|onerror/);
     expect(await page.title()).not.toBe('owned');
     await context.close();

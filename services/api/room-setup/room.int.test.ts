@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../contract/api-client.js';
 import { hashSecret } from '../../core/ids.js';
@@ -217,6 +217,53 @@ describe('room setup', () => {
     const big = await client.call('addPage', { params: { projectId: project.id }, body: { title: 'Big', kind: 'markdown', content: 'é'.repeat(2_000_000) } });
     const [row] = await platform.deps.sql<{ n: number }[]>`select char_length(content) as n from room_pages where id = ${big.id}`;
     expect(row.n).toBe(2_000_000);
+  });
+
+  it('refuses a 31st page with 422 size and stores nothing; a page of an existing title is still replaced', async () => {
+    const { token, client, project } = await newProject();
+    const params = { projectId: project.id };
+    for (let i = 0; i < 30; i++) await client.call('addPage', { params, body: { title: `Page ${i}`, kind: 'markdown', content: `page ${i}` } });
+    const before = await client.call('getRoomSetup', { params });
+    expect(before.pages).toHaveLength(30);
+    const extra = await platform.fetch(`/api/projects/${project.id}/pages`, { method: 'POST', token, json: { title: 'Page 30', kind: 'markdown', content: 'one too many' } });
+    expect({ status: extra.status, body: extra.body }).toEqual({ status: 422, body: { error: 'refused: size', reason: 'size', detail: expect.stringContaining('at most 30 pages') } });
+    expect(await client.call('getRoomSetup', { params })).toEqual(before);
+    const [{ n }] = await platform.deps.sql<{ n: number }[]>`select count(*)::int as n from room_pages where project_id = ${project.id}`;
+    expect(n).toBe(30);
+    // Replacing one of the thirty adds nothing, so it goes.
+    const again = await client.call('addPage', { params, body: { title: 'Page 7', kind: 'html', content: '<p>new</p>' } });
+    expect(again).toEqual({ id: before.pages[7].id, title: 'Page 7', kind: 'html' });
+  });
+
+  it('refuses a page that takes the room past 5,000,000 characters together, and changes nothing', async () => {
+    const { token, client, project } = await newProject();
+    const params = { projectId: project.id };
+    const a = await client.call('addPage', { params, body: { title: 'A', kind: 'html', content: 'a'.repeat(2_000_000) } });
+    await client.call('addPage', { params, body: { title: 'B', kind: 'html', content: 'b'.repeat(2_000_000) } });
+    const over = await platform.fetch(`/api/projects/${project.id}/pages`, { method: 'POST', token, json: { title: 'C', kind: 'html', content: 'c'.repeat(1_000_001) } });
+    expect({ status: over.status, body: over.body }).toEqual({ status: 422, body: { error: 'refused: size', reason: 'size', detail: expect.stringContaining('5,000,000 characters') } });
+    expect((await client.call('getRoomSetup', { params })).pages.map((p) => p.title)).toEqual(['A', 'B']);
+    // Replacing A counts A's new size instead of its old one: within the total it goes, past it not.
+    const grown = await platform.fetch(`/api/projects/${project.id}/pages`, { method: 'POST', token, json: { title: 'A', kind: 'html', content: 'x'.repeat(1_000_000) + 'y'.repeat(1_000_000) } });
+    expect(grown.status).toBe(200);
+    const [row] = await platform.deps.sql<{ content: string }[]>`select left(content, 1) as content from room_pages where id = ${a.id}`;
+    expect(row.content).toBe('x');
+    await client.call('addPage', { params, body: { title: 'C', kind: 'html', content: 'c'.repeat(1_000_000) } });
+    expect((await client.call('getRoomSetup', { params })).pages.map((p) => p.title)).toEqual(['A', 'B', 'C']);
+  });
+
+  it('stores each page with its safe HTML and that HTML\'s hash, made when it is added', async () => {
+    const { client, project } = await newProject();
+    const params = { projectId: project.id };
+    const page = await client.call('addPage', { params, body: { title: 'Notes', kind: 'markdown', content: '# Notes\n\n**bold**<script>alert(1)</script><img src=x onerror="alert(2)">' } });
+    const [row] = await platform.deps.sql<{ html: string; htmlHash: string }[]>`select html, html_hash from room_pages where id = ${page.id}`;
+    expect(row.html).toContain('<h1>Notes</h1>');
+    expect(row.html).toContain('<strong>bold</strong>');
+    expect(row.html).not.toMatch(/script|onerror/);
+    expect(row.htmlHash).toBe(createHash('sha256').update(row.html).digest('base64url'));
+    await client.call('addPage', { params, body: { title: 'Notes', kind: 'html', content: '<p>replaced</p>' } });
+    const [after] = await platform.deps.sql<{ html: string }[]>`select html from room_pages where id = ${page.id}`;
+    expect(after.html).toBe('<p>replaced</p>');
   });
 
   it('keeps up to many racing page additions without a gap or a repeated position', async () => {

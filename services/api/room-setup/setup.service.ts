@@ -1,12 +1,14 @@
-import type { Sql } from '../../core/db.js';
+import type { Db, Sql } from '../../core/db.js';
 import { notFound, refused } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
 import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
 import { effectiveAppOrder, namedAppOrder } from '../../data/app-order.js';
-import { lockPages, pagesOf, type PageHead, type PageKind } from '../../data/room-pages.sql.js';
+import { lockPages, pagesBesides, pagesOf, putPage, type PageHead, type PageKind } from '../../data/room-pages.sql.js';
+import { renderStoredPage } from '../../core/room-pages/page-renderer.js';
+import { ROOM_PAGES_CHARS_MAX, ROOM_PAGES_MAX } from '../../contract/resources/room-setup.js';
 
-// The room's setup (spec 2.7 RoomSetup, 4.2): the order of its apps and its pages. Pages are only
-// stored here; the room renders and sanitises them.
+// The room's setup (spec 2.7 RoomSetup, 4.2): the order of its apps and its pages. Pages are
+// rendered and sanitised when added, and stored with their HTML; the room serves that HTML.
 
 export interface RoomSetupView {
   appOrder: string[] | null;
@@ -66,19 +68,32 @@ export async function orderPages(sql: Sql, actor: Actor, projectId: string, ids:
   return roomSetupOf(sql, project);
 }
 
-/** addPage: a new page goes last; a page with the same title (exactly) keeps its place and id and takes the new kind and content. */
+/**
+ * addPage: a new page goes last; a page with the same title (exactly) keeps its place and id and
+ * takes the new kind and content. A room holds at most ROOM_PAGES_MAX pages of
+ * ROOM_PAGES_CHARS_MAX characters together (422 size, nothing stored). The page is rendered and
+ * sanitised here, once, off the event loop (503 while the renderer is full), and the room serves
+ * the stored HTML.
+ */
 export async function addPage(sql: Sql, actor: Actor, projectId: string, input: { title: string; kind: PageKind; content: string }) {
   const project = await projectIn(sql, actor.workspaceId, projectId);
+  // Checked before the render, so a refused page costs no rendering, and again under the lock.
+  await roomForPage(sql, project.id, input);
+  const rendered = await renderStoredPage(input.kind, input.content);
   return sql.begin(async (tx) => {
     await lockPages(tx, project.id);
-    const [page] = await tx<{ id: string; title: string; kind: PageKind }[]>`
-      insert into room_pages (workspace_id, project_id, title, kind, content, position)
-      values (${project.workspaceId}, ${project.id}, ${input.title}, ${input.kind}, ${input.content},
-              (select coalesce(max(position) + 1, 0) from room_pages where project_id = ${project.id}))
-      on conflict (project_id, title) do update set kind = excluded.kind, content = excluded.content, updated_at = clock_timestamp()
-      returning id, title, kind`;
-    return page;
-  }) as Promise<{ id: string; title: string; kind: PageKind }>;
+    await roomForPage(tx, project.id, input);
+    return putPage(tx, project, { ...input, html: rendered.html, htmlHash: rendered.hash });
+  });
+}
+
+/** Refuses a page the room has no room for: one page too many, or too many characters together. */
+async function roomForPage(sql: Db, projectId: string, page: { title: string; content: string }) {
+  const others = await pagesBesides(sql, projectId, page.title);
+  if (others.count >= ROOM_PAGES_MAX) throw refused(422, 'size', `a room holds at most ${ROOM_PAGES_MAX} pages; remove one first`);
+  if (others.chars + page.content.length > ROOM_PAGES_CHARS_MAX) {
+    throw refused(422, 'size', `a room's pages hold at most ${ROOM_PAGES_CHARS_MAX.toLocaleString('en')} characters together`);
+  }
 }
 
 /** removePage: later pages close ranks. */

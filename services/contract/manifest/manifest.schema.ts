@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { crossFieldProblems } from './manifest.rules.js';
+import { ROOM_PAGES_MAX } from '../resources/room-setup.js';
 
 // The build manifest `pitch.json`, spec 2.1. Every object is strict: the spec allows no field
 // other than those listed. Lengths are JavaScript string lengths (UTF-16 code units).
@@ -115,7 +116,7 @@ const name = z.string().min(1).max(80).describe('The demo\'s name; the project\'
 const apps = z.array(App).min(1).max(12);
 const pages = z
   .array(z.string().regex(PAGE_PATTERN, 'must end in .md or .html'))
-  .max(30)
+  .max(ROOM_PAGES_MAX)
   .optional()
   .describe('Page files, relative to pitch.json.');
 const $schema = z.string().optional().describe('Ignored by the platform.');

@@ -18,6 +18,11 @@ export type RoomPause = z.infer<typeof RoomPause>;
 
 export const PageKind = z.enum(['markdown', 'html']);
 
+/** Pages a room holds at most: as many as a manifest may list (spec 8). addPage refuses more. */
+export const ROOM_PAGES_MAX = 30;
+/** Characters a room's pages hold together at most (two and a half pages of the largest size). */
+export const ROOM_PAGES_CHARS_MAX = 5_000_000;
+
 export const RoomSetup = z.object({
   /** Null means the manifest's order. */
   appOrder: z.array(z.string()).nullable(),

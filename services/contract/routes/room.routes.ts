@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Id, Uri } from '../common.js';
-import { HistoryEntry, NextSteps, NextStepsInput, PageKind, RoomPause, RoomSetup, Tour } from '../resources/room-setup.js';
+import { HistoryEntry, NextSteps, NextStepsInput, PageKind, ROOM_PAGES_CHARS_MAX, ROOM_PAGES_MAX, RoomPause, RoomSetup, Tour } from '../resources/room-setup.js';
 import { route } from '../route.js';
 import { ProjectParams } from './params.js';
 
@@ -11,7 +11,8 @@ const Access = z.object({ requireEmail: z.boolean(), privateLinks: z.boolean() }
 export const roomRoutes = {
   addPage: route({
     operation: 'addPage', method: 'POST', path: '/api/projects/:projectId/pages', status: 200, tag: 'room',
-    summary: 'Adds a page to the room; a page with an existing title has its content replaced.',
+    summary: 'Adds a page to the room; a page with an existing title has its content replaced. '
+      + `A room holds at most ${ROOM_PAGES_MAX} pages of ${ROOM_PAGES_CHARS_MAX} characters together, else 422 size.`,
     params: ProjectParams,
     body: z.object({
       title: z.string().min(1).max(80),
@@ -19,7 +20,7 @@ export const roomRoutes = {
       content: z.string().max(2_000_000),
     }),
     reply: z.object({ id: Id, title: z.string(), kind: PageKind }),
-    errors: [404],
+    errors: [404, 422, 503],
   }),
   getRoomSetup: route({
     operation: 'getRoomSetup', method: 'GET', path: '/api/projects/:projectId/room', status: 200, tag: 'room',

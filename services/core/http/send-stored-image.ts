@@ -19,14 +19,14 @@ export async function sendStoredImage(
     .header('cache-control', cacheControl)
     .header('x-content-type-options', 'nosniff')
     .header('content-security-policy', "default-src 'none'; sandbox");
-  if (matches(req.headers['if-none-match'], etag)) return reply.status(304).send();
+  if (etagMatches(req.headers['if-none-match'], etag)) return reply.status(304).send();
   const object = await storage.get(image.key);
   if (!object) return null;
   return reply.status(200).header('content-type', image.type ?? object.contentType ?? 'application/octet-stream').header('content-length', String(object.size)).header('content-disposition', 'inline').send(object.body);
 }
 
 /** If-None-Match holds `etag`: one of a comma-separated list, weak or strong, or `*`. */
-const matches = (header: string | undefined, etag: string) =>
+export const etagMatches = (header: string | undefined, etag: string) =>
   Boolean(header) && header!.split(',').some((t) => {
     const tag = t.trim();
     return tag === '*' || tag === etag || tag === `W/${etag}`;

@@ -89,6 +89,12 @@
     return opening[appId];
   }
 
+  // A room page comes from its own address (the shell carries none), the first time its tab opens.
+  function loadPage(pageId) {
+    const frame = document.querySelector(`iframe[data-page="${pageId}"]`);
+    if (frame && !frame.getAttribute('src')) frame.src = frame.dataset.src;
+  }
+
   function show(id) {
     account();
     current = id;
@@ -100,6 +106,7 @@
     }
     const tab = tabs.find((t) => t.dataset.tab === id);
     if (tab && tab.dataset.kind === 'app') load(id);
+    if (tab && tab.dataset.kind === 'page') loadPage(id);
     markDevice();
     fire('show', id);
   }

@@ -73,8 +73,11 @@ export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
         if (meeting.token) {
           reply.setCookie(roomCookieName(key), `${meeting.session.id}.${meeting.token}`, { ...platformCookie, maxAge: 12 * 3600 });
         }
+        // Frames: the apps from the content origins, and the room's pages from their own
+        // addresses on this origin (room-page.routes.ts), nothing else of this origin.
+        const pageFrames = `${new URL(config.publicUrl).origin}/room/${meeting.session.id}/pages/`;
         reply.header('content-security-policy', [
-          "default-src 'self'", `frame-src ${contentSources()}`, "img-src 'self' data: https: http:", "style-src 'self' 'unsafe-inline'",
+          "default-src 'self'", `frame-src ${contentSources()} ${pageFrames}`, "img-src 'self' data: https: http:", "style-src 'self' 'unsafe-inline'",
           "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
         ].join('; '));
         return reply.type('text/html; charset=utf-8').send(await shellPage(sql, meeting.project, meeting.session, meeting.linkViewerName, config.SCREENSHOT_MAX_BYTES, { name: config.SERVICE_NAME, url: config.publicUrl }));

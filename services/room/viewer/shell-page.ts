@@ -1,12 +1,12 @@
 import type { Sql } from '../../core/db.js';
 import type { ProjectRow } from '../../data/projects.sql.js';
 import { effectiveAppOrder } from '../../data/app-order.js';
+import { pagesOf } from '../../data/room-pages.sql.js';
 import { linkSenderName } from '../../data/links.sql.js';
 import type { RoomSessionRow } from '../../data/viewer-sessions.sql.js';
 import { workspaceLook } from '../../data/brand-look.js';
 import { escapeHtml, roomDocument } from './html.js';
 import { brandMark, lookStyle, madeWithBadge } from './room-look.js';
-import { renderPage } from './render-page.js';
 import { commentButton, commentsPanel, emailDialog, nextButton, nextPanel } from './voice-panels.js';
 import { voiceOf, type VoiceData } from './voice-data.js';
 
@@ -69,8 +69,7 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
   const look = await workspaceLook(sql, project.workspaceId);
   const style = lookStyle(look.drawn.look);
   const [room] = await sql<{ appOrder: string[] | null }[]>`select app_order from rooms where project_id = ${project.id}`;
-  const pages = await sql<{ id: string; title: string; kind: 'markdown' | 'html'; content: string }[]>`
-    select id, title, kind, content from room_pages where project_id = ${project.id} order by position`;
+  const pages = await pagesOf(sql, project.id);
   const { ordered, opened } = appsInOrder(build?.manifest.apps ?? [], room?.appOrder ?? null);
   const sender = session.linkId ? await linkSenderName(sql, session.linkId) : null;
 
@@ -103,10 +102,12 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
   <div class="frame frame-${a.device}" data-device="${a.device}"><iframe title="${escapeHtml(a.name)}" data-app="${a.id}" sandbox="${appSandbox}" allow="clipboard-write" referrerpolicy="no-referrer"></iframe></div>
   <div class="state" data-state-for="${a.id}" role="status" hidden><h2></h2><p></p></div>
 </section>`).join('');
-  // Pages are sanitised, and drawn in a sandbox without scripts or this origin's rights.
+  // Pages are sanitised when added and served each from its own address (room-page.routes.ts),
+  // which shell.js puts in the frame when the page's tab first opens: the shell carries none of
+  // them. Drawn in a sandbox without scripts or this origin's rights.
   const pagePanels = pages.map((p) => `
 <section class="panel page" id="panel-${p.id}" role="tabpanel" aria-labelledby="tab-${p.id}" hidden>
-  <iframe title="${escapeHtml(p.title)}" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${escapeHtml(pageDocument(p.title, renderPage(p.kind, p.content), style))}"></iframe>
+  <iframe title="${escapeHtml(p.title)}" data-page="${p.id}" data-src="/room/${session.id}/pages/${p.id}" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer"></iframe>
 </section>`).join('');
   const empty = ordered.length || pages.length ? '' : '<p class="notice">Nothing is live in this room yet. Come back soon.</p>';
 
@@ -170,7 +171,3 @@ const storyPanel = () => `
 
 const tab = (id: string, name: string, kind: 'app' | 'page') =>
   `<button type="button" role="tab" id="tab-${id}" data-tab="${id}" data-kind="${kind}" aria-controls="panel-${id}" aria-selected="false">${escapeHtml(name)}</button>`;
-
-/** A room page in its frame, in the room's look (`style`: room-look.ts). */
-const pageDocument = (title: string, html: string, style: string) =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>${style}<style>body{font:16px/1.55 var(--font);max-width:46rem;margin:2rem auto;padding:0 1rem;color:var(--text);background:var(--surface)}a{color:var(--text)}img{max-width:100%}pre{overflow:auto;background:var(--background);padding:.75rem;border-radius:var(--radius)}</style></head><body>${html}</body></html>`;

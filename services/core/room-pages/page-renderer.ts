@@ -1,0 +1,76 @@
+import { Piscina } from 'piscina';
+import { Refusal, refused } from '../errors.js';
+import type { RenderTask, RenderedPage } from './render-page.worker.js';
+
+export type { RenderedPage } from './render-page.worker.js';
+
+// Room pages are rendered and sanitised off the event loop: 2 MB of markdown takes the better part
+// of a second of CPU and some 250 MB of heap, which on the api's or the room's own thread would
+// stall every tenant's requests. One pool per process (each process has one event loop to keep
+// free), shared by whoever renders in it: the api at addPage, the room for a page stored before
+// pages kept their HTML (migration 00019).
+
+/** Threads that render at once: one, so a burst of pages costs one core and one heap at most. */
+const threads = 1;
+/**
+ * What may wait for the thread, counted in pages and in characters (the work, and the memory the
+ * waiting pages hold): beyond either, a render is refused (503 with Retry-After). Eight pages of
+ * the largest size are some seven seconds of rendering; small pages queue by the dozen.
+ */
+export const RENDER_QUEUE_MAX = 64;
+export const RENDER_QUEUE_CHARS_MAX = 16_000_000;
+/** Seconds a refused caller is told to wait: about what a full queue takes to drain. */
+export const RENDER_RETRY_SECONDS = 5;
+/** A thread's heap: a 2 MB page of dense markdown peaks near 250 MB; anything above is refused. */
+const heapMb = 320;
+
+const fromSource = import.meta.url.endsWith('.ts');
+let pool: Piscina<RenderTask, RenderedPage> | null = null;
+/** Characters of the pages submitted and not yet rendered. */
+let pendingChars = 0;
+
+function renderPool() {
+  pool ??= new Piscina<RenderTask, RenderedPage>({
+    filename: new URL(`./render-page.worker.${fromSource ? 'ts' : 'js'}`, import.meta.url).href,
+    // From source (development, tests) the thread needs tsx to load TypeScript, as the process did.
+    ...(fromSource ? { execArgv: ['--import', 'tsx'] } : {}),
+    minThreads: 0,
+    maxThreads: threads,
+    maxQueue: RENDER_QUEUE_MAX,
+    // A thread stays a minute after its last page (a deploy sends its pages one after another);
+    // idle threads do not keep the process alive.
+    idleTimeout: 60_000,
+    resourceLimits: { maxOldGenerationSizeMb: heapMb },
+  });
+  return pool;
+}
+
+/** The 503 a caller answers while the renderer's queue is full. */
+export const renderBusy = () =>
+  new Refusal(503, 'unavailable', 'unavailable', { detail: 'pages are being prepared for many rooms at once; try again shortly', retryAfter: RENDER_RETRY_SECONDS });
+
+/**
+ * A page's safe HTML and its hash, made in the pool's thread. Throws `renderBusy()` when the queue
+ * is full, and a 422 `size` refusal for a page too large to render within the thread's heap.
+ */
+export async function renderStoredPage(kind: RenderTask['kind'], content: string): Promise<RenderedPage> {
+  // One page alone is always taken, whatever its size; it is the queue behind it that is bounded.
+  if (pendingChars > 0 && pendingChars + content.length > RENDER_QUEUE_CHARS_MAX) throw renderBusy();
+  pendingChars += content.length;
+  try {
+    return await renderPool().run({ kind, content });
+  } catch (err) {
+    if (err instanceof Error && err.message === 'Task queue is at limit') throw renderBusy();
+    if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw refused(422, 'size', 'this page is too large to prepare; split it into smaller pages');
+    throw err;
+  } finally {
+    pendingChars -= content.length;
+  }
+}
+
+/** Ends the pool's threads (tests and shutdown; a later render starts a new pool). */
+export async function closePageRenderer(): Promise<void> {
+  const ending = pool;
+  pool = null;
+  await ending?.destroy();
+}
