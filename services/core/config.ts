@@ -170,5 +170,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return { ...c, publicUrl, contentOrigin };
 }
 
+/** Only the object store's settings, for a process (the operator's command) that needs no others. */
+export function loadStorageConfig(env: NodeJS.ProcessEnv = process.env) {
+  return Env.pick({ S3_ENDPOINT: true, S3_BUCKET: true, S3_REGION: true, S3_ACCESS_KEY_ID: true, S3_SECRET_ACCESS_KEY: true, S3_FORCE_PATH_STYLE: true }).parse(env);
+}
+
 /** The runner's internal API as the room and the api reach it: RUNNER_URL, else the runner on this host. */
 export const runnerBaseUrl = (c: Pick<Config, 'RUNNER_URL' | 'RUNNER_PORT'>) => c.RUNNER_URL ?? `http://127.0.0.1:${c.RUNNER_PORT}`;

@@ -16,8 +16,14 @@ export interface CardRow {
   rejectReason: string | null;
   blocked: Finding[];
   warnings: Finding[];
+  /** The cover shown: on a listed card, the one approved (or shown before it was listed). */
   coverHash: string | null;
   coverType: string | null;
+  /** A new cover of a listed or pending card, held back until an operator approves it (00023). */
+  heldCoverHash: string | null;
+  heldCoverType: string | null;
+  heldCoverAt: Date | null;
+  /** Whether a cover is held (a column computed from heldCoverHash). */
   coverPending: boolean;
   listedBuildId: string | null;
   listedAt: Date | null;
@@ -36,6 +42,7 @@ export interface CardRow {
 
 /** Where a card's covers live in the object store, one object per content hash. */
 export const coverPrefix = (projectId: string) => `covers/${projectId}/`;
+export const coverKey = (projectId: string, hash: string) => `${coverPrefix(projectId)}${hash}`;
 
 const withProject = (sql: Db) => sql`
   select c.*, p.slug, p.live_build_id, p.taken_down_at, cp.handle as credit
@@ -82,8 +89,33 @@ export async function takeCardOff(tx: Db, projectId: string, reason: string) {
     where project_id = ${projectId}`;
 }
 
-export async function setCover(tx: Db, projectId: string, cover: { hash: string; type: string } | null) {
-  await tx`update cards set cover_hash = ${cover?.hash ?? null}, cover_type = ${cover?.type ?? null}, cover_pending = false, updated_at = now() where project_id = ${projectId}`;
+export type StoredCover = { hash: string; type: string };
+
+/** The cover shown from now on (or none); any held cover is dropped with it. */
+export async function setCover(tx: Db, projectId: string, cover: StoredCover | null) {
+  await tx`
+    update cards set cover_hash = ${cover?.hash ?? null}, cover_type = ${cover?.type ?? null},
+      held_cover_hash = null, held_cover_type = null, held_cover_at = null, updated_at = now()
+    where project_id = ${projectId}`;
+}
+
+/** A new cover held back for the operator (or none held); the one shown stays. */
+export async function holdCover(tx: Db, projectId: string, cover: StoredCover | null) {
+  await tx`
+    update cards set held_cover_hash = ${cover?.hash ?? null}, held_cover_type = ${cover?.type ?? null},
+      held_cover_at = ${cover ? tx`now()` : null}, updated_at = now()
+    where project_id = ${projectId}`;
+}
+
+export interface HeldCoverRow { projectId: string; workspaceId: string; name: string; slug: string; title: string; status: CardStatus; heldCoverHash: string; heldCoverType: string; heldCoverAt: Date }
+
+/** The covers waiting for the operator, oldest first; by slug when one is named. */
+export function heldCovers(sql: Db, slug?: string) {
+  return sql<HeldCoverRow[]>`
+    select c.project_id, p.workspace_id, p.name, p.slug, c.title, c.status, c.held_cover_hash, c.held_cover_type, c.held_cover_at
+    from cards c join projects p on p.id = c.project_id
+    where c.held_cover_hash is not null and p.deleted_at is null ${slug === undefined ? sql`` : sql`and p.slug = ${slug}`}
+    order by c.held_cover_at, p.slug`;
 }
 
 export interface PublicCardRow { projectId: string; workspaceId: string; slug: string; title: string; line: string; coverHash: string | null; coverType: string | null; listedAt: Date; credit: string | null }

@@ -1,12 +1,15 @@
 import { parseArgs } from 'node:util';
+import { loadStorageConfig } from '../core/config.js';
 import { createSql } from '../core/db.js';
+import { createStorage } from '../core/storage.js';
 import { issueToken, setPlan, setSuspended } from './ops.service.js';
 import { latestProductFeedback } from '../data/product-feedback.sql.js';
 import { opsProjectCommands } from './ops-projects.js';
 import { review } from './ops-review.js';
 
-// `npm run ops -- <command>`: operator commands against DATABASE_URL (the launcher's local
-// default is read from .data/components.json when DATABASE_URL is not set).
+// `npm run ops -- <command>`: operator commands against DATABASE_URL and, for covers, the object
+// store's S3_* settings (the launcher's local defaults are read from .data/components.json when
+// DATABASE_URL is not set).
 
 const usage = `usage: npm run ops -- <command>
   token <email> [--name NAME] [--kind cli|connector] [--read-only]   prints a new bearer token (last line)
@@ -15,8 +18,9 @@ const usage = `usage: npm run ops -- <command>
   suspend <email> | unsuspend <email>                                 the workspace's platform pause
   takedown <slug> | restore <slug>                                    a project's platform pause (a takedown also pulls its listing)
   review [list | approve <slug> | reject <slug> <reason> | pull <slug> <reason>
+         | cover <slug> <file> | approve-cover <slug> | reject-cover <slug> <reason>
          | uphold <appeal id> [note] | deny <appeal id> [note] | handled <report id>]
-                                                                      the community's pending cards, appeals and reports
+                                                                      the community's pending cards, held covers, appeals and reports
   feedback [--limit N]                                                the newest product feedback (50 unless told)`;
 
 const { values, positionals } = parseArgs({
@@ -29,8 +33,10 @@ if (!command || values.help) {
   process.exit(command ? 0 : 1);
 }
 
-const url = process.env.DATABASE_URL ?? (await localDatabaseUrl());
-const sql = createSql(url, { max: 1 });
+const env = process.env.DATABASE_URL ? process.env : { ...(await localEnv()), ...process.env };
+const sql = createSql(env.DATABASE_URL!, { max: 1 });
+// Made now, used only by the cover commands: an S3 client connects on its first request.
+const storage = createStorage(loadStorageConfig(env));
 try {
   await run(command, args);
 } catch (err) {
@@ -38,6 +44,7 @@ try {
   process.exitCode = 1;
 } finally {
   await sql.end();
+  storage.client.destroy();
 }
 
 async function run(command: string, args: string[]) {
@@ -66,7 +73,7 @@ async function run(command: string, args: string[]) {
       console.log(`${args[0]}: ${command === 'suspend' ? 'suspended' : 'no longer suspended'}`);
       return;
     case 'review':
-      console.log(await review(sql, args));
+      console.log(await review(sql, storage, args));
       return;
     case 'feedback': {
       const limit = Number(values.limit ?? 50);
@@ -87,13 +94,14 @@ async function run(command: string, args: string[]) {
   }
 }
 
-async function localDatabaseUrl(): Promise<string> {
+/** The settings the launcher gave the local platform's processes (DATABASE_URL, S3_*). */
+async function localEnv(): Promise<Record<string, string>> {
   const { readFile } = await import('node:fs/promises');
   try {
     // The launcher records each component it started with the variables it gives the processes.
     const state = JSON.parse(await readFile('.data/components.json', 'utf8'));
-    const found = Object.values(state.components ?? {}).map((c) => (c as { env?: Record<string, string> }).env?.DATABASE_URL).find(Boolean);
-    if (found) return found;
+    const env = Object.assign({}, ...Object.values(state.components ?? {}).map((c) => (c as { env?: Record<string, string> }).env ?? {}));
+    if (env.DATABASE_URL) return env;
   } catch {}
   console.error('ops: DATABASE_URL is not set and no local platform is running (.data/components.json): run npm start first');
   process.exit(1);

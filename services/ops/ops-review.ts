@@ -1,11 +1,13 @@
 import type { Db, Sql } from '../core/db.js';
+import type { Storage } from '../core/storage.js';
 import { decideAppeal, openAppeals, recordDecision } from '../data/appeals.sql.js';
 import { cardOf, setCardOutcome, takeCardOff } from '../data/cards.sql.js';
 import { noticeWorkspace, type NoticeKind } from '../data/notices.sql.js';
 import { markReportHandled, openReports } from '../data/reports.sql.js';
+import { approveCover, heldCoverLines, rejectCover, saveHeldCover } from './ops-covers.js';
 
 // `npm run ops -- review …`: the operator decides what the checks leave to a person (issue 18):
-// cards waiting after a takedown, appeals, reports, and pulling a listing. Every decision is
+// cards waiting after a takedown, new covers of listed cards, appeals, reports, and pulling a listing. Every decision is
 // recorded (review_decisions) and writes the notice of section 6 to the workspace's people.
 
 async function projectBySlug(sql: Sql, slug: string) {
@@ -29,6 +31,7 @@ export async function reviewList(sql: Sql): Promise<string> {
   return [
     `pending cards (${pending.length}): approve <slug> | reject <slug> <reason>`,
     ...pending.map((c) => `  ${c.slug}  "${c.title}" — ${c.line}  (since ${c.submittedAt.toISOString()})`),
+    ...(await heldCoverLines(sql)),
     `open appeals (${appeals.length}): uphold <appeal id> [note] | deny <appeal id> [note]`,
     ...appeals.map((a) => `  ${a.id}  ${a.slug}  "${a.title}": ${a.message}`),
     `open reports (${reports.length}): pull <slug> <reason> | handled <report id>`,
@@ -84,7 +87,7 @@ export async function reportHandled(sql: Sql, reportId: string): Promise<string>
   return `${reportId}: handled`;
 }
 
-export async function review(sql: Sql, args: string[]): Promise<string> {
+export async function review(sql: Sql, storage: Storage, args: string[]): Promise<string> {
   const [what, subject, ...rest] = args;
   const note = rest.join(' ') || null;
   switch (what ?? 'list') {
@@ -95,7 +98,10 @@ export async function review(sql: Sql, args: string[]): Promise<string> {
     case 'uphold': return decide(sql, need(subject, 'appeal id'), true, note);
     case 'deny': return decide(sql, need(subject, 'appeal id'), false, note);
     case 'handled': return reportHandled(sql, need(subject, 'report id'));
-    default: throw new Error(`review takes list, approve, reject, pull, uphold, deny or handled, not ${what}`);
+    case 'cover': return saveHeldCover(sql, storage, need(subject, 'slug'), need(note, 'file'));
+    case 'approve-cover': return approveCover(sql, storage, need(subject, 'slug'));
+    case 'reject-cover': return rejectCover(sql, storage, need(subject, 'slug'), need(note, 'reason'));
+    default: throw new Error(`review takes list, approve, reject, pull, uphold, deny, handled, cover, approve-cover or reject-cover, not ${what}`);
   }
 }
 

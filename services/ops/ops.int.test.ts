@@ -1,25 +1,13 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { opsCommand } from '../../test/support/ops-command.js';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 
-const run = promisify(execFile);
 let platform: Platform;
 beforeAll(async () => { platform = await startPlatform(); });
 afterAll(async () => { await platform.close(); });
 
 /** The operator command as an operator runs it: a process of its own against DATABASE_URL. */
-async function ops(...args: string[]) {
-  try {
-    const { stdout, stderr } = await run('node_modules/.bin/tsx', ['services/ops/main.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: platform.deps.config.DATABASE_URL },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const ops = (...args: string[]) => opsCommand(platform, ...args);
 const lastLine = (s: string) => s.trim().split('\n').at(-1)!;
 
 describe('npm run ops', () => {

@@ -225,9 +225,9 @@ describe('appeals, takedowns and the review', () => {
     expect(appealed).toMatchObject({ appealable: false, appeal: { status: 'open' } });
     expect(await refusal(owner.client.call('appealListing', { params, body: { message: 'Please look again at this one.' } }))).toMatchObject({ status: 409, body: { reason: 'taken' } });
     const appealId = appealed.appeal!.id as string;
-    expect(await review(platform.deps.sql, ['list'])).toContain(appealId);
+    expect(await review(platform.deps.sql, platform.deps.storage, ['list'])).toContain(appealId);
     await owner.client.call('saveCard', { params, body: { title: 'Something else', line: 'Changed meanwhile.' } });
-    await review(platform.deps.sql, ['uphold', appealId, 'trademark shown']);
+    await review(platform.deps.sql, platform.deps.storage, ['uphold', appealId, 'trademark shown']);
     const card = await owner.client.call('getCard', { params });
     expect(card).toMatchObject({ status: 'listed', title: 'Paypa1 tools', line: 'Invoices for freelancers.', appeal: { status: 'upheld', note: 'trademark shown' } });
     expect((await listings()).body.map((l: { slug: string }) => l.slug)).toContain(project.slug);
@@ -245,10 +245,10 @@ describe('appeals, takedowns and the review', () => {
     await opsProjectCommands.restore(platform.deps.sql, project.slug);
     expect((await owner.client.call('rehearseListing', { params })).outcome).toBe('pending');
     expect((await owner.client.call('listProject', { params })).status).toBe('pending');
-    expect(await review(platform.deps.sql, ['list'])).toContain(project.slug);
-    await review(platform.deps.sql, ['approve', project.slug]);
+    expect(await review(platform.deps.sql, platform.deps.storage, ['list'])).toContain(project.slug);
+    await review(platform.deps.sql, platform.deps.storage, ['approve', project.slug]);
     expect((await owner.client.call('getCard', { params })).status).toBe('listed');
-    await review(platform.deps.sql, ['pull', project.slug, 'misleading pricing']);
+    await review(platform.deps.sql, platform.deps.storage, ['pull', project.slug, 'misleading pricing']);
     expect(await owner.client.call('getCard', { params })).toMatchObject({ status: 'pulled', rejectReason: 'misleading pricing', appealable: true });
     expect((await owner.client.call('listNotices'))[0]).toMatchObject({ kind: 'listing.pulled' });
   });
@@ -293,7 +293,7 @@ describe('covers from the build, reports, suggested wording', () => {
     } finally {
       await second.close();
     }
-    expect(await review(platform.deps.sql, ['list'])).toContain(project.slug);
+    expect(await review(platform.deps.sql, platform.deps.storage, ['list'])).toContain(project.slug);
   });
 
   it('suggestWording is 503 without a model, and with one drafts checked words', async () => {

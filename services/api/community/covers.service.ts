@@ -6,19 +6,20 @@ import { notFound, refused } from '../../core/errors.js';
 import { reencodeOrRefuse, type CheckedImage } from '../../core/images.js';
 import type { Storage } from '../../core/storage.js';
 import { buildFilesPrefix, liveBuildKind } from '../../data/builds.sql.js';
-import { cardOf, coverPrefix, publicListings, setCover } from '../../data/cards.sql.js';
+import { cardOf, coverKey, holdCover, publicListings, setCover, type CardStatus } from '../../data/cards.sql.js';
 import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
 import { readCard } from './cards.service.js';
 
 // A card's cover (spec 2.9, 4.5): PNG, JPEG or WebP judged by its bytes, up to 1 MB, uploaded or
 // copied on the platform from a file of the live static build, and stored re-encoded without
 // metadata at covers/<project>/<content hash>. Its own check (the bytes decode as one of those
-// types, within the limits) runs before it replaces the cover shown: a cover that fails is
-// refused (422 file) and the one before stays.
+// types, within the limits) runs first: a cover that fails is refused (422 file) and the one
+// before stays. A cover that passes replaces the one shown at once while the card is not public
+// (draft, blocked, pulled); on a listed or pending card it is held back (coverPending) until an
+// operator approves it in `npm run ops -- review`, and the public listing keeps the one before.
 
 export const coverLimits = { maxBytes: 1024 * 1024, maxSide: 4096 };
 const coverTypes = ['image/png', 'image/jpeg', 'image/webp'] as const;
-export const coverKey = (projectId: string, hash: string) => `${coverPrefix(projectId)}${hash}`;
 
 const checkedCover = (bytes: Buffer, what: string) => reencodeOrRefuse(bytes, { types: [...coverTypes], ...coverLimits }, what);
 
@@ -29,26 +30,46 @@ async function cardFor(sql: Sql, workspaceId: string, projectId: string) {
   return { project, card };
 }
 
-async function replaceCover(sql: Sql, storage: Storage, project: ProjectRow, image: CheckedImage, before: string | null) {
+/** Cards whose cover the public listing shows, or will once an operator approves the card. */
+const publicStatuses: CardStatus[] = ['listed', 'pending'];
+
+/**
+ * Stores a checked cover, then shows it or holds it back (see above). Objects no row names any
+ * longer are deleted after the rows changed, so a row never names a missing object.
+ */
+async function replaceCover(sql: Sql, storage: Storage, project: ProjectRow, image: CheckedImage) {
   const hash = createHash('sha256').update(image.bytes).digest('hex');
-  await sql`update cards set cover_pending = true where project_id = ${project.id}`;
   await storage.put(coverKey(project.id, hash), image.bytes, { contentType: image.type, size: image.bytes.length });
-  await setCover(sql, project.id, { hash, type: image.type });
-  if (before && before !== hash) await storage.deletePrefix(coverKey(project.id, before));
+  const unused = await sql.begin(async (tx) => {
+    const card = (await cardOf(tx, project.id, true))!;
+    const cover = { hash, type: image.type };
+    if (publicStatuses.includes(card.status) && hash !== card.coverHash) {
+      await holdCover(tx, project.id, cover);
+      return [card.heldCoverHash];
+    }
+    await setCover(tx, project.id, cover);
+    return [card.coverHash, card.heldCoverHash];
+  });
+  await deleteCovers(storage, project.id, unused.filter((h) => h && h !== hash) as string[]);
+}
+
+async function deleteCovers(storage: Storage, projectId: string, hashes: string[]) {
+  for (const h of new Set(hashes)) await storage.deletePrefix(coverKey(projectId, h));
 }
 
 export async function uploadCover(sql: Sql, storage: Storage, config: Config, workspaceId: string, projectId: string, bytes: Buffer) {
-  const { project, card } = await cardFor(sql, workspaceId, projectId);
-  await replaceCover(sql, storage, project, await checkedCover(bytes, 'the cover'), card.coverHash);
+  const { project } = await cardFor(sql, workspaceId, projectId);
+  await replaceCover(sql, storage, project, await checkedCover(bytes, 'the cover'));
   return readCard(sql, config, workspaceId, project.id);
 }
 
+/** Removes the cover shown and the one held, if any: taking a cover away needs no review. */
 export async function removeCover(sql: Sql, storage: Storage, config: Config, workspaceId: string, projectId: string) {
   const project = await projectIn(sql, workspaceId, projectId);
   const card = await cardOf(sql, project.id);
-  if (card?.coverHash) {
+  if (card?.coverHash || card?.heldCoverHash) {
     await setCover(sql, project.id, null);
-    await storage.deletePrefix(coverKey(project.id, card.coverHash));
+    await deleteCovers(storage, project.id, [card.coverHash, card.heldCoverHash].filter(Boolean) as string[]);
   }
   return readCard(sql, config, workspaceId, project.id);
 }
@@ -76,11 +97,11 @@ export async function checkBuildCover(sql: Sql, storage: Storage, workspaceId: s
   return { path, type: image.type, bytes: bytes.length };
 }
 
-/** coverFromBuild: the file copied on the platform, checked as an upload is. */
+/** coverFromBuild: the file copied on the platform, checked and held back as an upload is. */
 export async function coverFromBuild(sql: Sql, storage: Storage, config: Config, workspaceId: string, projectId: string, path: string) {
-  const { project, card } = await cardFor(sql, workspaceId, projectId);
+  const { project } = await cardFor(sql, workspaceId, projectId);
   const image = await checkedCover(await buildFile(sql, storage, project, path), path);
-  await replaceCover(sql, storage, project, image, card.coverHash);
+  await replaceCover(sql, storage, project, image);
   return readCard(sql, config, workspaceId, project.id);
 }
 
