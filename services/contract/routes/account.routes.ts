@@ -97,7 +97,7 @@ export const accountRoutes = {
     body: z.object({
       /** Also remove the sign-in methods (passkeys, GitHub or Google links) added in the last this many days. */
       removeMethodsAddedWithinDays: z.number().int().min(1).max(365).optional(),
-    }).optional(),
+    }).nullish(), // no body at all: fastify hands the schema null
     reply: z.object({ signedOut: z.number().int(), methodsRemoved: z.number().int().optional() }),
     errors: [403],
   }),
