@@ -20,14 +20,14 @@ const tokenPrefix: Record<SessionKind, string> = { web: 'pp_web', cli: 'pp_cli',
 /** Opens a session and returns its token, which is shown once and stored only as a hash. */
 export async function createSession(sql: Sql, s: {
   personId: string; kind: SessionKind; days: number; readOnly?: boolean; method: string; userAgent?: string | null; workspaceId?: string;
-}): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
+}): Promise<{ token: string; sessionId: string; personId: string; expiresAt: Date }> {
   const token = newSecret(tokenPrefix[s.kind]);
   const [row] = await sql<{ id: string; expiresAt: Date }[]>`
     insert into sessions (person_id, token_hash, kind, read_only, sign_in_method, user_agent, active_workspace_id, expires_at)
     values (${s.personId}, ${hashSecret(token)}, ${s.kind}, ${s.readOnly ?? false}, ${s.method},
             ${s.userAgent?.slice(0, 400) ?? null}, ${s.workspaceId ?? null}, now() + make_interval(days => ${s.days}))
     returning id, expires_at`;
-  return { token, sessionId: row.id, expiresAt: row.expiresAt };
+  return { token, sessionId: row.id, personId: s.personId, expiresAt: row.expiresAt };
 }
 
 /**

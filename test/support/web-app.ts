@@ -93,6 +93,15 @@ export async function mailedLink(platform: Platform, email: string): Promise<str
   return mailedSignInLink(platform.deps.config.DATA_DIR, email);
 }
 
+/**
+ * Opens the newest sign-in link mailed to `email` in `page` and signs in with the page's button:
+ * opening the link spends nothing (security-3 M3), so the person presses "Sign in".
+ */
+export async function signInByMailedLink(page: Page, platform: Platform, email: string) {
+  await page.goto(await mailedLink(platform, email));
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
 /** Drags with the mouse from the middle of one element to the middle of another, in small steps (dnd-kit's PointerSensor). */
 export async function drag(page: Page, from: Locator, to: Locator) {
   const a = (await from.boundingBox())!;

@@ -3,7 +3,8 @@ import type { Handlers } from '../routing/handler.js';
 import { newSecret } from '../../core/ids.js';
 import { mailNewSignInMethod } from '../account/new-method-mail.js';
 import { requireBrowser, requireRecentSignIn } from './step-up.js';
-import { clearSessionCookie, setSessionCookie } from '../routing/request-auth.js';
+import { clearSessionCookie, setSessionCookie, type Auth } from '../routing/request-auth.js';
+import type { Sql } from '../../core/db.js';
 import { endSession } from '../../data/sessions.sql.js';
 import { takeSignIn } from './sign-in-limits.js';
 import { signInOptions, signInWithPasskey } from '../account/passkeys.service.js';
@@ -42,9 +43,10 @@ export const authHandlers: Handlers = {
     await takeSignIn(deps, req, [{ limit: 'ip' }]);
     return checkEmailSignIn(deps.sql, body.token, nonceOf(req));
   },
-  emailVerify: async ({ deps, body, req, reply }) => {
+  emailVerify: async ({ deps, body, auth, req, reply }) => {
     await takeSignIn(deps, req, [{ limit: 'ip' }]);
     const session = await verifyEmailSignIn(deps.sql, deps.config, body.token, nonceOf(req), body.confirm === true, req.headers['user-agent']);
+    await endReplacedSession(deps.sql, auth, session.personId);
     setSessionCookie(reply, session.token, session.expiresAt);
     return { signedIn: true as const, expiresAt: session.expiresAt.toISOString() };
   },
@@ -69,9 +71,10 @@ export const authHandlers: Handlers = {
     await takeSignIn(deps, req, [{ limit: 'ip' }]);
     return signInOptions(deps.sql, deps.config);
   },
-  passkeySignIn: async ({ deps, body, req, reply }) => {
+  passkeySignIn: async ({ deps, body, auth, req, reply }) => {
     await takeSignIn(deps, req, [{ limit: 'ip' }]);
     const session = await signInWithPasskey(deps.sql, deps.config, body.response as never, req.headers['user-agent']);
+    await endReplacedSession(deps.sql, auth, session.personId);
     setSessionCookie(reply, session.token, session.expiresAt);
     return { signedIn: true as const, expiresAt: session.expiresAt.toISOString() };
   },
@@ -115,6 +118,14 @@ export const authHandlers: Handlers = {
     return { signedOut: true as const };
   },
 };
+
+/**
+ * Signing in again in a browser already signed in as the same person (the step-up of account
+ * power) replaces its cookie: the session it replaces ends, so the sessions list does not grow.
+ */
+async function endReplacedSession(sql: Sql, auth: Auth | null, personId: string): Promise<void> {
+  if (auth?.via === 'cookie' && auth.personId === personId) await endSession(sql, auth.sessionId);
+}
 
 const acceptsHtml = (accept: string | undefined) => /\btext\/html\b/i.test(accept ?? '');
 
