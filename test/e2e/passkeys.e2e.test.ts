@@ -44,7 +44,7 @@ async function withAuthenticator(context: BrowserContext, verifies = true): Prom
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: verifies, automaticPresenceSimulation: true },
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: verifies, isUserVerified: verifies, automaticPresenceSimulation: true },
   });
   return page;
 }
@@ -168,10 +168,17 @@ it('refuses a registration and a sign-in whose authenticator did not verify the 
   expect(made).toBe(200);
   expect((await post(keyPage, '/api/auth/logout')).status).toBe(200);
 
-  await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: false });
+  // The same credential in an authenticator that cannot verify its user (its key copied over).
+  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
+  const { authenticatorId: noPin } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'usb', hasResidentKey: false, hasUserVerification: false, isUserVerified: false, automaticPresenceSimulation: true },
+  });
+  for (const credential of credentials) await cdp.send('WebAuthn.addCredential', { authenticatorId: noPin, credential: { ...credential, isResidentCredential: false } });
   const request = await post(keyPage, '/api/auth/passkey/options');
   expect(request.json).toMatchObject({ userVerification: 'required' });
-  const unverified = await assertion(keyPage, { ...request.json, userVerification: 'discouraged' });
+  const allow = credentials.map((c) => ({ type: 'public-key', id: Buffer.from(c.credentialId, 'base64').toString('base64url') }));
+  const unverified = await assertion(keyPage, { ...request.json, userVerification: 'discouraged', allowCredentials: allow });
   const refused = await post(keyPage, '/api/auth/passkey', { response: unverified });
   expect(refused).toMatchObject({ status: 422, json: { reason: 'passkey', detail: expect.stringMatching(/verif/i) } });
   expect(await keyPage.evaluate(() => fetch('/api/me/account').then((r) => r.status))).toBe(401);

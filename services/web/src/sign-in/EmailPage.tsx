@@ -63,7 +63,7 @@ export function EmailPage() {
       </p>
       <button type="button" onClick={signIn} disabled={busy}>Sign in as {check.email}</button>
       <Status text="" />
-      <p className="muted"><a href="/login">Not you? Ask for your own link</a></p>
+      <p className="muted">Not you, or you did not ask for it? Then do not sign in here, and <a href="/login">ask for a link of your own</a> instead.</p>
     </Plain>
   );
 }
