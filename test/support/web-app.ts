@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
