@@ -17,6 +17,8 @@ export const ErrorBody = z.looseObject({
   upgrade: z.string().nullable().optional(),
   /** 403: what the role cannot do. */
   action: z.string().optional(),
+  /** 403 on account power: `browser` (only the web app may) or `sign-in-again` (a recent sign-in is needed, then retry). */
+  stepUp: z.enum(['browser', 'sign-in-again']).optional(),
   /** 400 contrast: each failing pair. */
   problems: z.array(z.unknown()).optional(),
   /** 409/422: which rule, in words. */

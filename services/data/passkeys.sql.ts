@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/db.js';
 
 export interface PasskeyRow {
   id: string;
@@ -70,4 +70,11 @@ export async function removePasskeyOf(sql: Sql, personId: string, passkeyId: str
 export async function passkeyCount(sql: Sql, personId: string): Promise<number> {
   const [row] = await sql<{ n: number }[]>`select count(*)::int as n from passkeys where person_id = ${personId}`;
   return row.n;
+}
+
+/** Removes the person's passkeys registered in the last `days` days; answers how many. */
+export async function removeRecentPasskeys(sql: Db, personId: string, days: number): Promise<number> {
+  const rows = await sql`
+    delete from passkeys where person_id = ${personId} and created_at > now() - make_interval(days => ${days}) returning id`;
+  return rows.length;
 }

@@ -56,3 +56,8 @@ export const forgetPhoto = (sql: Sql, personId: string) => rememberPhoto(sql, pe
 export async function setNameOf(sql: Sql, personId: string, name: string): Promise<void> {
   await sql`update people set name = ${name} where id = ${personId}`;
 }
+
+export async function emailOf(sql: Sql, personId: string): Promise<string | null> {
+  const [row] = await sql<{ email: string }[]>`select email from people where id = ${personId}`;
+  return row?.email ?? null;
+}

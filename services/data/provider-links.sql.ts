@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/db.js';
 import { hashSecret } from '../core/ids.js';
 
 export type ProviderName = 'github' | 'google';
@@ -32,19 +32,36 @@ export async function providerLinksOf(sql: Sql, personId: string): Promise<Provi
     select person_id, provider, subject, image_url from provider_links where person_id = ${personId} order by provider`;
 }
 
-/** Links (or refreshes the avatar of) a provider account; false when the person has another account of that provider. */
-export async function linkProvider(sql: Sql, l: ProviderLinkRow): Promise<boolean> {
+/**
+ * Links (or refreshes the avatar of) a provider account: `added` when the link is new, `refreshed`
+ * when it was there already, false when the person has another account of that provider.
+ */
+export async function linkProvider(sql: Sql, l: ProviderLinkRow): Promise<'added' | 'refreshed' | false> {
   try {
-    const rows = await sql`
+    // xmax is 0 on a row the insert made, and set on one the conflict updated.
+    const rows = await sql<{ added: boolean }[]>`
       insert into provider_links (person_id, provider, subject, image_url) values (${l.personId}, ${l.provider}, ${l.subject}, ${l.imageUrl})
       on conflict (provider, subject) do update set image_url = excluded.image_url where provider_links.person_id = excluded.person_id
-      returning person_id`;
-    return rows.length === 1;
+      returning (xmax = 0) as added`;
+    if (rows.length !== 1) return false;
+    return rows[0].added ? 'added' : 'refreshed';
   } catch (err) {
     // unique (person_id, provider): the person has another account of this provider.
     if ((err as { code?: string }).code === '23505') return false;
     throw err;
   }
+}
+
+/** Unlinks the person's provider accounts linked in the last `days` days; answers how many. */
+export async function unlinkRecentProviders(sql: Db, personId: string, days: number): Promise<number> {
+  const rows = await sql`
+    delete from provider_links where person_id = ${personId} and created_at > now() - make_interval(days => ${days}) returning subject`;
+  return rows.length;
+}
+
+/** Provider states never spent: the callback deletes the ones it spends, the hourly sweep the rest. */
+export async function deleteExpiredOAuthStates(sql: Sql): Promise<number> {
+  return (await sql`delete from oauth_states where expires_at < now()`).count;
 }
 
 export async function unlinkProvider(sql: Sql, personId: string, provider: ProviderName): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/db.js';
 import { hashSecret, newSecret } from '../core/ids.js';
 
 export type SessionKind = 'web' | 'cli' | 'connector';
@@ -11,6 +11,8 @@ export interface SessionAuth {
   readOnly: boolean;
   workspaceId: string;
   role: 'owner' | 'member';
+  /** When the person signed in to open this session: a step-up asks for a recent one. */
+  signedInAt: Date;
 }
 
 const tokenPrefix: Record<SessionKind, string> = { web: 'pp_web', cli: 'pp_cli', connector: 'pp_con' };
@@ -18,14 +20,14 @@ const tokenPrefix: Record<SessionKind, string> = { web: 'pp_web', cli: 'pp_cli',
 /** Opens a session and returns its token, which is shown once and stored only as a hash. */
 export async function createSession(sql: Sql, s: {
   personId: string; kind: SessionKind; days: number; readOnly?: boolean; method: string; userAgent?: string | null; workspaceId?: string;
-}): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
+}): Promise<{ token: string; sessionId: string; personId: string; expiresAt: Date }> {
   const token = newSecret(tokenPrefix[s.kind]);
   const [row] = await sql<{ id: string; expiresAt: Date }[]>`
     insert into sessions (person_id, token_hash, kind, read_only, sign_in_method, user_agent, active_workspace_id, expires_at)
     values (${s.personId}, ${hashSecret(token)}, ${s.kind}, ${s.readOnly ?? false}, ${s.method},
             ${s.userAgent?.slice(0, 400) ?? null}, ${s.workspaceId ?? null}, now() + make_interval(days => ${s.days}))
     returning id, expires_at`;
-  return { token, sessionId: row.id, expiresAt: row.expiresAt };
+  return { token, sessionId: row.id, personId: s.personId, expiresAt: row.expiresAt };
 }
 
 /**
@@ -35,7 +37,7 @@ export async function createSession(sql: Sql, s: {
  */
 export async function resolveSession(sql: Sql, token: string): Promise<SessionAuth | null> {
   const [row] = await sql<SessionAuth[]>`
-    select s.id as session_id, s.person_id, s.kind, s.read_only, m.workspace_id, m.role
+    select s.id as session_id, s.person_id, s.kind, s.read_only, s.created_at as signed_in_at, m.workspace_id, m.role
     from sessions s
     join lateral (
       select workspace_id, role from memberships m
@@ -78,10 +80,18 @@ export async function endOwnSession(sql: Sql, personId: string, sessionId: strin
 }
 
 /** Ends every live session of the person; answers how many. */
-export async function endEverySession(sql: Sql, personId: string): Promise<number> {
+export async function endEverySession(sql: Db, personId: string): Promise<number> {
   const rows = await sql`
     update sessions set ended_at = now()
     where person_id = ${personId} and ended_at is null and expires_at > now()
     returning id`;
   return rows.length;
+}
+
+/**
+ * Device logins the person approved that the tool has not collected yet: they are cancelled when
+ * the person signs out everywhere, or the waiting tool would still get a token afterwards.
+ */
+export async function cancelApprovedDeviceLogins(sql: Db, personId: string): Promise<void> {
+  await sql`update device_logins set expires_at = now() where approved_by = ${personId} and redeemed_at is null and expires_at > now()`;
 }

@@ -4,6 +4,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../services/contract/api-client.js';
+import { SESSION_COOKIE } from '../../services/contract/common.js';
+import { issueToken } from '../../services/ops/ops.service.js';
 import { refusal } from '../support/refusal.js';
 import { startPlatform, type Platform } from '../support/platform.js';
 import { expectRefusal } from './support/expect-refusal.js';
@@ -29,7 +31,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Runs `pitch login`, approves its code as `approver` once it is shown, and waits for the tool. */
+/**
+ * Runs `pitch login`, approves its code as `approver` once it is shown (from the web app, signed in
+ * in a browser: only a cookie session approves a device), and waits for the tool.
+ */
 async function login(env: PitchEnv, approver: Awaited<ReturnType<Platform['person']>>) {
   const child = spawnPitch(['login'], env);
   let stderr = '';
@@ -45,7 +50,9 @@ async function login(env: PitchEnv, approver: Awaited<ReturnType<Platform['perso
   });
   const { userCode, verifyUrl } = await shown;
   expect(verifyUrl).toBe(`${platform.baseUrl}/device?code=${userCode}`);
-  await approver.client.call('deviceApprove', { body: { userCode } });
+  const { token: web } = await issueToken(platform.deps.sql, approver.email, { kind: 'web' });
+  const inBrowser = createClient({ baseUrl: platform.baseUrl, headers: { cookie: `${SESSION_COOKIE}=${web}`, origin: platform.baseUrl } });
+  await inBrowser.call('deviceApprove', { body: { userCode } });
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   return { code, stdout, stderr };
 }

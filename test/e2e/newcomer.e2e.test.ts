@@ -4,7 +4,7 @@ import { createClient } from '../../services/contract/api-client.js';
 import type { Platform } from '../support/platform.js';
 import { platformAndChromium } from '../support/suites.js';
 import { deployStaticRoom } from '../support/room.js';
-import { mailedLink } from '../support/web-app.js';
+import { signInByMailedLink } from '../support/web-app.js';
 
 // A newcomer's first hour, in Chromium: the platform's address leads to sign-in, the emailed link
 // signs in, `pitch login`'s address approves the tool, and the preview address `pitch deploy`
@@ -29,7 +29,7 @@ it('signs in from the sign-in page with the emailed link, then approves the pitc
   await expect.poll(() => page.textContent('[role=status]')).toContain(`We sent a sign-in link to ${email}`);
   expect(await page.isVisible('#outbox')).toBe(true);
 
-  await page.goto(await mailedLink(platform, email));
+  await signInByMailedLink(page, platform, email);
   await page.waitForURL(platform.baseUrl + '/');
   await expect.poll(() => page.textContent('#who')).toBe(email);
 
@@ -57,7 +57,7 @@ it('sends a signed-out builder from the device page to sign in, and back to it',
   await page.fill('#email', email);
   await page.click('button[type=submit]');
   await expect.poll(() => page.textContent('[role=status]')).toContain('We sent');
-  await page.goto(await mailedLink(platform, email));
+  await signInByMailedLink(page, platform, email);
   await page.waitForURL((u) => u.pathname === '/device');
   expect(await page.textContent('.code')).toBe(start.userCode);
   await context.close();
@@ -99,7 +99,7 @@ it("takes an invited person from the invitation's address through sign-in to joi
   await page.fill('#email', email);
   await page.click('button[type=submit]');
   await expect.poll(() => page.textContent('[role=status]')).toContain('We sent');
-  await page.goto(await mailedLink(platform, email));
+  await signInByMailedLink(page, platform, email);
   await page.waitForURL(url);
   await expect.poll(() => page.textContent('#invited')).toContain('Olive Owner invites you to Field sales');
   await page.click('button');

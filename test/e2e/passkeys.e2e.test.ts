@@ -1,12 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { issueToken } from '../../services/ops/ops.service.js';
 import { launchChromium } from '../support/browser.js';
-import { startPlatform, type Platform } from '../support/platform.js';
+import { mailedToken as mailedTokenIn, mailsTo, startPlatform, type Platform } from '../support/platform.js';
 
 // Passkeys in headless Chromium with a virtual authenticator (the DevTools protocol's WebAuthn
 // domain): register one while signed in, sign out, sign in with it; a replayed answer and one
@@ -35,21 +33,26 @@ afterAll(async () => {
   await platform?.close();
 });
 
-/** The token of the newest sign-in link mailed to `email` (no SMTP here: the outbox folder). */
-async function mailedToken(email: string): Promise<string> {
-  const outbox = join(platform.deps.config.DATA_DIR, 'outbox');
-  const file = (await readdir(outbox)).filter((f) => f.includes(email.replace(/[^a-z0-9@.-]/gi, '_'))).sort().at(-1)!;
-  return /token=([\w-]+)/.exec(await readFile(join(outbox, file), 'utf8'))![1];
-}
+const mailedToken = (email: string) => mailedTokenIn(platform.deps.config.DATA_DIR, email);
 
-async function withAuthenticator(context: BrowserContext): Promise<Page> {
+/**
+ * A page with a virtual authenticator that verifies its user (a PIN or biometric), as the platform
+ * requires; `verifies: false` makes one that only proves presence (a found security key, no PIN).
+ */
+async function withAuthenticator(context: BrowserContext, verifies = true): Promise<Page> {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: verifies, isUserVerified: verifies, automaticPresenceSimulation: true },
   });
   return page;
+}
+
+/** Signed in the ordinary way: the link asked for from this page (its nonce cookie) and spent here. */
+async function signInByLink(page: Page, email: string) {
+  expect((await post(page, '/api/auth/email', { email })).status).toBe(200);
+  expect((await post(page, '/api/auth/email/verify', { token: await mailedToken(email) })).status).toBe(200);
 }
 
 /** A same-origin request from the page, with its cookie, as the app makes them. */
@@ -70,13 +73,12 @@ it('registers a passkey, signs out, signs in with it; refuses a replayed and a c
   const page = await withAuthenticator(context);
   await page.goto(`${origin}/healthz`);
   // Signed in the ordinary way first: the emailed link, spent from the page, sets the cookie.
-  await platform.fetch('/api/auth/email', { method: 'POST', json: { email } });
-  expect((await post(page, '/api/auth/email/verify', { token: await mailedToken(email) })).status).toBe(200);
+  await signInByLink(page, email);
 
   // Register.
   const creation = await post(page, '/api/me/passkeys/options');
   expect(creation.status).toBe(200);
-  expect(creation.json).toMatchObject({ rp: { id: 'localhost' }, authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' } });
+  expect(creation.json).toMatchObject({ rp: { id: 'localhost' }, authenticatorSelection: { residentKey: 'required', userVerification: 'required' } });
   const registered = await page.evaluate(async (options) => {
     const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options as never) });
     const json = (credential as PublicKeyCredential).toJSON();
@@ -85,6 +87,8 @@ it('registers a passkey, signs out, signs in with it; refuses a replayed and a c
   }, creation.json);
   expect(registered.status).toBe(200);
   expect(registered.json).toEqual([{ id: expect.any(String), kind: expect.any(String), backedUp: expect.any(Boolean), createdAt: expect.any(String), lastUsedAt: null }]);
+  // The person hears of it by mail (security-3 M4).
+  expect((await mailsTo(platform.deps.config.DATA_DIR, email))[0]).toMatch(/Subject: A new way to sign in was added[\s\S]*A passkey was just added/);
   // The same registration answer again: its challenge is spent.
   expect((await post(page, '/api/me/passkeys', { response: registered.answer })).json).toMatchObject({ reason: 'passkey' });
 
@@ -120,4 +124,63 @@ it('registers a passkey, signs out, signs in with it; refuses a replayed and a c
   expect(refused.body).toMatchObject({ reason: 'passkey', detail: expect.stringMatching(/origin/i) });
   expect(refused.headers.get('set-cookie')).toBeNull();
   await context.close();
+});
+
+// security-3 L4: a passkey is a whole sign-in, so the authenticator must verify its user. A client
+// that asks the authenticator for less than the platform's options say (as a script can) gets an
+// answer without the UV flag, and the platform refuses it, to register and to sign in.
+it('refuses a registration and a sign-in whose authenticator did not verify the user', async () => {
+  const email = `uv-${crypto.randomUUID()}@example.com`;
+  await issueToken(platform.deps.sql, email, { name: 'No Pin' });
+  const context = await browser.newContext();
+  const page = await withAuthenticator(context, false);
+  await page.goto(`${origin}/healthz`);
+  await signInByLink(page, email);
+
+  const creation = await post(page, '/api/me/passkeys/options');
+  const lax = { ...creation.json, authenticatorSelection: { ...creation.json.authenticatorSelection, userVerification: 'discouraged' } };
+  const registered = await page.evaluate(async (options) => {
+    const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options as never) });
+    const res = await fetch('/api/me/passkeys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response: (credential as PublicKeyCredential).toJSON() }) });
+    return { status: res.status, json: await res.json() };
+  }, lax);
+  expect(registered).toMatchObject({ status: 422, json: { reason: 'passkey', detail: expect.stringMatching(/verif/i) } });
+  expect(await page.evaluate(() => fetch('/api/me/passkeys').then((r) => r.json()))).toEqual([]);
+
+  await context.close();
+
+  // A passkey registered with verification, then used by its authenticator without verifying.
+  const second = await browser.newContext();
+  const keyPage = await second.newPage();
+  const cdp = await second.newCDPSession(keyPage);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  await keyPage.goto(`${origin}/healthz`);
+  await signInByLink(keyPage, email);
+  const options = await post(keyPage, '/api/me/passkeys/options');
+  const made = await keyPage.evaluate(async (options) => {
+    const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options as never) });
+    const res = await fetch('/api/me/passkeys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response: (credential as PublicKeyCredential).toJSON() }) });
+    return res.status;
+  }, options.json);
+  expect(made).toBe(200);
+  expect((await post(keyPage, '/api/auth/logout')).status).toBe(200);
+
+  // The same credential in an authenticator that cannot verify its user (its key copied over).
+  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
+  const { authenticatorId: noPin } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'usb', hasResidentKey: false, hasUserVerification: false, isUserVerified: false, automaticPresenceSimulation: true },
+  });
+  for (const credential of credentials) await cdp.send('WebAuthn.addCredential', { authenticatorId: noPin, credential: { ...credential, isResidentCredential: false } });
+  const request = await post(keyPage, '/api/auth/passkey/options');
+  expect(request.json).toMatchObject({ userVerification: 'required' });
+  const allow = credentials.map((c) => ({ type: 'public-key', id: Buffer.from(c.credentialId, 'base64').toString('base64url') }));
+  const unverified = await assertion(keyPage, { ...request.json, userVerification: 'discouraged', allowCredentials: allow });
+  const refused = await post(keyPage, '/api/auth/passkey', { response: unverified });
+  expect(refused).toMatchObject({ status: 422, json: { reason: 'passkey', detail: expect.stringMatching(/verif/i) } });
+  expect(await keyPage.evaluate(() => fetch('/api/me/account').then((r) => r.status))).toBe(401);
+  await second.close();
 });

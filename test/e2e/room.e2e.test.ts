@@ -113,9 +113,11 @@ describe('a build cannot act as the builder', () => {
     const page = await context.newPage();
     // The builder signs in to the platform in this very browser, through the emailed link: the
     // session cookie is `__Host-` and Secure, and Chromium keeps it on http://127.0.0.1.
-    await platform.fetch('/api/auth/email', { method: 'POST', json: { email: person.email } });
-    const signInToken = await emailedToken(person.email);
+    // The link is asked for from this browser too: it is bound to the browser's nonce cookie.
     await page.goto(`${api}/api/manifest.schema.json`);
+    const asked = await page.evaluate(async (email) => (await fetch('/api/auth/email', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) })).status, person.email);
+    expect(asked).toBe(200);
+    const signInToken = await emailedToken(person.email);
     const verified = await page.evaluate(async (token) => (await fetch('/api/auth/email/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) })).status, signInToken);
     expect(verified).toBe(200);
     expect((await context.cookies(api)).map((c) => [c.name, c.secure])).toContainEqual(['__Host-pp_session', true]);

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../services/contract/common.js';
 import { issueToken } from '../../services/ops/ops.service.js';
 import { launchChromium } from '../support/browser.js';
-import { startPlatform, type Platform } from '../support/platform.js';
-import { expectAccessible, openArea, screenshots, signedInBuilder, watchProblems, webContext } from '../support/web-app.js';
+import { mailsTo, startPlatform, type Platform } from '../support/platform.js';
+import { expectAccessible, openArea, screenshots, signedInBuilder, signInByMailedLink, watchProblems, webContext } from '../support/web-app.js';
 
 // The account page (spec 2.10, 4.6): name and photo, sessions, passkeys and providers, connector
 // tokens, feedback and deletion, each shown and changed through the page and read back through
@@ -165,7 +165,8 @@ it('adds a passkey on the account page, signs out, and signs in with it on /logi
     await cdp.send('WebAuthn.addVirtualAuthenticator', {
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
     });
-    const problems = watchProblems(page);
+    // The one refusal expected: the step-up below.
+    const problems = watchProblems(page, [/403 .*\/api\/me\/connector-tokens/, /status of 403/]);
     await openArea(page, `${origin}/account`);
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.getByText('Passkey added.').waitFor();
@@ -182,11 +183,65 @@ it('adds a passkey on the account page, signs out, and signs in with it on /logi
     const sessions = await platform.fetch('/api/me/sessions', { token: reader.token });
     expect(sessions.body.find((s: { signInMethod: string }) => s.signInMethod === 'passkey')).toMatchObject({ device: 'Chrome on Linux' });
     expect((await platform.fetch('/api/me/passkeys', { token: reader.token })).body[0].lastUsedAt).not.toBeNull();
+    // The person was told by mail that a passkey was added (security-3 M4).
+    expect((await mailsTo(platform.deps.config.DATA_DIR, person.email))[0]).toMatch(/A passkey was just added/);
+
+    // Step-up: a session signed in longer ago than the window cannot mint a connector token; the
+    // refusal offers to sign in again with the passkey, and the token is made once that is done.
+    await platform.deps.sql`update sessions set created_at = now() - interval '11 minutes' where person_id = (select id from people where email = ${person.email})`;
+    await openArea(page, `${origin}/account`);
+    const connector = page.getByRole('region', { name: /^AI-assistant connector/ });
+    await connector.getByLabel('What it is for').fill('After step-up');
+    await connector.getByRole('button', { name: 'Create token' }).click();
+    const stepUp = connector.getByRole('alert');
+    await expect.poll(() => stepUp.textContent()).toMatch(/confirm it is you: sign in again/);
+    await expectAccessible(page);
+    await screenshots(page, 'account-step-up');
+    await stepUp.getByRole('button', { name: 'Sign in again with a passkey' }).click();
+    await expect.poll(() => page.locator('#connector-token').textContent()).toMatch(/^pp_con_/);
+    // The session it replaced ended: signing in again does not pile sessions up.
+    const live = await platform.deps.sql`select sign_in_method from sessions where person_id = (select id from people where email = ${person.email}) and ended_at is null and kind = 'web'`;
+    expect(live.map((r) => r.signInMethod)).toEqual(['passkey']);
+
+    // Sign out everywhere, and also remove what was added lately: the passkey goes too.
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    const everywhere = page.getByRole('dialog', { name: 'Sign out everywhere?' });
+    await everywhere.getByLabel(/Also remove the passkeys/).check();
+    await everywhere.getByRole('button', { name: 'Sign out of every session' }).click();
+    await page.waitForURL(`${origin}/login`);
+    expect(await platform.deps.sql`select 1 from passkeys where person_id = (select id from people where email = ${person.email})`).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   } finally {
     Object.assign(platform.deps.config, { publicUrl: keep });
   }
+});
+
+it('asks an older session to sign in again before deleting the account, by an emailed link opened in this browser', async () => {
+  const { person, context } = await signedInBuilder(platform, browser);
+  await platform.deps.sql`update sessions set created_at = now() - interval '11 minutes' where person_id = (select id from people where email = ${person.email})`;
+  const page = await context.newPage();
+  const problems = watchProblems(page, [/403 .*\/api\/me\/delete/, /status of 403/]);
+  await openArea(page, `${platform.baseUrl}/account`);
+  await page.getByRole('button', { name: 'Delete my account' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete your account for good?' });
+  await dialog.getByLabel(/Your email/).fill(person.email);
+  await dialog.getByRole('button', { name: 'Delete account' }).click();
+  const stepUp = dialog.getByRole('alert');
+  await expect.poll(() => stepUp.textContent()).toMatch(/confirm it is you/);
+  expect(await platform.deps.sql`select 1 from people where email = ${person.email}`).toHaveLength(1);
+  await stepUp.getByRole('button', { name: 'Email me a sign-in link' }).click();
+  await expect.poll(() => stepUp.textContent()).toMatch(/We sent a sign-in link/);
+
+  // The link, opened in this browser (another tab), signs it in again with its button.
+  const tab = await context.newPage();
+  await signInByMailedLink(tab, platform, person.email);
+  await tab.waitForURL(`${platform.baseUrl}/`);
+  await dialog.getByRole('button', { name: 'Delete account' }).click();
+  await page.waitForURL(`${platform.baseUrl}/login`);
+  expect(await platform.deps.sql`select 1 from people where email = ${person.email}`).toEqual([]);
+  expect(problems).toEqual([]);
+  await context.close();
 });
 
 it('sends a browser whose provider sign-in failed to /login with the reason in words; other clients keep JSON', async () => {

@@ -4,7 +4,7 @@ import { configHome, fixture, pitch, spawnPitch, type PitchEnv } from '../cli/su
 import type { Platform } from '../support/platform.js';
 import { answerWhoAreYou, appFrame, pinAt, sendComment } from '../support/room.js';
 import { platformAndChromium } from '../support/suites.js';
-import { drag, mailedLink, openArea, watchProblems, webContext } from '../support/web-app.js';
+import { drag, signInByMailedLink, openArea, watchProblems, webContext } from '../support/web-app.js';
 
 // Issue 21's whole journey in Debian's Chromium: a builder signs in with the emailed link,
 // creates a project in the web app, approves `pitch login` on the device page and deploys with
@@ -113,7 +113,7 @@ it('signs in, creates, deploys with pitch, links; sees the viewer\'s visit, answ
   await page.fill('#email', email);
   await page.click('button[type=submit]');
   await expect.poll(() => page.textContent('[role=status]')).toContain('We sent a sign-in link');
-  await page.goto(await mailedLink(platform, email));
+  await signInByMailedLink(page, platform, email);
   await page.waitForURL(`${platform.baseUrl}/`);
   await expect.poll(() => page.textContent('#who')).toBe(email);
   // The board and analytics are paid features: the operator puts the workspace on a plan.

@@ -10,6 +10,10 @@ import { createQueues } from '../../services/core/queues.js';
 import { createStorage } from '../../services/core/storage.js';
 import { issueToken } from '../../services/ops/ops.service.js';
 import { randomUUID } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SESSION_COOKIE } from '../../services/contract/common.js';
+import { waitFor } from './wait-for.js';
 import { testEnv } from './services.js';
 import type { DestinationStream } from 'pino';
 import type { Handlers } from '../../services/api/routing/handler.js';
@@ -52,7 +56,26 @@ export async function startPlatform(opts: { env?: Record<string, string>; handle
       const email = `p-${crypto.randomUUID()}@example.com`;
       const { token } = await issueToken(sql, email, { kind: opts.kind, readOnly: opts.readOnly, name: opts.name });
       if (opts.plan) await sql`update workspaces set plan = ${opts.plan} where id = (select pw.workspace_id from personal_workspaces pw join people p on p.id = pw.person_id where p.email = ${email})`;
-      return { email, token, client: createClient({ baseUrl, token }) };
+      // `browser`: the same token as the web app's cookie from the platform's own page, which is
+      // what account power takes (services/api/auth/step-up.ts); meaningful for kind 'web'.
+      const browser = createClient({ baseUrl, headers: { cookie: `${SESSION_COOKIE}=${token}`, origin: baseUrl } });
+      return { email, token, client: createClient({ baseUrl, token }), browser };
+    },
+    /**
+     * Signs in by an emailed link as a browser would: asks for the link (keeping the nonce cookie
+     * it sets), reads it from the outbox and spends it with that cookie. Answers the session token.
+     */
+    async signInByMail(email: string, userAgent?: string): Promise<string> {
+      const asked = await fetch(`${baseUrl}/api/auth/email`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+      if (asked.status !== 200) throw new Error(`emailSignIn answered ${asked.status}`);
+      const nonce = cookieValue(asked.headers, SIGN_IN_NONCE_COOKIE)!;
+      const token = await mailedToken(config.DATA_DIR, email);
+      const spent = await fetch(`${baseUrl}/api/auth/email/verify`, {
+        method: 'POST', body: JSON.stringify({ token }),
+        headers: { 'content-type': 'application/json', cookie: `${SIGN_IN_NONCE_COOKIE}=${nonce}`, ...(userAgent ? { 'user-agent': userAgent } : {}) },
+      });
+      if (spent.status !== 200) throw new Error(`emailVerify answered ${spent.status}`);
+      return cookieValue(spent.headers, SESSION_COOKIE)!;
     },
     /** A raw request: for refusals the typed client would not send. */
     async fetch(path: string, init: Omit<RequestInit, 'body'> & { body?: BodyInit | Buffer; token?: string; json?: unknown } = {}) {
@@ -75,3 +98,40 @@ export async function startPlatform(opts: { env?: Record<string, string>; handle
 }
 
 export type Platform = Awaited<ReturnType<typeof startPlatform>>;
+
+/** The browser nonce cookie emailSignIn sets (services/api/auth/auth.handlers.ts). */
+export const SIGN_IN_NONCE_COOKIE = '__Host-pp_sign_in';
+
+/** A cookie's value among a response's Set-Cookie headers. */
+export function cookieValue(headers: Headers, name: string): string | undefined {
+  for (const line of headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    const at = pair.indexOf('=');
+    if (pair.slice(0, at).trim() === name) return decodeURIComponent(pair.slice(at + 1));
+  }
+  return undefined;
+}
+
+/** The token of the newest sign-in link mailed to `email` (the outbox folder; other mails skipped). */
+export async function mailedToken(dataDir: string, email: string): Promise<string> {
+  const link = await mailedSignInLink(dataDir, email);
+  return new URL(link).searchParams.get('token')!;
+}
+
+/** Every mail to `email` in the outbox, newest first (the files are named by time, then address). */
+export async function mailsTo(dataDir: string, email: string): Promise<string[]> {
+  const outbox = join(dataDir, 'outbox');
+  const files = (await readdir(outbox).catch(() => [] as string[])).filter((f) => f.endsWith(`-${email.replace(/[^a-z0-9@.-]/gi, '_')}.txt`)).sort().reverse();
+  return Promise.all(files.map((f) => readFile(join(outbox, f), 'utf8')));
+}
+
+export async function mailedSignInLink(dataDir: string, email: string): Promise<string> {
+  const linkIn = (text: string) => /(https?:\/\/\S+\/auth\/email\?token=[\w%-]+)/.exec(text)?.[1];
+  return waitFor(`a sign-in link mailed to ${email}`, async () => {
+    for (const text of await mailsTo(dataDir, email)) {
+      const link = linkIn(text);
+      if (link) return link;
+    }
+    return undefined;
+  });
+}

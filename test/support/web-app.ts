@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { SESSION_COOKIE } from '../../services/contract/common.js';
-import type { Platform } from './platform.js';
+import { mailedSignInLink, type Platform } from './platform.js';
 import { waitFor } from './wait-for.js';
 
 // Driving the builder's web app (services/web) in Chromium: a browser signed in as a person, what
@@ -90,9 +89,16 @@ export async function openArea(page: Page, url: string) {
 
 /** The sign-in link in the newest mail to `email` (no SMTP in tests: the outbox folder). */
 export async function mailedLink(platform: Platform, email: string): Promise<string> {
-  const outbox = join(platform.deps.config.DATA_DIR, 'outbox');
-  const file = await waitFor(`a mail to ${email}`, async () => (await readdir(outbox)).filter((f) => f.includes(email.replace(/[^a-z0-9@.-]/gi, '_'))).sort().at(-1));
-  return /(https?:\/\/\S+\/auth\/email\?token=[\w%-]+)/.exec(await readFile(join(outbox, file), 'utf8'))![1];
+  return mailedSignInLink(platform.deps.config.DATA_DIR, email);
+}
+
+/**
+ * Opens the newest sign-in link mailed to `email` in `page` and signs in with the page's button:
+ * opening the link spends nothing (security-3 M3), so the person presses "Sign in".
+ */
+export async function signInByMailedLink(page: Page, platform: Platform, email: string) {
+  await page.goto(await mailedLink(platform, email));
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 /** Drags with the mouse from the middle of one element to the middle of another, in small steps (dnd-kit's PointerSensor). */

@@ -121,6 +121,22 @@ describe('the sweep', () => {
     expect(await run()).toMatchObject({ signInLinks: 0, deviceCodes: 0, previewPasses: 0, sessions: 0 });
   });
 
+  // security-3 L2: the open providerStart writes a state per call; only the callback spent them.
+  it('removes provider states that expired unspent, and keeps live ones', async () => {
+    const { personId } = await workspace();
+    const hash = () => randomBytes(32);
+    const [expired, live, linking] = [hash(), hash(), hash()];
+    await sql`
+      insert into oauth_states (state_hash, provider, code_verifier, person_id, expires_at) values
+        (${expired}, 'github', 'v', null, ${ago('1 minute')}),
+        (${live}, 'google', 'v', null, now() + interval '10 minutes'),
+        (${linking}, 'github', 'v', ${personId}, ${ago('3 days')})`;
+    expect(await run()).toMatchObject({ oauthStates: 2 });
+    const left = await sql<{ stateHash: Buffer }[]>`select state_hash from oauth_states where state_hash in ${sql([expired, live, linking])}`;
+    expect(left.map((r) => r.stateHash.toString('hex'))).toEqual([live.toString('hex')]);
+    expect(await run()).toMatchObject({ oauthStates: 0 });
+  });
+
   it('drops uploads never received within 24 hours, with their bytes; a stuck PUT gets another day', async () => {
     const { workspaceId } = await workspace();
     const { id: projectId } = await project(workspaceId);

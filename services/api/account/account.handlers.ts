@@ -11,6 +11,8 @@ import { sendProductFeedback } from './product-feedback.service.js';
 import { foldFeedbackTab, myPreferences, welcomeSeen } from './preferences.service.js';
 import { invalid } from '../../core/errors.js';
 import { setNameOf } from '../../data/people.sql.js';
+import { requireRecentSignIn } from '../auth/step-up.js';
+import { mailNewSignInMethod } from './new-method-mail.js';
 
 export const accountHandlers: Handlers = {
   whoami: ({ deps, auth }) => accountOf(deps.sql, deps.config, auth),
@@ -31,8 +33,10 @@ export const accountHandlers: Handlers = {
 
   sessions: ({ deps, auth }) => sessionsOf(deps.sql, auth),
   revokeSession: ({ deps, auth, params }) => revokeSession(deps.sql, auth, params.sessionId),
-  signOutEverywhere: async ({ deps, auth, reply }) => {
-    const out = await signOutEverywhere(deps.sql, auth);
+  signOutEverywhere: async ({ deps, auth, body, reply }) => {
+    const days = body?.removeMethodsAddedWithinDays;
+    if (days !== undefined) requireRecentSignIn(auth, 'signOutEverywhere');
+    const out = await signOutEverywhere(deps.sql, auth, days);
     if (auth.via === 'cookie') clearSessionCookie(reply);
     return out;
   },
@@ -45,18 +49,32 @@ export const accountHandlers: Handlers = {
 
   deletable: ({ deps, auth }) => deletable(deps, auth.personId),
   deleteAccount: async ({ deps, auth, body, reply }) => {
+    requireRecentSignIn(auth, 'deleteAccount');
     const out = await deleteAccount(deps, auth.personId, body.confirm);
     if (auth.via === 'cookie') clearSessionCookie(reply);
     return out;
   },
 
   signIns: ({ deps, auth }) => signInsOf(deps.sql, deps.config, auth.personId),
-  disconnect: ({ deps, auth, params }) => disconnectProvider(deps.sql, deps.config, auth.personId, params.provider),
+  // Adding or removing a way in takes a recent sign-in in the web app (security-3 M4, step-up.ts).
+  disconnect: ({ deps, auth, params }) => {
+    requireRecentSignIn(auth, 'disconnect');
+    return disconnectProvider(deps.sql, deps.config, auth.personId, params.provider);
+  },
   passkeys: ({ deps, auth }) => listPasskeys(deps.sql, auth.personId),
   passkeyRegisterOptions: async ({ deps, auth }) => {
+    requireRecentSignIn(auth, 'passkeyRegisterOptions');
     const me = await accountOf(deps.sql, deps.config, auth);
     return registrationOptions(deps.sql, deps.config, { id: me.userId, email: me.email, displayName: me.displayName });
   },
-  registerPasskey: ({ deps, auth, body }) => registerPasskey(deps.sql, deps.config, auth.personId, body.response as never),
-  removePasskey: ({ deps, auth, params }) => removePasskey(deps.sql, auth.personId, params.passkeyId),
+  registerPasskey: async ({ deps, auth, body }) => {
+    requireRecentSignIn(auth, 'registerPasskey');
+    const passkeys = await registerPasskey(deps.sql, deps.config, auth.personId, body.response as never);
+    await mailNewSignInMethod(deps.sql, deps.mailer, deps.config, auth.personId, 'A passkey');
+    return passkeys;
+  },
+  removePasskey: ({ deps, auth, params }) => {
+    requireRecentSignIn(auth, 'removePasskey');
+    return removePasskey(deps.sql, auth.personId, params.passkeyId);
+  },
 };

@@ -75,24 +75,24 @@ describe('deletable', () => {
 
 describe('deleteAccount', () => {
   it('refuses without the email as confirmation, and while a blocker stands; nothing goes', async () => {
-    const me = await platform.person();
+    const me = await platform.person({ kind: 'web' });
     const other = await platform.person();
     const crowded = await team(me);
     await sql()`insert into memberships (workspace_id, person_id, role) values (${crowded}, ${await idOf(other)}, 'member')`;
 
-    const wrong = await refusal(me.client.call('deleteAccount', { body: { confirm: other.email } }));
+    const wrong = await refusal(me.browser.call('deleteAccount', { body: { confirm: other.email } }));
     expect(wrong).toMatchObject({ status: 422, body: { reason: 'confirm' } });
-    const blocked = await refusal(me.client.call('deleteAccount', { body: { confirm: me.email } }));
+    const blocked = await refusal(me.browser.call('deleteAccount', { body: { confirm: me.email } }));
     expect(blocked).toMatchObject({ status: 422, body: { reason: 'blocked', blockers: [{ workspaceId: crowded, people: 1 }] } });
     expect((await me.client.call('whoami')).email).toBe(me.email);
 
     // Once the team is empty again, the email (in any case) confirms it.
     await sql()`delete from memberships where workspace_id = ${crowded} and person_id = ${await idOf(other)}`;
-    expect(await me.client.call('deleteAccount', { body: { confirm: me.email.toUpperCase() } })).toEqual({ deleted: true });
+    expect(await me.browser.call('deleteAccount', { body: { confirm: me.email.toUpperCase() } })).toEqual({ deleted: true });
   });
 
   it('leaves no row and no object of the person, while what they left in another room stays', { timeout: 60_000 }, async () => {
-    const me = await platform.person({ plan: 'studio', name: 'Leaving Person' });
+    const me = await platform.person({ plan: 'studio', name: 'Leaving Person', kind: 'web' });
     const personId = await idOf(me);
     const host = await platform.person({ name: 'Host' });
 
@@ -123,7 +123,7 @@ describe('deleteAccount', () => {
     await sql()`insert into comments (workspace_id, project_id, viewer_name, viewer_email, body) values (${hostWs}, ${hostProject.id}, 'Leaving Person', ${me.email}, 'Nice demo')`;
     expect(Object.keys(await rowsMentioning(personId, me.email)).length).toBeGreaterThan(8);
 
-    expect(await me.client.call('deleteAccount', { body: { confirm: me.email } })).toEqual({ deleted: true });
+    expect(await me.browser.call('deleteAccount', { body: { confirm: me.email } })).toEqual({ deleted: true });
 
     expect((await platform.fetch('/api/me/account', { token: me.token })).status).toBe(401);
     await waitFor('the purge job', async () => {
@@ -141,12 +141,12 @@ describe('deleteAccount', () => {
   });
 
   it("keeps the deleted account's room addresses and handle from others for 30 days", async () => {
-    const me = await platform.person({ plan: 'studio' });
+    const me = await platform.person({ plan: 'studio', kind: 'web' });
     const handle = `gone-${crypto.randomUUID().slice(0, 8)}`;
     await me.client.call('setProfile', { body: { handle, bio: null } });
     const project = await me.client.call('createProject', { body: { slug: `gone-${crypto.randomUUID().slice(0, 8)}`, name: 'Was mine' } });
     await me.client.call('deleteProject', { params: { projectId: project.id }, body: { confirm: project.slug } });
-    expect(await me.client.call('deleteAccount', { body: { confirm: me.email } })).toEqual({ deleted: true });
+    expect(await me.browser.call('deleteAccount', { body: { confirm: me.email } })).toEqual({ deleted: true });
     expect(await sql()`select 1 from projects where slug = ${project.slug}`).toHaveLength(0);
 
     const next = await platform.person({ plan: 'studio' });

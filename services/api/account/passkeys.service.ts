@@ -12,8 +12,9 @@ import {
 import { createSession } from '../../data/sessions.sql.js';
 
 // Passkeys (spec 5 (8); issue 19): WebAuthn through @simplewebauthn/server. Discoverable
-// credentials (resident keys) so sign-in needs no name typed first; user verification preferred,
-// not required; the RP id and origin from config; each challenge kept in Postgres for one
+// credentials (resident keys) so sign-in needs no name typed first; user verification (a PIN or
+// biometric) required, as a passkey is a whole sign-in by itself: a found security key without
+// its PIN must not be one (security-3 L4); the RP id and origin from config; each challenge kept in Postgres for one
 // ceremony of at most five minutes and spent by the first answer that names it.
 
 const challengeSeconds = 300;
@@ -70,7 +71,7 @@ export async function registrationOptions(sql: Sql, config: Config, person: { id
     timeout: challengeSeconds * 1000,
     attestationType: 'none',
     excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports as never })),
-    authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
+    authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'required' },
   });
   await keepChallenge(sql, options.challenge, 'register', person.id, challengeSeconds);
   return { ...options };
@@ -82,7 +83,7 @@ export async function registerPasskey(sql: Sql, config: Config, personId: string
   let verified;
   try {
     verified = await verifyRegistrationResponse({
-      response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false,
+      response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true,
     });
   } catch (err) {
     throw refusedPasskey((err as Error).message);
@@ -105,7 +106,7 @@ export async function removePasskey(sql: Sql, personId: string, passkeyId: strin
 /** Sign-in options: no credentials listed, so the authenticator offers its discoverable ones. */
 export async function signInOptions(sql: Sql, config: Config) {
   const { rpID } = relyingParty(config);
-  const options = await generateAuthenticationOptions({ rpID, userVerification: 'preferred', timeout: challengeSeconds * 1000 });
+  const options = await generateAuthenticationOptions({ rpID, userVerification: 'required', timeout: challengeSeconds * 1000 });
   await keepChallenge(sql, options.challenge, 'sign-in', null, challengeSeconds);
   return { ...options };
 }
@@ -119,7 +120,7 @@ export async function signInWithPasskey(sql: Sql, config: Config, response: Auth
   let verified;
   try {
     verified = await verifyAuthenticationResponse({
-      response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false,
+      response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true,
       credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: passkey.counter, transports: passkey.transports as never },
     });
   } catch (err) {

@@ -1,7 +1,9 @@
 import type { Sql } from '../../core/db.js';
 import { notFound } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
-import { endEverySession, endOwnSession, liveSessionsOf, type SessionKind } from '../../data/sessions.sql.js';
+import { cancelApprovedDeviceLogins, endEverySession, endOwnSession, liveSessionsOf, type SessionKind } from '../../data/sessions.sql.js';
+import { removeRecentPasskeys } from '../../data/passkeys.sql.js';
+import { unlinkRecentProviders } from '../../data/provider-links.sql.js';
 import type { Auth } from '../routing/request-auth.js';
 
 // Own sessions (spec 2.10 Session, 4.6): the cookie sessions of the app and the bearer tokens of
@@ -47,4 +49,17 @@ export async function revokeSession(sql: Sql, auth: Auth, sessionId: string) {
   return sessionsOf(sql, auth);
 }
 
-export const signOutEverywhere = async (sql: Sql, auth: Auth) => ({ signedOut: await endEverySession(sql, auth.personId) });
+/**
+ * Ends every session and cancels device logins approved but not collected. With `removeDays`, the
+ * passkeys and provider links added in that many last days go too: what a stolen session may have
+ * added to come back by (security-3 M4). Emailed links stay: they reach only the person's mailbox.
+ */
+export async function signOutEverywhere(sql: Sql, auth: Auth, removeDays?: number) {
+  return sql.begin(async (tx) => {
+    const signedOut = await endEverySession(tx, auth.personId);
+    await cancelApprovedDeviceLogins(tx, auth.personId);
+    if (removeDays === undefined) return { signedOut };
+    const methodsRemoved = (await removeRecentPasskeys(tx, auth.personId, removeDays)) + (await unlinkRecentProviders(tx, auth.personId, removeDays));
+    return { signedOut, methodsRemoved };
+  });
+}

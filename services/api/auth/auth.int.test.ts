@@ -1,7 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '../../../test/support/platform.js';
+import { cookieValue, mailedToken, SIGN_IN_NONCE_COOKIE, startPlatform, type Platform } from '../../../test/support/platform.js';
 import { issueToken } from '../../ops/ops.service.js';
 
 let platform: Platform;
@@ -47,21 +45,28 @@ describe('bearer tokens', () => {
 });
 
 describe('emailed sign-in links', () => {
-  async function linkFor(email: string): Promise<string> {
-    const outbox = join(platform.deps.config.DATA_DIR, 'outbox');
-    const files = (await readdir(outbox)).filter((f) => f.includes(email.replace(/[^a-z0-9@.-]/gi, '_')));
-    const text = await readFile(join(outbox, files.sort().at(-1)!), 'utf8');
-    return /token=([\w-]+)/.exec(text)![1];
+  const linkFor = (email: string) => mailedToken(platform.deps.config.DATA_DIR, email);
+
+  /** Asks for a link as a browser does: answers the nonce cookie the platform set for it. */
+  async function ask(email: string): Promise<string> {
+    const sent = await platform.fetch('/api/auth/email', { method: 'POST', json: { email } });
+    expect(sent.status).toBe(200);
+    return `${SIGN_IN_NONCE_COOKIE}=${cookieValue(sent.headers, SIGN_IN_NONCE_COOKIE)}`;
   }
+  const verify = (json: object, cookie?: string) =>
+    platform.fetch('/api/auth/email/verify', { method: 'POST', json, headers: cookie ? { cookie } : {} });
 
   it('signs in with a cookie session, once, and creates the person on first use', async () => {
     const email = `mail-${crypto.randomUUID()}@example.com`;
     const sent = await platform.fetch('/api/auth/email', { method: 'POST', json: { email } });
     expect(sent.status).toBe(200);
     expect(sent.body.sent).toBe(true);
+    const nonce = sent.headers.getSetCookie().find((c) => c.startsWith(`${SIGN_IN_NONCE_COOKIE}=`))!;
+    for (const attribute of [/; Path=\/(;|$)/, /; HttpOnly/i, /; Secure/i, /; SameSite=Lax/i]) expect(nonce).toMatch(attribute);
+    const browser = nonce.split(';')[0];
     const token = await linkFor(email);
 
-    const verified = await platform.fetch('/api/auth/email/verify', { method: 'POST', json: { token } });
+    const verified = await verify({ token }, browser);
     expect(verified.status).toBe(200);
     const setCookie = verified.headers.get('set-cookie')!;
     expect(setCookie).toMatch(/^__Host-pp_session=[^;]+;.*Secure/);
@@ -73,14 +78,14 @@ describe('emailed sign-in links', () => {
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ email, emailVerified: true });
 
-    const again = await platform.fetch('/api/auth/email/verify', { method: 'POST', json: { token } });
+    const again = await verify({ token }, browser);
     expect(again.status).toBe(404);
   });
 
   it('keeps the session in a __Host- cookie and refuses a request carrying a second, planted one', async () => {
     const email = `toss-${crypto.randomUUID()}@example.com`;
-    await platform.fetch('/api/auth/email', { method: 'POST', json: { email } });
-    const verified = await platform.fetch('/api/auth/email/verify', { method: 'POST', json: { token: await linkFor(email) } });
+    const browser = await ask(email);
+    const verified = await verify({ token: await linkFor(email) }, browser);
     const own = verified.headers.get('set-cookie')!.split(';')[0];
     expect(own).toMatch(/^__Host-pp_session=/);
     const attacker = await platform.person();
@@ -96,16 +101,18 @@ describe('emailed sign-in links', () => {
 
   it('refuses an expired link', async () => {
     const email = `late-${crypto.randomUUID()}@example.com`;
-    await platform.fetch('/api/auth/email', { method: 'POST', json: { email } });
+    const browser = await ask(email);
     const token = await linkFor(email);
     await platform.deps.sql`update email_sign_ins set expires_at = now() - interval '1 second' where email = ${email}`;
-    expect((await platform.fetch('/api/auth/email/verify', { method: 'POST', json: { token } })).status).toBe(404);
+    expect((await verify({ token }, browser)).status).toBe(404);
+    expect((await verify({ token, confirm: true })).status).toBe(404);
+    expect((await platform.fetch('/api/auth/email/check', { method: 'POST', json: { token } })).status).toBe(404);
   });
 
   it('refuses a cookie mutation from another origin (CSRF) and takes it from the platform origin', async () => {
     const email = `csrf-${crypto.randomUUID()}@example.com`;
-    await platform.fetch('/api/auth/email', { method: 'POST', json: { email } });
-    const verified = await platform.fetch('/api/auth/email/verify', { method: 'POST', json: { token: await linkFor(email) } });
+    const browser = await ask(email);
+    const verified = await verify({ token: await linkFor(email) }, browser);
     const cookie = verified.headers.get('set-cookie')!.split(';')[0];
 
     const evil = await platform.fetch('/api/auth/logout', { method: 'POST', headers: { cookie, origin: 'http://evil.example' } });
@@ -118,6 +125,44 @@ describe('emailed sign-in links', () => {
     const own = await platform.fetch('/api/auth/logout', { method: 'POST', headers: { cookie, origin: platform.baseUrl } });
     expect(own.status).toBe(200);
     expect((await platform.fetch('/api/me/account', { headers: { cookie } })).status).toBe(401);
+  });
+  // security-3 M3: an attacker's own link, opened in the victim's browser, must not quietly sign
+  // the victim into the attacker's account.
+  it('signs in only the browser that asked, unless the person confirms the masked account; the link stays unspent until then', async () => {
+    const email = `asker-${crypto.randomUUID()}@example.com`;
+    const asker = await ask(email);
+    const token = await linkFor(email);
+
+    // Another browser: no nonce, or a nonce of its own (it asked for a link of its own earlier).
+    const other = await ask(`other-${crypto.randomUUID()}@example.com`);
+    for (const cookie of [undefined, other]) {
+      const res = await verify({ token }, cookie);
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ error: 'refused: elsewhere', reason: 'elsewhere', email: 'a\u2022\u2022\u2022@example.com' });
+      expect(res.headers.get('set-cookie')).toBeNull();
+      const check = await platform.fetch('/api/auth/email/check', { method: 'POST', json: { token }, headers: cookie ? { cookie } : {} });
+      expect(check.body).toMatchObject({ email: 'a\u2022\u2022\u2022@example.com', thisBrowser: false });
+    }
+    // Checking spends nothing: the asking browser is told it is the one, and still signs in.
+    const mine = await platform.fetch('/api/auth/email/check', { method: 'POST', json: { token }, headers: { cookie: asker } });
+    expect(mine.body).toMatchObject({ thisBrowser: true });
+    expect((await platform.deps.sql`select used_at from email_sign_ins where email = ${email}`)[0].usedAt).toBeNull();
+
+    // Confirmed in the other browser: it signs in, once.
+    const confirmed = await verify({ token, confirm: true }, other);
+    expect(confirmed.status).toBe(200);
+    const session = cookieValue(confirmed.headers, '__Host-pp_session')!;
+    expect((await platform.fetch('/api/me/account', { headers: { cookie: `__Host-pp_session=${session}` } })).body).toMatchObject({ email });
+    expect((await verify({ token }, asker)).status).toBe(404);
+  });
+
+  it('keeps one nonce per browser, so each link the browser asked for stays its own', async () => {
+    const email = `twice-${crypto.randomUUID()}@example.com`;
+    const browser = await ask(email);
+    const first = await linkFor(email);
+    const again = await platform.fetch('/api/auth/email', { method: 'POST', json: { email }, headers: { cookie: browser } });
+    expect(`${SIGN_IN_NONCE_COOKIE}=${cookieValue(again.headers, SIGN_IN_NONCE_COOKIE)}`).toBe(browser);
+    expect((await verify({ token: first }, browser)).status).toBe(200);
   });
 });
 
@@ -134,9 +179,8 @@ describe('device login', () => {
     const pending = await platform.fetch('/api/auth/device/token', { method: 'POST', json: { deviceCode } });
     expect(pending.body).toEqual({ pending: true, interval });
 
-    const approver = await platform.person();
-    const approved = await platform.fetch('/api/auth/device/approve', { method: 'POST', token: approver.token, json: { userCode: userCode.toLowerCase() } });
-    expect(approved.status).toBe(200);
+    const approver = await platform.person({ kind: 'web' });
+    expect(await approver.browser.call('deviceApprove', { body: { userCode: userCode.toLowerCase() } })).toEqual({ approved: true });
 
     const got = await platform.fetch('/api/auth/device/token', { method: 'POST', json: { deviceCode } });
     expect(got.status).toBe(200);
@@ -150,9 +194,22 @@ describe('device login', () => {
   it('cannot be approved without a session, nor twice, nor with an unknown code', async () => {
     const start = await platform.fetch('/api/auth/device', { method: 'POST' });
     expect((await platform.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode: start.body.userCode } })).status).toBe(401);
-    const p = await platform.person();
-    expect((await platform.fetch('/api/auth/device/approve', { method: 'POST', token: p.token, json: { userCode: 'BBBB-BBBB' } })).status).toBe(404);
-    expect((await platform.fetch('/api/auth/device/approve', { method: 'POST', token: p.token, json: { userCode: start.body.userCode } })).status).toBe(200);
-    expect((await platform.fetch('/api/auth/device/approve', { method: 'POST', token: p.token, json: { userCode: start.body.userCode } })).status).toBe(404);
+    const p = await platform.person({ kind: 'web' });
+    const approve = (userCode: string) => platform.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode }, headers: { cookie: `__Host-pp_session=${p.token}`, origin: platform.baseUrl } });
+    expect((await approve('BBBB-BBBB')).status).toBe(404);
+    expect((await approve(start.body.userCode)).status).toBe(200);
+    expect((await approve(start.body.userCode)).status).toBe(404);
+  });
+
+  // security-3 M4: a leaked CLI token (PP_TOKEN in CI) must not mint more of itself.
+  it('is approved only from the web app: a bearer token, CLI or web, gets 403 permission and the code stays pending', async () => {
+    const start = await platform.fetch('/api/auth/device', { method: 'POST' });
+    for (const kind of ['cli', 'web'] as const) {
+      const p = await platform.person({ kind });
+      const res = await platform.fetch('/api/auth/device/approve', { method: 'POST', token: p.token, json: { userCode: start.body.userCode } });
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ error: 'role cannot', reason: 'permission', action: 'deviceApprove', stepUp: 'browser' });
+    }
+    expect((await platform.fetch('/api/auth/device/token', { method: 'POST', json: { deviceCode: start.body.deviceCode } })).body).toMatchObject({ pending: true });
   });
 });

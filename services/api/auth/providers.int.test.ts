@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '../../../test/support/platform.js';
+import { mailsTo, startPlatform, type Platform } from '../../../test/support/platform.js';
 import { githubStandIn, type GithubUser } from '../../../test/support/github-stand-in.js';
 import { refusal } from '../../../test/support/refusal.js';
 import { hashSecret } from '../../core/ids.js';
@@ -100,13 +100,18 @@ async function throughProvider(start: string, login: string): Promise<string> {
   throw new Error('too many steps at the provider');
 }
 
-/** The browser's cookie binding it to the flow it started (the state, path /api/auth/). */
+/** The browser's cookie binding it to the flow it started (the state; `__Host-`, path /). */
 let stateCookie: string | null = null;
 
-const start = async (provider: string, token?: string) => {
-  const res = await platform.fetch(`/api/auth/${provider}/start`, { method: 'POST', token });
+/** Starts a flow; `session` is the token of the web app's cookie session that asks to link. */
+const start = async (provider: string, session?: string) => {
+  const headers: Record<string, string> = session ? { cookie: `__Host-pp_session=${session}`, origin: platform.baseUrl } : {};
+  const res = await platform.fetch(`/api/auth/${provider}/start`, { method: 'POST', headers });
   expect(res.status).toBe(200);
-  stateCookie = res.headers.getSetCookie().find((c) => c.startsWith('pp_oauth_state='))!.split(';')[0];
+  const set = res.headers.getSetCookie().find((c) => c.startsWith('__Host-pp_oauth_state='))!;
+  for (const attribute of [/; Path=\/(;|$)/, /; Secure/i, /; HttpOnly/i]) expect(set).toMatch(attribute);
+  expect(set).not.toMatch(/Domain=/i);
+  stateCookie = set.split(';')[0];
   return res.body.url as string;
 };
 
@@ -119,6 +124,8 @@ async function callback(url: string, sent = stateCookie) {
 }
 
 const accountWith = async (cookie: string) => (await platform.fetch('/api/me/account', { headers: { cookie } })).body;
+
+const newestMail = async (email: string) => (await mailsTo(platform.deps.config.DATA_DIR, email))[0] ?? '';
 
 describe('Google (OpenID Connect, a local oidc-provider)', () => {
   it('signs in a new person with a verified email; the avatar is the picture until a photo is uploaded', async () => {
@@ -160,7 +167,7 @@ describe('Google (OpenID Connect, a local oidc-provider)', () => {
     const forged = new URL(arrived);
     forged.searchParams.set('state', 'not-ours');
     expect(await callback(forged.href)).toMatchObject({ status: 422, body: { reason: 'state' } });
-    expect(await callback(forged.href, 'pp_oauth_state=not-ours')).toMatchObject({ status: 422, body: { reason: 'state' } });
+    expect(await callback(forged.href, '__Host-pp_oauth_state=not-ours')).toMatchObject({ status: 422, body: { reason: 'state' } });
     // Another browser (no state cookie, or another flow's) cannot use this callback address.
     expect(await callback(arrived.href, null)).toMatchObject({ status: 422, body: { reason: 'state' } });
     const mine = stateCookie;
@@ -212,11 +219,29 @@ describe('GitHub (a local OAuth 2.0 server)', () => {
     nextGithubUser = { id: Math.floor(Math.random() * 1e9), avatar_url: 'https://avatars.example/2', emails: [{ email: `u-${randomUUID()}@example.com`, verified: false, primary: true }] };
     expect(await callback(await throughProvider(await start('github'), 'n/a'))).toMatchObject({ status: 422, body: { reason: 'provider' } });
 
-    const me = await platform.person();
+    const me = await platform.person({ kind: 'web' });
     const back = await callback(await throughProvider(await start('github', me.token), 'n/a'));
     expect(back.status).toBe(302);
     expect((await accountWith(back.cookie!)).userId).toBe((await me.client.call('whoami')).userId);
     expect((await me.client.call('signIns')).providers[0]).toMatchObject({ provider: 'github', linked: true });
+    // A new way in is mailed to the person (security-3 M4).
+    const mail = await newestMail(me.email);
+    expect(mail).toMatch(/Subject: A new way to sign in was added/);
+    expect(mail).toMatch(/A GitHub account was just added/);
+  });
+
+  // security-3 M4: a leaked CLI token must not link the attacker's GitHub to its account.
+  it('links only from the web app signed in within the step-up window: a bearer token or an older session gets 403', async () => {
+    const cli = await platform.person();
+    const byBearer = await platform.fetch('/api/auth/github/start', { method: 'POST', token: cli.token });
+    expect(byBearer).toMatchObject({ status: 403, body: { error: 'role cannot', reason: 'permission', action: 'providerStart', stepUp: 'browser' } });
+    expect(byBearer.headers.getSetCookie()).toEqual([]);
+
+    const web = await platform.person({ kind: 'web' });
+    await platform.deps.sql`update sessions set created_at = now() - interval '11 minutes' where token_hash = ${hashSecret(web.token)}`;
+    const stale = await platform.fetch('/api/auth/github/start', { method: 'POST', headers: { cookie: `__Host-pp_session=${web.token}`, origin: platform.baseUrl } });
+    expect(stale).toMatchObject({ status: 403, body: { reason: 'permission', action: 'providerStart', stepUp: 'sign-in-again' } });
+    expect(await platform.deps.sql`select 1 from oauth_states where person_id = (select id from people where email = ${web.email})`).toEqual([]);
   });
 
   it('answers 404 for a provider that is not set up or unknown', async () => {
@@ -229,6 +254,6 @@ describe('GitHub (a local OAuth 2.0 server)', () => {
       await bare.close();
     }
     expect((await platform.fetch('/api/auth/myspace/start', { method: 'POST' })).status).toBe(404);
-    expect((await refusal((await platform.person()).client.call('disconnect', { params: { provider: 'myspace' } }))).status).toBe(404);
+    expect((await refusal((await platform.person({ kind: 'web' })).browser.call('disconnect', { params: { provider: 'myspace' } }))).status).toBe(404);
   });
 });

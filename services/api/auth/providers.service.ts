@@ -100,24 +100,27 @@ export async function finishProvider(sql: Sql, config: Config, provider: Provide
     if (err instanceof Refusal) throw err;
     throw refused(422, 'provider', `the provider refused the sign-in: ${(err as Error).message}`);
   }
-  const personId = await personFor(sql, provider, identity, kept.personId);
-  return createSession(sql, { personId, kind: 'web', days: config.SESSION_DAYS, method: provider, userAgent });
+  const { personId, added } = await personFor(sql, provider, identity, kept.personId);
+  const session = await createSession(sql, { personId, kind: 'web', days: config.SESSION_DAYS, method: provider, userAgent });
+  // A new link is a new way in: the handler mails the person (security-3 M4).
+  return { session, added: added ? { personId, what: `A ${providerTitle[provider]} account` } : null };
 }
 
-async function personFor(sql: Sql, provider: ProviderName, id: Identity, linking: string | null): Promise<string> {
+const providerTitle: Record<ProviderName, string> = { github: 'GitHub', google: 'Google' };
+
+async function personFor(sql: Sql, provider: ProviderName, id: Identity, linking: string | null): Promise<{ personId: string; added: boolean }> {
   const known = await providerLink(sql, provider, id.subject);
   if (known) {
     if (linking && linking !== known.personId) throw refused(422, 'provider', 'this account is linked to another person');
     await linkProvider(sql, { ...known, imageUrl: id.imageUrl });
-    return known.personId;
+    return { personId: known.personId, added: false };
   }
   let personId = linking;
   if (!personId) {
     if (!id.email || !id.emailVerified) throw refused(422, 'provider', 'the provider does not vouch for an email: sign in by email, then link it');
     personId = (await personIdByEmail(sql, id.email)) ?? (await ensurePerson(sql, id.email, { verified: true })).id;
   }
-  if (!(await linkProvider(sql, { personId, provider, subject: id.subject, imageUrl: id.imageUrl }))) {
-    throw refused(422, 'provider', `another ${provider} account is linked already: disconnect it first`);
-  }
-  return personId;
+  const linked = await linkProvider(sql, { personId, provider, subject: id.subject, imageUrl: id.imageUrl });
+  if (!linked) throw refused(422, 'provider', `another ${provider} account is linked already: disconnect it first`);
+  return { personId, added: linked === 'added' };
 }

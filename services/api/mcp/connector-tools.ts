@@ -20,7 +20,7 @@ export const connectorTools: Record<Operation, ToolChoice> = {
   openapi: document,
   manifestSchema: document,
 
-  emailSignIn: signIn, emailVerify: signIn, deviceStart: signIn, deviceApprove: signIn, deviceToken: signIn, logout: signIn,
+  emailSignIn: signIn, emailCheck: signIn, emailVerify: signIn, deviceStart: signIn, deviceApprove: signIn, deviceToken: signIn, logout: signIn,
   passkeySignInOptions: signIn, passkeySignIn: signIn, providerStart: signIn, providerCallback: signIn,
   passkeys: ownSecurity, passkeyRegisterOptions: ownSecurity, registerPasskey: ownSecurity, removePasskey: ownSecurity,
 

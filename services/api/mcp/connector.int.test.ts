@@ -7,6 +7,8 @@ import { startPlatform, type Platform } from '../../../test/support/platform.js'
 import { uniqueSlug } from '../../../test/support/refusal.js';
 import { deployStaticRoom } from '../../../test/support/room.js';
 import { connectorTools } from './connector-tools.js';
+import { issueToken } from '../../ops/ops.service.js';
+import { SESSION_COOKIE } from '../../contract/common.js';
 
 // The AI-assistant connector (issue 20), driven by the MCP SDK's own client over real HTTP: its
 // tools and resources, full and read-only connections, the tokens it takes and refuses, and a
@@ -18,9 +20,15 @@ afterAll(async () => { await platform.close(); });
 
 type Person = Awaited<ReturnType<Platform['person']>>;
 
-/** A connector token of `person`'s, issued from the account endpoint. */
+/**
+ * A connector token of `person`'s, issued from the account endpoint as the web app does: from a
+ * browser session just signed in (minting one is account power, services/api/auth/step-up.ts).
+ */
 async function connectorToken(person: Person, readOnly = false): Promise<string> {
-  const res = await platform.fetch('/api/me/connector-tokens', { method: 'POST', token: person.token, json: { name: 'test assistant', readOnly } });
+  const { token: web } = await issueToken(platform.deps.sql, person.email, { kind: 'web' });
+  const res = await platform.fetch('/api/me/connector-tokens', {
+    method: 'POST', json: { name: 'test assistant', readOnly }, headers: { cookie: `${SESSION_COOKIE}=${web}`, origin: platform.baseUrl },
+  });
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ readOnly, mcpUrl: `${platform.baseUrl}/mcp` });
   return res.body.token;

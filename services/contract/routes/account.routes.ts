@@ -35,10 +35,10 @@ export const accountRoutes = {
   }),
   deleteAccount: route({
     operation: 'deleteAccount', method: 'POST', path: '/api/me/delete', status: 200, tag: 'account',
-    summary: "Deletes the account when `confirm` is its email; sign-ins, sessions, profile, photo and owned workspaces go; 422 while a blocker exists.",
+    summary: "Deletes the account when `confirm` is its email; sign-ins, sessions, profile, photo and owned workspaces go; 403 `permission` with `stepUp` unless a browser session signed in within the last minutes; 422 while a blocker exists.",
     body: z.object({ confirm: z.string() }),
     reply: z.object({ deleted: z.literal(true) }),
-    errors: [422],
+    errors: [403, 422],
   }),
   signIns: route({
     operation: 'signIns', method: 'GET', path: '/api/me/sign-in', status: 200, tag: 'account',
@@ -47,7 +47,7 @@ export const accountRoutes = {
   }),
   disconnect: route({
     operation: 'disconnect', method: 'POST', path: '/api/me/sign-in/:provider/disconnect', status: 200, tag: 'account',
-    summary: 'Unlinks a sign-in provider; 422 while it is the only way in (no other provider, no passkey).',
+    summary: 'Unlinks a sign-in provider (a recent browser sign-in, else 403 `permission` with `stepUp`); 422 while it is the only way in (no other provider, no passkey).',
     params: z.object({ provider: z.string() }),
     reply: SignIns,
     errors: [404, 422],
@@ -61,19 +61,20 @@ export const accountRoutes = {
   }),
   passkeyRegisterOptions: route({
     operation: 'passkeyRegisterOptions', method: 'POST', path: '/api/me/passkeys/options', status: 200, tag: 'account',
-    summary: "WebAuthn creation options (PublicKeyCredentialCreationOptionsJSON) for a new passkey: a discoverable credential, user verification preferred; the challenge is good for one answer within 5 minutes.",
+    summary: "WebAuthn creation options (PublicKeyCredentialCreationOptionsJSON) for a new passkey: a discoverable credential, user verification required; only a browser session signed in within the last minutes (else 403 `permission` with `stepUp`); the challenge is good for one answer within 5 minutes.",
     reply: Obj,
+    errors: [403],
   }),
   registerPasskey: route({
     operation: 'registerPasskey', method: 'POST', path: '/api/me/passkeys', status: 200, tag: 'account',
-    summary: "Registers the authenticator's answer (RegistrationResponseJSON); 422 passkey when the challenge is unknown, spent or expired, or the answer does not verify.",
+    summary: "Registers the authenticator's answer (RegistrationResponseJSON) and mails the person that a passkey was added; 403 `permission` with `stepUp` as for the options; 422 passkey when the challenge is unknown, spent or expired, or the answer does not verify.",
     body: z.object({ response: Obj }),
     reply: z.array(Passkey),
     errors: [422],
   }),
   removePasskey: route({
     operation: 'removePasskey', method: 'POST', path: '/api/me/passkeys/:passkeyId/remove', status: 200, tag: 'account',
-    summary: "Removes one of one's own passkeys; another person's is 404.",
+    summary: "Removes one of one's own passkeys (a recent browser sign-in, else 403 `permission` with `stepUp`); another person's is 404.",
     params: z.object({ passkeyId: z.string() }),
     reply: z.array(Passkey),
     errors: [404],
@@ -92,8 +93,13 @@ export const accountRoutes = {
   }),
   signOutEverywhere: route({
     operation: 'signOutEverywhere', method: 'POST', path: '/api/me/sessions/revoke-all', status: 200, tag: 'account',
-    summary: 'Ends every own session, the calling one included; answers how many.',
-    reply: z.object({ signedOut: z.number().int() }),
+    summary: 'Ends every own session, the calling one included, and cancels device logins approved but not yet collected; answers how many sessions. With `removeMethodsAddedWithinDays` (beyond the spec) it also removes the passkeys and provider links added in that many last days (a recent browser sign-in, else 403 `permission` with `stepUp`).',
+    body: z.object({
+      /** Also remove the sign-in methods (passkeys, GitHub or Google links) added in the last this many days. */
+      removeMethodsAddedWithinDays: z.number().int().min(1).max(365).optional(),
+    }).nullish(), // no body at all: fastify hands the schema null
+    reply: z.object({ signedOut: z.number().int(), methodsRemoved: z.number().int().optional() }),
+    errors: [403],
   }),
   myPreferences: route({
     operation: 'myPreferences', method: 'GET', path: '/api/me/preferences', status: 200, tag: 'account',

@@ -7,17 +7,25 @@ import { route } from '../route.js';
 export const authRoutes = {
   emailSignIn: route({
     operation: 'emailSignIn', method: 'POST', path: '/api/auth/email', status: 200, open: true, tag: 'auth',
-    summary: 'Sends a one-use sign-in link valid 15 minutes. Answers the same whether or not the address is known.',
+    summary: 'Sends a one-use sign-in link valid 15 minutes, bound to this browser by the `__Host-pp_sign_in` cookie it sets (or keeps). Answers the same whether or not the address is known.',
     body: z.object({ email: Email.max(254) }),
     reply: z.object({ sent: z.literal(true), expiresAt: DateTime }),
     errors: [429],
   }),
+  // Issue 28 (security-3 M3): the link page reads before it spends, and spends only on a click.
+  emailCheck: route({
+    operation: 'emailCheck', method: 'POST', path: '/api/auth/email/check', status: 200, open: true, tag: 'auth',
+    summary: 'What a sign-in link would do, spending nothing: the account (masked, `a•••@example.com`) and whether this browser asked for the link; 404 for an unknown, used or expired one.',
+    body: z.object({ token: z.string().min(1).max(200) }),
+    reply: z.object({ email: z.string(), thisBrowser: z.boolean(), expiresAt: DateTime }),
+    errors: [404, 429],
+  }),
   emailVerify: route({
     operation: 'emailVerify', method: 'POST', path: '/api/auth/email/verify', status: 200, open: true, tag: 'auth',
-    summary: 'Spends a sign-in link token and opens a cookie session.',
-    body: z.object({ token: z.string().min(1).max(200) }),
+    summary: 'Spends a sign-in link token and opens a cookie session: in the browser that asked for the link, or elsewhere with `confirm: true` (the person confirmed the masked account); otherwise 422 `elsewhere` with the masked `email`, and the link stays unspent.',
+    body: z.object({ token: z.string().min(1).max(200), confirm: z.boolean().optional() }),
     reply: z.object({ signedIn: z.literal(true), expiresAt: DateTime }),
-    errors: [404],
+    errors: [404, 422, 429],
   }),
   deviceStart: route({
     operation: 'deviceStart', method: 'POST', path: '/api/auth/device', status: 200, open: true, tag: 'auth',
@@ -32,10 +40,10 @@ export const authRoutes = {
   }),
   deviceApprove: route({
     operation: 'deviceApprove', method: 'POST', path: '/api/auth/device/approve', status: 200, tag: 'auth',
-    summary: 'A signed-in person approves a user code shown by the command-line tool.',
+    summary: 'A person signed in to the web app (a cookie session; a bearer token gets 403 `permission` with `stepUp` `browser`) approves a user code shown by the command-line tool.',
     body: z.object({ userCode: z.string().min(1).max(20) }),
     reply: z.object({ approved: z.literal(true) }),
-    errors: [404],
+    errors: [403, 404],
   }),
   deviceToken: route({
     operation: 'deviceToken', method: 'POST', path: '/api/auth/device/token', status: 200, open: true, tag: 'auth',
@@ -59,10 +67,10 @@ export const authRoutes = {
   }),
   providerStart: route({
     operation: 'providerStart', method: 'POST', path: '/api/auth/:provider/start', status: 200, open: true, tag: 'auth',
-    summary: "The address of the provider (`github` or `google`) to send the browser to: authorization code with PKCE and state, valid 10 minutes. Signed in, the provider's account is linked to the caller; 404 for a provider not set up.",
+    summary: "The address of the provider (`github` or `google`) to send the browser to: authorization code with PKCE and state, valid 10 minutes, the state also set in the `__Host-pp_oauth_state` cookie. Signed in, the provider's account is linked to the caller, which takes a browser session signed in within the last minutes (else 403 `permission` with `stepUp`); 404 for a provider not set up.",
     params: z.object({ provider: z.string() }),
     reply: z.object({ url: z.url() }),
-    errors: [404, 429],
+    errors: [403, 404, 429],
   }),
   providerCallback: route({
     operation: 'providerCallback', method: 'GET', path: '/api/auth/:provider/callback', status: 200, open: true, tag: 'auth',

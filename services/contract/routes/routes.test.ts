@@ -142,6 +142,8 @@ const spec = [
 const beyondSpec = [
   'POST /api/auth/email',
   'POST /api/auth/email/verify',
+  // Issue 28: the link page reads what a link would do before the person spends it.
+  'POST /api/auth/email/check',
   'POST /api/auth/device',
   'POST /api/auth/device/approve',
   'POST /api/auth/device/token',
@@ -219,7 +221,7 @@ describe('route table', () => {
   it('needs sign-in except for health, sign-in and the open community endpoints', () => {
     const open = rows.filter((r) => r.open).map((r) => r.operation).sort();
     expect(open).toEqual(
-      ['communityCover', 'communityListings', 'communityProfile', 'deviceStart', 'deviceToken', 'emailSignIn', 'emailVerify', 'healthz', 'manifestSchema', 'openapi',
+      ['communityCover', 'communityListings', 'communityProfile', 'deviceStart', 'deviceToken', 'emailCheck', 'emailSignIn', 'emailVerify', 'healthz', 'manifestSchema', 'openapi',
         'passkeySignIn', 'passkeySignInOptions', 'providerCallback', 'providerStart'].sort(),
     );
   });

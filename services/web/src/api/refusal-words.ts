@@ -31,7 +31,17 @@ const REASONS: Record<string, string> = {
   provider: 'The provider did not vouch for you.',
   passkey: 'The passkey was not accepted.',
   blocked: 'Not yet: something below stands in the way.',
+  elsewhere: 'This sign-in link was asked for in another browser.',
 };
+
+/** 403 `permission` on account power (services/api/auth/step-up.ts): what would allow it. */
+const STEP_UP: Record<'browser' | 'sign-in-again', string> = {
+  'sign-in-again': 'To change how you sign in, mint a token or delete the account, confirm it is you: sign in again, then it is tried once more.',
+  browser: 'Only the web app, signed in in a browser, can do that: not a command-line or connector token.',
+};
+
+/** The refusal asks for a sign-in of the last few minutes (then the change can be tried again). */
+export const needsSignInAgain = (error: unknown) => error instanceof ApiError && error.status === 403 && error.body.stepUp === 'sign-in-again';
 
 const BY_STATUS: Record<number, string> = {
   400: 'Some of what you entered does not fit.',
@@ -47,6 +57,7 @@ export function wordsFor(error: unknown): Words {
     const details: string[] = [];
     for (const issue of b.issues ?? []) details.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message);
     if (error.status === 402 && b.upgrade) details.push(`The ${b.upgrade} plan allows more.`);
+    if (error.status === 403 && b.stepUp) return { headline: STEP_UP[b.stepUp], details };
     if (error.status === 403 && b.action) details.push(`It takes an owner to ${b.action}.`);
     const retry = (b as { retryAfter?: number }).retryAfter;
     if (error.status === 429 && retry) details.push(`Try again in ${retry < 90 ? `${retry} s` : `${Math.ceil(retry / 60)} min`}.`);

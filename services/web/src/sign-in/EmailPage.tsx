@@ -4,22 +4,66 @@ import { isStatus, wordsFor } from '../api/refusal-words.js';
 import { goOn } from './next.js';
 import { Plain, Status } from './Plain.js';
 
-// The page the emailed link opens. It spends the token with a POST, never the GET that opened it,
-// so a mail scanner following links cannot use up the sign-in.
+// The page the emailed link opens. Opening it spends nothing: it only asks what the link would do
+// (emailCheck), and the person spends it with a button, so neither a mail scanner that runs the
+// page's script nor a link someone else planted signs this browser in (security-3 M3). A link asked
+// for in another browser names the account it opens, masked, and asks before signing in.
+
+type Check = { email: string; thisBrowser: boolean };
+
+const gone = 'This sign-in link has expired or was used already. Ask for a new one.';
 
 export function EmailPage() {
+  const token = new URLSearchParams(window.location.search).get('token') ?? '';
+  const [check, setCheck] = useState<Check | null>(null);
   const [problem, setProblem] = useState('');
+  const [busy, setBusy] = useState(false);
+  const say = (error: unknown) => setProblem(isStatus(error, 404) ? gone : wordsFor(error).headline);
+
   useEffect(() => {
-    const token = new URLSearchParams(window.location.search).get('token') ?? '';
-    api.call('emailVerify', { body: { token } }).then(goOn, (error) =>
-      setProblem(isStatus(error, 404) ? 'This sign-in link has expired or was used already. Ask for a new one.' : wordsFor(error).headline),
+    api.call('emailCheck', { body: { token } }).then(setCheck, say);
+  }, [token]);
+
+  const signIn = async () => {
+    setBusy(true);
+    try {
+      await api.call('emailVerify', { body: { token, ...(check?.thisBrowser ? {} : { confirm: true }) } });
+      goOn();
+    } catch (error) {
+      say(error);
+      setBusy(false);
+    }
+  };
+
+  if (problem || !check) {
+    return (
+      <Plain title="Sign in">
+        <h1>{problem ? 'Not signed in' : 'Sign in'}</h1>
+        <Status text={problem} problem={!!problem} />
+        <p className="muted"><a href="/login">Ask for a new link</a></p>
+      </Plain>
     );
-  }, []);
+  }
+  if (check.thisBrowser) {
+    return (
+      <Plain title="Sign in">
+        <h1>Sign in</h1>
+        <p>Sign in as <strong>{check.email}</strong>.</p>
+        <button type="button" onClick={signIn} disabled={busy}>Sign in</button>
+        <Status text="" />
+      </Plain>
+    );
+  }
   return (
-    <Plain title="Signing in">
-      <h1>{problem ? 'Not signed in' : 'Signing you in…'}</h1>
-      <Status text={problem} problem={!!problem} />
-      <p className="muted"><a href="/login">Ask for a new link</a></p>
+    <Plain title="Sign in">
+      <h1>Sign in as {check.email}?</h1>
+      <p className="problem" role="note">
+        This link was asked for in another browser. Only sign in if you asked for it yourself: someone
+        may have sent you a link to their own account, to see what you do there.
+      </p>
+      <button type="button" onClick={signIn} disabled={busy}>Sign in as {check.email}</button>
+      <Status text="" />
+      <p className="muted">Not you, or you did not ask for it? Then do not sign in here, and <a href="/login">ask for a link of your own</a> instead.</p>
     </Plain>
   );
 }

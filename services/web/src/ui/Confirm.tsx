@@ -24,7 +24,7 @@ export function Confirm({ open, onClose, title, description, action, onConfirm, 
     <Dialog open={open} onOpenChange={(o) => !o && onClose()} title={title} description={description}>
       <form noValidate onSubmit={(e) => { e.preventDefault(); onConfirm(); }}>
         {children}
-        <Refusal error={error} />
+        <Refusal error={error} retry={onConfirm} />
         <div className="row">
           <button type="submit" className={danger ? 'danger' : undefined} disabled={pending || disabled}>{action}</button>
           <button type="button" className="secondary" onClick={onClose}>{cancel}</button>

@@ -1,7 +1,11 @@
-import { wordsFor } from '../api/refusal-words.js';
+import { needsSignInAgain, wordsFor } from '../api/refusal-words.js';
+import { StepUp } from './StepUp.js';
 
-/** A refusal of the API in words, placed next to what caused it; nothing while there is none. */
-export function Refusal({ error, id }: { error: unknown; id?: string }) {
+/**
+ * A refusal of the API in words, placed next to what caused it; nothing while there is none. One
+ * that asks for a recent sign-in offers it here, and then `retry` (the change refused), if given.
+ */
+export function Refusal({ error, id, retry }: { error: unknown; id?: string; retry?: () => void }) {
   if (!error) return null;
   const { headline, details } = wordsFor(error);
   return (
@@ -12,6 +16,7 @@ export function Refusal({ error, id }: { error: unknown; id?: string }) {
           {details.map((d) => <li key={d}>{d}</li>)}
         </ul>
       )}
+      {needsSignInAgain(error) && <StepUp retry={retry} />}
     </div>
   );
 }

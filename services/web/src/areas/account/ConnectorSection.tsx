@@ -50,7 +50,7 @@ export function ConnectorSection() {
         </div>
         <button type="submit" disabled={create.isPending}>Create token</button>
       </form>
-      <Refusal error={create.error} />
+      <Refusal error={create.error} retry={() => create.variables && create.mutate(create.variables)} />
       {made && (
         <div className="token-once" role="region" aria-label="The new token">
           <p><strong>Copy this token now: it is not shown again.</strong> It is valid until <Time at={made.expiresAt} />{made.readOnly ? ', read-only' : ''}.</p>

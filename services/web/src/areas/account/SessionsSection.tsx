@@ -12,6 +12,9 @@ import { isConnector } from './connector-sessions.js';
 // are listed with the connector (ConnectorSection). Ending every session ends this one, so the
 // page goes to sign in after.
 
+/** How far back "sign out everywhere" also removes ways in, when asked to. */
+const RECENT_DAYS = 7;
+
 export const methodWords: Record<string, string> = {
   email: 'Emailed link', passkey: 'Passkey', device: 'Pitch tool login', operator: 'Issued by the operator',
   github: 'GitHub', google: 'Google', connector: 'Connector token',
@@ -21,6 +24,8 @@ export function SessionsSection() {
   const sessions = useOp('sessions');
   const revoke = useChange('revokeSession');
   const [everywhere, setEverywhere] = useState(false);
+  const [forget, setForget] = useState(false);
+  const signOutEverywhere = () => signOutAll.mutate({ body: forget ? { removeMethodsAddedWithinDays: RECENT_DAYS } : {} });
   const signOutAll = useLeavingChange('signOutEverywhere');
   const list = (sessions.data ?? []).filter((s) => !isConnector(s));
 
@@ -63,7 +68,12 @@ export function SessionsSection() {
       </Async>
       <Refusal error={revoke.error} />
       <Confirm open={everywhere} onClose={() => setEverywhere(false)} title="Sign out everywhere?" description="Every browser, the pitch tool and every connector token are signed out, this browser too. You will sign in again."
-        action="Sign out of every session" onConfirm={() => signOutAll.mutate({})} pending={signOutAll.isPending} error={signOutAll.error} />
+        action="Sign out of every session" onConfirm={signOutEverywhere} pending={signOutAll.isPending} error={signOutAll.error}>
+        <label className="check">
+          <input type="checkbox" checked={forget} onChange={(e) => setForget(e.target.checked)} /> Also remove the passkeys and GitHub or Google connections added in the last {RECENT_DAYS} days
+        </label>
+        <p className="muted">Choose this if someone else may have used your account: what they added to come back goes too. Emailed links still reach you.</p>
+      </Confirm>
     </Section>
   );
 }

@@ -46,7 +46,7 @@ export function SignInSection() {
         <h3>Passkeys{passkeys.data ? ` (${passkeys.data.length})` : ''}</h3>
         <button type="button" onClick={() => add.mutate(undefined)} disabled={add.isPending}>{add.isPending ? 'Waiting for your device…' : 'Add a passkey'}</button>
       </div>
-      <Refusal error={add.error} />
+      <Refusal error={add.error} retry={() => add.mutate(undefined)} />
       {add.isSuccess && <p className="ok" role="status">Passkey added. Next time, choose "Sign in with a passkey".</p>}
       <Async query={passkeys} lines={2} empty={<p>No passkey yet. Add one to sign in without waiting for an email.</p>}>
         {(list) => (
@@ -95,8 +95,8 @@ export function SignInSection() {
           );
         }}
       </Async>
-      <Refusal error={disconnect.error} />
-      <Refusal error={connect.error} />
+      <Refusal error={disconnect.error} retry={() => disconnect.variables && disconnect.mutate(disconnect.variables)} />
+      <Refusal error={connect.error} retry={() => connect.variables && connect.mutate(connect.variables)} />
     </Section>
   );
 }

@@ -1,0 +1,56 @@
+import { startAuthentication } from '@simplewebauthn/browser';
+import { useState } from 'react';
+import { api } from '../api/client.js';
+import { wordsFor } from '../api/refusal-words.js';
+
+// Account power (adding a passkey, connecting a provider, a connector token, deleting the account)
+// asks for a sign-in of the last few minutes (services/api/auth/step-up.ts). When the API says so,
+// the refusal offers this: sign in again here, by passkey at once or by an emailed link opened in
+// this browser, then the change is tried again.
+
+export function StepUp({ retry }: { retry?: () => void }) {
+  const [state, setState] = useState<{ text: string; problem?: boolean; done?: boolean }>({ text: '' });
+  const [busy, setBusy] = useState(false);
+
+  const attempt = async (run: () => Promise<void>) => {
+    setBusy(true);
+    try {
+      await run();
+    } catch (error) {
+      setState({ text: wordsFor(error).headline, problem: true });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const passkey = () => attempt(async () => {
+    const optionsJSON = await api.call('passkeySignInOptions');
+    let response;
+    try {
+      response = await startAuthentication({ optionsJSON: optionsJSON as never });
+    } catch {
+      return setState({ text: 'No passkey was used. Try again, or have a link emailed.', problem: true });
+    }
+    await api.call('passkeySignIn', { body: { response: response as never } });
+    setState({ text: retry ? 'Signed in again. Trying once more…' : 'Signed in again: try once more.', done: true });
+    retry?.();
+  });
+
+  const emailed = () => attempt(async () => {
+    const { email } = await api.call('whoami');
+    await api.call('emailSignIn', { body: { email } });
+    setState({ text: `We sent a sign-in link to ${email}. Open it in this browser, then come back here and try again.`, done: true });
+  });
+
+  return (
+    <div className="step-up" role="group" aria-label="Sign in again">
+      {!state.done && (
+        <div className="row">
+          <button type="button" onClick={passkey} disabled={busy}>Sign in again with a passkey</button>
+          <button type="button" className="secondary" onClick={emailed} disabled={busy}>Email me a sign-in link</button>
+        </div>
+      )}
+      <p role="status" aria-live="polite" className={state.problem ? 'problem' : undefined}>{state.text}</p>
+    </div>
+  );
+}
