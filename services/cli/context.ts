@@ -1,6 +1,6 @@
 import { ApiError, createClient, type Client } from '../contract/api-client.js';
 import { terminalSafe } from '../contract/terminal-text.js';
-import { resolveApiUrl } from './config/api-url.js';
+import { plainHttpWarning, resolveApiUrl } from './config/api-url.js';
 import { findToken, type FoundToken } from './config/token.js';
 import { apiRefusal, Refusal } from './refusal.js';
 import { userAgent } from './version.js';
@@ -24,6 +24,8 @@ export class CliContext {
 
   constructor(options: GlobalOptions, readonly env: NodeJS.ProcessEnv = process.env) {
     this.apiUrl = resolveApiUrl(options.api, env);
+    const warning = plainHttpWarning(this.apiUrl);
+    if (warning) this.info(warning);
     this.verbose = options.verbose ?? false;
     this.tokenFlag = options.token;
   }
