@@ -1,7 +1,7 @@
 // The runner tests' demo: says which PORT, HOST and copy it is, keeps a counter (controls and
 // story calls), tries connections on request (isolation tests), echoes WebSocket frames, sends
-// headers that are the room's to decide (/hostile-headers), pages under a policy of its own (/csp-page), and what it
-// was told of its viewer (/headers, and the first frame of a WebSocket to /headers).
+// headers that are the room's to decide (/hostile-headers), pages under a policy of its own (/csp-page), what it
+// was told of its viewer (/headers, and the first frame of a WebSocket to /headers), and its IPv6 addresses (/ipv6).
 const http = require('node:http');
 const net = require('node:net');
 const crypto = require('node:crypto');
@@ -66,6 +66,12 @@ const server = http.createServer((req, res) => {
     return json(res, 200, { hostile: true });
   }
   if (url.pathname === '/headers') return json(res, 200, req.headers);
+  if (url.pathname === '/ipv6') {
+    // The copy's own IPv6 addresses, one line each as the kernel lists them (none when IPv6 is off in its namespace).
+    let list = '';
+    try { list = require('node:fs').readFileSync('/proc/net/if_inet6', 'utf8'); } catch {}
+    return json(res, 200, { addresses: list.split('\n').filter(Boolean) });
+  }
   json(res, 200, { path: url.pathname, port, host, copy: process.env.HOSTNAME || null, mode: process.env.MOCK_MODE || null, uid: process.getuid() });
 });
 
