@@ -65,4 +65,24 @@ describe('network isolation of copies', () => {
     const guarded = runner.settings.hostGuard !== 'off' && process.getuid?.() === 0;
     if (guarded) expect(await probe(a, `${gateway}:${hostPort}`)).not.toBe('connected');
   });
+
+  it("has no IPv6: no address of its own, so no way to a host service on [::] through the bridge's link-local address", async () => {
+    const a = (await runner.until(sessions.a, ['running'])).target!;
+    // Careless host software listening on every IPv6 address (and IPv4 through mapped addresses).
+    const v6 = createServer((s) => s.end('host secret\n'));
+    await new Promise<void>((resolve) => v6.listen({ port: 0, host: '::' }, resolve));
+    try {
+      const port = (v6.address() as { port: number }).port;
+      const gateway = a.host.replace(/\d+$/, (last) => String(Number(last) - 1));
+      // The host side of the copy's bridge: the interface holding its gateway, and that interface's link-local address.
+      const bridge = Object.values(networkInterfaces()).find((addrs) => addrs?.some((x) => x.address === gateway)) ?? [];
+      const linkLocal = bridge.filter((x) => x.family === 'IPv6' && x.address.startsWith('fe80:')).map((x) => x.address);
+      const { addresses } = (await (await fetch(`http://${a.host}:${a.port}/ipv6`)).json()) as { addresses: string[] };
+      expect(addresses).toEqual([]);
+      for (const address of linkLocal) expect(await probe(a, `${address}%eth0:${port}`), address).not.toBe('connected');
+    } finally {
+      v6.close();
+    }
+  });
 });
+

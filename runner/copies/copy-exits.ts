@@ -1,9 +1,11 @@
 import { insertExit } from '../../services/data/copy-exits.sql.js';
 import type { CopyRow } from '../../services/data/copies.sql.js';
+import { terminalSafe } from '../../services/contract/terminal-text.js';
 import type { RunnerContext } from '../runner-context.js';
 
 // What a copy said before it died, kept for its builder (copy_exits): read from the engine
-// before the container is removed, bounded, and with run.env's secrets masked.
+// before the container is removed, bounded, with run.env's secrets masked, and without terminal
+// controls (the builder reads it in a terminal through `pitch logs`; a copy runs anyone's code).
 
 /** The output kept per exit: its last lines, at most this many bytes of them. */
 export const EXIT_LINES = 50;
@@ -13,9 +15,13 @@ export const EXIT_BYTES = 8 * 1024;
 const secretName = /key|secret|token|pass|pwd|auth|credential|private|cookie|session|signature/i;
 const longValue = 12;
 
-/** The last EXIT_LINES lines, at most EXIT_BYTES (cut at a line start), every secret-looking run.env value as `***`. */
+/**
+ * The last EXIT_LINES lines, at most EXIT_BYTES (cut at a line start), every secret-looking run.env value as `***`, and no
+ * terminal control but \n and \t (CRLF ends a line as LF does).
+ */
 export function exitOutput(raw: string, env: Record<string, string>): string {
-  let text = raw;
+  // Controls go first, so a secret printed with escapes between its letters is still found whole.
+  let text = terminalSafe(raw);
   const secrets = Object.entries(env)
     .filter(([name, value]) => value.length >= 4 && (secretName.test(name) || value.length >= longValue))
     .map(([, value]) => value)

@@ -1,5 +1,6 @@
 import { ApiError, createClient, type Client } from '../contract/api-client.js';
-import { resolveApiUrl } from './config/api-url.js';
+import { terminalSafe } from '../contract/terminal-text.js';
+import { plainHttpWarning, resolveApiUrl } from './config/api-url.js';
 import { findToken, type FoundToken } from './config/token.js';
 import { apiRefusal, Refusal } from './refusal.js';
 import { userAgent } from './version.js';
@@ -13,7 +14,8 @@ export interface GlobalOptions {
 
 /**
  * What a command needs from its surroundings: the platform's address, the token, and the two
- * streams. Results go to stdout and nothing else does; progress and notes go to stderr.
+ * streams. Results go to stdout and nothing else does; progress and notes go to stderr. Lines carry
+ * others' words (a copy's output, names, the platform's refusals), so they lose terminal controls.
  */
 export class CliContext {
   readonly apiUrl: string;
@@ -22,23 +24,25 @@ export class CliContext {
 
   constructor(options: GlobalOptions, readonly env: NodeJS.ProcessEnv = process.env) {
     this.apiUrl = resolveApiUrl(options.api, env);
+    const warning = plainHttpWarning(this.apiUrl);
+    if (warning) this.info(warning);
     this.verbose = options.verbose ?? false;
     this.tokenFlag = options.token;
   }
 
   /** A line of progress or a note, on stderr. */
   info(line: string): void {
-    process.stderr.write(`${line}\n`);
+    process.stderr.write(`${terminalSafe(line)}\n`);
   }
 
   /** Detail shown only with --verbose. */
   detail(line: string): void {
-    if (this.verbose) process.stderr.write(`  ${line}\n`);
+    if (this.verbose) process.stderr.write(`  ${terminalSafe(line)}\n`);
   }
 
   /** The command's result, on stdout: what a script reads. */
   result(line: string): void {
-    process.stdout.write(`${line}\n`);
+    process.stdout.write(`${terminalSafe(line)}\n`);
   }
 
   json(value: unknown): void {

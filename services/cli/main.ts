@@ -1,4 +1,5 @@
 import { CommanderError } from 'commander';
+import { terminalSafe } from '../contract/terminal-text.js';
 import { interrupted } from './deploy-steps/on-interrupt.js';
 import { buildProgram } from './program.js';
 import { describeFailure } from './refusal.js';
@@ -22,7 +23,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 1;
     if (interrupted()) return 130;
-    for (const line of describeFailure(err, verbose)) process.stderr.write(`${line}\n`);
+    for (const line of describeFailure(err, verbose)) process.stderr.write(`${terminalSafe(line)}\n`);
     return 1;
   }
 }

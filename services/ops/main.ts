@@ -6,10 +6,12 @@ import { issueToken, setPlan, setSuspended } from './ops.service.js';
 import { latestProductFeedback } from '../data/product-feedback.sql.js';
 import { opsProjectCommands } from './ops-projects.js';
 import { review } from './ops-review.js';
+import { terminalSafe } from '../contract/terminal-text.js';
 
 // `npm run ops -- <command>`: operator commands against DATABASE_URL and, for covers, the object
 // store's S3_* settings (the launcher's local defaults are read from .data/components.json when
-// DATABASE_URL is not set).
+// DATABASE_URL is not set). What they print holds words others wrote (feedback, report details,
+// appeals), so it goes out through terminalSafe.
 
 const usage = `usage: npm run ops -- <command>
   token <email> [--name NAME] [--kind cli|connector] [--read-only]   prints a new bearer token (last line)
@@ -40,7 +42,7 @@ const storage = createStorage(loadStorageConfig(env));
 try {
   await run(command, args);
 } catch (err) {
-  console.error(`ops: ${(err as Error).message}`);
+  console.error(terminalSafe(`ops: ${(err as Error).message}`));
   process.exitCode = 1;
 } finally {
   await sql.end();
@@ -73,21 +75,21 @@ async function run(command: string, args: string[]) {
       console.log(`${args[0]}: ${command === 'suspend' ? 'suspended' : 'no longer suspended'}`);
       return;
     case 'review':
-      console.log(await review(sql, storage, args));
+      console.log(terminalSafe(await review(sql, storage, args)));
       return;
     case 'feedback': {
       const limit = Number(values.limit ?? 50);
       if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit is a whole number from 1');
       for (const f of await latestProductFeedback(sql, limit)) {
-        console.log(`${f.createdAt.toISOString()}  ${f.email}  ${f.workspaceName ?? '(workspace gone)'}  ${f.page ?? '-'}  ${f.appVersion ?? '-'}`);
-        console.log(`  ${f.body.replace(/\n/g, '\n  ')}`);
+        console.log(terminalSafe(`${f.createdAt.toISOString()}  ${f.email}  ${f.workspaceName ?? '(workspace gone)'}  ${f.page ?? '-'}  ${f.appVersion ?? '-'}`));
+        console.log(terminalSafe(`  ${f.body.replace(/\n/g, '\n  ')}`));
       }
       return;
     }
     default:
       if (command in opsProjectCommands) {
         need(1);
-        console.log(await opsProjectCommands[command](sql, args[0]));
+        console.log(terminalSafe(await opsProjectCommands[command](sql, args[0])));
         return;
       }
       throw new Error(`unknown command ${command}\n${usage}`);

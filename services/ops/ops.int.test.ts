@@ -107,4 +107,28 @@ describe('npm run ops', () => {
     expect(out.stdout).toContain(`  ${note.replace('\n', '\n  ')}`);
     expect((await ops('feedback', '--limit', 'zero')).code).toBe(1);
   });
+
+  it("feedback and review print others' words without a terminal control (no ESC [2J, no OSC 8 link)", async () => {
+    const email = `esc-${crypto.randomUUID()}@example.com`;
+    const token = lastLine((await ops('token', email)).stdout);
+    const { createClient } = await import('../contract/api-client.js');
+    const client = createClient({ baseUrl: platform.baseUrl, token });
+    const marker = crypto.randomUUID();
+    const hostile = `\u001b[2J\u001b]8;;https://evil.example/\u0007click ${marker}\u001b]8;;\u0007\r\u009b31m\u001bc`;
+    await client.call('sendProductFeedback', { body: { body: hostile, page: `/\u001b[31mred`, appVersion: '1\u001b]0;title\u0007' } });
+    const feedback = await ops('feedback', '--limit', '500');
+    expect(feedback.code, feedback.stderr).toBe(0);
+    expect(feedback.stdout).toContain(`  click ${marker}\n`);
+    expect(feedback.stdout).toContain(`${email}  ${email.split('@')[0]}'s workspace  /red  1\n`);
+
+    const project = await client.call('createProject', { body: { slug: `esc-${marker.slice(0, 8)}`, name: 'Escapes' } });
+    await client.call('reportProject', { body: { slug: project.slug, reason: 'other', detail: hostile } });
+    const listed = await ops('review');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`${project.slug}  other: click ${marker}\n`);
+    for (const out of [feedback.stdout, listed.stdout]) {
+      expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      expect(out).not.toContain('evil.example');
+    }
+  });
 });

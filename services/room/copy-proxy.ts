@@ -61,6 +61,19 @@ export interface CopyProxy {
 
 const keyOf = (t: CopyTarget) => `${t.host}:${t.port}`;
 
+/**
+ * Headers that carry a viewer's address (put there by the viewer, by the platform's ingress, or by a proxy of theirs). A
+ * copy is the builder's code: it learns nothing of who views it but what the page itself tells it, so these never reach
+ * it. X-Forwarded-Host and X-Forwarded-Proto stay (set by the room, not passed on): they say only which origin the copy
+ * is served on, which a copy needs to build its own absolute URLs (docs/decisions.md, Issue 28).
+ */
+export const VIEWER_ADDRESS_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip', 'true-client-ip', 'cf-connecting-ip', 'x-client-ip', 'x-cluster-client-ip', 'fastly-client-ip', 'x-forwarded', 'forwarded-for', 'x-original-forwarded-for'];
+
+/** The forwarding headers the room sets on every request to a copy (HTTP and WebSocket alike). */
+function forwardingHeaders(req: http.IncomingMessage): Record<string, string> {
+  return { 'x-forwarded-proto': 'http', ...(req.headers.host ? { 'x-forwarded-host': req.headers.host } : {}) };
+}
+
 /** The Cookie header without the named cookies; undefined when nothing is left. */
 export function withoutCookies(header: string | undefined, names: string[]): string | undefined {
   if (!header || !names.length) return header;
@@ -75,7 +88,8 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   const drop = opts.dropCookies ?? [];
   // Keep-alive to each copy: most of a page's requests then reuse a warm connection.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 8, timeout: opts.idleSocketMs ?? 30_000 });
-  const proxy = createProxyServer({ agent, xfwd: true, proxyTimeout });
+  // No xfwd: it would add the viewer's address (X-Forwarded-For); the room sets its own forwarding headers below.
+  const proxy = createProxyServer({ agent, xfwd: false, proxyTimeout });
   const forward = createCopyForward<CopyTarget>({
     headersTimeoutMs: proxyTimeout,
     idleSocketMs: opts.idleSocketMs ?? 30_000,
@@ -84,12 +98,8 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
       const cookie = withoutCookies(req.headers.cookie, drop);
       if (cookie === undefined) delete headers.cookie;
       else headers.cookie = cookie;
-      // What http-proxy-3's xfwd adds for WebSockets, so a copy sees the same either way.
-      const peer = req.socket.remoteAddress ?? '';
-      headers['x-forwarded-for'] = req.headers['x-forwarded-for'] ? `${req.headers['x-forwarded-for']}, ${peer}` : peer;
-      headers['x-forwarded-proto'] = 'http';
-      if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
-      return headers;
+      for (const name of [...VIEWER_ADDRESS_HEADERS, 'x-forwarded-proto', 'x-forwarded-host']) delete headers[name];
+      return { ...headers, ...forwardingHeaders(req) };
     },
     responseHeaders: (headers) => {
       opts.responseHeaders?.(headers);
@@ -100,14 +110,17 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   const sockets = new Map<string, Set<Duplex>>();
   const bySession = new Map<string, Set<Duplex>>();
 
-  const stripCookies = (proxyReq: http.ClientRequest, req: http.IncomingMessage) => {
+  // A WebSocket's request as the copy sees it: the same cookies and forwarding headers as an HTTP request's.
+  const asCopySees = (proxyReq: http.ClientRequest, req: http.IncomingMessage) => {
+    for (const name of VIEWER_ADDRESS_HEADERS) proxyReq.removeHeader(name);
+    for (const [name, value] of Object.entries(forwardingHeaders(req))) proxyReq.setHeader(name, value);
     if (!drop.length) return;
     const cookie = withoutCookies(req.headers.cookie, drop);
     if (cookie === undefined) proxyReq.removeHeader('cookie');
     else proxyReq.setHeader('cookie', cookie);
   };
-  proxy.on('proxyReq', (proxyReq, req) => stripCookies(proxyReq, req));
-  proxy.on('proxyReqWs', (proxyReq, req) => stripCookies(proxyReq, req));
+  proxy.on('proxyReq', (proxyReq, req) => asCopySees(proxyReq, req));
+  proxy.on('proxyReqWs', (proxyReq, req) => asCopySees(proxyReq, req));
   // For answers through http-proxy-3 (a WebSocket request the copy answers without upgrading);
   // HTTP answers get the same in copy-forward.ts.
   if (opts.responseHeaders) proxy.on('proxyRes', (proxyRes) => opts.responseHeaders!(proxyRes.headers));

@@ -116,4 +116,19 @@ describe('pitch login, whoami and logout', () => {
     const lines = expectRefusal(await pitch(['whoami'], { ...env, api: platform.baseUrl }), /^pitch: reading the account: the platform refused with 401 sign in first$/);
     expect(lines[1]).toContain('pitch login');
   });
+
+  it('warns on stderr when the platform address is plain http to another machine, never for https or loopback', async () => {
+    const person = await platform.person();
+    const warning = /^pitch: warning: http:\/\/example\.test is plain http on another machine: your token crosses the network unencrypted; use https:\/\/$/m;
+    const far = await pitch(['whoami'], { api: 'http://example.test', configHome: await configHome() });
+    expect(far.code).toBe(1);
+    expect(far.stderr).toMatch(warning);
+    expect(far.stderr).toContain('pitch: not signed in to http://example.test');
+    const secure = await pitch(['whoami'], { api: 'https://example.test', configHome: await configHome() });
+    expect(secure.stderr).not.toContain('warning');
+    const local = await pitch(['whoami'], { api: platform.baseUrl, token: person.token, configHome: await configHome() });
+    expect(local).toMatchObject({ code: 0, stdout: `${person.email}\n` });
+    expect(local.stderr).not.toContain('warning');
+  });
 });
+

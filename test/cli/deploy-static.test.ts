@@ -3,7 +3,7 @@ import { opsProjectCommands } from '../../services/ops/ops-projects.js';
 import { uniqueSlug } from '../support/refusal.js';
 import { expectRefusal } from './support/expect-refusal.js';
 import { fixture, pitch, platformForPitch } from './support/pitch.js';
-import { startChunkingProxy } from './support/upload-proxy.js';
+import { startChunkingProxy, startPutUrlRewriter, startRecorder } from './support/upload-proxy.js';
 import { desktopChrome } from '../support/browser.js';
 
 // `pitch deploy` of static sites, end to end: the bin as a subprocess against a real platform
@@ -96,6 +96,22 @@ describe('pitch deploy of a static site', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  it('sends the token to no upload address off the platform origin: absolute elsewhere, or a path that moves the host', async () => {
+    const elsewhere = await startRecorder();
+    const host = new URL(elsewhere.url).host;
+    for (const rewrite of [(path: string) => `${elsewhere.url}${path}`, (path: string) => `@${host}${path}`]) {
+      const proxy = await startPutUrlRewriter(ctx.platform.baseUrl, rewrite);
+      try {
+        const result = await pitch(['deploy', '--project', uniqueSlug('cli-put')], { ...ctx.env, api: proxy.url }, await fixture('static-site'));
+        expectRefusal(result, new RegExp(`^pitch: the platform gave an upload address off its own origin \\(http://${host}, not ${proxy.url}\\); nothing was sent$`));
+      } finally {
+        await proxy.close();
+      }
+    }
+    await elsewhere.close();
+    expect(elsewhere.seen).toEqual([]);
   });
 
   it("shows a platform refusal's error and reason (423 while the project is taken down)", async () => {

@@ -10,12 +10,18 @@ import { waitFor } from '../support/wait-for.js';
 import { configHome, pitch, type PitchEnv } from './support/pitch.js';
 
 // Issue 13: a builder reads why their demo stopped. A real copy crashes after its first request;
-// GET /api/projects/:projectId/exits and `pitch logs` show its exit code and last output.
+// GET /api/projects/:projectId/exits and `pitch logs` show its exit code and last output, without
+// the terminal controls the copy printed (issue 28, L5).
 
 const crasher = `
 require('node:http').createServer((req, res) => {
   if (req.url === '/healthz') { res.writeHead(200); return res.end('ok'); }
-  res.writeHead(201); res.end('{}', () => { console.error('Error: EROFS: read-only file system, token ' + process.env.API_TOKEN); process.exit(3); });
+  res.writeHead(201); res.end('{}', () => {
+    // Terminal controls a copy might print: clear the screen, an OSC 8 link, a bare CR, and the secret split by an escape.
+    console.error('\\x1b[2J\\x1b]8;;https://evil.example/\\x07click here\\x1b]8;;\\x07\\r');
+    console.error('Error: EROFS: read-only file system, token ' + process.env.API_TOKEN.slice(0, 6) + '\\x1b[0m' + process.env.API_TOKEN.slice(6));
+    process.exit(3);
+  });
 }).listen(process.env.PORT, process.env.HOST);`;
 
 let platform: Platform;
@@ -51,7 +57,7 @@ describe('the exits of a container demo', () => {
       const list = await client.call('listExits', { params: { projectId: project.id } });
       return list.length ? list : null;
     });
-    expect(exits).toEqual([expect.objectContaining({ buildId: build.id, when: 'crash', exitCode: 3, oom: false, output: 'Error: EROFS: read-only file system, token ***' })]);
+    expect(exits).toEqual([expect.objectContaining({ buildId: build.id, when: 'crash', exitCode: 3, oom: false, output: 'click here\nError: EROFS: read-only file system, token ***' })]);
     expect((await client.call('containerUsage')).crashes).toBe(1);
 
     // Another workspace's builder gets a 404, as for a project that does not exist.
@@ -67,6 +73,8 @@ describe('the exits of a container demo', () => {
     const text = await pitch(['logs', '--project', slug], env);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(`copy ${exits[0].copyId} of build ${build.id}: stopped after it was ready, exit code 3`);
-    expect(text.stdout).toContain('  Error: EROFS: read-only file system, token ***');
+    expect(text.stdout).toContain('  click here\n  Error: EROFS: read-only file system, token ***');
+    expect(text.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(text.stdout).not.toContain('evil.example');
   });
 });

@@ -1,6 +1,7 @@
 // The runner tests' demo: says which PORT, HOST and copy it is, keeps a counter (controls and
 // story calls), tries connections on request (isolation tests), echoes WebSocket frames, sends
-// headers that are the room's to decide (/hostile-headers), and pages under a policy of its own (/csp-page).
+// headers that are the room's to decide (/hostile-headers), pages under a policy of its own (/csp-page), what it
+// was told of its viewer (/headers, and the first frame of a WebSocket to /headers), and its IPv6 addresses (/ipv6).
 const http = require('node:http');
 const net = require('node:net');
 const crypto = require('node:crypto');
@@ -64,6 +65,13 @@ const server = http.createServer((req, res) => {
     res.setHeader('clear-site-data', '"cookies", "cache"');
     return json(res, 200, { hostile: true });
   }
+  if (url.pathname === '/headers') return json(res, 200, req.headers);
+  if (url.pathname === '/ipv6') {
+    // The copy's own IPv6 addresses, one line each as the kernel lists them (none when IPv6 is off in its namespace).
+    let list = '';
+    try { list = require('node:fs').readFileSync('/proc/net/if_inet6', 'utf8'); } catch {}
+    return json(res, 200, { addresses: list.split('\n').filter(Boolean) });
+  }
   json(res, 200, { path: url.pathname, port, host, copy: process.env.HOSTNAME || null, mode: process.env.MOCK_MODE || null, uid: process.getuid() });
 });
 
@@ -71,6 +79,11 @@ const server = http.createServer((req, res) => {
 server.on('upgrade', (req, socket) => {
   const accept = crypto.createHash('sha1').update(req.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11').digest('base64');
   socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+  if (req.url === '/headers') {
+    // The forwarding headers the copy got, names and values, kept within one small frame.
+    const told = Object.entries(req.headers).filter(([name]) => /forwarded|real-ip|client-ip/.test(name)).map(([n, v]) => `${n}=${v}`).join(' ').slice(0, 125);
+    socket.write(Buffer.concat([Buffer.from([0x81, Buffer.byteLength(told)]), Buffer.from(told)]));
+  }
   socket.on('data', (frame) => {
     const len = frame[1] & 0x7f;
     if ((frame[0] & 0x0f) === 8 || len > 125) return socket.end();

@@ -19,3 +19,16 @@ export function resolveApiUrl(flag: string | undefined, env: NodeJS.ProcessEnv =
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
+
+/** Hosts whose http:// stays on this machine: 127.0.0.0/8, ::1 and localhost. */
+const loopback = /^(127(\.\d{1,3}){3}|\[::1\]|localhost)$/i;
+
+/**
+ * A warning when the address is plain http:// to another machine: the bearer token would cross the network readable by
+ * anyone on the way. Only a warning, so a platform on a trusted private network still works.
+ */
+export function plainHttpWarning(apiUrl: string): string | null {
+  const url = new URL(apiUrl);
+  if (url.protocol !== 'http:' || loopback.test(url.hostname)) return null;
+  return `pitch: warning: ${url.origin} is plain http on another machine: your token crosses the network unencrypted; use https://`;
+}

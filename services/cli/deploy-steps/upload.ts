@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ApiError } from '../../contract/api-client.js';
 import { ErrorBody } from '../../contract/errors.schema.js';
+import { Refusal } from '../refusal.js';
 import { userAgent } from '../version.js';
 
 export interface UploadOptions {
@@ -15,9 +16,24 @@ export interface UploadOptions {
   onBytes: (count: number) => void;
 }
 
-/** putUrl is a path on the API's address (decisions: `/api/uploads/:id`), joined as the client joins paths. */
+/**
+ * putUrl is a path on the API's address (decisions: `/api/uploads/:id`), joined as the client joins paths. The PUT carries
+ * the bearer token, so an address on any other origin (an absolute URL elsewhere, or a path such as `@evil.example/x`
+ * that moves the host once joined) is refused before a byte or the token leaves.
+ */
 export function uploadAddress(apiUrl: string, putUrl: string): URL {
-  return /^https?:\/\//.test(putUrl) ? new URL(putUrl) : new URL(apiUrl + putUrl);
+  let url: URL | null = null;
+  try {
+    url = /^https?:\/\//.test(putUrl) ? new URL(putUrl) : new URL(apiUrl + putUrl);
+  } catch {}
+  const own = new URL(apiUrl).origin;
+  if (url?.origin !== own) {
+    throw new Refusal(
+      `the platform gave an upload address off its own origin (${url?.origin ?? JSON.stringify(putUrl)}, not ${own}); nothing was sent`,
+      'your token goes only to the platform address you chose: check --api or PITCH_API',
+    );
+  }
+  return url;
 }
 
 /**

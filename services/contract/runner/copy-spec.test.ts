@@ -17,6 +17,7 @@ describe('copy create options', () => {
       Memory: 256 * 2 ** 20, MemorySwap: 256 * 2 ** 20, NanoCpus: 5e8, PidsLimit: 128, ReadonlyRootfs: true,
       RestartPolicy: { Name: 'no' },
     });
+    expect(o.HostConfig?.Sysctls).toMatchObject({ 'net.ipv6.conf.all.disable_ipv6': '1', 'net.ipv6.conf.default.disable_ipv6': '1' });
     expect(o.HostConfig?.Privileged).toBeUndefined();
     expect(o.HostConfig?.Binds).toBeUndefined();
     expect(o.HostConfig?.PortBindings).toBeUndefined();

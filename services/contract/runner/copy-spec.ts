@@ -88,6 +88,10 @@ export function copyCreateOptions(s: CopySpec, engine: EngineKind = 'podman'): D
       ReadonlyRootfs: true,
       ...writableLayer(s, engine),
       RestartPolicy: { Name: 'no' },
+      // No IPv6 in the copy's namespace: its networks are IPv4 only, and the host guard's rules are
+      // iptables (IPv4) ones; with IPv6 on, the copy's eth0 would get a link-local address from which
+      // host services listening on [::] are one hop away through the bridge's own link-local address.
+      Sysctls: { 'net.ipv6.conf.all.disable_ipv6': '1', 'net.ipv6.conf.default.disable_ipv6': '1', 'net.ipv6.conf.lo.disable_ipv6': '1' },
     },
   };
 }

@@ -16,6 +16,7 @@ import { contentLabelOf, staticLabelOf, type ContentLabel } from '../origins.js'
 import { spendGrant } from '../../data/content-grants.sql.js';
 import { CAPTURE_LIBRARY_PATH, FRAME_HELPER_PATH, frameHelperTag } from './frame-helper-tag.js';
 import { createStaticFiles, parseRange, type StaticFiles } from './static-files.js';
+import { isServiceWorkerScript, SERVICE_WORKER_REFUSED } from './service-worker-refusal.js';
 import { CLEAR_SITE_DATA, viewCookie, viewSeconds, viewTokens } from './view-token.js';
 
 // The content origins: where a build's own code runs, never on the platform origin. A request is
@@ -92,6 +93,7 @@ export async function buildContentApp(deps: ContentDeps & { standings: StandingC
       if (!standing || staticLabelOf(standing.slug, standing.projectId) !== label.label) return notFound(reply);
       if (standing.ownerPaused) return reply.status(423).type('text/html; charset=utf-8').send(noticePage('Demo', 'Paused', ['The owner paused this demo. Go back to the room for their note.']));
       if (label.copy || standing.kind !== 'static' || !standing.liveBuildId) return notFound(reply);
+      if (isServiceWorkerScript(req.headers)) return reply.status(403).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(SERVICE_WORKER_REFUSED);
       return serveFile(files, standing.liveBuildId, req, reply);
     },
   });

@@ -49,3 +49,18 @@ it('tells the browser to forget the origin once the link is revoked', async () =
   });
   expect(gone.headers['clear-site-data']).toBe('"cache", "cookies", "storage"');
 });
+
+it('serves no service worker script, so none can go on answering after the viewer\'s standing ends', async () => {
+  const person = await platform.person({ plan: 'solo' });
+  const { project } = await deployStaticRoom(platform, person, { files: { 'index.html': '<!doctype html><title>SW</title>', 'sw.js': 'self.onfetch = (e) => e.respondWith(caches.match(e.request));' } });
+  const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Worker' } });
+  const viewer = await enterRoom(platform, url);
+  const registering = await hit(platform, '/sw.js', { host: viewer.host, jar: viewer.contentJar, headers: { 'service-worker': 'script' } });
+  expect(registering.status).toBe(403);
+  expect(registering.headers['cache-control']).toBe('no-store');
+  expect(registering.text).toBe('Service workers are not served on demo origins.\n');
+  // The same file fetched as a script or a resource is served.
+  const fetched = await hit(platform, '/sw.js', { host: viewer.host, jar: viewer.contentJar });
+  expect(fetched.status).toBe(200);
+  expect(fetched.text).toContain('self.onfetch');
+});

@@ -50,24 +50,28 @@ async function viewerOnCopy(url: string) {
 }
 
 /** A WebSocket to the copy origin over the platform's port; resolves once upgraded. */
-function openSocket(host: string, jar: Jar): Promise<{ socket: Socket; echo(text: string): Promise<string>; closed: Promise<{ code: number | null; reason: string }> }> {
+function openSocket(host: string, jar: Jar, path = '/socket', extra: Record<string, string> = {}): Promise<{ socket: Socket; echo(text: string): Promise<string>; first: Promise<string>; closed: Promise<{ code: number | null; reason: string }> }> {
   const base = new URL(platform.baseUrl);
   return new Promise((resolve, reject) => {
     const req = request({
-      host: base.hostname, port: base.port, path: '/socket',
+      host: base.hostname, port: base.port, path,
       headers: {
+        ...extra,
         host, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
         connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'),
       },
     });
     req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
     req.on('error', reject);
-    req.on('upgrade', (_res, socket: Socket) => {
-      let buffered = Buffer.alloc(0);
+    // Frames sent with the 101 arrive in `head`, the rest as the socket's data.
+    req.on('upgrade', (_res, socket: Socket, head: Buffer) => {
+      let buffered = Buffer.from(head);
       let onText: ((t: string) => void) | null = null;
+      let gotFirst: (t: string) => void = () => {};
+      const first = new Promise<string>((done) => (gotFirst = done));
       let closeFrame: { code: number | null; reason: string } | null = null;
       const closed = new Promise<{ code: number | null; reason: string }>((done) => {
-        socket.on('data', (chunk: Buffer) => {
+        const read = (chunk: Buffer) => {
           buffered = Buffer.concat([buffered, chunk]);
           while (buffered.length >= 2) {
             const len = buffered[1] & 0x7f;
@@ -75,10 +79,15 @@ function openSocket(host: string, jar: Jar): Promise<{ socket: Socket; echo(text
             const op = buffered[0] & 0x0f;
             const payload = buffered.subarray(2, 2 + len);
             buffered = buffered.subarray(2 + len);
-            if (op === 1) onText?.(payload.toString('utf8'));
+            if (op === 1) {
+              gotFirst(payload.toString('utf8'));
+              onText?.(payload.toString('utf8'));
+            }
             if (op === 8) closeFrame = { code: len >= 2 ? payload.readUInt16BE(0) : null, reason: payload.subarray(2).toString('utf8') };
           }
-        });
+        };
+        socket.on('data', read);
+        read(Buffer.alloc(0));
         socket.on('close', () => done(closeFrame ?? { code: null, reason: '' }));
       });
       const echo = (text: string) => new Promise<string>((answer) => {
@@ -87,7 +96,7 @@ function openSocket(host: string, jar: Jar): Promise<{ socket: Socket; echo(text
         const body = Buffer.from(text).map((b, i) => b ^ mask[i % 4]);
         socket.write(Buffer.concat([Buffer.from([0x81, 0x80 | body.length]), mask, body]));
       });
-      resolve({ socket, echo, closed });
+      resolve({ socket, echo, first, closed });
     });
     req.end();
   });
@@ -146,6 +155,26 @@ describe("a copy's response headers", () => {
     expect(csp.join(';')).toContain("script-src 'self'");
     expect(answer.headers['set-cookie']).toEqual(['x=1; Path=/; HttpOnly']);
     expect(answer.headers['clear-site-data']).toBe('"cache"');
+  });
+
+  it('are never sniffed into another type (nosniff on every answer, whatever the copy says)', async () => {
+    const { person, project } = await containerRoom();
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Sniff' } });
+    const v = await viewerOnCopy(url);
+    for (const path of ['/headers', '/hostile-headers', '/page', '/hang-up']) {
+      const answer = await hit(platform, path, { host: v.host, jar: v.jar });
+      expect(answer.headers['x-content-type-options'], path).toBe('nosniff');
+    }
+  });
+
+  it('never include a service worker script: the browser\'s fetch of one is refused, the same address otherwise served', async () => {
+    const { person, project } = await containerRoom();
+    const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Worker' } });
+    const v = await viewerOnCopy(url);
+    const registering = await hit(platform, '/page', { host: v.host, jar: v.jar, headers: { 'service-worker': 'script' } });
+    expect(registering.status).toBe(403);
+    expect(registering.text).toBe('Service workers are not served on demo origins.\n');
+    expect((await hit(platform, '/page', { host: v.host, jar: v.jar })).status).toBe(200);
   });
 
   it('answers a request the copy drops with the room\'s own words, styled without the copy', async () => {
@@ -220,3 +249,28 @@ describe("a copy's response headers", () => {
     expect(library.headers['content-encoding']).toBe('gzip');
   });
 });
+
+describe('what a copy is told of its viewer', () => {
+  // What an ingress in front of the platform adds, and what a viewer may send of their own accord.
+  const addressed = { 'x-forwarded-for': '203.0.113.7', 'x-real-ip': '203.0.113.7', forwarded: 'for=203.0.113.7;proto=https', 'true-client-ip': '203.0.113.7' };
+
+  it('is not their address, over HTTP or a WebSocket: only the origin it is served on', async () => {
+    const { person, project } = await containerRoom();
+    const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Nobody' } });
+    const v = await viewerOnCopy(url);
+    const told = await hit(platform, '/headers', { host: v.host, jar: v.jar, headers: addressed });
+    expect(told.status).toBe(200);
+    const headers = told.json as Record<string, string>;
+    for (const name of ['x-forwarded-for', 'x-real-ip', 'forwarded', 'true-client-ip']) expect(headers[name], name).toBeUndefined();
+    // Nor the address the room saw the request come from (loopback here).
+    expect(JSON.stringify(headers)).not.toMatch(/203\.0\.113\.7|127\.0\.0\.1|::1/);
+    expect(headers).toMatchObject({ 'x-forwarded-host': v.host, 'x-forwarded-proto': 'http' });
+
+    const ws = await openSocket(v.host, v.jar, '/headers', addressed);
+    expect((await within(ws.first, closeBoundMs)).split(' ').sort()).toEqual([`x-forwarded-host=${v.host}`, 'x-forwarded-proto=http']);
+    // The room ends the socket, as for every viewer who leaves for good.
+    await person.client.call('revokeLink', { params: { linkId: link.id } });
+    await within(ws.closed, closeBoundMs);
+  });
+});
+

@@ -8,6 +8,7 @@ import type { Logger } from '../../core/log.js';
 import { throttledActivity, type CopyView, type RunnerClient } from '../../contract/runner/runner-client.js';
 import { agentAllowedBy } from '../content/capture-policy.js';
 import { frameHelperTag } from '../content/frame-helper-tag.js';
+import { isServiceWorkerScript, refuseServiceWorker } from '../content/service-worker-refusal.js';
 import { CLEAR_SITE_DATA, viewCookie, viewTokens } from '../content/view-token.js';
 import { createCopyProxy } from '../copy-proxy.js';
 import { notFoundPage, noticePage } from '../viewer/html.js';
@@ -95,9 +96,12 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
   return {
     async web(req: IncomingMessage, res: ServerResponse, label: ContentLabel) {
       res.setHeader('content-security-policy', `frame-ancestors ${frameAncestors}`);
+      res.setHeader('x-content-type-options', 'nosniff');
       const { sessionId, ended } = await sessionFor(req, label);
       // The viewer's way in ended: the copy's origin keeps nothing of theirs (content-app.ts).
       if (!sessionId) return sendNotFound(res, ended ? { 'clear-site-data': CLEAR_SITE_DATA } : {});
+      // No service worker of the copy's may outlive the viewer's standing (service-worker-refusal.ts).
+      if (isServiceWorkerScript(req.headers)) return refuseServiceWorker(res);
       const { view, target } = await runningCopy(sessionId);
       if (!target) {
         const notice = copyNotice(view);

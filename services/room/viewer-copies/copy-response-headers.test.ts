@@ -9,6 +9,8 @@ describe('enforceRoomHeaders', () => {
   it("sets the room's frame-ancestors whatever the copy says, keeping the copy's other directives", () => {
     const h = enforced({ 'x-frame-options': 'ALLOWALL', 'content-security-policy': "default-src 'self'; frame-ancestors *, frame-ancestors https://evil.example" });
     expect(h['x-frame-options']).toBeUndefined();
+    expect(h['x-content-type-options']).toBe('nosniff');
+    expect(enforced({ 'x-content-type-options': 'sniff-away' })['x-content-type-options']).toBe('nosniff');
     expect(h['content-security-policy']).toEqual(["default-src 'self'", 'frame-ancestors http://127.0.0.1:8080']);
     expect(enforced({})['content-security-policy']).toEqual(['frame-ancestors http://127.0.0.1:8080']);
   });

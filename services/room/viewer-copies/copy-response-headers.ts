@@ -5,10 +5,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 // CSP frame-ancestors), set a cookie for the parent domain that every other viewer's copy origin
 // and the project's static origin would then receive (Set-Cookie Domain=), or wipe the cookies
 // of every origin under that domain (Clear-Site-Data "cookies" acts on the registrable domain).
+// And no answer of a copy is sniffed into another type than it says (nosniff, as static builds').
 
 /** The copy's response headers, rewritten in place so that the room's policy holds. */
 export function enforceRoomHeaders(headers: IncomingHttpHeaders, room: { frameAncestors: string; reservedCookies: string[] }): void {
   delete headers['x-frame-options'];
+  headers['x-content-type-options'] = 'nosniff';
 
   // The copy's own policy keeps its other directives; its frame-ancestors go, and the room's is
   // added as a policy of its own (browsers enforce every policy given, so the copy cannot widen it).

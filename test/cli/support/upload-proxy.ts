@@ -31,3 +31,65 @@ export async function startChunkingProxy(target: string): Promise<{ url: string;
     }),
   };
 }
+
+/**
+ * A server that only records what reaches it: where a misled tool would send an upload. `seen`
+ * holds each request's method, path and Authorization header.
+ */
+export async function startRecorder(): Promise<{ url: string; seen: { method?: string; url?: string; authorization?: string }[]; close: () => Promise<void> }> {
+  const seen: { method?: string; url?: string; authorization?: string }[] = [];
+  const server: Server = createServer((req, res) => {
+    seen.push({ method: req.method, url: req.url, authorization: req.headers.authorization });
+    req.resume();
+    res.writeHead(204).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}`,
+    seen,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/**
+ * A proxy in front of the platform that rewrites startUpload's reply: its putUrl becomes what
+ * `putUrl(original)` says (an absolute address elsewhere), as a compromised or misconfigured
+ * platform or proxy could answer.
+ */
+export async function startPutUrlRewriter(target: string, putUrl: (original: string) => string): Promise<{ url: string; close: () => Promise<void> }> {
+  const to = new URL(target);
+  const server: Server = createServer((req, res) => {
+    const startUpload = req.method === 'POST' && /^\/api\/projects\/[^/]+\/uploads$/.test(req.url ?? '');
+    const headers = { ...req.headers, host: to.host };
+    if (startUpload) delete headers['accept-encoding'];
+    const upstream = request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers }, (reply) => {
+      if (!startUpload || reply.statusCode !== 200) {
+        res.writeHead(reply.statusCode ?? 502, reply.headers);
+        return reply.pipe(res);
+      }
+      const chunks: Buffer[] = [];
+      reply.on('data', (chunk: Buffer) => chunks.push(chunk));
+      reply.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const text = JSON.stringify({ ...body, putUrl: putUrl(body.putUrl) });
+        const { 'content-length': _length, 'transfer-encoding': _encoding, ...rest } = reply.headers;
+        res.writeHead(200, { ...rest, 'content-length': Buffer.byteLength(text) }).end(text);
+      });
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
