@@ -21,15 +21,7 @@ export async function startChunkingProxy(target: string): Promise<{ url: string;
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+  return listenOnLoopback(server, '127.0.0.1');
 }
 
 /**
@@ -43,16 +35,7 @@ export async function startRecorder(): Promise<{ url: string; seen: { method?: s
     req.resume();
     res.writeHead(204).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://localhost:${port}`,
-    seen,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+  return { ...(await listenOnLoopback(server, 'localhost')), seen };
 }
 
 /**
@@ -83,10 +66,15 @@ export async function startPutUrlRewriter(target: string, putUrl: (original: str
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
+  return listenOnLoopback(server, '127.0.0.1');
+}
+
+/** Listens on a free loopback port; `url` names it by `host` (an address or `localhost`). */
+async function listenOnLoopback(server: Server, host: string): Promise<{ url: string; close: () => Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
