@@ -14,9 +14,10 @@ import { readCard } from './cards.service.js';
 // copied on the platform from a file of the live static build, and stored re-encoded without
 // metadata at covers/<project>/<content hash>. Its own check (the bytes decode as one of those
 // types, within the limits) runs before it replaces the cover shown: a cover that fails is
-// refused (422 file) and the one before stays.
+// refused (422 file) and the one before stays. A cover larger than 2048 a side is kept shrunk to
+// fit, shrinking while it is decoded, so the decode costs what a 4 MP picture does (security-3 H1).
 
-export const coverLimits = { maxBytes: 1024 * 1024, maxSide: 4096 };
+export const coverLimits = { maxBytes: 1024 * 1024, maxSide: 4096, maxPixels: 4096 * 4096, storedSide: 2048 };
 const coverTypes = ['image/png', 'image/jpeg', 'image/webp'] as const;
 export const coverKey = (projectId: string, hash: string) => `${coverPrefix(projectId)}${hash}`;
 

@@ -10,8 +10,9 @@ import { Refusal } from '../../core/errors.js';
  */
 export function errorHandler(err: FastifyError | Refusal | Error, req: FastifyRequest, reply: FastifyReply) {
   if (err instanceof Refusal) {
-    // A rate limit says when to come back, in the header clients and proxies know (RFC 9110).
-    if (err.status === 429 && typeof err.extra.retryAfter === 'number') reply.header('retry-after', String(err.extra.retryAfter));
+    // A rate limit, or work shed under load (503), says when to come back, in the header clients
+    // and proxies know (RFC 9110).
+    if ((err.status === 429 || err.status === 503) && typeof err.extra.retryAfter === 'number') reply.header('retry-after', String(err.extra.retryAfter));
     return reply.status(err.status).send(err.body());
   }
 
