@@ -10,7 +10,14 @@ import { deployStaticRoom, enterRoom, hit } from '../../test/support/room.js';
 // barely grows.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true, env: { COMMENTS_PER_SESSION_HOUR: '4' } }); });
+// The bombs are made first: making one blocks this process (where the platform runs) for seconds,
+// and a keep-alive connection idle across such a pause may be reset under the client.
+const bombs: { big: Buffer; small: Buffer } = { big: Buffer.alloc(0), small: Buffer.alloc(0) };
+beforeAll(async () => {
+  bombs.big = webpBomb(8192);
+  bombs.small = webpBomb(4096);
+  platform = await startPlatform({ workers: true, env: { COMMENTS_PER_SESSION_HOUR: '4' } });
+});
 afterAll(async () => { await platform.close(); });
 
 async function viewer() {
@@ -31,8 +38,8 @@ const MB = 1024 * 1024;
 describe('bomb screenshots', () => {
   it('four 8192² and then five 4096² bomb comments at once: each refused, RSS grows by under 64 MB, nothing stored', async () => {
     const v = await viewer();
-    const big = withPicture(webpBomb(8192));
-    const small = withPicture(webpBomb(4096));
+    const big = withPicture(bombs.big);
+    const small = withPicture(bombs.small);
     const before = process.memoryUsage().rss;
     const four = await Promise.all([1, 2, 3, 4].map(() => v.post(big)));
     const five = await Promise.all([1, 2, 3, 4, 5].map(() => v.post(small)));
@@ -53,7 +60,7 @@ describe('bomb screenshots', () => {
     const v = await viewer();
     const plain = { ...withPicture(Buffer.alloc(0)), screenshot: null, screenshotNote: 'no-answer' };
     for (let i = 0; i < 4; i++) expect((await v.post({ ...plain, body: `comment ${i}` })).status).toBe(200);
-    const bomb = await v.post(withPicture(webpBomb(8192)));
+    const bomb = await v.post(withPicture(bombs.big));
     expect(bomb.status).toBe(429);
     expect(bomb.json).toMatchObject({ reason: 'rate' });
   }, 180_000);
@@ -63,7 +70,7 @@ describe('bomb screenshots', () => {
     const { project } = await deployStaticRoom(platform, person);
     const { url } = await person.client.call('previewPass', { params: { projectId: project.id } });
     const room = await enterRoom(platform, url);
-    const sent = await hit(platform, `${room.base}/comments`, { method: 'POST', jar: room.jar, json: withPicture(webpBomb(8192)) });
+    const sent = await hit(platform, `${room.base}/comments`, { method: 'POST', jar: room.jar, json: withPicture(bombs.big) });
     expect(sent.json).toEqual({ recorded: false, askEmail: false });
   }, 180_000);
 });
