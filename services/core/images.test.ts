@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { ImageRefused, reencodeImage } from './images.js';
+import { webpBomb } from '../../test/fixtures/images.js';
+import { decodeSlots, ImageRefused, reencodeImage, screenshotRules } from './images.js';
 
 const rules = { types: ['image/png', 'image/webp'] as const, maxBytes: 200_000, maxSide: 4000 };
 const png = (width = 40, height = 30) => sharp({ create: { width, height, channels: 4, background: '#336699' } }).png().toBuffer();
@@ -31,4 +32,35 @@ describe('reencodeImage', () => {
     await refuse(whole, { maxBytes: 100 });
     await refuse(await png(50, 20), { maxSide: 40 });
   });
+});
+
+describe('a decompression bomb (security-3 H1)', () => {
+  const rss = () => process.memoryUsage().rss;
+
+  it('refuses an 8192² lossless WebP of under 3 KB on its header, before decoding a pixel', async () => {
+    const bomb = webpBomb(8192);
+    expect(bomb.length).toBeLessThan(4000);
+    // The rules the room used for screenshots before: only the side was bounded, at 8192.
+    const before = rss();
+    const err = await reencodeImage(bomb, { types: ['image/png', 'image/webp'], maxBytes: 3 * 1024 * 1024, maxSide: 8192 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ImageRefused);
+    expect((err as Error).message).toMatch(/8192×8192 pixels in \d+ bytes.*at most 1000 pixels a byte/);
+    // Decoding it took +522 MB; reading its header takes next to nothing.
+    expect(rss() - before).toBeLessThan(64 * 1024 * 1024);
+    expect(decodeSlots.load()).toEqual({ running: 0, waiting: 0 });
+  }, 30_000);
+
+  it('refuses a screenshot past 16 MP in all even within 4096 a side, and a 4096² bomb', async () => {
+    const wide = await reencodeImage(await png(4096, 4096), { ...screenshotRules(3_000_000), maxPixels: 4000 * 4000 }).catch((e: unknown) => e);
+    expect((wide as Error).message).toMatch(/at most 16000000 pixels in all/);
+    await expect(reencodeImage(webpBomb(4096), screenshotRules(3_000_000))).rejects.toThrow(/pixels a byte/);
+  }, 30_000);
+
+  it('takes a small flat image whatever its pixels per byte, and shrinks a large one to its stored side as it decodes', async () => {
+    const flat = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#fff' } }).webp({ lossless: true }).toBuffer();
+    expect(512 * 512 / flat.length).toBeGreaterThan(1000);
+    expect(await reencodeImage(flat, screenshotRules(3_000_000))).toMatchObject({ width: 512, height: 512 });
+    const big = await sharp({ create: { width: 3000, height: 2000, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 30 } } }).jpeg().toBuffer();
+    expect(await reencodeImage(big, { types: ['image/jpeg'], maxBytes: 10_000_000, maxSide: 4096, storedSide: 1024 })).toMatchObject({ type: 'image/jpeg', width: 1024, height: 683 });
+  }, 30_000);
 });

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { refused } from './errors.js';
+import { workSlots } from './work-slots.js';
 
 // Images people send (comment screenshots, logos; covers and photos later) are judged by their
 // bytes, never by a name or a declared type, and stored only as re-encoded here: what the
@@ -10,6 +11,29 @@ import { refused } from './errors.js';
 // width and height, read without decoding a pixel), and only an image whose header is within
 // every limit is decoded. A decompression bomb (a tiny file declaring 60000×60000) is refused
 // on its header; sharp's own pixel limit stays on the decode as a second wall.
+//
+// What a decode costs is set by pixels, not bytes (a 2.6 KB lossless WebP declaring 8192×8192
+// cost 522 MB and 2.5 s, security-3 H1), so the header is judged on three counts before a pixel
+// is decoded: pixels a side, pixels in all, and pixels per byte sent (no real picture of more
+// than a megapixel carries over 1,000 pixels in each byte; a bomb carries tens of thousands).
+// Then the decode itself is bounded: a use that stores a smaller picture than it takes shrinks
+// while decoding (JPEG and WebP decode straight at the smaller size, PNG streams), decodes run
+// one at a time in the process with a short queue (503 beyond it), and sharp keeps no cache.
+
+// The cache holds decoded pixels of past operations: memory a sender's images should not keep.
+sharp.cache(false);
+// libvips threads per image: decodes are serialised below, and each should take one core, not all.
+sharp.concurrency(1);
+
+/** Above a megapixel, an image declaring more pixels than this per byte of its file is refused unread. */
+export const MAX_PIXELS_PER_BYTE = 1000;
+const RATIO_FLOOR = 1024 * 1024;
+
+/**
+ * Decodes of the whole process: one at a time (an at-limit WebP costs ~100 MB while encoding),
+ * three waiting (four comments at once are all served), and 503 with Retry-After: 2 beyond.
+ */
+export const decodeSlots = workSlots({ running: 1, waiting: 3, retryAfter: 2, what: 'images being read' });
 
 export type ImageType = 'image/png' | 'image/webp' | 'image/jpeg';
 
@@ -30,14 +54,28 @@ export interface ImageRules {
   maxBytes: number;
   /** Most pixels a side. */
   maxSide: number;
+  /** Most pixels in all (width × height); `maxSide`² when not given. */
+  maxPixels?: number;
+  /** Longest side kept: a larger image is shrunk to fit as it is decoded. Unset, kept as sent. */
+  storedSide?: number;
   /** Fewest pixels a side. */
   minSide?: number;
   /** How many times longer one side may be than the other. */
   maxAspect?: number;
 }
 
-/** The logo of a brand (spec 2.8 and 8): PNG, JPEG or WebP, 256 KB, 16×16 to 2048×2048, at most 8:1. */
-export const logoRules: ImageRules = { types: ['image/png', 'image/jpeg', 'image/webp'], maxBytes: 256 * 1024, maxSide: 2048, minSide: 16, maxAspect: 8 };
+/**
+ * The logo of a brand (spec 2.8 and 8): PNG, JPEG or WebP, 256 KB, 16×16 to 2048×2048, at most
+ * 8:1. The spec's sides already bound it to 4 MP, which is its pixel budget; kept at its size.
+ */
+export const logoRules: ImageRules = { types: ['image/png', 'image/jpeg', 'image/webp'], maxBytes: 256 * 1024, maxSide: 2048, maxPixels: 2048 * 2048, minSide: 16, maxAspect: 8 };
+
+/**
+ * A comment's screenshot (the frame's viewport at scale 1, PNG or WebP): at most 4096 a side and
+ * 16 MP, kept within 2560 a side (its pins are fractions of the picture, so a shrunk one still
+ * shows where they point).
+ */
+export const screenshotRules = (maxBytes: number): ImageRules => ({ types: ['image/png', 'image/webp'], maxBytes, maxSide: 4096, maxPixels: 4096 * 4096, storedSide: 2560 });
 
 /** The width, height and type the header declares; nothing is decoded. */
 async function headerOf(bytes: Buffer, types: ImageType[]) {
@@ -49,9 +87,15 @@ async function headerOf(bytes: Buffer, types: ImageType[]) {
   return { type, width: meta.width, height: meta.height };
 }
 
-function checkSize(width: number, height: number, rules: ImageRules) {
+function checkSize(width: number, height: number, bytes: number, rules: ImageRules) {
   const size = `${width}×${height} pixels`;
+  const pixels = width * height;
   if (width > rules.maxSide || height > rules.maxSide) throw new ImageRefused(`the image is ${size}; at most ${rules.maxSide} pixels a side are taken`);
+  const maxPixels = rules.maxPixels ?? rules.maxSide * rules.maxSide;
+  if (pixels > maxPixels) throw new ImageRefused(`the image is ${size}; at most ${maxPixels} pixels in all are taken`);
+  if (pixels > RATIO_FLOOR && pixels > MAX_PIXELS_PER_BYTE * bytes) {
+    throw new ImageRefused(`the image declares ${size} in ${bytes} bytes, more than a picture holds; at most ${MAX_PIXELS_PER_BYTE} pixels a byte are taken`);
+  }
   if (rules.minSide && (width < rules.minSide || height < rules.minSide)) throw new ImageRefused(`the image is ${size}; at least ${rules.minSide} pixels a side are needed`);
   if (rules.maxAspect && Math.max(width, height) > rules.maxAspect * Math.min(width, height)) {
     throw new ImageRefused(`the image is ${size}; one side may be at most ${rules.maxAspect} times the other`);
@@ -66,20 +110,28 @@ export async function reencodeImage(bytes: Buffer, rules: ImageRules): Promise<C
   if (bytes.length === 0) throw new ImageRefused('the image is empty');
   if (bytes.length > rules.maxBytes) throw new ImageRefused(`the image is ${bytes.length} bytes; at most ${rules.maxBytes} are taken`);
   const header = await headerOf(bytes, rules.types);
-  checkSize(header.width, header.height, rules);
+  checkSize(header.width, header.height, bytes.length, rules);
+  // Only now, within every limit, is it decoded: in its turn, one at a time in the process.
+  return decodeSlots.run(() => decode(bytes, header.type, rules));
+}
+
+async function decode(bytes: Buffer, type: ImageType, rules: ImageRules): Promise<CheckedImage> {
+  const limitInputPixels = rules.maxPixels ?? rules.maxSide * rules.maxSide;
   // rotate(): a photo's EXIF orientation is applied to the pixels, since the EXIF itself goes.
-  const image = sharp(bytes, { limitInputPixels: rules.maxSide * rules.maxSide, failOn: 'error', animated: false }).rotate();
-  const encoded = header.type === 'image/png' ? image.png({ compressionLevel: 6 }) : header.type === 'image/webp' ? image.webp({ quality: 90 }) : image.jpeg({ quality: 90 });
+  let image = sharp(bytes, { limitInputPixels, failOn: 'error', animated: false }).rotate();
+  if (rules.storedSide) image = image.resize(rules.storedSide, rules.storedSide, { fit: 'inside', withoutEnlargement: true });
+  const encoded = type === 'image/png' ? image.png({ compressionLevel: 6 }) : type === 'image/webp' ? image.webp({ quality: 90 }) : image.jpeg({ quality: 90 });
   // A truncated or corrupt file passes the header and fails here.
   const out = await encoded.toBuffer({ resolveWithObject: true }).catch(() => {
     throw new ImageRefused('the image could not be decoded');
   });
-  return { bytes: out.data, type: header.type, width: out.info.width, height: out.info.height };
+  return { bytes: out.data, type, width: out.info.width, height: out.info.height };
 }
 
 /**
  * `reencodeImage`, refused as the api answers an image that does not do: 422 `file`, naming
- * `what` ("the logo", "the photo", a build file's path) and the limit it missed.
+ * `what` ("the logo", "the photo", a build file's path) and the limit it missed. A full decode
+ * queue stays what it is: 503 `unavailable` with `retryAfter`.
  */
 export async function reencodeOrRefuse(bytes: Buffer, rules: ImageRules, what: string): Promise<CheckedImage> {
   try {

@@ -210,8 +210,8 @@ describe('comments pinned to screens', () => {
     const notImage = await v.post('comments', comment({ screenshot: { type: 'image/png', data: Buffer.from('<svg/>').toString('base64') }, screenshotNote: null }));
     expect(notImage.status).toBe(422);
     expect(notImage.json).toMatchObject({ reason: 'file' });
-    const noise = Buffer.from(Array.from({ length: 200 * 200 * 3 }, () => Math.floor(Math.random() * 256)));
-    const tooLarge = await sharp(noise, { raw: { width: 200, height: 200, channels: 3 } }).png().toBuffer();
+    const noise = Buffer.from(Array.from({ length: 150 * 150 * 3 }, () => Math.floor(Math.random() * 256)));
+    const tooLarge = await sharp(noise, { raw: { width: 150, height: 150, channels: 3 } }).png().toBuffer();
     expect(tooLarge.length).toBeGreaterThan(50_000);
     const big = await v.post('comments', comment({ screenshot: { type: 'image/png', data: tooLarge.toString('base64') }, screenshotNote: null }));
     expect(big.status).toBe(422);

@@ -10,8 +10,10 @@ import { forgetPhoto, photoOf, photoPrefix, rememberPhoto } from '../../data/peo
 // A person's photo (spec 2.10, 4.3 people photos, 8 images): PNG, JPEG or WebP judged by its
 // bytes, up to 2 MB and 4096 pixels a side, stored re-encoded without metadata under
 // photos/<person id>/<content hash>, served only to people who share a workspace with its owner.
+// A photo is shown small: one larger than 1024 a side is kept shrunk to fit, and shrinks while it
+// is decoded, so a 16 MP photo costs what a 1 MP one does (security-3 H1).
 
-export const photoLimits = { maxBytes: 2 * 1024 * 1024, maxSide: 4096 };
+export const photoLimits = { maxBytes: 2 * 1024 * 1024, maxSide: 4096, maxPixels: 4096 * 4096, storedSide: 1024 };
 /** Each photo's bytes at their own key: a reader never gets one photo's bytes with another's hash. */
 export const photoKey = (personId: string, hash: string) => `${photoPrefix(personId)}${hash}`;
 

@@ -17,8 +17,10 @@ import { readCard } from './cards.service.js';
 // before stays. A cover that passes replaces the one shown at once while the card is not public
 // (draft, blocked, pulled); on a listed or pending card it is held back (coverPending) until an
 // operator approves it in `npm run ops -- review`, and the public listing keeps the one before.
+// A cover larger than 2048 a side is kept shrunk to fit, shrinking while it is decoded, so the
+// decode costs what a 4 MP picture does (security-3 H1).
 
-export const coverLimits = { maxBytes: 1024 * 1024, maxSide: 4096 };
+export const coverLimits = { maxBytes: 1024 * 1024, maxSide: 4096, maxPixels: 4096 * 4096, storedSide: 2048 };
 const coverTypes = ['image/png', 'image/jpeg', 'image/webp'] as const;
 
 const checkedCover = (bytes: Buffer, what: string) => reencodeOrRefuse(bytes, { types: [...coverTypes], ...coverLimits }, what);

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { NextStepKind } from '../../contract/resources/room-setup.js';
 import { Area, Point, ScreenshotNote } from '../../contract/resources/activity.js';
 import { Device } from '../../contract/common.js';
-import { ImageRefused, reencodeImage } from '../../core/images.js';
+import { Refusal } from '../../core/errors.js';
+import { ImageRefused, reencodeImage, screenshotRules } from '../../core/images.js';
 import { storable } from '../../core/storable-text.js';
 import type { Storage } from '../../core/storage.js';
 import { captureBlocked } from '../../data/capture-blocks.sql.js';
@@ -83,9 +84,10 @@ export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { s
     return { recorded: true, id: response.id, again: !created, askEmail: created && (await askEmailOnce(sql, session.id)) };
   });
 
-  // Room for the picture as base64 (4 bytes per 3) and the words around it, with room to spare so
-  // a picture somewhat too large is told so (422 file) rather than cut off (413).
-  const bodyLimit = 2 * config.SCREENSHOT_MAX_BYTES + 64 * 1024;
+  // Room for the picture as base64 (4 bytes per 3) and the words around it, with an eighth to
+  // spare so a picture somewhat too large is told so (422 file) rather than cut off (413), and no
+  // more: the body is held whole in memory while it is parsed.
+  const bodyLimit = Math.ceil(1.5 * config.SCREENSHOT_MAX_BYTES) + 64 * 1024;
   app.post('/room/:sessionId/comments', { bodyLimit }, async (req, reply) => {
     const session = await shellSession(req, reply);
     if (!session) return;
@@ -96,23 +98,26 @@ export function registerViewerVoice(app: FastifyInstance, deps: ViewerDeps & { s
     const manifest = standing?.manifest ? (JSON.parse(standing.manifest) as { apps: { id: string }[] }) : null;
     if (!standing || !manifest?.apps.some((a) => a.id === c.appId)) return reply.status(404).send({ error: 'not found' });
 
-    // The picture is judged by its bytes and re-encoded before anything is written.
-    let picture = null;
-    if (c.screenshot) {
-      try {
-        picture = await reencodeImage(Buffer.from(c.screenshot.data, 'base64'), { types: ['image/png', 'image/webp'], maxBytes: config.SCREENSHOT_MAX_BYTES, maxSide: 8192 });
-      } catch (err) {
-        if (!(err instanceof ImageRefused)) throw err;
-        return reply.status(422).send({ error: 'refused: file', reason: 'file', detail: `the screenshot: ${err.message}` });
-      }
-    }
+    // What costs nothing comes before the picture is read (security-3 H1): a preview keeps no
+    // comment, so its picture is never decoded; a session past its hour's comments is told so.
     if (session.preview) return { recorded: false, askEmail: false };
-
     const recent = await commentsInLastHour(sql, session.id);
     if (recent.count >= config.COMMENTS_PER_SESSION_HOUR) {
       const retryAfter = Math.max(1, recent.retryAfter);
       reply.header('retry-after', String(retryAfter));
       return reply.status(429).send({ error: `at most ${config.COMMENTS_PER_SESSION_HOUR} comments an hour`, reason: 'rate', retryAfter });
+    }
+
+    // The picture is judged by its bytes and re-encoded before anything is written.
+    let picture = null;
+    if (c.screenshot) {
+      try {
+        picture = await reencodeImage(Buffer.from(c.screenshot.data, 'base64'), screenshotRules(config.SCREENSHOT_MAX_BYTES));
+      } catch (err) {
+        if (err instanceof Refusal && err.status === 503) return reply.status(503).header('retry-after', String(err.extra.retryAfter)).send(err.body());
+        if (!(err instanceof ImageRefused)) throw err;
+        return reply.status(422).send({ error: 'refused: file', reason: 'file', detail: `the screenshot: ${err.message}` });
+      }
     }
     // A frame that never answered may have had the agent stopped by the app's own policy.
     const label = sessionLabelOf(standing, session.id);
