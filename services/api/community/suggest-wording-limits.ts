@@ -1,7 +1,7 @@
 import type { Config } from '../../core/config.js';
-import { Refusal } from '../../core/errors.js';
 import type { Queues } from '../../core/queues.js';
 import { createRateLimiter } from '../../core/rate-limit.js';
+import { workSlots } from '../../core/work-slots.js';
 
 // suggestWording's bounds (security review 3, L1). Each call is a paid model request that can
 // hold its connection for up to 20 s, so:
@@ -15,24 +15,15 @@ import { createRateLimiter } from '../../core/rate-limit.js';
 
 export const suggestionsADay = 20;
 export const suggestionsAtOnce = 4;
-/** Seconds a caller turned away as busy is told to wait. */
-const busyRetrySeconds = 5;
-
-let drafting = 0;
+const drafting = workSlots({ running: suggestionsAtOnce, waiting: 0, retryAfter: 5, what: 'wordings being drafted' });
 
 export async function boundedSuggestion<T>(
   deps: { config: Pick<Config, 'AI_BASE_URL' | 'AI_API_KEY'>; queues: Queues }, workspaceId: string, draft: () => Promise<T>,
 ): Promise<T> {
   if (!deps.config.AI_BASE_URL || !deps.config.AI_API_KEY) return draft(); // answers its own 503
-  if (drafting >= suggestionsAtOnce) {
-    throw new Refusal(503, 'unavailable', 'unavailable', { detail: 'too many wordings are being drafted at once; try again in a few seconds', retryAfter: busyRetrySeconds });
-  }
-  drafting++;
-  try {
+  return drafting.run(async () => {
     const limiter = createRateLimiter(deps.queues.redis, deps.queues.prefix);
     await limiter.take({ name: 'suggest-wording', limit: suggestionsADay, windowSeconds: 24 * 3600, text: `at most ${suggestionsADay} suggested wordings a day` }, workspaceId);
-    return await draft();
-  } finally {
-    drafting--;
-  }
+    return draft();
+  });
 }
