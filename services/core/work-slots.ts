@@ -1,8 +1,8 @@
 import { Refusal } from './errors.js';
 
-// A process-wide bound on one kind of heavy work (decoding an image, waiting on a model): at most `running` at a
-// time, at most `waiting` more queued behind them, and beyond that an immediate 503 with
-// Retry-After rather than a queue that grows with the attack. Kept in process memory on purpose:
+// A process-wide bound on one kind of heavy work (decoding an image, waiting on a model): at most
+// `running` at a time, at most `waiting` more queued behind them, and beyond that an immediate 503
+// with Retry-After rather than a queue that grows with the attack. Kept in process memory on purpose:
 // it bounds this process's own CPU and memory, not what a client may ask for.
 
 export interface WorkSlots {
