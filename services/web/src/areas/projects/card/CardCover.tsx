@@ -20,7 +20,7 @@ export function CardCover({ card, projectId }: { card: Card; projectId: string }
   return (
     <Section title="Cover">
       {!saved && <p className="notice">Save the card first; a cover belongs to a saved card.</p>}
-      {card.coverPending && <p className="notice" role="status">A new cover is being checked; the old one shows until it passes.</p>}
+      {card.coverPending && <p className="notice" role="status">A new cover waits for review: the listing shows the one before until it is approved.</p>}
       {cover?.url ? (
         <div className="cover-now">
           <img src={cover.url} alt={`Cover of ${card.title || 'this card'}`} />
