@@ -1,4 +1,4 @@
-import { Refusal } from './errors.js';
+import { unavailable } from './errors.js';
 
 // A process-wide bound on one kind of heavy work (decoding an image, waiting on a model): at most
 // `running` at a time, at most `waiting` more queued behind them, and beyond that an immediate 503
@@ -24,7 +24,7 @@ export function workSlots(opts: { running: number; waiting: number; retryAfter: 
     async run(work) {
       if (running >= opts.running) {
         if (queue.length >= opts.waiting) {
-          throw new Refusal(503, 'unavailable', 'unavailable', { detail: `too many ${opts.what} at once; try again shortly`, retryAfter: opts.retryAfter });
+          throw unavailable(`too many ${opts.what} at once; try again shortly`, opts.retryAfter);
         }
         // The slot passes straight from the one finishing to the next in line.
         await new Promise<void>((resolve) => queue.push(resolve));

@@ -1,5 +1,5 @@
-import { Piscina } from 'piscina';
-import { Refusal, refused } from '../errors.js';
+import { refused } from '../errors.js';
+import { threadPool } from '../thread-pool.js';
 import type { RenderTask, RenderedPage } from './render-page.worker.js';
 
 export type { RenderedPage } from './render-page.worker.js';
@@ -24,43 +24,28 @@ export const RENDER_RETRY_SECONDS = 5;
 /** A thread's heap: a 2 MB page of dense markdown peaks near 250 MB; anything above is refused. */
 const heapMb = 320;
 
-const fromSource = import.meta.url.endsWith('.ts');
-let pool: Piscina<RenderTask, RenderedPage> | null = null;
+const renderer = threadPool<RenderTask, RenderedPage>({
+  worker: new URL('./render-page.worker', import.meta.url),
+  threads,
+  queued: RENDER_QUEUE_MAX,
+  retryAfterSeconds: RENDER_RETRY_SECONDS,
+  busyDetail: 'pages are being prepared for many rooms at once; try again shortly',
+  heapMb,
+});
 /** Characters of the pages submitted and not yet rendered. */
 let pendingChars = 0;
 
-function renderPool() {
-  pool ??= new Piscina<RenderTask, RenderedPage>({
-    filename: new URL(`./render-page.worker.${fromSource ? 'ts' : 'js'}`, import.meta.url).href,
-    // From source (development, tests) the thread needs tsx to load TypeScript, as the process did.
-    ...(fromSource ? { execArgv: ['--import', 'tsx'] } : {}),
-    minThreads: 0,
-    maxThreads: threads,
-    maxQueue: RENDER_QUEUE_MAX,
-    // A thread stays a minute after its last page (a deploy sends its pages one after another);
-    // idle threads do not keep the process alive.
-    idleTimeout: 60_000,
-    resourceLimits: { maxOldGenerationSizeMb: heapMb },
-  });
-  return pool;
-}
-
-/** The 503 a caller answers while the renderer's queue is full. */
-export const renderBusy = () =>
-  new Refusal(503, 'unavailable', 'unavailable', { detail: 'pages are being prepared for many rooms at once; try again shortly', retryAfter: RENDER_RETRY_SECONDS });
-
 /**
- * A page's safe HTML and its hash, made in the pool's thread. Throws `renderBusy()` when the queue
+ * A page's safe HTML and its hash, made in the pool's thread. Throws the pool's 503 when the queue
  * is full, and a 422 `size` refusal for a page too large to render within the thread's heap.
  */
 export async function renderStoredPage(kind: RenderTask['kind'], content: string): Promise<RenderedPage> {
   // One page alone is always taken, whatever its size; it is the queue behind it that is bounded.
-  if (pendingChars > 0 && pendingChars + content.length > RENDER_QUEUE_CHARS_MAX) throw renderBusy();
+  if (pendingChars > 0 && pendingChars + content.length > RENDER_QUEUE_CHARS_MAX) throw renderer.busy();
   pendingChars += content.length;
   try {
-    return await renderPool().run({ kind, content });
+    return await renderer.run({ kind, content });
   } catch (err) {
-    if (err instanceof Error && err.message === 'Task queue is at limit') throw renderBusy();
     if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw refused(422, 'size', 'this page is too large to prepare; split it into smaller pages');
     throw err;
   } finally {
@@ -69,8 +54,4 @@ export async function renderStoredPage(kind: RenderTask['kind'], content: string
 }
 
 /** Ends the pool's threads (tests and shutdown; a later render starts a new pool). */
-export async function closePageRenderer(): Promise<void> {
-  const ending = pool;
-  pool = null;
-  await ending?.destroy();
-}
+export const closePageRenderer = (): Promise<void> => renderer.close();
