@@ -244,6 +244,44 @@ it('asks an older session to sign in again before deleting the account, by an em
   await context.close();
 });
 
+// A sign-in in another tab of the same browser replaces the cookie and ends the session it
+// replaced: a read this tab sent just before it is answered 401. That answer is the server's real
+// one, handed to the page at the moment of the race; the page must ask again (the new cookie goes
+// with it) and stay, not send a signed-in person to /login (the flake behind issue 28's CI run).
+it('keeps a tab signed in when a read sent before another tab signed in again comes back 401', async () => {
+  const { person, context } = await signedInBuilder(platform, browser);
+  const page = await context.newPage();
+  const problems = watchProblems(page, [/401 .*\/api\/me\/account/, /status of 401/]);
+  await openArea(page, `${platform.baseUrl}/account`);
+  await expect.poll(() => page.textContent('#who')).toBe(person.email);
+
+  let heldRead!: (route: import('playwright-core').Route) => void;
+  const held = new Promise<import('playwright-core').Route>((resolve) => { heldRead = resolve; });
+  await page.route('**/api/me/account', (route) => heldRead(route), { times: 1 });
+  // Any change reads everything again, whoami included: that read is held.
+  await page.getByLabel('Name', { exact: true }).fill('Grace Hopper');
+  await page.getByRole('button', { name: 'Save name' }).click();
+  const read = await held;
+
+  // This browser asks for a link (as the step-up's button does) and a second tab opens it.
+  const asked = await context.request.post(`${platform.baseUrl}/api/auth/email`, { data: { email: person.email } });
+  expect(asked.status()).toBe(200);
+  const tab = await context.newPage();
+  await signInByMailedLink(tab, platform, person.email);
+  await tab.waitForURL(`${platform.baseUrl}/`);
+  const stale = await fetch(`${platform.baseUrl}/api/me/account`, { headers: { cookie: `${SESSION_COOKIE}=${person.token}` } });
+  expect(stale.status).toBe(401);
+  const askedAgain = page.waitForResponse((r) => r.url().endsWith('/api/me/account') && r.status() === 200);
+  await read.fulfill({ status: stale.status, headers: Object.fromEntries(stale.headers), body: Buffer.from(await stale.arrayBuffer()) });
+  const outcome = await Promise.race([askedAgain.then(() => 'stayed'), page.waitForURL(/\/login/).then(() => 'sent to /login')]);
+  expect(outcome).toBe('stayed');
+  await page.bringToFront();
+  await page.getByText('Name saved: Grace Hopper.').waitFor();
+  expect(page.url()).toBe(`${platform.baseUrl}/account`);
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
 it('sends a browser whose provider sign-in failed to /login with the reason in words; other clients keep JSON', async () => {
   const callback = '/api/auth/github/callback?state=not-started-here&code=x';
   const navigation = await fetch(platform.baseUrl + callback, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });

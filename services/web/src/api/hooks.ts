@@ -3,6 +3,7 @@ import type { CallArgs } from '../../../contract/api-client.js';
 import type { ReplyOf } from '../../../contract/route.js';
 import type { Operation, Routes } from '../../../contract/routes/route-table.js';
 import { api } from './client.js';
+import { isStatus } from './refusal-words.js';
 
 // Reading and changing through the contract's operations, cached by TanStack Query. A read's key
 // is its operation and parameters; any change marks every read stale, so whatever the change
@@ -11,10 +12,24 @@ import { api } from './client.js';
 type Args<O extends Operation> = CallArgs<Routes[O]>;
 type Reply<O extends Operation> = ReplyOf<Routes[O]>;
 
+/**
+ * A sign-in in another tab replaces this browser's cookie and ends the session it replaced, so a
+ * read sent just before comes back 401 though the browser is signed in. Asked again, the read
+ * carries the new cookie; only a second 401 means signed out (and sends the page to /login).
+ */
+async function readSignedIn<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (!isStatus(err, 401)) throw err;
+    return read();
+  }
+}
+
 export function useOp<O extends Operation>(operation: O, args?: Args<O>, options: Partial<UseQueryOptions<Reply<O>>> = {}) {
   return useQuery<Reply<O>>({
     queryKey: [operation, args?.params ?? null, args?.body ?? null],
-    queryFn: () => (api.call as (o: O, a?: Args<O>) => Promise<Reply<O>>)(operation, args),
+    queryFn: () => readSignedIn(() => (api.call as (o: O, a?: Args<O>) => Promise<Reply<O>>)(operation, args)),
     placeholderData: keepPreviousData,
     ...options,
   });
