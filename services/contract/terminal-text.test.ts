@@ -18,4 +18,10 @@ describe('terminalSafe', () => {
     expect(terminalSafe('\x00\x07\x08\x7f\x85\x9fok')).toBe('ok');
     expect(terminalSafe('héllo — ünïcode ✓')).toBe('héllo — ünïcode ✓');
   });
+
+  it('drops the bidirectional controls that reorder what a terminal shows (Trojan Source)', () => {
+    expect(terminalSafe('access\u202e\u2066 level = user\u2069\u2066')).toBe('access level = user');
+    expect(terminalSafe('a\u200eb\u200fc\u061cd\u202ae\u202cf\u2067g\u2068h')).toBe('abcdefgh');
+    expect(terminalSafe('שלום world')).toBe('שלום world');
+  });
 });

@@ -16,7 +16,15 @@ const sequences =
 /** What is left of C0 (but \t and \n), DEL and C1, such as a lone ESC or an unended string's opener. */
 const controls = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
-/** The text with every terminal control gone: only \n and \t of C0 stay, and nothing of C1. */
+/**
+ * Unicode's bidirectional controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069): a
+ * terminal that lays out right-to-left text obeys them, so "Trojan Source" text can print its
+ * words in another order than they are stored (CVE-2021-42574): an appeal that reads as one thing
+ * and says another. Nobody's feedback needs them in a terminal.
+ */
+const bidiControls = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** The text with every terminal control gone: only \n and \t of C0 stay, nothing of C1, no bidi control. */
 export function terminalSafe(text: string): string {
-  return text.replace(sequences, '').replace(controls, '');
+  return text.replace(sequences, '').replace(controls, '').replace(bidiControls, '');
 }
