@@ -6,13 +6,15 @@ import { routes, type Operation } from '../../contract/routes/route-table.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { uniqueSlug } from '../../../test/support/refusal.js';
 import { deployStaticRoom } from '../../../test/support/room.js';
-import { connectorTools } from './connector-tools.js';
+import { buildProgram } from '../../cli/program.js';
+import { connectorToolNames, connectorTools } from './connector-tools.js';
+import { actionName, actions, argumentNames } from './tool-catalog.js';
 import { issueToken } from '../../ops/ops.service.js';
 import { SESSION_COOKIE } from '../../contract/common.js';
 
-// The AI-assistant connector (issue 20), driven by the MCP SDK's own client over real HTTP: its
-// tools and resources, full and read-only connections, the tokens it takes and refuses, and a
-// workspace's walls.
+// The AI-assistant connector (issues 20 and 29), driven by the MCP SDK's own client over real
+// HTTP: its few tools and their size, strict arguments, the command line's names, resources, full
+// and read-only connections, the tokens it takes and refuses, and a workspace's walls.
 
 let platform: Platform;
 beforeAll(async () => { platform = await startPlatform({ workers: true }); });
@@ -45,25 +47,54 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
   const answer = await client.callTool({ name, arguments: args });
   const text = (answer.content as { type: string; text: string }[])[0]?.text;
   if (!answer.isError) return { result: (answer.structuredContent as { result: any }).result };
-  // The SDK itself answers arguments that do not fit the tool's input schema, in its own words.
-  return text.startsWith('{') ? { refused: JSON.parse(text) } : { refused: { status: 400, error: 'invalid', message: text } };
+  return { refused: JSON.parse(text) };
+}
+
+/** Everything the SDK client says on console.warn or stderr while `work` runs. */
+async function warningsDuring(work: () => Promise<void>): Promise<string[]> {
+  const said: string[] = [];
+  const warn = console.warn;
+  const error = console.error;
+  const write = process.stderr.write;
+  console.warn = (...args: unknown[]) => { said.push(args.map(String).join(' ')); };
+  console.error = console.warn;
+  process.stderr.write = ((chunk: unknown) => { said.push(String(chunk)); return true; }) as typeof process.stderr.write;
+  try { await work(); } finally { console.warn = warn; console.error = error; process.stderr.write = write; }
+  return said;
 }
 
 describe('the connector', () => {
-  it('lists a tool for every operation the table offers, each with input and output schemas, and the two documents', async () => {
-    const client = await connect(await connectorToken(await platform.person()));
+  it('lists a few tools in under 40 KB, an action for every operation the table offers, and the two documents', async () => {
+    const token = await connectorToken(await platform.person());
+    // The list as an assistant receives it, measured in bytes on the wire.
+    const res = await fetch(`${platform.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    const wire = await res.text();
+    expect(res.status).toBe(200);
+    expect(JSON.parse(wire).result.tools.length).toBe(connectorToolNames.length + 1);
+    expect(Buffer.byteLength(wire)).toBeLessThan(40_000);
+
+    const client = await connect(token);
     const { tools } = await client.listTools();
-    const offered = Object.values(connectorTools).flatMap((c) => ('tool' in c ? [c.tool] : []));
-    expect(tools.map((t) => t.name).sort()).toEqual([...offered, 'check_manifest'].sort());
+    expect(tools.map((t) => t.name).sort()).toEqual([...connectorToolNames, 'help'].sort());
     for (const t of tools) {
-      expect(t.inputSchema.type, t.name).toBe('object');
+      expect(t.inputSchema, t.name).toMatchObject({ type: 'object', additionalProperties: false });
       expect(t.outputSchema?.type, t.name).toBe('object');
       expect(t.description!.length, t.name).toBeGreaterThan(20);
     }
-    for (const needed of ['list_projects', 'build_history', 'make_live', 'create_link', 'list_links', 'revoke_link', 'reveal_link', 'pause_room', 'resume_room',
-      'room_history', 'preview_pass', 'list_visits', 'list_responses', 'list_comments', 'reply_to_comment', 'board', 'project_analytics', 'container_usage']) {
-      expect(offered).toContain(needed);
+    // Every operation offered is an action some tool lists, and help gives its exact schemas.
+    for (const [operation, choice] of Object.entries(connectorTools)) {
+      if (!('tool' in choice)) continue;
+      const listed = tools.find((t) => t.name === choice.tool)!;
+      if (choice.action) expect((listed.inputSchema.properties as any).action.enum, operation).toContain(choice.action);
     }
+    const help = await call(client, 'help', { tool: 'links', action: 'create' });
+    expect(help.result).toMatchObject({ route: 'POST /api/projects/:projectId/links', input: { additionalProperties: false, required: ['projectId', 'viewerName'] } });
+    expect(Object.keys(help.result.input.properties)).toContain('expiresInDays');
+    expect(help.result.reply.properties.url).toBeTruthy();
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri).sort()).toEqual([`${platform.baseUrl}/api/manifest.schema.json`, `${platform.baseUrl}/api/openapi.json`]);
     const openapi = await client.readResource({ uri: `${platform.baseUrl}/api/openapi.json` });
@@ -71,29 +102,79 @@ describe('the connector', () => {
     await client.close();
   });
 
-  it('names every operation of the contract once: a tool, or left out with a reason; docs/connector.md lists every tool', () => {
+  it("lists and calls tools through the official SDK client without a warning (standard JSON Schema only)", async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, person);
+    const token = await connectorToken(person);
+    const said = await warningsDuring(async () => {
+      const client = await connect(token);
+      await client.listTools();
+      expect((await call(client, 'whoami')).result.email).toBe(person.email);
+      expect((await call(client, 'projects', { action: 'ls' })).result.map((p: { id: string }) => p.id)).toContain(project.id);
+      expect((await call(client, 'builds', { action: 'ls', projectId: project.id })).result).toHaveLength(1);
+      expect((await call(client, 'links', { action: 'create', projectId: project.id, viewerName: 'Quiet' })).result.url).toMatch(/\/r\//);
+      expect((await call(client, 'activity', { action: 'feedback', projectId: project.id })).result).toEqual(expect.any(Array));
+      expect((await call(client, 'help', { tool: 'activity' })).result.length).toBeGreaterThan(5);
+      await client.close();
+    });
+    expect(said).toEqual([]);
+  });
+
+  it("names tools and actions as the pitch command line does, and docs/connector.md maps every one", () => {
     expect(Object.keys(connectorTools).sort()).toEqual(Object.keys(routes).sort());
+    // Commands that are a person's own (signing in) or carry bytes (deploy, init writes files).
+    const notForAnAssistant = ['login', 'logout', 'init', 'deploy'];
+    const offered = Object.values(connectorTools).flatMap((c) => ('tool' in c ? [c] : []));
+    for (const command of buildProgram().commands) {
+      if (notForAnAssistant.includes(command.name())) continue;
+      expect(connectorToolNames, command.name()).toContain(command.name());
+      for (const sub of command.commands) expect(offered.filter((c) => c.tool === command.name()).map((c) => c.action), `${command.name()} ${sub.name()}`).toContain(sub.name());
+    }
     const doc = readFileSync(new URL('../../../docs/connector.md', import.meta.url), 'utf8');
-    for (const c of Object.values(connectorTools)) if ('tool' in c) expect(doc, c.tool).toContain(`| \`${c.tool}\` |`);
+    for (const c of offered) expect(doc, `${c.tool} ${c.action}`).toContain(c.action ? `| \`${c.tool}\` | \`${c.action}\` |` : `| \`${c.tool}\` | — |`);
     for (const [op, choice] of Object.entries(connectorTools)) {
       if ('leftOut' in choice) expect(choice.leftOut.length, op).toBeGreaterThan(10);
       else expect((routes[op as Operation] as { raw?: boolean }).raw, `${op} carries bytes`).toBeFalsy();
     }
   });
 
-  it('makes a link with a full connection (the url comes back) through the same service as the api', async () => {
+  it('makes a link with a full connection (the url comes back) through the same service as the api, with the same default expiry', async () => {
     const person = await platform.person({ plan: 'solo' });
     const project = await person.client.call('createProject', { body: { slug: uniqueSlug('mcp'), name: 'Connector demo' } });
     const client = await connect(await connectorToken(person));
-    const made = await call(client, 'create_link', { projectId: project.id, viewerName: 'Ada Buyer', expiresInDays: 14 });
+    const made = await call(client, 'links', { action: 'create', projectId: project.id, viewerName: 'Ada Buyer', expiresInDays: 14 });
     expect(made.result.url).toMatch(/\/r\//);
     expect(made.result.link).toMatchObject({ viewerName: 'Ada Buyer', stage: 'sent' });
+    expect(Date.parse(made.result.link.expiresAt) - Date.now()).toBeGreaterThan(13 * 86_400_000);
+    // Unnamed, the expiry is the API's own default: the same as a link made over HTTP (the web form's).
+    const plain = await call(client, 'links', { action: 'create', projectId: project.id, viewerName: 'Default Days' });
+    const overHttp = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Over HTTP' } });
+    expect(plain.result.link.expiresAt === null).toBe(overHttp.link.expiresAt === null);
+    if (overHttp.link.expiresAt) expect(Math.abs(Date.parse(plain.result.link.expiresAt) - Date.parse(overHttp.link.expiresAt))).toBeLessThan(3_600_000);
     const links = await person.client.call('listLinks', { params: { projectId: project.id } });
-    expect(links.map((l) => l.id)).toEqual([made.result.link.id]);
+    expect(links.map((l) => l.id).sort()).toEqual([made.result.link.id, plain.result.link.id, overHttp.link.id].sort());
     expect((await call(client, 'whoami')).result.email).toBe(person.email);
     // A body that does not fit is the api's 400, with the field.
-    const bad = await call(client, 'create_link', { projectId: project.id, viewerName: '' });
-    expect(bad.refused).toMatchObject({ status: 400, error: 'invalid', message: expect.stringContaining('viewerName') });
+    const bad = await call(client, 'links', { action: 'create', projectId: project.id, viewerName: '' });
+    expect(bad.refused).toMatchObject({ status: 400, error: 'invalid', issues: [expect.objectContaining({ path: 'viewerName' })] });
+    await client.close();
+  });
+
+  it('refuses an argument the action does not take, naming the one meant, and makes nothing (the HTTP API ignores it)', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const project = await person.client.call('createProject', { body: { slug: uniqueSlug('mcp-strict'), name: 'Strict' } });
+    const client = await connect(await connectorToken(person));
+    const guessed = await call(client, 'links', { action: 'create', projectId: project.id, viewerName: 'Ada', expiresIn: 7 });
+    expect(guessed.refused).toMatchObject({ status: 400, error: 'invalid', issues: [{ path: 'expiresIn', message: expect.stringContaining('did you mean "expiresInDays"') }] });
+    expect(await person.client.call('listLinks', { params: { projectId: project.id } })).toEqual([]);
+    // An argument of another action of the same tool, an unknown action, a one-action tool.
+    expect((await call(client, 'links', { action: 'ls', projectId: project.id, linkId: 'x' })).refused.issues[0]).toMatchObject({ path: 'linkId' });
+    expect((await call(client, 'links', { action: 'list', projectId: project.id })).refused.issues[0]).toMatchObject({ path: 'action', message: expect.stringContaining('did you mean "ls"') });
+    expect((await call(client, 'links', { projectId: project.id })).refused.issues[0]).toMatchObject({ path: 'action', message: expect.stringContaining('create, ls') });
+    expect((await call(client, 'whoami', { workspace: 'x' })).refused).toMatchObject({ status: 400, issues: [{ path: 'workspace' }] });
+    // The HTTP API keeps the spec's rule: a field it does not name is ignored.
+    const overHttp = await platform.fetch(`/api/projects/${project.id}/links`, { method: 'POST', token: person.token, json: { viewerName: 'Ada', expiresIn: 7 } });
+    expect(overHttp.status).toBe(201);
     await client.close();
   });
 
@@ -102,11 +183,11 @@ describe('the connector', () => {
     const project = await person.client.call('createProject', { body: { slug: uniqueSlug('mcp-ro'), name: 'Read only' } });
     const { link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Existing' } });
     const client = await connect(await connectorToken(person, true));
-    const made = await call(client, 'create_link', { projectId: project.id, viewerName: 'Nope' });
+    const made = await call(client, 'links', { action: 'create', projectId: project.id, viewerName: 'Nope' });
     expect(made.refused).toMatchObject({ status: 403, error: 'role cannot', reason: 'permission' });
-    expect((await call(client, 'reveal_link', { linkId: link.id })).refused).toMatchObject({ status: 403 });
-    expect((await call(client, 'pause_room', { projectId: project.id, message: 'no' })).refused).toMatchObject({ status: 403 });
-    expect((await call(client, 'list_links', { projectId: project.id })).result.map((l: { id: string }) => l.id)).toEqual([link.id]);
+    expect((await call(client, 'links', { action: 'reveal', linkId: link.id })).refused).toMatchObject({ status: 403 });
+    expect((await call(client, 'room', { action: 'pause', projectId: project.id, message: 'no' })).refused).toMatchObject({ status: 403 });
+    expect((await call(client, 'links', { action: 'ls', projectId: project.id })).result.map((l: { id: string }) => l.id)).toEqual([link.id]);
     expect((await person.client.call('listLinks', { params: { projectId: project.id } })).length).toBe(1);
     expect((await person.client.call('getRoomPause', { params: { projectId: project.id } })).viewers).toBe('room');
     await client.close();
@@ -115,10 +196,10 @@ describe('the connector', () => {
   it('keeps the spec’s refusals: a plan limit is 402 with its reason, a missing id 404', async () => {
     const person = await platform.person();
     const client = await connect(await connectorToken(person));
-    expect((await call(client, 'board')).refused).toMatchObject({ status: 402, reason: 'limit', limit: 'pipeline' });
-    expect((await call(client, 'pipeline')).refused).toMatchObject({ status: 402, reason: 'limit', limit: 'pipeline' });
-    expect((await call(client, 'get_project', { projectId: crypto.randomUUID() })).refused).toEqual({ status: 404, error: 'not found' });
-    const checked = await call(client, 'check_manifest', { manifest: { kind: 'static', name: '', apps: [] } });
+    expect((await call(client, 'pipeline', { action: 'board' })).refused).toMatchObject({ status: 402, reason: 'limit', limit: 'pipeline' });
+    expect((await call(client, 'pipeline', { action: 'ls' })).refused).toMatchObject({ status: 402, reason: 'limit', limit: 'pipeline' });
+    expect((await call(client, 'projects', { action: 'show', projectId: crypto.randomUUID() })).refused).toEqual({ status: 404, error: 'not found' });
+    const checked = await call(client, 'validate', { manifest: { kind: 'static', name: '', apps: [] } });
     expect(checked.result.ok).toBe(false);
     expect(checked.result.problems.map((p: { path: string }) => p.path)).toEqual(expect.arrayContaining(['name']));
     await client.close();
@@ -163,16 +244,16 @@ describe('the connector', () => {
       commentId: crypto.randomUUID(), groupId: crypto.randomUUID(), from: today, to: today,
     };
     const client = await connect(await connectorToken(a));
-    const { tools } = await client.listTools();
     let checked = 0;
-    for (const t of tools) {
-      const keys = Object.keys((t.inputSchema.properties ?? {}) as object);
+    for (const spec of actions) {
+      const keys = argumentNames(spec);
       const idKeys = keys.filter((k) => k in ids && k !== 'from' && k !== 'to');
       if (!idKeys.length) continue;
-      const args = Object.fromEntries(keys.filter((k) => k in ids).map((k) => [k, ids[k]]));
-      const answer = await call(client, t.name, { ...args, ...sampleArgs[t.name] });
+      const name = actionName(spec);
+      const args = { ...(spec.action ? { action: spec.action } : {}), ...Object.fromEntries(keys.filter((k) => k in ids).map((k) => [k, ids[k]])), ...sampleArgs[name] };
+      const answer = await call(client, spec.tool, args);
       // 503 only for what has not landed yet; everything else is the same 404 as a missing id.
-      expect([404, 503], `${t.name}: ${JSON.stringify(answer)}`).toContain(answer.refused?.status);
+      expect([404, 503], `${name}: ${JSON.stringify(answer)}`).toContain(answer.refused?.status);
       if (answer.refused.status === 404) checked++;
     }
     expect(checked).toBeGreaterThanOrEqual(40);
@@ -185,10 +266,10 @@ describe('the connector', () => {
 
 /** Arguments of the right shape besides the ids, so that a refusal can only be for the id. */
 const sampleArgs: Record<string, Record<string, unknown>> = {
-  rename_project: { name: 'Taken' }, create_link: { viewerName: 'Intruder' }, resolve_comment: { resolved: true },
-  reply_to_comment: { body: 'mine' }, add_page: { title: 'X', kind: 'markdown', content: 'x' }, order_apps: { ids: [] },
-  order_pages: { ids: [] }, pause_room: { message: 'x' }, set_access: { requireEmail: true }, set_next_steps: { steps: [{ kind: 'question' }] },
-  set_stage: { stage: 'no' }, set_outcome: { outcome: 'lost' }, follow_up: { on: null, note: null }, add_note: { body: 'x' },
-  save_card: { title: 'X', line: 'Y' }, scan_card: { title: 'X', line: 'Y' }, suggest_wording: { title: 'X', line: 'Y' },
-  check_build_cover: { path: '/c.png' }, cover_from_build: { path: '/c.png' }, rename_group: { name: 'X' },
+  'projects rename': { name: 'Taken' }, 'links create': { viewerName: 'Intruder' }, 'activity resolve': { resolved: true },
+  'activity reply': { body: 'mine' }, 'room add-page': { title: 'X', kind: 'markdown', content: 'x' }, 'room order-apps': { ids: [] },
+  'room order-pages': { ids: [] }, 'room pause': { message: 'x' }, 'room set-access': { requireEmail: true }, 'room set-next-steps': { steps: [{ kind: 'question' }] },
+  'pipeline stage': { stage: 'no' }, 'pipeline outcome': { outcome: 'lost' }, 'pipeline follow-up': { on: null, note: null }, 'pipeline add-note': { body: 'x' },
+  'card save': { title: 'X', line: 'Y' }, 'card scan': { title: 'X', line: 'Y' }, 'card suggest': { title: 'X', line: 'Y' },
+  'card check-cover': { path: '/c.png' }, 'card cover-from-build': { path: '/c.png' }, 'community group-rename': { name: 'X' },
 };
