@@ -78,10 +78,15 @@ describe('the room at 390 px on a touch screen', () => {
       expectOnScreen(await box(page, selector), selector);
     }
     expect(await overflow(page)).toBeLessThanOrEqual(0);
-    for (const selector of ['[role="tab"][data-tab="laptop"]', '#tools-toggle', '.story [data-step="1"]', '#next .step-answer']) {
+    // Below the app, not over it.
+    const app = await box(page, '.panel:not([hidden]) .frame');
+    expect((await box(page, '#next')).y).toBeGreaterThanOrEqual(app.y + app.height - 1);
+    for (const selector of ['[role="tab"][data-tab="laptop"]', '#tools-toggle', '.story [data-step="1"]', '#next .step-answer', '#next .close']) {
       const b = await box(page, selector);
       expect(b.height, selector).toBeGreaterThanOrEqual(44);
       expect(b.width, selector).toBeGreaterThanOrEqual(44);
+      // Nothing lies over it: a tap there reaches it.
+      await page.locator(selector).tap({ trial: true, timeout: 5_000 });
     }
     await context.close();
   });
