@@ -81,17 +81,18 @@ describe('a container room', () => {
     // A scenario runs on the viewer's own copy, and nobody else's.
     await viewerA.page.click('.controls summary');
     await viewerA.page.click('[data-run="scenario"][data-id="add-five"]');
-    await viewerA.page.waitForSelector('.run-outcome:has-text("Done.")');
-    await viewerA.frame.waitForURL((u) => u.pathname === '/counter');
-    expect(await counterIn(viewerA.frame)).toBe(5);
+    await viewerA.page.waitForSelector('.run-outcome:has-text("Ready: Add five")');
+    // The app's page loaded behind the one shown and took its place: a new frame.
+    const reloaded = (await (await viewerA.page.waitForSelector('iframe[data-app="web"]:not(.incoming)')).contentFrame())!;
+    await reloaded.waitForURL((u) => u.pathname === '/counter');
+    expect(await counterIn(reloaded)).toBe(5);
     await viewerB.frame.goto(new URL('/counter', viewerB.frame.url()).toString());
     expect(await counterIn(viewerB.frame)).toBe(0);
 
     // The story step's calls run before it shows.
     await viewerB.page.click('#story-toggle');
-    await viewerB.page.waitForSelector('.step-calls li.ok');
-    await viewerB.frame.waitForURL((u) => u.pathname === '/counter');
-    expect(await counterIn(viewerB.frame)).toBe(1);
+    await viewerB.page.waitForSelector('.story .step-status', { state: 'hidden' });
+    await expect.poll(() => counterIn(viewerB.frame), { timeout: 15_000 }).toBe(1);
 
     // Another viewer's cookie is no key to this copy: the origin answers nothing without its own.
     const stranger = await (await browser.newContext()).newPage();

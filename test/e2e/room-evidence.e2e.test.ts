@@ -53,6 +53,7 @@ it('records real viewers, and nothing of unfurlers, scanners and plain fetches',
   await ada.waitForTimeout(6_000);
   await ada.click('#story-toggle');
   await ada.click('.story [data-step="1"]');
+  await ada.click('.story .offer-open');
   await ada.locator('#next').waitFor({ state: 'visible' });
   await ada.click('#next .step-answer[data-kind="yes"]');
   await ada.locator('dialog#email-ask').waitFor({ state: 'visible' });

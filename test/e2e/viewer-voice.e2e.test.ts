@@ -57,9 +57,10 @@ describe('the viewer answers and comments; the builder reads, replies, and the v
     await answerWhoAreYou(page);
     await appFrame(page, 'web');
 
-    // The story's last step opens What happens next.
+    // The story's last step offers What happens next; it opens when the viewer takes the offer.
     await page.click('#story-toggle');
     await page.click('.story [data-step="1"]');
+    await page.click('.story .offer-open');
     await page.locator('#next').waitFor({ state: 'visible' });
     await expect.poll(() => page.locator('#next .step-answer').allTextContents()).toEqual(['Pick a time', 'Ask a question', "Yes, let's go ahead"]);
 

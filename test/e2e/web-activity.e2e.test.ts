@@ -24,6 +24,7 @@ async function viewerVisits(url: string, name: string) {
   await page.waitForTimeout(2_000);
   await page.click('#story-toggle');
   await page.click('.story [data-step="1"]');
+  await page.click('.story .offer-open');
   await page.locator('#next').waitFor({ state: 'visible' });
   await page.click('#next .step-answer[data-kind="yes"]');
   await page.locator('dialog#email-ask').waitFor({ state: 'visible' });

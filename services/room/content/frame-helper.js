@@ -10,6 +10,7 @@
 //                 {type:'pp:screen', screen}         a navigation inside the document (history, hash)
 //   room → frame  {type:'pp:point', selector}  →  {type:'pp:pointed', selector, rect|null}
 //                 {type:'pp:clear'}
+//                 {type:'pp:hash', hash}         a story step that moves only the hash (below)
 //                 {type:'pp:capture', nonce, maxBytes}
 //                     →  {type:'pp:capture-ack', nonce}                            at once
 //                     →  {type:'pp:captured', nonce, ok:true, blob, imageType, width, height, screen}
@@ -191,6 +192,17 @@
       const screen = screenNow();
       captureWithin(maxBytes).then((answer) => send({ ...answer, type: 'pp:captured', nonce, screen }));
     }
+  });
+
+  // A story step whose page differs from this one only in the hash: the app's own page moves its
+  // hash, as a link inside the app would, so a hash-routed app routes without reloading (the
+  // room's setting of the frame's address cannot do it in every case). Kept apart from the
+  // capture's handler above; the new screen goes out through hashchange below.
+  window.addEventListener('message', (event) => {
+    if (event.origin !== room || event.source !== window.parent) return;
+    const message = event.data || {};
+    if (message.type !== 'pp:hash' || typeof message.hash !== 'string' || !message.hash.startsWith('#')) return;
+    if (location.hash !== message.hash) location.hash = message.hash;
   });
 
   // Which screen of the app the viewer is on: each new document says so when ready, and a

@@ -143,6 +143,7 @@
     // Back from the browser's page cache: the visit ended at pagehide; the next flush starts another.
     addEventListener('pageshow', (event) => { if (event.persisted) account(); });
     setUpMenus();
+    setUpTools();
     setUpDevices();
     setUpControls();
     setUpStory();
@@ -150,10 +151,29 @@
   }
 
   // What the viewer's voice (voice.js) needs of the shell: the frames, their origins, the app in
-  // view, and word of a frame's load, a tab shown, and the story's end.
-  const hooks = { frameLoad: [], show: [], storyEnd: [] };
+  // view, and word of a frame's load and a tab shown.
+  const hooks = { frameLoad: [], show: [] };
   const fire = (name, arg) => hooks[name].forEach((f) => f(arg));
-  for (const frame of document.querySelectorAll('iframe[data-app]')) frame.addEventListener('load', () => fire('frameLoad', frame.dataset.app));
+  // Each app frame's loads, and the screen its page says it is on (frame-helper.js): a page that
+  // loaded without saying so (no helper in it) leaves no screen behind from the page before.
+  const screens = {};
+  const readySinceLoad = {};
+  function watchFrame(frame) {
+    frame.addEventListener('load', () => {
+      const app = frame.dataset.app;
+      if (!readySinceLoad[app]) delete screens[app];
+      readySinceLoad[app] = false;
+      fire('frameLoad', app);
+    });
+  }
+  for (const frame of document.querySelectorAll('iframe[data-app]')) watchFrame(frame);
+  window.addEventListener('message', (event) => {
+    const app = data.apps.find((a) => origins[a.id] === event.origin && frameOf(a.id) && frameOf(a.id).contentWindow === event.source);
+    const message = event.data || {};
+    if (!app || (message.type !== 'pp:ready' && message.type !== 'pp:screen') || typeof message.screen !== 'string') return;
+    screens[app.id] = message.screen;
+    readySinceLoad[app.id] = true;
+  });
   function roomHooks() {
     return {
       data,
@@ -169,28 +189,66 @@
       },
       onFrameLoad: (f) => hooks.frameLoad.push(f),
       onShow: (f) => hooks.show.push(f),
-      onStoryEnd: (f) => hooks.storyEnd.push(f),
     };
   }
 
   // Scenario controls: each runs its declared call on the viewer's own copy, then reloads the app.
-  function showOutcome(el, outcomes, ok) {
-    if (!el) return;
-    el.hidden = false;
-    el.textContent = ok ? 'Done.' : `Failed: ${outcomes.filter((o) => !o.ok).map((o) => `${o.call} (${o.status ?? o.error})`).join(', ')}`;
-  }
-
+  // The viewer sees what is happening (the scenario, the part under way, the seconds so far) over
+  // the app as it was, and the app's new page only once it has loaded. What the calls were and
+  // what they answered is the builder's concern (the rehearsal; a preview shows it): a viewer
+  // reads "Ready" or that it could not be done.
   async function run(ask) {
     const res = await post('run', ask);
     const body = await res.json().catch(() => ({}));
     return { ok: res.ok && body.ok, outcomes: body.outcomes || [] };
   }
 
-  // Back to the app's own page on its origin (the grant address in the frame is spent).
-  function reloadCurrentApp() {
-    const app = data.apps.find((a) => a.id === current);
-    const frame = app && document.querySelector(`iframe[data-app="${app.id}"]`);
-    if (frame && origins[app.id]) frame.src = origins[app.id] + app.path;
+  /** The calls and their answers, for the builder's preview only. */
+  const callsDetail = (outcomes) => outcomes.map((o) => `${o.ok ? '✓' : '✗'} ${o.call}${o.status ? ` (${o.status})` : o.error ? ` (${o.error})` : ''}`);
+
+  /** A card over the app's frame: what runs, which part of it, and the seconds since it started. */
+  function progressOver(appId, title) {
+    const el = appId && document.querySelector(`[data-progress-for="${appId}"]`);
+    const started = performance.now();
+    let part = '';
+    const draw = () => {
+      if (!el) return;
+      el.querySelector('h2').textContent = title;
+      el.querySelector('.progress-step').textContent = part;
+      el.querySelector('.progress-time').textContent = `${Math.floor((performance.now() - started) / 1000)} s`;
+    };
+    const timer = setInterval(draw, 1000);
+    if (el) el.hidden = false;
+    if (el) el.parentElement.classList.add('busy');
+    return {
+      step(text) { part = text; draw(); },
+      done() {
+        clearInterval(timer);
+        if (el) { el.hidden = true; el.parentElement.classList.remove('busy'); }
+      },
+    };
+  }
+
+  /**
+   * Loads `url` into a new frame behind the app's frame and swaps them when it has loaded, so the
+   * viewer keeps seeing the app as it was instead of a blank frame while the new page loads.
+   */
+  function reloadBehind(appId, url) {
+    const old = frameOf(appId);
+    const next = old.cloneNode(false);
+    next.removeAttribute('src');
+    next.classList.add('incoming');
+    // First in the box: messages from the new page are its app's from now on (frameOf finds it).
+    old.before(next);
+    watchFrame(next);
+    return new Promise((resolve) => {
+      next.addEventListener('load', () => {
+        old.remove();
+        next.classList.remove('incoming');
+        resolve();
+      }, { once: true });
+      next.src = url;
+    });
   }
 
   function setUpControls() {
@@ -198,14 +256,32 @@
     for (const button of document.querySelectorAll('[data-run]')) {
       button.addEventListener('click', async () => {
         closeMenus();
+        closeTools();
+        if (button.disabled) return;
         button.disabled = true;
+        const name = button.dataset.run === 'reset' ? 'Resetting the demo' : button.textContent.trim();
+        const app = data.apps.find((a) => a.id === current);
+        const progress = progressOver(app && app.id, name);
         outcome.hidden = false;
-        outcome.textContent = 'Running…';
-        const ask = button.dataset.run === 'reset' ? { reset: true } : { scenario: button.dataset.id };
-        const { ok, outcomes } = await run(ask);
-        showOutcome(outcome, outcomes, ok);
-        button.disabled = false;
-        if (ok) reloadCurrentApp();
+        outcome.textContent = `${name}…`;
+        try {
+          progress.step('Step 1 of 2: setting up the demo');
+          const ask = button.dataset.run === 'reset' ? { reset: true } : { scenario: button.dataset.id };
+          const { ok, outcomes } = await run(ask).catch(() => ({ ok: false, outcomes: [] }));
+          if (!ok) {
+            outcome.textContent = `${name} could not be done. Try again in a moment.`;
+            if (data.preview && outcomes.length) outcome.textContent += ` ${callsDetail(outcomes.filter((o) => !o.ok)).join(', ')}`;
+            return;
+          }
+          if (app && origins[app.id]) {
+            progress.step('Step 2 of 2: opening the app');
+            await reloadBehind(app.id, origins[app.id] + app.path);
+          }
+          outcome.textContent = `Ready: ${name}`;
+        } finally {
+          progress.done();
+          button.disabled = false;
+        }
       });
     }
   }
@@ -244,21 +320,42 @@
       b.addEventListener('click', () => {
         if (current && frameBox(current)) { picked[current] = b.dataset.device; setDevice(current, b.dataset.device); }
         closeMenus();
+        closeTools();
       });
     }
     markDevice();
   }
 
   // The guided story: a step's calls run first, in order, then its app opens at its page. The
-  // card offers no Back on the first step and no Next on the last.
+  // card offers no Back on the first step and no Next on the last. The last step offers What
+  // happens next; it opens only when the viewer asks, and "Not now" (or closing the panel) is
+  // kept for the rest of the session, on every step and tab.
+  const offerKey = `pp:next-offer:${data.sessionId}`;
+  const offerDismissed = () => { try { return sessionStorage.getItem(offerKey) === 'dismissed'; } catch { return false; } };
+  const dismissOffer = () => { try { sessionStorage.setItem(offerKey, 'dismissed'); } catch { /* private mode: this page only */ } };
   function setUpStory() {
     const panel = document.getElementById('story');
     const toggle = document.getElementById('story-toggle');
     if (!panel || !toggle) return;
     let at = -1;
+    const status = panel.querySelector('.step-status');
     const calls = panel.querySelector('.step-calls');
     const back = panel.querySelector('[data-step="-1"]');
     const next = panel.querySelector('[data-step="1"]');
+    const offer = panel.querySelector('.next-offer');
+    const nextToggle = document.getElementById('next-toggle');
+    const nextPanel = document.getElementById('next');
+    let dismissed = offerDismissed();
+    function showOffer() {
+      const last = at === data.story.length - 1;
+      if (offer) offer.hidden = !last || dismissed;
+      if (nextToggle) nextToggle.classList.toggle('offered', last && !dismissed);
+    }
+    const say = (text, failed = false) => {
+      status.textContent = text;
+      status.hidden = !text;
+      status.classList.toggle('failed', failed);
+    };
     async function go(index) {
       at = Math.max(0, Math.min(data.story.length - 1, index));
       const step = data.story[at];
@@ -269,16 +366,23 @@
       back.hidden = at === 0;
       next.hidden = at === data.story.length - 1;
       calls.textContent = '';
+      calls.hidden = true;
+      say('');
+      showOffer();
       if (!step.runs) run({ step: step.id }).catch(() => {});
       if (step.runs) {
-        calls.textContent = 'Preparing this step…';
-        const { ok, outcomes } = await run({ step: step.id });
-        calls.textContent = '';
-        for (const o of outcomes) {
-          const li = document.createElement('li');
-          li.textContent = `${o.ok ? '✓' : '✗'} ${o.call}${o.status ? ` (${o.status})` : o.error ? ` (${o.error})` : ''}`;
-          li.className = o.ok ? 'ok' : 'failed';
-          calls.append(li);
+        say('Preparing this step…');
+        const { ok, outcomes } = await run({ step: step.id }).catch(() => ({ ok: false, outcomes: [] }));
+        say(ok ? '' : 'This step could not be prepared. Try it again in a moment.', !ok);
+        // The calls and their answers: the builder's, in their own preview.
+        if (data.preview && outcomes.length) {
+          for (const [i, text] of callsDetail(outcomes).entries()) {
+            const li = document.createElement('li');
+            li.textContent = text;
+            li.className = outcomes[i].ok ? 'ok' : 'failed';
+            calls.append(li);
+          }
+          calls.hidden = false;
         }
         if (!ok) return;
       }
@@ -287,16 +391,57 @@
       await load(step.app);
       if (step.path && origins[step.app]) openPath(step.app, step.path);
       ringFor(step.point ? { app: step.app, selector: step.point } : null);
-      // The story's last step opens What happens next.
-      if (at === data.story.length - 1) fire('storyEnd');
     }
     toggle.addEventListener('click', () => {
+      closeTools();
       panel.hidden = !panel.hidden;
       toggle.setAttribute('aria-expanded', String(!panel.hidden));
       document.body.classList.toggle('touring', !panel.hidden);
       if (!panel.hidden && at < 0) go(0);
     });
     for (const b of panel.querySelectorAll('[data-step]')) b.addEventListener('click', () => go(at + Number(b.dataset.step)));
+    if (offer) {
+      offer.querySelector('.offer-open').addEventListener('click', () => {
+        if (nextPanel && nextPanel.hidden) nextToggle.click();
+      });
+      offer.querySelector('.offer-dismiss').addEventListener('click', () => {
+        dismissed = true;
+        dismissOffer();
+        showOffer();
+      });
+    }
+    // Closing What happens next, however it was opened, is an answer to the offer too.
+    if (nextPanel) {
+      new MutationObserver((records) => {
+        // Open (no hidden attribute before) to closed: the viewer has seen it and put it away.
+        const closed = records.some((r) => r.oldValue === null) && nextPanel.hidden;
+        if (!closed || dismissed) return;
+        dismissed = true;
+        dismissOffer();
+        showOffer();
+      }).observe(nextPanel, { attributes: true, attributeFilter: ['hidden'], attributeOldValue: true });
+    }
+  }
+
+  // The bar on a narrow screen (shell.css, max-width 640px): the tools fold into one Menu button,
+  // a list under the bar; a choice in it closes it, as do Escape and a click elsewhere.
+  const bar = document.querySelector('header.bar');
+  const toolsToggle = document.getElementById('tools-toggle');
+  function closeTools() {
+    if (!toolsToggle || !bar.classList.contains('tools-open')) return;
+    bar.classList.remove('tools-open');
+    toolsToggle.setAttribute('aria-expanded', 'false');
+  }
+  function setUpTools() {
+    if (!toolsToggle) return;
+    toolsToggle.addEventListener('click', () => {
+      const open = !bar.classList.contains('tools-open');
+      bar.classList.toggle('tools-open', open);
+      toolsToggle.setAttribute('aria-expanded', String(open));
+    });
+    for (const id of ['comment-toggle', 'next-toggle']) document.getElementById(id)?.addEventListener('click', closeTools);
+    document.addEventListener('click', (event) => { if (!event.target.closest('header.bar')) closeTools(); });
+    document.addEventListener('keydown', (event) => { if (event.key === 'Escape') closeTools(); });
   }
 
   // A story step's `point`: the app's page draws a ring around the element, through the helper
@@ -341,12 +486,21 @@
     if (covers) panel.classList.add('story-top');
   }
 
-  // Opens a page of an app in its frame. The frame's address is set anew even when only the hash
-  // differs from the last one set (a hash-routed app, `#/tag/op`): setting `src` to the value it
-  // already holds would not move the app, so the address is first put through a blank frame.
+  // Opens a page of an app in its frame. When the page the app is on differs from the step's
+  // only in the hash (a hash-routed app, `#/tag/op`), the app's own page moves its hash through
+  // the frame helper (frame-helper.js, pp:hash): the app routes as if the viewer clicked a link,
+  // keeping its state, and nothing reloads. Otherwise the frame's address is set anew, even when
+  // it equals the last one set (through a blank frame: setting `src` to the value it already
+  // holds would not move the app).
   function openPath(appId, path) {
-    const frame = document.querySelector(`iframe[data-app="${appId}"]`);
-    const url = origins[appId] + path;
+    const frame = frameOf(appId);
+    const target = new URL(path, origins[appId]);
+    const on = screens[appId] != null ? new URL(screens[appId], origins[appId]) : null;
+    if (on && target.hash && on.pathname === target.pathname && on.search === target.search) {
+      if (on.hash !== target.hash) frame.contentWindow.postMessage({ type: 'pp:hash', hash: target.hash }, origins[appId]);
+      return;
+    }
+    const url = target.href;
     if (frame.getAttribute('src') === url) frame.src = 'about:blank';
     frame.src = url;
   }

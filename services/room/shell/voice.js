@@ -125,6 +125,7 @@ window.ppVoice = (room) => {
   }
   if (nextPanel) {
     nextToggle.addEventListener('click', () => openNext(nextPanel.hidden));
+    nextPanel.querySelector('.close').addEventListener('click', () => openNext(false));
     for (const kind of voice.answered) markAnswered(kind);
     for (const button of nextPanel.querySelectorAll('.step-answer')) {
       button.addEventListener('click', () => {
@@ -148,7 +149,6 @@ window.ppVoice = (room) => {
       });
     }
   }
-  room.onStoryEnd(() => openNext(true));
 
   // --- Comments pinned to screens.
   const commentsPanel = document.getElementById('comments');
@@ -278,6 +278,7 @@ window.ppVoice = (room) => {
       commentsPanel.querySelector('.comment-outcome').textContent = '';
       startCommenting();
     });
+    commentsPanel.querySelector('.close').addEventListener('click', () => closeComments());
     room.onShow(() => { if (!commentsPanel.hidden) startCommenting(); });
     commentForm.querySelector('.cancel').addEventListener('click', () => startCommenting());
     commentForm.addEventListener('submit', async (event) => {

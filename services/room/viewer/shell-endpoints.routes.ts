@@ -107,13 +107,17 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
       const ask = parsed.data;
       await evidence.events(session, req, ['step' in ask ? { kind: 'step', subject: ask.step } : { kind: 'scenario', subject: 'scenario' in ask ? ask.scenario : 'reset' }]);
     }
-    if (!calls.length || standing.kind !== 'container') return { ok: true, outcomes: [] };
+    if (!calls.length || standing.kind !== 'container') return { ok: true };
     try {
       const { copy, outcomes } = await deps.runner.calls(session.id, calls);
-      return { ok: outcomes.every((o) => o.ok), outcomes, copy: copyNotice(copy) };
+      const ok = outcomes.every((o) => o.ok);
+      // Which calls ran and what they answered is the builder's: their own preview shows it, and
+      // a failed call is logged; a viewer's room hears only whether it worked.
+      if (!ok) req.log.warn({ session: session.id, failed: outcomes.filter((o) => !o.ok).map((o) => o.call) }, 'room run: a call failed');
+      return { ok, ...(session.preview ? { outcomes } : {}), copy: copyNotice(copy) };
     } catch (err) {
       // The copy stopped (it crashed, or was culled) before the calls: say so in the room's words.
-      if (err instanceof RunnerRefusal && err.copy) return { ok: false, outcomes: [], copy: copyNotice(err.copy) };
+      if (err instanceof RunnerRefusal && err.copy) return { ok: false, copy: copyNotice(err.copy) };
       throw err;
     }
   });

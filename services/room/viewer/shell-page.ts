@@ -101,6 +101,7 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
 <section class="panel" id="panel-${a.id}" role="tabpanel" aria-labelledby="tab-${a.id}" hidden>
   <div class="frame frame-${a.device}" data-device="${a.device}"><iframe title="${escapeHtml(a.name)}" data-app="${a.id}" sandbox="${appSandbox}" allow="clipboard-write" referrerpolicy="no-referrer"></iframe></div>
   <div class="state" data-state-for="${a.id}" role="status" hidden><h2></h2><p></p></div>
+  <div class="state progress" data-progress-for="${a.id}" role="status" hidden><h2></h2><p class="progress-step"></p><p class="progress-time"></p></div>
 </section>`).join('');
   // Pages are sanitised when added and served each from its own address (room-page.routes.ts),
   // which shell.js puts in the frame when the page's tab first opens: the shell carries none of
@@ -115,9 +116,11 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
 <header class="bar">
   ${brandMark(look, `/room/${session.id}/logo`)}<span class="project" title="${escapeHtml(project.name)}">${escapeHtml(project.name)}</span>${session.preview ? '<span class="badge">Preview</span>' : ''}
   <nav class="tabs" role="tablist">${tabs}</nav>
-  <span class="tools">${data.story.length ? '<button type="button" id="story-toggle" aria-expanded="false" aria-controls="story">Tour</button>' : ''}${ordered.length ? deviceMenu : ''}${controlsMenu(data.controls)}${ordered.length ? commentButton(data.voice) : ''}${data.voice.steps.length ? nextButton : ''}</span>
+  <button type="button" class="tools-toggle" id="tools-toggle" aria-expanded="false" aria-controls="tools" aria-label="Menu">Menu</button>
+  <span class="tools" id="tools">${data.story.length ? '<button type="button" id="story-toggle" aria-expanded="false" aria-controls="story">Tour</button>' : ''}${ordered.length ? deviceMenu : ''}${controlsMenu(data.controls)}${ordered.length ? commentButton(data.voice) : ''}${data.voice.steps.length ? nextButton : ''}</span>
 </header>
-${data.story.length ? storyPanel() : ''}
+${data.controls.reset || data.controls.scenarios.length ? '<p class="run-outcome" role="status" hidden></p>' : ''}
+${data.story.length ? storyPanel(data.voice.steps.length > 0) : ''}
 ${data.voice.steps.length ? nextPanel(data.voice, session.preview) : ''}
 ${ordered.length ? commentsPanel(session.preview) : ''}
 <main class="stage">${empty}${appPanels}${pagePanels}</main>
@@ -157,15 +160,21 @@ const controlsMenu = (c: ShellData['controls']) => !c.reset && !c.scenarios.leng
 <details class="menu-button controls"><summary>Scenarios</summary><div class="menu" role="menu">
 ${c.reset ? '<button type="button" data-run="reset">Reset the demo</button>' : ''}
 ${c.scenarios.map((sc) => `<button type="button" data-run="scenario" data-id="${escapeHtml(sc.id)}" title="${escapeHtml(sc.description ?? '')}">${escapeHtml(sc.label)}</button>`).join('')}
-</div></details>
-<p class="run-outcome" role="status" hidden></p>`;
+</div></details>`;
 
-const storyPanel = () => `
+/**
+ * The tour card. A step's calls show as one line in the viewer's words ("Preparing this step…",
+ * then nothing or why it failed); the calls themselves are the builder's (the rehearsal, a preview).
+ * At the last step the card offers What happens next, which opens only when the viewer asks.
+ */
+const storyPanel = (offerNext: boolean) => `
 <aside id="story" class="story" hidden aria-label="Guided tour">
   <p class="step-count"></p>
   <h2 class="step-title"></h2>
   <p class="step-say"></p>
-  <ul class="step-calls"></ul>
+  <p class="step-status" role="status" hidden></p>
+  <ul class="step-calls" hidden></ul>
+  ${offerNext ? '<div class="next-offer" hidden><p>That was the last step.</p><div class="row"><button type="button" class="offer-open">What happens next</button><button type="button" class="offer-dismiss">Not now</button></div></div>' : ''}
   <div class="step-nav"><button type="button" data-step="-1">Back</button><button type="button" data-step="1">Next</button></div>
 </aside>`;
 

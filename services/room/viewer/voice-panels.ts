@@ -17,7 +17,7 @@ export const commentButton = (voice: VoiceData) => {
 /** Each offered step is a button with its own words; the ones that need words open a small form. */
 export const nextPanel = (voice: VoiceData, preview: boolean) => `
 <aside id="next" class="side-panel" hidden aria-label="What happens next">
-  <h2>What happens next?</h2>
+  <div class="panel-head"><h2>What happens next?</h2><button type="button" class="close" aria-label="Close What happens next">Close</button></div>
   ${preview ? '<p class="hint">This is a preview: answers are not recorded.</p>' : ''}
   <ul class="steps">${voice.steps.map(stepItem).join('')}</ul>
   <p class="next-outcome" role="status"></p>
@@ -49,7 +49,7 @@ function stepForm(step: NextStep): string {
 /** Comment mode: what to do, the form for the pinned comment, and the viewer's comments with replies. */
 export const commentsPanel = (preview: boolean) => `
 <aside id="comments" class="side-panel" hidden aria-label="Comments">
-  <h2>Comment on this screen</h2>
+  <div class="panel-head"><h2>Comment on this screen</h2><button type="button" class="close" aria-label="Close comments">Close</button></div>
   <p class="hint">Click a point or drag over an area of the app, then write your comment.${preview ? ' This is a preview: comments are not recorded.' : ''}</p>
   <form id="comment-form" hidden>
     <label>Your comment <textarea name="body" maxlength="2000" required rows="4"></textarea></label>
