@@ -23,9 +23,22 @@ export interface CopySpec extends CopyLabels {
   pids: number;
   /** Size of each of the copy's writable places, /app and /tmp (RUNNER_COPY_WRITABLE_MB). */
   writableMb: number;
+  /** How /app is made writable; without it, the engine's tmpfs filled from the image (below). */
+  app?: AppLayer;
 }
 
-/** Where a copy may write: its working folder (the image's files, copied up) and /tmp. */
+/**
+ * How a copy's /app is made writable:
+ * - `overlay` (the runner on podman): the image's /app, read-only and shared by every copy of the
+ *   image, under an upper folder on a tmpfs of writableMb that the runner mounted for this copy
+ *   alone; a file is copied up only when the copy writes to it (runner/engine/writable-layer.ts).
+ * - `volume` (the local rehearsal): an anonymous volume on the engine's disk, filled from the
+ *   image's /app and removed with the copy; no size bound, the builder's own machine.
+ * Paths are host paths, as the engine sees them.
+ */
+export type AppLayer = { kind: 'overlay'; lower: string; upper: string; work: string } | { kind: 'volume' };
+
+/** Where a copy may write: its working folder (the image's files, copied up on write) and /tmp. */
 export const WRITABLE_PATHS = ['/app', '/tmp'] as const;
 
 /** Which engine makes the copy: their tmpfs options differ (below). */
@@ -35,22 +48,31 @@ export type EngineKind = 'podman' | 'docker';
 export const COPY_HOST = '0.0.0.0';
 
 /**
- * The copy's private writable layer. The root stays read-only; /app and /tmp are size-capped
- * tmpfs mounts (RAM, charged to the copy's memory limit), so a demo that writes (json-server's
- * db.json, an upload folder, a SQLite file) can, past the cap it gets ENOSPC, it never touches
- * the host's disk, and all of it goes with the container. podman copies the image's /app into
- * its tmpfs (`tmpcopyup`, podman's default) and `U` gives the mount's root to the copy's user,
- * so files COPY'd as root stay read-only but new ones can be made and old ones replaced by
- * rename. Docker has neither option: an anonymous volume on a tmpfs device is filled from the
- * image on first mount and removed with the container (`v: true`).
+ * The copy's private writable layer. The root stays read-only; /app and /tmp are the only places a
+ * demo writes (json-server's db.json, an upload folder, a SQLite file), each bounded by writableMb
+ * of RAM charged to the copy's memory limit: past it the demo gets ENOSPC, it never touches the
+ * host's disk, and all of it goes with the copy.
+ * - podman, `overlay` (the runner): an overlay volume (`:O`) whose lower is the image's /app and
+ *   whose upper and work folders sit on the copy's own tmpfs; the upper's owner (uid 1000) owns the
+ *   merged /app, so files COPY'd as root stay read-only but new ones can be made and old ones
+ *   replaced by rename. Nothing is copied at start: a 120 MB node_modules costs no RAM until written.
+ * - `volume` (the local rehearsal): an anonymous volume on disk, filled from the image.
+ * - otherwise, podman: a tmpfs filled from the image at start (`tmpcopyup`; `U` gives it to the
+ *   copy's user); Docker, which has neither option, an anonymous volume on a tmpfs device, filled
+ *   on first mount and removed with the container (`v: true`). Both hold the image's /app in RAM,
+ *   so the image's /app counts against writableMb there (docs/decisions.md, issue 29).
  */
-function writableLayer(s: CopySpec, engine: EngineKind): Pick<Docker.HostConfig, 'Tmpfs' | 'Mounts'> {
+function writableLayer(s: CopySpec, engine: EngineKind): Pick<Docker.HostConfig, 'Tmpfs' | 'Mounts' | 'Binds'> {
   const size = `size=${s.writableMb}m`;
-  if (engine === 'podman') {
-    return { Tmpfs: { '/app': `rw,nosuid,nodev,${size},U`, '/tmp': `rw,noexec,nosuid,nodev,${size}` } };
+  const tmp = { '/tmp': `rw,noexec,nosuid,nodev,${size}` };
+  if (s.app?.kind === 'overlay') {
+    if (engine !== 'podman') throw new Error('an overlay /app needs podman');
+    return { Tmpfs: tmp, Binds: [`${s.app.lower}:/app:O,upperdir=${s.app.upper},workdir=${s.app.work}`] };
   }
+  if (s.app?.kind === 'volume') return { Tmpfs: tmp, Mounts: [{ Type: 'volume', Target: '/app', Source: '' }] };
+  if (engine === 'podman') return { Tmpfs: { '/app': `rw,nosuid,nodev,${size},U`, ...tmp } };
   return {
-    Tmpfs: { '/tmp': `rw,noexec,nosuid,nodev,${size}` },
+    Tmpfs: tmp,
     Mounts: [{
       Type: 'volume', Target: '/app', Source: '',
       VolumeOptions: { NoCopy: false, Labels: {}, DriverConfig: { Name: 'local', Options: { type: 'tmpfs', device: 'tmpfs', o: `${size},uid=1000,gid=1000,nosuid,nodev` } } },
@@ -84,7 +106,7 @@ export function copyCreateOptions(s: CopySpec, engine: EngineKind = 'podman'): D
       MemorySwap: memory,
       NanoCpus: Math.round(s.cpus * 1e9),
       PidsLimit: s.pids,
-      // A read-only root and small tmpfs mounts: a copy cannot fill the host's disk or change its image.
+      // A read-only root and bounded writable places: a copy cannot fill the host's disk or change its image.
       ReadonlyRootfs: true,
       ...writableLayer(s, engine),
       RestartPolicy: { Name: 'no' },
