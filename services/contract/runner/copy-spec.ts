@@ -41,6 +41,14 @@ export type AppLayer = { kind: 'overlay'; lower: string; upper: string; work: st
 /** Where a copy may write: its working folder (the image's files, copied up on write) and /tmp. */
 export const WRITABLE_PATHS = ['/app', '/tmp'] as const;
 
+/** Words of an engine or a demo that ran out of writable space (ENOSPC in /app or /tmp). */
+export const OUT_OF_WRITABLE_SPACE = /no space left on device|ENOSPC/i;
+
+/** What to tell a builder whose copy ran out of writable space: the bound, where, and what to do. */
+export const writableSpaceHint = (writableMb: number) =>
+  `the copy ran out of writable space: it may write ${writableMb} MB to /app and ${writableMb} MB to /tmp (RUNNER_COPY_WRITABLE_MB), ` +
+  'files the image already holds do not count; write less there, or keep what is big in the image (docs/cli.md)';
+
 /** Which engine makes the copy: their tmpfs options differ (below). */
 export type EngineKind = 'podman' | 'docker';
 
