@@ -89,7 +89,7 @@ export class DockerEngine implements Engine {
     // In use: when only its lower holder uses it (no copy does), the holder goes, then the image.
     const id = await this.imageId(ref);
     if (!id) return false;
-    const users = await this.limit(() => this.docker.listContainers({ all: true, filters: JSON.stringify({ ancestor: [id] }) }));
+    const users = await this.limit(() => this.docker.listContainers({ all: true, filters: JSON.stringify({ ancestor: [bare(id)] }) }));
     if (!users.length || users.some((c) => c.Labels?.[LABEL.lower] !== bare(id))) return false;
     for (const holder of users) await this.remove(holder.Id);
     try {
@@ -155,6 +155,8 @@ export class DockerEngine implements Engine {
 
   async createContainer(spec: CopySpec): Promise<string> {
     const kind = await this.kind();
+    const volumes = (await this.limit(() => this.docker.getImage(spec.image).inspect()).catch(() => null))?.Config?.Volumes;
+    spec = { ...spec, imageVolumes: Object.keys(volumes ?? {}) };
     const overlay = kind === 'podman' && this.writable !== null;
     if (overlay) {
       const lower = await this.appLower(spec.image);

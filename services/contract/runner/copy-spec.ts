@@ -25,6 +25,8 @@ export interface CopySpec extends CopyLabels {
   writableMb: number;
   /** How /app is made writable; without it, the engine's tmpfs filled from the image (below). */
   app?: AppLayer;
+  /** The image's VOLUMEs: each would be an unbounded volume on the host's disk, so each is covered read-only. */
+  imageVolumes?: string[];
 }
 
 /**
@@ -72,13 +74,16 @@ export const COPY_HOST = '0.0.0.0';
  */
 function writableLayer(s: CopySpec, engine: EngineKind): Pick<Docker.HostConfig, 'Tmpfs' | 'Mounts' | 'Binds'> {
   const size = `size=${s.writableMb}m`;
-  const tmp = { '/tmp': `rw,noexec,nosuid,nodev,${size}` };
+  // An image's VOLUME would give the copy a volume on the host's disk with no bound: an empty
+  // read-only tmpfs covers each (pitch validate notes a VOLUME line: a copy cannot write there).
+  const covered = Object.fromEntries((s.imageVolumes ?? []).filter((v) => v !== '/app' && v !== '/tmp').map((v) => [v, 'ro,noexec,nosuid,nodev,size=4k']));
+  const tmp = { ...covered, '/tmp': `rw,noexec,nosuid,nodev,${size}` };
   if (s.app?.kind === 'overlay') {
     if (engine !== 'podman') throw new Error('an overlay /app needs podman');
     return { Tmpfs: tmp, Binds: [`${s.app.lower}:/app:O,upperdir=${s.app.upper},workdir=${s.app.work}`] };
   }
   if (s.app?.kind === 'volume') return { Tmpfs: tmp, Mounts: [{ Type: 'volume', Target: '/app', Source: '' }] };
-  if (engine === 'podman') return { Tmpfs: { '/app': `rw,nosuid,nodev,${size},U`, ...tmp } };
+  if (engine === 'podman') return { Tmpfs: { ...tmp, '/app': `rw,nosuid,nodev,${size},U` } };
   return {
     Tmpfs: tmp,
     Mounts: [{
