@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { chmod, chown, mkdir, readdir, readFile, realpath, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, chown, mkdir, readdir, readFile, realpath, rm, rmdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -70,6 +70,7 @@ export class WritableLayers {
     const at = await this.of(runnerId, copyId);
     if ((await mountPoints()).has(at)) await run('umount', ['-l', at]);
     await rm(at, { recursive: true, force: true });
+    await rmdir(dirname(at)).catch(() => {}); // the runner's folder, once it holds no copy
   }
 
   /** Copies of this runner that have writable places on the host (mounted or left over). */
