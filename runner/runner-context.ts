@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Config } from '../services/core/config.js';
 import type { Sql } from '../services/core/db.js';
 import type { Logger } from '../services/core/log.js';
@@ -14,6 +15,8 @@ export interface RunnerSettings {
   runnerId: string;
   hostCapacity: number;
   copy: { memoryMb: number; cpus: number; pids: number; port: number; writableMb: number };
+  /** Where copies' writable tmpfs mounts go on the host (podman), absolute. */
+  writableDir: string;
   healthTimeoutMs: number;
   /** Resume re-probes the health path this long at most before giving up on the copy. */
   resumeTimeoutMs: number;
@@ -44,6 +47,7 @@ export function runnerSettings(c: Config): RunnerSettings {
     runnerId: c.RUNNER_ID ?? (hostname().toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^-+/, '').slice(0, 40) || 'runner'),
     hostCapacity: c.RUNNER_HOST_CAPACITY,
     copy: { memoryMb: c.RUNNER_COPY_MEMORY_MB, cpus: c.RUNNER_COPY_CPUS, pids: c.RUNNER_COPY_PIDS, port: c.RUNNER_COPY_PORT, writableMb: c.RUNNER_COPY_WRITABLE_MB },
+    writableDir: resolve(c.RUNNER_WRITABLE_DIR ?? join(c.DATA_DIR, 'copies')),
     healthTimeoutMs: c.RUNNER_HEALTH_TIMEOUT_S * 1000,
     resumeTimeoutMs: 5_000,
     idlePauseMs: c.RUNNER_IDLE_PAUSE_S * 1000,

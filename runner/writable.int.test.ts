@@ -1,11 +1,15 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdir, stat } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containerUsage } from '../services/data/container-usage.sql.js';
 import { exitsOfProject } from '../services/data/copy-exits.sql.js';
 import { copyNotice } from '../services/room/viewer-copies/copy-states.js';
+import { lowerName } from '../services/contract/runner/copy-labels.js';
+import { reconcile } from './loops/reconcile.js';
 import { demoBundle } from './test-support/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from './test-support/seed.js';
 import { eventually, startTestRunner, type TestRunner } from './test-support/test-runner.js';
@@ -48,6 +52,17 @@ http.createServer((req, res) => {
     console.error('Error: EROFS: read-only file system, open /app/db.json');
     process.exit(3);
   });
+}).listen(process.env.PORT, process.env.HOST);`;
+
+// Replaces a file the image holds (server.js, root's, read-only in place) by writing a new one and
+// renaming it over, as editors and lowdb do; reads it back; lists /app.
+const replacer = `
+const http = require('node:http'), fs = require('node:fs');
+http.createServer((req, res) => {
+  const send = (body) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
+  if (req.url === '/replace') { fs.writeFileSync('/app/server.js.new', 'replaced'); fs.renameSync('/app/server.js.new', '/app/server.js'); }
+  if (req.url === '/inplace') { try { fs.appendFileSync('/app/server.js', 'x'); return send({ code: null }); } catch (e) { return send({ code: e.code }); } }
+  send({ server: fs.readFileSync('/app/server.js', 'utf8').slice(0, 20), files: fs.readdirSync('/app').sort() });
 }).listen(process.env.PORT, process.env.HOST);`;
 
 const WRITABLE_MB = 8;
@@ -114,6 +129,57 @@ describe('a copy writes files', () => {
     // The copy is still fine after all that.
     const [after] = (await runner.client.calls(first.session, [{ method: 'POST', path: '/items' }])).outcomes;
     expect(json(after.body)).toEqual({ count: 21 });
+  });
+});
+
+/** Mount points on this host (the runner's namespace is the test's). */
+const mounts = () => readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ')[4]);
+
+describe("a copy's /app copies up on write (podman)", () => {
+  it("overlays the image's /app with the copy's own bounded tmpfs, leaves the image as it was, and takes the tmpfs away with the copy", async () => {
+    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql), manifest: { run: { start: ['node', '-e', replacer] } } });
+    const docker = new Docker({ socketPath: new URL(runner.env.DOCKER_HOST).pathname });
+    const first = await viewerOf(b);
+    const place = join(runner.settings.writableDir, runner.runnerId, first.copyId);
+    const [row] = await runner.sql<{ containerId: string }[]>`select container_id from runner_copies where id = ${first.copyId}`;
+    const info = await docker.getContainer(row.containerId).inspect();
+    // The image's files are not copied: /app is an overlay whose upper is the copy's own tmpfs.
+    expect(info.HostConfig.Tmpfs?.['/app']).toBeUndefined();
+    expect(info.HostConfig.Binds?.join(' ')).toContain(`upperdir=${place}/upper`);
+    expect(mounts()).toContain(place);
+    const image = info.Image;
+    const layersBefore = (await docker.getImage(image).inspect()).RootFS.Layers;
+
+    const read = async (session: string, path = '/') => json((await runner.client.calls(session, [{ method: 'GET', path }])).outcomes[0].body);
+    const original = await read(first.session);
+    expect(original).toEqual({ server: expect.stringMatching(/^\/\/ The runner/), files: ['server.js'] });
+    // A file of the image: read-only in place, replaceable by rename, and replaced for this copy only.
+    expect((await read(first.session, '/inplace')).code).toBe('EACCES');
+    expect(await read(first.session, '/replace')).toEqual({ server: 'replaced', files: ['server.js'] });
+    const second = await viewerOf(b);
+    expect(await read(second.session)).toEqual(original);
+
+    // The image is as it was: same layers, and the holder of its files wrote nothing.
+    expect((await docker.getImage(image).inspect()).RootFS.Layers).toEqual(layersBefore);
+    const holder = await docker.getContainer(lowerName(image)).inspect();
+    expect(await sizeOf((holder.GraphDriver?.Data as Record<string, string>).UpperDir)).toBe(0);
+
+    // The copy goes: its tmpfs is unmounted and its folder removed; the other copy's stays.
+    await runner.client.leave(first.session);
+    await eventually(async () => !mounts().includes(place) && !existsSync(place));
+    expect(mounts()).toContain(join(runner.settings.writableDir, runner.runnerId, second.copyId));
+    await runner.client.leave(second.session);
+    await eventually(async () => !existsSync(join(runner.settings.writableDir, runner.runnerId, second.copyId)));
+  });
+
+  it("sweeps a tmpfs a crashed runner left for a copy that is no longer live", async () => {
+    const stale = join(runner.settings.writableDir, runner.runnerId, randomUUID());
+    await mkdir(stale, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', stale]);
+    expect(mounts()).toContain(stale);
+    await reconcile(runner.service.ctx, { initial: true });
+    expect(mounts()).not.toContain(stale);
+    expect(existsSync(stale)).toBe(false);
   });
 });
 

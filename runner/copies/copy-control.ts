@@ -31,6 +31,8 @@ export const looksOom = (exitCode: number | null, oomKilled: boolean) => oomKill
 export async function removeResources(ctx: RunnerContext, copyId: string): Promise<void> {
   await ctx.engine.remove(containerName(copyId)).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'container not removed'));
   await ctx.engine.removeNetwork(networkName(copyId)).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'network not removed'));
+  // After the container: its overlay no longer holds the copy's tmpfs.
+  await ctx.engine.releaseWritable(ctx.settings.runnerId, copyId).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'writable place not removed'));
 }
 
 /** Ends a copy for `reason` (left, idle, max-age, …) and removes what it has in the engine. */

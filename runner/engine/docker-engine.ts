@@ -2,10 +2,12 @@ import type { Readable } from 'node:stream';
 import Docker from 'dockerode';
 import { createLimit, type Limit } from '../limit.js';
 import { copyCreateOptions, type CopySpec } from '../../services/contract/runner/copy-spec.js';
-import { LABEL, bridgeName, networkName } from '../../services/contract/runner/copy-labels.js';
+import { lstat } from 'node:fs/promises';
+import { LABEL, bridgeName, lowerName, networkName } from '../../services/contract/runner/copy-labels.js';
 import { demuxLogs } from '../../services/contract/runner/log-frames.js';
 import { EngineError, type ContainerState, type Engine, type Listed } from './engine.js';
 import { pickSubnet } from './subnets.js';
+import { WritableLayers } from './writable-layer.js';
 
 // The Engine (engine.ts) over the Docker Engine API: podman's compatible socket locally, Docker
 // in production. Every call goes through one bounded limit.
@@ -15,13 +17,17 @@ const statusOf = (s: string | undefined): ContainerState['status'] =>
 
 const codeOf = (err: unknown) => (err as { statusCode?: number }).statusCode;
 const gone = (err: unknown) => codeOf(err) === 404;
+const bare = (imageId: string) => imageId.replace(/^sha256:/, '');
 
 export class DockerEngine implements Engine {
   readonly limit: Limit;
   private flavour: Promise<'podman' | 'docker'> | null = null;
+  /** Where copies' writable places are mounted on the host (podman); without it, /app is a tmpfs filled from the image. */
+  readonly writable: WritableLayers | null;
 
-  constructor(readonly docker: Docker, opts: { concurrency?: number } = {}) {
+  constructor(readonly docker: Docker, opts: { concurrency?: number; writableDir?: string } = {}) {
     this.limit = createLimit(opts.concurrency ?? 8);
+    this.writable = opts.writableDir ? new WritableLayers(opts.writableDir) : null;
   }
 
   /** podman or Docker: networks without DNS are made through podman's own API (below). */
@@ -73,6 +79,19 @@ export class DockerEngine implements Engine {
 
   /** Untags `ref`, removing the image when nothing else holds it. An image a container uses stays. */
   async removeImage(ref: string): Promise<boolean> {
+    try {
+      await this.limit(() => this.docker.getImage(ref).remove());
+      return true;
+    } catch (err) {
+      if (gone(err)) return false;
+      if (codeOf(err) !== 409) throw err;
+    }
+    // In use: when only its lower holder uses it (no copy does), the holder goes, then the image.
+    const id = await this.imageId(ref);
+    if (!id) return false;
+    const users = await this.limit(() => this.docker.listContainers({ all: true, filters: JSON.stringify({ ancestor: [bare(id)] }) }));
+    if (!users.length || users.some((c) => c.Labels?.[LABEL.lower] !== bare(id))) return false;
+    for (const holder of users) await this.remove(holder.Id);
     try {
       await this.limit(() => this.docker.getImage(ref).remove());
       return true;
@@ -136,6 +155,14 @@ export class DockerEngine implements Engine {
 
   async createContainer(spec: CopySpec): Promise<string> {
     const kind = await this.kind();
+    const volumes = (await this.limit(() => this.docker.getImage(spec.image).inspect()).catch(() => null))?.Config?.Volumes;
+    spec = { ...spec, imageVolumes: Object.keys(volumes ?? {}) };
+    const overlay = kind === 'podman' && this.writable !== null;
+    if (overlay) {
+      const lower = await this.appLower(spec.image);
+      const places = await this.writable!.make(spec.runnerId, spec.copyId, spec.writableMb);
+      spec = { ...spec, app: { kind: 'overlay', lower, ...places } };
+    }
     const options = copyCreateOptions(spec, kind);
     options.HostConfig!.LogConfig = kind === 'podman'
       ? { Type: 'k8s-file', Config: { 'max-size': '1m' } }
@@ -143,8 +170,44 @@ export class DockerEngine implements Engine {
     try {
       return (await this.limit(() => this.docker.createContainer(options))).id;
     } catch (err) {
+      if (overlay) await this.releaseWritable(spec.runnerId, spec.copyId).catch(() => {});
       throw new EngineError(`create: ${(err as Error).message}`, codeOf(err));
     }
+  }
+
+  async releaseWritable(runnerId: string, copyId: string): Promise<void> {
+    await this.writable?.release(runnerId, copyId);
+  }
+
+  async writableHeld(runnerId: string): Promise<string[]> {
+    return this.writable ? this.writable.held(runnerId) : [];
+  }
+
+  /**
+   * The host path of the image's /app, the read-only lower of its copies' /app: the files of a
+   * never-started container of the image (one per image on the host, labelled, outside every
+   * runner's label so no reconcile touches it), mounted through podman's own API. Nothing is
+   * copied; the holder goes when its image does (removeImage). Asked at every create, so a holder
+   * another runner removed is made again.
+   */
+  private async appLower(image: string): Promise<string> {
+    const name = lowerName(image);
+    try {
+      await this.limit(() => this.docker.createContainer({
+        name, Image: image, Entrypoint: ['/nonexistent'], Cmd: [], Labels: { [LABEL.lower]: bare(image) },
+        HostConfig: { NetworkMode: 'none' },
+      }));
+    } catch (err) {
+      if (codeOf(err) !== 409 && !/already in use|already exists/i.test((err as Error).message)) throw new EngineError(`create: ${(err as Error).message}`, codeOf(err));
+    }
+    const root = String(await this.limit(() => this.dial('POST', `/v4.0.0/libpod/containers/${name}/mount`, {}))).trim().replace(/^"|"$/g, '');
+    if (!root.startsWith('/')) throw new EngineError(`create: the engine did not mount the image's files (${root.slice(0, 80)})`);
+    const app = `${root}/app`;
+    // lstat, not stat: a /app that is a symbolic link would name a folder of the host.
+    const found = await lstat(app).catch(() => null);
+    if (!found) return this.writable!.emptyLower();
+    if (!found.isDirectory()) throw new EngineError("create: the image's /app is not a folder");
+    return app;
   }
 
   async start(id: string): Promise<void> {

@@ -44,7 +44,12 @@ export interface Engine {
   createNetwork(copyId: string, labels: Record<string, string>, pool: string): Promise<string>;
   removeNetwork(name: string): Promise<void>;
   networksOf(runnerId: string): Promise<{ name: string; labels: Record<string, string> }[]>;
+  /** Makes the copy's container, and its writable /app where the engine needs the host's help (podman). */
   createContainer(spec: CopySpec): Promise<string>;
+  /** Unmounts and removes the copy's writable places on the host; resolves if there are none. */
+  releaseWritable(runnerId: string, copyId: string): Promise<void>;
+  /** Copies of this runner whose writable places are on the host, for the reconcile's sweep. */
+  writableHeld(runnerId: string): Promise<string[]>;
   start(id: string): Promise<void>;
   pause(id: string): Promise<void>;
   unpause(id: string): Promise<void>;

@@ -14,7 +14,7 @@ import { startCopy } from '../copies/copy-starter.js';
 //   a start a dead runner left half-done is carried on (probe, then ready) if its container runs;
 //   a record that says paused while the container runs (or the reverse) is set right, with the
 //     usage event it missed;
-//   networks of this runner with no live copy are removed;
+//   networks and writable places (tmpfs mounts) of this runner with no live copy are removed;
 //   queued viewers the room stopped asking about are let go.
 // Only things carrying this runner's id are looked at. Copies this process is starting or stopping
 // right now are left to the code doing it.
@@ -87,6 +87,11 @@ export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } 
   for (const net of await ctx.engine.networksOf(s.runnerId)) {
     const copyId = net.labels[LABEL.copy];
     if (copyId && !live.has(copyId) && !busy(copyId)) await ctx.engine.removeNetwork(net.name).catch(() => {});
+  }
+
+  // Writable places (tmpfs mounts) of copies removed while their runner was down, or by a crash.
+  for (const copyId of await ctx.engine.writableHeld(s.runnerId)) {
+    if (!live.has(copyId) && !busy(copyId)) await ctx.engine.releaseWritable(s.runnerId, copyId).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'writable place not removed'));
   }
 
   const abandoned = await ctx.sql<{ id: string; sessionId: string }[]>`

@@ -57,7 +57,7 @@ export async function startTestRunner(overrides: Record<string, string> = {}, op
   const sql = createSql(config.DATABASE_URL, { max: 6 });
   const storage = createStorage(config);
   const docker = dockerFrom(config.DOCKER_HOST);
-  const engine = new DockerEngine(docker, { concurrency: settings.engineConcurrency });
+  const engine = new DockerEngine(docker, { concurrency: settings.engineConcurrency, writableDir: settings.writableDir });
   const service = createRunnerService({ sql, storage, engine, log, settings });
   await service.start();
   const app = await buildRunner({ docker, log, service, key: runnerKey(config.APP_SECRET) });

@@ -107,6 +107,8 @@ const Env = z.object({
   RUNNER_COPY_PIDS: z.coerce.number().int().min(16).default(128),
   /** Size of each of a copy's writable tmpfs mounts, /app and /tmp (MB; RAM, within its memory). */
   RUNNER_COPY_WRITABLE_MB: z.coerce.number().int().min(1).max(4096).default(64),
+  /** Where the runner mounts each copy's writable tmpfs on podman (default DATA_DIR/copies); podman must see the same path. */
+  RUNNER_WRITABLE_DIR: z.string().optional(),
   /** The PORT a copy is told to listen on (each copy has its own network, so all may share it). */
   RUNNER_COPY_PORT: z.coerce.number().int().min(1024).max(65535).default(8080),
   /** Time a copy has from start to answer its health path 200, in seconds. */

@@ -77,6 +77,13 @@ describe('pitch deploy of a container demo', () => {
     expect(lines[1]).toBe('  its last output: server: SHOP_API_URL is not set, giving up');
   });
 
+  it('says the copy ran out of writable space when it dies on ENOSPC, not "check the start command"', async () => {
+    const result = await deploy('fills-tmp');
+    const lines = expectRefusal(result, /^pitch: the local copy stopped \(exit code 1\) before its health path \/healthz answered$/);
+    expect(lines[1]).toMatch(/^ {2}the copy ran out of writable space: it may write 64 MB to \/app and 64 MB to \/tmp \(RUNNER_COPY_WRITABLE_MB\).*; it said: .*ENOSPC/);
+    expect(result.stderr).not.toContain('check the start command');
+  });
+
   it('stops when the copy dies after the story\'s calls, with its last output', async () => {
     const result = await deploy('crash-after-call');
     const lines = expectRefusal(result, /^pitch: the local copy stopped \(exit code 3\) after the story's calls$/);

@@ -1,6 +1,7 @@
 import type { Manifest, StepCall } from '../../contract/manifest/manifest.js';
 import type { Rehearsal as ContractRehearsal } from '../../contract/resources/build.js';
-import type { LocalCopy } from '../local-engine/local-copy.js';
+import { OUT_OF_WRITABLE_SPACE, writableSpaceHint } from '../../contract/runner/copy-spec.js';
+import { RUNNER_DEFAULTS, type LocalCopy } from '../local-engine/local-copy.js';
 import { Refusal } from '../refusal.js';
 import { version } from '../version.js';
 
@@ -25,8 +26,11 @@ export function staticRehearsal(manifest: Manifest): Rehearsal {
   };
 }
 
+/** The copy's last line of output, for the hint; a copy that ran out of writable space is told so. */
 async function lastLine(copy: LocalCopy): Promise<string | undefined> {
   const tail = await copy.logTail(5);
+  const full = tail.find((line) => OUT_OF_WRITABLE_SPACE.test(line));
+  if (full) return `${writableSpaceHint(RUNNER_DEFAULTS.writableMb)}; it said: ${full}`;
   return tail.length ? `its last output: ${tail.at(-1)}` : undefined;
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type Docker from 'dockerode';
-import { copyCreateOptions } from '../../contract/runner/copy-spec.js';
+import { copyCreateOptions, OUT_OF_WRITABLE_SPACE, writableSpaceHint } from '../../contract/runner/copy-spec.js';
 import { demuxLogs } from '../../contract/runner/log-frames.js';
 import { Refusal } from '../refusal.js';
 import { engineMessage } from './local-docker.js';
@@ -10,7 +10,7 @@ import { engineMessage } from './local-docker.js';
  * the rehearsal holds the local copy to the same, so a demo that needs more fails here, not in
  * front of a viewer.
  */
-const RUNNER_DEFAULTS = { port: 8080, memoryMb: 256, cpus: 0.5, pids: 128, writableMb: 64 };
+export const RUNNER_DEFAULTS = { port: 8080, memoryMb: 256, cpus: 0.5, pids: 128, writableMb: 64 };
 
 export interface LocalCopy {
   /** Where the copy answers on this machine: a random port on 127.0.0.1. */
@@ -36,9 +36,11 @@ export async function startLocalCopy(docker: Docker, image: string, start: strin
   // The writable layer's options differ between podman and Docker (copy-spec.ts).
   const version = await docker.version().catch(() => null);
   const engine = version?.Components?.some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker';
+  // /app is a volume on this machine's disk filled from the image (the runner's overlay needs a
+  // root runner's tmpfs mounts): the image's node_modules fit whatever their size.
   const spec = copyCreateOptions({
     copyId: randomUUID(), buildId: 'rehearsal', projectId: 'rehearsal', workspaceId: 'rehearsal', runnerId: 'rehearsal',
-    image, start, env, network: 'default', ...RUNNER_DEFAULTS,
+    image, start, env, network: 'default', ...RUNNER_DEFAULTS, app: { kind: 'volume' },
   }, engine);
   const { NetworkMode: _network, ...hostConfig } = spec.HostConfig ?? {};
   let container: Docker.Container;
@@ -54,13 +56,15 @@ export async function startLocalCopy(docker: Docker, image: string, start: strin
     throw new Refusal(`the local copy could not be made: ${engineMessage(err)}`);
   }
   const remove = async () => {
-    await container.remove({ force: true }).catch(() => {});
+    await container.remove({ force: true, v: true }).catch(() => {});
   };
   try {
     await container.start();
   } catch (err) {
     await remove();
-    throw new Refusal(`the local copy did not start: ${engineMessage(err)}`, 'check the start command (run.start, or the image\'s CMD)');
+    const message = engineMessage(err);
+    const hint = OUT_OF_WRITABLE_SPACE.test(message) ? writableSpaceHint(RUNNER_DEFAULTS.writableMb) : 'check the start command (run.start, or the image\'s CMD)';
+    throw new Refusal(`the local copy did not start: ${message}`, hint);
   }
   const info = await container.inspect();
   const published = info.NetworkSettings.Ports?.[port]?.[0]?.HostPort;

@@ -6,6 +6,7 @@ import { formatPath, type FolderProblem } from './manifest.problem.js';
 import { selectorInHtml } from './point-selector.js';
 import type { Manifest } from './manifest.schema.js';
 import { checkStaticStepPaths, stepPathCandidates } from './static-paths.check.js';
+import { checkWritableNeeds } from './writable-needs.check.js';
 
 // Folder rules 8-11 of spec 2.1: what a manifest says about the files beside it. The only
 // part of the manifest checks with I/O; the command-line tool runs it on the project folder.
@@ -124,15 +125,16 @@ async function pointNotes(output: string, manifest: Extract<Manifest, { kind: 's
   return notes;
 }
 
-async function checkContainer(root: string, out: FolderCheck): Promise<void> {
+async function checkContainer(root: string, manifest: Manifest, out: FolderCheck): Promise<void> {
   const path = join(root, 'Dockerfile');
   if (!(await isFile(path))) {
     out.problems.push({ code: 'dockerfile-missing', path: 'Dockerfile', message: 'a container build needs a Dockerfile at the project root' });
     return;
   }
-  const found = checkDockerfile(await readFile(path, 'utf8'));
+  const text = await readFile(path, 'utf8');
+  const found = checkDockerfile(text);
   out.problems.push(...found.problems);
-  out.notes.push(...found.notes);
+  out.notes.push(...found.notes, ...checkWritableNeeds(text, manifest));
 }
 
 /**
@@ -146,7 +148,7 @@ export async function checkManifestFolder(manifest: Manifest, projectDir: string
   const pages = await Promise.all((manifest.pages ?? []).map((page, index) => checkPage(root, page, index)));
   out.problems.push(...pages.filter((problem) => problem !== null));
   if (manifest.kind === 'static') await checkOutput(root, manifest, out);
-  else await checkContainer(root, out);
+  else await checkContainer(root, manifest, out);
   out.notes.push(...manifestNotes(manifest));
   return out;
 }

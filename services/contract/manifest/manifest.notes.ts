@@ -12,6 +12,9 @@ export const NOTE_CODES = [
   'cmd-fetches-packages',
   'runtime-not-node-24',
   'point-not-found',
+  'writes-outside-app',
+  'volume-not-writable',
+  'folder-not-writable',
 ] as const;
 export type NoteCode = (typeof NOTE_CODES)[number];
 

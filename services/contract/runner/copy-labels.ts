@@ -7,6 +7,8 @@ export const LABEL = {
   project: 'rooms.project',
   workspace: 'rooms.workspace',
   runner: 'rooms.runner',
+  /** On the never-started container that holds an image's files mounted for its copies' /app (the image id). */
+  lower: 'rooms.lower',
 } as const;
 
 export interface CopyLabels {
@@ -33,3 +35,5 @@ export const networkName = (copyId: string) => `rc-${copyId}`;
 /** The bridge interface of a copy's network: `rc` + 12 hex (Linux allows 15 characters). The host guard matches `rc+`. */
 export const bridgeName = (copyId: string) => `rc${copyId.replace(/-/g, '').slice(0, 12)}`;
 export const BRIDGE_PREFIX = 'rc';
+/** The engine name of the container that holds an image's files mounted: one per image, per host. */
+export const lowerName = (imageId: string) => `lower-${imageId.replace(/^sha256:/, '')}`;

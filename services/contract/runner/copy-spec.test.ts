@@ -50,4 +50,23 @@ describe('copy create options', () => {
     expect(docker.Mounts?.[0]).toMatchObject({ Type: 'volume', Target: '/app', Source: '' });
     expect(docker.Mounts?.[0].VolumeOptions?.DriverConfig?.Options?.o).toContain('size=64m');
   });
+
+  it("on the runner's podman, /app is an overlay of the image's /app under the copy's own tmpfs, copied up on write", () => {
+    const app = { kind: 'overlay' as const, lower: '/lower/app', upper: '/w/r/c/upper', work: '/w/r/c/work' };
+    const o = copyCreateOptions({ ...spec, app }).HostConfig!;
+    expect(o.Binds).toEqual(['/lower/app:/app:O,upperdir=/w/r/c/upper,workdir=/w/r/c/work']);
+    expect(o.Tmpfs).toEqual({ '/tmp': 'rw,noexec,nosuid,nodev,size=64m' });
+    expect(o.ReadonlyRootfs).toBe(true);
+    expect(() => copyCreateOptions({ ...spec, app }, 'docker')).toThrow(/podman/);
+    // The rehearsal: a volume on disk filled from the image.
+    expect(copyCreateOptions({ ...spec, app: { kind: 'volume' } }).HostConfig!.Mounts).toEqual([{ Type: 'volume', Target: '/app', Source: '' }]);
+  });
+
+  it("covers the image's VOLUMEs read-only: none becomes an unbounded volume on the host's disk", () => {
+    for (const engine of ['podman', 'docker'] as const) {
+      const tmpfs = copyCreateOptions({ ...spec, imageVolumes: ['/data', '/app', '/tmp'] }, engine).HostConfig!.Tmpfs!;
+      expect(tmpfs['/data']).toBe('ro,noexec,nosuid,nodev,size=4k');
+      expect(tmpfs['/tmp']).toBe('rw,noexec,nosuid,nodev,size=64m');
+    }
+  });
 });

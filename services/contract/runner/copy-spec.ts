@@ -23,10 +23,33 @@ export interface CopySpec extends CopyLabels {
   pids: number;
   /** Size of each of the copy's writable places, /app and /tmp (RUNNER_COPY_WRITABLE_MB). */
   writableMb: number;
+  /** How /app is made writable; without it, the engine's tmpfs filled from the image (below). */
+  app?: AppLayer;
+  /** The image's VOLUMEs: each would be an unbounded volume on the host's disk, so each is covered read-only. */
+  imageVolumes?: string[];
 }
 
-/** Where a copy may write: its working folder (the image's files, copied up) and /tmp. */
+/**
+ * How a copy's /app is made writable:
+ * - `overlay` (the runner on podman): the image's /app, read-only and shared by every copy of the
+ *   image, under an upper folder on a tmpfs of writableMb that the runner mounted for this copy
+ *   alone; a file is copied up only when the copy writes to it (runner/engine/writable-layer.ts).
+ * - `volume` (the local rehearsal): an anonymous volume on the engine's disk, filled from the
+ *   image's /app and removed with the copy; no size bound, the builder's own machine.
+ * Paths are host paths, as the engine sees them.
+ */
+export type AppLayer = { kind: 'overlay'; lower: string; upper: string; work: string } | { kind: 'volume' };
+
+/** Where a copy may write: its working folder (the image's files, copied up on write) and /tmp. */
 export const WRITABLE_PATHS = ['/app', '/tmp'] as const;
+
+/** Words of an engine or a demo that ran out of writable space (ENOSPC in /app or /tmp). */
+export const OUT_OF_WRITABLE_SPACE = /no space left on device|ENOSPC/i;
+
+/** What to tell a builder whose copy ran out of writable space: the bound, where, and what to do. */
+export const writableSpaceHint = (writableMb: number) =>
+  `the copy ran out of writable space: it may write ${writableMb} MB to /app and ${writableMb} MB to /tmp (RUNNER_COPY_WRITABLE_MB), ` +
+  'files the image already holds do not count; write less there, or keep what is big in the image (docs/cli.md)';
 
 /** Which engine makes the copy: their tmpfs options differ (below). */
 export type EngineKind = 'podman' | 'docker';
@@ -35,22 +58,34 @@ export type EngineKind = 'podman' | 'docker';
 export const COPY_HOST = '0.0.0.0';
 
 /**
- * The copy's private writable layer. The root stays read-only; /app and /tmp are size-capped
- * tmpfs mounts (RAM, charged to the copy's memory limit), so a demo that writes (json-server's
- * db.json, an upload folder, a SQLite file) can, past the cap it gets ENOSPC, it never touches
- * the host's disk, and all of it goes with the container. podman copies the image's /app into
- * its tmpfs (`tmpcopyup`, podman's default) and `U` gives the mount's root to the copy's user,
- * so files COPY'd as root stay read-only but new ones can be made and old ones replaced by
- * rename. Docker has neither option: an anonymous volume on a tmpfs device is filled from the
- * image on first mount and removed with the container (`v: true`).
+ * The copy's private writable layer. The root stays read-only; /app and /tmp are the only places a
+ * demo writes (json-server's db.json, an upload folder, a SQLite file), each bounded by writableMb
+ * of RAM charged to the copy's memory limit: past it the demo gets ENOSPC, it never touches the
+ * host's disk, and all of it goes with the copy.
+ * - podman, `overlay` (the runner): an overlay volume (`:O`) whose lower is the image's /app and
+ *   whose upper and work folders sit on the copy's own tmpfs; the upper's owner (uid 1000) owns the
+ *   merged /app, so files COPY'd as root stay read-only but new ones can be made and old ones
+ *   replaced by rename. Nothing is copied at start: a 120 MB node_modules costs no RAM until written.
+ * - `volume` (the local rehearsal): an anonymous volume on disk, filled from the image.
+ * - otherwise, podman: a tmpfs filled from the image at start (`tmpcopyup`; `U` gives it to the
+ *   copy's user); Docker, which has neither option, an anonymous volume on a tmpfs device, filled
+ *   on first mount and removed with the container (`v: true`). Both hold the image's /app in RAM,
+ *   so the image's /app counts against writableMb there (docs/decisions.md, issue 29).
  */
-function writableLayer(s: CopySpec, engine: EngineKind): Pick<Docker.HostConfig, 'Tmpfs' | 'Mounts'> {
+function writableLayer(s: CopySpec, engine: EngineKind): Pick<Docker.HostConfig, 'Tmpfs' | 'Mounts' | 'Binds'> {
   const size = `size=${s.writableMb}m`;
-  if (engine === 'podman') {
-    return { Tmpfs: { '/app': `rw,nosuid,nodev,${size},U`, '/tmp': `rw,noexec,nosuid,nodev,${size}` } };
+  // An image's VOLUME would give the copy a volume on the host's disk with no bound: an empty
+  // read-only tmpfs covers each (pitch validate notes a VOLUME line: a copy cannot write there).
+  const covered = Object.fromEntries((s.imageVolumes ?? []).filter((v) => v !== '/app' && v !== '/tmp').map((v) => [v, 'ro,noexec,nosuid,nodev,size=4k']));
+  const tmp = { ...covered, '/tmp': `rw,noexec,nosuid,nodev,${size}` };
+  if (s.app?.kind === 'overlay') {
+    if (engine !== 'podman') throw new Error('an overlay /app needs podman');
+    return { Tmpfs: tmp, Binds: [`${s.app.lower}:/app:O,upperdir=${s.app.upper},workdir=${s.app.work}`] };
   }
+  if (s.app?.kind === 'volume') return { Tmpfs: tmp, Mounts: [{ Type: 'volume', Target: '/app', Source: '' }] };
+  if (engine === 'podman') return { Tmpfs: { ...tmp, '/app': `rw,nosuid,nodev,${size},U` } };
   return {
-    Tmpfs: { '/tmp': `rw,noexec,nosuid,nodev,${size}` },
+    Tmpfs: tmp,
     Mounts: [{
       Type: 'volume', Target: '/app', Source: '',
       VolumeOptions: { NoCopy: false, Labels: {}, DriverConfig: { Name: 'local', Options: { type: 'tmpfs', device: 'tmpfs', o: `${size},uid=1000,gid=1000,nosuid,nodev` } } },
@@ -84,7 +119,7 @@ export function copyCreateOptions(s: CopySpec, engine: EngineKind = 'podman'): D
       MemorySwap: memory,
       NanoCpus: Math.round(s.cpus * 1e9),
       PidsLimit: s.pids,
-      // A read-only root and small tmpfs mounts: a copy cannot fill the host's disk or change its image.
+      // A read-only root and bounded writable places: a copy cannot fill the host's disk or change its image.
       ReadonlyRootfs: true,
       ...writableLayer(s, engine),
       RestartPolicy: { Name: 'no' },
