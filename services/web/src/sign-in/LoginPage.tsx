@@ -58,7 +58,8 @@ export function LoginPage() {
 
   const provider = (name: 'github' | 'google') =>
     attempt(async () => {
-      const { url } = await api.call('providerStart', { params: { provider: name } });
+      // The provider sends the browser back to the api, which goes on to `next` (a same-origin path).
+      const { url } = await api.call('providerStart', { params: { provider: name }, body: { next } });
       window.location.assign(url);
     });
 

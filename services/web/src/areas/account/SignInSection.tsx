@@ -33,7 +33,7 @@ export function SignInSection() {
   });
   const remove = useChange('removePasskey', () => setRemoving(null));
   const connect = useAction(async (provider: string) => {
-    const { url } = await api.call('providerStart', { params: { provider } });
+    const { url } = await api.call('providerStart', { params: { provider }, body: { next: '/account' } });
     window.location.assign(url);
   });
   const disconnect = useChange('disconnect');
