@@ -70,7 +70,7 @@ it('shows and changes the account: name, photo (a bad one refused in words), ses
   const token = await page.locator('#connector-token').textContent();
   expect(token).toMatch(/^pp_con_/);
   await connector.getByRole('button', { name: 'Copy token' }).waitFor();
-  await connector.getByText('Claude on my laptop').waitFor();
+  await connector.getByText('Claude on my laptop', { exact: true }).waitFor();
   expect((await person.client.call('sessions')).some((s) => s.signInMethod === 'connector' && s.userAgent === 'connector: Claude on my laptop')).toBe(true);
 
   // Feedback.
