@@ -30,7 +30,7 @@ export async function ensurePerson(sql: Sql, email: string, opts: { name?: strin
 /** The name shown for a person who has not chosen one: the email's local part. */
 export const displayNameOf = (p: { name: string; email: string }): string => p.name || p.email.split('@')[0];
 
-const workspaceNameFor = (p: PersonRow) => `${displayNameOf(p)}'s workspace`;
+const workspaceNameFor = (p: { name: string; email: string }) => `${displayNameOf(p)}'s workspace`;
 
 /** Where a person's photos are kept in the object store: photos/<person id>/<content hash>. */
 export const photoPrefix = (personId: string) => `photos/${personId}/`;
@@ -52,9 +52,21 @@ export async function rememberPhoto(sql: Sql, personId: string, hash: string | n
 /** Forgets the photo; answers the hash it had. */
 export const forgetPhoto = (sql: Sql, personId: string) => rememberPhoto(sql, personId, null);
 
-/** Sets the name the person chose (trimmed by the caller; 1–80 characters by the contract). */
+/**
+ * Sets the name the person chose (trimmed by the caller; 1–80 characters by the contract). Their
+ * personal workspace, while it still has the name it was given from the old one (at first the
+ * email's local part: "maya's workspace", issue 29), is named from the new one: viewers meet it.
+ */
 export async function setNameOf(sql: Sql, personId: string, name: string): Promise<void> {
-  await sql`update people set name = ${name} where id = ${personId}`;
+  await sql.begin(async (tx) => {
+    const [before] = await tx<PersonRow[]>`select * from people where id = ${personId} for update`;
+    if (!before) return;
+    await tx`update people set name = ${name} where id = ${personId}`;
+    await tx`
+      update workspaces w set name = ${workspaceNameFor({ ...before, name })}
+      from personal_workspaces pw
+      where pw.person_id = ${personId} and w.id = pw.workspace_id and w.name = ${workspaceNameFor(before)}`;
+  });
 }
 
 export async function emailOf(sql: Sql, personId: string): Promise<string | null> {

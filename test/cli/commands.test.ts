@@ -102,6 +102,10 @@ describe('pitch links, projects, builds and rollback', () => {
     const table = (await pitch(['builds', 'ls', '--project', slug], env)).stdout;
     expect(table.split('\n')[0]).toMatch(/^ID +KIND +SIZE +LIVE +CREATED +NOTE$/);
     expect(table).toContain(`${builds[0].id}  static`);
+    // Issue 29: the size as the web app shows it, in units of 1,024 spelled KB/MB (once decimal kB here).
+    const size = builds[0].sizeBytes as number;
+    const shown = size >= 1024 * 1024 ? `${(size / 1024 / 1024).toFixed(1)} MB` : size >= 1024 ? `${Math.round(size / 1024)} KB` : `${size} B`;
+    expect(table).toMatch(new RegExp(`^${builds[0].id} +static +${shown.replace('.', '\\.')} `, 'm'));
   });
 
   it('rolls back to an earlier build by the start of its id', async () => {
@@ -114,7 +118,15 @@ describe('pitch links, projects, builds and rollback', () => {
     const history = await builder.client.call('buildHistory', { params: { projectId: project.id } });
     expect(history.find((b) => b.id === first.id)!.releases[0]).toMatchObject({ rollback: true });
 
-    expect((await pitch(['rollback', second.id, '--project', slug], env)).code).toBe(0);
+    expect(result.stderr).toContain(`Rolled ${slug} back to build ${first.id}.`);
+
+    // Making the newer build live again is no rollback (issue 29): said and recorded as a release.
+    const forward = await pitch(['rollback', second.id, '--project', slug], env);
+    expect(forward.code, forward.stderr).toBe(0);
+    expect(forward.stderr).toContain(`Build ${second.id} of ${slug} is live.`);
+    const after = await builder.client.call('buildHistory', { params: { projectId: project.id } });
+    expect(after.find((b) => b.id === second.id)!.releases[0]).toMatchObject({ rollback: false });
+    expect(after.find((b) => b.id === first.id)!.releases[0]).toMatchObject({ rollback: true });
     expectRefusal(await pitch(['rollback', 'ffffffff', '--project', slug], env), new RegExp(`^pitch: no build ffffffff in ${slug}$`));
   });
 
@@ -134,6 +146,22 @@ describe('pitch links, projects, builds and rollback', () => {
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(JSON.parse((await pitch(['links', 'ls', '--json', '--project', slug], env)).stdout)[0].revokedAt).not.toBeNull();
     expectRefusal(await pitch(['links', 'reveal', links[0].id], env), /^pitch: revealing link \S+: the platform refused with 422 refused: revoked \(reason: revoked\)$/);
+  });
+
+  it('makes a link that expires after the platform\'s 14 days unless told, and one that never expires only with --never-expires', async () => {
+    const expiryOf = async (viewerName: string) => (JSON.parse((await pitch(['links', 'ls', '--json', '--project', slug], env)).stdout) as { viewerName: string; expiresAt: string | null }[])
+      .find((l) => l.viewerName === viewerName)!.expiresAt;
+    const plain = await pitch(['links', 'create', 'Default Days', '--project', slug], env);
+    expect(plain.code, plain.stderr).toBe(0);
+    const days = (Date.parse((await expiryOf('Default Days'))!) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(13.9);
+    expect(days).toBeLessThanOrEqual(14);
+
+    const never = await pitch(['links', 'create', 'For Ever', '--never-expires', '--project', slug], env);
+    expect(never.code, never.stderr).toBe(0);
+    expect(never.stderr).toContain('never expires');
+    expect(await expiryOf('For Ever')).toBeNull();
+    expectRefusal(await pitch(['links', 'create', 'Both', '--days', '3', '--never-expires', '--project', slug], env), /^pitch: --days and --never-expires say different things$/);
   });
 
   it('refuses a plan limit with its limit and plan, and an unknown project by its slug', async () => {

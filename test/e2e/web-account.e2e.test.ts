@@ -70,7 +70,7 @@ it('shows and changes the account: name, photo (a bad one refused in words), ses
   const token = await page.locator('#connector-token').textContent();
   expect(token).toMatch(/^pp_con_/);
   await connector.getByRole('button', { name: 'Copy token' }).waitFor();
-  await connector.getByText('Claude on my laptop').waitFor();
+  await connector.getByText('Claude on my laptop', { exact: true }).waitFor();
   expect((await person.client.call('sessions')).some((s) => s.signInMethod === 'connector' && s.userAgent === 'connector: Claude on my laptop')).toBe(true);
 
   // Feedback.
@@ -88,10 +88,52 @@ it('shows and changes the account: name, photo (a bad one refused in words), ses
   await screenshots(page, 'account');
   // Used by an assistant, then revoked from the page: the connector no longer takes it.
   expect((await platform.fetch('/mcp', { method: 'POST', token: token!, headers: { accept: 'application/json, text/event-stream' }, json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })).status).toBe(200);
-  await connector.getByRole('button', { name: 'Revoke token' }).click();
+  await connector.getByRole('button', { name: 'Revoke token “Claude on my laptop”' }).click();
+  await page.getByRole('dialog', { name: 'Revoke the token “Claude on my laptop”?' }).getByRole('button', { name: 'Revoke token' }).click();
   await connector.getByText('No token yet.').waitFor();
   expect((await platform.fetch('/mcp', { method: 'POST', token: token!, headers: { accept: 'application/json, text/event-stream' }, json: { jsonrpc: '2.0', id: 2, method: 'tools/list' } })).status).toBe(401);
 
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+it('revokes one of two connector tokens after a confirmation, each named apart, and lists what the server still holds (issue 29)', async () => {
+  const { person, context } = await signedInBuilder(platform, browser, { plan: 'team' });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await openArea(page, `${platform.baseUrl}/account`);
+  const connector = page.getByRole('region', { name: /^AI-assistant connector/ });
+  const tokens: Record<string, string> = {};
+  for (const name of ['Claude Code', 'Cursor']) {
+    await connector.getByLabel('What it is for').fill(name);
+    await connector.getByRole('button', { name: 'Create token' }).click();
+    await expect.poll(() => page.locator('#connector-token').textContent()).not.toBe(Object.values(tokens).at(-1) ?? null);
+    tokens[name] = (await page.locator('#connector-token').textContent())!;
+    await connector.getByRole('button', { name: 'I have copied it' }).click();
+  }
+  const list = connector.getByRole('list', { name: 'Connector tokens' });
+  await expect.poll(() => list.getByRole('listitem').count()).toBe(2);
+  const works = async (token: string) => (await platform.fetch('/mcp', { method: 'POST', token, headers: { accept: 'application/json, text/event-stream' }, json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })).status;
+
+  // Each revoke button says which token it ends; nothing ends before the question is answered.
+  await list.getByRole('button', { name: 'Revoke token “Cursor”' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Revoke the token “Cursor”?' });
+  await expectAccessible(page);
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  expect(await works(tokens.Cursor)).toBe(200);
+  await list.getByRole('button', { name: 'Revoke token “Cursor”' }).click();
+  await confirm.getByRole('button', { name: 'Revoke token' }).click();
+  await confirm.waitFor({ state: 'detached' });
+
+  // The list is what the server holds: the other token, listed and still working.
+  await expect.poll(() => list.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('Claude Code')]);
+  expect(await works(tokens.Cursor)).toBe(401);
+  expect(await works(tokens['Claude Code'])).toBe(200);
+  const held = (await person.client.call('sessions')).filter((s) => s.signInMethod === 'connector').map((s) => s.userAgent);
+  expect(held).toEqual(['connector: Claude Code']);
+  // Read again from the server (a reload), the page says the same.
+  await openArea(page, `${platform.baseUrl}/account`);
+  await expect.poll(() => list.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('Claude Code')]);
   expect(problems).toEqual([]);
   await context.close();
 });

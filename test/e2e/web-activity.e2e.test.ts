@@ -167,3 +167,34 @@ it('says what to do first when nothing happened yet, and shows the Free plan\'s 
   expect(freeProblems).toEqual([]);
   await free.context.close();
 });
+
+it('keeps long names inside the pipeline cards, wrapped, with the full name still the card\'s (issue 29)', async () => {
+  const { person, context } = await signedInBuilder(platform, browser, { plan: 'team' });
+  const projectName = `Quarterly${'Forecasting'.repeat(6)}Workbench`.slice(0, 80);
+  const viewerName = `Bartholomew${'Featherstonehaugh'.repeat(5)}`.slice(0, 80);
+  const project = await person.client.call('createProject', { body: { slug: `long-${Date.now().toString(36)}`, name: projectName } });
+  await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName } });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await openArea(page, `${platform.baseUrl}/pipeline`);
+  const card = page.getByRole('article', { name: `${viewerName}, ${projectName}` });
+  await card.waitFor();
+  // Whatever overflows its card at a phone's or a desktop's width: the card itself, or any part of it.
+  const overflowing = () => card.evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    const out = [...el.querySelectorAll('*')].filter((c) => c.getBoundingClientRect().right > box.right + 0.5).map((c) => c.outerHTML.slice(0, 60));
+    return el.scrollWidth > el.clientWidth ? ['the card scrolls', ...out] : out;
+  });
+  for (const viewport of [{ width: 360, height: 740 }, { width: 1280, height: 800 }]) {
+    await page.setViewportSize(viewport);
+    await expect.poll(overflowing).toEqual([]);
+  }
+  // The full names stay the card's: its open button's accessible name and title, the project's title.
+  const open = card.getByRole('button', { name: viewerName, exact: true });
+  expect(await open.getAttribute('title')).toBe(viewerName);
+  expect(await card.getByTitle(projectName).count()).toBe(1);
+  await expectAccessible(page);
+  await screenshots(page, 'pipeline-long-names');
+  expect(problems).toEqual([]);
+  await context.close();
+});

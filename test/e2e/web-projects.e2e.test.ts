@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { tgz } from '../support/archives.js';
+import { desktopChrome } from '../support/browser.js';
 import type { Platform } from '../support/platform.js';
 import { uniqueSlug } from '../support/refusal.js';
 import { deployStaticRoom } from '../support/room.js';
@@ -173,6 +174,61 @@ it('shows a deployed project\'s builds, makes an older one live and rolls back, 
   await tab.close();
   await page.getByRole('button', { name: 'Resume room' }).click();
   await expect.poll(async () => (await person.client.call('getRoomPause', { params: { projectId } })).viewers).toBe('room');
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+it('asks a new builder for a name, which viewers then meet; links no public page while none exists; a newer build made live again is no rollback (issue 29)', async () => {
+  const { person, context } = await signedInBuilder(platform, browser, { plan: 'solo' });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+
+  // The first sign-in's light step: a name, or "Not now". Saved, it names the workspace too.
+  await openArea(page, `${platform.baseUrl}/`);
+  const step = page.getByRole('region', { name: 'What should viewers call you?' });
+  await step.waitFor();
+  await expectAccessible(page);
+  await screenshots(page, 'projects-name-step');
+  await step.getByLabel('Your name').fill('Maya Rao');
+  await step.getByRole('button', { name: 'Save my name' }).click();
+  await step.waitFor({ state: 'detached' });
+  expect(await person.client.call('whoami')).toMatchObject({ name: 'Maya Rao', nameChosen: true, workspace: { name: "Maya Rao's workspace" } });
+
+  // A private project (not listed): the header links no /p/<slug>, which would be a 404.
+  const { project, build: first } = await deployStaticRoom(platform, person);
+  expect((await fetch(project.roomUrl, { headers: { 'user-agent': desktopChrome } })).status).toBe(404);
+  await openArea(page, `${platform.baseUrl}/projects/${project.id}`);
+  await page.getByRole('heading', { name: 'Builds (1)' }).waitFor();
+  expect(await page.locator('a[href*="/p/"]').count()).toBe(0);
+  await page.getByText('Not public: viewers come in by the links you make.').waitFor();
+  // Its size as the command line prints it: units of 1,024, spelled MB (docs/decisions.md).
+  const mb = `${(first.sizeBytes / 1024 / 1024).toFixed(1)} MB`;
+  expect(await page.locator('tbody').textContent()).toContain(`Room demo · ${first.sizeBytes >= 1024 * 1024 ? mb : `${Math.round(first.sizeBytes / 1024)} KB`}`);
+
+  // The newer build made live, then the first rolled back to: making the newer one live again
+  // is offered, said and recorded as making it live, not as a rollback.
+  const second = await anotherBuild(person, project.id);
+  await person.client.call('makeLive', { params: { projectId: project.id, buildId: second.id } });
+  await person.client.call('makeLive', { params: { projectId: project.id, buildId: first.id } });
+  await openArea(page, `${platform.baseUrl}/projects/${project.id}`);
+  await page.getByRole('heading', { name: 'Builds (2)' }).waitFor();
+  expect(await page.getByRole('button', { name: /^Roll back/ }).count()).toBe(0);
+  await page.getByRole('button', { name: `Make live build ${second.id.slice(0, 8)}` }).click();
+  await dialog(page).getByRole('heading', { name: 'Make this build live?' }).waitFor();
+  await dialog(page).getByRole('button', { name: 'Make live' }).click();
+  await expect.poll(async () => (await person.client.call('getProject', { params: { projectId: project.id } })).liveBuildId).toBe(second.id);
+  const history = await person.client.call('buildHistory', { params: { projectId: project.id } });
+  expect(history.find((b) => b.id === second.id)!.releases.map((r) => (r as { rollback: boolean }).rollback)).toEqual([false, false]);
+  expect(history.find((b) => b.id === first.id)!.releases.map((r) => (r as { rollback: boolean }).rollback)).toEqual([true, false]);
+
+  // A viewer of a link meets the builder's name, not the email's local part.
+  const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada Buyer' } });
+  const viewer = await browser.newContext();
+  const room = await viewer.newPage();
+  await room.goto(url);
+  await expect.poll(() => room.locator('.who-sent').first().textContent()).toContain('Maya Rao sent you this link.');
+  expect(await room.content()).not.toContain(person.email.split('@')[0]);
+  await viewer.close();
   expect(problems).toEqual([]);
   await context.close();
 });

@@ -48,6 +48,22 @@ it('signs in with GitHub from the sign-in page and lands signed in', async () =>
   await context.close();
 });
 
+it('comes back from GitHub to the page the sign-in started from (issue 29)', async () => {
+  const email = `gh-${crypto.randomUUID()}@example.com`;
+  nextUser = { id: Math.floor(Math.random() * 1e9), avatar_url: 'https://avatars.example/2', emails: [{ email, verified: true, primary: true }] };
+  const context = await webContext(browser, platform);
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  // A signed-out browser asking for the usage page is sent to sign in, and goes on there after.
+  await page.goto(`${platform.baseUrl}/usage`);
+  await page.waitForURL(`${platform.baseUrl}/login?next=%2Fusage`);
+  await page.getByRole('button', { name: 'Continue with GitHub' }).click();
+  await page.waitForURL(`${platform.baseUrl}/usage`);
+  await expect.poll(() => page.textContent('#who')).toBe(email);
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
 // security-3 M3: the emailed link is bound to the browser that asked for it, and the page it opens
 // spends nothing until the person presses its button.
 it('signs in by the emailed link only on a press; a link asked for elsewhere names the masked account and warns first', async () => {

@@ -52,7 +52,7 @@ export const archiveRules = {
   corrupt: 'damaged gzip (CRC, length, cut short, trailing garbage) or tar (checksum, v7 header, size field, cut short)',
   'not-tar': 'the gzip holds something other than a tar',
   'after-end': 'anything but zeros after the first zero block, which ends the archive',
-  metadata: 'over 4 metadata headers before one entry, or one over 1 MiB',
+  metadata: 'over 4 metadata headers before one entry, or one over 1 MB',
   pax: 'a malformed pax record, a pax size override, a global pax path',
   link: 'a symbolic or hard link',
   special: 'a device, FIFO, contiguous or sparse file, or an unknown entry type',
@@ -72,7 +72,7 @@ export const archiveRules = {
   'too-many-files': 'more than maxFiles files, or as many folders',
   'file-too-large': 'a file over maxFileBytes',
   'too-large': 'files over maxTotalBytes in all, or too many bytes of headers and padding',
-  ratio: 'over maxRatio unpacked bytes per packed byte, past 16 MiB',
+  ratio: 'over maxRatio unpacked bytes per packed byte, past 16 MB',
   'no-index': 'no index.html at the root',
 } as const;
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import {
   generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
   type AuthenticationResponseJSON, type RegistrationResponseJSON,
@@ -24,6 +25,19 @@ const rpName = 'Demo rooms';
 export function relyingParty(config: Config) {
   const url = new URL(config.publicUrl);
   return { rpID: config.WEBAUTHN_RP_ID ?? url.hostname, origin: config.WEBAUTHN_ORIGIN ?? url.origin };
+}
+
+/**
+ * The origin whose pages can use a passkey here, or null when none can: WebAuthn takes no IP
+ * address as RP id, and a page must be a secure context on the RP id (or under it) whose origin the
+ * answer is checked against (issue 29: the sign-in page offered passkeys at http://10.0.0.5).
+ */
+export function passkeyOrigin(config: Config): string | null {
+  const { rpID, origin } = relyingParty(config);
+  if (isIP(rpID.replace(/^\[|\]$/g, '')) !== 0) return null;
+  const host = new URL(origin).hostname;
+  const secure = origin.startsWith('https:') || host === 'localhost' || host.endsWith('.localhost');
+  return secure && (host === rpID || host.endsWith(`.${rpID}`)) ? origin : null;
 }
 
 const refusedPasskey = (detail: string) => refused(422, 'passkey', detail);

@@ -16,6 +16,17 @@ describe('setName', () => {
     expect((await me.client.call('whoami')).name).toBe('Grace Hopper');
   });
 
+  it('names the personal workspace from the chosen name while it has its first name, never one its owner gave (issue 29)', async () => {
+    const me = await platform.person();
+    const local = me.email.split('@')[0];
+    expect((await me.client.call('whoami')).workspace.name).toBe(`${local}'s workspace`);
+    expect((await me.client.call('setName', { body: { name: 'Maya Rao' } })).workspace.name).toBe("Maya Rao's workspace");
+    expect((await me.client.call('setName', { body: { name: 'Maya R.' } })).workspace.name).toBe("Maya R.'s workspace");
+    const { workspace } = await me.client.call('whoami');
+    await me.client.call('renameWorkspace', { params: { workspaceId: workspace.id }, body: { name: 'Rao Studio' } });
+    expect((await me.client.call('setName', { body: { name: 'Maya' } })).workspace.name).toBe('Rao Studio');
+  });
+
   it('refuses an empty name, spaces only, and more than 80 characters', async () => {
     const me = await platform.person({ name: 'Kept' });
     for (const name of ['', '   ', 'x'.repeat(81)]) {

@@ -83,11 +83,11 @@ export const authHandlers: Handlers = {
   // callback takes only a state that browser carries, so nobody can land someone else's browser
   // on a callback address they obtained themselves (login CSRF; RFC 9700 4.7).
   // Started while signed in, it links a new way in to the caller: account power (security-3 M4).
-  providerStart: async ({ deps, params, auth, req, reply }) => {
+  providerStart: async ({ deps, params, auth, req, reply, body }) => {
     if (auth) requireRecentSignIn(auth, 'providerStart');
     await takeSignIn(deps, req, [{ limit: 'ip' }]);
     if (!isProvider(params.provider)) throw notFound();
-    const started = await startProvider(deps.sql, deps.config, params.provider, auth?.personId ?? null);
+    const started = await startProvider(deps.sql, deps.config, params.provider, auth?.personId ?? null, body?.next);
     reply.setCookie(oauthStateCookie, started.state, { ...oauthStateOptions, maxAge: 600 });
     return { url: started.url };
   },
@@ -102,10 +102,10 @@ export const authHandlers: Handlers = {
       if (!req.cookies?.[oauthStateCookie] || req.cookies[oauthStateCookie] !== here.searchParams.get('state')) {
         throw refused(422, 'state', 'this browser did not start the sign-in: start again');
       }
-      const { session, added } = await finishProvider(deps.sql, deps.config, params.provider, here, req.headers['user-agent']);
+      const { session, added, next } = await finishProvider(deps.sql, deps.config, params.provider, here, req.headers['user-agent']);
       setSessionCookie(reply, session.token, session.expiresAt);
       if (added) await mailNewSignInMethod(deps.sql, deps.mailer, deps.config, added.personId, added.what);
-      return reply.redirect('/', 302);
+      return reply.redirect(next, 302); // where the sign-in started (`next`), a same-origin path
     } catch (err) {
       if (!(err instanceof Refusal) || !acceptsHtml(req.headers.accept)) throw err;
       return reply.redirect(`/login?problem=${encodeURIComponent(problemOf(err))}`, 302);

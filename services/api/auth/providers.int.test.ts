@@ -104,9 +104,9 @@ async function throughProvider(start: string, login: string): Promise<string> {
 let stateCookie: string | null = null;
 
 /** Starts a flow; `session` is the token of the web app's cookie session that asks to link. */
-const start = async (provider: string, session?: string) => {
+const start = async (provider: string, session?: string, next?: string) => {
   const headers: Record<string, string> = session ? { cookie: `__Host-pp_session=${session}`, origin: platform.baseUrl } : {};
-  const res = await platform.fetch(`/api/auth/${provider}/start`, { method: 'POST', headers });
+  const res = await platform.fetch(`/api/auth/${provider}/start`, { method: 'POST', headers, ...(next !== undefined ? { json: { next } } : {}) });
   expect(res.status).toBe(200);
   const set = res.headers.getSetCookie().find((c) => c.startsWith('__Host-pp_oauth_state='))!;
   for (const attribute of [/; Path=\/(;|$)/, /; Secure/i, /; HttpOnly/i]) expect(set).toMatch(attribute);
@@ -188,6 +188,25 @@ describe('Google (OpenID Connect, a local oidc-provider)', () => {
     const third = new URL(await throughProvider(await start('google'), login));
     await platform.deps.sql`update oauth_states set code_verifier = '' where state_hash = ${hashSecret(third.searchParams.get('state')!)}`;
     expect(await callback(third.href)).toMatchObject({ status: 422, body: { reason: 'provider' } });
+  });
+});
+
+describe('where a provider sign-in returns (issue 29)', () => {
+  it('goes on to the same-origin path the sign-in started from, and to / for any other address', async () => {
+    const login = randomUUID();
+    googleAccounts.set(login, { email: `n-${randomUUID()}@example.com`, email_verified: true });
+    const back = await callback(await throughProvider(await start('google', undefined, '/projects/abc/links?x=1'), login));
+    expect(back).toMatchObject({ status: 302, location: '/projects/abc/links?x=1' });
+    expect(back.cookie).not.toBeNull();
+    for (const elsewhere of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) {
+      expect(await callback(await throughProvider(await start('google', undefined, elsewhere), login))).toMatchObject({ status: 302, location: '/' });
+    }
+    // A refusal still lands on the sign-in page with the reason, wherever it started.
+    const refusedLogin = randomUUID();
+    googleAccounts.set(refusedLogin, { email: `n-${randomUUID()}@example.com`, email_verified: false });
+    const arrived = await throughProvider(await start('google', undefined, '/pipeline'), refusedLogin);
+    const res = await fetch(arrived, { redirect: 'manual', headers: { cookie: stateCookie!, accept: 'text/html' } });
+    expect(res.headers.get('location')).toMatch(/^\/login\?problem=/);
   });
 });
 

@@ -1,4 +1,5 @@
 import * as oidc from 'openid-client';
+import { samePath } from '../../contract/same-path.js';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { notFound, Refusal, refused } from '../../core/errors.js';
@@ -42,13 +43,17 @@ async function clientFor(config: Config, provider: ProviderName): Promise<oidc.C
   return client;
 }
 
-/** The provider's address to send the browser to, and its state; `personId` links the account to a signed-in person. */
-export async function startProvider(sql: Sql, config: Config, provider: ProviderName, personId: string | null) {
+/**
+ * The provider's address to send the browser to, and its state; `personId` links the account to a
+ * signed-in person; `next` is where the callback sends the browser (a same-origin path, else `/`).
+ */
+export async function startProvider(sql: Sql, config: Config, provider: ProviderName, personId: string | null, next?: string | null) {
   const client = await clientFor(config, provider);
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const nonce = provider === 'google' ? oidc.randomNonce() : null;
-  await keepOAuthState(sql, { state, provider, codeVerifier, nonce, personId, seconds: stateSeconds });
+  const nextPath = next ? samePath(next) : '/';
+  await keepOAuthState(sql, { state, provider, codeVerifier, nonce, personId, seconds: stateSeconds, nextPath: nextPath === '/' ? null : nextPath });
   const url = oidc.buildAuthorizationUrl(client, {
     redirect_uri: callbackUrl(config, provider),
     scope: provider === 'google' ? 'openid email profile' : 'read:user user:email',
@@ -103,7 +108,7 @@ export async function finishProvider(sql: Sql, config: Config, provider: Provide
   const { personId, added } = await personFor(sql, provider, identity, kept.personId);
   const session = await createSession(sql, { personId, kind: 'web', days: config.SESSION_DAYS, method: provider, userAgent });
   // A new link is a new way in: the handler mails the person (security-3 M4).
-  return { session, added: added ? { personId, what: `A ${providerTitle[provider]} account` } : null };
+  return { session, next: samePath(kept.nextPath ?? '/'), added: added ? { personId, what: `A ${providerTitle[provider]} account` } : null };
 }
 
 const providerTitle: Record<ProviderName, string> = { github: 'GitHub', google: 'Google' };

@@ -119,8 +119,9 @@ export async function createBuild(deps: BuildDeps, auth: { workspaceId: string; 
 }
 
 /**
- * makeLive: the project's live build becomes this one, and the release is recorded. Making an
- * earlier build live again is a rollback, recorded the same way.
+ * makeLive: the project's live build becomes this one, and the release is recorded. It is a
+ * rollback only when the build is older than the one live now: making a newer build live (again,
+ * after rolling back from it) is a plain release, whatever was released before.
  */
 export async function makeLive(sql: Sql, auth: { workspaceId: string; personId: string }, projectId: string, buildId: string) {
   const project = await projectIn(sql, auth.workspaceId, projectId);
@@ -129,8 +130,7 @@ export async function makeLive(sql: Sql, auth: { workspaceId: string; personId: 
   const plan = await planNameOf(sql, auth.workspaceId);
   if (build.kind === 'container' && planOf(plan).staticOnly) throw planLimit('containers', plan);
   const current = project.liveBuildId ? await buildIn(sql, project.id, project.liveBuildId) : null;
-  const [releasedBefore] = await sql`select 1 from releases where build_id = ${build.id} limit 1`;
-  const rollback = Boolean(releasedBefore) || (current !== null && build.createdAt < current.createdAt);
+  const rollback = current !== null && build.createdAt < current.createdAt;
   await sql.begin(async (tx) => {
     await tx`update projects set live_build_id = ${build.id} where id = ${project.id}`;
     await tx`

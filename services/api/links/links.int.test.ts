@@ -63,8 +63,25 @@ describe('createLink', () => {
     expect(resolved?.project.id).toBe(project.id);
 
     const plain = await client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Bo' } });
-    expect(plain.link).toMatchObject({ viewerEmail: null, expiresAt: null, stage: 'sent' });
+    expect(plain.link).toMatchObject({ viewerEmail: null, expiresAt: expect.any(String), stage: 'sent' }); // the default 14 days (issue 29)
     expect(keyOf(plain.url)).not.toBe(key);
+  });
+
+  it('expires after 14 days unless told, and never only when asked with expiresInDays: null (issue 29)', async () => {
+    const { token, project } = await newProject();
+    const make = async (json: object) => {
+      const res = await platform.fetch(`/api/projects/${project.id}/links`, { method: 'POST', token, json });
+      expect(res.status).toBe(201);
+      return res.body.link.expiresAt as string | null;
+    };
+    const daysLeft = (iso: string | null) => (Date.parse(iso!) - Date.now()) / 86_400_000;
+    const plain = daysLeft(await make({ viewerName: 'Default' }));
+    expect(plain).toBeGreaterThan(13.99);
+    expect(plain).toBeLessThanOrEqual(14);
+    expect(daysLeft(await make({ viewerName: 'Three', expiresInDays: 3 }))).toBeCloseTo(3, 1);
+    expect(await make({ viewerName: 'For ever', expiresInDays: null })).toBeNull();
+    const [row] = await platform.deps.sql`select expires_at from links where project_id = ${project.id} and viewer_name = 'For ever'`;
+    expect(row.expiresAt).toBeNull();
   });
 
   it('answers 400 for a viewer name or expiry out of bounds and makes nothing', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LINK_DEFAULT_DAYS } from '../../contract/resources/link.js';
 import type { Sql } from '../../core/db.js';
 import { refused, roleCannot } from '../../core/errors.js';
 import { hashSecret } from '../../core/ids.js';
@@ -21,7 +22,8 @@ export interface Actor {
 export interface CreateLinkInput {
   viewerName: string;
   viewerEmail?: string;
-  expiresInDays?: number;
+  /** Absent: the contract's default; null: never expires. */
+  expiresInDays?: number | null;
 }
 
 /** A link with the key of its address, which only the caller of create, reveal or reissue sees. */
@@ -43,6 +45,9 @@ export async function createLink(sql: Sql, appSecret: string, actor: Actor, proj
   if (!planOf(plan).privateLinks) throw planLimit('links', plan);
   if (await viewerHoursUsedUp(sql, actor.workspaceId, plan, 'links')) throw planLimit('viewerHours', plan);
 
+  // One default for every client (issue 29): a link lasts LINK_DEFAULT_DAYS unless asked otherwise,
+  // and lasts for ever only when asked for with `null`.
+  const days = input.expiresInDays === undefined ? LINK_DEFAULT_DAYS : input.expiresInDays;
   const id = randomUUID();
   const key = newLinkKey();
   const sealed = sealLinkKey(linkSealingKey(appSecret), id, key);
@@ -54,7 +59,7 @@ export async function createLink(sql: Sql, appSecret: string, actor: Actor, proj
       insert into links (id, workspace_id, project_id, viewer_name, viewer_email, key_hash, key_sealed, created_by, expires_at)
       values (${id}, ${actor.workspaceId}, ${project.id}, ${input.viewerName}, ${input.viewerEmail ?? null},
               ${hashSecret(key)}, ${sealed}, ${actor.personId},
-              ${input.expiresInDays ? tx`now() + make_interval(days => ${input.expiresInDays})` : null})
+              ${days === null ? null : tx`now() + make_interval(days => ${days})`})
       returning *`;
     return row;
   }) as LinkRow;

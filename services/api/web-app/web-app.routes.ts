@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { samePath } from '../../contract/same-path.js';
 import type { Deps } from '../api-deps.js';
 import { providerNames, providerSetUp } from '../auth/providers.service.js';
+import { passkeyOrigin } from '../account/passkeys.service.js';
 import { authenticate } from '../routing/request-auth.js';
 import { loadWebBuild, pickEncoding } from './web-assets.js';
 
@@ -26,12 +27,15 @@ const escapeAttr = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 export function registerWebApp(app: FastifyInstance, deps: Deps) {
   const build = loadWebBuild();
-  // What the page cannot ask the API: which providers are set up, whether mail goes to a folder.
-  const settings = {
+  // What the page cannot ask the API: which providers are set up, whether mail goes to a folder,
+  // and the one origin where a passkey can work (read per page: the config may change in tests).
+  const settings = () => ({
     providers: providerNames.filter((p) => providerSetUp(deps.config, p)),
     outbox: !deps.config.SMTP_URL,
-  };
-  const index = build.index?.replace('<!--pp-config-->', `<meta name="pp-config" content="${escapeAttr(JSON.stringify(settings))}">\n<meta name="csp-nonce" content="NONCE">`);
+    passkeyOrigin: passkeyOrigin(deps.config),
+  });
+  const page = (index: string) => index.replace('<!--pp-config-->', `<meta name="pp-config" content="${escapeAttr(JSON.stringify(settings()))}">\n<meta name="csp-nonce" content="NONCE">`);
+  const index = build.index;
 
   for (const [path, asset] of build.assets) {
     app.get(path, async (req, reply) => {
@@ -57,7 +61,7 @@ export function registerWebApp(app: FastifyInstance, deps: Deps) {
       .header('referrer-policy', 'no-referrer')
       .header('x-content-type-options', 'nosniff')
       .type('text/html; charset=utf-8')
-      .send(index.replace('content="NONCE"', `content="${nonce}"`));
+      .send(page(index).replace('content="NONCE"', `content="${nonce}"`));
   };
   const signedIn = (req: FastifyRequest) => authenticate(req, deps.sql, deps.config).then(() => true, () => false);
 

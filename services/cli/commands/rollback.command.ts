@@ -6,7 +6,8 @@ import { contextOf } from './command-context.js';
 
 export function rollbackCommand(): Command {
   return new Command('rollback')
-    .description('make an earlier build live again; prints the room address')
+    .alias('make-live')
+    .description('make another build live (a rollback when it is older than the live one); prints the room address')
     .argument('<build-id>', 'the build (its full id, or the start of it as `pitch builds ls` shows)')
     .option('--project <slug>', "the project (default: this folder's)")
     .action(async (buildId: string, options: { project?: string }, command: Command) => rollback(contextOf(command), buildId, options));
@@ -25,7 +26,10 @@ async function rollback(ctx: CliContext, given: string, options: { project?: str
     ctx.info(`Build ${build.id} is already live.`);
     return ctx.result(project.roomUrl);
   }
+  // Said as the platform records it: a rollback only to a build older than the live one.
+  const live = builds.find((b) => b.live);
+  const rollingBack = live !== undefined && build.createdAt < live.createdAt;
   await ask('making the build live', () => client.call('makeLive', { params: { projectId: project.id, buildId: build.id } }));
-  ctx.info(`Build ${build.id} of ${project.slug} is live again.`);
+  ctx.info(rollingBack ? `Rolled ${project.slug} back to build ${build.id}.` : `Build ${build.id} of ${project.slug} is live.`);
   ctx.result(project.roomUrl);
 }

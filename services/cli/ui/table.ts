@@ -1,3 +1,5 @@
+import { sizeText } from '../../contract/sizes.js';
+
 /** Rows as aligned columns with a header: plain text that reads in a terminal and greps well. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
@@ -10,10 +12,5 @@ export function shortTime(iso: string | null | undefined): string {
   return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : '-';
 }
 
-/** Bytes as a person reads them: 1.2 MB, 830 kB, 12 B (decimal units, as upload speeds are quoted). */
-export function bytes(n: number): string {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(2)} GB`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} MB`;
-  if (n >= 1e3) return `${(n / 1e3).toFixed(0)} kB`;
-  return `${n} B`;
-}
+/** Bytes as a person reads them, as the web app shows them too (services/contract/sizes.ts). */
+export const bytes = sizeText;

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { DateTime, Email, Id } from '../common.js';
 import { NextStepKind } from './room-setup.js';
 
+/** Days a link lasts when its making does not say: one default for the web app, the CLI and the connector (issue 29). */
+export const LINK_DEFAULT_DAYS = 14;
+
 // Spec 2.4. The full address of a link (`url`) is never part of these records: only createLink,
 // revealLink and reissueLink return it, next to the record.
 

@@ -67,14 +67,15 @@ export const authRoutes = {
   }),
   providerStart: route({
     operation: 'providerStart', method: 'POST', path: '/api/auth/:provider/start', status: 200, open: true, tag: 'auth',
-    summary: "The address of the provider (`github` or `google`) to send the browser to: authorization code with PKCE and state, valid 10 minutes, the state also set in the `__Host-pp_oauth_state` cookie. Signed in, the provider's account is linked to the caller, which takes a browser session signed in within the last minutes (else 403 `permission` with `stepUp`); 404 for a provider not set up.",
+    summary: "The address of the provider (`github` or `google`) to send the browser to: authorization code with PKCE and state, valid 10 minutes, the state also set in the `__Host-pp_oauth_state` cookie. `next` (beyond the spec) is the same-origin path the callback sends the browser to afterwards (anything else: `/`). Signed in, the provider's account is linked to the caller, which takes a browser session signed in within the last minutes (else 403 `permission` with `stepUp`); 404 for a provider not set up.",
     params: z.object({ provider: z.string() }),
+    body: z.object({ next: z.string().max(500).optional() }).nullish(), // no body at all: fastify hands the schema null
     reply: z.object({ url: z.url() }),
     errors: [403, 404, 429],
   }),
   providerCallback: route({
     operation: 'providerCallback', method: 'GET', path: '/api/auth/:provider/callback', status: 200, open: true, tag: 'auth',
-    summary: "Where the provider sends the browser back: spends the state, exchanges the code with its PKCE verifier, opens a cookie session and redirects (302) to `/`. 422 `state` for an unknown, used or expired state; 422 `provider` when the provider refuses the code or vouches for no email.",
+    summary: "Where the provider sends the browser back: spends the state, exchanges the code with its PKCE verifier, opens a cookie session and redirects (302) to the `next` path its start was given, else `/`. 422 `state` for an unknown, used or expired state; 422 `provider` when the provider refuses the code or vouches for no email.",
     params: z.object({ provider: z.string() }),
     query: z.looseObject({ state: z.string().max(200).optional(), code: z.string().max(2000).optional() }),
     reply: z.object({ signedIn: z.literal(true) }),

@@ -53,7 +53,7 @@ export const deployRoutes = {
   }),
   makeLive: route({
     operation: 'makeLive', method: 'POST', path: '/api/projects/:projectId/builds/:buildId/live', status: 200, tag: 'deploy',
-    summary: "Makes the build the project's live build, recording who and when; an earlier build made live again is a rollback.",
+    summary: "Makes the build the project's live build, recording who and when; recorded as a rollback only when the build is older than the live one.",
     params: z.object({ projectId: z.string(), buildId: z.string() }),
     reply: Build,
     errors: [402, 404, 423],

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Email, Uri } from '../common.js';
-import { LinkRec, PipelineRec } from '../resources/link.js';
+import { LINK_DEFAULT_DAYS, LinkRec, PipelineRec } from '../resources/link.js';
 import { route } from '../route.js';
 import { LinkParams, ProjectParams } from './params.js';
 
@@ -11,12 +11,13 @@ const LinkWithUrl = z.object({ link: LinkRec, url: Uri });
 export const linkRoutes = {
   createLink: route({
     operation: 'createLink', method: 'POST', path: '/api/projects/:projectId/links', status: 201, tag: 'links',
-    summary: 'A link for one named viewer; nothing is sent to the email. 402 without private links, beyond links per project, or when the viewer-hours are used.',
+    summary: `A link for one named viewer; nothing is sent to the email. It expires after \`expiresInDays\` (1–365), ${LINK_DEFAULT_DAYS} days when absent; \`expiresInDays: null\` makes one that never expires, only on purpose. 402 without private links, beyond links per project, or when the viewer-hours are used.`,
     params: ProjectParams,
     body: z.object({
       viewerName: z.string().min(1).max(80),
       viewerEmail: Email.optional(),
-      expiresInDays: z.number().int().min(1).max(365).optional(),
+      /** Absent: LINK_DEFAULT_DAYS. `null`: never expires (asked for on purpose). */
+      expiresInDays: z.number().int().min(1).max(365).nullable().optional(),
     }),
     reply: LinkWithUrl,
     errors: [402, 403, 404, 423],

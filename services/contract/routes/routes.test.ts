@@ -263,6 +263,7 @@ describe('bodies at the boundary', () => {
     expect(ok(b, { viewerName: 'Ada', expiresInDays: 0 })).toBe(false);
     expect(ok(b, { viewerName: 'Ada', expiresInDays: 366 })).toBe(false);
     expect(ok(b, { viewerName: 'Ada', expiresInDays: 1.5 })).toBe(false);
+    expect(ok(b, { viewerName: 'Ada', expiresInDays: null })).toBe(true); // never expires, on purpose (issue 29)
     expect(ok(b, { viewerName: 'Ada', viewerEmail: 'not an email' })).toBe(false);
     expect(ok(b, { viewerName: '' })).toBe(false);
     expect(ok(b, { viewerName: 'x'.repeat(81) })).toBe(false);

@@ -2,7 +2,7 @@ import { startAuthentication } from '@simplewebauthn/browser';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import { wordsFor } from '../api/refusal-words.js';
-import { settings } from '../settings.js';
+import { passkeysHere, settings } from '../settings.js';
 import { problemWords } from './problem-words.js';
 import { goOn, nextOf, rememberNext } from './next.js';
 import { Plain, Status } from './Plain.js';
@@ -58,7 +58,8 @@ export function LoginPage() {
 
   const provider = (name: 'github' | 'google') =>
     attempt(async () => {
-      const { url } = await api.call('providerStart', { params: { provider: name } });
+      // The provider sends the browser back to the api, which goes on to `next` (a same-origin path).
+      const { url } = await api.call('providerStart', { params: { provider: name }, body: { next } });
       window.location.assign(url);
     });
 
@@ -69,7 +70,7 @@ export function LoginPage() {
       <form noValidate onSubmit={emailLink}>
         <div className="field">
           <label htmlFor="email">Email</label>
-          <input id="email" name="email" type="email" autoComplete="email webauthn" required autoFocus />
+          <input id="email" name="email" type="email" autoComplete={passkeysHere() ? 'email webauthn' : 'email'} required autoFocus />
         </div>
         <button type="submit" disabled={busy}>Email me a sign-in link</button>
       </form>
@@ -80,7 +81,7 @@ export function LoginPage() {
         </p>
       )}
       <div className="other-ways" role="group" aria-label="Other ways to sign in">
-        <button type="button" className="secondary" onClick={passkey} disabled={busy}>Sign in with a passkey</button>
+        {passkeysHere() && <button type="button" className="secondary" onClick={passkey} disabled={busy}>Sign in with a passkey</button>}
         {settings.providers.map((p) => (
           <button key={p} type="button" className="secondary" onClick={() => provider(p)} disabled={busy}>Continue with {providerLabel[p]}</button>
         ))}

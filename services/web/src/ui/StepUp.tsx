@@ -2,6 +2,7 @@ import { startAuthentication } from '@simplewebauthn/browser';
 import { useState } from 'react';
 import { api } from '../api/client.js';
 import { wordsFor } from '../api/refusal-words.js';
+import { passkeysHere } from '../settings.js';
 
 // Account power (adding a passkey, connecting a provider, a connector token, deleting the account)
 // asks for a sign-in of the last few minutes (services/api/auth/step-up.ts). When the API says so,
@@ -46,7 +47,7 @@ export function StepUp({ retry }: { retry?: () => void }) {
     <div className="step-up" role="group" aria-label="Sign in again">
       {!state.done && (
         <div className="row">
-          <button type="button" onClick={passkey} disabled={busy}>Sign in again with a passkey</button>
+          {passkeysHere() && <button type="button" onClick={passkey} disabled={busy}>Sign in again with a passkey</button>}
           <button type="button" className="secondary" onClick={emailed} disabled={busy}>Email me a sign-in link</button>
         </div>
       )}

@@ -1,6 +1,9 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
+import type { Session } from '../../../../contract/resources/account.js';
 import { useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
+import { Confirm } from '../../ui/Confirm.js';
 import { CopyButton } from '../../ui/CopyButton.js';
 import { Field } from '../../ui/Field.js';
 import { Section } from '../../ui/Page.js';
@@ -10,16 +13,27 @@ import { isConnector } from './connector-sessions.js';
 
 // Tokens for an AI assistant (MCP at /mcp, docs/connector.md). The token is in the reply once and
 // never again, so it is shown here with a copy button and how to use it; afterwards the tokens
-// are listed among the sessions, and ended the same way.
+// are listed among the sessions, and ended the same way. The list is always the server's: a revoke
+// is confirmed first, its reply (the sessions left) replaces the list, and every read is made again
+// (issue 29: a list emptied in the page while the tokens still worked).
+
+const tokenName = (t: Session) => (t.userAgent?.startsWith('connector: ') ? t.userAgent.slice('connector: '.length) : 'Connector token');
 
 export function ConnectorSection() {
   const sessions = useOp('sessions');
   const create = useChange('createConnectorToken');
-  const revoke = useChange('revokeSession');
+  const queries = useQueryClient();
+  const [revoking, setRevoking] = useState<Session | null>(null);
+  const revoke = useChange('revokeSession', (left) => {
+    queries.setQueryData(['sessions', null, null], left);
+    setRevoking(null);
+  });
   const readOnlyId = useId();
   const daysId = useId();
   const [shown, setShown] = useState(true);
   const tokens = (sessions.data ?? []).filter(isConnector);
+  // Each revoke button's accessible name tells its token apart, by its id when names repeat.
+  const spoken = (t: Session) => `“${tokenName(t)}”${tokens.filter((o) => tokenName(o) === tokenName(t)).length > 1 ? ` (${t.id.slice(0, 8)})` : ''}`;
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -71,18 +85,20 @@ export function ConnectorSection() {
             {tokens.map((t) => (
               <li key={t.id}>
                 <div className="what">
-                  <strong>{t.userAgent?.startsWith('connector: ') ? t.userAgent.slice('connector: '.length) : 'Connector token'}</strong>
+                  <strong>{tokenName(t)}</strong>
                   <span className="muted">Created <Time at={t.createdAt} />, expires <Time at={t.expiresAt} /></span>
                 </div>
-                <button type="button" className="secondary" onClick={() => revoke.mutate({ params: { sessionId: t.id } })} disabled={revoke.isPending}>
-                  Revoke<span className="sr-only"> token</span>
+                <button type="button" className="secondary" onClick={() => { revoke.reset(); setRevoking(t); }}>
+                  Revoke<span className="sr-only"> token {spoken(t)}</span>
                 </button>
               </li>
             ))}
           </ul>
         )}
       </Async>
-      <Refusal error={revoke.error} />
+      <Confirm open={revoking !== null} onClose={() => setRevoking(null)} title={`Revoke the token ${revoking ? spoken(revoking) : ''}?`}
+        description="The assistant using it is signed out at once; the token cannot be used again. Other tokens keep working."
+        action="Revoke token" onConfirm={() => revoking && revoke.mutate({ params: { sessionId: revoking.id } })} pending={revoke.isPending} error={revoke.error} />
     </Section>
   );
 }

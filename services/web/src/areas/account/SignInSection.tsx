@@ -7,6 +7,7 @@ import { Confirm } from '../../ui/Confirm.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { Section } from '../../ui/Page.js';
 import { Time } from '../../ui/Time.js';
+import { passkeysHere, settings } from '../../settings.js';
 
 // The ways into the account: emailed links (always), passkeys, and the providers the operator set
 // up. A passkey is made here by the browser's authenticator; connecting a provider sends the
@@ -33,7 +34,7 @@ export function SignInSection() {
   });
   const remove = useChange('removePasskey', () => setRemoving(null));
   const connect = useAction(async (provider: string) => {
-    const { url } = await api.call('providerStart', { params: { provider } });
+    const { url } = await api.call('providerStart', { params: { provider }, body: { next: '/account' } });
     window.location.assign(url);
   });
   const disconnect = useChange('disconnect');
@@ -44,8 +45,9 @@ export function SignInSection() {
 
       <div className="card-head">
         <h3>Passkeys{passkeys.data ? ` (${passkeys.data.length})` : ''}</h3>
-        <button type="button" onClick={() => add.mutate(undefined)} disabled={add.isPending}>{add.isPending ? 'Waiting for your device…' : 'Add a passkey'}</button>
+        {passkeysHere() && <button type="button" onClick={() => add.mutate(undefined)} disabled={add.isPending}>{add.isPending ? 'Waiting for your device…' : 'Add a passkey'}</button>}
       </div>
+      {!passkeysHere() && <p className="muted">Passkeys cannot be made at this address{settings.passkeyOrigin ? <>: open <a href={`${settings.passkeyOrigin}/account`}>{settings.passkeyOrigin}</a> to add one</> : ' (the platform is not served from a name a passkey can belong to)'}.</p>}
       <Refusal error={add.error} retry={() => add.mutate(undefined)} />
       {add.isSuccess && <p className="ok" role="status">Passkey added. Next time, choose "Sign in with a passkey".</p>}
       <Async query={passkeys} lines={2} empty={<p>No passkey yet. Add one to sign in without waiting for an email.</p>}>

@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react';
+import { sizeText } from '../../../../contract/sizes.js';
 import { addressOf, api } from '../../api/client.js';
 import { useAction, useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
@@ -60,7 +61,7 @@ function BrandForm({ brand, workspaceId }: { brand: Brand; workspaceId?: string 
           {brand.logo && logoSrc ? (
             <div className="logo-now">
               <img src={logoSrc} alt={`Logo of ${brand.name ?? brand.workspaceName}`} data-testid="brand-logo" />
-              <p className="muted">{brand.logo.width}×{brand.logo.height} px · {brand.logo.bytes < 1024 ? `${brand.logo.bytes} bytes` : `${Math.round(brand.logo.bytes / 1024)} KB`}</p>
+              <p className="muted">{brand.logo.width}×{brand.logo.height} px · {sizeText(brand.logo.bytes)}</p>
               <button type="button" className="secondary" disabled={remove.isPending} onClick={() => remove.mutate({})}>Remove logo</button>
               <Refusal error={remove.error} />
             </div>

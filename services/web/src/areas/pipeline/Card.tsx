@@ -13,9 +13,9 @@ export function Card({ card, stage, onMove, onOpen }: { card: BoardCard; stage: 
     <article ref={setNodeRef} style={style} className={`board-card${isDragging ? ' dragging' : ''}`} aria-label={`${card.viewerName}, ${card.projectName}`} data-link={card.id}>
       <div className="row board-card-head">
         <button type="button" className="drag-handle" aria-label={`Drag ${card.viewerName}`} {...attributes} {...listeners}>⠿</button>
-        <button type="button" className="link card-open" onClick={onOpen}>{card.viewerName}</button>
+        <button type="button" className="link card-open" onClick={onOpen} title={card.viewerName}>{card.viewerName}</button>
       </div>
-      <p className="muted">{card.projectName}</p>
+      <p className="muted project-name" title={card.projectName}>{card.projectName}</p>
       <p className="meta">Last seen <Time at={card.signals.lastSeenAt} /></p>
       <div className="row badges">
         {card.placed && card.suggested !== stage && <span className="badge">Evidence: {stageName(card.suggested)}</span>}

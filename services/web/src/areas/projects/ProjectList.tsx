@@ -7,6 +7,7 @@ import { Field } from '../../ui/Field.js';
 import { Page, Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { Time } from '../../ui/Time.js';
+import { NameStep } from '../../shell/NameStep.js';
 import { DeployCommand } from './DeployCommand.js';
 import './projects.css';
 
@@ -19,6 +20,7 @@ export function ProjectList() {
   const count = projects.data?.length;
   return (
     <Page title="Projects" lead={count === undefined ? 'Your demo rooms.' : `${count} ${count === 1 ? 'project' : 'projects'} in this workspace.`}>
+      <NameStep />
       <CreateProject />
       <Async
         query={projects}

@@ -12,7 +12,9 @@ import { RoomTab } from './room/RoomTab.js';
 import type { TabProps } from './tab-props.js';
 
 // One project: its tabs, each an address of its own (/projects/<id>/links…) so a tab can be
-// linked to and the back button works. Each tab gets the project as the API answered it.
+// linked to and the back button works. Each tab gets the project as the API answered it. The
+// public address /p/<slug> opens only while the project is listed (and its listed build live):
+// the header links it then, and otherwise says how viewers come in instead of linking a 404.
 
 
 const TABS: { path: string; label: string; Tab: ComponentType<TabProps> }[] = [
@@ -26,11 +28,15 @@ const TABS: { path: string; label: string; Tab: ComponentType<TabProps> }[] = [
 export function ProjectPage() {
   const { projectId, tab = '' } = useParams<{ projectId: string; tab?: string }>();
   const project = useOp('getProject', { params: { projectId } });
+  const card = useOp('getCard', { params: { projectId } });
+  const publicPage = card.data && card.data.status === 'listed' && !card.data.hidden ? card.data.publicUrl : null;
   const current = TABS.find((t) => t.path === tab) ?? TABS[0];
   return (
     <Async query={project} lines={8}>
       {(p) => (
-        <Page title={p.name} lead={<><span className="badge">{p.slug}</span> <a className="room-url" href={p.roomUrl} target="_blank" rel="noreferrer">{p.roomUrl}</a></>} actions={<ProjectActions project={p} />}>
+        <Page title={p.name} lead={<><span className="badge">{p.slug}</span> {publicPage
+          ? <a className="room-url" href={publicPage} target="_blank" rel="noreferrer">{publicPage}</a>
+          : <span className="muted room-url">Not public: viewers come in by the links you make.</span>}</>} actions={<ProjectActions project={p} />}>
           <nav className="tabs project-tabs" aria-label="Project">
             {TABS.map((t) => (
               <Link key={t.path} href={`/${projectId}${t.path ? `/${t.path}` : ''}`} aria-current={t === current ? 'page' : undefined}>{t.label}</Link>

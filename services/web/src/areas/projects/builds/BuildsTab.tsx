@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { BuildHistory } from '../../../../../contract/resources/build.js';
+import { sizeText } from '../../../../../contract/sizes.js';
 import { useChange, useOp } from '../../../api/hooks.js';
 import { Async } from '../../../ui/Async.js';
 import { Confirm } from '../../../ui/Confirm.js';
@@ -18,7 +19,6 @@ type Release = { at: string; by: Person; rollback: boolean };
 
 const who = (p: unknown) => (p && typeof p === 'object' && 'displayName' in p ? String((p as { displayName: unknown }).displayName) : null);
 
-const sizeOf = (bytes: number) => (bytes < 1048576 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1048576).toFixed(1)} MB`);
 
 export function BuildsTab({ project }: TabProps) {
   const history = useOp('buildHistory', { params: { projectId: project.id } }, { refetchInterval: project.liveBuildId ? false : 5000 });
@@ -49,13 +49,13 @@ export function BuildsTab({ project }: TabProps) {
                   const last = releases[0];
                   return (
                     <tr key={b.id}>
-                      <td data-label="Build"><code>{b.id.slice(0, 8)}</code>{b.note && <div className="muted">{b.note}</div>}<div className="muted">{b.manifest.name} · {sizeOf(b.sizeBytes)}</div></td>
+                      <td data-label="Build"><code>{b.id.slice(0, 8)}</code>{b.note && <div className="muted">{b.note}</div>}<div className="muted">{b.manifest.name} · {sizeText(b.sizeBytes)}</div></td>
                       <td data-label="State">{b.live ? <span className="badge live">Live</span> : <span className="badge">Ready</span>}</td>
                       <td data-label="Kind">{b.kind}</td>
                       <td data-label="Deployed"><Time at={b.createdAt} /></td>
                       <td data-label="By">{who(b.deployedBy) ?? <span className="muted">—</span>}</td>
                       <td data-label="Made live">{last ? <><Time at={last.at} />{last.rollback && <> <span className="badge warn">Rollback</span></>}{releases.length > 1 && <span className="muted"> · {releases.length} times</span>}</> : <span className="muted">never</span>}</td>
-                      <td>{!b.live && <button type="button" className="secondary" onClick={() => setChosen(b)}>{releases.length ? 'Roll back to this build' : 'Make live'}</button>}</td>
+                      <td>{!b.live && <button type="button" className="secondary" onClick={() => setChosen(b)}>{isRollback(b, live) ? 'Roll back to this build' : 'Make live'}<span className="sr-only"> build {b.id.slice(0, 8)}</span></button>}</td>
                     </tr>
                   );
                 })}
@@ -64,16 +64,20 @@ export function BuildsTab({ project }: TabProps) {
           </div>
         )}
       </Async>
-      {chosen && <MakeLive projectId={project.id} build={chosen} liveId={live?.id} onClose={() => setChosen(null)} />}
+      {chosen && <MakeLive projectId={project.id} build={chosen} live={live} onClose={() => setChosen(null)} />}
     </Section>
     <ManifestCheck />
     </>
   );
 }
 
-function MakeLive({ projectId, build, liveId, onClose }: { projectId: string; build: BuildHistory; liveId?: string; onClose: () => void }) {
+/** As the API records it: a rollback only to a build older than the live one (issue 29). */
+const isRollback = (build: BuildHistory, live: BuildHistory | undefined) => live !== undefined && build.createdAt < live.createdAt;
+
+function MakeLive({ projectId, build, live, onClose }: { projectId: string; build: BuildHistory; live?: BuildHistory; onClose: () => void }) {
   const makeLive = useChange('makeLive', onClose);
-  const rollback = build.releases.length > 0;
+  const rollback = isRollback(build, live);
+  const liveId = live?.id;
   return (
     <Confirm
       open

@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react';
+import { sizeText } from '../../../../../contract/sizes.js';
 import { api } from '../../../api/client.js';
 import { useAction, useChange } from '../../../api/hooks.js';
 import { Field } from '../../../ui/Field.js';
@@ -41,7 +42,7 @@ export function CardCover({ card, projectId }: { card: Card; projectId: string }
         <button type="submit" className="secondary" disabled={check.isPending || !path || !saved}>Check file</button>
         {check.data && <button type="button" disabled={fromBuild.isPending} onClick={() => fromBuild.mutate({ params, body: { path } })}>Use as cover</button>}
       </form>
-      {check.data && <p className="ok" role="status">{check.data.path}: {check.data.type}, {Math.round(check.data.bytes / 1024)} KB. It can be the cover.</p>}
+      {check.data && <p className="ok" role="status">{check.data.path}: {check.data.type}, {sizeText(check.data.bytes)}. It can be the cover.</p>}
       <Refusal error={check.error} />
       <Refusal error={fromBuild.error} />
     </Section>

@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useId, useState } from 'react';
+import { LINK_DEFAULT_DAYS } from '../../../../../contract/resources/link.js';
 import { useChange } from '../../../api/hooks.js';
 import { Field } from '../../../ui/Field.js';
 import { Section } from '../../../ui/Page.js';
@@ -9,7 +10,9 @@ import { AddressBox } from './AddressBox.js';
 export function NewLink({ projectId }: { projectId: string }) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
-  const [days, setDays] = useState('14');
+  const [days, setDays] = useState(String(LINK_DEFAULT_DAYS));
+  const [never, setNever] = useState(false);
+  const neverId = useId();
   const [made, setMade] = useState<{ name: string; url: string } | null>(null);
   const create = useChange('createLink', (reply) => {
     setMade({ name: reply.link.viewerName, url: reply.url });
@@ -22,16 +25,21 @@ export function NewLink({ projectId }: { projectId: string }) {
         className="row create-project"
         onSubmit={(e) => {
           e.preventDefault();
+          // Never expiring only when ticked; an empty field is the platform's default, as in the CLI.
           const expires = Number(days);
           create.mutate({
             params: { projectId },
-            body: { viewerName: name.trim(), ...(email.trim() ? { viewerEmail: email.trim() } : {}), ...(days && expires > 0 ? { expiresInDays: expires } : {}) },
+            body: { viewerName: name.trim(), ...(email.trim() ? { viewerEmail: email.trim() } : {}), ...(never ? { expiresInDays: null } : days && expires > 0 ? { expiresInDays: expires } : {}) },
           });
         }}
       >
         <Field label="Viewer's name" name="viewerName" value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} error={create.error} />
         <Field label="Viewer's email (optional)" name="viewerEmail" type="email" value={email} onChange={(e) => setEmail(e.target.value)} error={create.error} hint="Nothing is sent to it." />
-        <Field label="Expires after (days)" name="expiresInDays" type="number" min={1} max={365} value={days} onChange={(e) => setDays(e.target.value)} error={create.error} hint="Empty: never." />
+        <Field label="Expires after (days)" name="expiresInDays" type="number" min={1} max={365} value={days} onChange={(e) => setDays(e.target.value)} error={create.error} disabled={never} hint={`Empty: ${LINK_DEFAULT_DAYS} days.`} />
+        <div className="field row">
+          <input id={neverId} type="checkbox" checked={never} onChange={(e) => setNever(e.target.checked)} />
+          <label htmlFor={neverId}>Never expires</label>
+        </div>
         <button type="submit" disabled={create.isPending || !name.trim()}>{create.isPending ? 'Making…' : 'Make link'}</button>
       </form>
       <Refusal error={create.error} />
