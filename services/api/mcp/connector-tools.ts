@@ -1,4 +1,5 @@
 import type { Operation } from '../../contract/routes/route-table.js';
+import { LINK_DEFAULT_DAYS } from '../../contract/resources/link.js';
 
 // Which operations of the contract the AI-assistant connector offers, and under which name
 // (issues 20 and 29). Every operation of the route table is named here once: as an action of a
@@ -104,9 +105,9 @@ export const connectorTools: Record<Operation, ToolChoice> = {
   createBuild: leftOut('deploys carry bytes: use the pitch command-line tool'),
   listBuilds: tool('builds', 'ls'),
   buildHistory: tool('builds', 'history', 'Who made which build live and when, rollbacks included.'),
-  makeLive: tool('rollback', null, 'Makes the build live (an earlier one: a rollback).'),
+  makeLive: tool('rollback', null, 'Makes the build live: a rollback when it is older than the live one.'),
 
-  createLink: tool('links', 'create', "The reply's url is the address to send (full connections only)."),
+  createLink: tool('links', 'create', `Expires after ${LINK_DEFAULT_DAYS} days unless expiresInDays says otherwise (null: never). The reply's url is the address to send (full connections only).`),
   listLinks: tool('links', 'ls'),
   revokeLink: tool('links', 'revoke'),
   revealLink: tool('links', 'reveal'),

@@ -149,6 +149,7 @@ describe('the connector', () => {
     // Unnamed, the expiry is the API's own default: the same as a link made over HTTP (the web form's).
     const plain = await call(client, 'links', { action: 'create', projectId: project.id, viewerName: 'Default Days' });
     const overHttp = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Over HTTP' } });
+    expect(plain.result.link.expiresAt).not.toBeNull();
     expect(plain.result.link.expiresAt === null).toBe(overHttp.link.expiresAt === null);
     if (overHttp.link.expiresAt) expect(Math.abs(Date.parse(plain.result.link.expiresAt) - Date.parse(overHttp.link.expiresAt))).toBeLessThan(3_600_000);
     const links = await person.client.call('listLinks', { params: { projectId: project.id } });
