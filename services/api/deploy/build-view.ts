@@ -12,5 +12,12 @@ export function buildView(b: BuildRow, liveBuildId: string | null) {
     note: b.note,
     live: b.id === liveBuildId,
     createdAt: b.createdAt.toISOString(),
+    digest: imageIdOf(b),
   };
+}
+
+/** A container build's image id, recorded by the bundle check (workers/bundle); null otherwise. */
+function imageIdOf(b: BuildRow): string | null {
+  const id = b.kind === 'container' ? b.image?.id : null;
+  return typeof id === 'string' ? id : null;
 }
