@@ -1,7 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Rehearsal } from '../../services/cli/deploy-steps/rehearsal.js';
 import { uniqueSlug } from '../support/refusal.js';
 import { testEnv } from '../support/services.js';
@@ -17,11 +17,23 @@ const ctx = platformForPitch();
 const engine = () => new Docker({ socketPath: testEnv().DOCKER_HOST.replace(/^unix:\/\//, '') });
 const imageExists = (tag: string) => engine().getImage(tag).inspect().then(() => true, () => false);
 
-const deploy = async (folder: string, ...flags: string[]) => pitch(['deploy', '--project', uniqueSlug('cli-c'), ...flags], ctx.env, await fixture(folder));
+// A deploy keeps the project's image tagged as its layer cache; this file's projects are not
+// deployed again, so their images go when it ends.
+const slugs = new Set<string>();
+const slugFor = (prefix: string) => {
+  const slug = uniqueSlug(prefix);
+  slugs.add(slug);
+  return slug;
+};
+afterAll(async () => {
+  for (const slug of slugs) await engine().getImage(`localhost/pitch-${slug}:deploy`).remove().catch(() => {});
+});
+
+const deploy = async (folder: string, ...flags: string[]) => pitch(['deploy', '--project', slugFor('cli-c'), ...flags], ctx.env, await fixture(folder));
 
 describe('pitch deploy of a container demo', () => {
   it('builds the image, rehearses the story on a local copy, uploads the bundle and makes it live', async () => {
-    const slug = uniqueSlug('cli-container');
+    const slug = slugFor('cli-container');
     const result = await pitch(['deploy', '--project', slug], ctx.env, await fixture('container-app'));
     expect(result.code, result.stderr).toBe(0);
 
@@ -103,7 +115,7 @@ describe('pitch deploy of a container demo', () => {
 
   it('refuses a container demo on Free before any build, creating nothing, with a hint that leads somewhere', async () => {
     const free = await ctx.platform.person({ plan: 'free' });
-    const slug = uniqueSlug('cli-free');
+    const slug = slugFor('cli-free');
     const result = await pitch(['deploy', '--project', slug], { ...ctx.env, token: free.token }, await fixture('container-app'));
     const lines = expectRefusal(result, /^pitch: the free plan allows static demos only: this container demo was not built, and nothing was created$/);
 
@@ -124,7 +136,7 @@ describe('pitch deploy of a container demo', () => {
   });
 
   it('answers an unchanged redeploy with "nothing changed": the cached image is not uploaded and no build is made', async () => {
-    const slug = uniqueSlug('cli-same');
+    const slug = slugFor('cli-same');
     const dir = await fixture('container-app');
     const builds = async () => ctx.platform.deps.sql<{ id: string }[]>`select b.id from builds b join projects p on p.id = b.project_id where p.slug = ${slug}`;
     const uploads = async () => ctx.platform.deps.sql`select 1 from uploads u join projects p on p.id = u.project_id where p.slug = ${slug}`;
