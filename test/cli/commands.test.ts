@@ -23,9 +23,10 @@ beforeAll(async () => {
   env = { api: platform.baseUrl, token: builder.token, configHome: await configHome() };
   site = await fixture('static-site');
   slug = uniqueSlug('cli-cmds');
-  // Two builds: the first live, then the second live.
+  // Two builds: the first live, then the second live (the same files: --force, or the second
+  // deploy would say "nothing changed").
   for (const note of ['first', 'second']) {
-    const result = await pitch(['deploy', '--project', slug, '--note', note], env, site);
+    const result = await pitch(['deploy', '--project', slug, '--note', note, '--force'], env, site);
     expect(result.code, result.stderr).toBe(0);
   }
 });

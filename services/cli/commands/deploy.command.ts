@@ -26,7 +26,7 @@ export function deployCommand(): Command {
     .option('--project <slug>', "the project to deploy to (default: the one this folder deployed to, else made from the manifest's name)")
     .option('--note <text>', 'a note kept with the build (at most 200 characters)')
     .option('--no-live', 'upload the build without making it live')
-    .option('--force', 'deploy even when nothing changed (the live build already has this image and pitch.json)')
+    .option('--force', 'deploy even when nothing changed (the live build already has these files or this image, and this pitch.json)')
     .option('--health-timeout <seconds>', `container: how long the local copy may take to answer its health path (default: PITCH_HEALTH_TIMEOUT, else ${DEFAULT_HEALTH_SECONDS})`, seconds)
     .action(async (dir: string, options: Options, command: Command) => {
       const ctx = contextOf(command);

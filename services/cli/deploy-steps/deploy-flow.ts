@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, type Client } from '../../contract/api-client.js';
 import { checkManifestFolder, type FolderProblemCode, type Manifest } from '../../contract/manifest/manifest.js';
-import type { Build } from '../../contract/resources/build.js';
 import type { Project } from '../../contract/resources/project.js';
 import { ask, type CliContext } from '../context.js';
 import { findProject, projectSlugFor, rememberProject } from '../project/find-project.js';
@@ -19,6 +18,7 @@ import type { Artefact } from './artefact.js';
 import { readPages, sendPages } from './pages.js';
 import { checkPlanAllows } from './plan-check.js';
 import { packEarly, prepareStatic } from './prepare-static.js';
+import { liveBuildOf } from './unchanged.js';
 import { uploadFile } from './upload.js';
 
 export interface DeployOptions {
@@ -81,17 +81,17 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     log.done('scan', `project: ${projectScan.files} text files, ${projectScan.binary} binary, no secrets`);
 
     // 3-7. Build, checks, scans, rehearsal and pack, by kind.
-    const live = options.force || manifest.kind !== 'container' ? null : await liveBuildOf(client, project);
+    const live = options.force ? null : await liveBuildOf(client, project);
     const prepared = manifest.kind === 'static'
-      ? await prepareStatic(ctx, log, file.dir, manifest, scanner, work, early)
+      ? await prepareStatic(ctx, log, file.dir, manifest, scanner, work, early, live)
       : await (await import('./prepare-container.js')).prepareContainer(ctx, log, file.dir, manifest, scanner, work, { slug, healthTimeoutMs: options.healthTimeoutMs, live });
     const pages = await readPages(file.dir, manifest);
 
     if ('unchanged' in prepared) {
-      // Nothing to upload and no build to make: the room already shows this image and manifest.
+      // Nothing to upload and no build to make: the room already shows these files or this image, and this manifest.
       // The pages are the room's, not the build's, and are sent as every deploy sends them.
       const build = prepared.unchanged;
-      log.done('unchanged', `${project!.slug} already shows this image and pitch.json (build ${build.id}): nothing changed, nothing uploaded, no build made (--force deploys anyway)`);
+      log.done('unchanged', `${project!.slug} already shows ${manifest.kind === 'static' ? 'these files' : 'this image'} and pitch.json (build ${build.id}): nothing changed, nothing uploaded, no build made (--force deploys anyway)`);
       if (pages.length > 0) {
         await sendPages(client, project!.id, pages);
         log.done('pages', `${pages.length} sent`);
@@ -123,13 +123,6 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     await early?.stop();
     await rm(work, { recursive: true, force: true });
   }
-}
-
-/** The project's live build, if it has one: what an unchanged deploy would make again. */
-async function liveBuildOf(client: Client, project: Project | null): Promise<Build | null> {
-  if (!project?.liveBuildId) return null;
-  const builds = await ask('listing the builds', () => client.call('listBuilds', { params: { projectId: project.id } }));
-  return builds.find((build) => build.id === project.liveBuildId) ?? null;
 }
 
 /**

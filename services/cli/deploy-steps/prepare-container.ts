@@ -1,8 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
 import type Docker from 'dockerode';
-import { checkManifest, type ContainerManifest, type Manifest } from '../../contract/manifest/manifest.js';
+import { checkManifest, type ContainerManifest } from '../../contract/manifest/manifest.js';
 import type { Build } from '../../contract/resources/build.js';
 import type { CliContext } from '../context.js';
 import { buildImage } from '../local-engine/build-image.js';
@@ -19,6 +18,7 @@ import { bytes } from '../ui/table.js';
 import type { StepLog } from '../ui/step-log.js';
 import type { Artefact, Unchanged } from './artefact.js';
 import { cleanedUpOnInterrupt } from './on-interrupt.js';
+import { sameBuild } from './unchanged.js';
 import { checkStillUp, rehearseStory, waitForHealth } from './rehearsal.js';
 import { version } from '../version.js';
 
@@ -61,7 +61,7 @@ export async function prepareContainer(ctx: CliContext, log: StepLog, dir: strin
   const run = { ...manifest.run, start: manifest.run?.start ?? startCommandOf(image) };
   const checked = checkManifest({ ...manifest, run });
   if (!checked.ok) throw problemsRefusal(checked.problems);
-  if (options.live && sameBuild(options.live, imageId, checked.manifest)) return { unchanged: options.live };
+  if (sameBuild(options.live, 'container', imageId, checked.manifest)) return { unchanged: options.live };
 
   log.begin('scan', 'image layers the build added');
   const file = join(work, 'bundle.tar.gz');
@@ -90,14 +90,4 @@ export async function prepareContainer(ctx: CliContext, log: StepLog, dir: strin
 /** The id of the image a tag names, or null when there is none. */
 async function imageIdOf(docker: Docker, tag: string): Promise<string | null> {
   return docker.getImage(tag).inspect().then((info) => info.Id, () => null);
-}
-
-/**
- * Whether a deploy would make `live` again: the same image (its id, the digest of its config,
- * which a build of unchanged sources keeps as every layer comes from the cache) and the same
- * manifest as it would be sent. The stored manifest is read back from JSON, so the one compared
- * is too (keys left undefined drop out; key order does not count).
- */
-export function sameBuild(live: Build, imageId: string, manifest: Manifest): boolean {
-  return live.kind === 'container' && live.digest === imageId && isDeepStrictEqual(live.manifest, JSON.parse(JSON.stringify(manifest)));
 }
