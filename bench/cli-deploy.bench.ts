@@ -83,9 +83,10 @@ async function throttlingProxy(target: string, bytesPerSecond: number): Promise<
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
+// --force: every run deploys the same site, which would otherwise stop at "nothing changed".
 async function pitchDeploy(api: string, slug: string): Promise<{ ms: number; stderr: string }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['services/cli/bin/pitch.mjs', 'deploy', site, '--project', slug], {
+  const child = spawn(process.execPath, ['services/cli/bin/pitch.mjs', 'deploy', site, '--project', slug, '--force'], {
     env: { ...process.env, PITCH_API: api, PP_TOKEN: builder.token, XDG_CONFIG_HOME: join(work, 'config') },
   });
   let stderr = '';

@@ -28,8 +28,10 @@ export function apiRefusal(doing: string, err: ApiError): Refusal {
 function hintFor({ status, body }: ApiError): string | undefined {
   if (status === 401) return 'sign in with `pitch login`, or give a token with PP_TOKEN or --token';
   if (status === 402) {
+    // Plans are changed by the platform's operators for now: the hint leads to the page that shows
+    // the plan and its limits, not to a purchase that does not exist yet.
     const upgrade = body.upgrade ? `the ${body.upgrade} plan allows more` : 'no plan allows more';
-    return `limit ${body.limit ?? '?'} of the ${body.plan ?? 'current'} plan; ${upgrade}`;
+    return `limit ${body.limit ?? '?'} of the ${body.plan ?? 'current'} plan; ${upgrade} (your plan and its limits: Usage in the web app)`;
   }
   if (status === 403 && body.action) return `your role cannot ${body.action}`;
   if (body.detail) return body.detail;

@@ -14,6 +14,8 @@ export interface BuildRow {
   rehearsal: Record<string, unknown> | null;
   fileCount: number | null;
   image: Record<string, unknown> | null;
+  /** A static build's content digest (services/contract/static-digest.ts); null for containers and older builds. */
+  digest: string | null;
   createdBy: string | null;
   createdAt: Date;
 }

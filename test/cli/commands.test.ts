@@ -23,9 +23,10 @@ beforeAll(async () => {
   env = { api: platform.baseUrl, token: builder.token, configHome: await configHome() };
   site = await fixture('static-site');
   slug = uniqueSlug('cli-cmds');
-  // Two builds: the first live, then the second live.
+  // Two builds: the first live, then the second live (the same files: --force, or the second
+  // deploy would say "nothing changed").
   for (const note of ['first', 'second']) {
-    const result = await pitch(['deploy', '--project', slug, '--note', note], env, site);
+    const result = await pitch(['deploy', '--project', slug, '--note', note, '--force'], env, site);
     expect(result.code, result.stderr).toBe(0);
   }
 });
@@ -170,6 +171,6 @@ describe('pitch links, projects, builds and rollback', () => {
     expect(lines[1]).toContain('pitch projects ls');
     await free.client.call('createProject', { body: { slug: `${slug}-free`, name: 'Free' } });
     const limit = expectRefusal(await pitch(['links', 'create', 'Bob', '--project', `${slug}-free`], { ...env, token: free.token }), /^pitch: making the link: the platform refused with 402 .+ \(reason: limit\)$/);
-    expect(limit[1]).toMatch(/^ {2}limit links of the free plan; the \w+ plan allows more$/);
+    expect(limit[1]).toMatch(/^ {2}limit links of the free plan; the \w+ plan allows more \(your plan and its limits: Usage in the web app\)$/);
   });
 });

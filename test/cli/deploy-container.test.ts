@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Rehearsal } from '../../services/cli/deploy-steps/rehearsal.js';
 import { uniqueSlug } from '../support/refusal.js';
+import { testEnv } from '../support/services.js';
 import { expectRefusal } from './support/expect-refusal.js';
 import { fixture, pitch, platformForPitch } from './support/pitch.js';
 
@@ -10,11 +14,26 @@ import { fixture, pitch, platformForPitch } from './support/pitch.js';
 
 const ctx = platformForPitch();
 
-const deploy = async (folder: string, ...flags: string[]) => pitch(['deploy', '--project', uniqueSlug('cli-c'), ...flags], ctx.env, await fixture(folder));
+const engine = () => new Docker({ socketPath: testEnv().DOCKER_HOST.replace(/^unix:\/\//, '') });
+const imageExists = (tag: string) => engine().getImage(tag).inspect().then(() => true, () => false);
+
+// A deploy keeps the project's image tagged as its layer cache; this file's projects are not
+// deployed again, so their images go when it ends.
+const slugs = new Set<string>();
+const slugFor = (prefix: string) => {
+  const slug = uniqueSlug(prefix);
+  slugs.add(slug);
+  return slug;
+};
+afterAll(async () => {
+  for (const slug of slugs) await engine().getImage(`localhost/pitch-${slug}:deploy`).remove().catch(() => {});
+});
+
+const deploy = async (folder: string, ...flags: string[]) => pitch(['deploy', '--project', slugFor('cli-c'), ...flags], ctx.env, await fixture(folder));
 
 describe('pitch deploy of a container demo', () => {
   it('builds the image, rehearses the story on a local copy, uploads the bundle and makes it live', async () => {
-    const slug = uniqueSlug('cli-container');
+    const slug = slugFor('cli-container');
     const result = await pitch(['deploy', '--project', slug], ctx.env, await fixture('container-app'));
     expect(result.code, result.stderr).toBe(0);
 
@@ -100,4 +119,63 @@ describe('pitch deploy of a container demo', () => {
     expectRefusal(result, /^pitch: the rehearsal failed: story step checkout, call 1 \(POST \/api\/checkout\) answered 409$/);
     expect(result.stderr).toMatch(/^scan +image: .*no secrets$/m);
   });
+
+  it('refuses a container demo on Free before any build, creating nothing, with a hint that leads somewhere', async () => {
+    const free = await ctx.platform.person({ plan: 'free' });
+    const slug = slugFor('cli-free');
+    const result = await pitch(['deploy', '--project', slug], { ...ctx.env, token: free.token }, await fixture('container-app'));
+    const lines = expectRefusal(result, /^pitch: the free plan allows static demos only: this container demo was not built, and nothing was created$/);
+
+    // No build ran: the step never started, and the engine holds no image for the project.
+    expect(result.stderr).not.toMatch(/^build /m);
+    expect(await imageExists(`localhost/pitch-${slug}:deploy`)).toBe(false);
+    // Nothing was created on the platform: no project, no upload.
+    const { sql } = ctx.platform.deps;
+    expect(await sql`select 1 from projects where slug = ${slug}`).toHaveLength(0);
+    expect(await sql`select 1 from uploads u join personal_workspaces pw on pw.workspace_id = u.workspace_id join people p on p.id = pw.person_id where p.email = ${free.email}`).toHaveLength(0);
+
+    // The hint names the platform's own page of the plan, and that address is one of the web app's.
+    const usage = lines[1].match(/see your plan at (\S+)/)?.[1];
+    expect(usage).toBe(`${ctx.platform.baseUrl}/usage`);
+    const page = await fetch(usage!, { redirect: 'manual' });
+    expect(page.status).toBe(302);
+    expect(page.headers.get('location')).toBe('/login?next=%2Fusage');
+  });
+
+  it('answers an unchanged redeploy with "nothing changed": the cached image is not uploaded and no build is made', async () => {
+    const slug = slugFor('cli-same');
+    const dir = await fixture('container-app');
+    const builds = async () => ctx.platform.deps.sql<{ id: string }[]>`select b.id from builds b join projects p on p.id = b.project_id where p.slug = ${slug}`;
+    const uploads = async () => ctx.platform.deps.sql`select 1 from uploads u join projects p on p.id = u.project_id where p.slug = ${slug}`;
+
+    const first = await pitch(['deploy', '--project', slug], ctx.env, dir);
+    expect(first.code, first.stderr).toBe(0);
+    expect(await builds()).toHaveLength(1);
+
+    // The same sources again: the image comes whole from the layer cache, so it is the live
+    // build's image, and the deploy stops there.
+    const second = await pitch(['deploy', '--project', slug], ctx.env, dir);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/^build +image built in [\d.]+ s \(unchanged: every layer from the cache\)$/m);
+    expect(second.stderr).toMatch(/^unchanged .*nothing changed, nothing uploaded, no build made/m);
+    expect(second.stderr).not.toMatch(/^(rehearse|upload|created) /m);
+    expect(second.stdout).toMatch(/\/preview\/pp_pre_\S+\n$/);
+    expect(await builds()).toHaveLength(1);
+    expect(await uploads()).toHaveLength(1);
+
+    // --force deploys the same sources anyway.
+    const forced = await pitch(['deploy', '--project', slug, '--force'], ctx.env, dir);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).not.toMatch(/nothing changed/);
+    expect(await builds()).toHaveLength(2);
+
+    // A changed source is a new image, deployed as ever.
+    await appendFile(join(dir, 'server.js'), '\n// changed\n');
+    const changed = await pitch(['deploy', '--project', slug], ctx.env, dir);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stderr).not.toMatch(/nothing changed/);
+    expect(changed.stderr).toMatch(/^created +build /m);
+    expect(await builds()).toHaveLength(3);
+    expect(await uploads()).toHaveLength(3);
+  }, 300_000);
 });

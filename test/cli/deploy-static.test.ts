@@ -1,3 +1,5 @@
+import { appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { opsProjectCommands } from '../../services/ops/ops-projects.js';
 import { uniqueSlug } from '../support/refusal.js';
@@ -48,14 +50,30 @@ describe('pitch deploy of a static site', () => {
     expect(result.stderr).toMatch(/^build +npm run build/m);
     expect(result.stderr).toMatch(/^upload +\[#+\] [\d.]+ k?B \/ [\d.]+ k?B +[\d.]+ [kMG]?B\/s$/m);
 
-    // A second deploy from the same folder goes to the same project; --no-live leaves it as it was.
-    const again = await pitch(['deploy', '--no-live', '--note', 'second try'], ctx.env, dir);
+    // A second deploy of the same files goes to the same project and stops at "nothing changed":
+    // the build script ran again, but what it wrote is what the live build holds.
+    const same = await pitch(['deploy'], ctx.env, dir);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr).toMatch(/^unchanged .* already shows these files and pitch\.json .*nothing changed, nothing uploaded, no build made/m);
+    expect(same.stderr).not.toMatch(/^upload /m);
+    expect(await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } })).toHaveLength(1);
+    expect(await ctx.platform.deps.sql`select 1 from uploads where project_id = ${project.id}`).toHaveLength(1);
+
+    // --force deploys it anyway; --no-live leaves the room as it was.
+    const again = await pitch(['deploy', '--no-live', '--note', 'second try', '--force'], ctx.env, dir);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe(`${project.roomUrl}\n`);
     const after = await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } });
     expect(after).toHaveLength(2);
     expect(after[0]).toMatchObject({ live: false, note: 'second try' });
     expect((await ctx.builder.client.call('getProject', { params: { projectId: project.id } })).liveBuildId).toBe(builds[0].id);
+
+    // A changed file is a new build, deployed as ever.
+    await appendFile(join(dir, 'src', 'index.html'), '\n<!-- changed -->\n');
+    const changed = await pitch(['deploy'], ctx.env, dir);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stderr).not.toMatch(/nothing changed/);
+    expect(await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } })).toHaveLength(3);
   });
 
   it('stops on a manifest problem, naming the field', async () => {

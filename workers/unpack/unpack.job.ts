@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
+import { Transform } from 'node:stream';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
+import { StaticDigest } from '../../services/contract/static-digest.js';
 import { checkStaticStepPaths } from '../../services/contract/manifest/static-paths.check.js';
 import type { Manifest } from '../../services/contract/manifest/manifest.schema.js';
 import { contentTypeOf } from '../../services/core/content-type.js';
@@ -28,10 +31,16 @@ export async function unpack(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
   if (!upload) return { ok: false, reason: 'archive', detail: 'the upload\'s bytes are gone from storage' };
 
   const written: ArchiveFile[] = [];
+  const digest = new StaticDigest();
   let bytes = 0;
   try {
     await unpackArchive(upload.body, async (file, body) => {
-      await deps.storage.put(prefix + file.path, body, { size: file.size, contentType: contentTypeOf(file.path) });
+      // Each file's sha256 as it passes into the store: the build's digest (Build.digest).
+      const hash = createHash('sha256');
+      const hashing = new Transform({ transform(chunk: Buffer, _enc, done) { hash.update(chunk); done(null, chunk); } });
+      body.on('error', (err) => hashing.destroy(err));
+      await deps.storage.put(prefix + file.path, body.pipe(hashing), { size: file.size, contentType: contentTypeOf(file.path) });
+      digest.add(file.path, hash.digest('hex'));
       written.push(file);
       bytes += file.size;
       if (written.length % 100 === 0) await job.updateProgress({ files: written.length, bytes });
@@ -49,7 +58,7 @@ export async function unpack(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
     return { ok: false, reason: 'manifest', issues: problems.map((p) => ({ path: `manifest.${p.path}`, message: p.message })) };
   }
 
-  if (!(await commitBuild(deps.sql, data, { sizeBytes: upload.size, fileCount: written.length, unpackedBytes: bytes }))) {
+  if (!(await commitBuild(deps.sql, data, { sizeBytes: upload.size, fileCount: written.length, unpackedBytes: bytes, digest: digest.digest() }))) {
     // createBuild gave the deploy up while we unpacked: nothing of it may stay.
     await deps.storage.deletePrefix(prefix);
     return { ok: false, reason: 'archive', detail: 'the deploy was given up before its files were unpacked' };

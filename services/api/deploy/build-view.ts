@@ -12,5 +12,13 @@ export function buildView(b: BuildRow, liveBuildId: string | null) {
     note: b.note,
     live: b.id === liveBuildId,
     createdAt: b.createdAt.toISOString(),
+    digest: digestOf(b),
   };
+}
+
+/** A container build's image id, recorded by the bundle check; a static build's content digest, by the unpack. */
+function digestOf(b: BuildRow): string | null {
+  if (b.kind === 'static') return b.digest ?? null;
+  const id = b.image?.id;
+  return typeof id === 'string' ? id : null;
 }

@@ -6,6 +6,7 @@ interface Options {
   project?: string;
   note?: string;
   live: boolean;
+  force?: boolean;
   healthTimeout?: number;
 }
 
@@ -25,6 +26,7 @@ export function deployCommand(): Command {
     .option('--project <slug>', "the project to deploy to (default: the one this folder deployed to, else made from the manifest's name)")
     .option('--note <text>', 'a note kept with the build (at most 200 characters)')
     .option('--no-live', 'upload the build without making it live')
+    .option('--force', 'deploy even when nothing changed (the live build already has these files or this image, and this pitch.json)')
     .option('--health-timeout <seconds>', `container: how long the local copy may take to answer its health path (default: PITCH_HEALTH_TIMEOUT, else ${DEFAULT_HEALTH_SECONDS})`, seconds)
     .action(async (dir: string, options: Options, command: Command) => {
       const ctx = contextOf(command);
@@ -36,6 +38,7 @@ export function deployCommand(): Command {
         project: options.project,
         note: options.note,
         live: options.live,
+        force: options.force ?? false,
         healthTimeoutMs: (options.healthTimeout ?? fromEnv ?? DEFAULT_HEALTH_SECONDS) * 1000,
       });
     });

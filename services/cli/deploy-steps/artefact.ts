@@ -1,3 +1,4 @@
+import type { Build } from '../../contract/resources/build.js';
 import type { Manifest } from '../../contract/manifest/manifest.js';
 import type { Rehearsal } from './rehearsal.js';
 
@@ -10,4 +11,9 @@ export interface Artefact {
   /** The manifest as sent: defaults filled in, and a container's `run` taken from the image when pitch.json left it out. */
   manifest: Manifest;
   rehearsal: Rehearsal;
+}
+
+/** What a deploy found when the project's live build is already what it would upload. */
+export interface Unchanged {
+  unchanged: Build;
 }

@@ -16,7 +16,9 @@ import { StepLog } from '../ui/step-log.js';
 import { bytes } from '../ui/table.js';
 import type { Artefact } from './artefact.js';
 import { readPages, sendPages } from './pages.js';
+import { checkPlanAllows } from './plan-check.js';
 import { packEarly, prepareStatic } from './prepare-static.js';
+import { liveBuildOf } from './unchanged.js';
 import { uploadFile } from './upload.js';
 
 export interface DeployOptions {
@@ -24,6 +26,8 @@ export interface DeployOptions {
   note?: string;
   live: boolean;
   healthTimeoutMs: number;
+  /** Deploy even when the live build is already what this deploy would upload. */
+  force: boolean;
 }
 
 // Folder problems whose place in the deploy's order comes after the build (spec 7): step paths
@@ -57,6 +61,10 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   for (const note of folderCheck.notes) if (note.code !== 'output-index-missing') log.note(note.message);
   log.done('manifest', `${manifest.kind} build ${JSON.stringify(manifest.name)}: ${manifest.apps.length} app(s), ${manifest.story?.length ?? 0} story step(s)`);
 
+  // The plan, before anything is built or created: Free learns "static demos only" now, not
+  // after an image build and with a project made on the way.
+  await checkPlanAllows(client, ctx.apiUrl, manifest);
+
   // Which project, asked now: a bad token or an unreachable platform should stop us before the build.
   const slug = await projectSlugFor(ctx, options.project, file.dir);
   let project = await findProject(client, slug);
@@ -73,10 +81,26 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     log.done('scan', `project: ${projectScan.files} text files, ${projectScan.binary} binary, no secrets`);
 
     // 3-7. Build, checks, scans, rehearsal and pack, by kind.
-    const artefact = manifest.kind === 'static'
-      ? await prepareStatic(ctx, log, file.dir, manifest, scanner, work, early)
-      : await (await import('./prepare-container.js')).prepareContainer(ctx, log, file.dir, manifest, scanner, work, { slug, healthTimeoutMs: options.healthTimeoutMs });
+    const live = options.force ? null : await liveBuildOf(client, project);
+    const prepared = manifest.kind === 'static'
+      ? await prepareStatic(ctx, log, file.dir, manifest, scanner, work, early, live)
+      : await (await import('./prepare-container.js')).prepareContainer(ctx, log, file.dir, manifest, scanner, work, { slug, healthTimeoutMs: options.healthTimeoutMs, live });
     const pages = await readPages(file.dir, manifest);
+
+    if ('unchanged' in prepared) {
+      // Nothing to upload and no build to make: the room already shows these files or this image, and this manifest.
+      // The pages are the room's, not the build's, and are sent as every deploy sends them.
+      const build = prepared.unchanged;
+      log.done('unchanged', `${project!.slug} already shows ${manifest.kind === 'static' ? 'these files' : 'this image'} and pitch.json (build ${build.id}): nothing changed, nothing uploaded, no build made (--force deploys anyway)`);
+      if (pages.length > 0) {
+        await sendPages(client, project!.id, pages);
+        log.done('pages', `${pages.length} sent`);
+      }
+      if (options.live) await printWaysIn(ctx, client, project!);
+      else ctx.result(project!.roomUrl);
+      return;
+    }
+    const artefact = prepared;
 
     // 8. Upload, build, pages, live.
     project ??= await createProject(ctx, client, slug, manifest.name, options.project !== undefined);

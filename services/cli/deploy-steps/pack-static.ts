@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
+import { StaticDigest } from '../../contract/static-digest.js';
 import { Refusal } from '../refusal.js';
 import { walkFiles } from '../scan/walk-files.js';
 import { GZIP_LEVEL } from './gzip-level.js';
@@ -14,6 +16,8 @@ export interface PackedSite {
   contentBytes: number;
   /** Bytes of the gzipped tar: what is uploaded. */
   sizeBytes: number;
+  /** The files' digest by path and content, as the platform's unpack works it out (Build.digest). */
+  digest: string;
 }
 
 /**
@@ -28,6 +32,7 @@ export async function packStaticSite(output: string, file: string, signal?: Abor
   const folders = new Set<string>();
   let files = 0;
   let contentBytes = 0;
+  const digest = new StaticDigest();
   try {
     for await (const entry of walkFiles(output, (rel, kind) => others.push(`${rel} is ${kind}`))) {
       signal?.throwIfAborted();
@@ -42,12 +47,14 @@ export async function packStaticSite(output: string, file: string, signal?: Abor
         }
         chain.push(folder);
       }
+      const hash = createHash('sha256');
       await new Promise<void>((resolve, reject) => {
         const sink = pack.entry({ name: entry.rel, size: entry.size, mode: 0o644, type: 'file' }, (err) => (err ? reject(err) : resolve()));
         // Stopping the pack destroys the entry being written: its error must land here, not crash the tool.
         sink.once('error', reject);
-        createReadStream(entry.path, { highWaterMark: 1 << 20 }).on('error', reject).pipe(sink);
+        createReadStream(entry.path, { highWaterMark: 1 << 20 }).on('error', reject).on('data', (chunk) => hash.update(chunk)).pipe(sink);
       });
+      digest.add(entry.rel, hash.digest('hex'));
       files++;
       contentBytes += entry.size;
     }
@@ -59,5 +66,5 @@ export async function packStaticSite(output: string, file: string, signal?: Abor
   pack.finalize();
   await writing;
   if (others.length > 0) throw new Refusal(`the output holds something other than files and folders: ${others[0]}`, 'the platform serves files and folders only; copy the file in place of the link');
-  return { files, contentBytes, sizeBytes: (await stat(file)).size };
+  return { files, contentBytes, sizeBytes: (await stat(file)).size, digest: digest.digest() };
 }

@@ -6,11 +6,13 @@ import { scanFolder } from '../scan/scan-folder.js';
 import type { SecretScanner } from '../scan/secret-scan.js';
 import { bytes } from '../ui/table.js';
 import type { StepLog } from '../ui/step-log.js';
-import type { Artefact } from './artefact.js';
+import type { Build } from '../../contract/resources/build.js';
+import type { Artefact, Unchanged } from './artefact.js';
 import { packStaticSite, type PackedSite } from './pack-static.js';
 import { staticRehearsal } from './rehearsal.js';
 import { hasBuildScript, runBuildScript } from './static-build.js';
 import { checkStaticOutput } from './static-output.js';
+import { sameBuild } from './unchanged.js';
 
 /**
  * Packing that has started ahead of its turn. It only writes a file of our own, so it may run
@@ -44,8 +46,11 @@ export async function packEarly(dir: string, manifest: StaticManifest, work: str
   return packInAdvance(resolve(dir, manifest.output), join(work, 'site.tar.gz'));
 }
 
-/** A static build's half of the deploy: build, output checks, output scan, pack. */
-export async function prepareStatic(ctx: CliContext, log: StepLog, dir: string, manifest: StaticManifest, scanner: SecretScanner, work: string, early: PackInAdvance | null): Promise<Artefact> {
+/**
+ * A static build's half of the deploy: build, output checks, output scan, pack. Files and a
+ * manifest the live build already has (`live`, unless --force) are answered as `unchanged`.
+ */
+export async function prepareStatic(ctx: CliContext, log: StepLog, dir: string, manifest: StaticManifest, scanner: SecretScanner, work: string, early: PackInAdvance | null, live: Build | null): Promise<Artefact | Unchanged> {
   if (!early) {
     log.begin('build', 'npm run build');
     await runBuildScript(dir, ctx.verbose);
@@ -68,6 +73,7 @@ export async function prepareStatic(ctx: CliContext, log: StepLog, dir: string, 
   log.done('scan', `output ${manifest.output}: ${scan.files} text files, ${scan.binary} binary, no secrets`);
 
   const packed = await packing.done;
+  if (sameBuild(live, 'static', packed.digest, manifest)) return { unchanged: live };
   log.done('pack', `${packed.files} files, ${bytes(packed.contentBytes)} → ${bytes(packed.sizeBytes)} gzipped`);
   return { kind: 'static', file, sizeBytes: packed.sizeBytes, manifest, rehearsal: staticRehearsal(manifest) };
 }

@@ -16,6 +16,14 @@ export const Build = z.object({
   note: z.string().nullable(),
   live: z.boolean(),
   createdAt: DateTime,
+  /**
+   * What the build is, by content (issue 29; not in the spec's list): a container build's image
+   * id (`sha256:` and the digest of its config, as the bundle check read it), which an unchanged
+   * image keeps from build to build; a static build's digest of its files' paths and contents
+   * (static-digest.ts), null for one made before it was recorded. `pitch deploy` compares it with
+   * what it built to tell an unchanged redeploy, which it then does not upload.
+   */
+  digest: z.string().nullable(),
 });
 export type Build = z.infer<typeof Build>;
 
