@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import { Pool } from 'undici';
-import { withHeadTag, type PageHead } from './content/frame-helper-tag.js';
+import { HeadTagSplicer, isDocumentRequest, type PageHead } from './content/frame-helper-tag.js';
 
 // HTTP requests from a viewer to their copy, over one pooled keep-alive connection set per copy
 // (undici's Pool: its HTTP/1.1 client parses and writes far less per request than node:http's
@@ -29,35 +29,31 @@ export interface ForwardOptions<T extends ForwardTarget = ForwardTarget> {
   htmlHead?: PageHead<T>;
 }
 
-/** HTML documents up to this size get the helper; a larger one passes as it is. */
-const HTML_HELD_BYTES = 2 * 1024 * 1024;
-
 /**
- * Where an HTML answer goes instead of the viewer: held whole (up to HTML_HELD_BYTES), then sent
- * with the tag in its head. Past the limit it gives up and passes everything on unchanged.
+ * Where an HTML answer goes instead of the viewer: passed on with the tag spliced in where the
+ * HTML parser opens the head, held only until that place is found (HeadTagSplicer: a bounded
+ * look at the document's start), then streamed through, whatever the page's size.
  */
 function htmlWithTag(res: ServerResponse, status: number, headers: Record<string, string | string[]>, tag: string): Writable {
-  const chunks: Buffer[] = [];
-  let held = 0;
-  let passing = false;
+  const splicer = new HeadTagSplicer(tag);
+  let started = false;
+  const send = (pieces: Buffer[], done: () => void) => {
+    if (!pieces.length) return done();
+    if (!started) {
+      started = true;
+      res.writeHead(status, headers);
+    }
+    let ok = true;
+    for (const piece of pieces) ok = res.write(piece) && ok;
+    if (ok) done();
+    else res.once('drain', () => done());
+  };
   return new Writable({
     write(chunk: Buffer, _enc, done) {
-      if (passing) return void (res.write(chunk) ? done() : res.once('drain', () => done()));
-      chunks.push(chunk);
-      held += chunk.length;
-      if (held <= HTML_HELD_BYTES) return done();
-      passing = true;
-      res.writeHead(status, headers);
-      res.write(Buffer.concat(chunks.splice(0)));
-      done();
+      send(splicer.push(chunk), done);
     },
     final(done) {
-      if (!passing) {
-        const body = withHeadTag(Buffer.concat(chunks), tag);
-        res.writeHead(status, { ...headers, 'content-length': String(body.length) });
-        res.write(body);
-      }
-      res.end(done);
+      send(splicer.end(), () => res.end(done));
     },
     destroy(err, done) {
       if (err) res.destroy();
@@ -105,8 +101,9 @@ export function createCopyForward<T extends ForwardTarget = ForwardTarget>(opts:
     web(req: IncomingMessage, res: ServerResponse, target: T, onError: (err: Error & { code?: string }) => void) {
       const bodyless = req.method === 'GET' || req.method === 'HEAD' || (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined);
       // A page load (a frame or a link opening a document) may get the helper in its HTML: asked
-      // uncompressed, so the room can read it. Fetches and assets pass untouched.
-      const page = opts.htmlHead && req.method === 'GET' && /\btext\/html\b/.test(String(req.headers.accept ?? ''));
+      // uncompressed, so the room can read it. Fetches (an app's own HTML fragments too) and
+      // assets pass untouched.
+      const page = opts.htmlHead && req.method === 'GET' && isDocumentRequest(req.headers);
       const headers = opts.requestHeaders(req);
       if (page) headers['accept-encoding'] = 'identity';
       const aborted = new AbortController();
@@ -128,7 +125,7 @@ export function createCopyForward<T extends ForwardTarget = ForwardTarget>(opts:
           if (typeof cookies === 'string') answer['set-cookie'] = [cookies];
           const out = opts.responseHeaders(answer as IncomingHttpHeaders);
           const html = /^text\/html/i.test(String(answer['content-type'] ?? '')) && !answer['content-encoding'];
-          const tag = page && html && statusCode !== 204 && statusCode !== 304 && Number(answer['content-length'] ?? 0) <= HTML_HELD_BYTES
+          const tag = page && html && statusCode !== 204 && statusCode !== 304
             ? opts.htmlHead!({ status: statusCode, headers: out, target })
             : '';
           if (tag) {

@@ -14,7 +14,7 @@ import { notFoundPage, noticePage } from '../viewer/html.js';
 import type { StandingCache } from '../viewer/standing-cache.js';
 import { contentLabelOf, staticLabelOf, type ContentLabel } from '../origins.js';
 import { spendGrant } from '../../data/content-grants.sql.js';
-import { CAPTURE_LIBRARY_PATH, FRAME_HELPER_PATH, frameHelperTag } from './frame-helper-tag.js';
+import { CAPTURE_LIBRARY_PATH, FRAME_HELPER_PATH, frameHelperTag, isDocumentRequest } from './frame-helper-tag.js';
 import { createStaticFiles, parseRange, type StaticFiles } from './static-files.js';
 import { isServiceWorkerScript, SERVICE_WORKER_REFUSED } from './service-worker-refusal.js';
 import { CLEAR_SITE_DATA, viewCookie, viewSeconds, viewTokens } from './view-token.js';
@@ -105,7 +105,7 @@ type ContentRequest = FastifyRequest & { content: ContentLabel | null };
 
 async function serveFile(files: StaticFiles, buildId: string, req: FastifyRequest, reply: FastifyReply) {
   const urlPath = req.url.split('?')[0];
-  const found = await files.find(buildId, urlPath);
+  const found = await files.find(buildId, urlPath, { document: isDocumentRequest(req.headers) });
   if (found.kind === 'missing') return notFound(reply);
   if (found.kind === 'folder') return reply.redirect(found.location + (req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : ''), 301);
 
@@ -114,7 +114,8 @@ async function serveFile(files: StaticFiles, buildId: string, req: FastifyReques
   reply.header('accept-ranges', found.whole ? 'none' : 'bytes');
   // A live build can change under the same address: always revalidate, cheaply, by ETag.
   reply.header('cache-control', 'no-cache');
-  reply.header('vary', 'accept-encoding');
+  // An HTML file is sent with the helper to a document load, as it is to the app's own fetch.
+  reply.header('vary', /^text\/html/.test(found.type) ? 'accept-encoding, sec-fetch-dest, accept' : 'accept-encoding');
   reply.type(found.type);
   if (etagMatches(req.headers['if-none-match'], entry.etag)) return reply.status(304).send();
 
@@ -127,7 +128,7 @@ async function serveFile(files: StaticFiles, buildId: string, req: FastifyReques
     reply.header('content-length', body.bytes.length);
     return reply.send(req.method === 'HEAD' ? undefined : body.bytes);
   }
-  reply.header('content-length', body.size);
+  if (body.size !== null) reply.header('content-length', body.size);
   if (req.method === 'HEAD') {
     body.stream.destroy();
     return reply.send();

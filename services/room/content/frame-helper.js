@@ -3,7 +3,8 @@
 // can ring the element a story step points at, know which screen the viewer is on, and get a
 // picture of what the viewer sees when they pin a comment. It listens to the room's own window
 // only (the origin the script tag names, and the parent frame), and touches nothing else of the
-// page but the ring it draws.
+// page but the ring it draws, a mark (data-pp-cut) on some elements for as long as a picture's
+// clone is made, and the WebGL contexts the page makes, which keep their drawing to be read.
 //
 // Messages (postMessage, the room's origin only):
 //   frame → room  {type:'pp:ready', screen}          each document, once parsed
@@ -12,7 +13,8 @@
 //                 {type:'pp:clear'}
 //                 {type:'pp:hash', hash}         a story step that moves only the hash (below)
 //                 {type:'pp:capture', nonce, maxBytes}
-//                     →  {type:'pp:capture-ack', nonce}                            at once
+//                     →  {type:'pp:capture-ack', nonce, budgetMs}                  at once
+//                         (budgetMs: the longest this frame will take to answer, grown with its DOM)
 //                     →  {type:'pp:captured', nonce, ok:true, blob, imageType, width, height, screen}
 //                      | {type:'pp:captured', nonce, ok:false, note, screen}
 //   screen is location.pathname + search + hash. A picture is the visible viewport at scale 1
@@ -21,11 +23,16 @@
 //   which names the message.
 //   note: 'too-large' (still over maxBytes as WebP), 'tainted' (the canvas could not be read),
 //   'blocked' (the page's own Content-Security-Policy stopped the render), 'failed' (anything
-//   else, or no picture within CAPTURE_MS).
+//   else, or no picture within the budget).
 (() => {
   const script = document.currentScript;
   const room = script && script.dataset.room;
   if (!room || window.parent === window) return;
+  // Once a document, even if a page carries the tag twice (an app that copied it into its own
+  // HTML, a fragment put in by script): a second helper would answer every message again.
+  const running = Symbol.for('pp.frame-helper');
+  if (window[running]) return;
+  Object.defineProperty(window, running, { value: true });
   const send = (message) => window.parent.postMessage(message, room);
   const screenNow = () => location.pathname + location.search + location.hash;
 
@@ -63,8 +70,22 @@
 
   // --- Comment screenshots ---
 
-  /** The longest a capture may take before it answers 'failed' (ms); the shell waits a little longer. */
-  const CAPTURE_MS = 8000;
+  // A WebGL canvas's picture is gone once the browser has shown it (preserveDrawingBuffer false,
+  // the default): read back later it is blank, black where the context has no alpha, and a page
+  // drawn on such a canvas (speedscope's white page) came back black. The helper runs before
+  // the app's scripts, so their WebGL contexts keep their drawing until the next frame replaces it.
+  const getContext = HTMLCanvasElement.prototype.getContext;
+  HTMLCanvasElement.prototype.getContext = function (kind, options, ...rest) {
+    if (/^(webgl2?|experimental-webgl)$/.test(String(kind))) options = { ...(options && typeof options === 'object' ? options : {}), preserveDrawingBuffer: true };
+    return getContext.call(this, kind, options, ...rest);
+  };
+
+  /**
+   * The longest a capture may take before it answers 'failed' (ms), told to the shell in the ack:
+   * 8 s, and 1 s more for every 2,000 elements of the document (the parts in view are cloned with
+   * their computed styles, and a large DOM takes longer to look through), 30 s at most.
+   */
+  const budgetMs = () => Math.min(30000, 8000 + Math.round(document.getElementsByTagName('*').length / 2));
   /**
    * The longest an image or font of the page may take to load into the picture (ms). An image in
    * view has loaded long before the viewer comments; one still loading (a lazy image below the
@@ -81,12 +102,119 @@
 
   const transparent = (color) => !color || color === 'transparent' || /(?:,|\/)\s*0(?:\.0*)?\s*\)$/.test(color);
 
-  /** What the page's canvas shows where nothing is drawn: the root's colour, else the body's, else white. */
+  /**
+   * What the page's canvas shows where nothing is drawn, as the browser paints it: the root's
+   * colour, else the body's, else the canvas colour of the page's colour scheme (white for a light
+   * page). The picture is filled with it first: nothing in it stays transparent, which an image
+   * viewer would show on its own background (black, with the page's dark text unreadable on it).
+   */
   function canvasColor() {
     const root = getComputedStyle(document.documentElement).backgroundColor;
     if (!transparent(root)) return root;
     const body = document.body && getComputedStyle(document.body).backgroundColor;
-    return transparent(body) ? '#ffffff' : body;
+    if (!transparent(body)) return body;
+    const probe = document.createElement('pp-canvas-probe');
+    probe.style.cssText = 'display:block;position:absolute;width:0;height:0;background-color:Canvas';
+    document.documentElement.appendChild(probe);
+    const canvas = getComputedStyle(probe).backgroundColor;
+    probe.remove();
+    return transparent(canvas) ? '#ffffff' : canvas;
+  }
+
+  const DEFS = 'defs,clipPath,mask,pattern,marker,symbol,linearGradient,radialGradient,filter';
+  /** How far outside the viewport a box still counts as in view (shadows, outlines, small overhangs). */
+  const MARGIN = 64;
+  const CUT = 'data-pp-cut';
+
+  /**
+   * What the picture needs of a heavy page. A page of thousands of elements (Node-RED's editor,
+   * a long table) has most of them out of view or hidden, and the library clones each with its
+   * computed styles: 27 s for 14,000 elements. Only the elements whose box (with what overflows
+   * it) meets the viewport are cloned, with their ancestors (`keep`). Each element left out that
+   * takes room in its parent's layout gets an empty, invisible stand-in of its size in the clone
+   * (`cuts`, by parent: after how many kept siblings, and its box), so what is in view stays where
+   * the viewer sees it: rows above the scroll, a table's other rows, a flex line's other items.
+   */
+  function cutPlan() {
+    const keep = new Set();
+    const width = innerWidth;
+    const height = innerHeight;
+    const keepUp = (el) => {
+      for (let up = el; up && !keep.has(up); up = up.parentElement) keep.add(up);
+    };
+    const keepAll = (el) => {
+      keepUp(el);
+      for (const inner of el.getElementsByTagName('*')) keep.add(inner);
+    };
+    for (const el of document.getElementsByTagName('*')) {
+      if (keep.has(el)) continue;
+      // SVG's paint servers, clips, masks and symbols draw where they are used, not where they are.
+      if (el instanceof SVGElement && el.closest(DEFS)) { keepUp(el); continue; }
+      const box = el.getBoundingClientRect();
+      const w = Math.max(box.width, el.scrollWidth || 0);
+      const h = Math.max(box.height, el.scrollHeight || 0);
+      if ((w > 0 || h > 0) && box.left - MARGIN < width && box.top - MARGIN < height && box.left + w + MARGIN > 0 && box.top + h + MARGIN > 0) keepUp(el);
+    }
+    const cuts = new Map();
+    for (const parent of keep) {
+      // A shadow host's clone holds its shadow tree, and a slot its assigned nodes: no count of
+      // children to place stand-ins by. (Shadow trees are cloned whole: see the filter.)
+      if (parent.shadowRoot || parent.namespaceURI !== 'http://www.w3.org/1999/xhtml') continue;
+      let kept = 0;
+      let list = null;
+      for (const child of parent.children) {
+        if (child.localName === 'slot') { list = null; break; }
+        if (keep.has(child)) {
+          // The library leaves the page's scripts and style sheets out of the clone.
+          if (child.tagName !== 'SCRIPT' && child.tagName !== 'STYLE') kept++;
+          continue;
+        }
+        if (child.hasAttribute('data-pp-ring') || child.tagName === 'SCRIPT' || child.tagName === 'STYLE') continue;
+        const style = getComputedStyle(child);
+        if (style.display === 'none' || style.position === 'absolute' || style.position === 'fixed') continue;
+        // Inline boxes flow with the text around them, and contents have no box of their own:
+        // kept whole, as they are few where their parent is in view.
+        if (style.display === 'inline' || style.display === 'contents') {
+          keepAll(child);
+          kept++;
+          continue;
+        }
+        (list ??= []).push({ after: kept, tag: child.localName, box: standInStyle(child, style) });
+      }
+      if (list) cuts.set(parent, list);
+    }
+    return { keep, cuts };
+  }
+
+  /** An empty box taking the room `el` takes in its parent's layout, showing nothing. */
+  function standInStyle(el, style) {
+    const box = el.getBoundingClientRect();
+    // Its layout size, before any transform.
+    const w = el instanceof HTMLElement ? el.offsetWidth : box.width;
+    const h = el instanceof HTMLElement ? el.offsetHeight : box.height;
+    return [
+      `display:${style.display}`, 'box-sizing:border-box', `width:${w}px`, `height:${h}px`,
+      'min-width:0', 'min-height:0', 'max-width:none', 'max-height:none', 'padding:0', 'border:0',
+      `margin:${style.margin}`, `float:${style.float}`, `clear:${style.clear}`, 'flex:0 0 auto', `order:${style.order}`,
+      `align-self:${style.alignSelf}`, `grid-row:${style.gridRow}`, `grid-column:${style.gridColumn}`,
+      'visibility:hidden', 'overflow:hidden', 'list-style:none', 'position:static',
+    ].join(';');
+  }
+
+  /** The stand-ins put into the clone, by the mark its parent carries for the moment of the capture. */
+  function putStandIns(root, cuts) {
+    const marked = root.hasAttribute && root.hasAttribute(CUT) ? [root] : [];
+    marked.push(...root.querySelectorAll(`[${CUT}]`));
+    for (const parent of marked) {
+      const list = cuts[Number(parent.getAttribute(CUT))] || [];
+      parent.removeAttribute(CUT);
+      const kept = [...parent.children];
+      for (const cut of list) {
+        const standIn = document.createElement(cut.tag);
+        standIn.setAttribute('style', cut.box);
+        parent.insertBefore(standIn, kept[cut.after] || null);
+      }
+    }
   }
 
   /** The visible viewport, drawn by modern-screenshot into a canvas at scale 1. */
@@ -96,33 +224,51 @@
     const y = scrollY;
     const html = document.documentElement;
     const scroller = document.scrollingElement || html;
-    return lib.domToCanvas(html, {
-      width: innerWidth,
-      height: innerHeight,
-      scale: 1,
-      backgroundColor: canvasColor(),
-      // The whole document, moved up and left by the scroll: the picture's box is the viewport.
-      // `top`, not a transform, so position:fixed elements stay where the viewer sees them.
-      style: { position: 'relative', top: `${-y}px`, left: `${-x}px`, height: `${Math.max(html.scrollHeight, innerHeight + y)}px` },
-      // Scrolled boxes inside the page show what they show the viewer...
-      features: { restoreScrollPosition: true },
-      // ...but the page's own scroll is already in `top`: the library's transform for it goes.
-      onCloneNode: (root) => {
-        if (!x && !y) return;
-        const scrolled = scroller === html ? root : [...root.children].find((c) => c.localName === 'body');
-        for (const child of scrolled ? scrolled.children : []) {
-          if (!child.style || !child.style.transform) continue;
-          // Its translation undone (restoreScrollPosition moved it by -x, -y); an identity left
-          // over goes, since any transform would hold the page's fixed elements.
-          const m = new DOMMatrix(child.style.transform);
-          m.e += x;
-          m.f += y;
-          child.style.transform = m.isIdentity ? '' : m.toString();
-        }
-      },
-      filter: (node) => !(node.nodeType === 1 && node.hasAttribute('data-pp-ring')),
-      timeout: ASSET_MS,
-    });
+    const { keep, cuts } = cutPlan();
+    // The parents of left-out elements carry a mark for as long as the page is cloned, so their
+    // clones can be found to take the stand-ins.
+    const marked = [...cuts.keys()];
+    marked.forEach((el, i) => el.setAttribute(CUT, String(i)));
+    const standIns = [...cuts.values()];
+    const unmark = () => marked.forEach((el) => el.removeAttribute(CUT));
+    try {
+      return await lib.domToCanvas(html, {
+        width: innerWidth,
+        height: innerHeight,
+        scale: 1,
+        backgroundColor: canvasColor(),
+        // The whole document, moved up and left by the scroll: the picture's box is the viewport.
+        // `top`, not a transform, so position:fixed elements stay where the viewer sees them. The
+        // root keeps its children's margins inside it, as the real root does (in the picture it is
+        // an element like any other, which a first heading's margin would push down, and every
+        // box placed against it with it).
+        style: { ...(getComputedStyle(html).display === 'block' ? { display: 'flow-root' } : {}), position: 'relative', top: `${-y}px`, left: `${-x}px`, height: `${Math.max(html.scrollHeight, innerHeight + y)}px` },
+        // Scrolled boxes inside the page show what they show the viewer...
+        features: { restoreScrollPosition: true },
+        onCloneNode: (root) => {
+          unmark();
+          putStandIns(root, standIns);
+          // ...but the page's own scroll is already in `top`: the library's transform for it goes.
+          if (!x && !y) return;
+          const scrolled = scroller === html ? root : [...root.children].find((c) => c.localName === 'body');
+          for (const child of scrolled ? scrolled.children : []) {
+            if (!child.style || !child.style.transform) continue;
+            // Its translation undone (restoreScrollPosition moved it by -x, -y); an identity left
+            // over goes, since any transform would hold the page's fixed elements.
+            const m = new DOMMatrix(child.style.transform);
+            m.e += x;
+            m.f += y;
+            child.style.transform = m.isIdentity ? '' : m.toString();
+          }
+        },
+        // What is in view, and all of shadow trees and same-origin frames (not in the plan's
+        // look through the document): never the ring.
+        filter: (node) => node.nodeType !== 1 || (!node.hasAttribute('data-pp-ring') && (keep.has(node) || node.getRootNode() !== document)),
+        timeout: ASSET_MS,
+      });
+    } finally {
+      unmark();
+    }
   }
 
   /** The canvas as `type`; a SecurityError when the canvas is tainted. */
@@ -169,10 +315,10 @@
     }
   }
 
-  /** A capture's answer, 'failed' when it takes longer than CAPTURE_MS: the frame never hangs the room. */
-  function captureWithin(maxBytes) {
+  /** A capture's answer, 'failed' when it takes longer than `budget` ms: the frame never hangs the room. */
+  function captureWithin(maxBytes, budget) {
     let timer;
-    const late = new Promise((resolve) => (timer = setTimeout(() => resolve({ ok: false, note: 'failed' }), CAPTURE_MS)));
+    const late = new Promise((resolve) => (timer = setTimeout(() => resolve({ ok: false, note: 'failed' }), budget)));
     return Promise.race([capture(maxBytes).catch(() => ({ ok: false, note: 'failed' })), late]).finally(() => clearTimeout(timer));
   }
 
@@ -187,10 +333,11 @@
     } else if (message.type === 'pp:capture') {
       const { nonce } = message;
       const maxBytes = Number(message.maxBytes) > 0 ? Number(message.maxBytes) : Infinity;
-      send({ type: 'pp:capture-ack', nonce });
+      const budget = budgetMs();
+      send({ type: 'pp:capture-ack', nonce, budgetMs: budget });
       // The screen the viewer was on when they asked, whatever happens while the picture renders.
       const screen = screenNow();
-      captureWithin(maxBytes).then((answer) => send({ ...answer, type: 'pp:captured', nonce, screen }));
+      captureWithin(maxBytes, budget).then((answer) => send({ ...answer, type: 'pp:captured', nonce, screen }));
     }
   });
 

@@ -1,8 +1,8 @@
 import { buffer } from 'node:stream/consumers';
 import { promisify } from 'node:util';
-import { withHeadTag, type HtmlHead } from './frame-helper-tag.js';
+import { HeadTagSplicer, withHeadTag, type HtmlHead } from './frame-helper-tag.js';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import { contentTypeOf } from '../../core/content-type.js';
 import type { Storage } from '../../core/storage.js';
@@ -16,14 +16,15 @@ type IndexEntry = { size: number; etag: string };
 export type FileIndex = Map<string, IndexEntry>;
 
 export type Found =
-  /** `whole`: sent whole, never as a range (a document the room added its helper to). */
-  | { kind: 'file'; path: string; entry: IndexEntry; type: string; whole?: true }
+  /** `whole`: sent whole, never as a range (a document the room added its helper to, `tagged`). */
+  | { kind: 'file'; path: string; entry: IndexEntry; type: string; whole?: true; tagged?: true }
   | { kind: 'folder'; location: string }
   | { kind: 'missing' };
 
 export type Body =
   | { kind: 'buffer'; bytes: Buffer; encoding: 'br' | 'gzip' | null }
-  | { kind: 'stream'; stream: Readable; size: number; range: { start: number; end: number } | null };
+  /** `size` null: a document with the helper streamed in, its length not known ahead. */
+  | { kind: 'stream'; stream: Readable; size: number | null; range: { start: number; end: number } | null };
 
 const compressible = /^(text\/|application\/(javascript|json|xml|manifest\+json|wasm)|image\/svg\+xml)/;
 const brotli = promisify(brotliCompress);
@@ -31,8 +32,9 @@ const gzipped = promisify(gzip);
 
 export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number; cachedFileBytes?: number; htmlHead?: HtmlHead } = {}) {
   const cachedFileBytes = opts.cachedFileBytes ?? 2 * 1024 * 1024;
-  // HTML documents small enough to be held get the helper; larger ones stream as they are.
-  const takesHead = (type: string, size: number) => Boolean(opts.htmlHead) && /^text\/html/.test(type) && size <= cachedFileBytes;
+  // HTML documents loaded as documents (a frame, a window) get the helper: held when small,
+  // streamed with it when large. An app's own fetch of an HTML file gets the file as it is.
+  const takesHead = (type: string, document: boolean) => Boolean(opts.htmlHead) && document && /^text\/html/.test(type);
   const indexes = new LRUCache<string, FileIndex>({ max: 500 });
   const loading = new Map<string, Promise<FileIndex>>();
   const bytes = new LRUCache<string, Buffer>({ maxSize: opts.cacheBytes ?? 256 * 1024 * 1024, sizeCalculation: (b) => Math.max(1, b.length) });
@@ -55,7 +57,7 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
   }
 
   /** What a URL path names in the build: a file, a folder (served by its index.html), or nothing. */
-  async function find(buildId: string, urlPath: string): Promise<Found> {
+  async function find(buildId: string, urlPath: string, ask: { document: boolean } = { document: true }): Promise<Found> {
     let path: string;
     try {
       path = decodeURIComponent(urlPath);
@@ -70,7 +72,7 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
     if (entry) {
       const type = contentTypeOf(asFile);
       // A document with the helper in it is not the stored file: its own ETag, and no ranges.
-      if (takesHead(type, entry.size)) return { kind: 'file', path: asFile, entry: { ...entry, etag: entry.etag.replace(/"?$/, '-h1"') }, type, whole: true };
+      if (takesHead(type, ask.document)) return { kind: 'file', path: asFile, entry: { ...entry, etag: entry.etag.replace(/"?$/, '-h2"') }, type, whole: true, tagged: true };
       return { kind: 'file', path: asFile, entry, type };
     }
     // A folder asked for without its slash is sent to it, so the page's relative links resolve.
@@ -78,23 +80,23 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
     return { kind: 'missing' };
   }
 
-  async function cachedBytes(buildId: string, path: string): Promise<Buffer> {
-    const key = `${buildId}/${path}`;
+  async function cachedBytes(buildId: string, path: string, tagged: boolean): Promise<Buffer> {
+    const key = `${buildId}/${path}${tagged ? '#h' : ''}`;
     const hit = bytes.get(key);
     if (hit) return hit;
     const object = await storage.get(buildFilesPrefix(buildId) + path);
     if (!object) throw new Error(`build file vanished from the store: ${key}`);
     const stored = await buffer(object.body);
-    const whole = opts.htmlHead && takesHead(contentTypeOf(path), stored.length) ? withHeadTag(stored, opts.htmlHead()) : stored;
+    const whole = tagged && opts.htmlHead ? withHeadTag(stored, opts.htmlHead()) : stored;
     bytes.set(key, whole);
     return whole;
   }
 
-  async function compressed(buildId: string, path: string, encoding: 'br' | 'gzip'): Promise<Buffer> {
-    const key = `${buildId}/${path}#${encoding}`;
+  async function compressed(buildId: string, path: string, tagged: boolean, encoding: 'br' | 'gzip'): Promise<Buffer> {
+    const key = `${buildId}/${path}${tagged ? '#h' : ''}#${encoding}`;
     const hit = bytes.get(key);
     if (hit) return hit;
-    const plain = await cachedBytes(buildId, path);
+    const plain = await cachedBytes(buildId, path, tagged);
     // Quality 5 brotli: within a few percent of the best size at a fraction of the time, once per file.
     const packed = encoding === 'br'
       ? await brotli(plain, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_SIZE_HINT]: plain.length } })
@@ -110,14 +112,16 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
   async function body(buildId: string, file: Extract<Found, { kind: 'file' }>, ask: { acceptEncoding?: string; range: { start: number; end: number } | null }): Promise<Body> {
     const small = file.entry.size <= cachedFileBytes;
     const encoding = !ask.range && file.entry.size > 512 && compressible.test(file.type) ? pickEncoding(ask.acceptEncoding) : null;
+    const tagged = Boolean(file.tagged);
     if (small) {
-      if (encoding) return { kind: 'buffer', bytes: await compressed(buildId, file.path, encoding), encoding };
-      const whole = await cachedBytes(buildId, file.path);
+      if (encoding) return { kind: 'buffer', bytes: await compressed(buildId, file.path, tagged, encoding), encoding };
+      const whole = await cachedBytes(buildId, file.path, tagged);
       return { kind: 'buffer', bytes: ask.range ? whole.subarray(ask.range.start, ask.range.end + 1) : whole, encoding: null };
     }
     const range = ask.range ? `bytes=${ask.range.start}-${ask.range.end}` : undefined;
     const object = await storage.get(buildFilesPrefix(buildId) + file.path, range);
     if (!object) throw new Error(`build file vanished from the store: ${buildId}/${file.path}`);
+    if (tagged && opts.htmlHead) return { kind: 'stream', stream: pipeline(object.body, headTagged(opts.htmlHead()), () => {}), size: null, range: null };
     return { kind: 'stream', stream: object.body, size: object.size, range: ask.range };
   }
 
@@ -125,6 +129,21 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
 }
 
 export type StaticFiles = ReturnType<typeof createStaticFiles>;
+
+/** A large document streamed with the helper's tag spliced in, held only until its place is found. */
+function headTagged(tag: string): Transform {
+  const splicer = new HeadTagSplicer(tag);
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      for (const piece of splicer.push(chunk)) this.push(piece);
+      done();
+    },
+    flush(done) {
+      for (const piece of splicer.end()) this.push(piece);
+      done();
+    },
+  });
+}
 
 function pickEncoding(accept: string | undefined): 'br' | 'gzip' | null {
   if (!accept) return null;

@@ -6,9 +6,13 @@
 window.ppVoice = (room) => {
   'use strict';
   const voice = room.data.voice;
-  /** How long the frame has to take the ask, then to send its picture. */
+  /**
+   * How long the frame has to take the ask, then to send its picture: 10 s, or the budget the
+   * frame says in its ack (it grows with the app's DOM) and 2 s more, 40 s at most.
+   */
   const ackMs = 2000;
   const captureMs = 10000;
+  const captureMaxMs = 40000;
 
   // --- What the frames say: the screen each app shows, and pictures asked for.
   const screens = {};
@@ -24,7 +28,7 @@ window.ppVoice = (room) => {
     }
     const waiting = message.nonce && captures.get(message.nonce);
     if (!waiting || waiting.app !== app) return;
-    if (message.type === 'pp:capture-ack') waiting.ack();
+    if (message.type === 'pp:capture-ack') waiting.ack(message);
     if (message.type === 'pp:captured') waiting.done(message);
   });
   // A page says where it is as it gets ready, before its load event: a page that loaded without
@@ -49,10 +53,16 @@ window.ppVoice = (room) => {
         resolve(answer);
       };
       const noAck = setTimeout(() => { if (!acked) done({ note: 'no-answer' }); }, ackMs);
-      const late = setTimeout(() => done({ note: 'timeout' }), captureMs);
+      let late = setTimeout(() => done({ note: 'timeout' }), captureMs);
       captures.set(nonce, {
         app,
-        ack: () => { acked = true; },
+        ack: (m) => {
+          acked = true;
+          const budget = Number(m.budgetMs);
+          if (!(budget > 0)) return;
+          clearTimeout(late);
+          late = setTimeout(() => done({ note: 'timeout' }), Math.min(captureMaxMs, budget + 2000));
+        },
         done: (m) => {
           if (typeof m.screen === 'string') screens[app] = m.screen;
           done(m.ok && m.blob ? { blob: m.blob, type: m.imageType || m.blob.type } : { note: m.note || 'failed' });
@@ -281,17 +291,29 @@ window.ppVoice = (room) => {
     commentsPanel.querySelector('.close').addEventListener('click', () => closeComments());
     room.onShow(() => { if (!commentsPanel.hidden) startCommenting(); });
     commentForm.querySelector('.cancel').addEventListener('click', () => startCommenting());
+    // Why a comment went without its picture, in the viewer's words (the note is stored with it).
+    const withoutPicture = {
+      'no-answer': 'the app did not answer',
+      timeout: 'the app did not answer in time',
+      blocked: "the app's own security policy stops it",
+      tainted: 'the app shows images from elsewhere that cannot be copied',
+      'too-large': 'it was too large',
+      failed: 'it could not be made',
+    };
     commentForm.addEventListener('submit', async (event) => {
       event.preventDefault();
       if (!pin || commentForm.dataset.sending) return;
       const error = commentForm.querySelector('.error');
       const body = commentForm.elements.body.value.trim();
       if (!body) { error.textContent = 'Write your comment first.'; return; }
+      // This comment's pin, whatever the viewer does while it is sent (another tab, a story
+      // step, a new pin: each drops the layer's pin).
+      const sent = pin;
       commentForm.dataset.sending = '1';
       const outcome = commentsPanel.querySelector('.comment-outcome');
       outcome.textContent = 'Sending…';
       try {
-        const picture = await pin.picture;
+        const picture = await sent.picture;
         let screenshot = null;
         let screenshotNote = picture.note || null;
         if (picture.blob) {
@@ -299,7 +321,7 @@ window.ppVoice = (room) => {
           else screenshot = { type: picture.type, data: await base64Of(picture.blob) };
         }
         const res = await room.post('comments', {
-          appId: pin.app, screen: screens[pin.app] || room.appPath(pin.app), body, position: pin.position, area: pin.area, device: pin.device, screenshot, screenshotNote,
+          appId: sent.app, screen: screens[sent.app] || room.appPath(sent.app), body, position: sent.position, area: sent.area, device: sent.device, screenshot, screenshotNote,
         });
         const answer = await res.json().catch(() => ({}));
         if (!res.ok) {
@@ -307,14 +329,19 @@ window.ppVoice = (room) => {
           error.textContent = (answer.issues && answer.issues[0] && answer.issues[0].message) || answer.detail || answer.error || 'Your comment did not go through.';
           return;
         }
-        commentForm.elements.body.value = '';
-        outcome.textContent = answer.recorded ? 'Sent. Thank you.' : 'Preview: not recorded.';
+        if (commentForm.elements.body.value.trim() === body) commentForm.elements.body.value = '';
+        const note = answer.comment && answer.comment.screenshotNote;
+        outcome.textContent = !answer.recorded ? 'Preview: not recorded.'
+          : note && withoutPicture[note] ? `Sent without a picture: ${withoutPicture[note]}. Thank you.` : 'Sent. Thank you.';
         if (answer.recorded) {
           voice.comments.push({ ...answer.comment, reply: null, repliedAt: null, from: null });
           renderMine();
         }
-        startCommenting();
+        if (pin === sent) startCommenting();
         if (answer.askEmail) askEmail();
+      } catch {
+        // The connection dropped, or anything else: the viewer is told, never left on "Sending…".
+        outcome.textContent = 'Your comment did not go through. Try again.';
       } finally {
         delete commentForm.dataset.sending;
       }

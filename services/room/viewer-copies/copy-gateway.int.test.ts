@@ -198,7 +198,8 @@ describe("a copy's response headers", () => {
     const opened = await hit(platform, '/page', { host: v.host, jar: v.jar, headers: { accept: 'text/html,application/xhtml+xml', 'accept-encoding': 'gzip, br' } });
     expect(opened.status).toBe(200);
     expect(opened.text).toBe(`<!doctype html><html><head>${tag}<title>Demo</title></head><body><button id="go">Go</button></body></html>`);
-    expect(Number(opened.headers['content-length'])).toBe(opened.body.length);
+    // Streamed with the tag in: another length than the copy's, told by the chunks.
+    expect(opened.headers['content-length']).toBeUndefined();
     expect(opened.headers.etag).toBeUndefined();
     // A fetch of the same address gets the copy's own bytes.
     const fetched = await hit(platform, '/page', { host: v.host, jar: v.jar, headers: { accept: '*/*' } });
