@@ -10,8 +10,9 @@ import type { Db } from '../core/db.js';
 //   crashes            copies that exited or were OOM-killed after they answered health (issue 13;
 //                      a 'stop' event whose detail is exited or oom)
 //   heldBack           viewers who waited in the high-demand queue
-//   medianColdStartMs  median of viewer-asked → health 200 for copies a viewer waited on (warm
-//                      hand-offs are not cold starts and are left out); null when none
+//   medianColdStartMs  median of asked → health 200 over every copy started, warm ones included
+//                      (a viewer's copy from their ask, a warm copy from its reservation; issue
+//                      29, item 7); null when none
 
 export interface ContainerUsage {
   month: string;
