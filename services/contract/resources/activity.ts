@@ -12,6 +12,8 @@ export const Visit = z.object({
   endedAt: DateTime.nullable(),
   /** Seconds per app and page, by key. */
   time: z.record(z.string(), z.number().int()),
+  /** The keys of `time` → the app's name or the page's title (absent when it has none any more). */
+  names: z.record(z.string(), z.string()),
 });
 export type Visit = z.infer<typeof Visit>;
 
