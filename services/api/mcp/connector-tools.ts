@@ -22,7 +22,7 @@ export const connectorTools: Record<Operation, ToolChoice> = {
 
   emailSignIn: signIn, emailCheck: signIn, emailVerify: signIn, deviceStart: signIn, deviceApprove: signIn, deviceToken: signIn, logout: signIn,
   passkeySignInOptions: signIn, passkeySignIn: signIn, providerStart: signIn, providerCallback: signIn,
-  passkeys: ownSecurity, passkeyRegisterOptions: ownSecurity, registerPasskey: ownSecurity, removePasskey: ownSecurity,
+  passkeys: ownSecurity, passkeyRegisterOptions: ownSecurity, registerPasskey: ownSecurity, removePasskey: ownSecurity, renamePasskey: ownSecurity,
 
   whoami: tool('whoami', 'Start here: who the connection acts for and in which workspace.'),
   setName: ownSecurity,

@@ -71,8 +71,8 @@ export function ConnectorSection() {
             {tokens.map((t) => (
               <li key={t.id}>
                 <div className="what">
-                  <strong>{t.userAgent?.startsWith('connector: ') ? t.userAgent.slice('connector: '.length) : 'Connector token'}</strong>
-                  <span className="muted">Created <Time at={t.createdAt} />, expires <Time at={t.expiresAt} /></span>
+                  <strong>{t.connectorName ?? 'Connector token'}</strong>{t.readOnly && <> <span className="badge">Read-only</span></>}
+                  <span className="muted">Created <Time at={t.createdAt} />, {t.lastUsedAt ? <>last used <Time at={t.lastUsedAt} /></> : 'not used yet'}, expires <Time at={t.expiresAt} /></span>
                 </div>
                 <button type="button" className="secondary" onClick={() => revoke.mutate({ params: { sessionId: t.id } })} disabled={revoke.isPending}>
                   Revoke<span className="sr-only"> token</span>

@@ -7,6 +7,7 @@ import { Confirm } from '../../ui/Confirm.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { Section } from '../../ui/Page.js';
 import { Time } from '../../ui/Time.js';
+import type { Passkey } from '../../../../contract/resources/account.js';
 
 // The ways into the account: emailed links (always), passkeys, and the providers the operator set
 // up. A passkey is made here by the browser's authenticator; connecting a provider sends the
@@ -21,6 +22,7 @@ export function SignInSection() {
   const passkeys = useOp('passkeys');
   const signIns = useOp('signIns');
   const [removing, setRemoving] = useState<string | null>(null);
+  const [newName, setNewName] = useState('');
   const add = useAction(async () => {
     const optionsJSON = await api.call('passkeyRegisterOptions');
     let response;
@@ -29,7 +31,10 @@ export function SignInSection() {
     } catch (error) {
       throw new NoPasskey(`No passkey was made: ${error instanceof Error ? error.message : String(error)}. Try again when your device asks.`);
     }
-    return api.call('registerPasskey', { body: { response: response as never } });
+    const name = newName.trim();
+    const list = await api.call('registerPasskey', { body: { response: response as never, ...(name ? { name } : {}) } });
+    setNewName('');
+    return list;
   });
   const remove = useChange('removePasskey', () => setRemoving(null));
   const connect = useAction(async (provider: string) => {
@@ -44,24 +49,18 @@ export function SignInSection() {
 
       <div className="card-head">
         <h3>Passkeys{passkeys.data ? ` (${passkeys.data.length})` : ''}</h3>
-        <button type="button" onClick={() => add.mutate(undefined)} disabled={add.isPending}>{add.isPending ? 'Waiting for your device…' : 'Add a passkey'}</button>
       </div>
+      <form className="row" onSubmit={(e) => { e.preventDefault(); add.mutate(undefined); }}>
+        <label className="sr-only" htmlFor="passkey-name">Name of the new passkey</label>
+        <input id="passkey-name" value={newName} onChange={(e) => setNewName(e.target.value)} maxLength={60} placeholder="Its name, e.g. Work laptop (optional)" />
+        <button type="submit" disabled={add.isPending}>{add.isPending ? 'Waiting for your device…' : 'Add a passkey'}</button>
+      </form>
       <Refusal error={add.error} retry={() => add.mutate(undefined)} />
       {add.isSuccess && <p className="ok" role="status">Passkey added. Next time, choose "Sign in with a passkey".</p>}
       <Async query={passkeys} lines={2} empty={<p>No passkey yet. Add one to sign in without waiting for an email.</p>}>
         {(list) => (
           <ul className="account-list" aria-label="Passkeys">
-            {list.map((p, i) => (
-              <li key={p.id}>
-                <div className="what">
-                  <strong>Passkey {i + 1} {p.backedUp ? <span className="badge ok">Synced</span> : <span className="badge">This device only</span>}</strong>
-                  <span className="muted">Added <Time at={p.createdAt} />, {p.lastUsedAt ? <>last used <Time at={p.lastUsedAt} /></> : 'not used yet'}</span>
-                </div>
-                <button type="button" className="secondary" onClick={() => { remove.reset(); setRemoving(p.id); }}>
-                  Remove<span className="sr-only"> passkey {i + 1}</span>
-                </button>
-              </li>
-            ))}
+            {list.map((p, i) => <PasskeyItem key={p.id} passkey={p} label={p.name ?? `Passkey ${i + 1}`} onRemove={() => { remove.reset(); setRemoving(p.id); }} />)}
           </ul>
         )}
       </Async>
@@ -98,5 +97,35 @@ export function SignInSection() {
       <Refusal error={disconnect.error} retry={() => disconnect.variables && disconnect.mutate(disconnect.variables)} />
       <Refusal error={connect.error} retry={() => connect.variables && connect.mutate(connect.variables)} />
     </Section>
+  );
+}
+
+/** One passkey: its name (renamed in place) and when it was added and last used. */
+function PasskeyItem({ passkey: p, label, onRemove }: { passkey: Passkey; label: string; onRemove: () => void }) {
+  const [name, setName] = useState<string | null>(null);
+  const rename = useChange('renamePasskey', () => setName(null));
+  return (
+    <li>
+      <div className="what">
+        {name === null ? (
+          <strong>{label} {p.backedUp ? <span className="badge ok">Synced</span> : <span className="badge">This device only</span>}</strong>
+        ) : (
+          <form className="row" onSubmit={(e) => { e.preventDefault(); rename.mutate({ params: { passkeyId: p.id }, body: { name } }); }}>
+            <label className="sr-only" htmlFor={`passkey-${p.id}`}>New name of {label}</label>
+            <input id={`passkey-${p.id}`} value={name} onChange={(e) => setName(e.target.value)} maxLength={60} autoFocus />
+            <button type="submit" disabled={!name.trim() || rename.isPending}>Save name</button>
+            <button type="button" className="secondary" onClick={() => setName(null)}>Cancel</button>
+          </form>
+        )}
+        <span className="muted">Added <Time at={p.createdAt} />, {p.lastUsedAt ? <>last used <Time at={p.lastUsedAt} /></> : 'not used yet'}</span>
+        <Refusal error={rename.error} />
+      </div>
+      {name === null && (
+        <div className="row">
+          <button type="button" className="secondary" onClick={() => { rename.reset(); setName(p.name ?? ''); }}>Rename<span className="sr-only"> {label}</span></button>
+          <button type="button" className="secondary" onClick={onRemove}>Remove<span className="sr-only"> {label}</span></button>
+        </div>
+      )}
+    </li>
   );
 }
