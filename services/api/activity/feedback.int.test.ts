@@ -172,6 +172,24 @@ describe('the inbox', () => {
     expect(await owner.client.call('removeScreenshot', { params: { commentId } })).toEqual(removed);
   });
 
+  it('lists each comment with its app name, screenshot note and email, as getFeedback says them: one read for the inbox (issue 29, item 7)', async () => {
+    const { owner, project, commentId, post } = await roomWithComment();
+    // A second comment, without a picture for a reason.
+    const sent = await post('comments', {
+      appId: 'web', screen: '/', body: 'It went black.', position: { x: 0.1, y: 0.1 }, area: null, device: 'laptop', screenshot: null, screenshotNote: 'no-answer',
+    });
+    expect(sent.status).toBe(200);
+    await owner.client.call('removeScreenshot', { params: { commentId } });
+    const list = await owner.client.call('listFeedback', { params: { projectId: project.id } });
+    expect(list.map((c) => [c.body, c.appName, c.screenshotNote, c.viewerEmail])).toEqual([
+      ['It went black.', 'Website', 'no-answer', null], ['Is this the yearly price?', 'Website', 'removed', null],
+    ]);
+    for (const c of list) {
+      const detail = await owner.client.call('getFeedback', { params: { commentId: c.id } });
+      expect([c.appName, c.screenshotNote, c.viewerEmail]).toEqual([detail.appName, detail.screenshotNote, detail.viewer?.email ?? null]);
+    }
+  });
+
   it('keeps answers and comments after the link is revoked', async () => {
     const { owner, project, link } = await roomWithComment();
     await owner.client.call('revokeLink', { params: { linkId: link.id } });
