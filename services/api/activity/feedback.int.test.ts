@@ -235,6 +235,24 @@ describe('the tour', () => {
     expect(tour.steps.map((s) => s.result)).toEqual(['nothing-to-run', 'not-reported']);
   });
 
+  it('gives each build its state and problems: the manifest\'s notes and the steps its rehearsal saw fail (issue 29, item 7)', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const project = await person.client.call('createProject', { body: { slug: uniqueSlug('tr'), name: 'Tour' } });
+    const params = { projectId: project.id };
+    const { story: _story, ...noStory } = manifest;
+    const plain = await person.client.call('createBuild', { params, body: { uploadId: await upload(person, project.id), manifest: noStory as never } });
+    expect(plain).toMatchObject({ state: 'ready', problems: [{ code: 'no-story', message: expect.any(String) }] });
+    const failing = await person.client.call('createBuild', {
+      params, body: { uploadId: await upload(person, project.id), manifest: manifest as never, rehearsal: rehearsal([{ id: 'home', result: 'passed' }, { id: 'more', result: 'failed' }]) },
+    });
+    expect(failing.problems).toEqual([{ code: 'rehearsal-failed', message: expect.stringContaining('more') }]);
+    await person.client.call('makeLive', { params: { ...params, buildId: failing.id } });
+    const listed = await person.client.call('listBuilds', { params });
+    expect(listed.map((b) => [b.id, b.state, b.problems.map((p) => p.code)])).toEqual([[failing.id, 'live', ['rehearsal-failed']], [plain.id, 'ready', ['no-story']]]);
+    const history = await person.client.call('buildHistory', { params });
+    expect(history.map((b) => b.state)).toEqual(['live', 'ready']);
+  });
+
   it('refuses a rehearsal that names a step the manifest does not have, or one step twice, and makes no build', async () => {
     const person = await platform.person({ plan: 'solo' });
     const project = await person.client.call('createProject', { body: { slug: uniqueSlug('tr'), name: 'Tour' } });
