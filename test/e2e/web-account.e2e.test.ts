@@ -176,7 +176,7 @@ it('adds a passkey on the account page, signs out, and signs in with it on /logi
     expect((await person.client.call('passkeys')).map((p) => p.name)).toEqual(['Work laptop']);
     await page.getByRole('button', { name: 'Rename Work laptop' }).click();
     await page.getByLabel('New name of Work laptop').fill('Home laptop');
-    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('button', { name: 'Save name of Work laptop' }).click();
     await page.getByRole('button', { name: 'Remove Home laptop' }).waitFor();
     expect((await person.client.call('passkeys')).map((p) => p.name)).toEqual(['Home laptop']);
 

@@ -113,8 +113,8 @@ function PasskeyItem({ passkey: p, label, onRemove }: { passkey: Passkey; label:
           <form className="row" onSubmit={(e) => { e.preventDefault(); rename.mutate({ params: { passkeyId: p.id }, body: { name } }); }}>
             <label className="sr-only" htmlFor={`passkey-${p.id}`}>New name of {label}</label>
             <input id={`passkey-${p.id}`} value={name} onChange={(e) => setName(e.target.value)} maxLength={60} autoFocus />
-            <button type="submit" disabled={!name.trim() || rename.isPending}>Save name</button>
-            <button type="button" className="secondary" onClick={() => setName(null)}>Cancel</button>
+            <button type="submit" disabled={!name.trim() || rename.isPending}>Save name<span className="sr-only"> of {label}</span></button>
+            <button type="button" className="secondary" onClick={() => setName(null)}>Cancel<span className="sr-only"> renaming {label}</span></button>
           </form>
         )}
         <span className="muted">Added <Time at={p.createdAt} />, {p.lastUsedAt ? <>last used <Time at={p.lastUsedAt} /></> : 'not used yet'}</span>
