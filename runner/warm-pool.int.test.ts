@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSql } from '../services/core/db.js';
+import { containerUsage } from '../services/data/container-usage.sql.js';
+import { usage } from '../workers/usage-rollup/usage.job.js';
+import type { WorkerDeps } from '../workers/worker-deps.js';
 import { testEnv } from '../test/support/services.js';
 import { demoBundle } from './test-support/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from './test-support/seed.js';
@@ -50,6 +53,22 @@ describe('warm pool', () => {
     });
     expect(refill).toHaveLength(1);
     await runner.client.leave(session);
+  });
+
+  it('counts the warm copies\' starts in the median cold start, live and in the monthly roll-up (issue 29, item 7)', async () => {
+    // Every viewer of a paid plan takes a warm copy: before, none of those starts counted and
+    // Usage said "Median cold start —" while the runner logged each one.
+    await eventually(async () => (await warmCopies()).some((w) => w.state === 'warm'));
+    const [timed] = await runner.sql<{ coldStartMs: number }[]>`
+      select cold_start_ms from runner_copies where build_id = ${build.buildId} and origin = 'warm' and ready_at is not null order by ready_at limit 1`;
+    expect(timed.coldStartMs).toBeGreaterThan(0);
+    const live = await containerUsage(runner.sql, build.workspaceId);
+    expect(live.runs).toBeGreaterThanOrEqual(2);
+    expect(live.medianColdStartMs).toBeGreaterThan(0);
+    await usage({ sql: runner.sql, log: { info: () => {} } } as unknown as WorkerDeps);
+    const [rolled] = await runner.sql<{ medianColdStartMs: number | null }[]>`
+      select median_cold_start_ms from usage_months where workspace_id = ${build.workspaceId}`;
+    expect(rolled.medianColdStartMs).toBe(live.medianColdStartMs);
   });
 
   it('gives the warm copy up when its build is no longer live', async () => {

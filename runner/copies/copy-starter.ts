@@ -85,7 +85,8 @@ export async function startCopy(ctx: RunnerContext, row: CopyRow, opts: StartOpt
     });
     mark('healthy');
     const coldStartMs = Date.now() - t0;
-    const ready = await markReady(ctx, row, { host: state.address, port, coldStartMs, phases });
+    // An adopted start was timed by the process that died, not this one: no figure is better than a wrong one.
+    const ready = await markReady(ctx, row, { host: state.address, port, coldStartMs: opts.adoptContainer ? null : coldStartMs, phases });
     if (!ready) throw new Withdrawn('ended while starting');
     if (row.origin === 'viewer' && !opts.adoptContainer) coldStart.observe(coldStartMs / 1000);
     ctx.failures.delete(row.buildId);
@@ -109,7 +110,7 @@ export async function startCopy(ctx: RunnerContext, row: CopyRow, opts: StartOpt
 const labelsOfSpec = (row: CopyRow) => ({ copyId: row.id, buildId: row.buildId, projectId: row.projectId, workspaceId: row.workspaceId, runnerId: row.runnerId });
 
 /** Healthy: the viewer's copy runs, or a warm copy joins the pool (whichever it is by now: a viewer may have claimed it while it started). */
-async function markReady(ctx: RunnerContext, row: CopyRow, r: { host: string; port: number; coldStartMs: number; phases: Record<string, number> }): Promise<CopyRow | null> {
+async function markReady(ctx: RunnerContext, row: CopyRow, r: { host: string; port: number; coldStartMs: number | null; phases: Record<string, number> }): Promise<CopyRow | null> {
   return ctx.sql.begin(async (tx) => {
     const [ready] = await tx<CopyRow[]>`
       update runner_copies set
@@ -119,8 +120,10 @@ async function markReady(ctx: RunnerContext, row: CopyRow, r: { host: string; po
       where id = ${row.id} and state = 'starting'
       returning *`;
     if (!ready) return null;
-    // Only a copy a viewer waited for has a cold start the viewer saw.
-    await insertEvent(tx, ready, 'ready', { coldStartMs: row.origin === 'viewer' ? r.coldStartMs : null });
+    // Every copy's start counts, warm ones too (issue 29, item 7): on a paid plan nearly every
+    // viewer takes a warm copy, and counting only the viewers' own starts left the figure empty
+    // while the runner timed each start. The viewer's wait on a warm hand-off is not a start.
+    await insertEvent(tx, ready, 'ready', { coldStartMs: r.coldStartMs });
     return ready;
   }) as Promise<CopyRow | null>;
 }

@@ -6,7 +6,7 @@ import { quietSeconds } from './visits.sql.js';
  * The project's visits, newest first (spec 2.5). A visit whose shell went quiet shows as ended at
  * its last beacon even before anything closed it. Previews record none.
  */
-export async function visitsOf(sql: Sql, projectId: string): Promise<Visit[]> {
+export async function visitsOf(sql: Sql, projectId: string): Promise<Omit<Visit, 'names'>[]> {
   const rows = await sql<{ id: string; linkId: string | null; viewerName: string | null; startedAt: Date; endedAt: Date | null; time: string }[]>`
     select id, link_id, viewer_name, started_at,
            coalesce(ended_at, case when last_seen_at < now() - make_interval(secs => ${quietSeconds}) then last_seen_at end) as ended_at,

@@ -41,6 +41,8 @@ export interface CommentRow {
   repliedBy: string | null;
   /** The replying member's display name (joined). */
   replierName: string | null;
+  /** The name of the app it was made on, in the manifest of the build it was made on (joined). */
+  appName: string | null;
   createdAt: Date;
 }
 
@@ -59,7 +61,9 @@ export interface NewComment {
 }
 
 const selectComment = (sql: Db) => sql`
-  select c.*, case when p.id is null then null else coalesce(nullif(p.name, ''), split_part(p.email, '@', 1)) end as replier_name
+  select c.*, case when p.id is null then null else coalesce(nullif(p.name, ''), split_part(p.email, '@', 1)) end as replier_name,
+    (select a->>'name' from builds b, jsonb_array_elements(case when jsonb_typeof(b.manifest->'apps') = 'array' then b.manifest->'apps' else '[]' end) a
+     where b.id = c.build_id and a->>'id' = c.app_id limit 1) as app_name
   from comments c left join people p on p.id = c.replied_by`;
 
 /** Stores a viewer's comment; a comment is evidence of engagement for its link. */

@@ -62,11 +62,38 @@ describe('ContainerUsage from copy events', () => {
     const { client, email } = await platform.person({ plan: 'pro' });
     const [{ workspaceId }] = await sql<{ workspaceId: string }[]>`
       select pw.workspace_id from personal_workspaces pw join people p on p.id = pw.person_id where p.email = ${email}`;
-    expect(await client.call('containerUsage', {})).toEqual({ month: new Date().toISOString().slice(0, 7), runs: 0, containerHours: 0, failedStarts: 0, crashes: 0, heldBack: 0, medianColdStartMs: null });
+    expect(await client.call('containerUsage', {})).toEqual({ month: new Date().toISOString().slice(0, 7), runs: 0, containerHours: 0, failedStarts: 0, crashes: 0, heldBack: 0, medianColdStartMs: null, projects: [] });
     const { projectId } = await workspaceWithProject(workspaceId);
     const now = Date.now();
     await copyWith(workspaceId, projectId, 'viewer', [['start', new Date(now - 36_000)], ['ready', new Date(now - 36_000), 800], ['stop', new Date(now - 18_000)]]);
     const usage = await client.call('containerUsage', {});
     expect(usage).toMatchObject({ runs: 1, containerHours: 0.005, failedStarts: 0, heldBack: 0, medianColdStartMs: 800 });
+  });
+});
+
+describe('containerUsage by project (issue 29, item 7)', () => {
+  it('splits the month\'s figures by project, with each project\'s name, most container-hours first', async () => {
+    const { client, email } = await platform.person({ plan: 'pro' });
+    const [{ workspaceId }] = await sql<{ workspaceId: string }[]>`
+      select pw.workspace_id from personal_workspaces pw join people p on p.id = pw.person_id where p.email = ${email}`;
+    const shop = await workspaceWithProject(workspaceId);
+    const blog = await workspaceWithProject(workspaceId);
+    await sql`update projects set name = 'Shop' where id = ${shop.projectId}`;
+    await sql`update projects set name = 'Blog' where id = ${blog.projectId}`;
+    const quiet = await workspaceWithProject(workspaceId);
+    const now = Date.now();
+    await copyWith(workspaceId, shop.projectId, 'viewer', [['start', new Date(now - 72_000)], ['ready', new Date(now - 72_000), 800], ['stop', new Date(now - 36_000)]]);
+    await copyWith(workspaceId, shop.projectId, 'warm', [['start', new Date(now - 40_000)], ['ready', new Date(now - 40_000), 1200], ['stop', new Date(now - 4_000)]]);
+    await copyWith(workspaceId, blog.projectId, 'viewer', [['start', new Date(now - 18_000)], ['fail', new Date(now - 9_000)]]);
+    const usage = await client.call('containerUsage', {});
+    expect(usage).toMatchObject({ runs: 2, failedStarts: 1, medianColdStartMs: 1000 });
+    expect(usage.projects).toEqual([
+      { projectId: shop.projectId, name: 'Shop', runs: 2, containerHours: 0.02, failedStarts: 0, crashes: 0, heldBack: 0, medianColdStartMs: 1000 },
+      { projectId: blog.projectId, name: 'Blog', runs: 0, containerHours: 0.0025, failedStarts: 1, crashes: 0, heldBack: 0, medianColdStartMs: null },
+    ]);
+    expect(usage.projects.map((p) => p.projectId)).not.toContain(quiet.projectId);
+    // Another workspace sees none of it.
+    const other = await platform.person({ plan: 'pro' });
+    expect((await other.client.call('containerUsage', {})).projects).toEqual([]);
   });
 });

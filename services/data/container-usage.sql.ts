@@ -10,8 +10,9 @@ import type { Db } from '../core/db.js';
 //   crashes            copies that exited or were OOM-killed after they answered health (issue 13;
 //                      a 'stop' event whose detail is exited or oom)
 //   heldBack           viewers who waited in the high-demand queue
-//   medianColdStartMs  median of viewer-asked → health 200 for copies a viewer waited on (warm
-//                      hand-offs are not cold starts and are left out); null when none
+//   medianColdStartMs  median of asked → health 200 over every copy started, warm ones included
+//                      (a viewer's copy from their ask, a warm copy from its reservation; issue
+//                      29, item 7); null when none
 
 export interface ContainerUsage {
   month: string;
@@ -62,4 +63,59 @@ export async function containerUsage(db: Db, workspaceId: string | null, at: Dat
     heldBack: counts.heldBack,
     medianColdStartMs: counts.medianColdStartMs,
   };
+}
+
+/** One project's share of a month's usage (the workspace's figures, grouped by project). */
+export interface ProjectUsage {
+  projectId: string;
+  name: string;
+  runs: number;
+  containerHours: number;
+  failedStarts: number;
+  crashes: number;
+  heldBack: number;
+  medianColdStartMs: number | null;
+}
+
+/** The month's usage of one workspace split by project, most container-hours first; projects with nothing this month are left out. */
+export async function containerUsageByProject(db: Db, workspaceId: string, at: Date = new Date()): Promise<ProjectUsage[]> {
+  const { start, end } = monthOf(at);
+  const counts = await db<Omit<ProjectUsage, 'name' | 'containerHours'>[]>`
+    select project_id,
+           count(*) filter (where kind = 'ready')::int as runs,
+           count(*) filter (where kind = 'fail')::int as failed_starts,
+           count(*) filter (where kind = 'stop' and detail in ('exited', 'oom'))::int as crashes,
+           count(*) filter (where kind = 'queued')::int as held_back,
+           round(percentile_cont(0.5) within group (order by cold_start_ms) filter (where kind = 'ready' and cold_start_ms is not null))::int as median_cold_start_ms
+    from copy_events
+    where workspace_id = ${workspaceId} and at >= ${start} and at < ${end}
+    group by project_id`;
+  // The same spans as containerUsage, summed per project.
+  const hours = await db<{ projectId: string; hours: number }[]>`
+    with spans as (
+      select project_id, kind, at, lead(at) over (partition by copy_id order by seq) as until
+      from copy_events
+      where workspace_id = ${workspaceId} and kind in ('start', 'resume', 'pause', 'stop', 'fail') and at < ${end}
+        and copy_id in (select id from runner_copies where workspace_id = ${workspaceId} and asked_at < ${end} and (ended_at is null or ended_at >= ${start}))
+    )
+    select project_id, coalesce(sum(extract(epoch from least(coalesce(until, clock_timestamp()), ${end}::timestamptz) - greatest(at, ${start}::timestamptz))), 0)::float8 / 3600 as hours
+    from spans
+    where kind in ('start', 'resume') and coalesce(until, clock_timestamp()) > ${start}
+    group by project_id`;
+  const ids = [...new Set([...counts.map((c) => c.projectId), ...hours.map((h) => h.projectId)])];
+  if (!ids.length) return [];
+  const names = new Map((await db<{ id: string; name: string }[]>`select id, name from projects where id = any(${ids}::uuid[])`).map((p) => [p.id, p.name]));
+  const hoursOf = new Map(hours.map((h) => [h.projectId, Math.round(Math.max(0, h.hours) * 10_000) / 10_000]));
+  const zero = { runs: 0, failedStarts: 0, crashes: 0, heldBack: 0, medianColdStartMs: null };
+  return ids
+    .map((projectId) => ({
+      projectId,
+      // A project deleted since keeps its usage; its name may be gone with it.
+      name: names.get(projectId) ?? 'A deleted project',
+      ...zero,
+      ...counts.find((c) => c.projectId === projectId),
+      containerHours: hoursOf.get(projectId) ?? 0,
+    }))
+    .filter((p) => p.runs + p.failedStarts + p.crashes + p.heldBack > 0 || p.containerHours > 0)
+    .sort((a, b) => b.containerHours - a.containerHours || b.runs - a.runs || a.name.localeCompare(b.name));
 }

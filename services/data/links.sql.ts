@@ -20,6 +20,8 @@ export interface LinkRow {
   revokedAt: Date | null;
   reissuedAt: Date | null;
   openedAt: Date | null;
+  /** When a visit last started through it. */
+  lastOpenedAt: Date | null;
   /** The builder's own stage, winning over `stage` (the evidence's) while set. */
   placedStage: LinkStage | null;
   placedAt: Date | null;

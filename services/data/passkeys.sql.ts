@@ -11,10 +11,11 @@ export interface PasskeyRow {
   backedUp: boolean;
   createdAt: Date;
   lastUsedAt: Date | null;
+  name: string | null;
 }
 
 // The counter is a bigint in Postgres; read as a number (authenticators count in 32 bits).
-const columns = (sql: Sql) => sql`id, person_id, credential_id, public_key, counter::float8 as counter, transports, device_type, backed_up, created_at, last_used_at`;
+const columns = (sql: Sql) => sql`id, person_id, credential_id, public_key, counter::float8 as counter, transports, device_type, backed_up, created_at, last_used_at, name`;
 
 export type ChallengePurpose = 'register' | 'sign-in';
 
@@ -48,11 +49,11 @@ export async function passkeyByCredential(sql: Sql, credentialId: string): Promi
 
 /** False when the authenticator already holds a passkey here (a credential id is registered once). */
 export async function addPasskey(sql: Sql, p: {
-  personId: string; credentialId: string; publicKey: Uint8Array; counter: number; transports: string[]; deviceType: string; backedUp: boolean;
+  personId: string; credentialId: string; publicKey: Uint8Array; counter: number; transports: string[]; deviceType: string; backedUp: boolean; name: string | null;
 }): Promise<boolean> {
   const rows = await sql`
-    insert into passkeys (person_id, credential_id, public_key, counter, transports, device_type, backed_up)
-    values (${p.personId}, ${p.credentialId}, ${Buffer.from(p.publicKey)}, ${p.counter}, ${p.transports}, ${p.deviceType}, ${p.backedUp})
+    insert into passkeys (person_id, credential_id, public_key, counter, transports, device_type, backed_up, name)
+    values (${p.personId}, ${p.credentialId}, ${Buffer.from(p.publicKey)}, ${p.counter}, ${p.transports}, ${p.deviceType}, ${p.backedUp}, ${p.name})
     on conflict (credential_id) do nothing returning id`;
   return rows.length === 1;
 }
@@ -60,6 +61,12 @@ export async function addPasskey(sql: Sql, p: {
 /** Records a sign-in with the passkey: the new signature counter and when. */
 export async function passkeyUsed(sql: Sql, id: string, counter: number, backedUp: boolean) {
   await sql`update passkeys set counter = ${counter}, backed_up = ${backedUp}, last_used_at = now() where id = ${id}`;
+}
+
+/** False when the passkey is not the person's (or is unknown). */
+export async function renamePasskeyOf(sql: Sql, personId: string, passkeyId: string, name: string): Promise<boolean> {
+  const rows = await sql`update passkeys set name = ${name} where id = ${passkeyId} and person_id = ${personId} returning id`;
+  return rows.length === 1;
 }
 
 export async function removePasskeyOf(sql: Sql, personId: string, passkeyId: string): Promise<boolean> {

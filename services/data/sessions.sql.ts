@@ -36,7 +36,13 @@ export async function createSession(sql: Sql, s: {
  * A person in no workspace is treated as signed out (null).
  */
 export async function resolveSession(sql: Sql, token: string): Promise<SessionAuth | null> {
+  // Marks the session used: at most one write a minute per session, whatever the request rate.
   const [row] = await sql<SessionAuth[]>`
+    with used as (
+      update sessions set last_used_at = now()
+      where token_hash = ${hashSecret(token)} and ended_at is null and expires_at > now()
+        and (last_used_at is null or last_used_at < now() - interval '1 minute')
+    )
     select s.id as session_id, s.person_id, s.kind, s.read_only, s.created_at as signed_in_at, m.workspace_id, m.role
     from sessions s
     join lateral (
@@ -56,6 +62,8 @@ export async function endSession(sql: Sql, sessionId: string): Promise<void> {
 export interface SessionRow {
   id: string;
   kind: SessionKind;
+  readOnly: boolean;
+  lastUsedAt: Date | null;
   signInMethod: string | null;
   userAgent: string | null;
   createdAt: Date;
@@ -65,7 +73,7 @@ export interface SessionRow {
 /** The person's live sessions (not ended, not expired), newest first. Never the token's hash. */
 export async function liveSessionsOf(sql: Sql, personId: string): Promise<SessionRow[]> {
   return sql<SessionRow[]>`
-    select id, kind, sign_in_method, user_agent, created_at, expires_at from sessions
+    select id, kind, read_only, sign_in_method, user_agent, created_at, expires_at, last_used_at from sessions
     where person_id = ${personId} and ended_at is null and expires_at > now()
     order by created_at desc, id`;
 }

@@ -18,7 +18,7 @@ export async function startVisit(tx: Db, session: RoomSessionRow, viewerName: st
     returning id`;
   await tx`update room_sessions set visit_id = ${visit.id}, last_seen_at = now() where id = ${session.id}`;
   if (session.linkId) {
-    await tx`update links set opened_at = coalesce(opened_at, now()), stage = case when stage = 'sent' then 'opened' else stage end
+    await tx`update links set opened_at = coalesce(opened_at, now()), last_opened_at = now(), stage = case when stage = 'sent' then 'opened' else stage end
              where id = ${session.linkId}`;
   }
   return visit.id;

@@ -32,6 +32,23 @@ describe('entering through a link', () => {
     expect(page.text).toContain(project.name);
   });
 
+  it('says when the link was last opened: null before, the latest visit\'s start after each entry (issue 29, item 7)', async () => {
+    const { url, person, project, link } = await roomWithLink();
+    const listed = async () => (await person.client.call('listLinks', { params: { projectId: project.id } })).find((l) => l.id === link.id)!;
+    expect(link.lastOpenedAt).toBeNull();
+    expect((await listed()).lastOpenedAt).toBeNull();
+    await enterRoom(platform, url);
+    const first = (await listed()).lastOpenedAt!;
+    expect(first).not.toBeNull();
+    // A second viewer (another browser) opens it later: the time moves on, the first opening stays in the stage.
+    await platform.deps.sql`update links set last_opened_at = last_opened_at - interval '1 hour' where id = ${link.id}`;
+    await enterRoom(platform, url, { name: 'Bo Colleague' });
+    const second = (await listed()).lastOpenedAt!;
+    expect(Date.parse(second) - (Date.parse(first) - 3_600_000)).toBeGreaterThan(1_800_000);
+    expect(Date.now() - Date.parse(second)).toBeLessThan(60_000);
+    expect((await person.client.call('journey', { params: { linkId: link.id } })).link.lastOpenedAt).toBe(second);
+  });
+
   it('moves the link to opened on first entry and starts a visit', async () => {
     const { url, person, project, link } = await roomWithLink();
     await enterRoom(platform, url);

@@ -210,10 +210,17 @@ it('adds a passkey on the account page, signs out, and signs in with it on /logi
     // The one refusal expected: the step-up below.
     const problems = watchProblems(page, [/403 .*\/api\/me\/connector-tokens/, /status of 403/]);
     await openArea(page, `${origin}/account`);
+    // Named as it is made, and renamed in place (issue 29, item 7: passkeys had no names).
+    await page.getByLabel('Name of the new passkey').fill('Work laptop');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.getByText('Passkey added.').waitFor();
-    await page.getByRole('button', { name: 'Remove passkey 1' }).waitFor();
-    expect(await person.client.call('passkeys')).toHaveLength(1);
+    await page.getByRole('button', { name: 'Remove Work laptop' }).waitFor();
+    expect((await person.client.call('passkeys')).map((p) => p.name)).toEqual(['Work laptop']);
+    await page.getByRole('button', { name: 'Rename Work laptop' }).click();
+    await page.getByLabel('New name of Work laptop').fill('Home laptop');
+    await page.getByRole('button', { name: 'Save name of Work laptop' }).click();
+    await page.getByRole('button', { name: 'Remove Home laptop' }).waitFor();
+    expect((await person.client.call('passkeys')).map((p) => p.name)).toEqual(['Home laptop']);
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(`${origin}/login`);

@@ -5,7 +5,7 @@ import { photoLimits, removePhoto, savePhoto } from './photo.service.js';
 import { revokeSession, sessionsOf, signOutEverywhere } from './sessions.service.js';
 import { clearSessionCookie } from '../routing/request-auth.js';
 import { deletable, deleteAccount } from './deletion.service.js';
-import { listPasskeys, registerPasskey, registrationOptions, removePasskey } from './passkeys.service.js';
+import { listPasskeys, registerPasskey, registrationOptions, removePasskey, renamePasskey } from './passkeys.service.js';
 import { disconnectProvider, signInsOf } from './sign-ins.service.js';
 import { sendProductFeedback } from './product-feedback.service.js';
 import { foldFeedbackTab, myPreferences, welcomeSeen } from './preferences.service.js';
@@ -69,10 +69,11 @@ export const accountHandlers: Handlers = {
   },
   registerPasskey: async ({ deps, auth, body }) => {
     requireRecentSignIn(auth, 'registerPasskey');
-    const passkeys = await registerPasskey(deps.sql, deps.config, auth.personId, body.response as never);
+    const passkeys = await registerPasskey(deps.sql, deps.config, auth.personId, body.response as never, body.name ?? null);
     await mailNewSignInMethod(deps.sql, deps.mailer, deps.config, auth.personId, 'A passkey');
     return passkeys;
   },
+  renamePasskey: ({ deps, auth, params, body }) => renamePasskey(deps.sql, auth.personId, params.passkeyId, body.name),
   removePasskey: ({ deps, auth, params }) => {
     requireRecentSignIn(auth, 'removePasskey');
     return removePasskey(deps.sql, auth.personId, params.passkeyId);

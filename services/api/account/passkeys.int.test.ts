@@ -52,6 +52,25 @@ describe('passkeys', () => {
     expect((await other.browser.call('passkeys')).map((p) => p.id)).toEqual([theirs]);
   });
 
+  it('names a passkey and renames it; a blank or long name is 400 invalid, another person\'s is 404 (issue 29, item 7)', async () => {
+    const me = await platform.person({ kind: 'web' });
+    const other = await platform.person({ kind: 'web' });
+    const mine = await storedPasskey(me);
+    const theirs = await storedPasskey(other);
+    expect((await me.browser.call('passkeys'))[0]).toMatchObject({ id: mine, name: null });
+    const renamed = await me.browser.call('renamePasskey', { params: { passkeyId: mine }, body: { name: '  Work laptop  ' } });
+    expect(renamed).toEqual([expect.objectContaining({ id: mine, name: 'Work laptop' })]);
+    for (const name of ['   ', 'x'.repeat(61)]) {
+      const r = await refusal(me.browser.call('renamePasskey', { params: { passkeyId: mine }, body: { name } }));
+      expect([r.status, r.body.error]).toEqual([400, 'invalid']);
+    }
+    for (const passkeyId of [theirs, crypto.randomUUID(), 'nope']) {
+      expect((await refusal(me.browser.call('renamePasskey', { params: { passkeyId }, body: { name: 'Mine now' } }))).status).toBe(404);
+    }
+    expect((await me.browser.call('passkeys'))[0].name).toBe('Work laptop');
+    expect((await other.browser.call('passkeys'))[0].name).toBeNull();
+  });
+
   it('gives creation options for a discoverable credential with user verification required, the RP from config', async () => {
     const me = await platform.person({ kind: 'web' });
     await storedPasskey(me);

@@ -8,7 +8,7 @@ import type { Sql } from '../../core/db.js';
 import { notFound, refused } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
 import {
-  addPasskey, keepChallenge, passkeyByCredential, passkeysOf, passkeyUsed, removePasskeyOf, spendChallenge, type ChallengePurpose,
+  addPasskey, keepChallenge, passkeyByCredential, passkeysOf, passkeyUsed, removePasskeyOf, renamePasskeyOf, spendChallenge, type ChallengePurpose,
 } from '../../data/passkeys.sql.js';
 import { createSession } from '../../data/sessions.sql.js';
 
@@ -61,8 +61,9 @@ async function spend(sql: Sql, response: object, purpose: ChallengePurpose, pers
   return challenge;
 }
 
-export const passkeyView = (p: { id: string; deviceType: string | null; backedUp: boolean; createdAt: Date; lastUsedAt: Date | null }) => ({
+export const passkeyView = (p: { id: string; name: string | null; deviceType: string | null; backedUp: boolean; createdAt: Date; lastUsedAt: Date | null }) => ({
   id: p.id,
+  name: p.name,
   /** `multiDevice` (synced) or `singleDevice` (bound to one authenticator). */
   kind: p.deviceType,
   backedUp: p.backedUp,
@@ -91,7 +92,7 @@ export async function registrationOptions(sql: Sql, config: Config, person: { id
   return { ...options };
 }
 
-export async function registerPasskey(sql: Sql, config: Config, personId: string, response: RegistrationResponseJSON) {
+export async function registerPasskey(sql: Sql, config: Config, personId: string, response: RegistrationResponseJSON, name: string | null = null) {
   const challenge = await spend(sql, response, 'register', personId);
   const { rpID, origin } = relyingParty(config);
   let verified;
@@ -106,9 +107,14 @@ export async function registerPasskey(sql: Sql, config: Config, personId: string
   const info = verified.registrationInfo;
   const added = await addPasskey(sql, {
     personId, credentialId: info.credential.id, publicKey: info.credential.publicKey, counter: info.credential.counter,
-    transports: info.credential.transports ?? [], deviceType: info.credentialDeviceType, backedUp: info.credentialBackedUp,
+    transports: info.credential.transports ?? [], deviceType: info.credentialDeviceType, backedUp: info.credentialBackedUp, name,
   });
   if (!added) throw refusedPasskey('this passkey is registered already');
+  return listPasskeys(sql, personId);
+}
+
+export async function renamePasskey(sql: Sql, personId: string, passkeyId: string, name: string) {
+  if (!isUuid(passkeyId) || !(await renamePasskeyOf(sql, personId, passkeyId, name))) throw notFound();
   return listPasskeys(sql, personId);
 }
 

@@ -22,6 +22,27 @@ async function withSessions() {
 }
 
 describe('own sessions', () => {
+  it('says each session\'s kind, when it was last used, and a connector token\'s name and read-only flag (issue 29, item 7)', async () => {
+    const me = await withSessions();
+    const connector = await createSession(platform.deps.sql, { personId: me.personId, kind: 'connector', days: 30, method: 'connector', readOnly: true, userAgent: 'connector: Claude at work' });
+    const before = await me.client.call('sessions');
+    const byId = (list: typeof before, id: string) => list.find((s) => s.id === id)!;
+    // The caller's own session was used by this very request.
+    expect(before.find((s) => s.current)!.lastUsedAt).not.toBeNull();
+    expect(byId(before, me.cli.sessionId)).toMatchObject({ kind: 'cli', readOnly: false, connectorName: null, lastUsedAt: null });
+    expect(byId(before, connector.sessionId)).toMatchObject({ kind: 'connector', readOnly: true, connectorName: 'Claude at work', lastUsedAt: null });
+
+    // A request with the tool's token marks it used.
+    await createClient({ baseUrl: platform.baseUrl, token: me.cli.token }).call('whoami');
+    const used = byId(await me.client.call('sessions'), me.cli.sessionId).lastUsedAt!;
+    expect(Date.now() - Date.parse(used)).toBeLessThan(60_000);
+    // Moved on at most once a minute: a second request within the minute writes nothing.
+    await platform.deps.sql`update sessions set last_used_at = now() - interval '30 seconds' where id = ${me.cli.sessionId}`;
+    const [{ at }] = await platform.deps.sql<{ at: Date }[]>`select last_used_at as at from sessions where id = ${me.cli.sessionId}`;
+    await createClient({ baseUrl: platform.baseUrl, token: me.cli.token }).call('whoami');
+    expect(byId(await me.client.call('sessions'), me.cli.sessionId).lastUsedAt).toBe(at.toISOString());
+  });
+
   it('lists every live session newest first, marks the caller, and never shows a token', async () => {
     const me = await withSessions();
     const list = await me.client.call('sessions');

@@ -40,7 +40,17 @@ export async function sessionsOf(sql: Sql, auth: Auth) {
     device: deviceOf(s.userAgent, s.kind),
     createdAt: s.createdAt.toISOString(),
     expiresAt: s.expiresAt.toISOString(),
+    kind: s.kind,
+    readOnly: s.readOnly,
+    connectorName: connectorNameOf(s),
+    lastUsedAt: s.lastUsedAt?.toISOString() ?? null,
   }));
+}
+
+/** createConnectorToken keeps the token's name as its user agent, `connector: <name>`. */
+function connectorNameOf(s: { kind: SessionKind; userAgent: string | null }): string | null {
+  const prefix = 'connector: ';
+  return s.kind === 'connector' && s.userAgent?.startsWith(prefix) ? s.userAgent.slice(prefix.length) : null;
 }
 
 /** Another person's session, an ended one and an unknown id are all the same 404. */

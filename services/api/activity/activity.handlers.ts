@@ -3,6 +3,7 @@ import type { Handlers } from '../routing/handler.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import { bouncesThisMonth, visitsOf } from '../../data/activity.sql.js';
+import { namesOf } from '../../data/subject-names.sql.js';
 import { projectAnalytics, workspaceAnalytics } from './analytics.service.js';
 import { journeyOf } from './journey.service.js';
 
@@ -12,7 +13,8 @@ export const activityHandlers: Handlers = {
     const plan = await planNameOf(deps.sql, auth.workspaceId);
     // Visit listing needs Solo or above (spec 8); the 402 names the analytics limit.
     if (!planOf(plan).visitListing) throw planLimit('analytics', plan);
-    return visitsOf(deps.sql, project.id);
+    const [visits, names] = await Promise.all([visitsOf(deps.sql, project.id), namesOf(deps.sql, project.id)]);
+    return visits.map((v) => ({ ...v, names: Object.fromEntries(Object.keys(v.time).filter((k) => k in names.time).map((k) => [k, names.time[k]])) }));
   },
   projectBounces: async ({ deps, auth, params }) => {
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);

@@ -94,12 +94,21 @@ const expectedDays = () => [
   { day: plus(base, 2), ...zeros },
 ];
 const expectedTotals = { views: 4, viewers: 3, activeSeconds: 100, time: { web: 70, admin: 30 }, storyCompletions: 1, steps: { home: 1, more: 1 }, scenarios: { refund: 1 }, answers: { yes: 1 }, comments: 1, bounces: 1 };
+/** The story room's names (issue 29, item 7): its apps and steps; the static room has no scenarios. */
+const storyNames = { time: { web: 'Website', admin: 'Admin' }, steps: { home: 'Home', more: 'More' }, scenarios: {} };
+
+type Tallied = { time: Record<string, number>; steps: Record<string, number>; scenarios: Record<string, number> };
+/** Figures as workspaceAnalytics keys them: `<projectId>:<id>`, since two rooms may share an app id. */
+function keyed<T extends Tallied>(projectId: string, f: T): T {
+  const re = (t: Record<string, number>) => Object.fromEntries(Object.entries(t).map(([k, n]) => [`${projectId}:${k}`, n]));
+  return { ...f, time: re(f.time), steps: re(f.steps), scenarios: re(f.scenarios) };
+}
 
 describe('projectAnalytics', () => {
   it('sums each UTC day (both ends included, an empty day as zeros) the same from raw events, from the roll-ups, and after a re-run', async () => {
     const { owner, project, where } = await busyProject();
     const params = { projectId: project.id, from: base, to: plus(base, 2) };
-    const want = { from: base, to: plus(base, 2), full: true, days: expectedDays(), totals: expectedTotals };
+    const want = { from: base, to: plus(base, 2), full: true, days: expectedDays(), totals: expectedTotals, names: storyNames };
 
     // Not rolled yet: the answer comes from the raw events.
     expect(await owner.client.call('projectAnalytics', { params })).toEqual(want);
@@ -179,22 +188,32 @@ describe('projectAnalytics', () => {
 });
 
 describe('workspaceAnalytics', () => {
-  it('sums every project of the workspace and splits the totals by project', async () => {
+  it('sums every project of the workspace, keeps each project\'s ids apart with their names, and splits the totals by project', async () => {
     const owner = await platform.person({ plan: 'solo' });
     const { project } = await busyProject(owner);
     const quiet = await owner.client.call('createProject', { body: { slug: uniqueSlug('an'), name: 'Quiet' } });
     const none = await owner.client.call('createProject', { body: { slug: uniqueSlug('an'), name: 'Nothing' } });
+    // Quiet has an app id `web` too (issue 29, item 7: the chart summed the two rooms' `web`).
     await events({ workspaceId: await workspaceOf(quiet.id), projectId: quiet.id }, randomUUID(), [
       { kind: 'entry', at: at(plus(base, 2), '12:00:00') }, { kind: 'answer', subject: 'question', at: at(plus(base, 2), '12:01:00') },
+      { kind: 'time', subject: 'web', seconds: 5, at: at(plus(base, 2), '12:02:00') },
     ]);
+    const quietTotals = { ...zeros, views: 1, viewers: 1, activeSeconds: 5, time: { web: 5 }, answers: { question: 1 } };
+    const busy = keyed(project.id, expectedTotals);
     const want = {
       from: base, to: plus(base, 2), full: true,
-      days: [expectedDays()[0], expectedDays()[1], { ...expectedDays()[2], views: 1, viewers: 1, answers: { question: 1 } }],
-      totals: { ...expectedTotals, views: 5, viewers: 4, answers: { yes: 1, question: 1 } },
+      days: [keyed(project.id, expectedDays()[0]), expectedDays()[1], keyed(quiet.id, { ...expectedDays()[2], ...quietTotals })],
+      totals: { ...busy, views: 5, viewers: 4, activeSeconds: 105, time: { ...busy.time, [`${quiet.id}:web`]: 5 }, answers: { yes: 1, question: 1 } },
       projects: [
         { projectId: project.id, slug: project.slug, name: project.name, totals: expectedTotals },
-        { projectId: quiet.id, slug: quiet.slug, name: 'Quiet', totals: { ...zeros, views: 1, viewers: 1, answers: { question: 1 } } },
+        { projectId: quiet.id, slug: quiet.slug, name: 'Quiet', totals: quietTotals },
       ],
+      // Each labelled with its project; Quiet has no build, so its `web` has its project's name and its id.
+      names: {
+        time: { [`${project.id}:web`]: `${project.name} · Website`, [`${project.id}:admin`]: `${project.name} · Admin`, [`${quiet.id}:web`]: 'Quiet · web' },
+        steps: { [`${project.id}:home`]: `${project.name} · Home`, [`${project.id}:more`]: `${project.name} · More` },
+        scenarios: { [`${project.id}:refund`]: `${project.name} · refund` },
+      },
     };
     expect(await owner.client.call('workspaceAnalytics', { params: { from: base, to: plus(base, 2) } })).toEqual(want);
     for (const d of [base, plus(base, 1), plus(base, 2)]) await rollJob(d);
@@ -238,6 +257,26 @@ describe('journey', () => {
     expect(j.outside).toEqual([{ sessionId: a, seconds: 35 }, { sessionId: b, seconds: 0 }]);
     expect(j.tour).toEqual({ steps: 2, taken: 1 });
     expect(j.windowStart).toBeNull();
+    expect(j.names).toEqual(storyNames);
+  });
+
+  it('names room pages by their title and apps and steps by their manifest names, in visits, journey and analytics (issue 29, item 7)', async () => {
+    const owner = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, owner, { manifest: storyManifest });
+    const page = await owner.client.call('addPage', { params: { projectId: project.id }, body: { title: 'Pricing', kind: 'markdown', content: '# Pricing' } });
+    const { link } = await owner.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
+    const where = { workspaceId: await workspaceOf(project.id), projectId: project.id, linkId: link.id };
+    // A visit as the room's beacon leaves it: seconds per app and page id, one id no longer named.
+    await platform.deps.sql`insert into visits (workspace_id, project_id, link_id, viewer_name, time) values (${where.workspaceId}, ${project.id}, ${link.id}, 'Ada', ${platform.deps.sql.json({ web: 12, [page.id]: 7, gone: 1 })})`;
+    const [visit] = await owner.client.call('listVisits', { params: { projectId: project.id } });
+    expect(visit.names).toEqual({ web: 'Website', [page.id]: 'Pricing' });
+    await events(where, randomUUID(), [{ kind: 'entry' }, { kind: 'time', subject: page.id, seconds: 7 }, { kind: 'step', subject: 'home' }]);
+    const j = await owner.client.call('journey', { params: { linkId: link.id } });
+    expect(j.names.time[page.id]).toBe('Pricing');
+    expect(j.names.steps.home).toBe('Home');
+    const today = dayOf(new Date());
+    const a = await owner.client.call('projectAnalytics', { params: { projectId: project.id, from: today, to: today } });
+    expect(a.full && a.names.time).toEqual({ web: 'Website', admin: 'Admin', [page.id]: 'Pricing' });
   });
 
   it('is 402 analytics on Free (even for a link made on a paid plan), 404 for a foreign or missing link, and tour null without a story', async () => {

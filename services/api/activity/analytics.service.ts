@@ -5,6 +5,7 @@ import { planOf } from '../../core/plans.js';
 import { liveStories } from '../../data/builds.sql.js';
 import { dayOf, nextDay, rawRows, rolledDays, rolledRows, type DayRow } from '../../data/event-days.sql.js';
 import { projectsIn, type ProjectRow } from '../../data/projects.sql.js';
+import { noNames, subjectNames, type SubjectNames } from '../../data/subject-names.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 
 // projectAnalytics and workspaceAnalytics (spec 4.2; issue 15, item 7). Past days answer from the
@@ -83,8 +84,8 @@ export async function projectAnalytics(sql: Sql, workspaceId: string, project: P
   const full = planOf(await planNameOf(sql, workspaceId)).fullAnalytics;
   const rows = await rowsOf(sql, { workspaceId, projectId: project.id }, range);
   if (!full) return { from, to, full: false, totals: { views: rows.reduce((n, r) => n + r.views, 0) } };
-  const stories = await liveStories(sql, workspaceId, project.id);
-  return { from, to, full: true, ...byDay(range, rows, stories) };
+  const [stories, names] = await Promise.all([liveStories(sql, workspaceId, project.id), subjectNames(sql, [project.id])]);
+  return { from, to, full: true, ...byDay(range, rows, stories), names: names.get(project.id)! };
 }
 
 export async function workspaceAnalytics(sql: Sql, workspaceId: string, from: string, to: string): Promise<WorkspaceAnalytics> {
@@ -104,5 +105,33 @@ export async function workspaceAnalytics(sql: Sql, workspaceId: string, from: st
     .filter(([id]) => named.has(id))
     .map(([projectId, totals]) => ({ projectId, slug: named.get(projectId)!.slug, name: named.get(projectId)!.name, totals }))
     .sort((a, b) => b.totals.views - a.totals.views || a.slug.localeCompare(b.slug));
-  return { from, to, full: true, ...byDay(range, rows, stories), projects: perProject };
+  // Across projects an id is only unique with its project (two rooms may each have an app `web`).
+  const keyed = rows.map((r) => ({ ...r, time: byProject(r.projectId, r.time), steps: byProject(r.projectId, r.steps), scenarios: byProject(r.projectId, r.scenarios) }));
+  const keyedStories = new Map([...stories].map(([projectId, steps]) => [projectId, steps.map((id) => `${projectId}:${id}`)]));
+  const names = await subjectNames(sql, [...split.keys()].filter((id) => named.has(id)));
+  const figures = byDay(range, keyed, keyedStories);
+  return { from, to, full: true, ...figures, projects: perProject, names: workspaceNames(names, named, figures.totals) };
+}
+
+/** A project's tally with its keys as `<projectId>:<id>`. */
+function byProject(projectId: string, tally: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(tally).map(([k, n]) => [`${projectId}:${k}`, n]));
+}
+
+/**
+ * The names of every key the totals use, each labelled with its project ("Shop · Website"); an id
+ * without a name of its own still gets its project's ("Shop · web"), never a bare project id.
+ */
+function workspaceNames(names: Map<string, SubjectNames>, projects: Map<string, ProjectRow>, totals: Figures): SubjectNames {
+  const out = noNames();
+  for (const tally of ['time', 'steps', 'scenarios'] as const) {
+    for (const key of Object.keys(totals[tally])) {
+      const cut = key.indexOf(':');
+      const projectId = key.slice(0, cut);
+      const id = key.slice(cut + 1);
+      const project = projects.get(projectId);
+      if (project) out[tally][key] = `${project.name} · ${names.get(projectId)?.[tally][id] ?? id}`;
+    }
+  }
+  return out;
 }

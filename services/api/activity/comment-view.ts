@@ -24,19 +24,20 @@ export function commentView(c: CommentRow): Comment {
 }
 
 export function feedbackView(c: CommentRow): FeedbackRec {
-  return { ...commentView(c), reply: c.reply, repliedAt: c.repliedAt?.toISOString() ?? null, from: replierOf(c) };
+  return {
+    ...commentView(c), reply: c.reply, repliedAt: c.repliedAt?.toISOString() ?? null, from: replierOf(c),
+    appName: c.appName, screenshotNote: c.screenshotNote, viewerEmail: c.viewerEmail,
+  };
 }
 
-export function feedbackDetailView(c: CommentRow, appName: string | null): FeedbackDetail {
+export function feedbackDetailView(c: CommentRow): FeedbackDetail {
   const rec = feedbackView(c);
   return {
     ...rec,
     projectId: c.projectId,
-    appName,
     screenshot: c.screenshotKey && c.screenshotType
       ? { url: screenshotUrl(c.id), type: c.screenshotType, width: c.screenshotWidth!, height: c.screenshotHeight!, bytes: c.screenshotBytes! }
       : null,
-    screenshotNote: c.screenshotNote,
     viewer: { name: c.viewerName, email: c.viewerEmail, linkId: c.linkId },
     thread: [
       { kind: 'comment', by: c.viewerName, body: c.body, at: rec.createdAt },

@@ -1,7 +1,5 @@
-import type { Sql } from '../../core/db.js';
 import { notFound } from '../../core/errors.js';
-import { buildIn } from '../../data/builds.sql.js';
-import { commentIn, commentsOf, forgetScreenshot, replyToComment, resolveComment, type CommentRow } from '../../data/comments.sql.js';
+import { commentIn, commentsOf, forgetScreenshot, replyToComment, resolveComment } from '../../data/comments.sql.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { responsesOf } from '../../data/responses.sql.js';
 import type { Handlers } from '../routing/handler.js';
@@ -9,14 +7,6 @@ import { commentView, feedbackDetailView, feedbackView } from './comment-view.js
 
 // The builder's inbox (spec 4.2): viewers' answers and comments, one comment with its picture and
 // thread, resolving and replying. A comment of another workspace is a 404 like a missing one.
-
-/** The name of the app the comment was made on, from the manifest of the build it was made on. */
-async function appNameOf(sql: Sql, c: CommentRow): Promise<string | null> {
-  if (!c.buildId || !c.appId) return null;
-  const build = await buildIn(sql, c.projectId, c.buildId).catch(() => null);
-  const apps = (build?.manifest as { apps?: { id: string; name: string }[] } | undefined)?.apps ?? [];
-  return apps.find((a) => a.id === c.appId)?.name ?? null;
-}
 
 export const feedbackHandlers: Handlers = {
   listResponses: async ({ deps, auth, params }) => {
@@ -34,7 +24,7 @@ export const feedbackHandlers: Handlers = {
   },
   getFeedback: async ({ deps, auth, params }) => {
     const comment = await commentIn(deps.sql, auth.workspaceId, params.commentId);
-    return feedbackDetailView(comment, await appNameOf(deps.sql, comment));
+    return feedbackDetailView(comment);
   },
   resolveComment: async ({ deps, auth, params, body }) => {
     const comment = await commentIn(deps.sql, auth.workspaceId, params.commentId);
@@ -65,6 +55,6 @@ export const feedbackHandlers: Handlers = {
     // The row forgets it first: a failed delete leaves an unreachable object, never a broken link.
     if (key) await deps.storage.deletePrefix(key);
     const after = await commentIn(deps.sql, auth.workspaceId, comment.id);
-    return feedbackDetailView(after, await appNameOf(deps.sql, after));
+    return feedbackDetailView(after);
   },
 };

@@ -172,6 +172,24 @@ describe('the inbox', () => {
     expect(await owner.client.call('removeScreenshot', { params: { commentId } })).toEqual(removed);
   });
 
+  it('lists each comment with its app name, screenshot note and email, as getFeedback says them: one read for the inbox (issue 29, item 7)', async () => {
+    const { owner, project, commentId, post } = await roomWithComment();
+    // A second comment, without a picture for a reason.
+    const sent = await post('comments', {
+      appId: 'web', screen: '/', body: 'It went black.', position: { x: 0.1, y: 0.1 }, area: null, device: 'laptop', screenshot: null, screenshotNote: 'no-answer',
+    });
+    expect(sent.status).toBe(200);
+    await owner.client.call('removeScreenshot', { params: { commentId } });
+    const list = await owner.client.call('listFeedback', { params: { projectId: project.id } });
+    expect(list.map((c) => [c.body, c.appName, c.screenshotNote, c.viewerEmail])).toEqual([
+      ['It went black.', 'Website', 'no-answer', null], ['Is this the yearly price?', 'Website', 'removed', null],
+    ]);
+    for (const c of list) {
+      const detail = await owner.client.call('getFeedback', { params: { commentId: c.id } });
+      expect([c.appName, c.screenshotNote, c.viewerEmail]).toEqual([detail.appName, detail.screenshotNote, detail.viewer?.email ?? null]);
+    }
+  });
+
   it('keeps answers and comments after the link is revoked', async () => {
     const { owner, project, link } = await roomWithComment();
     await owner.client.call('revokeLink', { params: { linkId: link.id } });
@@ -215,6 +233,24 @@ describe('the tour', () => {
     expect(tour).toMatchObject({ reported: true, build: { id: rehearsed.id, tool: 'pitch/test' } });
     // A step the rehearsal did not report is not reported, never passed.
     expect(tour.steps.map((s) => s.result)).toEqual(['nothing-to-run', 'not-reported']);
+  });
+
+  it('gives each build its state and problems: the manifest\'s notes and the steps its rehearsal saw fail (issue 29, item 7)', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const project = await person.client.call('createProject', { body: { slug: uniqueSlug('tr'), name: 'Tour' } });
+    const params = { projectId: project.id };
+    const { story: _story, ...noStory } = manifest;
+    const plain = await person.client.call('createBuild', { params, body: { uploadId: await upload(person, project.id), manifest: noStory as never } });
+    expect(plain).toMatchObject({ state: 'ready', problems: [{ code: 'no-story', message: expect.any(String) }] });
+    const failing = await person.client.call('createBuild', {
+      params, body: { uploadId: await upload(person, project.id), manifest: manifest as never, rehearsal: rehearsal([{ id: 'home', result: 'passed' }, { id: 'more', result: 'failed' }]) },
+    });
+    expect(failing.problems).toEqual([{ code: 'rehearsal-failed', message: expect.stringContaining('more') }]);
+    await person.client.call('makeLive', { params: { ...params, buildId: failing.id } });
+    const listed = await person.client.call('listBuilds', { params });
+    expect(listed.map((b) => [b.id, b.state, b.problems.map((p) => p.code)])).toEqual([[failing.id, 'live', ['rehearsal-failed']], [plain.id, 'ready', ['no-story']]]);
+    const history = await person.client.call('buildHistory', { params });
+    expect(history.map((b) => b.state)).toEqual(['live', 'ready']);
   });
 
   it('refuses a rehearsal that names a step the manifest does not have, or one step twice, and makes no build', async () => {

@@ -5,6 +5,7 @@ import { liveStories } from '../../data/builds.sql.js';
 import { claimsOf } from '../../data/link-claims.sql.js';
 import { linkIn } from '../../data/links.sql.js';
 import { eventsOfLink, type EventRow } from '../../data/room-events.sql.js';
+import { namesOf } from '../../data/subject-names.sql.js';
 import { sessionsOfLink } from '../../data/viewer-sessions.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import { linkView } from '../links/link-view.js';
@@ -31,8 +32,9 @@ export async function journeyOf(sql: Sql, workspaceId: string, linkId: string): 
   const link = await linkIn(sql, workspaceId, linkId);
   const plan = await planNameOf(sql, workspaceId);
   if (!planOf(plan).fullAnalytics) throw planLimit('analytics', plan);
-  const [events, claims, roomSessions, stories] = await Promise.all([
+  const [events, claims, roomSessions, stories, names] = await Promise.all([
     eventsOfLink(sql, link.id), claimsOf(sql, link.id), sessionsOfLink(sql, link.id), liveStories(sql, workspaceId, link.projectId),
+    namesOf(sql, link.projectId),
   ]);
 
   type Seen = { id: string; name: string | null; email: string | null; device: Journey['sessions'][number]['device']; startedAt: Date | null; endedAt: Date | null; events: EventRow[] };
@@ -90,5 +92,6 @@ export async function journeyOf(sql: Sql, workspaceId: string, linkId: string): 
     tour: story ? { steps: story.length, taken: story.filter((id) => taken.has(id)).length } : null,
     // Every raw event is kept (nothing removes them yet), so the timelines are whole.
     windowStart: null,
+    names,
   };
 }

@@ -1,8 +1,10 @@
+import { manifestNotes } from '../../contract/manifest/manifest.notes.js';
 import type { Manifest } from '../../contract/manifest/manifest.schema.js';
+import type { Build } from '../../contract/resources/build.js';
 import type { BuildRow } from '../../data/builds.sql.js';
 
 /** A build row as the contract's Build; `live` against the project's live build. */
-export function buildView(b: BuildRow, liveBuildId: string | null) {
+export function buildView(b: BuildRow, liveBuildId: string | null): Build {
   return {
     id: b.id,
     projectId: b.projectId,
@@ -13,6 +15,8 @@ export function buildView(b: BuildRow, liveBuildId: string | null) {
     live: b.id === liveBuildId,
     createdAt: b.createdAt.toISOString(),
     digest: digestOf(b),
+    state: b.id === liveBuildId ? 'live' : 'ready',
+    problems: problemsOf(b),
   };
 }
 
@@ -21,4 +25,12 @@ function digestOf(b: BuildRow): string | null {
   if (b.kind === 'static') return b.digest ?? null;
   const id = b.image?.id;
   return typeof id === 'string' ? id : null;
+}
+
+/** The manifest's advisory notes, then each story step the rehearsal saw fail (issue 29, item 7). */
+function problemsOf(b: BuildRow): Build['problems'] {
+  const notes = manifestNotes(b.manifest as Manifest).map(({ code, message }) => ({ code: code as string, message }));
+  const steps = (b.rehearsal as { steps?: { id: string; result: string }[] } | null)?.steps ?? [];
+  const failed = steps.filter((s) => s.result === 'failed').map((s) => ({ code: 'rehearsal-failed', message: `The story step ${s.id} failed when pitch deploy rehearsed it.` }));
+  return [...notes, ...failed];
 }

@@ -15,5 +15,6 @@ export function linkView(l: LinkRow): LinkRec {
     revokedAt: l.revokedAt?.toISOString() ?? null,
     stage: stageOf(l),
     recoverable: l.keySealed !== null,
+    lastOpenedAt: l.lastOpenedAt?.toISOString() ?? null,
   };
 }

@@ -49,7 +49,7 @@ describe('createLink', () => {
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const { link, url } = res.body;
-    expect(link).toEqual({ id: expect.any(String), viewerName: 'Ada', viewerEmail: 'ada@example.com', expiresAt: expect.any(String), revokedAt: null, stage: 'sent', recoverable: true });
+    expect(link).toEqual({ id: expect.any(String), viewerName: 'Ada', viewerEmail: 'ada@example.com', expiresAt: expect.any(String), revokedAt: null, stage: 'sent', recoverable: true, lastOpenedAt: null });
     expect(Math.abs(Date.parse(link.expiresAt) - (Date.now() + 7 * 86_400_000))).toBeLessThan(60_000);
     expect(url).toMatch(new RegExp(`^${platform.baseUrl}/r/pp_lnk_[A-Za-z0-9_-]{32}$`));
 

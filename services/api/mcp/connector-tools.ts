@@ -55,7 +55,7 @@ export const connectorTools: Record<Operation, ToolChoice> = {
 
   emailSignIn: signIn, emailCheck: signIn, emailVerify: signIn, deviceStart: signIn, deviceApprove: signIn, deviceToken: signIn, logout: signIn,
   passkeySignInOptions: signIn, passkeySignIn: signIn, providerStart: signIn, providerCallback: signIn,
-  passkeys: ownSecurity, passkeyRegisterOptions: ownSecurity, registerPasskey: ownSecurity, removePasskey: ownSecurity,
+  passkeys: ownSecurity, passkeyRegisterOptions: ownSecurity, registerPasskey: ownSecurity, removePasskey: ownSecurity, renamePasskey: ownSecurity,
 
   whoami: tool('whoami', null),
   setName: ownSecurity,

@@ -1,7 +1,11 @@
 import type { Handlers } from '../routing/handler.js';
-import { containerUsage } from '../../data/container-usage.sql.js';
+import { containerUsage, containerUsageByProject } from '../../data/container-usage.sql.js';
 
 export const usageHandlers: Handlers = {
-  /** Demo container use of the active workspace in the current UTC month. */
-  containerUsage: ({ deps, auth }) => containerUsage(deps.sql, auth.workspaceId),
+  /** Demo container use of the active workspace in the current UTC month, and each project's share. */
+  containerUsage: async ({ deps, auth }) => {
+    const at = new Date();
+    const [usage, projects] = await Promise.all([containerUsage(deps.sql, auth.workspaceId, at), containerUsageByProject(deps.sql, auth.workspaceId, at)]);
+    return { ...usage, projects };
+  },
 };

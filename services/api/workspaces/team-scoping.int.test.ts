@@ -19,7 +19,7 @@ beforeAll(async () => { platform = await startPlatform({ workers: true }); });
 afterAll(async () => { await platform.close(); });
 
 /** Routes whose ids are not a team's: one's own account, groups, and the open community pages. */
-const notTeamIds = new Set(['revokeSession', 'disconnect', 'removePasskey', 'renameGroup', 'deleteGroup', 'communityProfile', 'communityCover', 'workspaceAnalytics']);
+const notTeamIds = new Set(['revokeSession', 'disconnect', 'removePasskey', 'renamePasskey', 'renameGroup', 'deleteGroup', 'communityProfile', 'communityCover', 'workspaceAnalytics']);
 
 /** A body of the right shape for each route that takes one: the refusal must be for the id, not the body. */
 function sampleBody(operation: string, ids: Record<string, string>, teamName: string, slug: string): unknown {

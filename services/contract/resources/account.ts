@@ -46,6 +46,14 @@ export const Session = z.object({
   device: z.string(),
   createdAt: DateTime,
   expiresAt: DateTime,
+  /** `web` (a browser), `cli` (the command-line tool) or `connector` (an AI-assistant connector token). */
+  kind: z.enum(['web', 'cli', 'connector']),
+  /** A connector token made read-only: it reads, never changes. */
+  readOnly: z.boolean(),
+  /** The name given to a connector token when it was made; null for other sessions and unnamed tokens. */
+  connectorName: z.string().nullable(),
+  /** When a request last used the session (to the minute); null while never used since it was opened. */
+  lastUsedAt: DateTime.nullable(),
 });
 export type Session = z.infer<typeof Session>;
 
@@ -61,9 +69,14 @@ export const DeletionBlocker = z.object({
 });
 export type DeletionBlocker = z.infer<typeof DeletionBlocker>;
 
+/** A passkey's name: what the person calls the device or manager that holds it. */
+export const PasskeyName = z.string().trim().min(1).max(60);
+
 /** One of the person's passkeys. The credential and its key are never shown. */
 export const Passkey = z.object({
   id: Id,
+  /** What the person called it (given at registration, renamable); null for one never named. */
+  name: z.string().nullable(),
   /** `multiDevice` (synced by its provider) or `singleDevice`. */
   kind: z.string().nullable(),
   backedUp: z.boolean(),

@@ -12,6 +12,8 @@ export const Visit = z.object({
   endedAt: DateTime.nullable(),
   /** Seconds per app and page, by key. */
   time: z.record(z.string(), z.number().int()),
+  /** The keys of `time` → the app's name or the page's title (absent when it has none any more). */
+  names: z.record(z.string(), z.string()),
 });
 export type Visit = z.infer<typeof Visit>;
 
@@ -51,17 +53,23 @@ export const Comment = z.object({
 });
 export type Comment = z.infer<typeof Comment>;
 
+/** Why a comment has no screenshot to show. */
+export const ScreenshotNote = z.enum(['removed', 'no-answer', 'timeout', 'blocked', 'tainted', 'too-large', 'failed']);
+
 export const FeedbackRec = Comment.extend({
   /** One reply per comment; a second replaces it. */
   reply: z.string().nullable(),
   repliedAt: DateTime.nullable(),
   /** The member who replied: `{userId, displayName}`. */
   from: z.object({ userId: Id, displayName: z.string() }).nullable(),
+  /** The app's name in the build the comment was made on (issue 29, item 7: the list needs no getFeedback per comment). */
+  appName: z.string().nullable(),
+  /** Why there is no screenshot, when there is none for a reason. */
+  screenshotNote: ScreenshotNote.nullable(),
+  /** The email the viewer gave, never verified. */
+  viewerEmail: z.string().nullable(),
 });
 export type FeedbackRec = z.infer<typeof FeedbackRec>;
-
-/** Why a comment has no screenshot to show. */
-export const ScreenshotNote = z.enum(['removed', 'no-answer', 'timeout', 'blocked', 'tainted', 'too-large', 'failed']);
 
 /** The picture a comment carries: served to members of the workspace only, at `url`. */
 export const Screenshot = z.object({

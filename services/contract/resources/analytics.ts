@@ -46,6 +46,23 @@ export const TotalsOnly = z.object({
   totals: z.object({ views: Count }),
 });
 
+/** Id → what the builder called it, so no page shows a raw id (issue 29, item 7). */
+const NameOf = z.record(z.string(), z.string());
+
+/**
+ * The names of the ids the figures and timelines use, one map per tally. An id with no name
+ * (an app of a build since removed, a deleted page) is absent: show the id.
+ */
+export const Names = z.object({
+  /** App id → the app's name; room page id → the page's title (the keys of `time`). */
+  time: NameOf,
+  /** Story step id → the step's title (the keys of `steps`). */
+  steps: NameOf,
+  /** Scenario id → its label (the keys of `scenarios`). */
+  scenarios: NameOf,
+});
+export type Names = z.infer<typeof Names>;
+
 /** projectAnalytics with full analytics: every day of the range (a day with nothing shows zeros) and the totals. */
 export const ProjectAnalyticsFull = z.object({
   from: UtcDay,
@@ -53,6 +70,7 @@ export const ProjectAnalyticsFull = z.object({
   full: z.literal(true),
   days: z.array(AnalyticsDay),
   totals: Figures,
+  names: Names,
 });
 
 export const ProjectAnalytics = z.discriminatedUnion('full', [ProjectAnalyticsFull, TotalsOnly]);
@@ -66,7 +84,13 @@ export const ProjectSplit = z.object({
   totals: Figures,
 });
 
-/** workspaceAnalytics: as projectAnalytics over every project, plus each project with anything in the range (most views first). */
+/**
+ * workspaceAnalytics: as projectAnalytics over every project, plus each project with anything in
+ * the range (most views first). Two projects may both have an app `web`: in the days and totals
+ * the keys of `time`, `steps` and `scenarios` are `<projectId>:<id>`, and `names` gives
+ * "<project name> · <app name>" for them (issue 29, item 7). Each project's own totals keep
+ * plain ids.
+ */
 export const WorkspaceAnalyticsFull = ProjectAnalyticsFull.extend({ projects: z.array(ProjectSplit) });
 
 export const WorkspaceAnalytics = z.discriminatedUnion('full', [WorkspaceAnalyticsFull, TotalsOnly]);
@@ -117,5 +141,7 @@ export const Journey = z.object({
   tour: TourProgress.nullable(),
   /** Null while every raw event is kept (today); the start of the kept events once older ones are rolled up and removed. */
   windowStart: DateTime.nullable().optional(),
+  /** The names of the apps, pages, steps and scenarios the timelines and times name by id. */
+  names: Names,
 });
 export type Journey = z.infer<typeof Journey>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateTime, Obj, PlanName } from '../common.js';
+import { DateTime, Id, Obj, PlanName } from '../common.js';
 
 // Spec 2.10: billing and container usage.
 
@@ -28,5 +28,16 @@ export const ContainerUsage = z.object({
   crashes: z.number().int(),
   heldBack: z.number().int(),
   medianColdStartMs: z.number().int().nullable(),
+  /** The same figures per project (issue 29, item 7), most container-hours first; projects with nothing this month are left out. */
+  projects: z.array(z.object({
+    projectId: Id,
+    name: z.string(),
+    runs: z.number().int(),
+    containerHours: z.number(),
+    failedStarts: z.number().int(),
+    crashes: z.number().int(),
+    heldBack: z.number().int(),
+    medianColdStartMs: z.number().int().nullable(),
+  })),
 });
 export type ContainerUsage = z.infer<typeof ContainerUsage>;

@@ -24,6 +24,17 @@ export const Build = z.object({
    * what it built to tell an unchanged redeploy, which it then does not upload.
    */
   digest: z.string().nullable(),
+  /**
+   * A build exists only whole (createBuild refuses what would not be), so its state is where it
+   * stands: `live` (what the room serves) or `ready` (can be made live).
+   */
+  state: z.enum(['live', 'ready']),
+  /**
+   * What the platform would have the builder look at, never stopping the build: the manifest's
+   * advisory notes (codes as `pitch validate` gives them) and each story step whose rehearsal failed
+   * (`rehearsal-failed`). Empty when there is nothing to say.
+   */
+  problems: z.array(z.object({ code: z.string(), message: z.string() })),
 });
 export type Build = z.infer<typeof Build>;
 

@@ -23,6 +23,8 @@ export const LinkRec = z.object({
   stage: LinkStage,
   /** Whether the full address can be shown again (links made before 1 October 2026 kept only a hash). */
   recoverable: z.boolean().optional(),
+  /** When a visit last started through the link (previews are not visits); null while never opened. */
+  lastOpenedAt: DateTime.nullable(),
 });
 export type LinkRec = z.infer<typeof LinkRec>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Id, Obj } from '../common.js';
-import { Account, DeletionBlocker, Passkey, Preferences, Session, SignIns } from '../resources/account.js';
+import { Account, DeletionBlocker, Passkey, PasskeyName, Preferences, Session, SignIns } from '../resources/account.js';
 import { route } from '../route.js';
 
 // Spec 4.6: own account.
@@ -68,9 +68,17 @@ export const accountRoutes = {
   registerPasskey: route({
     operation: 'registerPasskey', method: 'POST', path: '/api/me/passkeys', status: 200, tag: 'account',
     summary: "Registers the authenticator's answer (RegistrationResponseJSON) and mails the person that a passkey was added; 403 `permission` with `stepUp` as for the options; 422 passkey when the challenge is unknown, spent or expired, or the answer does not verify.",
-    body: z.object({ response: Obj }),
+    body: z.object({ response: Obj, name: PasskeyName.optional() }),
     reply: z.array(Passkey),
     errors: [422],
+  }),
+  renamePasskey: route({
+    operation: 'renamePasskey', method: 'POST', path: '/api/me/passkeys/:passkeyId/rename', status: 200, tag: 'account',
+    summary: "Renames one of one's own passkeys (1 to 60 characters, spaces trimmed); another person's is 404. A name signs in nothing, so no recent sign-in is asked for.",
+    params: z.object({ passkeyId: z.string() }),
+    body: z.object({ name: PasskeyName }),
+    reply: z.array(Passkey),
+    errors: [404],
   }),
   removePasskey: route({
     operation: 'removePasskey', method: 'POST', path: '/api/me/passkeys/:passkeyId/remove', status: 200, tag: 'account',

@@ -157,6 +157,7 @@ const beyondSpec = [
   'POST /api/me/passkeys/options',
   'POST /api/me/passkeys',
   'POST /api/me/passkeys/:passkeyId/remove',
+  'POST /api/me/passkeys/:passkeyId/rename',
   // Issue 13: a builder reads why their demo's copies stopped (docs/decisions.md).
   'GET /api/projects/:projectId/exits',
   // Issue 14: a comment's screenshot, to members only, and its removal (docs/decisions.md).
@@ -391,7 +392,7 @@ describe('replies', () => {
   });
 
   it('never carry a link address in a link record', () => {
-    const link = { id: 'l1', viewerName: 'Ada', viewerEmail: null, expiresAt: null, revokedAt: null, stage: 'sent', url: 'https://x.example/k' };
+    const link = { id: 'l1', viewerName: 'Ada', viewerEmail: null, expiresAt: null, revokedAt: null, stage: 'sent', lastOpenedAt: null, url: 'https://x.example/k' };
     expect(routes.revokeLink.reply.parse(link)).not.toHaveProperty('url');
     expect(routes.board.reply.element.shape).toHaveProperty('suggested');
   });

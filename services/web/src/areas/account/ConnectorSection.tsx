@@ -17,7 +17,7 @@ import { isConnector } from './connector-sessions.js';
 // is confirmed first, its reply (the sessions left) replaces the list, and every read is made again
 // (issue 29: a list emptied in the page while the tokens still worked).
 
-const tokenName = (t: Session) => (t.userAgent?.startsWith('connector: ') ? t.userAgent.slice('connector: '.length) : 'Connector token');
+const tokenName = (t: Session) => t.connectorName ?? 'Connector token';
 
 export function ConnectorSection() {
   const sessions = useOp('sessions');
@@ -85,8 +85,8 @@ export function ConnectorSection() {
             {tokens.map((t) => (
               <li key={t.id}>
                 <div className="what">
-                  <strong>{tokenName(t)}</strong>
-                  <span className="muted">Created <Time at={t.createdAt} />, expires <Time at={t.expiresAt} /></span>
+                  <strong>{tokenName(t)}</strong>{t.readOnly && <> <span className="badge">Read-only</span></>}
+                  <span className="muted">Created <Time at={t.createdAt} />, {t.lastUsedAt ? <>last used <Time at={t.lastUsedAt} /></> : 'not used yet'}, expires <Time at={t.expiresAt} /></span>
                 </div>
                 <button type="button" className="secondary" onClick={() => { revoke.reset(); setRevoking(t); }}>
                   Revoke<span className="sr-only"> token {spoken(t)}</span>

@@ -39,7 +39,7 @@ export function SessionsSection() {
           <div className="table-wrap">
             <table className="stack">
               <thead>
-                <tr><th scope="col">Device</th><th scope="col">Signed in with</th><th scope="col">Since</th><th scope="col">Expires</th><th scope="col"><span className="sr-only">Actions</span></th></tr>
+                <tr><th scope="col">Device</th><th scope="col">Signed in with</th><th scope="col">Since</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span className="sr-only">Actions</span></th></tr>
               </thead>
               <tbody>
                 {list.map((s) => (
@@ -49,6 +49,7 @@ export function SessionsSection() {
                     </td>
                     <td data-label="Signed in with">{s.signInMethod ? methodWords[s.signInMethod] ?? s.signInMethod : '—'}</td>
                     <td data-label="Since"><Time at={s.createdAt} /></td>
+                    <td data-label="Last used">{s.lastUsedAt ? <Time at={s.lastUsedAt} /> : <span className="muted">not since</span>}</td>
                     <td data-label="Expires"><Time at={s.expiresAt} /></td>
                     <td>
                       {s.current ? (

@@ -8,6 +8,7 @@ import { Refusal } from '../../ui/Refusal.js';
 import { Section } from '../../ui/Page.js';
 import { Time } from '../../ui/Time.js';
 import { passkeysHere, settings } from '../../settings.js';
+import type { Passkey } from '../../../../contract/resources/account.js';
 
 // The ways into the account: emailed links (always), passkeys, and the providers the operator set
 // up. A passkey is made here by the browser's authenticator; connecting a provider sends the
@@ -22,6 +23,7 @@ export function SignInSection() {
   const passkeys = useOp('passkeys');
   const signIns = useOp('signIns');
   const [removing, setRemoving] = useState<string | null>(null);
+  const [newName, setNewName] = useState('');
   const add = useAction(async () => {
     const optionsJSON = await api.call('passkeyRegisterOptions');
     let response;
@@ -30,7 +32,10 @@ export function SignInSection() {
     } catch (error) {
       throw new NoPasskey(`No passkey was made: ${error instanceof Error ? error.message : String(error)}. Try again when your device asks.`);
     }
-    return api.call('registerPasskey', { body: { response: response as never } });
+    const name = newName.trim();
+    const list = await api.call('registerPasskey', { body: { response: response as never, ...(name ? { name } : {}) } });
+    setNewName('');
+    return list;
   });
   const remove = useChange('removePasskey', () => setRemoving(null));
   const connect = useAction(async (provider: string) => {
@@ -45,7 +50,13 @@ export function SignInSection() {
 
       <div className="card-head">
         <h3>Passkeys{passkeys.data ? ` (${passkeys.data.length})` : ''}</h3>
-        {passkeysHere() && <button type="button" onClick={() => add.mutate(undefined)} disabled={add.isPending}>{add.isPending ? 'Waiting for your device…' : 'Add a passkey'}</button>}
+        {passkeysHere() && (
+          <form className="row" onSubmit={(e) => { e.preventDefault(); add.mutate(undefined); }}>
+            <label className="sr-only" htmlFor="passkey-name">Name of the new passkey</label>
+            <input id="passkey-name" value={newName} onChange={(e) => setNewName(e.target.value)} maxLength={60} placeholder="Its name, e.g. Work laptop (optional)" />
+            <button type="submit" disabled={add.isPending}>{add.isPending ? 'Waiting for your device…' : 'Add a passkey'}</button>
+          </form>
+        )}
       </div>
       {!passkeysHere() && <p className="muted">Passkeys cannot be made at this address{settings.passkeyOrigin ? <>: open <a href={`${settings.passkeyOrigin}/account`}>{settings.passkeyOrigin}</a> to add one</> : ' (the platform is not served from a name a passkey can belong to)'}.</p>}
       <Refusal error={add.error} retry={() => add.mutate(undefined)} />
@@ -53,17 +64,7 @@ export function SignInSection() {
       <Async query={passkeys} lines={2} empty={<p>No passkey yet. Add one to sign in without waiting for an email.</p>}>
         {(list) => (
           <ul className="account-list" aria-label="Passkeys">
-            {list.map((p, i) => (
-              <li key={p.id}>
-                <div className="what">
-                  <strong>Passkey {i + 1} {p.backedUp ? <span className="badge ok">Synced</span> : <span className="badge">This device only</span>}</strong>
-                  <span className="muted">Added <Time at={p.createdAt} />, {p.lastUsedAt ? <>last used <Time at={p.lastUsedAt} /></> : 'not used yet'}</span>
-                </div>
-                <button type="button" className="secondary" onClick={() => { remove.reset(); setRemoving(p.id); }}>
-                  Remove<span className="sr-only"> passkey {i + 1}</span>
-                </button>
-              </li>
-            ))}
+            {list.map((p, i) => <PasskeyItem key={p.id} passkey={p} label={p.name ?? `Passkey ${i + 1}`} onRemove={() => { remove.reset(); setRemoving(p.id); }} />)}
           </ul>
         )}
       </Async>
@@ -100,5 +101,35 @@ export function SignInSection() {
       <Refusal error={disconnect.error} retry={() => disconnect.variables && disconnect.mutate(disconnect.variables)} />
       <Refusal error={connect.error} retry={() => connect.variables && connect.mutate(connect.variables)} />
     </Section>
+  );
+}
+
+/** One passkey: its name (renamed in place) and when it was added and last used. */
+function PasskeyItem({ passkey: p, label, onRemove }: { passkey: Passkey; label: string; onRemove: () => void }) {
+  const [name, setName] = useState<string | null>(null);
+  const rename = useChange('renamePasskey', () => setName(null));
+  return (
+    <li>
+      <div className="what">
+        {name === null ? (
+          <strong>{label} {p.backedUp ? <span className="badge ok">Synced</span> : <span className="badge">This device only</span>}</strong>
+        ) : (
+          <form className="row" onSubmit={(e) => { e.preventDefault(); rename.mutate({ params: { passkeyId: p.id }, body: { name } }); }}>
+            <label className="sr-only" htmlFor={`passkey-${p.id}`}>New name of {label}</label>
+            <input id={`passkey-${p.id}`} value={name} onChange={(e) => setName(e.target.value)} maxLength={60} autoFocus />
+            <button type="submit" disabled={!name.trim() || rename.isPending}>Save name<span className="sr-only"> of {label}</span></button>
+            <button type="button" className="secondary" onClick={() => setName(null)}>Cancel<span className="sr-only"> renaming {label}</span></button>
+          </form>
+        )}
+        <span className="muted">Added <Time at={p.createdAt} />, {p.lastUsedAt ? <>last used <Time at={p.lastUsedAt} /></> : 'not used yet'}</span>
+        <Refusal error={rename.error} />
+      </div>
+      {name === null && (
+        <div className="row">
+          <button type="button" className="secondary" onClick={() => { rename.reset(); setName(p.name ?? ''); }}>Rename<span className="sr-only"> {label}</span></button>
+          <button type="button" className="secondary" onClick={onRemove}>Remove<span className="sr-only"> {label}</span></button>
+        </div>
+      )}
+    </li>
   );
 }

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
-import type { AnalyticsDay, Figures, WorkspaceAnalytics } from '../../../../contract/resources/analytics.js';
+import type { AnalyticsDay, Figures, Names, WorkspaceAnalytics } from '../../../../contract/resources/analytics.js';
 import { useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Field } from '../../ui/Field.js';
@@ -51,7 +51,7 @@ export default function AnalyticsArea() {
         {(a) => a.full ? (
           <>
             <Totals totals={a.totals} />
-            <Charts days={a.days} />
+            <Charts days={a.days} names={a.names} />
             {projectsOf(a).length > 0 && (
               <Section title="By project">
                 <table className="stack">
@@ -99,16 +99,19 @@ function Totals({ totals }: { totals: Figures }) {
   );
 }
 
-function Charts({ days }: { days: AnalyticsDay[] }) {
+function Charts({ days, names }: { days: AnalyticsDay[]; names: Names }) {
   const labels = useMemo(() => days.map((d) => d.day), [days]);
+  // Viewers are often as many as views: its line is dashed and drawn thinner over Views, so the
+  // solid Views line still shows through the gaps when the two are equal.
   const visits = useMemo(() => [
-    { label: 'Views', values: days.map((d) => d.views) },
-    { label: 'Viewers', values: days.map((d) => d.viewers) },
+    { label: 'Views', values: days.map((d) => d.views), width: 3 },
+    { label: 'Viewers', values: days.map((d) => d.viewers), dash: [6, 6] },
   ], [days]);
+  // The names the API gives (the workspace's carry their project: "Shop · Website"), never raw ids.
   const apps = useMemo(() => {
     const ids = [...new Set(days.flatMap((d) => Object.keys(d.time)))];
-    return ids.map((id) => ({ label: id, values: days.map((d) => Math.round(((d.time[id] ?? 0) / 60) * 10) / 10) }));
-  }, [days]);
+    return ids.map((id) => ({ label: names.time[id] ?? id, values: days.map((d) => Math.round(((d.time[id] ?? 0) / 60) * 10) / 10) }));
+  }, [days, names]);
   return (
     <Section title="Over time">
       <Chart caption="Views and viewers per day" days={labels} series={visits} unit="count" />

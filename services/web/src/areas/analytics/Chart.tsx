@@ -10,7 +10,8 @@ const COLOURS = ['#1d4ed8', '#b42318', '#146c2e', '#8a4b00', '#6d28d9', '#0e7490
 export function Chart({ caption, days, series, unit }: {
   caption: string;
   days: string[];
-  series: { label: string; values: number[] }[];
+  /** `dash` draws a dashed line (uPlot's canvas dash pattern); `width` overrides the 2 px line. */
+  series: { label: string; values: number[]; dash?: number[]; width?: number }[];
   unit: string;
 }) {
   const box = useRef<HTMLDivElement>(null);
@@ -21,7 +22,7 @@ export function Chart({ caption, days, series, unit }: {
     const width = () => Math.max(240, el.clientWidth);
     const plot = new uPlot({
       width: width(), height: 220,
-      series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length], width: 2, points: { show: days.length < 40 } }))],
+      series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length], width: s.width ?? 2, dash: s.dash, points: { show: days.length < 40 } }))],
       axes: [{}, { label: unit }],
       scales: { x: { time: true } },
     }, [x, ...series.map((s) => s.values)], el);

@@ -10,14 +10,18 @@ import './analytics.css';
 // how far through the story they went. 402 `analytics` on Free, said in words by Async.
 
 type Event = Journey['sessions'][number]['timeline'][number];
+type Names = Journey['names'];
 
-const WORDS: Record<Event['kind'], (e: Event) => string> = {
+/** The name the API gives an id (app, page, step, scenario), else the id itself. */
+const named = (map: Record<string, string>, id: string | null) => (id === null ? null : map[id] ?? id);
+
+const WORDS: Record<Event['kind'], (e: Event, n: Names) => string> = {
   entry: () => 'Entered the room',
-  time: (e) => `${duration(e.seconds)} on ${e.subject ?? 'the room'}`,
-  step: (e) => `Took the story step ${e.subject ?? ''}`,
-  scenario: (e) => (e.subject === 'reset' ? 'Reset the demo data' : `Ran the scenario ${e.subject ?? ''}`),
+  time: (e, n) => `${duration(e.seconds)} on ${named(n.time, e.subject) ?? 'the room'}`,
+  step: (e, n) => `Took the story step “${named(n.steps, e.subject) ?? ''}”`,
+  scenario: (e, n) => (e.subject === 'reset' ? 'Reset the demo data' : `Ran the scenario “${named(n.scenarios, e.subject) ?? ''}”`),
   answer: (e) => `Answered “${e.subject ?? ''}” to What happens next`,
-  comment: (e) => `Left a comment on ${e.subject ?? 'the room'}`,
+  comment: (e, n) => `Left a comment on ${named(n.time, e.subject) ?? 'the room'}`,
   hidden: () => 'Switched away from the tab',
   shown: () => 'Came back to the tab',
   leave: () => 'Left',
@@ -70,7 +74,7 @@ export default function JourneyArea() {
                   {outside > 0 && <> · {duration(outside)} outside the room</>}
                 </p>
                 <ol className="timeline" aria-label={`Timeline of session ${i + 1}`}>
-                  {s.timeline.map((e, k) => <li key={k}><Time at={e.at} /> · {WORDS[e.kind](e)}</li>)}
+                  {s.timeline.map((e, k) => <li key={k}><Time at={e.at} /> · {WORDS[e.kind](e, j.names)}</li>)}
                 </ol>
               </Section>
             );

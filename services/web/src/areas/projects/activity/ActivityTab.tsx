@@ -57,7 +57,7 @@ export function ActivityTab({ project }: TabProps) {
                       <td data-label="Link">{v.linkId ? <Link href={`~/journey/${v.linkId}`}>Journey</Link> : <span className="muted">preview</span>}</td>
                       <td data-label="Started"><Time at={v.startedAt} />{!v.endedAt && <> <span className="badge live">maybe still here</span></>}</td>
                       <td data-label="Time spent">{duration(total)}</td>
-                      <td data-label="Where">{Object.entries(v.time).map(([k, s]) => `${k} ${duration(s)}`).join(', ') || '—'}</td>
+                      <td data-label="Where">{Object.entries(v.time).map(([k, s]) => `${v.names[k] ?? k} ${duration(s)}`).join(', ') || '—'}</td>
                     </tr>
                   );
                 })}

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { FeedbackRec } from '../../../../../contract/resources/activity.js';
 import { addressOf } from '../../../api/client.js';
-import { useChange, useOp } from '../../../api/hooks.js';
+import { useChange } from '../../../api/hooks.js';
 import { Confirm } from '../../../ui/Confirm.js';
 import { Refusal } from '../../../ui/Refusal.js';
 import { Time } from '../../../ui/Time.js';
@@ -20,16 +20,15 @@ const NOTE_WORDS: Record<string, string> = {
 };
 
 export function CommentCard({ comment }: { comment: FeedbackRec }) {
-  const detail = useOp('getFeedback', { params: { commentId: comment.id } });
   const reply = useChange('replyToComment', () => setText(''));
   const resolve = useChange('resolveComment');
   const remove = useChange('removeScreenshot', () => setConfirming(false));
   const [text, setText] = useState('');
   const [confirming, setConfirming] = useState(false);
   const params = { commentId: comment.id };
-  const where = [detail.data?.appName ?? comment.appId, comment.screen].filter(Boolean).join(' · ');
+  const where = [comment.appName ?? comment.appId, comment.screen].filter(Boolean).join(' · ');
   const who = comment.viewerName ?? 'A viewer';
-  const note = detail.data?.screenshotNote;
+  const note = comment.screenshotNote;
   const send = (e: FormEvent) => {
     e.preventDefault();
     reply.mutate({ params, body: { body: text } });
@@ -38,7 +37,7 @@ export function CommentCard({ comment }: { comment: FeedbackRec }) {
     <li className={`comment${comment.resolvedAt ? ' resolved' : ''}`} aria-label={`Comment by ${who}`}>
       <div className="row">
         <strong>{who}</strong>
-        {detail.data?.viewer?.email && <span className="muted">{detail.data.viewer.email}</span>}
+        {comment.viewerEmail && <span className="muted">{comment.viewerEmail}</span>}
         <span className="meta"><Time at={comment.createdAt} /> · {where || 'the room'}{comment.device ? ` · ${comment.device}` : ''}</span>
         {comment.resolvedAt ? <span className="badge ok">Resolved</span> : <span className="badge warn">Open</span>}
       </div>

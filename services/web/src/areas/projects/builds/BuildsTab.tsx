@@ -50,7 +50,7 @@ export function BuildsTab({ project }: TabProps) {
                   return (
                     <tr key={b.id}>
                       <td data-label="Build"><code>{b.id.slice(0, 8)}</code>{b.note && <div className="muted">{b.note}</div>}<div className="muted">{b.manifest.name} · {sizeText(b.sizeBytes)}</div></td>
-                      <td data-label="State">{b.live ? <span className="badge live">Live</span> : <span className="badge">Ready</span>}</td>
+                      <td data-label="State">{b.state === 'live' ? <span className="badge live">Live</span> : <span className="badge">Ready</span>}{b.problems.length > 0 && <ul className="muted" aria-label="To look at">{b.problems.map((p) => <li key={p.code + p.message}>{p.message}</li>)}</ul>}</td>
                       <td data-label="Kind">{b.kind}</td>
                       <td data-label="Deployed"><Time at={b.createdAt} /></td>
                       <td data-label="By">{who(b.deployedBy) ?? <span className="muted">—</span>}</td>

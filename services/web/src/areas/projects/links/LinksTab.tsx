@@ -44,7 +44,7 @@ export function LinksTab({ project }: TabProps) {
             return (
               <div className="table-wrap">
                 <table className="stack">
-                  <thead><tr><th>Viewer</th><th>Stage</th><th>Expiry</th><th><span className="sr-only">Actions</span></th></tr></thead>
+                  <thead><tr><th>Viewer</th><th>Stage</th><th>Last opened</th><th>Expiry</th><th><span className="sr-only">Actions</span></th></tr></thead>
                   <tbody>
                     {shown.map((l) => {
                       const expiry = expiryOf(l);
@@ -55,6 +55,7 @@ export function LinksTab({ project }: TabProps) {
                             {l.viewerEmail && <div className="muted">{l.viewerEmail}</div>}
                           </td>
                           <td data-label="Stage"><span className={`badge ${STAGE_BADGE[l.stage]}`}>{l.stage}</span></td>
+                          <td data-label="Last opened">{l.lastOpenedAt ? <Time at={l.lastOpenedAt} /> : <span className="muted">not yet</span>}</td>
                           <td data-label="Expiry">
                             {expiry.badge ? <span className={`badge ${expiry.badge}`}>{expiry.words}</span> : <span>{expiry.words}</span>}
                             {l.revokedAt && <div className="muted">revoked <Time at={l.revokedAt} /></div>}
