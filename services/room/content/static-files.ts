@@ -11,6 +11,12 @@ import { buildFilesPrefix } from '../../data/builds.sql.js';
 // A static build's files, from the object store, kept close. Builds never change once made, so
 // a build's file index and its small files are cached without expiry (LRU by bytes), along with
 // their compressed forms; large files stream from the store, ranges included.
+//
+// The index is a listing of the build's whole prefix: one store round trip per thousand files,
+// so a build of tens of thousands of files took seconds to list, and under load the first
+// `index.html` of a new build waited 36.5 s for it (issue 29). The first requests of a build no
+// longer wait: while the listing runs in the background, each is answered by asking the store
+// about its own file (one HEAD), and once the index is in, by the index alone.
 
 type IndexEntry = { size: number; etag: string };
 export type FileIndex = Map<string, IndexEntry>;
@@ -63,10 +69,10 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
       return { kind: 'missing' };
     }
     if (path.includes('\0') || path.split('/').some((s) => s === '..' || s === '.')) return { kind: 'missing' };
-    const index = await indexOf(buildId);
     const relative = path.replace(/^\/+/, '');
     const asFile = relative === '' || relative.endsWith('/') ? `${relative}index.html` : relative;
-    const entry = index.get(asFile);
+    const lookup = lookupOf(buildId);
+    const entry = await lookup(asFile);
     if (entry) {
       const type = contentTypeOf(asFile);
       // A document with the helper in it is not the stored file: its own ETag, and no ranges.
@@ -74,8 +80,26 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
       return { kind: 'file', path: asFile, entry, type };
     }
     // A folder asked for without its slash is sent to it, so the page's relative links resolve.
-    if (!relative.endsWith('/') && index.has(`${relative}/index.html`)) return { kind: 'folder', location: `${urlPath}/` };
+    if (!relative.endsWith('/') && (await lookup(`${relative}/index.html`))) return { kind: 'folder', location: `${urlPath}/` };
     return { kind: 'missing' };
+  }
+
+  /**
+   * How a file of the build is looked up now: in its index when the index is in; otherwise by one
+   * HEAD of that file, with the listing started (once) in the background for the requests after.
+   */
+  function lookupOf(buildId: string): (file: string) => Promise<IndexEntry | undefined> {
+    const index = indexes.get(buildId);
+    if (index) return async (file) => index.get(file);
+    // A failed listing is tried again by a later request; this one does not need it.
+    indexOf(buildId).catch(() => {});
+    const prefix = buildFilesPrefix(buildId);
+    return async (file) => {
+      const known = indexes.get(buildId);
+      if (known) return known.get(file);
+      const head = await storage.head(prefix + file);
+      return head ? { size: head.size, etag: head.etag ?? `"${head.size}"` } : undefined;
+    };
   }
 
   async function cachedBytes(buildId: string, path: string): Promise<Buffer> {
