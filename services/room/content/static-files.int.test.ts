@@ -6,10 +6,9 @@ import { buildFilesPrefix } from '../../data/builds.sql.js';
 import { testEnv } from '../../../test/support/services.js';
 import { createStaticFiles } from './static-files.js';
 
-// The first request of a new static build does not wait for the listing of the build's whole
-// prefix (work that grows with the number of files: the trial's first `index.html` took 36.5 s).
-// The listing here is held until the test lets it go: the first requests are answered all the
-// same, from the store, and once the index is in the store is asked nothing more.
+// The first request of a new static build does not wait on work that grows with the build: the
+// trial's first `index.html` waited 36.5 s for a listing of the build's whole prefix. Here the
+// store refuses to list: every request is served all the same, each path looked up once.
 
 const storage = createStorage(loadConfig(testEnv()));
 const buildId = randomUUID();
@@ -21,49 +20,44 @@ const files: Record<string, string> = {
 };
 afterAll(async () => { await storage.deletePrefix(prefix); });
 
-/** The real store, with its listing held until `release` and its calls counted. */
-function heldStore(): { store: Storage; release(): void; calls: { list: number; head: number } } {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => { release = resolve; });
+/** The real store, refusing to list, with its lookups counted. */
+function countingStore(): { store: Storage; calls: { list: number; head: number } } {
   const calls = { list: 0, head: 0 };
   const store: Storage = {
     ...storage,
-    list: async (p) => { calls.list++; await held; return storage.list(p); },
+    list: async () => { calls.list++; throw new Error('a request listed the whole build'); },
     head: async (k) => { calls.head++; return storage.head(k); },
   };
-  return { store, release, calls };
+  return { store, calls };
 }
 
 describe('a new static build', () => {
-  it('is served before its listing ends, and from its index after', async () => {
+  it('is served without listing the build, each path looked up once', async () => {
     for (const [path, text] of Object.entries(files)) await storage.put(prefix + path, Buffer.from(text), { contentType: 'text/plain' });
-    const { store, release, calls } = heldStore();
+    const { store, calls } = countingStore();
     const static_ = createStaticFiles(store);
 
-    // The listing is held: nothing below could finish if a request waited for it.
     const first = await static_.find(buildId, '/');
-    expect(first).toMatchObject({ kind: 'file', path: 'index.html' });
+    expect(first).toMatchObject({ kind: 'file', path: 'index.html', entry: { size: files['index.html'].length } });
     const body = await static_.body(buildId, first as Extract<typeof first, { kind: 'file' }>, { range: null });
     expect(body.kind === 'buffer' && body.bytes.toString()).toBe(files['index.html']);
     expect(await static_.find(buildId, '/docs')).toEqual({ kind: 'folder', location: '/docs/' });
     expect(await static_.find(buildId, '/nothing-here.js')).toEqual({ kind: 'missing' });
-    // Many viewers' first requests start one listing between them.
-    expect(calls.list).toBe(1);
-
-    release();
-    await static_.indexOf(buildId);
-    const heads = calls.head;
     expect(await static_.find(buildId, '/assets/chunk-7.js')).toMatchObject({ kind: 'file', path: 'assets/chunk-7.js' });
-    expect(await static_.find(buildId, '/nothing-here.js')).toEqual({ kind: 'missing' });
+    expect(calls.list).toBe(0);
+
+    // Asked again (and by viewers asking at once), the store is asked nothing more.
+    const heads = calls.head;
+    await Promise.all([static_.find(buildId, '/'), static_.find(buildId, '/'), static_.find(buildId, '/nothing-here.js'), static_.find(buildId, '/assets/chunk-7.js')]);
     expect(calls.head).toBe(heads);
-    expect(calls.list).toBe(1);
+    const together = await Promise.all(Array.from({ length: 5 }, () => static_.find(buildId, '/assets/chunk-8.js')));
+    expect(together.every((f) => f.kind === 'file')).toBe(true);
+    expect(calls.head).toBe(heads + 1);
   });
 
-  it('gives the same ETag from a lookup of the file as from the listing', async () => {
-    const listed = createStaticFiles(storage);
-    await listed.indexOf(buildId);
-    const { store } = heldStore();
-    const looked = createStaticFiles(store);
-    expect(await looked.find(buildId, '/assets/chunk-3.js')).toEqual(await listed.find(buildId, '/assets/chunk-3.js'));
+  it('gives each file the ETag the store has for it', async () => {
+    const listed = new Map((await storage.list(prefix)).map((o) => [o.key.slice(prefix.length), o.etag]));
+    const found = await createStaticFiles(countingStore().store).find(buildId, '/assets/chunk-3.js');
+    expect(found).toMatchObject({ kind: 'file', entry: { etag: listed.get('assets/chunk-3.js') } });
   });
 });

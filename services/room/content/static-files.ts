@@ -9,17 +9,17 @@ import type { Storage } from '../../core/storage.js';
 import { buildFilesPrefix } from '../../data/builds.sql.js';
 
 // A static build's files, from the object store, kept close. Builds never change once made, so
-// a build's file index and its small files are cached without expiry (LRU by bytes), along with
-// their compressed forms; large files stream from the store, ranges included.
+// what the store says of a file (its size and ETag, or that there is none) and the bytes of small
+// files are cached without expiry (LRU), along with their compressed forms; large files stream
+// from the store, ranges included.
 //
-// The index is a listing of the build's whole prefix: one store round trip per thousand files,
-// so a build of tens of thousands of files took seconds to list, and under load the first
-// `index.html` of a new build waited 36.5 s for it (issue 29). The first requests of a build no
-// longer wait: while the listing runs in the background, each is answered by asking the store
-// about its own file (one HEAD), and once the index is in, by the index alone.
+// Nothing here waits on work that grows with the build: each path is looked up on its own (one
+// HEAD, shared by the viewers asking at once). The first version listed the build's whole prefix
+// on its first request, one store round trip per thousand files, which the first request and
+// every request arriving with it waited for (the trial's first `index.html` of a new build: 36.5 s
+// under load; issue 29).
 
 type IndexEntry = { size: number; etag: string };
-export type FileIndex = Map<string, IndexEntry>;
 
 export type Found =
   /** `whole`: sent whole, never as a range (a document the room added its helper to). */
@@ -39,25 +39,19 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
   const cachedFileBytes = opts.cachedFileBytes ?? 2 * 1024 * 1024;
   // HTML documents small enough to be held get the helper; larger ones stream as they are.
   const takesHead = (type: string, size: number) => Boolean(opts.htmlHead) && /^text\/html/.test(type) && size <= cachedFileBytes;
-  const indexes = new LRUCache<string, FileIndex>({ max: 500 });
-  const loading = new Map<string, Promise<FileIndex>>();
+  // Keyed by the file's object key; `false` is a path the build does not have.
+  const entries = new LRUCache<string, IndexEntry | false>({
+    max: 200_000,
+    fetchMethod: async (key) => {
+      const head = await storage.head(key);
+      return head ? { size: head.size, etag: head.etag ?? `"${head.size}"` } : false;
+    },
+  });
   const bytes = new LRUCache<string, Buffer>({ maxSize: opts.cacheBytes ?? 256 * 1024 * 1024, sizeCalculation: (b) => Math.max(1, b.length) });
 
-  async function indexOf(buildId: string): Promise<FileIndex> {
-    const known = indexes.get(buildId);
-    if (known) return known;
-    // Viewers arriving together share one listing of the build.
-    let pending = loading.get(buildId);
-    if (!pending) {
-      const prefix = buildFilesPrefix(buildId);
-      pending = storage.list(prefix).then((objects) => {
-        const index: FileIndex = new Map(objects.map((o) => [o.key.slice(prefix.length), { size: o.size, etag: o.etag ?? `"${o.size}"` }]));
-        indexes.set(buildId, index);
-        return index;
-      }).finally(() => loading.delete(buildId));
-      loading.set(buildId, pending);
-    }
-    return pending;
+  /** What the store holds at `file` in the build, if anything. */
+  async function entryOf(buildId: string, file: string): Promise<IndexEntry | undefined> {
+    return (await entries.fetch(buildFilesPrefix(buildId) + file)) || undefined;
   }
 
   /** What a URL path names in the build: a file, a folder (served by its index.html), or nothing. */
@@ -71,8 +65,7 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
     if (path.includes('\0') || path.split('/').some((s) => s === '..' || s === '.')) return { kind: 'missing' };
     const relative = path.replace(/^\/+/, '');
     const asFile = relative === '' || relative.endsWith('/') ? `${relative}index.html` : relative;
-    const lookup = lookupOf(buildId);
-    const entry = await lookup(asFile);
+    const entry = await entryOf(buildId, asFile);
     if (entry) {
       const type = contentTypeOf(asFile);
       // A document with the helper in it is not the stored file: its own ETag, and no ranges.
@@ -80,26 +73,8 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
       return { kind: 'file', path: asFile, entry, type };
     }
     // A folder asked for without its slash is sent to it, so the page's relative links resolve.
-    if (!relative.endsWith('/') && (await lookup(`${relative}/index.html`))) return { kind: 'folder', location: `${urlPath}/` };
+    if (!relative.endsWith('/') && (await entryOf(buildId, `${relative}/index.html`))) return { kind: 'folder', location: `${urlPath}/` };
     return { kind: 'missing' };
-  }
-
-  /**
-   * How a file of the build is looked up now: in its index when the index is in; otherwise by one
-   * HEAD of that file, with the listing started (once) in the background for the requests after.
-   */
-  function lookupOf(buildId: string): (file: string) => Promise<IndexEntry | undefined> {
-    const index = indexes.get(buildId);
-    if (index) return async (file) => index.get(file);
-    // A failed listing is tried again by a later request; this one does not need it.
-    indexOf(buildId).catch(() => {});
-    const prefix = buildFilesPrefix(buildId);
-    return async (file) => {
-      const known = indexes.get(buildId);
-      if (known) return known.get(file);
-      const head = await storage.head(prefix + file);
-      return head ? { size: head.size, etag: head.etag ?? `"${head.size}"` } : undefined;
-    };
   }
 
   async function cachedBytes(buildId: string, path: string): Promise<Buffer> {
@@ -145,7 +120,7 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
     return { kind: 'stream', stream: object.body, size: object.size, range: ask.range };
   }
 
-  return { find, body, indexOf };
+  return { find, body };
 }
 
 export type StaticFiles = ReturnType<typeof createStaticFiles>;
