@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** How long one bench may run (s). */
+const DEADLINE_S = Number(process.env.BENCH_DEADLINE_S ?? 1200);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const all = readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.bench.ts')).sort();
 const args = process.argv.slice(2);
@@ -65,7 +67,14 @@ function runBench(file: string, figures: string): Promise<{ status: number; why:
       errors = (errors + chunk.toString()).slice(-20_000);
       process.stderr.write(chunk);
     });
-    child.on('exit', (code, signal) => resolve({ status: code ?? 1, why: signal ? `killed by ${signal}` : reasonOf(errors) }));
+    // A bench that outlives its deadline (one that hangs after its figures, say) is stopped, and
+    // the summary says so.
+    let late = false;
+    const deadline = setTimeout(() => { late = true; child.kill('SIGTERM'); }, DEADLINE_S * 1000);
+    child.on('exit', (code, signal) => {
+      clearTimeout(deadline);
+      resolve({ status: code ?? 1, why: late ? `stopped: it passed the ${DEADLINE_S} s deadline (BENCH_DEADLINE_S)` : signal ? `killed by ${signal}` : reasonOf(errors) });
+    });
   });
 }
 
