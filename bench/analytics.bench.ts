@@ -10,6 +10,7 @@ import { startPlatform } from '../test/support/platform.js';
 import { uniqueSlug } from '../test/support/refusal.js';
 import { dayOf, nextDay, rollDay } from '../services/data/event-days.sql.js';
 import { recordEvents, type RoomEvent } from '../services/data/room-events.sql.js';
+import { figure } from './report.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const DAYS = 90;
@@ -93,6 +94,8 @@ try {
   console.log(`select count(*) over the same rows:  median ${ms(countMs)} (${RUNS} runs)`);
   console.log(`projectAnalytics, ${DAYS} days (HTTP):   median ${ms(projectMs)}; ratio to count(*) ${(projectMs / countMs).toFixed(2)}`);
   console.log(`workspaceAnalytics, ${DAYS} days (HTTP): median ${ms(workspaceMs)}; ratio to count(*) ${(workspaceMs / countMs).toFixed(2)}`);
+  figure({ name: 'projectAnalytics over the range (HTTP)', value: projectMs, unit: 'ms', baseline: countMs });
+  figure({ name: 'workspaceAnalytics over the range (HTTP)', value: workspaceMs, unit: 'ms', baseline: countMs });
 
   // The write path: 1,000 beacons a second, 5 events each, one insert a beacon.
   const source = { workspaceId, projectId: projectIds[1], linkId: null, visitId: null, device: 'desktop' as const };

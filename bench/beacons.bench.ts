@@ -15,6 +15,7 @@ import { deployStaticRoom } from '../test/support/room.js';
 import { createSession } from '../services/data/viewer-sessions.sql.js';
 import { arriveInVisit } from '../services/data/visits.sql.js';
 import { roomCookieName } from '../services/room/viewer/room-cookies.js';
+import { figure } from './report.js';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 5000);
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
@@ -84,9 +85,11 @@ try {
   console.log(line('GET /healthz (baseline)', floor));
   console.log(line('POST /room/:s/beat     ', beats));
   console.log(`beat CPU to /healthz: ${(beats.share / floor.share).toFixed(2)}x; to bare node:http: ${(beats.share / node.share).toFixed(2)}x; target: under 30% of a core at ${RATE}/s`);
+  figure({ name: 'beat CPU share', value: beats.share, unit: 'core', baseline: floor.share });
   console.log(`written: ${events - before} time events, ${seconds} seconds credited to visits (${beats.statuses[200] ?? 0} beats answered 200, 5 s each)`);
 } finally {
   await sql`delete from projects where id = ${project.id}`;
   await platform.close();
 }
-
+// As in static-first-request: a handle the room leaves open keeps the loop alive after close.
+process.exit(0);

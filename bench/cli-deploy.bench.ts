@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { packStaticSite } from '../services/cli/deploy-steps/pack-static.js';
 import { startPlatform } from '../test/support/platform.js';
+import { figure } from './report.js';
 
 const run = promisify(execFile);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -141,6 +142,7 @@ async function measure(label: string, api: string): Promise<void> {
   console.log(`  pitch deploy:                    ${d.toFixed(0)} ms (runs ${runs(deploys)})`);
   console.log(`  ratio pitch / curl -T:           ${(d / c).toFixed(2)}x (target 1.5x)`);
   console.log(`  ratio pitch / (curl + build):    ${(d / (c + b)).toFixed(2)}x: the tool's own overhead`);
+  figure({ name: `pitch deploy (${label})`, value: d, unit: 'ms', baseline: c });
   console.log(`  last deploy's progress:\n${lastStderr.trimEnd().split('\n').map((line) => `    ${line}`).join('\n')}`);
 }
 

@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { webpBomb } from '../test/fixtures/images.js';
 import { startPlatform } from '../test/support/platform.js';
 import { deployStaticRoom, enterRoom, hit } from '../test/support/room.js';
+import { figure } from './report.js';
 
 const MB = 1024 * 1024;
 // Made before the platform starts: making one blocks this process for seconds.
@@ -52,8 +53,11 @@ try {
   const big = await fourAtOnce(bomb8k);
   const small = await fourAtOnce(bomb4k);
 
-  const row = (name: string, r: typeof baseline) =>
+  const row = (name: string, r: typeof baseline) => {
     console.log(`${name.padEnd(34)} slowest ${r.slowest.toFixed(0).padStart(5)} ms (${(r.slowest / baseline.slowest).toFixed(2)}× baseline)  RSS +${r.grew.toFixed(1).padStart(5)} MB  [${r.statuses}]`);
+    figure({ name: `${name}: slowest answer`, value: r.slowest, unit: 'ms', baseline: baseline.slowest });
+    figure({ name: `${name}: RSS growth`, value: r.grew, unit: 'MB' });
+  };
   row('baseline: 4 good 1440×900 PNGs', baseline);
   row('4 bombs of 8192² (lossless WebP)', big);
   row('4 bombs of 4096² (lossless WebP)', small);

@@ -6,6 +6,7 @@
 //   npx tsx bench/listing-checks.bench.ts
 import { startPlatform } from '../test/support/platform.js';
 import { deployStaticRoom } from '../test/support/room.js';
+import { figure } from './report.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const PAGES = 200;
@@ -56,3 +57,4 @@ const duringP99 = pct(during, 99);
 console.log(`healthz idle:   n=${idle.length} p50=${pct(idle, 50).toFixed(1)} ms p99=${idleP99.toFixed(1)} ms`);
 console.log(`healthz during: n=${during.length} p50=${pct(during, 50).toFixed(1)} ms p99=${duringP99.toFixed(1)} ms max=${Math.max(...during).toFixed(1)} ms (${checks} full ${PAGES}-page checks ran)`);
 console.log(`p99 during / idle: ${(duringP99 / idleP99).toFixed(1)}x; target p99 < 100 ms: ${duringP99 < 100 ? 'met' : 'NOT met'}`);
+figure({ name: 'healthz p99 during listing checks', value: duringP99, unit: 'ms', baseline: idleP99 });

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 import { checkManifest } from '../services/contract/manifest/manifest.js';
 import { arbManifest } from '../test/fixtures/manifest/manifest.arbitrary.js';
+import { figure } from './report.js';
 
 const DOCUMENTS = 2_000;
 const ROUNDS = 5;
@@ -73,4 +74,5 @@ const base = median(baseline);
 const check = median(checked);
 console.log(`median ${format(base)} ${format(check)}   ${(check / base).toFixed(3)}`);
 console.log(`checking costs ${(base / check).toFixed(1)}x JSON.parse alone; ${(1e6 / check).toFixed(1)} µs a manifest`);
+figure({ name: 'manifest parse+check', value: check, unit: 'docs/s', baseline: base });
 if (sink === 0) console.log('');

@@ -10,6 +10,7 @@ import { startPlatform } from '../test/support/platform.js';
 import { desktopChrome } from '../test/support/browser.js';
 import { deployStaticRoom, hit, shellData, type Jar } from '../test/support/room.js';
 import { renderPage } from '../services/core/room-pages/render-page.js';
+import { figure } from './report.js';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -65,6 +66,7 @@ try {
   console.log(line('one page, 200', pageFull));
   console.log(`${line('one page, 304', page304)} (304s count as "errors" here)`);
   console.log(`ratio shell / healthz (p50): ${(shell.p50 / base.p50).toFixed(2)}; shell p50 ${shell.p50.toFixed(2)} ms, p99 ${shell.p99.toFixed(2)} ms (target < 50 ms)`);
+  figure({ name: 'shell p50 (30 pages)', value: shell.p50, unit: 'ms', baseline: base.p50 });
   console.log(`before: rendering all ${PAGES} pages (each shell GET did this): ${renderAll.toFixed(0)} ms, ${(renderAll / shell.p50).toFixed(0)}× the shell's p50 now`);
 } finally {
   await platform.close();

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { startPlatform } from '../test/support/platform.js';
 import { deployStaticRoom, enterRoom } from '../test/support/room.js';
+import { figure } from './report.js';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -68,6 +69,7 @@ try {
     console.log(`nginx:        ${base.rps.toFixed(0)} req/s (${base.bytesPerRequest} B each), p50 ${base.p50.toFixed(2)} ms, p99 ${base.p99.toFixed(2)} ms, errors ${base.errors + base.statusOther}`);
     console.log(`room content: ${room.rps.toFixed(0)} req/s (${room.bytesPerRequest} B each), p50 ${room.p50.toFixed(2)} ms, p99 ${room.p99.toFixed(2)} ms, errors ${room.errors + room.statusOther}`);
     console.log(`ratio (room / nginx requests per second): ${(room.rps / base.rps).toFixed(2)}`);
+    figure({ name: 'room content', value: room.rps, unit: 'req/s', baseline: base.rps });
   } finally {
     await nginx.stop();
   }

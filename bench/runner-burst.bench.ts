@@ -5,6 +5,7 @@
 //   npx tsx bench/runner-burst.bench.ts      (needs node infra/local/test.mjs --services)
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median, ms, newSession, startKit } from './runner-kit.js';
+import { figure } from './report.js';
 
 const VIEWERS = 40;
 const CAP = 10;
@@ -54,6 +55,8 @@ try {
   console.log(`${VIEWERS} viewers at once, cap ${CAP}: ${admitted.length} admitted, ${queued.length} queued (places 1–${queued.length}), in ${ms(burstMs)} for all ${VIEWERS} answers (median answer ${ms(median(entered.map((e) => e.at)))})`);
   console.log(`first ${CAP} copies running after: median ${ms(median(firstReady))}, last ${ms(Math.max(...firstReady))}`);
   console.log(`every queued viewer let in, in queue order, as others left: ${servedOrder.length}/${queued.length}; at most ${most} containers at once; all ${VIEWERS} served in ${ms(allMs)}`);
+  figure({ name: 'burst, first copies running (median)', value: median(firstReady), unit: 'ms' });
+  figure({ name: 'burst, all viewers served', value: allMs, unit: 'ms' });
   console.log(`events: ${events.ready} ready, ${events.queued} held back, ${events.fail} failed; containers left behind: ${left}`);
 } finally {
   await kit.close();

@@ -4,7 +4,8 @@
 //   raw:      create + start the same image on the engine's default network → polled until 200.
 // Interleaved, medians of each. Target: platform within 1.3x of raw.
 //   npx tsx bench/runner-cold-start.bench.ts      (needs node infra/local/test.mjs --services)
-import { median, ms, newSession, rawStart, startKit } from './runner-kit.js';
+import { enterRunning, median, ms, newSession, rawStart, startKit } from './runner-kit.js';
+import { figure, step } from './report.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const kit = await startKit({ RUNNER_WARM_MAX: '0' });
@@ -12,13 +13,12 @@ try {
   const raw: number[] = [];
   const platform: number[] = [];
   const phases: Record<string, number[]> = {};
-  await rawStart(kit); // warm the engine's caches for both
+  await step('a raw start to warm the engine', () => rawStart(kit)); // warm the engine's caches for both
   for (let i = 0; i < RUNS; i++) {
     raw.push(await rawStart(kit));
     const session = newSession();
     const t0 = performance.now();
-    const view = await kit.runner.client.enter(session, kit.body, 30_000);
-    if (view.state !== 'running') throw new Error(`copy ${view.state} ${view.detail ?? ''}`);
+    const view = await step('a viewer entering (copy start)', () => enterRunning(kit, session));
     kit.route(view.target!);
     const res = await fetch(kit.proxyUrl + '/');
     await res.arrayBuffer();
@@ -35,6 +35,7 @@ try {
   console.log(`platform enter → first 200 through the proxy: median ${ms(p)} (min ${ms(Math.min(...platform))}, max ${ms(Math.max(...platform))})`);
   console.log(`phases (median ms): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v)}`).join(', ')}`);
   console.log(`ratio platform / raw: ${(p / r).toFixed(2)}x (target ≤ 1.3x)`);
+  figure({ name: 'cold start, enter to first 200', value: p, unit: 'ms', baseline: r });
 } finally {
   await kit.close();
 }

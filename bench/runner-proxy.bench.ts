@@ -1,15 +1,20 @@
 // The room's copy proxy (services/room/copy-proxy.ts) against nginx `proxy_pass` to the same copy
-// (keep-alive upstream, one worker) and against the copy's port directly: requests per second and
+// (keep-alive upstream, one worker), JupyterHub's configurable-http-proxy (the npm package, a
+// pinned dev dependency: the Node proxy a user would pick instead, given a route to the copy
+// through its REST API) and the copy's port directly: requests per second and
 // latency from the same load generator, 32 keep-alive connections, small JSON answers from the
 // demo. wrk drives the load when it is installed (it costs far less CPU than a Node generator on
 // a 2-core machine); otherwise bench/load.ts. The proxy runs single-process, as in one room process.
-//   npm run bench -- runner-proxy      (needs the test services and nginx: apt-get install nginx)
+//   npm run bench -- runner-proxy      (nginx too when installed: apt-get install nginx)
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { newSession, startKit } from './runner-kit.js';
+import { enterRunning, newSession, startKit } from './runner-kit.js';
+import { figure, step } from './report.js';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -50,33 +55,77 @@ http { access_log off; keepalive_requests 100000;
   return { stop: async () => { nginx.kill('SIGQUIT'); await rm(prefix, { recursive: true, force: true }); } };
 }
 
+/**
+ * configurable-http-proxy on loopback, its API on loopback too, with one route (`/`) to the copy
+ * added through that API as JupyterHub adds a user's server. Resolves once the route answers.
+ */
+async function startChp(upstream: string, port: number) {
+  const token = randomBytes(16).toString('hex');
+  const apiPort = port + 1;
+  const chp = spawn('node_modules/.bin/configurable-http-proxy', ['--ip', '127.0.0.1', '--port', String(port), '--api-ip', '127.0.0.1', '--api-port', String(apiPort), '--log-level', 'warn'], {
+    env: { ...process.env, CONFIGPROXY_AUTH_TOKEN: token }, stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<never>((_, reject) => chp.once('exit', (code) => reject(new Error(`configurable-http-proxy exited (${code})`))));
+  const stop = async () => { chp.kill('SIGTERM'); await new Promise((r) => (chp.exitCode === null ? chp.once('exit', r) : r(null))); };
+  try {
+    for (let i = 0; ; i++) {
+      const added = await Promise.race([exited, fetch(`http://127.0.0.1:${apiPort}/api/routes/`, {
+        method: 'POST', headers: { authorization: `token ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ target: `http://${upstream}` }),
+      }).then((r) => r.status, () => 0)]);
+      if (added === 201) break;
+      if (i >= 100) throw new Error(`its API did not take the route (last answer ${added})`);
+      await sleep(100);
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { stop };
+}
+
 const load = (await hasCommand('wrk')) ? loadWithWrk : loadWithNode;
 const withNginx = await hasCommand('nginx');
 // A copy with more room than the default half core, so the proxy, not the demo, is what is measured.
 const kit = await startKit({ RUNNER_WARM_MAX: '0', RUNNER_COPY_CPUS: '2' });
 const nginxPort = 19_000 + Math.floor(Math.random() * 1000);
+const chpPort = nginxPort + 1000;
 let nginx: { stop(): Promise<void> } | null = null;
+let chp: { stop(): Promise<void> } | null = null;
 try {
   const session = newSession();
-  const view = await kit.runner.client.enter(session, kit.body, 30_000);
+  const view = await step('a viewer entering (copy start)', () => enterRunning(kit, session));
   kit.route(view.target!);
-  const direct = `http://${view.target!.host}:${view.target!.port}`;
-  if (withNginx) nginx = await startNginx(`${view.target!.host}:${view.target!.port}`, nginxPort);
+  const upstream = `${view.target!.host}:${view.target!.port}`;
+  const direct = `http://${upstream}`;
+  if (withNginx) nginx = await step('starting nginx', () => startNginx(upstream, nginxPort));
   const nginxUrl = `http://127.0.0.1:${nginxPort}/`;
+  chp = await step('starting configurable-http-proxy and adding the route', () => startChp(upstream, chpPort));
+  const chpUrl = `http://127.0.0.1:${chpPort}/`;
   // Warm every path once, then measure each in turn.
-  for (const url of [direct, kit.proxyUrl, ...(nginx ? [nginxUrl] : [])]) await load(url);
-  const d = await load(direct);
-  const n = nginx ? await load(nginxUrl) : null;
-  const p = await load(kit.proxyUrl);
-  const line = (name: string, r: Load) => console.log(`${name.padEnd(20)} ${r.rps.toFixed(0)} req/s (p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors})`);
+  for (const url of [direct, kit.proxyUrl, chpUrl, ...(nginx ? [nginxUrl] : [])]) await step(`warming ${url}`, () => load(url));
+  const d = await step('load, direct', () => load(direct));
+  const n = nginx ? await step('load, nginx', () => load(nginxUrl)) : null;
+  const c = await step('load, configurable-http-proxy', () => load(chpUrl));
+  const p = await step('load, the room\'s proxy', () => load(kit.proxyUrl));
+  const line = (name: string, r: Load) => console.log(`${name.padEnd(25)} ${r.rps.toFixed(0)} req/s (p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors})`);
   console.log(`load generator: ${load === loadWithWrk ? 'wrk -t1 -c32' : 'bench/load.ts, 32 connections'}, ${SECONDS} s each`);
   line('direct to the copy:', d);
   if (n) line('nginx proxy_pass:', n);
+  else console.log('nginx proxy_pass:   not measured: nginx is not installed (apt-get install nginx)');
+  line('configurable-http-proxy:', c);
   line('the room\'s proxy:', p);
   console.log(`ratio proxy / direct: ${(p.rps / d.rps).toFixed(2)}x of the requests per second; added p50 ${(p.p50 - d.p50).toFixed(2)} ms`);
   if (n) console.log(`ratio proxy / nginx:  ${(p.rps / n.rps).toFixed(2)}x of nginx's requests per second (target 0.8); nginx added p50 ${(n.p50 - d.p50).toFixed(2)} ms`);
+  console.log(`ratio proxy / CHP:    ${(p.rps / c.rps).toFixed(2)}x of configurable-http-proxy's requests per second; CHP added p50 ${(c.p50 - d.p50).toFixed(2)} ms`);
+  figure({ name: 'direct to the copy', value: d.rps, unit: 'req/s' });
+  if (n) figure({ name: 'nginx proxy_pass', value: n.rps, unit: 'req/s', baseline: d.rps });
+  figure({ name: 'configurable-http-proxy', value: c.rps, unit: 'req/s', baseline: d.rps });
+  figure({ name: 'the room\'s proxy', value: p.rps, unit: 'req/s', baseline: d.rps });
+  figure({ name: 'the room\'s proxy / configurable-http-proxy', value: p.rps, unit: 'req/s', baseline: c.rps });
+  if (n) figure({ name: 'the room\'s proxy / nginx', value: p.rps, unit: 'req/s', baseline: n.rps });
   await kit.runner.client.leave(session);
 } finally {
   await nginx?.stop();
+  await chp?.stop();
   await kit.close();
 }

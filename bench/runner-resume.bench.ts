@@ -1,7 +1,8 @@
 // Resume of a paused copy ("paused while away"): the viewer's activity → unpause, re-probe its
 // health path, route again → the first 200 through the room's copy proxy. Target: under 300 ms.
 //   npx tsx bench/runner-resume.bench.ts      (needs node infra/local/test.mjs --services)
-import { median, ms, newSession, rawStart, startKit } from './runner-kit.js';
+import { enterRunning, median, ms, newSession, rawStart, startKit } from './runner-kit.js';
+import { figure, step } from './report.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 // Copies pause after 1 s without activity, so each run waits for its pause first.
@@ -9,7 +10,7 @@ const kit = await startKit({ RUNNER_WARM_MAX: '0', RUNNER_IDLE_PAUSE_S: '1', RUN
 try {
   const resume: number[] = [];
   const session = newSession();
-  await kit.runner.client.enter(session, kit.body, 30_000);
+  await step('a viewer entering (copy start)', () => enterRunning(kit, session));
   for (let i = 0; i < RUNS; i++) {
     const paused = await kit.runner.until(session, ['paused'], 30_000);
     const t0 = performance.now();
@@ -27,6 +28,7 @@ try {
   console.log(`runs: ${RUNS}`);
   console.log(`resume of a paused copy, activity → first 200 through the proxy: median ${ms(r)} (max ${ms(Math.max(...resume))}); target < 300 ms`);
   console.log(`raw engine start + poll, same run: median ${ms(median(raw))}; ratio resume / raw: ${(r / median(raw)).toFixed(2)}x`);
+  figure({ name: 'resume of a paused copy', value: r, unit: 'ms', baseline: median(raw) });
 } finally {
   await kit.close();
 }

@@ -4,6 +4,7 @@
 //   npx tsx bench/runner-warm.bench.ts      (needs node infra/local/test.mjs --services)
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median, ms, newSession, rawStart, startKit } from './runner-kit.js';
+import { figure } from './report.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 // The pro plan keeps one warm copy per live build; this runner serves only the bench's workspace.
@@ -38,6 +39,7 @@ try {
   console.log(`runs: ${RUNS}`);
   console.log(`warm hand-off, enter → first 200 through the proxy: median ${ms(h)} (max ${ms(Math.max(...handoff))}); target < 50 ms`);
   console.log(`raw engine start + poll, same run: median ${ms(median(raw))}; ratio hand-off / raw: ${(h / median(raw)).toFixed(2)}x`);
+  figure({ name: 'warm hand-off, enter to first 200', value: h, unit: 'ms', baseline: median(raw) });
 } finally {
   await kit.close();
 }

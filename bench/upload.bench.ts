@@ -18,6 +18,7 @@ import { createSql } from '../services/core/db.js';
 import { createStorage } from '../services/core/storage.js';
 import { issueToken } from '../services/ops/ops.service.js';
 import { testEnv } from '../test/support/services.js';
+import { figure } from './report.js';
 
 const run = promisify(execFile);
 const SIZE = 512 * 1024 * 1024;
@@ -80,6 +81,8 @@ try {
   console.log(`upload of 512 MiB (api):  ${upMs.toFixed(0)} ms (${mbps(upMs)} MiB/s)`);
   console.log(`speed ratio api / direct: ${(directMs / upMs).toFixed(2)} (target 0.8 or better)`);
   console.log(`api peak RSS:             ${peak.toFixed(0)} MB (before the upload ${baseRss.toFixed(0)} MB; target < 150 MB)`);
+  figure({ name: 'upload of 512 MiB through the api', value: upMs, unit: 'ms', baseline: directMs });
+  figure({ name: 'api peak RSS during upload', value: peak, unit: 'MB', baseline: baseRss });
 } finally {
   api.kill('SIGTERM');
   await rm(dir, { recursive: true, force: true });

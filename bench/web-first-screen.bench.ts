@@ -8,6 +8,7 @@
 import { launchChromium } from '../test/support/browser.js';
 import { startPlatform } from '../test/support/platform.js';
 import { webContext } from '../test/support/web-app.js';
+import { figure } from './report.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -44,6 +45,8 @@ try {
   console.log(`/healthz (baseline):         median ${b.toFixed(0)} ms over ${RUNS} runs`);
   console.log(`first screen, cold cache:    median ${median(cold).toFixed(0)} ms (max ${Math.max(...cold).toFixed(0)}); ratio to baseline ${(median(cold) / b).toFixed(1)}x; target < 1000 ms`);
   console.log(`first screen, warm (reload): median ${median(warm).toFixed(0)} ms (max ${Math.max(...warm).toFixed(0)}); ratio to baseline ${(median(warm) / b).toFixed(1)}x`);
+  figure({ name: 'first screen, cold cache', value: median(cold), unit: 'ms', baseline: b });
+  figure({ name: 'first screen, warm', value: median(warm), unit: 'ms', baseline: b });
 } finally {
   await browser.close();
   await platform.close();

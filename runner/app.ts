@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { z } from 'zod';
 import type { Logger } from '../services/core/log.js';
 import { opsPlugin } from '../services/core/http/ops.plugin.js';
+import { logRequests, requestLogging } from '../services/core/http/request-log.js';
 import { CallsBody, CopyView, EnterBody, PrepareQuery, Uuid, WaitQuery } from '../services/contract/runner/runner-api.schema.js';
 import { RUNNER_KEY_HEADER, keyMatches } from '../services/contract/runner/runner-key.js';
 import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
@@ -29,7 +30,8 @@ function bad(reply: FastifyReply, issues: z.ZodError) {
 }
 
 export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: deps.log as unknown as FastifyBaseLogger });
+  const app = Fastify({ loggerInstance: deps.log as unknown as FastifyBaseLogger, ...requestLogging() });
+  logRequests(app);
   await app.register(opsPlugin, { token: deps.opsToken });
   app.get('/healthz', async () => ({ ok: true, service: 'demo-rooms-runner' }));
   app.get('/readyz', async (_req, reply) => {

@@ -15,6 +15,7 @@ import { opsOptions, opsPlugin } from '../core/http/ops.plugin.js';
 import { closePagePool } from './community/page-check-pool.js';
 import { trustProxyOption } from '../core/trust-proxy.js';
 import { headroomCheck, registerLoadShedding } from '../core/http/load-shedding.js';
+import { logRequests, requestLogging } from '../core/http/request-log.js';
 
 /**
  * Another app served by the same process and listener (the room, in development and tests; see
@@ -30,6 +31,7 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
   const app = Fastify({
     ...(opts.alongside?.serverFactory ? { serverFactory: opts.alongside.serverFactory } : {}),
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
+    ...requestLogging(),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
@@ -39,6 +41,7 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
     trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
   });
   // First, so that a process under pressure answers 503 before any other work (the room's routes, alongside, too).
+  logRequests(app);
   await registerLoadShedding(app, deps.config);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

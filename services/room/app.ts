@@ -4,6 +4,7 @@ import { createRoom, type RoomDeps } from './room-server.js';
 import { trustProxyOption } from '../core/trust-proxy.js';
 import { headroomCheck, registerLoadShedding } from '../core/http/load-shedding.js';
 import { checkReadiness } from '../core/http/readiness.js';
+import { logRequests, requestLogging } from '../core/http/request-log.js';
 
 /**
  * The room on its own, as production runs it: the load balancer sends `/r/`, `/preview/`, `/p/`
@@ -15,8 +16,10 @@ export async function buildRoomApp(deps: RoomDeps): Promise<FastifyInstance> {
   const app = Fastify({
     serverFactory: room.serverFactory,
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
+    ...requestLogging(),
     trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
   });
+  logRequests(app);
   await registerLoadShedding(app, deps.config);
   await app.register(cookie);
   app.get('/healthz', async () => ({ ok: true, service: 'demo-rooms-room' }));

@@ -10,6 +10,7 @@ import type { Logger } from '../../core/log.js';
 import type { Storage } from '../../core/storage.js';
 import { trustProxyOption } from '../../core/trust-proxy.js';
 import { registerLoadShedding } from '../../core/http/load-shedding.js';
+import { logRequests, requestLogging } from '../../core/http/request-log.js';
 import { notFoundPage, noticePage } from '../viewer/html.js';
 import type { StandingCache } from '../viewer/standing-cache.js';
 import { contentLabelOf, staticLabelOf, type ContentLabel } from '../origins.js';
@@ -37,7 +38,8 @@ const captureLibrary = (() => {
 export type ContentDeps = { config: Config; sql: Sql; storage: Storage; log: Logger };
 
 export async function buildContentApp(deps: ContentDeps & { standings: StandingCache }): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: deps.log.child({ part: 'content' }) as unknown as FastifyBaseLogger, trustProxy: trustProxyOption(deps.config.TRUST_PROXY) });
+  const app = Fastify({ loggerInstance: deps.log.child({ part: 'content' }) as unknown as FastifyBaseLogger, trustProxy: trustProxyOption(deps.config.TRUST_PROXY), ...requestLogging() });
+  logRequests(app);
   // Its own sampler, on the same event loop as the room's: the content origins shed with it.
   await registerLoadShedding(app, deps.config);
   await app.register(cookie);

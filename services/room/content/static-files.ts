@@ -9,11 +9,17 @@ import type { Storage } from '../../core/storage.js';
 import { buildFilesPrefix } from '../../data/builds.sql.js';
 
 // A static build's files, from the object store, kept close. Builds never change once made, so
-// a build's file index and its small files are cached without expiry (LRU by bytes), along with
-// their compressed forms; large files stream from the store, ranges included.
+// what the store says of a file (its size and ETag, or that there is none) and the bytes of small
+// files are cached without expiry (LRU), along with their compressed forms; large files stream
+// from the store, ranges included.
+//
+// Nothing here waits on work that grows with the build: each path is looked up on its own (one
+// HEAD, shared by the viewers asking at once). The first version listed the build's whole prefix
+// on its first request, one store round trip per thousand files, which the first request and
+// every request arriving with it waited for (the trial's first `index.html` of a new build: 36.5 s
+// under load; issue 29).
 
 type IndexEntry = { size: number; etag: string };
-export type FileIndex = Map<string, IndexEntry>;
 
 export type Found =
   /** `whole`: sent whole, never as a range (a document the room added its helper to, `tagged`). */
@@ -35,25 +41,19 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
   // HTML documents loaded as documents (a frame, a window) get the helper: held when small,
   // streamed with it when large. An app's own fetch of an HTML file gets the file as it is.
   const takesHead = (type: string, document: boolean) => Boolean(opts.htmlHead) && document && /^text\/html/.test(type);
-  const indexes = new LRUCache<string, FileIndex>({ max: 500 });
-  const loading = new Map<string, Promise<FileIndex>>();
+  // Keyed by the file's object key; `false` is a path the build does not have.
+  const entries = new LRUCache<string, IndexEntry | false>({
+    max: 200_000,
+    fetchMethod: async (key) => {
+      const head = await storage.head(key);
+      return head ? { size: head.size, etag: head.etag ?? `"${head.size}"` } : false;
+    },
+  });
   const bytes = new LRUCache<string, Buffer>({ maxSize: opts.cacheBytes ?? 256 * 1024 * 1024, sizeCalculation: (b) => Math.max(1, b.length) });
 
-  async function indexOf(buildId: string): Promise<FileIndex> {
-    const known = indexes.get(buildId);
-    if (known) return known;
-    // Viewers arriving together share one listing of the build.
-    let pending = loading.get(buildId);
-    if (!pending) {
-      const prefix = buildFilesPrefix(buildId);
-      pending = storage.list(prefix).then((objects) => {
-        const index: FileIndex = new Map(objects.map((o) => [o.key.slice(prefix.length), { size: o.size, etag: o.etag ?? `"${o.size}"` }]));
-        indexes.set(buildId, index);
-        return index;
-      }).finally(() => loading.delete(buildId));
-      loading.set(buildId, pending);
-    }
-    return pending;
+  /** What the store holds at `file` in the build, if anything. */
+  async function entryOf(buildId: string, file: string): Promise<IndexEntry | undefined> {
+    return (await entries.fetch(buildFilesPrefix(buildId) + file)) || undefined;
   }
 
   /** What a URL path names in the build: a file, a folder (served by its index.html), or nothing. */
@@ -65,10 +65,9 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
       return { kind: 'missing' };
     }
     if (path.includes('\0') || path.split('/').some((s) => s === '..' || s === '.')) return { kind: 'missing' };
-    const index = await indexOf(buildId);
     const relative = path.replace(/^\/+/, '');
     const asFile = relative === '' || relative.endsWith('/') ? `${relative}index.html` : relative;
-    const entry = index.get(asFile);
+    const entry = await entryOf(buildId, asFile);
     if (entry) {
       const type = contentTypeOf(asFile);
       // A document with the helper in it is not the stored file: its own ETag, and no ranges.
@@ -76,7 +75,7 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
       return { kind: 'file', path: asFile, entry, type };
     }
     // A folder asked for without its slash is sent to it, so the page's relative links resolve.
-    if (!relative.endsWith('/') && index.has(`${relative}/index.html`)) return { kind: 'folder', location: `${urlPath}/` };
+    if (!relative.endsWith('/') && (await entryOf(buildId, `${relative}/index.html`))) return { kind: 'folder', location: `${urlPath}/` };
     return { kind: 'missing' };
   }
 
@@ -125,7 +124,7 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
     return { kind: 'stream', stream: object.body, size: object.size, range: ask.range };
   }
 
-  return { find, body, indexOf };
+  return { find, body };
 }
 
 export type StaticFiles = ReturnType<typeof createStaticFiles>;
