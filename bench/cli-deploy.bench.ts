@@ -14,7 +14,7 @@
 // of curl's upload (the platform unpacking and storing every file), which `pitch deploy` waits for
 // and `curl -T` does not.
 
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { packStaticSite } from '../services/cli/deploy-steps/pack-static.js';
 import { startPlatform } from '../test/support/platform.js';
+import { pitchDeploy } from './pitch-deploy.js';
 import { figure } from './report.js';
 
 const run = promisify(execFile);
@@ -85,18 +86,8 @@ async function throttlingProxy(target: string, bytesPerSecond: number): Promise<
 }
 
 // --force: every run deploys the same site, which would otherwise stop at "nothing changed".
-async function pitchDeploy(api: string, slug: string): Promise<{ ms: number; stderr: string }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['services/cli/bin/pitch.mjs', 'deploy', site, '--project', slug, '--force'], {
-    env: { ...process.env, PITCH_API: api, PP_TOKEN: builder.token, XDG_CONFIG_HOME: join(work, 'config') },
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdout.resume();
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`pitch deploy failed:\n${stderr}`);
-  return { ms: performance.now() - started, stderr };
-}
+const deploySite = (api: string, slug: string) =>
+  pitchDeploy([site, '--project', slug, '--force'], { PITCH_API: api, PP_TOKEN: builder.token, XDG_CONFIG_HOME: join(work, 'config') });
 
 const manifest = { kind: 'static' as const, name: 'Bench site', output: 'public', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' as const }] };
 
@@ -128,7 +119,7 @@ async function measure(label: string, api: string): Promise<void> {
     const curled = await curlUpload(api, project.id, archive, packed.sizeBytes);
     curls.push(curled.ms);
     builds.push(curled.buildMs);
-    const deployed = await pitchDeploy(api, slug);
+    const deployed = await deploySite(api, slug);
     deploys.push(deployed.ms);
     lastStderr = deployed.stderr;
   }

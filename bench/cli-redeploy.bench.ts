@@ -10,7 +10,6 @@
 // with binaries barely gzip), copied in by a `COPY . .` as the docs' Dockerfile does. Each
 // project's files hold a nonce, so its first build cannot come from an earlier run's cache.
 
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +17,8 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { startPlatform } from '../test/support/platform.js';
 import { testEnv } from '../test/support/services.js';
+import { pitchDeploy } from './pitch-deploy.js';
+import { figure } from './report.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const MB = 1_000_000;
@@ -48,18 +49,8 @@ async function makeApp(dir: string): Promise<void> {
   for (let i = 0; i < 40; i++) await writeFile(join(dir, 'node_modules', 'heavy', `part-${i}.bin`), randomBytes(MB));
 }
 
-async function pitchDeploy(dir: string, slug: string): Promise<{ ms: number; stderr: string }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['services/cli/bin/pitch.mjs', 'deploy', dir, '--project', slug], {
-    env: { ...process.env, PITCH_API: platform.baseUrl, PP_TOKEN: builder.token, XDG_CONFIG_HOME: join(work, 'config'), DOCKER_HOST: testEnv().DOCKER_HOST },
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdout.resume();
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`pitch deploy failed:\n${stderr}`);
-  return { ms: performance.now() - started, stderr };
-}
+const deployApp = (dir: string, slug: string) =>
+  pitchDeploy([dir, '--project', slug], { PITCH_API: platform.baseUrl, PP_TOKEN: builder.token, XDG_CONFIG_HOME: join(work, 'config'), DOCKER_HOST: testEnv().DOCKER_HOST! });
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const runs = (values: number[]) => values.map((ms) => ms.toFixed(0)).join(', ');
@@ -73,8 +64,8 @@ try {
     const dir = join(work, slug);
     await makeApp(dir);
     try {
-      firsts.push((await pitchDeploy(dir, slug)).ms);
-      const again = await pitchDeploy(dir, slug);
+      firsts.push((await deployApp(dir, slug)).ms);
+      const again = await deployApp(dir, slug);
       if (!/nothing changed/.test(again.stderr)) throw new Error(`the unchanged redeploy deployed:\n${again.stderr}`);
       agains.push(again.ms);
       lastStderr = again.stderr;
@@ -88,6 +79,7 @@ try {
   console.log(`  first deploy (image built from nothing):   ${first.toFixed(0)} ms (runs ${runs(firsts)})`);
   console.log(`  unchanged redeploy ("nothing changed"):    ${again.toFixed(0)} ms (runs ${runs(agains)})`);
   console.log(`  ratio unchanged redeploy / first deploy:   ${(again / first).toFixed(2)}x`);
+  figure({ name: 'unchanged redeploy', value: again, unit: 'ms', baseline: first });
   console.log(`  last redeploy's progress:\n${lastStderr.trimEnd().split('\n').map((line) => `    ${line}`).join('\n')}`);
 } finally {
   await rm(work, { recursive: true, force: true });

@@ -14,14 +14,18 @@ import type { Db } from '../core/db.js';
 //                      (a viewer's copy from their ask, a warm copy from its reservation; issue
 //                      29, item 7); null when none
 
-export interface ContainerUsage {
-  month: string;
+/** A month's figures, of a workspace or of one of its projects. */
+interface UsageFigures {
   runs: number;
   containerHours: number;
   failedStarts: number;
   crashes: number;
   heldBack: number;
   medianColdStartMs: number | null;
+}
+
+export interface ContainerUsage extends UsageFigures {
+  month: string;
 }
 
 /** The UTC month holding `at`: its name (YYYY-MM) and its bounds [start, end). */
@@ -66,15 +70,9 @@ export async function containerUsage(db: Db, workspaceId: string | null, at: Dat
 }
 
 /** One project's share of a month's usage (the workspace's figures, grouped by project). */
-export interface ProjectUsage {
+export interface ProjectUsage extends UsageFigures {
   projectId: string;
   name: string;
-  runs: number;
-  containerHours: number;
-  failedStarts: number;
-  crashes: number;
-  heldBack: number;
-  medianColdStartMs: number | null;
 }
 
 /** The month's usage of one workspace split by project, most container-hours first; projects with nothing this month are left out. */

@@ -19,8 +19,8 @@ export const Billing = z.object({
 });
 export type Billing = z.infer<typeof Billing>;
 
-export const ContainerUsage = z.object({
-  month: z.string(),
+/** A month's container figures, of a workspace or of one of its projects. */
+const UsageFigures = {
   runs: z.number().int(),
   containerHours: z.number(),
   failedStarts: z.number().int(),
@@ -28,16 +28,12 @@ export const ContainerUsage = z.object({
   crashes: z.number().int(),
   heldBack: z.number().int(),
   medianColdStartMs: z.number().int().nullable(),
+};
+
+export const ContainerUsage = z.object({
+  month: z.string(),
+  ...UsageFigures,
   /** The same figures per project (issue 29, item 7), most container-hours first; projects with nothing this month are left out. */
-  projects: z.array(z.object({
-    projectId: Id,
-    name: z.string(),
-    runs: z.number().int(),
-    containerHours: z.number(),
-    failedStarts: z.number().int(),
-    crashes: z.number().int(),
-    heldBack: z.number().int(),
-    medianColdStartMs: z.number().int().nullable(),
-  })),
+  projects: z.array(z.object({ projectId: Id, name: z.string(), ...UsageFigures })),
 });
 export type ContainerUsage = z.infer<typeof ContainerUsage>;
