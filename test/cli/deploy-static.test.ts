@@ -48,7 +48,8 @@ describe('pitch deploy of a static site', () => {
     // Progress went to stderr: each step, and the upload's bytes and speed.
     expect(result.stderr).toMatch(/^scan +project: /m);
     expect(result.stderr).toMatch(/^build +npm run build/m);
-    expect(result.stderr).toMatch(/^upload +\[#+\] [\d.]+ k?B \/ [\d.]+ k?B +[\d.]+ [kMG]?B\/s$/m);
+    expect(result.stderr).toMatch(/^upload +\[#+\] [\d.]+ [KMG]?B \/ [\d.]+ [KMG]?B +[\d.]+ [KMG]?B\/s$/m);
+    expect(result.stderr).toContain(`project   ${project.slug} created: ${ctx.platform.baseUrl}/projects/${project.id}\n`);
 
     // A second deploy of the same files goes to the same project and stops at "nothing changed":
     // the build script ran again, but what it wrote is what the live build holds.

@@ -86,7 +86,7 @@ it('registers a passkey, signs out, signs in with it; refuses a replayed and a c
     return { status: res.status, json: await res.json(), answer: json };
   }, creation.json);
   expect(registered.status).toBe(200);
-  expect(registered.json).toEqual([{ id: expect.any(String), kind: expect.any(String), backedUp: expect.any(Boolean), createdAt: expect.any(String), lastUsedAt: null }]);
+  expect(registered.json).toEqual([{ id: expect.any(String), name: null, kind: expect.any(String), backedUp: expect.any(Boolean), createdAt: expect.any(String), lastUsedAt: null }]);
   // The person hears of it by mail (security-3 M4).
   expect((await mailsTo(platform.deps.config.DATA_DIR, email))[0]).toMatch(/Subject: A new way to sign in was added[\s\S]*A passkey was just added/);
   // The same registration answer again: its challenge is spent.

@@ -140,7 +140,8 @@ export async function printWaysIn(ctx: CliContext, client: Client, project: Proj
 async function createProject(ctx: CliContext, client: Client, slug: string, name: string, fromFlag: boolean): Promise<Project> {
   try {
     const project = await ask(`creating the project ${slug}`, () => client.call('createProject', { body: { slug, name } }));
-    ctx.info(`project   ${slug} created: ${project.roomUrl}`);
+    // Its page in the web app, not `/p/<slug>`: that is the public listing a new project has not got.
+    ctx.info(`project   ${slug} created: ${ctx.apiUrl}/projects/${project.id}`);
     return project;
   } catch (err) {
     if (refusedStatus(err) === 409) {
