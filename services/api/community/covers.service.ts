@@ -15,8 +15,10 @@ import { readCard } from './cards.service.js';
 // metadata at covers/<project>/<content hash>. Its own check (the bytes decode as one of those
 // types, within the limits) runs first: a cover that fails is refused (422 file) and the one
 // before stays. A cover that passes replaces the one shown at once while the card is not public
-// (draft, blocked, pulled); on a listed or pending card it is held back (coverPending) until an
-// operator approves it in `npm run ops -- review`, and the public listing keeps the one before.
+// (draft, blocked, pulled) and never was; on a listed or pending card, or one listed before, it is
+// held back (coverPending) until an operator approves it in `npm run ops -- review`, and the
+// public listing keeps the one before. "Listed before" closes unlist → new cover → relist, which
+// would otherwise publish a cover no one looked at (issue 28's note).
 // A cover larger than 2048 a side is kept shrunk to fit, shrinking while it is decoded, so the
 // decode costs what a 4 MP picture does (security-3 H1).
 
@@ -35,6 +37,10 @@ async function cardFor(sql: Sql, workspaceId: string, projectId: string) {
 /** Cards whose cover the public listing shows, or will once an operator approves the card. */
 const publicStatuses: CardStatus[] = ['listed', 'pending'];
 
+/** Whether a new cover of this card waits for review: it is public, or was (a listing records its build). */
+const coverReviewed = (card: { status: CardStatus; listedBuildId: string | null }) =>
+  publicStatuses.includes(card.status) || card.listedBuildId !== null;
+
 /**
  * Stores a checked cover, then shows it or holds it back (see above). Objects no row names any
  * longer are deleted after the rows changed, so a row never names a missing object.
@@ -45,7 +51,7 @@ async function replaceCover(sql: Sql, storage: Storage, project: ProjectRow, ima
   const unused = await sql.begin(async (tx) => {
     const card = (await cardOf(tx, project.id, true))!;
     const cover = { hash, type: image.type };
-    if (publicStatuses.includes(card.status) && hash !== card.coverHash) {
+    if (coverReviewed(card) && hash !== card.coverHash) {
       await holdCover(tx, project.id, cover);
       return [card.heldCoverHash];
     }

@@ -114,4 +114,17 @@ describe('covers of listed cards', () => {
     expect(await publicCoverWidth(project.slug)).toBe(404);
     expect([await stored(project.id, draft.cover.hash), await stored(project.id, heldHash)]).toEqual([false, false]);
   });
+
+  it('holds a cover changed while a once-listed card was off the listing: relisting shows the approved one', async () => {
+    const { owner, project, params, firstHash } = await cardWithCover();
+    expect((await owner.client.call('unlistProject', { params })).status).toBe('draft');
+    const changed = await putCover(owner.token, project.id, 96);
+    expect(changed).toMatchObject({ status: 'draft', coverPending: true, cover: { hash: firstHash } });
+    expect((await owner.client.call('listProject', { params })).status).toBe('listed');
+    expect(await publicCoverWidth(project.slug)).toBe(64);
+    const heldHash = await heldHashInReview(project.id, project.slug);
+    expect((await ops('review', 'approve-cover', project.slug)).code).toBe(0);
+    expect(await publicCoverWidth(project.slug)).toBe(96);
+    expect(await owner.client.call('getCard', { params })).toMatchObject({ coverPending: false, cover: { hash: heldHash } });
+  });
 });
