@@ -115,6 +115,18 @@ export async function releaseDeploy(sql: Sql, buildId: string, refusal: string |
 }
 
 /**
+ * Reservations neither made nor given up `hours` after they were taken: the createBuild that held
+ * one died while it waited (its api stopped), so nothing will ever give it up, and its upload
+ * stays `building` (held against the upload quota) for good. The sweep gives them up.
+ */
+export async function staleReservations(sql: Sql, hours: number): Promise<string[]> {
+  const rows = await sql<{ buildId: string }[]>`
+    select build_id from deploy_reservations
+    where not made and given_up_at is null and reserved_at < now() - make_interval(hours => ${hours})`;
+  return rows.map((r) => r.buildId);
+}
+
+/**
  * The worker's side of the reservation, inside the transaction that writes the build row: marks
  * it made and says whether it still stands. False means createBuild gave the deploy up (its wait
  * ran out or the job failed): the build must not be made.

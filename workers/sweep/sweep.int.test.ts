@@ -187,6 +187,28 @@ describe('the sweep', () => {
     expect((await run()).unfinishedUploads).toBe(0);
   });
 
+  it('gives up a day-old deploy whose createBuild died while it waited, and drops its upload left building', async () => {
+    const { workspaceId } = await workspace();
+    const { id: projectId } = await project(workspaceId);
+    const stuck = await upload(workspaceId, projectId, 'building', '26 hours');
+    await sql`update uploads set received_at = ${ago('25 hours')} where id = ${stuck}`;
+    const [old] = await sql<{ buildId: string }[]>`
+      insert into deploy_reservations (build_id, workspace_id, upload_id, reserved_at)
+      values (gen_random_uuid(), ${workspaceId}, ${stuck}, ${ago('25 hours')}) returning build_id`;
+    // One still building within the day is left alone.
+    const building = await upload(workspaceId, projectId, 'building', '2 hours');
+    const [recent] = await sql<{ buildId: string }[]>`
+      insert into deploy_reservations (build_id, workspace_id, upload_id, reserved_at)
+      values (gen_random_uuid(), ${workspaceId}, ${building}, ${ago('1 hour')}) returning build_id`;
+
+    expect((await run()).unfinishedUploads).toBe(1);
+    expect([await exists('uploads', stuck), await stored(`uploads/${stuck}`)]).toEqual([false, false]);
+    const [givenUp] = await sql<{ givenUpAt: Date | null; uploadId: string | null }[]>`select given_up_at, upload_id from deploy_reservations where build_id = ${old.buildId}`;
+    expect(givenUp.givenUpAt).not.toBeNull();
+    expect(await exists('uploads', building)).toBe(true);
+    expect(await sql`select given_up_at from deploy_reservations where build_id = ${recent.buildId}`).toEqual([{ givenUpAt: null }]);
+  });
+
   it("purges a deleted project's stored bytes once its 30-day slug hold has passed, and frees the slug", async () => {
     const { workspaceId } = await workspace();
     const old = await project(workspaceId, '31 days');

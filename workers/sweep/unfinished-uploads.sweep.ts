@@ -1,5 +1,6 @@
 import type { Sql } from '../../services/core/db.js';
 import type { Storage } from '../../services/core/storage.js';
+import { releaseDeploy, staleReservations } from '../../services/data/builds.sql.js';
 import { uploadKey } from '../../services/data/uploads.sql.js';
 
 /** An upload whose bytes have not arrived this many hours after it was declared, or that arrived and made no build, is dropped. */
@@ -14,11 +15,16 @@ export const unfinishedUploadHours = 24;
  * The deploy attempts made with a swept upload keep counting (their link to it is cut, not
  * deleted: migrations/00022).
  *
+ * An upload left `building` by a createBuild that died while it waited is given back first: its
+ * reservation, a day old and neither made nor given up, is given up (a failed attempt, as any
+ * given up), which puts the upload back to `received` with its old time, so this same sweep drops it.
+ *
  * Each batch holds its rows locked (FOR UPDATE) while their bytes are deleted: a PUT starting
  * meanwhile waits on the lock, then finds the upload gone (422) instead of filling a deleted
  * upload. Bytes go before rows, so a sweep that dies halfway leaves rows for the next one.
  */
 export async function sweepUnfinishedUploads(sql: Sql, storage: Storage, batch = 100): Promise<number> {
+  for (const buildId of await staleReservations(sql, unfinishedUploadHours)) await releaseDeploy(sql, buildId);
   let removed = 0;
   for (;;) {
     const n = await sql.begin(async (tx) => {
