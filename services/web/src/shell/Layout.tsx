@@ -36,7 +36,9 @@ export function Layout({ children }: { children: ReactNode }) {
       </header>
       <Nav />
       <main id="content" tabIndex={-1}>
-        {me.isError && !isStatus(me.error, 401) ? <Refusal error={me.error} /> : children}
+        {/* The page waits for who is signed in (one small read): what it shows may depend on it
+            (the name step), and content popping in above what is drawn would shift the page. */}
+        {me.isError && !isStatus(me.error, 401) ? <Refusal error={me.error} /> : me.data ? children : null}
       </main>
     </div>
   );
