@@ -91,5 +91,3 @@ try {
   await sql`delete from projects where id = ${project.id}`;
   await platform.close();
 }
-// As in static-first-request: a handle the room leaves open keeps the loop alive after close.
-process.exit(0);

@@ -151,6 +151,3 @@ try {
   await rm(work, { recursive: true, force: true });
   await platform.close();
 }
-// The platform's close leaves a Redis connection open (test/support/platform.ts), which would keep
-// this process alive for good.
-process.exit(0);

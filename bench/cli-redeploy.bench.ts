@@ -85,5 +85,3 @@ try {
   await rm(work, { recursive: true, force: true });
   await platform.close();
 }
-// The platform's close leaves a Redis connection open (test/support/platform.ts).
-process.exit(0);

@@ -67,5 +67,3 @@ try {
 } finally {
   await platform.close();
 }
-// The room's keep-alive sockets from `hit` (Node's global agent) would hold the process open.
-process.exit(0);

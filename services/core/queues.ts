@@ -25,6 +25,9 @@ export function createQueues(config: Pick<Config, 'REDIS_URL' | 'QUEUE_PREFIX'>)
   const connection = createRedis(config.REDIS_URL);
   const queues = new Map<QueueName, Queue>();
   const events = new Map<QueueName, QueueEvents>();
+  // BullMQ leaves a connection it was handed open when it closes (it may be shared), so the ones
+  // made here for QueueEvents are ended here: left open, they keep a closed process alive.
+  const eventConnections: Redis[] = [];
   const prefix = config.QUEUE_PREFIX;
   return {
     prefix,
@@ -37,12 +40,17 @@ export function createQueues(config: Pick<Config, 'REDIS_URL' | 'QUEUE_PREFIX'>)
     events(name) {
       let e = events.get(name);
       // QueueEvents blocks on its own connection, so it gets a fresh one.
-      if (!e) events.set(name, (e = new QueueEvents(name, { connection: createRedis(config.REDIS_URL), prefix })));
+      if (!e) {
+        const own = createRedis(config.REDIS_URL);
+        eventConnections.push(own);
+        events.set(name, (e = new QueueEvents(name, { connection: own, prefix })));
+      }
       return e;
     },
     async close() {
       await Promise.all([...events.values()].map((e) => e.close()));
       await Promise.all([...queues.values()].map((q) => q.close()));
+      for (const c of eventConnections) c.disconnect();
       connection.disconnect();
     },
   };
