@@ -3,6 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { isStatus } from '../api/refusal-words.js';
 import { api } from '../api/client.js';
 import { useOp } from '../api/hooks.js';
+import { Skeleton } from '../ui/Async.js';
 import { Refusal } from '../ui/Refusal.js';
 import { Nav } from './Nav.js';
 import { WorkspaceSwitch } from './WorkspaceSwitch.js';
@@ -38,7 +39,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <main id="content" tabIndex={-1}>
         {/* The page waits for who is signed in (one small read): what it shows may depend on it
             (the name step), and content popping in above what is drawn would shift the page. */}
-        {me.isError && !isStatus(me.error, 401) ? <Refusal error={me.error} /> : me.data ? children : null}
+        {me.isError && !isStatus(me.error, 401) ? <Refusal error={me.error} /> : me.data ? children : <Skeleton />}
       </main>
     </div>
   );
