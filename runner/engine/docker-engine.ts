@@ -79,24 +79,25 @@ export class DockerEngine implements Engine {
 
   /** Untags `ref`, removing the image when nothing else holds it. An image a container uses stays. */
   async removeImage(ref: string): Promise<boolean> {
-    try {
-      await this.limit(() => this.docker.getImage(ref).remove());
-      return true;
-    } catch (err) {
-      if (gone(err)) return false;
-      if (codeOf(err) !== 409) throw err;
-    }
+    const first = await this.untag(ref);
+    if (first !== 'in use') return first === 'removed';
     // In use: when only its lower holder uses it (no copy does), the holder goes, then the image.
     const id = await this.imageId(ref);
     if (!id) return false;
     const users = await this.limit(() => this.docker.listContainers({ all: true, filters: JSON.stringify({ ancestor: [bare(id)] }) }));
     if (!users.length || users.some((c) => c.Labels?.[LABEL.lower] !== bare(id))) return false;
     for (const holder of users) await this.remove(holder.Id);
+    return (await this.untag(ref)) === 'removed';
+  }
+
+  /** One remove of `ref`: done, already gone, or refused because a container uses it (409). */
+  private async untag(ref: string): Promise<'removed' | 'gone' | 'in use'> {
     try {
       await this.limit(() => this.docker.getImage(ref).remove());
-      return true;
+      return 'removed';
     } catch (err) {
-      if (gone(err) || codeOf(err) === 409) return false;
+      if (gone(err)) return 'gone';
+      if (codeOf(err) === 409) return 'in use';
       throw err;
     }
   }
