@@ -32,7 +32,7 @@ const ALLOWED = {
   platform: ['contract', 'core', 'data', 'api', 'room'],
 };
 
-const notTest = '(\\.test\\.ts$|/test-support/)';
+const notTest = '\\.test\\.ts$';
 
 const forbidden = Object.entries(ALLOWED).map(([area, allowed]) => ({
   name: `${area}-imports-only-below`,
@@ -65,7 +65,7 @@ forbidden.push(
     comment: 'production code never imports tests, fixtures or test support',
     severity: 'error',
     from: { path: '^(services|workers|runner)/', pathNot: notTest },
-    to: { path: '(\\.test\\.ts$|^test/|/test-support/)' },
+    to: { path: '(\\.test\\.ts$|^test/)' },
   },
 );
 

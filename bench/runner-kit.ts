@@ -9,9 +9,9 @@ import { testEnv } from '../test/support/services.js';
 import { createCopyProxy, type CopyTarget } from '../services/room/copy-proxy.js';
 import { probeHealth } from '../runner/copies/health-probe.js';
 import { imageTagOf } from '../runner/images/image-store.js';
-import { demoBundle } from '../runner/test-support/demo-bundle.js';
-import { seedContainerBuild, seedWorkspace, type Seeded } from '../runner/test-support/seed.js';
-import { startTestRunner, type TestRunner } from '../runner/test-support/test-runner.js';
+import { demoBundle } from '../test/support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace, type Seeded } from '../test/support/runner/seed.js';
+import { startTestRunner, type TestRunner } from '../test/support/runner/test-runner.js';
 import type { CopyView } from '../services/contract/runner/runner-api.schema.js';
 import { step } from './report.js';
 
@@ -37,7 +37,7 @@ export interface Kit {
 
 export async function startKit(env: Record<string, string> = {}, opts: { plan?: 'pro' | 'enterprise'; scope?: boolean } = {}): Promise<Kit> {
   // On a fresh machine this builds the demo image (podman build from the offline base image).
-  const bundle = await step('building the demo image (runner/test-support/demo)', () => demoBundle());
+  const bundle = await step('building the demo image (test/support/runner/demo)', () => demoBundle());
   const sql = createSql(testEnv().DATABASE_URL, { max: 1 });
   const workspaceId = await step('seeding a workspace (are the test services up?)', () => seedWorkspace(sql, opts.plan ?? 'enterprise'));
   await sql.end();

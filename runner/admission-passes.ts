@@ -5,7 +5,7 @@ import { startCopy } from './copies/copy-starter.js';
 import { topUpWarmPool } from './loops/warm-pool.js';
 import type { RunnerContext } from './runner-context.js';
 
-// What follows an admission decision, for viewers arriving (session-copies.ts) and for the
+// What follows an admission decision, for viewers arriving (sessions/session-entry.ts) and for the
 // passes that admit waiting viewers when a slot frees (runner-loops.ts).
 
 export function createAdmissionPasses(ctx: RunnerContext, sql: Sql, overSpend: () => Promise<boolean>) {

@@ -1,5 +1,6 @@
 import Docker from 'dockerode';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Logger } from '../services/core/log.js';
 import { opsPlugin } from '../services/core/http/ops.plugin.js';
@@ -25,8 +26,15 @@ export interface RunnerAppDeps {
 const SessionParams = z.object({ sessionId: Uuid });
 const BuildParams = z.object({ buildId: Uuid });
 
-function bad(reply: FastifyReply, issues: z.ZodError) {
-  return reply.status(400).send({ error: 'invalid', detail: issues.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') });
+// A POST without a body is checked as an empty one, so the answer names each missing field.
+const validate: FastifySchemaCompiler<z.ZodType> = (route) => {
+  const check = validatorCompiler(route);
+  return route.httpPart === 'body' ? (data) => check(data ?? {}) : check;
+};
+
+/** What does not fit, one `field: problem` per issue, as the room's client shows it. */
+function invalid(issues: { instancePath: string; message?: string }[]) {
+  return { error: 'invalid', detail: issues.map((i) => `${i.instancePath.slice(1).replaceAll('/', '.') || 'body'}: ${i.message}`).join('; ') };
 }
 
 export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance> {
@@ -50,71 +58,47 @@ export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance>
   if (!service || !deps.key) return app;
   const key = deps.key;
 
-  await app.register(async (api) => {
+  await app.register(async (scope) => {
+    const api = scope.withTypeProvider<ZodTypeProvider>();
+    api.setValidatorCompiler(validate);
     api.addHook('onRequest', async (req, reply) => {
       if (!keyMatches(req.headers[RUNNER_KEY_HEADER], key)) return reply.status(401).send({ error: 'runner key required' });
     });
     api.setErrorHandler((err, req, reply) => {
       if (err instanceof RunnerRefusal) return reply.status(err.status).send({ error: err.message, ...(err.copy ? { copy: err.copy } : {}) });
+      if (hasZodFastifySchemaValidationErrors(err)) return reply.status(400).send(invalid(err.validation));
       if ((err as { statusCode?: number }).statusCode === 400) return reply.status(400).send({ error: 'invalid', detail: (err as Error).message });
       req.log.error({ err }, 'runner request failed');
       return reply.status(500).send({ error: 'internal error' });
     });
 
     /** Enter: the session's copy (idempotent: the same session gets its same copy). `?wait=ms` waits for it to settle. */
-    api.post('/sessions/:sessionId/copy', async (req, reply) => {
-      const params = SessionParams.safeParse(req.params);
-      const body = EnterBody.safeParse(req.body ?? {});
-      const query = WaitQuery.safeParse(req.query);
-      if (!params.success) return bad(reply, params.error);
-      if (!body.success) return bad(reply, body.error);
-      if (!query.success) return bad(reply, query.error);
-      let view: CopyView = await service.enter(params.data.sessionId, body.data);
-      if (query.data.wait && view.state === 'starting') view = await service.watch(params.data.sessionId, query.data.wait, view.version);
+    api.post('/sessions/:sessionId/copy', { schema: { params: SessionParams, body: EnterBody, querystring: WaitQuery } }, async (req) => {
+      const { sessionId } = req.params;
+      const { wait } = req.query;
+      let view: CopyView = await service.enter(sessionId, req.body);
+      if (wait && view.state === 'starting') view = await service.watch(sessionId, wait, view.version);
       return view;
     });
 
     /** The session's copy now, or (with `wait` and `seen`) once it has changed. */
-    api.get('/sessions/:sessionId/copy', async (req, reply) => {
-      const params = SessionParams.safeParse(req.params);
-      const query = WaitQuery.safeParse(req.query);
-      if (!params.success) return bad(reply, params.error);
-      if (!query.success) return bad(reply, query.error);
-      return service.watch(params.data.sessionId, query.data.wait ?? 0, query.data.seen);
-    });
+    api.get('/sessions/:sessionId/copy', { schema: { params: SessionParams, querystring: WaitQuery } }, async (req) =>
+      service.watch(req.params.sessionId, req.query.wait ?? 0, req.query.seen));
 
     /** Heartbeat of the room shell and the proxy: keeps the copy from idling; wakes a paused one. */
-    api.post('/sessions/:sessionId/activity', async (req, reply) => {
-      const params = SessionParams.safeParse(req.params);
-      if (!params.success) return bad(reply, params.error);
-      return service.activity(params.data.sessionId);
-    });
+    api.post('/sessions/:sessionId/activity', { schema: { params: SessionParams } }, async (req) => service.activity(req.params.sessionId));
 
     /** Controls and story calls, in order, on the session's own copy. */
-    api.post('/sessions/:sessionId/calls', async (req, reply) => {
-      const params = SessionParams.safeParse(req.params);
-      const body = CallsBody.safeParse(req.body ?? {});
-      if (!params.success) return bad(reply, params.error);
-      if (!body.success) return bad(reply, body.error);
-      return service.calls(params.data.sessionId, body.data.calls);
-    });
+    api.post('/sessions/:sessionId/calls', { schema: { params: SessionParams, body: CallsBody } }, async (req) =>
+      service.calls(req.params.sessionId, req.body.calls));
 
     /** The viewer left: the copy goes (or the place in the queue). */
-    api.delete('/sessions/:sessionId/copy', async (req, reply) => {
-      const params = SessionParams.safeParse(req.params);
-      if (!params.success) return bad(reply, params.error);
-      return service.leave(params.data.sessionId);
-    });
+    api.delete('/sessions/:sessionId/copy', { schema: { params: SessionParams } }, async (req) => service.leave(req.params.sessionId));
 
     /** A build went live: load its image and fill its warm pool ahead of viewers. */
-    api.post('/builds/:buildId/prepare', async (req, reply) => {
-      const params = BuildParams.safeParse(req.params);
-      const query = PrepareQuery.safeParse(req.query);
-      if (!params.success) return bad(reply, params.error);
-      if (!query.success) return bad(reply, query.error);
-      return service.prepare(params.data.buildId, query.data.wait ?? 0);
-    });
-    // The room long-polls and heartbeats all day: those requests are not news in the log.
+    api.post('/builds/:buildId/prepare', { schema: { params: BuildParams, querystring: PrepareQuery } }, async (req) =>
+      service.prepare(req.params.buildId, req.query.wait ?? 0));
+  // The room long-polls and heartbeats all day: those requests are not news in the log.
   }, { logLevel: 'warn' });
   return app;
 }

@@ -3,8 +3,6 @@ import { join, resolve } from 'node:path';
 import type { Config } from '../services/core/config.js';
 import type { Sql } from '../services/core/db.js';
 import type { Logger } from '../services/core/log.js';
-import type { HostScope } from './copies/copy-admission.js';
-import type { Waiters } from './copies/session-waiters.js';
 import type { BuildRuns } from './build-runs.js';
 import type { Engine } from './engine/engine.js';
 import type { HostGuardState } from './engine/host-guard.js';
@@ -67,6 +65,21 @@ export function runnerSettings(c: Config): RunnerSettings {
     failHoldMs: 30_000,
     callTimeoutMs: 10_000,
   };
+}
+
+/** The host a runner admits copies onto: its id and how many live copies it takes. */
+export interface HostScope {
+  runnerId: string;
+  hostCapacity: number;
+}
+
+/** Where the room's long-polls wait for a change to their session (copies/session-waiters.ts). */
+export interface Waiters {
+  /** Resolves when the session is woken, or after `ms`. */
+  wait(sessionId: string, ms: number): Promise<void>;
+  wake(sessionId: string | null | undefined): void;
+  /** Every waiter (the queue moved, so every place changed). */
+  wakeAll(): void;
 }
 
 /** What every part of the runner shares: connections, settings, and the copies in hand in this process. */

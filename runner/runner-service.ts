@@ -9,11 +9,11 @@ import type { Engine } from './engine/engine.js';
 import { createImageStore } from './images/image-store.js';
 import type { RunnerContext, RunnerSettings } from './runner-context.js';
 import { createRunnerLoops } from './runner-loops.js';
-import { createSessionCopies } from './session-copies.js';
+import { createSessionCopies } from './sessions/session-copies.js';
 import { createSpendCheck } from './spend.js';
 
 // The runner as a service, one instance per container host, named by RUNNER_ID: the viewer
-// sessions its HTTP API serves (session-copies.ts) and the loops that keep engine and records
+// sessions its HTTP API serves (sessions/session-copies.ts) and the loops that keep engine and records
 // in step (runner-loops.ts), over one shared context.
 
 export interface RunnerDeps {

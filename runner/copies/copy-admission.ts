@@ -3,6 +3,7 @@ import type { Db, Sql } from '../../services/core/db.js';
 import { planOf } from '../../services/core/plans.js';
 import { planNameOf } from '../../services/data/workspaces.sql.js';
 import { insertCopy, liveStates, transition, type CopyRow } from '../../services/data/copies.sql.js';
+import type { HostScope } from '../runner-context.js';
 
 // Caps, reserved atomically before the engine is asked for anything (research/runner.md #1):
 //   the room's viewers at once   (the plan's concurrentViewers, or the room's own number)
@@ -23,11 +24,6 @@ export type Admission =
   | { kind: 'queued'; copy: CopyRow }
   | { kind: 'claimed'; copy: CopyRow; evicted: CopyRow[] }
   | { kind: 'admitted'; copy: CopyRow; evicted: CopyRow[] };
-
-export interface HostScope {
-  runnerId: string;
-  hostCapacity: number;
-}
 
 const live = liveStates as readonly string[];
 

@@ -1,6 +1,7 @@
 import { failedStarts } from '../../services/core/metrics.js';
 import { containerName, networkName } from '../../services/contract/runner/copy-labels.js';
 import type { RunnerContext } from '../runner-context.js';
+import { CopyExited, Withdrawn } from './copy-errors.js';
 import { recordExit } from './copy-exits.js';
 import { probeHealth } from './health-probe.js';
 import { copyById, liveStates, transition, type CopyRow } from '../../services/data/copies.sql.js';
@@ -8,22 +9,6 @@ import { copyById, liveStates, transition, type CopyRow } from '../../services/d
 // Stopping, pausing and resuming copies. Every path writes the record first and touches the
 // engine second: a runner that dies in between leaves a record that says what to do, and the
 // next reconcile does it (a container whose record ended is removed).
-
-/** Why a start was abandoned on purpose (not a failure): the viewer left, or the copy was given up. */
-export class Withdrawn extends Error {
-  constructor(readonly reason: string) {
-    super(`withdrawn: ${reason}`);
-    this.name = 'Withdrawn';
-  }
-}
-
-/** The copy's container exited (or was OOM-killed) while it was starting. */
-export class CopyExited extends Error {
-  constructor(readonly exitCode: number | null, readonly oom: boolean) {
-    super(oom ? 'the copy ran out of memory' : `the copy exited${exitCode === null ? '' : ` with code ${exitCode}`}`);
-    this.name = 'CopyExited';
-  }
-}
 
 /** Exit 137 is SIGKILL: with no stop asked for, that is the kernel's OOM killer (podman on cgroup v1 does not always say so). */
 export const looksOom = (exitCode: number | null, oomKilled: boolean) => oomKilled || exitCode === 137;

@@ -5,7 +5,8 @@ import { ImageMissing } from '../images/image-store.js';
 import type { RunnerContext } from '../runner-context.js';
 import { ProbeTimeout, probeHealth } from './health-probe.js';
 import { insertEvent, transition, type CopyRow } from '../../services/data/copies.sql.js';
-import { CopyExited, Withdrawn, failCopy, looksOom, removeResources } from './copy-control.js';
+import { failCopy, looksOom, removeResources } from './copy-control.js';
+import { CopyExited, Withdrawn } from './copy-errors.js';
 import { recordExit } from './copy-exits.js';
 
 // Starting one copy, phase by phase (load, network, create, start, healthy), each timed. The

@@ -1,9 +1,11 @@
+import type { Waiters } from '../runner-context.js';
+
 // Long-polls of the room: `GET /sessions/:id/copy?wait=ms&seen=…` sleeps here until something
 // about that session changes in this process (or a broadcast wakes every waiter, e.g. when the
 // queue moves and every place changes). Waiters also re-read the database each second, so a
 // change made by another runner is seen too.
 
-export function createWaiters() {
+export function createWaiters(): Waiters {
   const bySession = new Map<string, Set<() => void>>();
   return {
     wait(sessionId: string, ms: number): Promise<void> {
@@ -29,4 +31,3 @@ export function createWaiters() {
     },
   };
 }
-export type Waiters = ReturnType<typeof createWaiters>;

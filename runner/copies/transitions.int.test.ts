@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSql, type Sql } from '../../services/core/db.js';
 import { testEnv } from '../../test/support/services.js';
-import { seedWorkspace } from '../test-support/seed.js';
+import { seedWorkspace } from '../../test/support/runner/seed.js';
 import { insertCopy, transition } from '../../services/data/copies.sql.js';
 
 // Nothing is counted twice: a change of state applied twice (a retry, a reconcile racing an

@@ -8,8 +8,8 @@ import { claimingBundle, entriesOfBundle, tarOf } from '../../test/fixtures/bund
 import { testEnv } from '../../test/support/services.js';
 import { dockerFrom } from '../app.js';
 import { DockerEngine } from '../engine/docker-engine.js';
-import { demoBundle } from '../test-support/demo-bundle.js';
-import { seedContainerBuild, seedWorkspace } from '../test-support/seed.js';
+import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace } from '../../test/support/runner/seed.js';
 import { createImageStore, ImageTooLarge, imageTagOf } from './image-store.js';
 
 // The image store against the real engine: a bundle that claims another build's tag cannot change

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { demoBundle } from '../../runner/test-support/demo-bundle.js';
-import type { TestRunner } from '../../runner/test-support/test-runner.js';
+import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import type { TestRunner } from '../../test/support/runner/test-runner.js';
 import type { Platform } from '../../test/support/platform.js';
 import { platformWithRunner } from '../../test/support/suites.js';
 import { uniqueSlug } from '../../test/support/refusal.js';

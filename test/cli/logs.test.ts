@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../services/contract/api-client.js';
-import { demoBundle } from '../../runner/test-support/demo-bundle.js';
-import type { TestRunner } from '../../runner/test-support/test-runner.js';
+import { demoBundle } from '../support/runner/demo-bundle.js';
+import type { TestRunner } from '../support/runner/test-runner.js';
 import type { Platform } from '../support/platform.js';
 import { platformWithRunner } from '../support/suites.js';
 import { uniqueSlug } from '../support/refusal.js';

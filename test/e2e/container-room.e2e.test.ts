@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { demoBundle } from '../../runner/test-support/demo-bundle.js';
+import { demoBundle } from '../support/runner/demo-bundle.js';
 import { captureBlocked } from '../../services/data/capture-blocks.sql.js';
-import type { TestRunner } from '../../runner/test-support/test-runner.js';
+import type { TestRunner } from '../support/runner/test-runner.js';
 import { capture } from '../support/capture.js';
 import type { Platform } from '../support/platform.js';
 import { platformRunnerAndChromium } from '../support/suites.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { imageTagOf } from '../../runner/images/image-store.js';
-import { eventually, type TestRunner } from '../../runner/test-support/test-runner.js';
+import { eventually, type TestRunner } from '../support/runner/test-runner.js';
 import { lowerName } from '../../services/contract/runner/copy-labels.js';
 import { configHome, pitch } from '../cli/support/pitch.js';
 import type { Platform } from '../support/platform.js';

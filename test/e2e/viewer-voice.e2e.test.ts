@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { demoBundle } from '../../runner/test-support/demo-bundle.js';
+import { demoBundle } from '../support/runner/demo-bundle.js';
 import type { Platform } from '../support/platform.js';
 import { platformRunnerAndChromium } from '../support/suites.js';
 import { uniqueSlug } from '../support/refusal.js';

@@ -10,9 +10,9 @@ import { dockerFrom } from '../../runner/app.js';
 import { createRunnerClient, type CopyView, type RunnerClient } from '../../services/contract/runner/runner-client.js';
 import { LABEL } from '../../services/contract/runner/copy-labels.js';
 import { imageTagOf } from '../../runner/images/image-store.js';
-import { demoBundle } from '../../runner/test-support/demo-bundle.js';
-import { seedContainerBuild, seedWorkspace, type Seeded } from '../../runner/test-support/seed.js';
-import { eventually, startTestRunner, testRunnerEnv } from '../../runner/test-support/test-runner.js';
+import { demoBundle } from '../support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace, type Seeded } from '../support/runner/seed.js';
+import { eventually, startTestRunner, testRunnerEnv } from '../support/runner/test-runner.js';
 
 // The runner as its own process, killed with SIGKILL while copies run, and started again with the
 // same instance id: it adopts every copy by its labels, closes records whose container vanished

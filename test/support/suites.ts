@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { startTestRunner, type TestRunner } from '../../runner/test-support/test-runner.js';
+import { startTestRunner, type TestRunner } from './runner/test-runner.js';
 import { launchChromium } from './browser.js';
 import { startPlatform, type Platform } from './platform.js';
 

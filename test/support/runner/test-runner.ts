@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../../services/core/config.js';
-import { createSql, type Sql } from '../../services/core/db.js';
-import { createLogger } from '../../services/core/log.js';
-import { createStorage, type Storage } from '../../services/core/storage.js';
-import { testEnv } from '../../test/support/services.js';
-import { waitFor } from '../../test/support/wait-for.js';
-import { buildRunner, dockerFrom } from '../app.js';
-import { createRunnerClient, type CopyView, type RunnerClient } from '../../services/contract/runner/runner-client.js';
-import { DockerEngine } from '../engine/docker-engine.js';
-import { LABEL } from '../../services/contract/runner/copy-labels.js';
-import { imageTagOf } from '../images/image-store.js';
-import { runnerSettings, type RunnerSettings } from '../runner-context.js';
-import { runnerKey } from '../../services/contract/runner/runner-key.js';
-import { createRunnerService, type RunnerService } from '../runner-service.js';
+import { loadConfig } from '../../../services/core/config.js';
+import { createSql, type Sql } from '../../../services/core/db.js';
+import { createLogger } from '../../../services/core/log.js';
+import { createStorage, type Storage } from '../../../services/core/storage.js';
+import { testEnv } from '../services.js';
+import { waitFor } from '../wait-for.js';
+import { buildRunner, dockerFrom } from '../../../runner/app.js';
+import { createRunnerClient, type CopyView, type RunnerClient } from '../../../services/contract/runner/runner-client.js';
+import { DockerEngine } from '../../../runner/engine/docker-engine.js';
+import { LABEL } from '../../../services/contract/runner/copy-labels.js';
+import { imageTagOf } from '../../../runner/images/image-store.js';
+import { runnerSettings, type RunnerSettings } from '../../../runner/runner-context.js';
+import { runnerKey } from '../../../services/contract/runner/runner-key.js';
+import { createRunnerService, type RunnerService } from '../../../runner/runner-service.js';
 
 // A real runner for tests: the real database, object store and engine, its own instance id (so
 // it adopts and removes only its own containers), its HTTP API on a loopback port, and a client.

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
-import { demoBundle } from './test-support/demo-bundle.js';
-import { seedContainerBuild, seedWorkspace } from './test-support/seed.js';
-import { startTestRunner, type TestRunner } from './test-support/test-runner.js';
+import { RunnerRefusal } from '../../services/contract/runner/runner-refusal.js';
+import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace } from '../../test/support/runner/seed.js';
+import { startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
 
 // A runner that needs the host guard (RUNNER_HOST_GUARD=auto) and cannot install it starts no
 // copy: the firewall does not fail open. "Cannot install" is made real, not mocked: the runner is

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSql } from '../services/core/db.js';
-import { containerUsage } from '../services/data/container-usage.sql.js';
-import { usage } from '../workers/usage-rollup/usage.job.js';
-import type { WorkerDeps } from '../workers/worker-deps.js';
-import { testEnv } from '../test/support/services.js';
-import { demoBundle } from './test-support/demo-bundle.js';
-import { seedContainerBuild, seedWorkspace, type Seeded } from './test-support/seed.js';
-import { eventually, startTestRunner, type TestRunner } from './test-support/test-runner.js';
+import { createSql } from '../../services/core/db.js';
+import { containerUsage } from '../../services/data/container-usage.sql.js';
+import { usage } from '../../workers/usage-rollup/usage.job.js';
+import type { WorkerDeps } from '../../workers/worker-deps.js';
+import { testEnv } from '../../test/support/services.js';
+import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
+import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
 
 // The warm pool: a live build keeps a copy started and healthy ahead of viewers (pro plan: one),
 // handed out at once, refilled in the background, counted against the caps.

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoBundle } from './test-support/demo-bundle.js';
-import { seedContainerBuild, seedWorkspace } from './test-support/seed.js';
-import { startTestRunner, type TestRunner } from './test-support/test-runner.js';
+import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace } from '../../test/support/runner/seed.js';
+import { startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
 
 // A copy has its own internal network: no route out, no way to another copy, and (with the host
 // guard) no way into the host's own ports.

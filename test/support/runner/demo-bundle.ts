@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { testEnv } from '../../test/support/services.js';
+import { testEnv } from '../services.js';
 
 const run = promisify(execFile);
 export const demoDir = fileURLToPath(new URL('./demo', import.meta.url));

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoBundle } from './test-support/demo-bundle.js';
-import { seedContainerBuild, seedWorkspace, type Seeded } from './test-support/seed.js';
-import { eventually, startTestRunner, type TestRunner } from './test-support/test-runner.js';
+import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
+import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
 
 // "Could not start": a copy that never answers its health path, exits, or runs out of memory is
 // failed, counted, and leaves nothing in the engine.

@@ -1,29 +1,32 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { CallsReply, CopyView, EnterBody, PrepareReply } from '../services/contract/runner/runner-api.schema.js';
-import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
-import { copyOfSession, updateCopy, type CopyRow } from '../services/data/copies.sql.js';
-import type { AdmissionPasses } from './admission-passes.js';
-import { NoSuchBuild } from './build-runs.js';
-import type { Call } from '../services/contract/runner/runner-api.schema.js';
-import { runCalls } from './copies/calls.js';
-import { admitViewer } from './copies/copy-admission.js';
-import { resumeCopy, stopCopy } from './copies/copy-control.js';
-import { viewOf } from './copies/copy-view.js';
-import type { RunnerContext } from './runner-context.js';
+import type { CopyView, EnterBody } from '../../services/contract/runner/runner-api.schema.js';
+import { RunnerRefusal } from '../../services/contract/runner/runner-refusal.js';
+import type { Sql } from '../../services/core/db.js';
+import { copyOfSession, updateCopy, type CopyRow } from '../../services/data/copies.sql.js';
+import { NoSuchBuild } from '../build-runs.js';
+import { admitViewer } from '../copies/copy-admission.js';
+import { resumeCopy, stopCopy } from '../copies/copy-control.js';
+import { viewOf } from '../copies/copy-view.js';
+import type { AdmissionPasses } from '../admission-passes.js';
+import type { RunnerContext } from '../runner-context.js';
 
-// What the runner's HTTP API does for viewer sessions (app.ts): enter, watch, activity, leave,
-// calls, and preparing a build that went live.
+// A viewer arriving and staying: enter (admitted, queued, full, or their same copy again), the
+// room's long-poll of that copy, and the activity that keeps it awake or wakes it.
 
-export interface SessionCopiesDeps {
+/** The viewer is here: the copy counts as seen, and as active when it runs (or is paused). */
+export async function touch(sql: Sql, row: CopyRow) {
+  await updateCopy(sql, row.id, {}, row.state === 'running' || row.state === 'paused' ? ['seenAt', 'activeAt'] : ['seenAt']);
+}
+
+export interface SessionEntryDeps {
   ctx: RunnerContext;
   passes: AdmissionPasses;
   overSpend: () => Promise<boolean>;
   isClosed: () => boolean;
 }
 
-export function createSessionCopies({ ctx, passes, overSpend, isClosed }: SessionCopiesDeps) {
+export function createSessionEntry({ ctx, passes, overSpend, isClosed }: SessionEntryDeps) {
   const { sql, settings, log } = ctx;
-  const { afterAdmission, topUp } = passes;
+  const view = (row: CopyRow | null) => viewOf(sql, row);
 
   async function checkBuild(body: EnterBody) {
     if (settings.workspaces && !settings.workspaces.includes(body.workspaceId)) throw new RunnerRefusal(404, 'this runner does not serve that workspace');
@@ -35,12 +38,6 @@ export function createSessionCopies({ ctx, passes, overSpend, isClosed }: Sessio
       throw err;
     }
     if (run.kind !== 'container' || run.workspaceId !== body.workspaceId || run.projectId !== body.projectId) throw new RunnerRefusal(404, 'no such container build in that project');
-  }
-
-  const view = (row: CopyRow | null) => viewOf(sql, row);
-
-  async function touch(row: CopyRow) {
-    await updateCopy(sql, row.id, {}, row.state === 'running' || row.state === 'paused' ? ['seenAt', 'activeAt'] : ['seenAt']);
   }
 
   /** The session's copy, resumed when paused (the viewer is here). A copy that cannot be woken is replaced by a fresh start. */
@@ -61,7 +58,7 @@ export function createSessionCopies({ ctx, passes, overSpend, isClosed }: Sessio
         // The project went live with another build: this viewer moves to it.
         await stopCopy(ctx, current.id, 'build-changed');
       } else {
-        await touch(current);
+        await touch(sql, current);
         if (current.state === 'paused') return wake(current, body);
         return view(current);
       }
@@ -75,7 +72,7 @@ export function createSessionCopies({ ctx, passes, overSpend, isClosed }: Sessio
     const a = await admitViewer(sql, ctx.host, { sessionId, ...body });
     if (a.kind === 'full') return { state: 'full', copyId: null, detail: a.reason, version: `full:${a.reason}` };
     if (a.kind === 'existing') return view(await copyOfSession(sql, sessionId));
-    afterAdmission(a, askedAt);
+    passes.afterAdmission(a, askedAt);
     if (a.kind === 'queued') log.info({ copyId: a.copy.id, workspaceId: body.workspaceId }, 'viewer held back: copy cap reached');
     return view(a.copy);
   }
@@ -103,55 +100,10 @@ export function createSessionCopies({ ctx, passes, overSpend, isClosed }: Sessio
     if (!row || row.state === 'ended') return view(row);
     // One write per couple of seconds per copy is plenty for a culler that thinks in minutes.
     const every = Math.min(2_000, settings.idlePauseMs / 4);
-    if (!row.activeAt || Date.now() - row.activeAt.getTime() > every || row.state !== 'running') await touch(row);
+    if (!row.activeAt || Date.now() - row.activeAt.getTime() > every || row.state !== 'running') await touch(sql, row);
     if (row.state === 'paused') return wake(row, null);
     return view(row);
   }
 
-  async function leave(sessionId: string): Promise<CopyView> {
-    const row = await copyOfSession(sql, sessionId);
-    if (!row || row.state === 'ended') return view(row);
-    const ended = await stopCopy(ctx, row.id, 'left');
-    if (row.state === 'queued') ctx.waiters.wakeAll();
-    return view(ended ?? (await copyOfSession(sql, sessionId)));
-  }
-
-  async function calls(sessionId: string, list: Call[]): Promise<CallsReply> {
-    let row = await copyOfSession(sql, sessionId);
-    // A copy still starting is waited for: the calls run before the step shows.
-    const until = Date.now() + settings.healthTimeoutMs + 5_000;
-    while (row && (row.state === 'creating' || row.state === 'starting') && Date.now() < until) {
-      await ctx.waiters.wait(sessionId, 1_000);
-      row = await copyOfSession(sql, sessionId);
-    }
-    if (row?.state === 'paused') {
-      const resumed = await resumeCopy(ctx, row);
-      row = resumed ?? (await copyOfSession(sql, sessionId));
-    }
-    if (!row || row.state !== 'running') throw new RunnerRefusal(409, 'the session has no running copy', await view(row));
-    await touch(row);
-    const outcomes = await runCalls({ host: row.host!, port: row.port! }, list, settings.callTimeoutMs);
-    return { copy: await view(row), outcomes };
-  }
-
-  /** Loads a build's image (best effort, when it goes live) and tops up its warm pool. */
-  async function prepare(buildId: string, waitMs = 0): Promise<PrepareReply> {
-    const run = await ctx.runs(buildId).catch((err) => {
-      if (err instanceof NoSuchBuild) throw new RunnerRefusal(404, 'no such build');
-      throw err;
-    });
-    if (run.kind !== 'container') throw new RunnerRefusal(404, 'not a container build');
-    if (settings.workspaces && !settings.workspaces.includes(run.workspaceId)) throw new RunnerRefusal(404, 'this runner does not serve that workspace');
-    const loading = ctx.images.ensure(buildId).then(() => topUp(buildId));
-    loading.catch(() => {});
-    const outcome = await Promise.race([
-      loading.then(() => ({ image: 'ready' as const }), (err: Error) => ({ image: 'failed' as const, detail: err.message })),
-      sleep(waitMs).then(() => ({ image: 'loading' as const })),
-    ]);
-    const [warm] = await sql<{ n: number }[]>`
-      select count(*)::int as n from runner_copies where build_id = ${buildId} and runner_id = ${settings.runnerId} and session_id is null and state <> 'ended'`;
-    return { ...outcome, warm: warm.n };
-  }
-
-  return { enter, current, watch, activity, leave, calls, prepare };
+  return { enter, current, watch, activity };
 }

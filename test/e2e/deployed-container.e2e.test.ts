@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '../test/support/platform.js';
-import { demoBundle } from './test-support/demo-bundle.js';
-import { eventually, startTestRunner, type TestRunner } from './test-support/test-runner.js';
+import { startPlatform, type Platform } from '../support/platform.js';
+import { demoBundle } from '../support/runner/demo-bundle.js';
+import { eventually, startTestRunner, type TestRunner } from '../support/runner/test-runner.js';
 
 // End to end: a container build made with `podman build` from the offline base image is deployed
 // through the api (upload, bundle check, make live), the runner prepares it, and viewers enter.

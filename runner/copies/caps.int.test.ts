@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoBundle } from './test-support/demo-bundle.js';
-import { seedContainerBuild, seedWorkspace, type Seeded } from './test-support/seed.js';
-import { eventually, startTestRunner, type TestRunner } from './test-support/test-runner.js';
+import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
+import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
 
 // Caps: a host capacity of two (the runner's own), the room's viewers at once, and the plan.
 let runner: TestRunner;

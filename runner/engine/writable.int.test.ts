@@ -5,14 +5,14 @@ import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { containerUsage } from '../services/data/container-usage.sql.js';
-import { exitsOfProject } from '../services/data/copy-exits.sql.js';
-import { copyNotice } from '../services/room/viewer-copies/copy-states.js';
-import { lowerName } from '../services/contract/runner/copy-labels.js';
-import { reconcile } from './loops/reconcile.js';
-import { demoBundle } from './test-support/demo-bundle.js';
-import { seedContainerBuild, seedWorkspace, type Seeded } from './test-support/seed.js';
-import { eventually, startTestRunner, type TestRunner } from './test-support/test-runner.js';
+import { containerUsage } from '../../services/data/container-usage.sql.js';
+import { exitsOfProject } from '../../services/data/copy-exits.sql.js';
+import { copyNotice } from '../../services/room/viewer-copies/copy-states.js';
+import { lowerName } from '../../services/contract/runner/copy-labels.js';
+import { reconcile } from '../loops/reconcile.js';
+import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
+import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
 
 // Issue 13: real demos write files (json-server rewrote db.json and died on a read-only root),
 // and a copy that dies after it was healthy is seen: by its viewer, and by its builder.

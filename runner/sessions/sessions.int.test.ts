@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { imageTagOf } from './images/image-store.js';
-import { demoBundle } from './test-support/demo-bundle.js';
-import { seedContainerBuild, seedWorkspace, type Seeded } from './test-support/seed.js';
-import { eventually, startTestRunner, type TestRunner } from './test-support/test-runner.js';
+import { imageTagOf } from '../images/image-store.js';
+import { RUNNER_KEY_HEADER, runnerKey } from '../../services/contract/runner/runner-key.js';
+import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
+import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
 
 let runner: TestRunner;
 let bundle: Buffer;
@@ -99,6 +100,37 @@ describe('copies per viewer session', () => {
     await expect(runner.client.enter(randomUUID(), { ...enterBody(b), projectId: randomUUID() })).rejects.toMatchObject({ status: 404 });
     const res = await fetch(`${runner.baseUrl}/sessions/${randomUUID()}/copy`);
     expect(res.status).toBe(401);
+  });
+
+  it('answers what does not fit, and its refusals, with the same bodies', async () => {
+    const key = { [RUNNER_KEY_HEADER]: runnerKey(runner.env.APP_SECRET) };
+    const ask = async (method: string, path: string, body?: unknown, raw?: string) => {
+      const res = await fetch(runner.baseUrl + path, {
+        method,
+        headers: { ...key, ...(body !== undefined || raw ? { 'content-type': 'application/json' } : {}) },
+        body: raw ?? (body !== undefined ? JSON.stringify(body) : undefined),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const s = randomUUID();
+    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql) });
+    const invalid = (detail: string) => ({ status: 400, body: { error: 'invalid', detail } });
+    expect(await ask('POST', '/sessions/not-a-uuid/copy', enterBody(b))).toEqual(invalid('sessionId: Invalid UUID'));
+    // No body reads as an empty one: each missing field is named.
+    expect(await ask('POST', `/sessions/${s}/copy`)).toEqual(invalid(['workspaceId', 'projectId', 'buildId'].map((f) => `${f}: Invalid input: expected string, received undefined`).join('; ')));
+    expect(await ask('POST', `/sessions/${s}/copy`, { ...enterBody(b), roomViewerCap: -1 })).toEqual(invalid('roomViewerCap: Too small: expected number to be >=0'));
+    expect(await ask('GET', `/sessions/${s}/copy?wait=99999999`)).toEqual(invalid('wait: Too big: expected number to be <=30000'));
+    expect(await ask('POST', `/sessions/${s}/calls`, { calls: [{ method: 'GET', path: '//evil.example/' }] })).toEqual(invalid('calls.0.path: Invalid string: must match pattern /^\\/(?!\\/)\\S*$/'));
+    expect(await ask('POST', `/sessions/${s}/calls`, undefined, '{"calls":')).toEqual(invalid('Body is not valid JSON but content-type is set to \'application/json\''));
+    expect(await ask('POST', `/builds/${randomUUID()}/prepare?wait=x`)).toEqual(invalid('wait: Invalid input: expected number, received NaN'));
+    // Refusals keep their status and words, and the copy when there is one to show.
+    expect(await ask('POST', `/sessions/${s}/calls`, { calls: [{ method: 'GET', path: '/' }] })).toEqual({
+      status: 409,
+      body: { error: 'the session has no running copy', copy: { state: 'gone', copyId: null, version: 'none' } },
+    });
+    expect(await ask('POST', `/builds/${randomUUID()}/prepare`)).toEqual({ status: 404, body: { error: 'no such build' } });
+    const keyless = await fetch(`${runner.baseUrl}/sessions/${s}/copy`);
+    expect({ status: keyless.status, body: await keyless.json() }).toEqual({ status: 401, body: { error: 'runner key required' } });
   });
 
   it('moves a viewer to the new build when the project went live with another one', async () => {

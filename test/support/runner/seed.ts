@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Sql } from '../../services/core/db.js';
-import type { PlanName } from '../../services/core/plans.js';
-import type { Storage } from '../../services/core/storage.js';
-import { uploadKey } from '../../services/data/uploads.sql.js';
+import type { Sql } from '../../../services/core/db.js';
+import type { PlanName } from '../../../services/core/plans.js';
+import type { Storage } from '../../../services/core/storage.js';
+import { uploadKey } from '../../../services/data/uploads.sql.js';
 
 // Rows of a workspace, project and live container build, as the api and the bundle worker leave
 // them, written directly so runner tests need not deploy through the api each time (one test does:
