@@ -68,6 +68,11 @@ const Env = z.object({
   AI_MODEL: z.string().default('gpt-4o-mini'),
   /** The service's own website, whose pages may read the community listings (CORS); the platform origin when unset. */
   SITE_ORIGIN: z.url().optional(),
+  /**
+   * How often the room shell sends the visible time it counted (ms). A quiet end lands near the
+   * viewer's last moment, at most this long before it; tests shorten it to see beats sooner.
+   */
+  SHELL_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   /** Comments one viewer session may leave in an hour before 429. */
   COMMENTS_PER_SESSION_HOUR: z.coerce.number().int().min(1).default(30),
   /** Platform secret (hex, 32 bytes or more): key of the link-key encryption. */

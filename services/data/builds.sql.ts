@@ -1,3 +1,4 @@
+import type { Manifest } from '../contract/manifest/manifest.schema.js';
 import type { Db, Sql } from '../core/db.js';
 import { notFound } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
@@ -25,6 +26,14 @@ export async function liveBuildKind(sql: Db, project: { liveBuildId: string | nu
   if (!project.liveBuildId) return null;
   const [build] = await sql<{ kind: 'static' | 'container' }[]>`select kind from builds where id = ${project.liveBuildId}`;
   return build?.kind ?? null;
+}
+
+/** The project's live build with its manifest, as deployed (checked then); null without one. */
+export async function liveManifestOf(sql: Db, project: { liveBuildId: string | null }): Promise<{ id: string; kind: 'static' | 'container'; manifest: Manifest } | null> {
+  if (!project.liveBuildId) return null;
+  const [row] = await sql<{ id: string; kind: 'static' | 'container'; manifest: Manifest }[]>`
+    select id, kind, manifest from builds where id = ${project.liveBuildId}`;
+  return row ?? null;
 }
 
 /** Static files of a build live under this prefix; nothing is served before the build row exists. */

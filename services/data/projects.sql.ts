@@ -27,6 +27,12 @@ export async function projectIn(sql: Sql, workspaceId: string, projectId: string
   return row;
 }
 
+/** The project with this id, whatever its workspace or state; null when there is none. */
+export async function projectById(sql: Db, projectId: string): Promise<ProjectRow | null> {
+  const [row] = await sql<ProjectRow[]>`select * from projects where id = ${projectId}`;
+  return row ?? null;
+}
+
 export function projectsIn(sql: Sql, workspaceId: string) {
   return sql<ProjectRow[]>`
     select * from projects where workspace_id = ${workspaceId} and deleted_at is null

@@ -122,3 +122,10 @@ export function sessionsOfLink(sql: Db, linkId: string) {
     -- Only sessions whose shell ran (they have had a visit): a page fetched and never run is nobody.
     where link_id = ${linkId} and not preview and visit_id is not null order by created_at, id`;
 }
+
+/** Whether the session was seen in the last `seconds` (a reload came back); true when there is no such session (nothing to hand back). */
+export async function seenWithin(sql: Db, sessionId: string, seconds: number): Promise<boolean> {
+  const [row] = await sql<{ back: boolean }[]>`
+    select last_seen_at > now() - make_interval(secs => ${seconds}) as back from room_sessions where id = ${sessionId}`;
+  return row?.back ?? true;
+}

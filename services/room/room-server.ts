@@ -11,7 +11,6 @@ import { createStandingCache } from './viewer/standing-cache.js';
 import { registerRoomEntry } from './viewer/room-entry.routes.js';
 import { registerShellEndpoints } from './viewer/shell-endpoints.routes.js';
 import { shellGuard } from './viewer/shell-guard.js';
-import { registerViewerVoice } from './viewer/viewer-voice.routes.js';
 import { registerRoomLogo } from './viewer/room-logo.routes.js';
 import { registerRoomPages } from './viewer/room-page.routes.js';
 
@@ -36,8 +35,7 @@ export function createRoom(deps: RoomDeps) {
     /** The routes on the platform origin. */
     register(app: FastifyInstance) {
       registerRoomEntry(app, { ...deps, runner });
-      registerShellEndpoints(app, { ...deps, runner });
-      registerViewerVoice(app, { ...deps, runner }, shellGuard(deps));
+      registerShellEndpoints(app, { ...deps, runner }, shellGuard(deps));
       registerShellAssets(app);
       registerRoomLogo(app, deps);
       registerRoomPages(app, deps);

@@ -10,9 +10,9 @@ import { waitFor } from '../support/wait-for.js';
 
 let platform: Platform;
 let browser: Browser;
-platformAndChromium((p, b) => ([platform, browser] = [p, b]));
+// The shell flushes its time every half second: the test waits for seconds credited, never on a clock.
+platformAndChromium((p, b) => ([platform, browser] = [p, b]), { SHELL_FLUSH_MS: '500' });
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a visit says what happened', () => {
   it('shows seconds per app while the viewer is in, and ends when they leave, seconds after it started', async () => {
@@ -26,20 +26,19 @@ describe('a visit says what happened', () => {
       if (/\/room\/[^/]+\/(beat|leave)$/.test(res.url())) beacons.push(`${new URL(res.url()).pathname.split('/').pop()} ${res.status()}`);
     });
 
+    const visits = () => person.client.call('listVisits', { params: { projectId: project.id } });
     await page.goto(url);
     await answerWhoAreYou(page);
     await appFrame(page, 'admin');
-    await pause(4000);
+    await waitFor('2 s on admin', async () => ((await visits())[0]?.time.admin ?? 0) >= 2);
     await page.click('[role="tab"][data-tab="web"]');
     await appFrame(page, 'web');
-    await pause(6000);
 
-    const visits = () => person.client.call('listVisits', { params: { projectId: project.id } });
-    // While the viewer is still in: the seconds so far, within a flush or two.
+    // While the viewer is still in: the seconds so far, as the flushes bring them.
     const under = await waitFor('the time so far', async () => {
       const [v] = await visits();
-      return v && (v.time.admin ?? 0) >= 2 && (v.time.web ?? 0) >= 3 ? v : null;
-    }, 12_000);
+      return v && (v.time.admin ?? 0) >= 2 && (v.time.web ?? 0) >= 4 ? v : null;
+    });
     expect(under.linkId).toBe(link.id);
     expect(under.endedAt).toBeNull();
     expect(under.time.admin).toBeLessThanOrEqual(30);
@@ -51,7 +50,7 @@ describe('a visit says what happened', () => {
       return v?.endedAt ? v : null;
     }, 20_000);
     const lasted = (Date.parse(ended.endedAt!) - Date.parse(ended.startedAt)) / 1000;
-    expect(lasted).toBeGreaterThanOrEqual(8);
+    expect(lasted).toBeGreaterThanOrEqual(5);
     expect(lasted).toBeLessThan(120);
     expect(ended.time.admin).toBeGreaterThanOrEqual(2);
     expect(ended.time.web).toBeGreaterThanOrEqual(4);

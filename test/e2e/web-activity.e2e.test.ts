@@ -11,7 +11,8 @@ import { drag, expectAccessible, openArea, screenshots, signedInBuilder, watchPr
 
 let platform: Platform;
 let browser: Browser;
-platformAndChromium((p, b) => ([platform, browser] = [p, b]));
+// The shell flushes its time every half second: a viewer's first beat lands soon after the app shows.
+platformAndChromium((p, b) => ([platform, browser] = [p, b]), { SHELL_FLUSH_MS: '500' });
 
 
 /** A viewer in their own browser: gives their name, takes the story to its end, answers yes, pins a comment. */
@@ -20,8 +21,11 @@ async function viewerVisits(url: string, name: string) {
   const page = await context.newPage();
   await page.goto(url);
   await answerWhoAreYou(page, name);
+  const beat = page.waitForResponse((res) => /\/room\/[^/]+\/beat$/.test(res.url()) && res.status() === 200
+    && (JSON.parse(res.request().postData() ?? '{}').time?.web ?? 0) >= 1, { timeout: 30_000 });
   await appFrame(page, 'web');
-  await page.waitForTimeout(2_000);
+  // Time on the app, credited by a beat, before the story moves on.
+  await beat;
   await page.click('#story-toggle');
   await page.click('.story [data-step="1"]');
   await page.click('.story .offer-open');

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { ShellData } from '../../services/contract/resources/room-shell.js';
 import { staticLabelOf } from '../../services/room/origins.js';
 import type { Frame, Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -80,11 +81,11 @@ export function hit(platform: Platform, path: string, opts: { host?: string; met
   });
 }
 
-/** The JSON the shell page carries for its script. */
-export function shellData(html: string) {
+/** The JSON the shell page carries for its script, checked against the contract's ShellData. */
+export function shellData(html: string): ShellData {
   const m = /<script type="application\/json" id="room-data">(.*?)<\/script>/s.exec(html);
   if (!m) throw new Error('no room data in the page');
-  return JSON.parse(m[1]);
+  return ShellData.parse(JSON.parse(m[1]));
 }
 
 /** The host of a project's static content origin (its slug and id: services/room/origins.ts). */

@@ -7,12 +7,12 @@ import { startPlatform, type Platform } from './platform.js';
 // The set-ups a whole test file shares, started once before its tests and stopped after them.
 // Each hands what it started to `use`, which keeps it in the file's own variables.
 
-/** A platform with its workers, and Debian's Chromium. */
-export function platformAndChromium(use: (platform: Platform, browser: Browser) => void) {
+/** A platform with its workers (`env` over the test defaults), and Debian's Chromium. */
+export function platformAndChromium(use: (platform: Platform, browser: Browser) => void, env: Record<string, string> = {}) {
   let platform: Platform | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
-    platform = await startPlatform({ workers: true });
+    platform = await startPlatform({ workers: true, env });
     browser = await launchChromium();
     use(platform, browser);
   });

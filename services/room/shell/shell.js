@@ -12,7 +12,7 @@
   // so listVisits shows a visit under way and a quiet end lands near the viewer's last moment.
   // Only visible time counts; a hidden room sends nothing, so a forgotten background tab goes
   // quiet and its visit ends on the server (quietSeconds) at its last flush.
-  const flushMs = 5000;
+  const flushMs = data.flushMs;
   const pending = {};
   let since = performance.now();
   let visible = document.visibilityState === 'visible';

@@ -80,7 +80,7 @@ export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
           "default-src 'self'", `frame-src ${contentSources()} ${pageFrames}`, "img-src 'self' data: https: http:", "style-src 'self' 'unsafe-inline'",
           "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
         ].join('; '));
-        return reply.type('text/html; charset=utf-8').send(await shellPage(sql, meeting.project, meeting.session, meeting.linkViewerName, config.SCREENSHOT_MAX_BYTES, { name: config.SERVICE_NAME, url: config.publicUrl }));
+        return reply.type('text/html; charset=utf-8').send(await shellPage(sql, meeting.project, meeting.session, meeting.linkViewerName, { screenshotMaxBytes: config.SCREENSHOT_MAX_BYTES, flushMs: config.SHELL_FLUSH_MS, service: { name: config.SERVICE_NAME, url: config.publicUrl } }));
       }
     }
   }

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { sessionByToken, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
@@ -41,10 +40,4 @@ export function shellGuard(deps: { config: Config; sql: Sql }): ShellGuard {
 export function cookieSession(sql: Sql, req: FastifyRequest): Promise<RoomSessionRow | null> {
   const { sessionId } = req.params as { sessionId: string };
   return sessionByToken(sql, sessionId, tokenIn(req, sessionId));
-}
-
-/** A body that does not fit: 400 `invalid` with each field's path (under `prefix`) and words, as the api answers. */
-export function invalidBody(reply: FastifyReply, error: z.ZodError, prefix = '') {
-  const issues = error.issues.map((i) => ({ path: prefix + i.path.join('.'), message: i.message }));
-  return reply.status(400).send({ error: 'invalid', issues });
 }

@@ -1,5 +1,9 @@
 import type { Sql } from '../../core/db.js';
+import type { Manifest } from '../../contract/manifest/manifest.schema.js';
+import type { ShellData } from '../../contract/resources/room-shell.js';
 import type { ProjectRow } from '../../data/projects.sql.js';
+import { liveManifestOf } from '../../data/builds.sql.js';
+import { appOrderOf } from '../../data/rooms.sql.js';
 import { effectiveAppOrder } from '../../data/app-order.js';
 import { pagesOf } from '../../data/room-pages.sql.js';
 import { linkSenderName } from '../../data/links.sql.js';
@@ -8,16 +12,13 @@ import { workspaceLook } from '../../data/brand-look.js';
 import { escapeHtml, roomDocument } from './html.js';
 import { brandMark, lookStyle, madeWithBadge } from './room-look.js';
 import { commentButton, commentsPanel, emailDialog, nextButton, nextPanel } from './voice-panels.js';
-import { voiceOf, type VoiceData } from './voice-data.js';
+import { voiceOf } from './voice-data.js';
 
 // The room shell: the project's apps as tabs, each in its device frame, then its pages. The apps
 // themselves are framed from the content origin after the shell has a grant; nothing of the
 // build runs on this origin.
 
-type ManifestApp = { id: string; name: string; path: string; device: 'phone' | 'tablet' | 'laptop' | 'screen' | 'none'; default?: boolean };
-type Step = { id: string; title: string; say: string; app: string; path?: string; device?: string; run?: unknown[]; point?: string };
-type Controls = { reset?: string; scenarios?: { id: string; label: string; description?: string }[] };
-type LiveBuild = { id: string; kind: 'static' | 'container'; manifest: { name: string; apps: ManifestApp[]; story?: Step[]; controls?: Controls } };
+type ManifestApp = Manifest['apps'][number];
 
 /**
  * What an app frame may do: everything an app needs, but never navigate the room's own tab (no
@@ -26,32 +27,6 @@ type LiveBuild = { id: string; kind: 'static' | 'container'; manifest: { name: s
  * app content always comes from another origin than the shell's (origins.ts: `{slug}` hosts).
  */
 const appSandbox = 'allow-scripts allow-same-origin allow-forms allow-popups allow-modals allow-downloads';
-
-export type ShellData = {
-  sessionId: string;
-  preview: boolean;
-  kind: 'static' | 'container' | null;
-  apps: { id: string; name: string; device: string; path: string }[];
-  pages: { id: string; title: string }[];
-  opened: string | null;
-  ask: { name: boolean; email: boolean; suggestedName: string | null };
-  /** Who sent the link (the who-are-you prompt names them); null in a preview. */
-  sender: string | null;
-  /** The guided story: each step's words, app, page and device; `runs` when it makes calls first. */
-  story: { id: string; title: string; say: string; app: string; path: string | null; device: string | null; point: string | null; runs: boolean }[];
-  /** Scenario controls of a container build: reset, and each scenario by id. */
-  controls: { reset: boolean; scenarios: { id: string; label: string; description: string | null }[] };
-  /** What the viewer can say back (viewer-voice.routes.ts): the offered steps, and their comments with replies. */
-  voice: VoiceData;
-};
-
-async function liveBuildOf(sql: Sql, project: ProjectRow): Promise<LiveBuild | null> {
-  if (!project.liveBuildId) return null;
-  // Read as text: the client's camel-case transform would rename keys inside the manifest.
-  const [row] = await sql<{ id: string; kind: LiveBuild['kind']; manifest: string }[]>`
-    select id, kind, manifest::text as manifest from builds where id = ${project.liveBuildId}`;
-  return row ? { id: row.id, kind: row.kind, manifest: JSON.parse(row.manifest) } : null;
-}
 
 /** The manifest's apps in the room's order (orderApps), with the default app opened first. */
 export function appsInOrder(apps: ManifestApp[], appOrder: string[] | null) {
@@ -64,13 +39,15 @@ export function appsInOrder(apps: ManifestApp[], appOrder: string[] | null) {
 /** The service the made-with badge names and links to. */
 export type ServiceMark = { name: string; url: string };
 
-export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSessionRow, suggestedName: string | null, screenshotMaxBytes: number, service: ServiceMark): Promise<string> {
-  const build = await liveBuildOf(sql, project);
+/** What the shell page is drawn with beyond its session: the room's settings. */
+export type ShellSettings = { screenshotMaxBytes: number; flushMs: number; service: ServiceMark };
+
+export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSessionRow, suggestedName: string | null, settings: ShellSettings): Promise<string> {
+  const build = await liveManifestOf(sql, project);
   const look = await workspaceLook(sql, project.workspaceId);
   const style = lookStyle(look.drawn.look);
-  const [room] = await sql<{ appOrder: string[] | null }[]>`select app_order from rooms where project_id = ${project.id}`;
   const pages = await pagesOf(sql, project.id);
-  const { ordered, opened } = appsInOrder(build?.manifest.apps ?? [], room?.appOrder ?? null);
+  const { ordered, opened } = appsInOrder(build?.manifest.apps ?? [], await appOrderOf(sql, project.id));
   const sender = session.linkId ? await linkSenderName(sql, session.linkId) : null;
 
   const data: ShellData = {
@@ -90,7 +67,8 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
       reset: Boolean(build?.manifest.controls?.reset),
       scenarios: (build?.manifest.controls?.scenarios ?? []).map((c) => ({ id: c.id, label: c.label, description: c.description ?? null })),
     },
-    voice: await voiceOf(sql, project, session, screenshotMaxBytes),
+    voice: await voiceOf(sql, project, session, settings.screenshotMaxBytes),
+    flushMs: settings.flushMs,
   };
 
   const tabs = [
@@ -135,7 +113,7 @@ ${ordered.length ? commentsPanel(session.preview) : ''}
   </form>
 </dialog>
 ${emailDialog(sender)}
-${madeWithBadge(look, service)}`;
+${madeWithBadge(look, settings.service)}`;
   return roomDocument({ title: project.name, body, head: style, scripts: ['/room/assets/voice.js', '/room/assets/shell.js'], data });
 }
 

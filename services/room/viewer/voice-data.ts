@@ -1,4 +1,4 @@
-import type { NextStep, NextStepKind } from '../../contract/resources/room-setup.js';
+import type { VoiceData } from '../../contract/resources/room-shell.js';
 import type { Sql } from '../../core/db.js';
 import { commentsOfLink } from '../../data/comments.sql.js';
 import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
@@ -9,15 +9,6 @@ import { planNameOf } from '../../data/workspaces.sql.js';
 
 // What the shell is told of the viewer's voice (issue 14): the steps the room offers, what this
 // visit already answered, and the comments left through the link with the builder's replies.
-
-export type VoiceData = {
-  steps: NextStep[];
-  /** Steps this visit already answered. */
-  answered: NextStepKind[];
-  /** Comments left through this link, oldest first, each with the builder's reply when there is one. */
-  comments: { id: string; appId: string | null; screen: string | null; body: string; createdAt: string; reply: string | null; repliedAt: string | null; from: string | null }[];
-  screenshotMaxBytes: number;
-};
 
 export async function voiceOf(sql: Sql, project: ProjectRow, session: RoomSessionRow, screenshotMaxBytes: number): Promise<VoiceData> {
   const steps = offeredOn(await planNameOf(sql, project.workspaceId), (await nextStepsOf(sql, project.id)).steps);
