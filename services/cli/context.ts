@@ -1,5 +1,4 @@
-import { ApiError, createClient, type Client } from '../contract/api-client.js';
-import { terminalSafe } from '../contract/terminal-text.js';
+import { ApiError, createClient, type Client, terminalSafe } from '@demo-rooms/contract';
 import { plainHttpWarning, resolveApiUrl } from './config/api-url.js';
 import { findToken, type FoundToken } from './config/token.js';
 import { apiRefusal, Refusal } from './refusal.js';

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { terminalSafe } from '../contract/terminal-text.js';
+import { terminalSafe } from '@demo-rooms/contract';
 import { interrupted } from './deploy-steps/on-interrupt.js';
 import { buildProgram } from './program.js';
 import { describeFailure } from './refusal.js';

@@ -60,3 +60,24 @@ it('repairs an interrupted install on the next start: npm ci runs again and Node
   await ensureNodeModules((line: string) => said.push(line), { root, npmArgs: ['--offline'] });
   expect(said).toEqual([]);
 }, 180_000);
+
+it('sees a node_modules installed before a workspace was added, and links it on the next start', async () => {
+  // The project as it becomes once a folder is a workspace (as services/contract became
+  // @demo-rooms/contract), over a node_modules from before: whole, but without the link.
+  const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+  const lock = JSON.parse(await readFile(join(root, 'package-lock.json'), 'utf8'));
+  await mkdir(join(root, 'shared'));
+  await writeFile(join(root, 'shared', 'package.json'), JSON.stringify({ name: '@probe/shared', version: '1.0.0', private: true }));
+  await writeFile(join(root, 'package.json'), JSON.stringify({ ...pkg, workspaces: ['shared'] }));
+  lock.packages[''].workspaces = ['shared'];
+  lock.packages['node_modules/@probe/shared'] = { resolved: 'shared', link: true };
+  lock.packages.shared = { name: '@probe/shared', version: '1.0.0' };
+  await writeFile(join(root, 'package-lock.json'), JSON.stringify(lock));
+  await mkdir(join(root, 'node_modules'));
+  await writeFile(join(root, 'node_modules', '.package-lock.json'), '{}');
+  expect(nodeModulesProblem(root)).toBe('node_modules has no link to the workspace @probe/shared (installed before it was one)');
+  const said: string[] = [];
+  await ensureNodeModules((line: string) => said.push(line), { root, npmArgs: ['--offline'] });
+  expect(said).toEqual(['node_modules has no link to the workspace @probe/shared (installed before it was one); running npm ci']);
+  expect(nodeModulesProblem(root)).toBeNull();
+}, 180_000);

@@ -2,7 +2,7 @@ import { access, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
-import { checkManifest, MANIFEST_SCHEMA_PATH } from '../../contract/manifest/manifest.js';
+import { checkManifest, MANIFEST_SCHEMA_PATH } from '@demo-rooms/contract/manifest';
 import type { CliContext } from '../context.js';
 import { MANIFEST_FILE, problemsRefusal } from '../project/read-manifest.js';
 import { Refusal } from '../refusal.js';

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { LINK_DEFAULT_DAYS } from '../../contract/resources/link.js';
+import { LINK_DEFAULT_DAYS } from '@demo-rooms/contract';
 import { ask, type CliContext } from '../context.js';
 import { Refusal } from '../refusal.js';
 import { requireProject } from '../project/find-project.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { LinkRec } from '../../contract/resources/link.js';
+import type { LinkRec } from '@demo-rooms/contract';
 import { ask, type CliContext } from '../context.js';
 import { requireProject } from '../project/find-project.js';
 import { shortTime, table } from '../ui/table.js';

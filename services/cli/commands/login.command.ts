@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { ApiError } from '../../contract/api-client.js';
+import { ApiError } from '@demo-rooms/contract';
 import { updateConfig } from '../config/config-file.js';
 import { ask, type CliContext } from '../context.js';
 import { Refusal } from '../refusal.js';

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { checkManifest, checkManifestFolder, type ManifestNote, type Problem } from '../../contract/manifest/manifest.js';
+import { checkManifest, type ManifestNote, type Problem } from '@demo-rooms/contract/manifest';
+import { checkManifestFolder } from '@demo-rooms/contract/node';
 import type { CliContext } from '../context.js';
 import { formatProblem, MANIFEST_FILE, readManifestFile } from '../project/read-manifest.js';
 import { contextOf } from './command-context.js';

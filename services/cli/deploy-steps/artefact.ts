@@ -1,5 +1,5 @@
-import type { Build } from '../../contract/resources/build.js';
-import type { Manifest } from '../../contract/manifest/manifest.js';
+import type { Build } from '@demo-rooms/contract';
+import type { Manifest } from '@demo-rooms/contract/manifest';
 import type { Rehearsal } from './rehearsal.js';
 
 /** What the kind-specific half of a deploy hands to the upload: the packed file and what to say about it. */

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiError, type Client } from '../../contract/api-client.js';
-import { checkManifestFolder, type FolderProblemCode, type Manifest } from '../../contract/manifest/manifest.js';
-import type { Project } from '../../contract/resources/project.js';
+import { ApiError, type Client, type Project } from '@demo-rooms/contract';
+import { checkManifestFolder } from '@demo-rooms/contract/node';
+import type { FolderProblemCode, Manifest } from '@demo-rooms/contract/manifest';
 import { ask, type CliContext } from '../context.js';
 import { findProject, projectSlugFor, rememberProject } from '../project/find-project.js';
 import { manifestOf, MANIFEST_FILE, problemsRefusal, readManifestFile, type ManifestFile } from '../project/read-manifest.js';

@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
-import { StaticDigest } from '../../contract/static-digest.js';
+import { StaticDigest } from '@demo-rooms/contract/node';
 import { Refusal } from '../refusal.js';
 import { walkFiles } from '../scan/walk-files.js';
 import { GZIP_LEVEL } from './gzip-level.js';

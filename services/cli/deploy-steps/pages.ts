@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
-import type { Client } from '../../contract/api-client.js';
-import type { Manifest } from '../../contract/manifest/manifest.js';
+import type { Client } from '@demo-rooms/contract';
+import type { Manifest } from '@demo-rooms/contract/manifest';
 import { ask } from '../context.js';
 
 export interface PageFile {

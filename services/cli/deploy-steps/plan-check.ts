@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Client } from '../../contract/api-client.js';
-import type { Manifest } from '../../contract/manifest/manifest.js';
+import type { Client } from '@demo-rooms/contract';
+import type { Manifest } from '@demo-rooms/contract/manifest';
 import { ask } from '../context.js';
 import { Refusal } from '../refusal.js';
 

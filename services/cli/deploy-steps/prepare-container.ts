@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { checkManifest, type ContainerManifest } from '../../contract/manifest/manifest.js';
-import type { Build } from '../../contract/resources/build.js';
+import { checkManifest, type ContainerManifest } from '@demo-rooms/contract/manifest';
+import type { Build } from '@demo-rooms/contract';
 import type { CliContext } from '../context.js';
 import { buildImage } from '../local-engine/build-image.js';
 import { findEngine } from '../local-engine/local-docker.js';

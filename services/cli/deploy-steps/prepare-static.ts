@@ -1,12 +1,12 @@
 import { join, posix, resolve } from 'node:path';
-import type { StaticManifest } from '../../contract/manifest/manifest.js';
+import type { StaticManifest } from '@demo-rooms/contract/manifest';
+import type { Build } from '@demo-rooms/contract';
 import type { CliContext } from '../context.js';
 import { secretsRefusal } from '../scan/findings.js';
 import { scanFolder } from '../scan/scan-folder.js';
 import type { SecretScanner } from '../scan/secret-scan.js';
 import { bytes } from '../ui/table.js';
 import type { StepLog } from '../ui/step-log.js';
-import type { Build } from '../../contract/resources/build.js';
 import type { Artefact, Unchanged } from './artefact.js';
 import { packStaticSite, type PackedSite } from './pack-static.js';
 import { staticRehearsal } from './rehearsal.js';

@@ -1,6 +1,6 @@
-import type { Manifest, StepCall } from '../../contract/manifest/manifest.js';
-import type { Rehearsal as ContractRehearsal } from '../../contract/resources/build.js';
-import { OUT_OF_WRITABLE_SPACE, writableSpaceHint } from '../../contract/runner/copy-spec.js';
+import type { Manifest, StepCall } from '@demo-rooms/contract/manifest';
+import type { Rehearsal as ContractRehearsal } from '@demo-rooms/contract';
+import { OUT_OF_WRITABLE_SPACE, writableSpaceHint } from '@demo-rooms/contract/runner';
 import { RUNNER_DEFAULTS, type LocalCopy } from '../local-engine/local-copy.js';
 import { Refusal } from '../refusal.js';
 import { version } from '../version.js';

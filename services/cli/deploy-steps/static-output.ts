@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { checkStaticStepPaths, stepPathCandidates, type StaticManifest } from '../../contract/manifest/manifest.js';
+import { checkStaticStepPaths, stepPathCandidates } from '@demo-rooms/contract/node';
+import type { StaticManifest } from '@demo-rooms/contract/manifest';
 import { problemsRefusal } from '../project/read-manifest.js';
 import { Refusal } from '../refusal.js';
 

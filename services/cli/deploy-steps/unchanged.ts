@@ -1,8 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Client } from '../../contract/api-client.js';
-import type { Manifest } from '../../contract/manifest/manifest.js';
-import type { Build } from '../../contract/resources/build.js';
-import type { Project } from '../../contract/resources/project.js';
+import type { Client, Build, Project } from '@demo-rooms/contract';
+import type { Manifest } from '@demo-rooms/contract/manifest';
 import { ask } from '../context.js';
 
 /** The project's live build, if it has one: what an unchanged deploy would make again. */

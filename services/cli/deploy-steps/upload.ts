@@ -1,8 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { ApiError } from '../../contract/api-client.js';
-import { ErrorBody } from '../../contract/errors.schema.js';
+import { ApiError, ErrorBody } from '@demo-rooms/contract';
 import { Refusal } from '../refusal.js';
 import { userAgent } from '../version.js';
 

@@ -1,4 +1,4 @@
-import { checkDockerfile, type FolderProblemCode } from '../../contract/manifest/manifest.js';
+import { checkDockerfile, type FolderProblemCode } from '@demo-rooms/contract/manifest';
 import { Refusal } from '../refusal.js';
 
 export interface ImageConfig {

@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type Docker from 'dockerode';
-import { copyCreateOptions, OUT_OF_WRITABLE_SPACE, writableSpaceHint } from '../../contract/runner/copy-spec.js';
-import { demuxLogs } from '../../contract/runner/log-frames.js';
+import { copyCreateOptions, OUT_OF_WRITABLE_SPACE, writableSpaceHint, demuxLogs } from '@demo-rooms/contract/runner';
 import { Refusal } from '../refusal.js';
 import { engineMessage } from './local-docker.js';
 

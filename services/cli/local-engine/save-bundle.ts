@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type Docker from 'dockerode';
-import { readDockerfile, rootImage } from '../../contract/manifest/dockerfile.parse.js';
+import { readDockerfile, rootImage } from '@demo-rooms/contract/manifest';
 import { Refusal } from '../refusal.js';
 import { scanBundle, type BundleScan } from '../scan/scan-bundle.js';
 import type { SecretScanner } from '../scan/secret-scan.js';

@@ -1,6 +1,5 @@
 import { realpath } from 'node:fs/promises';
-import type { Client } from '../../contract/api-client.js';
-import type { Project } from '../../contract/resources/project.js';
+import type { Client, Project } from '@demo-rooms/contract';
 import { readConfig, updateConfig } from '../config/config-file.js';
 import { ask, type CliContext } from '../context.js';
 import { Refusal } from '../refusal.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { checkManifest, type Manifest, type Problem } from '../../contract/manifest/manifest.js';
+import { checkManifest, type Manifest, type Problem } from '@demo-rooms/contract/manifest';
 import { Refusal } from '../refusal.js';
 
 export const MANIFEST_FILE = 'pitch.json';

@@ -1,4 +1,4 @@
-import { sizeText } from '../../contract/sizes.js';
+import { sizeText } from '@demo-rooms/contract';
 
 /** Rows as aligned columns with a header: plain text that reads in a terminal and greps well. */
 export function table(header: string[], rows: string[][]): string {

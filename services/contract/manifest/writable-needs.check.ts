@@ -4,7 +4,7 @@ import type { Manifest } from './manifest.schema.js';
 import type { ManifestNote } from './manifest.notes.js';
 
 // What a container demo needs to write, read before any build: a copy's root is read-only, it
-// writes only under /app and /tmp (WRITABLE_PATHS in contract/runner/copy-spec.ts) as uid 1000.
+// writes only under /app and /tmp (a copy's only writable mounts) as uid 1000.
 // Each note names a line of the Dockerfile or a run.env variable that points the app somewhere it
 // cannot write, so the builder hears it at `pitch validate` or the deploy's first step, not from a
 // copy that dies on EROFS or EACCES in front of a viewer.

@@ -40,9 +40,6 @@ export interface CopySpec extends CopyLabels {
  */
 export type AppLayer = { kind: 'overlay'; lower: string; upper: string; work: string } | { kind: 'volume' };
 
-/** Where a copy may write: its working folder (the image's files, copied up on write) and /tmp. */
-export const WRITABLE_PATHS = ['/app', '/tmp'] as const;
-
 /** Words of an engine or a demo that ran out of writable space (ENOSPC in /app or /tmp). */
 export const OUT_OF_WRITABLE_SPACE = /no space left on device|ENOSPC/i;
 

@@ -83,5 +83,3 @@ export const PrepareReply = z.object({
 });
 export type PrepareReply = z.infer<typeof PrepareReply>;
 
-export const ErrorReply = z.object({ error: z.string(), detail: z.string().optional() });
-

@@ -1,5 +1,4 @@
-import { ApiError, ContractError, createClient, pathOf } from '../../../contract/api-client.js';
-import { routes, type Operation } from '../../../contract/routes/route-table.js';
+import { ApiError, ContractError, createClient, pathOf, routes, type Operation } from '@demo-rooms/contract';
 
 // The contract's typed client, on this origin with the session cookie. Every reply is checked
 // against the contract's schemas; the browser adds Origin to every POST, which the API's CSRF

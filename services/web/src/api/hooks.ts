@@ -1,7 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type UseQueryOptions } from '@tanstack/react-query';
-import type { CallArgs } from '../../../contract/api-client.js';
-import type { ReplyOf } from '../../../contract/route.js';
-import type { Operation, Routes } from '../../../contract/routes/route-table.js';
+import type { CallArgs, ReplyOf, Operation, Routes } from '@demo-rooms/contract';
 import { api } from './client.js';
 import { isStatus } from './refusal-words.js';
 

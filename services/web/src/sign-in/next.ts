@@ -1,4 +1,4 @@
-import { samePath } from '../../../contract/same-path.js';
+import { samePath } from '@demo-rooms/contract';
 
 // Where to go once signed in: `?next=` of /login, kept in this tab while the emailed link is
 // opened (it opens /auth/email without it). Only a path on this origin.

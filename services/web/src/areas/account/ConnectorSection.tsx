@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
-import type { Session } from '../../../../contract/resources/account.js';
+import type { Session } from '@demo-rooms/contract';
 import { useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Confirm } from '../../ui/Confirm.js';

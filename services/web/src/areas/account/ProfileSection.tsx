@@ -6,7 +6,7 @@ import { Async } from '../../ui/Async.js';
 import { Field } from '../../ui/Field.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { Section } from '../../ui/Page.js';
-import type { Account } from '../../../../contract/resources/account.js';
+import type { Account } from '@demo-rooms/contract';
 
 // The name other people see (in teams, on community cards), the photo beside it, and the email
 // every sign-in link goes to (read-only: it is who the account is).

@@ -8,7 +8,7 @@ import { Refusal } from '../../ui/Refusal.js';
 import { Section } from '../../ui/Page.js';
 import { Time } from '../../ui/Time.js';
 import { passkeysHere, settings } from '../../settings.js';
-import type { Passkey } from '../../../../contract/resources/account.js';
+import type { Passkey } from '@demo-rooms/contract';
 
 // The ways into the account: emailed links (always), passkeys, and the providers the operator set
 // up. A passkey is made here by the browser's authenticator; connecting a provider sends the

@@ -1,7 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import type { CallArgs } from '../../../../contract/api-client.js';
-import type { ReplyOf } from '../../../../contract/route.js';
-import type { Operation, Routes } from '../../../../contract/routes/route-table.js';
+import type { CallArgs, ReplyOf, Operation, Routes } from '@demo-rooms/contract';
 import { api } from '../../api/client.js';
 
 // A change after which this browser is signed out (deleting the account, signing out everywhere).

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
-import type { AnalyticsDay, Figures, Names, WorkspaceAnalytics } from '../../../../contract/resources/analytics.js';
+import type { AnalyticsDay, Figures, Names, WorkspaceAnalytics } from '@demo-rooms/contract';
 import { useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Field } from '../../ui/Field.js';

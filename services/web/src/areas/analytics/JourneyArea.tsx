@@ -1,5 +1,5 @@
 import { Link, useParams } from 'wouter';
-import type { Journey } from '../../../../contract/resources/analytics.js';
+import type { Journey } from '@demo-rooms/contract';
 import { useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Page, Section } from '../../ui/Page.js';

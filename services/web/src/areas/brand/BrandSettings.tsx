@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { sizeText } from '../../../../contract/sizes.js';
+import { sizeText } from '@demo-rooms/contract';
 import { addressOf, api } from '../../api/client.js';
 import { useAction, useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';

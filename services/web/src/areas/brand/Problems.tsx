@@ -1,4 +1,4 @@
-import type { ContrastProblem } from '../../../../contract/resources/brand.js';
+import type { ContrastProblem } from '@demo-rooms/contract';
 import { ApiError } from '../../api/client.js';
 
 const TOKEN_WORDS: Record<string, string> = {

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { fontCss, radiusCss, type FontName, type RadiusName } from '../../../../contract/room-palettes.js';
+import { fontCss, radiusCss, type FontName, type RadiusName } from '@demo-rooms/contract';
 
 // The room's chrome as services/room/shell draws it (bar with logo and name, tabs, a device frame,
 // the tour's buttons), coloured by the draft through custom properties. They are set through the

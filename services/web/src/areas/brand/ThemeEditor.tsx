@@ -1,6 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { Theme } from '../../../../contract/resources/brand.js';
-import { colourTokens, type FontName, type RadiusName } from '../../../../contract/room-palettes.js';
+import { type Theme, colourTokens, type FontName, type RadiusName } from '@demo-rooms/contract';
 import { addressOf } from '../../api/client.js';
 import { useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';

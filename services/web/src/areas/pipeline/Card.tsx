@@ -1,6 +1,6 @@
 import { useDraggable } from '@dnd-kit/core';
 import { useId } from 'react';
-import type { BoardCard, LinkStage } from '../../../../contract/resources/link.js';
+import type { BoardCard, LinkStage } from '@demo-rooms/contract';
 import { Time } from '../../ui/Time.js';
 import { STAGES, stageName } from './stages.js';
 

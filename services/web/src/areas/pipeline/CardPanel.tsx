@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import type { BoardCard, LinkOutcome } from '../../../../contract/resources/link.js';
+import type { BoardCard, LinkOutcome } from '@demo-rooms/contract';
 import { useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Dialog } from '../../ui/Dialog.js';

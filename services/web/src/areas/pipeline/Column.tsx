@@ -1,6 +1,6 @@
 import { useDroppable } from '@dnd-kit/core';
 import type { ReactNode } from 'react';
-import type { LinkStage } from '../../../../contract/resources/link.js';
+import type { LinkStage } from '@demo-rooms/contract';
 
 export function Column({ stage, name, count, children }: { stage: LinkStage; name: string; count: number; children: ReactNode }) {
   const { setNodeRef, isOver } = useDroppable({ id: stage });

@@ -1,6 +1,6 @@
 import { DndContext, KeyboardSensor, PointerSensor, useSensor, useSensors, type DragEndEvent } from '@dnd-kit/core';
 import { useState } from 'react';
-import type { BoardCard, LinkStage } from '../../../../contract/resources/link.js';
+import type { BoardCard, LinkStage } from '@demo-rooms/contract';
 import { useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Page } from '../../ui/Page.js';

@@ -1,4 +1,4 @@
-import type { LinkStage } from '../../../../contract/resources/link.js';
+import type { LinkStage } from '@demo-rooms/contract';
 
 /** The board's columns in the order a link moves through them (spec 3). */
 export const STAGES: { stage: LinkStage; name: string }[] = [

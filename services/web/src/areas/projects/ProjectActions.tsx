@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useLocation } from 'wouter';
-import type { Project } from '../../../../contract/resources/project.js';
+import type { Project } from '@demo-rooms/contract';
 import { api } from '../../api/client.js';
 import { useAction, useChange } from '../../api/hooks.js';
 import { Confirm } from '../../ui/Confirm.js';

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import type { FeedbackRec } from '../../../../../contract/resources/activity.js';
+import type { FeedbackRec } from '@demo-rooms/contract';
 import { addressOf } from '../../../api/client.js';
 import { useChange } from '../../../api/hooks.js';
 import { Confirm } from '../../../ui/Confirm.js';

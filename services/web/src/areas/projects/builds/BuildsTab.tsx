@@ -1,6 +1,5 @@
 import { useState } from 'react';
-import type { BuildHistory } from '../../../../../contract/resources/build.js';
-import { sizeText } from '../../../../../contract/sizes.js';
+import { type BuildHistory, sizeText } from '@demo-rooms/contract';
 import { useChange, useOp } from '../../../api/hooks.js';
 import { Async } from '../../../ui/Async.js';
 import { Confirm } from '../../../ui/Confirm.js';

@@ -1,6 +1,5 @@
 import { useId, useState } from 'react';
-import { checkManifest } from '../../../../../contract/manifest/manifest.check.js';
-import type { Problem } from '../../../../../contract/manifest/manifest.problem.js';
+import { checkManifest, type Problem } from '@demo-rooms/contract/manifest';
 import { Section } from '../../../ui/Page.js';
 
 // A pitch.json checked before a deploy, by the contract's own checker: the same rules, paths and

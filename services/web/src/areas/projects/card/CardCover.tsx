@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { sizeText } from '../../../../../contract/sizes.js';
+import { sizeText } from '@demo-rooms/contract';
 import { api } from '../../../api/client.js';
 import { useAction, useChange } from '../../../api/hooks.js';
 import { Field } from '../../../ui/Field.js';

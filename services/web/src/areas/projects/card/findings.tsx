@@ -1,5 +1,4 @@
-import type { ReplyOf } from '../../../../../contract/route.js';
-import type { Routes } from '../../../../../contract/routes/route-table.js';
+import type { ReplyOf, Routes } from '@demo-rooms/contract';
 
 export type Card = ReplyOf<Routes['getCard']>;
 type Finding = { part?: string; reason?: string; detail?: string };

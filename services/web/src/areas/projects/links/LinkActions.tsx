@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { LinkRec } from '../../../../../contract/resources/link.js';
+import type { LinkRec } from '@demo-rooms/contract';
 import { useChange } from '../../../api/hooks.js';
 import { Confirm } from '../../../ui/Confirm.js';
 import { Refusal } from '../../../ui/Refusal.js';

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link } from 'wouter';
-import type { LinkRec } from '../../../../../contract/resources/link.js';
+import type { LinkRec } from '@demo-rooms/contract';
 import { useOp } from '../../../api/hooks.js';
 import { Async } from '../../../ui/Async.js';
 import { Section } from '../../../ui/Page.js';

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { LINK_DEFAULT_DAYS } from '../../../../../contract/resources/link.js';
+import { LINK_DEFAULT_DAYS } from '@demo-rooms/contract';
 import { useChange } from '../../../api/hooks.js';
 import { Field } from '../../../ui/Field.js';
 import { Section } from '../../../ui/Page.js';

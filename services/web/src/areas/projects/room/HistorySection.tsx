@@ -1,4 +1,4 @@
-import type { HistoryEntry } from '../../../../../contract/resources/room-setup.js';
+import type { HistoryEntry } from '@demo-rooms/contract';
 import { useOp } from '../../../api/hooks.js';
 import { Async } from '../../../ui/Async.js';
 import { Section } from '../../../ui/Page.js';

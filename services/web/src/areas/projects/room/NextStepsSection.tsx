@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { NextStep, NextStepKind } from '../../../../../contract/resources/room-setup.js';
+import type { NextStep, NextStepKind } from '@demo-rooms/contract';
 import { useChange, useOp } from '../../../api/hooks.js';
 import { Async } from '../../../ui/Async.js';
 import { Section } from '../../../ui/Page.js';
