@@ -38,7 +38,9 @@ const notTest = '\\.test\\.ts$';
 // contract file is browser-safe, as the web app bundles the package's `.` and `./manifest`: it
 // imports no Node built-in and no Node-only file, so no browser-safe entry can reach one.
 const CONTRACT_NODE_ONLY = [
-  '^services/contract/runner/',
+  // The runner's wire schemas (runner-api.schema.ts, copy-labels.ts, runner-refusal.ts) are zod
+  // only: the room shell's bodies reuse them. What reaches Node is listed by file.
+  '^services/contract/runner/(runner-key|runner-client|copy-spec|runner)\\.ts$',
   '^services/contract/node\\.ts$',
   '^services/contract/static-digest\\.ts$',
   '^services/contract/manifest/manifest-folder\\.check\\.ts$',

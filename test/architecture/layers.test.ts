@@ -23,14 +23,14 @@ describe('layers', () => {
     const probe = path.join(root, 'test/fixtures/layering');
     expect(await violationsIn(probe, ['services'])).toEqual([
       'cli-imports-only-below: services/cli/reads-data.ts -> services/data/rows.sql.ts',
-      'contract-browser-safe-imports-no-node-only-file: services/contract/signs-calls.ts -> services/contract/runner/key.ts',
+      'contract-browser-safe-imports-no-node-only-file: services/contract/signs-calls.ts -> services/contract/runner/runner-key.ts',
       'contract-browser-safe-imports-no-node: services/contract/reads-disk.ts -> fs',
       'contract-imports-only-below: services/contract/pure.ts -> services/data/rows.sql.ts',
       'room-imports-only-below: services/room/reaches-into-api.ts -> services/api/api-thing.ts',
       'sql-lives-in-data: services/room/uses-own-sql.ts -> services/room/own.sql.ts',
       'web-and-cli-import-the-contract-by-name: services/web/deep-import.ts -> services/contract/shapes.ts',
-      'web-and-cli-import-the-contract-by-name: services/web/runner-key.ts -> services/contract/runner/key.ts',
-      'web-imports-no-node-only-contract: services/web/runner-key.ts -> services/contract/runner/key.ts',
+      'web-and-cli-import-the-contract-by-name: services/web/runner-key.ts -> services/contract/runner/runner-key.ts',
+      'web-imports-no-node-only-contract: services/web/runner-key.ts -> services/contract/runner/runner-key.ts',
     ]);
   }, 60_000);
 });
