@@ -18,7 +18,10 @@ import { createSql } from '../services/core/db.js';
 import { createStorage } from '../services/core/storage.js';
 import { issueToken } from '../services/ops/ops.service.js';
 import { testEnv } from '../test/support/services.js';
-import { figure } from './report.js';
+import { figure, step } from './report.js';
+
+/** How long the compiled api may take to answer (s): a loaded machine imports slowly. */
+const START_S = Number(process.env.BENCH_START_S ?? 120);
 
 const run = promisify(execFile);
 const SIZE = 512 * 1024 * 1024;
@@ -54,10 +57,12 @@ const directMs = performance.now() - directStart;
 await storage.deletePrefix(directKey);
 
 // The api runs as production runs it: compiled JavaScript, no TypeScript loader in the process.
-await run('npm', ['run', '-s', 'build']);
+await step('compiling the api (npm run build)', () => run('npm', ['run', '-s', 'build']));
 const api = spawn(process.execPath, ['dist/services/api/main.js'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+const apiExit = new Promise<never>((_, reject) => api.once('exit', (code, signal) => reject(new Error(`the api exited (${signal ?? code}) before it answered`))));
+apiExit.catch(() => {}); // only the wait below listens
 try {
-  await waitFor(`http://127.0.0.1:${PORT}/healthz`);
+  await step(`starting the compiled api (deadline ${START_S} s)`, () => Promise.race([waitFor(`http://127.0.0.1:${PORT}/healthz`), apiExit]));
   const sql = createSql(env.DATABASE_URL!, { max: 1 });
   const { token } = await issueToken(sql, `bench-${Date.now()}@example.com`, {});
   await sql.end();
@@ -106,11 +111,11 @@ async function peakRssMbAsync(pid: number): Promise<number> {
 }
 
 async function waitFor(url: string) {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < START_S * 10; i++) {
     try {
       if ((await fetch(url)).ok) return;
     } catch {}
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${url} did not answer`);
+  throw new Error(`${url} did not answer within ${START_S} s (BENCH_START_S)`);
 }
