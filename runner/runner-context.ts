@@ -6,8 +6,7 @@ import type { Logger } from '../services/core/log.js';
 import type { HostScope } from './copies/copy-admission.js';
 import type { Waiters } from './copies/session-waiters.js';
 import type { BuildRuns } from './build-runs.js';
-import type { Engine } from './engine/engine.js';
-import type { HostGuardState } from './engine/host-guard.js';
+import type { CopyEngine, HostGuardState } from './engine/copy-engine.js';
 import type { ImageStore } from './images/image-store.js';
 
 /** The runner's settings, in the units the code uses, read from the platform config. */
@@ -72,7 +71,7 @@ export function runnerSettings(c: Config): RunnerSettings {
 /** What every part of the runner shares: connections, settings, and the copies in hand in this process. */
 export interface RunnerContext {
   sql: Sql;
-  engine: Engine;
+  engine: CopyEngine;
   images: ImageStore;
   runs: BuildRuns;
   log: Logger;
@@ -85,7 +84,7 @@ export interface RunnerContext {
   stopping: Set<string>;
   /** Asks for admissions of waiting viewers and a warm-pool top-up soon (a slot may have freed). */
   kick(): void;
-  /** The host guard after start; copies start only while `copies` (engine/host-guard.ts). */
+  /** The host guard after start; copies start only while `copies` (engine.guardHost). */
   hostGuard: HostGuardState;
   /** Start failures per build, so the warm pool backs off a build that keeps failing. */
   failures: Map<string, { count: number; until: number }>;
