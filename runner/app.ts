@@ -1,4 +1,3 @@
-import Docker from 'dockerode';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -8,14 +7,17 @@ import { logRequests, requestLogging } from '../services/core/http/request-log.j
 import { CallsBody, CopyView, EnterBody, PrepareQuery, Uuid, WaitQuery } from '../services/contract/runner/runner-api.schema.js';
 import { RUNNER_KEY_HEADER, keyMatches } from '../services/contract/runner/runner-key.js';
 import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
+import type { CopyEngine } from './engine/copy-engine.js';
 import type { RunnerService } from './runner-service.js';
+
+export { dockerFrom } from './engine/docker/docker-calls.js';
 
 // The runner's internal HTTP face (loopback, RUNNER_PORT), documented in docs/runner.md.
 // Everything but /healthz and /readyz needs the runner key (runner-key.ts); the operator's
 // /ops/metrics needs OPS_TOKEN as in every process.
 
 export interface RunnerAppDeps {
-  docker: Docker;
+  engine: Pick<CopyEngine, 'ping'>;
   log: Logger;
   /** Without a service the app answers health only (a runner still starting, or tests of the shell). */
   service?: RunnerService;
@@ -44,7 +46,7 @@ export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance>
   app.get('/healthz', async () => ({ ok: true, service: 'demo-rooms-runner' }));
   app.get('/readyz', async (_req, reply) => {
     try {
-      await deps.docker.ping();
+      await deps.engine.ping();
     } catch {
       return reply.status(503).send({ ok: false, engine: false });
     }
@@ -101,12 +103,4 @@ export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance>
   // The room long-polls and heartbeats all day: those requests are not news in the log.
   }, { logLevel: 'warn' });
   return app;
-}
-
-/** dockerode from DOCKER_HOST (`unix:///path` or `tcp://host:port`), else the default socket. */
-export function dockerFrom(host?: string): Docker {
-  if (!host) return new Docker();
-  if (host.startsWith('unix://')) return new Docker({ socketPath: host.slice('unix://'.length) });
-  const u = new URL(host.replace(/^tcp:/, 'http:'));
-  return new Docker({ host: u.hostname, port: Number(u.port || 2375) });
 }

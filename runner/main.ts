@@ -3,7 +3,8 @@ import { loadConfig } from '../services/core/config.js';
 import { createSql } from '../services/core/db.js';
 import { createLogger } from '../services/core/log.js';
 import { createStorage } from '../services/core/storage.js';
-import { buildRunner, dockerFrom } from './app.js';
+import { buildRunner } from './app.js';
+import { dockerFrom } from './engine/docker/docker-calls.js';
 import { DockerEngine } from './engine/docker-engine.js';
 import { runnerSettings } from './runner-context.js';
 import { runnerKey } from '../services/contract/runner/runner-key.js';
@@ -15,13 +16,13 @@ const settings = runnerSettings(config);
 const docker = dockerFrom(config.DOCKER_HOST);
 const sql = createSql(config.DATABASE_URL);
 const storage = createStorage(config);
-const engine = new DockerEngine(docker, { concurrency: settings.engineConcurrency, writableDir: settings.writableDir });
+const engine = new DockerEngine(docker, { concurrency: settings.engineConcurrency, writableDir: settings.writableDir, subnets: settings.subnets });
 const service = createRunnerService({ sql, storage, engine, log, settings });
 
 // Reconcile before listening: copies a previous run left are adopted (or cleaned up) before the
 // room can ask about them.
 await service.start();
-const app = await buildRunner({ docker, log, service, key: runnerKey(config.APP_SECRET), opsToken: config.OPS_TOKEN });
+const app = await buildRunner({ engine, log, service, key: runnerKey(config.APP_SECRET), opsToken: config.OPS_TOKEN });
 
 // Copies are left running on shutdown: the next runner adopts them by their labels.
 closeWithGrace({ delay: config.SHUTDOWN_SECONDS * 1000 }, async ({ err }) => {

@@ -4,8 +4,7 @@ import type { Config } from '../services/core/config.js';
 import type { Sql } from '../services/core/db.js';
 import type { Logger } from '../services/core/log.js';
 import type { BuildRuns } from './build-runs.js';
-import type { Engine } from './engine/engine.js';
-import type { HostGuardState } from './engine/host-guard.js';
+import type { CopyEngine, HostGuardState } from './engine/copy-engine.js';
 import type { ImageStore } from './images/image-store.js';
 
 /** The runner's settings, in the units the code uses, read from the platform config. */
@@ -85,7 +84,7 @@ export interface Waiters {
 /** What every part of the runner shares: connections, settings, and the copies in hand in this process. */
 export interface RunnerContext {
   sql: Sql;
-  engine: Engine;
+  engine: CopyEngine;
   images: ImageStore;
   runs: BuildRuns;
   log: Logger;
@@ -98,7 +97,7 @@ export interface RunnerContext {
   stopping: Set<string>;
   /** Asks for admissions of waiting viewers and a warm-pool top-up soon (a slot may have freed). */
   kick(): void;
-  /** The host guard after start; copies start only while `copies` (engine/host-guard.ts). */
+  /** The host guard after start; copies start only while `copies` (engine.guardHost). */
   hostGuard: HostGuardState;
   /** Start failures per build, so the warm pool backs off a build that keeps failing. */
   failures: Map<string, { count: number; until: number }>;

@@ -2,33 +2,32 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdmissionPasses } from './admission-passes.js';
 import type { BackgroundWork } from './background-work.js';
 import { onCopyExit, stopCopy } from './copies/copy-control.js';
-import { followEngineEvents, type EventFollower } from './engine/engine-events.js';
-import { installHostGuard } from './engine/host-guard.js';
+import { followExits, type ExitFollower } from './loops/exit-follower.js';
 import { cullIdle } from './loops/idle.js';
 import { reconcile, updateGauges } from './loops/reconcile.js';
 import type { RunnerContext } from './runner-context.js';
 
-// The runner's background side: the host guard, the engine's event stream, reconcile and
+// The runner's background side: the host guard, the engine's exits, reconcile and
 // adoption after a restart, the culler, image collection, gauges and warm pools.
 
 export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, work: BackgroundWork) {
   const { sql, engine, log, settings } = ctx;
   const { admitWaiting, topUp } = passes;
   const every = work.every;
-  let events: EventFollower | null = null;
+  let exits: ExitFollower | null = null;
 
   return {
-    /** Guard, events, a first reconcile (adopting what a previous run left), then the loops. */
+    /** Guard, exits, a first reconcile (adopting what a previous run left), then the loops. */
     async start(): Promise<void> {
-      ctx.hostGuard = await installHostGuard(settings.hostGuard, log, settings.iptables);
-      events = followEngineEvents({
+      ctx.hostGuard = await engine.guardHost({ mode: settings.hostGuard, iptables: settings.iptables, log });
+      exits = followExits({
         engine,
         runnerId: settings.runnerId,
         log,
         onExit: (e) => void onCopyExit(ctx, e).catch((err) => log.error({ err, copyId: e.copyId }, 'exit not handled')),
         onResume: () => void reconcile(ctx).catch((err) => log.error({ err }, 'reconcile failed')),
       });
-      await events.ready;
+      await exits.ready;
       await reconcile(ctx, { initial: true });
       await admitWaiting();
       every(settings.reconcileMs, async () => {
@@ -42,9 +41,9 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
       every(5_000, () => updateGauges(ctx), 'gauges');
       work.track(topUp().catch((err) => log.error({ err }, 'warm pool top-up failed')));
     },
-    /** Stops the loops and the event stream. Copies are left running: the next runner adopts them. */
+    /** Stops the loops and the exit stream. Copies are left running: the next runner adopts them. */
     async close(): Promise<void> {
-      events?.stop();
+      exits?.stop();
       ctx.waiters.wakeAll();
       await work.close();
     },
@@ -55,10 +54,9 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
       for (let round = 0; round < 5; round++) {
         const rows = await sql<{ id: string }[]>`select id from runner_copies where runner_id = ${settings.runnerId} and state <> 'ended'`;
         await Promise.all(rows.map((r) => stopCopy(ctx, r.id, 'drained')));
-        const left = await engine.containersOf(settings.runnerId);
-        for (const c of left) await engine.remove(c.id);
-        for (const n of await engine.networksOf(settings.runnerId)) await engine.removeNetwork(n.name).catch(() => {});
-        if (!rows.length && !left.length && !ctx.starting.size) return;
+        const left = await engine.list(settings.runnerId);
+        for (const c of left) await engine.stop({ runnerId: settings.runnerId, copyId: c.copyId, handle: c.handle }).catch(() => {});
+        if (!rows.length && !left.some((c) => c.handle) && !ctx.starting.size) return;
         await sleep(200);
       }
     },

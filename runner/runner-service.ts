@@ -5,7 +5,7 @@ import { createAdmissionPasses } from './admission-passes.js';
 import { createBackgroundWork } from './background-work.js';
 import { createBuildRuns } from './build-runs.js';
 import { createWaiters } from './copies/session-waiters.js';
-import type { Engine } from './engine/engine.js';
+import type { CopyEngine } from './engine/copy-engine.js';
 import { createImageStore } from './images/image-store.js';
 import type { RunnerContext, RunnerSettings } from './runner-context.js';
 import { createRunnerLoops } from './runner-loops.js';
@@ -19,7 +19,7 @@ import { createSpendCheck } from './spend.js';
 export interface RunnerDeps {
   sql: Sql;
   storage: Storage;
-  engine: Engine;
+  engine: CopyEngine;
   log: Logger;
   settings: RunnerSettings;
 }

@@ -1,5 +1,4 @@
 import { failedStarts } from '../../services/core/metrics.js';
-import { containerName, networkName } from '../../services/contract/runner/copy-labels.js';
 import type { RunnerContext } from '../runner-context.js';
 import { CopyExited, Withdrawn } from './copy-errors.js';
 import { recordExit } from './copy-exits.js';
@@ -14,10 +13,7 @@ import { copyById, liveStates, transition, type CopyRow } from '../../services/d
 export const looksOom = (exitCode: number | null, oomKilled: boolean) => oomKilled || exitCode === 137;
 
 export async function removeResources(ctx: RunnerContext, copyId: string): Promise<void> {
-  await ctx.engine.remove(containerName(copyId)).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'container not removed'));
-  await ctx.engine.removeNetwork(networkName(copyId)).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'network not removed'));
-  // After the container: its overlay no longer holds the copy's tmpfs.
-  await ctx.engine.releaseWritable(ctx.settings.runnerId, copyId).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'writable place not removed'));
+  await ctx.engine.stop({ runnerId: ctx.settings.runnerId, copyId }).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed'));
 }
 
 /** Ends a copy for `reason` (left, idle, max-age, …) and removes what it has in the engine. */
@@ -62,7 +58,7 @@ export async function failCopy(ctx: RunnerContext, copyId: string, why: string, 
 }
 
 export async function pauseCopy(ctx: RunnerContext, row: CopyRow): Promise<void> {
-  if (!row.containerId || ctx.stopping.has(row.id)) return;
+  if (!row.containerId || ctx.stopping.has(row.id) || !ctx.engine.pause) return;
   try {
     await ctx.engine.pause(row.containerId);
   } catch (err) {
@@ -72,7 +68,7 @@ export async function pauseCopy(ctx: RunnerContext, row: CopyRow): Promise<void>
   }
   const paused = await transition(ctx.sql, row.id, ['running'], 'paused', { now: ['pausedAt'], event: 'pause' });
   // Activity may have raced the pause: a viewer came back in between, so the copy runs again.
-  if (!paused) await ctx.engine.unpause(row.containerId).catch(() => {});
+  if (!paused) await ctx.engine.resume?.(row.containerId).catch(() => {});
   else ctx.waiters.wake(row.sessionId);
 }
 
@@ -90,7 +86,8 @@ export function resumeCopy(ctx: RunnerContext, row: CopyRow): Promise<CopyRow | 
       const started = Date.now();
       try {
         if (!row.containerId || !row.host || !row.port) throw new Error('no container recorded');
-        await ctx.engine.unpause(row.containerId);
+        if (!ctx.engine.resume) throw new Error('the engine cannot resume a copy');
+        await ctx.engine.resume(row.containerId);
         const run = await ctx.runs(row.buildId);
         await probeHealth(`http://${row.host}:${row.port}${run.health}`, { deadline: Date.now() + ctx.settings.resumeTimeoutMs });
         const resumed = await transition(ctx.sql, row.id, ['paused'], 'running', { now: ['activeAt'], event: 'resume' });

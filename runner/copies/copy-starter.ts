@@ -1,7 +1,6 @@
 import { coldStart } from '../../services/core/metrics.js';
-import { EngineError } from '../engine/engine.js';
-import { labelsOf, networkName } from '../../services/contract/runner/copy-labels.js';
-import { ImageMissing } from '../images/image-store.js';
+import { EngineError, ExitedAtStart, ImageGone, ImageMissing, type StartHooks } from '../engine/copy-engine.js';
+import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
 import type { RunnerContext } from '../runner-context.js';
 import { ProbeTimeout, probeHealth } from './health-probe.js';
 import { insertEvent, transition, type CopyRow } from '../../services/data/copies.sql.js';
@@ -9,11 +8,12 @@ import { failCopy, looksOom, removeResources } from './copy-control.js';
 import { CopyExited, Withdrawn } from './copy-errors.js';
 import { recordExit } from './copy-exits.js';
 
-// Starting one copy, phase by phase (load, network, create, start, healthy), each timed. The
-// record exists before the engine is asked (admission wrote it), the container id is recorded
-// before the container starts, and any failure ends the record and removes what was made:
-// "could not start" never leaves a container behind. A start can be withdrawn at any point (the
-// viewer left): the AbortController in ctx.starting reaches every wait.
+// Starting one copy: record → engine.start → record → probe → ready, phase by phase (load, then
+// the engine's own phases, healthy), each timed. The record exists before the engine is asked
+// (admission wrote it), the copy's handle is recorded before it runs (the engine calls `made`),
+// and any failure ends the record and has the engine remove what it made: "could not start"
+// never leaves a copy behind. A start can be withdrawn at any point (the viewer left): the
+// AbortController in ctx.starting reaches every wait, the engine's included.
 
 export interface StartOptions {
   /** When the viewer asked, in this process's clock: the cold-start clock (ms since the epoch). */
@@ -41,53 +41,51 @@ export async function startCopy(ctx: RunnerContext, row: CopyRow, opts: StartOpt
     phases[name] = now - last;
     last = now;
   };
-  const network = networkName(row.id);
   let containerId = opts.adoptContainer;
   try {
     const run = await ctx.runs(row.buildId);
+    let address: string | null = null;
     if (!containerId) {
       const image = await ctx.images.ensure(row.buildId);
       mark('load');
       ac.signal.throwIfAborted();
-      const labels = labelsOf({ copyId: row.id, buildId: row.buildId, projectId: row.projectId, workspaceId: row.workspaceId, runnerId: row.runnerId });
-      await ctx.engine.createNetwork(row.id, labels, ctx.settings.subnets);
-      mark('network');
-      ac.signal.throwIfAborted();
-      const spec = { ...labelsOfSpec(row), image, start: run.start, env: run.env, network, ...ctx.settings.copy };
-      try {
-        containerId = await ctx.engine.createContainer(spec);
-      } catch (err) {
-        // The engine lost the image since it was loaded (removed by hand, or by a sweep): once more.
-        if (!(err instanceof EngineError && /image/i.test(err.message))) throw err;
-        ctx.images.forget(row.buildId);
-        containerId = await ctx.engine.createContainer({ ...spec, image: await ctx.images.ensure(row.buildId) });
-      }
-      mark('create');
-      // Recorded before it starts: from here a crash leaves a record naming the container.
-      const recorded = await transition(ctx.sql, row.id, ['creating'], 'starting', { set: { containerId } });
-      if (!recorded) throw new Withdrawn('ended while creating');
-      ac.signal.throwIfAborted();
-      await ctx.engine.start(containerId);
-      await transition(ctx.sql, row.id, ['starting'], 'starting', { now: ['startedAt'], event: 'start' });
-      mark('start');
+      const spec: CopySpec = { ...labelsOfSpec(row), image, start: run.start, env: run.env, ...ctx.settings.copy };
+      const hooks: StartHooks = {
+        signal: ac.signal,
+        phase: mark,
+        async made(handle) {
+          containerId = handle;
+          // Recorded before it runs: from here a crash leaves a record naming the copy.
+          const recorded = await transition(ctx.sql, row.id, ['creating'], 'starting', { set: { containerId: handle } });
+          if (!recorded) throw new Withdrawn('ended while creating');
+        },
+        async running() {
+          await transition(ctx.sql, row.id, ['starting'], 'starting', { now: ['startedAt'], event: 'start' });
+        },
+      };
+      const started = await startInEngine(ctx, row, spec, hooks);
+      containerId = started.handle;
+      address = started.address;
+    } else {
+      const state = await ctx.engine.state(containerId);
+      if (!state || state.status === 'exited') throw new CopyExited(state?.exitCode ?? null, looksOom(state?.exitCode ?? null, state?.oomKilled ?? false));
+      if (!state.address) throw new EngineError('the copy has no address on its network');
+      address = state.address;
     }
-    const state = await ctx.engine.inspect(containerId, network);
-    if (!state || state.status === 'exited') throw new CopyExited(state?.exitCode ?? null, looksOom(state?.exitCode ?? null, state?.oomKilled ?? false));
-    if (!state.address) throw new EngineError('the copy has no address on its network');
     const port = ctx.settings.copy.port;
-    await probeHealth(`http://${state.address}:${port}${run.health}`, {
+    await probeHealth(`http://${address}:${port}${run.health}`, {
       deadline: Date.now() + ctx.settings.healthTimeoutMs,
       signal: ac.signal,
       // Events tell of an exit within milliseconds; this covers an event stream that is down.
       check: async () => {
-        const s = await ctx.engine.inspect(containerId!, network);
+        const s = await ctx.engine.state(containerId!);
         if (!s || s.status === 'exited') throw new CopyExited(s?.exitCode ?? null, looksOom(s?.exitCode ?? null, s?.oomKilled ?? false));
       },
     });
     mark('healthy');
     const coldStartMs = Date.now() - t0;
     // An adopted start was timed by the process that died, not this one: no figure is better than a wrong one.
-    const ready = await markReady(ctx, row, { host: state.address, port, coldStartMs: opts.adoptContainer ? null : coldStartMs, phases });
+    const ready = await markReady(ctx, row, { host: address, port, coldStartMs: opts.adoptContainer ? null : coldStartMs, phases });
     if (!ready) throw new Withdrawn('ended while starting');
     if (row.origin === 'viewer' && !opts.adoptContainer) coldStart.observe(coldStartMs / 1000);
     ctx.failures.delete(row.buildId);
@@ -105,6 +103,22 @@ export async function startCopy(ctx: RunnerContext, row: CopyRow, opts: StartOpt
     await failCopy(ctx, row.id, why, message);
   } finally {
     ctx.starting.delete(row.id);
+  }
+}
+
+/** engine.start, once more when the engine lost the image since it was prepared; its exit at start is the copy's. */
+async function startInEngine(ctx: RunnerContext, row: CopyRow, spec: CopySpec, hooks: StartHooks) {
+  try {
+    try {
+      return await ctx.engine.start(spec, hooks);
+    } catch (err) {
+      if (!(err instanceof ImageGone)) throw err;
+      ctx.images.forget(row.buildId);
+      return await ctx.engine.start({ ...spec, image: await ctx.images.ensure(row.buildId) }, hooks);
+    }
+  } catch (err) {
+    if (err instanceof ExitedAtStart) throw new CopyExited(err.exitCode, looksOom(err.exitCode, err.oomKilled));
+    throw err;
   }
 }
 

@@ -1,291 +1,104 @@
-import type { Readable } from 'node:stream';
-import Docker from 'dockerode';
-import { createLimit, type Limit } from '../limit.js';
-import { copyCreateOptions, type CopySpec } from '../../services/contract/runner/copy-spec.js';
-import { lstat } from 'node:fs/promises';
-import { LABEL, bridgeName, lowerName, networkName } from '../../services/contract/runner/copy-labels.js';
-import { demuxLogs } from '../../services/contract/runner/log-frames.js';
-import { EngineError, type ContainerState, type Engine, type Listed } from './engine.js';
-import { pickSubnet } from './subnets.js';
-import { WritableLayers } from './writable-layer.js';
+import type Docker from 'dockerode';
+import { LABEL, containerName, labelsOf, networkName } from '../../services/contract/runner/copy-labels.js';
+import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
+import type { Logger } from '../../services/core/log.js';
+import { EngineError, ExitedAtStart, type BuildImage, type CopyEngine, type CopyExit, type CopyRef, type CopyState, type HostGuardState, type Listed, type StartHooks } from './copy-engine.js';
+import { DockerApi } from './docker/docker-api.js';
+import { dockerExits } from './docker/docker-exits.js';
+import { createNetwork } from './docker/docker-networks.js';
+import { prepareImage } from './docker/docker-prepare.js';
+import { installHostGuard, type GuardMode } from './docker/host-guard.js';
 
-// The Engine (engine.ts) over the Docker Engine API: podman's compatible socket locally, Docker
-// in production. Every call goes through one bounded limit.
+// The CopyEngine (copy-engine.ts) over the Docker Engine API: podman's compatible socket locally,
+// Docker in production. A copy is a container alone on its own internal network (docker-networks.ts),
+// with a writable /app on a tmpfs of the host (writable-layer.ts, podman), behind the host guard's
+// iptables rules (host-guard.ts); its image comes from the build's bundle (docker-prepare.ts) and its
+// exits from /events (docker-exits.ts). The calls one at a time are DockerApi (docker/docker-api.ts).
 
-const statusOf = (s: string | undefined): ContainerState['status'] =>
-  s === 'created' || s === 'running' || s === 'paused' || s === 'exited' ? s : s === 'configured' || s === 'initialized' ? 'created' : 'other';
+/** RUNNER_SUBNETS' default: where copies' /29 networks come from. */
+const DEFAULT_SUBNETS = '10.213.0.0/16';
 
-const codeOf = (err: unknown) => (err as { statusCode?: number }).statusCode;
-const gone = (err: unknown) => codeOf(err) === 404;
-const bare = (imageId: string) => imageId.replace(/^sha256:/, '');
+export class DockerEngine extends DockerApi implements CopyEngine {
+  /** Docker pauses a container in place (the cgroup freezer); checkpoints need CRIU, which no host of ours has. */
+  readonly can = { pause: true, checkpoint: false };
+  private readonly subnets: string;
 
-export class DockerEngine implements Engine {
-  readonly limit: Limit;
-  private flavour: Promise<'podman' | 'docker'> | null = null;
-  /** Where copies' writable places are mounted on the host (podman); without it, /app is a tmpfs filled from the image. */
-  readonly writable: WritableLayers | null;
-
-  constructor(readonly docker: Docker, opts: { concurrency?: number; writableDir?: string } = {}) {
-    this.limit = createLimit(opts.concurrency ?? 8);
-    this.writable = opts.writableDir ? new WritableLayers(opts.writableDir) : null;
+  constructor(docker: Docker, opts: { concurrency?: number; writableDir?: string; subnets?: string } = {}) {
+    super(docker, opts);
+    this.subnets = opts.subnets ?? DEFAULT_SUBNETS;
   }
 
-  /** podman or Docker: networks without DNS are made through podman's own API (below). */
-  kind(): Promise<'podman' | 'docker'> {
-    this.flavour ??= this.docker.version().then((v) => (v.Components?.some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker'));
-    return this.flavour;
+  guardHost(opts: { mode: GuardMode; iptables: string; log: Logger }): Promise<HostGuardState> {
+    return installHostGuard(opts.mode, opts.log, opts.iptables);
   }
 
-  async ping(): Promise<void> {
-    await this.docker.ping();
+  prepare(build: BuildImage): Promise<string> {
+    return prepareImage(this, build);
   }
 
-  // --- images ---
-
-  /** The image's id, or null when the engine does not hold it. */
-  async imageId(ref: string): Promise<string | null> {
-    try {
-      return (await this.limit(() => this.docker.getImage(ref).inspect())).Id;
-    } catch (err) {
-      if (gone(err)) return null;
-      throw err;
-    }
+  /** Network, container (recorded through `made` before it runs), start, then its address on its network. */
+  async start(spec: CopySpec, o: StartHooks): Promise<{ handle: string; address: string }> {
+    const network = await createNetwork(this, spec.copyId, labelsOf(spec), this.subnets);
+    o.phase('network');
+    o.signal.throwIfAborted();
+    const handle = await this.createContainer({ ...spec, network });
+    o.phase('create');
+    await o.made(handle);
+    o.signal.throwIfAborted();
+    await this.startContainer(handle);
+    await o.running();
+    o.phase('start');
+    const state = await this.inspect(handle, network);
+    if (!state || state.status === 'exited') throw new ExitedAtStart(state?.exitCode ?? null, state?.oomKilled ?? false);
+    if (!state.address) throw new EngineError('the copy has no address on its network');
+    return { handle, address: state.address };
   }
 
-  /** POST /images/load with an uncompressed docker-archive; resolves once the engine has read all of it. */
-  async loadImage(archive: Readable): Promise<string> {
-    return this.limit(async () => {
-      const out = await this.docker.loadImage(archive as unknown as NodeJS.ReadableStream, { quiet: true } as object);
-      const chunks: Buffer[] = [];
-      for await (const c of out as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));
-      const text = Buffer.concat(chunks).toString('utf8');
-      // Errors can come inside a 200 stream: {"error": "..."} or {"errorDetail": ...}.
-      const error = /"error(?:Detail)?"\s*:\s*(?:\{[^}]*"message"\s*:\s*)?"([^"]*)"/.exec(text);
-      if (error) throw new EngineError(`image load failed: ${error[1]}`);
-      return text;
-    });
+  /** The container, its network and its writable places; each is tried even when another fails. */
+  async stop(copy: CopyRef): Promise<void> {
+    const failed: string[] = [];
+    const attempt = async (what: string, step: () => Promise<void>) => {
+      await step().catch((err: Error) => failed.push(`${what}: ${err.message}`));
+    };
+    await attempt('container', () => this.remove(copy.handle ?? containerName(copy.copyId)));
+    await attempt('network', () => this.removeNetwork(networkName(copy.copyId)));
+    // After the container: its overlay no longer holds the copy's tmpfs.
+    await attempt('writable place', () => this.releaseWritable(copy.runnerId, copy.copyId));
+    if (failed.length) throw new EngineError(`not removed: ${failed.join('; ')}`);
   }
 
-  async tagImage(id: string, ref: string): Promise<void> {
-    const at = ref.lastIndexOf(':');
-    await this.limit(() => this.docker.getImage(id).tag({ repo: ref.slice(0, at), tag: ref.slice(at + 1) }));
-  }
-
-  /** Every image's tags and creation time (seconds since the epoch). */
-  async listImages(): Promise<{ id: string; tags: string[]; created: number }[]> {
-    const images = await this.limit(() => this.docker.listImages());
-    return images.map((i) => ({ id: i.Id, tags: i.RepoTags ?? [], created: i.Created }));
-  }
-
-  /** Untags `ref`, removing the image when nothing else holds it. An image a container uses stays. */
-  async removeImage(ref: string): Promise<boolean> {
-    const first = await this.untag(ref);
-    if (first !== 'in use') return first === 'removed';
-    // In use: when only its lower holder uses it (no copy does), the holder goes, then the image.
-    const id = await this.imageId(ref);
-    if (!id) return false;
-    const users = await this.limit(() => this.docker.listContainers({ all: true, filters: JSON.stringify({ ancestor: [bare(id)] }) }));
-    if (!users.length || users.some((c) => c.Labels?.[LABEL.lower] !== bare(id))) return false;
-    for (const holder of users) await this.remove(holder.Id);
-    return (await this.untag(ref)) === 'removed';
-  }
-
-  /** One remove of `ref`: done, already gone, or refused because a container uses it (409). */
-  private async untag(ref: string): Promise<'removed' | 'gone' | 'in use'> {
-    try {
-      await this.limit(() => this.docker.getImage(ref).remove());
-      return 'removed';
-    } catch (err) {
-      if (gone(err)) return 'gone';
-      if (codeOf(err) === 409) return 'in use';
-      throw err;
-    }
-  }
-
-  // --- networks ---
-
-  /**
-   * An internal network (no route out) for one copy, with its own /29 and its own bridge, and no
-   * DNS server: podman's aardvark-dns would forward any name upstream, a way out by DNS. Retries
-   * on a subnet another network took.
-   */
-  async createNetwork(copyId: string, labels: Record<string, string>, pool: string): Promise<string> {
-    const name = networkName(copyId);
-    const flavour = await this.kind();
-    for (let attempt = 0; ; attempt++) {
-      const { subnet, gateway } = pickSubnet(pool);
-      try {
-        await this.limit(async () => {
-          if (flavour === 'podman') {
-            await this.dial('POST', '/v4.0.0/libpod/networks/create', {
-              name, driver: 'bridge', internal: true, dns_enabled: false, labels,
-              network_interface: bridgeName(copyId), subnets: [{ subnet, gateway }],
-            });
-          } else {
-            await this.docker.createNetwork({
-              Name: name, Driver: 'bridge', Internal: true, Labels: labels, CheckDuplicate: true,
-              IPAM: { Driver: 'default', Config: [{ Subnet: subnet, Gateway: gateway }] },
-              Options: { 'com.docker.network.bridge.name': bridgeName(copyId), 'com.docker.network.bridge.enable_icc': 'false' },
-            });
-          }
-        });
-        return name;
-      } catch (err) {
-        const message = (err as Error).message ?? '';
-        if (attempt < 8 && /already used|overlap|in use/i.test(message) && !/name .* already/i.test(message)) continue;
-        if (/already exists|name .* already/i.test(message)) return name; // a retry of our own create
-        throw new EngineError(`network: ${message}`, codeOf(err));
-      }
-    }
-  }
-
-  async removeNetwork(name: string): Promise<void> {
-    try {
-      await this.limit(() => this.docker.getNetwork(name).remove());
-    } catch (err) {
-      if (!gone(err)) throw err;
-    }
-  }
-
-  async networksOf(runnerId: string): Promise<{ name: string; labels: Record<string, string> }[]> {
-    const nets = await this.limit(() => this.docker.listNetworks({ filters: JSON.stringify({ label: [`${LABEL.runner}=${runnerId}`] }) }));
-    return nets.map((n) => ({ name: n.Name, labels: n.Labels ?? {} }));
-  }
-
-  // --- containers ---
-
-  async createContainer(spec: CopySpec): Promise<string> {
-    const kind = await this.kind();
-    const volumes = (await this.limit(() => this.docker.getImage(spec.image).inspect()).catch(() => null))?.Config?.Volumes;
-    spec = { ...spec, imageVolumes: Object.keys(volumes ?? {}) };
-    const overlay = kind === 'podman' && this.writable !== null;
-    if (overlay) {
-      const lower = await this.appLower(spec.image);
-      const places = await this.writable!.make(spec.runnerId, spec.copyId, spec.writableMb);
-      spec = { ...spec, app: { kind: 'overlay', lower, ...places } };
-    }
-    const options = copyCreateOptions(spec, kind);
-    options.HostConfig!.LogConfig = kind === 'podman'
-      ? { Type: 'k8s-file', Config: { 'max-size': '1m' } }
-      : { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } };
-    try {
-      return (await this.limit(() => this.docker.createContainer(options))).id;
-    } catch (err) {
-      if (overlay) await this.releaseWritable(spec.runnerId, spec.copyId).catch(() => {});
-      throw new EngineError(`create: ${(err as Error).message}`, codeOf(err));
-    }
-  }
-
-  async releaseWritable(runnerId: string, copyId: string): Promise<void> {
-    await this.writable?.release(runnerId, copyId);
-  }
-
-  async writableHeld(runnerId: string): Promise<string[]> {
-    return this.writable ? this.writable.held(runnerId) : [];
+  state(handle: string): Promise<CopyState | null> {
+    return this.inspect(handle);
   }
 
   /**
-   * The host path of the image's /app, the read-only lower of its copies' /app: the files of a
-   * never-started container of the image (one per image on the host, labelled, outside every
-   * runner's label so no reconcile touches it), mounted through podman's own API. Nothing is
-   * copied; the holder goes when its image does (removeImage). Asked at every create, so a holder
-   * another runner removed is made again.
+   * Containers first, then what a start made before its container or a stop left behind
+   * (networks, writable places), as copies with no handle. A container of this runner that
+   * carries no copy label was not made by `start`, and is not listed.
    */
-  private async appLower(image: string): Promise<string> {
-    const name = lowerName(image);
-    try {
-      await this.limit(() => this.docker.createContainer({
-        name, Image: image, Entrypoint: ['/nonexistent'], Cmd: [], Labels: { [LABEL.lower]: bare(image) },
-        HostConfig: { NetworkMode: 'none' },
-      }));
-    } catch (err) {
-      if (codeOf(err) !== 409 && !/already in use|already exists/i.test((err as Error).message)) throw new EngineError(`create: ${(err as Error).message}`, codeOf(err));
+  async list(runnerId: string): Promise<Listed[]> {
+    const byCopy = new Map<string, Listed>();
+    for (const c of await this.containersOf(runnerId)) {
+      const copyId = c.labels[LABEL.copy];
+      if (copyId) byCopy.set(copyId, { copyId, handle: c.id, status: c.status, labels: c.labels });
     }
-    const root = String(await this.limit(() => this.dial('POST', `/v4.0.0/libpod/containers/${name}/mount`, {}))).trim().replace(/^"|"$/g, '');
-    if (!root.startsWith('/')) throw new EngineError(`create: the engine did not mount the image's files (${root.slice(0, 80)})`);
-    const app = `${root}/app`;
-    // lstat, not stat: a /app that is a symbolic link would name a folder of the host.
-    const found = await lstat(app).catch(() => null);
-    if (!found) return this.writable!.emptyLower();
-    if (!found.isDirectory()) throw new EngineError("create: the image's /app is not a folder");
-    return app;
+    const leftover = (copyId: string | undefined, labels: Record<string, string>) => {
+      if (copyId && !byCopy.has(copyId)) byCopy.set(copyId, { copyId, handle: null, status: null, labels });
+    };
+    for (const n of await this.networksOf(runnerId)) leftover(n.labels[LABEL.copy], n.labels);
+    for (const copyId of await this.writableHeld(runnerId)) leftover(copyId, {});
+    return [...byCopy.values()];
   }
 
-  async start(id: string): Promise<void> {
-    try {
-      await this.limit(() => this.docker.getContainer(id).start());
-    } catch (err) {
-      if (codeOf(err) === 304) return; // already started
-      throw new EngineError(`start: ${(err as Error).message}`, codeOf(err));
-    }
+  exits(runnerId: string, opts?: { since?: number; signal?: AbortSignal }): Promise<AsyncIterable<CopyExit>> {
+    return dockerExits(this.docker, runnerId, opts);
   }
 
-  async pause(id: string): Promise<void> {
-    await this.limit(() => this.docker.getContainer(id).pause());
+  async pause(handle: string): Promise<void> {
+    await this.limit(() => this.docker.getContainer(handle).pause());
   }
 
-  async unpause(id: string): Promise<void> {
-    await this.limit(() => this.docker.getContainer(id).unpause());
-  }
-
-  /** Removes a container whatever its state (SIGKILL if running). Resolves if it is already gone. */
-  async remove(id: string): Promise<void> {
-    try {
-      await this.limit(() => this.docker.getContainer(id).remove({ force: true, v: true }));
-    } catch (err) {
-      if (!gone(err) && !/no such container|removal of container .* is already in progress/i.test((err as Error).message)) throw err;
-    }
-  }
-
-  async inspect(id: string, network?: string): Promise<ContainerState | null> {
-    try {
-      const info = await this.limit(() => this.docker.getContainer(id).inspect());
-      const nets = info.NetworkSettings?.Networks ?? {};
-      const net = network ? nets[network] : Object.values(nets)[0];
-      return {
-        id: info.Id,
-        status: info.State.Paused ? 'paused' : statusOf(info.State.Status),
-        exitCode: info.State.Running ? null : info.State.ExitCode,
-        oomKilled: info.State.OOMKilled,
-        labels: info.Config.Labels ?? {},
-        address: net?.IPAddress || null,
-      };
-    } catch (err) {
-      if (gone(err)) return null;
-      throw err;
-    }
-  }
-
-  async logTail(id: string, lines: number): Promise<string> {
-    try {
-      const raw = await this.limit(() => this.docker.getContainer(id).logs({ stdout: true, stderr: true, tail: lines, follow: false }));
-      return demuxLogs(Buffer.from(raw as unknown as Buffer));
-    } catch (err) {
-      if (gone(err)) return '';
-      throw err;
-    }
-  }
-
-  /** Every container carrying this runner's label, in any state. */
-  async containersOf(runnerId: string): Promise<Listed[]> {
-    const list = await this.limit(() => this.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.runner}=${runnerId}`] }) }));
-    return list.map((c) => ({ id: c.Id, status: statusOf(c.State), labels: c.Labels ?? {} }));
-  }
-
-  /** The engine's event stream for this runner's containers (outside the limit: it is one long request). */
-  async events(runnerId: string, since?: number): Promise<NodeJS.ReadableStream> {
-    return this.docker.getEvents({
-      ...(since ? { since } : {}),
-      filters: JSON.stringify({ type: ['container'], label: [`${LABEL.runner}=${runnerId}`] }),
-    } as object);
-  }
-
-  private dial(method: string, path: string, options: unknown): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      (this.docker.modem as { dial: (o: object, cb: (err: unknown, data: unknown) => void) => void }).dial(
-        { path, method, options, statusCodes: { 200: true, 201: true, 204: true, 400: 'bad request', 404: 'not found', 409: 'conflict', 500: 'server error' } },
-        (err, data) => (err ? reject(err) : resolve(data)),
-      );
-    });
+  async resume(handle: string): Promise<void> {
+    await this.limit(() => this.docker.getContainer(handle).unpause());
   }
 }

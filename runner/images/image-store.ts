@@ -1,24 +1,18 @@
-import { createGunzip } from 'node:zlib';
 import { uploadKey } from '../../services/data/uploads.sql.js';
 import type { Sql } from '../../services/core/db.js';
 import type { Logger } from '../../services/core/log.js';
 import type { Storage } from '../../services/core/storage.js';
-import type { Engine } from '../engine/engine.js';
+import { ImageMissing, ImageTooLarge, type CopyEngine } from '../engine/copy-engine.js';
 import { buildIdOfTag, RECENT_BUILD_DAYS, tagsToRemove, type TaggedImage } from './image-rule.js';
-import { ArchiveRefusal, untagArchive } from './untag-archive.js';
 
-// Images of container builds. A build's bundle is streamed from the object store into the engine
-// (gunzip → untag → POST /images/load) when the build goes live, before any viewer waits on it,
-// and the runner tags the image by its build id itself. Concurrent asks for one build share one
-// load (single flight). Copies are created from the image id, never the tag, and the id is the
-// one the bundle check recorded (the config's digest): no name a bundle chose, and no tag another
-// bundle moved, can change what a build's copies run.
+// Images of container builds. A build's image is prepared in the engine (engine.prepare: for
+// Docker, its bundle streamed from the object store and loaded) when the build goes live, before
+// any viewer waits on it, and named by its build id. Concurrent asks for one build share one
+// prepare (single flight). Copies are created from the image id the bundle check recorded, never
+// from a name.
 
-export class ImageMissing extends Error {}
-/** The build's image is over RUNNER_MAX_IMAGE_BYTES: this host will not load it. */
-export class ImageTooLarge extends ImageMissing {}
-
-const sameId = (a: string, b: string) => a.replace(/^sha256:/, '') === b.replace(/^sha256:/, '');
+/** The image errors are the engine's (a build with no image it can run); named here too, where callers look for them. */
+export { ImageMissing, ImageTooLarge } from '../engine/copy-engine.js';
 
 export interface ImageStore {
   /** The image id of the build, loading it first when the engine lacks it. */
@@ -36,7 +30,7 @@ export interface ImageStore {
 /** The tag of a build's image: the only name `collect` ever removes (images/image-rule.ts). */
 export const imageTagOf = (buildId: string) => `localhost/build-${buildId}:latest`;
 
-export function createImageStore(deps: { sql: Sql; storage: Storage; engine: Engine; log: Logger; maxImageBytes: number }): ImageStore {
+export function createImageStore(deps: { sql: Sql; storage: Storage; engine: CopyEngine; log: Logger; maxImageBytes: number }): ImageStore {
   const inFlight = new Map<string, Promise<string>>();
   const known = new Map<string, string>();
   const tagOf = imageTagOf;
@@ -45,39 +39,28 @@ export function createImageStore(deps: { sql: Sql; storage: Storage; engine: Eng
     const [build] = await deps.sql<{ uploadId: string; kind: string; image: { id?: string; archiveBytes?: number } | null }[]>`
       select upload_id, kind, image from builds where id = ${buildId}`;
     if (!build || build.kind !== 'container') throw new ImageMissing(`build ${buildId} is not a container build`);
+    const started = Date.now();
+    let bytes: number | null = null;
     // Builds checked before image ids were recorded have none: their image is loaded again once
     // per runner process, and its id read from the bytes.
-    const recorded = build.image?.id ?? null;
-    if (recorded && (await deps.engine.imageId(recorded))) {
-      await deps.engine.tagImage(recorded, tagOf(buildId));
-      return recorded;
-    }
-    const archiveBytes = build.image?.archiveBytes;
-    if (archiveBytes !== undefined && archiveBytes > deps.maxImageBytes) {
-      throw new ImageTooLarge(`the image of build ${buildId} unpacks to ${archiveBytes} bytes, over this host's limit of ${deps.maxImageBytes} (RUNNER_MAX_IMAGE_BYTES)`);
-    }
-    const object = await deps.storage.get(uploadKey(build.uploadId));
-    if (!object) throw new ImageMissing(`the bundle of build ${buildId} is gone from storage`);
-    const started = Date.now();
-    const gunzip = createGunzip();
-    gunzip.on('error', (err) => object.body.destroy(err));
-    const { archive, imageId } = untagArchive(object.body.pipe(gunzip), { maxBytes: deps.maxImageBytes });
-    try {
-      await deps.engine.loadImage(archive);
-    } catch (err) {
-      // A refusal of the archive on its way in says more than the engine's broken stream.
-      const why = await imageId.then(() => null, (e: Error) => e);
-      if (why instanceof ArchiveRefusal) throw why.constructor.name === 'ArchiveTooLarge' ? new ImageTooLarge(`build ${buildId}: ${why.message}`) : new ImageMissing(`build ${buildId}: ${why.message}`);
-      throw err;
-    }
-    const id = await imageId.catch((e: Error) => {
-      throw new ImageMissing(`build ${buildId}: ${e.message}`);
+    const id = await deps.engine.prepare({
+      buildId,
+      tag: tagOf(buildId),
+      recordedId: build.image?.id ?? null,
+      maxBytes: deps.maxImageBytes,
+      async bundle() {
+        const archiveBytes = build.image?.archiveBytes;
+        if (archiveBytes !== undefined && archiveBytes > deps.maxImageBytes) {
+          throw new ImageTooLarge(`the image of build ${buildId} unpacks to ${archiveBytes} bytes, over this host's limit of ${deps.maxImageBytes} (RUNNER_MAX_IMAGE_BYTES)`);
+        }
+        const object = await deps.storage.get(uploadKey(build.uploadId));
+        if (!object) throw new ImageMissing(`the bundle of build ${buildId} is gone from storage`);
+        bytes = object.size;
+        return object;
+      },
     });
-    if (recorded && !sameId(id, recorded)) throw new ImageMissing(`the bundle of build ${buildId} is not the image its check recorded`);
-    if (!(await deps.engine.imageId(id))) throw new ImageMissing(`the engine did not keep the image of build ${buildId}`);
-    await deps.engine.tagImage(id, tagOf(buildId));
-    deps.log.info({ buildId, ms: Date.now() - started, bytes: object.size }, 'image loaded');
-    return recorded ?? id;
+    if (bytes !== null) deps.log.info({ buildId, ms: Date.now() - started, bytes }, 'image loaded');
+    return id;
   }
 
   return {

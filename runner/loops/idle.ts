@@ -10,6 +10,8 @@ import { createLimit } from '../limit.js';
 // so a viewer who takes it still has a useful life ahead. Activity is written by the room (proxied
 // requests, open WebSockets, the shell's heartbeat), so the culler reads one column. Copies still
 // starting are never touched. At most 4 engine actions run at once: a culler must not flood.
+// An engine that cannot pause (engine.can.pause false: Kubernetes has no pause) skips the first
+// tier: the idle copy is removed where it would have been paused.
 
 const limit = createLimit(4);
 
@@ -29,11 +31,11 @@ export async function cullIdle(ctx: RunnerContext): Promise<{ paused: number; re
   await Promise.all(
     rows.filter((r) => r.action && !ctx.stopping.has(r.id)).map((r) =>
       limit(async () => {
-        if (r.action === 'pause') {
+        if (r.action === 'pause' && ctx.engine.can.pause) {
           await pauseCopy(ctx, r);
           paused++;
         } else {
-          await stopCopy(ctx, r.id, r.action);
+          await stopCopy(ctx, r.id, r.action === 'pause' ? 'idle' : r.action);
           removed++;
         }
       }),

@@ -1,8 +1,7 @@
 import { copies as copiesGauge } from '../../services/core/metrics.js';
-import { LABEL } from '../../services/contract/runner/copy-labels.js';
 import type { RunnerContext } from '../runner-context.js';
 import { countsByState, liveCopiesOf, transition, type CopyRow } from '../../services/data/copies.sql.js';
-import { failCopy, looksOom, removeResources, stopCopy } from '../copies/copy-control.js';
+import { failCopy, looksOom, stopCopy } from '../copies/copy-control.js';
 import { recordExit } from '../copies/copy-exits.js';
 import { startCopy } from '../copies/copy-starter.js';
 
@@ -14,16 +13,17 @@ import { startCopy } from '../copies/copy-starter.js';
 //   a start a dead runner left half-done is carried on (probe, then ready) if its container runs;
 //   a record that says paused while the container runs (or the reverse) is set right, with the
 //     usage event it missed;
-//   networks and writable places (tmpfs mounts) of this runner with no live copy are removed;
+//   what the engine holds for a copy with no live record is removed (engine.list lists leftovers
+//     of a start or a crash too: for Docker, networks and writable places without a container);
 //   queued viewers the room stopped asking about are let go.
 // Only things carrying this runner's id are looked at. Copies this process is starting or stopping
 // right now are left to the code doing it.
 
 export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } = {}): Promise<{ adopted: number; removed: number; closed: number }> {
   const s = ctx.settings;
-  // Containers first, records second: a record is always written before its container, so every
-  // container listed here already has its record in what is read next.
-  const containers = await ctx.engine.containersOf(s.runnerId);
+  // The engine first, records second: a record is always written before the engine is asked, so
+  // every copy listed here already has its record in what is read next.
+  const listed = await ctx.engine.list(s.runnerId);
   const rows = await liveCopiesOf(ctx.sql, s.runnerId);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const busy = (id: string) => ctx.starting.has(id) || ctx.stopping.has(id);
@@ -32,24 +32,26 @@ export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } 
   let removed = 0;
   let closed = 0;
 
-  for (const c of containers) {
-    const copyId = c.labels[LABEL.copy];
-    if (copyId && busy(copyId)) {
-      withContainer.add(copyId);
+  for (const c of listed) {
+    const copyId = c.copyId;
+    if (busy(copyId)) {
+      if (c.handle) withContainer.add(copyId);
       continue;
     }
-    const row = copyId ? byId.get(copyId) : undefined;
+    const row = byId.get(copyId);
     if (!row || row.state === 'queued') {
-      await ctx.engine.remove(c.id);
-      if (copyId) await removeResources(ctx, copyId);
-      removed++;
+      // Not live: whatever the engine holds for it goes (a container, or what a start or a crash left).
+      await ctx.engine.stop({ runnerId: s.runnerId, copyId, handle: c.handle }).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed'));
+      if (c.handle) removed++;
       continue;
     }
+    // Only leftovers of a live copy: its record is closed below (vanished), which removes them.
+    if (!c.handle) continue;
     withContainer.add(row.id);
     if (c.status === 'exited' || c.status === 'other') {
-      const state = await ctx.engine.inspect(c.id);
+      const state = await ctx.engine.state(c.handle);
       const oom = looksOom(state?.exitCode ?? null, state?.oomKilled ?? false);
-      if (state?.status === 'exited') await recordExit(ctx, { ...row, containerId: c.id }, { exitCode: state.exitCode, oom, healthy: row.readyAt !== null });
+      if (state?.status === 'exited') await recordExit(ctx, { ...row, containerId: c.handle }, { exitCode: state.exitCode, oom, healthy: row.readyAt !== null });
       if (row.readyAt) await stopCopy(ctx, row.id, oom ? 'oom' : 'exited');
       else await failCopy(ctx, row.id, oom ? 'oom' : 'exited', 'the copy exited while the runner was away');
       closed++;
@@ -63,11 +65,11 @@ export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } 
     }
     adopted++;
     if (row.state === 'creating' || row.state === 'starting') {
-      await adoptStart(ctx, row, c.id);
+      await adoptStart(ctx, row, c.handle);
     } else if (c.status === 'running' && row.state === 'paused') {
-      await transition(ctx.sql, row.id, ['paused'], 'running', { set: { containerId: c.id }, now: ['activeAt'], event: 'resume', detail: 'reconciled' });
+      await transition(ctx.sql, row.id, ['paused'], 'running', { set: { containerId: c.handle }, now: ['activeAt'], event: 'resume', detail: 'reconciled' });
     } else if (c.status === 'paused' && (row.state === 'running' || row.state === 'warm')) {
-      if (row.state === 'warm') await ctx.engine.unpause(c.id).catch(() => {});
+      if (row.state === 'warm') await ctx.engine.resume?.(c.handle).catch(() => {});
       else await transition(ctx.sql, row.id, ['running'], 'paused', { now: ['pausedAt'], event: 'pause', detail: 'reconciled' });
     }
   }
@@ -80,18 +82,6 @@ export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } 
     if (row.state === 'creating' || row.state === 'starting') await failCopy(ctx, row.id, 'interrupted', 'the runner stopped while starting the copy');
     else await stopCopy(ctx, row.id, 'vanished');
     closed++;
-  }
-
-  // Networks left by a copy removed while its runner was down, or by a failed network create.
-  const live = new Set((await liveCopiesOf(ctx.sql, s.runnerId)).map((r) => r.id));
-  for (const net of await ctx.engine.networksOf(s.runnerId)) {
-    const copyId = net.labels[LABEL.copy];
-    if (copyId && !live.has(copyId) && !busy(copyId)) await ctx.engine.removeNetwork(net.name).catch(() => {});
-  }
-
-  // Writable places (tmpfs mounts) of copies removed while their runner was down, or by a crash.
-  for (const copyId of await ctx.engine.writableHeld(s.runnerId)) {
-    if (!live.has(copyId) && !busy(copyId)) await ctx.engine.releaseWritable(s.runnerId, copyId).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'writable place not removed'));
   }
 
   const abandoned = await ctx.sql<{ id: string; sessionId: string }[]>`

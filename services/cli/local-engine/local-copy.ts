@@ -23,7 +23,7 @@ export interface LocalCopy {
 
 /**
  * Starts a copy of the image as the platform's runner does, from the runner's own container spec
- * (runner/engine/copy-spec.ts): run.start as the CMD (an ENTRYPOINT stays), /app, PORT 8080 and
+ * (contract/runner/docker-create-options.ts): run.start as the CMD (an ENTRYPOINT stays), /app, PORT 8080 and
  * HOST 0.0.0.0, uid 1000, a read-only root with small writable /app and /tmp, no capabilities, the same memory,
  * CPU and process limits. Two things differ, both for reaching it from here: it sits on the
  * engine's default network, its port published on 127.0.0.1 only (on a port the engine picks),
@@ -32,7 +32,7 @@ export interface LocalCopy {
  */
 export async function startLocalCopy(docker: Docker, image: string, start: string[] | null, env: Record<string, string>): Promise<LocalCopy> {
   const port = `${RUNNER_DEFAULTS.port}/tcp`;
-  // The writable layer's options differ between podman and Docker (copy-spec.ts).
+  // The writable layer's options differ between podman and Docker (docker-create-options.ts).
   const version = await docker.version().catch(() => null);
   const engine = version?.Components?.some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker';
   // /app is a volume on this machine's disk filled from the image (the runner's overlay needs a

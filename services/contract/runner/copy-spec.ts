@@ -1,8 +1,8 @@
-import type Docker from 'dockerode';
-import { containerName, labelsOf, type CopyLabels } from './copy-labels.js';
+import type { CopyLabels } from './copy-labels.js';
 
-// How a copy's container is made (research/security.md §4). Pure, so the hardening can be read
-// and tested in one place: whatever the build asks for, these fields are the runner's.
+// What a copy is, whatever engine runs it (research/security.md §4): its image, command, env and
+// limits. How an engine makes it from this is the engine's (docker-create-options.ts for the
+// Docker Engine API, shared by the runner's DockerEngine and the CLI's local rehearsal).
 
 /** The non-root user the offline base image defines (`app`, uid 1000); numeric, so it works in any image. */
 export const COPY_USER = '1000:1000';
@@ -16,29 +16,14 @@ export interface CopySpec extends CopyLabels {
   start: string[] | null;
   /** The manifest's run.env (mock settings only). */
   env: Record<string, string>;
-  network: string;
   port: number;
   memoryMb: number;
   cpus: number;
   pids: number;
   /** Size of each of the copy's writable places, /app and /tmp (RUNNER_COPY_WRITABLE_MB). */
   writableMb: number;
-  /** How /app is made writable; without it, the engine's tmpfs filled from the image (below). */
-  app?: AppLayer;
-  /** The image's VOLUMEs: each would be an unbounded volume on the host's disk, so each is covered read-only. */
-  imageVolumes?: string[];
 }
 
-/**
- * How a copy's /app is made writable:
- * - `overlay` (the runner on podman): the image's /app, read-only and shared by every copy of the
- *   image, under an upper folder on a tmpfs of writableMb that the runner mounted for this copy
- *   alone; a file is copied up only when the copy writes to it (runner/engine/writable-layer.ts).
- * - `volume` (the local rehearsal): an anonymous volume on the engine's disk, filled from the
- *   image's /app and removed with the copy; no size bound, the builder's own machine.
- * Paths are host paths, as the engine sees them.
- */
-export type AppLayer = { kind: 'overlay'; lower: string; upper: string; work: string } | { kind: 'volume' };
 
 /** Words of an engine or a demo that ran out of writable space (ENOSPC in /app or /tmp). */
 export const OUT_OF_WRITABLE_SPACE = /no space left on device|ENOSPC/i;
@@ -48,82 +33,5 @@ export const writableSpaceHint = (writableMb: number) =>
   `the copy ran out of writable space: it may write ${writableMb} MB to /app and ${writableMb} MB to /tmp (RUNNER_COPY_WRITABLE_MB), ` +
   'files the image already holds do not count; write less there, or keep what is big in the image (docs/cli.md)';
 
-/** Which engine makes the copy: their tmpfs options differ (below). */
-export type EngineKind = 'podman' | 'docker';
-
 /** The address a copy listens on: all of its own network (it is alone there). */
 export const COPY_HOST = '0.0.0.0';
-
-/**
- * The copy's private writable layer. The root stays read-only; /app and /tmp are the only places a
- * demo writes (json-server's db.json, an upload folder, a SQLite file), each bounded by writableMb
- * of RAM charged to the copy's memory limit: past it the demo gets ENOSPC, it never touches the
- * host's disk, and all of it goes with the copy.
- * - podman, `overlay` (the runner): an overlay volume (`:O`) whose lower is the image's /app and
- *   whose upper and work folders sit on the copy's own tmpfs; the upper's owner (uid 1000) owns the
- *   merged /app, so files COPY'd as root stay read-only but new ones can be made and old ones
- *   replaced by rename. Nothing is copied at start: a 120 MB node_modules costs no RAM until written.
- * - `volume` (the local rehearsal): an anonymous volume on disk, filled from the image.
- * - otherwise, podman: a tmpfs filled from the image at start (`tmpcopyup`; `U` gives it to the
- *   copy's user); Docker, which has neither option, an anonymous volume on a tmpfs device, filled
- *   on first mount and removed with the container (`v: true`). Both hold the image's /app in RAM,
- *   so the image's /app counts against writableMb there (docs/decisions.md, issue 29).
- */
-function writableLayer(s: CopySpec, engine: EngineKind): Pick<Docker.HostConfig, 'Tmpfs' | 'Mounts' | 'Binds'> {
-  const size = `size=${s.writableMb}m`;
-  // An image's VOLUME would give the copy a volume on the host's disk with no bound: an empty
-  // read-only tmpfs covers each (pitch validate notes a VOLUME line: a copy cannot write there).
-  const covered = Object.fromEntries((s.imageVolumes ?? []).filter((v) => v !== '/app' && v !== '/tmp').map((v) => [v, 'ro,noexec,nosuid,nodev,size=4k']));
-  const tmp = { ...covered, '/tmp': `rw,noexec,nosuid,nodev,${size}` };
-  if (s.app?.kind === 'overlay') {
-    if (engine !== 'podman') throw new Error('an overlay /app needs podman');
-    return { Tmpfs: tmp, Binds: [`${s.app.lower}:/app:O,upperdir=${s.app.upper},workdir=${s.app.work}`] };
-  }
-  if (s.app?.kind === 'volume') return { Tmpfs: tmp, Mounts: [{ Type: 'volume', Target: '/app', Source: '' }] };
-  if (engine === 'podman') return { Tmpfs: { ...tmp, '/app': `rw,nosuid,nodev,${size},U` } };
-  return {
-    Tmpfs: tmp,
-    Mounts: [{
-      Type: 'volume', Target: '/app', Source: '',
-      VolumeOptions: { NoCopy: false, Labels: {}, DriverConfig: { Name: 'local', Options: { type: 'tmpfs', device: 'tmpfs', o: `${size},uid=1000,gid=1000,nosuid,nodev` } } },
-    }],
-  };
-}
-
-export function copyCreateOptions(s: CopySpec, engine: EngineKind = 'podman'): Docker.ContainerCreateOptions {
-  // PORT and HOST are the runner's: run.env cannot move the copy off the port it is probed on.
-  const env = { ...s.env, PORT: String(s.port), HOST: COPY_HOST };
-  const memory = s.memoryMb * 1024 * 1024;
-  return {
-    name: containerName(s.copyId),
-    Image: s.image,
-    // run.start replaces the image's CMD, as `docker run image cmd…` does; an ENTRYPOINT stays.
-    ...(s.start ? { Cmd: s.start } : {}),
-    WorkingDir: '/app',
-    Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
-    User: COPY_USER,
-    Hostname: `copy-${s.copyId.replace(/-/g, '').slice(0, 12)}`,
-    Labels: labelsOf(s),
-    StopTimeout: STOP_TIMEOUT_S,
-    HostConfig: {
-      NetworkMode: s.network,
-      // An init process reaps zombies and passes signals on, so a stop is quick and clean.
-      Init: true,
-      CapDrop: ['ALL'],
-      SecurityOpt: ['no-new-privileges'],
-      // Memory equal to memory+swap: no swap.
-      Memory: memory,
-      MemorySwap: memory,
-      NanoCpus: Math.round(s.cpus * 1e9),
-      PidsLimit: s.pids,
-      // A read-only root and bounded writable places: a copy cannot fill the host's disk or change its image.
-      ReadonlyRootfs: true,
-      ...writableLayer(s, engine),
-      RestartPolicy: { Name: 'no' },
-      // No IPv6 in the copy's namespace: its networks are IPv4 only, and the host guard's rules are
-      // iptables (IPv4) ones; with IPv6 on, the copy's eth0 would get a link-local address from which
-      // host services listening on [::] are one hop away through the bridge's own link-local address.
-      Sysctls: { 'net.ipv6.conf.all.disable_ipv6': '1', 'net.ipv6.conf.default.disable_ipv6': '1', 'net.ipv6.conf.lo.disable_ipv6': '1' },
-    },
-  };
-}

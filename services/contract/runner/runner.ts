@@ -9,3 +9,4 @@ export * from './runner-api.schema.js';
 export * from './runner-client.js';
 export * from './runner-key.js';
 export * from './runner-refusal.js';
+export * from './docker-create-options.js';

@@ -60,7 +60,7 @@ export async function startTestRunner(overrides: Record<string, string> = {}, op
   const engine = new DockerEngine(docker, { concurrency: settings.engineConcurrency, writableDir: settings.writableDir });
   const service = createRunnerService({ sql, storage, engine, log, settings });
   await service.start();
-  const app = await buildRunner({ docker, log, service, key: runnerKey(config.APP_SECRET) });
+  const app = await buildRunner({ engine, log, service, key: runnerKey(config.APP_SECRET) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const client = createRunnerClient({ baseUrl, appSecret: config.APP_SECRET });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { copyCreateOptions, type CopySpec } from './copy-spec.js';
+import { copyCreateOptions, type DockerCopySpec } from './docker-create-options.js';
 
-const spec: CopySpec = {
+const spec: DockerCopySpec = {
   copyId: '11111111-2222-3333-4444-555555555555', buildId: 'b', projectId: 'p', workspaceId: 'w', runnerId: 'r',
   image: 'sha256:abc', start: ['node', 'server.js'], env: { MOCK_MODE: 'demo', PORT: '1', HOST: '1.2.3.4' },
   network: 'rc-net', port: 8080, memoryMb: 256, cpus: 0.5, pids: 128, writableMb: 64,

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { Logger } from '../../services/core/log.js';
-import { BRIDGE_PREFIX } from '../../services/contract/runner/copy-labels.js';
+import type { Logger } from '../../../services/core/log.js';
+import type { HostGuardState } from '../copy-engine.js';
+import { BRIDGE_PREFIX } from '../../../services/contract/runner/copy-labels.js';
 
 const run = promisify(execFile);
 
@@ -50,13 +51,6 @@ export function guardDecision(mode: GuardMode, able: boolean): GuardDecision {
     install: false, copies: false,
     refusal: 'host guard not installed (needs root and iptables): this runner starts no copies; run it as root with iptables, or set RUNNER_HOST_GUARD=off to accept the risk',
   };
-}
-
-/** The guard as it stands after start: whether copies may start, and why not. */
-export interface HostGuardState {
-  installed: boolean;
-  copies: boolean;
-  refusal: string | null;
 }
 
 /** Installs the guard as `mode` decides (RUNNER_IPTABLES names the iptables command); throws when it must and cannot. */

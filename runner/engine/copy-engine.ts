@@ -1,0 +1,152 @@
+import type { Readable } from 'node:stream';
+import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
+import type { Logger } from '../../services/core/log.js';
+
+// The runner's one door to where copies run, at the height of a copy's life: prepare an image,
+// start a copy and say where it answers, pause it, stop it, list what runs, follow the exits.
+// Everything an engine is made of (Docker's networks, subnets, image archives, event format,
+// iptables, tmpfs mounts; a Kubernetes engine's Pods and NetworkPolicies) stays inside its
+// implementation, as trigger.dev's WorkloadManager and JupyterHub's Spawner keep theirs.
+// DockerEngine (docker-engine.ts) is the one today; test/support/runner/copy-engine-conformance.ts holds the promises
+// every engine keeps, so the next one runs the same suite.
+
+/** What this engine can do beyond start and stop; the runner asks here before it asks for it. */
+export interface EngineCan {
+  /** Freeze a copy in place and wake it again (the idle culler's first tier). */
+  pause: boolean;
+  /** Snapshot a running copy and start new copies from the snapshot (warm starts). */
+  checkpoint: boolean;
+}
+
+/** A copy as the engine sees it. */
+export interface CopyState {
+  handle: string;
+  status: 'created' | 'running' | 'paused' | 'exited' | 'other';
+  exitCode: number | null;
+  oomKilled: boolean;
+  labels: Record<string, string>;
+  /** Where the copy answers (its own network's address), when it has one. */
+  address: string | null;
+}
+
+/**
+ * Something the engine holds for one copy of a runner. `handle` is null when only leftovers of a
+ * start remain (a network, a writable layer, without a running unit): `stop` removes them.
+ */
+export interface Listed {
+  copyId: string;
+  handle: string | null;
+  status: CopyState['status'] | null;
+  labels: Record<string, string>;
+}
+
+/** A copy's end, as the engine reported it. `at` is the engine's clock (seconds), to resume from. */
+export interface CopyExit {
+  copyId: string;
+  handle: string;
+  exitCode: number | null;
+  oom: boolean;
+  at?: number;
+}
+
+/** What `stop` removes: everything `start` made for this copy of this runner, and the unit `handle` names. */
+export interface CopyRef {
+  runnerId: string;
+  copyId: string;
+  handle?: string | null;
+}
+
+/** A build's image as the runner knows it; `bundle` is opened only when the engine must load it. */
+export interface BuildImage {
+  buildId: string;
+  /** The name the engine keeps the image under; the image collection removes it by this name. */
+  tag: string;
+  /** The image id the bundle check recorded; null for builds checked before ids were kept. */
+  recordedId: string | null;
+  /** The build's bundle (a gzipped image archive), at most `maxBytes` unpacked. */
+  bundle(): Promise<{ body: Readable; size: number }>;
+  maxBytes: number;
+}
+
+export interface StartHooks {
+  signal: AbortSignal;
+  /**
+   * Called once the copy exists and before it runs, with its handle: the runner records it here
+   * (record before act), so a crash from now on leaves a record naming it. A throw abandons the
+   * start (the caller stops what was made).
+   */
+  made(handle: string): Promise<void>;
+  /** Called once the copy runs: its clock starts (usage and the maximum age count from here). */
+  running(): Promise<void>;
+  /** Called as each phase of the start ends (network, create, start…), for the start's timings. */
+  phase(name: string): void;
+}
+
+/** Whether copies may start on this host, after the engine secured it (the host guard). */
+export interface HostGuardState {
+  installed: boolean;
+  copies: boolean;
+  refusal: string | null;
+}
+
+export interface CopyEngine {
+  readonly can: EngineCan;
+  /** The engine answers. */
+  ping(): Promise<void>;
+  /** Secures the host once at start, as `mode` asks; copies start only while the answer's `copies`. */
+  guardHost(opts: { mode: 'auto' | 'on' | 'off'; iptables: string; log: Logger }): Promise<HostGuardState>;
+
+  /** The build's image, ready to start copies from; idempotent. Returns its ref (an image id). */
+  prepare(build: BuildImage, signal?: AbortSignal): Promise<string>;
+  /** The image's id, or null when the engine does not hold it. */
+  imageId(ref: string): Promise<string | null>;
+  /** Every image's tags and creation time (seconds since the epoch), for the image collection. */
+  listImages(): Promise<{ id: string; tags: string[]; created: number }[]>;
+  /** Untags `ref`, removing the image when nothing else holds it; false when it is gone or in use. */
+  removeImage(ref: string): Promise<boolean>;
+
+  /** Makes the copy, isolated and limited, runs it, and says where it answers. */
+  start(spec: CopySpec, opts: StartHooks): Promise<{ handle: string; address: string }>;
+  /** Removes whatever `start` made for the copy; resolves when there is nothing. */
+  stop(copy: CopyRef): Promise<void>;
+  /** The copy's state, or null when it is gone. */
+  state(handle: string): Promise<CopyState | null>;
+  /** Everything the engine holds for this runner's copies, in any state (for reconcile). */
+  list(runnerId: string): Promise<Listed[]>;
+  /**
+   * This runner's copies' exits, from `since` (engine seconds) on, once the stream is open. The
+   * stream ends or throws when the engine's connection breaks; the caller opens it again.
+   */
+  exits(runnerId: string, opts?: { since?: number; signal?: AbortSignal }): Promise<AsyncIterable<CopyExit>>;
+  /** The last `lines` of the copy's output (stdout and stderr interleaved); '' when it is gone. */
+  logTail(handle: string, lines: number): Promise<string>;
+
+  /** Present when `can.pause`. */
+  pause?(handle: string): Promise<void>;
+  resume?(handle: string): Promise<void>;
+  /** Present when `can.checkpoint`. */
+  checkpoint?(handle: string): Promise<string>;
+  restore?(snapshot: string, spec: CopySpec, opts: StartHooks): Promise<{ handle: string; address: string }>;
+}
+
+export class EngineError extends Error {
+  constructor(message: string, readonly status?: number) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+/** The image a start named is gone from the engine (removed by hand, or by a sweep): prepare it again. */
+export class ImageGone extends EngineError {}
+
+/** The copy exited while it was being started, before it had an address. */
+export class ExitedAtStart extends EngineError {
+  constructor(readonly exitCode: number | null, readonly oomKilled: boolean) {
+    super('the copy exited while starting');
+  }
+}
+
+/** The build has no image this engine can run (not a container build, bundle gone, not the recorded image). */
+export class ImageMissing extends Error {}
+/** The build's image is over RUNNER_MAX_IMAGE_BYTES: this host will not load it. */
+export class ImageTooLarge extends ImageMissing {}

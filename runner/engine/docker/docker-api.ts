@@ -1,0 +1,228 @@
+import { lstat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type Docker from 'dockerode';
+import { LABEL, lowerName } from '../../../services/contract/runner/copy-labels.js';
+import { copyCreateOptions, type DockerCopySpec } from '../../../services/contract/runner/docker-create-options.js';
+import { demuxLogs } from '../../../services/contract/runner/log-frames.js';
+import { createLimit, type Limit } from '../../limit.js';
+import { EngineError, ImageGone, type CopyState } from '../copy-engine.js';
+import { bare, codeOf, dial, gone, statusOf } from './docker-calls.js';
+import { networksOf, removeNetwork } from './docker-networks.js';
+import { WritableLayers } from './writable-layer.js';
+
+// The Docker Engine API one call at a time (podman's compatible socket locally, Docker in
+// production), under one bounded limit: what DockerEngine (../docker-engine.ts) builds a copy's
+// lifecycle from. Tests reach these calls to look behind the lifecycle (a container's settings).
+
+export class DockerApi {
+  readonly limit: Limit;
+  private flavour: Promise<'podman' | 'docker'> | null = null;
+  /** Where copies' writable places are mounted on the host (podman); without it, /app is a tmpfs filled from the image. */
+  readonly writable: WritableLayers | null;
+
+  constructor(readonly docker: Docker, opts: { concurrency?: number; writableDir?: string } = {}) {
+    this.limit = createLimit(opts.concurrency ?? 8);
+    this.writable = opts.writableDir ? new WritableLayers(opts.writableDir) : null;
+  }
+
+  /** podman or Docker: networks without DNS are made through podman's own API (docker-networks.ts). */
+  kind(): Promise<'podman' | 'docker'> {
+    this.flavour ??= this.docker.version().then((v) => (v.Components?.some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker'));
+    return this.flavour;
+  }
+
+  async ping(): Promise<void> {
+    await this.docker.ping();
+  }
+
+  // --- images ---
+
+  /** The image's id, or null when the engine does not hold it. */
+  async imageId(ref: string): Promise<string | null> {
+    try {
+      return (await this.limit(() => this.docker.getImage(ref).inspect())).Id;
+    } catch (err) {
+      if (gone(err)) return null;
+      throw err;
+    }
+  }
+
+  /** POST /images/load with an uncompressed docker-archive; resolves once the engine has read all of it. */
+  async loadImage(archive: Readable): Promise<string> {
+    return this.limit(async () => {
+      const out = await this.docker.loadImage(archive as unknown as NodeJS.ReadableStream, { quiet: true } as object);
+      const chunks: Buffer[] = [];
+      for await (const c of out as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));
+      const text = Buffer.concat(chunks).toString('utf8');
+      // Errors can come inside a 200 stream: {"error": "..."} or {"errorDetail": ...}.
+      const error = /"error(?:Detail)?"\s*:\s*(?:\{[^}]*"message"\s*:\s*)?"([^"]*)"/.exec(text);
+      if (error) throw new EngineError(`image load failed: ${error[1]}`);
+      return text;
+    });
+  }
+
+  /** Points `ref` (`repo:tag`) at the image `id`, moving it from any image it named before. */
+  async tagImage(id: string, ref: string): Promise<void> {
+    const at = ref.lastIndexOf(':');
+    await this.limit(() => this.docker.getImage(id).tag({ repo: ref.slice(0, at), tag: ref.slice(at + 1) }));
+  }
+
+  /** Every image's tags and creation time (seconds since the epoch). */
+  async listImages(): Promise<{ id: string; tags: string[]; created: number }[]> {
+    const images = await this.limit(() => this.docker.listImages());
+    return images.map((i) => ({ id: i.Id, tags: i.RepoTags ?? [], created: i.Created }));
+  }
+
+  /** Untags `ref`, removing the image when nothing else holds it. An image a container uses stays. */
+  async removeImage(ref: string): Promise<boolean> {
+    const first = await this.untag(ref);
+    if (first !== 'in use') return first === 'removed';
+    // In use: when only its lower holder uses it (no copy does), the holder goes, then the image.
+    const id = await this.imageId(ref);
+    if (!id) return false;
+    const users = await this.limit(() => this.docker.listContainers({ all: true, filters: JSON.stringify({ ancestor: [bare(id)] }) }));
+    if (!users.length || users.some((c) => c.Labels?.[LABEL.lower] !== bare(id))) return false;
+    for (const holder of users) await this.remove(holder.Id);
+    return (await this.untag(ref)) === 'removed';
+  }
+
+  /** One remove of `ref`: done, already gone, or refused because a container uses it (409). */
+  private async untag(ref: string): Promise<'removed' | 'gone' | 'in use'> {
+    try {
+      await this.limit(() => this.docker.getImage(ref).remove());
+      return 'removed';
+    } catch (err) {
+      if (gone(err)) return 'gone';
+      if (codeOf(err) === 409) return 'in use';
+      throw err;
+    }
+  }
+
+  // --- networks (docker-networks.ts) ---
+
+  removeNetwork(name: string): Promise<void> {
+    return removeNetwork(this, name);
+  }
+
+  networksOf(runnerId: string): Promise<{ name: string; labels: Record<string, string> }[]> {
+    return networksOf(this, runnerId);
+  }
+
+  // --- containers ---
+
+  /** Makes the copy's container, and its writable /app where the engine needs the host's help (podman). */
+  async createContainer(spec: DockerCopySpec): Promise<string> {
+    const kind = await this.kind();
+    const volumes = (await this.limit(() => this.docker.getImage(spec.image).inspect()).catch(() => null))?.Config?.Volumes;
+    spec = { ...spec, imageVolumes: Object.keys(volumes ?? {}) };
+    const overlay = kind === 'podman' && this.writable !== null;
+    if (overlay) {
+      const lower = await this.appLower(spec.image);
+      const places = await this.writable!.make(spec.runnerId, spec.copyId, spec.writableMb);
+      spec = { ...spec, app: { kind: 'overlay', lower, ...places } };
+    }
+    const options = copyCreateOptions(spec, kind);
+    options.HostConfig!.LogConfig = kind === 'podman'
+      ? { Type: 'k8s-file', Config: { 'max-size': '1m' } }
+      : { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } };
+    try {
+      return (await this.limit(() => this.docker.createContainer(options))).id;
+    } catch (err) {
+      if (overlay) await this.releaseWritable(spec.runnerId, spec.copyId).catch(() => {});
+      const message = `create: ${(err as Error).message}`;
+      // The engine lost the image since it was loaded (removed by hand, or by a sweep).
+      throw /image/i.test(message) ? new ImageGone(message, codeOf(err)) : new EngineError(message, codeOf(err));
+    }
+  }
+
+  /** Unmounts and removes the copy's writable places on the host; resolves if there are none. */
+  async releaseWritable(runnerId: string, copyId: string): Promise<void> {
+    await this.writable?.release(runnerId, copyId);
+  }
+
+  /** Copies of this runner whose writable places are on the host, for the reconcile's sweep. */
+  async writableHeld(runnerId: string): Promise<string[]> {
+    return this.writable ? this.writable.held(runnerId) : [];
+  }
+
+  /**
+   * The host path of the image's /app, the read-only lower of its copies' /app: the files of a
+   * never-started container of the image (one per image on the host, labelled, outside every
+   * runner's label so no reconcile touches it), mounted through podman's own API. Nothing is
+   * copied; the holder goes when its image does (removeImage). Asked at every create, so a holder
+   * another runner removed is made again.
+   */
+  private async appLower(image: string): Promise<string> {
+    const name = lowerName(image);
+    try {
+      await this.limit(() => this.docker.createContainer({
+        name, Image: image, Entrypoint: ['/nonexistent'], Cmd: [], Labels: { [LABEL.lower]: bare(image) },
+        HostConfig: { NetworkMode: 'none' },
+      }));
+    } catch (err) {
+      if (codeOf(err) !== 409 && !/already in use|already exists/i.test((err as Error).message)) throw new EngineError(`create: ${(err as Error).message}`, codeOf(err));
+    }
+    const root = String(await this.limit(() => dial(this.docker, 'POST', `/v4.0.0/libpod/containers/${name}/mount`, {}))).trim().replace(/^"|"$/g, '');
+    if (!root.startsWith('/')) throw new EngineError(`create: the engine did not mount the image's files (${root.slice(0, 80)})`);
+    const app = `${root}/app`;
+    // lstat, not stat: a /app that is a symbolic link would name a folder of the host.
+    const found = await lstat(app).catch(() => null);
+    if (!found) return this.writable!.emptyLower();
+    if (!found.isDirectory()) throw new EngineError("create: the image's /app is not a folder");
+    return app;
+  }
+
+  async startContainer(id: string): Promise<void> {
+    try {
+      await this.limit(() => this.docker.getContainer(id).start());
+    } catch (err) {
+      if (codeOf(err) === 304) return; // already started
+      throw new EngineError(`start: ${(err as Error).message}`, codeOf(err));
+    }
+  }
+
+  /** Removes a container whatever its state (SIGKILL if running). Resolves if it is already gone. */
+  async remove(id: string): Promise<void> {
+    try {
+      await this.limit(() => this.docker.getContainer(id).remove({ force: true, v: true }));
+    } catch (err) {
+      if (!gone(err) && !/no such container|removal of container .* is already in progress/i.test((err as Error).message)) throw err;
+    }
+  }
+
+  /** The container's state, its address on `network` (else its first network); null when it is gone. */
+  async inspect(id: string, network?: string): Promise<CopyState | null> {
+    try {
+      const info = await this.limit(() => this.docker.getContainer(id).inspect());
+      const nets = info.NetworkSettings?.Networks ?? {};
+      const net = network ? nets[network] : Object.values(nets)[0];
+      return {
+        handle: info.Id,
+        status: info.State.Paused ? 'paused' : statusOf(info.State.Status),
+        exitCode: info.State.Running ? null : info.State.ExitCode,
+        oomKilled: info.State.OOMKilled,
+        labels: info.Config.Labels ?? {},
+        address: net?.IPAddress || null,
+      };
+    } catch (err) {
+      if (gone(err)) return null;
+      throw err;
+    }
+  }
+
+  async logTail(id: string, lines: number): Promise<string> {
+    try {
+      const raw = await this.limit(() => this.docker.getContainer(id).logs({ stdout: true, stderr: true, tail: lines, follow: false }));
+      return demuxLogs(Buffer.from(raw as unknown as Buffer));
+    } catch (err) {
+      if (gone(err)) return '';
+      throw err;
+    }
+  }
+
+  /** Every container carrying this runner's label, in any state. */
+  async containersOf(runnerId: string): Promise<{ id: string; status: CopyState['status']; labels: Record<string, string> }[]> {
+    const list = await this.limit(() => this.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.runner}=${runnerId}`] }) }));
+    return list.map((c) => ({ id: c.Id, status: statusOf(c.State), labels: c.Labels ?? {} }));
+  }
+}
