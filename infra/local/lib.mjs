@@ -74,6 +74,26 @@ export async function waitUntil(what, check, { timeoutMs = 30_000, intervalMs = 
   }
 }
 
+/**
+ * Starts a component's server as a detached child (its own process group: a Ctrl-C in the
+ * terminal reaches only the launcher), its output in the combined log under `name`, and waits
+ * until `ready` passes. A child that dies first, or is not ready in time, is stopped and the start
+ * fails. Returns what components.mjs keeps of a started component: pid, exited and stop().
+ */
+export async function startProcess(name, command, args, { env = process.env, program = command, waitingFor, ready, stopTimeoutMs = 10_000 }) {
+  const child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  pipeLines(child.stdout, name);
+  pipeLines(child.stderr, name);
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  await waitUntil(waitingFor, ready, {
+    failIf: () => !isAlive(child.pid) && `${program} exited (see the ${name} lines above)`,
+  }).catch(async (error) => {
+    await terminate(child.pid, { timeoutMs: 2_000 });
+    throw error;
+  });
+  return { pid: child.pid, exited, stop: () => terminate(child.pid, { timeoutMs: stopTimeoutMs }) };
+}
+
 /** Runs a command to completion; rejects with its output when it exits non-zero. */
 export function run(command, args, { env = process.env, cwd, input, allowFail = false } = {}) {
   return new Promise((resolve, reject) => {

@@ -1,10 +1,9 @@
 // Local container engine: `podman system service` answering the Docker Engine API on
 // <data>/podman.sock. Images and containers live in podman's usual storage, not in <data>.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { isAlive, pipeLines, repoRoot, terminate, waitUntil, which } from './lib.mjs';
+import { repoRoot, startProcess, which } from './lib.mjs';
 
 export const containersConf = path.join(repoRoot, 'infra/local/containers.conf');
 
@@ -15,27 +14,14 @@ export async function startPodman({ dataDir }) {
   if (socket.length > 100) throw new Error(`socket path ${socket} is too long for a unix socket; use a shorter DATA_DIR`);
   if (existsSync(socket)) unlinkSync(socket); // left by a killed run; podman will not listen over it
   const dockerHost = `unix://${socket}`;
-  const child = spawn('podman', ['system', 'service', '--time=0', dockerHost], {
+  const podman = await startProcess('podman', 'podman', ['system', 'service', '--time=0', dockerHost], {
     env: { ...process.env, CONTAINERS_CONF: containersConf },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    program: 'podman system service',
+    waitingFor: 'the podman socket to answer /_ping',
+    ready: () => pingEngine(dockerHost),
   });
-  pipeLines(child.stdout, 'podman');
-  pipeLines(child.stderr, 'podman');
-  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  await waitUntil('the podman socket to answer /_ping', () => pingEngine(dockerHost), {
-    failIf: () => !isAlive(child.pid) && 'podman system service exited (see the podman lines above)',
-  }).catch(async (error) => {
-    await terminate(child.pid, { timeoutMs: 2_000 });
-    throw error;
-  });
-  return {
-    env: { DOCKER_HOST: dockerHost },
-    pid: child.pid,
-    exited,
-    // Containers keep running under conmon after the service stops; the runner owns them.
-    stop: () => terminate(child.pid, { timeoutMs: 10_000 }),
-  };
+  // Containers keep running under conmon after the service stops; the runner owns them.
+  return { env: { DOCKER_HOST: dockerHost }, ...podman };
 }
 
 export async function pingEngine(dockerHost) {

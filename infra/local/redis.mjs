@@ -1,9 +1,8 @@
 // Local Redis: the Debian redis-server as a child, persisting under <data>/redis.
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { freePort, isAlive, pipeLines, terminate, waitUntil, which } from './lib.mjs';
+import { freePort, startProcess, which } from './lib.mjs';
 
 export async function startRedis({ dataDir, port: preferred }) {
   const dir = path.join(dataDir, 'redis');
@@ -19,25 +18,14 @@ export async function startRedis({ dataDir, port: preferred }) {
     '--maxmemory-policy', 'noeviction', // BullMQ breaks if Redis evicts its keys
     '--loglevel', 'warning',
   ];
-  const child = spawn(binary, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  pipeLines(child.stdout, 'redis');
-  pipeLines(child.stderr, 'redis');
-  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   const url = `redis://127.0.0.1:${port}`;
-  await waitUntil('redis to answer PING', async () => (await redisCommands(url, ['PING'])) === '+PONG', {
-    failIf: () => !isAlive(child.pid) && 'redis-server exited (see the redis lines above)',
-  }).catch(async (error) => {
-    await terminate(child.pid, { timeoutMs: 2_000 });
-    throw error;
+  // SIGTERM (its stop) makes redis flush the append-only file before it exits.
+  const redis = await startProcess('redis', binary, args, {
+    program: 'redis-server',
+    waitingFor: 'redis to answer PING',
+    ready: async () => (await redisCommands(url, ['PING'])) === '+PONG',
   });
-  return {
-    env: { REDIS_URL: url },
-    pid: child.pid,
-    port,
-    exited,
-    // SIGTERM makes redis flush the append-only file before it exits.
-    stop: () => terminate(child.pid, { timeoutMs: 10_000 }),
-  };
+  return { env: { REDIS_URL: url }, port, ...redis };
 }
 
 /**

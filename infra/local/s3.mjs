@@ -1,8 +1,7 @@
 // The local object store: s3rver (s3-server.mjs) storing under <data>/s3.
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { freePort, isAlive, pipeLines, repoRoot, terminate, waitUntil } from './lib.mjs';
+import { freePort, repoRoot, startProcess, terminate } from './lib.mjs';
 
 // s3rver accepts only these keys; they are not secrets.
 export const S3RVER_KEYS = { S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER' };
@@ -21,32 +20,20 @@ export async function startS3({ dataDir, bucket = 'rooms', port: preferred }) {
   const directory = path.join(dataDir, 's3');
   mkdirSync(directory, { recursive: true });
   const port = await freePort(preferred);
+  const env = s3Env(`http://127.0.0.1:${port}`, bucket);
   // s3rver makes ListObjectsV2 continuation tokens with DES, which OpenSSL 3 keeps in its legacy
   // provider: without it every listing of more than 1,000 keys fails with a 500.
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', path.join(repoRoot, 'infra/local/s3-server.mjs'), directory, String(port), bucket], {
-    detached: true, // our own process group: a Ctrl-C in the terminal reaches only the launcher
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const s3rver = await startProcess('s3', process.execPath, ['--openssl-legacy-provider', path.join(repoRoot, 'infra/local/s3-server.mjs'), directory, String(port), bucket], {
+    program: 's3rver',
+    waitingFor: 's3rver to answer',
+    ready: async () => (await fetch(env.S3_ENDPOINT)).status > 0,
+    stopTimeoutMs: 5_000,
   });
-  pipeLines(child.stdout, 's3');
-  pipeLines(child.stderr, 's3');
-  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const env = s3Env(`http://127.0.0.1:${port}`, bucket);
-  try {
-    await waitUntil('s3rver to answer', async () => (await fetch(env.S3_ENDPOINT)).status > 0, {
-      failIf: () => !isAlive(child.pid) && 's3rver exited (see the s3 lines above)',
-    });
-    await checkS3(env);
-  } catch (error) {
-    await terminate(child.pid, { timeoutMs: 2_000 });
+  await checkS3(env).catch(async (error) => {
+    await terminate(s3rver.pid, { timeoutMs: 2_000 });
     throw error;
-  }
-  return {
-    env,
-    pid: child.pid,
-    port,
-    exited,
-    stop: () => terminate(child.pid, { timeoutMs: 5_000 }),
-  };
+  });
+  return { env, port, ...s3rver };
 }
 
 /**

@@ -54,11 +54,15 @@ it('shows and changes the account: name, photo (a bad one refused in words), ses
   await expect.poll(() => page.getByRole('img', { name: 'Photo of Ada Lovelace' }).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(64);
   expect((await person.client.call('whoami')).photo).not.toBeNull();
 
-  // Sessions: this one marked, the other revoked.
+  // Sessions: this one marked, the other revoked once the question is answered, not before.
   const sessions = page.getByRole('region', { name: /^Sessions/ });
   await sessions.getByText('This session').waitFor();
   expect(await sessions.getByRole('row').count()).toBe(3); // header, this browser, the tool
   await sessions.getByRole('button', { name: /^Revoke/ }).click();
+  const question = page.getByRole('dialog', { name: /^Revoke the .+ session\?$/ });
+  await question.waitFor();
+  expect((await person.client.call('sessions')).some((s) => s.id === other.sessionId)).toBe(true);
+  await question.getByRole('button', { name: 'Revoke session' }).click();
   await expect.poll(async () => (await person.client.call('sessions')).some((s) => s.id === other.sessionId)).toBe(false);
   await expect.poll(() => sessions.getByRole('row').count()).toBe(2);
 

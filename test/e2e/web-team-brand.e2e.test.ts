@@ -44,6 +44,16 @@ it('creates a team, is refused a second one without a plan, invites someone and 
   expect(invitation.email).toBe(mia.email);
   await page.getByRole('cell', { name: mia.email, exact: true }).waitFor();
 
+  // An invitation sent by mistake is revoked from its row at once (no question: one is sent again
+  // as easily) and leaves the list.
+  const mistake = `mistake-${crypto.randomUUID()}@example.com`;
+  await page.getByLabel('Email to invite').fill(mistake);
+  await page.getByRole('button', { name: 'Invite' }).click();
+  await page.getByRole('cell', { name: mistake, exact: true }).waitFor();
+  await page.getByRole('button', { name: `Revoke invitation of ${mistake}` }).click();
+  await expect.poll(async () => (await person.client.call('listInvitations', { params: { workspaceId: team.id } })).map((i) => i.email)).toEqual([mia.email]);
+  await expect.poll(() => page.getByRole('cell', { name: mistake, exact: true }).count()).toBe(0);
+
   await mia.client.call('acceptInvitation', { params: { invitationId: invitation.id } });
   await mia.client.call('activateWorkspace', { params: { workspaceId: team.id } });
 

@@ -1,6 +1,6 @@
-import { startAuthentication } from '@simplewebauthn/browser';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
+import { signInWithPasskey } from '../api/passkey-sign-in.js';
 import { wordsFor } from '../api/refusal-words.js';
 import { passkeysHere, settings } from '../settings.js';
 import { problemWords } from './problem-words.js';
@@ -45,15 +45,8 @@ export function LoginPage() {
 
   const passkey = () =>
     attempt(async () => {
-      const optionsJSON = await api.call('passkeySignInOptions');
-      let response;
-      try {
-        response = await startAuthentication({ optionsJSON: optionsJSON as never });
-      } catch {
-        return setStatus({ text: 'No passkey was used. Try again, or use the emailed link.', problem: true });
-      }
-      await api.call('passkeySignIn', { body: { response: response as never } });
-      goOn();
+      if (await signInWithPasskey()) return goOn();
+      setStatus({ text: 'No passkey was used. Try again, or use the emailed link.', problem: true });
     });
 
   const provider = (name: 'github' | 'google') =>

@@ -1,6 +1,6 @@
-import { startAuthentication } from '@simplewebauthn/browser';
 import { useState } from 'react';
 import { api } from '../api/client.js';
+import { signInWithPasskey } from '../api/passkey-sign-in.js';
 import { wordsFor } from '../api/refusal-words.js';
 import { passkeysHere } from '../settings.js';
 
@@ -25,14 +25,7 @@ export function StepUp({ retry }: { retry?: () => void }) {
   };
 
   const passkey = () => attempt(async () => {
-    const optionsJSON = await api.call('passkeySignInOptions');
-    let response;
-    try {
-      response = await startAuthentication({ optionsJSON: optionsJSON as never });
-    } catch {
-      return setState({ text: 'No passkey was used. Try again, or have a link emailed.', problem: true });
-    }
-    await api.call('passkeySignIn', { body: { response: response as never } });
+    if (!(await signInWithPasskey())) return setState({ text: 'No passkey was used. Try again, or have a link emailed.', problem: true });
     setState({ text: retry ? 'Signed in again. Trying once more…' : 'Signed in again: try once more.', done: true });
     retry?.();
   });

@@ -4,7 +4,7 @@ import { Async } from '../../ui/Async.js';
 import { Confirm } from '../../ui/Confirm.js';
 import { useLeavingChange } from './leaving-change.js';
 import { Section } from '../../ui/Page.js';
-import { Refusal } from '../../ui/Refusal.js';
+import { RevokeButton } from '../../ui/RevokeButton.js';
 import { Time } from '../../ui/Time.js';
 import { isConnector } from './connector-sessions.js';
 
@@ -55,9 +55,11 @@ export function SessionsSection() {
                       {s.current ? (
                         <span className="muted">You are here</span>
                       ) : (
-                        <button type="button" className="secondary" onClick={() => revoke.mutate({ params: { sessionId: s.id } })} disabled={revoke.isPending} aria-describedby={undefined}>
-                          Revoke<span className="sr-only"> {s.device} session</span>
-                        </button>
+                        <RevokeButton change={revoke} args={{ params: { sessionId: s.id } }} what={`${s.device} session`} confirm={{
+                          title: `Revoke the ${s.device} session?`,
+                          description: 'Whoever uses it is signed out at once and signs in again to come back. Your other sessions keep working.',
+                          action: 'Revoke session',
+                        }} />
                       )}
                     </td>
                   </tr>
@@ -67,7 +69,6 @@ export function SessionsSection() {
           </div>
         )}
       </Async>
-      <Refusal error={revoke.error} />
       <Confirm open={everywhere} onClose={() => setEverywhere(false)} title="Sign out everywhere?" description="Every browser, the pitch tool and every connector token are signed out, this browser too. You will sign in again."
         action="Sign out of every session" onConfirm={signOutEverywhere} pending={signOutAll.isPending} error={signOutAll.error}>
         <label className="check">

@@ -5,6 +5,7 @@ import { useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Field } from '../../ui/Field.js';
 import { Page, Section } from '../../ui/Page.js';
+import { ProjectSelect } from '../../ui/ProjectSelect.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { duration } from '../../ui/Time.js';
 import { Chart } from './Chart.js';
@@ -21,7 +22,6 @@ export default function AnalyticsArea() {
   const [from, setFrom] = useState(daysAgo(13));
   const [to, setTo] = useState(daysAgo(0));
   const [projectId, setProjectId] = useState('');
-  const projects = useOp('listProjects');
   const workspace = useOp('workspaceAnalytics', { params: { from, to } }, { enabled: !projectId });
   const project = useOp('projectAnalytics', { params: { projectId, from, to } }, { enabled: !!projectId });
   const query = projectId ? project : workspace;
@@ -30,11 +30,7 @@ export default function AnalyticsArea() {
     <Page title="Analytics" lead="Views, viewers and time spent in your rooms, per UTC day.">
       <div className="range" role="group" aria-label="Range">
         <div className="field">
-          <label htmlFor="analytics-project">Project</label>
-          <select id="analytics-project" value={projectId} onChange={(e) => setProjectId(e.target.value)}>
-            <option value="">All projects</option>
-            {projects.data?.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
-          </select>
+          <ProjectSelect id="analytics-project" value={projectId} onChange={setProjectId} />
         </div>
         <Field label="From" type="date" name="from" value={from} onChange={(e) => setFrom(e.target.value)} />
         <Field label="To" type="date" name="to" value={to} onChange={(e) => setTo(e.target.value)} />

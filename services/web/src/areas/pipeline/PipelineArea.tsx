@@ -4,6 +4,7 @@ import type { BoardCard, LinkStage } from '@demo-rooms/contract';
 import { useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Page } from '../../ui/Page.js';
+import { ProjectSelect } from '../../ui/ProjectSelect.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { Card } from './Card.js';
 import { CardPanel } from './CardPanel.js';
@@ -17,7 +18,6 @@ import './pipeline.css';
 
 export default function PipelineArea() {
   const [projectId, setProjectId] = useState('');
-  const projects = useOp('listProjects');
   const workspace = useOp('board', undefined, { enabled: !projectId });
   const project = useOp('projectBoard', { params: { projectId } }, { enabled: !!projectId });
   const board = projectId ? project : workspace;
@@ -45,11 +45,7 @@ export default function PipelineArea() {
   return (
     <Page title="Pipeline" lead="Every link you sent, by how far its viewer got. Drag a card, or use its Move to list, to place it yourself.">
       <div className="row board-filter">
-        <label htmlFor="board-project">Project</label>
-        <select id="board-project" value={projectId} onChange={(e) => setProjectId(e.target.value)}>
-          <option value="">All projects</option>
-          {projects.data?.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
-        </select>
+        <ProjectSelect id="board-project" value={projectId} onChange={setProjectId} />
         {board.data && <span className="muted">{board.data.length} {board.data.length === 1 ? 'link' : 'links'}</span>}
       </div>
       <Refusal error={setStage.error} />

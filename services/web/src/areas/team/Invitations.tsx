@@ -5,6 +5,7 @@ import { CopyButton } from '../../ui/CopyButton.js';
 import { Field } from '../../ui/Field.js';
 import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
+import { RevokeButton } from '../../ui/RevokeButton.js';
 import { Time } from '../../ui/Time.js';
 
 type Workspace = { id: string; name: string };
@@ -46,7 +47,7 @@ export function Invitations({ workspace }: { workspace: Workspace }) {
                     <td data-label="Invited by">{i.invitedBy}</td>
                     <td data-label="Sent"><Time at={i.createdAt} /></td>
                     <td data-label="Expires"><Time at={i.expiresAt} /></td>
-                    <td><button type="button" className="secondary" disabled={revoke.isPending} onClick={() => revoke.mutate({ params: { ...params, invitationId: i.id } })}>Revoke<span className="sr-only"> invitation of {i.email}</span></button></td>
+                    <td><RevokeButton change={revoke} args={{ params: { ...params, invitationId: i.id } }} what={`invitation of ${i.email}`} /></td>
                   </tr>
                 ))}
               </tbody>

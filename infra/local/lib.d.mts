@@ -1,0 +1,6 @@
+// Types of the lib.mjs helpers that TypeScript imports (test/support/wait-for.ts polls with waitUntil).
+export function waitUntil<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  options?: { timeoutMs?: number; intervalMs?: number; failIf?: () => string | false | null | undefined },
+): Promise<Exclude<T, false | null | undefined | 0 | ''>>;
