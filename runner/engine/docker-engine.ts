@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { createLimit, type Limit } from '../limit.js';
 import { copyCreateOptions, type CopySpec } from '../../services/contract/runner/copy-spec.js';
 import { lstat } from 'node:fs/promises';
