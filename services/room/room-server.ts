@@ -73,5 +73,3 @@ export function createRoom(deps: RoomDeps) {
     },
   };
 }
-
-export type Room = ReturnType<typeof createRoom>;
