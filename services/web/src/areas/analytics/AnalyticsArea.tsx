@@ -8,6 +8,7 @@ import { Page, Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { duration } from '../../ui/Time.js';
 import { Chart } from './Chart.js';
+import '../../ui/figures.css';
 import './analytics.css';
 
 // What the rooms saw over a range of UTC days: the whole workspace or one project. On Free the
