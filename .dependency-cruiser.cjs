@@ -102,6 +102,15 @@ forbidden.push(
     to: { circular: true },
   },
   {
+    // bulletproof-react's import zones: an area of the web app is one lazy chunk and one page;
+    // what two areas share lives in src/ui or src/api, so an area can change or go on its own.
+    name: 'web-areas-apart',
+    comment: 'an area of the web app (services/web/src/areas/<a>) never imports another area',
+    severity: 'error',
+    from: { path: '^services/web/src/areas/([^/]+)/' },
+    to: { path: '^services/web/src/areas/', pathNot: '^services/web/src/areas/$1/' },
+  },
+  {
     name: 'no-test-code-in-production',
     comment: 'production code never imports tests, fixtures or test support',
     severity: 'error',

@@ -51,7 +51,7 @@ try {
 
   const [{ workspaceId }] = await sql<{ workspaceId: string }[]>`select workspace_id from projects where id = ${project.id}`;
   // Sessions as the room's entry makes them, each with its visit open (the shell has arrived).
-  let t = performance.now();
+  const t = performance.now();
   const sessions: { path: string; cookie: string }[] = [];
   for (let i = 0; i < SESSIONS; i++) {
     const entryKey = `bench-${link.id}-${i}`;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Logger } from '../services/core/log.js';
 import { opsPlugin } from '../services/core/http/ops.plugin.js';
 import { logRequests, requestLogging } from '../services/core/http/request-log.js';
-import { CallsBody, CopyView, EnterBody, PrepareQuery, Uuid, WaitQuery } from '../services/contract/runner/runner-api.schema.js';
+import { CallsBody, type CopyView, EnterBody, PrepareQuery, Uuid, WaitQuery } from '../services/contract/runner/runner-api.schema.js';
 import { RUNNER_KEY_HEADER, keyMatches } from '../services/contract/runner/runner-key.js';
 import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
 import type { CopyEngine } from './engine/copy-engine.js';

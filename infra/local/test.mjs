@@ -1,4 +1,5 @@
-// `npm test [-- vitest args]`: vitest against real components, apart from the dev data.
+// `npm test [-- vitest args]`: vitest against real components, apart from the dev data. The unit
+// lane alone (`--project unit`, npm run test:unit) starts none.
 // Components live under <data>/test, or are shared with a running `npm start` (then the tests
 // get their own database `rooms_test`, Redis db 1 and bucket `rooms-test`). The database, db
 // and bucket are emptied on every run. Exits with vitest's code.
@@ -36,6 +37,9 @@ const devDataDir = path.resolve(repoRoot, process.env.DATA_DIR ?? '.data');
 const dataDir = path.join(devDataDir, 'test');
 const args = process.argv.slice(2);
 const servicesOnly = args[0] === '--services';
+// `--project unit` (npm run test:unit) alone needs no services: vitest runs straight away.
+const lanes = args.flatMap((arg, i) => (arg.startsWith('--project=') ? [arg.slice(10)] : args[i - 1] === '--project' ? [arg] : []));
+const unitOnly = lanes.length > 0 && lanes.every((lane) => lane === 'unit');
 let components;
 let vitest;
 
@@ -43,6 +47,7 @@ async function main() {
   await ensureNodeModules(log);
   await runOnNode24(repoRoot, { log });
   log(`node ${process.version}`);
+  if (unitOnly) return runVitest({ ...process.env, NODE_ENV: 'test' });
   await ensureWebApp(log);
   components = await startComponents({ dataDir, role: 'test', reuseFrom: devDataDir, fast: true });
   const env = {
@@ -69,6 +74,10 @@ async function main() {
     setInterval(() => {}, 60_000);
     return;
   }
+  await runVitest(env);
+}
+
+async function runVitest(env) {
   vitest = spawn(path.join(repoRoot, 'node_modules/.bin/vitest'), ['run', ...args], { cwd: repoRoot, env, stdio: 'inherit' });
   await finish(await exitCode(vitest));
 }

@@ -27,8 +27,6 @@ export const roleCannot = (action: string) => new Refusal(403, 'role cannot', 'p
 export const refused = (status: 409 | 422, reason: string, detail?: string) =>
   new Refusal(status, `refused: ${reason}`, reason, detail ? { detail } : {});
 export const invalid = (issues: { path: string; message: string }[]) => new Refusal(400, 'invalid', undefined, { issues });
-export const paused = (text: string) => new Refusal(423, text, 'paused');
 /** 503: not now; with `retryAfter` (seconds) when the cause is load that passes (a full queue). */
 export const unavailable = (detail?: string, retryAfter?: number) =>
   new Refusal(503, 'unavailable', 'unavailable', { ...(detail ? { detail } : {}), ...(retryAfter !== undefined ? { retryAfter } : {}) });
-export const tooMany = (text: string, reason = 'rate') => new Refusal(429, text, reason);

@@ -34,5 +34,3 @@ export function createRateLimiter(redis: Redis, prefix: string) {
     },
   };
 }
-
-export type RateLimiter = ReturnType<typeof createRateLimiter>;

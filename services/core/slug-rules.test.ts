@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Refusal } from './errors.js';
+import type { Refusal } from './errors.js';
 import { checkSlug } from './slug-rules.js';
 
 const reasonOf = (slug: string) => {

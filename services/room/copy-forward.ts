@@ -155,5 +155,3 @@ export function createCopyForward<T extends ForwardTarget = ForwardTarget>(opts:
     },
   };
 }
-
-export type CopyForward<T extends ForwardTarget = ForwardTarget> = ReturnType<typeof createCopyForward<T>>;

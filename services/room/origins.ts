@@ -37,7 +37,7 @@ export function contentLabelOf(config: Origins, host: string | undefined): Conte
   if (!pattern) {
     const placeholder = 'slug-placeholder';
     const [before, after] = new URL(contentOriginOf(config, placeholder)).hostname.split(placeholder);
-    pattern = new RegExp(`^${escape(before)}([a-z0-9-]{1,80})${escape(after)}(?::\\d+)?$`);
+    pattern = new RegExp(`^${escapeRegExp(before)}([a-z0-9-]{1,80})${escapeRegExp(after)}(?::\\d+)?$`);
     patterns.set(config.contentOrigin, pattern);
   }
   const m = host ? pattern.exec(host.toLowerCase()) : null;
@@ -47,4 +47,4 @@ export function contentLabelOf(config: Origins, host: string | undefined): Conte
   return { label: m[1], slug: scoped[1], copy: !scoped[2] };
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

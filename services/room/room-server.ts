@@ -71,5 +71,3 @@ export function createRoom(deps: RoomDeps) {
     },
   };
 }
-
-export type Room = ReturnType<typeof createRoom>;

@@ -34,3 +34,12 @@ describe('layers', () => {
     ]);
   }, 60_000);
 });
+
+describe('web app areas', () => {
+  it('an area that imports another area is refused; its own files and src/ui are not', async () => {
+    const probe = path.join(root, 'test/fixtures/web-areas');
+    expect(await violationsIn(probe, ['services'])).toEqual([
+      'web-areas-apart: services/web/src/areas/pipeline/PipelineArea.ts -> services/web/src/areas/brand/colours.ts',
+    ]);
+  }, 60_000);
+});

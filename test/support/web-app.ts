@@ -5,7 +5,6 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { SESSION_COOKIE } from '../../services/contract/common.js';
 import { mailedSignInLink, type Platform } from './platform.js';
-import { waitFor } from './wait-for.js';
 
 // Driving the builder's web app (services/web) in Chromium: a browser signed in as a person, what
 // went wrong on a page (console errors, refused requests), axe-core's verdict, and screenshots at a

@@ -7,8 +7,7 @@ import { checkEntryPath, type EntryKind } from './entry-path.js';
 import { gzipError, gzipGate } from './gzip-gate.js';
 import { TarWalker, type WalkedEntry } from './tar-walker.js';
 
-export { ArchiveRefusal, archiveRules, defaultLimits, type ArchiveLimits, type ArchiveRule } from './archive-rules.js';
-export { checkEntryPath, foldPath, type EntryKind } from './entry-path.js';
+export { ArchiveRefusal, archiveRules, type ArchiveLimits, type ArchiveRule } from './archive-rules.js';
 
 // A static build's gzipped tar, checked and unpacked in one pass with no I/O of its own:
 //

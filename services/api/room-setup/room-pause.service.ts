@@ -1,7 +1,7 @@
 import type { Sql } from '../../core/db.js';
 import { refused } from '../../core/errors.js';
 import { roomPauseOf } from '../../data/pauses.js';
-import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
+import { projectIn } from '../../data/projects.sql.js';
 import { recordHistory } from '../../data/room-history.sql.js';
 
 // Pausing and resuming a room (spec 4.2 pauseRoom, resumeRoom); what a pause means is in

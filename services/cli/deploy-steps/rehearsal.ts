@@ -11,7 +11,6 @@ import { version } from '../version.js';
 
 /** What createBuild takes as `rehearsal` (the contract's schema): the platform checks it again. */
 export type Rehearsal = ContractRehearsal;
-export type StepResult = Rehearsal['steps'][number]['result'];
 export type CallRecord = Rehearsal['steps'][number]['calls'][number];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { Manifest, ManifestFile } from './manifest.schema.js';
 import { formatPath, type Problem } from './manifest.problem.js';
 

@@ -34,5 +34,3 @@ export function createCaptureBlockNotes(deps: { sql: Sql; log: Logger }) {
     settled: () => queue,
   };
 }
-
-export type CaptureBlockNotes = ReturnType<typeof createCaptureBlockNotes>;

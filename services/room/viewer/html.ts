@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 // The room's own pages, as plain server-rendered HTML. Every value from a builder or a viewer
 // goes through `escapeHtml`; nothing here runs build code.
 
@@ -8,15 +6,12 @@ export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => entities[c
 
 /**
  * The notices' own style, inline: the room's type and card, nothing fetched. An origin that sets a
- * `style-src` must allow it by `noticeStyleHash`.
+ * `style-src` must allow it by its hash.
  */
 const noticeStyle = 'html,body{margin:0;min-height:100%;font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2330;background:#f3f4f7}'
   + '.notice{box-sizing:border-box;max-width:34rem;margin:15vh auto;padding:2rem;background:#fff;border-radius:12px;box-shadow:0 4px 20px rgba(20,30,60,.08)}'
   + '.notice h1{margin:.25rem 0 .75rem;font-size:1.4rem}.notice p{margin:.5rem 0}.notice .project{color:#5b6475;margin:0}'
   + '@media (max-width:480px){.notice{margin:1rem;padding:1.25rem}}';
-
-/** The CSP source that allows the notices' inline style. */
-export const noticeStyleHash = `'sha256-${createHash('sha256').update(noticeStyle).digest('base64')}'`;
 
 /**
  * A page of the room around `body`, with the shell's stylesheet and no script unless given.

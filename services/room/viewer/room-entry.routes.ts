@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { RunnerClient } from '../../contract/runner/runner-client.js';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
@@ -23,14 +23,14 @@ export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
   app.get('/r/:key', async (req, reply) => {
     const { key } = req.params as { key: string };
     if (isLinkPreviewBot(req.headers['user-agent'])) return botCard(reply);
-    return meet(req, reply, key, await enterByLink(sql, key, arrivalOf(req, reply, key)));
+    return meet(reply, key, await enterByLink(sql, key, arrivalOf(req, reply, key)));
   });
 
   app.get('/preview/:key', async (req, reply) => {
     const { key } = req.params as { key: string };
     // A chat's unfurler must not spend the builder's one-time pass.
     if (isLinkPreviewBot(req.headers['user-agent'])) return botCard(reply);
-    return meet(req, reply, key, await enterByPreview(sql, key, arrivalOf(req, reply, key)));
+    return meet(reply, key, await enterByPreview(sql, key, arrivalOf(req, reply, key)));
   });
 
   // A listed project's public room (issue 18): anyone may enter while it is listed.
@@ -39,7 +39,7 @@ export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
     if (isLinkPreviewBot(req.headers['user-agent'])) return botCard(reply);
     const { pass } = req.query as { pass?: string };
     const key = listingKey(slug);
-    return meet(req, reply, key, await enterByListing(sql, slug, arrivalOf(req, reply, key), typeof pass === 'string' ? pass : undefined));
+    return meet(reply, key, await enterByListing(sql, slug, arrivalOf(req, reply, key), typeof pass === 'string' ? pass : undefined));
   });
 
   /**
@@ -51,7 +51,7 @@ export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
       .type('text/html; charset=utf-8').send(noticePage('Demo', 'A private demo', ['Open this link in your browser to see the demo.']));
   }
 
-  async function meet(req: FastifyRequest, reply: FastifyReply, key: string, meeting: Meeting) {
+  async function meet(reply: FastifyReply, key: string, meeting: Meeting) {
     reply.header('cache-control', 'no-store');
     reply.header('referrer-policy', 'no-referrer');
     reply.header('x-frame-options', 'DENY');

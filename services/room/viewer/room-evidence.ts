@@ -31,5 +31,3 @@ export function roomEvidence(sql: Sql) {
     },
   };
 }
-
-export type RoomEvidence = ReturnType<typeof roomEvidence>;

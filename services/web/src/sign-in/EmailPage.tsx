@@ -20,6 +20,7 @@ export function EmailPage() {
   const [busy, setBusy] = useState(false);
   const say = (error: unknown) => setProblem(isStatus(error, 404) ? gone : wordsFor(error).headline);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the link is checked once per token; say only sets state
   useEffect(() => {
     api.call('emailCheck', { body: { token } }).then(setCheck, say);
   }, [token]);

@@ -22,7 +22,7 @@ export function Async<T>({ query, children, empty, lines = 3, isEmpty }: {
 
 export function Skeleton({ lines = 3 }: { lines?: number }) {
   return (
-    <div className="skeleton" aria-busy="true" aria-label="Loading">
+    <div className="skeleton" role="progressbar" aria-busy="true" aria-label="Loading">
       {Array.from({ length: lines }, (_, i) => <div key={i} className="skeleton-line" />)}
     </div>
   );

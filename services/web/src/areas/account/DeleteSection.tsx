@@ -4,7 +4,6 @@ import { Async } from '../../ui/Async.js';
 import { Confirm } from '../../ui/Confirm.js';
 import { Field } from '../../ui/Field.js';
 import { useLeavingChange } from './leaving-change.js';
-import { Section } from '../../ui/Page.js';
 
 // Deleting the account takes its owned workspaces with it; one that still holds projects or other
 // people stands in the way, and is named with what is left in it. Typing the email confirms.

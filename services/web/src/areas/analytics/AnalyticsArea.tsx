@@ -9,6 +9,7 @@ import { ProjectSelect } from '../../ui/ProjectSelect.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { duration } from '../../ui/Time.js';
 import { Chart } from './Chart.js';
+import '../../ui/figures.css';
 import './analytics.css';
 
 // What the rooms saw over a range of UTC days: the whole workspace or one project. On Free the

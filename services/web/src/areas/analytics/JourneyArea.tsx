@@ -4,6 +4,7 @@ import { useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Page, Section } from '../../ui/Page.js';
 import { duration, Time } from '../../ui/Time.js';
+import '../../ui/figures.css';
 import './analytics.css';
 
 // One link's journey: who used it, each session's timeline, time with the tab out of view, and

@@ -1,7 +1,8 @@
 import { useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Page, Section } from '../../ui/Page.js';
-import '../analytics/analytics.css';
+import '../../ui/figures.css';
+import './usage.css';
 
 // Demo containers this UTC month, and the plan's allowance beside it. A workspace with static
 // builds only runs no containers: it says so and how to start one.
