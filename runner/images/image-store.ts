@@ -12,7 +12,7 @@ import { buildIdOfTag, RECENT_BUILD_DAYS, tagsToRemove, type TaggedImage } from 
 // from a name.
 
 /** The image errors are the engine's (a build with no image it can run); named here too, where callers look for them. */
-export { ImageMissing, ImageTooLarge } from '../engine/copy-engine.js';
+export { ImageTooLarge } from '../engine/copy-engine.js';
 
 export interface ImageStore {
   /** The image id of the build, loading it first when the engine lacks it. */

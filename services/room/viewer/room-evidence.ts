@@ -31,3 +31,5 @@ export function roomEvidence(sql: Sql) {
     },
   };
 }
+
+export type RoomEvidence = ReturnType<typeof roomEvidence>;
