@@ -20,7 +20,7 @@ import { brandHandlers } from './brand/brand.handlers.js';
 import { profileHandlers } from './community/profiles.handlers.js';
 import { arrangementHandlers } from './community/arrangement.handlers.js';
 
-/** Every handler of the api, by operation. A row of the route table missing here answers 503. */
+/** Every handler of the api, by operation: a row of the route table missing here does not compile. */
 export const handlers: Handlers = {
   ...platformHandlers,
   ...authHandlers,
