@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCopyProxy, withoutCookies, type ActivityKind, type CopyTarget } from '../services/room/copy-proxy.js';
+import { createCopyProxy, withoutCookies, type ActivityKind, type CopyTarget } from '../services/room/viewer-copies/copy-proxy.js';
 import { demoBundle } from './test-support/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace } from './test-support/seed.js';
 import { startTestRunner, type TestRunner } from './test-support/test-runner.js';

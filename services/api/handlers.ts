@@ -1,7 +1,7 @@
 import { activityHandlers } from './activity/activity.handlers.js';
 import { deployHandlers } from './deploy/deploy.handlers.js';
 import { linkHandlers } from './links/links.handlers.js';
-import { roomHandlers } from './room-setup/room-setup.handlers.js';
+import { roomSetupHandlers } from './room-setup/room-setup.handlers.js';
 import { projectHandlers } from './projects/projects.handlers.js';
 import { accountHandlers } from './account/account.handlers.js';
 import { authHandlers } from './auth/auth.handlers.js';
@@ -30,7 +30,7 @@ export const handlers: Handlers = {
   ...exitHandlers,
   ...deployHandlers,
   ...linkHandlers,
-  ...roomHandlers,
+  ...roomSetupHandlers,
   ...usageHandlers,
   ...activityHandlers,
   ...feedbackHandlers,

@@ -9,7 +9,7 @@ import { createPreviewPass } from '../../data/preview-passes.sql.js';
 import { blockListedIfFailed, checkRoomPageOffLoop, isListed } from '../community/cards.service.js';
 import { addPage, getRoomSetup, orderApps, orderPages, removePage } from './setup.service.js';
 
-export const roomHandlers = {
+export const roomSetupHandlers = {
   getRoomPause: async ({ deps, auth, params }) => roomPauseOf(deps.sql, await projectIn(deps.sql, auth.workspaceId, params.projectId)),
   pauseRoom: ({ deps, auth, params, body }) => pauseRoom(deps.sql, auth, params.projectId, body.message),
   resumeRoom: ({ deps, auth, params }) => resumeRoom(deps.sql, auth, params.projectId),

@@ -71,7 +71,7 @@ describe('/ops/queues', () => {
   });
 
   it("refuses a change made with a browser's Basic credentials from another site (CSRF)", async () => {
-    const retry = '/ops/queues/api/queues/unpack/retry/failed';
+    const retry = '/ops/queues/api/queues/archive.unpack/retry/failed';
     const forged = await platform.fetch(retry, { method: 'PUT', headers: { authorization: basic(opsToken), origin: 'https://evil.example' } });
     expect(forged.status).toBe(403);
     expect(forged.body).toEqual({ error: 'refused: cross-site request', reason: 'csrf', action: 'ops' });

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ProjectRow } from '../../data/projects.sql.js';
 import { mintGrant } from '../../data/content-grants.sql.js';
-import { saveWhoYouAre, sessionByToken, sessionStanding, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import { saveWhoYouAre, sessionByToken, sessionStanding, type RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { arriveInVisit, endVisit, recordBeat } from '../../data/visits.sql.js';
 import type { RoomEvent } from '../../data/room-events.sql.js';
 import { roomEvidence } from './room-evidence.js';

@@ -12,7 +12,7 @@ import { captureBlocked } from '../../data/capture-blocks.sql.js';
 import { addComment, commentsInLastHour, screenshotKey } from '../../data/comments.sql.js';
 import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
 import { recordResponse } from '../../data/responses.sql.js';
-import { askEmailOnce, saveWhoYouAre, sessionStanding } from '../../data/viewer-sessions.sql.js';
+import { askEmailOnce, saveWhoYouAre, sessionStanding } from '../../data/room-sessions.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import { sessionLabelOf } from '../origins.js';
 import { invalidBody, type ShellGuard } from './shell-guard.js';
