@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startPlatform } from '../test/support/platform.js';
 import { deployStaticRoom } from '../test/support/room.js';
-import { createSession } from '../services/data/viewer-sessions.sql.js';
+import { createSession } from '../services/data/room-sessions.sql.js';
 import { arriveInVisit } from '../services/data/visits.sql.js';
 import { roomCookieName } from '../services/room/viewer/room-cookies.js';
 import { figure } from './report.js';

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSql } from '../services/core/db.js';
 import { testEnv } from '../test/support/services.js';
-import { createCopyProxy, type CopyTarget } from '../services/room/copy-proxy.js';
+import { createCopyProxy, type CopyTarget } from '../services/room/viewer-copies/copy-proxy.js';
 import { probeHealth } from '../runner/copies/health-probe.js';
 import { imageTagOf } from '../runner/images/image-store.js';
 import { demoBundle } from '../test/support/runner/demo-bundle.js';

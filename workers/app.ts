@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import { createRedis, queueNames, type QueueName } from '../services/core/queues.js';
 import type { WorkerDeps } from './worker-deps.js';
-import { processors, type Processor } from './processors.js';
+import { processorsFor } from './processors.js';
 import { jobDuration } from '../services/core/metrics.js';
 
 export interface WorkersApp {
@@ -9,9 +9,10 @@ export interface WorkersApp {
   close(): Promise<void>;
 }
 
-/** Starts one BullMQ worker per queue. Never called without every queue having a processor. */
+/** Starts one BullMQ worker per queue; refuses to start if a queue has no processor. */
 export interface WorkerOptions {
-  queues?: QueueName[];
+  /** The queues to work (the whole job catalog unless a test wants a few). */
+  queues?: readonly QueueName[];
   concurrency?: number;
   /** How long a job's lock lives without renewal (ms): a killed worker's job is retaken after it. */
   lockDuration?: number;
@@ -20,12 +21,9 @@ export interface WorkerOptions {
 }
 
 export function buildWorkers(deps: WorkerDeps, opts: WorkerOptions = {}): WorkersApp {
-  const wanted = opts.queues ?? [...queueNames];
-  const missing = wanted.filter((q) => !processors[q]);
-  if (missing.length) throw new Error(`no processor for queue(s): ${missing.join(', ')}`);
+  const wanted = processorsFor(opts.queues ?? queueNames);
   const connection = createRedis(deps.config.REDIS_URL);
-  const workers = wanted.map((name) => {
-    const process = processors[name] as Processor;
+  const workers = wanted.map(([name, process]) => {
     const w = new Worker(name, (job) => timed(name, () => process(deps, job)), {
       connection,
       prefix: deps.config.QUEUE_PREFIX,

@@ -2,12 +2,11 @@ import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../services/core/config.js';
 import { createSql } from '../services/core/db.js';
 import { createLogger } from '../services/core/log.js';
-import { createQueues, type QueueName } from '../services/core/queues.js';
+import { createQueues, queueNames, type QueueName } from '../services/core/queues.js';
 import { createStorage } from '../services/core/storage.js';
 import { buildOpsServer } from '../services/core/http/ops-server.js';
 import { platformChecks } from '../services/core/http/readiness.js';
 import { buildWorkers } from './app.js';
-import { processors } from './processors.js';
 import { usageSchedule } from './usage-rollup/usage.job.js';
 import { eventDaysSchedule } from './event-days/event-days.job.js';
 
@@ -17,8 +16,8 @@ const sql = createSql(config.DATABASE_URL);
 const storage = createStorage(config);
 const queues = createQueues(config);
 
-const ready = Object.keys(processors) as QueueName[];
-const workers = buildWorkers({ config, sql, storage, log }, { queues: ready });
+// The whole job catalog: buildWorkers refuses to start if a queue of it has no processor.
+const workers = buildWorkers({ config, sql, storage, log }, { queues: queueNames });
 const ops = await buildOpsServer({ log, service: 'demo-rooms-workers', token: config.OPS_TOKEN, queues, ready: platformChecks({ sql, storage, queues }) });
 
 // On SIGTERM: take no new jobs and finish those in hand within SHUTDOWN_SECONDS. A job still
@@ -37,20 +36,14 @@ closeWithGrace({ delay: config.SHUTDOWN_SECONDS * 1000 }, async ({ err, signal }
   await sql.end({ timeout: err ? 1 : 5 });
 });
 
-// The sweep runs hourly; upserting the scheduler is idempotent across restarts and replicas.
-await queues.get('sweep').upsertJobScheduler('hourly-sweep', { every: 60 * 60 * 1000 }, {
-  name: 'sweep',
-  opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } },
-});
+/** Upserts a repeating job (idempotent across restarts and replicas), named as its queue. */
+const repeat = (queue: QueueName, id: string, every: number) =>
+  queues.get(queue).upsertJobScheduler(id, { every }, { name: queue, opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } } });
+// The sweep runs hourly.
+await repeat('leftovers.sweep', 'hourly-sweep', 60 * 60 * 1000);
 // The month's container usage is rolled up for billing on the same kind of schedule.
-await queues.get('usage').upsertJobScheduler(usageSchedule.id, { every: usageSchedule.every }, {
-  name: usageSchedule.name,
-  opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } },
-});
+await repeat('usage.rollup', usageSchedule.id, usageSchedule.every);
 // The room's events are summed per project per UTC day for analytics (yesterday, and any day missed).
-await queues.get('event-days').upsertJobScheduler(eventDaysSchedule.id, { every: eventDaysSchedule.every }, {
-  name: eventDaysSchedule.name,
-  opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } },
-});
+await repeat('event-days.rollup', eventDaysSchedule.id, eventDaysSchedule.every);
 await ops.listen({ port: config.WORKERS_PORT, host: config.HOST });
-log.info({ queues: ready, port: config.WORKERS_PORT }, 'workers started');
+log.info({ queues: queueNames, port: config.WORKERS_PORT }, 'workers started');

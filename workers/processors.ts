@@ -10,12 +10,23 @@ import { usage } from './usage-rollup/usage.job.js';
 
 export type Processor = (deps: WorkerDeps, job: Job) => Promise<unknown>;
 
-/** One processor per queue of the job catalog; the workers refuse to start if one is missing. */
-export const processors: Partial<Record<QueueName, Processor>> = {
-  unpack,
-  bundle,
-  sweep,
-  usage,
-  'event-days': eventDays,
-  'account-purge': accountPurge,
+/** One processor per queue of the job catalog: a queue without one does not compile. */
+export const processors: Record<QueueName, Processor> = {
+  'archive.unpack': unpack,
+  'bundle.check': bundle,
+  'leftovers.sweep': sweep,
+  'usage.rollup': usage,
+  'event-days.rollup': eventDays,
+  'account.purge': accountPurge,
 };
+
+/**
+ * The start-up check: each queue asked for, with its processor. A catalog naming a queue that no
+ * processor takes (one read from somewhere the compiler does not see) refuses to start, naming
+ * the queue, rather than leaving its jobs waiting forever.
+ */
+export function processorsFor(queues: readonly string[], known: Partial<Record<string, Processor>> = processors): [QueueName, Processor][] {
+  const missing = queues.filter((q) => !known[q]);
+  if (missing.length) throw new Error(`no processor for queue(s): ${missing.join(', ')}`);
+  return queues.map((q) => [q as QueueName, known[q] as Processor]);
+}

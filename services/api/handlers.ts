@@ -1,7 +1,7 @@
 import { activityHandlers } from './activity/activity.handlers.js';
 import { deployHandlers } from './deploy/deploy.handlers.js';
 import { linkHandlers } from './links/links.handlers.js';
-import { roomHandlers } from './room-setup/room-setup.handlers.js';
+import { roomSetupHandlers } from './room-setup/room-setup.handlers.js';
 import { projectHandlers } from './projects/projects.handlers.js';
 import { accountHandlers } from './account/account.handlers.js';
 import { authHandlers } from './auth/auth.handlers.js';
@@ -20,7 +20,7 @@ import { brandHandlers } from './brand/brand.handlers.js';
 import { profileHandlers } from './community/profiles.handlers.js';
 import { arrangementHandlers } from './community/arrangement.handlers.js';
 
-/** Every handler of the api, by operation. A row of the route table missing here answers 503. */
+/** Every handler of the api, by operation: a row of the route table missing here does not compile. */
 export const handlers: Handlers = {
   ...platformHandlers,
   ...authHandlers,
@@ -30,7 +30,7 @@ export const handlers: Handlers = {
   ...exitHandlers,
   ...deployHandlers,
   ...linkHandlers,
-  ...roomHandlers,
+  ...roomSetupHandlers,
   ...usageHandlers,
   ...activityHandlers,
   ...feedbackHandlers,

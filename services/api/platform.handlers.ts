@@ -1,13 +1,13 @@
 import { manifestJsonSchema } from '../contract/manifest/manifest.js';
 import { openApiDocument } from '../contract/openapi.js';
-import type { Handlers } from './routing/handler.js';
+import type { HandlerGroup } from './routing/handler.js';
 
 // Built once: both documents are pure functions of the contract.
 let openapi: Record<string, unknown> | undefined;
 let manifestSchema: Record<string, unknown> | undefined;
 
-export const platformHandlers: Handlers = {
+export const platformHandlers = {
   healthz: () => ({ ok: true as const, service: 'demo-rooms-api' }),
   openapi: ({ deps }) => (openapi ??= openApiDocument(deps.config.publicUrl) as unknown as Record<string, unknown>),
   manifestSchema: ({ deps }) => (manifestSchema ??= manifestJsonSchema({ baseUrl: deps.config.publicUrl })),
-};
+} satisfies HandlerGroup;

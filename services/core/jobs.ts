@@ -30,18 +30,24 @@ export const BuildOutcome = z.union([
 export type BuildOutcome = z.infer<typeof BuildOutcome>;
 
 /**
- * Enqueues a job and waits for its outcome. The job id makes it idempotent: enqueuing the same id
- * again while it exists joins it rather than running it twice.
+ * Enqueues a job and waits for its outcome, parsed by `outcome`: what comes back through Redis
+ * is the worker's word, so it is checked like any other input (a malformed one throws, naming the
+ * job). The job id makes it idempotent: enqueuing the same id again while it exists joins it
+ * rather than running it twice.
  */
-export async function runJob<T>(queues: Queues, name: QueueName, jobId: string, data: unknown, timeoutMs: number): Promise<T> {
+export async function runJob<T extends z.ZodType>(
+  queues: Queues, name: QueueName, jobId: string, data: unknown, timeoutMs: number, outcome: T,
+): Promise<z.output<T>> {
   const events = queues.events(name);
   await events.waitUntilReady();
-  const job = await queues.get(name).add(name, data, {
+  const job = await queues.add(name, data, {
     jobId,
     attempts: 3,
     backoff: { type: 'exponential', delay: 1000 },
     removeOnComplete: { age: 24 * 3600 },
     removeOnFail: { age: 7 * 24 * 3600 },
   });
-  return (await job.waitUntilFinished(events, timeoutMs)) as T;
+  const parsed = outcome.safeParse(await job.waitUntilFinished(events, timeoutMs));
+  if (!parsed.success) throw new Error(`${name} job ${jobId} finished with an outcome that does not fit: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
 }

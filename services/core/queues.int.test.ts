@@ -13,7 +13,7 @@ describe('createQueues', () => {
     const script = `
       const { startPlatform } = await import(${JSON.stringify(platformModule)});
       const platform = await startPlatform();
-      await platform.deps.queues.events('unpack').waitUntilReady();
+      await platform.deps.queues.events('archive.unpack').waitUntilReady();
       await platform.close();`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
     const outcome = await new Promise<string>((resolve) => {

@@ -1,10 +1,11 @@
 import { Redis } from 'ioredis';
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
 import type { Config } from './config.js';
 
-// The job catalog: every queue the platform uses. Workers refuse to start when a queue here has
-// no processor, so a job can never be enqueued where nobody will take it.
-export const queueNames = ['unpack', 'bundle', 'listing-scan', 'usage', 'sweep', 'event-days', 'account-purge'] as const;
+// The job catalog: every queue the platform uses, named `<subject>.<verb>`; each queue carries one
+// job, named as its queue (`Queues.add`). Workers refuse to start when a queue here has no
+// processor (workers/processors.ts), so a job can never be enqueued where nobody will take it.
+export const queueNames = ['archive.unpack', 'bundle.check', 'usage.rollup', 'leftovers.sweep', 'event-days.rollup', 'account.purge'] as const;
 export type QueueName = (typeof queueNames)[number];
 
 /** A Redis connection for BullMQ: workers need `maxRetriesPerRequest: null` (BullMQ's production guide). */
@@ -16,6 +17,8 @@ export interface Queues {
   /** The shared Redis connection (BullMQ's, also for rate limits: core/rate-limit.ts). */
   redis: Redis;
   get(name: QueueName): Queue;
+  /** Enqueues the queue's job: its name is the queue's, so a queue never carries two kinds. */
+  add(name: QueueName, data: unknown, opts?: JobsOptions): ReturnType<Queue['add']>;
   events(name: QueueName): QueueEvents;
   prefix: string;
   close(): Promise<void>;
@@ -36,6 +39,9 @@ export function createQueues(config: Pick<Config, 'REDIS_URL' | 'QUEUE_PREFIX'>)
       let q = queues.get(name);
       if (!q) queues.set(name, (q = new Queue(name, { connection, prefix })));
       return q;
+    },
+    add(name, data, opts) {
+      return this.get(name).add(name, data, opts);
     },
     events(name) {
       let e = events.get(name);

@@ -2,7 +2,7 @@ import type { Db, Sql } from '../core/db.js';
 import { notFound } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { recordEvidence } from './link-evidence.sql.js';
-import type { RoomSessionRow } from './viewer-sessions.sql.js';
+import type { RoomSessionRow } from './room-sessions.sql.js';
 
 // Comments pinned to screens and the builder's one reply (spec 2.5, 3; migrations/00010). The
 // screenshot's bytes live in the object store under `screenshotKey`; the row says why there is

@@ -1,7 +1,7 @@
 import type { NextStepKind } from '../contract/resources/room-setup.js';
 import type { Db, Sql } from '../core/db.js';
 import { recordEvidence } from './link-evidence.sql.js';
-import type { RoomSessionRow } from './viewer-sessions.sql.js';
+import type { RoomSessionRow } from './room-sessions.sql.js';
 
 // Viewers' answers to What happens next (spec 2.5 Response; migrations/00010). One per step per
 // visit: a second click, or a second tab of the same visit, finds the first.

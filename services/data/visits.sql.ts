@@ -1,7 +1,7 @@
 import type { Db, Sql } from '../core/db.js';
 import { planOf, publicViewerHours, type PlanName } from '../core/plans.js';
 import { engagedSeconds, recordEvidence } from './link-evidence.sql.js';
-import { holdRoomAdmission, viewersPresent, type RoomSessionRow } from './viewer-sessions.sql.js';
+import { holdRoomAdmission, viewersPresent, type RoomSessionRow } from './room-sessions.sql.js';
 
 // Visits (spec 2.5) as the room writes them. A visit starts on entry, is moved on by the shell's
 // beacon, and ends when the viewer leaves or goes quiet. Previews record none.

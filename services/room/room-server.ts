@@ -7,7 +7,7 @@ import { createCopyGateway, type CopyGateway } from './viewer-copies/copy-gatewa
 import { runnerBaseUrl } from '../core/config.js';
 import { contentLabelOf } from './origins.js';
 import { registerShellAssets } from './shell-assets.js';
-import { createStandingCache } from './viewer/standing-cache.js';
+import { createStandingCache } from './standing-cache.js';
 import { registerRoomEntry } from './viewer/room-entry.routes.js';
 import { registerShellEndpoints } from './viewer/shell-endpoints.routes.js';
 import { shellGuard } from './viewer/shell-guard.js';

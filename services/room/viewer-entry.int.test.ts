@@ -3,7 +3,7 @@ import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { contentHost, deployStaticRoom, enterRoom, hit, shellData, type Jar } from '../../test/support/room.js';
 import { waitFor } from '../../test/support/wait-for.js';
-import { notFoundPage } from './viewer/html.js';
+import { notFoundPage } from './html.js';
 
 let platform: Platform;
 beforeAll(async () => { platform = await startPlatform({ workers: true }); });

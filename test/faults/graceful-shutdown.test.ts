@@ -21,7 +21,7 @@ beforeAll(async () => {
   services = await startThrowawayServices();
   sql = databaseOf(services);
   queues = createQueues(loadConfig(services.env));
-  queues.get('unpack').on('error', () => {});
+  queues.get('archive.unpack').on('error', () => {});
 });
 afterAll(async () => {
   for (const p of processes) p.child.kill('SIGKILL');
@@ -118,7 +118,7 @@ async function deployUnderway(baseUrl: string, fileCount: number) {
   const building = person.client.call('createBuild', { params: { projectId: p.id }, body: { uploadId, manifest: staticManifest() } });
   building.catch(() => {});
   await waitFor('the unpack to be under way', async () => {
-    const [active] = await queues.get('unpack').getJobs(['active']);
+    const [active] = await queues.get('archive.unpack').getJobs(['active']);
     return ((active?.progress as { files?: number } | undefined)?.files ?? 0) > 0;
   }, 60_000, 25);
   return { files, uploadId, building, person, p };

@@ -24,7 +24,7 @@ beforeAll(async () => {
   sql = databaseOf(services);
   queues = createQueues(loadConfig(services.env));
   // The test's own look at the queue; its connection errors while Redis is away are expected.
-  for (const name of ['unpack', 'sweep'] as const) queues.get(name).on('error', () => {});
+  for (const name of ['archive.unpack', 'leftovers.sweep'] as const) queues.get(name).on('error', () => {});
 });
 afterAll(async () => {
   for (const p of [api, workers]) p?.child.kill('SIGKILL');
@@ -45,7 +45,7 @@ describe('Redis restarted during a deploy', () => {
     const building = client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: staticManifest() } });
     building.catch(() => {});
     await waitFor('the unpack to be under way', async () => {
-      const [active] = await queues.get('unpack').getJobs(['active']);
+      const [active] = await queues.get('archive.unpack').getJobs(['active']);
       return ((active?.progress as { files?: number } | undefined)?.files ?? 0) > 0;
     }, 60_000, 25);
 
@@ -67,8 +67,8 @@ describe('Redis restarted during a deploy', () => {
     await waitFor('the workers to be ready again', () => ready(workers.baseUrl));
 
     // The hourly sweep is still scheduled (Redis keeps it in its append-only file), and has run.
-    expect(await queues.get('sweep').getJobScheduler('hourly-sweep')).toMatchObject({ every: 60 * 60 * 1000 });
-    await waitFor('a sweep to have run', async () => (await queues.get('sweep').getJobCounts('completed')).completed >= 1);
+    expect(await queues.get('leftovers.sweep').getJobScheduler('hourly-sweep')).toMatchObject({ every: 60 * 60 * 1000 });
+    await waitFor('a sweep to have run', async () => (await queues.get('leftovers.sweep').getJobCounts('completed')).completed >= 1);
 
     // And the queues work again end to end: a second deploy goes through.
     const again = await siteArchive(3);
@@ -77,6 +77,6 @@ describe('Redis restarted during a deploy', () => {
     expect(second.id).not.toBe(build.id);
     expect(await client.call('listBuilds', { params: { projectId: project.id } })).toHaveLength(2);
     // The unpack jobs are in Redis once each, both completed: the restart lost no job.
-    expect(await queues.get('unpack').getJobCounts('completed', 'failed', 'active', 'wait')).toEqual({ completed: 2, failed: 0, active: 0, wait: 0 });
+    expect(await queues.get('archive.unpack').getJobCounts('completed', 'failed', 'active', 'wait')).toEqual({ completed: 2, failed: 0, active: 0, wait: 0 });
   });
 });

@@ -24,7 +24,7 @@ beforeAll(async () => {
   sql = databaseOf(services);
   queues = createQueues(loadConfig(services.env));
   // The test's own look at the queue; its connection errors while Redis is away are expected.
-  queues.get('unpack').on('error', () => {});
+  queues.get('archive.unpack').on('error', () => {});
 });
 afterAll(async () => {
   for (const p of [api, ...processes]) p?.child.kill('SIGKILL');
@@ -47,7 +47,7 @@ describe('a worker killed during an unpack', () => {
 
     // Strike once the job reports files landing in the store.
     const job = await waitFor('the unpack to be halfway', async () => {
-      const [active] = await queues.get('unpack').getJobs(['active']);
+      const [active] = await queues.get('archive.unpack').getJobs(['active']);
       const landed = (active?.progress as { files?: number } | undefined)?.files ?? 0;
       return landed >= 200 && active;
     }, 60_000, 25);
@@ -69,7 +69,7 @@ describe('a worker killed during an unpack', () => {
     const [upload] = await sql<{ state: string }[]>`select state from uploads where id = ${uploadId}`;
     expect(upload.state).toBe('used');
     // The job finished once, as completed: the kill cost it neither its result nor a failure.
-    const finished = await queues.get('unpack').getJob(job.id!);
+    const finished = await queues.get('archive.unpack').getJob(job.id!);
     expect(await finished?.getState()).toBe('completed');
   });
 });

@@ -47,7 +47,7 @@ export async function startPlatform(opts: { env?: Record<string, string>; handle
 
   const deps = { config, sql, storage, queues, mailer, log };
   // Imported only when asked for: most api tests need no workers.
-  const workers = opts.workers ? (await import('../../workers/app.js')).buildWorkers({ config, sql, storage, log }, { queues: ['unpack', 'bundle'] }) : null;
+  const workers = opts.workers ? (await import('../../workers/app.js')).buildWorkers({ config, sql, storage, log }, { queues: ['archive.unpack', 'bundle.check'] }) : null;
   return {
     baseUrl,
     deps,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { loadConfig } from '../../services/core/config.js';
 import { createSql, type Sql } from '../../services/core/db.js';
 import { runJob } from '../../services/core/jobs.js';
@@ -14,6 +15,8 @@ import { buildWorkers, type WorkersApp } from '../app.js';
 // event-days.rollup through a real BullMQ queue and worker: a day's rows written and marked, the
 // scheduled form (no day) rolling yesterday, and a bad payload refused without retries.
 
+const Rolled = z.object({ days: z.array(z.string()), rows: z.number() });
+
 let sql: Sql;
 let queues: Queues;
 let workers: WorkersApp;
@@ -21,7 +24,7 @@ beforeAll(() => {
   const config = loadConfig({ ...testEnv(), LOG_LEVEL: 'silent', QUEUE_PREFIX: `t-${randomUUID().slice(0, 8)}` } as unknown as NodeJS.ProcessEnv);
   sql = createSql(config.DATABASE_URL, { max: 2 });
   queues = createQueues(config);
-  workers = buildWorkers({ config, sql, storage: createStorage(config), log: createLogger({ name: 'event-days-test', level: 'silent' }) }, { queues: ['event-days'] });
+  workers = buildWorkers({ config, sql, storage: createStorage(config), log: createLogger({ name: 'event-days-test', level: 'silent' }) }, { queues: ['event-days.rollup'] });
 });
 afterAll(async () => {
   await workers.close();
@@ -41,24 +44,24 @@ describe('event-days.rollup', () => {
       { kind: 'scenario', subject: 'reset', at: new Date(`${day}T12:01:00Z`) },
     ]);
 
-    const done = await runJob<{ days: string[]; rows: number }>(queues, 'event-days', `roll-${day}-${randomUUID()}`, { day }, 30_000);
+    const done = await runJob(queues, 'event-days.rollup', `roll-${day}-${randomUUID()}`, { day }, 30_000, Rolled);
     expect(done.days).toEqual([day]);
     const rows = await sql`select views, viewers, active_seconds::int as s, time, scenarios from event_days where project_id = ${p.id}`;
     expect(rows).toEqual([{ views: 1, viewers: 1, s: 42, time: { web: 42 }, scenarios: { reset: 1 } }]);
     expect([...(await rolledDays(sql, day, day))]).toEqual([day]);
 
     const yesterday = dayOf(new Date(Date.now() - 86_400_000));
-    const scheduled = await runJob<{ days: string[] }>(queues, 'event-days', `roll-${randomUUID()}`, {}, 30_000);
+    const scheduled = await runJob(queues, 'event-days.rollup', `roll-${randomUUID()}`, {}, 30_000, Rolled);
     expect(scheduled.days).toContain(yesterday);
     expect(scheduled.days).not.toContain(dayOf(new Date()));
   });
 
   it('refuses a bad payload or a day that has not ended, without retrying', async () => {
-    await queues.events('event-days').waitUntilReady();
+    await queues.events('event-days.rollup').waitUntilReady();
     for (const data of [{ day: 'yesterday' }, { day: dayOf(new Date()) }]) {
-      const job = await queues.get('event-days').add('event-days.rollup', data, { attempts: 3 });
-      await expect(job.waitUntilFinished(queues.events('event-days'), 30_000)).rejects.toThrow();
-      expect((await queues.get('event-days').getJob(job.id!))?.attemptsMade).toBe(1);
+      const job = await queues.add('event-days.rollup', data, { attempts: 3 });
+      await expect(job.waitUntilFinished(queues.events('event-days.rollup'), 30_000)).rejects.toThrow();
+      expect((await queues.get('event-days.rollup').getJob(job.id!))?.attemptsMade).toBe(1);
     }
   });
 });

@@ -7,8 +7,8 @@ import type { WorkerDeps } from '../worker-deps.js';
 /** `{day?: 'YYYY-MM-DD'}`: one past UTC day; without it, yesterday and any day since the last one rolled. */
 export const EventDaysJob = z.object({ day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional() });
 
-/** The name and schedule the workers register (hourly; each roll replaces its day's rows). */
-export const eventDaysSchedule = { id: 'hourly-event-days', every: 60 * 60 * 1000, name: 'event-days.rollup' } as const;
+/** The schedule the workers register (hourly; each roll replaces its day's rows). */
+export const eventDaysSchedule = { id: 'hourly-event-days', every: 60 * 60 * 1000 } as const;
 
 /** How far back a scheduled run catches up on days the workers missed (older ones: a run with `day`). */
 export const catchUpDays = 31;

@@ -56,7 +56,7 @@ describe('a worker killed in the middle of an unpack', () => {
     let buildId = '';
     for (let i = 0; i < 800 && landed < 200; i++) {
       await new Promise((r) => setTimeout(r, 25));
-      const [job] = await platform.deps.queues.get('unpack').getJobs(['active']);
+      const [job] = await platform.deps.queues.get('archive.unpack').getJobs(['active']);
       landed = (job?.progress as { files?: number } | undefined)?.files ?? 0;
       buildId = job?.data.buildId ?? buildId;
     }

@@ -7,8 +7,8 @@ import type { WorkerDeps } from '../worker-deps.js';
 /** `{month?: 'YYYY-MM'}`: without a month, the current one and the one before (so a month is finalised just after it ends). */
 export const UsageJob = z.object({ month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/).optional() });
 
-/** The name and schedule the workers register for the roll-up (hourly; idempotent upsert). */
-export const usageSchedule = { id: 'hourly-usage', every: 60 * 60 * 1000, name: 'usage.rollup' } as const;
+/** The schedule the workers register for the roll-up (hourly; idempotent upsert). */
+export const usageSchedule = { id: 'hourly-usage', every: 60 * 60 * 1000 } as const;
 
 /**
  * usage.rollup: each workspace's container usage of a month, written to usage_months for billing.

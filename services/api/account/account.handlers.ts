@@ -1,4 +1,4 @@
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { imageBody } from '../routing/image-body.js';
 import { accountOf } from './account.service.js';
 import { photoLimits, removePhoto, savePhoto } from './photo.service.js';
@@ -14,7 +14,7 @@ import { setNameOf } from '../../data/people.sql.js';
 import { requireRecentSignIn } from '../auth/step-up.js';
 import { mailNewSignInMethod } from './new-method-mail.js';
 
-export const accountHandlers: Handlers = {
+export const accountHandlers = {
   whoami: ({ deps, auth }) => accountOf(deps.sql, deps.config, auth),
   setName: async ({ deps, auth, body }) => {
     const name = body.name.trim();
@@ -78,4 +78,4 @@ export const accountHandlers: Handlers = {
     requireRecentSignIn(auth, 'removePasskey');
     return removePasskey(deps.sql, auth.personId, params.passkeyId);
   },
-};
+} satisfies HandlerGroup;

@@ -12,7 +12,7 @@ let platform: Platform;
 let purgeWorker: WorkersApp;
 beforeAll(async () => {
   platform = await startPlatform({ workers: true });
-  purgeWorker = buildWorkers(platform.deps, { queues: ['account-purge'] });
+  purgeWorker = buildWorkers(platform.deps, { queues: ['account.purge'] });
 }, 60_000);
 afterAll(async () => {
   await purgeWorker.close();

@@ -24,7 +24,7 @@ export async function deleteAccount(deps: Pick<Deps, 'sql' | 'queues' | 'log'>, 
   }
   const job: AccountPurgeJob = { purgeId: outcome.purgeId };
   try {
-    await deps.queues.get('account-purge').add('account.purge', job, {
+    await deps.queues.add('account.purge', job, {
       jobId: outcome.purgeId, attempts: 5, backoff: { type: 'exponential', delay: 5000 },
       removeOnComplete: { age: 24 * 3600 }, removeOnFail: { age: 7 * 24 * 3600 },
     });

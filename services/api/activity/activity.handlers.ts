@@ -1,5 +1,5 @@
 import { planLimit, planOf } from '../../core/plans.js';
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import { bouncesThisMonth, visitsOf } from '../../data/activity.sql.js';
@@ -7,7 +7,7 @@ import { namesOf } from '../../data/subject-names.sql.js';
 import { projectAnalytics, workspaceAnalytics } from './analytics.service.js';
 import { journeyOf } from './journey.service.js';
 
-export const activityHandlers: Handlers = {
+export const activityHandlers = {
   listVisits: async ({ deps, auth, params }) => {
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
     const plan = await planNameOf(deps.sql, auth.workspaceId);
@@ -26,4 +26,4 @@ export const activityHandlers: Handlers = {
     return projectAnalytics(deps.sql, auth.workspaceId, project, params.from, params.to);
   },
   workspaceAnalytics: ({ deps, auth, params }) => workspaceAnalytics(deps.sql, auth.workspaceId, params.from, params.to),
-};
+} satisfies HandlerGroup;

@@ -2,13 +2,13 @@ import { notFound } from '../../core/errors.js';
 import { commentIn, commentsOf, forgetScreenshot, replyToComment, resolveComment } from '../../data/comments.sql.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { responsesOf } from '../../data/responses.sql.js';
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { commentView, feedbackDetailView, feedbackView } from './comment-view.js';
 
 // The builder's inbox (spec 4.2): viewers' answers and comments, one comment with its picture and
 // thread, resolving and replying. A comment of another workspace is a 404 like a missing one.
 
-export const feedbackHandlers: Handlers = {
+export const feedbackHandlers = {
   listResponses: async ({ deps, auth, params }) => {
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
     const rows = await responsesOf(deps.sql, project.id);
@@ -57,4 +57,4 @@ export const feedbackHandlers: Handlers = {
     const after = await commentIn(deps.sql, auth.workspaceId, comment.id);
     return feedbackDetailView(after);
   },
-};
+} satisfies HandlerGroup;

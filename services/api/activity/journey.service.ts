@@ -6,7 +6,7 @@ import { claimsOf } from '../../data/link-claims.sql.js';
 import { linkIn } from '../../data/links.sql.js';
 import { eventsOfLink, type EventRow } from '../../data/room-events.sql.js';
 import { namesOf } from '../../data/subject-names.sql.js';
-import { sessionsOfLink } from '../../data/viewer-sessions.sql.js';
+import { sessionsOfLink } from '../../data/room-sessions.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import { linkView } from '../links/link-view.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { newSecret } from '../../core/ids.js';
 import { mailNewSignInMethod } from '../account/new-method-mail.js';
 import { requireBrowser, requireRecentSignIn } from './step-up.js';
@@ -31,7 +31,7 @@ const nonceOf = (req: FastifyRequest) => {
   return value && nonceShape.test(value) ? value : undefined;
 };
 
-export const authHandlers: Handlers = {
+export const authHandlers = {
   // The browser keeps its nonce across several requests, so each link it asked for stays its own.
   emailSignIn: async ({ deps, body, req, reply }) => {
     await takeSignIn(deps, req, [{ limit: 'ip' }, { limit: 'email', subject: body.email.trim().toLowerCase() }]);
@@ -117,7 +117,7 @@ export const authHandlers: Handlers = {
     if (auth.via === 'cookie') clearSessionCookie(reply);
     return { signedOut: true as const };
   },
-};
+} satisfies HandlerGroup;
 
 /**
  * Signing in again in a browser already signed in as the same person (the step-up of account

@@ -7,7 +7,7 @@ import { listedProjectsOf } from '../../data/listing-subjects.sql.js';
 import { blockListedIfFailed } from '../community/cards.service.js';
 import { checkWords } from '../community/listing-checks.js';
 import { asMember } from '../workspaces/team-access.js';
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { imageBody } from '../routing/image-body.js';
 import { logoRules } from '../../core/images.js';
 import { brandView, themeStateView } from './brand-views.js';
@@ -15,7 +15,7 @@ import { assertMayBrand, checkLook, receiveLogo, removeLogo, resetTheme, setBran
 
 // Spec 4.4, and the logo's address of 4.3 (`GET /api/workspaces/:workspaceId/logo`).
 
-export const brandHandlers: Handlers = {
+export const brandHandlers = {
   getBrand: async ({ deps, auth }) => brandView(await workspaceLook(deps.sql, auth.workspaceId)),
   setBrand: async ({ deps, auth, body }) => {
     await assertMayBrand(deps.sql, auth);
@@ -61,4 +61,4 @@ export const brandHandlers: Handlers = {
     if (!sent) throw notFound();
     return sent;
   },
-};
+} satisfies HandlerGroup;

@@ -1,4 +1,4 @@
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { imageBody } from '../routing/image-body.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { appealListing, checkCardWords, listProject, readCard, rehearseListing, saveCard, unlistProject } from './cards.service.js';
@@ -6,7 +6,7 @@ import { suggestWording } from './community.service.js';
 import { boundedSuggestion } from './suggest-wording-limits.js';
 import { checkBuildCover, coverFromBuild, coverLimits, removeCover, uploadCover } from './covers.service.js';
 
-export const cardHandlers: Handlers = {
+export const cardHandlers = {
   getCard: ({ deps, auth, params }) => readCard(deps.sql, deps.config, auth.workspaceId, params.projectId),
   saveCard: ({ deps, auth, params, body }) => saveCard(deps.sql, deps.config, auth, params.projectId, body),
   uploadCover: async ({ deps, auth, params, req }) => {
@@ -30,4 +30,4 @@ export const cardHandlers: Handlers = {
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
     return boundedSuggestion(deps, auth.workspaceId, () => suggestWording(deps.config, { ...body, slug: project.slug }));
   },
-};
+} satisfies HandlerGroup;

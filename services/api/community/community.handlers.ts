@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../core/config.js';
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { listings, listNotices, readNotices, reportProject } from './community.service.js';
 import { publicCover } from './covers.service.js';
 import { sendStoredImage } from '../../core/http/send-stored-image.js';
@@ -18,7 +18,7 @@ function allowSite(config: Config, req: FastifyRequest, reply: FastifyReply) {
   if (req.headers.origin === site) reply.header('access-control-allow-origin', site);
 }
 
-export const communityHandlers: Handlers = {
+export const communityHandlers = {
   listNotices: ({ deps, auth }) => listNotices(deps.sql, auth),
   readNotices: ({ deps, auth, body }) => readNotices(deps.sql, auth, body.ids),
   reportProject: ({ deps, auth, body }) => reportProject(deps.sql, auth, body),
@@ -42,4 +42,4 @@ export const communityHandlers: Handlers = {
     if (!sent) throw notFound();
     return sent;
   },
-};
+} satisfies HandlerGroup;

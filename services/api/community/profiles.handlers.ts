@@ -1,10 +1,10 @@
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { listedProjectsOf } from '../../data/listing-subjects.sql.js';
 import { blockListedIfFailed } from './cards.service.js';
 import { checkWords } from './listing-checks.js';
 import { getProfile, publicProfile, setProfile } from './profiles.service.js';
 
-export const profileHandlers: Handlers = {
+export const profileHandlers = {
   getProfile: ({ deps, auth }) => getProfile(deps.sql, auth.personId),
   setProfile: async ({ deps, auth, body }) => {
     const saved = await setProfile(deps.sql, auth.personId, body);
@@ -14,4 +14,4 @@ export const profileHandlers: Handlers = {
   },
   /** Open: no sign-in. */
   communityProfile: ({ deps, params }) => publicProfile(deps.sql, deps.config, params.handle),
-};
+} satisfies HandlerGroup;

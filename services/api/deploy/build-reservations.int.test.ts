@@ -67,9 +67,9 @@ describe('deploy reservations', () => {
 
     // Now a worker takes the job and runs it to its end: it must not make the build given up.
     const { buildWorkers } = await import('../../../workers/app.js');
-    const workers = buildWorkers({ config: hasty.deps.config, sql: hasty.deps.sql, storage: hasty.deps.storage, log: hasty.deps.log }, { queues: ['unpack'] });
+    const workers = buildWorkers({ config: hasty.deps.config, sql: hasty.deps.sql, storage: hasty.deps.storage, log: hasty.deps.log }, { queues: ['archive.unpack'] });
     onTestFinished(() => workers.close());
-    const unpackQueue = hasty.deps.queues.get('unpack');
+    const unpackQueue = hasty.deps.queues.get('archive.unpack');
     const job = await waitFor('the unpack job to end', async () => {
       const ended = await unpackQueue.getJobs(['completed', 'failed']);
       return ended.find((j) => j.data.uploadId === uploadId);

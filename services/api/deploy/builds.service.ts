@@ -4,7 +4,7 @@ import type { Rehearsal } from '../../contract/resources/build.js';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { invalid, Refusal, refused, unavailable } from '../../core/errors.js';
-import { runJob, type BuildJob, type BuildOutcome } from '../../core/jobs.js';
+import { BuildOutcome, runJob, type BuildJob } from '../../core/jobs.js';
 import type { Logger } from '../../core/log.js';
 import { planLimit, planOf } from '../../core/plans.js';
 import type { Queues } from '../../core/queues.js';
@@ -96,7 +96,7 @@ export async function createBuild(deps: BuildDeps, auth: { workspaceId: string; 
   };
   let outcome: BuildOutcome;
   try {
-    outcome = await runJob<BuildOutcome>(deps.queues, upload.kind === 'static' ? 'unpack' : 'bundle', job.buildId, job, deps.config.BUILD_WAIT_MS);
+    outcome = await runJob(deps.queues, upload.kind === 'static' ? 'archive.unpack' : 'bundle.check', job.buildId, job, deps.config.BUILD_WAIT_MS, BuildOutcome);
   } catch (err) {
     // The job failed for good, or is still running when the wait ran out. Give the deploy up,
     // unless the worker made the build first: then it stands, and is the answer.

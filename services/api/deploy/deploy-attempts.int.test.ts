@@ -32,7 +32,7 @@ async function newProject() {
 }
 
 const unpackJobsOf = async (uploadId: string) =>
-  (await platform.deps.queues.get('unpack').getJobs(['completed', 'failed', 'active', 'waiting', 'delayed'])).filter((j) => j.data.uploadId === uploadId).length;
+  (await platform.deps.queues.get('archive.unpack').getJobs(['completed', 'failed', 'active', 'waiting', 'delayed'])).filter((j) => j.data.uploadId === uploadId).length;
 
 describe('deploy attempts', () => {
   it('an upload refused by the archive check is refused for good: later createBuilds answer the same 422 and unpack nothing', async () => {

@@ -1,5 +1,5 @@
 import type { Sql } from '../../core/db.js';
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { displayNameOf } from '../../data/people.sql.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { buildView } from './build-view.js';
@@ -9,7 +9,7 @@ import { receiveUpload, startUpload } from './uploads.service.js';
 import { createRunnerClient } from '../../contract/runner/runner-client.js';
 import { runnerBaseUrl } from '../../core/config.js';
 
-export const deployHandlers: Handlers = {
+export const deployHandlers = {
   startUpload: ({ deps, auth, params, body }) => startUpload(deps.sql, auth, params.projectId, body),
 
   uploadPut: async ({ deps, auth, params, req }) => {
@@ -49,7 +49,7 @@ export const deployHandlers: Handlers = {
     if (build.kind === 'container') createRunnerClient({ baseUrl: runnerBaseUrl(deps.config), appSecret: deps.config.APP_SECRET }).prepare(build.id).catch(() => {});
     return buildView(build, build.id);
   },
-};
+} satisfies HandlerGroup;
 
 /** Everyone who deployed or released in this project, as `{userId, displayName}`. */
 async function peopleById(sql: Sql, projectId: string) {

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../../core/config.js';
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { linkUrlOf, linkView } from './link-view.js';
 import { linksOf } from '../../data/links.sql.js';
@@ -12,7 +12,7 @@ function withAddress(config: Config, reply: FastifyReply, { link, key }: LinkWit
   return { link: linkView(link), url: linkUrlOf(config, key) };
 }
 
-export const linkHandlers: Handlers = {
+export const linkHandlers = {
   createLink: async ({ deps, auth, params, body, reply }) =>
     withAddress(deps.config, reply, await createLink(deps.sql, deps.config.APP_SECRET, auth, params.projectId, body)),
 
@@ -28,4 +28,4 @@ export const linkHandlers: Handlers = {
 
   reissueLink: async ({ deps, auth, params, reply }) =>
     withAddress(deps.config, reply, await reissueLink(deps.sql, deps.config.APP_SECRET, auth, params.linkId)),
-};
+} satisfies HandlerGroup;

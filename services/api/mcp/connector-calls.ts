@@ -4,7 +4,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { z } from 'zod';
 import { checkManifest } from '../../contract/manifest/manifest.check.js';
 import { manifestNotes } from '../../contract/manifest/manifest.notes.js';
-import { Refusal, roleCannot, unavailable } from '../../core/errors.js';
+import { Refusal, roleCannot } from '../../core/errors.js';
 import type { Deps } from '../api-deps.js';
 import { handlers } from '../handlers.js';
 import type { Auth } from '../routing/request-auth.js';
@@ -107,8 +107,7 @@ async function run(spec: ActionSpec, args: Record<string, unknown>, { deps, auth
       return resultOf(check.ok ? { ok: true, problems: [], notes: manifestNotes(check.manifest) } : { ok: false, problems: check.problems, notes: [] });
     }
     if (auth.readOnly && (spec.changes || spec.revealsAddress)) throw roleCannot('read-only connection');
-    const handler = handlers[spec.operation] as ((ctx: unknown) => Promise<unknown>) | undefined;
-    if (!handler) throw unavailable(`${spec.operation} is not switched on yet`);
+    const handler = handlers[spec.operation] as (ctx: unknown) => Promise<unknown>;
     const out = await handler({ ...partsOf(spec, args), auth, deps, req, reply: headerlessReply });
     // Checked against the contract before it leaves, as every HTTP reply is.
     const checked = spec.def?.reply ? spec.def.reply.safeParse(out) : { success: true as const, data: null };

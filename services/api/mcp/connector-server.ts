@@ -18,8 +18,8 @@ export function connectorServer(deps: Deps, auth: Auth, req: FastifyRequest): Mc
   registerConnectorTools(server, { deps, auth, req });
 
   const documents = [
-    { name: 'manifest-schema', path: '/api/manifest.schema.json', title: 'The JSON Schema of pitch.json', read: platformHandlers.manifestSchema! },
-    { name: 'openapi', path: '/api/openapi.json', title: 'The platform API (OpenAPI 3.1)', read: platformHandlers.openapi! },
+    { name: 'manifest-schema', path: '/api/manifest.schema.json', title: 'The JSON Schema of pitch.json', read: platformHandlers.manifestSchema },
+    { name: 'openapi', path: '/api/openapi.json', title: 'The platform API (OpenAPI 3.1)', read: platformHandlers.openapi },
   ];
   for (const d of documents) {
     const uri = deps.config.publicUrl + d.path;

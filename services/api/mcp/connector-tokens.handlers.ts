@@ -1,9 +1,9 @@
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { createSession } from '../../data/sessions.sql.js';
 import { MCP_PATH } from './mcp-path.js';
 import { requireRecentSignIn } from '../auth/step-up.js';
 
-export const connectorTokenHandlers: Handlers = {
+export const connectorTokenHandlers = {
   /** A new connector session, starting on the issuer's active workspace; the token is shown once. */
   createConnectorToken: async ({ deps, auth, body, req }) => {
     // A token of up to a year is account power: only a recent sign-in in the web app (security-3 M4).
@@ -15,4 +15,4 @@ export const connectorTokenHandlers: Handlers = {
     });
     return { id: sessionId, token, readOnly: body.readOnly, expiresAt: expiresAt.toISOString(), mcpUrl: deps.config.publicUrl + MCP_PATH };
   },
-};
+} satisfies HandlerGroup;

@@ -5,7 +5,7 @@ import { linkIn } from '../../data/links.sql.js';
 import { boardRows, claimsByLink, placeStage, setFollowUp, setOutcome } from '../../data/pipeline.sql.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { boardCardView, pipelineView } from './board-view.js';
 
 // The pipeline (spec 4.2): boards of links with what the evidence suggests, the builder's own
@@ -33,7 +33,7 @@ async function cardOf(sql: Db, workspaceId: string, link: { id: string }) {
 const noteViews = async (sql: Db, linkId: string) =>
   (await notesOf(sql, linkId)).map((n) => ({ id: n.id, linkId: n.linkId, body: n.body, by: n.by, byImage: null, createdAt: n.createdAt.toISOString() }));
 
-export const pipelineHandlers: Handlers = {
+export const pipelineHandlers = {
   pipeline: async ({ deps, auth }) => {
     await assertPipeline(deps.sql, auth.workspaceId);
     return (await boardRows(deps.sql, auth.workspaceId)).map(pipelineView);
@@ -81,4 +81,4 @@ export const pipelineHandlers: Handlers = {
     const linkId = await removeNote(deps.sql, auth.workspaceId, params.noteId);
     return noteViews(deps.sql, linkId);
   },
-};
+} satisfies HandlerGroup;

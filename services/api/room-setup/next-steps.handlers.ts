@@ -5,7 +5,7 @@ import { planOf } from '../../core/plans.js';
 import { nextStepsOf, offeredOn, saveNextSteps, StepIncomplete } from '../../data/next-steps.sql.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 
 // What happens next, as the builder sets it (spec 2.7 NextSteps; docs/decisions.md "The viewer's
 // voice"). The plan decides whether the room offers the builder's choice or only a question;
@@ -17,7 +17,7 @@ async function nextStepsState(sql: Db, project: { id: string; workspaceId: strin
   return { steps, removed, planAllows: planOf(plan).chooseNextSteps, offered: offeredOn(plan, steps).map((s) => s.kind) };
 }
 
-export const nextStepsHandlers: Handlers = {
+export const nextStepsHandlers = {
   getNextSteps: async ({ deps, auth, params }) => nextStepsState(deps.sql, await projectIn(deps.sql, auth.workspaceId, params.projectId)),
   setNextSteps: async ({ deps, auth, params, body }) => {
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
@@ -29,4 +29,4 @@ export const nextStepsHandlers: Handlers = {
     }
     return nextStepsState(deps.sql, project);
   },
-};
+} satisfies HandlerGroup;

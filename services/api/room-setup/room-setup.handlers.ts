@@ -1,4 +1,4 @@
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { getAccess, setAccess } from './access.service.js';
 import { tourOf } from './tour.service.js';
@@ -9,7 +9,7 @@ import { createPreviewPass } from '../../data/preview-passes.sql.js';
 import { blockListedIfFailed, checkRoomPageOffLoop, isListed } from '../community/cards.service.js';
 import { addPage, getRoomSetup, orderApps, orderPages, removePage } from './setup.service.js';
 
-export const roomHandlers: Handlers = {
+export const roomSetupHandlers = {
   getRoomPause: async ({ deps, auth, params }) => roomPauseOf(deps.sql, await projectIn(deps.sql, auth.workspaceId, params.projectId)),
   pauseRoom: ({ deps, auth, params, body }) => pauseRoom(deps.sql, auth, params.projectId, body.message),
   resumeRoom: ({ deps, auth, params }) => resumeRoom(deps.sql, auth, params.projectId),
@@ -37,4 +37,4 @@ export const roomHandlers: Handlers = {
     return page;
   },
   removePage: ({ deps, auth, params }) => removePage(deps.sql, auth, params.projectId, params.pageId),
-};
+} satisfies HandlerGroup;

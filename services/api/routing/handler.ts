@@ -22,4 +22,11 @@ export interface HandlerContext<R extends RouteDef> {
 /** A handler returns the reply body, checked against the route's reply schema before it leaves. */
 export type Handler<R extends RouteDef> = (ctx: HandlerContext<R>) => Promise<In<R['reply']> | Out<R['reply']>> | In<R['reply']>;
 
-export type Handlers = { [O in Operation]?: Handler<Routes[O]> };
+/** One area's handlers (auth, projects, …): some operations, each typed by its route row. */
+export type HandlerGroup = { [O in Operation]?: Handler<Routes[O]> };
+
+/**
+ * Every operation's handler. Total, so a route-table row without a handler is a compile error
+ * (as lokalise's buildRoutes), not a 503 found at run time.
+ */
+export type Handlers = { [O in Operation]: Handler<Routes[O]> };

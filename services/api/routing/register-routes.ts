@@ -2,15 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { routes } from '../../contract/routes/route-table.js';
 import type { RouteDef } from '../../contract/route.js';
-import { unavailable } from '../../core/errors.js';
 import type { Deps } from '../api-deps.js';
 import type { Handlers } from './handler.js';
 import { authenticate, type Auth } from './request-auth.js';
 
-/**
- * Registers every row of the route table. A row with no handler yet answers 503 unavailable (the
- * feature is not switched on) rather than being absent, so the contract is whole from day one.
- */
+/** Registers every row of the route table, each with its handler (`Handlers` is total). */
 export function registerRoutes(app: FastifyInstance, deps: Deps, handlers: Handlers) {
   const rows = Object.entries(routes) as [string, RouteDef][];
   for (const [operation, def] of rows.filter(([, d]) => !d.raw)) registerRoute(app, deps, operation, def, handlers);
@@ -28,7 +24,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, handlers: Handl
 }
 
 function registerRoute(app: FastifyInstance, deps: Deps, operation: string, def: RouteDef, handlers: Handlers) {
-  const handler = handlers[operation as keyof Handlers] as ((ctx: unknown) => Promise<unknown>) | undefined;
+  const handler = handlers[operation as keyof Handlers] as (ctx: unknown) => Promise<unknown>;
   app.withTypeProvider<ZodTypeProvider>().route({
     method: def.method,
     url: def.path,
@@ -42,7 +38,6 @@ function registerRoute(app: FastifyInstance, deps: Deps, operation: string, def:
         : await authenticate(req, deps.sql, deps.config);
     },
     handler: async (req, reply) => {
-      if (!handler) throw unavailable(`${operation} is not switched on yet`);
       const out = await handler({ params: req.params, body: req.body, query: req.query, auth: req.auth, deps, req, reply });
       if (reply.sent) return reply;
       reply.status(def.status);

@@ -1,4 +1,4 @@
-import type { Handlers } from '../routing/handler.js';
+import type { HandlerGroup } from '../routing/handler.js';
 import { billingOf } from './billing.service.js';
 import { workspacesOf } from '../../data/workspaces.sql.js';
 import { activate, createTeam, deleteTeam, leaveTeam, renameWorkspace } from './teams.service.js';
@@ -10,7 +10,7 @@ import { notFound } from '../../core/errors.js';
 import { workspaceView } from './workspace-views.js';
 import { brandBadges } from '../../data/brand.sql.js';
 
-export const workspaceHandlers: Handlers = {
+export const workspaceHandlers = {
   listWorkspaces: async ({ deps, auth }) => {
     const rows = await workspacesOf(deps.sql, auth.personId);
     const brands = await brandBadges(deps.sql, rows.map((w) => w.id));
@@ -42,4 +42,4 @@ export const workspaceHandlers: Handlers = {
     if (!sent) throw notFound();
     return sent;
   },
-};
+} satisfies HandlerGroup;

@@ -10,7 +10,7 @@ import { healthRoutes } from './health.routes.js';
 import { linkRoutes } from './links.routes.js';
 import { pipelineRoutes } from './pipeline.routes.js';
 import { projectRoutes } from './projects.routes.js';
-import { roomRoutes } from './room.routes.js';
+import { roomSetupRoutes } from './room-setup.routes.js';
 import { workspaceRoutes } from './workspaces.routes.js';
 
 /** The route table: every endpoint of the platform, by operation name. */
@@ -24,7 +24,7 @@ export const routes = {
   ...deployRoutes,
   ...linkRoutes,
   ...activityRoutes,
-  ...roomRoutes,
+  ...roomSetupRoutes,
   ...pipelineRoutes,
   ...brandRoutes,
   ...cardRoutes,

@@ -71,7 +71,7 @@ describe('/ops/queues', () => {
   });
 
   it("refuses a change made with a browser's Basic credentials from another site (CSRF)", async () => {
-    const retry = '/ops/queues/api/queues/unpack/retry/failed';
+    const retry = '/ops/queues/api/queues/archive.unpack/retry/failed';
     const forged = await platform.fetch(retry, { method: 'PUT', headers: { authorization: basic(opsToken), origin: 'https://evil.example' } });
     expect(forged.status).toBe(403);
     expect(forged.body).toEqual({ error: 'refused: cross-site request', reason: 'csrf', action: 'ops' });
@@ -114,7 +114,7 @@ describe('/ops/metrics', () => {
     expect(text).toMatch(/http_request_duration_seconds_count\{method="POST",route="\/api\/projects\/:projectId\/builds",status="201"\} [1-9]/);
     expect(text).not.toContain(project.id);
     for (const name of queueNames) expect(text).toContain(`queue_jobs{queue="${name}",state="wait"}`);
-    expect(text).toMatch(/queue_job_duration_seconds_count\{queue="unpack",outcome="done"\} [1-9]/);
+    expect(text).toMatch(/queue_job_duration_seconds_count\{queue="archive.unpack",outcome="done"\} [1-9]/);
     expect(text).toMatch(/^unpack_bytes_total [1-9]/m);
     // Defined once for every process: the runner's metrics are there too, at zero here.
     expect(text).toContain('runner_cold_start_seconds_bucket');

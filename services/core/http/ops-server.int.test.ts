@@ -52,7 +52,7 @@ describe("the workers' listener", () => {
     expect(operator.status).toBe(200);
     const text = await operator.text();
     expect(text).toContain('queue_job_duration_seconds');
-    expect(text).toContain('queue_jobs{queue="sweep",state="wait"}');
+    expect(text).toContain('queue_jobs{queue="leftovers.sweep",state="wait"}');
     expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/readyz",status="200"\} [1-9]/);
   });
 });

@@ -14,7 +14,7 @@ export type ReadinessChecks = Record<string, () => Promise<unknown>>;
 export function platformChecks(deps: { sql: Sql; storage: Storage; queues: Queues }): ReadinessChecks {
   return {
     postgres: () => deps.sql`select 1`.execute(),
-    redis: () => deps.queues.get('unpack').getJobCountByTypes('wait'),
+    redis: () => deps.queues.get('archive.unpack').getJobCountByTypes('wait'),
     s3: () => deps.storage.client.send(new HeadBucketCommand({ Bucket: deps.storage.bucket })),
   };
 }

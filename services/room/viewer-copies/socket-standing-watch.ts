@@ -1,6 +1,6 @@
 import type { Logger } from '../../core/log.js';
-import type { CopyProxy } from '../copy-proxy.js';
-import type { Standing, StandingCache } from '../viewer/standing-cache.js';
+import type { CopyProxy } from './copy-proxy.js';
+import type { Standing, StandingCache } from '../standing-cache.js';
 
 // A viewer's open WebSockets outlive the check made when they opened: a socket opened before a
 // revoke would otherwise stay up (and keep the copy counted active by its ticks) for as long as

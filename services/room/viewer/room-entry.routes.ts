@@ -5,7 +5,7 @@ import type { Sql } from '../../core/db.js';
 import type { Logger } from '../../core/log.js';
 import { contentOriginOf } from '../origins.js';
 import { isLinkPreviewBot } from './link-preview-bots.js';
-import { notFoundPage, noticePage } from './html.js';
+import { notFoundPage, noticePage } from '../html.js';
 import { arrivalOf, platformCookie, roomCookieName } from './room-cookies.js';
 import { shellPage } from './shell-page.js';
 import { enterByLink, enterByListing, enterByPreview, listingKey, type Meeting } from './viewer-admission.js';

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Sql } from '../../core/db.js';
 import { claimLink } from '../../data/link-claims.sql.js';
 import { recordEvents, type RoomEvent } from '../../data/room-events.sql.js';
-import type { RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import type { RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { coarseDeviceOf } from './coarse-device.js';
 import { browserHashOf } from './room-cookies.js';
 

@@ -1,7 +1,7 @@
 import { fontCss, radiusCss, type Palette } from '../../contract/room-palettes.js';
 import type { Look } from '../../core/room-theme.js';
 import type { WorkspaceLook } from '../../data/brand-look.js';
-import { escapeHtml } from './html.js';
+import { escapeHtml } from '../html.js';
 
 // The workspace's look in the room's page: the theme as CSS custom properties (shell.css draws
 // everything from them), the brand in the bar, and the service's badge on a plan without own

@@ -7,8 +7,8 @@ import { isUuid } from '../../core/ids.js';
 import { renderStoredPage } from '../../core/room-pages/page-renderer.js';
 import { workspaceLook } from '../../data/brand-look.js';
 import { pageBody, pageHeadIn, storePageHtml } from '../../data/room-pages.sql.js';
-import { sessionStanding } from '../../data/viewer-sessions.sql.js';
-import { escapeHtml } from './html.js';
+import { sessionStanding } from '../../data/room-sessions.sql.js';
+import { escapeHtml } from '../html.js';
 import { lookStyle } from './room-look.js';
 import { cookieSession } from './shell-guard.js';
 

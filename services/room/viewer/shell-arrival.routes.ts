@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { projectById } from '../../data/projects.sql.js';
-import { saveWhoYouAre, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import { saveWhoYouAre, type RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { arriveInVisit } from '../../data/visits.sql.js';
 import type { RoomEvidence } from './room-evidence.js';
 import type { ShellHandlers } from './shell-routes.js';

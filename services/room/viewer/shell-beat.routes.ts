@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { BeatBody } from '../../contract/resources/room-shell.js';
 import { hashSecret, isUuid } from '../../core/ids.js';
 import type { RoomEvent } from '../../data/room-events.sql.js';
-import { seenWithin, sessionByToken, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import { seenWithin, sessionByToken, type RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { endVisit, recordBeat } from '../../data/visits.sql.js';
 import { beatBatcher } from './beat-batcher.js';
 import { coarseDeviceOf } from './coarse-device.js';

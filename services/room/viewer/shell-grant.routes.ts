@@ -1,6 +1,6 @@
 import { mintGrant } from '../../data/content-grants.sql.js';
 import { projectById } from '../../data/projects.sql.js';
-import { sessionStanding } from '../../data/viewer-sessions.sql.js';
+import { sessionStanding } from '../../data/room-sessions.sql.js';
 import { contentOriginOf, sessionLabelOf } from '../origins.js';
 import { copyNotice } from '../viewer-copies/copy-states.js';
 import { isPublicVisit } from './shell-page.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
-import { sessionByToken, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import { sessionByToken, type RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { tokenIn } from './room-cookies.js';
 
 // The check every endpoint the shell calls makes first: the request came from the room's own

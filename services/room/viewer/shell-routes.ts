@@ -3,7 +3,7 @@ import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-
 import type { z } from 'zod';
 import type { Issue } from '../../contract/errors.schema.js';
 import { shellRoutes, type ShellOperation, type ShellRouteDef, type ShellRoutes } from '../../contract/routes/shell.routes.js';
-import type { RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import type { RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { fromRoomPage, type ShellGuard } from './shell-guard.js';
 import type { ViewerDeps } from './room-entry.routes.js';
 

@@ -1,6 +1,6 @@
 import { RunnerRefusal } from '../../contract/runner/runner-refusal.js';
 import { recordEvidence } from '../../data/link-evidence.sql.js';
-import { sessionStanding } from '../../data/viewer-sessions.sql.js';
+import { sessionStanding } from '../../data/room-sessions.sql.js';
 import { copyNotice } from '../viewer-copies/copy-states.js';
 import { storyCalls } from '../viewer-copies/story-calls.js';
 import type { RoomEvidence } from './room-evidence.js';

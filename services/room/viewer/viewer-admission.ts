@@ -10,7 +10,7 @@ import { roomPauseOf, type OwnerPause } from '../../data/pauses.js';
 import { spendCommunityPass, spendPreviewPass } from '../../data/preview-passes.sql.js';
 import { displayNameOf } from '../../data/people.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
-import { createSession, holdRoomAdmission, saveWhoYouAre, sessionByToken, viewersPresent, type RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import { createSession, holdRoomAdmission, saveWhoYouAre, sessionByToken, viewersPresent, type RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { endQuietVisits } from '../../data/visits.sql.js';
 
 // What a viewer meets at a link, a listed project's public room or a preview pass (spec 7), exactly one of these. Every way of

@@ -4,7 +4,7 @@ import { ImageRefused, reencodeImage, screenshotRules } from '../../core/images.
 import type { Storage } from '../../core/storage.js';
 import { captureBlocked } from '../../data/capture-blocks.sql.js';
 import { addComment, commentsInLastHour, screenshotKey } from '../../data/comments.sql.js';
-import { askEmailOnce, sessionStanding } from '../../data/viewer-sessions.sql.js';
+import { askEmailOnce, sessionStanding } from '../../data/room-sessions.sql.js';
 import { sessionLabelOf } from '../origins.js';
 import type { RoomEvidence } from './room-evidence.js';
 import type { ShellHandlers } from './shell-routes.js';

@@ -1,6 +1,6 @@
 import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
 import { recordResponse } from '../../data/responses.sql.js';
-import { askEmailOnce, saveWhoYouAre } from '../../data/viewer-sessions.sql.js';
+import { askEmailOnce, saveWhoYouAre } from '../../data/room-sessions.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import type { RoomEvidence } from './room-evidence.js';
 import type { ShellHandlers } from './shell-routes.js';

@@ -4,7 +4,7 @@ import { commentsOfLink } from '../../data/comments.sql.js';
 import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
 import type { ProjectRow } from '../../data/projects.sql.js';
 import { stepsAnsweredIn } from '../../data/responses.sql.js';
-import type { RoomSessionRow } from '../../data/viewer-sessions.sql.js';
+import type { RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 
 // What the shell is told of the viewer's voice (issue 14): the steps the room offers, what this

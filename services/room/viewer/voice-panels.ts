@@ -1,5 +1,5 @@
 import type { NextStep } from '../../contract/resources/room-setup.js';
-import { escapeHtml } from './html.js';
+import { escapeHtml } from '../html.js';
 import type { VoiceData } from '../../contract/resources/room-shell.js';
 
 // The parts of the shell through which a viewer answers (issue 14): the What happens next panel,

@@ -21,8 +21,8 @@ export function Page({ title, lead, actions, children }: { title: string; lead?:
 
 export function Section({ title, children, actions }: { title: string; children: ReactNode; actions?: ReactNode }) {
   return (
-    <section className="card" aria-label={title}>
-      <div className="card-head">
+    <section className="panel" aria-label={title}>
+      <div className="panel-head">
         <h2>{title}</h2>
         {actions}
       </div>

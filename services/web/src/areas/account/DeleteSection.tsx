@@ -20,8 +20,8 @@ export function DeleteSection() {
   const matches = typed.trim().toLowerCase() === email.toLowerCase() && email !== '';
 
   return (
-    <section className="card danger-zone" aria-label="Delete the account">
-      <div className="card-head"><h2>Delete the account</h2></div>
+    <section className="panel danger-zone" aria-label="Delete the account">
+      <div className="panel-head"><h2>Delete the account</h2></div>
       <Async query={deletable} lines={2}>
         {(d) => (
           <>

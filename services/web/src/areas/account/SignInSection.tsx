@@ -48,7 +48,7 @@ export function SignInSection() {
     <Section title="Sign-in methods">
       <p className="muted">Emailed links always reach your address. A passkey signs you in with your device's lock (fingerprint, face, PIN), no email needed.</p>
 
-      <div className="card-head">
+      <div className="panel-head">
         <h3>Passkeys{passkeys.data ? ` (${passkeys.data.length})` : ''}</h3>
         {passkeysHere() && (
           <form className="row" onSubmit={(e) => { e.preventDefault(); add.mutate(undefined); }}>

@@ -6,13 +6,13 @@ import { Async } from '../../ui/Async.js';
 import { Page } from '../../ui/Page.js';
 import { ProjectSelect } from '../../ui/ProjectSelect.js';
 import { Refusal } from '../../ui/Refusal.js';
-import { Card } from './Card.js';
-import { CardPanel } from './CardPanel.js';
+import { BoardCardItem } from './BoardCard.js';
+import { LinkPanel } from './LinkPanel.js';
 import { Column } from './Column.js';
 import { STAGES, stageName } from './stages.js';
 import './pipeline.css';
 
-// The pipeline: every link as a card in the column of its stage. Dragging a card (mouse, touch,
+// The pipeline: every link as a board card in the column of its stage. Dragging one (mouse, touch,
 // or space/arrows/space) or its "Move to" select places it by hand; the move shows at once and
 // the board is read again when the API has answered.
 
@@ -57,7 +57,7 @@ export default function PipelineArea() {
                 const here = cards.filter((c) => (moves[c.id] ?? c.stage) === stage);
                 return (
                   <Column key={stage} stage={stage} name={name} count={here.length}>
-                    {here.map((c) => <Card key={c.id} card={c} stage={moves[c.id] ?? c.stage} onMove={(s) => move(c, s)} onOpen={() => setOpenId(c.id)} />)}
+                    {here.map((c) => <BoardCardItem key={c.id} card={c} stage={moves[c.id] ?? c.stage} onMove={(s) => move(c, s)} onOpen={() => setOpenId(c.id)} />)}
                   </Column>
                 );
               })}
@@ -65,7 +65,7 @@ export default function PipelineArea() {
           </DndContext>
         )}
       </Async>
-      {open && <CardPanel card={open} onClose={() => setOpenId(null)} />}
+      {open && <LinkPanel card={open} onClose={() => setOpenId(null)} />}
     </Page>
   );
 }

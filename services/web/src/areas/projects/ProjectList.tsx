@@ -11,7 +11,7 @@ import { NameStep } from '../../shell/NameStep.js';
 import { DeployCommand } from './DeployCommand.js';
 import './projects.css';
 
-// The workspace's projects (also the home page): each a card that leads to its builds, and the
+// The workspace's projects (also the home page): each a panel that leads to its builds, and the
 // form that makes a new one. Links use `~/projects/…` because this list is shown both at `/` and
 // nested under `/projects`.
 
@@ -35,7 +35,7 @@ export function ProjectList() {
         {(list) => (
           <ul className="grid plain-list" aria-label="Projects">
             {list.map((p) => (
-              <li key={p.id} className="card project-card">
+              <li key={p.id} className="panel project-panel">
                 <h2><Link href={`~/projects/${p.id}`}>{p.name}</Link></h2>
                 <span className="address">{p.slug}</span>
                 <span>{p.liveBuildId ? <span className="badge live">Live</span> : <span className="badge">No build yet</span>}{' '}<span className="badge">{p.visibility}</span></span>

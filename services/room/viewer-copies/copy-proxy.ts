@@ -2,7 +2,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
-import type { PageHead } from './content/frame-helper-tag.js';
+import type { PageHead } from '../content/frame-helper-tag.js';
 import { createCopyForward, endToEnd } from './copy-forward.js';
 
 // The proxy from a viewer's copy origin to that viewer's own container copy (issue 6, item 6):

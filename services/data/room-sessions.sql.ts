@@ -1,7 +1,7 @@
 import type { Db, Sql } from '../core/db.js';
 import { hashSecret, isUuid, newSecret } from '../core/ids.js';
 
-// Viewer sessions (migrations/00005): one browser in one room. The cookie carries the token; the
+// Room sessions (table room_sessions, migrations/00005): one viewer's browser in one room. The cookie carries the token; the
 // session id is public (it names the shell's endpoints), the token is not.
 
 export interface RoomSessionRow {

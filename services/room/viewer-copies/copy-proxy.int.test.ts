@@ -3,9 +3,9 @@ import http from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCopyProxy, withoutCookies, type ActivityKind, type CopyTarget } from './copy-proxy.js';
-import { demoBundle } from '../../test/support/runner/demo-bundle.js';
-import { seedContainerBuild, seedWorkspace } from '../../test/support/runner/seed.js';
-import { startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
+import { demoBundle } from '../../../test/support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace } from '../../../test/support/runner/seed.js';
+import { startTestRunner, type TestRunner } from '../../../test/support/runner/test-runner.js';
 
 // The room's proxy helper against a real copy: HTTP and WebSocket, activity, errors.
 let runner: TestRunner;

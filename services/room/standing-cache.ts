@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import type { Sql } from '../../core/db.js';
-import { sessionStanding } from '../../data/viewer-sessions.sql.js';
+import type { Sql } from '../core/db.js';
+import { sessionStanding } from '../data/room-sessions.sql.js';
 
-// A session's standing (sessions.sql.ts) is read on content requests, at most once every few
+// A room session's standing (room-sessions.sql.ts) is read on content requests, at most once every few
 // seconds per session: a page load of fifty files costs one query, and a revoke still reaches a
 // viewer already in within those seconds.
 

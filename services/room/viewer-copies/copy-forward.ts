@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import { Pool } from 'undici';
-import { HeadTagSplicer, isDocumentRequest, type PageHead } from './content/frame-helper-tag.js';
+import { HeadTagSplicer, isDocumentRequest, type PageHead } from '../content/frame-helper-tag.js';
 
 // HTTP requests from a viewer to their copy, over one pooled keep-alive connection set per copy
 // (undici's Pool: its HTTP/1.1 client parses and writes far less per request than node:http's

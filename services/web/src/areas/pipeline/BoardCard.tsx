@@ -4,8 +4,11 @@ import type { BoardCard, LinkStage } from '@demo-rooms/contract';
 import { Time } from '../../ui/Time.js';
 import { STAGES, stageName } from './stages.js';
 
-/** A link on the board: who, which project, when last seen, what the evidence suggests. */
-export function Card({ card, stage, onMove, onOpen }: { card: BoardCard; stage: LinkStage; onMove: (s: LinkStage) => void; onOpen: () => void }) {
+/**
+ * A link on the board, the spec's BoardCard: who, which project, when last seen, what the evidence
+ * suggests. (The pipeline's "card" only ever means this; the community card is the project's listing.)
+ */
+export function BoardCardItem({ card, stage, onMove, onOpen }: { card: BoardCard; stage: LinkStage; onMove: (s: LinkStage) => void; onOpen: () => void }) {
   const { attributes, listeners, setNodeRef, transform, isDragging } = useDraggable({ id: card.id });
   const selectId = useId();
   const style = transform ? { transform: `translate(${transform.x}px, ${transform.y}px)` } : undefined;
@@ -13,7 +16,7 @@ export function Card({ card, stage, onMove, onOpen }: { card: BoardCard; stage: 
     <article ref={setNodeRef} style={style} className={`board-card${isDragging ? ' dragging' : ''}`} aria-label={`${card.viewerName}, ${card.projectName}`} data-link={card.id}>
       <div className="row board-card-head">
         <button type="button" className="drag-handle" aria-label={`Drag ${card.viewerName}`} {...attributes} {...listeners}>⠿</button>
-        <button type="button" className="link card-open" onClick={onOpen} title={card.viewerName}>{card.viewerName}</button>
+        <button type="button" className="link board-card-open" onClick={onOpen} title={card.viewerName}>{card.viewerName}</button>
       </div>
       <p className="muted project-name" title={card.projectName}>{card.projectName}</p>
       <p className="meta">Last seen <Time at={card.signals.lastSeenAt} /></p>

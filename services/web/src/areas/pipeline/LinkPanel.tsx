@@ -9,10 +9,10 @@ import { Refusal } from '../../ui/Refusal.js';
 import { Time } from '../../ui/Time.js';
 import { stageName } from './stages.js';
 
-// A card opened: what came of it (outcome), a reminder for the builder (follow-up), their notes.
+// A link opened from the board: what came of it (outcome), a reminder for the builder (follow-up), their notes.
 // Nothing here is shown to the viewer or sent to anyone.
 
-export function CardPanel({ card, onClose }: { card: BoardCard; onClose: () => void }) {
+export function LinkPanel({ card, onClose }: { card: BoardCard; onClose: () => void }) {
   const params = { linkId: card.id };
   const [outcome, setOutcomeValue] = useState<string>(card.outcome ?? '');
   const [on, setOn] = useState(card.followUp.on ?? '');
