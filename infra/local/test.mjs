@@ -13,6 +13,7 @@ import { startComponents } from './components.mjs';
 import { logger, repoRoot, seconds } from './lib.mjs';
 import { runOnNode24 } from './node24.mjs';
 import { ensureWebApp } from './web-app.mjs';
+import { ensureRoomScripts } from './room-scripts.mjs';
 import { ensureNodeModules, exitCode, runMigrations } from './platform.mjs';
 import { containersConf } from './podman.mjs';
 import { ensureDatabase, withDatabase } from './postgres.mjs';
@@ -44,6 +45,7 @@ async function main() {
   await runOnNode24(repoRoot, { log });
   log(`node ${process.version}`);
   await ensureWebApp(log);
+  await ensureRoomScripts(log);
   components = await startComponents({ dataDir, role: 'test', reuseFrom: devDataDir, fast: true });
   const env = {
     ...process.env,
