@@ -322,7 +322,7 @@ type Cut = { after: number; tag: string; box: string };
       try {
         return await encodeWithin(canvas, maxBytes);
       } catch (err) {
-        return { ok: false, note: err instanceof Error && err.name === 'SecurityError' ? 'tainted' : 'failed' };
+        return { ok: false, note: (err as { name?: unknown } | null)?.name === 'SecurityError' ? 'tainted' : 'failed' };
       }
     } catch {
       await settle();
