@@ -7,6 +7,7 @@ import { claimDataDir, startComponents } from './components.mjs';
 import { canListen, isAlive, logger, repoRoot, seconds, terminate, waitUntil } from './lib.mjs';
 import { runOnNode24 } from './node24.mjs';
 import { ensureWebApp } from './web-app.mjs';
+import { ensureRoomScripts } from './room-scripts.mjs';
 import { ensureNodeModules, mainFile, printEnv, PROCESSES, runMigrations, spawnTsx } from './platform.mjs';
 import { containersConf } from './podman.mjs';
 import { ensureSecrets } from './secrets.mjs';
@@ -34,6 +35,7 @@ async function main() {
   }
 
   await ensureWebApp(log);
+  await ensureRoomScripts(log);
   components = await startComponents({ dataDir, role: 'start' });
   components.onUnexpectedExit((name, how) => shutdown(1, `${name} exited unexpectedly (${describe(how)}); stopping everything`));
   log(`components ready in ${seconds(Date.now() - began)}`);

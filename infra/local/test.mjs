@@ -14,6 +14,7 @@ import { startComponents } from './components.mjs';
 import { logger, repoRoot, seconds } from './lib.mjs';
 import { runOnNode24 } from './node24.mjs';
 import { ensureWebApp } from './web-app.mjs';
+import { ensureRoomScripts } from './room-scripts.mjs';
 import { ensureNodeModules, exitCode, runMigrations } from './platform.mjs';
 import { containersConf } from './podman.mjs';
 import { ensureDatabase, withDatabase } from './postgres.mjs';
@@ -49,6 +50,7 @@ async function main() {
   log(`node ${process.version}`);
   if (unitOnly) return runVitest({ ...process.env, NODE_ENV: 'test' });
   await ensureWebApp(log);
+  await ensureRoomScripts(log);
   components = await startComponents({ dataDir, role: 'test', reuseFrom: devDataDir, fast: true });
   const env = {
     ...process.env,

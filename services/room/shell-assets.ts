@@ -1,20 +1,20 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { roomScript } from './room-scripts.js';
 
-// The shell's script and stylesheet, read once. They change only with a release of the platform,
-// so browsers revalidate them by ETag rather than keep them blindly.
+// The shell's scripts (built from shell/*.ts, room-scripts.ts) and stylesheet, read once. They
+// change only with a release of the platform, so browsers revalidate them by ETag rather than
+// keep them blindly.
 
-const asset = (name: string, type: string) => {
-  const bytes = readFileSync(new URL(`./shell/${name}`, import.meta.url));
-  return { bytes, type, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 22)}"` };
-};
+const asset = (bytes: Buffer, type: string) =>
+  ({ bytes, type, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 22)}"` });
 
 export function registerShellAssets(app: FastifyInstance) {
   const assets: Record<string, ReturnType<typeof asset>> = {
-    'shell.js': asset('shell.js', 'text/javascript; charset=utf-8'),
-    'voice.js': asset('voice.js', 'text/javascript; charset=utf-8'),
-    'shell.css': asset('shell.css', 'text/css; charset=utf-8'),
+    'shell.js': asset(roomScript('shell.js'), 'text/javascript; charset=utf-8'),
+    'voice.js': asset(roomScript('voice.js'), 'text/javascript; charset=utf-8'),
+    'shell.css': asset(readFileSync(new URL('./shell/shell.css', import.meta.url)), 'text/css; charset=utf-8'),
   };
   app.get('/room/assets/:name', async (req, reply) => {
     const found = assets[(req.params as { name: string }).name];

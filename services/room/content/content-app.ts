@@ -15,6 +15,7 @@ import { notFoundPage, noticePage } from '../html.js';
 import type { StandingCache } from '../standing-cache.js';
 import { contentLabelOf, staticLabelOf, type ContentLabel } from '../origins.js';
 import { spendGrant } from '../../data/content-grants.sql.js';
+import { roomScript } from '../room-scripts.js';
 import { CAPTURE_LIBRARY_PATH, FRAME_HELPER_PATH, frameHelperTag, isDocumentRequest } from './frame-helper-tag.js';
 import { createStaticFiles, parseRange, type StaticFiles } from './static-files.js';
 import { isServiceWorkerScript, SERVICE_WORKER_REFUSED } from './service-worker-refusal.js';
@@ -25,7 +26,8 @@ import { CLEAR_SITE_DATA, viewCookie, viewSeconds, viewTokens } from './view-tok
 // for the viewer's session; the session's standing (link open, project not paused or gone) is
 // checked again every few seconds, so a revoke stops a viewer already in.
 
-const frameHelper = readFileSync(new URL('./frame-helper.js', import.meta.url));
+// Built from frame-helper.ts (room-scripts.ts).
+const frameHelper = roomScript('frame-helper.js');
 
 // The screenshot library the helper imports when a comment first asks for a picture:
 // modern-screenshot's ES module build (an import keeps it off the page's globals, where its UMD

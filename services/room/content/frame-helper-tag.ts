@@ -1,6 +1,6 @@
 import { Parser } from 'htmlparser2';
 
-// The tag that brings the room's frame helper (frame-helper.js) into a build's HTML documents,
+// The tag that brings the room's frame helper (frame-helper.ts, served built as frame-helper.js) into a build's HTML documents,
 // static ones (static-files.ts) and those a viewer's copy answers (copy-forward.ts) alike.
 
 export const FRAME_HELPER_PATH = '/__pp/frame-helper.js';

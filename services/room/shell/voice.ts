@@ -2,9 +2,22 @@
 // or an area of the app with a picture of what the viewer saw, the viewer's own comments with the
 // builder's replies, and the one-time email prompt. shell.js hands over what it knows of the
 // frames (`room`); the picture comes from the capture agent the content origin puts in the app's
-// pages (services/room/content/frame-helper.js), asked by postMessage with a nonce per comment.
-window.ppVoice = (room) => {
-  'use strict';
+// pages (services/room/content/frame-helper.ts), asked by postMessage with a nonce per comment.
+// Built by Vite into one self-contained classic script (services/room/dist/voice.js,
+// infra/local/room-scripts.mjs), loaded before shell.js, which calls window.ppVoice.
+import type { CaptureNote, RoomMessage } from '../content/frame-messages.js';
+import type { CommentBody } from '../../contract/resources/room-shell.js';
+import type { BodyOf, ReplyOf, RoomHooks } from './room-hooks.js';
+
+/** Why a comment has no picture: the frame's note, or the shell's own when the frame did not answer. */
+type PictureNote = CaptureNote | 'no-answer' | 'timeout';
+type Picture = { blob: Blob; type: string; note?: undefined } | { note: PictureNote; blob?: undefined };
+/** A frame's answer to a capture, as it arrives: each field is checked where it is read. */
+type CaptureMessage = { type?: unknown; nonce?: unknown; budgetMs?: unknown; screen?: unknown; ok?: unknown; blob?: Blob; imageType?: string; note?: PictureNote };
+/** Where a comment is pinned, on which app and device, and its picture (taken as it was pinned). */
+type Pin = Pick<CommentBody, 'position' | 'area' | 'device'> & { app: string; picture: Promise<Picture> };
+
+window.ppVoice = (room: RoomHooks) => {
   const voice = room.data.voice;
   /**
    * How long the frame has to take the ask, then to send its picture: 10 s, or the budget the
@@ -15,18 +28,18 @@ window.ppVoice = (room) => {
   const captureMaxMs = 40000;
 
   // --- What the frames say: the screen each app shows, and pictures asked for.
-  const screens = {};
-  const readySinceLoad = {};
-  const captures = new Map();
+  const screens: Record<string, string> = {};
+  const readySinceLoad: Record<string, boolean> = {};
+  const captures = new Map<unknown, { app: string; ack: (m: CaptureMessage) => void; done: (m: CaptureMessage) => void }>();
   window.addEventListener('message', (event) => {
     const app = room.appOfWindow(event.source, event.origin);
     if (!app) return;
-    const message = event.data || {};
+    const message: CaptureMessage = event.data || {};
     if ((message.type === 'pp:ready' || message.type === 'pp:screen') && typeof message.screen === 'string') {
       screens[app] = message.screen;
       readySinceLoad[app] = true;
     }
-    const waiting = message.nonce && captures.get(message.nonce);
+    const waiting = message.nonce ? captures.get(message.nonce) : undefined;
     if (!waiting || waiting.app !== app) return;
     if (message.type === 'pp:capture-ack') waiting.ack(message);
     if (message.type === 'pp:captured') waiting.done(message);
@@ -39,14 +52,14 @@ window.ppVoice = (room) => {
   });
 
   /** The app's picture as the viewer saw it, or why there is none (`note`). Never waits past captureMs. */
-  function capture(app) {
+  function capture(app: string): Promise<Picture> {
     const frame = room.frameOf(app);
     const origin = room.originOf(app);
     if (!frame || !frame.contentWindow || !origin) return Promise.resolve({ note: 'no-answer' });
     const nonce = crypto.randomUUID();
-    return new Promise((resolve) => {
+    return new Promise<Picture>((resolve) => {
       let acked = false;
-      const done = (answer) => {
+      const done = (answer: Picture) => {
         clearTimeout(noAck);
         clearTimeout(late);
         captures.delete(nonce);
@@ -68,60 +81,61 @@ window.ppVoice = (room) => {
           done(m.ok && m.blob ? { blob: m.blob, type: m.imageType || m.blob.type } : { note: m.note || 'failed' });
         },
       });
-      frame.contentWindow.postMessage({ type: 'pp:capture', nonce, maxBytes: voice.screenshotMaxBytes }, origin);
+      frame.contentWindow!.postMessage({ type: 'pp:capture', nonce, maxBytes: voice.screenshotMaxBytes } satisfies RoomMessage, origin);
     });
   }
 
-  async function base64Of(blob) {
+  async function base64Of(blob: Blob) {
     const bytes = new Uint8Array(await blob.arrayBuffer());
     let text = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[]);
     return btoa(text);
   }
 
   // --- The one-time email prompt, on the first comment or answer of a session without one.
-  const emailDialog = document.getElementById('email-ask');
+  const emailDialog = document.getElementById('email-ask') as HTMLDialogElement | null;
   function askEmail() {
     if (!emailDialog || emailDialog.open) return;
-    const form = document.getElementById('email-form');
+    const dialog = emailDialog;
+    const form = document.getElementById('email-form') as HTMLFormElement;
     form.onsubmit = async (event) => {
       event.preventDefault();
-      const email = form.elements.email.value.trim();
-      if (!email) return emailDialog.close();
+      const email = (form.elements.namedItem('email') as HTMLInputElement).value.trim();
+      if (!email) return dialog.close();
       const res = await room.post('email', { email });
-      if (res.ok) return emailDialog.close();
-      form.querySelector('.error').textContent = 'Please check the address.';
+      if (res.ok) return dialog.close();
+      form.querySelector('.error')!.textContent = 'Please check the address.';
     };
-    form.querySelector('.skip').onclick = () => emailDialog.close();
-    emailDialog.showModal();
+    form.querySelector<HTMLElement>('.skip')!.onclick = () => dialog.close();
+    dialog.showModal();
   }
 
   // --- What happens next.
   const nextPanel = document.getElementById('next');
-  const nextToggle = document.getElementById('next-toggle');
-  function openNext(open) {
+  const nextToggle = document.getElementById('next-toggle')!;
+  function openNext(open: boolean) {
     if (!nextPanel) return;
     nextPanel.hidden = !open;
     nextToggle.setAttribute('aria-expanded', String(open));
     if (open) closeComments();
   }
-  function markAnswered(kind) {
-    const button = nextPanel.querySelector(`.step-answer[data-kind="${kind}"]`);
+  function markAnswered(kind: string) {
+    const button = nextPanel!.querySelector(`.step-answer[data-kind="${kind}"]`);
     if (!button) return;
     button.classList.add('answered');
     button.setAttribute('aria-pressed', 'true');
-    const form = nextPanel.querySelector(`.step-form[data-kind="${kind}"]`);
+    const form = nextPanel!.querySelector<HTMLElement>(`.step-form[data-kind="${kind}"]`);
     if (form) form.hidden = true;
   }
-  const sending = new Set();
-  async function answer(kind, detail) {
+  const sending = new Set<string>();
+  async function answer(kind: BodyOf<'answer'>['step'], detail: Record<string, string> | null) {
     // One answer per step per visit: the server holds to it too; this only saves a request.
     if (sending.has(kind)) return;
     sending.add(kind);
-    const outcome = nextPanel.querySelector('.next-outcome');
+    const outcome = nextPanel!.querySelector('.next-outcome')!;
     try {
       const res = await room.post('answer', detail ? { step: kind, detail } : { step: kind });
-      const body = await res.json().catch(() => ({}));
+      const body: ReplyOf<'answer'> = await res.json().catch(() => ({}));
       if (!res.ok) {
         outcome.textContent = (body.issues && body.issues[0] && body.issues[0].message) || 'That did not go through. Try again.';
         return;
@@ -135,15 +149,15 @@ window.ppVoice = (room) => {
   }
   if (nextPanel) {
     nextToggle.addEventListener('click', () => openNext(nextPanel.hidden));
-    nextPanel.querySelector('.close').addEventListener('click', () => openNext(false));
+    nextPanel.querySelector('.close')!.addEventListener('click', () => openNext(false));
     for (const kind of voice.answered) markAnswered(kind);
-    for (const button of nextPanel.querySelectorAll('.step-answer')) {
+    for (const button of nextPanel.querySelectorAll<HTMLElement>('.step-answer')) {
       button.addEventListener('click', () => {
-        const kind = button.dataset.kind;
-        const form = nextPanel.querySelector(`.step-form[data-kind="${kind}"]`);
+        const kind = button.dataset.kind as BodyOf<'answer'>['step'];
+        const form = nextPanel.querySelector<HTMLElement>(`.step-form[data-kind="${kind}"]`);
         if (form) {
           form.hidden = !form.hidden;
-          if (!form.hidden) form.querySelector('textarea, input').focus();
+          if (!form.hidden) form.querySelector<HTMLElement>('textarea, input')!.focus();
           return;
         }
         // The booking page opens at once, in the click, so no popup blocker stops it.
@@ -151,24 +165,25 @@ window.ppVoice = (room) => {
         answer(kind, null);
       });
     }
-    for (const form of nextPanel.querySelectorAll('.step-form')) {
+    for (const form of nextPanel.querySelectorAll<HTMLFormElement>('.step-form')) {
       form.addEventListener('submit', (event) => {
         event.preventDefault();
-        const detail = Object.fromEntries(Array.from(form.elements).filter((e) => e.name).map((e) => [e.name, e.value.trim()]));
-        answer(form.dataset.kind, detail);
+        const fields = Array.from(form.elements) as HTMLInputElement[];
+        const detail = Object.fromEntries(fields.filter((e) => e.name).map((e) => [e.name, e.value.trim()]));
+        answer(form.dataset.kind as BodyOf<'answer'>['step'], detail);
       });
     }
   }
 
   // --- Comments pinned to screens.
   const commentsPanel = document.getElementById('comments');
-  const commentToggle = document.getElementById('comment-toggle');
-  const commentForm = document.getElementById('comment-form');
-  let layer = null;
-  let pin = null;
+  const commentToggle = document.getElementById('comment-toggle')!;
+  const commentForm = document.getElementById('comment-form') as HTMLFormElement | null;
+  let layer: HTMLElement | null = null;
+  let pin: Pin | null = null;
 
   function renderMine() {
-    const list = commentsPanel.querySelector('.my-comments');
+    const list = commentsPanel!.querySelector<HTMLElement>('.my-comments')!;
     list.textContent = '';
     for (const c of voice.comments) {
       const li = document.createElement('li');
@@ -185,7 +200,7 @@ window.ppVoice = (room) => {
       }
       list.append(li);
     }
-    list.previousElementSibling.hidden = !voice.comments.length;
+    (list.previousElementSibling as HTMLElement).hidden = !voice.comments.length;
   }
 
   function closeComments() {
@@ -203,9 +218,9 @@ window.ppVoice = (room) => {
   }
 
   /** A layer over the app's frame that takes a click (a point) or a drag (an area). */
-  function pinLayer(app) {
+  function pinLayer(app: string) {
     dropPin();
-    const box = room.frameOf(app) && room.frameOf(app).parentElement;
+    const box = room.frameOf(app) && room.frameOf(app)!.parentElement;
     if (!box) return;
     layer = document.createElement('div');
     layer.className = 'pin-layer';
@@ -214,12 +229,12 @@ window.ppVoice = (room) => {
     mark.className = 'pin-mark';
     layer.append(mark);
     box.append(layer);
-    let start = null;
-    const at = (event) => {
-      const r = layer.getBoundingClientRect();
+    let start: { x: number; y: number } | null = null;
+    const at = (event: PointerEvent) => {
+      const r = layer!.getBoundingClientRect();
       return { x: Math.min(1, Math.max(0, (event.clientX - r.left) / r.width)), y: Math.min(1, Math.max(0, (event.clientY - r.top) / r.height)) };
     };
-    const draw = (a, b) => {
+    const draw = (a: { x: number; y: number }, b: { x: number; y: number }) => {
       const x = Math.min(a.x, b.x);
       const y = Math.min(a.y, b.y);
       Object.assign(mark.style, { left: `${x * 100}%`, top: `${y * 100}%`, width: `${Math.abs(a.x - b.x) * 100}%`, height: `${Math.abs(a.y - b.y) * 100}%` });
@@ -227,7 +242,7 @@ window.ppVoice = (room) => {
     layer.addEventListener('pointerdown', (event) => {
       if (pin) return;
       start = at(event);
-      layer.setPointerCapture(event.pointerId);
+      layer!.setPointerCapture(event.pointerId);
       mark.className = 'pin-mark';
       draw(start, start);
     });
@@ -245,38 +260,39 @@ window.ppVoice = (room) => {
       if (!start || pin) return;
       place(at(event));
     });
-    function place(end) {
-      const r = layer.getBoundingClientRect();
+    function place(end: { x: number; y: number }) {
+      const from = start!;
+      const r = layer!.getBoundingClientRect();
       // A move of a few pixels is a click, not a drag.
-      const dragged = Math.abs(end.x - start.x) * r.width > 6 || Math.abs(end.y - start.y) * r.height > 6;
-      const round = (n) => Math.round(n * 10000) / 10000;
-      pin = dragged
-        ? { position: null, area: { x: round(Math.min(start.x, end.x)), y: round(Math.min(start.y, end.y)), width: round(Math.abs(end.x - start.x)), height: round(Math.abs(end.y - start.y)) } }
-        : { position: { x: round(start.x), y: round(start.y) }, area: null };
+      const dragged = Math.abs(end.x - from.x) * r.width > 6 || Math.abs(end.y - from.y) * r.height > 6;
+      const round = (n: number) => Math.round(n * 10000) / 10000;
+      const spot: Pick<Pin, 'position' | 'area'> = dragged
+        ? { position: null, area: { x: round(Math.min(from.x, end.x)), y: round(Math.min(from.y, end.y)), width: round(Math.abs(end.x - from.x)), height: round(Math.abs(end.y - from.y)) } }
+        : { position: { x: round(from.x), y: round(from.y) }, area: null };
       mark.className = dragged ? 'pin-mark area' : 'pin-mark point';
-      if (!dragged) draw(start, start);
+      if (!dragged) draw(from, from);
       start = null;
       // The picture is taken now, as the viewer saw the screen they pinned; the form waits for it.
-      pin.app = app;
-      pin.device = box.className.replace(/^frame frame-/, '') || 'none';
-      pin.picture = capture(app);
-      commentForm.hidden = false;
-      commentForm.querySelector('.error').textContent = '';
-      commentForm.elements.body.focus();
+      const device = (box!.className.replace(/^frame frame-/, '') || 'none') as Pin['device'];
+      pin = { ...spot, app, device, picture: capture(app) };
+      commentForm!.hidden = false;
+      commentForm!.querySelector('.error')!.textContent = '';
+      commentBody().focus();
     }
   }
 
   function startCommenting() {
     const app = room.currentApp();
     if (!app) {
-      commentsPanel.querySelector('.comment-outcome').textContent = 'Open one of the apps to comment on it.';
+      commentsPanel!.querySelector('.comment-outcome')!.textContent = 'Open one of the apps to comment on it.';
       return;
     }
     pinLayer(app);
     if (layer) layer.focus({ preventScroll: true });
   }
 
-  if (commentsPanel) {
+  const commentBody = () => commentForm!.elements.namedItem('body') as HTMLTextAreaElement;
+  if (commentsPanel && commentForm) {
     renderMine();
     commentToggle.addEventListener('click', () => {
       const open = commentsPanel.hidden;
@@ -285,14 +301,14 @@ window.ppVoice = (room) => {
       commentsPanel.hidden = false;
       commentToggle.setAttribute('aria-pressed', 'true');
       document.body.classList.add('commenting');
-      commentsPanel.querySelector('.comment-outcome').textContent = '';
+      commentsPanel.querySelector('.comment-outcome')!.textContent = '';
       startCommenting();
     });
-    commentsPanel.querySelector('.close').addEventListener('click', () => closeComments());
+    commentsPanel.querySelector('.close')!.addEventListener('click', () => closeComments());
     room.onShow(() => { if (!commentsPanel.hidden) startCommenting(); });
-    commentForm.querySelector('.cancel').addEventListener('click', () => startCommenting());
+    commentForm.querySelector('.cancel')!.addEventListener('click', () => startCommenting());
     // Why a comment went without its picture, in the viewer's words (the note is stored with it).
-    const withoutPicture = {
+    const withoutPicture: Record<string, string> = {
       'no-answer': 'the app did not answer',
       timeout: 'the app did not answer in time',
       blocked: "the app's own security policy stops it",
@@ -303,38 +319,38 @@ window.ppVoice = (room) => {
     commentForm.addEventListener('submit', async (event) => {
       event.preventDefault();
       if (!pin || commentForm.dataset.sending) return;
-      const error = commentForm.querySelector('.error');
-      const body = commentForm.elements.body.value.trim();
+      const error = commentForm.querySelector('.error')!;
+      const body = commentBody().value.trim();
       if (!body) { error.textContent = 'Write your comment first.'; return; }
       // This comment's pin, whatever the viewer does while it is sent (another tab, a story
       // step, a new pin: each drops the layer's pin).
       const sent = pin;
       commentForm.dataset.sending = '1';
-      const outcome = commentsPanel.querySelector('.comment-outcome');
+      const outcome = commentsPanel.querySelector('.comment-outcome')!;
       outcome.textContent = 'Sending…';
       try {
         const picture = await sent.picture;
-        let screenshot = null;
-        let screenshotNote = picture.note || null;
+        let screenshot: CommentBody['screenshot'] = null;
+        let screenshotNote: CommentBody['screenshotNote'] = picture.note || null;
         if (picture.blob) {
           if (picture.blob.size > voice.screenshotMaxBytes) screenshotNote = 'too-large';
-          else screenshot = { type: picture.type, data: await base64Of(picture.blob) };
+          else screenshot = { type: picture.type as 'image/png' | 'image/webp', data: await base64Of(picture.blob) };
         }
         const res = await room.post('comments', {
           appId: sent.app, screen: screens[sent.app] || room.appPath(sent.app), body, position: sent.position, area: sent.area, device: sent.device, screenshot, screenshotNote,
         });
-        const answer = await res.json().catch(() => ({}));
+        const answer: ReplyOf<'comments'> = await res.json().catch(() => ({}));
         if (!res.ok) {
           outcome.textContent = '';
           error.textContent = (answer.issues && answer.issues[0] && answer.issues[0].message) || answer.detail || answer.error || 'Your comment did not go through.';
           return;
         }
-        if (commentForm.elements.body.value.trim() === body) commentForm.elements.body.value = '';
+        if (commentBody().value.trim() === body) commentBody().value = '';
         const note = answer.comment && answer.comment.screenshotNote;
         outcome.textContent = !answer.recorded ? 'Preview: not recorded.'
           : note && withoutPicture[note] ? `Sent without a picture: ${withoutPicture[note]}. Thank you.` : 'Sent. Thank you.';
         if (answer.recorded) {
-          voice.comments.push({ ...answer.comment, reply: null, repliedAt: null, from: null });
+          voice.comments.push({ ...answer.comment!, reply: null, repliedAt: null, from: null });
           renderMine();
         }
         if (pin === sent) startCommenting();

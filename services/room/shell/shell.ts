@@ -1,23 +1,33 @@
 // The room shell: tabs, frames, the who-are-you prompt and the time beacon. It runs on the
 // platform origin and never touches build content, which lives in frames on the content origin.
+// Built by Vite into one self-contained classic script (services/room/dist/shell.js,
+// infra/local/room-scripts.mjs); the page (viewer/shell-page.ts) renders the elements it finds.
+import type { RunReply, ShellData } from '../../contract/resources/room-shell.js';
+import type { FrameRect, RoomMessage } from '../content/frame-messages.js';
+import type { BodyOf, ReplyOf, RoomHooks, ShellCall } from './room-hooks.js';
+import type { z } from 'zod';
+
+/** What a panel's state card says: a notice (CopyNotice's words), or words alone. */
+type StateNotice = ReplyOf<'grant'> | string;
+type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
+
 (() => {
-  'use strict';
-  const data = JSON.parse(document.getElementById('room-data').textContent);
+  const data: ShellData = JSON.parse(document.getElementById('room-data')!.textContent!);
   const base = `/room/${data.sessionId}`;
-  const tabs = Array.from(document.querySelectorAll('[role="tab"]'));
-  const loaded = new Set();
-  let current = null;
+  const tabs = Array.from(document.querySelectorAll<HTMLElement>('[role="tab"]'));
+  const loaded = new Set<string>();
+  let current: string | null = null;
 
   // Visible seconds per app or page, counted as the visit goes and flushed every few seconds,
   // so listVisits shows a visit under way and a quiet end lands near the viewer's last moment.
   // Only visible time counts; a hidden room sends nothing, so a forgotten background tab goes
   // quiet and its visit ends on the server (quietSeconds) at its last flush.
   const flushMs = data.flushMs;
-  const pending = {};
+  const pending: Record<string, number> = {};
   let since = performance.now();
   let visible = document.visibilityState === 'visible';
 
-  const post = (path, body) => fetch(`${base}/${path}`, {
+  const post = <C extends ShellCall>(path: C, body: BodyOf<C>) => fetch(`${base}/${path}`, {
     method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
   });
 
@@ -31,7 +41,7 @@
 
   function takeTime() {
     account();
-    const time = {};
+    const time: Record<string, number> = {};
     for (const [key, seconds] of Object.entries(pending)) {
       const whole = Math.floor(seconds);
       if (whole > 0) { time[key] = whole; pending[key] = seconds - whole; }
@@ -41,38 +51,39 @@
 
   // What the frame shows while its app is not in front of the viewer: a card in the room's look,
   // a title and the words, over the frame (never a page asked of an origin that may not answer).
-  function stateText(appId, notice) {
-    const el = document.querySelector(`[data-state-for="${appId}"]`);
+  function stateText(appId: string, notice: StateNotice) {
+    const el = document.querySelector<HTMLElement>(`[data-state-for="${appId}"]`);
     if (!el) return;
     const { title = '', message = '' } = typeof notice === 'string' ? { message: notice } : (notice || {});
-    el.querySelector('h2').textContent = title;
-    el.querySelector('h2').hidden = !title;
-    el.querySelector('p').textContent = message;
+    el.querySelector('h2')!.textContent = title;
+    el.querySelector('h2')!.hidden = !title;
+    el.querySelector('p')!.textContent = message;
     el.hidden = !title && !message;
   }
 
-  const origins = {};
-  const opening = {};
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const origins: Record<string, string> = {};
+  const opening: Record<string, Promise<void>> = {};
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   // Opens an app: a grant to its content origin, after its container copy (if any) is running.
   // While the copy starts or waits for room, the panel says so and the shell keeps asking.
-  function load(appId) {
+  function load(appId: string): Promise<void> {
     if (loaded.has(appId)) return opening[appId] || Promise.resolve();
     loaded.add(appId);
-    const frame = document.querySelector(`iframe[data-app="${appId}"]`);
+    const frame = document.querySelector<HTMLIFrameElement>(`iframe[data-app="${appId}"]`)!;
     stateText(appId, { message: 'Opening…' });
     opening[appId] = (async () => {
       for (;;) {
-        let body = {};
+        let body: ReplyOf<'grant'> = {};
         try {
           const res = await post('grant', { app: appId });
           body = await res.json().catch(() => ({}));
           if (res.ok && body.url) {
-            origins[appId] = body.origin;
+            origins[appId] = body.origin!;
+            const url = body.url;
             await new Promise((resolve) => {
               frame.addEventListener('load', resolve, { once: true });
-              frame.src = body.url;
+              frame.src = url;
             });
             stateText(appId, '');
             return;
@@ -90,19 +101,19 @@
   }
 
   // A room page comes from its own address (the shell carries none), the first time its tab opens.
-  function loadPage(pageId) {
-    const frame = document.querySelector(`iframe[data-page="${pageId}"]`);
-    if (frame && !frame.getAttribute('src')) frame.src = frame.dataset.src;
+  function loadPage(pageId: string) {
+    const frame = document.querySelector<HTMLIFrameElement>(`iframe[data-page="${pageId}"]`);
+    if (frame && !frame.getAttribute('src')) frame.src = frame.dataset.src!;
   }
 
-  function show(id) {
+  function show(id: string) {
     account();
     current = id;
     for (const tab of tabs) {
       const on = tab.dataset.tab === id;
       tab.setAttribute('aria-selected', String(on));
       tab.tabIndex = on ? 0 : -1;
-      document.getElementById(`panel-${tab.dataset.tab}`).hidden = !on;
+      document.getElementById(`panel-${tab.dataset.tab}`)!.hidden = !on;
     }
     const tab = tabs.find((t) => t.dataset.tab === id);
     if (tab && tab.dataset.kind === 'app') load(id);
@@ -112,21 +123,22 @@
   }
 
   for (const tab of tabs) {
-    tab.addEventListener('click', () => show(tab.dataset.tab));
+    tab.addEventListener('click', () => show(tab.dataset.tab!));
     tab.addEventListener('keydown', (event) => {
       const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
       if (!step) return;
       const next = tabs[(tabs.indexOf(tab) + step + tabs.length) % tabs.length];
       next.focus();
-      show(next.dataset.tab);
+      show(next.dataset.tab!);
     });
   }
 
   function start() {
     const wanted = location.hash.slice(1);
-    show(tabs.some((t) => t.dataset.tab === wanted) ? wanted : data.opened);
-    const withCopy = (body) => (data.kind === 'container' ? { ...body, copy: true } : body);
-    const beacon = (path, extra = {}) => navigator.sendBeacon(`${base}/${path}`, JSON.stringify({ ...withCopy(takeTime()), ...extra }));
+    // `opened` is null only in a room of no tab, where nothing is shown.
+    show(tabs.some((t) => t.dataset.tab === wanted) ? wanted : data.opened!);
+    const withCopy = (body: BodyOf<'beat'>): BodyOf<'beat'> => (data.kind === 'container' ? { ...body, copy: true } : body);
+    const beacon = (path: 'beat' | 'leave', extra: Partial<BodyOf<'beat'>> = {}) => navigator.sendBeacon(`${base}/${path}`, JSON.stringify({ ...withCopy(takeTime()), ...extra }));
     // A tab back in view says so with its next flush (the time outside the room ends there).
     let shown = false;
     setInterval(() => {
@@ -141,7 +153,7 @@
     });
     addEventListener('pagehide', () => beacon('leave'));
     // Back from the browser's page cache: the visit ended at pagehide; the next flush starts another.
-    addEventListener('pageshow', (event) => { if (event.persisted) account(); });
+    addEventListener('pageshow', (event: PageTransitionEvent) => { if (event.persisted) account(); });
     setUpMenus();
     setUpTools();
     setUpDevices();
@@ -152,29 +164,29 @@
 
   // What the viewer's voice (voice.js) needs of the shell: the frames, their origins, the app in
   // view, and word of a frame's load and a tab shown.
-  const hooks = { frameLoad: [], show: [] };
-  const fire = (name, arg) => hooks[name].forEach((f) => f(arg));
+  const hooks: { frameLoad: ((app: string) => void)[]; show: ((id: string) => void)[] } = { frameLoad: [], show: [] };
+  const fire = (name: keyof typeof hooks, arg: string) => hooks[name].forEach((f) => f(arg));
   // Each app frame's loads, and the screen its page says it is on (frame-helper.js): a page that
   // loaded without saying so (no helper in it) leaves no screen behind from the page before.
-  const screens = {};
-  const readySinceLoad = {};
-  function watchFrame(frame) {
+  const screens: Record<string, string> = {};
+  const readySinceLoad: Record<string, boolean> = {};
+  function watchFrame(frame: HTMLIFrameElement) {
     frame.addEventListener('load', () => {
-      const app = frame.dataset.app;
+      const app = frame.dataset.app!;
       if (!readySinceLoad[app]) delete screens[app];
       readySinceLoad[app] = false;
       fire('frameLoad', app);
     });
   }
-  for (const frame of document.querySelectorAll('iframe[data-app]')) watchFrame(frame);
+  for (const frame of document.querySelectorAll<HTMLIFrameElement>('iframe[data-app]')) watchFrame(frame);
   window.addEventListener('message', (event) => {
-    const app = data.apps.find((a) => origins[a.id] === event.origin && frameOf(a.id) && frameOf(a.id).contentWindow === event.source);
-    const message = event.data || {};
+    const app = data.apps.find((a) => origins[a.id] === event.origin && frameOf(a.id) && frameOf(a.id)!.contentWindow === event.source);
+    const message: { type?: unknown; screen?: unknown } = event.data || {};
     if (!app || (message.type !== 'pp:ready' && message.type !== 'pp:screen') || typeof message.screen !== 'string') return;
     screens[app.id] = message.screen;
     readySinceLoad[app.id] = true;
   });
-  function roomHooks() {
+  function roomHooks(): RoomHooks {
     return {
       data,
       post,
@@ -184,7 +196,7 @@
       currentApp: () => (data.apps.some((a) => a.id === current) ? current : null),
       /** The app whose frame `source` is, when the message came from its origin. */
       appOfWindow: (source, origin) => {
-        const app = data.apps.find((a) => origins[a.id] === origin && frameOf(a.id) && frameOf(a.id).contentWindow === source);
+        const app = data.apps.find((a) => origins[a.id] === origin && frameOf(a.id) && frameOf(a.id)!.contentWindow === source);
         return app ? app.id : null;
       },
       onFrameLoad: (f) => hooks.frameLoad.push(f),
@@ -197,34 +209,34 @@
   // the app as it was, and the app's new page only once it has loaded. What the calls were and
   // what they answered is the builder's concern (the rehearsal; a preview shows it): a viewer
   // reads "Ready" or that it could not be done.
-  async function run(ask) {
+  async function run(ask: BodyOf<'run'>): Promise<{ ok: boolean; outcomes: Outcome[] }> {
     const res = await post('run', ask);
-    const body = await res.json().catch(() => ({}));
-    return { ok: res.ok && body.ok, outcomes: body.outcomes || [] };
+    const body: ReplyOf<'run'> = await res.json().catch(() => ({}));
+    return { ok: res.ok && !!body.ok, outcomes: body.outcomes || [] };
   }
 
   /** The calls and their answers, for the builder's preview only. */
-  const callsDetail = (outcomes) => outcomes.map((o) => `${o.ok ? '✓' : '✗'} ${o.call}${o.status ? ` (${o.status})` : o.error ? ` (${o.error})` : ''}`);
+  const callsDetail = (outcomes: Outcome[]) => outcomes.map((o) => `${o.ok ? '✓' : '✗'} ${o.call}${o.status ? ` (${o.status})` : o.error ? ` (${o.error})` : ''}`);
 
   /** A card over the app's frame: what runs, which part of it, and the seconds since it started. */
-  function progressOver(appId, title) {
-    const el = appId && document.querySelector(`[data-progress-for="${appId}"]`);
+  function progressOver(appId: string | undefined, title: string) {
+    const el = appId ? document.querySelector<HTMLElement>(`[data-progress-for="${appId}"]`) : null;
     const started = performance.now();
     let part = '';
     const draw = () => {
       if (!el) return;
-      el.querySelector('h2').textContent = title;
-      el.querySelector('.progress-step').textContent = part;
-      el.querySelector('.progress-time').textContent = `${Math.floor((performance.now() - started) / 1000)} s`;
+      el.querySelector('h2')!.textContent = title;
+      el.querySelector('.progress-step')!.textContent = part;
+      el.querySelector('.progress-time')!.textContent = `${Math.floor((performance.now() - started) / 1000)} s`;
     };
     const timer = setInterval(draw, 1000);
     if (el) el.hidden = false;
-    if (el) el.parentElement.classList.add('busy');
+    if (el) el.parentElement!.classList.add('busy');
     return {
-      step(text) { part = text; draw(); },
+      step(text: string) { part = text; draw(); },
       done() {
         clearInterval(timer);
-        if (el) { el.hidden = true; el.parentElement.classList.remove('busy'); }
+        if (el) { el.hidden = true; el.parentElement!.classList.remove('busy'); }
       },
     };
   }
@@ -233,15 +245,15 @@
    * Loads `url` into a new frame behind the app's frame and swaps them when it has loaded, so the
    * viewer keeps seeing the app as it was instead of a blank frame while the new page loads.
    */
-  function reloadBehind(appId, url) {
-    const old = frameOf(appId);
-    const next = old.cloneNode(false);
+  function reloadBehind(appId: string, url: string) {
+    const old = frameOf(appId)!;
+    const next = old.cloneNode(false) as HTMLIFrameElement;
     next.removeAttribute('src');
     next.classList.add('incoming');
     // First in the box: messages from the new page are its app's from now on (frameOf finds it).
     old.before(next);
     watchFrame(next);
-    return new Promise((resolve) => {
+    return new Promise<void>((resolve) => {
       next.addEventListener('load', () => {
         old.remove();
         next.classList.remove('incoming');
@@ -252,21 +264,21 @@
   }
 
   function setUpControls() {
-    const outcome = document.querySelector('.run-outcome');
-    for (const button of document.querySelectorAll('[data-run]')) {
+    const outcome = document.querySelector<HTMLElement>('.run-outcome')!;
+    for (const button of document.querySelectorAll<HTMLButtonElement>('[data-run]')) {
       button.addEventListener('click', async () => {
         closeMenus();
         closeTools();
         if (button.disabled) return;
         button.disabled = true;
-        const name = button.dataset.run === 'reset' ? 'Resetting the demo' : button.textContent.trim();
+        const name = button.dataset.run === 'reset' ? 'Resetting the demo' : button.textContent!.trim();
         const app = data.apps.find((a) => a.id === current);
         const progress = progressOver(app && app.id, name);
         outcome.hidden = false;
         outcome.textContent = `${name}…`;
         try {
           progress.step('Step 1 of 2: setting up the demo');
-          const ask = button.dataset.run === 'reset' ? { reset: true } : { scenario: button.dataset.id };
+          const ask: BodyOf<'run'> = button.dataset.run === 'reset' ? { reset: true } : { scenario: button.dataset.id! };
           const { ok, outcomes } = await run(ask).catch(() => ({ ok: false, outcomes: [] }));
           if (!ok) {
             outcome.textContent = `${name} could not be done. Try again in a moment.`;
@@ -287,23 +299,23 @@
   }
 
   // Menus in the bar (<details>): one open at a time, closed by a choice, Escape or a click elsewhere.
-  const menus = () => Array.from(document.querySelectorAll('details.menu-button'));
-  function closeMenus(except) {
+  const menus = () => Array.from(document.querySelectorAll<HTMLDetailsElement>('details.menu-button'));
+  function closeMenus(except?: HTMLDetailsElement) {
     for (const m of menus()) if (m !== except) m.open = false;
   }
   function setUpMenus() {
     for (const m of menus()) m.addEventListener('toggle', () => { if (m.open) closeMenus(m); });
-    document.addEventListener('click', (event) => { if (!event.target.closest('details.menu-button')) closeMenus(); });
+    document.addEventListener('click', (event) => { if (!(event.target as Element).closest('details.menu-button')) closeMenus(); });
     document.addEventListener('keydown', (event) => { if (event.key === 'Escape') closeMenus(); });
   }
 
   // The device frame of the app in view: the viewer's pick, else the manifest's (or a step's).
-  const picked = {};
-  function frameBox(appId) {
+  const picked: Record<string, string> = {};
+  function frameBox(appId: string) {
     const frame = document.querySelector(`iframe[data-app="${appId}"]`);
     return frame && frame.parentElement;
   }
-  function setDevice(appId, device) {
+  function setDevice(appId: string, device: string | null | undefined) {
     const box = frameBox(appId);
     if (box) box.className = `frame frame-${device || box.dataset.device}`;
     markDevice();
@@ -311,14 +323,14 @@
   function markDevice() {
     const box = current && frameBox(current);
     const now = box ? box.className.replace(/^frame frame-/, '') : null;
-    for (const b of document.querySelectorAll('details.device [data-device]')) b.setAttribute('aria-checked', String(b.dataset.device === now));
-    const menu = document.querySelector('details.device');
+    for (const b of document.querySelectorAll<HTMLElement>('details.device [data-device]')) b.setAttribute('aria-checked', String(b.dataset.device === now));
+    const menu = document.querySelector<HTMLElement>('details.device');
     if (menu) menu.hidden = !box;
   }
   function setUpDevices() {
-    for (const b of document.querySelectorAll('details.device [data-device]')) {
+    for (const b of document.querySelectorAll<HTMLElement>('details.device [data-device]')) {
       b.addEventListener('click', () => {
-        if (current && frameBox(current)) { picked[current] = b.dataset.device; setDevice(current, b.dataset.device); }
+        if (current && frameBox(current)) { picked[current] = b.dataset.device!; setDevice(current, b.dataset.device); }
         closeMenus();
         closeTools();
       });
@@ -334,15 +346,16 @@
   const offerDismissed = () => { try { return sessionStorage.getItem(offerKey) === 'dismissed'; } catch { return false; } };
   const dismissOffer = () => { try { sessionStorage.setItem(offerKey, 'dismissed'); } catch { /* private mode: this page only */ } };
   function setUpStory() {
-    const panel = document.getElementById('story');
+    const found = document.getElementById('story');
     const toggle = document.getElementById('story-toggle');
-    if (!panel || !toggle) return;
+    if (!found || !toggle) return;
+    const panel = found;
     let at = -1;
-    const status = panel.querySelector('.step-status');
-    const calls = panel.querySelector('.step-calls');
-    const back = panel.querySelector('[data-step="-1"]');
-    const next = panel.querySelector('[data-step="1"]');
-    const offer = panel.querySelector('.next-offer');
+    const status = panel.querySelector<HTMLElement>('.step-status')!;
+    const calls = panel.querySelector<HTMLElement>('.step-calls')!;
+    const back = panel.querySelector<HTMLElement>('[data-step="-1"]')!;
+    const next = panel.querySelector<HTMLElement>('[data-step="1"]')!;
+    const offer = panel.querySelector<HTMLElement>('.next-offer');
     const nextToggle = document.getElementById('next-toggle');
     const nextPanel = document.getElementById('next');
     let dismissed = offerDismissed();
@@ -351,18 +364,18 @@
       if (offer) offer.hidden = !last || dismissed;
       if (nextToggle) nextToggle.classList.toggle('offered', last && !dismissed);
     }
-    const say = (text, failed = false) => {
+    const say = (text: string, failed = false) => {
       status.textContent = text;
       status.hidden = !text;
       status.classList.toggle('failed', failed);
     };
-    async function go(index) {
+    async function go(index: number) {
       at = Math.max(0, Math.min(data.story.length - 1, index));
       const step = data.story[at];
       ringFor(null);
-      panel.querySelector('.step-count').textContent = `Step ${at + 1} of ${data.story.length}`;
-      panel.querySelector('.step-title').textContent = step.title;
-      panel.querySelector('.step-say').textContent = step.say;
+      panel.querySelector('.step-count')!.textContent = `Step ${at + 1} of ${data.story.length}`;
+      panel.querySelector('.step-title')!.textContent = step.title;
+      panel.querySelector('.step-say')!.textContent = step.say;
       back.hidden = at === 0;
       next.hidden = at === data.story.length - 1;
       calls.textContent = '';
@@ -399,12 +412,12 @@
       document.body.classList.toggle('touring', !panel.hidden);
       if (!panel.hidden && at < 0) go(0);
     });
-    for (const b of panel.querySelectorAll('[data-step]')) b.addEventListener('click', () => go(at + Number(b.dataset.step)));
+    for (const b of panel.querySelectorAll<HTMLElement>('[data-step]')) b.addEventListener('click', () => go(at + Number(b.dataset.step)));
     if (offer) {
-      offer.querySelector('.offer-open').addEventListener('click', () => {
-        if (nextPanel && nextPanel.hidden) nextToggle.click();
+      offer.querySelector('.offer-open')!.addEventListener('click', () => {
+        if (nextPanel && nextPanel.hidden) nextToggle!.click();
       });
-      offer.querySelector('.offer-dismiss').addEventListener('click', () => {
+      offer.querySelector('.offer-dismiss')!.addEventListener('click', () => {
         dismissed = true;
         dismissOffer();
         showOffer();
@@ -425,7 +438,7 @@
 
   // The bar on a narrow screen (shell.css, max-width 640px): the tools fold into one Menu button,
   // a list under the bar; a choice in it closes it, as do Escape and a click elsewhere.
-  const bar = document.querySelector('header.bar');
+  const bar = document.querySelector('header.bar')!;
   const toolsToggle = document.getElementById('tools-toggle');
   function closeTools() {
     if (!toolsToggle || !bar.classList.contains('tools-open')) return;
@@ -440,7 +453,7 @@
       toolsToggle.setAttribute('aria-expanded', String(open));
     });
     for (const id of ['comment-toggle', 'next-toggle']) document.getElementById(id)?.addEventListener('click', closeTools);
-    document.addEventListener('click', (event) => { if (!event.target.closest('header.bar')) closeTools(); });
+    document.addEventListener('click', (event) => { if (!(event.target as Element).closest('header.bar')) closeTools(); });
     document.addEventListener('keydown', (event) => { if (event.key === 'Escape') closeTools(); });
   }
 
@@ -448,21 +461,21 @@
   // the content origin puts in every page (services/room/content/frame-helper.js). Asked again
   // whenever a new page in the frame says it is ready, so a step that opens a page rings it once
   // it has loaded. The tour card moves out of the element's way.
-  let pointing = null;
-  function frameOf(appId) {
-    return document.querySelector(`iframe[data-app="${appId}"]`);
+  let pointing: { app: string; selector: string } | null = null;
+  function frameOf(appId: string) {
+    return document.querySelector<HTMLIFrameElement>(`iframe[data-app="${appId}"]`);
   }
   function askRing() {
     const frame = pointing && frameOf(pointing.app);
-    if (frame && frame.contentWindow && origins[pointing.app]) {
-      frame.contentWindow.postMessage({ type: 'pp:point', selector: pointing.selector }, origins[pointing.app]);
+    if (frame && frame.contentWindow && origins[pointing!.app]) {
+      frame.contentWindow.postMessage({ type: 'pp:point', selector: pointing!.selector } satisfies RoomMessage, origins[pointing!.app]);
     }
   }
-  function ringFor(next) {
+  function ringFor(next: typeof pointing) {
     const before = pointing;
     pointing = next;
     const frame = before && frameOf(before.app);
-    if (frame && frame.contentWindow && origins[before.app]) frame.contentWindow.postMessage({ type: 'pp:clear' }, origins[before.app]);
+    if (frame && frame.contentWindow && origins[before!.app]) frame.contentWindow.postMessage({ type: 'pp:clear' } satisfies RoomMessage, origins[before!.app]);
     document.getElementById('story')?.classList.remove('story-top');
     askRing();
   }
@@ -470,12 +483,12 @@
     if (!pointing) return;
     const frame = frameOf(pointing.app);
     if (!frame || event.source !== frame.contentWindow || event.origin !== origins[pointing.app]) return;
-    const message = event.data || {};
+    const message: { type?: unknown; rect?: FrameRect | null } = event.data || {};
     if (message.type === 'pp:ready') askRing();
     if (message.type === 'pp:pointed' && message.rect) keepCardClear(frame, message.rect);
   });
   /** Puts the tour card at the top when, at the bottom, it would cover the ringed element. */
-  function keepCardClear(frame, rect) {
+  function keepCardClear(frame: HTMLIFrameElement, rect: FrameRect) {
     const panel = document.getElementById('story');
     if (!panel || panel.hidden) return;
     const box = frame.getBoundingClientRect();
@@ -492,12 +505,12 @@
   // keeping its state, and nothing reloads. Otherwise the frame's address is set anew, even when
   // it equals the last one set (through a blank frame: setting `src` to the value it already
   // holds would not move the app).
-  function openPath(appId, path) {
-    const frame = frameOf(appId);
+  function openPath(appId: string, path: string) {
+    const frame = frameOf(appId)!;
     const target = new URL(path, origins[appId]);
     const on = screens[appId] != null ? new URL(screens[appId], origins[appId]) : null;
     if (on && target.hash && on.pathname === target.pathname && on.search === target.search) {
-      if (on.hash !== target.hash) frame.contentWindow.postMessage({ type: 'pp:hash', hash: target.hash }, origins[appId]);
+      if (on.hash !== target.hash) frame.contentWindow!.postMessage({ type: 'pp:hash', hash: target.hash } satisfies RoomMessage, origins[appId]);
       return;
     }
     const url = target.href;
@@ -509,29 +522,30 @@
   // A room whose seats were all taken since the page came says so: the address, asked again,
   // answers Demo full.
   if (!data.preview) {
-    post('arrive', {}).then((res) => res.json()).then((body) => { if (body && body.full) location.reload(); }).catch(() => {});
+    post('arrive', {}).then((res) => res.json()).then((body: ReplyOf<'arrive'> | null) => { if (body && body.full) location.reload(); }).catch(() => {});
   }
 
   // Who are you: asked once per session, with an email when the project requires one.
-  const dialog = document.getElementById('who');
+  const dialog = document.getElementById('who') as HTMLDialogElement;
   if (!data.ask.name && !data.ask.email) return start();
-  const form = document.getElementById('who-form');
-  form.elements.name.value = data.ask.suggestedName || '';
-  form.querySelector('.email').hidden = !data.ask.email;
-  form.elements.email.required = data.ask.email;
-  form.elements.name.required = true;
+  const form = document.getElementById('who-form') as HTMLFormElement;
+  const field = (name: string) => form.elements.namedItem(name) as HTMLInputElement;
+  field('name').value = data.ask.suggestedName || '';
+  form.querySelector<HTMLElement>('.email')!.hidden = !data.ask.email;
+  field('email').required = data.ask.email;
+  field('name').required = true;
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const body = { name: form.elements.name.value };
-    if (data.ask.email) body.email = form.elements.email.value;
+    const body: BodyOf<'hello'> = { name: field('name').value };
+    if (data.ask.email) body.email = field('email').value;
     const res = await post('hello', body);
     if (res.ok) {
       // Saying who you are arrives too (if the first arrival was lost): it may find the room full.
-      if ((await res.json().catch(() => ({}))).full) { location.reload(); return; }
+      if (((await res.json().catch(() => ({}))) as ReplyOf<'hello'>).full) { location.reload(); return; }
       dialog.close(); start(); return;
     }
-    const problem = await res.json().catch(() => ({}));
-    form.querySelector('.error').textContent = (problem.issues && problem.issues[0] && problem.issues[0].message) || 'Please check your answer.';
+    const problem: ReplyOf<'hello'> = await res.json().catch(() => ({}));
+    form.querySelector('.error')!.textContent = (problem.issues && problem.issues[0] && problem.issues[0].message) || 'Please check your answer.';
   });
   dialog.addEventListener('cancel', (event) => event.preventDefault());
   dialog.showModal();

@@ -24,28 +24,41 @@
 //   note: 'too-large' (still over maxBytes as WebP), 'tainted' (the canvas could not be read),
 //   'blocked' (the page's own Content-Security-Policy stopped the render), 'failed' (anything
 //   else, or no picture within the budget).
+//   The messages' types: frame-messages.ts.
+//
+// Built by Vite into one self-contained classic script (services/room/dist/frame-helper.js,
+// infra/local/room-scripts.mjs), run before the page's own scripts: nothing here is imported at
+// run time but the screenshot library, by URL.
+import type * as Screenshot from 'modern-screenshot';
+import type { CaptureAnswer, FrameMessage, FrameRect } from './frame-messages.js';
+
+/** A room message as it arrives: any value; each field is checked where it is read. */
+type Incoming = { type?: unknown; selector?: unknown; nonce?: unknown; maxBytes?: unknown; hash?: unknown };
+/** Where a stand-in goes among its parent's kept children, and its tag and style. */
+type Cut = { after: number; tag: string; box: string };
+
 (() => {
-  const script = document.currentScript;
+  const script = document.currentScript as HTMLScriptElement | null;
   const room = script && script.dataset.room;
-  if (!room || window.parent === window) return;
+  if (!script || !room || window.parent === window) return;
   // Once a document, even if a page carries the tag twice (an app that copied it into its own
   // HTML, a fragment put in by script): a second helper would answer every message again.
   const running = Symbol.for('pp.frame-helper');
-  if (window[running]) return;
+  if ((window as unknown as Record<symbol, unknown>)[running]) return;
   Object.defineProperty(window, running, { value: true });
-  const send = (message) => window.parent.postMessage(message, room);
+  const send = (message: FrameMessage) => window.parent.postMessage(message, room);
   const screenNow = () => location.pathname + location.search + location.hash;
 
-  let ring = null;
+  let ring: HTMLElement | null = null;
   const clear = () => {
     if (ring) ring.remove();
     ring = null;
   };
 
   /** Rings the first element `selector` finds; its box in the frame's viewport, or null. */
-  function point(selector) {
+  function point(selector: string): FrameRect | null {
     clear();
-    let el = null;
+    let el: Element | null = null;
     try {
       el = document.querySelector(selector);
     } catch {
@@ -74,8 +87,10 @@
   // the default): read back later it is blank, black where the context has no alpha, and a page
   // drawn on such a canvas (speedscope's white page) came back black. The helper runs before
   // the app's scripts, so their WebGL contexts keep their drawing until the next frame replaces it.
-  const getContext = HTMLCanvasElement.prototype.getContext;
-  HTMLCanvasElement.prototype.getContext = function (kind, options, ...rest) {
+  type GetContext = (this: HTMLCanvasElement, kind: string, options?: unknown, ...rest: unknown[]) => RenderingContext | null;
+  const canvasProto = HTMLCanvasElement.prototype as unknown as { getContext: GetContext };
+  const getContext = canvasProto.getContext;
+  canvasProto.getContext = function (kind, options, ...rest) {
     if (/^(webgl2?|experimental-webgl)$/.test(String(kind))) options = { ...(options && typeof options === 'object' ? options : {}), preserveDrawingBuffer: true };
     return getContext.call(this, kind, options, ...rest);
   };
@@ -93,14 +108,14 @@
    */
   const ASSET_MS = 2500;
   const libraryUrl = new URL('/__pp/capture.js', script.src).href;
-  let library = null;
+  let library: Promise<typeof Screenshot> | null = null;
   /** modern-screenshot, imported once, when the first capture is asked (most viewers never comment). */
-  const loadLibrary = () => (library ??= import(libraryUrl).catch((err) => {
+  const loadLibrary = () => (library ??= (import(/* @vite-ignore */ libraryUrl) as Promise<typeof Screenshot>).catch((err: unknown) => {
     library = null;
     throw err;
   }));
 
-  const transparent = (color) => !color || color === 'transparent' || /(?:,|\/)\s*0(?:\.0*)?\s*\)$/.test(color);
+  const transparent = (color: string | null | undefined) => !color || color === 'transparent' || /(?:,|\/)\s*0(?:\.0*)?\s*\)$/.test(color);
 
   /**
    * What the page's canvas shows where nothing is drawn, as the browser paints it: the root's
@@ -108,11 +123,11 @@
    * page). The picture is filled with it first: nothing in it stays transparent, which an image
    * viewer would show on its own background (black, with the page's dark text unreadable on it).
    */
-  function canvasColor() {
+  function canvasColor(): string {
     const root = getComputedStyle(document.documentElement).backgroundColor;
     if (!transparent(root)) return root;
     const body = document.body && getComputedStyle(document.body).backgroundColor;
-    if (!transparent(body)) return body;
+    if (body && !transparent(body)) return body;
     const probe = document.createElement('pp-canvas-probe');
     probe.style.cssText = 'display:block;position:absolute;width:0;height:0;background-color:Canvas';
     document.documentElement.appendChild(probe);
@@ -136,13 +151,13 @@
    * the viewer sees it: rows above the scroll, a table's other rows, a flex line's other items.
    */
   function cutPlan() {
-    const keep = new Set();
+    const keep = new Set<Element>();
     const width = innerWidth;
     const height = innerHeight;
-    const keepUp = (el) => {
-      for (let up = el; up && !keep.has(up); up = up.parentElement) keep.add(up);
+    const keepUp = (el: Element) => {
+      for (let up: Element | null = el; up && !keep.has(up); up = up.parentElement) keep.add(up);
     };
-    const keepAll = (el) => {
+    const keepAll = (el: Element) => {
       keepUp(el);
       for (const inner of el.getElementsByTagName('*')) keep.add(inner);
     };
@@ -155,13 +170,13 @@
       const h = Math.max(box.height, el.scrollHeight || 0);
       if ((w > 0 || h > 0) && box.left - MARGIN < width && box.top - MARGIN < height && box.left + w + MARGIN > 0 && box.top + h + MARGIN > 0) keepUp(el);
     }
-    const cuts = new Map();
+    const cuts = new Map<Element, Cut[]>();
     for (const parent of keep) {
       // A shadow host's clone holds its shadow tree, and a slot its assigned nodes: no count of
       // children to place stand-ins by. (Shadow trees are cloned whole: see the filter.)
       if (parent.shadowRoot || parent.namespaceURI !== 'http://www.w3.org/1999/xhtml') continue;
       let kept = 0;
-      let list = null;
+      let list: Cut[] | null = null;
       for (const child of parent.children) {
         if (child.localName === 'slot') { list = null; break; }
         if (keep.has(child)) {
@@ -187,7 +202,7 @@
   }
 
   /** An empty box taking the room `el` takes in its parent's layout, showing nothing. */
-  function standInStyle(el, style) {
+  function standInStyle(el: Element, style: CSSStyleDeclaration): string {
     const box = el.getBoundingClientRect();
     // Its layout size, before any transform.
     const w = el instanceof HTMLElement ? el.offsetWidth : box.width;
@@ -202,7 +217,7 @@
   }
 
   /** The stand-ins put into the clone, by the mark its parent carries for the moment of the capture. */
-  function putStandIns(root, cuts) {
+  function putStandIns(root: Element, cuts: Cut[][]) {
     const marked = root.hasAttribute && root.hasAttribute(CUT) ? [root] : [];
     marked.push(...root.querySelectorAll(`[${CUT}]`));
     for (const parent of marked) {
@@ -218,7 +233,7 @@
   }
 
   /** The visible viewport, drawn by modern-screenshot into a canvas at scale 1. */
-  async function renderViewport() {
+  async function renderViewport(): Promise<HTMLCanvasElement> {
     const lib = await loadLibrary();
     const x = scrollX;
     const y = scrollY;
@@ -245,13 +260,14 @@
         style: { ...(getComputedStyle(html).display === 'block' ? { display: 'flow-root' } : {}), position: 'relative', top: `${-y}px`, left: `${-x}px`, height: `${Math.max(html.scrollHeight, innerHeight + y)}px` },
         // Scrolled boxes inside the page show what they show the viewer...
         features: { restoreScrollPosition: true },
-        onCloneNode: (root) => {
+        onCloneNode: (cloned) => {
+          const root = cloned as HTMLElement;
           unmark();
           putStandIns(root, standIns);
           // ...but the page's own scroll is already in `top`: the library's transform for it goes.
           if (!x && !y) return;
           const scrolled = scroller === html ? root : [...root.children].find((c) => c.localName === 'body');
-          for (const child of scrolled ? scrolled.children : []) {
+          for (const child of (scrolled ? scrolled.children : []) as Iterable<HTMLElement>) {
             if (!child.style || !child.style.transform) continue;
             // Its translation undone (restoreScrollPosition moved it by -x, -y); an identity left
             // over goes, since any transform would hold the page's fixed elements.
@@ -263,7 +279,7 @@
         },
         // What is in view, and all of shadow trees and same-origin frames (not in the plan's
         // look through the document): never the ring.
-        filter: (node) => node.nodeType !== 1 || (!node.hasAttribute('data-pp-ring') && (keep.has(node) || node.getRootNode() !== document)),
+        filter: (node) => node.nodeType !== 1 || (!(node as Element).hasAttribute('data-pp-ring') && (keep.has(node as Element) || node.getRootNode() !== document)),
         timeout: ASSET_MS,
       });
     } finally {
@@ -272,13 +288,14 @@
   }
 
   /** The canvas as `type`; a SecurityError when the canvas is tainted. */
-  const encode = (canvas, type, quality) => new Promise((resolve, reject) => {
+  const encode = (canvas: HTMLCanvasElement, type: string, quality?: number) => new Promise<Blob>((resolve, reject) => {
     canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('no blob'))), type, quality);
   });
 
   /** The picture within `maxBytes`: PNG, else WebP at 0.8 then 0.6. */
-  async function encodeWithin(canvas, maxBytes) {
-    for (const [type, quality] of [['image/png'], ['image/webp', 0.8], ['image/webp', 0.6]]) {
+  async function encodeWithin(canvas: HTMLCanvasElement, maxBytes: number): Promise<CaptureAnswer> {
+    const tries: ['image/png' | 'image/webp', number?][] = [['image/png'], ['image/webp', 0.8], ['image/webp', 0.6]];
+    for (const [type, quality] of tries) {
       const blob = await encode(canvas, type, quality);
       // A browser without a WebP encoder gives PNG instead: no use trying it.
       if (blob.type !== type) continue;
@@ -287,15 +304,15 @@
     return { ok: false, note: 'too-large' };
   }
 
-  async function capture(maxBytes) {
+  async function capture(maxBytes: number): Promise<CaptureAnswer> {
     // Violations of the page's own policy while rendering: its img-src or style-src may refuse
     // what the library makes (an SVG image as a data: URL, style elements), or its script-src
     // the library itself (a policy in a <meta> after the helper's tag).
-    const violations = [];
-    const onViolation = (event) => violations.push(event);
+    const violations: SecurityPolicyViolationEvent[] = [];
+    const onViolation = (event: SecurityPolicyViolationEvent) => violations.push(event);
     document.addEventListener('securitypolicyviolation', onViolation, true);
     // Violation events are queued: let them arrive before judging.
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+    const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
     const stoppedRender = () => violations.some((v) => /^style-src/.test(v.effectiveDirective) || (/^img-src/.test(v.effectiveDirective) && /^data\b/.test(v.blockedURI)));
     try {
       const canvas = await renderViewport();
@@ -305,7 +322,7 @@
       try {
         return await encodeWithin(canvas, maxBytes);
       } catch (err) {
-        return { ok: false, note: err && err.name === 'SecurityError' ? 'tainted' : 'failed' };
+        return { ok: false, note: (err as { name?: unknown } | null)?.name === 'SecurityError' ? 'tainted' : 'failed' };
       }
     } catch {
       await settle();
@@ -316,15 +333,15 @@
   }
 
   /** A capture's answer, 'failed' when it takes longer than `budget` ms: the frame never hangs the room. */
-  function captureWithin(maxBytes, budget) {
-    let timer;
-    const late = new Promise((resolve) => (timer = setTimeout(() => resolve({ ok: false, note: 'failed' }), budget)));
-    return Promise.race([capture(maxBytes).catch(() => ({ ok: false, note: 'failed' })), late]).finally(() => clearTimeout(timer));
+  function captureWithin(maxBytes: number, budget: number): Promise<CaptureAnswer> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<CaptureAnswer>((resolve) => (timer = setTimeout(() => resolve({ ok: false, note: 'failed' }), budget)));
+    return Promise.race([capture(maxBytes).catch((): CaptureAnswer => ({ ok: false, note: 'failed' })), late]).finally(() => clearTimeout(timer));
   }
 
   window.addEventListener('message', (event) => {
     if (event.origin !== room || event.source !== window.parent) return;
-    const message = event.data || {};
+    const message: Incoming = event.data || {};
     if (message.type === 'pp:point') {
       const rect = point(String(message.selector));
       send({ type: 'pp:pointed', selector: message.selector, rect });
@@ -347,7 +364,7 @@
   // capture's handler above; the new screen goes out through hashchange below.
   window.addEventListener('message', (event) => {
     if (event.origin !== room || event.source !== window.parent) return;
-    const message = event.data || {};
+    const message: Incoming = event.data || {};
     if (message.type !== 'pp:hash' || typeof message.hash !== 'string' || !message.hash.startsWith('#')) return;
     if (location.hash !== message.hash) location.hash = message.hash;
   });
@@ -361,10 +378,10 @@
     lastScreen = screen;
     send({ type: 'pp:screen', screen });
   };
-  for (const name of ['pushState', 'replaceState']) {
+  for (const name of ['pushState', 'replaceState'] as const) {
     const original = history[name];
     if (typeof original !== 'function') continue;
-    history[name] = function (...args) {
+    history[name] = function (this: History, ...args: Parameters<History['pushState']>) {
       const result = original.apply(this, args);
       moved();
       return result;
