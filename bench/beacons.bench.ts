@@ -87,6 +87,9 @@ try {
   console.log(`beat CPU to /healthz: ${(beats.share / floor.share).toFixed(2)}x; to bare node:http: ${(beats.share / node.share).toFixed(2)}x; target: under 30% of a core at ${RATE}/s`);
   figure({ name: 'beat CPU share', value: beats.share, unit: 'core', baseline: floor.share });
   console.log(`written: ${events - before} time events, ${seconds} seconds credited to visits (${beats.statuses[200] ?? 0} beats answered 200, 5 s each)`);
+  // A figure of refusals measures nothing: the run fails, naming what the beats were answered.
+  const refused = beats.sent - (beats.statuses[200] ?? 0);
+  if (refused) throw new Error(`${refused} of ${beats.sent} beats were not answered 200 (${JSON.stringify(beats.statuses)}): the figures above are not the beacon's cost`);
 } finally {
   await sql`delete from projects where id = ${project.id}`;
   await platform.close();

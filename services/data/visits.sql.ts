@@ -90,7 +90,9 @@ export async function recordBeat(sql: Sql, session: RoomSessionRow, time: Record
     if (!visitId) return { visitId: null, credited: {} };
     const { spent, credited, total } = creditBeat(open ? visit : null, time);
     // Stored as text cast to jsonb: the client's camel-case transform must not touch app ids.
-    await tx`update visits set last_seen_at = now(), time = ${JSON.stringify(spent)}::text::jsonb where id = ${visitId}`;
+    // The clock, not now(): a visit started in this transaction began at clock_timestamp(), after
+    // the transaction's now(), and last_seen_at may not come before started_at.
+    await tx`update visits set last_seen_at = clock_timestamp(), time = ${JSON.stringify(spent)}::text::jsonb where id = ${visitId}`;
     await tx`update room_sessions set last_seen_at = now() where id = ${session.id}`;
     // Sustained time in one visit is engagement (link-evidence.sql.ts).
     if (total >= engagedSeconds) await recordEvidence(tx, session.linkId, 'engaged');

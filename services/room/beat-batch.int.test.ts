@@ -63,6 +63,20 @@ describe('beats in batches', () => {
     for (const s of [b, c, d]) expect(timeOf(s.sessionId)).toEqual({});
   });
 
+  it('a viewer back after a quiet spell is answered 200 and starts a new visit; the quiet one ends at its last beat', async () => {
+    const { person, project, viewers } = await roomWithViewers(1);
+    const [v] = viewers;
+    await platform.deps.sql`update visits set started_at = now() - interval '20 minutes', last_seen_at = now() - interval '10 minutes' where project_id = ${project.id}`;
+    const answer = await hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json: { time: { web: 4 } } });
+    expect(answer.status).toBe(200);
+    const visits = await platform.deps.sql<{ endedAt: Date | null; lastSeenAt: Date; startedAt: Date }[]>`
+      select started_at, last_seen_at, ended_at from visits where project_id = ${project.id} order by started_at`;
+    expect(visits).toHaveLength(2);
+    expect(visits[0].endedAt).toEqual(visits[0].lastSeenAt);
+    expect(visits[1].endedAt).toBeNull();
+    expect((await person.client.call('listVisits', { params: { projectId: project.id } }))).toHaveLength(2);
+  });
+
   it('never credits more than the time since the last beat, and moves a link to engaged when a visit crosses a minute', async () => {
     const { person, project, viewers } = await roomWithViewers(1);
     const [v] = viewers;
