@@ -7,6 +7,7 @@ import { installHostGuard } from './engine/host-guard.js';
 import { cullIdle } from './loops/idle.js';
 import { reconcile, updateGauges } from './loops/reconcile.js';
 import type { RunnerContext } from './runner-context.js';
+import { liveCopiesOf } from '../services/data/copies.sql.js';
 
 // The runner's background side: the host guard, the engine's event stream, reconcile and
 // adoption after a restart, the culler, image collection, gauges and warm pools.
@@ -53,7 +54,7 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
       // Closed first: no admission pass may start a copy while the others are being removed.
       await work.close();
       for (let round = 0; round < 5; round++) {
-        const rows = await sql<{ id: string }[]>`select id from runner_copies where runner_id = ${settings.runnerId} and state <> 'ended'`;
+        const rows = await liveCopiesOf(sql, settings.runnerId);
         await Promise.all(rows.map((r) => stopCopy(ctx, r.id, 'drained')));
         const left = await engine.containersOf(settings.runnerId);
         for (const c of left) await engine.remove(c.id);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallsReply, CopyView, EnterBody, PrepareReply } from '../services/contract/runner/runner-api.schema.js';
 import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
-import { copyOfSession, updateCopy, type CopyRow } from '../services/data/copies.sql.js';
+import { copyOfSession, unclaimedCopiesOf, updateCopy, type CopyRow } from '../services/data/copies.sql.js';
 import type { AdmissionPasses } from './admission-passes.js';
 import { NoSuchBuild } from './build-runs.js';
 import type { Call } from '../services/contract/runner/runner-api.schema.js';
@@ -148,9 +148,7 @@ export function createSessionCopies({ ctx, passes, overSpend, isClosed }: Sessio
       loading.then(() => ({ image: 'ready' as const }), (err: Error) => ({ image: 'failed' as const, detail: err.message })),
       sleep(waitMs).then(() => ({ image: 'loading' as const })),
     ]);
-    const [warm] = await sql<{ n: number }[]>`
-      select count(*)::int as n from runner_copies where build_id = ${buildId} and runner_id = ${settings.runnerId} and session_id is null and state <> 'ended'`;
-    return { ...outcome, warm: warm.n };
+    return { ...outcome, warm: await unclaimedCopiesOf(sql, settings.runnerId, buildId) };
   }
 
   return { enter, current, watch, activity, leave, calls, prepare };

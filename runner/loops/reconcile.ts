@@ -1,7 +1,7 @@
 import { copies as copiesGauge } from '../../services/core/metrics.js';
 import { LABEL } from '../../services/contract/runner/copy-labels.js';
 import type { RunnerContext } from '../runner-context.js';
-import { countsByState, liveCopiesOf, transition, type CopyRow } from '../../services/data/copies.sql.js';
+import { countsByState, endAbandonedQueue, liveCopiesOf, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { failCopy, looksOom, removeResources, stopCopy } from '../copies/copy-control.js';
 import { recordExit } from '../copies/copy-exits.js';
 import { startCopy } from '../copies/copy-starter.js';
@@ -94,10 +94,7 @@ export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } 
     if (!live.has(copyId) && !busy(copyId)) await ctx.engine.releaseWritable(s.runnerId, copyId).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'writable place not removed'));
   }
 
-  const abandoned = await ctx.sql<{ id: string; sessionId: string }[]>`
-    update runner_copies set state = 'ended', seq = seq + 1, end_reason = 'abandoned', ended_at = clock_timestamp()
-    where runner_id = ${s.runnerId} and state = 'queued' and seen_at < now() - make_interval(secs => ${s.abandonMs / 1000})
-    returning id, session_id`;
+  const abandoned = await endAbandonedQueue(ctx.sql, s.runnerId, s.abandonMs);
   if (abandoned.length) ctx.waiters.wakeAll();
 
   await updateGauges(ctx);

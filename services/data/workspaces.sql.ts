@@ -1,5 +1,5 @@
 import type { Db, Sql } from '../core/db.js';
-import type { PlanName } from '../core/plans.js';
+import { planOf, type Plan, type PlanName } from '../core/plans.js';
 
 export interface WorkspaceRow {
   id: string;
@@ -30,4 +30,9 @@ export const effectivePlan = (w: { plan: PlanName | null }): PlanName => w.plan 
 /** The plan a workspace is held to now. */
 export async function planNameOf(sql: Db, workspaceId: string): Promise<PlanName> {
   return effectivePlan(await workspaceById(sql, workspaceId));
+}
+
+/** The plan a workspace is held to now, with its numbers and switches (its `name` for a refusal). */
+export async function planFor(sql: Db, workspaceId: string): Promise<Plan> {
+  return planOf(await planNameOf(sql, workspaceId));
 }
