@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/db.js';
 
 export interface PersonRow { id: string; email: string; name: string; emailVerified: boolean; handle: string | null; createdAt: Date }
 
@@ -72,4 +72,9 @@ export async function setNameOf(sql: Sql, personId: string, name: string): Promi
 export async function emailOf(sql: Sql, personId: string): Promise<string | null> {
   const [row] = await sql<{ email: string }[]>`select email from people where id = ${personId}`;
   return row?.email ?? null;
+}
+
+/** The name alone (the operator's issueToken); setNameOf also renames the personal workspace. */
+export async function overwriteName(db: Db, personId: string, name: string): Promise<void> {
+  await db`update people set name = ${name} where id = ${personId}`;
 }
