@@ -78,3 +78,29 @@ export async function emailOf(sql: Sql, personId: string): Promise<string | null
 export async function overwriteName(db: Db, personId: string, name: string): Promise<void> {
   await db`update people set name = ${name} where id = ${personId}`;
 }
+
+/** The person's email when they verified it; null otherwise (or with no such person). */
+export async function verifiedEmailOf(db: Db, personId: string): Promise<string | null> {
+  const [row] = await db<{ email: string; emailVerified: boolean }[]>`select email, email_verified from people where id = ${personId}`;
+  return row?.emailVerified ? row.email : null;
+}
+
+/** Holds the person's row until the transaction ends: one of their requests at a time passes. */
+export async function lockPerson(tx: Db, personId: string): Promise<void> {
+  await tx`select id from people where id = ${personId} for update`;
+}
+
+/** The person with their photo and the name and kind of a workspace (the session's); null when either is gone. */
+export async function personInWorkspace(db: Db, personId: string, workspaceId: string) {
+  const [row] = await db<(PersonRow & { photoHash: string | null; wsName: string; wsKind: 'personal' | 'team' })[]>`
+    select p.*, w.name as ws_name, w.kind as ws_kind
+    from people p, workspaces w
+    where p.id = ${personId} and w.id = ${workspaceId}`;
+  return row ?? null;
+}
+
+/** The person's name and email (for displayNameOf); null with no such person. */
+export async function nameAndEmailOf(db: Db, personId: string): Promise<{ name: string; email: string } | null> {
+  const [person] = await db<{ name: string; email: string }[]>`select name, email from people where id = ${personId}`;
+  return person ?? null;
+}

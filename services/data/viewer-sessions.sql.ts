@@ -122,3 +122,16 @@ export function sessionsOfLink(sql: Db, linkId: string) {
     -- Only sessions whose shell ran (they have had a visit): a page fetched and never run is nobody.
     where link_id = ${linkId} and not preview and visit_id is not null order by created_at, id`;
 }
+
+/** A viewer turned away from a full room, once per browser and hour (the owner's "turned away" count). */
+export async function recordBounce(tx: Db, b: { workspaceId: string; projectId: string; browserHash: Buffer }): Promise<void> {
+  await tx`
+    insert into room_bounces (workspace_id, project_id, browser_hash, hour)
+    values (${b.workspaceId}, ${b.projectId}, ${b.browserHash}, date_trunc('hour', now()))
+    on conflict do nothing`;
+}
+
+/** The session was seen now (a reload), so its copy is not handed back. */
+export async function markSessionSeen(sql: Sql, sessionId: string): Promise<void> {
+  await sql`update room_sessions set last_seen_at = now() where id = ${sessionId}`;
+}
