@@ -75,7 +75,7 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     const standing = await sessionStanding(sql, session.id);
     if (!standing) return reply.status(404).send({ error: 'not found' });
     const appId = z.object({ app: z.string().max(40) }).safeParse(req.body);
-    const manifest = standing.manifest ? (JSON.parse(standing.manifest) as { apps: { id: string; path: string }[] }) : null;
+    const manifest = standing.manifest;
     const app0 = manifest?.apps.find((a) => a.id === (appId.success ? appId.data.app : ''));
     if (!app0) return reply.status(404).send({ error: 'not found' });
     if (standing.kind === 'container') {
@@ -99,7 +99,7 @@ export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps) {
     const parsed = Run.safeParse(req.body);
     if (!standing?.manifest) return reply.status(404).send({ error: 'not found' });
     if (!parsed.success) return reply.status(400).send({ error: 'invalid', issues: [{ path: 'body', message: 'name reset, a scenario or a step' }] });
-    const calls = storyCalls(JSON.parse(standing.manifest), parsed.data);
+    const calls = storyCalls(standing.manifest, parsed.data);
     if (calls === null) return reply.status(404).send({ error: 'not found' });
     // A story step taken or a scenario tried is engagement (link-evidence.sql.ts); a preview records nothing.
     if (!session.preview) {
