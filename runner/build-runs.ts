@@ -1,8 +1,8 @@
 import type { Sql } from '../services/core/db.js';
+import { manifestOfBuild } from '../services/data/builds.sql.js';
 
 // What a copy of a build runs: the manifest's run.start, run.env and health path. Builds never
-// change, so each is read once. The manifest is read as text: the database client camel-cases
-// jsonb keys, which would turn run.env's MOCK_MODE into MOCKMODE.
+// change, so each is read once.
 
 export interface BuildRun {
   buildId: string;
@@ -21,10 +21,9 @@ export function createBuildRuns(sql: Sql) {
   return async function runOf(buildId: string): Promise<BuildRun> {
     const hit = cache.get(buildId);
     if (hit) return hit;
-    const [row] = await sql<{ workspaceId: string; projectId: string; kind: 'static' | 'container'; manifest: string }[]>`
-      select workspace_id, project_id, kind, manifest::text as manifest from builds where id = ${buildId}`;
+    const row = await manifestOfBuild(sql, buildId);
     if (!row) throw new NoSuchBuild(`no build ${buildId}`);
-    const manifest = JSON.parse(row.manifest) as { health?: string; run?: { start?: string[]; env?: Record<string, string> } };
+    const manifest = row.manifest as { health?: string; run?: { start?: string[]; env?: Record<string, string> } };
     const run: BuildRun = {
       buildId,
       workspaceId: row.workspaceId,

@@ -6,6 +6,7 @@ import { followExits, type ExitFollower } from './loops/exit-follower.js';
 import { cullIdle } from './loops/idle.js';
 import { reconcile, updateGauges } from './loops/reconcile.js';
 import type { RunnerContext } from './runner-context.js';
+import { liveCopiesOf } from '../services/data/copies.sql.js';
 
 // The runner's background side: the host guard, the engine's exits, reconcile and
 // adoption after a restart, the culler, image collection, gauges and warm pools.
@@ -52,7 +53,7 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
       // Closed first: no admission pass may start a copy while the others are being removed.
       await work.close();
       for (let round = 0; round < 5; round++) {
-        const rows = await sql<{ id: string }[]>`select id from runner_copies where runner_id = ${settings.runnerId} and state <> 'ended'`;
+        const rows = await liveCopiesOf(sql, settings.runnerId);
         await Promise.all(rows.map((r) => stopCopy(ctx, r.id, 'drained')));
         const left = await engine.list(settings.runnerId);
         for (const c of left) await engine.stop({ runnerId: settings.runnerId, copyId: c.copyId, handle: c.handle }).catch(() => {});

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Sql } from '../../services/core/db.js';
-import { planOf } from '../../services/core/plans.js';
-import { planNameOf } from '../../services/data/workspaces.sql.js';
-import { insertCopy, liveStates, transition, type CopyRow } from '../../services/data/copies.sql.js';
+import { planFor } from '../../services/data/workspaces.sql.js';
+import { insertCopy, transition, type CopyRow } from '../../services/data/copies.sql.js';
+import {
+  copyToEvict, firstQueued, healthyWarmCopy, hostLiveCopies, liveCopyCounts, lockCopySlots, queueHeadsOn, roomViewerCopies,
+  sessionCopyNotEnded, warmCopiesComing, warmCopyToClaim, workspaceHasQueue,
+} from '../../services/data/copy-admission.sql.js';
 import type { HostScope } from '../runner-context.js';
 
 // Caps, reserved atomically before the engine is asked for anything (research/runner.md #1):
@@ -25,25 +28,14 @@ export type Admission =
   | { kind: 'claimed'; copy: CopyRow; evicted: CopyRow[] }
   | { kind: 'admitted'; copy: CopyRow; evicted: CopyRow[] };
 
-const live = liveStates as readonly string[];
-
-async function lock(tx: Db, workspaceId: string, runnerId: string) {
-  await tx`select pg_advisory_xact_lock(hashtext(${`runner.workspace:${workspaceId}`}))`;
-  await tx`select pg_advisory_xact_lock(hashtext(${`runner.host:${runnerId}`}))`;
-}
-
 async function capsOf(tx: Db, workspaceId: string) {
-  const plan = planOf(await planNameOf(tx, workspaceId));
+  const plan = await planFor(tx, workspaceId);
   return { plan, copies: plan.staticOnly ? 0 : plan.containerCopies };
 }
 
 /** Claims a warm copy of the build on this host: a healthy one first, else one still starting. */
 async function claimWarm(tx: Db, host: HostScope, buildId: string, sessionId: string): Promise<CopyRow | null> {
-  const [warm] = await tx<{ id: string; state: string }[]>`
-    select id, state from runner_copies
-    where build_id = ${buildId} and runner_id = ${host.runnerId} and session_id is null and state in ('creating', 'starting', 'warm')
-    order by (state = 'warm') desc, asked_at
-    limit 1 for update skip locked`;
+  const warm = await warmCopyToClaim(tx, host.runnerId, buildId);
   if (!warm) return null;
   // A healthy copy becomes the viewer's at once; one still starting does when it is healthy.
   return transition(tx, warm.id, [warm.state as CopyRow['state']], warm.state === 'warm' ? 'running' : (warm.state as CopyRow['state']), {
@@ -58,24 +50,14 @@ async function claimWarm(tx: Db, host: HostScope, buildId: string, sessionId: st
  * paused copies if it must (`evict`). Returns the copies given up, or null when there is no room.
  */
 async function reserve(tx: Db, host: HostScope, workspaceId: string, copyCap: number, evict: boolean): Promise<CopyRow[] | null> {
-  const [n] = await tx<{ workspace: number; host: number }[]>`
-    select count(*) filter (where workspace_id = ${workspaceId})::int as workspace,
-           count(*) filter (where runner_id = ${host.runnerId})::int as host
-    from runner_copies
-    where (workspace_id = ${workspaceId} or runner_id = ${host.runnerId}) and state = any(${live as string[]})`;
+  const n = await liveCopyCounts(tx, workspaceId, host.runnerId);
   const needWorkspace = n.workspace >= copyCap;
   const needHost = n.host >= host.hostCapacity;
   if (!needWorkspace && !needHost) return [];
   if (!evict || n.workspace > copyCap || n.host > host.hostCapacity) return null;
   // One copy given up must free the workspace's slot if that is short, and the host's if that is:
   // a copy of this workspace on this host frees both. Warm ones before paused ones, oldest first.
-  const [victim] = await tx<{ id: string; state: CopyRow['state'] }[]>`
-    select id, state from runner_copies
-    where state in ('warm', 'paused')
-      and (${!needWorkspace} or workspace_id = ${workspaceId})
-      and (${!needHost} or runner_id = ${host.runnerId})
-    order by (state = 'warm') desc, coalesce(paused_at, ready_at, asked_at)
-    limit 1 for update skip locked`;
+  const victim = await copyToEvict(tx, { inWorkspace: needWorkspace ? workspaceId : null, onRunner: needHost ? host.runnerId : null });
   if (!victim) return null;
   const ended = await transition(tx, victim.id, [victim.state], 'ended', { set: { endReason: 'evicted' }, event: 'stop', detail: 'evicted' });
   return ended ? [ended] : null;
@@ -84,18 +66,14 @@ async function reserve(tx: Db, host: HostScope, workspaceId: string, copyCap: nu
 /** A viewer session enters: its own copy, a warm one, a reserved slot, a place in the queue, or full. */
 export async function admitViewer(sql: Sql, host: HostScope, v: { sessionId: string; workspaceId: string; projectId: string; buildId: string; roomViewerCap?: number }): Promise<Admission> {
   return sql.begin(async (tx) => {
-    await lock(tx, v.workspaceId, host.runnerId);
-    const [mine] = await tx<CopyRow[]>`select id from runner_copies where session_id = ${v.sessionId} and state <> 'ended'`;
+    await lockCopySlots(tx, v.workspaceId, host.runnerId);
+    const mine = await sessionCopyNotEnded(tx, v.sessionId);
     if (mine) return { kind: 'existing', copy: mine } as Admission;
     const { plan, copies } = await capsOf(tx, v.workspaceId);
     if (copies === 0) return { kind: 'full', reason: 'plan' } as Admission;
-    const [room] = await tx<{ viewers: number }[]>`
-      select count(*)::int as viewers from runner_copies
-      where project_id = ${v.projectId} and session_id is not null and state <> 'ended'`;
-    if (room.viewers >= (v.roomViewerCap ?? plan.concurrentViewers)) return { kind: 'full', reason: 'room' } as Admission;
+    if ((await roomViewerCopies(tx, v.projectId)) >= (v.roomViewerCap ?? plan.concurrentViewers)) return { kind: 'full', reason: 'room' } as Admission;
 
-    const [waiting] = await tx`select 1 from runner_copies where workspace_id = ${v.workspaceId} and state = 'queued' limit 1`;
-    if (!waiting) {
+    if (!(await workspaceHasQueue(tx, v.workspaceId))) {
       const claimed = await claimWarm(tx, host, v.buildId, v.sessionId);
       if (claimed) return { kind: 'claimed', copy: claimed, evicted: [] } as Admission;
       const evicted = await reserve(tx, host, v.workspaceId, copies, true);
@@ -114,24 +92,15 @@ export async function admitViewer(sql: Sql, host: HostScope, v: { sessionId: str
  * host has room. A head of queue that belongs to another runner is that runner's to let in.
  */
 export async function admitQueued(sql: Sql, host: HostScope): Promise<Admission[]> {
-  const heads = await sql<{ id: string; workspaceId: string; runnerId: string }[]>`
-    select * from (
-      select distinct on (workspace_id) id, workspace_id, runner_id, asked_at from runner_copies
-      where state = 'queued' order by workspace_id, asked_at, id
-    ) h where runner_id = ${host.runnerId} order by asked_at`;
+  const heads = await queueHeadsOn(sql, host.runnerId);
   const out: Admission[] = [];
   for (const head of heads) {
     const result = await sql.begin(async (tx) => {
-      await lock(tx, head.workspaceId, host.runnerId);
-      const [first] = await tx<CopyRow[]>`
-        select id, build_id, session_id from runner_copies where workspace_id = ${head.workspaceId} and state = 'queued'
-        order by asked_at, id limit 1`;
+      await lockCopySlots(tx, head.workspaceId, host.runnerId);
+      const first = await firstQueued(tx, head.workspaceId);
       if (!first || first.id !== head.id) return 'moved' as const;
       const { copies } = await capsOf(tx, head.workspaceId);
-      const [warm] = await tx<{ id: string }[]>`
-        select id from runner_copies
-        where build_id = ${first.buildId} and runner_id = ${host.runnerId} and session_id is null and state = 'warm'
-        limit 1 for update skip locked`;
+      const warm = await healthyWarmCopy(tx, host.runnerId, first.buildId);
       if (warm) {
         // The waiting viewer takes the warm copy; the queued record ends as handed over.
         await transition(tx, head.id, ['queued'], 'ended', { set: { endReason: 'handed-over' } });
@@ -140,8 +109,7 @@ export async function admitQueued(sql: Sql, host: HostScope): Promise<Admission[
       }
       const evicted = await reserve(tx, host, head.workspaceId, copies, true);
       if (!evicted) {
-        const [n] = await tx<{ host: number }[]>`select count(*)::int as host from runner_copies where runner_id = ${host.runnerId} and state = any(${live as string[]})`;
-        return n.host >= host.hostCapacity ? ('host-full' as const) : ('blocked' as const);
+        return (await hostLiveCopies(tx, host.runnerId)) >= host.hostCapacity ? ('host-full' as const) : ('blocked' as const);
       }
       const copy = await transition(tx, head.id, ['queued'], 'creating', { now: ['admittedAt', 'activeAt'] });
       return copy ? ({ kind: 'admitted', copy, evicted } as Admission) : ('moved' as const);
@@ -155,13 +123,9 @@ export async function admitQueued(sql: Sql, host: HostScope): Promise<Admission[
 /** Reserves a slot for a warm copy of the build, if nobody waits in its workspace and there is room (never evicting). */
 export async function reserveWarm(sql: Sql, host: HostScope, b: { workspaceId: string; projectId: string; buildId: string; want: number }): Promise<CopyRow | null> {
   return sql.begin(async (tx) => {
-    await lock(tx, b.workspaceId, host.runnerId);
-    const [waiting] = await tx`select 1 from runner_copies where workspace_id = ${b.workspaceId} and state = 'queued' limit 1`;
-    if (waiting) return null;
-    const [have] = await tx<{ n: number }[]>`
-      select count(*)::int as n from runner_copies
-      where build_id = ${b.buildId} and runner_id = ${host.runnerId} and session_id is null and state in ('creating', 'starting', 'warm')`;
-    if (have.n >= b.want) return null;
+    await lockCopySlots(tx, b.workspaceId, host.runnerId);
+    if (await workspaceHasQueue(tx, b.workspaceId)) return null;
+    if ((await warmCopiesComing(tx, host.runnerId, b.buildId)) >= b.want) return null;
     const { copies } = await capsOf(tx, b.workspaceId);
     const room = await reserve(tx, host, b.workspaceId, copies, false);
     if (!room) return null;

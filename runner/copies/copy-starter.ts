@@ -3,7 +3,7 @@ import { EngineError, ExitedAtStart, ImageGone, ImageMissing, type StartHooks } 
 import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
 import type { RunnerContext } from '../runner-context.js';
 import { ProbeTimeout, probeHealth } from './health-probe.js';
-import { insertEvent, transition, type CopyRow } from '../../services/data/copies.sql.js';
+import { insertEvent, markCopyReady, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { failCopy, looksOom, removeResources } from './copy-control.js';
 import { CopyExited, Withdrawn } from './copy-errors.js';
 import { recordExit } from './copy-exits.js';
@@ -127,13 +127,7 @@ const labelsOfSpec = (row: CopyRow) => ({ copyId: row.id, buildId: row.buildId, 
 /** Healthy: the viewer's copy runs, or a warm copy joins the pool (whichever it is by now: a viewer may have claimed it while it started). */
 async function markReady(ctx: RunnerContext, row: CopyRow, r: { host: string; port: number; coldStartMs: number | null; phases: Record<string, number> }): Promise<CopyRow | null> {
   return ctx.sql.begin(async (tx) => {
-    const [ready] = await tx<CopyRow[]>`
-      update runner_copies set
-        state = case when session_id is null then 'warm' else 'running' end, seq = seq + 1,
-        host = ${r.host}, port = ${r.port}, ready_at = clock_timestamp(), active_at = clock_timestamp(),
-        cold_start_ms = ${r.coldStartMs}, phases = ${tx.json(r.phases)}
-      where id = ${row.id} and state = 'starting'
-      returning *`;
+    const ready = await markCopyReady(tx, row.id, r);
     if (!ready) return null;
     // Every copy's start counts, warm ones too (issue 29, item 7): on a paid plan nearly every
     // viewer takes a warm copy, and counting only the viewers' own starts left the figure empty

@@ -1,4 +1,5 @@
 import { uploadKey } from '../../services/data/uploads.sql.js';
+import { buildImageOf, buildsToKeep } from '../../services/data/build-images.sql.js';
 import type { Sql } from '../../services/core/db.js';
 import type { Logger } from '../../services/core/log.js';
 import type { Storage } from '../../services/core/storage.js';
@@ -36,8 +37,7 @@ export function createImageStore(deps: { sql: Sql; storage: Storage; engine: Cop
   const tagOf = imageTagOf;
 
   async function load(buildId: string): Promise<string> {
-    const [build] = await deps.sql<{ uploadId: string; kind: string; image: { id?: string; archiveBytes?: number } | null }[]>`
-      select upload_id, kind, image from builds where id = ${buildId}`;
+    const build = await buildImageOf(deps.sql, buildId);
     if (!build || build.kind !== 'container') throw new ImageMissing(`build ${buildId} is not a container build`);
     const started = Date.now();
     let bytes: number | null = null;
@@ -97,12 +97,7 @@ export function createImageStore(deps: { sql: Sql; storage: Storage; engine: Cop
       );
       if (!images.length) return [];
       const ids = [...new Set(images.map((i) => i.buildId))];
-      const rows = await deps.sql<{ id: string; keep: boolean }[]>`
-        select b.id,
-          b.created_at > now() - make_interval(days => ${RECENT_BUILD_DAYS})
-          or exists (select 1 from projects p where p.live_build_id = b.id and p.deleted_at is null)
-          or exists (select 1 from runner_copies c where c.build_id = b.id and c.state <> 'ended') as keep
-        from builds b where b.id = any(${ids}::uuid[])`;
+      const rows = await buildsToKeep(deps.sql, ids, RECENT_BUILD_DAYS);
       const removed: string[] = [];
       for (const tag of tagsToRemove(images, new Map(rows.map((r) => [r.id, { keep: r.keep }])))) {
         // By tag: an image that carries other names too only loses this one.

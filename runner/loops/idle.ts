@@ -1,6 +1,6 @@
 import type { RunnerContext } from '../runner-context.js';
 import { pauseCopy, stopCopy } from '../copies/copy-control.js';
-import type { CopyRow } from '../../services/data/copies.sql.js';
+import { copiesToCull } from '../../services/data/copies.sql.js';
 import { createLimit } from '../limit.js';
 
 // Two idle tiers and a maximum age (JupyterHub's culler, mybinder's max age, Fly's suspend):
@@ -17,15 +17,7 @@ const limit = createLimit(4);
 
 export async function cullIdle(ctx: RunnerContext): Promise<{ paused: number; removed: number }> {
   const s = ctx.settings;
-  const rows = await ctx.sql<(CopyRow & { action: 'pause' | 'idle' | 'max-age' | 'recycled' })[]>`
-    select *, case
-        when started_at < now() - make_interval(secs => ${s.maxAgeMs / 1000}) then 'max-age'
-        when state = 'warm' and started_at < now() - make_interval(secs => ${s.maxAgeMs / 2000}) then 'recycled'
-        when state = 'paused' and paused_at < now() - make_interval(secs => ${s.idleRemoveMs / 1000}) then 'idle'
-        when state = 'running' and active_at < now() - make_interval(secs => ${s.idlePauseMs / 1000}) then 'pause'
-      end as action
-    from runner_copies
-    where runner_id = ${s.runnerId} and state in ('warm', 'running', 'paused')`;
+  const rows = await copiesToCull(ctx.sql, s.runnerId, s);
   let paused = 0;
   let removed = 0;
   await Promise.all(

@@ -1,6 +1,6 @@
 import { copies as copiesGauge } from '../../services/core/metrics.js';
 import type { RunnerContext } from '../runner-context.js';
-import { countsByState, liveCopiesOf, transition, type CopyRow } from '../../services/data/copies.sql.js';
+import { countsByState, endAbandonedQueue, liveCopiesOf, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { failCopy, looksOom, stopCopy } from '../copies/copy-control.js';
 import { recordExit } from '../copies/copy-exits.js';
 import { startCopy } from '../copies/copy-starter.js';
@@ -84,10 +84,7 @@ export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } 
     closed++;
   }
 
-  const abandoned = await ctx.sql<{ id: string; sessionId: string }[]>`
-    update runner_copies set state = 'ended', seq = seq + 1, end_reason = 'abandoned', ended_at = clock_timestamp()
-    where runner_id = ${s.runnerId} and state = 'queued' and seen_at < now() - make_interval(secs => ${s.abandonMs / 1000})
-    returning id, session_id`;
+  const abandoned = await endAbandonedQueue(ctx.sql, s.runnerId, s.abandonMs);
   if (abandoned.length) ctx.waiters.wakeAll();
 
   await updateGauges(ctx);

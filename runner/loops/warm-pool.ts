@@ -4,6 +4,7 @@ import { stopCopy } from '../copies/copy-control.js';
 import { startCopy } from '../copies/copy-starter.js';
 import type { RunnerContext } from '../runner-context.js';
 import { liveContainerBuilds, type LiveBuild } from '../../services/data/live-builds.sql.js';
+import { warmCopiesNotIn } from '../../services/data/copies.sql.js';
 
 // The warm pool (tmpnb's pool, Fly's pre-created machines): each live container build keeps a
 // few copies started and healthy ahead of viewers (the plan's warmCopies, at most RUNNER_WARM_MAX),
@@ -15,9 +16,7 @@ export async function topUpWarmPool(ctx: RunnerContext, opts: { only?: string; o
   const builds = await liveContainerBuilds(ctx.sql, ctx.settings.workspaces);
   const live = new Set(builds.map((b) => b.buildId));
   // Warm copies of builds no longer live go: nobody will enter them.
-  const stale = await ctx.sql<{ id: string }[]>`
-    select id from runner_copies
-    where runner_id = ${ctx.settings.runnerId} and session_id is null and state = 'warm' and not (build_id = any(${[...live]}::uuid[]))`;
+  const stale = await warmCopiesNotIn(ctx.sql, ctx.settings.runnerId, [...live]);
   for (const { id } of stale) if (!opts.only) await stopCopy(ctx, id, 'not-live');
   if (ctx.settings.warmMax === 0 || opts.overSpend) return;
   for (const b of builds) {

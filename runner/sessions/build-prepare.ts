@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PrepareReply } from '../../services/contract/runner/runner-api.schema.js';
 import { RunnerRefusal } from '../../services/contract/runner/runner-refusal.js';
+import { unclaimedCopiesOf } from '../../services/data/copies.sql.js';
 import { NoSuchBuild } from '../build-runs.js';
 import type { RunnerContext } from '../runner-context.js';
 
@@ -19,7 +20,5 @@ export async function prepareBuild(ctx: RunnerContext, topUp: (buildId: string) 
     loading.then(() => ({ image: 'ready' as const }), (err: Error) => ({ image: 'failed' as const, detail: err.message })),
     sleep(waitMs).then(() => ({ image: 'loading' as const })),
   ]);
-  const [warm] = await sql<{ n: number }[]>`
-    select count(*)::int as n from runner_copies where build_id = ${buildId} and runner_id = ${settings.runnerId} and session_id is null and state <> 'ended'`;
-  return { ...outcome, warm: warm.n };
+  return { ...outcome, warm: await unclaimedCopiesOf(sql, settings.runnerId, buildId) };
 }

@@ -1,3 +1,4 @@
+import type { RunnerClient } from '../contract/runner/runner-client.js';
 import type { Config } from '../core/config.js';
 import type { Sql } from '../core/db.js';
 import type { Logger } from '../core/log.js';
@@ -13,4 +14,6 @@ export interface Deps {
   queues: Queues;
   mailer: Mailer;
   log: Logger;
+  /** The runner's internal API (makeLive's prepare), one client per process; the room in the same process shares it. */
+  runner: RunnerClient;
 }

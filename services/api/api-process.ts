@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
-import { loadConfig } from '../core/config.js';
+import { createRunnerClient } from '../contract/runner/runner-client.js';
+import { loadConfig, runnerBaseUrl } from '../core/config.js';
 import { createSql } from '../core/db.js';
 import { createLogger } from '../core/log.js';
 import { createMailer } from '../core/mailer.js';
@@ -20,7 +21,9 @@ export async function runApiProcess(alongside?: (deps: Deps) => Alongside): Prom
   const queues = createQueues(config);
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, log });
 
-  const deps = { config, sql, storage, queues, mailer, log };
+  const runner = createRunnerClient({ baseUrl: runnerBaseUrl(config), appSecret: config.APP_SECRET });
+
+  const deps = { config, sql, storage, queues, mailer, log, runner };
   const app = await buildApp(deps, { alongside: alongside?.(deps) });
 
   // On SIGTERM: stop taking requests (the listener closes; a request arriving on a kept-alive

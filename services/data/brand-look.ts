@@ -1,8 +1,7 @@
-import { planOf } from '../core/plans.js';
 import { drawnLook, type DrawnLook } from '../core/room-theme.js';
 import type { Db } from '../core/db.js';
 import { brandOf, type BrandRow } from './brand.sql.js';
-import { planNameOf } from './workspaces.sql.js';
+import { planFor } from './workspaces.sql.js';
 
 // What a workspace's rooms show of its brand and theme, for the api's replies and the room's
 // page alike: the stored brand, whether the plan shows it, and the look the room draws.
@@ -16,6 +15,6 @@ export interface WorkspaceLook {
 
 export async function workspaceLook(sql: Db, workspaceId: string): Promise<WorkspaceLook> {
   const brand = await brandOf(sql, workspaceId);
-  const planAllows = planOf(await planNameOf(sql, workspaceId)).ownBranding;
+  const planAllows = (await planFor(sql, workspaceId)).ownBranding;
   return { brand, planAllows, drawn: drawnLook({ theme: brand.theme, accent: brand.accent }, planAllows) };
 }

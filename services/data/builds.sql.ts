@@ -1,5 +1,6 @@
 import type { Manifest } from '../contract/manifest/manifest.schema.js';
 import type { Db, Sql } from '../core/db.js';
+import type { BuildJob } from '../core/jobs.js';
 import { notFound } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 
@@ -26,14 +27,6 @@ export async function liveBuildKind(sql: Db, project: { liveBuildId: string | nu
   if (!project.liveBuildId) return null;
   const [build] = await sql<{ kind: 'static' | 'container' }[]>`select kind from builds where id = ${project.liveBuildId}`;
   return build?.kind ?? null;
-}
-
-/** The project's live build with its manifest, as deployed (checked then); null without one. */
-export async function liveManifestOf(sql: Db, project: { liveBuildId: string | null }): Promise<{ id: string; kind: 'static' | 'container'; manifest: Manifest } | null> {
-  if (!project.liveBuildId) return null;
-  const [row] = await sql<{ id: string; kind: 'static' | 'container'; manifest: Manifest }[]>`
-    select id, kind, manifest from builds where id = ${project.liveBuildId}`;
-  return row ?? null;
 }
 
 /** Static files of a build live under this prefix; nothing is served before the build row exists. */
@@ -153,4 +146,49 @@ export async function liveStories(sql: Db, workspaceId: string, projectId: strin
     where p.workspace_id = ${workspaceId} and (${projectId}::uuid is null or p.id = ${projectId}::uuid)
       and jsonb_typeof(b.manifest->'story') = 'array' and jsonb_array_length(b.manifest->'story') > 0`;
   return new Map(rows.map((r) => [r.projectId, r.steps]));
+}
+
+/** A build with its manifest as the deploy checked and stored it. */
+export type BuildManifest = Pick<BuildRow, 'id' | 'workspaceId' | 'projectId' | 'kind'> & { manifest: Manifest };
+
+/**
+ * The one reader of a stored manifest. jsonb comes back with its keys as stored (core/db.ts
+ * converts column names only), so run.env's `MOCK_MODE` and an app id `sign-up` stay as written.
+ */
+export async function manifestOfBuild(db: Db, buildId: string): Promise<BuildManifest | null> {
+  const [row] = await db<BuildManifest[]>`select id, workspace_id, project_id, kind, manifest from builds where id = ${buildId}`;
+  return row ?? null;
+}
+
+/** The project's live build and its manifest; null with nothing live. */
+export async function liveManifestOf(db: Db, project: { liveBuildId: string | null }): Promise<BuildManifest | null> {
+  return project.liveBuildId ? manifestOfBuild(db, project.liveBuildId) : null;
+}
+
+/**
+ * The last step of every build job: the build row appears and the upload is spent, in one
+ * transaction. Until this commits nothing of the build is visible; run twice, it changes nothing.
+ * Returns false, making nothing, when createBuild gave the deploy up before the job got here
+ * (its reservation was released, the upload handed back: docs/decisions.md, "A createBuild that
+ * times out").
+ */
+export async function commitBuild(sql: Sql, job: BuildJob, made: { sizeBytes: number; fileCount?: number; unpackedBytes?: number; image?: Record<string, unknown>; digest?: string }): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    if (!(await markDeployMade(tx, job.buildId))) return false;
+    await tx`
+      insert into builds (id, workspace_id, project_id, upload_id, kind, manifest, size_bytes, note, rehearsal,
+                          file_count, unpacked_bytes, image, digest, created_by)
+      values (${job.buildId}, ${job.workspaceId}, ${job.projectId}, ${job.uploadId}, ${String(job.manifest.kind)},
+              ${tx.json(job.manifest as never)}, ${made.sizeBytes}, ${job.note}, ${job.rehearsal ? tx.json(job.rehearsal as never) : null},
+              ${made.fileCount ?? null}, ${made.unpackedBytes ?? null}, ${made.image ? tx.json(made.image as never) : null}, ${made.digest ?? null}, ${job.createdBy})
+      on conflict (id) do nothing`;
+    await tx`update uploads set state = 'used', used_at = now() where id = ${job.uploadId} and state <> 'used'`;
+    return true;
+  }) as Promise<boolean>;
+}
+
+/** Whether an earlier run of this build job already made the build. */
+export async function buildExists(sql: Sql, buildId: string): Promise<boolean> {
+  const [row] = await sql`select 1 from builds where id = ${buildId}`;
+  return Boolean(row);
 }

@@ -135,3 +135,27 @@ export function publicListings(sql: Sql, filter: { slug?: string; creditTo?: str
       ${filter.creditTo === undefined ? sql`` : sql`and cp.handle = ${filter.creditTo}`}
     order by c.listed_at desc, p.slug`;
 }
+
+/** Whether the project's card is on the community or waiting to be: listed or pending. */
+export async function cardOnCommunity(db: Db, projectId: string): Promise<boolean> {
+  const [card] = await db`select 1 from cards where project_id = ${projectId} and status in ('listed', 'pending')`;
+  return Boolean(card);
+}
+
+/** The card leaves the community and stays as a draft (unlistProject). */
+export async function unlistCard(db: Db, projectId: string): Promise<void> {
+  await db`update cards set status = 'draft', listed_at = null, updated_at = now() where project_id = ${projectId} and status in ('listed', 'pending')`;
+}
+
+/** Cards waiting for the operator's review, oldest first, of projects not deleted. */
+export function pendingCards(db: Db) {
+  return db<{ slug: string; title: string; line: string; submittedAt: Date }[]>`
+    select p.slug, c.title, c.line, c.submitted_at from cards c join projects p on p.id = c.project_id
+    where c.status = 'pending' and p.deleted_at is null order by c.submitted_at`;
+}
+
+/** The operator let the card back (approved, or an appeal upheld): a later listing no longer waits for review. */
+export async function clearTakenOff(tx: Db, projectId: string, words?: { title: string; line: string }): Promise<void> {
+  if (words) await tx`update cards set title = ${words.title}, line = ${words.line}, taken_off_at = null where project_id = ${projectId}`;
+  else await tx`update cards set taken_off_at = null where project_id = ${projectId}`;
+}

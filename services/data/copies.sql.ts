@@ -133,3 +133,52 @@ export async function countsByState(db: Db, runnerId: string): Promise<Record<st
     select state, count(*)::int as n from runner_copies where runner_id = ${runnerId} and state <> 'ended' group by state`;
   return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }
+
+/** Healthy: the starting copy becomes the viewer's (running) or joins the pool (warm), with its address and timings; null if it left `starting`. */
+export async function markCopyReady(db: Db, id: string, r: { host: string; port: number; coldStartMs: number | null; phases: Record<string, number> }): Promise<CopyRow | null> {
+  const [ready] = await db<CopyRow[]>`
+    update runner_copies set
+      state = case when session_id is null then 'warm' else 'running' end, seq = seq + 1,
+      host = ${r.host}, port = ${r.port}, ready_at = clock_timestamp(), active_at = clock_timestamp(),
+      cold_start_ms = ${r.coldStartMs}, phases = ${db.json(r.phases)}
+    where id = ${id} and state = 'starting'
+    returning *`;
+  return ready ?? null;
+}
+
+/** Unclaimed copies of the build on this host, not ended (the warm pool a prepare call reports). */
+export async function unclaimedCopiesOf(db: Db, runnerId: string, buildId: string): Promise<number> {
+  const [warm] = await db<{ n: number }[]>`
+    select count(*)::int as n from runner_copies where build_id = ${buildId} and runner_id = ${runnerId} and session_id is null and state <> 'ended'`;
+  return warm.n;
+}
+
+/** Warm copies on this host of builds no longer live: nobody will enter them. */
+export function warmCopiesNotIn(db: Db, runnerId: string, liveBuildIds: string[]) {
+  return db<{ id: string }[]>`
+    select id from runner_copies
+    where runner_id = ${runnerId} and session_id is null and state = 'warm' and not (build_id = any(${liveBuildIds}::uuid[]))`;
+}
+
+export type CullAction = 'pause' | 'idle' | 'max-age' | 'recycled';
+
+/** This host's warm, running and paused copies, each with what the culler should do to it now (null, whatever the type says: nothing). */
+export function copiesToCull(db: Db, runnerId: string, s: { maxAgeMs: number; idleRemoveMs: number; idlePauseMs: number }) {
+  return db<(CopyRow & { action: CullAction })[]>`
+    select *, case
+        when started_at < now() - make_interval(secs => ${s.maxAgeMs / 1000}) then 'max-age'
+        when state = 'warm' and started_at < now() - make_interval(secs => ${s.maxAgeMs / 2000}) then 'recycled'
+        when state = 'paused' and paused_at < now() - make_interval(secs => ${s.idleRemoveMs / 1000}) then 'idle'
+        when state = 'running' and active_at < now() - make_interval(secs => ${s.idlePauseMs / 1000}) then 'pause'
+      end as action
+    from runner_copies
+    where runner_id = ${runnerId} and state in ('warm', 'running', 'paused')`;
+}
+
+/** Ends this host's queued copies whose viewer stopped asking `abandonMs` ago; returns them. */
+export function endAbandonedQueue(db: Db, runnerId: string, abandonMs: number) {
+  return db<{ id: string; sessionId: string }[]>`
+    update runner_copies set state = 'ended', seq = seq + 1, end_reason = 'abandoned', ended_at = clock_timestamp()
+    where runner_id = ${runnerId} and state = 'queued' and seen_at < now() - make_interval(secs => ${abandonMs / 1000})
+    returning id, session_id`;
+}

@@ -31,3 +31,10 @@ export async function spendEmailSignIn(sql: Sql, tokenHash: Buffer, browserHash:
     returning email`;
   return row ?? null;
 }
+
+/** Sign-in links expired or spent over a day ago (kept that long so "already used" can be told from "no such link"); the number removed. */
+export async function deleteSpentSignIns(sql: Sql): Promise<number> {
+  const gone = await sql`
+    delete from email_sign_ins where expires_at < now() - interval '1 day' or used_at < now() - interval '1 day'`;
+  return gone.count;
+}

@@ -89,3 +89,37 @@ export async function linkSenderName(sql: Sql, linkId: string): Promise<string |
     where l.id = ${linkId}`;
   return row?.sender ?? null;
 }
+
+/** Holds the project's link creations for the rest of the transaction, so racing requests cannot both pass the plan's count. */
+export async function lockLinksOf(tx: Db, projectId: string): Promise<void> {
+  await tx`select pg_advisory_xact_lock(hashtext('links:' || ${projectId}))`;
+}
+
+export async function insertLink(tx: Db, l: {
+  id: string; workspaceId: string; projectId: string; viewerName: string; viewerEmail: string | null;
+  keyHash: Buffer; keySealed: Buffer; createdBy: string; expiresInDays: number | null;
+}): Promise<LinkRow> {
+  const [row] = await tx<LinkRow[]>`
+    insert into links (id, workspace_id, project_id, viewer_name, viewer_email, key_hash, key_sealed, created_by, expires_at)
+    values (${l.id}, ${l.workspaceId}, ${l.projectId}, ${l.viewerName}, ${l.viewerEmail},
+            ${l.keyHash}, ${l.keySealed}, ${l.createdBy},
+            ${l.expiresInDays === null ? null : tx`now() + make_interval(days => ${l.expiresInDays})`})
+    returning *`;
+  return row;
+}
+
+/** Revoked now, or when it was first (revoking again changes nothing); the sealed key is dropped. */
+export async function markLinkRevoked(db: Db, linkId: string): Promise<LinkRow> {
+  const [row] = await db<LinkRow[]>`
+    update links set revoked_at = coalesce(revoked_at, now()), key_sealed = null where id = ${linkId} returning *`;
+  return row;
+}
+
+/** A new key for a link still open (not revoked, not expired); null when it no longer is. */
+export async function rekeyOpenLink(db: Db, linkId: string, key: { hash: Buffer; sealed: Buffer }): Promise<LinkRow | null> {
+  const [updated] = await db<LinkRow[]>`
+    update links set key_hash = ${key.hash}, key_sealed = ${key.sealed}, reissued_at = now()
+    where id = ${linkId} and revoked_at is null and (expires_at is null or expires_at > now())
+    returning *`;
+  return updated ?? null;
+}

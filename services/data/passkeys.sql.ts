@@ -85,3 +85,9 @@ export async function removeRecentPasskeys(sql: Db, personId: string, days: numb
     delete from passkeys where person_id = ${personId} and created_at > now() - make_interval(days => ${days}) returning id`;
   return rows.length;
 }
+
+/** Passkey challenges never answered and expired (an answered one is deleted at once); the number removed. */
+export async function deleteExpiredChallenges(sql: Sql): Promise<number> {
+  const gone = await sql`delete from webauthn_challenges where expires_at < now()`;
+  return gone.count;
+}

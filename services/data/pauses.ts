@@ -1,5 +1,5 @@
 import type { RoomPause } from '../contract/resources/room-setup.js';
-import type { Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/db.js';
 import { Refusal } from '../core/errors.js';
 import { displayNameOf } from './people.sql.js';
 import type { ProjectRow } from './projects.sql.js';
@@ -58,3 +58,27 @@ export async function roomPauseOf(sql: Sql, project: ProjectRow): Promise<RoomPa
   return { owner, system, viewers: system ? 'unavailable' : owner ? 'paused' : 'room' };
 }
 
+
+/**
+ * The owner pauses the room with a note, or, on a room the owner already paused, changes only the
+ * note (who paused and when stay). Returns whether it was paused already. Inside the caller's
+ * transaction: the room's row is locked until it ends.
+ */
+export async function pauseByOwner(tx: Db, project: ProjectRow, personId: string, note: string | null): Promise<{ wasPaused: boolean }> {
+  await tx`insert into rooms (project_id, workspace_id) values (${project.id}, ${project.workspaceId}) on conflict (project_id) do nothing`;
+  const [room] = await tx<{ pausedAt: Date | null }[]>`select paused_at from rooms where project_id = ${project.id} for update`;
+  if (room.pausedAt) {
+    await tx`update rooms set pause_message = ${note} where project_id = ${project.id}`;
+  } else {
+    await tx`update rooms set paused_at = now(), paused_by = ${personId}, pause_message = ${note} where project_id = ${project.id}`;
+  }
+  return { wasPaused: Boolean(room.pausedAt) };
+}
+
+/** Lifts the owner's pause; false when the owner has not paused the room (a platform pause is not touched). */
+export async function liftOwnerPause(db: Db, projectId: string): Promise<boolean> {
+  const [lifted] = await db`
+    update rooms set paused_at = null, paused_by = null, pause_message = null
+    where project_id = ${projectId} and paused_at is not null returning project_id`;
+  return Boolean(lifted);
+}

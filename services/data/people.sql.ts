@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/db.js';
 
 export interface PersonRow { id: string; email: string; name: string; emailVerified: boolean; handle: string | null; createdAt: Date }
 
@@ -72,4 +72,35 @@ export async function setNameOf(sql: Sql, personId: string, name: string): Promi
 export async function emailOf(sql: Sql, personId: string): Promise<string | null> {
   const [row] = await sql<{ email: string }[]>`select email from people where id = ${personId}`;
   return row?.email ?? null;
+}
+
+/** The name alone (the operator's issueToken); setNameOf also renames the personal workspace. */
+export async function overwriteName(db: Db, personId: string, name: string): Promise<void> {
+  await db`update people set name = ${name} where id = ${personId}`;
+}
+
+/** The person's email when they verified it; null otherwise (or with no such person). */
+export async function verifiedEmailOf(db: Db, personId: string): Promise<string | null> {
+  const [row] = await db<{ email: string; emailVerified: boolean }[]>`select email, email_verified from people where id = ${personId}`;
+  return row?.emailVerified ? row.email : null;
+}
+
+/** Holds the person's row until the transaction ends: one of their requests at a time passes. */
+export async function lockPerson(tx: Db, personId: string): Promise<void> {
+  await tx`select id from people where id = ${personId} for update`;
+}
+
+/** The person with their photo and the name and kind of a workspace (the session's); null when either is gone. */
+export async function personInWorkspace(db: Db, personId: string, workspaceId: string) {
+  const [row] = await db<(PersonRow & { photoHash: string | null; wsName: string; wsKind: 'personal' | 'team' })[]>`
+    select p.*, w.name as ws_name, w.kind as ws_kind
+    from people p, workspaces w
+    where p.id = ${personId} and w.id = ${workspaceId}`;
+  return row ?? null;
+}
+
+/** The person's name and email (for displayNameOf); null with no such person. */
+export async function nameAndEmailOf(db: Db, personId: string): Promise<{ name: string; email: string } | null> {
+  const [person] = await db<{ name: string; email: string }[]>`select name, email from people where id = ${personId}`;
+  return person ?? null;
 }

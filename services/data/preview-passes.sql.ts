@@ -58,3 +58,10 @@ export async function spendCommunityPass(sql: Sql, key: string, projectId: strin
   const spent = await spendPass(sql, key, 'community');
   return spent && spent.projectId === projectId ? spent.personId : null;
 }
+
+/** Preview passes expired or spent over a day ago; the number removed. */
+export async function deleteSpentPreviewPasses(sql: Sql): Promise<number> {
+  const gone = await sql`
+    delete from preview_passes where expires_at < now() - interval '1 day' or spent_at < now() - interval '1 day'`;
+  return gone.count;
+}

@@ -67,3 +67,20 @@ export async function storePageHtml(sql: Db, pageId: string, version: string, pa
     update room_pages set html = ${page.html}, html_hash = ${page.htmlHash}
     where id = ${pageId} and html is null and updated_at::text = ${version}`;
 }
+
+/** Puts the project's pages in the order of `ids` (every page named once; the caller checked, under lockPages). */
+export async function reorderPages(tx: Tx, projectId: string, ids: string[]) {
+  await tx`
+    update room_pages r set position = o.n - 1
+    from unnest(${tx.array(ids)}::uuid[]) with ordinality as o(id, n)
+    where r.id = o.id and r.project_id = ${projectId}`;
+}
+
+/** Removes a page, later pages closing ranks (under lockPages); false when the project has no such page. */
+export async function removePageOf(tx: Tx, projectId: string, pageId: string): Promise<boolean> {
+  const [gone] = await tx<{ position: number }[]>`
+    delete from room_pages where id = ${pageId} and project_id = ${projectId} returning position`;
+  if (!gone) return false;
+  await tx`update room_pages set position = position - 1 where project_id = ${projectId} and position > ${gone.position}`;
+  return true;
+}

@@ -1,3 +1,4 @@
+import type { Manifest } from '../contract/manifest/manifest.schema.js';
 import type { Db, Sql } from '../core/db.js';
 import { hashSecret, isUuid, newSecret } from '../core/ids.js';
 
@@ -86,8 +87,8 @@ export async function saveWhoYouAre(sql: Sql, sessionId: string, answer: { name?
  * few seconds), so a revoke or a takedown stops a viewer already in.
  */
 export async function sessionStanding(sql: Sql, sessionId: string) {
-  const [row] = await sql<{ projectId: string; slug: string; liveBuildId: string | null; kind: string | null; manifest: string | null; ownerPaused: boolean }[]>`
-    select p.id as project_id, p.slug, p.live_build_id, b.kind, b.manifest::text as manifest, (r.paused_at is not null) as owner_paused
+  const [row] = await sql<{ projectId: string; slug: string; liveBuildId: string | null; kind: string | null; manifest: Manifest | null; ownerPaused: boolean }[]>`
+    select p.id as project_id, p.slug, p.live_build_id, b.kind, b.manifest, (r.paused_at is not null) as owner_paused
     from room_sessions s
     join projects p on p.id = s.project_id and p.deleted_at is null and p.taken_down_at is null and p.over_limit_at is null
     join workspaces w on w.id = p.workspace_id and w.suspended_at is null
@@ -128,4 +129,17 @@ export async function seenWithin(sql: Db, sessionId: string, seconds: number): P
   const [row] = await sql<{ back: boolean }[]>`
     select last_seen_at > now() - make_interval(secs => ${seconds}) as back from room_sessions where id = ${sessionId}`;
   return row?.back ?? true;
+}
+
+/** A viewer turned away from a full room, once per browser and hour (the owner's "turned away" count). */
+export async function recordBounce(tx: Db, b: { workspaceId: string; projectId: string; browserHash: Buffer }): Promise<void> {
+  await tx`
+    insert into room_bounces (workspace_id, project_id, browser_hash, hour)
+    values (${b.workspaceId}, ${b.projectId}, ${b.browserHash}, date_trunc('hour', now()))
+    on conflict do nothing`;
+}
+
+/** The session was seen now (a reload), so its copy is not handed back. */
+export async function markSessionSeen(sql: Sql, sessionId: string): Promise<void> {
+  await sql`update room_sessions set last_seen_at = now() where id = ${sessionId}`;
 }

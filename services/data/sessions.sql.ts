@@ -103,3 +103,9 @@ export async function endEverySession(sql: Db, personId: string): Promise<number
 export async function cancelApprovedDeviceLogins(sql: Db, personId: string): Promise<void> {
   await sql`update device_logins set expires_at = now() where approved_by = ${personId} and redeemed_at is null and expires_at > now()`;
 }
+
+/** Sessions ended (or expired) over 30 days ago: until then the sessions list still shows them. The number removed. */
+export async function deleteLongEndedSessions(sql: Sql): Promise<number> {
+  const gone = await sql`delete from sessions where coalesce(ended_at, expires_at) < now() - interval '30 days'`;
+  return gone.count;
+}

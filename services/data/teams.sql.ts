@@ -128,3 +128,9 @@ export async function sharesWorkspace(sql: Sql, personId: string, otherId: strin
     where a.person_id = ${personId} and b.person_id = ${otherId}`;
   return row.n > 0;
 }
+
+/** The person's role in the workspace; null when they are not a member. */
+export async function roleIn(db: Db, workspaceId: string, personId: string): Promise<Role | null> {
+  const [row] = await db<{ role: Role }[]>`select role from memberships where workspace_id = ${workspaceId} and person_id = ${personId}`;
+  return row?.role ?? null;
+}

@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/db.js';
 import { notFound } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 
@@ -57,4 +57,24 @@ export async function declareUpload(
       values (${u.workspaceId}, ${u.projectId}, ${u.kind}, ${u.sizeBytes}, ${u.createdBy}) returning id`;
     return row;
   }) as Promise<{ id: string } | null>;
+}
+
+/**
+ * Uploads that will never make a build, oldest first, a batch at a time, locked until the
+ * transaction ends (a PUT starting meanwhile waits, then finds the upload gone): declared and not
+ * received within `hours`, still receiving after twice that, received or refused and not built.
+ */
+export function unfinishedUploads(tx: Db, hours: number, batch: number) {
+  return tx<{ id: string }[]>`
+    select id from uploads
+    where (state = 'declared' and created_at < now() - make_interval(hours => ${hours}))
+       or (state = 'receiving' and created_at < now() - make_interval(hours => ${2 * hours}))
+       or (state in ('received', 'refused') and coalesce(received_at, created_at) < now() - make_interval(hours => ${hours}))
+    order by created_at
+    limit ${batch}
+    for update skip locked`;
+}
+
+export async function deleteUploads(tx: Db, uploadIds: string[]): Promise<void> {
+  await tx`delete from uploads where id in ${tx(uploadIds)}`;
 }

@@ -1,5 +1,5 @@
 import type { Db, Sql } from '../core/db.js';
-import type { PlanName } from '../core/plans.js';
+import { planOf, type Plan, type PlanName } from '../core/plans.js';
 
 export interface WorkspaceRow {
   id: string;
@@ -30,4 +30,32 @@ export const effectivePlan = (w: { plan: PlanName | null }): PlanName => w.plan 
 /** The plan a workspace is held to now. */
 export async function planNameOf(sql: Db, workspaceId: string): Promise<PlanName> {
   return effectivePlan(await workspaceById(sql, workspaceId));
+}
+
+/** The plan a workspace is held to now, with its numbers and switches (its `name` for a refusal). */
+export async function planFor(sql: Db, workspaceId: string): Promise<Plan> {
+  return planOf(await planNameOf(sql, workspaceId));
+}
+
+/** The personal workspace of the person with this email; null when there is no such person. */
+export async function personalWorkspaceOf(db: Db, email: string): Promise<string | null> {
+  const [row] = await db<{ workspaceId: string }[]>`
+    select pw.workspace_id from personal_workspaces pw join people p on p.id = pw.person_id where p.email = ${email.trim().toLowerCase()}`;
+  return row?.workspaceId ?? null;
+}
+
+/** A workspace not deleted, by id; null when there is none. */
+export async function liveWorkspaceKind(db: Db, workspaceId: string): Promise<{ id: string; kind: 'personal' | 'team' } | null> {
+  const [row] = await db<{ id: string; kind: 'personal' | 'team' }[]>`select id, kind from workspaces where id = ${workspaceId} and deleted_at is null`;
+  return row ?? null;
+}
+
+/** The plan the workspace pays for; null for a team without one. */
+export async function setWorkspacePlan(db: Db, workspaceId: string, plan: string | null): Promise<void> {
+  await db`update workspaces set plan = ${plan} where id = ${workspaceId}`;
+}
+
+/** The platform suspends the workspace (every project paused) or lifts it. */
+export async function setWorkspaceSuspended(db: Db, workspaceId: string, suspended: boolean): Promise<void> {
+  await db`update workspaces set suspended_at = ${suspended ? db`now()` : null} where id = ${workspaceId}`;
 }

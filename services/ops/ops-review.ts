@@ -1,7 +1,8 @@
 import type { Db, Sql } from '../core/db.js';
 import type { Storage } from '../core/storage.js';
 import { decideAppeal, openAppeals, recordDecision } from '../data/appeals.sql.js';
-import { cardOf, setCardOutcome, takeCardOff } from '../data/cards.sql.js';
+import { cardOf, clearTakenOff, pendingCards, setCardOutcome, takeCardOff } from '../data/cards.sql.js';
+import { projectById, projectBySlug } from '../data/projects.sql.js';
 import { noticeWorkspace, type NoticeKind } from '../data/notices.sql.js';
 import { markReportHandled, openReports } from '../data/reports.sql.js';
 import { approveCover, heldCoverLines, rejectCover, saveHeldCover } from './ops-covers.js';
@@ -10,9 +11,8 @@ import { approveCover, heldCoverLines, rejectCover, saveHeldCover } from './ops-
 // cards waiting after a takedown, new covers of listed cards, appeals, reports, and pulling a listing. Every decision is
 // recorded (review_decisions) and writes the notice of section 6 to the workspace's people.
 
-async function projectBySlug(sql: Sql, slug: string) {
-  const [p] = await sql<{ id: string; workspaceId: string; name: string; slug: string }[]>`
-    select id, workspace_id, name, slug from projects where slug = ${slug} and deleted_at is null`;
+async function projectNamed(sql: Sql, slug: string) {
+  const p = await projectBySlug(sql, slug);
   if (!p) throw new Error(`no project with slug ${slug}`);
   return p;
 }
@@ -23,9 +23,7 @@ async function notify(sql: Db, p: { id: string; workspaceId: string; name: strin
 
 /** What waits for the operator, as lines to read. */
 export async function reviewList(sql: Sql): Promise<string> {
-  const pending = await sql<{ slug: string; title: string; line: string; submittedAt: Date }[]>`
-    select p.slug, c.title, c.line, c.submitted_at from cards c join projects p on p.id = c.project_id
-    where c.status = 'pending' and p.deleted_at is null order by c.submitted_at`;
+  const pending = await pendingCards(sql);
   const appeals = await openAppeals(sql);
   const reports = await openReports(sql);
   return [
@@ -40,12 +38,12 @@ export async function reviewList(sql: Sql): Promise<string> {
 }
 
 export async function approveCard(sql: Sql, slug: string): Promise<string> {
-  const p = await projectBySlug(sql, slug);
+  const p = await projectNamed(sql, slug);
   await sql.begin(async (tx) => {
     const card = await cardOf(tx, p.id, true);
     if (card?.status !== 'pending') throw new Error(`${slug}'s card is not waiting for review`);
     await setCardOutcome(tx, p.id, { status: 'listed', blocked: [], warnings: card.warnings, listedBuildId: card.liveBuildId, reviewed: true });
-    await tx`update cards set taken_off_at = null where project_id = ${p.id}`;
+    await clearTakenOff(tx, p.id);
     await recordDecision(tx, { projectId: p.id, decision: 'approve' });
   });
   return `${slug}: listed`;
@@ -53,7 +51,7 @@ export async function approveCard(sql: Sql, slug: string): Promise<string> {
 
 /** Pulls a card (a pending one refused, or a listed one taken off): status pulled, with a notice. */
 export async function pullCard(sql: Sql, slug: string, reason: string, decision: 'reject' | 'takedown' = 'reject'): Promise<string> {
-  const p = await projectBySlug(sql, slug);
+  const p = await projectNamed(sql, slug);
   await sql.begin(async (tx) => {
     if (!(await cardOf(tx, p.id, true))) throw new Error(`${slug} has no card`);
     await takeCardOff(tx, p.id, reason);
@@ -69,10 +67,10 @@ export async function decide(sql: Sql, appealId: string, upheld: boolean, note: 
   return sql.begin(async (tx) => {
     const appeal = await decideAppeal(tx, appealId, upheld ? 'upheld' : 'denied', note);
     if (!appeal) throw new Error(`no open appeal ${appealId}`);
-    const [p] = await tx<{ id: string; workspaceId: string; name: string }[]>`select id, workspace_id, name from projects where id = ${appeal.projectId}`;
+    const p = (await projectById(tx, appeal.projectId))!;
     await recordDecision(tx, { projectId: p.id, appealId, decision: upheld ? 'uphold' : 'deny', note });
     if (upheld) {
-      await tx`update cards set title = ${appeal.title}, line = ${appeal.line}, taken_off_at = null where project_id = ${p.id}`;
+      await clearTakenOff(tx, p.id, { title: appeal.title, line: appeal.line });
       await setCardOutcome(tx, p.id, { status: 'listed', blocked: [], warnings: [], listedBuildId: appeal.buildId, reviewed: true });
       await notify(tx, p, 'appeal.upheld', `${p.name}: appeal upheld`, `Your card is listed again, as appealed${note ? `: ${note}` : '.'}`);
     } else {

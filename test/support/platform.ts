@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../services/api/app.js';
 import { createRoom } from '../../services/room/room-server.js';
 import { createClient } from '../../services/contract/api-client.js';
-import { loadConfig, type Config } from '../../services/core/config.js';
+import { createRunnerClient } from '../../services/contract/runner/runner-client.js';
+import { loadConfig, runnerBaseUrl, type Config } from '../../services/core/config.js';
 import { createSql } from '../../services/core/db.js';
 import { createLogger } from '../../services/core/log.js';
 import { createMailer } from '../../services/core/mailer.js';
@@ -39,13 +40,14 @@ export async function startPlatform(opts: { env?: Record<string, string>; handle
   // The public address is known only once listening, so the app is built with a placeholder and
   // the config object is completed in place before any request arrives.
   const config: Config = { ...config0 };
-  const app = await buildApp({ config, sql, storage, queues, mailer, log }, { handlers: opts.handlers, alongside: createRoom({ config, sql, storage, log }) });
+  const runner = createRunnerClient({ baseUrl: runnerBaseUrl(config0), appSecret: config0.APP_SECRET });
+  const app = await buildApp({ config, sql, storage, queues, mailer, log, runner }, { handlers: opts.handlers, alongside: createRoom({ config, sql, storage, log, runner }) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const port = (app.server.address() as AddressInfo).port;
   if (!overrides.PUBLIC_URL) Object.assign(config, { publicUrl: baseUrl, contentOrigin: overrides.CONTENT_ORIGIN ?? `http://{slug}.rooms.localhost:${port}` });
 
-  const deps = { config, sql, storage, queues, mailer, log };
+  const deps = { config, sql, storage, queues, mailer, log, runner };
   // Imported only when asked for: most api tests need no workers.
   const workers = opts.workers ? (await import('../../workers/app.js')).buildWorkers({ config, sql, storage, log }, { queues: ['archive.unpack', 'bundle.check'] }) : null;
   return {

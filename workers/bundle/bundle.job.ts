@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import { uploadKey } from '../../services/data/uploads.sql.js';
 import { BuildJob, type BuildOutcome } from '../../services/core/jobs.js';
-import { buildExists, commitBuild } from '../build-commit.js';
+import { buildExists, commitBuild } from '../../services/data/builds.sql.js';
 import type { WorkerDeps } from '../worker-deps.js';
 import { BundleRefusal, readBundle } from './read-bundle.js';
 

@@ -1,6 +1,6 @@
 import type { Sql } from '../../services/core/db.js';
 import type { Storage } from '../../services/core/storage.js';
-import { slugHoldDays } from '../../services/data/projects.sql.js';
+import { markProjectPurged, projectToPurge } from '../../services/data/projects.sql.js';
 import { objectPrefixesOfProject } from '../../services/data/project-objects.sql.js';
 
 /**
@@ -17,16 +17,11 @@ export async function sweepDeletedProjects(sql: Sql, storage: Storage, batch = 2
   const totals = { projects: 0, objects: 0 };
   while (totals.projects < batch) {
     const done = await sql.begin(async (tx) => {
-      const [project] = await tx<{ id: string }[]>`
-        select id from projects
-        where deleted_at < now() - make_interval(days => ${slugHoldDays}) and purged_at is null
-        order by deleted_at
-        limit 1
-        for update skip locked`;
+      const project = await projectToPurge(tx);
       if (!project) return false;
       // Builds, uploads and viewers' comment screenshots; the comments' rows stay.
       for (const prefix of await objectPrefixesOfProject(tx, project.id)) totals.objects += await storage.deletePrefix(prefix);
-      await tx`update projects set purged_at = now() where id = ${project.id}`;
+      await markProjectPurged(tx, project.id);
       totals.projects += 1;
       return true;
     });

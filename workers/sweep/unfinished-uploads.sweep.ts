@@ -1,7 +1,7 @@
 import type { Sql } from '../../services/core/db.js';
 import type { Storage } from '../../services/core/storage.js';
 import { releaseDeploy, staleReservations } from '../../services/data/builds.sql.js';
-import { uploadKey } from '../../services/data/uploads.sql.js';
+import { deleteUploads, unfinishedUploads, uploadKey } from '../../services/data/uploads.sql.js';
 
 /** An upload whose bytes have not arrived this many hours after it was declared, or that arrived and made no build, is dropped. */
 export const unfinishedUploadHours = 24;
@@ -28,16 +28,9 @@ export async function sweepUnfinishedUploads(sql: Sql, storage: Storage, batch =
   let removed = 0;
   for (;;) {
     const n = await sql.begin(async (tx) => {
-      const rows = await tx<{ id: string }[]>`
-        select id from uploads
-        where (state = 'declared' and created_at < now() - make_interval(hours => ${unfinishedUploadHours}))
-           or (state = 'receiving' and created_at < now() - make_interval(hours => ${2 * unfinishedUploadHours}))
-           or (state in ('received', 'refused') and coalesce(received_at, created_at) < now() - make_interval(hours => ${unfinishedUploadHours}))
-        order by created_at
-        limit ${batch}
-        for update skip locked`;
+      const rows = await unfinishedUploads(tx, unfinishedUploadHours, batch);
       for (const { id } of rows) await storage.deletePrefix(uploadKey(id));
-      if (rows.length) await tx`delete from uploads where id in ${tx(rows.map((r) => r.id))}`;
+      if (rows.length) await deleteUploads(tx, rows.map((r) => r.id));
       return rows.length;
     });
     removed += n;

@@ -8,10 +8,9 @@ import type { Manifest } from '../../services/contract/manifest/manifest.schema.
 import { contentTypeOf } from '../../services/core/content-type.js';
 import { BuildJob, type BuildOutcome } from '../../services/core/jobs.js';
 import { unpackBytes } from '../../services/core/metrics.js';
-import { buildFilesPrefix } from '../../services/data/builds.sql.js';
 import { uploadKey } from '../../services/data/uploads.sql.js';
 import type { WorkerDeps } from '../worker-deps.js';
-import { buildExists, commitBuild } from '../build-commit.js';
+import { buildExists, buildFilesPrefix, commitBuild } from '../../services/data/builds.sql.js';
 import { ArchiveRefusal, unpackArchive, type ArchiveFile } from './unpack-archive.js';
 
 /**

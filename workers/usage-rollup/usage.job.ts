@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
 import { containerUsage, monthOf } from '../../services/data/container-usage.sql.js';
+import { workspacesToRollUp, writeUsageMonth } from '../../services/data/usage-months.sql.js';
 import type { WorkerDeps } from '../worker-deps.js';
 
 /** `{month?: 'YYYY-MM'}`: without a month, the current one and the one before (so a month is finalised just after it ends). */
@@ -26,20 +27,10 @@ export async function usage(deps: WorkerDeps, job?: Job) {
   for (const at of months) {
     const { start, end } = monthOf(at);
     const final = now >= end;
-    const workspaces = await deps.sql<{ workspaceId: string }[]>`
-      select distinct c.workspace_id from runner_copies c
-      where c.asked_at < ${end} and (c.ended_at is null or c.ended_at >= ${start})
-        and not exists (select 1 from usage_months u where u.workspace_id = c.workspace_id and u.month = ${start} and u.final)`;
+    const workspaces = await workspacesToRollUp(deps.sql, { start, end });
     for (const { workspaceId } of workspaces) {
       const u = await containerUsage(deps.sql, workspaceId, at);
-      await deps.sql`
-        insert into usage_months (workspace_id, month, runs, container_hours, failed_starts, held_back, median_cold_start_ms, final)
-        values (${workspaceId}, ${start}, ${u.runs}, ${u.containerHours}, ${u.failedStarts}, ${u.heldBack}, ${u.medianColdStartMs}, ${final})
-        on conflict (workspace_id, month) do update set
-          runs = excluded.runs, container_hours = excluded.container_hours, failed_starts = excluded.failed_starts,
-          held_back = excluded.held_back, median_cold_start_ms = excluded.median_cold_start_ms,
-          final = excluded.final, rolled_at = clock_timestamp()
-        where not usage_months.final`;
+      await writeUsageMonth(deps.sql, workspaceId, start, u, final);
       rows++;
     }
   }

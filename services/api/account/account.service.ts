@@ -2,15 +2,12 @@ import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { signInFirst } from '../../core/errors.js';
 import type { SessionAuth } from '../../data/sessions.sql.js';
-import { displayNameOf, type PersonRow } from '../../data/people.sql.js';
+import { displayNameOf, personInWorkspace } from '../../data/people.sql.js';
 import { pictureOf } from '../workspaces/workspace-views.js';
 import { providerLinksOf } from '../../data/provider-links.sql.js';
 
 export async function accountOf(sql: Sql, config: Config, auth: SessionAuth) {
-  const [row] = await sql<(PersonRow & { photoHash: string | null; wsName: string; wsKind: 'personal' | 'team' })[]>`
-    select p.*, w.name as ws_name, w.kind as ws_kind
-    from people p, workspaces w
-    where p.id = ${auth.personId} and w.id = ${auth.workspaceId}`;
+  const row = await personInWorkspace(sql, auth.personId, auth.workspaceId);
   if (!row) throw signInFirst();
   const photo = row.photoHash ? pictureOf(config, { personId: row.id, photoHash: row.photoHash }) : null;
   // The picture rule of 2.10: the uploaded photo, else a linked provider's avatar, else none.

@@ -1,7 +1,6 @@
-import { planOf } from '../../core/plans.js';
 import { createRateLimiter } from '../../core/rate-limit.js';
 import { fileProductFeedback } from '../../data/product-feedback.sql.js';
-import { planNameOf } from '../../data/workspaces.sql.js';
+import { planFor } from '../../data/workspaces.sql.js';
 import type { Deps } from '../api-deps.js';
 import type { Auth } from '../routing/request-auth.js';
 
@@ -12,7 +11,7 @@ import type { Auth } from '../routing/request-auth.js';
 export async function sendProductFeedback(
   deps: Pick<Deps, 'sql' | 'queues'>, auth: Auth, body: { body: string; page?: string; appVersion?: string },
 ) {
-  const perHour = planOf(await planNameOf(deps.sql, auth.workspaceId)).feedbackPerHour;
+  const perHour = (await planFor(deps.sql, auth.workspaceId)).feedbackPerHour;
   const limiter = createRateLimiter(deps.queues.redis, deps.queues.prefix);
   await limiter.take({ name: 'product-feedback', limit: perHour, windowSeconds: 3600, text: `at most ${perHour} feedback notes an hour` }, auth.personId);
   const filed = await fileProductFeedback(deps.sql, { personId: auth.personId, workspaceId: auth.workspaceId, ...body });

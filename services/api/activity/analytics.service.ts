@@ -1,12 +1,11 @@
 import type { AnalyticsDay, Figures, ProjectAnalytics, WorkspaceAnalytics } from '../../contract/resources/analytics.js';
 import type { Sql } from '../../core/db.js';
 import { refused } from '../../core/errors.js';
-import { planOf } from '../../core/plans.js';
 import { liveStories } from '../../data/builds.sql.js';
 import { dayOf, nextDay, rawRows, rolledDays, rolledRows, type DayRow } from '../../data/event-days.sql.js';
 import { projectsIn, type ProjectRow } from '../../data/projects.sql.js';
 import { noNames, subjectNames, type SubjectNames } from '../../data/subject-names.sql.js';
-import { planNameOf } from '../../data/workspaces.sql.js';
+import { planFor } from '../../data/workspaces.sql.js';
 
 // projectAnalytics and workspaceAnalytics (spec 4.2; issue 15, item 7). Past days answer from the
 // day roll-ups, today (and any past day the job has not rolled yet) from the raw events, so the
@@ -81,7 +80,7 @@ function byDay(range: { days: string[] }, rows: DayRow[], stories: Map<string, s
 
 export async function projectAnalytics(sql: Sql, workspaceId: string, project: ProjectRow, from: string, to: string): Promise<ProjectAnalytics> {
   const range = checkRange(from, to);
-  const full = planOf(await planNameOf(sql, workspaceId)).fullAnalytics;
+  const full = (await planFor(sql, workspaceId)).fullAnalytics;
   const rows = await rowsOf(sql, { workspaceId, projectId: project.id }, range);
   if (!full) return { from, to, full: false, totals: { views: rows.reduce((n, r) => n + r.views, 0) } };
   const [stories, names] = await Promise.all([liveStories(sql, workspaceId, project.id), subjectNames(sql, [project.id])]);
@@ -90,7 +89,7 @@ export async function projectAnalytics(sql: Sql, workspaceId: string, project: P
 
 export async function workspaceAnalytics(sql: Sql, workspaceId: string, from: string, to: string): Promise<WorkspaceAnalytics> {
   const range = checkRange(from, to);
-  const full = planOf(await planNameOf(sql, workspaceId)).fullAnalytics;
+  const full = (await planFor(sql, workspaceId)).fullAnalytics;
   const rows = await rowsOf(sql, { workspaceId }, range);
   if (!full) return { from, to, full: false, totals: { views: rows.reduce((n, r) => n + r.views, 0) } };
   const [stories, projects] = await Promise.all([liveStories(sql, workspaceId), projectsIn(sql, workspaceId)]);

@@ -7,6 +7,7 @@ import type { Mailer } from '../../core/mailer.js';
 import { ensurePerson } from '../../data/people.sql.js';
 import { createSession } from '../../data/sessions.sql.js';
 import { keepEmailSignIn, liveEmailSignIn, spendEmailSignIn } from '../../data/email-sign-ins.sql.js';
+import { approveDeviceCode, deviceLoginOf, insertDeviceLogin, redeemDeviceCode } from '../../data/device-logins.sql.js';
 
 // Sign-in: emailed one-use links and device login for the command-line tool (spec section 5).
 
@@ -71,9 +72,7 @@ export async function verifyEmailSignIn(sql: Sql, config: Config, token: string,
 export async function startDeviceLogin(sql: Sql, config: Config, userAgent?: string) {
   const deviceCode = newSecret('pp_dev');
   const userCode = Array.from({ length: 8 }, () => userCodeLetters[randomInt(userCodeLetters.length)]).join('');
-  await sql`
-    insert into device_logins (device_code_hash, user_code, user_agent, expires_at)
-    values (${hashSecret(deviceCode)}, ${userCode}, ${userAgent?.slice(0, 400) ?? null}, now() + make_interval(mins => ${deviceMinutes}))`;
+  await insertDeviceLogin(sql, { deviceCodeHash: hashSecret(deviceCode), userCode, userAgent: userAgent?.slice(0, 400) ?? null, minutes: deviceMinutes });
   const shown = `${userCode.slice(0, 4)}-${userCode.slice(4)}`;
   return {
     deviceCode,
@@ -86,25 +85,16 @@ export async function startDeviceLogin(sql: Sql, config: Config, userAgent?: str
 
 export async function approveDeviceLogin(sql: Sql, personId: string, userCode: string) {
   const code = userCode.toUpperCase().replace(/[^A-Z]/g, '');
-  const [row] = await sql`
-    update device_logins set approved_by = ${personId}, approved_at = now()
-    where user_code = ${code} and approved_by is null and expires_at > now()
-    returning id`;
-  if (!row) throw notFound();
+  if (!(await approveDeviceCode(sql, code, personId))) throw notFound();
   return { approved: true as const };
 }
 
 /** Polled by the tool. The update is the lock: of two racing polls, only one gets the token. */
 export async function redeemDeviceLogin(sql: Sql, config: Config, deviceCode: string) {
-  const [row] = await sql<{ approvedBy: string | null; redeemedAt: Date | null; userAgent: string | null }[]>`
-    select approved_by, redeemed_at, user_agent from device_logins
-    where device_code_hash = ${hashSecret(deviceCode)} and expires_at > now()`;
+  const row = await deviceLoginOf(sql, hashSecret(deviceCode));
   if (!row || row.redeemedAt) throw notFound();
   if (!row.approvedBy) return { pending: true as const, interval: devicePollSeconds };
-  const [won] = await sql`
-    update device_logins set redeemed_at = now()
-    where device_code_hash = ${hashSecret(deviceCode)} and redeemed_at is null returning id`;
-  if (!won) throw notFound();
+  if (!(await redeemDeviceCode(sql, hashSecret(deviceCode)))) throw notFound();
   const session = await createSession(sql, {
     personId: row.approvedBy, kind: 'cli', days: config.SESSION_DAYS, method: 'device', userAgent: row.userAgent,
   });

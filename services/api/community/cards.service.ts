@@ -5,10 +5,11 @@ import type { Db } from '../../core/db.js';
 import { planLimit, planOf } from '../../core/plans.js';
 import type { Storage } from '../../core/storage.js';
 import { latestAppeal, insertAppeal, type AppealRow } from '../../data/appeals.sql.js';
-import { cardOf, saveCardWords, setCardOutcome, type CardRow } from '../../data/cards.sql.js';
+import { cardOf, saveCardWords, setCardOutcome, unlistCard, type CardRow } from '../../data/cards.sql.js';
+import { profileOf } from '../../data/profiles.sql.js';
 import { countActions, lockFor, recordAction } from '../../data/community-actions.sql.js';
 import { noticeWorkspace } from '../../data/notices.sql.js';
-import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
+import { projectById, projectIn, type ProjectRow } from '../../data/projects.sql.js';
 import { liveBuildKind } from '../../data/builds.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import type { SessionAuth } from '../../data/sessions.sql.js';
@@ -74,8 +75,7 @@ export async function saveCard(sql: Sql, config: Config, auth: SessionAuth, proj
   const project = await projectIn(sql, auth.workspaceId, projectId);
   const { credit, ...words } = input;
   if (credit) {
-    const [me] = await sql<{ handle: string | null }[]>`select handle from people where id = ${auth.personId}`;
-    if (!me?.handle) throw refused(422, 'unfinished', 'choose a community handle first (setProfile) to be credited');
+    if (!(await profileOf(sql, auth.personId)).handle) throw refused(422, 'unfinished', 'choose a community handle first (setProfile) to be credited');
   }
   const checked = checkCardWords({ ...words, slug: project.slug });
   await sql.begin(async (tx) => {
@@ -200,7 +200,7 @@ export async function blockListedIfFailed(sql: Sql, config: Config, projectIds: 
     await sql.begin(async (tx) => {
       const card = await cardOf(tx, id, true);
       if (card?.status !== 'listed') return;
-      const [project] = await tx<ProjectRow[]>`select * from projects where id = ${id}`;
+      const project = (await projectById(tx, id))!;
       await setCardOutcome(tx, id, { status: 'blocked', blocked: checked.blocked, warnings: card.warnings });
       await blockedNotice(tx, config, project, checked);
     });
@@ -217,7 +217,7 @@ export const checkRoomPageOffLoop = (page: { title: string; kind: 'markdown' | '
 /** unlistProject: the public address stops answering; the card stays as a draft. */
 export async function unlistProject(sql: Sql, config: Config, workspaceId: string, projectId: string) {
   const project = await projectIn(sql, workspaceId, projectId);
-  await sql`update cards set status = 'draft', listed_at = null, updated_at = now() where project_id = ${project.id} and status in ('listed', 'pending')`;
+  await unlistCard(sql, project.id);
   return readCard(sql, config, workspaceId, project.id);
 }
 

@@ -3,6 +3,7 @@ import type { Sql } from '../../core/db.js';
 import { notFound, unavailable } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
 import { publicListings } from '../../data/cards.sql.js';
+import { projectBySlug } from '../../data/projects.sql.js';
 import { countActions, lockFor, recordAction } from '../../data/community-actions.sql.js';
 import { markNoticesRead, noticesOf } from '../../data/notices.sql.js';
 import { insertReport, type ReportReason } from '../../data/reports.sql.js';
@@ -27,7 +28,7 @@ export async function readNotices(sql: Sql, auth: SessionAuth, ids: string[] | u
 
 /** reportProject: any signed-in person, about any project by its slug; 20 a day each. */
 export async function reportProject(sql: Sql, auth: SessionAuth, r: { slug: string; reason: ReportReason; detail?: string | null }) {
-  const [project] = await sql<{ id: string }[]>`select id from projects where slug = ${r.slug} and deleted_at is null`;
+  const project = await projectBySlug(sql, r.slug);
   if (!project) throw notFound();
   const id = await sql.begin(async (tx) => {
     await lockFor(tx, `person:${auth.personId}`);

@@ -6,13 +6,14 @@ import type { Sql } from '../../core/db.js';
 import { invalid, Refusal, refused, unavailable } from '../../core/errors.js';
 import { BuildOutcome, runJob, type BuildJob } from '../../core/jobs.js';
 import type { Logger } from '../../core/log.js';
-import { planLimit, planOf } from '../../core/plans.js';
+import { planLimit } from '../../core/plans.js';
 import type { Queues } from '../../core/queues.js';
 import type { Storage } from '../../core/storage.js';
 import { assertNotPaused } from '../../data/pauses.js';
 import { projectIn } from '../../data/projects.sql.js';
-import { planNameOf } from '../../data/workspaces.sql.js';
+import { planFor } from '../../data/workspaces.sql.js';
 import { buildIn, releaseDeploy, reserveDeploy } from '../../data/builds.sql.js';
+import { releaseBuild } from '../../data/releases.sql.js';
 import { uploadIn, uploadKey } from '../../data/uploads.sql.js';
 
 export interface CreateBuildInput {
@@ -71,16 +72,16 @@ export async function createBuild(deps: BuildDeps, auth: { workspaceId: string; 
   if (upload.state !== 'received') throw refused(422, 'used', 'this upload already made a build');
   if (upload.kind !== input.manifest.kind) throw refused(422, 'kind', `the upload was started as ${upload.kind} and the manifest says ${input.manifest.kind}`);
 
-  const plan = await planNameOf(sql, auth.workspaceId);
-  if (input.manifest.kind === 'container' && planOf(plan).staticOnly) throw planLimit('containers', plan);
+  const plan = await planFor(sql, auth.workspaceId);
+  if (input.manifest.kind === 'container' && plan.staticOnly) throw planLimit('containers', plan.name);
 
   const buildId = randomUUID();
-  const reserved = await reserveDeploy(sql, { workspaceId: auth.workspaceId, uploadId: upload.id, buildId, maxDeploys: planOf(plan).deploys });
+  const reserved = await reserveDeploy(sql, { workspaceId: auth.workspaceId, uploadId: upload.id, buildId, maxDeploys: plan.deploys });
   if (!reserved.ok) {
-    if (reserved.why === 'deploys') throw planLimit('deploys', plan);
+    if (reserved.why === 'deploys') throw planLimit('deploys', plan.name);
     if (reserved.why === 'failures') {
       // The 402 `deploys` (the only plan refusal createBuild has), in words that say why.
-      throw new Refusal(402, 'Your plan allows no more failed deploys in 24 hours.', 'limit', planLimit('deploys', plan).extra);
+      throw new Refusal(402, 'Your plan allows no more failed deploys in 24 hours.', 'limit', planLimit('deploys', plan.name).extra);
     }
     throw refused(422, 'used', 'this upload is already making a build');
   }
@@ -127,15 +128,10 @@ export async function makeLive(sql: Sql, auth: { workspaceId: string; personId: 
   const project = await projectIn(sql, auth.workspaceId, projectId);
   const build = await buildIn(sql, project.id, buildId);
   await assertNotPaused(sql, project);
-  const plan = await planNameOf(sql, auth.workspaceId);
-  if (build.kind === 'container' && planOf(plan).staticOnly) throw planLimit('containers', plan);
+  const plan = await planFor(sql, auth.workspaceId);
+  if (build.kind === 'container' && plan.staticOnly) throw planLimit('containers', plan.name);
   const current = project.liveBuildId ? await buildIn(sql, project.id, project.liveBuildId) : null;
   const rollback = current !== null && build.createdAt < current.createdAt;
-  await sql.begin(async (tx) => {
-    await tx`update projects set live_build_id = ${build.id} where id = ${project.id}`;
-    await tx`
-      insert into releases (workspace_id, project_id, build_id, released_by, rollback)
-      values (${auth.workspaceId}, ${project.id}, ${build.id}, ${auth.personId}, ${rollback})`;
-  });
+  await releaseBuild(sql, { workspaceId: auth.workspaceId, projectId: project.id, buildId: build.id, releasedBy: auth.personId, rollback });
   return build;
 }

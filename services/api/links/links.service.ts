@@ -9,7 +9,7 @@ import { projectIn } from '../../data/projects.sql.js';
 import { recordHistory } from '../../data/room-history.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import { linkSealingKey, newLinkKey, openLinkKey, sealLinkKey } from './link-key.js';
-import { countOpenLinks, isExpired, linkIn, type LinkRow } from '../../data/links.sql.js';
+import { countOpenLinks, insertLink, isExpired, linkIn, lockLinksOf, markLinkRevoked, rekeyOpenLink, type LinkRow } from '../../data/links.sql.js';
 import { viewerHoursUsedUp } from '../../data/visits.sql.js';
 
 /** Who is acting. A read-only connection may not see a link's address (spec 5.6). */
@@ -53,15 +53,12 @@ export async function createLink(sql: Sql, appSecret: string, actor: Actor, proj
   const sealed = sealLinkKey(linkSealingKey(appSecret), id, key);
   const link = await sql.begin(async (tx) => {
     // Serialise creations per project, so racing requests cannot both pass the plan's count.
-    await tx`select pg_advisory_xact_lock(hashtext('links:' || ${project.id}))`;
+    await lockLinksOf(tx, project.id);
     if ((await countOpenLinks(tx, project.id)) >= planOf(plan).linksPerProject) throw planLimit('links', plan);
-    const [row] = await tx<LinkRow[]>`
-      insert into links (id, workspace_id, project_id, viewer_name, viewer_email, key_hash, key_sealed, created_by, expires_at)
-      values (${id}, ${actor.workspaceId}, ${project.id}, ${input.viewerName}, ${input.viewerEmail ?? null},
-              ${hashSecret(key)}, ${sealed}, ${actor.personId},
-              ${days === null ? null : tx`now() + make_interval(days => ${days})`})
-      returning *`;
-    return row;
+    return insertLink(tx, {
+      id, workspaceId: actor.workspaceId, projectId: project.id, viewerName: input.viewerName, viewerEmail: input.viewerEmail ?? null,
+      keyHash: hashSecret(key), keySealed: sealed, createdBy: actor.personId, expiresInDays: days,
+    });
   }) as LinkRow;
   return { link, key };
 }
@@ -72,9 +69,7 @@ export async function createLink(sql: Sql, appSecret: string, actor: Actor, proj
  */
 export async function revokeLink(sql: Sql, actor: Actor, linkId: string): Promise<LinkRow> {
   const link = await linkIn(sql, actor.workspaceId, linkId);
-  const [row] = await sql<LinkRow[]>`
-    update links set revoked_at = coalesce(revoked_at, now()), key_sealed = null where id = ${link.id} returning *`;
-  return row;
+  return markLinkRevoked(sql, link.id);
 }
 
 function assertOpen(link: LinkRow): void {
@@ -118,10 +113,7 @@ export async function reissueLink(sql: Sql, appSecret: string, actor: Actor, lin
   const key = newLinkKey();
   const sealed = sealLinkKey(linkSealingKey(appSecret), link.id, key);
   const row = await sql.begin(async (tx) => {
-    const [updated] = await tx<LinkRow[]>`
-      update links set key_hash = ${hashSecret(key)}, key_sealed = ${sealed}, reissued_at = now()
-      where id = ${link.id} and revoked_at is null and (expires_at is null or expires_at > now())
-      returning *`;
+    const updated = await rekeyOpenLink(tx, link.id, { hash: hashSecret(key), sealed });
     // Revoked or expired since it was read: refuse as if it had been so all along.
     if (!updated) {
       assertOpen(await linkIn(tx, actor.workspaceId, link.id));

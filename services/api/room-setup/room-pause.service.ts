@@ -1,6 +1,6 @@
 import type { Sql } from '../../core/db.js';
 import { refused } from '../../core/errors.js';
-import { roomPauseOf } from '../../data/pauses.js';
+import { liftOwnerPause, pauseByOwner, roomPauseOf } from '../../data/pauses.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { recordHistory } from '../../data/room-history.sql.js';
 
@@ -15,15 +15,9 @@ export async function pauseRoom(sql: Sql, actor: { workspaceId: string; personId
   const project = await projectIn(sql, actor.workspaceId, projectId);
   const note = message?.trim() ? message : null;
   await sql.begin(async (tx) => {
-    await tx`insert into rooms (project_id, workspace_id) values (${project.id}, ${project.workspaceId}) on conflict (project_id) do nothing`;
-    const [room] = await tx<{ pausedAt: Date | null }[]>`select paused_at from rooms where project_id = ${project.id} for update`;
-    if (room.pausedAt) {
-      await tx`update rooms set pause_message = ${note} where project_id = ${project.id}`;
-    } else {
-      await tx`update rooms set paused_at = now(), paused_by = ${actor.personId}, pause_message = ${note} where project_id = ${project.id}`;
-    }
+    const { wasPaused } = await pauseByOwner(tx, project, actor.personId, note);
     await recordHistory(tx, {
-      workspaceId: project.workspaceId, projectId: project.id, kind: room.pausedAt ? 'room.message' : 'room.pause', byPerson: actor.personId, message: note,
+      workspaceId: project.workspaceId, projectId: project.id, kind: wasPaused ? 'room.message' : 'room.pause', byPerson: actor.personId, message: note,
     });
   });
   return roomPauseOf(sql, project);
@@ -33,10 +27,7 @@ export async function pauseRoom(sql: Sql, actor: { workspaceId: string; personId
 export async function resumeRoom(sql: Sql, actor: { workspaceId: string; personId: string }, projectId: string) {
   const project = await projectIn(sql, actor.workspaceId, projectId);
   await sql.begin(async (tx) => {
-    const [lifted] = await tx`
-      update rooms set paused_at = null, paused_by = null, pause_message = null
-      where project_id = ${project.id} and paused_at is not null returning project_id`;
-    if (!lifted) throw refused(409, 'taken', 'the room is not paused by its owner');
+    if (!(await liftOwnerPause(tx, project.id))) throw refused(409, 'taken', 'the room is not paused by its owner');
     await recordHistory(tx, { workspaceId: project.workspaceId, projectId: project.id, kind: 'room.resume', byPerson: actor.personId });
   });
   return roomPauseOf(sql, project);

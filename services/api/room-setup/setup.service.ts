@@ -3,7 +3,9 @@ import { notFound, refused } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
 import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
 import { effectiveAppOrder, namedAppOrder } from '../../data/app-order.js';
-import { lockPages, pagesBesides, pagesOf, putPage, type PageHead, type PageKind } from '../../data/room-pages.sql.js';
+import { lockPages, pagesBesides, pagesOf, putPage, removePageOf, reorderPages, type PageHead, type PageKind } from '../../data/room-pages.sql.js';
+import { liveManifestOf } from '../../data/builds.sql.js';
+import { appOrderOf, saveAppOrder } from '../../data/rooms.sql.js';
 import { renderStoredPage } from '../../core/room-pages/page-renderer.js';
 import { ROOM_PAGES_CHARS_MAX, ROOM_PAGES_MAX } from '../../contract/resources/room-setup.js';
 
@@ -20,14 +22,13 @@ type Actor = { workspaceId: string };
 /** The app ids of the live build's manifest, in its order; null when nothing is live. */
 async function liveAppIds(sql: Sql, project: ProjectRow): Promise<string[] | null> {
   if (!project.liveBuildId) return null;
-  const [build] = await sql<{ manifest: { apps?: { id: string }[] } }[]>`select manifest from builds where id = ${project.liveBuildId}`;
+  const build = await liveManifestOf(sql, project);
   return (build?.manifest.apps ?? []).map((a) => a.id);
 }
 
 export async function roomSetupOf(sql: Sql, project: ProjectRow): Promise<RoomSetupView> {
-  const [room] = await sql<{ appOrder: string[] | null }[]>`select app_order from rooms where project_id = ${project.id}`;
   return {
-    appOrder: effectiveAppOrder(room?.appOrder ?? null, await liveAppIds(sql, project)),
+    appOrder: effectiveAppOrder(await appOrderOf(sql, project.id), await liveAppIds(sql, project)),
     pages: [...(await pagesOf(sql, project.id))],
   };
 }
@@ -44,9 +45,7 @@ export async function getRoomSetup(sql: Sql, actor: Actor, projectId: string) {
 export async function orderApps(sql: Sql, actor: Actor, projectId: string, ids: string[]) {
   const project = await projectIn(sql, actor.workspaceId, projectId);
   const named = namedAppOrder(ids, (await liveAppIds(sql, project)) ?? []);
-  await sql`
-    insert into rooms (project_id, workspace_id, app_order) values (${project.id}, ${project.workspaceId}, ${named})
-    on conflict (project_id) do update set app_order = excluded.app_order`;
+  await saveAppOrder(sql, project, named);
   return roomSetupOf(sql, project);
 }
 
@@ -60,10 +59,7 @@ export async function orderPages(sql: Sql, actor: Actor, projectId: string, ids:
     if (given.size !== ids.length || ids.length !== pages.length || pages.some((p) => !given.has(p.id))) {
       throw refused(422, 'order', 'name every page of the room exactly once');
     }
-    await tx`
-      update room_pages r set position = o.n - 1
-      from unnest(${tx.array(ids)}::uuid[]) with ordinality as o(id, n)
-      where r.id = o.id and r.project_id = ${project.id}`;
+    await reorderPages(tx, project.id, ids);
   });
   return roomSetupOf(sql, project);
 }
@@ -102,10 +98,7 @@ export async function removePage(sql: Sql, actor: Actor, projectId: string, page
   if (!isUuid(pageId)) throw notFound();
   await sql.begin(async (tx) => {
     await lockPages(tx, project.id);
-    const [gone] = await tx<{ position: number }[]>`
-      delete from room_pages where id = ${pageId} and project_id = ${project.id} returning position`;
-    if (!gone) throw notFound();
-    await tx`update room_pages set position = position - 1 where project_id = ${project.id} and position > ${gone.position}`;
+    if (!(await removePageOf(tx, project.id, pageId))) throw notFound();
   });
   return roomSetupOf(sql, project);
 }

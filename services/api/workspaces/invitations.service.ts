@@ -4,6 +4,7 @@ import { notFound } from '../../core/errors.js';
 import { planOf } from '../../core/plans.js';
 import { insertInvitation, invitationFor, isInvited, isMemberByEmail, markInvitationUsed, revokeInvitationRow, waitingInvitations } from '../../data/invitations.sql.js';
 import { activateWorkspace, addMemberRow, lockTeam, memberCount, seatsTaken } from '../../data/teams.sql.js';
+import { verifiedEmailOf } from '../../data/people.sql.js';
 import { recordTeamEvent } from '../../data/workspace-history.sql.js';
 import { effectivePlan } from '../../data/workspaces.sql.js';
 import type { SessionAuth } from '../../data/sessions.sql.js';
@@ -48,12 +49,6 @@ export async function revokeInvitation(sql: Sql, auth: SessionAuth, workspaceId:
     await recordTeamEvent(tx, { workspaceId, kind: 'invitation.revoke', actorId: auth.personId, detail: { invitationId } });
   });
   return (await waitingInvitations(sql, workspaceId)).map(invitationView);
-}
-
-/** The caller's email, when verified: only that person may see or use an invitation to it. */
-async function verifiedEmailOf(sql: Sql, personId: string): Promise<string | null> {
-  const [row] = await sql<{ email: string; emailVerified: boolean }[]>`select email, email_verified from people where id = ${personId}`;
-  return row?.emailVerified ? row.email : null;
 }
 
 /** viewInvitation, by its id or its address's key: 404 when used, revoked, expired or someone else's. */

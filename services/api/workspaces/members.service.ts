@@ -2,7 +2,7 @@ import type { Config } from '../../core/config.js';
 import type { Db, Sql } from '../../core/db.js';
 import { notFound } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
-import { lockTeam, membersOf, ownerCount, removeMembershipRow, setRoleRow, type Role } from '../../data/teams.sql.js';
+import { lockTeam, membersOf, ownerCount, removeMembershipRow, roleIn, setRoleRow, type Role } from '../../data/teams.sql.js';
 import { recordTeamEvent } from '../../data/workspace-history.sql.js';
 import type { SessionAuth } from '../../data/sessions.sql.js';
 import { asMember, asOwner } from './team-access.js';
@@ -24,9 +24,9 @@ export async function workspacePeople(sql: Sql, config: Config, auth: SessionAut
 /** The member `userId` of a held team, with their role; 404 when they are not in it. */
 async function memberRole(tx: Db, workspaceId: string, userId: string): Promise<Role> {
   if (!isUuid(userId)) throw notFound();
-  const [row] = await tx<{ role: Role }[]>`select role from memberships where workspace_id = ${workspaceId} and person_id = ${userId}`;
-  if (!row) throw notFound();
-  return row.role;
+  const role = await roleIn(tx, workspaceId, userId);
+  if (!role) throw notFound();
+  return role;
 }
 
 export async function setMemberRole(sql: Sql, config: Config, auth: SessionAuth, workspaceId: string, userId: string, role: Role) {

@@ -1,6 +1,7 @@
 import type { Sql } from '../../core/db.js';
 import { notFound, refused } from '../../core/errors.js';
-import { activateWorkspace, deleteTeamRows, hasLiveProject, insertTeam, lockTeam, ownerCount, ownsTeamWithoutPlan, removeMembershipRow, renameWorkspaceRow } from '../../data/teams.sql.js';
+import { activateWorkspace, deleteTeamRows, hasLiveProject, insertTeam, lockTeam, ownerCount, ownsTeamWithoutPlan, removeMembershipRow, renameWorkspaceRow, roleIn } from '../../data/teams.sql.js';
+import { lockPerson } from '../../data/people.sql.js';
 import { recordTeamEvent } from '../../data/workspace-history.sql.js';
 import type { SessionAuth } from '../../data/sessions.sql.js';
 import { asMember, asOwner } from './team-access.js';
@@ -18,7 +19,7 @@ export const teamRule = (detail: string) => refused(422, 'team', detail);
 export async function createTeam(sql: Sql, auth: SessionAuth, name: string) {
   const id = await sql.begin(async (tx) => {
     // Held so that two requests at once cannot both find no unlicensed team.
-    await tx`select id from people where id = ${auth.personId} for update`;
+    await lockPerson(tx, auth.personId);
     if (await ownsTeamWithoutPlan(tx, auth.personId)) {
       throw refused(422, 'unlicensed', 'you already own a team without a plan; give it a plan or delete it first');
     }
@@ -52,9 +53,9 @@ export async function leaveTeam(sql: Sql, auth: SessionAuth, workspaceId: string
     const team = await lockTeam(tx, workspaceId);
     if (!team) throw notFound();
     if (team.kind === 'personal') throw teamRule('your own workspace is never left');
-    const [me] = await tx<{ role: string }[]>`select role from memberships where workspace_id = ${workspaceId} and person_id = ${auth.personId}`;
-    if (!me) throw notFound();
-    if (me.role === 'owner' && (await ownerCount(tx, workspaceId)) === 1) {
+    const myRole = await roleIn(tx, workspaceId, auth.personId);
+    if (!myRole) throw notFound();
+    if (myRole === 'owner' && (await ownerCount(tx, workspaceId)) === 1) {
       throw teamRule('a team keeps an owner: make someone else an owner before you leave, or delete the team');
     }
     await removeMembershipRow(tx, workspaceId, auth.personId);

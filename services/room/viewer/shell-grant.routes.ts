@@ -19,7 +19,7 @@ export function grantHandlers({ sql, config, runner }: ViewerDeps): Pick<ShellHa
       }
       const standing = await sessionStanding(sql, session.id);
       if (!standing) return reply.status(404).send({ error: 'not found' });
-      const manifest = standing.manifest ? (JSON.parse(standing.manifest) as { apps: { id: string; path: string }[] }) : null;
+      const manifest = standing.manifest;
       const app = manifest?.apps.find((a) => a.id === body.app);
       if (!app) return reply.status(404).send({ error: 'not found' });
       if (standing.kind === 'container') {

@@ -15,7 +15,7 @@ export function runHandlers({ sql, runner }: ViewerDeps, evidence: RoomEvidence)
     async shellRun({ session, body: ask, req, reply }) {
       const standing = await sessionStanding(sql, session.id);
       if (!standing?.manifest) return reply.status(404).send({ error: 'not found' });
-      const calls = storyCalls(JSON.parse(standing.manifest), ask);
+      const calls = storyCalls(standing.manifest, ask);
       if (calls === null) return reply.status(404).send({ error: 'not found' });
       // A story step taken or a scenario tried is engagement (link-evidence.sql.ts); a preview records nothing.
       if (!session.preview) {

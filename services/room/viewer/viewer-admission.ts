@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { Sql } from '../../core/db.js';
 import { hashSecret } from '../../core/ids.js';
-import { planOf, type Plan } from '../../core/plans.js';
+import type { Plan } from '../../core/plans.js';
 import { publicListings } from '../../data/cards.sql.js';
 import { resolveLinkKey } from '../../data/links.sql.js';
 import { viewerHoursUsedUp } from '../../data/visits.sql.js';
-import type { ProjectRow } from '../../data/projects.sql.js';
+import { projectById, type ProjectRow } from '../../data/projects.sql.js';
 import { roomPauseOf, type OwnerPause } from '../../data/pauses.js';
 import { spendCommunityPass, spendPreviewPass } from '../../data/preview-passes.sql.js';
-import { displayNameOf } from '../../data/people.sql.js';
-import { planNameOf } from '../../data/workspaces.sql.js';
-import { createSession, holdRoomAdmission, saveWhoYouAre, sessionByToken, viewersPresent, type RoomSessionRow } from '../../data/room-sessions.sql.js';
+import { displayNameOf, nameAndEmailOf } from '../../data/people.sql.js';
+import { planFor } from '../../data/workspaces.sql.js';
+import { createSession, holdRoomAdmission, markSessionSeen, recordBounce, saveWhoYouAre, sessionByToken, viewersPresent, type RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { endQuietVisits } from '../../data/visits.sql.js';
 
 // What a viewer meets at a link, a listed project's public room or a preview pass (spec 7), exactly one of these. Every way of
@@ -33,7 +33,7 @@ export async function enterByLink(sql: Sql, key: string, arrival: Arrival): Prom
   const found = await resolveLinkKey(sql, key);
   if (!found) return notFound;
   const { link, project } = found;
-  const plan = planOf(await planNameOf(sql, project.workspaceId));
+  const plan = await planFor(sql, project.workspaceId);
   const pause = await roomPauseOf(sql, project);
   if (!plan.privateLinks || pause.system) return notFound;
   if (pause.owner) return { kind: 'paused', project, pause: pause.owner };
@@ -50,8 +50,8 @@ export async function enterByLink(sql: Sql, key: string, arrival: Arrival): Prom
 export async function enterByListing(sql: Sql, slug: string, arrival: Arrival, pass?: string): Promise<Meeting> {
   const [listed] = await publicListings(sql, { slug });
   if (!listed) return notFound;
-  const [project] = await sql<ProjectRow[]>`select * from projects where id = ${listed.projectId}`;
-  const plan = planOf(await planNameOf(sql, project.workspaceId));
+  const project = (await projectById(sql, listed.projectId))!;
+  const plan = await planFor(sql, project.workspaceId);
   const pause = await roomPauseOf(sql, project);
   if (pause.system) return notFound;
   if (pause.owner) return { kind: 'paused', project, pause: pause.owner };
@@ -59,7 +59,7 @@ export async function enterByListing(sql: Sql, slug: string, arrival: Arrival, p
   const personId = pass ? await spendCommunityPass(sql, pass, project.id) : null;
   const meeting = await admit(sql, { project, plan, arrival, key: listingKey(slug), linkId: null, linkViewerName: null });
   if (meeting.kind !== 'room' || !personId || meeting.session.viewerName) return meeting;
-  const [person] = await sql<{ name: string; email: string }[]>`select name, email from people where id = ${personId}`;
+  const person = await nameAndEmailOf(sql, personId);
   return person ? { ...meeting, session: await saveWhoYouAre(sql, meeting.session.id, { name: displayNameOf(person) }) } : meeting;
 }
 
@@ -84,10 +84,7 @@ async function admit(sql: Sql, a: { project: ProjectRow; plan: Plan; arrival: Ar
     await holdRoomAdmission(tx, project.id);
     await endQuietVisits(tx, project.id);
     if ((await viewersPresent(tx, project.id)) >= plan.concurrentViewers) {
-      await tx`
-        insert into room_bounces (workspace_id, project_id, browser_hash, hour)
-        values (${project.workspaceId}, ${project.id}, ${hashBrowser(arrival.browserId)}, date_trunc('hour', now()))
-        on conflict do nothing`;
+      await recordBounce(tx, { workspaceId: project.workspaceId, projectId: project.id, browserHash: hashBrowser(arrival.browserId) });
       return { kind: 'full', project } as const;
     }
     // A session whose shell never arrived (a reload before it ran) is the same session.
@@ -101,7 +98,7 @@ async function admit(sql: Sql, a: { project: ProjectRow; plan: Plan; arrival: Ar
 
 /** The viewers a room holds at once, on its workspace's plan: the seats its shells arrive into. */
 export async function seatsOf(sql: Sql, workspaceId: string): Promise<number> {
-  return planOf(await planNameOf(sql, workspaceId)).concurrentViewers;
+  return (await planFor(sql, workspaceId)).concurrentViewers;
 }
 
 /**
@@ -114,7 +111,7 @@ export async function enterByPreview(sql: Sql, key: string, arrival: Arrival): P
   const own = held?.preview && held.entryHash.equals(hashSecret(key)) ? held : null;
   const projectId = own?.projectId ?? (await spendPreviewPass(sql, key));
   if (!projectId) return notFound;
-  const [project] = await sql<ProjectRow[]>`select * from projects where id = ${projectId} and deleted_at is null`;
+  const project = await projectById(sql, projectId, { notDeleted: true });
   if (!project) return notFound;
   const pause = await roomPauseOf(sql, project);
   if (pause.system) return notFound;
@@ -126,7 +123,7 @@ export async function enterByPreview(sql: Sql, key: string, arrival: Arrival): P
 
 /** A viewer back in their session (a reload): seen now, so their copy is not handed back. */
 async function touch(sql: Sql, session: RoomSessionRow): Promise<RoomSessionRow> {
-  await sql`update room_sessions set last_seen_at = now() where id = ${session.id}`;
+  await markSessionSeen(sql, session.id);
   return session;
 }
 

@@ -25,7 +25,7 @@ export function commentHandlers(deps: ViewerDeps & { storage: Storage }, evidenc
   return {
     async shellComment({ session, body: c, req, reply }) {
       const standing = await sessionStanding(sql, session.id);
-      const manifest = standing?.manifest ? (JSON.parse(standing.manifest) as { apps: { id: string }[] }) : null;
+      const manifest = standing?.manifest ?? null;
       if (!standing || !manifest?.apps.some((a) => a.id === c.appId)) return reply.status(404).send({ error: 'not found' });
 
       // What costs nothing comes before the picture is read (security-3 H1): a preview keeps no
