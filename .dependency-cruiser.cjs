@@ -61,7 +61,7 @@ const forbidden = Object.entries(ALLOWED).map(([area, allowed]) => ({
 forbidden.push(
   {
     name: 'sql-lives-in-data',
-    comment: 'a table\'s SQL belongs to services/data, one file per table family',
+    comment: "a table's SQL belongs to services/data, one file per table family",
     severity: 'error',
     from: { path: '^(services|workers|runner)/', pathNot: notTest },
     to: { path: '\\.sql\\.ts$', pathNot: '^services/data/' },

@@ -19,7 +19,10 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const BEACON_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BEACONS_PER_SECOND = 1000;
 
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 async function timed(runs: number, f: () => Promise<unknown>) {
@@ -76,8 +79,13 @@ try {
   await sql`analyze event_days`;
 
   const end = new Date(`${nextDay(today)}T00:00:00Z`);
-  const countMs = await timed(RUNS, () => sql`select count(*) from room_events where workspace_id = ${workspaceId} and at >= ${start} and at < ${end}`);
-  const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from room_events where workspace_id = ${workspaceId} and at >= ${start} and at < ${end}`;
+  const countMs = await timed(
+    RUNS,
+    () => sql`select count(*) from room_events where workspace_id = ${workspaceId} and at >= ${start} and at < ${end}`,
+  );
+  const [{ n }] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from room_events where workspace_id = ${workspaceId} and at >= ${start} and at < ${end}`;
   const get = async (path: string) => {
     const res = await platform.fetch(path, { token: person.token });
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
@@ -93,15 +101,20 @@ try {
   console.log(`workspaceAnalytics views over the range: ${views} (entries generated: ${Math.ceil(EVENTS / 20)})`);
   console.log(`select count(*) over the same rows:  median ${ms(countMs)} (${RUNS} runs)`);
   console.log(`projectAnalytics, ${DAYS} days (HTTP):   median ${ms(projectMs)}; ratio to count(*) ${(projectMs / countMs).toFixed(2)}`);
-  console.log(`workspaceAnalytics, ${DAYS} days (HTTP): median ${ms(workspaceMs)}; ratio to count(*) ${(workspaceMs / countMs).toFixed(2)}`);
+  console.log(
+    `workspaceAnalytics, ${DAYS} days (HTTP): median ${ms(workspaceMs)}; ratio to count(*) ${(workspaceMs / countMs).toFixed(2)}`,
+  );
   figure({ name: 'projectAnalytics over the range (HTTP)', value: projectMs, unit: 'ms', baseline: countMs });
   figure({ name: 'workspaceAnalytics over the range (HTTP)', value: workspaceMs, unit: 'ms', baseline: countMs });
 
   // The write path: 1,000 beacons a second, 5 events each, one insert a beacon.
   const source = { workspaceId, projectId: projectIds[1], linkId: null, visitId: null, device: 'desktop' as const };
   const beacon = (): RoomEvent[] => [
-    { kind: 'time', subject: 'app-1', seconds: 5 }, { kind: 'time', subject: 'app-2', seconds: 3 },
-    { kind: 'step', subject: 'step-1' }, { kind: 'hidden' }, { kind: 'shown' },
+    { kind: 'time', subject: 'app-1', seconds: 5 },
+    { kind: 'time', subject: 'app-2', seconds: 3 },
+    { kind: 'step', subject: 'step-1' },
+    { kind: 'hidden' },
+    { kind: 'shown' },
   ];
   const latencies: number[] = [];
   let sent = 0;
@@ -116,7 +129,14 @@ try {
     for (; sent < due; sent++) {
       const b0 = performance.now();
       const p: Promise<void> = recordEvents(sql, { ...source, sessionId: randomUUID() }, beacon())
-        .then(() => { latencies.push(performance.now() - b0); }, () => { failed++; })
+        .then(
+          () => {
+            latencies.push(performance.now() - b0);
+          },
+          () => {
+            failed++;
+          },
+        )
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
@@ -126,7 +146,9 @@ try {
   const wall = (performance.now() - wall0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const share = (cpu.user + cpu.system) / 1e6 / wall;
-  console.log(`beacons: ${sent} in ${wall.toFixed(1)} s (${(sent / wall).toFixed(0)}/s, ${sent * 5} events), failed ${failed}; insert p50 ${ms(median(latencies))}, p99 ${ms(latencies.sort((a, b) => a - b)[Math.floor(latencies.length * 0.99)])}`);
+  console.log(
+    `beacons: ${sent} in ${wall.toFixed(1)} s (${(sent / wall).toFixed(0)}/s, ${sent * 5} events), failed ${failed}; insert p50 ${ms(median(latencies))}, p99 ${ms(latencies.sort((a, b) => a - b)[Math.floor(latencies.length * 0.99)])}`,
+  );
   console.log(`api process CPU while writing: ${(share * 100).toFixed(1)}% of a core`);
 } finally {
   // The bench's projects (and with them their events and roll-ups) go, so the test database stays small.

@@ -5,7 +5,15 @@
 // {sent, failed, statuses, p50, p99} as JSON.
 import { Agent, request } from 'undici';
 
-type Job = { baseUrl: string; origin: string; method: 'GET' | 'POST'; rate: number; seconds: number; body: string; sessions: { path: string; cookie: string }[] };
+type Job = {
+  baseUrl: string;
+  origin: string;
+  method: 'GET' | 'POST';
+  rate: number;
+  seconds: number;
+  body: string;
+  sessions: { path: string; cookie: string }[];
+};
 
 const chunks: Buffer[] = [];
 for await (const c of process.stdin) chunks.push(c as Buffer);
@@ -25,11 +33,24 @@ while (sent < total) {
     const s = job.sessions[sent % job.sessions.length];
     const b0 = performance.now();
     const p: Promise<void> = request(job.baseUrl + s.path, {
-      method: job.method, dispatcher, body: job.method === 'POST' ? job.body : undefined,
-      headers: { origin: job.origin, cookie: s.cookie, 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36' },
+      method: job.method,
+      dispatcher,
+      body: job.method === 'POST' ? job.body : undefined,
+      headers: {
+        origin: job.origin,
+        cookie: s.cookie,
+        'content-type': 'application/json',
+        'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36',
+      },
     })
-      .then(async (res) => { await res.body.dump(); statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1; latencies.push(performance.now() - b0); })
-      .catch(() => { failed++; })
+      .then(async (res) => {
+        await res.body.dump();
+        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+        latencies.push(performance.now() - b0);
+      })
+      .catch(() => {
+        failed++;
+      })
       .finally(() => inFlight.delete(p));
     inFlight.add(p);
   }

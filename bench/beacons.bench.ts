@@ -27,7 +27,9 @@ type Sent = { sent: number; failed: number; statuses: Record<string, number>; wa
 async function load(job: object): Promise<Sent & { share: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/beacon-sender.ts'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
-  child.stdout.on('data', (c: Buffer) => { out += c; });
+  child.stdout.on('data', (c: Buffer) => {
+    out += c;
+  });
   const cpu0 = process.cpuUsage();
   child.stdin.end(JSON.stringify(job));
   await new Promise((resolve) => child.on('exit', resolve));
@@ -48,7 +50,6 @@ await setup.close();
 const platform = await startPlatform();
 const sql = platform.deps.sql;
 try {
-
   const [{ workspaceId }] = await sql<{ workspaceId: string }[]>`select workspace_id from projects where id = ${project.id}`;
   // Sessions as the room's entry makes them, each with its visit open (the shell has arrived).
   const t = performance.now();
@@ -70,26 +71,41 @@ try {
   // the platform's GET /healthz.
   const bare = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-  const node = await load({ ...common, baseUrl: `http://127.0.0.1:${(bare.address() as AddressInfo).port}`, method: 'GET', body: '', sessions: [{ path: '/', cookie: '' }] });
+  const node = await load({
+    ...common,
+    baseUrl: `http://127.0.0.1:${(bare.address() as AddressInfo).port}`,
+    method: 'GET',
+    body: '',
+    sessions: [{ path: '/', cookie: '' }],
+  });
   bare.close();
   const floor = await load({ ...common, method: 'GET', body: '', sessions: [{ path: '/healthz', cookie: '' }] });
   const beats = await load({ ...common, method: 'POST', body: beat, sessions });
 
-  const [{ events }] = await sql<{ events: number }[]>`select count(*)::int as events from room_events where project_id = ${project.id} and kind = 'time'`;
+  const [{ events }] = await sql<
+    { events: number }[]
+  >`select count(*)::int as events from room_events where project_id = ${project.id} and kind = 'time'`;
   const [{ seconds }] = await sql<{ seconds: number }[]>`
     select coalesce(sum((select sum(v::int) from jsonb_each_text(time) as t(k, v))), 0)::int as seconds from visits where project_id = ${project.id}`;
   const pct = (x: number) => `${(x * 100).toFixed(1)}% of a core`;
   const line = (name: string, r: Sent & { share: number }) =>
     `${name}: ${r.sent} in ${r.wall.toFixed(1)} s (${(r.sent / r.wall).toFixed(0)}/s), statuses ${JSON.stringify(r.statuses)}, failed ${r.failed}; p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; api CPU ${pct(r.share)}`;
-  console.log(line("node:http, fixed body   ", node));
+  console.log(line('node:http, fixed body   ', node));
   console.log(line('GET /healthz (baseline)', floor));
   console.log(line('POST /room/:s/beat     ', beats));
-  console.log(`beat CPU to /healthz: ${(beats.share / floor.share).toFixed(2)}x; to bare node:http: ${(beats.share / node.share).toFixed(2)}x; target: under 30% of a core at ${RATE}/s`);
+  console.log(
+    `beat CPU to /healthz: ${(beats.share / floor.share).toFixed(2)}x; to bare node:http: ${(beats.share / node.share).toFixed(2)}x; target: under 30% of a core at ${RATE}/s`,
+  );
   figure({ name: 'beat CPU share', value: beats.share, unit: 'core', baseline: floor.share });
-  console.log(`written: ${events - before} time events, ${seconds} seconds credited to visits (${beats.statuses[200] ?? 0} beats answered 200, 5 s each)`);
+  console.log(
+    `written: ${events - before} time events, ${seconds} seconds credited to visits (${beats.statuses[200] ?? 0} beats answered 200, 5 s each)`,
+  );
   // A figure of refusals measures nothing: the run fails, naming what the beats were answered.
   const refused = beats.sent - (beats.statuses[200] ?? 0);
-  if (refused) throw new Error(`${refused} of ${beats.sent} beats were not answered 200 (${JSON.stringify(beats.statuses)}): the figures above are not the beacon's cost`);
+  if (refused)
+    throw new Error(
+      `${refused} of ${beats.sent} beats were not answered 200 (${JSON.stringify(beats.statuses)}): the figures above are not the beacon's cost`,
+    );
 } finally {
   await sql`delete from projects where id = ${project.id}`;
   await platform.close();

@@ -53,11 +53,21 @@ function text(bytes: number): string {
 async function makeSite(): Promise<void> {
   await mkdir(join(site, 'public', 'pages'), { recursive: true });
   await mkdir(join(site, 'public', 'assets', 'img'), { recursive: true });
-  await writeFile(join(site, 'pitch.json'), JSON.stringify({ kind: 'static', name: 'Bench site', output: 'public', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }] }));
+  await writeFile(
+    join(site, 'pitch.json'),
+    JSON.stringify({
+      kind: 'static',
+      name: 'Bench site',
+      output: 'public',
+      apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }],
+    }),
+  );
   await writeFile(join(site, 'public', 'index.html'), `<!doctype html><title>Bench</title>${text(20_000)}`);
-  for (let i = 0; i < 200; i++) await writeFile(join(site, 'public', 'pages', `page-${i}.html`), `<!doctype html><title>Page ${i}</title>${text(5_000)}`);
+  for (let i = 0; i < 200; i++)
+    await writeFile(join(site, 'public', 'pages', `page-${i}.html`), `<!doctype html><title>Page ${i}</title>${text(5_000)}`);
   for (let i = 0; i < 8; i++) await writeFile(join(site, 'public', 'assets', `bundle-${i}.js`), text(1.1 * MB));
-  for (let i = 0; i < 160; i++) await writeFile(join(site, 'public', 'assets', 'img', `photo-${i}.${i % 2 ? 'jpg' : 'webp'}`), randomBytes(250_000));
+  for (let i = 0; i < 160; i++)
+    await writeFile(join(site, 'public', 'assets', 'img', `photo-${i}.${i % 2 ? 'jpg' : 'webp'}`), randomBytes(250_000));
 }
 
 /** A proxy that passes requests to the platform, holding request bodies to a steady rate. */
@@ -89,13 +99,34 @@ async function throttlingProxy(target: string, bytesPerSecond: number): Promise<
 const deploySite = (api: string, slug: string) =>
   pitchDeploy([site, '--project', slug, '--force'], { PITCH_API: api, PP_TOKEN: builder.token, XDG_CONFIG_HOME: join(work, 'config') });
 
-const manifest = { kind: 'static' as const, name: 'Bench site', output: 'public', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' as const }] };
+const manifest = {
+  kind: 'static' as const,
+  name: 'Bench site',
+  output: 'public',
+  apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' as const }],
+};
 
 /** curl -T of the archive to a fresh putUrl; then createBuild of that upload, timed apart. */
 async function curlUpload(api: string, projectId: string, archive: string, size: number): Promise<{ ms: number; buildMs: number }> {
-  const { uploadId, putUrl } = await builder.client.call('startUpload', { params: { projectId }, body: { kind: 'static', sizeBytes: size } });
+  const { uploadId, putUrl } = await builder.client.call('startUpload', {
+    params: { projectId },
+    body: { kind: 'static', sizeBytes: size },
+  });
   const started = performance.now();
-  const { stdout } = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-T', archive, '-H', `Authorization: Bearer ${builder.token}`, '-H', 'Content-Type: application/gzip', `${api}${putUrl}`]);
+  const { stdout } = await run('curl', [
+    '-sS',
+    '-o',
+    '/dev/null',
+    '-w',
+    '%{http_code}',
+    '-T',
+    archive,
+    '-H',
+    `Authorization: Bearer ${builder.token}`,
+    '-H',
+    'Content-Type: application/gzip',
+    `${api}${putUrl}`,
+  ]);
   const ms = performance.now() - started;
   if (stdout !== '204') throw new Error(`curl -T answered ${stdout}`);
   const building = performance.now();
@@ -127,14 +158,22 @@ async function measure(label: string, api: string): Promise<void> {
   const c = median(curls);
   const b = median(builds);
   const runs = (values: number[]) => values.map((ms) => ms.toFixed(0)).join(', ');
-  console.log(`\n${label}: site ${(packed.contentBytes / MB).toFixed(1)} MB in ${packed.files} files, archive ${(packed.sizeBytes / MB).toFixed(1)} MB`);
+  console.log(
+    `\n${label}: site ${(packed.contentBytes / MB).toFixed(1)} MB in ${packed.files} files, archive ${(packed.sizeBytes / MB).toFixed(1)} MB`,
+  );
   console.log(`  curl -T of the archive:          ${c.toFixed(0)} ms (runs ${runs(curls)})`);
   console.log(`  createBuild of curl's upload:    ${b.toFixed(0)} ms (runs ${runs(builds)}): the platform's own share`);
   console.log(`  pitch deploy:                    ${d.toFixed(0)} ms (runs ${runs(deploys)})`);
   console.log(`  ratio pitch / curl -T:           ${(d / c).toFixed(2)}x (target 1.5x)`);
   console.log(`  ratio pitch / (curl + build):    ${(d / (c + b)).toFixed(2)}x: the tool's own overhead`);
   figure({ name: `pitch deploy (${label})`, value: d, unit: 'ms', baseline: c });
-  console.log(`  last deploy's progress:\n${lastStderr.trimEnd().split('\n').map((line) => `    ${line}`).join('\n')}`);
+  console.log(
+    `  last deploy's progress:\n${lastStderr
+      .trimEnd()
+      .split('\n')
+      .map((line) => `    ${line}`)
+      .join('\n')}`,
+  );
 }
 
 try {

@@ -38,11 +38,16 @@ http.createServer((req, res) => {
 async function makeApp(dir: string): Promise<void> {
   const nonce = randomBytes(8).toString('hex');
   await mkdir(join(dir, 'node_modules', 'heavy'), { recursive: true });
-  await writeFile(join(dir, 'pitch.json'), JSON.stringify({
-    kind: 'container', name: 'Bench container', health: '/healthz',
-    apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }],
-    run: { start: ['node', 'server.js'] },
-  }));
+  await writeFile(
+    join(dir, 'pitch.json'),
+    JSON.stringify({
+      kind: 'container',
+      name: 'Bench container',
+      health: '/healthz',
+      apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }],
+      run: { start: ['node', 'server.js'] },
+    }),
+  );
   await writeFile(join(dir, 'Dockerfile'), 'FROM localhost/demo-node:24\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.js"]\n');
   await writeFile(join(dir, 'server.js'), `// ${nonce}\n${server}`);
   await writeFile(join(dir, 'node_modules', 'heavy', 'package.json'), JSON.stringify({ name: 'heavy', version: '1.0.0', nonce }));
@@ -50,7 +55,12 @@ async function makeApp(dir: string): Promise<void> {
 }
 
 const deployApp = (dir: string, slug: string) =>
-  pitchDeploy([dir, '--project', slug], { PITCH_API: platform.baseUrl, PP_TOKEN: builder.token, XDG_CONFIG_HOME: join(work, 'config'), DOCKER_HOST: testEnv().DOCKER_HOST! });
+  pitchDeploy([dir, '--project', slug], {
+    PITCH_API: platform.baseUrl,
+    PP_TOKEN: builder.token,
+    XDG_CONFIG_HOME: join(work, 'config'),
+    DOCKER_HOST: testEnv().DOCKER_HOST!,
+  });
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const runs = (values: number[]) => values.map((ms) => ms.toFixed(0)).join(', ');
@@ -70,7 +80,10 @@ try {
       agains.push(again.ms);
       lastStderr = again.stderr;
     } finally {
-      await docker.getImage(`localhost/pitch-${slug}:deploy`).remove().catch(() => {});
+      await docker
+        .getImage(`localhost/pitch-${slug}:deploy`)
+        .remove()
+        .catch(() => {});
     }
   }
   const first = median(firsts);
@@ -80,7 +93,13 @@ try {
   console.log(`  unchanged redeploy ("nothing changed"):    ${again.toFixed(0)} ms (runs ${runs(agains)})`);
   console.log(`  ratio unchanged redeploy / first deploy:   ${(again / first).toFixed(2)}x`);
   figure({ name: 'unchanged redeploy', value: again, unit: 'ms', baseline: first });
-  console.log(`  last redeploy's progress:\n${lastStderr.trimEnd().split('\n').map((line) => `    ${line}`).join('\n')}`);
+  console.log(
+    `  last redeploy's progress:\n${lastStderr
+      .trimEnd()
+      .split('\n')
+      .map((line) => `    ${line}`)
+      .join('\n')}`,
+  );
 } finally {
   await rm(work, { recursive: true, force: true });
   await platform.close();

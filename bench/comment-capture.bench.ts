@@ -22,9 +22,10 @@ const light = `<!doctype html><html><head><title>Light</title></head><body style
 const heavy = `<!doctype html><html><head><title>Heavy</title><style>
 body { margin: 0; font: 14px sans-serif } table { width: 100%; border-collapse: collapse }
 td { padding: 2px 6px; border-bottom: 1px solid #dee2e6 } tr:nth-child(odd) td { background: #d0ebff }
-</style></head><body><div style="height:120px;background:#2f9e44"></div><table>${
-  Array.from({ length: ROWS }, (_, i) => `<tr><td>${i}</td><td><b>Item ${i}</b></td><td><span>€${i}.00</span></td><td><a href="#r${i}">open</a></td></tr>`).join('')
-}</table></body></html>`;
+</style></head><body><div style="height:120px;background:#2f9e44"></div><table>${Array.from(
+  { length: ROWS },
+  (_, i) => `<tr><td>${i}</td><td><b>Item ${i}</b></td><td><span>€${i}.00</span></td><td><a href="#r${i}">open</a></td></tr>`,
+).join('')}</table></body></html>`;
 
 const platform = await startPlatform({ workers: true });
 const browser = await launchChromium();
@@ -71,10 +72,14 @@ try {
   });
 
   for (const r of [lightTimes, heavyTop, heavyMiddle]) {
-    console.log(`${r.label.padEnd(44)} median ${r.median.toFixed(0).padStart(6)} ms, max ${r.max.toFixed(0).padStart(6)} ms, ${r.notes ? `${r.notes} without a picture` : 'a picture every time'} (${RUNS} runs)`);
+    console.log(
+      `${r.label.padEnd(44)} median ${r.median.toFixed(0).padStart(6)} ms, max ${r.max.toFixed(0).padStart(6)} ms, ${r.notes ? `${r.notes} without a picture` : 'a picture every time'} (${RUNS} runs)`,
+    );
   }
   console.log(`${'heavy page, whole document cloned (before)'.padEnd(44)} ${whole.toFixed(0).padStart(13)} ms (once)`);
-  console.log(`ratio heavy / light (median): top ${(heavyTop.median / lightTimes.median).toFixed(1)}x, half way ${(heavyMiddle.median / lightTimes.median).toFixed(1)}x; before: ${(whole / lightTimes.median).toFixed(0)}x`);
+  console.log(
+    `ratio heavy / light (median): top ${(heavyTop.median / lightTimes.median).toFixed(1)}x, half way ${(heavyMiddle.median / lightTimes.median).toFixed(1)}x; before: ${(whole / lightTimes.median).toFixed(0)}x`,
+  );
   console.log(`budget for ${elements} elements: ${Math.min(30000, 8000 + Math.round(elements / 2))} ms`);
 } finally {
   await browser.close();

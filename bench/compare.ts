@@ -10,10 +10,16 @@ if (!a || !b) {
   console.error('usage: npx tsx bench/compare.ts before.jsonl after.jsonl');
   process.exit(1);
 }
-const read = (file: string) => new Map(readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => {
-  const line = JSON.parse(l) as Line;
-  return [`${line.bench} › ${line.name}`, line] as const;
-}));
+const read = (file: string) =>
+  new Map(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => {
+        const line = JSON.parse(l) as Line;
+        return [`${line.bench} › ${line.name}`, line] as const;
+      }),
+  );
 const before = read(a);
 const after = read(b);
 const fmt = (l: Line | undefined) => (l ? `${l.value} ${l.unit}${l.ratio == null ? '' : ` (ratio ${l.ratio})`} load ${l.loadavg}` : '—');

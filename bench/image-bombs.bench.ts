@@ -22,20 +22,30 @@ try {
   const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Bench viewer' } });
   const room = await enterRoom(platform, url);
   const comment = (type: string, bytes: Buffer) => ({
-    appId: 'web', screen: '/', body: 'Look at this', position: { x: 0.5, y: 0.5 }, area: null, device: 'laptop',
-    screenshot: { type, data: bytes.toString('base64') }, screenshotNote: null,
+    appId: 'web',
+    screen: '/',
+    body: 'Look at this',
+    position: { x: 0.5, y: 0.5 },
+    area: null,
+    device: 'laptop',
+    screenshot: { type, data: bytes.toString('base64') },
+    screenshotNote: null,
   });
 
   /** Four comments at once: the slowest answer, the statuses, and how much this process grew. */
   async function fourAtOnce(body: object) {
     const before = process.memoryUsage().rss;
     let peak = before;
-    const watch = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 5);
+    const watch = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 5);
     const t0 = performance.now();
-    const answers = await Promise.all([1, 2, 3, 4].map(async () => {
-      const a = await hit(platform, `${room.base}/comments`, { method: 'POST', jar: room.jar, json: body });
-      return { status: a.status, ms: performance.now() - t0 };
-    }));
+    const answers = await Promise.all(
+      [1, 2, 3, 4].map(async () => {
+        const a = await hit(platform, `${room.base}/comments`, { method: 'POST', jar: room.jar, json: body });
+        return { status: a.status, ms: performance.now() - t0 };
+      }),
+    );
     clearInterval(watch);
     peak = Math.max(peak, process.memoryUsage().rss);
     return { slowest: Math.max(...answers.map((a) => a.ms)), statuses: answers.map((a) => a.status).join(','), grew: (peak - before) / MB };
@@ -44,7 +54,12 @@ try {
   // A screenshot as the frame's agent sends one: a 1440×900 viewport of text-like detail, as PNG.
   const detail = Buffer.alloc(1440 * 900 * 3);
   for (let i = 0; i < detail.length; i++) detail[i] = (i * 7919) % 251 < 40 ? 30 : 245;
-  const good = comment('image/png', await sharp(detail, { raw: { width: 1440, height: 900, channels: 3 } }).png().toBuffer());
+  const good = comment(
+    'image/png',
+    await sharp(detail, { raw: { width: 1440, height: 900, channels: 3 } })
+      .png()
+      .toBuffer(),
+  );
   const bomb8k = comment('image/webp', bombs.big);
   const bomb4k = comment('image/webp', bombs.small);
 
@@ -54,7 +69,9 @@ try {
   const small = await fourAtOnce(bomb4k);
 
   const row = (name: string, r: typeof baseline) => {
-    console.log(`${name.padEnd(34)} slowest ${r.slowest.toFixed(0).padStart(5)} ms (${(r.slowest / baseline.slowest).toFixed(2)}× baseline)  RSS +${r.grew.toFixed(1).padStart(5)} MB  [${r.statuses}]`);
+    console.log(
+      `${name.padEnd(34)} slowest ${r.slowest.toFixed(0).padStart(5)} ms (${(r.slowest / baseline.slowest).toFixed(2)}× baseline)  RSS +${r.grew.toFixed(1).padStart(5)} MB  [${r.statuses}]`,
+    );
     figure({ name: `${name}: slowest answer`, value: r.slowest, unit: 'ms', baseline: baseline.slowest });
     figure({ name: `${name}: RSS growth`, value: r.grew, unit: 'MB' });
   };

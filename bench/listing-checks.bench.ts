@@ -18,8 +18,14 @@ const para = '<p>Every deal in one place, followed up from one board by the whol
 const body = para.repeat(Math.ceil((PAGE_KB * 1024) / para.length));
 const files: Record<string, string> = { 'index.html': '<!doctype html><title>Home</title><h1>Home</h1>' };
 for (let i = 1; i < PAGES; i++) files[`docs/p${i}.html`] = `<!doctype html><title>Docs ${i}</title>${body}`;
-const { project, build } = await deployStaticRoom(platform, owner, { files, manifest: { kind: 'static', name: 'Docs', output: 'dist', apps: [{ id: 'web', name: 'Website', path: '/', device: 'laptop' }] } });
-await owner.client.call('saveCard', { params: { projectId: project.id }, body: { title: 'Acme CRM', line: 'Follow up every deal from one board.' } });
+const { project, build } = await deployStaticRoom(platform, owner, {
+  files,
+  manifest: { kind: 'static', name: 'Docs', output: 'dist', apps: [{ id: 'web', name: 'Website', path: '/', device: 'laptop' }] },
+});
+await owner.client.call('saveCard', {
+  params: { projectId: project.id },
+  body: { title: 'Acme CRM', line: 'Follow up every deal from one board.' },
+});
 
 /** /healthz one after another for `seconds`: each answer's milliseconds. */
 async function probe(seconds: number) {
@@ -34,7 +40,10 @@ async function probe(seconds: number) {
   return times;
 }
 
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
 
 const idle = await probe(SECONDS);
 let checks = 0;
@@ -55,6 +64,8 @@ await platform.close();
 const idleP99 = pct(idle, 99);
 const duringP99 = pct(during, 99);
 console.log(`healthz idle:   n=${idle.length} p50=${pct(idle, 50).toFixed(1)} ms p99=${idleP99.toFixed(1)} ms`);
-console.log(`healthz during: n=${during.length} p50=${pct(during, 50).toFixed(1)} ms p99=${duringP99.toFixed(1)} ms max=${Math.max(...during).toFixed(1)} ms (${checks} full ${PAGES}-page checks ran)`);
+console.log(
+  `healthz during: n=${during.length} p50=${pct(during, 50).toFixed(1)} ms p99=${duringP99.toFixed(1)} ms max=${Math.max(...during).toFixed(1)} ms (${checks} full ${PAGES}-page checks ran)`,
+);
 console.log(`p99 during / idle: ${(duringP99 / idleP99).toFixed(1)}x; target p99 < 100 ms: ${duringP99 < 100 ? 'met' : 'NOT met'}`);
 figure({ name: 'healthz p99 during listing checks', value: duringP99, unit: 'ms', baseline: idleP99 });

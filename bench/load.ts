@@ -18,24 +18,40 @@ function once(path: string): Promise<void> {
   const start = performance.now();
   return new Promise((resolve) => {
     const req = request({ host: target.hostname, port: target.port, path, agent, headers: plan.headers }, (res) => {
-      res.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
       res.on('end', () => {
         if (res.statusCode !== 200) statusOther++;
         latencies.push(performance.now() - start);
         resolve();
       });
     });
-    req.on('error', () => { errors++; resolve(); });
+    req.on('error', () => {
+      errors++;
+      resolve();
+    });
     req.end();
   });
 }
 
 const until = performance.now() + plan.seconds * 1000;
 let n = 0;
-await Promise.all(Array.from({ length: plan.concurrency }, async () => {
-  while (performance.now() < until) await once(plan.paths[n++ % plan.paths.length]);
-}));
+await Promise.all(
+  Array.from({ length: plan.concurrency }, async () => {
+    while (performance.now() < until) await once(plan.paths[n++ % plan.paths.length]);
+  }),
+);
 agent.destroy();
 latencies.sort((a, b) => a - b);
 const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-console.log(JSON.stringify({ rps: latencies.length / plan.seconds, bytesPerRequest: Math.round(bytes / Math.max(1, latencies.length)), p50: at(0.5), p99: at(0.99), errors, statusOther }));
+console.log(
+  JSON.stringify({
+    rps: latencies.length / plan.seconds,
+    bytesPerRequest: Math.round(bytes / Math.max(1, latencies.length)),
+    p50: at(0.5),
+    p99: at(0.99),
+    errors,
+    statusOther,
+  }),
+);

@@ -24,8 +24,13 @@ export function figure(f: Figure): void {
   if (!file) return;
   const ratio = f.ratio ?? (f.baseline ? f.value / f.baseline : null);
   const line = {
-    bench, name: f.name, value: round(f.value), unit: f.unit,
-    baseline: f.baseline == null ? null : round(f.baseline), ratio: ratio == null ? null : round(ratio), loadavg: round(loadavg()[0]),
+    bench,
+    name: f.name,
+    value: round(f.value),
+    unit: f.unit,
+    baseline: f.baseline == null ? null : round(f.baseline),
+    ratio: ratio == null ? null : round(ratio),
+    loadavg: round(loadavg()[0]),
   };
   appendFileSync(file, `${JSON.stringify(line)}\n`);
 }
@@ -45,7 +50,10 @@ export async function step<T>(name: string, work: () => Promise<T>): Promise<T> 
 }
 
 export class BenchStepError extends Error {
-  constructor(readonly step: string, readonly reason: unknown) {
+  constructor(
+    readonly step: string,
+    readonly reason: unknown,
+  ) {
     super(`bench step "${step}" failed: ${reason instanceof Error ? reason.message : String(reason)}`);
   }
 }

@@ -27,7 +27,11 @@ const line = (name: string, l: Load) =>
   `${name.padEnd(22)} ${l.rps.toFixed(0).padStart(6)} req/s (${(l.bytesPerRequest / 1024).toFixed(1)} KB each), p50 ${l.p50.toFixed(2)} ms, p99 ${l.p99.toFixed(2)} ms, errors ${l.errors + l.statusOther}`;
 
 const contents = Array.from({ length: PAGES }, (_, i) =>
-  `# Page ${i}\n\n${`Lorem **ipsum** dolor sit amet, [a link](https://example.com/${i}) consectetur _adipiscing_ elit.\n\n`.repeat(1700)}`.slice(0, 160_000));
+  `# Page ${i}\n\n${`Lorem **ipsum** dolor sit amet, [a link](https://example.com/${i}) consectetur _adipiscing_ elit.\n\n`.repeat(1700)}`.slice(
+    0,
+    160_000,
+  ),
+);
 // What every shell GET cost before pages were stored rendered: all of them, on the event loop
 // (measured before the platform starts, as it blocks this process).
 const before = performance.now();
@@ -42,7 +46,9 @@ try {
   for (const [i, content] of contents.entries()) {
     await person.client.call('addPage', { params: { projectId: project.id }, body: { title: `Page ${i}`, kind: 'markdown', content } });
   }
-  console.log(`added ${PAGES} pages of 160,000 characters in ${((performance.now() - started) / 1000).toFixed(1)} s (rendered once each, in the renderer's thread)`);
+  console.log(
+    `added ${PAGES} pages of 160,000 characters in ${((performance.now() - started) / 1000).toFixed(1)} s (rendered once each, in the renderer's thread)`,
+  );
   const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Bench' } });
   const jar: Jar = new Map();
   const path = new URL(url).pathname;
@@ -52,7 +58,9 @@ try {
   const headers = { cookie, 'user-agent': desktopChrome };
   const pagePath = `/room/${data.sessionId}/pages/${data.pages[0].id}`;
   const page = await hit(platform, pagePath, { jar });
-  console.log(`shell: ${(first.body.length / 1024).toFixed(1)} KB with ${data.pages.length} page tabs; one page: ${(page.body.length / 1024).toFixed(1)} KB`);
+  console.log(
+    `shell: ${(first.body.length / 1024).toFixed(1)} KB with ${data.pages.length} page tabs; one page: ${(page.body.length / 1024).toFixed(1)} KB`,
+  );
 
   // Warm both, then measure the baseline and the shell one after the other.
   await load(platform.baseUrl, '/healthz', headers);
@@ -65,9 +73,13 @@ try {
   console.log(line('shell (30 pages)', shell));
   console.log(line('one page, 200', pageFull));
   console.log(`${line('one page, 304', page304)} (304s count as "errors" here)`);
-  console.log(`ratio shell / healthz (p50): ${(shell.p50 / base.p50).toFixed(2)}; shell p50 ${shell.p50.toFixed(2)} ms, p99 ${shell.p99.toFixed(2)} ms (target < 50 ms)`);
+  console.log(
+    `ratio shell / healthz (p50): ${(shell.p50 / base.p50).toFixed(2)}; shell p50 ${shell.p50.toFixed(2)} ms, p99 ${shell.p99.toFixed(2)} ms (target < 50 ms)`,
+  );
   figure({ name: 'shell p50 (30 pages)', value: shell.p50, unit: 'ms', baseline: base.p50 });
-  console.log(`before: rendering all ${PAGES} pages (each shell GET did this): ${renderAll.toFixed(0)} ms, ${(renderAll / shell.p50).toFixed(0)}× the shell's p50 now`);
+  console.log(
+    `before: rendering all ${PAGES} pages (each shell GET did this): ${renderAll.toFixed(0)} ms, ${(renderAll / shell.p50).toFixed(0)}× the shell's p50 now`,
+  );
 } finally {
   await platform.close();
 }

@@ -29,7 +29,14 @@ const paths = ['/', '/assets/app.js', '/assets/style.css', '/assets/logo.png'];
 async function load(url: string, headers: Record<string, string>) {
   const plan = JSON.stringify({ url, paths, concurrency: CONCURRENCY, seconds: SECONDS, headers });
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/load.ts', plan], { maxBuffer: 1 << 20 });
-  return JSON.parse(stdout.trim()) as { rps: number; bytesPerRequest: number; p50: number; p99: number; errors: number; statusOther: number };
+  return JSON.parse(stdout.trim()) as {
+    rps: number;
+    bytesPerRequest: number;
+    p50: number;
+    p99: number;
+    errors: number;
+    statusOther: number;
+  };
 }
 
 async function startNginx(root: string, port: number) {
@@ -41,7 +48,12 @@ http { include /etc/nginx/mime.types; access_log off; sendfile on; tcp_nopush on
   await writeFile(join(prefix, 'nginx.conf'), conf);
   const nginx = spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: 'inherit' });
   await new Promise((r) => setTimeout(r, 500));
-  return { stop: async () => { nginx.kill('SIGQUIT'); await rm(prefix, { recursive: true, force: true }); } };
+  return {
+    stop: async () => {
+      nginx.kill('SIGQUIT');
+      await rm(prefix, { recursive: true, force: true });
+    },
+  };
 }
 
 const platform = await startPlatform({ workers: true });
@@ -53,7 +65,8 @@ try {
   }
   const person = await platform.person({ plan: 'solo' });
   const { project } = await deployStaticRoom(platform, person, {
-    files, manifest: { kind: 'static', name: 'Bench', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }] },
+    files,
+    manifest: { kind: 'static', name: 'Bench', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }] },
   });
   const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Bench' } });
   const viewer = await enterRoom(platform, url);
@@ -66,8 +79,12 @@ try {
     await load(platform.baseUrl, { host: viewer.host, cookie });
     const base = await load(`http://127.0.0.1:${nginxPort}`, {});
     const room = await load(platform.baseUrl, { host: viewer.host, cookie });
-    console.log(`nginx:        ${base.rps.toFixed(0)} req/s (${base.bytesPerRequest} B each), p50 ${base.p50.toFixed(2)} ms, p99 ${base.p99.toFixed(2)} ms, errors ${base.errors + base.statusOther}`);
-    console.log(`room content: ${room.rps.toFixed(0)} req/s (${room.bytesPerRequest} B each), p50 ${room.p50.toFixed(2)} ms, p99 ${room.p99.toFixed(2)} ms, errors ${room.errors + room.statusOther}`);
+    console.log(
+      `nginx:        ${base.rps.toFixed(0)} req/s (${base.bytesPerRequest} B each), p50 ${base.p50.toFixed(2)} ms, p99 ${base.p99.toFixed(2)} ms, errors ${base.errors + base.statusOther}`,
+    );
+    console.log(
+      `room content: ${room.rps.toFixed(0)} req/s (${room.bytesPerRequest} B each), p50 ${room.p50.toFixed(2)} ms, p99 ${room.p99.toFixed(2)} ms, errors ${room.errors + room.statusOther}`,
+    );
     console.log(`ratio (room / nginx requests per second): ${(room.rps / base.rps).toFixed(2)}`);
     figure({ name: 'room content', value: room.rps, unit: 'req/s', baseline: base.rps });
   } finally {

@@ -16,7 +16,9 @@ import { fileURLToPath } from 'node:url';
 /** How long one bench may run (s). */
 const DEADLINE_S = Number(process.env.BENCH_DEADLINE_S ?? 1200);
 const root = fileURLToPath(new URL('..', import.meta.url));
-const all = readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.bench.ts')).sort();
+const all = readdirSync(new URL('.', import.meta.url))
+  .filter((f) => f.endsWith('.bench.ts'))
+  .sort();
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 const asked = args.filter((a) => !a.startsWith('--'));
@@ -70,17 +72,30 @@ function runBench(file: string, figures: string): Promise<{ status: number; why:
     // A bench that outlives its deadline (one that hangs after its figures, say) is stopped, and
     // the summary says so.
     let late = false;
-    const deadline = setTimeout(() => { late = true; child.kill('SIGTERM'); }, DEADLINE_S * 1000);
+    const deadline = setTimeout(() => {
+      late = true;
+      child.kill('SIGTERM');
+    }, DEADLINE_S * 1000);
     child.on('exit', (code, signal) => {
       clearTimeout(deadline);
-      resolve({ status: code ?? 1, why: late ? `stopped: it passed the ${DEADLINE_S} s deadline (BENCH_DEADLINE_S)` : signal ? `killed by ${signal}` : reasonOf(errors) });
+      resolve({
+        status: code ?? 1,
+        why: late
+          ? `stopped: it passed the ${DEADLINE_S} s deadline (BENCH_DEADLINE_S)`
+          : signal
+            ? `killed by ${signal}`
+            : reasonOf(errors),
+      });
     });
   });
 }
 
 /** The line that says why a bench failed: a bench step's message, else the first error line. */
 function reasonOf(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.find((l) => l.includes('bench step "')) ?? lines.find((l) => /^\w*Error\b|^Error:/.test(l)) ?? lines.at(-1) ?? 'no message';
 }
 
@@ -108,7 +123,10 @@ if (started) {
   await new Promise((resolve) => started.once('exit', resolve));
 }
 say('\n## summary');
-for (const r of results) say(`${r.status === 0 ? 'ok    ' : 'FAILED'} ${r.name.padEnd(22)} ${r.seconds.toFixed(0).padStart(4)} s${r.status === 0 ? '' : `  ${r.why}`}`);
+for (const r of results)
+  say(
+    `${r.status === 0 ? 'ok    ' : 'FAILED'} ${r.name.padEnd(22)} ${r.seconds.toFixed(0).padStart(4)} s${r.status === 0 ? '' : `  ${r.why}`}`,
+  );
 const failed = results.filter((r) => r.status !== 0);
 say(failed.length ? `${failed.length} of ${results.length} benches failed` : `all ${results.length} benches passed`);
 process.exit(failed.length ? 1 : 0);

@@ -16,7 +16,9 @@ const fail = (why: string) => {
 try {
   const sessions = Array.from({ length: VIEWERS }, () => newSession());
   const t0 = performance.now();
-  const entered = await Promise.all(sessions.map(async (s) => ({ s, view: await kit.runner.client.enter(s, kit.body), at: performance.now() - t0 })));
+  const entered = await Promise.all(
+    sessions.map(async (s) => ({ s, view: await kit.runner.client.enter(s, kit.body), at: performance.now() - t0 })),
+  );
   const burstMs = performance.now() - t0;
   const admitted = entered.filter((e) => e.view.state !== 'queued');
   const queued = entered.filter((e) => e.view.state === 'queued');
@@ -24,8 +26,12 @@ try {
   if (queued.length !== VIEWERS - CAP) fail(`${queued.length} queued`);
   // Places as they stand now are 1..30 without gaps; the order is the database's order of arrival.
   const places = await Promise.all(queued.map(async (e) => (await kit.runner.client.copy(e.s)).place!));
-  if ([...places].sort((a, b) => a - b).join() !== Array.from({ length: VIEWERS - CAP }, (_, i) => i + 1).join()) fail(`places ${places.join(',')}`);
-  const order = queued.map((e, i) => ({ s: e.s, place: places[i] })).sort((a, b) => a.place - b.place).map((e) => e.s);
+  if ([...places].sort((a, b) => a - b).join() !== Array.from({ length: VIEWERS - CAP }, (_, i) => i + 1).join())
+    fail(`places ${places.join(',')}`);
+  const order = queued
+    .map((e, i) => ({ s: e.s, place: places[i] }))
+    .sort((a, b) => a.place - b.place)
+    .map((e) => e.s);
 
   const firstReady = await Promise.all(admitted.map((e) => kit.runner.until(e.s, ['running'], 60_000).then(() => performance.now() - t0)));
   // Viewers leave one at a time: each departure must let in the next in line, in order.
@@ -52,9 +58,13 @@ try {
   const [events] = await kit.runner.sql<{ ready: number; queued: number; fail: number }[]>`
     select count(*) filter (where kind = 'ready')::int as ready, count(*) filter (where kind = 'queued')::int as queued, count(*) filter (where kind = 'fail')::int as fail
     from copy_events where build_id = ${kit.build.buildId}`;
-  console.log(`${VIEWERS} viewers at once, cap ${CAP}: ${admitted.length} admitted, ${queued.length} queued (places 1–${queued.length}), in ${ms(burstMs)} for all ${VIEWERS} answers (median answer ${ms(median(entered.map((e) => e.at)))})`);
+  console.log(
+    `${VIEWERS} viewers at once, cap ${CAP}: ${admitted.length} admitted, ${queued.length} queued (places 1–${queued.length}), in ${ms(burstMs)} for all ${VIEWERS} answers (median answer ${ms(median(entered.map((e) => e.at)))})`,
+  );
   console.log(`first ${CAP} copies running after: median ${ms(median(firstReady))}, last ${ms(Math.max(...firstReady))}`);
-  console.log(`every queued viewer let in, in queue order, as others left: ${servedOrder.length}/${queued.length}; at most ${most} containers at once; all ${VIEWERS} served in ${ms(allMs)}`);
+  console.log(
+    `every queued viewer let in, in queue order, as others left: ${servedOrder.length}/${queued.length}; at most ${most} containers at once; all ${VIEWERS} served in ${ms(allMs)}`,
+  );
   figure({ name: 'burst, first copies running (median)', value: median(firstReady), unit: 'ms' });
   figure({ name: 'burst, all viewers served', value: allMs, unit: 'ms' });
   console.log(`events: ${events.ready} ready, ${events.queued} held back, ${events.fail} failed; containers left behind: ${left}`);

@@ -32,8 +32,14 @@ try {
   const p = median(platform);
   console.log(`runs: ${RUNS} each, interleaved`);
   console.log(`raw engine start + poll: median ${ms(r)} (min ${ms(Math.min(...raw))}, max ${ms(Math.max(...raw))})`);
-  console.log(`platform enter → first 200 through the proxy: median ${ms(p)} (min ${ms(Math.min(...platform))}, max ${ms(Math.max(...platform))})`);
-  console.log(`phases (median ms): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v)}`).join(', ')}`);
+  console.log(
+    `platform enter → first 200 through the proxy: median ${ms(p)} (min ${ms(Math.min(...platform))}, max ${ms(Math.max(...platform))})`,
+  );
+  console.log(
+    `phases (median ms): ${Object.entries(phases)
+      .map(([k, v]) => `${k} ${median(v)}`)
+      .join(', ')}`,
+  );
   console.log(`ratio platform / raw: ${(p / r).toFixed(2)}x (target ≤ 1.3x)`);
   figure({ name: 'cold start, enter to first 200', value: p, unit: 'ms', baseline: r });
 } finally {

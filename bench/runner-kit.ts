@@ -35,13 +35,18 @@ export interface Kit {
   close(): Promise<void>;
 }
 
-export async function startKit(env: Record<string, string> = {}, opts: { plan?: 'pro' | 'enterprise'; scope?: boolean } = {}): Promise<Kit> {
+export async function startKit(
+  env: Record<string, string> = {},
+  opts: { plan?: 'pro' | 'enterprise'; scope?: boolean } = {},
+): Promise<Kit> {
   // On a fresh machine this builds the demo image (podman build from the offline base image).
   const bundle = await step('building the demo image (test/support/runner/demo)', () => demoBundle());
   const sql = createSql(testEnv().DATABASE_URL, { max: 1 });
   const workspaceId = await step('seeding a workspace (are the test services up?)', () => seedWorkspace(sql, opts.plan ?? 'enterprise'));
   await sql.end();
-  const runner = await step('starting the runner', () => startTestRunner({ RUNNER_HOST_CAPACITY: '60', ...(opts.scope ? { RUNNER_WORKSPACES: workspaceId } : {}), ...env }));
+  const runner = await step('starting the runner', () =>
+    startTestRunner({ RUNNER_HOST_CAPACITY: '60', ...(opts.scope ? { RUNNER_WORKSPACES: workspaceId } : {}), ...env }),
+  );
   const build = await step('storing the demo build', () => seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId }));
   const body = { workspaceId: build.workspaceId, projectId: build.projectId, buildId: build.buildId };
   // Loaded into the engine before any timing starts, as when a build goes live.
@@ -75,7 +80,12 @@ export async function rawStart(kit: Kit): Promise<number> {
   const docker = kit.runner.engine.docker;
   const image = imageTagOf(kit.build.buildId);
   const t0 = performance.now();
-  const c = await docker.createContainer({ Image: image, Cmd: ['node', 'server.js'], Env: ['PORT=8080', 'HOST=0.0.0.0'], Labels: { 'rooms.bench': 'raw' } });
+  const c = await docker.createContainer({
+    Image: image,
+    Cmd: ['node', 'server.js'],
+    Env: ['PORT=8080', 'HOST=0.0.0.0'],
+    Labels: { 'rooms.bench': 'raw' },
+  });
   try {
     await c.start();
     const info = await c.inspect();
@@ -112,7 +122,10 @@ export async function enterRunning(kit: Kit, session: string): Promise<CopyView>
   let view = await kit.runner.client.enter(session, kit.body, Math.min(30_000, START_S * 1000));
   while (view.state === 'starting' || view.state === 'queued') {
     const left = deadline - Date.now();
-    if (left <= 0) throw new Error(`the copy was still ${view.state} after ${START_S} s (the bench's deadline, BENCH_START_S)${view.detail ? `: ${view.detail}` : ''}`);
+    if (left <= 0)
+      throw new Error(
+        `the copy was still ${view.state} after ${START_S} s (the bench's deadline, BENCH_START_S)${view.detail ? `: ${view.detail}` : ''}`,
+      );
     view = await kit.runner.client.copy(session, { seen: view.version, waitMs: Math.min(left, 10_000) });
   }
   if (view.state !== 'running') throw new Error(`the copy ended ${view.state}${view.detail ? `: ${view.detail}` : ''}`);

@@ -21,7 +21,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 type Load = { rps: number; p50: number; p99: number; errors: number };
 
 async function hasCommand(name: string) {
-  return run('sh', ['-c', `command -v ${name}`]).then(() => true, () => false);
+  return run('sh', ['-c', `command -v ${name}`]).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function loadWithWrk(url: string): Promise<Load> {
@@ -52,7 +55,12 @@ http { access_log off; keepalive_requests 100000;
     location / { proxy_pass http://copy; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $host; } } }\n`;
   await writeFile(join(prefix, 'nginx.conf'), conf);
   const nginx = spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: 'inherit' });
-  return { stop: async () => { nginx.kill('SIGQUIT'); await rm(prefix, { recursive: true, force: true }); } };
+  return {
+    stop: async () => {
+      nginx.kill('SIGQUIT');
+      await rm(prefix, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
@@ -62,16 +70,34 @@ http { access_log off; keepalive_requests 100000;
 async function startChp(upstream: string, port: number) {
   const token = randomBytes(16).toString('hex');
   const apiPort = port + 1;
-  const chp = spawn('node_modules/.bin/configurable-http-proxy', ['--ip', '127.0.0.1', '--port', String(port), '--api-ip', '127.0.0.1', '--api-port', String(apiPort), '--log-level', 'warn'], {
-    env: { ...process.env, CONFIGPROXY_AUTH_TOKEN: token }, stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const exited = new Promise<never>((_, reject) => chp.once('exit', (code) => reject(new Error(`configurable-http-proxy exited (${code})`))));
-  const stop = async () => { chp.kill('SIGTERM'); await new Promise((r) => (chp.exitCode === null ? chp.once('exit', r) : r(null))); };
+  const chp = spawn(
+    'node_modules/.bin/configurable-http-proxy',
+    ['--ip', '127.0.0.1', '--port', String(port), '--api-ip', '127.0.0.1', '--api-port', String(apiPort), '--log-level', 'warn'],
+    {
+      env: { ...process.env, CONFIGPROXY_AUTH_TOKEN: token },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  const exited = new Promise<never>((_, reject) =>
+    chp.once('exit', (code) => reject(new Error(`configurable-http-proxy exited (${code})`))),
+  );
+  const stop = async () => {
+    chp.kill('SIGTERM');
+    await new Promise((r) => (chp.exitCode === null ? chp.once('exit', r) : r(null)));
+  };
   try {
     for (let i = 0; ; i++) {
-      const added = await Promise.race([exited, fetch(`http://127.0.0.1:${apiPort}/api/routes/`, {
-        method: 'POST', headers: { authorization: `token ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ target: `http://${upstream}` }),
-      }).then((r) => r.status, () => 0)]);
+      const added = await Promise.race([
+        exited,
+        fetch(`http://127.0.0.1:${apiPort}/api/routes/`, {
+          method: 'POST',
+          headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ target: `http://${upstream}` }),
+        }).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      ]);
       if (added === 201) break;
       if (i >= 100) throw new Error(`its API did not take the route (last answer ${added})`);
       await sleep(100);
@@ -106,23 +132,33 @@ try {
   const d = await step('load, direct', () => load(direct));
   const n = nginx ? await step('load, nginx', () => load(nginxUrl)) : null;
   const c = await step('load, configurable-http-proxy', () => load(chpUrl));
-  const p = await step('load, the room\'s proxy', () => load(kit.proxyUrl));
-  const line = (name: string, r: Load) => console.log(`${name.padEnd(25)} ${r.rps.toFixed(0)} req/s (p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors})`);
+  const p = await step("load, the room's proxy", () => load(kit.proxyUrl));
+  const line = (name: string, r: Load) =>
+    console.log(
+      `${name.padEnd(25)} ${r.rps.toFixed(0)} req/s (p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors})`,
+    );
   console.log(`load generator: ${load === loadWithWrk ? 'wrk -t1 -c32' : 'bench/load.ts, 32 connections'}, ${SECONDS} s each`);
   line('direct to the copy:', d);
   if (n) line('nginx proxy_pass:', n);
   else console.log('nginx proxy_pass:   not measured: nginx is not installed (apt-get install nginx)');
   line('configurable-http-proxy:', c);
-  line('the room\'s proxy:', p);
-  console.log(`ratio proxy / direct: ${(p.rps / d.rps).toFixed(2)}x of the requests per second; added p50 ${(p.p50 - d.p50).toFixed(2)} ms`);
-  if (n) console.log(`ratio proxy / nginx:  ${(p.rps / n.rps).toFixed(2)}x of nginx's requests per second (target 0.8); nginx added p50 ${(n.p50 - d.p50).toFixed(2)} ms`);
-  console.log(`ratio proxy / CHP:    ${(p.rps / c.rps).toFixed(2)}x of configurable-http-proxy's requests per second; CHP added p50 ${(c.p50 - d.p50).toFixed(2)} ms`);
+  line("the room's proxy:", p);
+  console.log(
+    `ratio proxy / direct: ${(p.rps / d.rps).toFixed(2)}x of the requests per second; added p50 ${(p.p50 - d.p50).toFixed(2)} ms`,
+  );
+  if (n)
+    console.log(
+      `ratio proxy / nginx:  ${(p.rps / n.rps).toFixed(2)}x of nginx's requests per second (target 0.8); nginx added p50 ${(n.p50 - d.p50).toFixed(2)} ms`,
+    );
+  console.log(
+    `ratio proxy / CHP:    ${(p.rps / c.rps).toFixed(2)}x of configurable-http-proxy's requests per second; CHP added p50 ${(c.p50 - d.p50).toFixed(2)} ms`,
+  );
   figure({ name: 'direct to the copy', value: d.rps, unit: 'req/s' });
   if (n) figure({ name: 'nginx proxy_pass', value: n.rps, unit: 'req/s', baseline: d.rps });
   figure({ name: 'configurable-http-proxy', value: c.rps, unit: 'req/s', baseline: d.rps });
-  figure({ name: 'the room\'s proxy', value: p.rps, unit: 'req/s', baseline: d.rps });
-  figure({ name: 'the room\'s proxy / configurable-http-proxy', value: p.rps, unit: 'req/s', baseline: c.rps });
-  if (n) figure({ name: 'the room\'s proxy / nginx', value: p.rps, unit: 'req/s', baseline: n.rps });
+  figure({ name: "the room's proxy", value: p.rps, unit: 'req/s', baseline: d.rps });
+  figure({ name: "the room's proxy / configurable-http-proxy", value: p.rps, unit: 'req/s', baseline: c.rps });
+  if (n) figure({ name: "the room's proxy / nginx", value: p.rps, unit: 'req/s', baseline: n.rps });
   await kit.runner.client.leave(session);
 } finally {
   await nginx?.stop();

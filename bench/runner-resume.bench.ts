@@ -26,7 +26,9 @@ try {
   const raw = [await rawStart(kit), await rawStart(kit), await rawStart(kit)];
   const r = median(resume);
   console.log(`runs: ${RUNS}`);
-  console.log(`resume of a paused copy, activity → first 200 through the proxy: median ${ms(r)} (max ${ms(Math.max(...resume))}); target < 300 ms`);
+  console.log(
+    `resume of a paused copy, activity → first 200 through the proxy: median ${ms(r)} (max ${ms(Math.max(...resume))}); target < 300 ms`,
+  );
   console.log(`raw engine start + poll, same run: median ${ms(median(raw))}; ratio resume / raw: ${(r / median(raw)).toFixed(2)}x`);
   figure({ name: 'resume of a paused copy', value: r, unit: 'ms', baseline: median(raw) });
 } finally {

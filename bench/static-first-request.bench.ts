@@ -16,7 +16,9 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 const files: Record<string, string | Buffer> = {
   'index.html': `<!doctype html><title>Bench</title>${'<p>Lorem ipsum dolor sit amet.</p>'.repeat(150)}`,
-  ...Object.fromEntries(Array.from({ length: FILES - 1 }, (_, i) => [`assets/part-${i}.js`, `export const part${i} = "${randomBytes(24).toString('hex')}";`])),
+  ...Object.fromEntries(
+    Array.from({ length: FILES - 1 }, (_, i) => [`assets/part-${i}.js`, `export const part${i} = "${randomBytes(24).toString('hex')}";`]),
+  ),
 };
 const manifest = { kind: 'static', name: 'First request', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }] };
 
@@ -27,7 +29,9 @@ try {
   const warm: number[] = [];
   const listing: number[] = [];
   for (let run = 0; run < RUNS; run++) {
-    const { project, build } = await step(`deploying a static build of ${FILES} files`, () => deployStaticRoom(platform, person, { files, manifest }));
+    const { project, build } = await step(`deploying a static build of ${FILES} files`, () =>
+      deployStaticRoom(platform, person, { files, manifest }),
+    );
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Bench' } });
     const viewer = await step('entering the room', () => enterRoom(platform, url));
     const get = async () => {

@@ -59,15 +59,23 @@ await storage.deletePrefix(directKey);
 // The api runs as production runs it: compiled JavaScript, no TypeScript loader in the process.
 await step('compiling the api (npm run build)', () => run('npm', ['run', '-s', 'build']));
 const api = spawn(process.execPath, ['dist/services/api/main.js'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-const apiExit = new Promise<never>((_, reject) => api.once('exit', (code, signal) => reject(new Error(`the api exited (${signal ?? code}) before it answered`))));
+const apiExit = new Promise<never>((_, reject) =>
+  api.once('exit', (code, signal) => reject(new Error(`the api exited (${signal ?? code}) before it answered`))),
+);
 apiExit.catch(() => {}); // only the wait below listens
 try {
-  await step(`starting the compiled api (deadline ${START_S} s)`, () => Promise.race([waitFor(`http://127.0.0.1:${PORT}/healthz`), apiExit]));
+  await step(`starting the compiled api (deadline ${START_S} s)`, () =>
+    Promise.race([waitFor(`http://127.0.0.1:${PORT}/healthz`), apiExit]),
+  );
   const sql = createSql(env.DATABASE_URL!, { max: 1 });
   const { token } = await issueToken(sql, `bench-${Date.now()}@example.com`, {});
   await sql.end();
   const call = async (path: string, body: unknown) => {
-    const res = await fetch(`http://127.0.0.1:${PORT}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`http://127.0.0.1:${PORT}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return res.json();
   };
@@ -95,10 +103,19 @@ try {
 
 function put(path: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: PORT, path, method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-length': SIZE, 'content-type': 'application/gzip' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: PORT,
+        path,
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-length': SIZE, 'content-type': 'application/gzip' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     createReadStream(file).pipe(req);
   });

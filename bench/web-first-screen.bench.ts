@@ -17,7 +17,10 @@ const platform = await startPlatform({ workers: false });
 const browser = await launchChromium();
 try {
   const person = await platform.person({ plan: 'team', kind: 'web' });
-  for (let i = 0; i < 12; i++) await person.client.call('createProject', { body: { name: `Bench project ${i + 1}`, slug: `bench-${crypto.randomUUID().slice(0, 8)}-${i}` } });
+  for (let i = 0; i < 12; i++)
+    await person.client.call('createProject', {
+      body: { name: `Bench project ${i + 1}`, slug: `bench-${crypto.randomUUID().slice(0, 8)}-${i}` },
+    });
 
   const baseline: number[] = [];
   const cold: number[] = [];
@@ -33,7 +36,12 @@ try {
       else await page.reload();
       // Polled every animation frame: the first frame where the list is there and settled.
       const at = await page.waitForFunction(
-        () => !document.querySelector('[aria-busy="true"]') && document.querySelector('#who')?.textContent && document.querySelector('main#content h1') ? performance.now() : 0,
+        () =>
+          !document.querySelector('[aria-busy="true"]') &&
+          document.querySelector('#who')?.textContent &&
+          document.querySelector('main#content h1')
+            ? performance.now()
+            : 0,
         undefined,
         { polling: 'raf', timeout: 10_000 },
       );
@@ -43,8 +51,12 @@ try {
   }
   const b = median(baseline);
   console.log(`/healthz (baseline):         median ${b.toFixed(0)} ms over ${RUNS} runs`);
-  console.log(`first screen, cold cache:    median ${median(cold).toFixed(0)} ms (max ${Math.max(...cold).toFixed(0)}); ratio to baseline ${(median(cold) / b).toFixed(1)}x; target < 1000 ms`);
-  console.log(`first screen, warm (reload): median ${median(warm).toFixed(0)} ms (max ${Math.max(...warm).toFixed(0)}); ratio to baseline ${(median(warm) / b).toFixed(1)}x`);
+  console.log(
+    `first screen, cold cache:    median ${median(cold).toFixed(0)} ms (max ${Math.max(...cold).toFixed(0)}); ratio to baseline ${(median(cold) / b).toFixed(1)}x; target < 1000 ms`,
+  );
+  console.log(
+    `first screen, warm (reload): median ${median(warm).toFixed(0)} ms (max ${Math.max(...warm).toFixed(0)}); ratio to baseline ${(median(warm) / b).toFixed(1)}x`,
+  );
   figure({ name: 'first screen, cold cache', value: median(cold), unit: 'ms', baseline: b });
   figure({ name: 'first screen, warm', value: median(warm), unit: 'ms', baseline: b });
 } finally {

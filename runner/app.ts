@@ -36,7 +36,10 @@ const validate: FastifySchemaCompiler<z.ZodType> = (route) => {
 
 /** What does not fit, one `field: problem` per issue, as the room's client shows it. */
 function invalid(issues: { instancePath: string; message?: string }[]) {
-  return { error: 'invalid', detail: issues.map((i) => `${i.instancePath.slice(1).replaceAll('/', '.') || 'body'}: ${i.message}`).join('; ') };
+  return {
+    error: 'invalid',
+    detail: issues.map((i) => `${i.instancePath.slice(1).replaceAll('/', '.') || 'body'}: ${i.message}`).join('; '),
+  };
 }
 
 export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance> {
@@ -60,47 +63,57 @@ export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance>
   if (!service || !deps.key) return app;
   const key = deps.key;
 
-  await app.register(async (scope) => {
-    const api = scope.withTypeProvider<ZodTypeProvider>();
-    api.setValidatorCompiler(validate);
-    api.addHook('onRequest', async (req, reply) => {
-      if (!keyMatches(req.headers[RUNNER_KEY_HEADER], key)) return reply.status(401).send({ error: 'runner key required' });
-    });
-    api.setErrorHandler((err, req, reply) => {
-      if (err instanceof RunnerRefusal) return reply.status(err.status).send({ error: err.message, ...(err.copy ? { copy: err.copy } : {}) });
-      if (hasZodFastifySchemaValidationErrors(err)) return reply.status(400).send(invalid(err.validation));
-      if ((err as { statusCode?: number }).statusCode === 400) return reply.status(400).send({ error: 'invalid', detail: (err as Error).message });
-      req.log.error({ err }, 'runner request failed');
-      return reply.status(500).send({ error: 'internal error' });
-    });
+  await app.register(
+    async (scope) => {
+      const api = scope.withTypeProvider<ZodTypeProvider>();
+      api.setValidatorCompiler(validate);
+      api.addHook('onRequest', async (req, reply) => {
+        if (!keyMatches(req.headers[RUNNER_KEY_HEADER], key)) return reply.status(401).send({ error: 'runner key required' });
+      });
+      api.setErrorHandler((err, req, reply) => {
+        if (err instanceof RunnerRefusal)
+          return reply.status(err.status).send({ error: err.message, ...(err.copy ? { copy: err.copy } : {}) });
+        if (hasZodFastifySchemaValidationErrors(err)) return reply.status(400).send(invalid(err.validation));
+        if ((err as { statusCode?: number }).statusCode === 400)
+          return reply.status(400).send({ error: 'invalid', detail: (err as Error).message });
+        req.log.error({ err }, 'runner request failed');
+        return reply.status(500).send({ error: 'internal error' });
+      });
 
-    /** Enter: the session's copy (idempotent: the same session gets its same copy). `?wait=ms` waits for it to settle. */
-    api.post('/sessions/:sessionId/copy', { schema: { params: SessionParams, body: EnterBody, querystring: WaitQuery } }, async (req) => {
-      const { sessionId } = req.params;
-      const { wait } = req.query;
-      let view: CopyView = await service.enter(sessionId, req.body);
-      if (wait && view.state === 'starting') view = await service.watch(sessionId, wait, view.version);
-      return view;
-    });
+      /** Enter: the session's copy (idempotent: the same session gets its same copy). `?wait=ms` waits for it to settle. */
+      api.post('/sessions/:sessionId/copy', { schema: { params: SessionParams, body: EnterBody, querystring: WaitQuery } }, async (req) => {
+        const { sessionId } = req.params;
+        const { wait } = req.query;
+        let view: CopyView = await service.enter(sessionId, req.body);
+        if (wait && view.state === 'starting') view = await service.watch(sessionId, wait, view.version);
+        return view;
+      });
 
-    /** The session's copy now, or (with `wait` and `seen`) once it has changed. */
-    api.get('/sessions/:sessionId/copy', { schema: { params: SessionParams, querystring: WaitQuery } }, async (req) =>
-      service.watch(req.params.sessionId, req.query.wait ?? 0, req.query.seen));
+      /** The session's copy now, or (with `wait` and `seen`) once it has changed. */
+      api.get('/sessions/:sessionId/copy', { schema: { params: SessionParams, querystring: WaitQuery } }, async (req) =>
+        service.watch(req.params.sessionId, req.query.wait ?? 0, req.query.seen),
+      );
 
-    /** Heartbeat of the room shell and the proxy: keeps the copy from idling; wakes a paused one. */
-    api.post('/sessions/:sessionId/activity', { schema: { params: SessionParams } }, async (req) => service.activity(req.params.sessionId));
+      /** Heartbeat of the room shell and the proxy: keeps the copy from idling; wakes a paused one. */
+      api.post('/sessions/:sessionId/activity', { schema: { params: SessionParams } }, async (req) =>
+        service.activity(req.params.sessionId),
+      );
 
-    /** Controls and story calls, in order, on the session's own copy. */
-    api.post('/sessions/:sessionId/calls', { schema: { params: SessionParams, body: CallsBody } }, async (req) =>
-      service.calls(req.params.sessionId, req.body.calls));
+      /** Controls and story calls, in order, on the session's own copy. */
+      api.post('/sessions/:sessionId/calls', { schema: { params: SessionParams, body: CallsBody } }, async (req) =>
+        service.calls(req.params.sessionId, req.body.calls),
+      );
 
-    /** The viewer left: the copy goes (or the place in the queue). */
-    api.delete('/sessions/:sessionId/copy', { schema: { params: SessionParams } }, async (req) => service.leave(req.params.sessionId));
+      /** The viewer left: the copy goes (or the place in the queue). */
+      api.delete('/sessions/:sessionId/copy', { schema: { params: SessionParams } }, async (req) => service.leave(req.params.sessionId));
 
-    /** A build went live: load its image and fill its warm pool ahead of viewers. */
-    api.post('/builds/:buildId/prepare', { schema: { params: BuildParams, querystring: PrepareQuery } }, async (req) =>
-      service.prepare(req.params.buildId, req.query.wait ?? 0));
-  // The room long-polls and heartbeats all day: those requests are not news in the log.
-  }, { logLevel: 'warn' });
+      /** A build went live: load its image and fill its warm pool ahead of viewers. */
+      api.post('/builds/:buildId/prepare', { schema: { params: BuildParams, querystring: PrepareQuery } }, async (req) =>
+        service.prepare(req.params.buildId, req.query.wait ?? 0),
+      );
+      // The room long-polls and heartbeats all day: those requests are not news in the log.
+    },
+    { logLevel: 'warn' },
+  );
   return app;
 }

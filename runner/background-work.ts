@@ -20,17 +20,20 @@ export function createBackgroundWork(log: Logger, settleMs = 10_000) {
   function every(ms: number, task: () => Promise<unknown>, name: string) {
     let running = false;
     const schedule = () => {
-      const t = setTimeout(async () => {
-        if (closed) return;
-        if (!running) {
-          running = true;
-          const tick = task().catch((err) => log.error({ err, loop: name }, 'runner loop failed'));
-          track(tick);
-          await tick;
-          running = false;
-        }
-        schedule();
-      }, ms * (0.9 + Math.random() * 0.2));
+      const t = setTimeout(
+        async () => {
+          if (closed) return;
+          if (!running) {
+            running = true;
+            const tick = task().catch((err) => log.error({ err, loop: name }, 'runner loop failed'));
+            track(tick);
+            await tick;
+            running = false;
+          }
+          schedule();
+        },
+        ms * (0.9 + Math.random() * 0.2),
+      );
       t.unref();
       timers.set(name, t);
     };

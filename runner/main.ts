@@ -16,7 +16,11 @@ const settings = runnerSettings(config);
 const docker = dockerFrom(config.DOCKER_HOST);
 const sql = createSql(config.DATABASE_URL);
 const storage = createStorage(config);
-const engine = new DockerEngine(docker, { concurrency: settings.engineConcurrency, writableDir: settings.writableDir, subnets: settings.subnets });
+const engine = new DockerEngine(docker, {
+  concurrency: settings.engineConcurrency,
+  writableDir: settings.writableDir,
+  subnets: settings.subnets,
+});
 const service = createRunnerService({ sql, storage, engine, log, settings });
 
 // Reconcile before listening: copies a previous run left are adopted (or cleaned up) before the

@@ -41,9 +41,22 @@ export interface RunnerSettings {
 
 export function runnerSettings(c: Config): RunnerSettings {
   return {
-    runnerId: c.RUNNER_ID ?? (hostname().toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^-+/, '').slice(0, 40) || 'runner'),
+    runnerId:
+      c.RUNNER_ID ??
+      (hostname()
+        .toLowerCase()
+        .replace(/[^a-z0-9-]/g, '-')
+        .replace(/^-+/, '')
+        .slice(0, 40) ||
+        'runner'),
     hostCapacity: c.RUNNER_HOST_CAPACITY,
-    copy: { memoryMb: c.RUNNER_COPY_MEMORY_MB, cpus: c.RUNNER_COPY_CPUS, pids: c.RUNNER_COPY_PIDS, port: c.RUNNER_COPY_PORT, writableMb: c.RUNNER_COPY_WRITABLE_MB },
+    copy: {
+      memoryMb: c.RUNNER_COPY_MEMORY_MB,
+      cpus: c.RUNNER_COPY_CPUS,
+      pids: c.RUNNER_COPY_PIDS,
+      port: c.RUNNER_COPY_PORT,
+      writableMb: c.RUNNER_COPY_WRITABLE_MB,
+    },
     writableDir: resolve(c.RUNNER_WRITABLE_DIR ?? join(c.DATA_DIR, 'copies')),
     healthTimeoutMs: c.RUNNER_HEALTH_TIMEOUT_S * 1000,
     resumeTimeoutMs: 5_000,
@@ -59,7 +72,11 @@ export function runnerSettings(c: Config): RunnerSettings {
     iptables: c.RUNNER_IPTABLES,
     engineConcurrency: c.RUNNER_ENGINE_CONCURRENCY,
     maxImageBytes: c.RUNNER_MAX_IMAGE_BYTES,
-    workspaces: c.RUNNER_WORKSPACES ? c.RUNNER_WORKSPACES.split(',').map((s) => s.trim()).filter(Boolean) : null,
+    workspaces: c.RUNNER_WORKSPACES
+      ? c.RUNNER_WORKSPACES.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : null,
     abandonMs: 120_000,
     failHoldMs: 30_000,
     callTimeoutMs: 10_000,

@@ -31,11 +31,15 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
       await exits.ready;
       await reconcile(ctx, { initial: true });
       await admitWaiting();
-      every(settings.reconcileMs, async () => {
-        await reconcile(ctx);
-        await admitWaiting();
-        await topUp();
-      }, 'reconcile');
+      every(
+        settings.reconcileMs,
+        async () => {
+          await reconcile(ctx);
+          await admitWaiting();
+          await topUp();
+        },
+        'reconcile',
+      );
       // The culler ticks a few times per idle period and maximum age, at least every 10 s.
       every(Math.min(10_000, settings.idlePauseMs / 4, settings.maxAgeMs / 4), () => cullIdle(ctx), 'idle');
       every(60 * 60 * 1000, () => ctx.images.collect(), 'images');

@@ -52,7 +52,12 @@ export function createRunnerService(deps: RunnerDeps) {
       kickPending = true;
       setImmediate(() => {
         kickPending = false;
-        work.track(passes.admitWaiting().then(() => passes.topUp()).catch((err) => log.error({ err }, 'admission pass failed')));
+        work.track(
+          passes
+            .admitWaiting()
+            .then(() => passes.topUp())
+            .catch((err) => log.error({ err }, 'admission pass failed')),
+        );
       });
     },
   };

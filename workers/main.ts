@@ -18,7 +18,13 @@ const queues = createQueues(config);
 
 // The whole job catalog: buildWorkers refuses to start if a queue of it has no processor.
 const workers = buildWorkers({ config, sql, storage, log }, { queues: queueNames });
-const ops = await buildOpsServer({ log, service: 'demo-rooms-workers', token: config.OPS_TOKEN, queues, ready: platformChecks({ sql, storage, queues }) });
+const ops = await buildOpsServer({
+  log,
+  service: 'demo-rooms-workers',
+  token: config.OPS_TOKEN,
+  queues,
+  ready: platformChecks({ sql, storage, queues }),
+});
 
 // On SIGTERM: take no new jobs and finish those in hand within SHUTDOWN_SECONDS. A job still
 // running then is handed back when the process exits: its lock lapses and another worker retakes
@@ -38,7 +44,9 @@ closeWithGrace({ delay: config.SHUTDOWN_SECONDS * 1000 }, async ({ err, signal }
 
 /** Upserts a repeating job (idempotent across restarts and replicas), named as its queue. */
 const repeat = (queue: QueueName, id: string, every: number) =>
-  queues.get(queue).upsertJobScheduler(id, { every }, { name: queue, opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } } });
+  queues
+    .get(queue)
+    .upsertJobScheduler(id, { every }, { name: queue, opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } } });
 // The sweep runs hourly.
 await repeat('leftovers.sweep', 'hourly-sweep', 60 * 60 * 1000);
 // The month's container usage is rolled up for billing on the same kind of schedule.

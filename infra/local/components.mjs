@@ -169,7 +169,8 @@ export async function claimDataDir(dataDir, role) {
     throw new Error(`${dataDir} is in use by a running ${state.role} (pid ${state.owner}); stop it first`);
   }
   const leftovers = [
-    ...Object.entries(state.components ?? {}).filter(([name]) => name !== 'postgres')
+    ...Object.entries(state.components ?? {})
+      .filter(([name]) => name !== 'postgres')
       .map(([name, { pid }]) => ({ name, pid, mark: COMPONENTS[name]?.mark, group: false })),
     ...Object.entries(state.processes ?? {}).map(([name, pid]) => ({ name, pid, mark: 'tsx', group: true })),
   ];
@@ -187,7 +188,8 @@ function liveComponents(dataDir) {
   const state = readState(dataDir);
   if (!ownerAlive(state)) return {};
   return Object.fromEntries(
-    Object.entries(state.components ?? {}).filter(([, { pid }]) => isAlive(pid)).map(([name, { env }]) => [name, { env }]),
+    Object.entries(state.components ?? {})
+      .filter(([, { pid }]) => isAlive(pid))
+      .map(([name, { env }]) => [name, { env }]),
   );
 }
-

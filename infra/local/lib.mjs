@@ -13,7 +13,13 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export const prefix = (name) => `${name.padEnd(7)}| `;
 
 export function logger(name) {
-  return (message) => process.stdout.write(String(message).split('\n').map((line) => prefix(name) + line + '\n').join(''));
+  return (message) =>
+    process.stdout.write(
+      String(message)
+        .split('\n')
+        .map((line) => prefix(name) + line + '\n')
+        .join(''),
+    );
 }
 
 /** Copies a stream to stdout line by line, each line prefixed with `name`. */
@@ -80,7 +86,12 @@ export async function waitUntil(what, check, { timeoutMs = 30_000, intervalMs = 
  * until `ready` passes. A child that dies first, or is not ready in time, is stopped and the start
  * fails. Returns what components.mjs keeps of a started component: pid, exited and stop().
  */
-export async function startProcess(name, command, args, { env = process.env, program = command, waitingFor, ready, stopTimeoutMs = 10_000 }) {
+export async function startProcess(
+  name,
+  command,
+  args,
+  { env = process.env, program = command, waitingFor, ready, stopTimeoutMs = 10_000 },
+) {
   const child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   pipeLines(child.stdout, name);
   pipeLines(child.stderr, name);

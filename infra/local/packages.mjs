@@ -12,7 +12,10 @@ export function postgresBinDir() {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root)
-    ? readdirSync(root).map(Number).filter((v) => v >= 15).sort((a, b) => b - a)
+    ? readdirSync(root)
+        .map(Number)
+        .filter((v) => v >= 15)
+        .sort((a, b) => b - a)
     : [];
   for (const version of versions) {
     const dir = path.join(root, String(version), 'bin');

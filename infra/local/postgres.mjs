@@ -50,10 +50,11 @@ export async function startPostgres({ dataDir, port: preferred, fast = false, qu
   const pid = Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const url = `postgres://postgres@127.0.0.1:${port}/rooms`;
   const stopServer = async () => {
-    if (isAlive(pid)) await asServer('pg_ctl', ['-D', dir, 'stop', '-m', 'fast', '-w', '-t', '30']).catch((error) => {
-      log(`fast stop failed (${error.message}); stopping immediately`);
-      return asServer('pg_ctl', ['-D', dir, 'stop', '-m', 'immediate', '-w']);
-    });
+    if (isAlive(pid))
+      await asServer('pg_ctl', ['-D', dir, 'stop', '-m', 'fast', '-w', '-t', '30']).catch((error) => {
+        log(`fast stop failed (${error.message}); stopping immediately`);
+        return asServer('pg_ctl', ['-D', dir, 'stop', '-m', 'immediate', '-w']);
+      });
     tail?.kill();
   };
   try {
@@ -87,7 +88,16 @@ async function ensurePostgresUser() {
   const { code } = await run('id', ['-u', 'postgres'], { allowFail: true });
   if (code === 0) return;
   log('creating the postgres OS user (postgres refuses to run as root)');
-  await run('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/var/lib/postgresql', '--shell', '/bin/sh', 'postgres']);
+  await run('useradd', [
+    '--system',
+    '--user-group',
+    '--no-create-home',
+    '--home-dir',
+    '/var/lib/postgresql',
+    '--shell',
+    '/bin/sh',
+    'postgres',
+  ]);
 }
 
 async function initCluster(dir, asServer) {
@@ -147,7 +157,15 @@ export async function psql(url, sql) {
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const { stdout } = await run(path.join(postgresBinDir() ?? '', 'psql'), [
-    '-X', '-q', '-tA', '-v', 'ON_ERROR_STOP=1', '-d', admin.toString(), '-c', sql,
+    '-X',
+    '-q',
+    '-tA',
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-d',
+    admin.toString(),
+    '-c',
+    sql,
   ]);
   return stdout.trim() || 'ok';
 }

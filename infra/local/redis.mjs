@@ -11,12 +11,18 @@ export async function startRedis({ dataDir, port: preferred }) {
   const binary = which('redis-server');
   if (!binary) throw new Error('redis-server is not installed (apt-get install redis-server), or set REDIS_URL');
   const args = [
-    '--bind', '127.0.0.1',
-    '--port', String(port),
-    '--dir', dir,
-    '--appendonly', 'yes', // queued jobs survive a restart
-    '--maxmemory-policy', 'noeviction', // BullMQ breaks if Redis evicts its keys
-    '--loglevel', 'warning',
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes', // queued jobs survive a restart
+    '--maxmemory-policy',
+    'noeviction', // BullMQ breaks if Redis evicts its keys
+    '--loglevel',
+    'warning',
   ];
   const url = `redis://127.0.0.1:${port}`;
   // SIGTERM (its stop) makes redis flush the append-only file before it exits.

@@ -20,7 +20,13 @@ export const ROOM_SCRIPTS = [
 ];
 // What the scripts are made of (types from the contract leave nothing in them), this file, and
 // the toolchain's versions.
-const SOURCES = ['services/room/shell', 'services/room/content/frame-helper.ts', 'services/room/content/frame-messages.ts', 'infra/local/room-scripts.mjs', 'package-lock.json'];
+const SOURCES = [
+  'services/room/shell',
+  'services/room/content/frame-helper.ts',
+  'services/room/content/frame-messages.ts',
+  'infra/local/room-scripts.mjs',
+  'package-lock.json',
+];
 
 function* files(entry) {
   const full = path.join(repoRoot, entry);

@@ -23,12 +23,17 @@ export async function startS3({ dataDir, bucket = 'rooms', port: preferred }) {
   const env = s3Env(`http://127.0.0.1:${port}`, bucket);
   // s3rver makes ListObjectsV2 continuation tokens with DES, which OpenSSL 3 keeps in its legacy
   // provider: without it every listing of more than 1,000 keys fails with a 500.
-  const s3rver = await startProcess('s3', process.execPath, ['--openssl-legacy-provider', path.join(repoRoot, 'infra/local/s3-server.mjs'), directory, String(port), bucket], {
-    program: 's3rver',
-    waitingFor: 's3rver to answer',
-    ready: async () => (await fetch(env.S3_ENDPOINT)).status > 0,
-    stopTimeoutMs: 5_000,
-  });
+  const s3rver = await startProcess(
+    's3',
+    process.execPath,
+    ['--openssl-legacy-provider', path.join(repoRoot, 'infra/local/s3-server.mjs'), directory, String(port), bucket],
+    {
+      program: 's3rver',
+      waitingFor: 's3rver to answer',
+      ready: async () => (await fetch(env.S3_ENDPOINT)).status > 0,
+      stopTimeoutMs: 5_000,
+    },
+  );
   await checkS3(env).catch(async (error) => {
     await terminate(s3rver.pid, { timeoutMs: 2_000 });
     throw error;

@@ -24,8 +24,7 @@ export const ALLOWED = [
   { file: 'services/room/app.ts', text: 'select 1', reason: 'readiness probe: a round trip to Postgres, no table' },
 ];
 
-const isProduction = (rel) =>
-  /\.(ts|mts|tsx)$/.test(rel) && !/\.test\.tsx?$/.test(rel) && !/\.d\.ts$/.test(rel);
+const isProduction = (rel) => /\.(ts|mts|tsx)$/.test(rel) && !/\.test\.tsx?$/.test(rel) && !/\.d\.ts$/.test(rel);
 const skipped = (rel) => /(^|\/)(node_modules|dist)(\/|$)/.test(rel) || rel.startsWith('services/data/');
 
 function sourcesUnder(root, folder) {
@@ -77,7 +76,9 @@ export function sqlOutsideData(root, folders, allowed = ALLOWED) {
       }
     }
   }
-  const stale = allowed.filter((a) => !used.has(a)).map((a) => `allow-list entry matches nothing: ${a.file}${a.text ? ` (${a.text})` : ''}`);
+  const stale = allowed
+    .filter((a) => !used.has(a))
+    .map((a) => `allow-list entry matches nothing: ${a.file}${a.text ? ` (${a.text})` : ''}`);
   return [...refused, ...stale];
 }
 
@@ -86,7 +87,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const folders = process.argv.slice(2);
   const problems = sqlOutsideData(root, folders.length ? folders : ['services', 'workers', 'runner']);
   if (problems.length) {
-    console.error(`sql-lives-in-data: ${problems.length} ${problems.length === 1 ? 'query' : 'queries'} outside services/data (docs/architecture.md)`);
+    console.error(
+      `sql-lives-in-data: ${problems.length} ${problems.length === 1 ? 'query' : 'queries'} outside services/data (docs/architecture.md)`,
+    );
     for (const p of problems) console.error(`  ${p}`);
     process.exit(1);
   }

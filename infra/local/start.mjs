@@ -29,7 +29,11 @@ async function main() {
   const runnerPort = Number(process.env.RUNNER_PORT ?? 8081);
   const workersPort = Number(process.env.WORKERS_PORT ?? 8082);
   await claimDataDir(dataDir, 'start'); // first: a killed run may have left our api on PORT
-  for (const [name, value] of [['PORT', port], ['RUNNER_PORT', runnerPort], ['WORKERS_PORT', workersPort]]) {
+  for (const [name, value] of [
+    ['PORT', port],
+    ['RUNNER_PORT', runnerPort],
+    ['WORKERS_PORT', workersPort],
+  ]) {
     if (!Number.isInteger(value) || value < 1 || value > 65535) throw new Error(`${name} must be a port number`);
     if (!(await canListen(value))) throw new Error(`${name} ${value} is taken (another npm start?); set ${name} to a free port`);
   }
@@ -52,7 +56,18 @@ async function main() {
     DATA_DIR: dataDir,
     CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? containersConf,
   };
-  printEnv(env, ['DATABASE_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'DOCKER_HOST', 'SMTP_URL', 'PUBLIC_URL', 'RUNNER_PORT', 'WORKERS_PORT', 'DATA_DIR']);
+  printEnv(env, [
+    'DATABASE_URL',
+    'REDIS_URL',
+    'S3_ENDPOINT',
+    'S3_BUCKET',
+    'DOCKER_HOST',
+    'SMTP_URL',
+    'PUBLIC_URL',
+    'RUNNER_PORT',
+    'WORKERS_PORT',
+    'DATA_DIR',
+  ]);
   if (!env.SMTP_URL) log(`no SMTP_URL: mail goes to the log and ${path.join(dataDir, 'outbox')}/`);
 
   await ensureBaseImage(env.DOCKER_HOST);
@@ -95,10 +110,16 @@ function supervise(name, file, env) {
       const now = Date.now();
       crashes.push(now);
       while (crashes.length && now - crashes[0] > 60_000) crashes.shift();
-      if (crashes.length >= 5) return void shutdown(1, `${name} exited ${crashes.length} times in a minute (last: ${describe({ code, signal })}); stopping everything`);
+      if (crashes.length >= 5)
+        return void shutdown(
+          1,
+          `${name} exited ${crashes.length} times in a minute (last: ${describe({ code, signal })}); stopping everything`,
+        );
       const wait = Math.min(30_000, 1000 * 2 ** (crashes.length - 1));
       log(`${name} exited unexpectedly (${describe({ code, signal })}); starting it again in ${seconds(wait)}`);
-      setTimeout(() => { if (!stopping) start(); }, wait).unref();
+      setTimeout(() => {
+        if (!stopping) start();
+      }, wait).unref();
     });
   };
   start();

@@ -27,9 +27,21 @@ const TEST_REDIS_DB = 1;
 const TEST_BUCKET = 'rooms-test';
 // What the tests get; test/support/services.ts reads the same names.
 const EXPORTED = [
-  'NODE_ENV', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID',
-  'S3_SECRET_ACCESS_KEY', 'S3_REGION', 'S3_FORCE_PATH_STYLE', 'DOCKER_HOST', 'CONTAINERS_CONF', 'SMTP_URL',
-  'APP_SECRET', 'OPS_TOKEN',
+  'NODE_ENV',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'S3_ENDPOINT',
+  'S3_BUCKET',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+  'S3_REGION',
+  'S3_FORCE_PATH_STYLE',
+  'DOCKER_HOST',
+  'CONTAINERS_CONF',
+  'SMTP_URL',
+  'APP_SECRET',
+  'OPS_TOKEN',
 ];
 
 const log = logger('test');

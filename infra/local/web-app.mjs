@@ -11,7 +11,14 @@ const webRoot = path.join(repoRoot, 'services/web');
 const outDir = path.join(webRoot, 'dist');
 const stampFile = path.join(outDir, '.sources-hash');
 // What the bundle is made of: the app, the contract it imports, the toolchain's versions.
-const SOURCES = ['services/web/index.html', 'services/web/vite.config.ts', 'services/web/public', 'services/web/src', 'services/contract', 'package-lock.json'];
+const SOURCES = [
+  'services/web/index.html',
+  'services/web/vite.config.ts',
+  'services/web/public',
+  'services/web/src',
+  'services/contract',
+  'package-lock.json',
+];
 
 function* files(entry) {
   const full = path.join(repoRoot, entry);

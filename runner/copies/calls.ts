@@ -34,7 +34,13 @@ export async function runCalls(target: { host: string; port: number }, calls: Ca
       failed = !ok;
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
-      out.push({ call: name, ok: false, status: null, ms: Date.now() - started, error: e.name === 'TimeoutError' ? 'timeout' : (e.cause?.code ?? e.message) });
+      out.push({
+        call: name,
+        ok: false,
+        status: null,
+        ms: Date.now() - started,
+        error: e.name === 'TimeoutError' ? 'timeout' : (e.cause?.code ?? e.message),
+      });
       failed = true;
     }
   }

@@ -47,7 +47,9 @@ describe('caps and the high-demand queue', () => {
     await runner.client.leave(s2);
     await runner.until(s5, ['running']);
     expect((await runner.containers()).length).toBeLessThanOrEqual(2);
-    const [held] = await runner.sql<{ n: number }[]>`select count(*)::int as n from copy_events where workspace_id = ${b.workspaceId} and kind = 'queued'`;
+    const [held] = await runner.sql<
+      { n: number }[]
+    >`select count(*)::int as n from copy_events where workspace_id = ${b.workspaceId} and kind = 'queued'`;
     expect(held.n).toBe(3);
     for (const s of [s3, s5]) await runner.client.leave(s);
     await eventually(async () => (await runner.containers()).length === 0);
@@ -57,7 +59,11 @@ describe('caps and the high-demand queue', () => {
     const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql) });
     const [s1, s2] = [randomUUID(), randomUUID()];
     await runner.client.enter(s1, { ...enterBody(b), roomViewerCap: 1 });
-    expect(await runner.client.enter(s2, { ...enterBody(b), roomViewerCap: 1 })).toMatchObject({ state: 'full', detail: 'room', copyId: null });
+    expect(await runner.client.enter(s2, { ...enterBody(b), roomViewerCap: 1 })).toMatchObject({
+      state: 'full',
+      detail: 'room',
+      copyId: null,
+    });
     await runner.client.leave(s1);
     expect((await runner.client.enter(s2, { ...enterBody(b), roomViewerCap: 1 })).state).not.toBe('full');
     await runner.client.leave(s2);
@@ -74,8 +80,15 @@ describe('caps and the high-demand queue', () => {
     const sessions = Array.from({ length: 8 }, () => randomUUID());
     const views = await Promise.all(sessions.map((s) => runner.client.enter(s, enterBody(b))));
     expect(views.filter((v) => v.state === 'queued').length).toBe(6);
-    expect(views.filter((v) => v.state === 'queued').map((v) => v.place).sort()).toEqual([1, 2, 3, 4, 5, 6]);
-    const [n] = await runner.sql<{ n: number }[]>`select count(*)::int as n from runner_copies where runner_id = ${runner.runnerId} and state not in ('queued', 'ended')`;
+    expect(
+      views
+        .filter((v) => v.state === 'queued')
+        .map((v) => v.place)
+        .sort(),
+    ).toEqual([1, 2, 3, 4, 5, 6]);
+    const [n] = await runner.sql<
+      { n: number }[]
+    >`select count(*)::int as n from runner_copies where runner_id = ${runner.runnerId} and state not in ('queued', 'ended')`;
     expect(n.n).toBe(2);
     await Promise.all(sessions.map((s) => runner.client.leave(s)));
     await eventually(async () => (await runner.containers()).length === 0);

@@ -3,8 +3,18 @@ import type { Db, Sql } from '../../services/core/db.js';
 import { planFor } from '../../services/data/workspaces.sql.js';
 import { insertCopy, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import {
-  copyToEvict, firstQueued, healthyWarmCopy, hostLiveCopies, liveCopyCounts, lockCopySlots, queueHeadsOn, roomViewerCopies,
-  sessionCopyNotEnded, warmCopiesComing, warmCopyToClaim, workspaceHasQueue,
+  copyToEvict,
+  firstQueued,
+  healthyWarmCopy,
+  hostLiveCopies,
+  liveCopyCounts,
+  lockCopySlots,
+  queueHeadsOn,
+  roomViewerCopies,
+  sessionCopyNotEnded,
+  warmCopiesComing,
+  warmCopyToClaim,
+  workspaceHasQueue,
 } from '../../services/data/copy-admission.sql.js';
 import type { HostScope } from '../runner-context.js';
 
@@ -59,30 +69,61 @@ async function reserve(tx: Db, host: HostScope, workspaceId: string, copyCap: nu
   // a copy of this workspace on this host frees both. Warm ones before paused ones, oldest first.
   const victim = await copyToEvict(tx, { inWorkspace: needWorkspace ? workspaceId : null, onRunner: needHost ? host.runnerId : null });
   if (!victim) return null;
-  const ended = await transition(tx, victim.id, [victim.state], 'ended', { set: { endReason: 'evicted' }, event: 'stop', detail: 'evicted' });
+  const ended = await transition(tx, victim.id, [victim.state], 'ended', {
+    set: { endReason: 'evicted' },
+    event: 'stop',
+    detail: 'evicted',
+  });
   return ended ? [ended] : null;
 }
 
 /** A viewer session enters: its own copy, a warm one, a reserved slot, a place in the queue, or full. */
-export async function admitViewer(sql: Sql, host: HostScope, v: { sessionId: string; workspaceId: string; projectId: string; buildId: string; roomViewerCap?: number }): Promise<Admission> {
+export async function admitViewer(
+  sql: Sql,
+  host: HostScope,
+  v: { sessionId: string; workspaceId: string; projectId: string; buildId: string; roomViewerCap?: number },
+): Promise<Admission> {
   return sql.begin(async (tx) => {
     await lockCopySlots(tx, v.workspaceId, host.runnerId);
     const mine = await sessionCopyNotEnded(tx, v.sessionId);
     if (mine) return { kind: 'existing', copy: mine } as Admission;
     const { plan, copies } = await capsOf(tx, v.workspaceId);
     if (copies === 0) return { kind: 'full', reason: 'plan' } as Admission;
-    if ((await roomViewerCopies(tx, v.projectId)) >= (v.roomViewerCap ?? plan.concurrentViewers)) return { kind: 'full', reason: 'room' } as Admission;
+    if ((await roomViewerCopies(tx, v.projectId)) >= (v.roomViewerCap ?? plan.concurrentViewers))
+      return { kind: 'full', reason: 'room' } as Admission;
 
     if (!(await workspaceHasQueue(tx, v.workspaceId))) {
       const claimed = await claimWarm(tx, host, v.buildId, v.sessionId);
       if (claimed) return { kind: 'claimed', copy: claimed, evicted: [] } as Admission;
       const evicted = await reserve(tx, host, v.workspaceId, copies, true);
       if (evicted) {
-        const copy = await insertCopy(tx, { id: randomUUID(), runnerId: host.runnerId, workspaceId: v.workspaceId, projectId: v.projectId, buildId: v.buildId, sessionId: v.sessionId, origin: 'viewer', state: 'creating' });
+        const copy = await insertCopy(tx, {
+          id: randomUUID(),
+          runnerId: host.runnerId,
+          workspaceId: v.workspaceId,
+          projectId: v.projectId,
+          buildId: v.buildId,
+          sessionId: v.sessionId,
+          origin: 'viewer',
+          state: 'creating',
+        });
         return { kind: 'admitted', copy, evicted } as Admission;
       }
     }
-    const copy = await insertCopy(tx, { id: randomUUID(), runnerId: host.runnerId, workspaceId: v.workspaceId, projectId: v.projectId, buildId: v.buildId, sessionId: v.sessionId, origin: 'viewer', state: 'queued' }, 'queued');
+    const copy = await insertCopy(
+      tx,
+      {
+        id: randomUUID(),
+        runnerId: host.runnerId,
+        workspaceId: v.workspaceId,
+        projectId: v.projectId,
+        buildId: v.buildId,
+        sessionId: v.sessionId,
+        origin: 'viewer',
+        state: 'queued',
+      },
+      'queued',
+    );
     return { kind: 'queued', copy } as Admission;
   });
 }
@@ -121,7 +162,11 @@ export async function admitQueued(sql: Sql, host: HostScope): Promise<Admission[
 }
 
 /** Reserves a slot for a warm copy of the build, if nobody waits in its workspace and there is room (never evicting). */
-export async function reserveWarm(sql: Sql, host: HostScope, b: { workspaceId: string; projectId: string; buildId: string; want: number }): Promise<CopyRow | null> {
+export async function reserveWarm(
+  sql: Sql,
+  host: HostScope,
+  b: { workspaceId: string; projectId: string; buildId: string; want: number },
+): Promise<CopyRow | null> {
   return sql.begin(async (tx) => {
     await lockCopySlots(tx, b.workspaceId, host.runnerId);
     if (await workspaceHasQueue(tx, b.workspaceId)) return null;
@@ -129,7 +174,15 @@ export async function reserveWarm(sql: Sql, host: HostScope, b: { workspaceId: s
     const { copies } = await capsOf(tx, b.workspaceId);
     const room = await reserve(tx, host, b.workspaceId, copies, false);
     if (!room) return null;
-    return insertCopy(tx, { id: randomUUID(), runnerId: host.runnerId, workspaceId: b.workspaceId, projectId: b.projectId, buildId: b.buildId, sessionId: null, origin: 'warm', state: 'creating' });
+    return insertCopy(tx, {
+      id: randomUUID(),
+      runnerId: host.runnerId,
+      workspaceId: b.workspaceId,
+      projectId: b.projectId,
+      buildId: b.buildId,
+      sessionId: null,
+      origin: 'warm',
+      state: 'creating',
+    });
   }) as Promise<CopyRow | null>;
 }
-

@@ -13,11 +13,18 @@ import { copyById, liveStates, transition, type CopyRow } from '../../services/d
 export const looksOom = (exitCode: number | null, oomKilled: boolean) => oomKilled || exitCode === 137;
 
 export async function removeResources(ctx: RunnerContext, copyId: string): Promise<void> {
-  await ctx.engine.stop({ runnerId: ctx.settings.runnerId, copyId }).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed'));
+  await ctx.engine
+    .stop({ runnerId: ctx.settings.runnerId, copyId })
+    .catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed'));
 }
 
 /** Ends a copy for `reason` (left, idle, max-age, …) and removes what it has in the engine. */
-export async function stopCopy(ctx: RunnerContext, copyId: string, reason: string, kind: 'stop' | 'fail' = 'stop'): Promise<CopyRow | null> {
+export async function stopCopy(
+  ctx: RunnerContext,
+  copyId: string,
+  reason: string,
+  kind: 'stop' | 'fail' = 'stop',
+): Promise<CopyRow | null> {
   ctx.stopping.add(copyId);
   try {
     ctx.starting.get(copyId)?.abort(new Withdrawn(reason));
@@ -126,4 +133,3 @@ export async function onCopyExit(ctx: RunnerContext, e: { copyId: string; exitCo
   if (!healthy) await failCopy(ctx, row.id, reason, new CopyExited(e.exitCode, oom).message);
   else await stopCopy(ctx, row.id, reason);
 }
-

@@ -11,7 +11,10 @@ export class Withdrawn extends Error {
 
 /** The copy's container exited (or was OOM-killed) while it was starting. */
 export class CopyExited extends Error {
-  constructor(readonly exitCode: number | null, readonly oom: boolean) {
+  constructor(
+    readonly exitCode: number | null,
+    readonly oom: boolean,
+  ) {
     super(oom ? 'the copy ran out of memory' : `the copy exited${exitCode === null ? '' : ` with code ${exitCode}`}`);
     this.name = 'CopyExited';
   }

@@ -39,14 +39,24 @@ export function exitOutput(raw: string, env: Record<string, string>): string {
  * Records a copy's own exit with its code and last output (`oom` as looksOom judged it). Best effort: a copy's end must not
  * wait on, or fail for, its post-mortem.
  */
-export async function recordExit(ctx: RunnerContext, row: CopyRow, e: { exitCode: number | null; oom: boolean; healthy: boolean }): Promise<void> {
+export async function recordExit(
+  ctx: RunnerContext,
+  row: CopyRow,
+  e: { exitCode: number | null; oom: boolean; healthy: boolean },
+): Promise<void> {
   try {
     const container = row.containerId;
     const raw = container ? await ctx.engine.logTail(container, EXIT_LINES) : '';
     const run = await ctx.runs(row.buildId);
     await insertExit(ctx.sql, {
-      copyId: row.id, workspaceId: row.workspaceId, projectId: row.projectId, buildId: row.buildId,
-      healthy: e.healthy, exitCode: e.exitCode, oom: e.oom, output: exitOutput(raw, run.env),
+      copyId: row.id,
+      workspaceId: row.workspaceId,
+      projectId: row.projectId,
+      buildId: row.buildId,
+      healthy: e.healthy,
+      exitCode: e.exitCode,
+      oom: e.oom,
+      output: exitOutput(raw, run.env),
     });
   } catch (err) {
     ctx.log.warn({ copyId: row.id, err: (err as Error).message }, 'exit not recorded');

@@ -68,7 +68,8 @@ export async function startCopy(ctx: RunnerContext, row: CopyRow, opts: StartOpt
       address = started.address;
     } else {
       const state = await ctx.engine.state(containerId);
-      if (!state || state.status === 'exited') throw new CopyExited(state?.exitCode ?? null, looksOom(state?.exitCode ?? null, state?.oomKilled ?? false));
+      if (!state || state.status === 'exited')
+        throw new CopyExited(state?.exitCode ?? null, looksOom(state?.exitCode ?? null, state?.oomKilled ?? false));
       if (!state.address) throw new EngineError('the copy has no address on its network');
       address = state.address;
     }
@@ -99,7 +100,8 @@ export async function startCopy(ctx: RunnerContext, row: CopyRow, opts: StartOpt
     }
     const { why, message } = classify(reason);
     // A copy that exited before it was healthy: its output tells the builder why.
-    if (reason instanceof CopyExited) await recordExit(ctx, { ...row, containerId: containerId ?? null }, { exitCode: reason.exitCode, oom: reason.oom, healthy: false });
+    if (reason instanceof CopyExited)
+      await recordExit(ctx, { ...row, containerId: containerId ?? null }, { exitCode: reason.exitCode, oom: reason.oom, healthy: false });
     await failCopy(ctx, row.id, why, message);
   } finally {
     ctx.starting.delete(row.id);
@@ -122,10 +124,20 @@ async function startInEngine(ctx: RunnerContext, row: CopyRow, spec: CopySpec, h
   }
 }
 
-const labelsOfSpec = (row: CopyRow) => ({ copyId: row.id, buildId: row.buildId, projectId: row.projectId, workspaceId: row.workspaceId, runnerId: row.runnerId });
+const labelsOfSpec = (row: CopyRow) => ({
+  copyId: row.id,
+  buildId: row.buildId,
+  projectId: row.projectId,
+  workspaceId: row.workspaceId,
+  runnerId: row.runnerId,
+});
 
 /** Healthy: the viewer's copy runs, or a warm copy joins the pool (whichever it is by now: a viewer may have claimed it while it started). */
-async function markReady(ctx: RunnerContext, row: CopyRow, r: { host: string; port: number; coldStartMs: number | null; phases: Record<string, number> }): Promise<CopyRow | null> {
+async function markReady(
+  ctx: RunnerContext,
+  row: CopyRow,
+  r: { host: string; port: number; coldStartMs: number | null; phases: Record<string, number> },
+): Promise<CopyRow | null> {
   return ctx.sql.begin(async (tx) => {
     const ready = await markCopyReady(tx, row.id, r);
     if (!ready) return null;

@@ -19,7 +19,10 @@ afterAll(async () => {
 const enterBody = (b: Seeded) => ({ workspaceId: b.workspaceId, projectId: b.projectId, buildId: b.buildId });
 
 async function failing(start: string[], manifest: Record<string, unknown> = {}) {
-  const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql), manifest: { run: { start }, ...manifest } });
+  const b = await seedContainerBuild(runner.sql, runner.storage, bundle, {
+    workspaceId: await seedWorkspace(runner.sql),
+    manifest: { run: { start }, ...manifest },
+  });
   const session = randomUUID();
   await runner.client.enter(session, enterBody(b));
   const view = await runner.until(session, ['failed', 'running']);
@@ -36,7 +39,9 @@ describe('copies that could not start', () => {
     const { b, view } = await failing(['node', '-e', 'setInterval(() => {}, 1e6)']);
     expect(view).toMatchObject({ state: 'failed', detail: 'health' });
     await noContainerOf(view.copyId!);
-    const [fails] = await runner.sql<{ n: number }[]>`select count(*)::int as n from copy_events where workspace_id = ${b.workspaceId} and kind = 'fail'`;
+    const [fails] = await runner.sql<
+      { n: number }[]
+    >`select count(*)::int as n from copy_events where workspace_id = ${b.workspaceId} and kind = 'fail'`;
     expect(fails.n).toBe(1);
   });
 
@@ -67,13 +72,18 @@ describe('copies that could not start', () => {
   });
 
   it('withdraws a start when the viewer leaves, without counting a failure or leaving a container', async () => {
-    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql), manifest: { run: { start: ['node', '-e', 'setInterval(() => {}, 1e6)'] } } });
+    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, {
+      workspaceId: await seedWorkspace(runner.sql),
+      manifest: { run: { start: ['node', '-e', 'setInterval(() => {}, 1e6)'] } },
+    });
     const session = randomUUID();
     const v = await runner.client.enter(session, enterBody(b));
     await runner.client.leave(session);
     expect(await runner.client.copy(session)).toMatchObject({ state: 'gone', detail: 'left' });
     await noContainerOf(v.copyId!);
-    const [fails] = await runner.sql<{ n: number }[]>`select count(*)::int as n from copy_events where workspace_id = ${b.workspaceId} and kind = 'fail'`;
+    const [fails] = await runner.sql<
+      { n: number }[]
+    >`select count(*)::int as n from copy_events where workspace_id = ${b.workspaceId} and kind = 'fail'`;
     expect(fails.n).toBe(0);
   });
 });

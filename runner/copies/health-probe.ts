@@ -6,8 +6,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 // tight polls are what keep the cold start close to the raw engine's.
 
 export class ProbeTimeout extends Error {
-  constructor(readonly lastStatus: number | null, readonly lastError: string | null) {
-    super(lastStatus !== null ? `health path answered ${lastStatus}, never 200` : `health path never answered${lastError ? ` (${lastError})` : ''}`);
+  constructor(
+    readonly lastStatus: number | null,
+    readonly lastError: string | null,
+  ) {
+    super(
+      lastStatus !== null
+        ? `health path answered ${lastStatus}, never 200`
+        : `health path never answered${lastError ? ` (${lastError})` : ''}`,
+    );
     this.name = 'ProbeTimeout';
   }
 }
@@ -35,7 +42,11 @@ export async function probeHealth(url: string, opts: ProbeOptions): Promise<numb
     polls++;
     try {
       const signals = [AbortSignal.timeout(Math.min(left, 2_000)), ...(opts.signal ? [opts.signal] : [])];
-      const res = await fetch(url, { signal: AbortSignal.any(signals), redirect: 'manual', headers: { 'user-agent': 'demo-rooms-runner' } });
+      const res = await fetch(url, {
+        signal: AbortSignal.any(signals),
+        redirect: 'manual',
+        headers: { 'user-agent': 'demo-rooms-runner' },
+      });
       await res.body?.cancel();
       if (res.status === 200) return polls;
       lastStatus = res.status;

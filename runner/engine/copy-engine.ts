@@ -130,7 +130,10 @@ export interface CopyEngine {
 }
 
 export class EngineError extends Error {
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'EngineError';
   }
@@ -141,7 +144,10 @@ export class ImageGone extends EngineError {}
 
 /** The copy exited while it was being started, before it had an address. */
 export class ExitedAtStart extends EngineError {
-  constructor(readonly exitCode: number | null, readonly oomKilled: boolean) {
+  constructor(
+    readonly exitCode: number | null,
+    readonly oomKilled: boolean,
+  ) {
     super('the copy exited while starting');
   }
 }

@@ -17,14 +17,22 @@ copyEngineConformance('Docker', async () => {
   const config = loadConfig({ ...(testEnv() as unknown as Record<string, string>), RUNNER_ID: `t-${randomUUID().slice(0, 8)}` });
   const settings = runnerSettings(config);
   const bundle = await demoBundle();
-  const make = () => new DockerEngine(dockerFrom(config.DOCKER_HOST), { concurrency: settings.engineConcurrency, writableDir: settings.writableDir, subnets: settings.subnets });
+  const make = () =>
+    new DockerEngine(dockerFrom(config.DOCKER_HOST), {
+      concurrency: settings.engineConcurrency,
+      writableDir: settings.writableDir,
+      subnets: settings.subnets,
+    });
   const buildId = randomUUID();
   const tag = `localhost/build-${buildId}:latest`;
   return {
     runnerId: settings.runnerId,
     make,
     build: {
-      buildId, tag, recordedId: null, maxBytes: settings.maxImageBytes,
+      buildId,
+      tag,
+      recordedId: null,
+      maxBytes: settings.maxImageBytes,
       bundle: async () => ({ body: Readable.from([bundle]), size: bundle.length }),
     },
     guard: { mode: settings.hostGuard, iptables: settings.iptables },
@@ -34,7 +42,9 @@ copyEngineConformance('Docker', async () => {
         .filter(([name]) => name !== 'lo' && (guarded || !name.startsWith(BRIDGE_PREFIX)))
         .flatMap(([, addrs]) => (addrs ?? []).filter((a) => a.family === 'IPv4').map((a) => a.address)),
     close: async () => {
-      await make().removeImage(tag).catch(() => {});
+      await make()
+        .removeImage(tag)
+        .catch(() => {});
     },
   };
 });

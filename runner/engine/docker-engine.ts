@@ -2,7 +2,18 @@ import type Docker from 'dockerode';
 import { LABEL, containerName, labelsOf, networkName } from '../../services/contract/runner/copy-labels.js';
 import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
 import type { Logger } from '../../services/core/log.js';
-import { EngineError, ExitedAtStart, type BuildImage, type CopyEngine, type CopyExit, type CopyRef, type CopyState, type HostGuardState, type Listed, type StartHooks } from './copy-engine.js';
+import {
+  EngineError,
+  ExitedAtStart,
+  type BuildImage,
+  type CopyEngine,
+  type CopyExit,
+  type CopyRef,
+  type CopyState,
+  type HostGuardState,
+  type Listed,
+  type StartHooks,
+} from './copy-engine.js';
 import { DockerApi } from './docker/docker-api.js';
 import { dockerExits } from './docker/docker-exits.js';
 import { createNetwork } from './docker/docker-networks.js';

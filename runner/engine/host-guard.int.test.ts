@@ -20,7 +20,9 @@ afterAll(async () => {
 it('refuses copies and reports not ready when the guard it needs cannot be installed', async () => {
   const b = await seedContainerBuild(runner.sql, runner.storage, await demoBundle(), { workspaceId: await seedWorkspace(runner.sql) });
   const refusal = await runner.client.enter(randomUUID(), { workspaceId: b.workspaceId, projectId: b.projectId, buildId: b.buildId }).then(
-    (view) => { throw new Error(`a copy was let in: ${JSON.stringify(view)}`); },
+    (view) => {
+      throw new Error(`a copy was let in: ${JSON.stringify(view)}`);
+    },
     (err: unknown) => err,
   );
   expect(refusal).toBeInstanceOf(RunnerRefusal);

@@ -85,4 +85,3 @@ describe('network isolation of copies', () => {
     }
   });
 });
-

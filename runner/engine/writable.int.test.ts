@@ -101,9 +101,15 @@ async function sizeOf(dir: string): Promise<number> {
 
 describe('a copy writes files', () => {
   it('serves twenty writes to /app, each copy sees only its own files, and the cap gives ENOSPC with the host untouched', async () => {
-    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql), manifest: { run: { start: ['node', '-e', store] } } });
+    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, {
+      workspaceId: await seedWorkspace(runner.sql),
+      manifest: { run: { start: ['node', '-e', store] } },
+    });
     const first = await viewerOf(b);
-    const writes = await runner.client.calls(first.session, Array.from({ length: 20 }, () => ({ method: 'POST', path: '/items' })));
+    const writes = await runner.client.calls(
+      first.session,
+      Array.from({ length: 20 }, () => ({ method: 'POST', path: '/items' })),
+    );
     expect(writes.outcomes.map((o) => o.status)).toEqual(Array(20).fill(201));
     expect(json(writes.outcomes[19].body)).toEqual({ count: 20 });
     const [read] = (await runner.client.calls(first.session, [{ method: 'GET', path: '/db' }])).outcomes;
@@ -133,11 +139,18 @@ describe('a copy writes files', () => {
 });
 
 /** Mount points on this host (the runner's namespace is the test's). */
-const mounts = () => readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ')[4]);
+const mounts = () =>
+  readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(' ')[4]);
 
 describe("a copy's /app copies up on write (podman)", () => {
   it("overlays the image's /app with the copy's own bounded tmpfs, leaves the image as it was, and takes the tmpfs away with the copy", async () => {
-    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql), manifest: { run: { start: ['node', '-e', replacer] } } });
+    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, {
+      workspaceId: await seedWorkspace(runner.sql),
+      manifest: { run: { start: ['node', '-e', replacer] } },
+    });
     const docker = new Docker({ socketPath: new URL(runner.env.DOCKER_HOST).pathname });
     const first = await viewerOf(b);
     const place = join(runner.settings.writableDir, runner.runnerId, first.copyId);
@@ -150,7 +163,8 @@ describe("a copy's /app copies up on write (podman)", () => {
     const image = info.Image;
     const layersBefore = (await docker.getImage(image).inspect()).RootFS.Layers;
 
-    const read = async (session: string, path = '/') => json((await runner.client.calls(session, [{ method: 'GET', path }])).outcomes[0].body);
+    const read = async (session: string, path = '/') =>
+      json((await runner.client.calls(session, [{ method: 'GET', path }])).outcomes[0].body);
     const original = await read(first.session);
     expect(original).toEqual({ server: expect.stringMatching(/^\/\/ The runner/), files: ['server.js'] });
     // A file of the image: read-only in place, replaceable by rename, and replaced for this copy only.
@@ -172,7 +186,7 @@ describe("a copy's /app copies up on write (podman)", () => {
     await eventually(async () => !existsSync(join(runner.settings.writableDir, runner.runnerId, second.copyId)));
   });
 
-  it("sweeps a tmpfs a crashed runner left for a copy that is no longer live", async () => {
+  it('sweeps a tmpfs a crashed runner left for a copy that is no longer live', async () => {
     const stale = join(runner.settings.writableDir, runner.runnerId, randomUUID());
     await mkdir(stale, { recursive: true });
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', stale]);
@@ -187,7 +201,10 @@ describe('a copy that crashes after it was healthy', () => {
   it('is recorded with its exit code and masked output, counted, and shown as "the demo stopped"', async () => {
     const workspaceId = await seedWorkspace(runner.sql);
     const secret = 'sk_live_FAKEfakeFAKEfake1234';
-    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId, manifest: { run: { start: ['node', '-e', crasher], env: { SHOP_API_KEY: secret, MOCK_MODE: 'demo' } } } });
+    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, {
+      workspaceId,
+      manifest: { run: { start: ['node', '-e', crasher], env: { SHOP_API_KEY: secret, MOCK_MODE: 'demo' } } },
+    });
     const viewer = await viewerOf(b);
     const [call] = (await runner.client.calls(viewer.session, [{ method: 'POST', path: '/api/items' }])).outcomes;
     expect(call.status).toBe(201);
@@ -217,7 +234,10 @@ describe('a copy that crashes after it was healthy', () => {
 
   it('records a copy that exits before it is healthy as a failed start, with its output', async () => {
     const workspaceId = await seedWorkspace(runner.sql);
-    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId, manifest: { run: { start: ['node', '-e', 'console.error("missing SHOP_URL"); process.exit(2)'] } } });
+    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, {
+      workspaceId,
+      manifest: { run: { start: ['node', '-e', 'console.error("missing SHOP_URL"); process.exit(2)'] } },
+    });
     const session = randomUUID();
     await runner.client.enter(session, enterBody(b));
     expect(await runner.until(session, ['failed', 'running'])).toMatchObject({ state: 'failed', detail: 'exited' });

@@ -5,7 +5,7 @@ import { imageTagOf } from './image-store.js';
 const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
 
 describe('which build images may go', () => {
-  it('recognises only the runner\'s own build tags', () => {
+  it("recognises only the runner's own build tags", () => {
     expect(buildIdOfTag(imageTagOf(id))).toBe(id);
     expect(buildIdOfTag('localhost/demo-node:base')).toBeNull();
     expect(buildIdOfTag(`docker.io/library/build-${id}:latest`)).toBeNull();
@@ -20,7 +20,10 @@ describe('which build images may go', () => {
       { tag: 'c', buildId: 'unknown-new', created: now / 1000 },
       { tag: 'd', buildId: 'unknown-old', created: old },
     ];
-    const builds = new Map([['kept', { keep: true }], ['dropped', { keep: false }]]);
+    const builds = new Map([
+      ['kept', { keep: true }],
+      ['dropped', { keep: false }],
+    ]);
     expect(tagsToRemove(images, builds, now)).toEqual(['b', 'd']);
   });
 });

@@ -46,7 +46,9 @@ describe('build images', () => {
     const trick = claimingBundle(await entriesOfBundle(bundle), imageTagOf(a.buildId), './/manifest.json');
     const b = await seedContainerBuild(sql, storage, gzipSync(await tarOf(trick.entries), { level: 1 }), { workspaceId });
     tags.push(imageTagOf(b.buildId));
-    await store().ensure(b.buildId).catch(() => {}); // refused or loaded: either way A must stand
+    await store()
+      .ensure(b.buildId)
+      .catch(() => {}); // refused or loaded: either way A must stand
 
     // A runner that starts afresh knows nothing but the records and the engine.
     expect(await store().ensure(a.buildId)).toBe(idA);

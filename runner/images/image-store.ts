@@ -51,7 +51,9 @@ export function createImageStore(deps: { sql: Sql; storage: Storage; engine: Cop
       async bundle() {
         const archiveBytes = build.image?.archiveBytes;
         if (archiveBytes !== undefined && archiveBytes > deps.maxImageBytes) {
-          throw new ImageTooLarge(`the image of build ${buildId} unpacks to ${archiveBytes} bytes, over this host's limit of ${deps.maxImageBytes} (RUNNER_MAX_IMAGE_BYTES)`);
+          throw new ImageTooLarge(
+            `the image of build ${buildId} unpacks to ${archiveBytes} bytes, over this host's limit of ${deps.maxImageBytes} (RUNNER_MAX_IMAGE_BYTES)`,
+          );
         }
         const object = await deps.storage.get(uploadKey(build.uploadId));
         if (!object) throw new ImageMissing(`the bundle of build ${buildId} is gone from storage`);

@@ -21,17 +21,19 @@ export async function cullIdle(ctx: RunnerContext): Promise<{ paused: number; re
   let paused = 0;
   let removed = 0;
   await Promise.all(
-    rows.filter((r) => r.action && !ctx.stopping.has(r.id)).map((r) =>
-      limit(async () => {
-        if (r.action === 'pause' && ctx.engine.can.pause) {
-          await pauseCopy(ctx, r);
-          paused++;
-        } else {
-          await stopCopy(ctx, r.id, r.action === 'pause' ? 'idle' : r.action);
-          removed++;
-        }
-      }),
-    ),
+    rows
+      .filter((r) => r.action && !ctx.stopping.has(r.id))
+      .map((r) =>
+        limit(async () => {
+          if (r.action === 'pause' && ctx.engine.can.pause) {
+            await pauseCopy(ctx, r);
+            paused++;
+          } else {
+            await stopCopy(ctx, r.id, r.action === 'pause' ? 'idle' : r.action);
+            removed++;
+          }
+        }),
+      ),
   );
   return { paused, removed };
 }

@@ -19,7 +19,10 @@ import { startCopy } from '../copies/copy-starter.js';
 // Only things carrying this runner's id are looked at. Copies this process is starting or stopping
 // right now are left to the code doing it.
 
-export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } = {}): Promise<{ adopted: number; removed: number; closed: number }> {
+export async function reconcile(
+  ctx: RunnerContext,
+  opts: { initial?: boolean } = {},
+): Promise<{ adopted: number; removed: number; closed: number }> {
   const s = ctx.settings;
   // The engine first, records second: a record is always written before the engine is asked, so
   // every copy listed here already has its record in what is read next.
@@ -41,7 +44,9 @@ export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } 
     const row = byId.get(copyId);
     if (!row || row.state === 'queued') {
       // Not live: whatever the engine holds for it goes (a container, or what a start or a crash left).
-      await ctx.engine.stop({ runnerId: s.runnerId, copyId, handle: c.handle }).catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed'));
+      await ctx.engine
+        .stop({ runnerId: s.runnerId, copyId, handle: c.handle })
+        .catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed'));
       if (c.handle) removed++;
       continue;
     }
@@ -51,7 +56,8 @@ export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } 
     if (c.status === 'exited' || c.status === 'other') {
       const state = await ctx.engine.state(c.handle);
       const oom = looksOom(state?.exitCode ?? null, state?.oomKilled ?? false);
-      if (state?.status === 'exited') await recordExit(ctx, { ...row, containerId: c.handle }, { exitCode: state.exitCode, oom, healthy: row.readyAt !== null });
+      if (state?.status === 'exited')
+        await recordExit(ctx, { ...row, containerId: c.handle }, { exitCode: state.exitCode, oom, healthy: row.readyAt !== null });
       if (row.readyAt) await stopCopy(ctx, row.id, oom ? 'oom' : 'exited');
       else await failCopy(ctx, row.id, oom ? 'oom' : 'exited', 'the copy exited while the runner was away');
       closed++;
@@ -67,7 +73,12 @@ export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } 
     if (row.state === 'creating' || row.state === 'starting') {
       await adoptStart(ctx, row, c.handle);
     } else if (c.status === 'running' && row.state === 'paused') {
-      await transition(ctx.sql, row.id, ['paused'], 'running', { set: { containerId: c.handle }, now: ['activeAt'], event: 'resume', detail: 'reconciled' });
+      await transition(ctx.sql, row.id, ['paused'], 'running', {
+        set: { containerId: c.handle },
+        now: ['activeAt'],
+        event: 'resume',
+        detail: 'reconciled',
+      });
     } else if (c.status === 'paused' && (row.state === 'running' || row.state === 'warm')) {
       if (row.state === 'warm') await ctx.engine.resume?.(c.handle).catch(() => {});
       else await transition(ctx.sql, row.id, ['running'], 'paused', { now: ['pausedAt'], event: 'pause', detail: 'reconciled' });
@@ -79,7 +90,8 @@ export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } 
   const settling = (r: CopyRow) => !opts.initial && r.state === 'creating' && Date.now() - (r.admittedAt ?? r.askedAt).getTime() < 30_000;
   for (const row of rows) {
     if (row.state === 'queued' || withContainer.has(row.id) || busy(row.id) || settling(row)) continue;
-    if (row.state === 'creating' || row.state === 'starting') await failCopy(ctx, row.id, 'interrupted', 'the runner stopped while starting the copy');
+    if (row.state === 'creating' || row.state === 'starting')
+      await failCopy(ctx, row.id, 'interrupted', 'the runner stopped while starting the copy');
     else await stopCopy(ctx, row.id, 'vanished');
     closed++;
   }
@@ -94,11 +106,10 @@ export async function reconcile(ctx: RunnerContext, opts: { initial?: boolean } 
 
 /** A start left half-done by a runner that died: the container runs, so probe it and carry on. */
 async function adoptStart(ctx: RunnerContext, row: CopyRow, containerId: string) {
-  const recorded = row.state === 'creating'
-    ? await transition(ctx.sql, row.id, ['creating'], 'starting', { set: { containerId } })
-    : row;
+  const recorded = row.state === 'creating' ? await transition(ctx.sql, row.id, ['creating'], 'starting', { set: { containerId } }) : row;
   if (!recorded) return;
-  if (!recorded.startedAt) await transition(ctx.sql, row.id, ['starting'], 'starting', { now: ['startedAt'], event: 'start', detail: 'reconciled' });
+  if (!recorded.startedAt)
+    await transition(ctx.sql, row.id, ['starting'], 'starting', { now: ['startedAt'], event: 'start', detail: 'reconciled' });
   void startCopy(ctx, { ...recorded, state: 'starting' }, { adoptContainer: containerId });
 }
 

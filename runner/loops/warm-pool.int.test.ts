@@ -27,7 +27,9 @@ afterAll(async () => {
 });
 
 const warmCopies = async () =>
-  runner.sql<{ id: string; state: string }[]>`select id, state from runner_copies where build_id = ${build.buildId} and session_id is null and state <> 'ended'`;
+  runner.sql<
+    { id: string; state: string }[]
+  >`select id, state from runner_copies where build_id = ${build.buildId} and session_id is null and state <> 'ended'`;
 
 describe('warm pool', () => {
   it('keeps a warm copy of a live build, hands it to the first viewer at once, and refills', async () => {
@@ -40,7 +42,11 @@ describe('warm pool', () => {
     });
 
     const session = randomUUID();
-    const entered = await runner.client.enter(session, { workspaceId: build.workspaceId, projectId: build.projectId, buildId: build.buildId });
+    const entered = await runner.client.enter(session, {
+      workspaceId: build.workspaceId,
+      projectId: build.projectId,
+      buildId: build.buildId,
+    });
     expect(entered).toMatchObject({ state: 'running', copyId: warm.id });
     expect((await fetch(`http://${entered.target!.host}:${entered.target!.port}/`)).status).toBe(200);
     const [claim] = await runner.sql<{ kind: string }[]>`select kind from copy_events where copy_id = ${warm.id} order by seq desc limit 1`;
@@ -55,7 +61,7 @@ describe('warm pool', () => {
     await runner.client.leave(session);
   });
 
-  it('counts the warm copies\' starts in the median cold start, live and in the monthly roll-up (issue 29, item 7)', async () => {
+  it("counts the warm copies' starts in the median cold start, live and in the monthly roll-up (issue 29, item 7)", async () => {
     // Every viewer of a paid plan takes a warm copy: before, none of those starts counted and
     // Usage said "Median cold start —" while the runner logged each one.
     await eventually(async () => (await warmCopies()).some((w) => w.state === 'warm'));

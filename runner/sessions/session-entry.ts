@@ -29,7 +29,8 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed }: Session
   const view = (row: CopyRow | null) => viewOf(sql, row);
 
   async function checkBuild(body: EnterBody) {
-    if (settings.workspaces && !settings.workspaces.includes(body.workspaceId)) throw new RunnerRefusal(404, 'this runner does not serve that workspace');
+    if (settings.workspaces && !settings.workspaces.includes(body.workspaceId))
+      throw new RunnerRefusal(404, 'this runner does not serve that workspace');
     let run;
     try {
       run = await ctx.runs(body.buildId);
@@ -37,7 +38,8 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed }: Session
       if (err instanceof NoSuchBuild) throw new RunnerRefusal(404, 'no such build');
       throw err;
     }
-    if (run.kind !== 'container' || run.workspaceId !== body.workspaceId || run.projectId !== body.projectId) throw new RunnerRefusal(404, 'no such container build in that project');
+    if (run.kind !== 'container' || run.workspaceId !== body.workspaceId || run.projectId !== body.projectId)
+      throw new RunnerRefusal(404, 'no such container build in that project');
   }
 
   /** The session's copy, resumed when paused (the viewer is here). A copy that cannot be woken is replaced by a fresh start. */
@@ -62,8 +64,13 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed }: Session
         if (current.state === 'paused') return wake(current, body);
         return view(current);
       }
-    } else if (current?.endReason?.startsWith('failed:') && current.buildId === body.buildId && !body.retry
-      && current.endedAt && Date.now() - current.endedAt.getTime() < settings.failHoldMs) {
+    } else if (
+      current?.endReason?.startsWith('failed:') &&
+      current.buildId === body.buildId &&
+      !body.retry &&
+      current.endedAt &&
+      Date.now() - current.endedAt.getTime() < settings.failHoldMs
+    ) {
       // Entering again right after "could not start" answers the same: a reload does not start a
       // copy that just failed over and over; the room offers a retry.
       return view(current);

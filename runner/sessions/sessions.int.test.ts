@@ -21,7 +21,10 @@ const fetchJson = async (url: string) => (await fetch(url)).json() as Promise<Re
 
 describe('copies per viewer session', () => {
   it('gives two sessions two copies, each answering with the PORT and HOST it was given', async () => {
-    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql), manifest: { run: { start: ['node', 'server.js'], env: { MOCK_MODE: 'demo' } } } });
+    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, {
+      workspaceId: await seedWorkspace(runner.sql),
+      manifest: { run: { start: ['node', 'server.js'], env: { MOCK_MODE: 'demo' } } },
+    });
     const [s1, s2] = [randomUUID(), randomUUID()];
     const first = await runner.client.enter(s1, enterBody(b));
     expect(['starting', 'running']).toContain(first.state);
@@ -29,7 +32,10 @@ describe('copies per viewer session', () => {
     const [v1, v2] = [await runner.until(s1, ['running']), await runner.until(s2, ['running'])];
     expect(v1.copyId).not.toBe(v2.copyId);
     expect(v1.target).not.toEqual(v2.target);
-    const [a1, a2] = [await fetchJson(`http://${v1.target!.host}:${v1.target!.port}/`), await fetchJson(`http://${v2.target!.host}:${v2.target!.port}/`)];
+    const [a1, a2] = [
+      await fetchJson(`http://${v1.target!.host}:${v1.target!.port}/`),
+      await fetchJson(`http://${v2.target!.host}:${v2.target!.port}/`),
+    ];
     expect(a1).toMatchObject({ port: runner.settings.copy.port, host: '0.0.0.0', mode: 'demo', uid: 1000 });
     expect(a2).toMatchObject({ port: runner.settings.copy.port, host: '0.0.0.0', mode: 'demo', uid: 1000 });
     expect(a1.copy).not.toBe(a2.copy);
@@ -38,7 +44,12 @@ describe('copies per viewer session', () => {
     // The copy's record names the container, and the container carries the labels.
     const containers = await runner.containers();
     const c1 = containers.find((c) => c.labels['rooms.copy'] === v1.copyId)!;
-    expect(c1.labels).toMatchObject({ 'rooms.build': b.buildId, 'rooms.project': b.projectId, 'rooms.workspace': b.workspaceId, 'rooms.runner': runner.runnerId });
+    expect(c1.labels).toMatchObject({
+      'rooms.build': b.buildId,
+      'rooms.project': b.projectId,
+      'rooms.workspace': b.workspaceId,
+      'rooms.runner': runner.runnerId,
+    });
     await runner.client.leave(s1);
     await runner.client.leave(s2);
     expect((await runner.client.copy(s1)).state).toBe('gone');
@@ -64,7 +75,7 @@ describe('copies per viewer session', () => {
     await runner.client.leave(s);
   });
 
-  it('runs controls and story calls in order on the session\'s own copy and reports each outcome', async () => {
+  it("runs controls and story calls in order on the session's own copy and reports each outcome", async () => {
     const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql) });
     const [s1, s2] = [randomUUID(), randomUUID()];
     await runner.client.enter(s1, enterBody(b));
@@ -77,15 +88,24 @@ describe('copies per viewer session', () => {
       { method: 'GET', path: '/counter' },
     ]);
     expect(first.outcomes.map((o) => [o.call, o.status, o.ok])).toEqual([
-      ['DELETE /counter', 200, true], ['POST /counter', 200, true], ['POST /counter', 200, true], ['GET /counter', 200, true],
+      ['DELETE /counter', 200, true],
+      ['POST /counter', 200, true],
+      ['POST /counter', 200, true],
+      ['GET /counter', 200, true],
     ]);
     expect(JSON.parse(first.outcomes[3].body!)).toEqual({ counter: 6 });
     // The other viewer's copy is untouched: each has their own.
     const other = await runner.client.calls(s2, [{ method: 'GET', path: '/counter' }]);
     expect(JSON.parse(other.outcomes[0].body!)).toEqual({ counter: 0 });
     // A failing call stops the ones after it.
-    const failing = await runner.client.calls(s1, [{ method: 'GET', path: '/broken' }, { method: 'POST', path: '/counter' }]);
-    expect(failing.outcomes).toMatchObject([{ call: 'GET /broken', ok: false, status: 500 }, { call: 'POST /counter', ok: false, error: 'skipped' }]);
+    const failing = await runner.client.calls(s1, [
+      { method: 'GET', path: '/broken' },
+      { method: 'POST', path: '/counter' },
+    ]);
+    expect(failing.outcomes).toMatchObject([
+      { call: 'GET /broken', ok: false, status: 500 },
+      { call: 'POST /counter', ok: false, error: 'skipped' },
+    ]);
     await runner.client.leave(s1);
     await runner.client.leave(s2);
   });
@@ -117,12 +137,22 @@ describe('copies per viewer session', () => {
     const invalid = (detail: string) => ({ status: 400, body: { error: 'invalid', detail } });
     expect(await ask('POST', '/sessions/not-a-uuid/copy', enterBody(b))).toEqual(invalid('sessionId: Invalid UUID'));
     // No body reads as an empty one: each missing field is named.
-    expect(await ask('POST', `/sessions/${s}/copy`)).toEqual(invalid(['workspaceId', 'projectId', 'buildId'].map((f) => `${f}: Invalid input: expected string, received undefined`).join('; ')));
-    expect(await ask('POST', `/sessions/${s}/copy`, { ...enterBody(b), roomViewerCap: -1 })).toEqual(invalid('roomViewerCap: Too small: expected number to be >=0'));
+    expect(await ask('POST', `/sessions/${s}/copy`)).toEqual(
+      invalid(['workspaceId', 'projectId', 'buildId'].map((f) => `${f}: Invalid input: expected string, received undefined`).join('; ')),
+    );
+    expect(await ask('POST', `/sessions/${s}/copy`, { ...enterBody(b), roomViewerCap: -1 })).toEqual(
+      invalid('roomViewerCap: Too small: expected number to be >=0'),
+    );
     expect(await ask('GET', `/sessions/${s}/copy?wait=99999999`)).toEqual(invalid('wait: Too big: expected number to be <=30000'));
-    expect(await ask('POST', `/sessions/${s}/calls`, { calls: [{ method: 'GET', path: '//evil.example/' }] })).toEqual(invalid('calls.0.path: Invalid string: must match pattern /^\\/(?!\\/)\\S*$/'));
-    expect(await ask('POST', `/sessions/${s}/calls`, undefined, '{"calls":')).toEqual(invalid('Body is not valid JSON but content-type is set to \'application/json\''));
-    expect(await ask('POST', `/builds/${randomUUID()}/prepare?wait=x`)).toEqual(invalid('wait: Invalid input: expected number, received NaN'));
+    expect(await ask('POST', `/sessions/${s}/calls`, { calls: [{ method: 'GET', path: '//evil.example/' }] })).toEqual(
+      invalid('calls.0.path: Invalid string: must match pattern /^\\/(?!\\/)\\S*$/'),
+    );
+    expect(await ask('POST', `/sessions/${s}/calls`, undefined, '{"calls":')).toEqual(
+      invalid("Body is not valid JSON but content-type is set to 'application/json'"),
+    );
+    expect(await ask('POST', `/builds/${randomUUID()}/prepare?wait=x`)).toEqual(
+      invalid('wait: Invalid input: expected number, received NaN'),
+    );
     // Refusals keep their status and words, and the copy when there is one to show.
     expect(await ask('POST', `/sessions/${s}/calls`, { calls: [{ method: 'GET', path: '/' }] })).toEqual({
       status: 409,
@@ -151,7 +181,7 @@ describe('copies per viewer session', () => {
 });
 
 describe('images', () => {
-  it('loads a build\'s image once however many ask at the same time, retagged to the build', async () => {
+  it("loads a build's image once however many ask at the same time, retagged to the build", async () => {
     const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql) });
     const engine = runner.engine;
     const load = engine.loadImage.bind(engine);

@@ -15,7 +15,9 @@ beforeAll(async () => {
   bomb = webpBomb(4096);
   platform = await startPlatform({ workers: true });
 });
-afterAll(async () => { await platform.close(); });
+afterAll(async () => {
+  await platform.close();
+});
 
 const MB = 1024 * 1024;
 type Answer = { status: number; body: any; headers: Headers };
@@ -26,7 +28,12 @@ async function atOnce(send: () => Promise<Answer>) {
   const grown = process.memoryUsage().rss - before;
   for (const a of answers) {
     expect([422, 503]).toContain(a.status);
-    if (a.status === 422) expect(a.body).toMatchObject({ error: 'refused: file', reason: 'file', detail: expect.stringMatching(/4096×4096 pixels in \d+ bytes/) });
+    if (a.status === 422)
+      expect(a.body).toMatchObject({
+        error: 'refused: file',
+        reason: 'file',
+        detail: expect.stringMatching(/4096×4096 pixels in \d+ bytes/),
+      });
     if (a.status === 503) expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
   }
   expect(grown).toBeLessThan(64 * MB);
@@ -35,7 +42,9 @@ async function atOnce(send: () => Promise<Answer>) {
 describe('bomb images sent to the api', () => {
   it('PUT /api/me/photo: four 4096² bombs at once are refused and no photo is kept', async () => {
     const p = await platform.person();
-    await atOnce(() => platform.fetch('/api/me/photo', { method: 'PUT', token: p.token, body: bomb, headers: { 'content-type': 'image/webp' } }));
+    await atOnce(() =>
+      platform.fetch('/api/me/photo', { method: 'PUT', token: p.token, body: bomb, headers: { 'content-type': 'image/webp' } }),
+    );
     expect((await p.client.call('whoami')).photo).toBeNull();
   }, 180_000);
 
@@ -44,9 +53,28 @@ describe('bomb images sent to the api', () => {
     const { project } = await deployStaticRoom(platform, owner, { files: { 'index.html': '<title>A</title>', 'img/bomb.webp': bomb } });
     const params = { projectId: project.id };
     await owner.client.call('saveCard', { params, body: { title: 'Acme CRM', line: 'Follow up every deal from one board.' } });
-    await atOnce(() => platform.fetch(`/api/projects/${project.id}/card/cover`, { method: 'PUT', token: owner.token, body: bomb, headers: { 'content-type': 'image/webp' } }));
-    await atOnce(() => platform.fetch(`/api/projects/${project.id}/card/cover/build`, { method: 'POST', token: owner.token, json: { path: '/img/bomb.webp' } }));
-    await atOnce(() => platform.fetch(`/api/projects/${project.id}/card/cover/build/check`, { method: 'POST', token: owner.token, json: { path: '/img/bomb.webp' } }));
+    await atOnce(() =>
+      platform.fetch(`/api/projects/${project.id}/card/cover`, {
+        method: 'PUT',
+        token: owner.token,
+        body: bomb,
+        headers: { 'content-type': 'image/webp' },
+      }),
+    );
+    await atOnce(() =>
+      platform.fetch(`/api/projects/${project.id}/card/cover/build`, {
+        method: 'POST',
+        token: owner.token,
+        json: { path: '/img/bomb.webp' },
+      }),
+    );
+    await atOnce(() =>
+      platform.fetch(`/api/projects/${project.id}/card/cover/build/check`, {
+        method: 'POST',
+        token: owner.token,
+        json: { path: '/img/bomb.webp' },
+      }),
+    );
     expect((await owner.client.call('getCard', { params })).cover).toBeNull();
   }, 180_000);
 });

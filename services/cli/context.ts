@@ -21,7 +21,10 @@ export class CliContext {
   readonly verbose: boolean;
   private readonly tokenFlag?: string;
 
-  constructor(options: GlobalOptions, readonly env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    options: GlobalOptions,
+    readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
     this.apiUrl = resolveApiUrl(options.api, env);
     const warning = plainHttpWarning(this.apiUrl);
     if (warning) this.info(warning);

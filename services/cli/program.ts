@@ -36,7 +36,20 @@ export function buildProgram(): Command {
   builds.addCommand(buildsLsCommand());
   workspace.addCommand(workspaceLsCommand()).addCommand(workspaceUseCommand());
 
-  for (const command of [loginCommand(), logoutCommand(), whoamiCommand(), initCommand(), validateCommand(), deployCommand(), links, projects, builds, workspace, rollbackCommand(), logsCommand()]) {
+  for (const command of [
+    loginCommand(),
+    logoutCommand(),
+    whoamiCommand(),
+    initCommand(),
+    validateCommand(),
+    deployCommand(),
+    links,
+    projects,
+    builds,
+    workspace,
+    rollbackCommand(),
+    logsCommand(),
+  ]) {
     program.addCommand(command);
   }
   return program;

@@ -5,7 +5,11 @@ import { ApiError, ContractError } from '@demo-rooms/contract';
  * trace. `detail` is shown only with --verbose.
  */
 export class Refusal extends Error {
-  constructor(message: string, readonly hint?: string, readonly detail: string[] = []) {
+  constructor(
+    message: string,
+    readonly hint?: string,
+    readonly detail: string[] = [],
+  ) {
     super(message);
     this.name = 'Refusal';
   }
@@ -50,11 +54,18 @@ const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 /** Any error as the lines to print; unexpected ones say so, and show their stack only with --verbose. */
 export function describeFailure(err: unknown, verbose: boolean): string[] {
   if (err instanceof Refusal) {
-    return [`pitch: ${oneLine(err.message)}`, ...(err.hint ? [`  ${oneLine(err.hint)}`] : []), ...(verbose ? err.detail.map((d) => `  ${d}`) : [])];
+    return [
+      `pitch: ${oneLine(err.message)}`,
+      ...(err.hint ? [`  ${oneLine(err.hint)}`] : []),
+      ...(verbose ? err.detail.map((d) => `  ${d}`) : []),
+    ];
   }
   if (err instanceof ApiError) return describeFailure(apiRefusal('the request', err), verbose);
   if (err instanceof ContractError) {
-    return [`pitch: the platform's reply to ${err.operation} does not fit the contract`, `  is the platform newer than this tool? ${verbose ? err.message : 'run with --verbose for the fields'}`];
+    return [
+      `pitch: the platform's reply to ${err.operation} does not fit the contract`,
+      `  is the platform newer than this tool? ${verbose ? err.message : 'run with --verbose for the fields'}`,
+    ];
   }
   const network = networkProblem(err);
   if (network) return [`pitch: ${network}`, '  is the platform running? choose it with --api URL or PITCH_API'];
@@ -72,6 +83,7 @@ function networkProblem(err: unknown): string | null {
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'the connection to the platform broke off';
   if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'cannot reach the platform: the connection timed out';
   // Any other failure of fetch itself (a port browsers block, a TLS problem) names its cause.
-  if (err instanceof TypeError && err.message === 'fetch failed') return `cannot reach the platform: ${(cause as Error | undefined)?.message ?? 'the request failed'}`;
+  if (err instanceof TypeError && err.message === 'fetch failed')
+    return `cannot reach the platform: ${(cause as Error | undefined)?.message ?? 'the request failed'}`;
   return null;
 }

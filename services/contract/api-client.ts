@@ -7,14 +7,20 @@ import { routes, type Operation, type Routes } from './routes/route-table.js';
 // reply against the same schemas the server uses: a reply that does not fit is an error here too.
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly body: ErrorBody) {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+  ) {
     super(`${status} ${body.error}${body.reason ? ` (${body.reason})` : ''}`);
     this.name = 'ApiError';
   }
 }
 
 export class ContractError extends Error {
-  constructor(readonly operation: string, readonly issues: z.core.$ZodIssue[]) {
+  constructor(
+    readonly operation: string,
+    readonly issues: z.core.$ZodIssue[],
+  ) {
     super(`reply of ${operation} does not fit the contract: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     this.name = 'ContractError';
   }
@@ -42,18 +48,31 @@ export function createClient(opts: ClientOptions) {
   const doFetch = opts.fetch ?? fetch;
   const base = opts.baseUrl.replace(/\/$/, '');
 
-  async function call<O extends Operation>(operation: O, ...args: keyof CallArgs<Routes[O]> extends never ? [] : [CallArgs<Routes[O]>?]): Promise<ReplyOf<Routes[O]>> {
+  async function call<O extends Operation>(
+    operation: O,
+    ...args: keyof CallArgs<Routes[O]> extends never ? [] : [CallArgs<Routes[O]>?]
+  ): Promise<ReplyOf<Routes[O]>> {
     const a = (args[0] ?? {}) as { params?: Record<string, string>; body?: unknown; headers?: Record<string, string> };
     const json = a.body === undefined ? undefined : JSON.stringify(a.body);
     return send(operation, a.params, json, { ...(json === undefined ? {} : { 'content-type': 'application/json' }), ...a.headers });
   }
 
   /** An upload PUT (`raw` in the route table): the body is the file's bytes, sent as they are. */
-  function upload<O extends RawOperation>(operation: O, file: Blob | Uint8Array, contentType: string, ...params: ParamsOf<Routes[O]> extends undefined ? [] : [ParamsOf<Routes[O]>]): Promise<ReplyOf<Routes[O]>> {
+  function upload<O extends RawOperation>(
+    operation: O,
+    file: Blob | Uint8Array,
+    contentType: string,
+    ...params: ParamsOf<Routes[O]> extends undefined ? [] : [ParamsOf<Routes[O]>]
+  ): Promise<ReplyOf<Routes[O]>> {
     return send(operation, params[0] as Record<string, string> | undefined, file as BodyInit, { 'content-type': contentType });
   }
 
-  async function send<O extends Operation>(operation: O, params: Record<string, string> | undefined, body: BodyInit | undefined, extra: Record<string, string>): Promise<ReplyOf<Routes[O]>> {
+  async function send<O extends Operation>(
+    operation: O,
+    params: Record<string, string> | undefined,
+    body: BodyInit | undefined,
+    extra: Record<string, string>,
+  ): Promise<ReplyOf<Routes[O]>> {
     const r = routes[operation] as RouteDef;
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers, ...extra };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;

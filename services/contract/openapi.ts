@@ -29,7 +29,10 @@ function operationOf(r: RouteDef): ZodOpenApiOperationObject {
     requestBody: r.body
       ? { required: true, content: json(r.body) }
       : r.raw
-        ? { required: true, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }
+        ? {
+            required: true,
+            content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+          }
         : undefined,
     responses,
   } as ZodOpenApiOperationObject;

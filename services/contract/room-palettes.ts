@@ -14,8 +14,24 @@ export type FontName = (typeof fontNames)[number];
 
 /** The room's own colours. Each passes every pair the room checks (room-theme.test.ts). */
 export const roomPalettes: Record<Scheme, Palette> = {
-  light: { background: '#f3f4f7', surface: '#ffffff', text: '#1d2330', muted: '#5b6475', accent: '#3557d4', accentText: '#ffffff', border: '#dde1e8' },
-  dark: { background: '#15181e', surface: '#1f232b', text: '#e8ebf1', muted: '#a3abb9', accent: '#7b93ff', accentText: '#000000', border: '#343a46' },
+  light: {
+    background: '#f3f4f7',
+    surface: '#ffffff',
+    text: '#1d2330',
+    muted: '#5b6475',
+    accent: '#3557d4',
+    accentText: '#ffffff',
+    border: '#dde1e8',
+  },
+  dark: {
+    background: '#15181e',
+    surface: '#1f232b',
+    text: '#e8ebf1',
+    muted: '#a3abb9',
+    accent: '#7b93ff',
+    accentText: '#000000',
+    border: '#343a46',
+  },
 };
 
 export const roomRadius: RadiusName = 'soft';

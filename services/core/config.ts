@@ -15,14 +15,17 @@ const Env = z.object({
    * (IPs, CIDR ranges, loopback, linklocal, uniquelocal), as fastify's trustProxy takes them.
    * Every per-address limit counts what this yields.
    */
-  TRUST_PROXY: z.string().optional().transform((value, ctx) => {
-    try {
-      return parseTrustProxy(value);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: (err as Error).message });
-      return z.NEVER;
-    }
-  }),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return parseTrustProxy(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** The platform origin as browsers reach it: API and room shell live here. */
   PUBLIC_URL: z.url().optional(),
   /** Template of a project's content origin; `{slug}` is replaced. Build content never shares the platform origin. */
@@ -38,7 +41,10 @@ const Env = z.object({
   /** Docker Engine API of the container hosts; podman's compatible socket locally. */
   DOCKER_HOST: z.string().optional(),
   /** BullMQ key prefix: lets tests and several platforms share one Redis. */
-  QUEUE_PREFIX: z.string().regex(/^[a-z0-9-]+$/).default('rooms'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9-]+$/)
+    .default('rooms'),
   RUNNER_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
   /** Port of the room when it runs as its own process (production); in development the api serves it. */
   ROOM_PORT: z.coerce.number().int().min(0).max(65535).default(8083),
@@ -61,7 +67,12 @@ const Env = z.object({
   /** Local data folder: the mail outbox in development. */
   DATA_DIR: z.string().default('.data'),
   /** Largest screenshot a comment may carry (bytes, as sent); the shell sends none beyond it and says `too-large`. */
-  SCREENSHOT_MAX_BYTES: z.coerce.number().int().min(10_000).max(20 * 1024 * 1024).default(3 * 1024 * 1024),
+  SCREENSHOT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(10_000)
+    .max(20 * 1024 * 1024)
+    .default(3 * 1024 * 1024),
   /** An OpenAI-compatible chat completions API for suggestWording (e.g. https://api.openai.com/v1); unset, it answers 503. */
   AI_BASE_URL: z.url().optional(),
   AI_API_KEY: z.string().min(1).optional(),
@@ -101,7 +112,10 @@ const Env = z.object({
   /** The runner's internal API as the room reaches it; default http://127.0.0.1:RUNNER_PORT. */
   RUNNER_URL: z.url().optional(),
   /** This runner's instance id, on every copy's labels: a restarted runner adopts only copies carrying it. Keep it stable per host; default the host name. */
-  RUNNER_ID: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and hyphens, at most 40').optional(),
+  RUNNER_ID: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and hyphens, at most 40')
+    .optional(),
   /** Only these workspaces (comma-separated ids) are served, e.g. a dedicated host; unset serves all. */
   RUNNER_WORKSPACES: z.string().optional(),
   /** Copies this host runs at once (warm, starting, running and paused). */
@@ -122,13 +136,19 @@ const Env = z.object({
   RUNNER_IDLE_PAUSE_S: z.coerce.number().positive().default(300),
   RUNNER_IDLE_REMOVE_S: z.coerce.number().positive().default(1800),
   /** No copy lives longer than this from its start (seconds). */
-  RUNNER_MAX_AGE_S: z.coerce.number().positive().default(4 * 3600),
+  RUNNER_MAX_AGE_S: z.coerce
+    .number()
+    .positive()
+    .default(4 * 3600),
   /** Warm copies per live build at most; the plan's warmCopies up to this. 0 turns the pool off. */
   RUNNER_WARM_MAX: z.coerce.number().int().min(0).default(2),
   /** Reconcile engine, records and live builds every this many seconds (jittered). */
   RUNNER_RECONCILE_S: z.coerce.number().positive().default(30),
   /** Address pool for the copies' own networks, cut into /29s. */
-  RUNNER_SUBNETS: z.string().regex(/^\d+\.\d+\.\d+\.\d+\/(8|9|1\d|2[0-8])$/, 'an IPv4 CIDR, /8 to /28').default('10.213.0.0/16'),
+  RUNNER_SUBNETS: z
+    .string()
+    .regex(/^\d+\.\d+\.\d+\.\d+\/(8|9|1\d|2[0-8])$/, 'an IPv4 CIDR, /8 to /28')
+    .default('10.213.0.0/16'),
   /** The platform's monthly spend limit on demo containers (USD); unset means none. */
   RUNNER_SPEND_LIMIT_USD: z.coerce.number().min(0).optional(),
   /** What one container-hour costs the platform (USD), to weigh usage against the limit. */
@@ -148,15 +168,31 @@ const Env = z.object({
   /** Engine calls in flight at once: the engine serialises much, and an unbounded burst only queues there. */
   RUNNER_ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   /** Largest image archive (a bundle's unpacked tar) the runner loads into its engine, in bytes: bounds the engine host's disk. Checked before a load and counted during it. */
-  RUNNER_MAX_IMAGE_BYTES: z.coerce.number().int().min(1).default(4 * 1024 ** 3),
+  RUNNER_MAX_IMAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(4 * 1024 ** 3),
 
   // --- Builds (services/api/deploy, workers/bundle). ---
   /** How long createBuild waits for its unpack or bundle check before answering 503 and giving the deploy up, in milliseconds. */
-  BUILD_WAIT_MS: z.coerce.number().int().min(1).default(10 * 60 * 1000),
+  BUILD_WAIT_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 60 * 1000),
   /** A container bundle's limits at check time: entries, bytes of its small JSON files held in memory, bytes unpacked (the tar inside the gzip). */
   BUNDLE_MAX_ENTRIES: z.coerce.number().int().min(1).default(2_000),
-  BUNDLE_MAX_HELD_BYTES: z.coerce.number().int().min(1).default(16 * 1024 * 1024),
-  BUNDLE_MAX_UNPACKED_BYTES: z.coerce.number().int().min(1).default(4 * 1024 ** 3),
+  BUNDLE_MAX_HELD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(16 * 1024 * 1024),
+  BUNDLE_MAX_UNPACKED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(4 * 1024 ** 3),
 });
 
 export type Config = z.infer<typeof Env> & { publicUrl: string; contentOrigin: string };
@@ -179,7 +215,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** Only the object store's settings, for a process (the operator's command) that needs no others. */
 export function loadStorageConfig(env: NodeJS.ProcessEnv = process.env) {
-  return Env.pick({ S3_ENDPOINT: true, S3_BUCKET: true, S3_REGION: true, S3_ACCESS_KEY_ID: true, S3_SECRET_ACCESS_KEY: true, S3_FORCE_PATH_STYLE: true }).parse(env);
+  return Env.pick({
+    S3_ENDPOINT: true,
+    S3_BUCKET: true,
+    S3_REGION: true,
+    S3_ACCESS_KEY_ID: true,
+    S3_SECRET_ACCESS_KEY: true,
+    S3_FORCE_PATH_STYLE: true,
+  }).parse(env);
 }
 
 /** The runner's internal API as the room and the api reach it: RUNNER_URL, else the runner on this host. */

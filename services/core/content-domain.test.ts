@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { contentDomainProblem } from './content-domain.js';
 
-it('refuses content origins on the platform\'s own registrable domain', () => {
+it("refuses content origins on the platform's own registrable domain", () => {
   expect(contentDomainProblem('https://app.example.com', 'https://{slug}.rooms.example.com')).toMatch(/registrable domain example\.com/);
   expect(contentDomainProblem('https://example.com', 'https://{slug}.example.com')).toMatch(/registrable domain/);
   expect(contentDomainProblem('https://app.example.co.uk', 'https://{slug}.demos.example.co.uk')).toMatch(/example\.co\.uk/);

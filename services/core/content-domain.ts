@@ -14,7 +14,7 @@ export function contentDomainProblem(publicUrl: string, contentOrigin: string): 
   const sample = new URL(contentOrigin.replace('{slug}', 'slug-sample'));
   if (!sample.hostname.includes('slug-sample')) return 'must hold {slug} in its host, not its path';
   const platformHost = new URL(publicUrl).hostname;
-  if (sample.hostname === platformHost) return 'must not be the platform\'s own host';
+  if (sample.hostname === platformHost) return "must not be the platform's own host";
   const options = { allowPrivateDomains: true };
   const platformSite = getDomain(platformHost, options);
   const contentSite = getDomain(sample.hostname, options);

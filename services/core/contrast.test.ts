@@ -32,11 +32,31 @@ describe('nearestPassingShade', () => {
     { colour: '#777777', against: [{ colour: '#ffffff', ratio: 4.5 }], expected: '#767676' },
     { colour: '#ff7a00', against: [{ colour: '#ffffff', ratio: 4.5 }], expected: '#bf5900' },
     { colour: '#3557d4', against: [{ colour: '#ffffff', ratio: 4.5 }], expected: '#3557d4' },
-    { colour: '#ffd000', against: [{ colour: '#ffffff', ratio: 3 }, { colour: '#15181e', ratio: 3 }] },
+    {
+      colour: '#ffd000',
+      against: [
+        { colour: '#ffffff', ratio: 3 },
+        { colour: '#15181e', ratio: 3 },
+      ],
+    },
     { colour: '#1d2330', against: [{ colour: '#111111', ratio: 4.5 }] },
-    { colour: '#00aa55', against: [{ colour: '#f3f4f7', ratio: 3 }, { colour: '#ffffff', ratio: 3 }, { colour: '#1f232b', ratio: 3 }] },
+    {
+      colour: '#00aa55',
+      against: [
+        { colour: '#f3f4f7', ratio: 3 },
+        { colour: '#ffffff', ratio: 3 },
+        { colour: '#1f232b', ratio: 3 },
+      ],
+    },
     // Nothing is 3:1 from white and from black at once.
-    { colour: '#3557d4', against: [{ colour: '#ffffff', ratio: 4.5 }, { colour: '#000000', ratio: 4.7 }], expected: null },
+    {
+      colour: '#3557d4',
+      against: [
+        { colour: '#ffffff', ratio: 4.5 },
+        { colour: '#000000', ratio: 4.7 },
+      ],
+      expected: null,
+    },
   ];
 
   it.each(cases)('$colour against $against', ({ colour, against, expected }) => {

@@ -68,19 +68,34 @@ export interface ImageRules {
  * The logo of a brand (spec 2.8 and 8): PNG, JPEG or WebP, 256 KB, 16×16 to 2048×2048, at most
  * 8:1. The spec's sides already bound it to 4 MP, which is its pixel budget; kept at its size.
  */
-export const logoRules: ImageRules = { types: ['image/png', 'image/jpeg', 'image/webp'], maxBytes: 256 * 1024, maxSide: 2048, maxPixels: 2048 * 2048, minSide: 16, maxAspect: 8 };
+export const logoRules: ImageRules = {
+  types: ['image/png', 'image/jpeg', 'image/webp'],
+  maxBytes: 256 * 1024,
+  maxSide: 2048,
+  maxPixels: 2048 * 2048,
+  minSide: 16,
+  maxAspect: 8,
+};
 
 /**
  * A comment's screenshot (the frame's viewport at scale 1, PNG or WebP): at most 4096 a side and
  * 16 MP, kept within 2560 a side (its pins are fractions of the picture, so a shrunk one still
  * shows where they point).
  */
-export const screenshotRules = (maxBytes: number): ImageRules => ({ types: ['image/png', 'image/webp'], maxBytes, maxSide: 4096, maxPixels: 4096 * 4096, storedSide: 2560 });
+export const screenshotRules = (maxBytes: number): ImageRules => ({
+  types: ['image/png', 'image/webp'],
+  maxBytes,
+  maxSide: 4096,
+  maxPixels: 4096 * 4096,
+  storedSide: 2560,
+});
 
 /** The width, height and type the header declares; nothing is decoded. */
 async function headerOf(bytes: Buffer, types: ImageType[]) {
   // No pixel limit here: the header is only read, and the limits are checked on what it declares.
-  const meta = await sharp(bytes, { limitInputPixels: false }).metadata().catch(() => null);
+  const meta = await sharp(bytes, { limitInputPixels: false })
+    .metadata()
+    .catch(() => null);
   const type = meta?.format ? formatTypes[meta.format] : undefined;
   if (!meta || !type || !types.includes(type)) throw new ImageRefused(`not an image of type ${types.join(', ')}`);
   if (!meta.width || !meta.height) throw new ImageRefused('the image declares no size');
@@ -90,13 +105,17 @@ async function headerOf(bytes: Buffer, types: ImageType[]) {
 function checkSize(width: number, height: number, bytes: number, rules: ImageRules) {
   const size = `${width}×${height} pixels`;
   const pixels = width * height;
-  if (width > rules.maxSide || height > rules.maxSide) throw new ImageRefused(`the image is ${size}; at most ${rules.maxSide} pixels a side are taken`);
+  if (width > rules.maxSide || height > rules.maxSide)
+    throw new ImageRefused(`the image is ${size}; at most ${rules.maxSide} pixels a side are taken`);
   const maxPixels = rules.maxPixels ?? rules.maxSide * rules.maxSide;
   if (pixels > maxPixels) throw new ImageRefused(`the image is ${size}; at most ${maxPixels} pixels in all are taken`);
   if (pixels > RATIO_FLOOR && pixels > MAX_PIXELS_PER_BYTE * bytes) {
-    throw new ImageRefused(`the image declares ${size} in ${bytes} bytes, more than a picture holds; at most ${MAX_PIXELS_PER_BYTE} pixels a byte are taken`);
+    throw new ImageRefused(
+      `the image declares ${size} in ${bytes} bytes, more than a picture holds; at most ${MAX_PIXELS_PER_BYTE} pixels a byte are taken`,
+    );
   }
-  if (rules.minSide && (width < rules.minSide || height < rules.minSide)) throw new ImageRefused(`the image is ${size}; at least ${rules.minSide} pixels a side are needed`);
+  if (rules.minSide && (width < rules.minSide || height < rules.minSide))
+    throw new ImageRefused(`the image is ${size}; at least ${rules.minSide} pixels a side are needed`);
   if (rules.maxAspect && Math.max(width, height) > rules.maxAspect * Math.min(width, height)) {
     throw new ImageRefused(`the image is ${size}; one side may be at most ${rules.maxAspect} times the other`);
   }
@@ -120,7 +139,12 @@ async function decode(bytes: Buffer, type: ImageType, rules: ImageRules): Promis
   // rotate(): a photo's EXIF orientation is applied to the pixels, since the EXIF itself goes.
   let image = sharp(bytes, { limitInputPixels, failOn: 'error', animated: false }).rotate();
   if (rules.storedSide) image = image.resize(rules.storedSide, rules.storedSide, { fit: 'inside', withoutEnlargement: true });
-  const encoded = type === 'image/png' ? image.png({ compressionLevel: 6 }) : type === 'image/webp' ? image.webp({ quality: 90 }) : image.jpeg({ quality: 90 });
+  const encoded =
+    type === 'image/png'
+      ? image.png({ compressionLevel: 6 })
+      : type === 'image/webp'
+        ? image.webp({ quality: 90 })
+        : image.jpeg({ quality: 90 });
   // A truncated or corrupt file passes the header and fails here.
   const out = await encoded.toBuffer({ resolveWithObject: true }).catch(() => {
     throw new ImageRefused('the image could not be decoded');

@@ -9,7 +9,11 @@ import { createQueues, createRedis, type Queues } from './queues.js';
 // A job's outcome comes back through Redis from whatever took the job: runJob parses it with the
 // outcome's schema, so a worker answering out of contract is refused by name, not passed on as T.
 
-const config = loadConfig({ ...testEnv(), LOG_LEVEL: 'silent', QUEUE_PREFIX: `t-${randomUUID().slice(0, 8)}` } as unknown as NodeJS.ProcessEnv);
+const config = loadConfig({
+  ...testEnv(),
+  LOG_LEVEL: 'silent',
+  QUEUE_PREFIX: `t-${randomUUID().slice(0, 8)}`,
+} as unknown as NodeJS.ProcessEnv);
 const buildId = randomUUID();
 let queues: Queues;
 let worker: Worker;

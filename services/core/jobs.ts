@@ -36,7 +36,12 @@ export type BuildOutcome = z.infer<typeof BuildOutcome>;
  * rather than running it twice.
  */
 export async function runJob<T extends z.ZodType>(
-  queues: Queues, name: QueueName, jobId: string, data: unknown, timeoutMs: number, outcome: T,
+  queues: Queues,
+  name: QueueName,
+  jobId: string,
+  data: unknown,
+  timeoutMs: number,
+  outcome: T,
 ): Promise<z.output<T>> {
   const events = queues.events(name);
   await events.waitUntilReady();

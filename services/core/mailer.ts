@@ -3,8 +3,14 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from './log.js';
 
-export interface Mail { to: string; subject: string; text: string }
-export interface Mailer { send(mail: Mail): Promise<void> }
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+}
 
 /**
  * SMTP when SMTP_URL is set; otherwise each mail is written to `<dataDir>/outbox/` and the log

@@ -9,7 +9,14 @@ describe('plans', () => {
   });
 
   it('keeps Free to static demos, no private links, no pipeline and totals only', () => {
-    expect(plans[0]).toMatchObject({ name: 'free', staticOnly: true, privateLinks: false, pipeline: false, fullAnalytics: false, containerCopies: 0 });
+    expect(plans[0]).toMatchObject({
+      name: 'free',
+      staticOnly: true,
+      privateLinks: false,
+      pipeline: false,
+      fullAnalytics: false,
+      containerCopies: 0,
+    });
   });
 
   it('allows visit listing from Solo up', () => {

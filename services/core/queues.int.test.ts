@@ -15,10 +15,19 @@ describe('createQueues', () => {
       const platform = await startPlatform();
       await platform.deps.queues.events('archive.unpack').waitUntilReady();
       await platform.close();`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     const outcome = await new Promise<string>((resolve) => {
-      const deadline = setTimeout(() => { child.kill('SIGKILL'); resolve('still running after 60 s'); }, 60_000);
-      child.on('exit', (code) => { clearTimeout(deadline); resolve(`exit ${code}`); });
+      const deadline = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve('still running after 60 s');
+      }, 60_000);
+      child.on('exit', (code) => {
+        clearTimeout(deadline);
+        resolve(`exit ${code}`);
+      });
     });
     expect(outcome).toBe('exit 0');
   }, 90_000);

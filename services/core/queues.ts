@@ -5,7 +5,14 @@ import type { Config } from './config.js';
 // The job catalog: every queue the platform uses, named `<subject>.<verb>`; each queue carries one
 // job, named as its queue (`Queues.add`). Workers refuse to start when a queue here has no
 // processor (workers/processors.ts), so a job can never be enqueued where nobody will take it.
-export const queueNames = ['archive.unpack', 'bundle.check', 'usage.rollup', 'leftovers.sweep', 'event-days.rollup', 'account.purge'] as const;
+export const queueNames = [
+  'archive.unpack',
+  'bundle.check',
+  'usage.rollup',
+  'leftovers.sweep',
+  'event-days.rollup',
+  'account.purge',
+] as const;
 export type QueueName = (typeof queueNames)[number];
 
 /** A Redis connection for BullMQ: workers need `maxRetriesPerRequest: null` (BullMQ's production guide). */

@@ -10,18 +10,32 @@ describe('the room theme', () => {
     const look = composeLook({ theme: null, accent: null });
     expect(look.scheme).toBe('light dark');
     expect(problemsOf(look, { theme: null, accent: null })).toEqual([]);
-    expect(effectiveOf(look)).toMatchObject({ ...roomPalettes.light, radius: 'soft', font: 'system', scheme: 'light dark', 'dark.background': roomPalettes.dark.background });
+    expect(effectiveOf(look)).toMatchObject({
+      ...roomPalettes.light,
+      radius: 'soft',
+      font: 'system',
+      scheme: 'light dark',
+      'dark.background': roomPalettes.dark.background,
+    });
   });
 
   it('checks a brand accent on the light and the dark backgrounds, with text picked to read on it', () => {
     expect(check({ theme: null, accent: '#3f61e1' })).toEqual([]);
     // A common blue is a shade too dark for the dark palette's surface: the nearest passing shade is a nudge.
-    expect(check({ theme: null, accent: '#3b5bdb' }).map((p) => [p.scheme, p.pair, p.ratio, p.shade])).toEqual([['dark', 'accent on surface', 2.78, '#3f61e1']]);
+    expect(check({ theme: null, accent: '#3b5bdb' }).map((p) => [p.scheme, p.pair, p.ratio, p.shade])).toEqual([
+      ['dark', 'accent on surface', 2.78, '#3f61e1'],
+    ]);
     const orange = check({ theme: null, accent: '#ffd000' });
-    expect(orange.map((p) => [p.scheme, p.pair])).toEqual([['light', 'accent on background'], ['light', 'accent on surface']]);
+    expect(orange.map((p) => [p.scheme, p.pair])).toEqual([
+      ['light', 'accent on background'],
+      ['light', 'accent on surface'],
+    ]);
     expect(orange[0]).toMatchObject({ token: 'accent', needed: 3, colours: { foreground: '#ffd000', background: '#f3f4f7' } });
     const dark = check({ theme: null, accent: '#1a237e' });
-    expect(dark.map((p) => [p.scheme, p.pair])).toEqual([['dark', 'accent on background'], ['dark', 'accent on surface']]);
+    expect(dark.map((p) => [p.scheme, p.pair])).toEqual([
+      ['dark', 'accent on background'],
+      ['dark', 'accent on surface'],
+    ]);
   });
 
   it('offers for each problem a shade that passes every pair its token is in', () => {
@@ -39,9 +53,8 @@ describe('the room theme', () => {
       expect(problems.length).toBeGreaterThan(0);
       for (const p of problems) {
         expect(p.shade).not.toBeNull();
-        const fixed: LookAsked = p.token === 'accent' && !a.theme?.accent
-          ? { ...a, accent: p.shade }
-          : { ...a, theme: { ...a.theme, [p.token]: p.shade! } };
+        const fixed: LookAsked =
+          p.token === 'accent' && !a.theme?.accent ? { ...a, accent: p.shade } : { ...a, theme: { ...a.theme, [p.token]: p.shade! } };
         expect(check(fixed).filter((q) => q.token === p.token && q.pair === p.pair)).toEqual([]);
         const { foreground, background } = p.colours;
         const recomputed = p.token === p.foreground ? contrastRatio(p.shade!, background) : contrastRatio(foreground, p.shade!);
@@ -64,7 +77,11 @@ describe('the room theme', () => {
   it('shows nothing of the builder on a plan without own branding, and says what fell back', () => {
     const drawn = drawnLook({ theme: { text: '#222222', radius: 'round' }, accent: '#3b5bdb' }, false);
     expect(drawn.effective).toMatchObject({ text: roomPalettes.light.text, radius: 'soft', accent: roomPalettes.light.accent });
-    expect(drawn.fellBack).toEqual(['text: the plan has no own branding', 'accent: the plan has no own branding', 'radius: the plan has no own branding']);
+    expect(drawn.fellBack).toEqual([
+      'text: the plan has no own branding',
+      'accent: the plan has no own branding',
+      'radius: the plan has no own branding',
+    ]);
   });
 
   it("falls back to the room's accent when a stored accent no longer reads, and keeps the rest", () => {

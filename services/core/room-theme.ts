@@ -1,7 +1,15 @@
 import type { Theme } from '../contract/resources/brand.js';
 import { contrastRatio, nearestPassingShade, needed, shownRatio, type Against } from './contrast.js';
 import {
-  colourTokens, roomFont, roomPalettes, roomRadius, type ColourToken, type FontName, type Palette, type RadiusName, type Scheme,
+  colourTokens,
+  roomFont,
+  roomPalettes,
+  roomRadius,
+  type ColourToken,
+  type FontName,
+  type Palette,
+  type RadiusName,
+  type Scheme,
 } from '../contract/room-palettes.js';
 
 // What the room draws from a workspace's theme and brand accent (spec 2.8, 4.4), and whether it
@@ -97,9 +105,14 @@ export function problemsOf(look: Look, asked: LookAsked): ContrastProblem[] {
       if (ratio >= needed[p.use]) continue;
       const token = mine.includes(p.foreground) || !mine.includes(p.background) ? p.foreground : p.background;
       problems.push({
-        pair: `${p.foreground} on ${p.background}`, foreground: p.foreground, background: p.background, scheme,
+        pair: `${p.foreground} on ${p.background}`,
+        foreground: p.foreground,
+        background: p.background,
+        scheme,
         colours: { foreground: palette[p.foreground], background: palette[p.background] },
-        ratio: shownRatio(ratio), needed: needed[p.use], token,
+        ratio: shownRatio(ratio),
+        needed: needed[p.use],
+        token,
         shade: nearestPassingShade(palette[token], constraintsOn(look, token, autoText)),
       });
     }
@@ -109,10 +122,12 @@ export function problemsOf(look: Look, asked: LookAsked): ContrastProblem[] {
 
 /** What a shade of `token` must reach against the other side of every pair it is in, in every palette. */
 function constraintsOn(look: Look, token: ColourToken, autoText: boolean): Against[] {
-  return look.palettes.flatMap(({ palette }) => checkedPairs
-    .filter((p) => p.foreground === token || p.background === token)
-    .filter((p) => !(autoText && token === 'accent' && p.foreground === 'accentText'))
-    .map((p) => ({ colour: palette[p.foreground === token ? p.background : p.foreground], ratio: needed[p.use] })));
+  return look.palettes.flatMap(({ palette }) =>
+    checkedPairs
+      .filter((p) => p.foreground === token || p.background === token)
+      .filter((p) => !(autoText && token === 'accent' && p.foreground === 'accentText'))
+      .map((p) => ({ colour: palette[p.foreground === token ? p.background : p.foreground], ratio: needed[p.use] })),
+  );
 }
 
 /** Every value the room draws, by token name (spec 2.8 `effective`); `dark.<token>` too when it follows the viewer's scheme. */

@@ -9,7 +9,12 @@ const format = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,38}[a-z0-9]$/;
 
 function words(name: string): Set<string> {
   const text = readFileSync(new URL(`./slug-words/${name}.txt`, import.meta.url), 'utf8');
-  return new Set(text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
+  return new Set(
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#')),
+  );
 }
 
 const reserved = words('reserved');
@@ -23,7 +28,8 @@ export function checkSlug(slug: string): void {
   }
   if (reserved.has(slug)) throw refused(422, 'reserved', `"${slug}" is kept by the platform`);
   const segments = slug.split('-');
-  if (segments.some((s) => banned.has(s)) || banned.has(slug.replaceAll('-', ''))) throw refused(422, 'banned', 'this name is not available');
+  if (segments.some((s) => banned.has(s)) || banned.has(slug.replaceAll('-', '')))
+    throw refused(422, 'banned', 'this name is not available');
   const borrowed = trustBorrowedBy(slug);
   if (borrowed) throw refused(422, 'impersonation', `"${borrowed}" borrows trust`);
 }

@@ -1,6 +1,13 @@
 import { Readable } from 'node:stream';
 import {
-  DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, NotFound, NoSuchKey,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+  NotFound,
+  NoSuchKey,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Config } from './config.js';
@@ -18,7 +25,9 @@ export interface Storage {
   deletePrefix(prefix: string): Promise<number>;
 }
 
-export function createStorage(config: Pick<Config, 'S3_ENDPOINT' | 'S3_BUCKET' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_FORCE_PATH_STYLE'>): Storage {
+export function createStorage(
+  config: Pick<Config, 'S3_ENDPOINT' | 'S3_BUCKET' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_FORCE_PATH_STYLE'>,
+): Storage {
   const client = new S3Client({
     endpoint: config.S3_ENDPOINT,
     region: config.S3_REGION,
@@ -40,7 +49,10 @@ export function createStorage(config: Pick<Config, 'S3_ENDPOINT' | 'S3_BUCKET' |
       // With a known size a single streamed PUT holds nothing in memory; S3 takes up to 5 GB so.
       if (opts.size !== undefined) {
         const broken = body instanceof Readable ? abortWhenBroken(body) : undefined;
-        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: opts.contentType, ContentLength: opts.size }), { abortSignal: broken?.signal });
+        await client.send(
+          new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: opts.contentType, ContentLength: opts.size }),
+          { abortSignal: broken?.signal },
+        );
         return;
       }
       // Upload switches to multipart above 5 MiB, keeping at most queueSize parts in memory.
@@ -80,7 +92,9 @@ export function createStorage(config: Pick<Config, 'S3_ENDPOINT' | 'S3_BUCKET' |
       const found: { key: string; size: number; etag?: string }[] = [];
       let token: string | undefined;
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }));
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }),
+        );
         for (const o of page.Contents ?? []) found.push({ key: o.Key!, size: Number(o.Size ?? 0), etag: o.ETag });
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
@@ -113,5 +127,11 @@ function abortWhenBroken(body: Readable): AbortController {
 
 function isMissing(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return err instanceof NotFound || err instanceof NoSuchKey || e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+  return (
+    err instanceof NotFound ||
+    err instanceof NoSuchKey ||
+    e?.name === 'NotFound' ||
+    e?.name === 'NoSuchKey' ||
+    e?.$metadata?.httpStatusCode === 404
+  );
 }

@@ -35,15 +35,16 @@ const fromSources = import.meta.url.endsWith('.ts');
 export function threadPool<Task, Result>(opts: ThreadPoolOptions): ThreadPool<Task, Result> {
   let pool: Piscina<Task, Result> | null = null;
   const busy = () => unavailable(opts.busyDetail, opts.retryAfterSeconds);
-  const poolOf = () => (pool ??= new Piscina<Task, Result>({
-    filename: `${opts.worker.href}.${fromSources ? 'ts' : 'js'}`,
-    execArgv: fromSources ? [...process.execArgv, '--import', 'tsx'] : process.execArgv,
-    minThreads: 0,
-    maxThreads: opts.threads,
-    maxQueue: opts.queued,
-    idleTimeout: 60_000,
-    ...(opts.heapMb ? { resourceLimits: { maxOldGenerationSizeMb: opts.heapMb } } : {}),
-  }));
+  const poolOf = () =>
+    (pool ??= new Piscina<Task, Result>({
+      filename: `${opts.worker.href}.${fromSources ? 'ts' : 'js'}`,
+      execArgv: fromSources ? [...process.execArgv, '--import', 'tsx'] : process.execArgv,
+      minThreads: 0,
+      maxThreads: opts.threads,
+      maxQueue: opts.queued,
+      idleTimeout: 60_000,
+      ...(opts.heapMb ? { resourceLimits: { maxOldGenerationSizeMb: opts.heapMb } } : {}),
+    }));
   return {
     async run(task) {
       try {

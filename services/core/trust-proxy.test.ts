@@ -12,7 +12,7 @@ it('trusts no proxy unless told: unset, empty and 0 all mean the peer is the cli
   expect(trustProxy('0')).toBe(false);
 });
 
-it('takes a hop count, or the proxies\' addresses and ranges as proxy-addr names them', () => {
+it("takes a hop count, or the proxies' addresses and ranges as proxy-addr names them", () => {
   expect(trustProxy('1')).toBe(1);
   expect(trustProxy('2')).toBe(2);
   expect(trustProxy('10.0.0.0/8, fd00::/8,loopback')).toBe('10.0.0.0/8,fd00::/8,loopback');

@@ -28,7 +28,8 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
   const text = (value ?? '').trim();
   if (text === '' || text === 'false') return false;
   if (/^\d+$/.test(text)) return Number(text) === 0 ? false : Number(text);
-  if (text === 'true') throw new Error('true would let any client choose its address; give the number of proxies in front, or their addresses');
+  if (text === 'true')
+    throw new Error('true would let any client choose its address; give the number of proxies in front, or their addresses');
   const entries = text.split(',').map((e) => e.trim());
   for (const entry of entries) {
     const problem = entryProblem(entry);

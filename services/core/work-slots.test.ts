@@ -10,8 +10,16 @@ describe('workSlots', () => {
     const slots = workSlots({ running: 1, waiting: 3, retryAfter: 2, what: 'images being read' });
     const order: number[] = [];
     let open!: () => void;
-    const gate = new Promise<void>((resolve) => { open = resolve; });
-    const jobs = [0, 1, 2, 3].map((i) => slots.run(async () => { order.push(i); if (i === 0) await gate; return i; }));
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const jobs = [0, 1, 2, 3].map((i) =>
+      slots.run(async () => {
+        order.push(i);
+        if (i === 0) await gate;
+        return i;
+      }),
+    );
     expect(slots.load()).toEqual({ running: 1, waiting: 3 });
     const fifth = await slots.run(async () => 4).catch((e: unknown) => e);
     expect(fifth).toBeInstanceOf(Refusal);
@@ -21,7 +29,11 @@ describe('workSlots', () => {
     expect(order).toEqual([0, 1, 2, 3]);
     expect(slots.load()).toEqual({ running: 0, waiting: 0 });
     // A failing job gives its slot back too.
-    await expect(slots.run(async () => { throw new Error('bad'); })).rejects.toThrow('bad');
+    await expect(
+      slots.run(async () => {
+        throw new Error('bad');
+      }),
+    ).rejects.toThrow('bad');
     expect(await slots.run(async () => 'after')).toBe('after');
   });
 });

@@ -85,7 +85,11 @@ export async function deleteAccountRows(sql: Sql, personId: string, confirm: str
  * at once skips it; a run that dies halfway leaves the row for the next). Idempotent: a purge
  * already done finds no row and removes nothing. Answers how many objects went, or null.
  */
-export async function runAccountPurge(sql: Sql, purgeId: string, deletePrefix: (prefix: string) => Promise<number>): Promise<number | null> {
+export async function runAccountPurge(
+  sql: Sql,
+  purgeId: string,
+  deletePrefix: (prefix: string) => Promise<number>,
+): Promise<number | null> {
   return sql.begin(async (tx) => {
     const [row] = await tx<{ prefixes: string[] }[]>`select prefixes from account_purges where id = ${purgeId} for update skip locked`;
     if (!row) return null;

@@ -7,7 +7,9 @@ import { quietSeconds } from './visits.sql.js';
  * its last beacon even before anything closed it. Previews record none.
  */
 export async function visitsOf(sql: Sql, projectId: string): Promise<Omit<Visit, 'names'>[]> {
-  const rows = await sql<{ id: string; linkId: string | null; viewerName: string | null; startedAt: Date; endedAt: Date | null; time: string }[]>`
+  const rows = await sql<
+    { id: string; linkId: string | null; viewerName: string | null; startedAt: Date; endedAt: Date | null; time: string }[]
+  >`
     select id, link_id, viewer_name, started_at,
            coalesce(ended_at, case when last_seen_at < now() - make_interval(secs => ${quietSeconds}) then last_seen_at end) as ended_at,
            time::text as time

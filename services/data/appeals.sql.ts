@@ -27,7 +27,10 @@ export async function openAppeals(sql: Db) {
     select a.*, p.slug from appeals a join projects p on p.id = a.project_id where a.status = 'open' order by a.created_at`;
 }
 
-export async function insertAppeal(tx: Db, a: Omit<AppealRow, 'id' | 'status' | 'createdAt' | 'decidedAt' | 'decisionNote'> & { createdBy: string }) {
+export async function insertAppeal(
+  tx: Db,
+  a: Omit<AppealRow, 'id' | 'status' | 'createdAt' | 'decidedAt' | 'decisionNote'> & { createdBy: string },
+) {
   const [row] = await tx<AppealRow[]>`
     insert into appeals (project_id, workspace_id, title, line, build_id, message, created_by)
     values (${a.projectId}, ${a.workspaceId}, ${a.title}, ${a.line}, ${a.buildId}, ${a.message}, ${a.createdBy})
@@ -43,6 +46,14 @@ export async function decideAppeal(tx: Db, appealId: string, status: 'upheld' | 
   return row ?? null;
 }
 
-export async function recordDecision(tx: Db, d: { projectId: string | null; appealId?: string | null; decision: 'approve' | 'reject' | 'uphold' | 'deny' | 'takedown' | 'restore'; note?: string | null }) {
+export async function recordDecision(
+  tx: Db,
+  d: {
+    projectId: string | null;
+    appealId?: string | null;
+    decision: 'approve' | 'reject' | 'uphold' | 'deny' | 'takedown' | 'restore';
+    note?: string | null;
+  },
+) {
   await tx`insert into review_decisions (project_id, appeal_id, decision, note) values (${d.projectId}, ${d.appealId ?? null}, ${d.decision}, ${d.note ?? null})`;
 }

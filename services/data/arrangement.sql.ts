@@ -4,7 +4,10 @@ import type { Db, Tx } from '../core/db.js';
 // place (ungrouped or in a group, at a position within that list). Every read and write names the
 // workspace; changes hold the workspace's arrangement lock, so two at once cannot interleave.
 
-export interface GroupRow { id: string; name: string }
+export interface GroupRow {
+  id: string;
+  name: string;
+}
 
 /** A live project with its place; `placed` false for one never arranged (group and position null). */
 export interface PlacedProject {
@@ -43,9 +46,18 @@ export function placedProjectsOf(sql: Db, workspaceId: string) {
 }
 
 /** Writes every place and the groups' order at once: each list's ids in order. */
-export async function writeArrangement(tx: Tx, workspaceId: string, layout: { ungrouped: string[]; groups: { id: string; projects: string[] }[] }) {
-  const lists = [{ groupId: null as string | null, ids: layout.ungrouped }, ...layout.groups.map((g) => ({ groupId: g.id as string | null, ids: g.projects }))];
-  const rows = lists.flatMap(({ groupId, ids }) => ids.map((projectId, position) => ({ project_id: projectId, workspace_id: workspaceId, group_id: groupId, position })));
+export async function writeArrangement(
+  tx: Tx,
+  workspaceId: string,
+  layout: { ungrouped: string[]; groups: { id: string; projects: string[] }[] },
+) {
+  const lists = [
+    { groupId: null as string | null, ids: layout.ungrouped },
+    ...layout.groups.map((g) => ({ groupId: g.id as string | null, ids: g.projects })),
+  ];
+  const rows = lists.flatMap(({ groupId, ids }) =>
+    ids.map((projectId, position) => ({ project_id: projectId, workspace_id: workspaceId, group_id: groupId, position })),
+  );
   await tx`delete from project_places where workspace_id = ${workspaceId}`;
   if (rows.length) await tx`insert into project_places ${tx(rows, 'project_id', 'workspace_id', 'group_id', 'position')}`;
   const order = layout.groups.map((g, position) => ({ id: g.id, position }));

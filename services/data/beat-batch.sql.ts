@@ -37,7 +37,9 @@ interface HeldVisit {
 export async function recordBeats(sql: Sql, beats: QueuedBeat[]): Promise<BeatOutcome[]> {
   const outcomes: BeatOutcome[] = beats.map(() => 'alone');
   const first = new Map<string, number>();
-  beats.forEach((b, i) => { if (!first.has(b.sessionId)) first.set(b.sessionId, i); });
+  beats.forEach((b, i) => {
+    if (!first.has(b.sessionId)) first.set(b.sessionId, i);
+  });
   const ids = [...first.keys()];
   const hashes = ids.map((id) => beats[first.get(id)!].tokenHash.toString('hex'));
   await sql.begin(async (tx) => {
@@ -66,8 +68,18 @@ export async function recordBeats(sql: Sql, beats: QueuedBeat[]): Promise<BeatOu
       const before = total - Object.values(credited).reduce((a, b) => a + b, 0);
       visits.push({ id: h.visitId, time: JSON.stringify(spent) });
       if (h.linkId && before < engagedSeconds && total >= engagedSeconds) engagedLinks.push(h.linkId);
-      const row = (kind: string, subject: string | null, seconds: number) =>
-        [h.workspaceId, h.projectId, h.linkId, h.sessionId, h.visitId, kind, subject, seconds, beat.device, at];
+      const row = (kind: string, subject: string | null, seconds: number) => [
+        h.workspaceId,
+        h.projectId,
+        h.linkId,
+        h.sessionId,
+        h.visitId,
+        kind,
+        subject,
+        seconds,
+        beat.device,
+        at,
+      ];
       if (beat.shown) events.push(row('shown', null, 0));
       for (const [subject, seconds] of Object.entries(credited)) events.push(row('time', subject, seconds));
       if (beat.hidden) events.push(row('hidden', null, 0));

@@ -29,7 +29,20 @@ export interface BrandRow {
 export const logoPrefix = (workspaceId: string) => `logos/${workspaceId}/`;
 export const logoKey = (workspaceId: string, hash: string) => `${logoPrefix(workspaceId)}${hash}`;
 
-type Raw = { workspaceId: string; workspaceName: string; name: string | null; accent: string | null; theme: string | null; logoKey: string | null; logoType: ImageType | null; logoWidth: number | null; logoHeight: number | null; logoBytes: number | null; logoHash: string | null; logoAt: Date | null };
+type Raw = {
+  workspaceId: string;
+  workspaceName: string;
+  name: string | null;
+  accent: string | null;
+  theme: string | null;
+  logoKey: string | null;
+  logoType: ImageType | null;
+  logoWidth: number | null;
+  logoHeight: number | null;
+  logoBytes: number | null;
+  logoHash: string | null;
+  logoAt: Date | null;
+};
 
 /** The brand of a workspace; every field null when it never set one. */
 export async function brandOf(sql: Db, workspaceId: string): Promise<BrandRow> {
@@ -40,9 +53,22 @@ export async function brandOf(sql: Db, workspaceId: string): Promise<BrandRow> {
     from workspaces w left join workspace_brands b on b.workspace_id = w.id
     where w.id = ${workspaceId}`;
   return {
-    workspaceId: r.workspaceId, workspaceName: r.workspaceName, name: r.name, accent: r.accent,
+    workspaceId: r.workspaceId,
+    workspaceName: r.workspaceName,
+    name: r.name,
+    accent: r.accent,
     theme: r.theme ? (JSON.parse(r.theme) as Theme) : null,
-    logo: r.logoKey ? { key: r.logoKey, type: r.logoType!, width: r.logoWidth!, height: r.logoHeight!, bytes: r.logoBytes!, hash: r.logoHash!, at: r.logoAt! } : null,
+    logo: r.logoKey
+      ? {
+          key: r.logoKey,
+          type: r.logoType!,
+          width: r.logoWidth!,
+          height: r.logoHeight!,
+          bytes: r.logoBytes!,
+          hash: r.logoHash!,
+          at: r.logoAt!,
+        }
+      : null,
   };
 }
 

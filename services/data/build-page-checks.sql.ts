@@ -4,7 +4,12 @@ import type { Finding } from './cards.sql.js';
 // What the listing checks found in a static build's pages (migrations/00020): computed once per
 // build and read by every listing and rehearsal after it.
 
-export interface BuildPageChecks { blocked: Finding[]; warnings: Finding[]; pagesRead: number; bytesRead: number }
+export interface BuildPageChecks {
+  blocked: Finding[];
+  warnings: Finding[];
+  pagesRead: number;
+  bytesRead: number;
+}
 
 export async function buildPageChecksOf(sql: Db, buildId: string): Promise<BuildPageChecks | null> {
   const [row] = await sql<BuildPageChecks[]>`

@@ -80,7 +80,10 @@ export type Reservation = { ok: true } | { ok: false; why: 'deploys' | 'failures
  * `received` to `building`. Racing calls queue on the lock, so on a plan of K deploys exactly K
  * pass. Nothing is written when a check fails.
  */
-export async function reserveDeploy(sql: Sql, r: { workspaceId: string; uploadId: string; buildId: string; maxDeploys: number }): Promise<Reservation> {
+export async function reserveDeploy(
+  sql: Sql,
+  r: { workspaceId: string; uploadId: string; buildId: string; maxDeploys: number },
+): Promise<Reservation> {
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext('deploys:' || ${r.workspaceId}))`;
     if ((await deploysInLastDay(tx, r.workspaceId)) >= r.maxDeploys) return { ok: false, why: 'deploys' };
@@ -101,7 +104,11 @@ export async function reserveDeploy(sql: Sql, r: { workspaceId: string; uploadId
  * reservation's row lock, so exactly one wins: a build made first is kept; a reservation given up
  * first stops the commit.
  */
-export async function releaseDeploy(sql: Sql, buildId: string, refusal: string | null = null): Promise<{ made: boolean; refusedUploadId: string | null }> {
+export async function releaseDeploy(
+  sql: Sql,
+  buildId: string,
+  refusal: string | null = null,
+): Promise<{ made: boolean; refusedUploadId: string | null }> {
   return sql.begin(async (tx) => {
     const [row] = await tx<{ uploadId: string | null; made: boolean; givenUpAt: Date | null }[]>`
       select upload_id, made, given_up_at from deploy_reservations where build_id = ${buildId} for update`;
@@ -172,7 +179,11 @@ export async function liveManifestOf(db: Db, project: { liveBuildId: string | nu
  * (its reservation was released, the upload handed back: docs/decisions.md, "A createBuild that
  * times out").
  */
-export async function commitBuild(sql: Sql, job: BuildJob, made: { sizeBytes: number; fileCount?: number; unpackedBytes?: number; image?: Record<string, unknown>; digest?: string }): Promise<boolean> {
+export async function commitBuild(
+  sql: Sql,
+  job: BuildJob,
+  made: { sizeBytes: number; fileCount?: number; unpackedBytes?: number; image?: Record<string, unknown>; digest?: string },
+): Promise<boolean> {
   return sql.begin(async (tx) => {
     if (!(await markDeployMade(tx, job.buildId))) return false;
     await tx`

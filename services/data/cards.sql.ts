@@ -54,7 +54,10 @@ export async function cardOf(sql: Db, projectId: string, lock = false): Promise<
 }
 
 /** Saves the words; a new card starts as a draft. */
-export async function saveCardWords(tx: Db, c: { projectId: string; workspaceId: string; title: string; line: string; creditPersonId?: string | null }) {
+export async function saveCardWords(
+  tx: Db,
+  c: { projectId: string; workspaceId: string; title: string; line: string; creditPersonId?: string | null },
+) {
   const keepCredit = c.creditPersonId === undefined;
   await tx`
     insert into cards (project_id, workspace_id, title, line, credit_person_id, updated_at)
@@ -64,9 +67,19 @@ export async function saveCardWords(tx: Db, c: { projectId: string; workspaceId:
 }
 
 /** Stores what a check decided: the status and its findings (a listing also records its build). */
-export async function setCardOutcome(tx: Db, projectId: string, o: {
-  status: CardStatus; blocked: Finding[]; warnings: Finding[]; listedBuildId?: string | null; submitted?: boolean; reviewed?: boolean; rejectReason?: string | null;
-}) {
+export async function setCardOutcome(
+  tx: Db,
+  projectId: string,
+  o: {
+    status: CardStatus;
+    blocked: Finding[];
+    warnings: Finding[];
+    listedBuildId?: string | null;
+    submitted?: boolean;
+    reviewed?: boolean;
+    rejectReason?: string | null;
+  },
+) {
   const listing = o.status === 'listed';
   await tx`
     update cards set
@@ -107,7 +120,17 @@ export async function holdCover(tx: Db, projectId: string, cover: StoredCover | 
     where project_id = ${projectId}`;
 }
 
-export interface HeldCoverRow { projectId: string; workspaceId: string; name: string; slug: string; title: string; status: CardStatus; heldCoverHash: string; heldCoverType: string; heldCoverAt: Date }
+export interface HeldCoverRow {
+  projectId: string;
+  workspaceId: string;
+  name: string;
+  slug: string;
+  title: string;
+  status: CardStatus;
+  heldCoverHash: string;
+  heldCoverType: string;
+  heldCoverAt: Date;
+}
 
 /** The covers waiting for the operator, oldest first; by slug when one is named. */
 export function heldCovers(sql: Db, slug?: string) {
@@ -118,7 +141,17 @@ export function heldCovers(sql: Db, slug?: string) {
     order by c.held_cover_at, p.slug`;
 }
 
-export interface PublicCardRow { projectId: string; workspaceId: string; slug: string; title: string; line: string; coverHash: string | null; coverType: string | null; listedAt: Date; credit: string | null }
+export interface PublicCardRow {
+  projectId: string;
+  workspaceId: string;
+  slug: string;
+  title: string;
+  line: string;
+  coverHash: string | null;
+  coverType: string | null;
+  listedAt: Date;
+  credit: string | null;
+}
 
 /**
  * The community's listings, newest listing first: listed cards whose project is live with the

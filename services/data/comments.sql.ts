@@ -135,7 +135,8 @@ export async function forgetScreenshot(sql: Db, id: string): Promise<string | nu
 }
 
 /** The replying member as FeedbackRec names them. */
-export const replierOf = (c: CommentRow) => (c.repliedBy && c.replierName !== null ? { userId: c.repliedBy, displayName: c.replierName } : null);
+export const replierOf = (c: CommentRow) =>
+  c.repliedBy && c.replierName !== null ? { userId: c.repliedBy, displayName: c.replierName } : null;
 
 /** Comments the session left in the last hour: the room's cap on a flood from one viewer. */
 export async function commentsInLastHour(sql: Db, sessionId: string): Promise<{ count: number; retryAfter: number }> {

@@ -102,7 +102,9 @@ export async function containerUsageByProject(db: Db, workspaceId: string, at: D
     group by project_id`;
   const ids = [...new Set([...counts.map((c) => c.projectId), ...hours.map((h) => h.projectId)])];
   if (!ids.length) return [];
-  const names = new Map((await db<{ id: string; name: string }[]>`select id, name from projects where id = any(${ids}::uuid[])`).map((p) => [p.id, p.name]));
+  const names = new Map(
+    (await db<{ id: string; name: string }[]>`select id, name from projects where id = any(${ids}::uuid[])`).map((p) => [p.id, p.name]),
+  );
   const hoursOf = new Map(hours.map((h) => [h.projectId, Math.round(Math.max(0, h.hours) * 10_000) / 10_000]));
   const zero = { runs: 0, failedStarts: 0, crashes: 0, heldBack: 0, medianColdStartMs: null };
   return ids

@@ -36,10 +36,13 @@ export interface CopyRow {
   coldStartMs: number | null;
 }
 
-const columns = 'id, runner_id, workspace_id, project_id, build_id, session_id, origin, state, end_reason, container_id, network_id, host, port, seq, asked_at, admitted_at, started_at, ready_at, claimed_at, paused_at, active_at, seen_at, ended_at, cold_start_ms';
+const columns =
+  'id, runner_id, workspace_id, project_id, build_id, session_id, origin, state, end_reason, container_id, network_id, host, port, seq, asked_at, admitted_at, started_at, ready_at, claimed_at, paused_at, active_at, seen_at, ended_at, cold_start_ms';
 
 /** A copy as admission first writes it: queued for a slot, or creating at once. */
-export type NewCopy = Pick<CopyRow, 'id' | 'runnerId' | 'workspaceId' | 'projectId' | 'buildId' | 'sessionId' | 'origin'> & { state: 'queued' | 'creating' };
+export type NewCopy = Pick<CopyRow, 'id' | 'runnerId' | 'workspaceId' | 'projectId' | 'buildId' | 'sessionId' | 'origin'> & {
+  state: 'queued' | 'creating';
+};
 
 export async function insertCopy(db: Db, c: NewCopy, event?: EventKind): Promise<CopyRow> {
   const [row] = await db<CopyRow[]>`
@@ -51,7 +54,12 @@ export async function insertCopy(db: Db, c: NewCopy, event?: EventKind): Promise
   return row;
 }
 
-export async function insertEvent(db: Db, row: Pick<CopyRow, 'id' | 'seq' | 'workspaceId' | 'projectId' | 'buildId'>, kind: EventKind, extra: { coldStartMs?: number | null; detail?: string | null } = {}) {
+export async function insertEvent(
+  db: Db,
+  row: Pick<CopyRow, 'id' | 'seq' | 'workspaceId' | 'projectId' | 'buildId'>,
+  kind: EventKind,
+  extra: { coldStartMs?: number | null; detail?: string | null } = {},
+) {
   await db`
     insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind, cold_start_ms, detail)
     values (${row.id}, ${row.seq}, ${row.workspaceId}, ${row.projectId}, ${row.buildId}, ${kind}, ${extra.coldStartMs ?? null}, ${extra.detail ?? null})
@@ -73,7 +81,13 @@ const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
  * Moves a copy from one of `from` to `to`, or does nothing (null) when it is no longer in one of
  * them. With an event, the event is written under the new seq in the same statement's transaction.
  */
-export async function transition(sql: Sql | Db, id: string, from: readonly CopyState[], to: CopyState, change: Change = {}): Promise<CopyRow | null> {
+export async function transition(
+  sql: Sql | Db,
+  id: string,
+  from: readonly CopyState[],
+  to: CopyState,
+  change: Change = {},
+): Promise<CopyRow | null> {
   const run = async (db: Db) => {
     const extra = assignments(db, change.set ?? {}, [...(change.now ?? []), ...(to === 'ended' ? ['endedAt'] : [])]);
     const [row] = await db<CopyRow[]>`
@@ -135,7 +149,11 @@ export async function countsByState(db: Db, runnerId: string): Promise<Record<st
 }
 
 /** Healthy: the starting copy becomes the viewer's (running) or joins the pool (warm), with its address and timings; null if it left `starting`. */
-export async function markCopyReady(db: Db, id: string, r: { host: string; port: number; coldStartMs: number | null; phases: Record<string, number> }): Promise<CopyRow | null> {
+export async function markCopyReady(
+  db: Db,
+  id: string,
+  r: { host: string; port: number; coldStartMs: number | null; phases: Record<string, number> },
+): Promise<CopyRow | null> {
   const [ready] = await db<CopyRow[]>`
     update runner_copies set
       state = case when session_id is null then 'warm' else 'running' end, seq = seq + 1,

@@ -14,7 +14,11 @@ export async function lockCopySlots(tx: Db, workspaceId: string, runnerId: strin
 }
 
 /** An unclaimed copy of the build on this host to hand a viewer: a healthy one first, else one still starting. */
-export async function warmCopyToClaim(tx: Db, runnerId: string, buildId: string): Promise<{ id: string; state: CopyRow['state'] } | undefined> {
+export async function warmCopyToClaim(
+  tx: Db,
+  runnerId: string,
+  buildId: string,
+): Promise<{ id: string; state: CopyRow['state'] } | undefined> {
   const [warm] = await tx<{ id: string; state: CopyRow['state'] }[]>`
     select id, state from runner_copies
     where build_id = ${buildId} and runner_id = ${runnerId} and session_id is null and state in ('creating', 'starting', 'warm')
@@ -44,7 +48,9 @@ export async function liveCopyCounts(tx: Db, workspaceId: string, runnerId: stri
 
 /** The host's copies that count against its capacity. */
 export async function hostLiveCopies(tx: Db, runnerId: string): Promise<number> {
-  const [n] = await tx<{ host: number }[]>`select count(*)::int as host from runner_copies where runner_id = ${runnerId} and state = any(${live as string[]})`;
+  const [n] = await tx<
+    { host: number }[]
+  >`select count(*)::int as host from runner_copies where runner_id = ${runnerId} and state = any(${live as string[]})`;
   return n.host;
 }
 
@@ -52,7 +58,10 @@ export async function hostLiveCopies(tx: Db, runnerId: string): Promise<number> 
  * A copy nobody is looking at to give up, freeing the workspace's slot when `inWorkspace` is
  * given and the host's when `onRunner` is: warm ones before paused ones, oldest first.
  */
-export async function copyToEvict(tx: Db, free: { inWorkspace: string | null; onRunner: string | null }): Promise<{ id: string; state: CopyRow['state'] } | undefined> {
+export async function copyToEvict(
+  tx: Db,
+  free: { inWorkspace: string | null; onRunner: string | null },
+): Promise<{ id: string; state: CopyRow['state'] } | undefined> {
   const [victim] = await tx<{ id: string; state: CopyRow['state'] }[]>`
     select id, state from runner_copies
     where state in ('warm', 'paused')

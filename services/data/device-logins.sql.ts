@@ -4,7 +4,10 @@ import type { Sql } from '../core/db.js';
 // only as its hash; the person approves the short user code in a browser; the tool's poll then
 // redeems it once.
 
-export async function insertDeviceLogin(sql: Sql, d: { deviceCodeHash: Buffer; userCode: string; userAgent: string | null; minutes: number }): Promise<void> {
+export async function insertDeviceLogin(
+  sql: Sql,
+  d: { deviceCodeHash: Buffer; userCode: string; userAgent: string | null; minutes: number },
+): Promise<void> {
   await sql`
     insert into device_logins (device_code_hash, user_code, user_agent, expires_at)
     values (${d.deviceCodeHash}, ${d.userCode}, ${d.userAgent}, now() + make_interval(mins => ${d.minutes}))`;

@@ -47,7 +47,9 @@ function summed(sql: Db, scope: DayScope, from: string, to: string) {
   const end = `${nextDay(to)}T00:00:00Z`;
   const whose = scope.projectId
     ? sql`and project_id = ${scope.projectId}`
-    : scope.workspaceId ? sql`and workspace_id = ${scope.workspaceId}` : sql``;
+    : scope.workspaceId
+      ? sql`and workspace_id = ${scope.workspaceId}`
+      : sql``;
   return sql`
     with e as (
       select project_id, workspace_id, (at at time zone 'utc')::date as day, kind, subject, seconds, session_id

@@ -44,7 +44,10 @@ export async function isMemberByEmail(tx: Db, workspaceId: string, email: string
 }
 
 /** A new invitation and the key of its address (shown once). */
-export async function insertInvitation(tx: Db, i: { workspaceId: string; email: string; invitedBy: string }): Promise<{ id: string; key: string }> {
+export async function insertInvitation(
+  tx: Db,
+  i: { workspaceId: string; email: string; invitedBy: string },
+): Promise<{ id: string; key: string }> {
   const key = newSecret('pp_inv', 24);
   const [row] = await tx<{ id: string }[]>`
     insert into invitations (workspace_id, email, invited_by, key_hash, expires_at)
@@ -66,7 +69,12 @@ export async function revokeInvitationRow(sql: Db, workspaceId: string, invitati
  * A waiting invitation addressed to `email`, found by its id or by its address's key; null when
  * used, revoked, expired, someone else's or absent (all the same to the caller). `lock` holds it.
  */
-export async function invitationFor(sql: Db, idOrKey: string, email: string, lock = false): Promise<(InvitationRow & { workspaceName: string }) | null> {
+export async function invitationFor(
+  sql: Db,
+  idOrKey: string,
+  email: string,
+  lock = false,
+): Promise<(InvitationRow & { workspaceName: string }) | null> {
   const match = isUuid(idOrKey) ? sql`i.id = ${idOrKey}` : idOrKey.length <= 200 ? sql`i.key_hash = ${hashSecret(idOrKey)}` : null;
   if (!match) return null;
   const [row] = await sql<(InvitationRow & { workspaceName: string })[]>`
@@ -80,4 +88,3 @@ export async function invitationFor(sql: Db, idOrKey: string, email: string, loc
 export async function markInvitationUsed(tx: Db, invitationId: string, personId: string) {
   await tx`update invitations set used_at = now(), used_by = ${personId} where id = ${invitationId}`;
 }
-

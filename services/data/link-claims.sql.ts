@@ -17,7 +17,17 @@ export interface ClaimRow {
 }
 
 /** Records (or refreshes) the session's claim on its link: its name and email as they stand now. */
-export async function claimLink(sql: Db, claim: { linkId: string; sessionId: string; name: string | null; email: string | null; browserHash: Buffer | null; device: CoarseDevice | null }) {
+export async function claimLink(
+  sql: Db,
+  claim: {
+    linkId: string;
+    sessionId: string;
+    name: string | null;
+    email: string | null;
+    browserHash: Buffer | null;
+    device: CoarseDevice | null;
+  },
+) {
   await sql`
     insert into link_claims (link_id, session_id, name, email, browser_hash, device)
     values (${claim.linkId}, ${claim.sessionId}, ${claim.name}, ${claim.email}, ${claim.browserHash}, ${claim.device})

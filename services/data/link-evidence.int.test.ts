@@ -16,7 +16,9 @@ beforeAll(async () => {
   [{ id: linkId }] = await platform.deps.sql<{ id: string }[]>`
     insert into links (workspace_id, project_id, viewer_name, key_hash) values (${workspaceId}, ${project.id}, 'Ada', ${Buffer.from(uniqueSlug('k'))}) returning id`;
 });
-afterAll(async () => { await platform.close(); });
+afterAll(async () => {
+  await platform.close();
+});
 
 const rules: [string, Evidence, string][] = [
   ['sent', 'engaged', 'engaged'],

@@ -95,10 +95,20 @@ export async function lockLinksOf(tx: Db, projectId: string): Promise<void> {
   await tx`select pg_advisory_xact_lock(hashtext('links:' || ${projectId}))`;
 }
 
-export async function insertLink(tx: Db, l: {
-  id: string; workspaceId: string; projectId: string; viewerName: string; viewerEmail: string | null;
-  keyHash: Buffer; keySealed: Buffer; createdBy: string; expiresInDays: number | null;
-}): Promise<LinkRow> {
+export async function insertLink(
+  tx: Db,
+  l: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    viewerName: string;
+    viewerEmail: string | null;
+    keyHash: Buffer;
+    keySealed: Buffer;
+    createdBy: string;
+    expiresInDays: number | null;
+  },
+): Promise<LinkRow> {
   const [row] = await tx<LinkRow[]>`
     insert into links (id, workspace_id, project_id, viewer_name, viewer_email, key_hash, key_sealed, created_by, expires_at)
     values (${l.id}, ${l.workspaceId}, ${l.projectId}, ${l.viewerName}, ${l.viewerEmail},

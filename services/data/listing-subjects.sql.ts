@@ -4,7 +4,11 @@ import type { Db } from '../core/db.js';
 // checks: its room pages, its workspace's brand name, the credited person's bio; and which listed
 // cards a change of the brand or the bio touches.
 
-export interface RoomPageText { title: string; kind: 'markdown' | 'html'; content: string }
+export interface RoomPageText {
+  title: string;
+  kind: 'markdown' | 'html';
+  content: string;
+}
 
 /** The room pages in order, each cut to `maxChars` and at most `maxPages` of them. */
 export function roomPagesToCheck(sql: Db, projectId: string, caps: { maxPages: number; maxChars: number }) {
@@ -25,8 +29,11 @@ export async function shownWordsOf(sql: Db, projectId: string): Promise<{ brandN
 
 /** The listed cards' projects of a workspace (its brand changed), or crediting a person (their bio changed). */
 export async function listedProjectsOf(sql: Db, by: { workspaceId: string } | { creditPersonId: string }): Promise<string[]> {
-  const rows = 'workspaceId' in by
-    ? await sql<{ projectId: string }[]>`select project_id from cards where workspace_id = ${by.workspaceId} and status = 'listed'`
-    : await sql<{ projectId: string }[]>`select project_id from cards where credit_person_id = ${by.creditPersonId} and status = 'listed'`;
+  const rows =
+    'workspaceId' in by
+      ? await sql<{ projectId: string }[]>`select project_id from cards where workspace_id = ${by.workspaceId} and status = 'listed'`
+      : await sql<
+          { projectId: string }[]
+        >`select project_id from cards where credit_person_id = ${by.creditPersonId} and status = 'listed'`;
   return rows.map((r) => r.projectId);
 }

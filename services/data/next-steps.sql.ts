@@ -41,7 +41,11 @@ export function offeredOn(plan: PlanName, steps: NextStep[]): NextStep[] {
 
 /** A step whose words, merged, still lack what its kind needs: a meeting without a booking address. */
 export class StepIncomplete extends Error {
-  constructor(readonly index: number, readonly field: string, message: string) {
+  constructor(
+    readonly index: number,
+    readonly field: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -64,7 +68,8 @@ export async function saveNextSteps(sql: Sql, project: { id: string; workspaceId
         prompt: input.prompt === undefined ? before.prompt : input.prompt,
         url: input.kind !== 'meeting' ? null : input.url === undefined ? before.url : input.url,
       };
-      if (step.kind === 'meeting' && !step.url) throw new StepIncomplete(i, 'url', 'a meeting step needs its booking address (an http or https URL)');
+      if (step.kind === 'meeting' && !step.url)
+        throw new StepIncomplete(i, 'url', 'a meeting step needs its booking address (an http or https URL)');
       return step;
     });
     // Every kind the project has known keeps a row: offered ones with their position, the rest without.

@@ -4,9 +4,20 @@ import type { Db } from '../core/db.js';
 // appeals. Written once for each member of the workspace at the time; each reads their own.
 
 export type NoticeKind = 'listing.blocked' | 'listing.pulled' | 'listing.takedown' | 'appeal.upheld' | 'appeal.denied';
-export interface NoticeRow { id: string; kind: NoticeKind; title: string; body: string; href: string | null; createdAt: Date; readAt: Date | null }
+export interface NoticeRow {
+  id: string;
+  kind: NoticeKind;
+  title: string;
+  body: string;
+  href: string | null;
+  createdAt: Date;
+  readAt: Date | null;
+}
 
-export async function noticeWorkspace(tx: Db, n: { workspaceId: string; projectId: string | null; kind: NoticeKind; title: string; body: string; href: string | null }) {
+export async function noticeWorkspace(
+  tx: Db,
+  n: { workspaceId: string; projectId: string | null; kind: NoticeKind; title: string; body: string; href: string | null },
+) {
   await tx`
     insert into notices (person_id, workspace_id, project_id, kind, title, body, href)
     select m.person_id, ${n.workspaceId}, ${n.projectId}, ${n.kind}, ${n.title}, ${n.body}, ${n.href}

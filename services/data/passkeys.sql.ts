@@ -15,7 +15,8 @@ export interface PasskeyRow {
 }
 
 // The counter is a bigint in Postgres; read as a number (authenticators count in 32 bits).
-const columns = (sql: Sql) => sql`id, person_id, credential_id, public_key, counter::float8 as counter, transports, device_type, backed_up, created_at, last_used_at, name`;
+const columns = (sql: Sql) =>
+  sql`id, person_id, credential_id, public_key, counter::float8 as counter, transports, device_type, backed_up, created_at, last_used_at, name`;
 
 export type ChallengePurpose = 'register' | 'sign-in';
 
@@ -48,9 +49,19 @@ export async function passkeyByCredential(sql: Sql, credentialId: string): Promi
 }
 
 /** False when the authenticator already holds a passkey here (a credential id is registered once). */
-export async function addPasskey(sql: Sql, p: {
-  personId: string; credentialId: string; publicKey: Uint8Array; counter: number; transports: string[]; deviceType: string; backedUp: boolean; name: string | null;
-}): Promise<boolean> {
+export async function addPasskey(
+  sql: Sql,
+  p: {
+    personId: string;
+    credentialId: string;
+    publicKey: Uint8Array;
+    counter: number;
+    transports: string[];
+    deviceType: string;
+    backedUp: boolean;
+    name: string | null;
+  },
+): Promise<boolean> {
   const rows = await sql`
     insert into passkeys (person_id, credential_id, public_key, counter, transports, device_type, backed_up, name)
     values (${p.personId}, ${p.credentialId}, ${Buffer.from(p.publicKey)}, ${p.counter}, ${p.transports}, ${p.deviceType}, ${p.backedUp}, ${p.name})

@@ -44,20 +44,24 @@ export type OwnerPause = {
 /** The room's pause as RoomPause: the owner's, the platform's, and what a viewer meets. */
 export async function roomPauseOf(sql: Sql, project: ProjectRow): Promise<RoomPause & { owner: OwnerPause | null }> {
   const system = await platformPause(sql, project);
-  const [row] = await sql<{ pausedAt: Date; pausedBy: string | null; pauseMessage: string | null; name: string | null; email: string | null }[]>`
+  const [row] = await sql<
+    { pausedAt: Date; pausedBy: string | null; pauseMessage: string | null; name: string | null; email: string | null }[]
+  >`
     select r.paused_at, r.paused_by, r.pause_message, p.name, p.email
     from rooms r left join people p on p.id = r.paused_by
     where r.project_id = ${project.id} and r.paused_at is not null`;
   const owner: OwnerPause | null = row
     ? {
-        by: row.pausedBy && row.email !== null ? { userId: row.pausedBy, displayName: displayNameOf({ name: row.name ?? '', email: row.email }) } : null,
+        by:
+          row.pausedBy && row.email !== null
+            ? { userId: row.pausedBy, displayName: displayNameOf({ name: row.name ?? '', email: row.email }) }
+            : null,
         message: row.pauseMessage,
         at: row.pausedAt.toISOString(),
       }
     : null;
   return { owner, system, viewers: system ? 'unavailable' : owner ? 'paused' : 'room' };
 }
-
 
 /**
  * The owner pauses the room with a note, or, on a room the owner already paused, changes only the

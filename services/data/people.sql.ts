@@ -1,6 +1,13 @@
 import type { Db, Sql } from '../core/db.js';
 
-export interface PersonRow { id: string; email: string; name: string; emailVerified: boolean; handle: string | null; createdAt: Date }
+export interface PersonRow {
+  id: string;
+  email: string;
+  name: string;
+  emailVerified: boolean;
+  handle: string | null;
+  createdAt: Date;
+}
 
 /**
  * The person with this email, created with a personal workspace (Free plan, owner) when absent.

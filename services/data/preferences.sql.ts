@@ -1,6 +1,9 @@
 import type { Sql } from '../core/db.js';
 
-export interface PreferencesRow { welcomeSeenAt: Date | null; feedbackTabFolded: boolean }
+export interface PreferencesRow {
+  welcomeSeenAt: Date | null;
+  feedbackTabFolded: boolean;
+}
 
 const defaults: PreferencesRow = { welcomeSeenAt: null, feedbackTabFolded: false };
 

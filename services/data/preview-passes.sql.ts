@@ -30,7 +30,11 @@ export async function spendPreviewPass(sql: Sql, key: string): Promise<string | 
   return (await spendPass(sql, key, 'preview'))?.projectId ?? null;
 }
 
-async function spendPass(sql: Sql, key: string, kind: 'preview' | 'community'): Promise<{ projectId: string; personId: string | null } | null> {
+async function spendPass(
+  sql: Sql,
+  key: string,
+  kind: 'preview' | 'community',
+): Promise<{ projectId: string; personId: string | null } | null> {
   if (!key || key.length > 200) return null;
   const [row] = await sql<{ projectId: string; personId: string | null }[]>`
     update preview_passes pp set spent_at = now()
@@ -45,7 +49,12 @@ async function spendPass(sql: Sql, key: string, kind: 'preview' | 'community'): 
  * communityPass: a one-time address back into a listed project's public room for a signed-in
  * person, who is then recorded by their name. Any signed-in person may have one.
  */
-export async function createCommunityPass(sql: Sql, config: Pick<Config, 'publicUrl'>, personId: string, project: { id: string; workspaceId: string; slug: string }) {
+export async function createCommunityPass(
+  sql: Sql,
+  config: Pick<Config, 'publicUrl'>,
+  personId: string,
+  project: { id: string; workspaceId: string; slug: string },
+) {
   const key = newSecret('pp_com', 24);
   await sql`
     insert into preview_passes (key_hash, workspace_id, project_id, person_id, expires_at, kind)

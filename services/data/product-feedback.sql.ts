@@ -1,9 +1,16 @@
 import type { Sql } from '../core/db.js';
 
 /** Files a note on the product under the person and the workspace they have active. */
-export async function fileProductFeedback(sql: Sql, f: {
-  personId: string; workspaceId: string; body: string; page?: string; appVersion?: string;
-}): Promise<{ id: string; createdAt: Date }> {
+export async function fileProductFeedback(
+  sql: Sql,
+  f: {
+    personId: string;
+    workspaceId: string;
+    body: string;
+    page?: string;
+    appVersion?: string;
+  },
+): Promise<{ id: string; createdAt: Date }> {
   const [row] = await sql<{ id: string; createdAt: Date }[]>`
     insert into product_feedback (person_id, workspace_id, body, page, app_version)
     values (${f.personId}, ${f.workspaceId}, ${f.body}, ${f.page ?? null}, ${f.appVersion ?? null})
@@ -12,8 +19,13 @@ export async function fileProductFeedback(sql: Sql, f: {
 }
 
 export interface ProductFeedbackRow {
-  id: string; createdAt: Date; email: string; workspaceName: string | null;
-  body: string; page: string | null; appVersion: string | null;
+  id: string;
+  createdAt: Date;
+  email: string;
+  workspaceName: string | null;
+  body: string;
+  page: string | null;
+  appVersion: string | null;
 }
 
 /** The newest notes first, with who sent them and from which workspace: the operator's reading. */

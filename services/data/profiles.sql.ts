@@ -2,7 +2,10 @@ import type { Sql } from '../core/db.js';
 
 // A person's community profile: the public handle (people.handle, unique among people) and bio.
 
-export interface ProfileRow { handle: string | null; bio: string | null }
+export interface ProfileRow {
+  handle: string | null;
+  bio: string | null;
+}
 
 export async function profileOf(sql: Sql, personId: string): Promise<ProfileRow> {
   const [row] = await sql<ProfileRow[]>`select handle, bio from people where id = ${personId}`;
@@ -17,7 +20,11 @@ export const handleHoldDays = 30;
  * another under 30 days ago. A handle this person gives up is held from then. The unique index
  * decides between two people racing for one handle.
  */
-export async function writeProfile(sql: Sql, personId: string, profile: { handle: string; bio: string | null }): Promise<ProfileRow | null> {
+export async function writeProfile(
+  sql: Sql,
+  personId: string,
+  profile: { handle: string; bio: string | null },
+): Promise<ProfileRow | null> {
   try {
     const [row] = await sql<ProfileRow[]>`
       with before as (select handle from people where id = ${personId}),

@@ -12,5 +12,10 @@ import { coverPrefix } from './cards.sql.js';
 export async function objectPrefixesOfProject(db: Db, projectId: string): Promise<string[]> {
   const builds = await db<{ id: string }[]>`select id from builds where project_id = ${projectId}`;
   const uploads = await db<{ id: string }[]>`select id from uploads where project_id = ${projectId}`;
-  return [...builds.map(({ id }) => `builds/${id}/`), ...uploads.map(({ id }) => uploadKey(id)), screenshotPrefix(projectId), coverPrefix(projectId)];
+  return [
+    ...builds.map(({ id }) => `builds/${id}/`),
+    ...uploads.map(({ id }) => uploadKey(id)),
+    screenshotPrefix(projectId),
+    coverPrefix(projectId),
+  ];
 }

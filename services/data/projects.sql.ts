@@ -57,7 +57,9 @@ export async function holdSlugsOf(tx: Db, workspaceIds: string[]) {
 }
 
 export async function countProjects(sql: Db, workspaceId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from projects where workspace_id = ${workspaceId} and deleted_at is null`;
+  const [row] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from projects where workspace_id = ${workspaceId} and deleted_at is null`;
   return row.n;
 }
 

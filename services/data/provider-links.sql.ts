@@ -3,12 +3,26 @@ import { hashSecret } from '../core/ids.js';
 
 export type ProviderName = 'github' | 'google';
 
-export interface ProviderLinkRow { personId: string; provider: ProviderName; subject: string; imageUrl: string | null }
+export interface ProviderLinkRow {
+  personId: string;
+  provider: ProviderName;
+  subject: string;
+  imageUrl: string | null;
+}
 
 /** Keeps one authorization request for `seconds`: its state (hashed), PKCE verifier, nonce, and who links. */
-export async function keepOAuthState(sql: Sql, s: {
-  state: string; provider: ProviderName; codeVerifier: string; nonce: string | null; personId: string | null; seconds: number; nextPath: string | null;
-}) {
+export async function keepOAuthState(
+  sql: Sql,
+  s: {
+    state: string;
+    provider: ProviderName;
+    codeVerifier: string;
+    nonce: string | null;
+    personId: string | null;
+    seconds: number;
+    nextPath: string | null;
+  },
+) {
   await sql`
     insert into oauth_states (state_hash, provider, code_verifier, nonce, person_id, next_path, expires_at)
     values (${hashSecret(s.state)}, ${s.provider}, ${s.codeVerifier}, ${s.nonce}, ${s.personId}, ${s.nextPath}, now() + make_interval(secs => ${s.seconds}))`;
@@ -16,7 +30,9 @@ export async function keepOAuthState(sql: Sql, s: {
 
 /** Spends a state: once, for its provider, unexpired; null otherwise. */
 export async function spendOAuthState(sql: Sql, state: string, provider: ProviderName) {
-  const [row] = await sql<{ codeVerifier: string; nonce: string | null; personId: string | null; nextPath: string | null; expiresAt: Date; provider: string }[]>`
+  const [row] = await sql<
+    { codeVerifier: string; nonce: string | null; personId: string | null; nextPath: string | null; expiresAt: Date; provider: string }[]
+  >`
     delete from oauth_states where state_hash = ${hashSecret(state)} returning code_verifier, nonce, person_id, next_path, expires_at, provider`;
   return row && row.provider === provider && row.expiresAt > new Date() ? row : null;
 }

@@ -3,7 +3,10 @@ import type { Db, Sql } from '../core/db.js';
 // A project's releases: each time a build was made live (makeLive), by whom, and whether it was a
 // rollback. The project's live build moves in the same transaction as its release is written.
 
-export async function releaseBuild(sql: Sql, r: { workspaceId: string; projectId: string; buildId: string; releasedBy: string; rollback: boolean }): Promise<void> {
+export async function releaseBuild(
+  sql: Sql,
+  r: { workspaceId: string; projectId: string; buildId: string; releasedBy: string; rollback: boolean },
+): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`update projects set live_build_id = ${r.buildId} where id = ${r.projectId}`;
     await tx`

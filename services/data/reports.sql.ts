@@ -5,7 +5,10 @@ import type { Db } from '../core/db.js';
 
 export type ReportReason = 'phishing' | 'impersonation' | 'abuse' | 'illegal' | 'spam' | 'other';
 
-export async function insertReport(tx: Db, r: { projectId: string; reporterId: string; reason: ReportReason; detail: string | null }): Promise<string> {
+export async function insertReport(
+  tx: Db,
+  r: { projectId: string; reporterId: string; reason: ReportReason; detail: string | null },
+): Promise<string> {
   const [row] = await tx<{ id: string }[]>`
     insert into reports (project_id, reporter_id, reason, detail) values (${r.projectId}, ${r.reporterId}, ${r.reason}, ${r.detail}) returning id`;
   return row.id;

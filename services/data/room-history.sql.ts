@@ -28,10 +28,18 @@ export async function recordHistory(sql: Db, e: NewHistoryEntry): Promise<void> 
 
 /** The project's history as HistoryEntry[], newest first; `by` is the actor's display name today. */
 export async function historyOf(sql: Sql, projectId: string): Promise<HistoryEntry[]> {
-  const rows = await sql<{
-    id: string; kind: HistoryKind; message: string | null; viewer: string | null; until: Date | null; at: Date;
-    personName: string | null; personEmail: string | null;
-  }[]>`
+  const rows = await sql<
+    {
+      id: string;
+      kind: HistoryKind;
+      message: string | null;
+      viewer: string | null;
+      until: Date | null;
+      at: Date;
+      personName: string | null;
+      personEmail: string | null;
+    }[]
+  >`
     select h.id, h.kind, h.message, h.viewer, h.until, h.at, p.name as person_name, p.email as person_email
     from project_history h left join people p on p.id = h.by_person
     where h.project_id = ${projectId}

@@ -32,7 +32,11 @@ export async function pagesBesides(sql: Db, projectId: string, title: string): P
  * Stores a page with the HTML made from it: a new title goes last, an existing one keeps its
  * place and id and takes the new kind, content and HTML. Call with the project's pages locked.
  */
-export async function putPage(tx: Tx, project: { id: string; workspaceId: string }, page: { title: string; kind: PageKind; content: string; html: string; htmlHash: string }) {
+export async function putPage(
+  tx: Tx,
+  project: { id: string; workspaceId: string },
+  page: { title: string; kind: PageKind; content: string; html: string; htmlHash: string },
+) {
   const [row] = await tx<{ id: string; title: string; kind: PageKind }[]>`
     insert into room_pages (workspace_id, project_id, title, kind, content, html, html_hash, position)
     values (${project.workspaceId}, ${project.id}, ${page.title}, ${page.kind}, ${page.content}, ${page.html}, ${page.htmlHash},

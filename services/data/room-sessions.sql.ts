@@ -87,7 +87,9 @@ export async function saveWhoYouAre(sql: Sql, sessionId: string, answer: { name?
  * few seconds), so a revoke or a takedown stops a viewer already in.
  */
 export async function sessionStanding(sql: Sql, sessionId: string) {
-  const [row] = await sql<{ projectId: string; slug: string; liveBuildId: string | null; kind: string | null; manifest: Manifest | null; ownerPaused: boolean }[]>`
+  const [row] = await sql<
+    { projectId: string; slug: string; liveBuildId: string | null; kind: string | null; manifest: Manifest | null; ownerPaused: boolean }[]
+  >`
     select p.id as project_id, p.slug, p.live_build_id, b.kind, b.manifest, (r.paused_at is not null) as owner_paused
     from room_sessions s
     join projects p on p.id = s.project_id and p.deleted_at is null and p.taken_down_at is null and p.over_limit_at is null

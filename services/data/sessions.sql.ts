@@ -18,9 +18,18 @@ export interface SessionAuth {
 const tokenPrefix: Record<SessionKind, string> = { web: 'pp_web', cli: 'pp_cli', connector: 'pp_con' };
 
 /** Opens a session and returns its token, which is shown once and stored only as a hash. */
-export async function createSession(sql: Sql, s: {
-  personId: string; kind: SessionKind; days: number; readOnly?: boolean; method: string; userAgent?: string | null; workspaceId?: string;
-}): Promise<{ token: string; sessionId: string; personId: string; expiresAt: Date }> {
+export async function createSession(
+  sql: Sql,
+  s: {
+    personId: string;
+    kind: SessionKind;
+    days: number;
+    readOnly?: boolean;
+    method: string;
+    userAgent?: string | null;
+    workspaceId?: string;
+  },
+): Promise<{ token: string; sessionId: string; personId: string; expiresAt: Date }> {
   const token = newSecret(tokenPrefix[s.kind]);
   const [row] = await sql<{ id: string; expiresAt: Date }[]>`
     insert into sessions (person_id, token_hash, kind, read_only, sign_in_method, user_agent, active_workspace_id, expires_at)

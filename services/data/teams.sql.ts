@@ -29,7 +29,10 @@ export async function membershipIn(sql: Db, workspaceId: string, personId: strin
 }
 
 /** Holds a live workspace's row until the transaction ends; null when there is none. */
-export async function lockTeam(tx: Db, workspaceId: string): Promise<{ id: string; name: string; kind: 'personal' | 'team'; plan: PlanName | null } | null> {
+export async function lockTeam(
+  tx: Db,
+  workspaceId: string,
+): Promise<{ id: string; name: string; kind: 'personal' | 'team'; plan: PlanName | null } | null> {
   const [row] = await tx<{ id: string; name: string; kind: 'personal' | 'team'; plan: PlanName | null }[]>`
     select id, name, kind, plan from workspaces where id = ${workspaceId} and deleted_at is null for update`;
   return row ?? null;
@@ -45,7 +48,9 @@ export function membersOf(sql: Db, workspaceId: string) {
 }
 
 export async function ownerCount(tx: Db, workspaceId: string): Promise<number> {
-  const [row] = await tx<{ n: number }[]>`select count(*)::int as n from memberships where workspace_id = ${workspaceId} and role = 'owner'`;
+  const [row] = await tx<
+    { n: number }[]
+  >`select count(*)::int as n from memberships where workspace_id = ${workspaceId} and role = 'owner'`;
   return row.n;
 }
 

@@ -44,7 +44,8 @@ export async function moveUpload(sql: Sql, uploadId: string, from: UploadState, 
  * upload lock, so racing startUploads cannot all pass. Returns null when over the quota.
  */
 export async function declareUpload(
-  sql: Sql, u: { workspaceId: string; projectId: string; kind: 'static' | 'container'; sizeBytes: number; createdBy: string; quotaBytes: number },
+  sql: Sql,
+  u: { workspaceId: string; projectId: string; kind: 'static' | 'container'; sizeBytes: number; createdBy: string; quotaBytes: number },
 ): Promise<{ id: string } | null> {
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext('uploads:' || ${u.workspaceId}))`;

@@ -31,7 +31,11 @@ export async function startVisit(tx: Db, session: RoomSessionRow, viewerName: st
  * at the address's GET, and takes a seat: `full` when the room already holds `seats` viewers
  * (nothing is written). A session that was in before (it had a visit) is always let back.
  */
-export async function arriveInVisit(sql: Sql, session: RoomSessionRow, seats: number): Promise<{ visitId: string | null; started: boolean; full: boolean }> {
+export async function arriveInVisit(
+  sql: Sql,
+  session: RoomSessionRow,
+  seats: number,
+): Promise<{ visitId: string | null; started: boolean; full: boolean }> {
   if (session.preview) return { visitId: null, started: false, full: false };
   return sql.begin(async (tx) => {
     // The session held, so two arrivals at once (two tabs) start one visit.
@@ -73,7 +77,11 @@ export async function endQuietVisitsEverywhere(sql: Db): Promise<number> {
  * never more in all than the time since the last beacon (plus slack), so a tampered shell
  * cannot inflate a visit. A viewer back after going quiet gets a new visit.
  */
-export async function recordBeat(sql: Sql, session: RoomSessionRow, time: Record<string, number>): Promise<{ visitId: string | null; credited: Record<string, number> }> {
+export async function recordBeat(
+  sql: Sql,
+  session: RoomSessionRow,
+  time: Record<string, number>,
+): Promise<{ visitId: string | null; credited: Record<string, number> }> {
   return sql.begin(async (tx) => {
     const [visit] = await tx<{ id: string; time: string; elapsed: number; endedAt: Date | null }[]>`
       select id, time::text as time, extract(epoch from now() - last_seen_at)::float8 as elapsed, ended_at
@@ -162,7 +170,13 @@ export async function viewerHoursThisMonth(sql: Sql, workspaceId: string, at = n
  * smaller allowance beside it (publicViewerHours), so strangers at a listing cannot shut the
  * private links.
  */
-export async function viewerHoursUsedUp(sql: Sql, workspaceId: string, plan: PlanName, door: 'links' | 'public', at = new Date()): Promise<boolean> {
+export async function viewerHoursUsedUp(
+  sql: Sql,
+  workspaceId: string,
+  plan: PlanName,
+  door: 'links' | 'public',
+  at = new Date(),
+): Promise<boolean> {
   const allowance = door === 'public' ? publicViewerHours(planOf(plan)) : planOf(plan).viewerHours;
   return (await viewerHoursThisMonth(sql, workspaceId, at, door)) >= allowance;
 }

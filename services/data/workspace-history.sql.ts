@@ -4,16 +4,32 @@ import type { Db } from '../core/db.js';
 // changes to who is in it and what it is called.
 
 export type TeamEventKind =
-  | 'team.create' | 'team.rename' | 'team.delete' | 'member.join' | 'member.leave'
-  | 'member.remove' | 'member.role' | 'invitation.create' | 'invitation.revoke';
+  | 'team.create'
+  | 'team.rename'
+  | 'team.delete'
+  | 'member.join'
+  | 'member.leave'
+  | 'member.remove'
+  | 'member.role'
+  | 'invitation.create'
+  | 'invitation.revoke';
 
-export async function recordTeamEvent(tx: Db, e: { workspaceId: string; kind: TeamEventKind; actorId: string | null; subjectId?: string | null; detail?: Record<string, unknown> }) {
+export async function recordTeamEvent(
+  tx: Db,
+  e: { workspaceId: string; kind: TeamEventKind; actorId: string | null; subjectId?: string | null; detail?: Record<string, unknown> },
+) {
   await tx`
     insert into workspace_history (workspace_id, kind, actor_id, subject_id, detail)
     values (${e.workspaceId}, ${e.kind}, ${e.actorId}, ${e.subjectId ?? null}, ${JSON.stringify(e.detail ?? {})}::text::jsonb)`;
 }
 
-export interface TeamEventRow { kind: TeamEventKind; actorId: string | null; subjectId: string | null; detail: Record<string, unknown>; at: Date }
+export interface TeamEventRow {
+  kind: TeamEventKind;
+  actorId: string | null;
+  subjectId: string | null;
+  detail: Record<string, unknown>;
+  at: Date;
+}
 
 /** The record, newest first. */
 export function teamHistory(sql: Db, workspaceId: string) {

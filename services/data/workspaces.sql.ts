@@ -20,7 +20,9 @@ export function workspacesOf(sql: Sql, personId: string) {
 }
 
 export async function workspaceById(sql: Db, workspaceId: string): Promise<Omit<WorkspaceRow, 'role'>> {
-  const [row] = await sql<Omit<WorkspaceRow, 'role'>[]>`select id, name, kind, plan, suspended_at from workspaces where id = ${workspaceId}`;
+  const [row] = await sql<
+    Omit<WorkspaceRow, 'role'>[]
+  >`select id, name, kind, plan, suspended_at from workspaces where id = ${workspaceId}`;
   return row;
 }
 
@@ -46,7 +48,9 @@ export async function personalWorkspaceOf(db: Db, email: string): Promise<string
 
 /** A workspace not deleted, by id; null when there is none. */
 export async function liveWorkspaceKind(db: Db, workspaceId: string): Promise<{ id: string; kind: 'personal' | 'team' } | null> {
-  const [row] = await db<{ id: string; kind: 'personal' | 'team' }[]>`select id, kind from workspaces where id = ${workspaceId} and deleted_at is null`;
+  const [row] = await db<
+    { id: string; kind: 'personal' | 'team' }[]
+  >`select id, kind from workspaces where id = ${workspaceId} and deleted_at is null`;
   return row ?? null;
 }
 

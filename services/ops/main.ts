@@ -27,7 +27,13 @@ const usage = `usage: npm run ops -- <command>
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { limit: { type: 'string' }, name: { type: 'string' }, kind: { type: 'string' }, 'read-only': { type: 'boolean' }, help: { type: 'boolean' } },
+  options: {
+    limit: { type: 'string' },
+    name: { type: 'string' },
+    kind: { type: 'string' },
+    'read-only': { type: 'boolean' },
+    help: { type: 'boolean' },
+  },
 });
 const [command, ...args] = positionals;
 if (!command || values.help) {
@@ -81,7 +87,11 @@ async function run(command: string, args: string[]) {
       const limit = Number(values.limit ?? 50);
       if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit is a whole number from 1');
       for (const f of await latestProductFeedback(sql, limit)) {
-        console.log(terminalSafe(`${f.createdAt.toISOString()}  ${f.email}  ${f.workspaceName ?? '(workspace gone)'}  ${f.page ?? '-'}  ${f.appVersion ?? '-'}`));
+        console.log(
+          terminalSafe(
+            `${f.createdAt.toISOString()}  ${f.email}  ${f.workspaceName ?? '(workspace gone)'}  ${f.page ?? '-'}  ${f.appVersion ?? '-'}`,
+          ),
+        );
         console.log(terminalSafe(`  ${f.body.replace(/\n/g, '\n  ')}`));
       }
       return;

@@ -16,7 +16,10 @@ export async function heldCoverLines(sql: Sql): Promise<string[]> {
   const held = await heldCovers(sql);
   return [
     `held covers (${held.length}): cover <slug> <file> | approve-cover <slug> | reject-cover <slug> <reason>`,
-    ...held.map((c) => `  ${c.slug}  "${c.title}" (${c.status})  ${c.heldCoverType}  ${coverKey(c.projectId, c.heldCoverHash)}  (since ${c.heldCoverAt.toISOString()})`),
+    ...held.map(
+      (c) =>
+        `  ${c.slug}  "${c.title}" (${c.status})  ${c.heldCoverType}  ${coverKey(c.projectId, c.heldCoverHash)}  (since ${c.heldCoverAt.toISOString()})`,
+    ),
   ];
 }
 
@@ -62,7 +65,10 @@ export async function rejectCover(sql: Sql, storage: Storage, slug: string, reas
     await recordDecision(tx, { projectId: held.projectId, decision: 'reject', note: `cover ${held.heldCoverHash}: ${reason}` });
     // The spec's notice kinds have none for a cover: a refusal by a check is listing.blocked.
     await noticeWorkspace(tx, {
-      workspaceId: held.workspaceId, projectId: held.projectId, kind: 'listing.blocked', href: null,
+      workspaceId: held.workspaceId,
+      projectId: held.projectId,
+      kind: 'listing.blocked',
+      href: null,
       title: `${held.name}: the new cover was not approved`,
       body: `Reason: ${reason}. The cover shown before stays; you can upload another.`,
     });

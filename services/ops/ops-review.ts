@@ -42,7 +42,13 @@ export async function approveCard(sql: Sql, slug: string): Promise<string> {
   await sql.begin(async (tx) => {
     const card = await cardOf(tx, p.id, true);
     if (card?.status !== 'pending') throw new Error(`${slug}'s card is not waiting for review`);
-    await setCardOutcome(tx, p.id, { status: 'listed', blocked: [], warnings: card.warnings, listedBuildId: card.liveBuildId, reviewed: true });
+    await setCardOutcome(tx, p.id, {
+      status: 'listed',
+      blocked: [],
+      warnings: card.warnings,
+      listedBuildId: card.liveBuildId,
+      reviewed: true,
+    });
     await clearTakenOff(tx, p.id);
     await recordDecision(tx, { projectId: p.id, decision: 'approve' });
   });
@@ -89,17 +95,28 @@ export async function review(sql: Sql, storage: Storage, args: string[]): Promis
   const [what, subject, ...rest] = args;
   const note = rest.join(' ') || null;
   switch (what ?? 'list') {
-    case 'list': return reviewList(sql);
-    case 'approve': return approveCard(sql, need(subject, 'slug'));
-    case 'reject': return pullCard(sql, need(subject, 'slug'), need(note, 'reason'));
-    case 'pull': return pullCard(sql, need(subject, 'slug'), need(note, 'reason'));
-    case 'uphold': return decide(sql, need(subject, 'appeal id'), true, note);
-    case 'deny': return decide(sql, need(subject, 'appeal id'), false, note);
-    case 'handled': return reportHandled(sql, need(subject, 'report id'));
-    case 'cover': return saveHeldCover(sql, storage, need(subject, 'slug'), need(note, 'file'));
-    case 'approve-cover': return approveCover(sql, storage, need(subject, 'slug'));
-    case 'reject-cover': return rejectCover(sql, storage, need(subject, 'slug'), need(note, 'reason'));
-    default: throw new Error(`review takes list, approve, reject, pull, uphold, deny, handled, cover, approve-cover or reject-cover, not ${what}`);
+    case 'list':
+      return reviewList(sql);
+    case 'approve':
+      return approveCard(sql, need(subject, 'slug'));
+    case 'reject':
+      return pullCard(sql, need(subject, 'slug'), need(note, 'reason'));
+    case 'pull':
+      return pullCard(sql, need(subject, 'slug'), need(note, 'reason'));
+    case 'uphold':
+      return decide(sql, need(subject, 'appeal id'), true, note);
+    case 'deny':
+      return decide(sql, need(subject, 'appeal id'), false, note);
+    case 'handled':
+      return reportHandled(sql, need(subject, 'report id'));
+    case 'cover':
+      return saveHeldCover(sql, storage, need(subject, 'slug'), need(note, 'file'));
+    case 'approve-cover':
+      return approveCover(sql, storage, need(subject, 'slug'));
+    case 'reject-cover':
+      return rejectCover(sql, storage, need(subject, 'slug'), need(note, 'reason'));
+    default:
+      throw new Error(`review takes list, approve, reject, pull, uphold, deny, handled, cover, approve-cover or reject-cover, not ${what}`);
   }
 }
 

@@ -3,8 +3,12 @@ import { opsCommand } from '../../test/support/ops-command.js';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 /** The operator command as an operator runs it: a process of its own against DATABASE_URL. */
 const ops = (...args: string[]) => opsCommand(platform, ...args);
@@ -47,7 +51,8 @@ describe('npm run ops', () => {
     const token = lastLine((await ops('token', email)).stdout);
     const slug = `td-${crypto.randomUUID().slice(0, 10)}`;
     const project = (await platform.fetch('/api/projects', { method: 'POST', token, json: { slug, name: 'T' } })).body;
-    const upload = () => platform.fetch(`/api/projects/${project.id}/uploads`, { method: 'POST', token, json: { kind: 'static', sizeBytes: 10 } });
+    const upload = () =>
+      platform.fetch(`/api/projects/${project.id}/uploads`, { method: 'POST', token, json: { kind: 'static', sizeBytes: 10 } });
     expect((await ops('takedown', slug)).code).toBe(0);
     const refused = await upload();
     expect(refused.status).toBe(423);
@@ -62,9 +67,19 @@ describe('npm run ops', () => {
     const token = lastLine((await ops('token', email)).stdout);
     await ops('plan', email, 'solo');
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await platform.fetch('/api/projects', { method: 'POST', token, json: { slug: `ol-${i}-${crypto.randomUUID().slice(0, 8)}`, name: `P${i}` } })).body.id);
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (
+          await platform.fetch('/api/projects', {
+            method: 'POST',
+            token,
+            json: { slug: `ol-${i}-${crypto.randomUUID().slice(0, 8)}`, name: `P${i}` },
+          })
+        ).body.id,
+      );
     await ops('plan', email, 'free');
-    const status = async (id: string) => (await platform.fetch(`/api/projects/${id}/uploads`, { method: 'POST', token, json: { kind: 'static', sizeBytes: 1 } })).status;
+    const status = async (id: string) =>
+      (await platform.fetch(`/api/projects/${id}/uploads`, { method: 'POST', token, json: { kind: 'static', sizeBytes: 1 } })).status;
     expect(await Promise.all(ids.map(status))).toEqual([200, 200, 200, 423, 423]);
     await ops('plan', email, 'solo');
     expect(await Promise.all(ids.map(status))).toEqual([200, 200, 200, 200, 200]);
@@ -74,9 +89,9 @@ describe('npm run ops', () => {
     const owner = await platform.person();
     const team = await owner.client.call('createTeam', { body: { name: 'Ops team' } });
     expect((await ops('plan', team.id, 'agency')).code).toBe(0);
-    expect((await owner.client.call('getBilling'))).toMatchObject({ plan: 'agency', status: 'active' });
+    expect(await owner.client.call('getBilling')).toMatchObject({ plan: 'agency', status: 'active' });
     expect((await ops('plan', team.id, 'none')).code).toBe(0);
-    expect((await owner.client.call('getBilling'))).toMatchObject({ plan: 'free', status: 'canceled' });
+    expect(await owner.client.call('getBilling')).toMatchObject({ plan: 'free', status: 'canceled' });
     const listed = await ops('review');
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/pending cards \(\d+\)[\s\S]*open appeals \(\d+\)[\s\S]*open reports \(\d+\)/);

@@ -12,7 +12,11 @@ export async function issueToken(sql: Sql, email: string, opts: { name?: string;
   const person = await ensurePerson(sql, email, { name: opts.name, verified: true });
   if (opts.name && person.name !== opts.name) await overwriteName(sql, person.id, opts.name);
   return createSession(sql, {
-    personId: person.id, kind: opts.kind ?? 'cli', readOnly: opts.readOnly, days: opts.days ?? 30, method: 'operator',
+    personId: person.id,
+    kind: opts.kind ?? 'cli',
+    readOnly: opts.readOnly,
+    days: opts.days ?? 30,
+    method: 'operator',
   });
 }
 
@@ -35,7 +39,8 @@ async function workspaceNamed(sql: Sql, emailOrId: string): Promise<{ id: string
  * is held to Free's limits meanwhile); a personal workspace always has one.
  */
 export async function setPlan(sql: Sql, emailOrId: string, plan: string) {
-  if (plan !== 'none' && !PlanName.includes(plan as PlanName)) throw new Error(`unknown plan ${plan}; plans: ${PlanName.join(', ')}, or none for a team`);
+  if (plan !== 'none' && !PlanName.includes(plan as PlanName))
+    throw new Error(`unknown plan ${plan}; plans: ${PlanName.join(', ')}, or none for a team`);
   const ws = await workspaceNamed(sql, emailOrId);
   if (plan === 'none' && ws.kind === 'personal') throw new Error('a personal workspace always has a plan (free is the least)');
   const stored = plan === 'none' ? null : plan;

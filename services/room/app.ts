@@ -26,7 +26,10 @@ export async function buildRoomApp(deps: RoomDeps): Promise<FastifyInstance> {
   const ready = { postgres: () => deps.sql`select 1`.execute(), headroom: headroomCheck(app) };
   app.get('/readyz', async (_req, reply) => {
     const readiness = await checkReadiness(ready);
-    return reply.status(readiness.ok ? 200 : 503).header('cache-control', 'no-store').send(readiness);
+    return reply
+      .status(readiness.ok ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send(readiness);
   });
   room.register(app);
   app.setNotFoundHandler((_req, reply) => reply.status(404).type('text/plain').send('Not found'));

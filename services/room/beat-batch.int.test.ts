@@ -11,8 +11,12 @@ import { deployStaticRoom, enterRoom, hit } from '../../test/support/room.js';
 // goes the one-by-one way, with the same answers as before.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 /** A live room and `n` viewers in it, each through their own link, with their visits open. */
 async function roomWithViewers(n: number) {
@@ -20,21 +24,29 @@ async function roomWithViewers(n: number) {
   const { project } = await deployStaticRoom(platform, person);
   const viewers = [];
   for (let i = 0; i < n; i++) {
-    const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: `Viewer ${i}` } });
+    const { url, link } = await person.client.call('createLink', {
+      params: { projectId: project.id },
+      body: { viewerName: `Viewer ${i}` },
+    });
     viewers.push({ ...(await enterRoom(platform, url, { name: `Viewer ${i}` })), linkId: link.id });
   }
   // As if each had been in the room for a while: the allowance is the time since the last beat.
-  await platform.deps.sql`update visits set started_at = now() - interval '20 seconds', last_seen_at = now() - interval '10 seconds' where project_id = ${project.id}`;
+  await platform.deps
+    .sql`update visits set started_at = now() - interval '20 seconds', last_seen_at = now() - interval '10 seconds' where project_id = ${project.id}`;
   return { person, project, viewers };
 }
 
-const tokenOf = (jar: Map<string, string>, sessionId: string) => [...jar.values()].find((v) => v.startsWith(`${sessionId}.`))!.slice(sessionId.length + 1);
+const tokenOf = (jar: Map<string, string>, sessionId: string) =>
+  [...jar.values()].find((v) => v.startsWith(`${sessionId}.`))!.slice(sessionId.length + 1);
 
 describe('beats in batches', () => {
   it('credits 40 viewers beating at once, each to their own visit, with their events', async () => {
     const { person, project, viewers } = await roomWithViewers(40);
-    const answers = await Promise.all(viewers.map((v, i) =>
-      hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json: { time: { web: 3, admin: i % 2 }, hidden: i === 0 } })));
+    const answers = await Promise.all(
+      viewers.map((v, i) =>
+        hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json: { time: { web: 3, admin: i % 2 }, hidden: i === 0 } }),
+      ),
+    );
     expect(answers.map((a) => a.status)).toEqual(viewers.map(() => 200));
     const visits = await person.client.call('listVisits', { params: { projectId: project.id } });
     expect(visits).toHaveLength(40);
@@ -51,10 +63,23 @@ describe('beats in batches', () => {
     const { project, viewers } = await roomWithViewers(4);
     const [a, b, c, d] = viewers.map((v) => ({ sessionId: v.data.sessionId as string, token: tokenOf(v.jar, v.data.sessionId) }));
     await platform.deps.sql`update room_sessions set preview = true where id = ${c.sessionId}`;
-    await platform.deps.sql`update visits set started_at = now() - interval '20 minutes', last_seen_at = now() - interval '10 minutes' where id = (select visit_id from room_sessions where id = ${d.sessionId})`;
-    const beat = (s: { sessionId: string; token: string }, web = 4): QueuedBeat =>
-      ({ sessionId: s.sessionId, tokenHash: hashSecret(s.token), time: { web }, shown: false, hidden: false, device: 'desktop' });
-    const outcomes = await recordBeats(platform.deps.sql, [beat(a), beat(a, 2), { ...beat(b), tokenHash: hashSecret('wrong') }, beat(c), beat(d)]);
+    await platform.deps
+      .sql`update visits set started_at = now() - interval '20 minutes', last_seen_at = now() - interval '10 minutes' where id = (select visit_id from room_sessions where id = ${d.sessionId})`;
+    const beat = (s: { sessionId: string; token: string }, web = 4): QueuedBeat => ({
+      sessionId: s.sessionId,
+      tokenHash: hashSecret(s.token),
+      time: { web },
+      shown: false,
+      hidden: false,
+      device: 'desktop',
+    });
+    const outcomes = await recordBeats(platform.deps.sql, [
+      beat(a),
+      beat(a, 2),
+      { ...beat(b), tokenHash: hashSecret('wrong') },
+      beat(c),
+      beat(d),
+    ]);
     expect(outcomes).toEqual(['recorded', 'alone', 'alone', 'alone', 'alone']);
     const rows = await platform.deps.sql<{ sessionId: string; time: Record<string, number> }[]>`
       select s.id as session_id, v.time from room_sessions s join visits v on v.id = s.visit_id where s.project_id = ${project.id}`;
@@ -66,7 +91,8 @@ describe('beats in batches', () => {
   it('a viewer back after a quiet spell is answered 200 and starts a new visit; the quiet one ends at its last beat', async () => {
     const { person, project, viewers } = await roomWithViewers(1);
     const [v] = viewers;
-    await platform.deps.sql`update visits set started_at = now() - interval '20 minutes', last_seen_at = now() - interval '10 minutes' where project_id = ${project.id}`;
+    await platform.deps
+      .sql`update visits set started_at = now() - interval '20 minutes', last_seen_at = now() - interval '10 minutes' where project_id = ${project.id}`;
     const answer = await hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json: { time: { web: 4 } } });
     expect(answer.status).toBe(200);
     const visits = await platform.deps.sql<{ endedAt: Date | null; lastSeenAt: Date; startedAt: Date }[]>`
@@ -74,7 +100,7 @@ describe('beats in batches', () => {
     expect(visits).toHaveLength(2);
     expect(visits[0].endedAt).toEqual(visits[0].lastSeenAt);
     expect(visits[1].endedAt).toBeNull();
-    expect((await person.client.call('listVisits', { params: { projectId: project.id } }))).toHaveLength(2);
+    expect(await person.client.call('listVisits', { params: { projectId: project.id } })).toHaveLength(2);
   });
 
   it('never credits more than the time since the last beat, and moves a link to engaged when a visit crosses a minute', async () => {
@@ -93,23 +119,37 @@ describe('beats in batches', () => {
   it('answers as before from outside: 403 without the room’s origin, 404 for a wrong token, 400 for a bad body', async () => {
     const { viewers } = await roomWithViewers(1);
     const [v] = viewers;
-    expect((await hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json: { time: { web: 1 } }, noOrigin: true })).status).toBe(403);
-    const forged = new Map([...v.jar].map(([k, val]) => [k, val.startsWith(v.data.sessionId) ? `${v.data.sessionId}.pp_room_forged` : val]));
+    expect((await hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json: { time: { web: 1 } }, noOrigin: true })).status).toBe(
+      403,
+    );
+    const forged = new Map(
+      [...v.jar].map(([k, val]) => [k, val.startsWith(v.data.sessionId) ? `${v.data.sessionId}.pp_room_forged` : val]),
+    );
     expect((await hit(platform, `${v.base}/beat`, { method: 'POST', jar: forged, json: { time: { web: 1 } } })).status).toBe(404);
     expect((await hit(platform, `${v.base}/beat`, { method: 'POST', jar: forged, json: { time: 'x' } })).status).toBe(404);
     expect((await hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json: { time: 'x' } })).status).toBe(400);
     expect((await hit(platform, `/room/not-a-session/beat`, { method: 'POST', jar: v.jar, json: { time: { web: 1 } } })).status).toBe(404);
   });
 
-  it('a beacon keyed with NUL or a lone surrogate fails only itself: another tenant\'s viewer beating with it is credited', async () => {
+  it("a beacon keyed with NUL or a lone surrogate fails only itself: another tenant's viewer beating with it is credited", async () => {
     const bad = await roomWithViewers(1);
     const good = await roomWithViewers(1);
     const [b] = bad.viewers;
     const [g] = good.viewers;
     // Raw bodies, as a script would send them: JSON's own escapes for NUL and an unpaired surrogate.
     const answers = await Promise.all([
-      hit(platform, `${b.base}/beat`, { method: 'POST', jar: b.jar, body: '{"time":{"\\u0000":1}}', headers: { 'content-type': 'application/json' } }),
-      hit(platform, `${b.base}/beat`, { method: 'POST', jar: b.jar, body: '{"time":{"\\ud800":1}}', headers: { 'content-type': 'text/plain;charset=UTF-8' } }),
+      hit(platform, `${b.base}/beat`, {
+        method: 'POST',
+        jar: b.jar,
+        body: '{"time":{"\\u0000":1}}',
+        headers: { 'content-type': 'application/json' },
+      }),
+      hit(platform, `${b.base}/beat`, {
+        method: 'POST',
+        jar: b.jar,
+        body: '{"time":{"\\ud800":1}}',
+        headers: { 'content-type': 'text/plain;charset=UTF-8' },
+      }),
       hit(platform, `${g.base}/beat`, { method: 'POST', jar: g.jar, json: { time: { web: 3 } } }),
     ]);
     expect(answers.map((a) => a.status)).toEqual([400, 400, 200]);
@@ -123,8 +163,14 @@ describe('beats in batches', () => {
   it('a batch Postgres refuses is written again beat by beat, so only the culprit fails', async () => {
     const bad = await roomWithViewers(2);
     const good = await roomWithViewers(1);
-    const queued = (v: { jar: Map<string, string>; data: { sessionId: string } }, time: Record<string, number>): QueuedBeat =>
-      ({ sessionId: v.data.sessionId, tokenHash: hashSecret(tokenOf(v.jar, v.data.sessionId)), time, shown: false, hidden: false, device: 'desktop' });
+    const queued = (v: { jar: Map<string, string>; data: { sessionId: string } }, time: Record<string, number>): QueuedBeat => ({
+      sessionId: v.data.sessionId,
+      tokenHash: hashSecret(tokenOf(v.jar, v.data.sessionId)),
+      time,
+      shown: false,
+      hidden: false,
+      device: 'desktop',
+    });
     // Three beats, one batch (it goes when full), past the route's checks as if they had none.
     const batcher = beatBatcher(platform.deps.sql, { windowMs: 60_000, maxBatch: 3 });
     const outcomes = await Promise.allSettled([

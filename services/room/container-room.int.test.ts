@@ -33,10 +33,21 @@ it('queues the third viewer beyond the host capacity with their place, and admit
   const person = await platform.person({ plan: 'pro' });
   const project = await person.client.call('createProject', { body: { slug: uniqueSlug('q'), name: 'Queue' } });
   const bytes = await demoBundle();
-  const { uploadId, putUrl } = await person.client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+  const { uploadId, putUrl } = await person.client.call('startUpload', {
+    params: { projectId: project.id },
+    body: { kind: 'container', sizeBytes: bytes.length },
+  });
   await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes });
-  const manifest = { kind: 'container', name: 'Queue', apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }], run: { start: ['node', 'server.js'] } };
-  const build = await person.client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest as never } });
+  const manifest = {
+    kind: 'container',
+    name: 'Queue',
+    apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }],
+    run: { start: ['node', 'server.js'] },
+  };
+  const build = await person.client.call('createBuild', {
+    params: { projectId: project.id },
+    body: { uploadId, manifest: manifest as never },
+  });
   await person.client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
   const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Many' } });
 

@@ -9,8 +9,12 @@ import { planOf, publicViewerHours } from '../core/plans.js';
 // neither fill a room for real visitors nor shut the workspace's private links.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 /** A Solo workspace's live static room, listed, with a private link too. */
 async function listedRoom() {

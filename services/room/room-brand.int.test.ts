@@ -7,8 +7,12 @@ import { roomPalettes } from '../contract/room-palettes.js';
 // The brand and theme in the room's page, and the logo at the room's own address.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 async function brandedRoom(plan: string) {
   const person = await platform.person({ plan });
@@ -48,7 +52,9 @@ describe('the room with a brand', () => {
     expect(page.text).toContain('color-scheme:light dark;');
     expect(page.text).toContain('prefers-color-scheme: dark');
     expect(page.text).not.toContain('Acme Labs');
-    expect(page.text).toMatch(/<a class="made-with" href="http:\/\/127\.0\.0\.1:\d+" target="_blank" rel="noopener">Made with Demo Rooms<\/a>/);
+    expect(page.text).toMatch(
+      /<a class="made-with" href="http:\/\/127\.0\.0\.1:\d+" target="_blank" rel="noopener">Made with Demo Rooms<\/a>/,
+    );
     expect((await hit(platform, `/room/${sessionId}/logo`, { jar })).status).toBe(404);
   });
 });

@@ -8,18 +8,32 @@ import { eventsOfLink } from '../data/room-events.sql.js';
 // of a visit in one insert per request, and who claimed the link from which browser.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
-const phone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const phone =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 
 async function linkedRoom() {
   const person = await platform.person({ plan: 'solo' });
   const { project } = await deployStaticRoom(platform, person, {
     files: { 'index.html': '<!doctype html><title>x</title>' },
-    manifest: { kind: 'static', name: 'Evidence', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }], story: [{ id: 'look', title: 'Look', say: 'Here.', app: 'web' }] },
+    manifest: {
+      kind: 'static',
+      name: 'Evidence',
+      output: 'dist',
+      apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }],
+      story: [{ id: 'look', title: 'Look', say: 'Here.', app: 'web' }],
+    },
   });
-  const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada Buyer', viewerEmail: 'ada@buyer.example' } });
+  const { url, link } = await person.client.call('createLink', {
+    params: { projectId: project.id },
+    body: { viewerName: 'Ada Buyer', viewerEmail: 'ada@buyer.example' },
+  });
   return { person, project, url, link };
 }
 
@@ -57,7 +71,8 @@ describe('events', () => {
     const viewer = await openPage(url, { 'user-agent': phone });
     await viewer.post('arrive', {});
     await viewer.post('hello', { name: 'Ada Buyer' });
-    await platform.deps.sql`update visits set started_at = now() - interval '30 seconds', last_seen_at = now() - interval '30 seconds' where link_id = ${link.id}`;
+    await platform.deps
+      .sql`update visits set started_at = now() - interval '30 seconds', last_seen_at = now() - interval '30 seconds' where link_id = ${link.id}`;
     await viewer.post('beat', { time: { web: 12 }, shown: true });
     await viewer.post('run', { step: 'look' });
     await viewer.post('answer', { step: 'yes' });
@@ -66,7 +81,13 @@ describe('events', () => {
 
     const events = await eventsOfLink(platform.deps.sql, link.id);
     expect(events.map((e) => [e.kind, e.subject, e.seconds])).toEqual([
-      ['entry', null, 0], ['shown', null, 0], ['time', 'web', 12], ['step', 'look', 0], ['answer', 'yes', 0], ['hidden', null, 0], ['leave', null, 0],
+      ['entry', null, 0],
+      ['shown', null, 0],
+      ['time', 'web', 12],
+      ['step', 'look', 0],
+      ['answer', 'yes', 0],
+      ['hidden', null, 0],
+      ['leave', null, 0],
     ]);
     expect(new Set(events.map((e) => e.device))).toEqual(new Set(['phone']));
     expect(new Set(events.map((e) => e.visitId)).size).toBe(1);
@@ -75,7 +96,9 @@ describe('events', () => {
     const previewer = await openPage(preview);
     await previewer.post('arrive', {});
     await previewer.post('beat', { time: { web: 3 } });
-    const [{ n }] = await platform.deps.sql<{ n: number }[]>`select count(*)::int as n from room_events where project_id = ${project.id} and link_id is null`;
+    const [{ n }] = await platform.deps.sql<
+      { n: number }[]
+    >`select count(*)::int as n from room_events where project_id = ${project.id} and link_id is null`;
     expect(n).toBe(0);
   });
 });
@@ -91,7 +114,10 @@ describe('claims', () => {
     await second.post('hello', { name: 'Bo Colleague', email: 'bo@buyer.example' });
 
     const claims = await claimsOf(platform.deps.sql, link.id);
-    expect(claims.map((c) => [c.name, c.email, c.device])).toEqual([['Ada Buyer', null, 'desktop'], ['Bo Colleague', 'bo@buyer.example', 'phone']]);
+    expect(claims.map((c) => [c.name, c.email, c.device])).toEqual([
+      ['Ada Buyer', null, 'desktop'],
+      ['Bo Colleague', 'bo@buyer.example', 'phone'],
+    ]);
     // Two browsers: each its own random id, kept only as a hash.
     expect(claims[0].browserHash).not.toBeNull();
     expect(claims[0].browserHash!.equals(claims[1].browserHash!)).toBe(false);

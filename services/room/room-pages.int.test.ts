@@ -6,8 +6,12 @@ import { deployStaticRoom, hit, shellData, type Jar } from '../../test/support/r
 // of their bodies; each page answers its stored HTML to its own session only.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 /** A live room with `pages` added, and a viewer inside it (a fresh jar). */
 async function roomWithPages(pages: { title: string; kind: 'markdown' | 'html'; content: string }[]) {
@@ -30,7 +34,10 @@ describe('the shell of a room with pages', () => {
     const pages = Array.from({ length: 30 }, (_, i) => ({
       title: `${'A long page title that says what is in the page '.slice(0, 60)} ${i}`.slice(0, 80),
       kind: 'markdown' as const,
-      content: `# Page ${i}\n\n${`${marker(i)} **lorem** ipsum [link](https://example.com/${i}) dolor sit amet.\n\n`.repeat(1800)}`.slice(0, 160_000),
+      content: `# Page ${i}\n\n${`${marker(i)} **lorem** ipsum [link](https://example.com/${i}) dolor sit amet.\n\n`.repeat(1800)}`.slice(
+        0,
+        160_000,
+      ),
     }));
     const { shell, sessionId } = await roomWithPages(pages);
     expect(shell.body.length).toBeLessThan(100 * 1024);
@@ -45,7 +52,7 @@ describe('the shell of a room with pages', () => {
 });
 
 describe('a page at its own address', () => {
-  it('answers the stored HTML in the room\'s look, with an ETag, 304 when it has not changed, and a sandboxing CSP', async () => {
+  it("answers the stored HTML in the room's look, with an ETag, 304 when it has not changed, and a sandboxing CSP", async () => {
     const { pages, jar, sessionId, person, project } = await roomWithPages([
       { title: 'Pricing', kind: 'markdown', content: '# Plans\n\n**Pro** is $39.<script>alert(1)</script>' },
     ]);
@@ -72,7 +79,10 @@ describe('a page at its own address', () => {
     expect(again.body.length).toBe(0);
 
     // A new content is a new tag: the browser's copy is not kept.
-    await person.client.call('addPage', { params: { projectId: project.id }, body: { title: 'Pricing', kind: 'markdown', content: '# Plans\n\n**Pro** is $29.' } });
+    await person.client.call('addPage', {
+      params: { projectId: project.id },
+      body: { title: 'Pricing', kind: 'markdown', content: '# Plans\n\n**Pro** is $29.' },
+    });
     const changed = await hit(platform, address, { jar, headers: { 'if-none-match': etag } });
     expect(changed.status).toBe(200);
     expect(changed.text).toContain('$29');
@@ -80,20 +90,27 @@ describe('a page at its own address', () => {
   });
 
   it('renders a page stored before pages kept their HTML on its first request, and keeps what it made', async () => {
-    const { pages, jar, sessionId } = await roomWithPages([{ title: 'Old', kind: 'markdown', content: '# Old page\n\n<img src=x onerror="alert(1)">' }]);
+    const { pages, jar, sessionId } = await roomWithPages([
+      { title: 'Old', kind: 'markdown', content: '# Old page\n\n<img src=x onerror="alert(1)">' },
+    ]);
     await platform.deps.sql`update room_pages set html = null, html_hash = null where id = ${pages[0].id}`;
     const page = await hit(platform, `/room/${sessionId}/pages/${pages[0].id}`, { jar });
     expect(page.status).toBe(200);
     expect(page.text).toContain('<h1>Old page</h1>');
     expect(page.text).not.toContain('onerror');
-    const [row] = await platform.deps.sql<{ html: string | null; htmlHash: string | null }[]>`select html, html_hash from room_pages where id = ${pages[0].id}`;
+    const [row] = await platform.deps.sql<
+      { html: string | null; htmlHash: string | null }[]
+    >`select html, html_hash from room_pages where id = ${pages[0].id}`;
     expect(row.html).toContain('<h1>Old page</h1>');
     expect(row.htmlHash).toEqual(expect.any(String));
-    const again = await hit(platform, `/room/${sessionId}/pages/${pages[0].id}`, { jar, headers: { 'if-none-match': String(page.headers.etag) } });
+    const again = await hit(platform, `/room/${sessionId}/pages/${pages[0].id}`, {
+      jar,
+      headers: { 'if-none-match': String(page.headers.etag) },
+    });
     expect(again.status).toBe(304);
   });
 
-  it('is Not found to another room\'s session, without the cookie, for another project\'s page, and once the link is revoked', async () => {
+  it("is Not found to another room's session, without the cookie, for another project's page, and once the link is revoked", async () => {
     const mine = await roomWithPages([{ title: 'Secret plans', kind: 'markdown', content: 'top secret roadmap' }]);
     const theirs = await roomWithPages([{ title: 'Theirs', kind: 'markdown', content: 'their page' }]);
     const myPage = `/room/${mine.sessionId}/pages/${mine.pages[0].id}`;

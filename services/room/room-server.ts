@@ -59,7 +59,9 @@ export function createRoom(deps: RoomDeps) {
       server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
         const label = contentLabelOf(deps.config, req.headers.host);
         if (!label?.copy) return void socket.destroy();
-        copyGateway().ws(req, socket, head, label).catch(() => socket.destroy());
+        copyGateway()
+          .ws(req, socket, head, label)
+          .catch(() => socket.destroy());
       });
       function fail(res: ServerResponse, err: unknown) {
         deps.log.error({ err }, 'room content failed');

@@ -7,8 +7,12 @@ import { deployStaticRoom, enterRoom, hit } from '../../test/support/room.js';
 // character used to fail its request with a 500 (and, batched, other viewers' too).
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 /** A raw JSON body, as a script would write it: `\\u0000` and `\\ud800` are JSON's own escapes. */
 const raw = (json: string) => ({ body: json, headers: { 'content-type': 'application/json' } });
@@ -26,9 +30,21 @@ describe('what a viewer types', () => {
       select viewer_name, viewer_email from room_sessions where id = ${room.data.sessionId}`;
     expect(session).toEqual({ viewerName: 'Ada Lovelace', viewerEmail: 'ada@example.com' });
 
-    const commented = await post('comments', JSON.stringify({
-      appId: 'web', screen: '/x', body: 'Total', position: { x: 0.5, y: 0.5 }, area: null, device: 'laptop', screenshot: null, screenshotNote: 'no-answer',
-    }).replace('"Total"', '"To\\u0000tal\\udc00 wrong\\nhere"').replace('"/x"', '"/x\\u0000"'));
+    const commented = await post(
+      'comments',
+      JSON.stringify({
+        appId: 'web',
+        screen: '/x',
+        body: 'Total',
+        position: { x: 0.5, y: 0.5 },
+        area: null,
+        device: 'laptop',
+        screenshot: null,
+        screenshotNote: 'no-answer',
+      })
+        .replace('"Total"', '"To\\u0000tal\\udc00 wrong\\nhere"')
+        .replace('"/x"', '"/x\\u0000"'),
+    );
     expect(commented.status).toBe(200);
     expect(commented.json.comment).toMatchObject({ body: 'Total wrong\nhere', screen: '/x' });
 

@@ -7,8 +7,11 @@ import { roomScript } from './room-scripts.js';
 // change only with a release of the platform, so browsers revalidate them by ETag rather than
 // keep them blindly.
 
-const asset = (bytes: Buffer, type: string) =>
-  ({ bytes, type, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 22)}"` });
+const asset = (bytes: Buffer, type: string) => ({
+  bytes,
+  type,
+  etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 22)}"`,
+});
 
 export function registerShellAssets(app: FastifyInstance) {
   const assets: Record<string, ReturnType<typeof asset>> = {

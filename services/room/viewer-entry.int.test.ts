@@ -6,13 +6,20 @@ import { waitFor } from '../../test/support/wait-for.js';
 import { notFoundPage } from './html.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 async function roomWithLink(plan = 'solo') {
   const person = await platform.person({ plan });
   const { project, build } = await deployStaticRoom(platform, person);
-  const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Grace Prospect' } });
+  const { url, link } = await person.client.call('createLink', {
+    params: { projectId: project.id },
+    body: { viewerName: 'Grace Prospect' },
+  });
   return { person, project, build, url, link };
 }
 
@@ -32,9 +39,10 @@ describe('entering through a link', () => {
     expect(page.text).toContain(project.name);
   });
 
-  it('says when the link was last opened: null before, the latest visit\'s start after each entry (issue 29, item 7)', async () => {
+  it("says when the link was last opened: null before, the latest visit's start after each entry (issue 29, item 7)", async () => {
     const { url, person, project, link } = await roomWithLink();
-    const listed = async () => (await person.client.call('listLinks', { params: { projectId: project.id } })).find((l) => l.id === link.id)!;
+    const listed = async () =>
+      (await person.client.call('listLinks', { params: { projectId: project.id } })).find((l) => l.id === link.id)!;
     expect(link.lastOpenedAt).toBeNull();
     expect((await listed()).lastOpenedAt).toBeNull();
     await enterRoom(platform, url);
@@ -70,9 +78,17 @@ describe('entering through a link', () => {
     const noEmail = await hit(platform, `/room/${data.sessionId}/hello`, { method: 'POST', jar, json: { name: 'Ada' } });
     expect(noEmail.status).toBe(400);
     expect(noEmail.json.issues[0].path).toBe('email');
-    const badName = await hit(platform, `/room/${data.sessionId}/hello`, { method: 'POST', jar, json: { name: '' , email: 'ada@example.com' } });
+    const badName = await hit(platform, `/room/${data.sessionId}/hello`, {
+      method: 'POST',
+      jar,
+      json: { name: '', email: 'ada@example.com' },
+    });
     expect(badName.status).toBe(400);
-    const ok = await hit(platform, `/room/${data.sessionId}/hello`, { method: 'POST', jar, json: { name: 'Ada', email: 'ada@example.com' } });
+    const ok = await hit(platform, `/room/${data.sessionId}/hello`, {
+      method: 'POST',
+      jar,
+      json: { name: 'Ada', email: 'ada@example.com' },
+    });
     expect(ok.status).toBe(200);
     const grant = await hit(platform, `/room/${data.sessionId}/grant`, { method: 'POST', jar, json: { app: 'web' } });
     expect(grant.status).toBe(200);
@@ -86,12 +102,17 @@ describe('entering through a link', () => {
     const { url } = await roomWithLink();
     const { base, jar } = await enterRoom(platform, url);
     expect((await hit(platform, `${base}/grant`, { method: 'POST', json: { app: 'web' } })).status).toBe(404);
-    expect((await hit(platform, `${base}/grant`, { method: 'POST', jar, json: { app: 'web' }, headers: { origin: 'http://evil.example' } })).status).toBe(403);
+    expect(
+      (await hit(platform, `${base}/grant`, { method: 'POST', jar, json: { app: 'web' }, headers: { origin: 'http://evil.example' } }))
+        .status,
+    ).toBe(403);
     // Without any Origin: not from the room's page either (a script-less form post, a tool), refused and nothing recorded.
     const bare = await hit(platform, `${base}/hello`, { method: 'POST', jar, json: { name: 'Mallory' }, noOrigin: true });
     expect(bare.status).toBe(403);
     expect(bare.json).toEqual({ error: 'role cannot', reason: 'permission', action: 'cross-origin' });
-    const [session] = await platform.deps.sql<{ viewerName: string }[]>`select viewer_name from room_sessions where id = ${base.split('/')[2]}`;
+    const [session] = await platform.deps.sql<
+      { viewerName: string }[]
+    >`select viewer_name from room_sessions where id = ${base.split('/')[2]}`;
     expect(session.viewerName).not.toBe('Mallory');
     expect((await hit(platform, `${base}/grant`, { method: 'POST', jar, json: { app: 'nope' } })).status).toBe(404);
   });
@@ -169,7 +190,9 @@ describe('the content origin', () => {
     // The platform origin never serves build files.
     expect((await hit(platform, '/admin/', { jar: inA.jar })).status).toBe(404);
     // Nor does the content origin answer the builder's API.
-    expect((await hit(platform, '/api/projects', { host: inA.host, headers: { authorization: `Bearer ${a.person.token}` } })).status).toBe(404);
+    expect((await hit(platform, '/api/projects', { host: inA.host, headers: { authorization: `Bearer ${a.person.token}` } })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -185,12 +208,16 @@ describe('what a viewer meets', () => {
     expect([r.status, r.body.equals(madeUp.body)]).toEqual([404, true]);
 
     const deleted = await roomWithLink();
-    await deleted.person.client.call('deleteProject', { params: { projectId: deleted.project.id }, body: { confirm: deleted.project.slug } });
+    await deleted.person.client.call('deleteProject', {
+      params: { projectId: deleted.project.id },
+      body: { confirm: deleted.project.slug },
+    });
     const d = await hit(platform, new URL(deleted.url).pathname, { jar: new Map() });
     expect([d.status, d.body.equals(madeUp.body)]).toEqual([404, true]);
 
     const downgraded = await roomWithLink();
-    await platform.deps.sql`update workspaces set plan = 'free' where id = (select workspace_id from projects where id = ${downgraded.project.id})`;
+    await platform.deps
+      .sql`update workspaces set plan = 'free' where id = (select workspace_id from projects where id = ${downgraded.project.id})`;
     const f = await hit(platform, new URL(downgraded.url).pathname, { jar: new Map() });
     expect([f.status, f.body.equals(madeUp.body)]).toEqual([404, true]);
 
@@ -206,7 +233,11 @@ describe('what a viewer meets', () => {
     expect((await hit(platform, '/', { host, jar: contentJar })).status).toBe(200);
     await person.client.call('revokeLink', { params: { linkId: link.id } });
     // The room re-reads a session's standing every few seconds.
-    await waitFor('the revoked viewer to be refused', async () => (await hit(platform, '/', { host, jar: contentJar })).status === 404, 10_000);
+    await waitFor(
+      'the revoked viewer to be refused',
+      async () => (await hit(platform, '/', { host, jar: contentJar })).status === 404,
+      10_000,
+    );
   });
 
   it('stops the old address at once when the link is reissued', async () => {
@@ -241,7 +272,7 @@ describe('what a viewer meets', () => {
     expect(shellData(back.text).sessionId).toBe(inside.data.sessionId);
   });
 
-  it('turns viewers away at the room\'s viewer number, counting each browser once an hour', async () => {
+  it("turns viewers away at the room's viewer number, counting each browser once an hour", async () => {
     const { url, person, project } = await roomWithLink();
     for (let i = 0; i < 5; i++) await enterRoom(platform, url); // Solo rooms hold 5 at once
     const turnedAway: Jar = new Map();
@@ -254,11 +285,13 @@ describe('what a viewer meets', () => {
 
   it('seats exactly the viewer number when viewers race in: a seat is taken when the shell arrives', async () => {
     const { url, project } = await roomWithLink();
-    const viewers = await Promise.all(Array.from({ length: 9 }, async () => {
-      const jar: Jar = new Map();
-      const page = await hit(platform, new URL(url).pathname, { jar });
-      return { jar, base: `/room/${shellData(page.text).sessionId}` };
-    }));
+    const viewers = await Promise.all(
+      Array.from({ length: 9 }, async () => {
+        const jar: Jar = new Map();
+        const page = await hit(platform, new URL(url).pathname, { jar });
+        return { jar, base: `/room/${shellData(page.text).sessionId}` };
+      }),
+    );
     const arrivals = await Promise.all(viewers.map((v) => hit(platform, `${v.base}/arrive`, { method: 'POST', jar: v.jar, json: {} })));
     expect(arrivals.map((a) => a.status)).toEqual(viewers.map(() => 200));
     expect(arrivals.filter((a) => a.json.ok)).toHaveLength(5);
@@ -290,11 +323,17 @@ describe('visits', () => {
   it('records time per app and page from the beacon, ends on leave, and lists on Solo but not Free', async () => {
     const { url, person, project } = await roomWithLink();
     const { base, jar } = await enterRoom(platform, url);
-    await platform.deps.sql`update visits set started_at = now() - interval '40 seconds', last_seen_at = now() - interval '30 seconds' where project_id = ${project.id}`;
+    await platform.deps
+      .sql`update visits set started_at = now() - interval '40 seconds', last_seen_at = now() - interval '30 seconds' where project_id = ${project.id}`;
     expect((await hit(platform, `${base}/beat`, { method: 'POST', jar, json: { time: { web: 20, admin: 8 } } })).status).toBe(200);
     // More seconds than have passed are not believed.
     await hit(platform, `${base}/beat`, { method: 'POST', jar, json: { time: { web: 5000 } } });
-    await hit(platform, `${base}/leave`, { method: 'POST', jar, body: JSON.stringify({ time: {} }), headers: { 'content-type': 'text/plain;charset=UTF-8' } });
+    await hit(platform, `${base}/leave`, {
+      method: 'POST',
+      jar,
+      body: JSON.stringify({ time: {} }),
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+    });
     const [visit] = await person.client.call('listVisits', { params: { projectId: project.id } });
     expect(visit.time.admin).toBe(8);
     expect(visit.time.web).toBeGreaterThanOrEqual(20);
@@ -308,7 +347,7 @@ describe('visits', () => {
     expect(refused.body).toMatchObject({ reason: 'limit', limit: 'analytics', plan: 'free', upgrade: 'solo' });
   });
 
-  it('answers 404 for another workspace\'s project', async () => {
+  it("answers 404 for another workspace's project", async () => {
     const { project } = await roomWithLink();
     const other = await platform.person({ plan: 'solo' });
     expect((await platform.fetch(`/api/projects/${project.id}/visits`, { token: other.token })).status).toBe(404);

@@ -18,7 +18,9 @@ beforeAll(async () => {
   bombs.small = webpBomb(4096);
   platform = await startPlatform({ workers: true, env: { COMMENTS_PER_SESSION_HOUR: '4' } });
 });
-afterAll(async () => { await platform.close(); });
+afterAll(async () => {
+  await platform.close();
+});
 
 async function viewer() {
   const person = await platform.person({ plan: 'solo' });
@@ -30,8 +32,14 @@ async function viewer() {
 }
 
 const withPicture = (bytes: Buffer, body = 'Look at this') => ({
-  appId: 'web', screen: '/', body, position: { x: 0.5, y: 0.5 }, area: null, device: 'laptop',
-  screenshot: { type: 'image/webp', data: bytes.toString('base64') }, screenshotNote: null,
+  appId: 'web',
+  screen: '/',
+  body,
+  position: { x: 0.5, y: 0.5 },
+  area: null,
+  device: 'laptop',
+  screenshot: { type: 'image/webp', data: bytes.toString('base64') },
+  screenshotNote: null,
 });
 const MB = 1024 * 1024;
 

@@ -10,23 +10,41 @@ import { staticLabelOf } from './origins.js';
 // each moves the link's stage. Every bad input is a clear refusal that writes nothing.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true, env: { COMMENTS_PER_SESSION_HOUR: '4', SCREENSHOT_MAX_BYTES: '50000' } }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true, env: { COMMENTS_PER_SESSION_HOUR: '4', SCREENSHOT_MAX_BYTES: '50000' } });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 async function viewer(plan = 'solo') {
   const person = await platform.person({ plan });
   const { project, build } = await deployStaticRoom(platform, person);
-  const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Grace Prospect' } });
+  const { url, link } = await person.client.call('createLink', {
+    params: { projectId: project.id },
+    body: { viewerName: 'Grace Prospect' },
+  });
   const room = await enterRoom(platform, url);
   const post = (path: string, json: unknown) => hit(platform, `${room.base}/${path}`, { method: 'POST', jar: room.jar, json });
-  const stage = async () => (await person.client.call('listLinks', { params: { projectId: project.id } })).find((l) => l.id === link.id)!.stage;
+  const stage = async () =>
+    (await person.client.call('listLinks', { params: { projectId: project.id } })).find((l) => l.id === link.id)!.stage;
   return { person, project, build, url, link, room, post, stage };
 }
 
-const png = (width = 64, height = 40) => sharp({ create: { width, height, channels: 4, background: '#2f6fde' } }).png().toBuffer();
+const png = (width = 64, height = 40) =>
+  sharp({ create: { width, height, channels: 4, background: '#2f6fde' } })
+    .png()
+    .toBuffer();
 const comment = (extra: Record<string, unknown> = {}) => ({
-  appId: 'web', screen: '/', body: 'The total looks wrong here', position: { x: 0.25, y: 0.5 }, area: null, device: 'laptop',
-  screenshot: null, screenshotNote: 'no-answer', ...extra,
+  appId: 'web',
+  screen: '/',
+  body: 'The total looks wrong here',
+  position: { x: 0.25, y: 0.5 },
+  area: null,
+  device: 'laptop',
+  screenshot: null,
+  screenshotNote: 'no-answer',
+  ...extra,
 });
 
 describe('What happens next in the room', () => {
@@ -65,7 +83,10 @@ describe('What happens next in the room', () => {
     const noWords = await v.post('answer', { step: 'question', detail: { text: '  ' } });
     expect(noWords.status).toBe(400);
     expect(noWords.json.issues[0].path).toBe('detail.text');
-    await v.person.client.call('setNextSteps', { params: { projectId: v.project.id }, body: { steps: [{ kind: 'colleague' }, { kind: 'meeting', url: 'https://cal.example/ada' }] } });
+    await v.person.client.call('setNextSteps', {
+      params: { projectId: v.project.id },
+      body: { steps: [{ kind: 'colleague' }, { kind: 'meeting', url: 'https://cal.example/ada' }] },
+    });
     expect((await v.post('answer', { step: 'colleague', detail: { name: 'Bo' } })).status).toBe(400);
     expect((await v.post('answer', { step: 'nope' })).status).toBe(400);
     expect(await v.person.client.call('listResponses', { params: { projectId: v.project.id } })).toEqual([]);
@@ -109,12 +130,17 @@ describe('link-preview bots and mail scanners', () => {
     const agents = [
       'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
       'Mozilla/5.0 (compatible; Microsoft Office/16.0; Windows NT 10.0; Microsoft Outlook 16.0.12026; Pro)',
-      'facebookexternalhit/1.1', 'curl/8.5.0', '',
+      'facebookexternalhit/1.1',
+      'curl/8.5.0',
+      '',
     ];
     for (const agent of agents) {
       for (const address of [url, preview]) {
         const jar = new Map<string, string>();
-        const card = await hit(platform, new URL(address).pathname, { jar, headers: agent ? { 'user-agent': agent } : { 'user-agent': '' } });
+        const card = await hit(platform, new URL(address).pathname, {
+          jar,
+          headers: agent ? { 'user-agent': agent } : { 'user-agent': '' },
+        });
         expect(card.status).toBe(200);
         expect(card.text).toContain('A private demo');
         expect(card.text).not.toContain('room-data');
@@ -139,11 +165,18 @@ describe('evidence that moves a link to engaged', () => {
     const person = await platform.person({ plan: 'solo' });
     const { project } = await deployStaticRoom(platform, person, {
       files: { 'index.html': '<!doctype html><title>x</title>' },
-      manifest: { kind: 'static', name: 'Story', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }], story: [{ id: 'look', title: 'Look', say: 'Here.', app: 'web' }] },
+      manifest: {
+        kind: 'static',
+        name: 'Story',
+        output: 'dist',
+        apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }],
+        story: [{ id: 'look', title: 'Look', say: 'Here.', app: 'web' }],
+      },
     });
     const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Sam' } });
     const room = await enterRoom(platform, url);
-    const stage = async () => (await person.client.call('listLinks', { params: { projectId: project.id } })).find((l) => l.id === link.id)!.stage;
+    const stage = async () =>
+      (await person.client.call('listLinks', { params: { projectId: project.id } })).find((l) => l.id === link.id)!.stage;
     expect(await stage()).toBe('opened');
     expect((await hit(platform, `${room.base}/run`, { method: 'POST', jar: room.jar, json: { step: 'nope' } })).status).toBe(404);
     expect(await stage()).toBe('opened');
@@ -153,10 +186,12 @@ describe('evidence that moves a link to engaged', () => {
 
   it('a minute of visible time in one visit, and never back from an answer', async () => {
     const v = await viewer();
-    const beat = (seconds: number) => hit(platform, `${v.room.base}/beat`, { method: 'POST', jar: v.room.jar, json: { time: { web: seconds } } });
+    const beat = (seconds: number) =>
+      hit(platform, `${v.room.base}/beat`, { method: 'POST', jar: v.room.jar, json: { time: { web: seconds } } });
     await beat(0);
     // The visit began 70 s ago: a beat may count that much time, no more.
-    await platform.deps.sql`update visits set started_at = now() - interval '70 seconds', last_seen_at = now() - interval '70 seconds' where link_id = ${v.link.id}`;
+    await platform.deps
+      .sql`update visits set started_at = now() - interval '70 seconds', last_seen_at = now() - interval '70 seconds' where link_id = ${v.link.id}`;
     await beat(30);
     expect(await v.stage()).toBe('opened');
     await platform.deps.sql`update visits set last_seen_at = now() - interval '40 seconds' where link_id = ${v.link.id}`;
@@ -172,13 +207,28 @@ describe('comments pinned to screens', () => {
   it('stores a comment with its screenshot re-encoded, moves the stage to engaged, and asks for the email once', async () => {
     const v = await viewer();
     const picture = await png();
-    const sent = await v.post('comments', comment({ screenshot: { type: 'image/png', data: picture.toString('base64') }, screenshotNote: null }));
+    const sent = await v.post(
+      'comments',
+      comment({ screenshot: { type: 'image/png', data: picture.toString('base64') }, screenshotNote: null }),
+    );
     expect(sent.status).toBe(200);
-    expect(sent.json).toMatchObject({ recorded: true, askEmail: true, comment: { hasScreenshot: true, body: 'The total looks wrong here' } });
+    expect(sent.json).toMatchObject({
+      recorded: true,
+      askEmail: true,
+      comment: { hasScreenshot: true, body: 'The total looks wrong here' },
+    });
     expect(await v.stage()).toBe('engaged');
 
     const [listed] = await v.person.client.call('listComments', { params: { projectId: v.project.id } });
-    expect(listed).toMatchObject({ appId: 'web', screen: '/', position: { x: 0.25, y: 0.5 }, area: null, device: 'laptop', hasScreenshot: true, linkId: v.link.id });
+    expect(listed).toMatchObject({
+      appId: 'web',
+      screen: '/',
+      position: { x: 0.25, y: 0.5 },
+      area: null,
+      device: 'laptop',
+      hasScreenshot: true,
+      linkId: v.link.id,
+    });
     const stored = await platform.deps.storage.get(`screenshots/${v.project.id}/${listed.id}`);
     const bytes = Buffer.concat(await stored!.body.toArray());
     expect(await sharp(bytes).metadata()).toMatchObject({ format: 'png', width: 64, height: 40 });
@@ -207,13 +257,21 @@ describe('comments pinned to screens', () => {
       expect(answer.status, JSON.stringify(body).slice(0, 80)).toBe(status);
       expect(answer.json.issues.map((i: { path: string }) => i.path)).toContain(path);
     }
-    const notImage = await v.post('comments', comment({ screenshot: { type: 'image/png', data: Buffer.from('<svg/>').toString('base64') }, screenshotNote: null }));
+    const notImage = await v.post(
+      'comments',
+      comment({ screenshot: { type: 'image/png', data: Buffer.from('<svg/>').toString('base64') }, screenshotNote: null }),
+    );
     expect(notImage.status).toBe(422);
     expect(notImage.json).toMatchObject({ reason: 'file' });
     const noise = Buffer.from(Array.from({ length: 150 * 150 * 3 }, () => Math.floor(Math.random() * 256)));
-    const tooLarge = await sharp(noise, { raw: { width: 150, height: 150, channels: 3 } }).png().toBuffer();
+    const tooLarge = await sharp(noise, { raw: { width: 150, height: 150, channels: 3 } })
+      .png()
+      .toBuffer();
     expect(tooLarge.length).toBeGreaterThan(50_000);
-    const big = await v.post('comments', comment({ screenshot: { type: 'image/png', data: tooLarge.toString('base64') }, screenshotNote: null }));
+    const big = await v.post(
+      'comments',
+      comment({ screenshot: { type: 'image/png', data: tooLarge.toString('base64') }, screenshotNote: null }),
+    );
     expect(big.status).toBe(422);
     expect(big.json.detail).toMatch(/at most 50000/);
     expect((await v.post('comments', comment({ appId: 'nope' }))).status).toBe(404);

@@ -10,7 +10,13 @@ const root = path.resolve(import.meta.dirname, '../..');
 const config = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs'));
 
 async function violationsIn(baseDir: string, folders: string[]) {
-  const { output } = await cruise(folders, { ...config.options, baseDir, validate: true, ruleSet: { forbidden: config.forbidden }, tsConfig: { fileName: path.join(root, 'tsconfig.json') } });
+  const { output } = await cruise(folders, {
+    ...config.options,
+    baseDir,
+    validate: true,
+    ruleSet: { forbidden: config.forbidden },
+    tsConfig: { fileName: path.join(root, 'tsconfig.json') },
+  });
   return (output as ICruiseResult).summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
 }
 

@@ -25,7 +25,9 @@ describe('sql lives in services/data', () => {
     for (const entry of ALLOWED) expect(entry.reason).not.toBe('');
     const probe = path.join(root, 'test/fixtures/layering');
     const lockOnly = [{ file: 'services/api/inline-query.ts', text: 'select pg_advisory_xact_lock(hashtext(${id}))', reason: 'probe' }];
-    expect(sqlOutsideData(probe, ['services'], lockOnly)).toEqual(['services/api/inline-query.ts:5: select * from projects where name = ${name}']);
+    expect(sqlOutsideData(probe, ['services'], lockOnly)).toEqual([
+      'services/api/inline-query.ts:5: select * from projects where name = ${name}',
+    ]);
     const stale = [{ file: 'services/api/gone.ts', reason: 'probe' }];
     expect(sqlOutsideData(probe, ['services'], stale)).toContain('allow-list entry matches nothing: services/api/gone.ts');
   });

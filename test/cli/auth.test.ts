@@ -113,13 +113,17 @@ describe('pitch login, whoami and logout', () => {
     const port = await freePort();
     const env: PitchEnv = { api: `http://127.0.0.1:${port}`, token: 'pp_cli_nothing', configHome: await configHome() };
     expectRefusal(await pitch(['whoami'], env), new RegExp(`^pitch: cannot reach the platform: connection refused on port ${port}$`));
-    const lines = expectRefusal(await pitch(['whoami'], { ...env, api: platform.baseUrl }), /^pitch: reading the account: the platform refused with 401 sign in first$/);
+    const lines = expectRefusal(
+      await pitch(['whoami'], { ...env, api: platform.baseUrl }),
+      /^pitch: reading the account: the platform refused with 401 sign in first$/,
+    );
     expect(lines[1]).toContain('pitch login');
   });
 
   it('warns on stderr when the platform address is plain http to another machine, never for https or loopback', async () => {
     const person = await platform.person();
-    const warning = /^pitch: warning: http:\/\/example\.test is plain http on another machine: your token crosses the network unencrypted; use https:\/\/$/m;
+    const warning =
+      /^pitch: warning: http:\/\/example\.test is plain http on another machine: your token crosses the network unencrypted; use https:\/\/$/m;
     const far = await pitch(['whoami'], { api: 'http://example.test', configHome: await configHome() });
     expect(far.code).toBe(1);
     expect(far.stderr).toMatch(warning);
@@ -131,4 +135,3 @@ describe('pitch login, whoami and logout', () => {
     expect(local.stderr).not.toContain('warning');
   });
 });
-

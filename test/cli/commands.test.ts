@@ -41,7 +41,12 @@ describe('pitch init and validate', () => {
     const init = await pitch(['init', '--kind', 'static', '--name', 'Hello demo'], env, dir);
     expect(init.code, init.stderr).toBe(0);
     const written = JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8'));
-    expect(written).toMatchObject({ $schema: `${platform.baseUrl}/api/manifest.schema.json`, kind: 'static', name: 'Hello demo', output: '.' });
+    expect(written).toMatchObject({
+      $schema: `${platform.baseUrl}/api/manifest.schema.json`,
+      kind: 'static',
+      name: 'Hello demo',
+      output: '.',
+    });
     expect(Manifest.safeParse(written).success).toBe(true);
     // The schema it names is the one the platform publishes.
     expect((await fetch(written.$schema)).status).toBe(200);
@@ -57,7 +62,11 @@ describe('pitch init and validate', () => {
     await mkdir(dir);
     await writeFile(join(dir, 'Dockerfile'), 'FROM localhost/demo-node:24\nWORKDIR /app\nCMD ["node", "server.js"]\n');
     expect((await pitch(['init'], env, dir)).code).toBe(0);
-    expect(JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8'))).toMatchObject({ kind: 'container', name: 'Acme shop', health: '/healthz' });
+    expect(JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8'))).toMatchObject({
+      kind: 'container',
+      name: 'Acme shop',
+      health: '/healthz',
+    });
   });
 
   it('writes the health path it is given for a container, and refuses one that is not a path', async () => {
@@ -65,7 +74,10 @@ describe('pitch init and validate', () => {
     const made = await pitch(['init', '--kind', 'container', '--name', 'Api demo', '--health', '/api/status'], env, dir);
     expect(made.code, made.stderr).toBe(0);
     expect(JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8'))).toMatchObject({ kind: 'container', health: '/api/status' });
-    expectRefusal(await pitch(['init', '--force', '--kind', 'container', '--name', 'Api demo', '--health', 'api/status'], env, dir), /--health api\/status is not a path on the server/);
+    expectRefusal(
+      await pitch(['init', '--force', '--kind', 'container', '--name', 'Api demo', '--health', 'api/status'], env, dir),
+      /--health api\/status is not a path on the server/,
+    );
     expect(JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8')).health).toBe('/api/status');
   });
 
@@ -73,7 +85,10 @@ describe('pitch init and validate', () => {
     const dir = await fixture('static-site');
     const file = join(dir, 'pitch.json');
     const manifest = JSON.parse(await readFile(file, 'utf8'));
-    await writeFile(file, JSON.stringify({ ...manifest, apps: [{ ...manifest.apps[0], device: 'watch' }], pages: ['missing.md'], controls: {} }));
+    await writeFile(
+      file,
+      JSON.stringify({ ...manifest, apps: [{ ...manifest.apps[0], device: 'watch' }], pages: ['missing.md'], controls: {} }),
+    );
     const result = await pitch(['validate'], env, dir);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('pitch.json: apps[0].device: must be one of');
@@ -99,13 +114,17 @@ describe('pitch links, projects, builds and rollback', () => {
 
     // In the folder it deployed from, builds need no --project: the folder remembers it.
     const builds = JSON.parse((await pitch(['builds', 'ls', '--json'], env, site)).stdout);
-    expect(builds.map((b: { note: string; live: boolean }) => [b.note, b.live])).toEqual([['second', true], ['first', false]]);
+    expect(builds.map((b: { note: string; live: boolean }) => [b.note, b.live])).toEqual([
+      ['second', true],
+      ['first', false],
+    ]);
     const table = (await pitch(['builds', 'ls', '--project', slug], env)).stdout;
     expect(table.split('\n')[0]).toMatch(/^ID +KIND +SIZE +LIVE +CREATED +NOTE$/);
     expect(table).toContain(`${builds[0].id}  static`);
     // Issue 29: the size as the web app shows it, in units of 1,024 spelled KB/MB (once decimal kB here).
     const size = builds[0].sizeBytes as number;
-    const shown = size >= 1024 * 1024 ? `${(size / 1024 / 1024).toFixed(1)} MB` : size >= 1024 ? `${Math.round(size / 1024)} KB` : `${size} B`;
+    const shown =
+      size >= 1024 * 1024 ? `${(size / 1024 / 1024).toFixed(1)} MB` : size >= 1024 ? `${Math.round(size / 1024)} KB` : `${size} B`;
     expect(table).toMatch(new RegExp(`^${builds[0].id} +static +${shown.replace('.', '\\.')} `, 'm'));
   });
 
@@ -146,12 +165,20 @@ describe('pitch links, projects, builds and rollback', () => {
     const revoked = await pitch(['links', 'revoke', links[0].id], env);
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(JSON.parse((await pitch(['links', 'ls', '--json', '--project', slug], env)).stdout)[0].revokedAt).not.toBeNull();
-    expectRefusal(await pitch(['links', 'reveal', links[0].id], env), /^pitch: revealing link \S+: the platform refused with 422 refused: revoked \(reason: revoked\)$/);
+    expectRefusal(
+      await pitch(['links', 'reveal', links[0].id], env),
+      /^pitch: revealing link \S+: the platform refused with 422 refused: revoked \(reason: revoked\)$/,
+    );
   });
 
-  it('makes a link that expires after the platform\'s 14 days unless told, and one that never expires only with --never-expires', async () => {
-    const expiryOf = async (viewerName: string) => (JSON.parse((await pitch(['links', 'ls', '--json', '--project', slug], env)).stdout) as { viewerName: string; expiresAt: string | null }[])
-      .find((l) => l.viewerName === viewerName)!.expiresAt;
+  it("makes a link that expires after the platform's 14 days unless told, and one that never expires only with --never-expires", async () => {
+    const expiryOf = async (viewerName: string) =>
+      (
+        JSON.parse((await pitch(['links', 'ls', '--json', '--project', slug], env)).stdout) as {
+          viewerName: string;
+          expiresAt: string | null;
+        }[]
+      ).find((l) => l.viewerName === viewerName)!.expiresAt;
     const plain = await pitch(['links', 'create', 'Default Days', '--project', slug], env);
     expect(plain.code, plain.stderr).toBe(0);
     const days = (Date.parse((await expiryOf('Default Days'))!) - Date.now()) / 86_400_000;
@@ -162,15 +189,26 @@ describe('pitch links, projects, builds and rollback', () => {
     expect(never.code, never.stderr).toBe(0);
     expect(never.stderr).toContain('never expires');
     expect(await expiryOf('For Ever')).toBeNull();
-    expectRefusal(await pitch(['links', 'create', 'Both', '--days', '3', '--never-expires', '--project', slug], env), /^pitch: --days and --never-expires say different things$/);
+    expectRefusal(
+      await pitch(['links', 'create', 'Both', '--days', '3', '--never-expires', '--project', slug], env),
+      /^pitch: --days and --never-expires say different things$/,
+    );
   });
 
   it('refuses a plan limit with its limit and plan, and an unknown project by its slug', async () => {
     const free = await platform.person();
-    const lines = expectRefusal(await pitch(['links', 'create', 'Bob', '--project', slug], { ...env, token: free.token }), new RegExp(`^pitch: no project ${slug} in your workspace$`));
+    const lines = expectRefusal(
+      await pitch(['links', 'create', 'Bob', '--project', slug], { ...env, token: free.token }),
+      new RegExp(`^pitch: no project ${slug} in your workspace$`),
+    );
     expect(lines[1]).toContain('pitch projects ls');
     await free.client.call('createProject', { body: { slug: `${slug}-free`, name: 'Free' } });
-    const limit = expectRefusal(await pitch(['links', 'create', 'Bob', '--project', `${slug}-free`], { ...env, token: free.token }), /^pitch: making the link: the platform refused with 402 .+ \(reason: limit\)$/);
-    expect(limit[1]).toMatch(/^ {2}limit links of the free plan; the \w+ plan allows more \(your plan and its limits: Usage in the web app\)$/);
+    const limit = expectRefusal(
+      await pitch(['links', 'create', 'Bob', '--project', `${slug}-free`], { ...env, token: free.token }),
+      /^pitch: making the link: the platform refused with 402 .+ \(reason: limit\)$/,
+    );
+    expect(limit[1]).toMatch(
+      /^ {2}limit links of the free plan; the \w+ plan allows more \(your plan and its limits: Usage in the web app\)$/,
+    );
   });
 });

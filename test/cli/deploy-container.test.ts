@@ -15,7 +15,14 @@ import { fixture, pitch, platformForPitch } from './support/pitch.js';
 const ctx = platformForPitch();
 
 const engine = () => new Docker({ socketPath: testEnv().DOCKER_HOST.replace(/^unix:\/\//, '') });
-const imageExists = (tag: string) => engine().getImage(tag).inspect().then(() => true, () => false);
+const imageExists = (tag: string) =>
+  engine()
+    .getImage(tag)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    );
 
 // A deploy keeps the project's image tagged as its layer cache; this file's projects are not
 // deployed again, so their images go when it ends.
@@ -26,10 +33,15 @@ const slugFor = (prefix: string) => {
   return slug;
 };
 afterAll(async () => {
-  for (const slug of slugs) await engine().getImage(`localhost/pitch-${slug}:deploy`).remove().catch(() => {});
+  for (const slug of slugs)
+    await engine()
+      .getImage(`localhost/pitch-${slug}:deploy`)
+      .remove()
+      .catch(() => {});
 });
 
-const deploy = async (folder: string, ...flags: string[]) => pitch(['deploy', '--project', slugFor('cli-c'), ...flags], ctx.env, await fixture(folder));
+const deploy = async (folder: string, ...flags: string[]) =>
+  pitch(['deploy', '--project', slugFor('cli-c'), ...flags], ctx.env, await fixture(folder));
 
 describe('pitch deploy of a container demo', () => {
   it('builds the image, rehearses the story on a local copy, uploads the bundle and makes it live', async () => {
@@ -43,15 +55,27 @@ describe('pitch deploy of a container demo', () => {
     expect(build).toMatchObject({ kind: 'container', live: true });
     expect(project.liveBuildId).toBe(build.id);
     // The manifest as sent, read as stored (the run.env keys as written: DEMO_MODE).
-    const [stored] = await ctx.platform.deps.sql<{ manifest: string }[]>`select manifest::text as manifest from builds where id = ${build.id}`;
-    expect(JSON.parse(stored.manifest)).toMatchObject({ kind: 'container', run: { start: ['node', 'server.js'], env: { DEMO_MODE: 'mock' } } });
+    const [stored] = await ctx.platform.deps.sql<
+      { manifest: string }[]
+    >`select manifest::text as manifest from builds where id = ${build.id}`;
+    expect(JSON.parse(stored.manifest)).toMatchObject({
+      kind: 'container',
+      run: { start: ['node', 'server.js'], env: { DEMO_MODE: 'mock' } },
+    });
 
     // The rehearsal went with the build: health answered, each step's calls passed in order.
     const [row] = await ctx.platform.deps.sql<{ rehearsal: Rehearsal }[]>`select rehearsal from builds where id = ${build.id}`;
     expect(row.rehearsal.health).toMatchObject({ path: '/healthz', status: 200 });
     expect(row.rehearsal.steps).toEqual([
       { id: 'start', result: 'passed', calls: [expect.objectContaining({ call: 'POST /api/reset', status: 200 })] },
-      { id: 'buy', result: 'passed', calls: [expect.objectContaining({ call: 'POST /api/cart', status: 201 }), expect.objectContaining({ call: 'POST /api/checkout', status: 200 })] },
+      {
+        id: 'buy',
+        result: 'passed',
+        calls: [
+          expect.objectContaining({ call: 'POST /api/cart', status: 201 }),
+          expect.objectContaining({ call: 'POST /api/checkout', status: 200 }),
+        ],
+      },
       { id: 'look', result: 'nothing-to-run', calls: [] },
     ]);
     // The tour shows what the deploy saw, step by step.
@@ -72,7 +96,10 @@ describe('pitch deploy of a container demo', () => {
   });
 
   it('stops when the last stage does not work in /app', async () => {
-    expectRefusal(await deploy('wrong-workdir'), /^pitch: wrong WORKDIR: the last stage works in \/srv \(WORKDIR on line 3\); it must set WORKDIR \/app$/);
+    expectRefusal(
+      await deploy('wrong-workdir'),
+      /^pitch: wrong WORKDIR: the last stage works in \/srv \(WORKDIR on line 3\); it must set WORKDIR \/app$/,
+    );
   });
 
   it('stops when the image has no CMD', async () => {
@@ -87,23 +114,31 @@ describe('pitch deploy of a container demo', () => {
 
   it('stops on a secret in the start environment (run.env), naming the variable and never its value', async () => {
     const result = await deploy('env-secret');
-    expectRefusal(result, /^pitch: a secret in the start environment: pitch\.json run\.env AWS_ACCESS_KEY_ID \(AWSAccessKeyID, secretlint aws\)$/);
+    expectRefusal(
+      result,
+      /^pitch: a secret in the start environment: pitch\.json run\.env AWS_ACCESS_KEY_ID \(AWSAccessKeyID, secretlint aws\)$/,
+    );
     expect(result.stderr).not.toContain('AKIAFAKE');
   });
 
   it('stops when the copy exits before it is healthy, with its exit code and last words', async () => {
-    const lines = expectRefusal(await deploy('start-crashes'), /^pitch: the local copy stopped \(exit code 1\) before its health path \/healthz answered$/);
+    const lines = expectRefusal(
+      await deploy('start-crashes'),
+      /^pitch: the local copy stopped \(exit code 1\) before its health path \/healthz answered$/,
+    );
     expect(lines[1]).toBe('  its last output: server: SHOP_API_URL is not set, giving up');
   });
 
   it('says the copy ran out of writable space when it dies on ENOSPC, not "check the start command"', async () => {
     const result = await deploy('fills-tmp');
     const lines = expectRefusal(result, /^pitch: the local copy stopped \(exit code 1\) before its health path \/healthz answered$/);
-    expect(lines[1]).toMatch(/^ {2}the copy ran out of writable space: it may write 64 MB to \/app and 64 MB to \/tmp \(RUNNER_COPY_WRITABLE_MB\).*; it said: .*ENOSPC/);
+    expect(lines[1]).toMatch(
+      /^ {2}the copy ran out of writable space: it may write 64 MB to \/app and 64 MB to \/tmp \(RUNNER_COPY_WRITABLE_MB\).*; it said: .*ENOSPC/,
+    );
     expect(result.stderr).not.toContain('check the start command');
   });
 
-  it('stops when the copy dies after the story\'s calls, with its last output', async () => {
+  it("stops when the copy dies after the story's calls, with its last output", async () => {
     const result = await deploy('crash-after-call');
     const lines = expectRefusal(result, /^pitch: the local copy stopped \(exit code 3\) after the story's calls$/);
     expect(lines[1]).toBe("  its last output: Error: EROFS: read-only file system, open '/app/db.json'");
@@ -124,7 +159,10 @@ describe('pitch deploy of a container demo', () => {
     const free = await ctx.platform.person({ plan: 'free' });
     const slug = slugFor('cli-free');
     const result = await pitch(['deploy', '--project', slug], { ...ctx.env, token: free.token }, await fixture('container-app'));
-    const lines = expectRefusal(result, /^pitch: the free plan allows static demos only: this container demo was not built, and nothing was created$/);
+    const lines = expectRefusal(
+      result,
+      /^pitch: the free plan allows static demos only: this container demo was not built, and nothing was created$/,
+    );
 
     // No build ran: the step never started, and the engine holds no image for the project.
     expect(result.stderr).not.toMatch(/^build /m);
@@ -132,7 +170,9 @@ describe('pitch deploy of a container demo', () => {
     // Nothing was created on the platform: no project, no upload.
     const { sql } = ctx.platform.deps;
     expect(await sql`select 1 from projects where slug = ${slug}`).toHaveLength(0);
-    expect(await sql`select 1 from uploads u join personal_workspaces pw on pw.workspace_id = u.workspace_id join people p on p.id = pw.person_id where p.email = ${free.email}`).toHaveLength(0);
+    expect(
+      await sql`select 1 from uploads u join personal_workspaces pw on pw.workspace_id = u.workspace_id join people p on p.id = pw.person_id where p.email = ${free.email}`,
+    ).toHaveLength(0);
 
     // The hint names the platform's own page of the plan, and that address is one of the web app's.
     const usage = lines[1].match(/see your plan at (\S+)/)?.[1];
@@ -145,8 +185,10 @@ describe('pitch deploy of a container demo', () => {
   it('answers an unchanged redeploy with "nothing changed": the cached image is not uploaded and no build is made', async () => {
     const slug = slugFor('cli-same');
     const dir = await fixture('container-app');
-    const builds = async () => ctx.platform.deps.sql<{ id: string }[]>`select b.id from builds b join projects p on p.id = b.project_id where p.slug = ${slug}`;
-    const uploads = async () => ctx.platform.deps.sql`select 1 from uploads u join projects p on p.id = u.project_id where p.slug = ${slug}`;
+    const builds = async () =>
+      ctx.platform.deps.sql<{ id: string }[]>`select b.id from builds b join projects p on p.id = b.project_id where p.slug = ${slug}`;
+    const uploads = async () =>
+      ctx.platform.deps.sql`select 1 from uploads u join projects p on p.id = u.project_id where p.slug = ${slug}`;
 
     const first = await pitch(['deploy', '--project', slug], ctx.env, dir);
     expect(first.code, first.stderr).toBe(0);

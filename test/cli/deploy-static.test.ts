@@ -39,7 +39,9 @@ describe('pitch deploy of a static site', () => {
     expect(project.liveBuildId).toBe(builds[0].id);
     const setup = await ctx.builder.client.call('getRoomSetup', { params: { projectId: project.id } });
     expect(setup.pages.map((page) => page.title)).toEqual(['About this demo']);
-    const [row] = await ctx.platform.deps.sql<{ rehearsal: { steps: { id: string; result: string }[] } }[]>`select rehearsal from builds where id = ${builds[0].id}`;
+    const [row] = await ctx.platform.deps.sql<
+      { rehearsal: { steps: { id: string; result: string }[] } }[]
+    >`select rehearsal from builds where id = ${builds[0].id}`;
     expect(row.rehearsal.steps).toEqual([
       expect.objectContaining({ id: 'welcome', result: 'nothing-to-run' }),
       expect.objectContaining({ id: 'guide', result: 'nothing-to-run' }),
@@ -55,7 +57,9 @@ describe('pitch deploy of a static site', () => {
     // the build script ran again, but what it wrote is what the live build holds.
     const same = await pitch(['deploy'], ctx.env, dir);
     expect(same.code, same.stderr).toBe(0);
-    expect(same.stderr).toMatch(/^unchanged .* already shows these files and pitch\.json .*nothing changed, nothing uploaded, no build made/m);
+    expect(same.stderr).toMatch(
+      /^unchanged .* already shows these files and pitch\.json .*nothing changed, nothing uploaded, no build made/m,
+    );
     expect(same.stderr).not.toMatch(/^upload /m);
     expect(await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } })).toHaveLength(1);
     expect(await ctx.platform.deps.sql`select 1 from uploads where project_id = ${project.id}`).toHaveLength(1);
@@ -110,7 +114,11 @@ describe('pitch deploy of a static site', () => {
   it('reports the upload refused by the platform (411 when a proxy drops Content-Length)', async () => {
     const proxy = await startChunkingProxy(ctx.platform.baseUrl);
     try {
-      const result = await pitch(['deploy', '--project', uniqueSlug('cli-upload')], { ...ctx.env, api: proxy.url }, await fixture('static-site'));
+      const result = await pitch(
+        ['deploy', '--project', uniqueSlug('cli-upload')],
+        { ...ctx.env, api: proxy.url },
+        await fixture('static-site'),
+      );
       expectRefusal(result, /^pitch: the upload of [\d.]+ k?B: the platform refused with 411 length required$/);
     } finally {
       await proxy.close();
@@ -123,8 +131,17 @@ describe('pitch deploy of a static site', () => {
     for (const rewrite of [(path: string) => `${elsewhere.url}${path}`, (path: string) => `@${host}${path}`]) {
       const proxy = await startPutUrlRewriter(ctx.platform.baseUrl, rewrite);
       try {
-        const result = await pitch(['deploy', '--project', uniqueSlug('cli-put')], { ...ctx.env, api: proxy.url }, await fixture('static-site'));
-        expectRefusal(result, new RegExp(`^pitch: the platform gave an upload address off its own origin \\(http://${host}, not ${proxy.url}\\); nothing was sent$`));
+        const result = await pitch(
+          ['deploy', '--project', uniqueSlug('cli-put')],
+          { ...ctx.env, api: proxy.url },
+          await fixture('static-site'),
+        );
+        expectRefusal(
+          result,
+          new RegExp(
+            `^pitch: the platform gave an upload address off its own origin \\(http://${host}, not ${proxy.url}\\); nothing was sent$`,
+          ),
+        );
       } finally {
         await proxy.close();
       }

@@ -35,10 +35,16 @@ describe('the exits of a container demo', () => {
     const slug = uniqueSlug('exits');
     const project = await client.call('createProject', { body: { slug, name: 'Crash demo' } });
     const bytes = await demoBundle();
-    const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+    const { uploadId, putUrl } = await client.call('startUpload', {
+      params: { projectId: project.id },
+      body: { kind: 'container', sizeBytes: bytes.length },
+    });
     expect((await platform.fetch(putUrl, { method: 'PUT', token, body: bytes })).status).toBe(204);
     const manifest = {
-      kind: 'container', name: 'Crash demo', health: '/healthz', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }],
+      kind: 'container',
+      name: 'Crash demo',
+      health: '/healthz',
+      apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }],
       run: { start: ['node', '-e', crasher], env: { API_TOKEN: 'tok_FAKEfakeFAKEfake9876' } },
     };
     const build = await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest as never } });
@@ -47,7 +53,9 @@ describe('the exits of a container demo', () => {
 
     // A viewer's copy answers its first call, then dies.
     const session = randomUUID();
-    const [{ workspaceId }] = await platform.deps.sql<{ workspaceId: string }[]>`select workspace_id from projects where id = ${project.id}`;
+    const [{ workspaceId }] = await platform.deps.sql<
+      { workspaceId: string }[]
+    >`select workspace_id from projects where id = ${project.id}`;
     await runner.client.enter(session, { workspaceId, projectId: project.id, buildId: build.id });
     expect((await runner.until(session, ['running', 'failed'])).state).toBe('running');
     expect((await runner.client.calls(session, [{ method: 'POST', path: '/items' }])).outcomes[0].status).toBe(201);
@@ -57,7 +65,15 @@ describe('the exits of a container demo', () => {
       const list = await client.call('listExits', { params: { projectId: project.id } });
       return list.length ? list : null;
     });
-    expect(exits).toEqual([expect.objectContaining({ buildId: build.id, when: 'crash', exitCode: 3, oom: false, output: 'click here\nError: EROFS: read-only file system, token ***' })]);
+    expect(exits).toEqual([
+      expect.objectContaining({
+        buildId: build.id,
+        when: 'crash',
+        exitCode: 3,
+        oom: false,
+        output: 'click here\nError: EROFS: read-only file system, token ***',
+      }),
+    ]);
     expect((await client.call('containerUsage')).crashes).toBe(1);
 
     // Another workspace's builder gets a 404, as for a project that does not exist.

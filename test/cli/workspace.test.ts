@@ -19,7 +19,9 @@ describe('pitch workspace', () => {
 
     const ls = await pitch(['workspace', 'ls'], env);
     expect(ls.code, ls.stderr).toBe(0);
-    expect(ls.stdout).toMatch(new RegExp(`\\*\\s+${personal.name.replace(/[.*+?^${}()|[\]\\']/g, '.')}\\s+personal\\s+owner\\s+${personal.id}`));
+    expect(ls.stdout).toMatch(
+      new RegExp(`\\*\\s+${personal.name.replace(/[.*+?^${}()|[\]\\']/g, '.')}\\s+personal\\s+owner\\s+${personal.id}`),
+    );
     expect(ls.stdout).toMatch(new RegExp(`Field sales\\s+team\\s+owner\\s+${team.id}`));
     const json = JSON.parse((await pitch(['workspace', 'ls', '--json'], env)).stdout);
     expect(json.map((w: { id: string }) => w.id)).toEqual([personal.id, team.id]);
@@ -30,7 +32,9 @@ describe('pitch workspace', () => {
     const slug = uniqueSlug('ws-cli');
     const deploy = await pitch(['deploy', '--project', slug], env, await fixture('static-site'));
     expect(deploy.code, deploy.stderr).toBe(0);
-    const [row] = await platform.deps.sql<{ workspaceId: string }[]>`select workspace_id from projects where slug = ${slug} and deleted_at is null`;
+    const [row] = await platform.deps.sql<
+      { workspaceId: string }[]
+    >`select workspace_id from projects where slug = ${slug} and deleted_at is null`;
     expect(row.workspaceId).toBe(team.id);
 
     const back = await pitch(['workspace', 'use', personal.id], env);

@@ -20,7 +20,9 @@ platformAndChromium((p, b) => ([platform, browser] = [p, b]));
 let elsewhere: Server;
 let elsewhereUrl: string;
 beforeAll(async () => {
-  const picture = await sharp({ create: { width: 120, height: 120, channels: 3, background: '#e8590c' } }).png().toBuffer();
+  const picture = await sharp({ create: { width: 120, height: 120, channels: 3, background: '#e8590c' } })
+    .png()
+    .toBuffer();
   elsewhere = createServer((req, res) => {
     if (req.url === '/never.png') return void res.writeHead(200, { 'content-type': 'image/png' }).write(picture.subarray(0, 20));
     res.writeHead(200, { 'content-type': 'image/png' }).end(picture);
@@ -28,11 +30,14 @@ beforeAll(async () => {
   await new Promise<void>((done) => elsewhere.listen(0, '127.0.0.1', done));
   elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((done) => {
-  if (!elsewhere) return done();
-  elsewhere.close(() => done());
-  elsewhere.closeAllConnections();
-}));
+afterAll(
+  () =>
+    new Promise<void>((done) => {
+      if (!elsewhere) return done();
+      elsewhere.close(() => done());
+      elsewhere.closeAllConnections();
+    }),
+);
 
 // Bands of colour 300 px high under a fixed header 60 px high: which band shows at the top of the
 // picture says where the page was scrolled to.
@@ -70,22 +75,32 @@ it('answers with a picture of the visible viewport, the size of the frame, witho
   const { page: viewer } = await openRoom();
   const frame = await appFrame(viewer, 'web');
   // A ring drawn around band 4 (pointing scrolls it to the middle of the frame).
-  const ring = await viewer.evaluate(() => new Promise<{ top: number; left: number; width: number; height: number }>((resolve) => {
-    const iframe = document.querySelector<HTMLIFrameElement>('iframe[data-app="web"]')!;
-    addEventListener('message', function on(e) {
-      if (e.source !== iframe.contentWindow || e.data?.type !== 'pp:pointed') return;
-      removeEventListener('message', on);
-      resolve(e.data.rect);
-    });
-    iframe.contentWindow!.postMessage({ type: 'pp:point', selector: '#band4' }, new URL(iframe.src).origin);
-  }));
+  const ring = await viewer.evaluate(
+    () =>
+      new Promise<{ top: number; left: number; width: number; height: number }>((resolve) => {
+        const iframe = document.querySelector<HTMLIFrameElement>('iframe[data-app="web"]')!;
+        addEventListener('message', function on(e) {
+          if (e.source !== iframe.contentWindow || e.data?.type !== 'pp:pointed') return;
+          removeEventListener('message', on);
+          resolve(e.data.rect);
+        });
+        iframe.contentWindow!.postMessage({ type: 'pp:point', selector: '#band4' }, new URL(iframe.src).origin);
+      }),
+  );
   await frame.waitForSelector('[data-pp-ring]', { state: 'attached' });
   const scrollY: number = await frame.evaluate(() => window.scrollY);
 
   const answer = await capture(viewer, 'web', 2_000_000);
   expect(answer.ack).toBe(true);
   expect(answer.ackMs).toBeLessThan(answer.answerMs);
-  expect(answer.captured).toMatchObject({ type: 'pp:captured', ok: true, imageType: 'image/png', screen: '/', width: answer.frameWidth, height: answer.frameHeight });
+  expect(answer.captured).toMatchObject({
+    type: 'pp:captured',
+    ok: true,
+    imageType: 'image/png',
+    screen: '/',
+    width: answer.frameWidth,
+    height: answer.frameHeight,
+  });
   const image = sharp(answer.bytes!);
   expect(await image.metadata()).toMatchObject({ format: 'png', width: answer.frameWidth, height: answer.frameHeight });
   const stats = await image.stats();
@@ -99,7 +114,8 @@ it('answers with a picture of the visible viewport, the size of the frame, witho
   expect(scrollY).toBeGreaterThan(300);
   const bandAt = (y: number) => bands[Math.floor((y + scrollY) / 300)];
   const clearOfEdges = (y: number) => Math.abs(((y + scrollY) % 300) - 150) < 145;
-  for (const y of [70, 150, 250, 400, 500, info.height - 5].filter(clearOfEdges)) expect(near(at(info.width / 2, y), bandAt(y)), `y=${y}`).toBe(true);
+  for (const y of [70, 150, 250, 400, 500, info.height - 5].filter(clearOfEdges))
+    expect(near(at(info.width / 2, y), bandAt(y)), `y=${y}`).toBe(true);
   // The ring is not in the picture: its top border (3 px, 6 px above band 4) shows band 3.
   const ringY = Math.round(ring.top - 5);
   expect(ringY).toBeGreaterThan(60);
@@ -116,7 +132,8 @@ it('says which screen the frame is on, and answers for a page with an image it c
     const iframe = document.querySelector<HTMLIFrameElement>('iframe[data-app="web"]')!;
     (window as any).screens = [];
     addEventListener('message', (e) => {
-      if (e.source === iframe.contentWindow && /^pp:(ready|screen)$/.test(e.data?.type)) (window as any).screens.push(`${e.data.type} ${e.data.screen}`);
+      if (e.source === iframe.contentWindow && /^pp:(ready|screen)$/.test(e.data?.type))
+        (window as any).screens.push(`${e.data.type} ${e.data.screen}`);
     });
   });
   await frame.evaluate(() => {
@@ -140,7 +157,8 @@ it('says which screen the frame is on, and answers for a page with an image it c
   // either way the frame answers, in time (its own limit is 8 s).
   expect(answer.captured).toMatchObject({ screen: '/elsewhere.html?from=test' });
   expect(answer.answerMs).toBeLessThan(8_500);
-  if (answer.captured?.ok) expect(await sharp(answer.bytes!).metadata()).toMatchObject({ width: answer.frameWidth, height: answer.frameHeight });
+  if (answer.captured?.ok)
+    expect(await sharp(answer.bytes!).metadata()).toMatchObject({ width: answer.frameWidth, height: answer.frameHeight });
   else expect(answer.captured?.note).toBe('tainted');
   await viewer.context().close();
 });

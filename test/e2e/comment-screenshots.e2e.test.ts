@@ -65,9 +65,10 @@ const heavyRows = 3000;
 const heavyPage = `<!doctype html><html><head><title>Heavy</title><style>
 body { margin: 0; font: 14px sans-serif } table { width: 100%; border-collapse: collapse }
 td { height: 20px; padding: 2px 6px; border-bottom: 1px solid #dee2e6 } tr:nth-child(odd) td { background: #d0ebff }
-</style></head><body><div id="band" style="height:120px;background:#2f9e44"></div><table>${
-  Array.from({ length: heavyRows }, (_, i) => `<tr><td>${i}</td><td><b>Item ${i}</b></td><td><span>€${i}.00</span></td><td><a href="#r${i}">open</a></td></tr>`).join('')
-}</table></body></html>`;
+</style></head><body><div id="band" style="height:120px;background:#2f9e44"></div><table>${Array.from(
+  { length: heavyRows },
+  (_, i) => `<tr><td>${i}</td><td><b>Item ${i}</b></td><td><span>€${i}.00</span></td><td><a href="#r${i}">open</a></td></tr>`,
+).join('')}</table></body></html>`;
 
 // An app whose pictures never finish (its canvas never gives its bytes: the helper answers
 // 'failed' when its time is up), beside a second app the viewer turns to while the comment is sent.
@@ -75,9 +76,15 @@ const stuckPage = `<!doctype html><html><head><title>Stuck</title><script>
 HTMLCanvasElement.prototype.toBlob = function () {};
 </script></head><body><h1>Stuck</h1></body></html>`;
 
-async function room(files: Record<string, string>, apps = [{ id: 'web', name: 'App', path: '/', device: 'none' }]): Promise<{ person: Person; projectId: string; page: Page }> {
+async function room(
+  files: Record<string, string>,
+  apps = [{ id: 'web', name: 'App', path: '/', device: 'none' }],
+): Promise<{ person: Person; projectId: string; page: Page }> {
   const person = await platform.person({ plan: 'solo' });
-  const { project } = await deployStaticRoom(platform, person, { files, manifest: { kind: 'static', name: 'Real app', output: 'dist', apps } });
+  const { project } = await deployStaticRoom(platform, person, {
+    files,
+    manifest: { kind: 'static', name: 'Real app', output: 'dist', apps },
+  });
   const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Vi' } });
   const page = await (await browser.newContext({ viewport: { width: 1100, height: 760 } })).newPage();
   await page.goto(url);
@@ -104,7 +111,11 @@ async function storedPicture(person: Person, projectId: string) {
 /** RGB at (x, y) of an image. */
 async function pixels(png: Buffer) {
   const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { width: info.width, height: info.height, at: (x: number, y: number) => [...data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3)] };
+  return {
+    width: info.width,
+    height: info.height,
+    at: (x: number, y: number) => [...data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3)],
+  };
 }
 
 it('puts the helper in a page with inline templates once, and the comment gets its picture', async () => {
@@ -116,7 +127,9 @@ it('puts the helper in a page with inline templates once, and the comment gets i
   expect(await frame.locator(HELPER).count()).toBe(1);
   expect(await frame.evaluate((sel) => document.querySelector(sel)!.parentElement!.localName, HELPER)).toBe('head');
   // The templates are as the app wrote them.
-  expect(await frame.evaluate(() => document.querySelector('script[data-template-name="page"]')!.textContent)).not.toContain('frame-helper');
+  expect(await frame.evaluate(() => document.querySelector('script[data-template-name="page"]')!.textContent)).not.toContain(
+    'frame-helper',
+  );
 
   await pinAt(page, 'web', 0.5, 0.5);
   expect(await send(page, 'Where is the deploy button?')).toBe('Sent. Thank you.');
@@ -140,12 +153,24 @@ it('stores a picture of a light page drawn on a WebGL canvas as the frame shows 
   const { bytes } = await storedPicture(person, projectId);
   const stored = await pixels(bytes!);
   expect({ width: stored.width, height: stored.height }).toEqual({ width: shown.width, height: shown.height });
-  const blank = [[600, 400], [stored.width - 10, stored.height - 10], [10, 120], [900, 200]];
-  const dark = [[60, 180], [160, 220], [270, 270]];
+  const blank = [
+    [600, 400],
+    [stored.width - 10, stored.height - 10],
+    [10, 120],
+    [900, 200],
+  ];
+  const dark = [
+    [60, 180],
+    [160, 220],
+    [270, 270],
+  ];
   for (const [x, y] of [...blank, ...dark]) {
     const seen = shown.at(x, y);
     const kept = stored.at(x, y);
-    expect(kept.map((v, i) => Math.abs(v - seen[i])).every((d) => d <= 16), `(${x}, ${y}): stored ${kept}, shown ${seen}`).toBe(true);
+    expect(
+      kept.map((v, i) => Math.abs(v - seen[i])).every((d) => d <= 16),
+      `(${x}, ${y}): stored ${kept}, shown ${seen}`,
+    ).toBe(true);
   }
   for (const [x, y] of blank) expect(Math.min(...stored.at(x, y)), `white at (${x}, ${y})`).toBeGreaterThan(240);
   for (const [x, y] of dark) expect(Math.max(...stored.at(x, y)), `dark at (${x}, ${y})`).toBeLessThan(60);
@@ -170,7 +195,10 @@ it(`gets a picture of a page of ${heavyRows * 8} elements`, async () => {
   for (let y = 125; y < stored.height - 5; y += 7) {
     const kept = stored.at(1050, y);
     const near = [-2, -1, 0, 1, 2].map((d) => shown.at(1050, y + d));
-    expect(near.some((seen) => kept.every((v, i) => Math.abs(v - seen[i]) <= 16)), `(1050, ${y}): stored ${kept}, shown ${near[2]}`).toBe(true);
+    expect(
+      near.some((seen) => kept.every((v, i) => Math.abs(v - seen[i]) <= 16)),
+      `(1050, ${y}): stored ${kept}, shown ${near[2]}`,
+    ).toBe(true);
     if (kept[0] < 220) stripes++;
   }
   expect(stripes).toBeGreaterThan(20);
@@ -180,7 +208,10 @@ it(`gets a picture of a page of ${heavyRows * 8} elements`, async () => {
 it('sends the comment and says why when no picture comes, even if the viewer moves on meanwhile', async () => {
   const { person, projectId, page } = await room(
     { 'index.html': stuckPage, 'other.html': '<!doctype html><title>Other</title><h1>Other</h1>' },
-    [{ id: 'web', name: 'Stuck', path: '/', device: 'none' }, { id: 'other', name: 'Other', path: '/other.html', device: 'none' }],
+    [
+      { id: 'web', name: 'Stuck', path: '/', device: 'none' },
+      { id: 'other', name: 'Other', path: '/other.html', device: 'none' },
+    ],
   );
   await page.click('[role="tab"][data-tab="web"]');
   await appFrame(page, 'web');
@@ -190,7 +221,8 @@ it('sends the comment and says why when no picture comes, even if the viewer mov
   await expect.poll(() => page.locator('.comment-outcome').textContent()).toBe('Sending…');
   // The viewer turns to the other app while the room waits for the picture.
   await page.click('[role="tab"][data-tab="other"]');
-  await expect.poll(() => page.locator('.comment-outcome').textContent(), { timeout: 30_000 })
+  await expect
+    .poll(() => page.locator('.comment-outcome').textContent(), { timeout: 30_000 })
     .toBe('Sent without a picture: it could not be made. Thank you.');
   const { comment, detail } = await storedPicture(person, projectId);
   expect(comment).toMatchObject({ appId: 'web', body: 'Is anyone there?', hasScreenshot: false });

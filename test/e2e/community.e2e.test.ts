@@ -22,7 +22,10 @@ it('lists a project for anyone, opens its public room without a link, and takes 
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(`${platform.baseUrl}/login`);
-  const read = () => page.evaluate(async () => (await (await fetch('/api/community/listings', { cache: 'no-store' })).json()) as { slug: string; url: string }[]);
+  const read = () =>
+    page.evaluate(
+      async () => (await (await fetch('/api/community/listings', { cache: 'no-store' })).json()) as { slug: string; url: string }[],
+    );
   const mine = (await read()).find((l) => l.slug === project.slug)!;
   expect(mine.url).toBe(`${platform.baseUrl}/p/${project.slug}`);
 
@@ -38,7 +41,12 @@ it('lists a project for anyone, opens its public room without a link, and takes 
   const other = await context.newPage();
   await other.goto(platform.baseUrl.replace('127.0.0.1', 'localhost') + '/login');
   const crossOrigin = await other.evaluate(async (url) => {
-    try { await (await fetch(url)).json(); return 'read'; } catch { return 'refused'; }
+    try {
+      await (await fetch(url)).json();
+      return 'read';
+    } catch {
+      return 'refused';
+    }
   }, `${platform.baseUrl}/api/community/listings`);
   expect(crossOrigin).toBe('refused');
 

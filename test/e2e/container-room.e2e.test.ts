@@ -18,7 +18,9 @@ let browser: Browser;
 platformRunnerAndChromium((p, r, b) => ([platform, runner, browser] = [p, r, b]));
 
 const manifest = {
-  kind: 'container', name: 'Counter demo', health: '/healthz',
+  kind: 'container',
+  name: 'Counter demo',
+  health: '/healthz',
   apps: [{ id: 'web', name: 'Counter', path: '/counter', device: 'laptop' }],
   run: { start: ['node', 'server.js'] },
   controls: { reset: 'DELETE /counter', scenarios: [{ id: 'add-five', label: 'Add five', call: 'POST /counter', body: { by: 5 } }] },
@@ -30,7 +32,10 @@ async function deployContainer() {
   const { client, token } = person;
   const project = await client.call('createProject', { body: { slug: uniqueSlug('cr'), name: 'Counter demo' } });
   const bytes = await demoBundle();
-  const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+  const { uploadId, putUrl } = await client.call('startUpload', {
+    params: { projectId: project.id },
+    body: { kind: 'container', sizeBytes: bytes.length },
+  });
   expect((await platform.fetch(putUrl, { method: 'PUT', token, body: bytes })).status).toBe(204);
   const build = await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest as never } });
   await client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
@@ -70,12 +75,18 @@ describe('a container room', () => {
     expect(typeof whoA.host).toBe('string');
 
     // A WebSocket from the demo reaches its own copy and back.
-    const echoed = await viewerA.frame.evaluate(() => new Promise<string>((resolve, reject) => {
-      const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + '/socket');
-      ws.onopen = () => ws.send('hello copy');
-      ws.onmessage = (m) => { resolve(String(m.data)); ws.close(); };
-      ws.onerror = () => reject(new Error('websocket failed'));
-    }));
+    const echoed = await viewerA.frame.evaluate(
+      () =>
+        new Promise<string>((resolve, reject) => {
+          const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + '/socket');
+          ws.onopen = () => ws.send('hello copy');
+          ws.onmessage = (m) => {
+            resolve(String(m.data));
+            ws.close();
+          };
+          ws.onerror = () => reject(new Error('websocket failed'));
+        }),
+    );
     expect(echoed).toBe('hello copy');
 
     // A scenario runs on the viewer's own copy, and nobody else's.
@@ -113,7 +124,13 @@ describe("the capture agent in a viewer's copy", () => {
     await frame.goto(new URL('/page', frame.url()).toString());
     const pictured = await capture(page, 'web', 2_000_000);
     expect(pictured.ack).toBe(true);
-    expect(pictured.captured).toMatchObject({ ok: true, imageType: 'image/png', screen: '/page', width: pictured.frameWidth, height: pictured.frameHeight });
+    expect(pictured.captured).toMatchObject({
+      ok: true,
+      imageType: 'image/png',
+      screen: '/page',
+      width: pictured.frameWidth,
+      height: pictured.frameHeight,
+    });
     expect(await blocked()).toBe(false);
 
     await frame.goto(new URL(`/csp-page?csp=${encodeURIComponent("script-src 'none'")}`, frame.url()).toString());

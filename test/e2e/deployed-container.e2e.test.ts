@@ -22,16 +22,23 @@ describe('a deployed container build, end to end', () => {
     const bytes = await demoBundle();
     const { client, token } = await platform.person({ plan: 'pro' });
     const project = await client.call('createProject', { body: { slug: `e2e-${randomUUID().slice(0, 12)}`, name: 'E2E' } });
-    const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+    const { uploadId, putUrl } = await client.call('startUpload', {
+      params: { projectId: project.id },
+      body: { kind: 'container', sizeBytes: bytes.length },
+    });
     expect((await platform.fetch(putUrl, { method: 'PUT', token, body: bytes })).status).toBe(204);
     const manifest = {
-      kind: 'container' as const, name: 'E2E demo', health: '/healthz',
+      kind: 'container' as const,
+      name: 'E2E demo',
+      health: '/healthz',
       apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' as const }],
       run: { start: ['node', 'server.js'], env: { MOCK_MODE: 'e2e' } },
     };
     const build = await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest } });
     expect((await client.call('makeLive', { params: { projectId: project.id, buildId: build.id } })).live).toBe(true);
-    const [{ workspaceId }] = await platform.deps.sql<{ workspaceId: string }[]>`select workspace_id from projects where id = ${project.id}`;
+    const [{ workspaceId }] = await platform.deps.sql<
+      { workspaceId: string }[]
+    >`select workspace_id from projects where id = ${project.id}`;
 
     // What the api does, best effort, when a container build goes live.
     expect(await runner.client.prepare(build.id, 30_000)).toMatchObject({ image: 'ready' });

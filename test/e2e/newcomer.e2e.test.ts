@@ -36,7 +36,7 @@ it('signs in from the sign-in page with the emailed link, then approves the pitc
   // `pitch login` starts a device login and sends the builder to its address.
   const tool = createClient({ baseUrl: platform.baseUrl });
   const start = await tool.call('deviceStart');
-  expect((await tool.call('deviceToken', { body: { deviceCode: start.deviceCode } }))).toMatchObject({ pending: true });
+  expect(await tool.call('deviceToken', { body: { deviceCode: start.deviceCode } })).toMatchObject({ pending: true });
   await page.goto(start.verifyUrl);
   expect(await page.textContent('.code')).toBe(start.userCode);
   await page.click('button');
@@ -105,7 +105,10 @@ it("takes an invited person from the invitation's address through sign-in to joi
   await page.click('button');
   await expect.poll(() => page.textContent('[role=status]')).toContain('You joined Field sales');
   const members = await owner.client.call('listMembers', { params: { workspaceId: team.id } });
-  expect(members.map((m) => [m.email, m.role])).toEqual([[owner.email, 'owner'], [email, 'member']]);
+  expect(members.map((m) => [m.email, m.role])).toEqual([
+    [owner.email, 'owner'],
+    [email, 'member'],
+  ]);
   expect(problems).toEqual([]);
 
   // The address is spent: opened again, it says so and offers nothing.

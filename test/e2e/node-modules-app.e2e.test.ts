@@ -66,17 +66,29 @@ async function nodeRedShapedApp(name: string): Promise<string> {
     await mkdir(pkg, { recursive: true });
     await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: `editor-${p}`, version: '1.0.0', main: 'index.js' }));
     const parts = Array.from({ length: FILES }, (_, f) => `part-${f}.bin`);
-    await writeFile(join(pkg, 'index.js'), `const fs = require('node:fs');\nfor (const f of ${JSON.stringify(parts)}) fs.readFileSync(__dirname + '/' + f);\nmodule.exports = { name: 'Flow editor ${p}' };\n`);
+    await writeFile(
+      join(pkg, 'index.js'),
+      `const fs = require('node:fs');\nfor (const f of ${JSON.stringify(parts)}) fs.readFileSync(__dirname + '/' + f);\nmodule.exports = { name: 'Flow editor ${p}' };\n`,
+    );
     for (const part of parts) await writeFile(join(pkg, part), randomBytes(MB));
   }
   await writeFile(join(dir, 'server.js'), server);
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'flows', version: '1.0.0', private: true }));
   await writeFile(join(dir, 'Dockerfile'), await docsDockerfile());
-  await writeFile(join(dir, 'pitch.json'), JSON.stringify({
-    kind: 'container', name, health: '/healthz',
-    apps: [{ id: 'editor', name: 'Editor', path: '/', device: 'laptop' }],
-    story: [{ id: 'flow', title: 'A flow', say: 'One flow is added.', app: 'editor', path: '/', run: ['POST /flows'] }],
-  }, null, 2));
+  await writeFile(
+    join(dir, 'pitch.json'),
+    JSON.stringify(
+      {
+        kind: 'container',
+        name,
+        health: '/healthz',
+        apps: [{ id: 'editor', name: 'Editor', path: '/', device: 'laptop' }],
+        story: [{ id: 'flow', title: 'A flow', say: 'One flow is added.', app: 'editor', path: '/', run: ['POST /flows'] }],
+      },
+      null,
+      2,
+    ),
+  );
   return dir;
 }
 
@@ -85,7 +97,11 @@ describe('a Node app with 128 MiB of node_modules', () => {
     const person = await platform.person({ plan: 'solo' });
     const slug = uniqueSlug('node-red');
     const folder = await nodeRedShapedApp('Flows demo');
-    const result = await pitch(['deploy', '--project', slug], { api: platform.baseUrl, token: person.token, configHome: await configHome() }, folder);
+    const result = await pitch(
+      ['deploy', '--project', slug],
+      { api: platform.baseUrl, token: person.token, configHome: await configHome() },
+      folder,
+    );
     await rm(folder, { recursive: true, force: true });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/^rehearse +healthy in [\d.]+ s; 1 story steps?, 1 calls? passed$/m);
@@ -137,6 +153,7 @@ describe('a Node app with 128 MiB of node_modules', () => {
     const image = (await runner.engine.imageId(imageTagOf(project.liveBuildId)))!;
     expect((await docker.getContainer(lowerName(image)).inspect()).State.Status).toBe('created');
     expect(await runner.engine.removeImage(imageTagOf(project.liveBuildId))).toBe(true);
-    if (!(await runner.engine.imageId(image))) await expect(docker.getContainer(lowerName(image)).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    if (!(await runner.engine.imageId(image)))
+      await expect(docker.getContainer(lowerName(image)).inspect()).rejects.toMatchObject({ statusCode: 404 });
   }, 600_000);
 });

@@ -44,7 +44,14 @@ async function withAuthenticator(context: BrowserContext, verifies = true): Prom
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: verifies, isUserVerified: verifies, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: verifies,
+      isUserVerified: verifies,
+      automaticPresenceSimulation: true,
+    },
   });
   return page;
 }
@@ -56,15 +63,25 @@ async function signInByLink(page: Page, email: string) {
 }
 
 /** A same-origin request from the page, with its cookie, as the app makes them. */
-const post = (page: Page, path: string, body?: unknown) => page.evaluate(async ([path, body]) => {
-  const res = await fetch(path as string, body === undefined ? { method: 'POST' } : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, json: await res.json() };
-}, [path, body] as const);
+const post = (page: Page, path: string, body?: unknown) =>
+  page.evaluate(
+    async ([path, body]) => {
+      const res = await fetch(
+        path as string,
+        body === undefined
+          ? { method: 'POST' }
+          : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      );
+      return { status: res.status, json: await res.json() };
+    },
+    [path, body] as const,
+  );
 
-const assertion = (page: Page, options: unknown) => page.evaluate(async (options) => {
-  const credential = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options as never) });
-  return (credential as PublicKeyCredential).toJSON();
-}, options);
+const assertion = (page: Page, options: unknown) =>
+  page.evaluate(async (options) => {
+    const credential = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options as never) });
+    return (credential as PublicKeyCredential).toJSON();
+  }, options);
 
 it('registers a passkey, signs out, signs in with it; refuses a replayed and a cross-origin answer', async () => {
   const email = `passkey-${crypto.randomUUID()}@example.com`;
@@ -78,23 +95,43 @@ it('registers a passkey, signs out, signs in with it; refuses a replayed and a c
   // Register.
   const creation = await post(page, '/api/me/passkeys/options');
   expect(creation.status).toBe(200);
-  expect(creation.json).toMatchObject({ rp: { id: 'localhost' }, authenticatorSelection: { residentKey: 'required', userVerification: 'required' } });
+  expect(creation.json).toMatchObject({
+    rp: { id: 'localhost' },
+    authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+  });
   const registered = await page.evaluate(async (options) => {
-    const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options as never) });
+    const credential = await navigator.credentials.create({
+      publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options as never),
+    });
     const json = (credential as PublicKeyCredential).toJSON();
-    const res = await fetch('/api/me/passkeys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response: json }) });
+    const res = await fetch('/api/me/passkeys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response: json }),
+    });
     return { status: res.status, json: await res.json(), answer: json };
   }, creation.json);
   expect(registered.status).toBe(200);
-  expect(registered.json).toEqual([{ id: expect.any(String), name: null, kind: expect.any(String), backedUp: expect.any(Boolean), createdAt: expect.any(String), lastUsedAt: null }]);
+  expect(registered.json).toEqual([
+    {
+      id: expect.any(String),
+      name: null,
+      kind: expect.any(String),
+      backedUp: expect.any(Boolean),
+      createdAt: expect.any(String),
+      lastUsedAt: null,
+    },
+  ]);
   // The person hears of it by mail (security-3 M4).
-  expect((await mailsTo(platform.deps.config.DATA_DIR, email))[0]).toMatch(/Subject: A new way to sign in was added[\s\S]*A passkey was just added/);
+  expect((await mailsTo(platform.deps.config.DATA_DIR, email))[0]).toMatch(
+    /Subject: A new way to sign in was added[\s\S]*A passkey was just added/,
+  );
   // The same registration answer again: its challenge is spent.
   expect((await post(page, '/api/me/passkeys', { response: registered.answer })).json).toMatchObject({ reason: 'passkey' });
 
   // Sign out.
   expect((await post(page, '/api/auth/logout')).status).toBe(200);
-  expect((await page.evaluate(() => fetch('/api/me/account').then((r) => r.status)))).toBe(401);
+  expect(await page.evaluate(() => fetch('/api/me/account').then((r) => r.status))).toBe(401);
 
   // Sign in with the passkey: no email typed, the authenticator offers its discoverable credential.
   const request = await post(page, '/api/auth/passkey/options');
@@ -108,7 +145,7 @@ it('registers a passkey, signs out, signs in with it; refuses a replayed and a c
   const sessions = await page.evaluate(() => fetch('/api/me/sessions').then((r) => r.json()));
   expect(sessions.find((s: { current: boolean }) => s.current)).toMatchObject({ signInMethod: 'passkey', device: 'Chrome on Linux' });
   expect((await page.evaluate(() => fetch('/api/me/passkeys').then((r) => r.json())))[0].lastUsedAt).not.toBeNull();
-  expect((await page.evaluate(() => fetch('/api/me/sign-in').then((r) => r.json())))).toMatchObject({ passkeys: 1, magicLinks: true });
+  expect(await page.evaluate(() => fetch('/api/me/sign-in').then((r) => r.json()))).toMatchObject({ passkeys: 1, magicLinks: true });
 
   // Replayed: the same answer a second time.
   const replay = await post(page, '/api/auth/passkey', { response: answer });
@@ -140,8 +177,14 @@ it('refuses a registration and a sign-in whose authenticator did not verify the 
   const creation = await post(page, '/api/me/passkeys/options');
   const lax = { ...creation.json, authenticatorSelection: { ...creation.json.authenticatorSelection, userVerification: 'discouraged' } };
   const registered = await page.evaluate(async (options) => {
-    const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options as never) });
-    const res = await fetch('/api/me/passkeys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response: (credential as PublicKeyCredential).toJSON() }) });
+    const credential = await navigator.credentials.create({
+      publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options as never),
+    });
+    const res = await fetch('/api/me/passkeys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response: (credential as PublicKeyCredential).toJSON() }),
+    });
     return { status: res.status, json: await res.json() };
   }, lax);
   expect(registered).toMatchObject({ status: 422, json: { reason: 'passkey', detail: expect.stringMatching(/verif/i) } });
@@ -155,14 +198,27 @@ it('refuses a registration and a sign-in whose authenticator did not verify the 
   const cdp = await second.newCDPSession(keyPage);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   await keyPage.goto(`${origin}/healthz`);
   await signInByLink(keyPage, email);
   const options = await post(keyPage, '/api/me/passkeys/options');
   const made = await keyPage.evaluate(async (options) => {
-    const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options as never) });
-    const res = await fetch('/api/me/passkeys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response: (credential as PublicKeyCredential).toJSON() }) });
+    const credential = await navigator.credentials.create({
+      publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options as never),
+    });
+    const res = await fetch('/api/me/passkeys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response: (credential as PublicKeyCredential).toJSON() }),
+    });
     return res.status;
   }, options.json);
   expect(made).toBe(200);
@@ -172,9 +228,17 @@ it('refuses a registration and a sign-in whose authenticator did not verify the 
   const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
   await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
   const { authenticatorId: noPin } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'usb', hasResidentKey: false, hasUserVerification: false, isUserVerified: false, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'usb',
+      hasResidentKey: false,
+      hasUserVerification: false,
+      isUserVerified: false,
+      automaticPresenceSimulation: true,
+    },
   });
-  for (const credential of credentials) await cdp.send('WebAuthn.addCredential', { authenticatorId: noPin, credential: { ...credential, isResidentCredential: false } });
+  for (const credential of credentials)
+    await cdp.send('WebAuthn.addCredential', { authenticatorId: noPin, credential: { ...credential, isResidentCredential: false } });
   const request = await post(keyPage, '/api/auth/passkey/options');
   expect(request.json).toMatchObject({ userVerification: 'required' });
   const allow = credentials.map((c) => ({ type: 'public-key', id: Buffer.from(c.credentialId, 'base64').toString('base64url') }));

@@ -16,25 +16,39 @@ let browser: Browser;
 // The shell flushes its time every half second, so the test waits for seconds credited, not on a clock.
 platformAndChromium((p, b) => ([platform, browser] = [p, b]), { SHELL_FLUSH_MS: '500' });
 
-const page = (title: string, colour: string) => `<!doctype html><html><head><title>${title}</title></head><body style="background:${colour}"><h1>${title}</h1></body></html>`;
+const page = (title: string, colour: string) =>
+  `<!doctype html><html><head><title>${title}</title></head><body style="background:${colour}"><h1>${title}</h1></body></html>`;
 
 it('records real viewers, and nothing of unfurlers, scanners and plain fetches', async () => {
   const person = await platform.person({ plan: 'solo' });
   const { project } = await deployStaticRoom(platform, person, {
     files: { 'index.html': page('Shop', '#d0ebff'), 'admin/index.html': page('Admin', '#fff3bf') },
     manifest: {
-      kind: 'static', name: 'Evidence', output: 'dist',
-      apps: [{ id: 'web', name: 'Shop', path: '/', device: 'laptop' }, { id: 'admin', name: 'Admin', path: '/admin/', device: 'laptop' }],
-      story: [{ id: 'shop', title: 'The shop', say: 'Here.', app: 'web' }, { id: 'admin', title: 'Admin', say: 'And here.', app: 'admin' }],
+      kind: 'static',
+      name: 'Evidence',
+      output: 'dist',
+      apps: [
+        { id: 'web', name: 'Shop', path: '/', device: 'laptop' },
+        { id: 'admin', name: 'Admin', path: '/admin/', device: 'laptop' },
+      ],
+      story: [
+        { id: 'shop', title: 'The shop', say: 'Here.', app: 'web' },
+        { id: 'admin', title: 'Admin', say: 'And here.', app: 'admin' },
+      ],
     },
   });
   const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada Buyer' } });
 
   // Nobody real yet: a Slack unfurl, Outlook's scanner, and a fetch that never runs the shell.
-  for (const agent of ['Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)', 'Mozilla/5.0 (compatible; Microsoft Office/16.0; Windows NT 10.0; Microsoft Outlook 16.0.12026; Pro)']) {
+  for (const agent of [
+    'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+    'Mozilla/5.0 (compatible; Microsoft Office/16.0; Windows NT 10.0; Microsoft Outlook 16.0.12026; Pro)',
+  ]) {
     expect((await fetch(url, { headers: { 'user-agent': agent } })).status).toBe(200);
   }
-  const plain = await fetch(url, { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36' } });
+  const plain = await fetch(url, {
+    headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36' },
+  });
   expect(await plain.text()).toContain('room-data');
   const untouched = await person.client.call('listLinks', { params: { projectId: project.id } });
   expect(untouched[0].stage).toBe('sent');
@@ -46,10 +60,11 @@ it('records real viewers, and nothing of unfurlers, scanners and plain fetches',
   await ada.goto(url);
   await answerWhoAreYou(ada, 'Ada Buyer');
   await appFrame(ada, 'web');
-  const credited = (app: string, seconds: number) => waitFor(`${seconds} s on ${app}`, async () => {
-    const visit = (await person.client.call('listVisits', { params: { projectId: project.id } })).find((v) => v.linkId === link.id);
-    return (visit?.time[app] ?? 0) >= seconds;
-  });
+  const credited = (app: string, seconds: number) =>
+    waitFor(`${seconds} s on ${app}`, async () => {
+      const visit = (await person.client.call('listVisits', { params: { projectId: project.id } })).find((v) => v.linkId === link.id);
+      return (visit?.time[app] ?? 0) >= seconds;
+    });
   let at = Date.now();
   await credited('web', 2);
   await ada.click('[role="tab"][data-tab="admin"]');
@@ -85,7 +100,9 @@ it('records real viewers, and nothing of unfurlers, scanners and plain fetches',
   await expect.poll(async () => (await eventsOfLink(platform.deps.sql, cyLink.link.id)).some((e) => e.kind === 'step')).toBe(true);
   await cy.close({ runBeforeUnload: true });
 
-  await expect.poll(async () => (await eventsOfLink(platform.deps.sql, link.id)).filter((e) => e.kind === 'leave').length, { timeout: 15_000 }).toBe(2);
+  await expect
+    .poll(async () => (await eventsOfLink(platform.deps.sql, link.id)).filter((e) => e.kind === 'leave').length, { timeout: 15_000 })
+    .toBe(2);
   const events = await eventsOfLink(platform.deps.sql, link.id);
   const sessions = [...new Set(events.map((e) => e.sessionId))];
   expect(sessions).toHaveLength(2);

@@ -13,9 +13,14 @@ let browser: Browser;
 platformAndChromium((p, b) => ([platform, browser] = [p, b]));
 
 const devices = ['laptop', 'tablet', 'phone', 'screen', 'none'] as const;
-const files = { 'index.html': '<!doctype html><title>Home</title><h1>Home</h1>', ...Object.fromEntries(devices.map((d) => [`${d}/index.html`, `<!doctype html><title>${d}</title><h1>The ${d} app</h1>`])) };
+const files = {
+  'index.html': '<!doctype html><title>Home</title><h1>Home</h1>',
+  ...Object.fromEntries(devices.map((d) => [`${d}/index.html`, `<!doctype html><title>${d}</title><h1>The ${d} app</h1>`])),
+};
 const manifest = {
-  kind: 'static', name: 'Phone demo', output: 'dist',
+  kind: 'static',
+  name: 'Phone demo',
+  output: 'dist',
   apps: devices.map((d) => ({ id: d, name: `On ${d}`, path: `/${d}/`, device: d })),
   story: [
     { id: 'one', title: 'First', say: 'The first step.', app: 'laptop' },
@@ -26,7 +31,8 @@ const manifest = {
 const width = 390;
 const box = async (page: Page, selector: string) => (await page.locator(selector).first().boundingBox())!;
 /** How far the page reaches past the screen's right edge (0: no sideways scrolling). */
-const overflow = (page: Page) => page.evaluate(() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - innerWidth);
+const overflow = (page: Page) =>
+  page.evaluate(() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - innerWidth);
 
 function expectOnScreen(b: { x: number; y: number; width: number; height: number }, what: string) {
   expect(b.x, what).toBeGreaterThanOrEqual(0);
@@ -63,7 +69,8 @@ describe('the room at 390 px on a touch screen', () => {
     expect(toggle.y + toggle.height).toBeLessThanOrEqual(bar.y + bar.height);
     const tools = ['#story-toggle', '#comment-toggle', '#next-toggle'];
     for (const selector of tools) {
-      if (!(await page.locator('header.bar').evaluate((b) => b.classList.contains('tools-open')))) await page.locator('#tools-toggle').tap();
+      if (!(await page.locator('header.bar').evaluate((b) => b.classList.contains('tools-open'))))
+        await page.locator('#tools-toggle').tap();
       const b = await box(page, selector);
       expectOnScreen(b, selector);
       expect(b.y + b.height, selector).toBeLessThanOrEqual(844);
@@ -81,7 +88,13 @@ describe('the room at 390 px on a touch screen', () => {
     // Below the app, not over it.
     const app = await box(page, '.panel:not([hidden]) .frame');
     expect((await box(page, '#next')).y).toBeGreaterThanOrEqual(app.y + app.height - 1);
-    for (const selector of ['[role="tab"][data-tab="laptop"]', '#tools-toggle', '.story [data-step="1"]', '#next .step-answer', '#next .close']) {
+    for (const selector of [
+      '[role="tab"][data-tab="laptop"]',
+      '#tools-toggle',
+      '.story [data-step="1"]',
+      '#next .step-answer',
+      '#next .close',
+    ]) {
       const b = await box(page, selector);
       expect(b.height, selector).toBeGreaterThanOrEqual(44);
       expect(b.width, selector).toBeGreaterThanOrEqual(44);

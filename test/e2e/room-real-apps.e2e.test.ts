@@ -17,12 +17,16 @@ platformRunnerAndChromium((p, _r, b) => ([platform, browser] = [p, b]));
 
 const files = {
   // A hash-routed app: it shows the route it is at, and when it booted (a reload boots it again).
-  'index.html': '<!doctype html><title>Routes</title><p id="route"></p><p id="boot"></p><a id="elsewhere" href="#/elsewhere">Elsewhere</a><script src="/route.js"></script>',
-  'route.js': 'document.getElementById("boot").textContent = String(Math.random()); const show = () => { document.getElementById("route").textContent = location.hash; }; addEventListener("hashchange", show); show();',
+  'index.html':
+    '<!doctype html><title>Routes</title><p id="route"></p><p id="boot"></p><a id="elsewhere" href="#/elsewhere">Elsewhere</a><script src="/route.js"></script>',
+  'route.js':
+    'document.getElementById("boot").textContent = String(Math.random()); const show = () => { document.getElementById("route").textContent = location.hash; }; addEventListener("hashchange", show); show();',
   'admin/index.html': '<!doctype html><title>Admin</title><h1 id="admin">Admin app</h1>',
 };
 const manifest = {
-  kind: 'static', name: 'Routes demo', output: 'dist',
+  kind: 'static',
+  name: 'Routes demo',
+  output: 'dist',
   apps: [
     { id: 'web', name: 'Website', path: '/', device: 'laptop', default: true },
     { id: 'admin', name: 'Admin', path: '/admin/', device: 'laptop' },
@@ -51,7 +55,7 @@ const textIn = (frame: Frame, selector: string) => frame.locator(selector).textC
 const stepIs = (page: Page, n: number) => expect.poll(() => page.textContent('.step-count')).toBe(`Step ${n} of 3`);
 
 describe('a story with a hash-routed app', () => {
-  it('moves the app to each step\'s hash without reloading it, even after the viewer moved it', async () => {
+  it("moves the app to each step's hash without reloading it, even after the viewer moved it", async () => {
     const { page, web, context } = await enterStatic();
     const booted = await textIn(web, '#boot');
     await page.click('#story-toggle');
@@ -118,7 +122,9 @@ describe('a story with a hash-routed app', () => {
 });
 
 const containerManifest = {
-  kind: 'container', name: 'Counter demo', health: '/healthz',
+  kind: 'container',
+  name: 'Counter demo',
+  health: '/healthz',
   apps: [{ id: 'web', name: 'Counter', path: '/counter', device: 'laptop' }],
   run: { start: ['node', 'server.js'] },
   controls: { scenarios: [{ id: 'add-five', label: 'Add five', call: 'POST /counter', body: { by: 5 } }] },
@@ -131,9 +137,15 @@ describe('a scenario in a container room', () => {
     const { client, token } = person;
     const project = await client.call('createProject', { body: { slug: uniqueSlug('sc'), name: 'Counter demo' } });
     const bytes = await demoBundle();
-    const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+    const { uploadId, putUrl } = await client.call('startUpload', {
+      params: { projectId: project.id },
+      body: { kind: 'container', sizeBytes: bytes.length },
+    });
     expect((await platform.fetch(putUrl, { method: 'PUT', token, body: bytes })).status).toBe(204);
-    const build = await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: containerManifest as never } });
+    const build = await client.call('createBuild', {
+      params: { projectId: project.id },
+      body: { uploadId, manifest: containerManifest as never },
+    });
     await client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
     const { url } = await client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Sam' } });
 
@@ -148,7 +160,10 @@ describe('a scenario in a container room', () => {
     // The run is held at the room's door until the test has looked at the room meanwhile.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/room/*/run', async (route) => { await held; await route.continue(); });
+    await page.route('**/room/*/run', async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.click('.controls summary');
     await page.click('[data-run="scenario"][data-id="add-five"]');
     const progress = page.locator('[data-progress-for="web"]');

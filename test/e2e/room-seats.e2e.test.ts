@@ -20,8 +20,13 @@ describe('seats in the browser', () => {
     const page = await (await browser.newContext()).newPage();
     // The shell's arrival is held until five others have taken every seat (Solo rooms hold 5).
     let release!: () => void;
-    const filled = new Promise<void>((resolve) => { release = resolve; });
-    await page.route('**/arrive', async (route) => { await filled; await route.continue(); });
+    const filled = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/arrive', async (route) => {
+      await filled;
+      await route.continue();
+    });
     await page.goto(url);
     await page.waitForSelector('#room-data', { state: 'attached' });
     for (let i = 0; i < 5; i++) await enterRoom(platform, url);

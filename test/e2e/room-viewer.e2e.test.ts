@@ -15,11 +15,14 @@ platformAndChromium((p, b) => ([platform, browser] = [p, b]));
 const files = {
   // A hash-routed app (swagger-ui style): it shows the route it is at.
   'index.html': '<!doctype html><title>Home</title><h1 id="home">Home app</h1><p id="route"></p><script src="/route.js"></script>',
-  'route.js': 'const show = () => { document.getElementById("route").textContent = location.hash; }; addEventListener("hashchange", show); show();',
+  'route.js':
+    'const show = () => { document.getElementById("route").textContent = location.hash; }; addEventListener("hashchange", show); show();',
   'admin/index.html': '<!doctype html><title>Admin</title><h1 id="admin">Admin app</h1>',
 };
 const manifest = {
-  kind: 'static', name: 'Viewer demo', output: 'dist',
+  kind: 'static',
+  name: 'Viewer demo',
+  output: 'dist',
   apps: [
     { id: 'web', name: 'Website', path: '/', device: 'laptop' },
     { id: 'admin', name: 'Admin', path: '/admin/', device: 'phone', default: true },
@@ -66,7 +69,11 @@ describe('the room as a viewer sees it', () => {
     expect(await page.locator('.story [data-step="1"]').isVisible()).toBe(true);
     const web = await appFrame(page, 'web');
     await page.click('.story [data-step="1"]');
-    await waitFor('the hash route', async () => (await page.frameLocator('iframe[data-app="web"]').locator('#route').textContent()) === '#/tag/op', 10_000);
+    await waitFor(
+      'the hash route',
+      async () => (await page.frameLocator('iframe[data-app="web"]').locator('#route').textContent()) === '#/tag/op',
+      10_000,
+    );
     expect(await web.evaluate(() => location.hash)).toBe('#/tag/op');
     expect(await page.locator('.story [data-step="-1"]').isVisible()).toBe(true);
     await page.click('.story [data-step="1"]');
@@ -111,16 +118,23 @@ describe('the room as a viewer sees it', () => {
   it('shows a state inside the frame in the room look, asking no origin for a stylesheet', async () => {
     const { person, project, context, page } = await enter({ width: 1280, height: 800 });
     const styles: string[] = [];
-    page.on('request', (req) => { if (req.resourceType() === 'stylesheet') styles.push(req.url()); });
+    page.on('request', (req) => {
+      if (req.resourceType() === 'stylesheet') styles.push(req.url());
+    });
     await answerWhoAreYou(page);
     const admin = await appFrame(page, 'admin');
     await person.client.call('pauseRoom', { params: { projectId: project.id }, body: { message: 'Back soon' } });
     // The content origin notices within its standing check; the frame is reloaded until it does.
-    await waitFor('the paused state', async () => {
-      await admin.evaluate(() => location.reload());
-      await admin.waitForLoadState('load');
-      return (await admin.textContent('h1')) === 'Paused';
-    }, 30_000, 1000);
+    await waitFor(
+      'the paused state',
+      async () => {
+        await admin.evaluate(() => location.reload());
+        await admin.waitForLoadState('load');
+        return (await admin.textContent('h1')) === 'Paused';
+      },
+      30_000,
+      1000,
+    );
     expect(await admin.evaluate(() => getComputedStyle(document.querySelector('.notice')!).borderRadius)).toBe('12px');
     expect(await admin.evaluate(() => getComputedStyle(document.body).fontFamily)).toMatch(/system-ui/);
     expect(styles.filter((u) => !u.startsWith(platform.baseUrl))).toEqual([]);

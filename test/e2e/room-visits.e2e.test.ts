@@ -13,12 +13,14 @@ let browser: Browser;
 // The shell flushes its time every half second: the test waits for seconds credited, never on a clock.
 platformAndChromium((p, b) => ([platform, browser] = [p, b]), { SHELL_FLUSH_MS: '500' });
 
-
 describe('a visit says what happened', () => {
   it('shows seconds per app while the viewer is in, and ends when they leave, seconds after it started', async () => {
     const person = await platform.person({ plan: 'solo' });
     const { project } = await deployStaticRoom(platform, person);
-    const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada Prospect' } });
+    const { url, link } = await person.client.call('createLink', {
+      params: { projectId: project.id },
+      body: { viewerName: 'Ada Prospect' },
+    });
     const context = await browser.newContext();
     const page = await context.newPage();
     const beacons: string[] = [];
@@ -45,10 +47,14 @@ describe('a visit says what happened', () => {
 
     // Leaving: the pagehide beacon ends the visit now, not at its start.
     await page.close({ runBeforeUnload: true });
-    const ended = await waitFor('the visit to end', async () => {
-      const [v] = await visits();
-      return v?.endedAt ? v : null;
-    }, 20_000);
+    const ended = await waitFor(
+      'the visit to end',
+      async () => {
+        const [v] = await visits();
+        return v?.endedAt ? v : null;
+      },
+      20_000,
+    );
     const lasted = (Date.parse(ended.endedAt!) - Date.parse(ended.startedAt)) / 1000;
     expect(lasted).toBeGreaterThanOrEqual(5);
     expect(lasted).toBeLessThan(120);

@@ -16,7 +16,10 @@ describe('a viewer in the room', () => {
   it('sees both tabs and the app inside its frame from the content origin; revoked, the link is the same Not found; paused, the note', async () => {
     const person = await platform.person({ plan: 'solo' });
     const { project } = await deployStaticRoom(platform, person);
-    const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada Prospect' } });
+    const { url, link } = await person.client.call('createLink', {
+      params: { projectId: project.id },
+      body: { viewerName: 'Ada Prospect' },
+    });
     const context = await browser.newContext();
     const page = await context.newPage();
 
@@ -60,7 +63,14 @@ describe('a viewer in the room', () => {
   it('shows room pages as their own tabs, rendered and sanitised', async () => {
     const person = await platform.person({ plan: 'solo' });
     const { project } = await deployStaticRoom(platform, person);
-    await person.client.call('addPage', { params: { projectId: project.id }, body: { title: 'Pricing', kind: 'markdown', content: '# Plans\n\n**Pro** is $39.\n\n<script>document.title="owned"</script><img src=x onerror="document.title=\'owned\'">' } });
+    await person.client.call('addPage', {
+      params: { projectId: project.id },
+      body: {
+        title: 'Pricing',
+        kind: 'markdown',
+        content: '# Plans\n\n**Pro** is $39.\n\n<script>document.title="owned"</script><img src=x onerror="document.title=\'owned\'">',
+      },
+    });
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Cy' } });
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -115,10 +125,30 @@ describe('a build cannot act as the builder', () => {
     // session cookie is `__Host-` and Secure, and Chromium keeps it on http://127.0.0.1.
     // The link is asked for from this browser too: it is bound to the browser's nonce cookie.
     await page.goto(`${api}/api/manifest.schema.json`);
-    const asked = await page.evaluate(async (email) => (await fetch('/api/auth/email', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) })).status, person.email);
+    const asked = await page.evaluate(
+      async (email) =>
+        (
+          await fetch('/api/auth/email', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email }),
+          })
+        ).status,
+      person.email,
+    );
     expect(asked).toBe(200);
     const signInToken = await emailedToken(person.email);
-    const verified = await page.evaluate(async (token) => (await fetch('/api/auth/email/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) })).status, signInToken);
+    const verified = await page.evaluate(
+      async (token) =>
+        (
+          await fetch('/api/auth/email/verify', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ token }),
+          })
+        ).status,
+      signInToken,
+    );
     expect(verified).toBe(200);
     expect((await context.cookies(api)).map((c) => [c.name, c.secure])).toContainEqual(['__Host-pp_session', true]);
     const me = await page.goto(`${api}/api/projects`);

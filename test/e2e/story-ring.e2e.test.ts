@@ -16,10 +16,13 @@ it('rings the element a step points at, and keeps the tour card off it', async (
   const { project } = await deployStaticRoom(platform, person, {
     files: {
       // The button sits where the tour card would: bottom right.
-      'index.html': '<!doctype html><html><head><title>Shop</title></head><body style="margin:0;height:100vh"><h1 id="title">Shop</h1><button id="buy" style="position:fixed;right:16px;bottom:16px;width:320px;height:90px">Buy</button></body></html>',
+      'index.html':
+        '<!doctype html><html><head><title>Shop</title></head><body style="margin:0;height:100vh"><h1 id="title">Shop</h1><button id="buy" style="position:fixed;right:16px;bottom:16px;width:320px;height:90px">Buy</button></body></html>',
     },
     manifest: {
-      kind: 'static', name: 'Ring demo', output: 'dist',
+      kind: 'static',
+      name: 'Ring demo',
+      output: 'dist',
       apps: [{ id: 'web', name: 'Shop', path: '/', device: 'none' }],
       story: [
         { id: 'look', title: 'The shop', say: 'Here it is.', app: 'web', point: '#title' },
@@ -50,10 +53,17 @@ it('rings the element a step points at, and keeps the tour card off it', async (
   await expect.poll(() => ringAround('#buy')).toBe(true);
   expect(await frame.locator('[data-pp-ring]').count()).toBe(1);
   // The card does not cover the button it points at.
-  await expect.poll(async () => {
-    const card = (await page.locator('#story').boundingBox())!;
-    const button = (await frame.locator('#buy').boundingBox())!; // in the page's coordinates
-    return card.x < button.x + button.width && card.x + card.width > button.x && card.y < button.y + button.height && card.y + card.height > button.y;
-  }).toBe(false);
+  await expect
+    .poll(async () => {
+      const card = (await page.locator('#story').boundingBox())!;
+      const button = (await frame.locator('#buy').boundingBox())!; // in the page's coordinates
+      return (
+        card.x < button.x + button.width &&
+        card.x + card.width > button.x &&
+        card.y < button.y + button.height &&
+        card.y + card.height > button.y
+      );
+    })
+    .toBe(false);
   await page.context().close();
 });

@@ -22,7 +22,10 @@ let elsewhereUrl: string;
 beforeAll(async () => {
   elsewhere = createServer((req, res) => {
     if (req.url === '/dot.png') {
-      sharp({ create: { width: 40, height: 40, channels: 3, background: '#e8590c' } }).png().toBuffer().then((png) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
+      sharp({ create: { width: 40, height: 40, channels: 3, background: '#e8590c' } })
+        .png()
+        .toBuffer()
+        .then((png) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
       return;
     }
     res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Book a time</title><h1>Book a time</h1>');
@@ -30,9 +33,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
   elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
 });
-afterAll(() => { elsewhere?.close(); });
+afterAll(() => {
+  elsewhere?.close();
+});
 platformRunnerAndChromium((p, _r, b) => ([platform, browser] = [p, b]));
-
 
 /** The screenshot's bytes, as a member fetches them with their token. */
 async function screenshotOf(url: string, token: string) {
@@ -41,14 +45,18 @@ async function screenshotOf(url: string, token: string) {
 }
 
 /** The iframe's size in CSS pixels: what a picture of the viewer's screen measures at scale 1. */
-const frameSize = (page: Page, appId: string) => page.locator(`iframe[data-app="${appId}"]`).evaluate((f: HTMLIFrameElement) => ({ width: f.clientWidth, height: f.clientHeight }));
+const frameSize = (page: Page, appId: string) =>
+  page.locator(`iframe[data-app="${appId}"]`).evaluate((f: HTMLIFrameElement) => ({ width: f.clientWidth, height: f.clientHeight }));
 
 describe('the viewer answers and comments; the builder reads, replies, and the viewer sees it', () => {
   it('on a static build', async () => {
     const person = await platform.person({ plan: 'solo' });
     const { project } = await deployStaticRoom(platform, person, shopRoom);
     const booking = `${elsewhereUrl}/book`;
-    await person.client.call('setNextSteps', { params: { projectId: project.id }, body: { steps: [{ kind: 'meeting', url: booking, label: 'Pick a time' }, { kind: 'question' }, { kind: 'yes' }] } });
+    await person.client.call('setNextSteps', {
+      params: { projectId: project.id },
+      body: { steps: [{ kind: 'meeting', url: booking, label: 'Pick a time' }, { kind: 'question' }, { kind: 'yes' }] },
+    });
     const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
@@ -62,7 +70,9 @@ describe('the viewer answers and comments; the builder reads, replies, and the v
     await page.click('.story [data-step="1"]');
     await page.click('.story .offer-open');
     await page.locator('#next').waitFor({ state: 'visible' });
-    await expect.poll(() => page.locator('#next .step-answer').allTextContents()).toEqual(['Pick a time', 'Ask a question', "Yes, let's go ahead"]);
+    await expect
+      .poll(() => page.locator('#next .step-answer').allTextContents())
+      .toEqual(['Pick a time', 'Ask a question', "Yes, let's go ahead"]);
 
     // A question, then the one-time email prompt.
     await page.click('#next .step-answer[data-kind="question"]');
@@ -86,18 +96,33 @@ describe('the viewer answers and comments; the builder reads, replies, and the v
     await sendComment(page, 'Make this heading bigger');
     const size = await frameSize(page, 'web');
 
-    await expect.poll(async () => (await person.client.call('listResponses', { params: { projectId: project.id } })).map((r) => r.step).sort()).toEqual(['meeting', 'question', 'yes']);
+    await expect
+      .poll(async () => (await person.client.call('listResponses', { params: { projectId: project.id } })).map((r) => r.step).sort())
+      .toEqual(['meeting', 'question', 'yes']);
     const responses = await person.client.call('listResponses', { params: { projectId: project.id } });
     expect(responses.find((r) => r.step === 'question')!.detail).toEqual({ text: 'Can we try it with our own data?' });
     const links = await person.client.call('listLinks', { params: { projectId: project.id } });
     expect(links.find((l) => l.id === link.id)!.stage).toBe('yes');
 
     const [comment] = await person.client.call('listComments', { params: { projectId: project.id } });
-    expect(comment).toMatchObject({ appId: 'web', screen: '/', device: 'laptop', body: 'Make this heading bigger', hasScreenshot: true, area: null, viewerName: 'Ada Prospect' });
+    expect(comment).toMatchObject({
+      appId: 'web',
+      screen: '/',
+      device: 'laptop',
+      body: 'Make this heading bigger',
+      hasScreenshot: true,
+      area: null,
+      viewerName: 'Ada Prospect',
+    });
     expect(comment.position!.x).toBeCloseTo(0.3, 1);
     expect(comment.position!.y).toBeCloseTo(0.4, 1);
     const detail = await person.client.call('getFeedback', { params: { commentId: comment.id } });
-    expect(detail).toMatchObject({ projectId: project.id, appName: 'Shop', screenshotNote: null, viewer: { name: 'Ada Prospect', email: 'ada@example.com', linkId: link.id } });
+    expect(detail).toMatchObject({
+      projectId: project.id,
+      appName: 'Shop',
+      screenshotNote: null,
+      viewer: { name: 'Ada Prospect', email: 'ada@example.com', linkId: link.id },
+    });
     const picture = await screenshotOf(detail.screenshot!.url, person.token);
     expect(picture.status).toBe(200);
     const bytes = picture.bytes;
@@ -121,10 +146,25 @@ describe('the viewer answers and comments; the builder reads, replies, and the v
     const person = await platform.person({ plan: 'pro' });
     const project = await person.client.call('createProject', { body: { slug: uniqueSlug('vv'), name: 'Counter' } });
     const bytes = await demoBundle();
-    const { uploadId, putUrl } = await person.client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+    const { uploadId, putUrl } = await person.client.call('startUpload', {
+      params: { projectId: project.id },
+      body: { kind: 'container', sizeBytes: bytes.length },
+    });
     expect((await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes })).status).toBe(204);
-    const manifest = { kind: 'container', name: 'Counter', health: '/healthz', apps: [{ id: 'web', name: 'Page', path: '/page', device: 'tablet' }, { id: 'strict', name: 'Strict', path: '/csp-page', device: 'laptop' }], run: { start: ['node', 'server.js'] } };
-    const build = await person.client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest as never } });
+    const manifest = {
+      kind: 'container',
+      name: 'Counter',
+      health: '/healthz',
+      apps: [
+        { id: 'web', name: 'Page', path: '/page', device: 'tablet' },
+        { id: 'strict', name: 'Strict', path: '/csp-page', device: 'laptop' },
+      ],
+      run: { start: ['node', 'server.js'] },
+    };
+    const build = await person.client.call('createBuild', {
+      params: { projectId: project.id },
+      body: { uploadId, manifest: manifest as never },
+    });
     await person.client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Bo' } });
 
@@ -178,7 +218,13 @@ describe('the viewer answers and comments; the builder reads, replies, and the v
 it('a page with an image from another origin gives a picture or `tainted`, never a hang', async () => {
   const person = await platform.person({ plan: 'solo' });
   const { project } = await deployStaticRoom(platform, person, {
-    files: { 'index.html': `<!doctype html><html><head><title>Pics</title></head><body><h1>Pictures</h1><img src="${'ELSEWHERE'}/dot.png" width="40" height="40"></body></html>`.replace('ELSEWHERE', elsewhereUrl) },
+    files: {
+      'index.html':
+        `<!doctype html><html><head><title>Pics</title></head><body><h1>Pictures</h1><img src="${'ELSEWHERE'}/dot.png" width="40" height="40"></body></html>`.replace(
+          'ELSEWHERE',
+          elsewhereUrl,
+        ),
+    },
     manifest: { kind: 'static', name: 'Pics', output: 'dist', apps: [{ id: 'web', name: 'Pics', path: '/', device: 'none' }] },
   });
   const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Cy' } });

@@ -5,7 +5,15 @@ import { SESSION_COOKIE } from '../../services/contract/common.js';
 import { issueToken } from '../../services/ops/ops.service.js';
 import { launchChromium } from '../support/browser.js';
 import { mailsTo, startPlatform, type Platform } from '../support/platform.js';
-import { expectAccessible, openArea, screenshots, signedInBuilder, signInByMailedLink, watchProblems, webContext } from '../support/web-app.js';
+import {
+  expectAccessible,
+  openArea,
+  screenshots,
+  signedInBuilder,
+  signInByMailedLink,
+  watchProblems,
+  webContext,
+} from '../support/web-app.js';
 
 // The account page (spec 2.10, 4.6): name and photo, sessions, passkeys and providers, connector
 // tokens, feedback and deletion, each shown and changed through the page and read back through
@@ -16,7 +24,15 @@ import { expectAccessible, openArea, screenshots, signedInBuilder, signInByMaile
 let platform: Platform;
 let browser: Browser;
 beforeAll(async () => {
-  platform = await startPlatform({ workers: true, env: { GITHUB_CLIENT_ID: 'gh-client', GITHUB_CLIENT_SECRET: 'gh-secret', GITHUB_URL: 'http://127.0.0.1:9', GITHUB_API_URL: 'http://127.0.0.1:9' } });
+  platform = await startPlatform({
+    workers: true,
+    env: {
+      GITHUB_CLIENT_ID: 'gh-client',
+      GITHUB_CLIENT_SECRET: 'gh-secret',
+      GITHUB_URL: 'http://127.0.0.1:9',
+      GITHUB_API_URL: 'http://127.0.0.1:9',
+    },
+  });
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -24,7 +40,10 @@ afterAll(async () => {
   await platform?.close();
 });
 
-const png = () => sharp({ create: { width: 64, height: 64, channels: 4, background: '#0a7' } }).png().toBuffer();
+const png = () =>
+  sharp({ create: { width: 64, height: 64, channels: 4, background: '#0a7' } })
+    .png()
+    .toBuffer();
 
 it('shows and changes the account: name, photo (a bad one refused in words), sessions, a connector token, deletion blocked', async () => {
   const { person, context } = await signedInBuilder(platform, browser, { plan: 'team' });
@@ -51,7 +70,11 @@ it('shows and changes the account: name, photo (a bad one refused in words), ses
   expect(await refusal.textContent()).toMatch(/not an image this platform can use/);
   await photoInput.setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await png() });
   await page.getByRole('img', { name: 'Photo of Ada Lovelace' }).waitFor();
-  await expect.poll(() => page.getByRole('img', { name: 'Photo of Ada Lovelace' }).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(64);
+  await expect
+    .poll(() =>
+      page.getByRole('img', { name: 'Photo of Ada Lovelace' }).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth),
+    )
+    .toBe(64);
   expect((await person.client.call('whoami')).photo).not.toBeNull();
 
   // Sessions: this one marked, the other revoked once the question is answered, not before.
@@ -75,7 +98,9 @@ it('shows and changes the account: name, photo (a bad one refused in words), ses
   expect(token).toMatch(/^pp_con_/);
   await connector.getByRole('button', { name: 'Copy token' }).waitFor();
   await connector.getByText('Claude on my laptop', { exact: true }).waitFor();
-  expect((await person.client.call('sessions')).some((s) => s.signInMethod === 'connector' && s.userAgent === 'connector: Claude on my laptop')).toBe(true);
+  expect(
+    (await person.client.call('sessions')).some((s) => s.signInMethod === 'connector' && s.userAgent === 'connector: Claude on my laptop'),
+  ).toBe(true);
 
   // Feedback.
   await page.getByLabel('Tell us what works and what does not').fill('The account page is clear.');
@@ -91,11 +116,29 @@ it('shows and changes the account: name, photo (a bad one refused in words), ses
   await expectAccessible(page);
   await screenshots(page, 'account');
   // Used by an assistant, then revoked from the page: the connector no longer takes it.
-  expect((await platform.fetch('/mcp', { method: 'POST', token: token!, headers: { accept: 'application/json, text/event-stream' }, json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })).status).toBe(200);
+  expect(
+    (
+      await platform.fetch('/mcp', {
+        method: 'POST',
+        token: token!,
+        headers: { accept: 'application/json, text/event-stream' },
+        json: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      })
+    ).status,
+  ).toBe(200);
   await connector.getByRole('button', { name: 'Revoke token “Claude on my laptop”' }).click();
   await page.getByRole('dialog', { name: 'Revoke the token “Claude on my laptop”?' }).getByRole('button', { name: 'Revoke token' }).click();
   await connector.getByText('No token yet.').waitFor();
-  expect((await platform.fetch('/mcp', { method: 'POST', token: token!, headers: { accept: 'application/json, text/event-stream' }, json: { jsonrpc: '2.0', id: 2, method: 'tools/list' } })).status).toBe(401);
+  expect(
+    (
+      await platform.fetch('/mcp', {
+        method: 'POST',
+        token: token!,
+        headers: { accept: 'application/json, text/event-stream' },
+        json: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      })
+    ).status,
+  ).toBe(401);
 
   expect(problems).toEqual([]);
   await context.close();
@@ -117,7 +160,15 @@ it('revokes one of two connector tokens after a confirmation, each named apart, 
   }
   const list = connector.getByRole('list', { name: 'Connector tokens' });
   await expect.poll(() => list.getByRole('listitem').count()).toBe(2);
-  const works = async (token: string) => (await platform.fetch('/mcp', { method: 'POST', token, headers: { accept: 'application/json, text/event-stream' }, json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })).status;
+  const works = async (token: string) =>
+    (
+      await platform.fetch('/mcp', {
+        method: 'POST',
+        token,
+        headers: { accept: 'application/json, text/event-stream' },
+        json: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      })
+    ).status;
 
   // Each revoke button says which token it ends; nothing ends before the question is answered.
   await list.getByRole('button', { name: 'Revoke token “Cursor”' }).click();
@@ -167,7 +218,9 @@ it('connects a provider by sending the browser to it; refuses to disconnect the 
   const { person, context } = await signedInBuilder(platform, browser);
   const other = await issueToken(platform.deps.sql, person.email, { kind: 'cli' });
   // GitHub here is an address nobody answers: the browser's arrival there is the outcome.
-  await context.route('http://127.0.0.1:9/**', (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>GitHub stand-in</title>' }));
+  await context.route('http://127.0.0.1:9/**', (route) =>
+    route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>GitHub stand-in</title>' }),
+  );
   const page = await context.newPage();
   const problems = watchProblems(page, [/422 .*\/disconnect/, /status of 422/]);
   await openArea(page, `${platform.baseUrl}/account`);
@@ -204,12 +257,21 @@ it('adds a passkey on the account page, signs out, and signs in with it on /logi
   try {
     const person = await platform.person({ kind: 'web' });
     const context: BrowserContext = await webContext(browser, platform);
-    await context.addCookies([{ name: SESSION_COOKIE, value: person.token, domain: 'localhost', path: '/', secure: true, httpOnly: true, sameSite: 'Lax' }]);
+    await context.addCookies([
+      { name: SESSION_COOKIE, value: person.token, domain: 'localhost', path: '/', secure: true, httpOnly: true, sameSite: 'Lax' },
+    ]);
     const page: Page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable');
     await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
     // The one refusal expected: the step-up below.
     const problems = watchProblems(page, [/403 .*\/api\/me\/connector-tokens/, /status of 403/]);
@@ -241,7 +303,8 @@ it('adds a passkey on the account page, signs out, and signs in with it on /logi
 
     // Step-up: a session signed in longer ago than the window cannot mint a connector token; the
     // refusal offers to sign in again with the passkey, and the token is made once that is done.
-    await platform.deps.sql`update sessions set created_at = now() - interval '11 minutes' where person_id = (select id from people where email = ${person.email})`;
+    await platform.deps
+      .sql`update sessions set created_at = now() - interval '11 minutes' where person_id = (select id from people where email = ${person.email})`;
     await openArea(page, `${origin}/account`);
     const connector = page.getByRole('region', { name: /^AI-assistant connector/ });
     await connector.getByLabel('What it is for').fill('After step-up');
@@ -253,7 +316,8 @@ it('adds a passkey on the account page, signs out, and signs in with it on /logi
     await stepUp.getByRole('button', { name: 'Sign in again with a passkey' }).click();
     await expect.poll(() => page.locator('#connector-token').textContent()).toMatch(/^pp_con_/);
     // The session it replaced ended: signing in again does not pile sessions up.
-    const live = await platform.deps.sql`select sign_in_method from sessions where person_id = (select id from people where email = ${person.email}) and ended_at is null and kind = 'web'`;
+    const live = await platform.deps
+      .sql`select sign_in_method from sessions where person_id = (select id from people where email = ${person.email}) and ended_at is null and kind = 'web'`;
     expect(live.map((r) => r.signInMethod)).toEqual(['passkey']);
 
     // Sign out everywhere, and also remove what was added lately: the passkey goes too.
@@ -262,7 +326,9 @@ it('adds a passkey on the account page, signs out, and signs in with it on /logi
     await everywhere.getByLabel(/Also remove the passkeys/).check();
     await everywhere.getByRole('button', { name: 'Sign out of every session' }).click();
     await page.waitForURL(`${origin}/login`);
-    expect(await platform.deps.sql`select 1 from passkeys where person_id = (select id from people where email = ${person.email})`).toEqual([]);
+    expect(await platform.deps.sql`select 1 from passkeys where person_id = (select id from people where email = ${person.email})`).toEqual(
+      [],
+    );
     expect(problems).toEqual([]);
     await context.close();
   } finally {
@@ -272,7 +338,8 @@ it('adds a passkey on the account page, signs out, and signs in with it on /logi
 
 it('asks an older session to sign in again before deleting the account, by an emailed link opened in this browser', async () => {
   const { person, context } = await signedInBuilder(platform, browser);
-  await platform.deps.sql`update sessions set created_at = now() - interval '11 minutes' where person_id = (select id from people where email = ${person.email})`;
+  await platform.deps
+    .sql`update sessions set created_at = now() - interval '11 minutes' where person_id = (select id from people where email = ${person.email})`;
   const page = await context.newPage();
   const problems = watchProblems(page, [/403 .*\/api\/me\/delete/, /status of 403/]);
   await openArea(page, `${platform.baseUrl}/account`);
@@ -309,7 +376,9 @@ it('keeps a tab signed in when a read sent before another tab signed in again co
   await expect.poll(() => page.textContent('#who')).toBe(person.email);
 
   let heldRead!: (route: import('playwright-core').Route) => void;
-  const held = new Promise<import('playwright-core').Route>((resolve) => { heldRead = resolve; });
+  const held = new Promise<import('playwright-core').Route>((resolve) => {
+    heldRead = resolve;
+  });
   await page.route('**/api/me/account', (route) => heldRead(route), { times: 1 });
   // Any change reads everything again, whoami included: that read is held.
   await page.getByLabel('Name', { exact: true }).fill('Grace Hopper');
@@ -337,10 +406,16 @@ it('keeps a tab signed in when a read sent before another tab signed in again co
 
 it('sends a browser whose provider sign-in failed to /login with the reason in words; other clients keep JSON', async () => {
   const callback = '/api/auth/github/callback?state=not-started-here&code=x';
-  const navigation = await fetch(platform.baseUrl + callback, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+  const navigation = await fetch(platform.baseUrl + callback, {
+    redirect: 'manual',
+    headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+  });
   expect(navigation.status).toBe(302);
   expect(navigation.headers.get('location')).toBe('/login?problem=state');
-  const unknown = await fetch(`${platform.baseUrl}/api/auth/gitlab/callback?state=s`, { redirect: 'manual', headers: { accept: 'text/html' } });
+  const unknown = await fetch(`${platform.baseUrl}/api/auth/gitlab/callback?state=s`, {
+    redirect: 'manual',
+    headers: { accept: 'text/html' },
+  });
   expect(unknown.headers.get('location')).toBe('/login?problem=not-found');
   const api = await platform.fetch(callback);
   expect(api.status).toBe(422);

@@ -14,15 +14,17 @@ let browser: Browser;
 // The shell flushes its time every half second: a viewer's first beat lands soon after the app shows.
 platformAndChromium((p, b) => ([platform, browser] = [p, b]), { SHELL_FLUSH_MS: '500' });
 
-
 /** A viewer in their own browser: gives their name, takes the story to its end, answers yes, pins a comment. */
 async function viewerVisits(url: string, name: string) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   const page = await context.newPage();
   await page.goto(url);
   await answerWhoAreYou(page, name);
-  const beat = page.waitForResponse((res) => /\/room\/[^/]+\/beat$/.test(res.url()) && res.status() === 200
-    && (JSON.parse(res.request().postData() ?? '{}').time?.web ?? 0) >= 1, { timeout: 30_000 });
+  const beat = page.waitForResponse(
+    (res) =>
+      /\/room\/[^/]+\/beat$/.test(res.url()) && res.status() === 200 && (JSON.parse(res.request().postData() ?? '{}').time?.web ?? 0) >= 1,
+    { timeout: 30_000 },
+  );
   await appFrame(page, 'web');
   // Time on the app, credited by a beat, before the story moves on.
   await beat;
@@ -42,12 +44,14 @@ async function viewerVisits(url: string, name: string) {
   await context.close();
 }
 
-it('shows a viewer\'s visit, answer and comment; the builder replies, moves the card, sets an outcome and a note, and reads analytics, journey and usage', async () => {
+it("shows a viewer's visit, answer and comment; the builder replies, moves the card, sets an outcome and a note, and reads analytics, journey and usage", async () => {
   const { person, context } = await signedInBuilder(platform, browser, { plan: 'team' });
   const { project } = await deployStaticRoom(platform, person, shopRoom);
   const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada Buyer' } });
   await viewerVisits(url, 'Ada Buyer');
-  await expect.poll(async () => (await person.client.call('listComments', { params: { projectId: project.id } })).length, { timeout: 20_000 }).toBe(1);
+  await expect
+    .poll(async () => (await person.client.call('listComments', { params: { projectId: project.id } })).length, { timeout: 20_000 })
+    .toBe(1);
   await expect.poll(async () => (await person.client.call('listVisits', { params: { projectId: project.id } })).length).toBe(1);
 
   const page = await context.newPage();
@@ -69,30 +73,54 @@ it('shows a viewer\'s visit, answer and comment; the builder replies, moves the 
   expect(await page.getByRole('region', { name: 'Visits' }).textContent()).toContain('Ada Buyer');
   await comment.getByLabel('Your reply').fill('Done in the next build.');
   await comment.getByRole('button', { name: 'Reply', exact: true }).click();
-  await expect.poll(async () => (await person.client.call('listFeedback', { params: { projectId: project.id } }))[0].reply).toBe('Done in the next build.');
+  await expect
+    .poll(async () => (await person.client.call('listFeedback', { params: { projectId: project.id } }))[0].reply)
+    .toBe('Done in the next build.');
   await expect.poll(() => comment.getByRole('list', { name: 'Replies' }).textContent()).toContain('Done in the next build.');
   await expectAccessible(page);
   await screenshots(page, 'activity');
   // Resolved, and its picture removed for good after a confirmation.
   await comment.getByRole('button', { name: 'Resolve' }).click();
-  await expect.poll(async () => (await person.client.call('listComments', { params: { projectId: project.id } }))[0].resolvedAt).not.toBeNull();
+  await expect
+    .poll(async () => (await person.client.call('listComments', { params: { projectId: project.id } }))[0].resolvedAt)
+    .not.toBeNull();
   await expect.poll(() => comment.textContent()).toContain('Resolved');
   if (stored.hasScreenshot) {
     await comment.getByRole('button', { name: 'Remove screenshot' }).click();
     await page.getByRole('dialog', { name: 'Remove this screenshot?' }).getByRole('button', { name: 'Remove for good' }).click();
-    await expect.poll(async () => (await person.client.call('getFeedback', { params: { commentId: stored.id } })).screenshotNote).toBe('removed');
+    await expect
+      .poll(async () => (await person.client.call('getFeedback', { params: { commentId: stored.id } })).screenshotNote)
+      .toBe('removed');
     await expect.poll(() => comment.textContent()).toContain('The screenshot was removed.');
   }
 
   // The pipeline: the card in the Yes column, dragged with the mouse to Later.
   await openArea(page, `${platform.baseUrl}/pipeline`);
   const card = page.getByRole('article', { name: /Ada Buyer/ });
-  await expect.poll(() => page.getByRole('region', { name: 'Yes' }).getByRole('article', { name: /Ada Buyer/ }).count()).toBe(1);
+  await expect
+    .poll(() =>
+      page
+        .getByRole('region', { name: 'Yes' })
+        .getByRole('article', { name: /Ada Buyer/ })
+        .count(),
+    )
+    .toBe(1);
   await expectAccessible(page);
   await drag(page, card.getByRole('button', { name: 'Drag Ada Buyer' }), page.getByRole('region', { name: 'Later' }));
   await expect.poll(async () => (await person.client.call('board')).find((c) => c.id === link.id)?.stage).toBe('later');
-  await expect.poll(() => page.getByRole('region', { name: 'Later' }).getByRole('article', { name: /Ada Buyer/ }).count()).toBe(1);
-  expect((await person.client.call('projectBoard', { params: { projectId: project.id } }))[0]).toMatchObject({ stage: 'later', suggested: 'yes', placed: true });
+  await expect
+    .poll(() =>
+      page
+        .getByRole('region', { name: 'Later' })
+        .getByRole('article', { name: /Ada Buyer/ })
+        .count(),
+    )
+    .toBe(1);
+  expect((await person.client.call('projectBoard', { params: { projectId: project.id } }))[0]).toMatchObject({
+    stage: 'later',
+    suggested: 'yes',
+    placed: true,
+  });
   await expect.poll(() => card.textContent()).toContain('Evidence: Yes');
 
   // The card's panel: an outcome and a note.
@@ -103,7 +131,9 @@ it('shows a viewer\'s visit, answer and comment; the builder replies, moves the 
   await expect.poll(async () => (await person.client.call('board')).find((c) => c.id === link.id)?.outcome).toBe('won');
   await panel.getByLabel('New note').fill('Call on Monday about pricing');
   await panel.getByRole('button', { name: 'Add note' }).click();
-  await expect.poll(async () => (await person.client.call('listNotes', { params: { linkId: link.id } })).map((n) => n.body)).toEqual(['Call on Monday about pricing']);
+  await expect
+    .poll(async () => (await person.client.call('listNotes', { params: { linkId: link.id } })).map((n) => n.body))
+    .toEqual(['Call on Monday about pricing']);
   await expect.poll(() => panel.textContent()).toContain('Call on Monday about pricing');
   await expectAccessible(page);
   await page.keyboard.press('Escape');
@@ -111,7 +141,14 @@ it('shows a viewer\'s visit, answer and comment; the builder replies, moves the 
   // Without a mouse: the card's Move to list.
   await card.getByLabel('Move to').selectOption('engaged');
   await expect.poll(async () => (await person.client.call('board')).find((c) => c.id === link.id)?.stage).toBe('engaged');
-  await expect.poll(() => page.getByRole('region', { name: 'Engaged' }).getByRole('article', { name: /Ada Buyer/ }).count()).toBe(1);
+  await expect
+    .poll(() =>
+      page
+        .getByRole('region', { name: 'Engaged' })
+        .getByRole('article', { name: /Ada Buyer/ })
+        .count(),
+    )
+    .toBe(1);
   await screenshots(page, 'pipeline');
 
   // Analytics: charts (canvases), totals, and a reversed range refused beside the inputs.
@@ -146,7 +183,7 @@ it('shows a viewer\'s visit, answer and comment; the builder replies, moves the 
   await context.close();
 });
 
-it('says what to do first when nothing happened yet, and shows the Free plan\'s refusal of the pipeline in words', async () => {
+it("says what to do first when nothing happened yet, and shows the Free plan's refusal of the pipeline in words", async () => {
   const { person, context } = await signedInBuilder(platform, browser, { plan: 'team' });
   const project = await person.client.call('createProject', { body: { slug: `empty-${Date.now().toString(36)}`, name: 'Quiet' } });
   const page = await context.newPage();
@@ -172,7 +209,7 @@ it('says what to do first when nothing happened yet, and shows the Free plan\'s 
   await free.context.close();
 });
 
-it('keeps long names inside the pipeline cards, wrapped, with the full name still the card\'s (issue 29)', async () => {
+it("keeps long names inside the pipeline cards, wrapped, with the full name still the card's (issue 29)", async () => {
   const { person, context } = await signedInBuilder(platform, browser, { plan: 'team' });
   const projectName = `Quarterly${'Forecasting'.repeat(6)}Workbench`.slice(0, 80);
   const viewerName = `Bartholomew${'Featherstonehaugh'.repeat(5)}`.slice(0, 80);
@@ -184,12 +221,18 @@ it('keeps long names inside the pipeline cards, wrapped, with the full name stil
   const card = page.getByRole('article', { name: `${viewerName}, ${projectName}` });
   await card.waitFor();
   // Whatever overflows its card at a phone's or a desktop's width: the card itself, or any part of it.
-  const overflowing = () => card.evaluate((el) => {
-    const box = el.getBoundingClientRect();
-    const out = [...el.querySelectorAll('*')].filter((c) => c.getBoundingClientRect().right > box.right + 0.5).map((c) => c.outerHTML.slice(0, 60));
-    return el.scrollWidth > el.clientWidth ? ['the card scrolls', ...out] : out;
-  });
-  for (const viewport of [{ width: 360, height: 740 }, { width: 1280, height: 800 }]) {
+  const overflowing = () =>
+    card.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      const out = [...el.querySelectorAll('*')]
+        .filter((c) => c.getBoundingClientRect().right > box.right + 0.5)
+        .map((c) => c.outerHTML.slice(0, 60));
+      return el.scrollWidth > el.clientWidth ? ['the card scrolls', ...out] : out;
+    });
+  for (const viewport of [
+    { width: 360, height: 740 },
+    { width: 1280, height: 800 },
+  ]) {
     await page.setViewportSize(viewport);
     await expect.poll(overflowing).toEqual([]);
   }

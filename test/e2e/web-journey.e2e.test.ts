@@ -60,11 +60,16 @@ async function seeViewerActivity(page: Page, projectUrl: string, { viewer, comme
   const visits = page.getByRole('region', { name: 'Visits' });
   const responses = page.getByRole('region', { name: 'Responses' });
   const pinned = page.getByRole('listitem', { name: `Comment by ${viewer}` });
-  await expect.poll(async () => {
-    await page.reload();
-    await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
-    return [await visits.textContent(), await responses.textContent(), await pinned.count()];
-  }, { timeout: 20_000 }).toEqual([expect.stringContaining(viewer), expect.stringMatching(/yes/i), 1]);
+  await expect
+    .poll(
+      async () => {
+        await page.reload();
+        await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+        return [await visits.textContent(), await responses.textContent(), await pinned.count()];
+      },
+      { timeout: 20_000 },
+    )
+    .toEqual([expect.stringContaining(viewer), expect.stringMatching(/yes/i), 1]);
   expect(await pinned.textContent()).toContain(comment);
   const picture = pinned.getByRole('img', { name: new RegExp(`What ${viewer} saw`) });
   await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
@@ -96,13 +101,18 @@ async function brandAccent(page: Page, room: Page) {
   await page.getByRole('button', { name: 'Save theme' }).click();
   await page.getByRole('button', { name: 'Save theme' }).waitFor();
   // The room itself, opened again by the viewer, draws its parts in the new accent.
-  await expect.poll(async () => {
-    await room.reload();
-    return room.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim().toLowerCase());
-  }, { timeout: 15_000 }).toBe('#0b5394');
+  await expect
+    .poll(
+      async () => {
+        await room.reload();
+        return room.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim().toLowerCase());
+      },
+      { timeout: 15_000 },
+    )
+    .toBe('#0b5394');
 }
 
-it('signs in, creates, deploys with pitch, links; sees the viewer\'s visit, answer and comment; moves the card; brands the room', async () => {
+it("signs in, creates, deploys with pitch, links; sees the viewer's visit, answer and comment; moves the card; brands the room", async () => {
   const builder = await webContext(browser, platform);
   const page = await builder.newPage();
   const problems = watchProblems(page);
@@ -117,7 +127,8 @@ it('signs in, creates, deploys with pitch, links; sees the viewer\'s visit, answ
   await page.waitForURL(`${platform.baseUrl}/`);
   await expect.poll(() => page.textContent('#who')).toBe(email);
   // The board and analytics are paid features: the operator puts the workspace on a plan.
-  await platform.deps.sql`update workspaces set plan = 'team' where id = (select pw.workspace_id from personal_workspaces pw join people p on p.id = pw.person_id where p.email = ${email})`;
+  await platform.deps
+    .sql`update workspaces set plan = 'team' where id = (select pw.workspace_id from personal_workspaces pw join people p on p.id = pw.person_id where p.email = ${email})`;
 
   // 2. Create a project in the web app.
   const slug = `journey-${crypto.randomUUID().slice(0, 8)}`;

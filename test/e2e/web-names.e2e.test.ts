@@ -16,27 +16,36 @@ let browser: Browser;
 platformAndChromium((p, b) => ([platform, browser] = [p, b]));
 
 const manifest = {
-  kind: 'static', name: 'Named room', output: 'dist',
+  kind: 'static',
+  name: 'Named room',
+  output: 'dist',
   apps: [{ id: 'web', name: 'Storefront', path: '/', device: 'laptop' }],
   story: [{ id: 'intro', title: 'Meet the shop', say: 'Here it is.', app: 'web' }],
 };
 
 /** How many pixels of the chart's canvas are near `rgb` (uPlot draws each series in its colour). */
-const pixelsNear = (page: Page, caption: string, [r, g, b]: number[]) => page.evaluate(({ caption, r, g, b }) => {
-  const figure = [...document.querySelectorAll('figure.chart')].find((f) => f.querySelector('figcaption')?.textContent === caption)!;
-  const canvas = figure.querySelector('canvas')!;
-  const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-  let n = 0;
-  for (let i = 0; i < data.length; i += 4) {
-    if (data[i + 3] > 200 && Math.abs(data[i] - r) < 40 && Math.abs(data[i + 1] - g) < 40 && Math.abs(data[i + 2] - b) < 40) n++;
-  }
-  return n;
-}, { caption, r, g, b });
+const pixelsNear = (page: Page, caption: string, [r, g, b]: number[]) =>
+  page.evaluate(
+    ({ caption, r, g, b }) => {
+      const figure = [...document.querySelectorAll('figure.chart')].find((f) => f.querySelector('figcaption')?.textContent === caption)!;
+      const canvas = figure.querySelector('canvas')!;
+      const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+      let n = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i + 3] > 200 && Math.abs(data[i] - r) < 40 && Math.abs(data[i + 1] - g) < 40 && Math.abs(data[i + 2] - b) < 40) n++;
+      }
+      return n;
+    },
+    { caption, r, g, b },
+  );
 
 it('shows names, not ids, in visits, journey, analytics and usage, and both the Views and Viewers lines', async () => {
   const { person, context } = await signedInBuilder(platform, browser, { plan: 'team' });
   const { project } = await deployStaticRoom(platform, person, { manifest });
-  const page = await person.client.call('addPage', { params: { projectId: project.id }, body: { title: 'Price list', kind: 'markdown', content: '# Prices' } });
+  const page = await person.client.call('addPage', {
+    params: { projectId: project.id },
+    body: { title: 'Price list', kind: 'markdown', content: '# Prices' },
+  });
   const { link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada Buyer' } });
   const [{ workspaceId }] = await platform.deps.sql<{ workspaceId: string }[]>`select workspace_id from projects where id = ${project.id}`;
 
@@ -44,9 +53,16 @@ it('shows names, not ids, in visits, journey, analytics and usage, and both the 
   await platform.deps.sql`
     insert into visits (workspace_id, project_id, link_id, viewer_name, time)
     values (${workspaceId}, ${project.id}, ${link.id}, 'Ada Buyer', ${platform.deps.sql.json({ web: 95, [page.id]: 40 })})`;
-  await recordEvents(platform.deps.sql, { workspaceId, projectId: project.id, linkId: link.id, sessionId: randomUUID(), visitId: null, device: 'desktop' }, [
-    { kind: 'entry' }, { kind: 'time', subject: 'web', seconds: 95 }, { kind: 'step', subject: 'intro' }, { kind: 'time', subject: page.id, seconds: 40 },
-  ]);
+  await recordEvents(
+    platform.deps.sql,
+    { workspaceId, projectId: project.id, linkId: link.id, sessionId: randomUUID(), visitId: null, device: 'desktop' },
+    [
+      { kind: 'entry' },
+      { kind: 'time', subject: 'web', seconds: 95 },
+      { kind: 'step', subject: 'intro' },
+      { kind: 'time', subject: page.id, seconds: 40 },
+    ],
+  );
   // Two copies of a container build ran this month, as the runner records them.
   for (const cold of [1200, 1800]) {
     const copyId = randomUUID();
@@ -54,7 +70,11 @@ it('shows names, not ids, in visits, journey, analytics and usage, and both the 
     await platform.deps.sql`
       insert into runner_copies (id, runner_id, workspace_id, project_id, build_id, origin, state, asked_at, ended_at, seq)
       values (${copyId}, 'names-test', ${workspaceId}, ${project.id}, ${randomUUID()}, 'warm', 'ended', ${at}, now(), 3)`;
-    for (const [seq, kind] of [[1, 'start'], [2, 'ready'], [3, 'stop']] as const) {
+    for (const [seq, kind] of [
+      [1, 'start'],
+      [2, 'ready'],
+      [3, 'stop'],
+    ] as const) {
       await platform.deps.sql`
         insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind, at, cold_start_ms)
         values (${copyId}, ${seq}, ${workspaceId}, ${project.id}, ${randomUUID()}, ${kind}, ${seq === 3 ? new Date() : at}, ${kind === 'ready' ? cold : null})`;

@@ -26,22 +26,38 @@ beforeAll(async () => {
   await enterRoom(platform, url, { name: 'Ada Prospect' });
   const p = `/projects/${project.id}`;
   pages.push(
-    ['projects', '/'], ['builds', p], ['links', `${p}/links`], ['room', `${p}/room`], ['activity', `${p}/activity`],
-    ['card', `${p}/card`], ['pipeline', '/pipeline'], ['analytics', '/analytics'], ['journey', `/journey/${link.id}`],
-    ['usage', '/usage'], ['team', '/team'], ['brand', '/brand'], ['community', '/community'], ['account', '/account'],
-    ['device', '/device?code=ABCD-EFGH'], ['missing project', '/projects/00000000-0000-4000-8000-000000000000'],
+    ['projects', '/'],
+    ['builds', p],
+    ['links', `${p}/links`],
+    ['room', `${p}/room`],
+    ['activity', `${p}/activity`],
+    ['card', `${p}/card`],
+    ['pipeline', '/pipeline'],
+    ['analytics', '/analytics'],
+    ['journey', `/journey/${link.id}`],
+    ['usage', '/usage'],
+    ['team', '/team'],
+    ['brand', '/brand'],
+    ['community', '/community'],
+    ['account', '/account'],
+    ['device', '/device?code=ABCD-EFGH'],
+    ['missing project', '/projects/00000000-0000-4000-8000-000000000000'],
   );
   // Layout shifts, as the browser reports them (not those right after the person's own input).
   await context.addInitScript(() => {
     const w = window as unknown as { __shift: number };
     w.__shift = 0;
     new PerformanceObserver((list) => {
-      for (const e of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[]) if (!e.hadRecentInput) w.__shift += e.value;
+      for (const e of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[])
+        if (!e.hadRecentInput) w.__shift += e.value;
     }).observe({ type: 'layout-shift', buffered: true });
   });
 });
 
-describe.each([['phone', PHONE], ['desktop', DESKTOP]] as const)('at a %s width', (_name, viewport) => {
+describe.each([
+  ['phone', PHONE],
+  ['desktop', DESKTOP],
+] as const)('at a %s width', (_name, viewport) => {
   it('shows every page accessibly, without layout shift or overflow', async () => {
     const page = await context.newPage();
     await page.setViewportSize(viewport);

@@ -21,15 +21,27 @@ type Person = Awaited<ReturnType<Platform['person']>>;
 /** A second static build of the project, not live. */
 async function anotherBuild(person: Person, projectId: string) {
   const bytes = await tgz({ 'index.html': '<!doctype html><title>Two</title><h1>Second</h1>' });
-  const { uploadId, putUrl } = await person.client.call('startUpload', { params: { projectId }, body: { kind: 'static', sizeBytes: bytes.length } });
-  const put = await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes, headers: { 'content-type': 'application/gzip' } });
+  const { uploadId, putUrl } = await person.client.call('startUpload', {
+    params: { projectId },
+    body: { kind: 'static', sizeBytes: bytes.length },
+  });
+  const put = await platform.fetch(putUrl, {
+    method: 'PUT',
+    token: person.token,
+    body: bytes,
+    headers: { 'content-type': 'application/gzip' },
+  });
   expect(put.status).toBe(204);
-  const manifest = { kind: 'static', name: 'Room demo', output: 'dist', apps: [{ id: 'web', name: 'Website', path: '/', device: 'laptop' }] };
+  const manifest = {
+    kind: 'static',
+    name: 'Room demo',
+    output: 'dist',
+    apps: [{ id: 'web', name: 'Website', path: '/', device: 'laptop' }],
+  };
   return person.client.call('createBuild', { params: { projectId }, body: { uploadId, manifest: manifest as never, note: 'second take' } });
 }
 
 const dialog = (page: Page) => page.getByRole('dialog');
-
 
 it('lists no projects with the deploy command, creates one, refuses a taken address beside it, renames and deletes it with the slug typed', async () => {
   const { person, context } = await signedInBuilder(platform, browser, { plan: 'solo' });
@@ -56,7 +68,9 @@ it('lists no projects with the deploy command, creates one, refuses a taken addr
   await page.getByRole('button', { name: 'Check', exact: true }).click();
   await page.locator('#manifest-problems li').first().waitFor();
   expect(await page.locator('#manifest-problems').textContent()).toContain('apps[0].id');
-  await manifestText.fill(JSON.stringify({ kind: 'static', name: 'Acme', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }] }));
+  await manifestText.fill(
+    JSON.stringify({ kind: 'static', name: 'Acme', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }] }),
+  );
   await page.getByRole('button', { name: 'Check', exact: true }).click();
   await page.getByText('It fits: “Acme” is a manifest this platform takes.').waitFor();
   await openArea(page, `${platform.baseUrl}/`);
@@ -84,9 +98,13 @@ it('lists no projects with the deploy command, creates one, refuses a taken addr
   await page.getByRole('button', { name: 'Delete project' }).click();
   const remove = dialog(page).getByRole('button', { name: 'Delete forever' });
   expect(await remove.isDisabled()).toBe(true);
-  await dialog(page).getByLabel(/to confirm/).fill(slug.slice(0, -1));
+  await dialog(page)
+    .getByLabel(/to confirm/)
+    .fill(slug.slice(0, -1));
   expect(await remove.isDisabled()).toBe(true);
-  await dialog(page).getByLabel(/to confirm/).fill(slug);
+  await dialog(page)
+    .getByLabel(/to confirm/)
+    .fill(slug);
   await remove.click();
   await page.waitForURL(`${platform.baseUrl}/projects`);
   await page.getByText('No projects yet.').waitFor();
@@ -95,7 +113,7 @@ it('lists no projects with the deploy command, creates one, refuses a taken addr
   await context.close();
 });
 
-it('shows a deployed project\'s builds, makes an older one live and rolls back, makes, reveals and revokes a link, and pauses the room with a note', async () => {
+it("shows a deployed project's builds, makes an older one live and rolls back, makes, reveals and revokes a link, and pauses the room with a note", async () => {
   const { person, context } = await signedInBuilder(platform, browser, { plan: 'team' });
   const { project, build: first } = await deployStaticRoom(platform, person);
   const second = await anotherBuild(person, project.id);
@@ -158,14 +176,18 @@ it('shows a deployed project\'s builds, makes an older one live and rolls back, 
   const before = (await person.client.call('getRoomSetup', { params: { projectId } })).appOrder ?? ['web', 'admin'];
   const name = { web: 'Website', admin: 'Admin' }[before[1] as 'web' | 'admin'];
   await page.getByRole('button', { name: new RegExp(`move ${name} up`) }).click();
-  await expect.poll(async () => (await person.client.call('getRoomSetup', { params: { projectId } })).appOrder).toEqual([before[1], before[0]]);
+  await expect
+    .poll(async () => (await person.client.call('getRoomSetup', { params: { projectId } })).appOrder)
+    .toEqual([before[1], before[0]]);
   await expectAccessible(page);
   await screenshots(page, 'project-room');
   // What happens next: a meeting step added with its booking address, saved, read back.
   await page.getByLabel('Step to add').selectOption('meeting');
   await page.getByLabel('Booking address').fill('https://cal.example.com/grace');
   await page.getByRole('button', { name: 'Save steps' }).click();
-  await expect.poll(async () => (await person.client.call('getNextSteps', { params: { projectId } })).steps.find((s) => s.kind === 'meeting')?.url).toBe('https://cal.example.com/grace');
+  await expect
+    .poll(async () => (await person.client.call('getNextSteps', { params: { projectId } })).steps.find((s) => s.kind === 'meeting')?.url)
+    .toBe('https://cal.example.com/grace');
   // The preview: a tab opened on the click, sent to the one-time address.
   const popup = page.waitForEvent('popup');
   await page.getByRole('button', { name: 'Open the room' }).click();
@@ -192,7 +214,11 @@ it('asks a new builder for a name, which viewers then meet; links no public page
   await step.getByLabel('Your name').fill('Maya Rao');
   await step.getByRole('button', { name: 'Save my name' }).click();
   await step.waitFor({ state: 'detached' });
-  expect(await person.client.call('whoami')).toMatchObject({ name: 'Maya Rao', nameChosen: true, workspace: { name: "Maya Rao's workspace" } });
+  expect(await person.client.call('whoami')).toMatchObject({
+    name: 'Maya Rao',
+    nameChosen: true,
+    workspace: { name: "Maya Rao's workspace" },
+  });
 
   // A private project (not listed): the header links no /p/<slug>, which would be a 404.
   const { project, build: first } = await deployStaticRoom(platform, person);
@@ -203,7 +229,9 @@ it('asks a new builder for a name, which viewers then meet; links no public page
   await page.getByText('Not public: viewers come in by the links you make.').waitFor();
   // Its size as the command line prints it: units of 1,024, spelled MB (docs/decisions.md).
   const mb = `${(first.sizeBytes / 1024 / 1024).toFixed(1)} MB`;
-  expect(await page.locator('tbody').textContent()).toContain(`Room demo · ${first.sizeBytes >= 1024 * 1024 ? mb : `${Math.round(first.sizeBytes / 1024)} KB`}`);
+  expect(await page.locator('tbody').textContent()).toContain(
+    `Room demo · ${first.sizeBytes >= 1024 * 1024 ? mb : `${Math.round(first.sizeBytes / 1024)} KB`}`,
+  );
 
   // The newer build made live, then the first rolled back to: making the newer one live again
   // is offered, said and recorded as making it live, not as a rollback.
@@ -216,7 +244,9 @@ it('asks a new builder for a name, which viewers then meet; links no public page
   await page.getByRole('button', { name: `Make live build ${second.id.slice(0, 8)}` }).click();
   await dialog(page).getByRole('heading', { name: 'Make this build live?' }).waitFor();
   await dialog(page).getByRole('button', { name: 'Make live' }).click();
-  await expect.poll(async () => (await person.client.call('getProject', { params: { projectId: project.id } })).liveBuildId).toBe(second.id);
+  await expect
+    .poll(async () => (await person.client.call('getProject', { params: { projectId: project.id } })).liveBuildId)
+    .toBe(second.id);
   const history = await person.client.call('buildHistory', { params: { projectId: project.id } });
   expect(history.find((b) => b.id === second.id)!.releases.map((r) => (r as { rollback: boolean }).rollback)).toEqual([false, false]);
   expect(history.find((b) => b.id === first.id)!.releases.map((r) => (r as { rollback: boolean }).rollback)).toEqual([true, false]);

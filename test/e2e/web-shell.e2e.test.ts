@@ -56,7 +56,7 @@ it('shows the sign-in page accessibly, with every way in', async () => {
   }
 });
 
-it('offers passkeys only where one can work: not on an IP address, nor on another name than the platform\'s (issue 29)', async () => {
+it("offers passkeys only where one can work: not on an IP address, nor on another name than the platform's (issue 29)", async () => {
   const context = await webContext(browser, platform);
   const page = await context.newPage();
   const problems = watchProblems(page);

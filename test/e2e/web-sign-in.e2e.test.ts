@@ -20,7 +20,9 @@ beforeAll(async () => {
   github = githubStandIn(() => nextUser);
   await new Promise<void>((resolve) => github.listen(0, '127.0.0.1', resolve));
   const githubUrl = `http://127.0.0.1:${(github.address() as AddressInfo).port}`;
-  platform = await startPlatform({ env: { GITHUB_CLIENT_ID: 'gh-client', GITHUB_CLIENT_SECRET: 'gh-secret', GITHUB_URL: githubUrl, GITHUB_API_URL: githubUrl } });
+  platform = await startPlatform({
+    env: { GITHUB_CLIENT_ID: 'gh-client', GITHUB_CLIENT_SECRET: 'gh-secret', GITHUB_URL: githubUrl, GITHUB_API_URL: githubUrl },
+  });
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -31,7 +33,11 @@ afterAll(async () => {
 
 it('signs in with GitHub from the sign-in page and lands signed in', async () => {
   const email = `gh-${crypto.randomUUID()}@example.com`;
-  nextUser = { id: Math.floor(Math.random() * 1e9), avatar_url: 'https://avatars.example/1', emails: [{ email, verified: true, primary: true }] };
+  nextUser = {
+    id: Math.floor(Math.random() * 1e9),
+    avatar_url: 'https://avatars.example/1',
+    emails: [{ email, verified: true, primary: true }],
+  };
   const context = await webContext(browser, platform);
   const page = await context.newPage();
   const problems = watchProblems(page);
@@ -42,7 +48,9 @@ it('signs in with GitHub from the sign-in page and lands signed in', async () =>
   await page.getByRole('button', { name: 'Continue with GitHub' }).click();
   await page.waitForURL(`${platform.baseUrl}/`);
   await expect.poll(() => page.textContent('#who')).toBe(email);
-  const signIns = await platform.deps.sql<{ method: string }[]>`select s.sign_in_method as method from sessions s join people p on p.id = s.person_id where p.email = ${email}`;
+  const signIns = await platform.deps.sql<
+    { method: string }[]
+  >`select s.sign_in_method as method from sessions s join people p on p.id = s.person_id where p.email = ${email}`;
   expect(signIns.map((s) => s.method)).toContain('github');
   expect(problems).toEqual([]);
   await context.close();
@@ -50,7 +58,11 @@ it('signs in with GitHub from the sign-in page and lands signed in', async () =>
 
 it('comes back from GitHub to the page the sign-in started from (issue 29)', async () => {
   const email = `gh-${crypto.randomUUID()}@example.com`;
-  nextUser = { id: Math.floor(Math.random() * 1e9), avatar_url: 'https://avatars.example/2', emails: [{ email, verified: true, primary: true }] };
+  nextUser = {
+    id: Math.floor(Math.random() * 1e9),
+    avatar_url: 'https://avatars.example/2',
+    emails: [{ email, verified: true, primary: true }],
+  };
   const context = await webContext(browser, platform);
   const page = await context.newPage();
   const problems = watchProblems(page);
@@ -68,7 +80,10 @@ it('comes back from GitHub to the page the sign-in started from (issue 29)', asy
 // spends nothing until the person presses its button.
 it('signs in by the emailed link only on a press; a link asked for elsewhere names the masked account and warns first', async () => {
   const email = `link-${crypto.randomUUID()}@example.com`;
-  const linkRow = () => platform.deps.sql<{ usedAt: Date | null }[]>`select used_at from email_sign_ins where email = ${email} order by created_at desc limit 1`;
+  const linkRow = () =>
+    platform.deps.sql<
+      { usedAt: Date | null }[]
+    >`select used_at from email_sign_ins where email = ${email} order by created_at desc limit 1`;
 
   // The attacker asks for a link to their own account, in their own browser.
   const theirs = await webContext(browser, platform);

@@ -51,7 +51,9 @@ it('creates a team, is refused a second one without a plan, invites someone and 
   await page.getByRole('button', { name: 'Invite' }).click();
   await page.getByRole('cell', { name: mistake, exact: true }).waitFor();
   await page.getByRole('button', { name: `Revoke invitation of ${mistake}` }).click();
-  await expect.poll(async () => (await person.client.call('listInvitations', { params: { workspaceId: team.id } })).map((i) => i.email)).toEqual([mia.email]);
+  await expect
+    .poll(async () => (await person.client.call('listInvitations', { params: { workspaceId: team.id } })).map((i) => i.email))
+    .toEqual([mia.email]);
   await expect.poll(() => page.getByRole('cell', { name: mistake, exact: true }).count()).toBe(0);
 
   await mia.client.call('acceptInvitation', { params: { invitationId: invitation.id } });
@@ -69,14 +71,22 @@ it('creates a team, is refused a second one without a plan, invites someone and 
   await miaPage.getByText('only its owners change the brand and theme').waitFor();
   await miaPage.getByLabel('Brand name').fill('Mia brand');
   await miaPage.getByRole('button', { name: 'Save brand' }).click();
-  await miaPage.locator('.refusal').filter({ hasText: /role in this workspace cannot/ }).waitFor();
+  await miaPage
+    .locator('.refusal')
+    .filter({ hasText: /role in this workspace cannot/ })
+    .waitFor();
   expect(miaProblems).toEqual([]);
   await miaContext.close();
 
   await openArea(page, `${platform.baseUrl}/team`);
   await page.getByRole('heading', { name: 'Members (2)' }).waitFor();
   await page.getByLabel('Role of Mia Member').selectOption('owner');
-  await expect.poll(async () => (await person.client.call('listMembers', { params: { workspaceId: team.id } })).find((m) => m.displayName === 'Mia Member')?.role).toBe('owner');
+  await expect
+    .poll(
+      async () =>
+        (await person.client.call('listMembers', { params: { workspaceId: team.id } })).find((m) => m.displayName === 'Mia Member')?.role,
+    )
+    .toBe('owner');
   await expectAccessible(page);
   await screenshots(page, 'team');
 
@@ -129,7 +139,9 @@ it('shows an unreadable accent as the API words it, offers its shade, previews, 
   await page.getByRole('button', { name: 'Save theme' }).click();
   await expect.poll(async () => (await person.client.call('getTheme')).theme?.accent).toBe('#1d4ed8');
 
-  const png = await sharp({ create: { width: 64, height: 64, channels: 4, background: '#0a7' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 64, height: 64, channels: 4, background: '#0a7' } })
+    .png()
+    .toBuffer();
   await page.getByLabel('Logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png });
   const logo = page.getByTestId('brand-logo');
   await logo.waitFor();
@@ -162,7 +174,9 @@ it("saves a project's card, lists it and shows the API's answer; groups projects
   await page.getByRole('button', { name: 'Add group' }).click();
   await page.getByRole('heading', { name: /Favourites/ }).waitFor();
   await page.getByLabel('Move Room demo to').selectOption({ label: 'Favourites' });
-  await expect.poll(async () => ((await person.client.call('getArrangement')).groups[0] as { projects: string[] }).projects).toEqual([project.id]);
+  await expect
+    .poll(async () => ((await person.client.call('getArrangement')).groups[0] as { projects: string[] }).projects)
+    .toEqual([project.id]);
   await expectAccessible(page);
   await screenshots(page, 'community');
 
@@ -172,7 +186,9 @@ it("saves a project's card, lists it and shows the API's answer; groups projects
   await page.getByLabel('Title').fill('Invoices in a minute');
   await page.getByLabel('Line').fill('A demo of sending an invoice and getting paid, from a phone.');
   await page.getByRole('button', { name: 'Save card' }).click();
-  await expect.poll(async () => (await person.client.call('getCard', { params: { projectId: project.id } })).title).toBe('Invoices in a minute');
+  await expect
+    .poll(async () => (await person.client.call('getCard', { params: { projectId: project.id } })).title)
+    .toBe('Invoices in a minute');
   await page.getByRole('button', { name: 'Rehearse the checks' }).click();
   await page.getByRole('heading', { name: /Rehearsal/ }).waitFor();
   await page.getByRole('button', { name: 'List in the community' }).click();
@@ -180,7 +196,9 @@ it("saves a project's card, lists it and shows the API's answer; groups projects
   const card = await person.client.call('getCard', { params: { projectId: project.id } });
   const labels: Record<string, string> = { listed: 'Listed', blocked: 'Blocked', pending: 'Waiting for review', pulled: 'Taken off' };
   await expect.poll(() => page.getByTestId('card-status').textContent()).toContain(labels[card.status]);
-  const cover = await sharp({ create: { width: 320, height: 180, channels: 3, background: '#345' } }).png().toBuffer();
+  const cover = await sharp({ create: { width: 320, height: 180, channels: 3, background: '#345' } })
+    .png()
+    .toBuffer();
   await page.getByLabel('Upload a cover').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: cover });
   // A listed (or pending) card's new cover is held for the operator's review (security-3 M5);
   // any other card's shows at once.

@@ -47,13 +47,19 @@ function slowPut(baseUrl: string, path: string, token: string, bytes: Buffer) {
   let answer: (r: { status: number } | { error: Error }) => void = () => {};
   const done = new Promise<{ status: number } | { error: Error }>((resolve) => (answer = resolve));
   const url = new URL(baseUrl);
-  const req = request({
-    host: url.hostname, port: url.port, path, method: 'PUT',
-    headers: { authorization: `Bearer ${token}`, 'content-length': String(bytes.length), 'content-type': 'application/gzip' },
-  }, (res) => {
-    res.resume();
-    res.on('end', () => answer({ status: res.statusCode ?? 0 }));
-  });
+  const req = request(
+    {
+      host: url.hostname,
+      port: url.port,
+      path,
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-length': String(bytes.length), 'content-type': 'application/gzip' },
+    },
+    (res) => {
+      res.resume();
+      res.on('end', () => answer({ status: res.statusCode ?? 0 }));
+    },
+  );
   req.on('error', (error) => answer({ error }));
   req.write(bytes.subarray(0, half));
   return { done, finish: () => req.end(bytes.subarray(half)) };
@@ -62,7 +68,10 @@ function slowPut(baseUrl: string, path: string, token: string, bytes: Buffer) {
 async function newUpload(baseUrl: string, bytes: Buffer) {
   const { client, token } = await builder(sql, baseUrl);
   const project = await client.call('createProject', { body: { slug: `g-${crypto.randomUUID().slice(0, 12)}`, name: 'Graceful' } });
-  const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: bytes.length } });
+  const { uploadId, putUrl } = await client.call('startUpload', {
+    params: { projectId: project.id },
+    body: { kind: 'static', sizeBytes: bytes.length },
+  });
   return { client, token, project, uploadId, putUrl };
 }
 
@@ -101,7 +110,11 @@ describe('the api on SIGTERM', () => {
     // Given back, not lost: the builder sends it again to the next api.
     expect(await uploadState(uploadId)).toBe('declared');
     const next = track(await startApi(services));
-    const res = await fetch(next.baseUrl + putUrl, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: new Uint8Array(bytes) });
+    const res = await fetch(next.baseUrl + putUrl, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}` },
+      body: new Uint8Array(bytes),
+    });
     expect(res.status).toBe(204);
     expect(await uploadState(uploadId)).toBe('received');
     const stored = await createStorage(loadConfig(services.env)).head(`uploads/${uploadId}`);
@@ -117,10 +130,15 @@ async function deployUnderway(baseUrl: string, fileCount: number) {
   const uploadId = await uploadBytes(baseUrl, person.token, person.client, p.id, bytes);
   const building = person.client.call('createBuild', { params: { projectId: p.id }, body: { uploadId, manifest: staticManifest() } });
   building.catch(() => {});
-  await waitFor('the unpack to be under way', async () => {
-    const [active] = await queues.get('archive.unpack').getJobs(['active']);
-    return ((active?.progress as { files?: number } | undefined)?.files ?? 0) > 0;
-  }, 60_000, 25);
+  await waitFor(
+    'the unpack to be under way',
+    async () => {
+      const [active] = await queues.get('archive.unpack').getJobs(['active']);
+      return ((active?.progress as { files?: number } | undefined)?.files ?? 0) > 0;
+    },
+    60_000,
+    25,
+  );
   return { files, uploadId, building, person, p };
 }
 

@@ -2,7 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../services/core/db.js';
 import { siteArchive, staticManifest, uploadBytes } from './support/deploy.js';
 import { desktopChrome } from '../support/browser.js';
-import { builder, databaseOf, freePort, startApi, startWorkers, supervise, waitFor, type Api, type Supervised, type Workers } from './support/platform-processes.js';
+import {
+  builder,
+  databaseOf,
+  freePort,
+  startApi,
+  startWorkers,
+  supervise,
+  waitFor,
+  type Api,
+  type Supervised,
+  type Workers,
+} from './support/platform-processes.js';
 import { startThrowawayServices, type ThrowawayServices } from './support/throwaway-services.js';
 
 // Fault: Postgres stops (fast: every connection is cut) and comes back while builders and viewers
@@ -52,15 +63,24 @@ async function keepCalling(kind: Outcome['kind'], call: () => Promise<Omit<Outco
 
 /** A viewer entering as a browser does: the page (as a desktop browser), then the shell's arrival, which starts the visit. */
 async function enter(baseUrl: string, linkUrl: string): Promise<boolean> {
-  const res = await fetch(baseUrl + new URL(linkUrl).pathname, { redirect: 'manual', headers: { 'user-agent': desktopChrome }, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(baseUrl + new URL(linkUrl).pathname, {
+    redirect: 'manual',
+    headers: { 'user-agent': desktopChrome },
+    signal: AbortSignal.timeout(10_000),
+  });
   await res.arrayBuffer();
   // Admitted: the room hands the browser its session cookie (`__Host-pp_r…=<session id>.<token>`);
   // a full room or an error hands none.
-  const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => /^__Host-pp_r[0-9a-f]+=[0-9a-f-]{36}\./.test(c));
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .find((c) => /^__Host-pp_r[0-9a-f]+=[0-9a-f-]{36}\./.test(c));
   if (res.status !== 200 || !cookie) return false;
   const sessionId = cookie.slice(cookie.indexOf('=') + 1).split('.')[0];
   const arrived = await fetch(`${baseUrl}/room/${sessionId}/arrive`, {
-    method: 'POST', body: '{}', signal: AbortSignal.timeout(10_000),
+    method: 'POST',
+    body: '{}',
+    signal: AbortSignal.timeout(10_000),
     headers: { 'content-type': 'application/json', origin: new URL(baseUrl).origin, cookie, 'user-agent': desktopChrome },
   });
   await arrived.arrayBuffer();
@@ -78,7 +98,8 @@ describe('Postgres restarted during a burst of API calls', () => {
     const room = await client.call('createProject', { body: { slug: `pg-${crypto.randomUUID().slice(0, 12)}`, name: 'Burst' } });
     const site = await siteArchive(2);
     const build = await client.call('createBuild', {
-      params: { projectId: room.id }, body: { uploadId: await uploadBytes(api.baseUrl, token, client, room.id, site.bytes), manifest: staticManifest() },
+      params: { projectId: room.id },
+      body: { uploadId: await uploadBytes(api.baseUrl, token, client, room.id, site.bytes), manifest: staticManifest() },
     });
     await client.call('makeLive', { params: { projectId: room.id, buildId: build.id } });
     const viewerLink = await client.call('createLink', { params: { projectId: room.id }, body: { viewerName: 'Viewer' } });
@@ -89,16 +110,31 @@ describe('Postgres restarted during a burst of API calls', () => {
     let stopping = false;
     const stop = () => stopping;
     const loops = [
-      keepCalling('project', async () => {
-        const slug = `b-${crypto.randomUUID().slice(0, 12)}`;
-        const p = await client.call('createProject', { body: { slug, name: 'Burst' } });
-        return { ok: true, id: p.id, slug };
-      }, stop, outcomes),
-      keepCalling('link', async () => {
-        const made = await client.call('createLink', { params: { projectId: room.id }, body: { viewerName: 'Burst' } });
-        return { ok: true, id: made.link.id };
-      }, stop, outcomes),
-      keepCalling('upload', async () => ({ ok: true, id: await uploadBytes(api.baseUrl, token, client, room.id, small.bytes) }), stop, outcomes),
+      keepCalling(
+        'project',
+        async () => {
+          const slug = `b-${crypto.randomUUID().slice(0, 12)}`;
+          const p = await client.call('createProject', { body: { slug, name: 'Burst' } });
+          return { ok: true, id: p.id, slug };
+        },
+        stop,
+        outcomes,
+      ),
+      keepCalling(
+        'link',
+        async () => {
+          const made = await client.call('createLink', { params: { projectId: room.id }, body: { viewerName: 'Burst' } });
+          return { ok: true, id: made.link.id };
+        },
+        stop,
+        outcomes,
+      ),
+      keepCalling(
+        'upload',
+        async () => ({ ok: true, id: await uploadBytes(api.baseUrl, token, client, room.id, small.bytes) }),
+        stop,
+        outcomes,
+      ),
       keepCalling('visit', async () => ({ ok: await enter(api.baseUrl, viewerLink.url) }), stop, outcomes),
     ];
 
@@ -116,11 +152,18 @@ describe('Postgres restarted during a burst of API calls', () => {
 
     const accepted = (kind: Outcome['kind']) => outcomes.filter((o) => o.kind === kind && o.ok);
     const tried = (kind: Outcome['kind']) => outcomes.filter((o) => o.kind === kind);
-    console.info(`burst: ${(['project', 'link', 'upload', 'visit'] as const).map((k) => `${k} ${accepted(k).length}/${tried(k).length}`).join(', ')} accepted; Postgres away ${up - down} ms; first accepted call ${(outcomes.find((o) => o.at > up && o.ok)?.at ?? NaN) - up} ms after; api restarted ${apiRuns.restarts}, workers ${workerRuns.restarts} times`);
+    console.info(
+      `burst: ${(['project', 'link', 'upload', 'visit'] as const).map((k) => `${k} ${accepted(k).length}/${tried(k).length}`).join(', ')} accepted; Postgres away ${up - down} ms; first accepted call ${(outcomes.find((o) => o.at > up && o.ok)?.at ?? NaN) - up} ms after; api restarted ${apiRuns.restarts}, workers ${workerRuns.restarts} times`,
+    );
 
     // Projects: each accepted one exists once; no slug of the burst is taken twice.
     const projects = await sql<{ id: string; slug: string }[]>`
-      select id, slug from projects where slug in ${sql(tried('project').map((o) => o.slug ?? '').filter(Boolean).concat(['-']))}`;
+      select id, slug from projects where slug in ${sql(
+        tried('project')
+          .map((o) => o.slug ?? '')
+          .filter(Boolean)
+          .concat(['-']),
+      )}`;
     for (const p of accepted('project')) expect(projects.filter((row) => row.id === p.id && row.slug === p.slug)).toHaveLength(1);
     expect(new Set(projects.map((p) => p.slug)).size).toBe(projects.length);
     expect(projects.length).toBeLessThanOrEqual(tried('project').length);
@@ -146,7 +189,8 @@ describe('Postgres restarted during a burst of API calls', () => {
     await waitFor('the api to be ready', async () => (await fetch(`${api.baseUrl}/readyz`)).status === 200);
     await waitFor('the workers to be ready', async () => (await fetch(`${workers.baseUrl}/readyz`)).status === 200);
     const after = await client.call('createBuild', {
-      params: { projectId: room.id }, body: { uploadId: await uploadBytes(api.baseUrl, token, client, room.id, small.bytes), manifest: staticManifest() },
+      params: { projectId: room.id },
+      body: { uploadId: await uploadBytes(api.baseUrl, token, client, room.id, small.bytes), manifest: staticManifest() },
     });
     expect(after.projectId).toBe(room.id);
   });

@@ -44,10 +44,15 @@ describe('Redis restarted during a deploy', () => {
 
     const building = client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: staticManifest() } });
     building.catch(() => {});
-    await waitFor('the unpack to be under way', async () => {
-      const [active] = await queues.get('archive.unpack').getJobs(['active']);
-      return ((active?.progress as { files?: number } | undefined)?.files ?? 0) > 0;
-    }, 60_000, 25);
+    await waitFor(
+      'the unpack to be under way',
+      async () => {
+        const [active] = await queues.get('archive.unpack').getJobs(['active']);
+        return ((active?.progress as { files?: number } | undefined)?.files ?? 0) > 0;
+      },
+      60_000,
+      25,
+    );
 
     // Redis goes away for a second. Links live in Postgres alone: one made meanwhile is kept.
     const restarting = services.restartRedis({ downMs: 1_000 });
@@ -73,10 +78,18 @@ describe('Redis restarted during a deploy', () => {
     // And the queues work again end to end: a second deploy goes through.
     const again = await siteArchive(3);
     const secondUpload = await uploadBytes(api.baseUrl, token, client, project.id, again.bytes);
-    const second = await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId: secondUpload, manifest: staticManifest() } });
+    const second = await client.call('createBuild', {
+      params: { projectId: project.id },
+      body: { uploadId: secondUpload, manifest: staticManifest() },
+    });
     expect(second.id).not.toBe(build.id);
     expect(await client.call('listBuilds', { params: { projectId: project.id } })).toHaveLength(2);
     // The unpack jobs are in Redis once each, both completed: the restart lost no job.
-    expect(await queues.get('archive.unpack').getJobCounts('completed', 'failed', 'active', 'wait')).toEqual({ completed: 2, failed: 0, active: 0, wait: 0 });
+    expect(await queues.get('archive.unpack').getJobCounts('completed', 'failed', 'active', 'wait')).toEqual({
+      completed: 2,
+      failed: 0,
+      active: 0,
+      wait: 0,
+    });
   });
 });

@@ -18,12 +18,13 @@ import { eventually, startTestRunner, testRunnerEnv } from '../support/runner/te
 // same instance id: it adopts every copy by its labels, closes records whose container vanished
 // meanwhile, removes containers no record knows, and counts nothing twice.
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = s.address() as { port: number };
-    s.close(() => resolve(port));
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
   });
-});
 
 let env: Record<string, string>;
 let buildId: string | null = null;
@@ -33,7 +34,10 @@ let child: ChildProcess | null = null;
 const docker = () => dockerFrom(env.DOCKER_HOST);
 
 async function startRunnerProcess() {
-  child = spawn(process.execPath, ['--import', 'tsx', 'runner/main.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  child = spawn(process.execPath, ['--import', 'tsx', 'runner/main.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   await eventually(async () => (await fetch(`http://127.0.0.1:${env.RUNNER_PORT}/healthz`).catch(() => null))?.ok, 30_000, 100);
 }
 
@@ -74,7 +78,12 @@ describe('restart safety', () => {
     // While it is down: one copy's container vanishes, and a container appears that no record knows.
     const [gone] = await sql<{ containerId: string }[]>`select container_id from runner_copies where id = ${before[2].copyId}`;
     await docker().getContainer(gone.containerId).remove({ force: true });
-    const stray = await docker().createContainer({ Image: 'localhost/demo-node:24', Cmd: ['node', '-e', 'setInterval(() => {}, 1e6)'], Labels: { [LABEL.runner]: env.RUNNER_ID, [LABEL.copy]: randomUUID() }, HostConfig: { NetworkMode: 'none' } });
+    const stray = await docker().createContainer({
+      Image: 'localhost/demo-node:24',
+      Cmd: ['node', '-e', 'setInterval(() => {}, 1e6)'],
+      Labels: { [LABEL.runner]: env.RUNNER_ID, [LABEL.copy]: randomUUID() },
+      HostConfig: { NetworkMode: 'none' },
+    });
     await stray.start();
 
     await startRunnerProcess();
@@ -94,7 +103,11 @@ describe('restart safety', () => {
     // The adopted copies are the runner's as before: leaving removes them.
     await client.leave(s1);
     await client.leave(s2);
-    await eventually(async () => (await docker().listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.runner}=${env.RUNNER_ID}`] }) })).length === 0);
+    await eventually(
+      async () =>
+        (await docker().listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.runner}=${env.RUNNER_ID}`] }) })).length ===
+        0,
+    );
     child!.kill('SIGTERM');
     await new Promise((resolve) => child!.once('exit', resolve));
     child = null;

@@ -4,7 +4,16 @@ import type { Sql } from '../../services/core/db.js';
 import { createQueues, type Queues } from '../../services/core/queues.js';
 import { createStorage } from '../../services/core/storage.js';
 import { siteArchive, staticManifest, uploadBytes } from './support/deploy.js';
-import { builder, databaseOf, kill, startApi, startShortLockWorker, waitFor, type Api, type PlatformProcess } from './support/platform-processes.js';
+import {
+  builder,
+  databaseOf,
+  kill,
+  startApi,
+  startShortLockWorker,
+  waitFor,
+  type Api,
+  type PlatformProcess,
+} from './support/platform-processes.js';
 import { startThrowawayServices, type ThrowawayServices } from './support/throwaway-services.js';
 
 // Fault: the worker unpacking a build is killed (SIGKILL, no warning) halfway through. The api
@@ -34,7 +43,9 @@ afterAll(async () => {
 });
 
 describe('a worker killed during an unpack', () => {
-  it('loses and doubles nothing: the retried job makes the one build, and the platform answers throughout', { timeout: 180_000 }, async () => {
+  it('loses and doubles nothing: the retried job makes the one build, and the platform answers throughout', {
+    timeout: 180_000,
+  }, async () => {
     const { client, token } = await builder(sql, api.baseUrl);
     const project = await client.call('createProject', { body: { slug: `k-${crypto.randomUUID().slice(0, 12)}`, name: 'Killed' } });
     const { files, bytes } = await siteArchive(1500);
@@ -46,11 +57,16 @@ describe('a worker killed during an unpack', () => {
     building.catch(() => {}); // awaited below; a rejection before then must not go unhandled
 
     // Strike once the job reports files landing in the store.
-    const job = await waitFor('the unpack to be halfway', async () => {
-      const [active] = await queues.get('archive.unpack').getJobs(['active']);
-      const landed = (active?.progress as { files?: number } | undefined)?.files ?? 0;
-      return landed >= 200 && active;
-    }, 60_000, 25);
+    const job = await waitFor(
+      'the unpack to be halfway',
+      async () => {
+        const [active] = await queues.get('archive.unpack').getJobs(['active']);
+        const landed = (active?.progress as { files?: number } | undefined)?.files ?? 0;
+        return landed >= 200 && active;
+      },
+      60_000,
+      25,
+    );
     await kill(first);
 
     // Mid-way, nothing of the build is visible, and the api still answers.

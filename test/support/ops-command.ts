@@ -11,8 +11,13 @@ const run = promisify(execFile);
 export async function opsCommand(platform: Platform, ...args: string[]) {
   const c = platform.deps.config;
   const env = {
-    ...process.env, DATABASE_URL: c.DATABASE_URL, S3_BUCKET: c.S3_BUCKET, S3_REGION: c.S3_REGION, S3_FORCE_PATH_STYLE: String(c.S3_FORCE_PATH_STYLE),
-    ...(c.S3_ENDPOINT ? { S3_ENDPOINT: c.S3_ENDPOINT } : {}), ...(c.S3_ACCESS_KEY_ID ? { S3_ACCESS_KEY_ID: c.S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: c.S3_SECRET_ACCESS_KEY ?? '' } : {}),
+    ...process.env,
+    DATABASE_URL: c.DATABASE_URL,
+    S3_BUCKET: c.S3_BUCKET,
+    S3_REGION: c.S3_REGION,
+    S3_FORCE_PATH_STYLE: String(c.S3_FORCE_PATH_STYLE),
+    ...(c.S3_ENDPOINT ? { S3_ENDPOINT: c.S3_ENDPOINT } : {}),
+    ...(c.S3_ACCESS_KEY_ID ? { S3_ACCESS_KEY_ID: c.S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: c.S3_SECRET_ACCESS_KEY ?? '' } : {}),
   };
   try {
     const { stdout, stderr } = await run('node_modules/.bin/tsx', ['services/ops/main.ts', ...args], { env });

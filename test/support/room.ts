@@ -11,7 +11,11 @@ import { uniqueSlug } from './refusal.js';
 type Person = Awaited<ReturnType<Platform['person']>>;
 
 /** A static build with two apps (the second the default), deployed and live. */
-export async function deployStaticRoom(platform: Platform, person: Person, opts: { files?: Record<string, string | Buffer>; manifest?: object; slug?: string } = {}) {
+export async function deployStaticRoom(
+  platform: Platform,
+  person: Person,
+  opts: { files?: Record<string, string | Buffer>; manifest?: object; slug?: string } = {},
+) {
   const { client, token } = person;
   const project = await client.call('createProject', { body: { slug: opts.slug ?? uniqueSlug('rm'), name: 'Room demo' } });
   const files = opts.files ?? {
@@ -21,11 +25,16 @@ export async function deployStaticRoom(platform: Platform, person: Person, opts:
     'big.bin': Buffer.alloc(3 * 1024 * 1024, 7),
   };
   const bytes = await tgz(files);
-  const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: bytes.length } });
+  const { uploadId, putUrl } = await client.call('startUpload', {
+    params: { projectId: project.id },
+    body: { kind: 'static', sizeBytes: bytes.length },
+  });
   const put = await platform.fetch(putUrl, { method: 'PUT', token, body: bytes, headers: { 'content-type': 'application/gzip' } });
   if (put.status !== 204) throw new Error(`upload answered ${put.status}`);
   const manifest = opts.manifest ?? {
-    kind: 'static', name: 'Room demo', output: 'dist',
+    kind: 'static',
+    name: 'Room demo',
+    output: 'dist',
     apps: [
       { id: 'web', name: 'Website', path: '/', device: 'laptop' },
       { id: 'admin', name: 'Admin', path: '/admin/', device: 'phone', default: true },
@@ -44,7 +53,19 @@ export type Answer = { status: number; headers: Record<string, string | string[]
  * A raw HTTP request to the platform's port with any Host, keeping cookies in `jar` (name → value)
  * the way a browser would for that host: content origins are other hosts on the same port.
  */
-export function hit(platform: Platform, path: string, opts: { host?: string; method?: string; jar?: Jar; headers?: Record<string, string>; json?: unknown; body?: string; noOrigin?: boolean } = {}): Promise<Answer> {
+export function hit(
+  platform: Platform,
+  path: string,
+  opts: {
+    host?: string;
+    method?: string;
+    jar?: Jar;
+    headers?: Record<string, string>;
+    json?: unknown;
+    body?: string;
+    noOrigin?: boolean;
+  } = {},
+): Promise<Answer> {
   const url = new URL(platform.baseUrl);
   // As a browser does (a request without a browser's agent is a bot's: link-preview-bots.ts).
   const headers: Record<string, string> = { 'user-agent': desktopChrome, ...opts.headers };
@@ -72,7 +93,11 @@ export function hit(platform: Platform, path: string, opts: { host?: string; met
         const buf = Buffer.concat(chunks);
         const text = buf.toString('utf8');
         let json: unknown;
-        try { json = JSON.parse(text); } catch { json = undefined; }
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buf, text, json });
       });
     });
@@ -103,7 +128,11 @@ export async function enterRoom(platform: Platform, url: string, opts: { appId?:
   if (page.status !== 200) throw new Error(`entering answered ${page.status}`);
   const data = shellData(page.text);
   const base = `/room/${data.sessionId}`;
-  await hit(platform, `${base}/hello`, { method: 'POST', jar, json: { name: opts.name ?? 'Ada Viewer', ...(opts.email ? { email: opts.email } : {}) } });
+  await hit(platform, `${base}/hello`, {
+    method: 'POST',
+    jar,
+    json: { name: opts.name ?? 'Ada Viewer', ...(opts.email ? { email: opts.email } : {}) },
+  });
   const grant = await hit(platform, `${base}/grant`, { method: 'POST', jar, json: { app: opts.appId ?? data.apps[0].id } });
   const target = new URL(grant.json.url);
   const contentJar: Jar = new Map();
@@ -150,13 +179,19 @@ export async function sendComment(page: Page, text: string) {
 }
 
 /** A one-page shop (a blue heading over a yellow band) with a two-step story: a build whose picture is easy to tell apart. */
-export const shopPage = '<!doctype html><html><head><title>Shop</title></head><body style="margin:0;background:#1c7ed6;color:#fff;font:24px sans-serif">'
-  + '<h1 id="title" style="margin:0;padding:40px">The shop</h1><div style="height:200px;background:#fcc419"></div></body></html>';
+export const shopPage =
+  '<!doctype html><html><head><title>Shop</title></head><body style="margin:0;background:#1c7ed6;color:#fff;font:24px sans-serif">' +
+  '<h1 id="title" style="margin:0;padding:40px">The shop</h1><div style="height:200px;background:#fcc419"></div></body></html>';
 export const shopRoom = {
   files: { 'index.html': shopPage },
   manifest: {
-    kind: 'static', name: 'Shop', output: 'dist',
+    kind: 'static',
+    name: 'Shop',
+    output: 'dist',
     apps: [{ id: 'web', name: 'Shop', path: '/', device: 'laptop' }],
-    story: [{ id: 'one', title: 'The shop', say: 'Here it is.', app: 'web' }, { id: 'two', title: 'The end', say: 'That is all.', app: 'web' }],
+    story: [
+      { id: 'one', title: 'The shop', say: 'Here it is.', app: 'web' },
+      { id: 'two', title: 'The end', say: 'That is all.', app: 'web' },
+    ],
   },
 };

@@ -5,6 +5,11 @@ import { waitUntil } from '../../infra/local/lib.mjs';
 // infra/local/lib.mjs, plain JavaScript because it runs before `npm ci`); tests wait longer.
 
 /** Polls `check` until it returns something truthy (a throw counts as "not yet"), or gives up. */
-export function waitFor<T>(what: string, check: () => Promise<T | false | null | undefined>, timeoutMs = 60_000, everyMs = 200): Promise<T> {
+export function waitFor<T>(
+  what: string,
+  check: () => Promise<T | false | null | undefined>,
+  timeoutMs = 60_000,
+  everyMs = 200,
+): Promise<T> {
   return waitUntil(what, check, { timeoutMs, intervalMs: everyMs });
 }

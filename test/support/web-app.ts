@@ -32,7 +32,10 @@ export async function webContext(browser: Browser, platform: Platform, person?: 
   await context.addInitScript({ path: axeSource });
   // The cookie the emailed link would have set (Secure, as __Host- demands; loopback counts as secure).
   const host = new URL(platform.baseUrl).hostname;
-  if (person) await context.addCookies([{ name: SESSION_COOKIE, value: person.token, domain: host, path: '/', secure: true, httpOnly: true, sameSite: 'Lax' }]);
+  if (person)
+    await context.addCookies([
+      { name: SESSION_COOKIE, value: person.token, domain: host, path: '/', secure: true, httpOnly: true, sameSite: 'Lax' },
+    ]);
   return context;
 }
 
@@ -41,7 +44,10 @@ export function watchProblems(page: Page, expected: RegExp[] = []) {
   const problems: string[] = [];
   page.on('console', (m) => m.type() === 'error' && !expected.some((e) => e.test(m.text())) && problems.push(m.text()));
   page.on('pageerror', (e) => problems.push(String(e)));
-  page.on('response', (r) => r.status() >= 400 && !expected.some((e) => e.test(`${r.status()} ${r.url()}`)) && problems.push(`${r.status()} ${r.url()}`));
+  page.on(
+    'response',
+    (r) => r.status() >= 400 && !expected.some((e) => e.test(`${r.status()} ${r.url()}`)) && problems.push(`${r.status()} ${r.url()}`),
+  );
   return problems;
 }
 
@@ -56,7 +62,9 @@ export interface AxeViolation {
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   const result = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
-    return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } });
+    return axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+    });
   });
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

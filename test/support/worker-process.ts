@@ -9,5 +9,8 @@ import { buildWorkers } from '../../workers/app.js';
 const config = loadConfig();
 const log = createLogger({ name: 'worker-process', level: 'warn' });
 const sql = createSql(config.DATABASE_URL, { max: 2 });
-buildWorkers({ config, sql, storage: createStorage(config), log }, { queues: ['archive.unpack'], lockDuration: 1500, stalledInterval: 500 });
+buildWorkers(
+  { config, sql, storage: createStorage(config), log },
+  { queues: ['archive.unpack'], lockDuration: 1500, stalledInterval: 500 },
+);
 process.stdout.write('worker ready\n');

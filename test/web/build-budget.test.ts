@@ -35,7 +35,9 @@ it("keeps the first page's JavaScript under 200 KB compressed", () => {
   visit(entry![0]);
   const sizes = [...first].map((file) => ({ file, gzip: gzipSync(readFileSync(new URL(file, dist)), { level: 9 }).length }));
   const total = sizes.reduce((sum, s) => sum + s.gzip, 0);
-  console.log(`first page JavaScript: ${(total / 1024).toFixed(1)} KB gzip of ${BUDGET / 1024} KB (${sizes.map((s) => `${s.file} ${(s.gzip / 1024).toFixed(1)} KB`).join(', ')})`);
+  console.log(
+    `first page JavaScript: ${(total / 1024).toFixed(1)} KB gzip of ${BUDGET / 1024} KB (${sizes.map((s) => `${s.file} ${(s.gzip / 1024).toFixed(1)} KB`).join(', ')})`,
+  );
   expect(total).toBeLessThan(BUDGET);
   // Areas are chunks of their own: the first page does not carry the charts or the board.
   expect(Object.values(manifest).some((c) => c.dynamicImports?.length)).toBe(true);

@@ -19,7 +19,7 @@ export async function bundle(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
   if (await buildExists(deps.sql, data.buildId)) return { ok: true, buildId: data.buildId };
 
   const upload = await deps.storage.get(uploadKey(data.uploadId));
-  if (!upload) return { ok: false, reason: 'archive', detail: 'the upload\'s bytes are gone from storage' };
+  if (!upload) return { ok: false, reason: 'archive', detail: "the upload's bytes are gone from storage" };
   let image;
   try {
     image = await readBundle(upload.body, {
@@ -33,7 +33,11 @@ export async function bundle(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
   }
   const run = data.manifest.run as { start?: string[] } | undefined;
   if (!run?.start?.length && !image.cmd && !image.entrypoint) {
-    return { ok: false, reason: 'archive', detail: 'the container bundle has no start command: give the image a CMD or the manifest run.start' };
+    return {
+      ok: false,
+      reason: 'archive',
+      detail: 'the container bundle has no start command: give the image a CMD or the manifest run.start',
+    };
   }
   if (!(await commitBuild(deps.sql, data, { sizeBytes: upload.size, image: { ...image } }))) {
     return { ok: false, reason: 'archive', detail: 'the deploy was given up before its bundle was checked' };

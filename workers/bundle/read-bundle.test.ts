@@ -45,12 +45,16 @@ describe('reading a container bundle', () => {
     const { entries } = await imageEntries();
     // Each under the per-file bound, together over the held bound; all spaces, so the gzip is tiny.
     const big = Array.from({ length: 8 }, (_, i) => ({ name: `pad${i}.json`, body: ' '.repeat(256 * 1024) }));
-    await expect(read([...big, ...entries], { ...roomy, maxHeldBytes: 1024 * 1024 })).rejects.toThrow(/JSON files come to more than 1048576 bytes/);
+    await expect(read([...big, ...entries], { ...roomy, maxHeldBytes: 1024 * 1024 })).rejects.toThrow(
+      /JSON files come to more than 1048576 bytes/,
+    );
   });
 
   it('refuses a bundle that unpacks past the limit (a gzip bomb), without reading it all', async () => {
     const { entries } = await imageEntries();
     const bomb = { name: `${'f'.repeat(64)}.tar`, body: Buffer.alloc(32 * 1024 * 1024) };
-    await expect(read([bomb, ...entries], { ...roomy, maxUnpackedBytes: 1024 * 1024 })).rejects.toThrow(/unpacks to more than 1048576 bytes/);
+    await expect(read([bomb, ...entries], { ...roomy, maxUnpackedBytes: 1024 * 1024 })).rejects.toThrow(
+      /unpacks to more than 1048576 bytes/,
+    );
   });
 });

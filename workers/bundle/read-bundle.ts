@@ -101,7 +101,8 @@ export async function readBundle(source: Readable, limits: BundleLimits): Promis
     };
     if (entries.size >= limits.maxEntries) return refuse(`the bundle has more than ${limits.maxEntries} entries`);
     const type = header.type === 'file' || header.type === 'directory' || header.type === 'symlink' ? header.type : null;
-    if (!type) return refuse(`${JSON.stringify(header.name)}: a bundle holds files, folders and podman's layer links only, not ${header.type}`);
+    if (!type)
+      return refuse(`${JSON.stringify(header.name)}: a bundle holds files, folders and podman's layer links only, not ${header.type}`);
     let path: string;
     try {
       path = checkEntryPath(header.name, type === 'directory' ? 'directory' : 'file');
@@ -113,8 +114,14 @@ export async function readBundle(source: Readable, limits: BundleLimits): Promis
       return refuse(`${JSON.stringify(header.name)}: a bundle entry must be spelt ${JSON.stringify(path)}`);
     }
     const key = foldPath(path);
-    if (entries.has(key)) return refuse(`${JSON.stringify(header.name)}: the bundle names this entry twice (names are compared after normalising and case folding)`);
-    if (OCI_NAMES.has(key)) return refuse(`${JSON.stringify(header.name)}: an OCI image layout is not accepted; save the image with podman save --format docker-archive`);
+    if (entries.has(key))
+      return refuse(
+        `${JSON.stringify(header.name)}: the bundle names this entry twice (names are compared after normalising and case folding)`,
+      );
+    if (OCI_NAMES.has(key))
+      return refuse(
+        `${JSON.stringify(header.name)}: an OCI image layout is not accepted; save the image with podman save --format docker-archive`,
+      );
     if (ROOT_NAMES.has(key) && path !== key) return refuse(`${JSON.stringify(header.name)}: must be spelt ${key}`);
     const entry: Entry = { path, type };
     if (type === 'symlink') {
@@ -160,16 +167,18 @@ function judge(entries: Map<string, Entry>, held: Map<string, Buffer>, archiveBy
   try {
     list = JSON.parse(manifestFile.toString('utf8'));
   } catch {
-    throw new BundleRefusal('the bundle\'s manifest.json is not JSON');
+    throw new BundleRefusal("the bundle's manifest.json is not JSON");
   }
-  if (!Array.isArray(list) || list.length !== 1) throw new BundleRefusal(`the bundle must hold exactly one image, not ${Array.isArray(list) ? list.length : 0}`);
+  if (!Array.isArray(list) || list.length !== 1)
+    throw new BundleRefusal(`the bundle must hold exactly one image, not ${Array.isArray(list) ? list.length : 0}`);
   const image = list[0] as { Config?: unknown; Layers?: unknown };
   if (typeof image.Config !== 'string' || !Array.isArray(image.Layers) || !image.Layers.every((l) => typeof l === 'string')) {
-    throw new BundleRefusal('the bundle\'s manifest.json must name a Config and its Layers');
+    throw new BundleRefusal("the bundle's manifest.json must name a Config and its Layers");
   }
   const named = (name: string) => {
     const entry = entries.get(foldPath(name));
-    if (!entry || entry.path !== name) throw new BundleRefusal(`the bundle's manifest.json names ${JSON.stringify(name)}, which the bundle does not hold under that name`);
+    if (!entry || entry.path !== name)
+      throw new BundleRefusal(`the bundle's manifest.json names ${JSON.stringify(name)}, which the bundle does not hold under that name`);
     return entry;
   };
   const configFile = image.Config;
@@ -190,14 +199,25 @@ function judge(entries: Map<string, Entry>, held: Map<string, Buffer>, archiveBy
   }
   for (const entry of entries.values()) {
     const p = entry.path;
-    const known = ROOT_NAMES.has(p) || p === configFile || layers.has(p)
-      || (entry.type === 'directory' && LEGACY_DIR.test(p))
-      || (entry.type === 'file' && LEGACY_FILE.test(p))
-      || (entry.type === 'symlink' && layers.has(entry.target!));
+    const known =
+      ROOT_NAMES.has(p) ||
+      p === configFile ||
+      layers.has(p) ||
+      (entry.type === 'directory' && LEGACY_DIR.test(p)) ||
+      (entry.type === 'file' && LEGACY_FILE.test(p)) ||
+      (entry.type === 'symlink' && layers.has(entry.target!));
     if (!known) throw new BundleRefusal(`${JSON.stringify(p)}: the bundle holds something its one image does not name`);
   }
 
-  let config: { config?: { Cmd?: string[] | null; Entrypoint?: string[] | null; WorkingDir?: string; Env?: string[]; ExposedPorts?: Record<string, unknown> } };
+  let config: {
+    config?: {
+      Cmd?: string[] | null;
+      Entrypoint?: string[] | null;
+      WorkingDir?: string;
+      Env?: string[];
+      ExposedPorts?: Record<string, unknown>;
+    };
+  };
   try {
     config = JSON.parse(configBytes.toString('utf8'));
   } catch {

@@ -21,10 +21,17 @@ let sql: Sql;
 let queues: Queues;
 let workers: WorkersApp;
 beforeAll(() => {
-  const config = loadConfig({ ...testEnv(), LOG_LEVEL: 'silent', QUEUE_PREFIX: `t-${randomUUID().slice(0, 8)}` } as unknown as NodeJS.ProcessEnv);
+  const config = loadConfig({
+    ...testEnv(),
+    LOG_LEVEL: 'silent',
+    QUEUE_PREFIX: `t-${randomUUID().slice(0, 8)}`,
+  } as unknown as NodeJS.ProcessEnv);
   sql = createSql(config.DATABASE_URL, { max: 2 });
   queues = createQueues(config);
-  workers = buildWorkers({ config, sql, storage: createStorage(config), log: createLogger({ name: 'event-days-test', level: 'silent' }) }, { queues: ['event-days.rollup'] });
+  workers = buildWorkers(
+    { config, sql, storage: createStorage(config), log: createLogger({ name: 'event-days-test', level: 'silent' }) },
+    { queues: ['event-days.rollup'] },
+  );
 });
 afterAll(async () => {
   await workers.close();
@@ -35,7 +42,9 @@ afterAll(async () => {
 describe('event-days.rollup', () => {
   it("rolls a named day's events per project, and the scheduled run rolls yesterday", async () => {
     const [w] = await sql<{ id: string }[]>`insert into workspaces (name, kind, plan) values ('rollup', 'team', 'pro') returning id`;
-    const [p] = await sql<{ id: string }[]>`insert into projects (workspace_id, slug, name) values (${w.id}, ${`e-${randomUUID().slice(0, 12)}`}, 'E') returning id`;
+    const [p] = await sql<
+      { id: string }[]
+    >`insert into projects (workspace_id, slug, name) values (${w.id}, ${`e-${randomUUID().slice(0, 12)}`}, 'E') returning id`;
     const day = dayOf(new Date(Date.UTC(1990, 0, 1) + Math.floor(Math.random() * 3000) * 86_400_000));
     const source = { workspaceId: w.id, projectId: p.id, linkId: null, sessionId: randomUUID(), visitId: null, device: 'tablet' as const };
     await recordEvents(sql, source, [

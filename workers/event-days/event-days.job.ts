@@ -5,7 +5,12 @@ import { dayOf, lastRolledDay, nextDay, rollDay } from '../../services/data/even
 import type { WorkerDeps } from '../worker-deps.js';
 
 /** `{day?: 'YYYY-MM-DD'}`: one past UTC day; without it, yesterday and any day since the last one rolled. */
-export const EventDaysJob = z.object({ day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional() });
+export const EventDaysJob = z.object({
+  day: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .optional(),
+});
 
 /** The schedule the workers register (hourly; each roll replaces its day's rows). */
 export const eventDaysSchedule = { id: 'hourly-event-days', every: 60 * 60 * 1000 } as const;

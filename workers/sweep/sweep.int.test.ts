@@ -111,9 +111,24 @@ describe('the sweep', () => {
     expect(counts).toMatchObject({ signInLinks: 2, deviceCodes: 1, previewPasses: 2, sessions: 1 });
     const left = async (table: string, ids: string[]) =>
       (await sql<{ id: string }[]>`select id from ${sql(table)} where id in ${sql(ids)}`).map((r) => r.id).sort();
-    expect(await left('email_sign_ins', links.map((l) => l.id))).toEqual([links[2].id, links[3].id].sort());
-    expect(await left('device_logins', devices.map((d) => d.id))).toEqual([devices[1].id]);
-    expect(await left('sessions', sessions.map((s) => s.id))).toEqual([sessions[1].id]);
+    expect(
+      await left(
+        'email_sign_ins',
+        links.map((l) => l.id),
+      ),
+    ).toEqual([links[2].id, links[3].id].sort());
+    expect(
+      await left(
+        'device_logins',
+        devices.map((d) => d.id),
+      ),
+    ).toEqual([devices[1].id]);
+    expect(
+      await left(
+        'sessions',
+        sessions.map((s) => s.id),
+      ),
+    ).toEqual([sessions[1].id]);
     const passesLeft = await sql`select 1 from preview_passes where key_hash in ${sql(passes.map((p) => p.keyHash))}`;
     expect(passesLeft).toHaveLength(1);
 
@@ -132,7 +147,9 @@ describe('the sweep', () => {
         (${live}, 'google', 'v', null, now() + interval '10 minutes'),
         (${linking}, 'github', 'v', ${personId}, ${ago('3 days')})`;
     expect(await run()).toMatchObject({ oauthStates: 2 });
-    const left = await sql<{ stateHash: Buffer }[]>`select state_hash from oauth_states where state_hash in ${sql([expired, live, linking])}`;
+    const left = await sql<
+      { stateHash: Buffer }[]
+    >`select state_hash from oauth_states where state_hash in ${sql([expired, live, linking])}`;
     expect(left.map((r) => r.stateHash.toString('hex'))).toEqual([live.toString('hex')]);
     expect(await run()).toMatchObject({ oauthStates: 0 });
   });
@@ -203,7 +220,9 @@ describe('the sweep', () => {
 
     expect((await run()).unfinishedUploads).toBe(1);
     expect([await exists('uploads', stuck), await stored(`uploads/${stuck}`)]).toEqual([false, false]);
-    const [givenUp] = await sql<{ givenUpAt: Date | null; uploadId: string | null }[]>`select given_up_at, upload_id from deploy_reservations where build_id = ${old.buildId}`;
+    const [givenUp] = await sql<
+      { givenUpAt: Date | null; uploadId: string | null }[]
+    >`select given_up_at, upload_id from deploy_reservations where build_id = ${old.buildId}`;
     expect(givenUp.givenUpAt).not.toBeNull();
     expect(await exists('uploads', building)).toBe(true);
     expect(await sql`select given_up_at from deploy_reservations where build_id = ${recent.buildId}`).toEqual([{ givenUpAt: null }]);
@@ -276,7 +295,9 @@ describe('the sweep', () => {
 
   it('can run twice at once: each row is swept by one of them, and nothing fails', async () => {
     const { workspaceId } = await workspace();
-    const stale = await Promise.all([1, 2, 3, 4, 5, 6].map(() => project(workspaceId).then((p) => upload(workspaceId, p.id, 'declared', '30 hours'))));
+    const stale = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map(() => project(workspaceId).then((p) => upload(workspaceId, p.id, 'declared', '30 hours'))),
+    );
     const purge = await Promise.all([1, 2, 3].map(() => project(workspaceId, '40 days')));
     for (const p of purge) await upload(workspaceId, p.id, 'used', '41 days');
     const [a, b] = await Promise.all([run(), run()]);

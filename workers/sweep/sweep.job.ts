@@ -26,7 +26,14 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
   // A deleted account's objects whose purge job never finished (its enqueue was lost in a crash).
   const accountPurges = await sweepAccountPurges(deps);
   await job?.updateProgress(100);
-  const counts = { ...secrets, unfinishedUploads, purgedProjects: purged.projects, purgedObjects: purged.objects, quietVisits, accountPurges };
+  const counts = {
+    ...secrets,
+    unfinishedUploads,
+    purgedProjects: purged.projects,
+    purgedObjects: purged.objects,
+    quietVisits,
+    accountPurges,
+  };
   deps.log.info(counts, 'sweep done');
   return counts;
 }

@@ -30,7 +30,11 @@ export async function sweepUnfinishedUploads(sql: Sql, storage: Storage, batch =
     const n = await sql.begin(async (tx) => {
       const rows = await unfinishedUploads(tx, unfinishedUploadHours, batch);
       for (const { id } of rows) await storage.deletePrefix(uploadKey(id));
-      if (rows.length) await deleteUploads(tx, rows.map((r) => r.id));
+      if (rows.length)
+        await deleteUploads(
+          tx,
+          rows.map((r) => r.id),
+        );
       return rows.length;
     });
     removed += n;

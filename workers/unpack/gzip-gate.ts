@@ -29,13 +29,20 @@ export function gzipGate(chunkSize: number, onBytes: (bytes: number) => void): T
 
 function notGzip(head: Buffer): ArchiveRefusal {
   const starts = (...bytes: number[]) => bytes.every((b, i) => head[i] === b);
-  const what = head.length === 0 ? 'it is empty'
-    : head.toString('latin1', 257, 262) === 'ustar' ? 'it is a plain tar: gzip it (tar -czf)'
-    : starts(0x50, 0x4b) ? 'it is a zip archive'
-    : starts(0x42, 0x5a, 0x68) ? 'it is bzip2-compressed'
-    : starts(0xfd, 0x37, 0x7a, 0x58, 0x5a) ? 'it is xz-compressed'
-    : starts(0x28, 0xb5, 0x2f, 0xfd) ? 'it is zstd-compressed'
-    : 'it does not start like gzip';
+  const what =
+    head.length === 0
+      ? 'it is empty'
+      : head.toString('latin1', 257, 262) === 'ustar'
+        ? 'it is a plain tar: gzip it (tar -czf)'
+        : starts(0x50, 0x4b)
+          ? 'it is a zip archive'
+          : starts(0x42, 0x5a, 0x68)
+            ? 'it is bzip2-compressed'
+            : starts(0xfd, 0x37, 0x7a, 0x58, 0x5a)
+              ? 'it is xz-compressed'
+              : starts(0x28, 0xb5, 0x2f, 0xfd)
+                ? 'it is zstd-compressed'
+                : 'it does not start like gzip';
   return new ArchiveRefusal('not-gzip', null, `the upload is not a gzipped tar: ${what}`);
 }
 

@@ -108,7 +108,11 @@ export class TarWalker {
   /** The stream has ended: refuses an archive cut short or left with metadata and no entry. */
   finish(): void {
     if (this.headers === 0 && this.state !== END) {
-      throw new ArchiveRefusal('not-tar', null, this.offset === 0 ? 'the gzip holds no data' : 'the gzip holds something other than a tar archive');
+      throw new ArchiveRefusal(
+        'not-tar',
+        null,
+        this.offset === 0 ? 'the gzip holds no data' : 'the gzip holds something other than a tar archive',
+      );
     }
     if (this.state === SKIP || this.state === PAX) {
       throw new ArchiveRefusal('corrupt', null, `the tar archive ends in the middle of an entry, after ${this.offset} bytes`);
@@ -128,14 +132,16 @@ export class TarWalker {
   private header(block: Buffer, at: number): void {
     this.overhead += BLOCK;
     if (firstNonZero(block, 0, BLOCK) === -1) {
-      if (this.metaRun > 0) throw new ArchiveRefusal('corrupt', null, `metadata headers are followed by the end of the archive at byte ${at}`);
+      if (this.metaRun > 0)
+        throw new ArchiveRefusal('corrupt', null, `metadata headers are followed by the end of the archive at byte ${at}`);
       this.state = END;
       return;
     }
     const first = this.headers++ === 0;
-    const damaged = (why: string) => first
-      ? new ArchiveRefusal('not-tar', null, `the gzip holds something other than a tar archive (${why})`)
-      : new ArchiveRefusal('corrupt', null, `the tar header at byte ${at} is damaged: ${why}`);
+    const damaged = (why: string) =>
+      first
+        ? new ArchiveRefusal('not-tar', null, `the gzip holds something other than a tar archive (${why})`)
+        : new ArchiveRefusal('corrupt', null, `the tar header at byte ${at} is damaged: ${why}`);
 
     const stored = readOctal(block, 148, 8);
     if (stored === null || stored !== checksum(block)) throw damaged('its checksum does not match');
@@ -151,7 +157,11 @@ export class TarWalker {
         throw new ArchiveRefusal('metadata', null, `more than ${MAX_META_RUN} metadata headers precede one entry, at byte ${at}`);
       }
       if (size > MAX_META_BYTES) {
-        throw new ArchiveRefusal('metadata', null, `a metadata header at byte ${at} declares ${size} bytes, over the ${MAX_META_BYTES} allowed`);
+        throw new ArchiveRefusal(
+          'metadata',
+          null,
+          `a metadata header at byte ${at} declares ${size} bytes, over the ${MAX_META_BYTES} allowed`,
+        );
       }
       this.overhead += size + padding;
       if (code === PAX_LOCAL || code === PAX_GLOBAL) {
@@ -186,7 +196,7 @@ export class TarWalker {
       if (key.includes('\0') || value.includes('\0')) {
         throw refuseEntry('control', this.paxName, `a pax record (${key.replace(/\0/g, '\\0')}) may not contain NUL`);
       }
-      if (key === 'size') throw refuseEntry('pax', this.paxName, 'a pax header may not override an entry\'s size');
+      if (key === 'size') throw refuseEntry('pax', this.paxName, "a pax header may not override an entry's size");
       if (key.startsWith('GNU.sparse.')) throw refuseEntry('special', this.paxName, 'sparse files are not accepted');
       // tar-stream skips an empty path and keeps the ustar name; other readers take it as given.
       if (key === 'path' && value === '') throw refuseEntry('pax', this.paxName, 'a pax path may not be empty');

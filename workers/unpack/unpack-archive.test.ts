@@ -9,7 +9,18 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeAttackArchives, makeGoodArchives } from '../../test/fixtures/archives/make-archives.js';
-import { END, dir, file, header, longName, mixedBlocks, padding, pax, symlink, tarBytes } from '../../test/fixtures/archives/tar-builder.js';
+import {
+  END,
+  dir,
+  file,
+  header,
+  longName,
+  mixedBlocks,
+  padding,
+  pax,
+  symlink,
+  tarBytes,
+} from '../../test/fixtures/archives/tar-builder.js';
 import { ArchiveRefusal, archiveRules, unpackArchive, type ArchiveFile, type ArchiveLimits } from './unpack-archive.js';
 
 // The fixtures are made once per run in a temp folder (a few seconds: the biggest inflate to
@@ -33,7 +44,14 @@ function recorder(opts: { keepUnder?: number; perChunk?: () => Promise<void> } =
   let running = 0;
   let mostAtOnce = 0;
   const writeFile = async (file: ArchiveFile, body: Readable): Promise<void> => {
-    const call: Call = { file, body, bytes: 0, content: file.size <= (opts.keepUnder ?? 4096) ? [] : null, settled: false, error: undefined };
+    const call: Call = {
+      file,
+      body,
+      bytes: 0,
+      content: file.size <= (opts.keepUnder ?? 4096) ? [] : null,
+      settled: false,
+      error: undefined,
+    };
     calls.push(call);
     mostAtOnce = Math.max(mostAtOnce, ++running);
     try {
@@ -130,7 +148,10 @@ describe('good archives', () => {
   });
 
   it('reads what GNU tar writes: ./ names, long names, Unicode, empty folders', async () => {
-    const tar = await promisify(execFile)('tar', ['--version']).then(() => true, () => false);
+    const tar = await promisify(execFile)('tar', ['--version']).then(
+      () => true,
+      () => false,
+    );
     if (!tar) return;
     const site = join(root, 'gnu-site');
     const long = `${'a-rather-long-folder-name/'.repeat(6)}page.html`;
@@ -200,15 +221,21 @@ describe('unpackArchive', () => {
     const archive = tgz(index(), big('a.bin', 1024 * 1024), symlink('evil', '/etc'));
     const bodies: Readable[] = [];
     // Waits for its body to close without reading it: the refusal is what closes it.
-    const err = await refusal(unpackArchive(Readable.from([archive]), (_file, body) => {
-      bodies.push(body);
-      return new Promise((resolve) => body.once('close', () => resolve()));
-    }, { maxFiles: 1 }));
+    const err = await refusal(
+      unpackArchive(
+        Readable.from([archive]),
+        (_file, body) => {
+          bodies.push(body);
+          return new Promise((resolve) => body.once('close', () => resolve()));
+        },
+        { maxFiles: 1 },
+      ),
+    );
     expect(err.rule).toBe('too-many-files');
     expect(bodies.every((b) => b.destroyed)).toBe(true);
   });
 
-  it('rejects with the writer\'s own error, once every other write has settled', async () => {
+  it("rejects with the writer's own error, once every other write has settled", async () => {
     const archive = tgz(index(), file('b.html', 'b'), ...Array.from({ length: 20 }, (_, i) => file(`c${i}.html`, 'c')));
     const source = Readable.from([archive]);
     const failed = new Error('storage is down');
@@ -225,7 +252,11 @@ describe('unpackArchive', () => {
 
   it('rejects when writeFile throws at once', async () => {
     const failed = new Error('sync failure');
-    await expect(unpackArchive(Readable.from([tgz(index())]), () => { throw failed; })).rejects.toBe(failed);
+    await expect(
+      unpackArchive(Readable.from([tgz(index())]), () => {
+        throw failed;
+      }),
+    ).rejects.toBe(failed);
   });
 
   it('rejects when writeFile settles without reading its body', async () => {
@@ -233,7 +264,7 @@ describe('unpackArchive', () => {
     await expect(unpackArchive(Readable.from([archive]), async () => {})).rejects.toThrow(/before reading all of "index.html"/);
   });
 
-  it('passes on the source\'s own failure (a caller\'s time limit) and destroys the body in flight', async () => {
+  it("passes on the source's own failure (a caller's time limit) and destroys the body in flight", async () => {
     const archive = gzipSync(tarBytes([...index(), ...big('big.bin', 8 * 1024 * 1024), END]));
     const source = new PassThrough();
     source.write(archive.subarray(0, archive.length >> 1));
@@ -264,9 +295,11 @@ describe('unpackArchive', () => {
 
   it('accepts a source that arrives one byte at a time', async () => {
     const archive = tgz(index(), file('a/b.html', 'b'));
-    const bytes = Readable.from((function* () {
-      for (let i = 0; i < archive.length; i++) yield archive.subarray(i, i + 1);
-    })());
+    const bytes = Readable.from(
+      (function* () {
+        for (let i = 0; i < archive.length; i++) yield archive.subarray(i, i + 1);
+      })(),
+    );
     const result = await unpackArchive(bytes, recorder().writeFile);
     expect(result.files.map((f) => f.path)).toEqual(['index.html', 'a/b.html']);
   });
@@ -276,29 +309,36 @@ describe('damaged archives', () => {
   // A small archive with every kind of header the walker reads; each run changes a few of its
   // bytes or cuts it short. Whatever happens, the promise settles, with the files or a refusal.
   const base = tarBytes([
-    ...pax([['mtime', '1700000000.5']]), ...dir('assets'), ...file('index.html', 'hi'),
-    ...longName(`${'long/'.repeat(30)}name.js`), ...file('short.js', 'x'.repeat(700), { format: 'gnu' }),
-    ...file('assets/a.css', 'a{}'), END,
+    ...pax([['mtime', '1700000000.5']]),
+    ...dir('assets'),
+    ...file('index.html', 'hi'),
+    ...longName(`${'long/'.repeat(30)}name.js`),
+    ...file('short.js', 'x'.repeat(700), { format: 'gnu' }),
+    ...file('assets/a.css', 'a{}'),
+    END,
   ]);
 
   it('settles on any damage, with a refusal or the files, and leaves no body open', async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.array(fc.tuple(fc.nat(base.length - 1), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }),
-      fc.option(fc.nat(base.length), { nil: undefined }),
-      fc.integer({ min: 1, max: 2048 }),
-      async (edits, cut, chunk) => {
-        const tar = Buffer.from(base);
-        for (const [at, value] of edits) tar[at] = value;
-        const packed = gzipSync(tar.subarray(0, cut));
-        const chunks = Array.from({ length: Math.ceil(packed.length / chunk) }, (_, i) => packed.subarray(i * chunk, (i + 1) * chunk));
-        const { calls, writeFile } = recorder();
-        const outcome = await unpackArchive(Readable.from(chunks), writeFile).catch((err: Error) => err);
-        if (outcome instanceof Error) expect(outcome).toBeInstanceOf(ArchiveRefusal);
-        for (const call of calls) {
-          expect(call.settled).toBe(true);
-          expect(call.body.destroyed).toBe(true);
-        }
-      },
-    ), { numRuns: 500 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(base.length - 1), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }),
+        fc.option(fc.nat(base.length), { nil: undefined }),
+        fc.integer({ min: 1, max: 2048 }),
+        async (edits, cut, chunk) => {
+          const tar = Buffer.from(base);
+          for (const [at, value] of edits) tar[at] = value;
+          const packed = gzipSync(tar.subarray(0, cut));
+          const chunks = Array.from({ length: Math.ceil(packed.length / chunk) }, (_, i) => packed.subarray(i * chunk, (i + 1) * chunk));
+          const { calls, writeFile } = recorder();
+          const outcome = await unpackArchive(Readable.from(chunks), writeFile).catch((err: Error) => err);
+          if (outcome instanceof Error) expect(outcome).toBeInstanceOf(ArchiveRefusal);
+          for (const call of calls) {
+            expect(call.settled).toBe(true);
+            expect(call.body.destroyed).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

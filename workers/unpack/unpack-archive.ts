@@ -87,7 +87,11 @@ class Unpacking {
   private streamsDone = false;
   private settled = false;
 
-  constructor(source: Readable, private readonly writeFile: WriteFile, private readonly limits: ArchiveLimits) {
+  constructor(
+    source: Readable,
+    private readonly writeFile: WriteFile,
+    private readonly limits: ArchiveLimits,
+  ) {
     this.result = new Promise((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
@@ -150,7 +154,11 @@ class Unpacking {
     }
     const maxRatio = this.limits.maxRatio ?? Infinity;
     if (unpacked > RATIO_FLOOR && unpacked > maxRatio * this.packedBytes) {
-      throw new ArchiveRefusal('ratio', null, `the archive unpacks to over ${maxRatio} times its packed size (${unpacked} bytes from ${this.packedBytes})`);
+      throw new ArchiveRefusal(
+        'ratio',
+        null,
+        `the archive unpacks to over ${maxRatio} times its packed size (${unpacked} bytes from ${this.packedBytes})`,
+      );
     }
   }
 
@@ -158,7 +166,11 @@ class Unpacking {
     if (this.failure) return;
     const walked = this.walker.nextEntry();
     if (!walked || walked.headerOffset !== header.byteOffset - 512 || walked.size !== header.size) {
-      throw new ArchiveRefusal('corrupt', header.name, `${quote(header.name)}: the tar archive reads two ways at byte ${header.byteOffset - 512}`);
+      throw new ArchiveRefusal(
+        'corrupt',
+        header.name,
+        `${quote(header.name)}: the tar archive reads two ways at byte ${header.byteOffset - 512}`,
+      );
     }
     const name = header.name;
     const kind = entryKind(header, walked);
@@ -178,7 +190,11 @@ class Unpacking {
       throw refuseEntry('file-too-large', name, `a file may be at most ${this.limits.maxFileBytes} bytes, not ${header.size}`);
     }
     if (this.declaredBytes + header.size > this.limits.maxTotalBytes) {
-      throw refuseEntry('too-large', name, `the files may hold at most ${this.limits.maxTotalBytes} bytes in all, and this one passes that`);
+      throw refuseEntry(
+        'too-large',
+        name,
+        `the files may hold at most ${this.limits.maxTotalBytes} bytes in all, and this one passes that`,
+      );
     }
     this.index.addFile(path, name);
     this.declaredBytes += header.size;
@@ -235,15 +251,17 @@ class Unpacking {
     } catch (err) {
       written = Promise.reject(err);
     }
-    const settledWrite: Promise<void> = written.then(
-      () => {
-        if (!body.readableEnded) this.fail(new Error(`writeFile settled before reading all of ${quote(file.path)}`));
-      },
-      (err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))),
-    ).finally(() => {
-      this.writes.delete(settledWrite);
-      this.settle();
-    });
+    const settledWrite: Promise<void> = written
+      .then(
+        () => {
+          if (!body.readableEnded) this.fail(new Error(`writeFile settled before reading all of ${quote(file.path)}`));
+        },
+        (err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))),
+      )
+      .finally(() => {
+        this.writes.delete(settledWrite);
+        this.settle();
+      });
     this.writes.add(settledWrite);
     return fed;
   }

@@ -6,7 +6,9 @@ import { startPlatform, type Platform } from '../../test/support/platform.js';
 
 let platform: Platform;
 const children: ChildProcess[] = [];
-beforeAll(async () => { platform = await startPlatform(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
 afterAll(async () => {
   for (const c of children) c.kill('SIGKILL');
   await platform.close();
@@ -14,7 +16,10 @@ afterAll(async () => {
 
 async function startWorker(): Promise<ChildProcess> {
   const env = { ...process.env, ...platform.deps.config, QUEUE_PREFIX: platform.deps.config.QUEUE_PREFIX } as unknown as NodeJS.ProcessEnv;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], { env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], {
+    env: { ...env, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   const [line] = (await once(child.stdout!, 'data')) as [Buffer];
   expect(String(line)).toContain('worker ready');
@@ -41,13 +46,19 @@ describe('a worker killed in the middle of an unpack', () => {
     const files: Record<string, string> = { 'index.html': '<h1>home</h1>' };
     for (let i = 0; i < 1500; i++) files[`pages/p${i}.html`] = `<p>${i}</p>`.repeat(50);
     const bytes = await tgz(files);
-    const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: bytes.length } });
+    const { uploadId, putUrl } = await client.call('startUpload', {
+      params: { projectId: project.id },
+      body: { kind: 'static', sizeBytes: bytes.length },
+    });
     expect((await platform.fetch(putUrl, { method: 'PUT', token, body: bytes })).status).toBe(204);
 
     const first = await startWorker();
     const building = client.call('createBuild', {
       params: { projectId: project.id },
-      body: { uploadId, manifest: { kind: 'static', name: 'Crash', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }] } },
+      body: {
+        uploadId,
+        manifest: { kind: 'static', name: 'Crash', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }] },
+      },
     });
     building.catch(() => {});
 

@@ -27,7 +27,7 @@ export async function unpack(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
   const prefix = buildFilesPrefix(data.buildId);
   await deps.storage.deletePrefix(prefix);
   const upload = await deps.storage.get(uploadKey(data.uploadId));
-  if (!upload) return { ok: false, reason: 'archive', detail: 'the upload\'s bytes are gone from storage' };
+  if (!upload) return { ok: false, reason: 'archive', detail: "the upload's bytes are gone from storage" };
 
   const written: ArchiveFile[] = [];
   const digest = new StaticDigest();
@@ -36,7 +36,12 @@ export async function unpack(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
     await unpackArchive(upload.body, async (file, body) => {
       // Each file's sha256 as it passes into the store: the build's digest (Build.digest).
       const hash = createHash('sha256');
-      const hashing = new Transform({ transform(chunk: Buffer, _enc, done) { hash.update(chunk); done(null, chunk); } });
+      const hashing = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      });
       body.on('error', (err) => hashing.destroy(err));
       await deps.storage.put(prefix + file.path, body.pipe(hashing), { size: file.size, contentType: contentTypeOf(file.path) });
       digest.add(file.path, hash.digest('hex'));
@@ -57,7 +62,14 @@ export async function unpack(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
     return { ok: false, reason: 'manifest', issues: problems.map((p) => ({ path: `manifest.${p.path}`, message: p.message })) };
   }
 
-  if (!(await commitBuild(deps.sql, data, { sizeBytes: upload.size, fileCount: written.length, unpackedBytes: bytes, digest: digest.digest() }))) {
+  if (
+    !(await commitBuild(deps.sql, data, {
+      sizeBytes: upload.size,
+      fileCount: written.length,
+      unpackedBytes: bytes,
+      digest: digest.digest(),
+    }))
+  ) {
     // createBuild gave the deploy up while we unpacked: nothing of it may stay.
     await deps.storage.deletePrefix(prefix);
     return { ok: false, reason: 'archive', detail: 'the deploy was given up before its files were unpacked' };

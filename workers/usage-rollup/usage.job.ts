@@ -6,7 +6,12 @@ import { workspacesToRollUp, writeUsageMonth } from '../../services/data/usage-m
 import type { WorkerDeps } from '../worker-deps.js';
 
 /** `{month?: 'YYYY-MM'}`: without a month, the current one and the one before (so a month is finalised just after it ends). */
-export const UsageJob = z.object({ month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/).optional() });
+export const UsageJob = z.object({
+  month: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/)
+    .optional(),
+});
 
 /** The schedule the workers register for the roll-up (hourly; idempotent upsert). */
 export const usageSchedule = { id: 'hourly-usage', every: 60 * 60 * 1000 } as const;

@@ -20,7 +20,10 @@ export class DockerApi {
   /** Where copies' writable places are mounted on the host (podman); without it, /app is a tmpfs filled from the image. */
   readonly writable: WritableLayers | null;
 
-  constructor(readonly docker: Docker, opts: { concurrency?: number; writableDir?: string } = {}) {
+  constructor(
+    readonly docker: Docker,
+    opts: { concurrency?: number; writableDir?: string } = {},
+  ) {
     this.limit = createLimit(opts.concurrency ?? 8);
     this.writable = opts.writableDir ? new WritableLayers(opts.writableDir) : null;
   }
@@ -122,9 +125,10 @@ export class DockerApi {
       spec = { ...spec, app: { kind: 'overlay', lower, ...places } };
     }
     const options = copyCreateOptions(spec, kind);
-    options.HostConfig!.LogConfig = kind === 'podman'
-      ? { Type: 'k8s-file', Config: { 'max-size': '1m' } }
-      : { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } };
+    options.HostConfig!.LogConfig =
+      kind === 'podman'
+        ? { Type: 'k8s-file', Config: { 'max-size': '1m' } }
+        : { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } };
     try {
       return (await this.limit(() => this.docker.createContainer(options))).id;
     } catch (err) {
@@ -155,14 +159,23 @@ export class DockerApi {
   private async appLower(image: string): Promise<string> {
     const name = lowerName(image);
     try {
-      await this.limit(() => this.docker.createContainer({
-        name, Image: image, Entrypoint: ['/nonexistent'], Cmd: [], Labels: { [LABEL.lower]: bare(image) },
-        HostConfig: { NetworkMode: 'none' },
-      }));
+      await this.limit(() =>
+        this.docker.createContainer({
+          name,
+          Image: image,
+          Entrypoint: ['/nonexistent'],
+          Cmd: [],
+          Labels: { [LABEL.lower]: bare(image) },
+          HostConfig: { NetworkMode: 'none' },
+        }),
+      );
     } catch (err) {
-      if (codeOf(err) !== 409 && !/already in use|already exists/i.test((err as Error).message)) throw new EngineError(`create: ${(err as Error).message}`, codeOf(err));
+      if (codeOf(err) !== 409 && !/already in use|already exists/i.test((err as Error).message))
+        throw new EngineError(`create: ${(err as Error).message}`, codeOf(err));
     }
-    const root = String(await this.limit(() => dial(this.docker, 'POST', `/v4.0.0/libpod/containers/${name}/mount`, {}))).trim().replace(/^"|"$/g, '');
+    const root = String(await this.limit(() => dial(this.docker, 'POST', `/v4.0.0/libpod/containers/${name}/mount`, {})))
+      .trim()
+      .replace(/^"|"$/g, '');
     if (!root.startsWith('/')) throw new EngineError(`create: the engine did not mount the image's files (${root.slice(0, 80)})`);
     const app = `${root}/app`;
     // lstat, not stat: a /app that is a symbolic link would name a folder of the host.
@@ -222,7 +235,9 @@ export class DockerApi {
 
   /** Every container carrying this runner's label, in any state. */
   async containersOf(runnerId: string): Promise<{ id: string; status: CopyState['status']; labels: Record<string, string> }[]> {
-    const list = await this.limit(() => this.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.runner}=${runnerId}`] }) }));
+    const list = await this.limit(() =>
+      this.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.runner}=${runnerId}`] }) }),
+    );
     return list.map((c) => ({ id: c.Id, status: statusOf(c.State), labels: c.Labels ?? {} }));
   }
 }

@@ -13,7 +13,11 @@ export function dockerFrom(host?: string): Docker {
 }
 
 export const statusOf = (s: string | undefined): CopyState['status'] =>
-  s === 'created' || s === 'running' || s === 'paused' || s === 'exited' ? s : s === 'configured' || s === 'initialized' ? 'created' : 'other';
+  s === 'created' || s === 'running' || s === 'paused' || s === 'exited'
+    ? s
+    : s === 'configured' || s === 'initialized'
+      ? 'created'
+      : 'other';
 
 export const codeOf = (err: unknown) => (err as { statusCode?: number }).statusCode;
 export const gone = (err: unknown) => codeOf(err) === 404;
@@ -23,7 +27,12 @@ export const bare = (imageId: string) => imageId.replace(/^sha256:/, '');
 export function dial(docker: Docker, method: string, path: string, options: unknown): Promise<unknown> {
   return new Promise((resolve, reject) => {
     (docker.modem as { dial: (o: object, cb: (err: unknown, data: unknown) => void) => void }).dial(
-      { path, method, options, statusCodes: { 200: true, 201: true, 204: true, 400: 'bad request', 404: 'not found', 409: 'conflict', 500: 'server error' } },
+      {
+        path,
+        method,
+        options,
+        statusCodes: { 200: true, 201: true, 204: true, 400: 'bad request', 404: 'not found', 409: 'conflict', 500: 'server error' },
+      },
       (err, data) => (err ? reject(err) : resolve(data)),
     );
   });

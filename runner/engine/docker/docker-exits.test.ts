@@ -4,7 +4,10 @@ import { exitOf, splitEvents } from './docker-exits.js';
 // Docker's event format is read here and nowhere else: what the runner gets is a parsed exit.
 
 const die = (id: string, copy: string | null, code: string, time = 100) => ({
-  Type: 'container', Action: 'die', time, Actor: { ID: id, Attributes: { ...(copy ? { 'rooms.copy': copy } : {}), exitCode: code } },
+  Type: 'container',
+  Action: 'die',
+  time,
+  Actor: { ID: id, Attributes: { ...(copy ? { 'rooms.copy': copy } : {}), exitCode: code } },
 });
 
 describe('docker exits', () => {

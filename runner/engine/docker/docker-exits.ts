@@ -50,7 +50,11 @@ export function exitOf(e: RawEvent, oomSeen: Set<string>): CopyExit | null {
 }
 
 /** This runner's copies' exits, once the engine has opened the stream (outside the call limit: it is one long request). */
-export async function dockerExits(docker: Docker, runnerId: string, opts: { since?: number; signal?: AbortSignal } = {}): Promise<AsyncIterable<CopyExit>> {
+export async function dockerExits(
+  docker: Docker,
+  runnerId: string,
+  opts: { since?: number; signal?: AbortSignal } = {},
+): Promise<AsyncIterable<CopyExit>> {
   const stream = (await docker.getEvents({
     ...(opts.since ? { since: opts.since } : {}),
     filters: JSON.stringify({ type: ['container'], label: [`${LABEL.runner}=${runnerId}`] }),

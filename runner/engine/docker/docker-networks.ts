@@ -28,12 +28,21 @@ export async function createNetwork(d: NetworkDeps, copyId: string, labels: Reco
       await d.limit(async () => {
         if (flavour === 'podman') {
           await dial(d.docker, 'POST', '/v4.0.0/libpod/networks/create', {
-            name, driver: 'bridge', internal: true, dns_enabled: false, labels,
-            network_interface: bridgeName(copyId), subnets: [{ subnet, gateway }],
+            name,
+            driver: 'bridge',
+            internal: true,
+            dns_enabled: false,
+            labels,
+            network_interface: bridgeName(copyId),
+            subnets: [{ subnet, gateway }],
           });
         } else {
           await d.docker.createNetwork({
-            Name: name, Driver: 'bridge', Internal: true, Labels: labels, CheckDuplicate: true,
+            Name: name,
+            Driver: 'bridge',
+            Internal: true,
+            Labels: labels,
+            CheckDuplicate: true,
             IPAM: { Driver: 'default', Config: [{ Subnet: subnet, Gateway: gateway }] },
             Options: { 'com.docker.network.bridge.name': bridgeName(copyId), 'com.docker.network.bridge.enable_icc': 'false' },
           });

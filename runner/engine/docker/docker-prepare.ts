@@ -25,8 +25,14 @@ export async function prepareImage(api: DockerApi, build: BuildImage): Promise<s
     await api.loadImage(archive);
   } catch (err) {
     // A refusal of the archive on its way in says more than the engine's broken stream.
-    const why = await imageId.then(() => null, (e: Error) => e);
-    if (why instanceof ArchiveRefusal) throw why.constructor.name === 'ArchiveTooLarge' ? new ImageTooLarge(`build ${buildId}: ${why.message}`) : new ImageMissing(`build ${buildId}: ${why.message}`);
+    const why = await imageId.then(
+      () => null,
+      (e: Error) => e,
+    );
+    if (why instanceof ArchiveRefusal)
+      throw why.constructor.name === 'ArchiveTooLarge'
+        ? new ImageTooLarge(`build ${buildId}: ${why.message}`)
+        : new ImageMissing(`build ${buildId}: ${why.message}`);
     throw err;
   }
   const id = await imageId.catch((e: Error) => {

@@ -14,7 +14,11 @@ describe('guardDecision', () => {
   });
 
   it('on without the means to install: the runner does not start', () => {
-    expect(guardDecision('on', false)).toMatchObject({ install: false, copies: false, fatal: expect.stringMatching(/needs root and iptables/) });
+    expect(guardDecision('on', false)).toMatchObject({
+      install: false,
+      copies: false,
+      fatal: expect.stringMatching(/needs root and iptables/),
+    });
   });
 
   it('off, on purpose: copies run unguarded, with a warning', () => {

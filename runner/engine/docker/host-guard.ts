@@ -43,13 +43,19 @@ export interface GuardDecision {
  */
 export function guardDecision(mode: GuardMode, able: boolean): GuardDecision {
   if (mode === 'off') {
-    return { install: false, copies: true, warning: 'RUNNER_HOST_GUARD=off: copies run WITHOUT the host guard and can reach every port this host serves on all addresses' };
+    return {
+      install: false,
+      copies: true,
+      warning: 'RUNNER_HOST_GUARD=off: copies run WITHOUT the host guard and can reach every port this host serves on all addresses',
+    };
   }
   if (able) return { install: true, copies: true };
   if (mode === 'on') return { install: false, copies: false, fatal: 'RUNNER_HOST_GUARD=on needs root and iptables' };
   return {
-    install: false, copies: false,
-    refusal: 'host guard not installed (needs root and iptables): this runner starts no copies; run it as root with iptables, or set RUNNER_HOST_GUARD=off to accept the risk',
+    install: false,
+    copies: false,
+    refusal:
+      'host guard not installed (needs root and iptables): this runner starts no copies; run it as root with iptables, or set RUNNER_HOST_GUARD=off to accept the risk',
   };
 }
 

@@ -47,7 +47,9 @@ describe('untagging a bundle on its way into the engine', () => {
     const bytes = await archive({
       'abc.json': '{"config":{}}',
       'layer.tar': 'layer bytes',
-      'manifest.json': JSON.stringify([{ Config: 'abc.json', RepoTags: ['localhost/demo-node:base', 'localhost/build-other:latest'], Layers: ['layer.tar'] }]),
+      'manifest.json': JSON.stringify([
+        { Config: 'abc.json', RepoTags: ['localhost/demo-node:base', 'localhost/build-other:latest'], Layers: ['layer.tar'] },
+      ]),
       repositories: '{"localhost/demo-node":{"base":"abc"}}',
     });
     const { archive: out, imageId } = untag(bytes);
@@ -67,7 +69,12 @@ describe('untagging a bundle on its way into the engine', () => {
 
   it('refuses names the engine could read as another: ./manifest.json, Manifest.json, index.json, a second manifest', async () => {
     const manifest = JSON.stringify([{ Config: 'abc.json', RepoTags: ['x'], Layers: [] }]);
-    const tricks: Record<string, string>[] = [{ './manifest.json': manifest }, { 'Manifest.json': manifest }, { 'index.json': '{}' }, { 'a//b': 'x' }];
+    const tricks: Record<string, string>[] = [
+      { './manifest.json': manifest },
+      { 'Manifest.json': manifest },
+      { 'index.json': '{}' },
+      { 'a//b': 'x' },
+    ];
     for (const trick of tricks) {
       const bytes = await archive({ ...trick, 'abc.json': '{}', 'manifest.json': manifest });
       await expect(refusalOf(bytes)).rejects.toThrow();
@@ -75,7 +82,11 @@ describe('untagging a bundle on its way into the engine', () => {
   });
 
   it("stops an archive over the runner's size limit", async () => {
-    const bytes = await archive({ 'big.tar': 'x'.repeat(4096), 'abc.json': '{}', 'manifest.json': '[{"Config":"abc.json","Layers":["big.tar"]}]' });
+    const bytes = await archive({
+      'big.tar': 'x'.repeat(4096),
+      'abc.json': '{}',
+      'manifest.json': '[{"Config":"abc.json","Layers":["big.tar"]}]',
+    });
     const { archive: out, imageId } = untagArchive(Readable.from(bytes), { maxBytes: 2048 });
     out.resume();
     await expect(imageId).rejects.toThrow(/RUNNER_MAX_IMAGE_BYTES/);

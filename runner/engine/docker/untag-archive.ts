@@ -36,7 +36,9 @@ export function untagArchive(source: Readable, opts: { maxBytes: number }): { ar
   let config: string | null = null;
   let bytes = 0;
   let settle!: { resolve: (id: string) => void; reject: (err: Error) => void };
-  const imageId = new Promise<string>((resolve, reject) => { settle = { resolve, reject }; });
+  const imageId = new Promise<string>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
   imageId.catch(() => {}); // the caller awaits it after the load; a failure shows there too
 
   const fail = (err: Error) => {
@@ -59,11 +61,14 @@ export function untagArchive(source: Readable, opts: { maxBytes: number }): { ar
   extract.on('entry', (header, stream, next) => {
     const name = header.name;
     const key = name.replace(/\/$/, '').toLowerCase();
-    if (!plainName(name, header.type)) return fail(new ArchiveRefusal(`${JSON.stringify(name)}: not a plain name for an image archive entry`));
+    if (!plainName(name, header.type))
+      return fail(new ArchiveRefusal(`${JSON.stringify(name)}: not a plain name for an image archive entry`));
     if (seen.has(key)) return fail(new ArchiveRefusal(`${JSON.stringify(name)}: named twice in the archive`));
     seen.add(key);
-    if (key === 'index.json' || key === 'oci-layout') return fail(new ArchiveRefusal('an OCI image layout is not loaded, only a docker-archive'));
-    if ((key === 'manifest.json' || key === 'repositories') && name !== key) return fail(new ArchiveRefusal(`${JSON.stringify(name)}: must be spelt ${key}`));
+    if (key === 'index.json' || key === 'oci-layout')
+      return fail(new ArchiveRefusal('an OCI image layout is not loaded, only a docker-archive'));
+    if ((key === 'manifest.json' || key === 'repositories') && name !== key)
+      return fail(new ArchiveRefusal(`${JSON.stringify(name)}: must be spelt ${key}`));
     if (name === 'repositories') {
       stream.on('end', () => next());
       stream.resume();
@@ -79,7 +84,8 @@ export function untagArchive(source: Readable, opts: { maxBytes: number }): { ar
         } catch {
           return fail(new ArchiveRefusal('manifest.json is not JSON'));
         }
-        if (!Array.isArray(entries) || entries.length !== 1 || typeof entries[0]?.Config !== 'string') return fail(new ArchiveRefusal('the bundle must hold exactly one image'));
+        if (!Array.isArray(entries) || entries.length !== 1 || typeof entries[0]?.Config !== 'string')
+          return fail(new ArchiveRefusal('the bundle must hold exactly one image'));
         config = entries[0].Config as string;
         entries[0].RepoTags = null;
         const body = Buffer.from(JSON.stringify(entries));

@@ -24,7 +24,12 @@ export interface WritablePlaces {
 /** Mount points of this process's namespace (octal escapes of /proc/self/mountinfo decoded). */
 async function mountPoints(): Promise<Set<string>> {
   const text = await readFile('/proc/self/mountinfo', 'utf8');
-  return new Set(text.split('\n').filter(Boolean).map((line) => line.split(' ')[4].replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))));
+  return new Set(
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(' ')[4].replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))),
+  );
 }
 
 export class WritableLayers {

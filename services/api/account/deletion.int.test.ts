@@ -39,7 +39,10 @@ async function rowsMentioning(personId: string, email: string): Promise<Record<s
     select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`;
   const found: Record<string, number> = {};
   for (const { name } of tables) {
-    const [row] = await sql().unsafe(`select count(*)::int as n from "${name}" t where t::text like $1 or t::text like $2`, [`%${personId}%`, `%${email}%`]);
+    const [row] = await sql().unsafe(`select count(*)::int as n from "${name}" t where t::text like $1 or t::text like $2`, [
+      `%${personId}%`,
+      `%${email}%`,
+    ]);
     if (row.n > 0) found[name] = row.n;
   }
   return found;
@@ -97,7 +100,9 @@ describe('deleteAccount', () => {
     const host = await platform.person({ name: 'Host' });
 
     // Stored objects: a photo, and a deployed project (build files and upload bytes), deleted since.
-    const photo = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#345678' } }).png().toBuffer();
+    const photo = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#345678' } })
+      .png()
+      .toBuffer();
     expect((await platform.fetch('/api/me/photo', { method: 'PUT', token: me.token, body: photo })).status).toBe(200);
     const { project, build } = await deployStaticRoom(platform, me);
     await me.client.call('deleteProject', { params: { projectId: project.id }, body: { confirm: project.slug } });
@@ -117,7 +122,9 @@ describe('deleteAccount', () => {
     await sql()`insert into passkeys (person_id, credential_id, public_key) values (${personId}, ${`cred-${crypto.randomUUID()}`}, ${Buffer.from('key')})`;
 
     // What they left as a viewer of the host's room.
-    const hostProject = await host.client.call('createProject', { body: { slug: `host-${crypto.randomUUID().slice(0, 8)}`, name: 'Host room' } });
+    const hostProject = await host.client.call('createProject', {
+      body: { slug: `host-${crypto.randomUUID().slice(0, 8)}`, name: 'Host room' },
+    });
     const hostWs = await workspaceOf(host);
     await sql()`insert into visits (workspace_id, project_id, viewer_name) values (${hostWs}, ${hostProject.id}, 'Leaving Person')`;
     await sql()`insert into comments (workspace_id, project_id, viewer_name, viewer_email, body) values (${hostWs}, ${hostProject.id}, 'Leaving Person', ${me.email}, 'Nice demo')`;
@@ -126,10 +133,14 @@ describe('deleteAccount', () => {
     expect(await me.browser.call('deleteAccount', { body: { confirm: me.email } })).toEqual({ deleted: true });
 
     expect((await platform.fetch('/api/me/account', { token: me.token })).status).toBe(401);
-    await waitFor('the purge job', async () => {
-      for (const prefix of prefixes) if ((await platform.deps.storage.list(prefix)).length) return false;
-      return true;
-    }, 20_000);
+    await waitFor(
+      'the purge job',
+      async () => {
+        for (const prefix of prefixes) if ((await platform.deps.storage.list(prefix)).length) return false;
+        return true;
+      },
+      20_000,
+    );
     // Only the comment the viewer signed with their email mentions them: it belongs to the host's room.
     expect(await rowsMentioning(personId, me.email)).toEqual({ comments: 1 });
 
@@ -150,8 +161,14 @@ describe('deleteAccount', () => {
     expect(await sql()`select 1 from projects where slug = ${project.slug}`).toHaveLength(0);
 
     const next = await platform.person({ plan: 'studio' });
-    expect(await refusal(next.client.call('createProject', { body: { slug: project.slug, name: 'Stand-in' } }))).toMatchObject({ status: 409, body: { reason: 'taken' } });
-    expect(await refusal(next.client.call('setProfile', { body: { handle, bio: null } }))).toMatchObject({ status: 422, body: { reason: 'taken' } });
+    expect(await refusal(next.client.call('createProject', { body: { slug: project.slug, name: 'Stand-in' } }))).toMatchObject({
+      status: 409,
+      body: { reason: 'taken' },
+    });
+    expect(await refusal(next.client.call('setProfile', { body: { handle, bio: null } }))).toMatchObject({
+      status: 422,
+      body: { reason: 'taken' },
+    });
     await sql()`update slug_holds set held_until = now() - interval '1 second' where slug = ${project.slug}`;
     expect((await next.client.call('createProject', { body: { slug: project.slug, name: 'Now free' } })).slug).toBe(project.slug);
   });
@@ -159,7 +176,9 @@ describe('deleteAccount', () => {
   it('a purge whose job was lost is run by the sweep, once; running it again removes nothing', async () => {
     const me = await platform.person();
     const personId = await idOf(me);
-    const photo = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000000' } }).png().toBuffer();
+    const photo = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000000' } })
+      .png()
+      .toBuffer();
     await platform.fetch('/api/me/photo', { method: 'PUT', token: me.token, body: photo });
     // A crash between the commit and the enqueue: the rows are gone, the purge row is left.
     const { deleteAccountRows } = await import('../../data/account-deletion.sql.js');

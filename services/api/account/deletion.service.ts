@@ -25,8 +25,11 @@ export async function deleteAccount(deps: Pick<Deps, 'sql' | 'queues' | 'log'>, 
   const job: AccountPurgeJob = { purgeId: outcome.purgeId };
   try {
     await deps.queues.add('account.purge', job, {
-      jobId: outcome.purgeId, attempts: 5, backoff: { type: 'exponential', delay: 5000 },
-      removeOnComplete: { age: 24 * 3600 }, removeOnFail: { age: 7 * 24 * 3600 },
+      jobId: outcome.purgeId,
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 5000 },
+      removeOnComplete: { age: 24 * 3600 },
+      removeOnFail: { age: 7 * 24 * 3600 },
     });
   } catch (err) {
     // The rows are gone and the purge is recorded: the sweep runs it.

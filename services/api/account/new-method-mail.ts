@@ -13,8 +13,9 @@ export async function mailNewSignInMethod(sql: Sql, mailer: Mailer, config: Conf
   await mailer.send({
     to,
     subject: 'A new way to sign in was added',
-    text: `${what} was just added to your account as a way to sign in.\n\n`
-      + `If that was you, there is nothing to do. If it was not, open ${config.publicUrl}/account, `
-      + 'remove it, and choose "Sign out everywhere" with "also remove sign-in methods added recently".',
+    text:
+      `${what} was just added to your account as a way to sign in.\n\n` +
+      `If that was you, there is nothing to do. If it was not, open ${config.publicUrl}/account, ` +
+      'remove it, and choose "Sign out everywhere" with "also remove sign-in methods added recently".',
   });
 }

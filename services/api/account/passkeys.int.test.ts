@@ -7,8 +7,12 @@ import { refusal } from '../../../test/support/refusal.js';
 // account power: each person here calls as the web app does, with a fresh cookie session.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 type Person = Awaited<ReturnType<Platform['person']>>;
 const idOf = async (p: Person) => (await p.browser.call('whoami')).userId;
@@ -22,20 +26,29 @@ async function storedPasskey(p: Person): Promise<string> {
 
 /** An answer shaped like an authenticator's, carrying `challenge`; it can never verify. */
 const answerFor = (challenge: string, type = 'webauthn.create') => ({
-  id: 'AAAA', rawId: 'AAAA', type: 'public-key', clientExtensionResults: {},
+  id: 'AAAA',
+  rawId: 'AAAA',
+  type: 'public-key',
+  clientExtensionResults: {},
   response: {
     clientDataJSON: Buffer.from(JSON.stringify({ type, challenge, origin: platform.baseUrl })).toString('base64url'),
-    attestationObject: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA',
+    attestationObject: 'AAAA',
+    authenticatorData: 'AAAA',
+    signature: 'AAAA',
   },
 });
 
 describe('passkeys', () => {
-  it('lists own passkeys, counts them in signIns, and removes one; another person\'s is 404', async () => {
+  it("lists own passkeys, counts them in signIns, and removes one; another person's is 404", async () => {
     const me = await platform.person({ kind: 'web' });
     const other = await platform.person({ kind: 'web' });
     expect(await me.browser.call('signIns')).toEqual({
-      providers: [{ provider: 'github', setUp: false, linked: false }, { provider: 'google', setUp: false, linked: false }],
-      passkeys: 0, magicLinks: true,
+      providers: [
+        { provider: 'github', setUp: false, linked: false },
+        { provider: 'google', setUp: false, linked: false },
+      ],
+      passkeys: 0,
+      magicLinks: true,
     });
     const first = await storedPasskey(me);
     const second = await storedPasskey(me);
@@ -52,7 +65,7 @@ describe('passkeys', () => {
     expect((await other.browser.call('passkeys')).map((p) => p.id)).toEqual([theirs]);
   });
 
-  it('names a passkey and renames it; a blank or long name is 400 invalid, another person\'s is 404 (issue 29, item 7)', async () => {
+  it("names a passkey and renames it; a blank or long name is 400 invalid, another person's is 404 (issue 29, item 7)", async () => {
     const me = await platform.person({ kind: 'web' });
     const other = await platform.person({ kind: 'web' });
     const mine = await storedPasskey(me);
@@ -76,9 +89,11 @@ describe('passkeys', () => {
     await storedPasskey(me);
     const options = await me.browser.call('passkeyRegisterOptions');
     expect(options).toMatchObject({
-      rp: { id: '127.0.0.1' }, user: { name: (await me.browser.call('whoami')).email },
+      rp: { id: '127.0.0.1' },
+      user: { name: (await me.browser.call('whoami')).email },
       authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
-      attestation: 'none', timeout: 300_000,
+      attestation: 'none',
+      timeout: 300_000,
     });
     expect((options.excludeCredentials as unknown[]).length).toBe(1);
     const custom = await startPlatform({ env: { WEBAUTHN_RP_ID: 'rooms.example', WEBAUTHN_ORIGIN: 'https://rooms.example' } });
@@ -90,18 +105,22 @@ describe('passkeys', () => {
     }
   });
 
-  it('spends a challenge once, refuses an expired one and another person\'s', async () => {
+  it("spends a challenge once, refuses an expired one and another person's", async () => {
     const me = await platform.person({ kind: 'web' });
     const other = await platform.person({ kind: 'web' });
     const { challenge } = (await me.browser.call('passkeyRegisterOptions')) as { challenge: string };
     // Another person cannot answer my challenge, and trying spends it.
     const stolen = await refusal(other.browser.call('registerPasskey', { body: { response: answerFor(challenge) } }));
     expect(stolen).toMatchObject({ status: 422, body: { reason: 'passkey' } });
-    expect((await refusal(me.browser.call('registerPasskey', { body: { response: answerFor(challenge) } }))).body.detail).toMatch(/challenge/);
+    expect((await refusal(me.browser.call('registerPasskey', { body: { response: answerFor(challenge) } }))).body.detail).toMatch(
+      /challenge/,
+    );
 
     const late = (await me.browser.call('passkeyRegisterOptions')) as { challenge: string };
     await platform.deps.sql`update webauthn_challenges set expires_at = now() - interval '1 second' where challenge = ${late.challenge}`;
-    expect((await refusal(me.browser.call('registerPasskey', { body: { response: answerFor(late.challenge) } }))).body.detail).toMatch(/challenge/);
+    expect((await refusal(me.browser.call('registerPasskey', { body: { response: answerFor(late.challenge) } }))).body.detail).toMatch(
+      /challenge/,
+    );
 
     // An answer that does not verify still spends its challenge.
     const fresh = (await me.browser.call('passkeyRegisterOptions')) as { challenge: string };
@@ -115,13 +134,19 @@ describe('passkeys', () => {
     const opts = await platform.fetch('/api/auth/passkey/options', { method: 'POST' });
     expect(opts.status).toBe(200);
     expect(opts.body).toMatchObject({ rpId: '127.0.0.1', userVerification: 'required' });
-    const unknown = await platform.fetch('/api/auth/passkey', { method: 'POST', json: { response: answerFor(opts.body.challenge, 'webauthn.get') } });
+    const unknown = await platform.fetch('/api/auth/passkey', {
+      method: 'POST',
+      json: { response: answerFor(opts.body.challenge, 'webauthn.get') },
+    });
     expect(unknown).toMatchObject({ status: 422, body: { reason: 'passkey' } });
     expect(unknown.headers.get('set-cookie')).toBeNull();
 
     const me = await platform.person({ kind: 'web' });
     const { challenge } = (await me.browser.call('passkeyRegisterOptions')) as { challenge: string };
-    const wrongKind = await platform.fetch('/api/auth/passkey', { method: 'POST', json: { response: answerFor(challenge, 'webauthn.get') } });
+    const wrongKind = await platform.fetch('/api/auth/passkey', {
+      method: 'POST',
+      json: { response: answerFor(challenge, 'webauthn.get') },
+    });
     expect(wrongKind).toMatchObject({ status: 422, body: { reason: 'passkey', detail: expect.stringMatching(/challenge/) } });
   });
 

@@ -1,14 +1,26 @@
 import { isIP } from 'node:net';
 import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type RegistrationResponseJSON,
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { notFound, refused } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
 import {
-  addPasskey, keepChallenge, passkeyByCredential, passkeysOf, passkeyUsed, removePasskeyOf, renamePasskeyOf, spendChallenge, type ChallengePurpose,
+  addPasskey,
+  keepChallenge,
+  passkeyByCredential,
+  passkeysOf,
+  passkeyUsed,
+  removePasskeyOf,
+  renamePasskeyOf,
+  spendChallenge,
+  type ChallengePurpose,
 } from '../../data/passkeys.sql.js';
 import { createSession } from '../../data/sessions.sql.js';
 
@@ -61,7 +73,14 @@ async function spend(sql: Sql, response: object, purpose: ChallengePurpose, pers
   return challenge;
 }
 
-export const passkeyView = (p: { id: string; name: string | null; deviceType: string | null; backedUp: boolean; createdAt: Date; lastUsedAt: Date | null }) => ({
+export const passkeyView = (p: {
+  id: string;
+  name: string | null;
+  deviceType: string | null;
+  backedUp: boolean;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}) => ({
   id: p.id,
   name: p.name,
   /** `multiDevice` (synced) or `singleDevice` (bound to one authenticator). */
@@ -79,7 +98,8 @@ export async function registrationOptions(sql: Sql, config: Config, person: { id
   const { rpID } = relyingParty(config);
   const existing = await passkeysOf(sql, person.id);
   const options = await generateRegistrationOptions({
-    rpName, rpID,
+    rpName,
+    rpID,
     userName: person.email,
     userDisplayName: person.displayName,
     userID: new TextEncoder().encode(person.id),
@@ -92,13 +112,23 @@ export async function registrationOptions(sql: Sql, config: Config, person: { id
   return { ...options };
 }
 
-export async function registerPasskey(sql: Sql, config: Config, personId: string, response: RegistrationResponseJSON, name: string | null = null) {
+export async function registerPasskey(
+  sql: Sql,
+  config: Config,
+  personId: string,
+  response: RegistrationResponseJSON,
+  name: string | null = null,
+) {
   const challenge = await spend(sql, response, 'register', personId);
   const { rpID, origin } = relyingParty(config);
   let verified;
   try {
     verified = await verifyRegistrationResponse({
-      response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true,
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      requireUserVerification: true,
     });
   } catch (err) {
     throw refusedPasskey((err as Error).message);
@@ -106,8 +136,14 @@ export async function registerPasskey(sql: Sql, config: Config, personId: string
   if (!verified.verified || !verified.registrationInfo) throw refusedPasskey('the authenticator did not prove the passkey');
   const info = verified.registrationInfo;
   const added = await addPasskey(sql, {
-    personId, credentialId: info.credential.id, publicKey: info.credential.publicKey, counter: info.credential.counter,
-    transports: info.credential.transports ?? [], deviceType: info.credentialDeviceType, backedUp: info.credentialBackedUp, name,
+    personId,
+    credentialId: info.credential.id,
+    publicKey: info.credential.publicKey,
+    counter: info.credential.counter,
+    transports: info.credential.transports ?? [],
+    deviceType: info.credentialDeviceType,
+    backedUp: info.credentialBackedUp,
+    name,
   });
   if (!added) throw refusedPasskey('this passkey is registered already');
   return listPasskeys(sql, personId);
@@ -140,8 +176,17 @@ export async function signInWithPasskey(sql: Sql, config: Config, response: Auth
   let verified;
   try {
     verified = await verifyAuthenticationResponse({
-      response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true,
-      credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: passkey.counter, transports: passkey.transports as never },
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      requireUserVerification: true,
+      credential: {
+        id: passkey.credentialId,
+        publicKey: new Uint8Array(passkey.publicKey),
+        counter: passkey.counter,
+        transports: passkey.transports as never,
+      },
     });
   } catch (err) {
     throw refusedPasskey((err as Error).message);

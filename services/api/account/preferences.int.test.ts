@@ -2,8 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 describe('setName', () => {
   it('sets the chosen name, trimmed, and the account shows it', async () => {
@@ -56,7 +60,10 @@ describe('preferences', () => {
   it('folds and unfolds the feedback tab, keeping the welcome', async () => {
     const me = await platform.person();
     const seen = await me.client.call('welcomeSeen');
-    expect(await me.client.call('foldFeedbackTab', { body: { folded: true } })).toEqual({ welcomeSeenAt: seen.welcomeSeenAt, feedbackTabFolded: true });
+    expect(await me.client.call('foldFeedbackTab', { body: { folded: true } })).toEqual({
+      welcomeSeenAt: seen.welcomeSeenAt,
+      feedbackTabFolded: true,
+    });
     expect(await me.client.call('myPreferences')).toEqual({ welcomeSeenAt: seen.welcomeSeenAt, feedbackTabFolded: true });
     expect((await me.client.call('foldFeedbackTab', { body: { folded: false } })).feedbackTabFolded).toBe(false);
     // Folding first, then the welcome: both kept.

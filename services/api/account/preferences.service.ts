@@ -7,4 +7,5 @@ const view = (p: PreferencesRow) => ({ welcomeSeenAt: p.welcomeSeenAt?.toISOStri
 
 export const myPreferences = async (sql: Sql, personId: string) => view(await preferencesOf(sql, personId));
 export const welcomeSeen = async (sql: Sql, personId: string) => view(await markWelcomeSeen(sql, personId));
-export const foldFeedbackTab = async (sql: Sql, personId: string, folded: boolean) => view(await setFeedbackTabFolded(sql, personId, folded));
+export const foldFeedbackTab = async (sql: Sql, personId: string, folded: boolean) =>
+  view(await setFeedbackTabFolded(sql, personId, folded));

@@ -5,10 +5,16 @@ import { createClient } from '../../contract/api-client.js';
 import { planOf } from '../../core/plans.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
-const rowsOf = (email: string) => platform.deps.sql<{ workspaceId: string; body: string; page: string | null; appVersion: string | null }[]>`
+const rowsOf = (email: string) => platform.deps.sql<
+  { workspaceId: string; body: string; page: string | null; appVersion: string | null }[]
+>`
   select f.workspace_id, f.body, f.page, f.app_version from product_feedback f join people p on p.id = f.person_id
   where p.email = ${email} order by f.created_at`;
 
@@ -19,7 +25,8 @@ describe('sendProductFeedback', () => {
     const account = await me.client.call('whoami');
     const body = { body: 'The deploy button hides on small screens.', page: '/projects', appVersion: '1.4.2' };
     const sent = await platform.fetch('/api/product-feedback', {
-      method: 'POST', token: me.token,
+      method: 'POST',
+      token: me.token,
       json: { ...body, personId: (await other.client.call('whoami')).userId, workspaceId: crypto.randomUUID() },
     });
     expect(sent.status).toBe(200);
@@ -30,9 +37,18 @@ describe('sendProductFeedback', () => {
 
   it('takes a body of 1 to 2000 characters, a page of at most 300 and a version of at most 64', async () => {
     const me = await platform.person();
-    expect((await me.client.call('sendProductFeedback', { body: { body: 'x'.repeat(2000), page: 'p'.repeat(300), appVersion: 'v'.repeat(64) } })).id).toBeTruthy();
+    expect(
+      (await me.client.call('sendProductFeedback', { body: { body: 'x'.repeat(2000), page: 'p'.repeat(300), appVersion: 'v'.repeat(64) } }))
+        .id,
+    ).toBeTruthy();
     expect((await me.client.call('sendProductFeedback', { body: { body: 'x' } })).id).toBeTruthy();
-    for (const json of [{ body: '' }, { body: 'x'.repeat(2001) }, { body: 'ok', page: 'p'.repeat(301) }, { body: 'ok', appVersion: 'v'.repeat(65) }, {}]) {
+    for (const json of [
+      { body: '' },
+      { body: 'x'.repeat(2001) },
+      { body: 'ok', page: 'p'.repeat(301) },
+      { body: 'ok', appVersion: 'v'.repeat(65) },
+      {},
+    ]) {
       expect((await platform.fetch('/api/product-feedback', { method: 'POST', token: me.token, json })).status).toBe(400);
     }
     expect(await rowsOf(me.email)).toHaveLength(2);

@@ -9,11 +9,16 @@ import type { Auth } from '../routing/request-auth.js';
 // The count lives in Redis (core/rate-limit.ts), so every api process shares it.
 
 export async function sendProductFeedback(
-  deps: Pick<Deps, 'sql' | 'queues'>, auth: Auth, body: { body: string; page?: string; appVersion?: string },
+  deps: Pick<Deps, 'sql' | 'queues'>,
+  auth: Auth,
+  body: { body: string; page?: string; appVersion?: string },
 ) {
   const perHour = (await planFor(deps.sql, auth.workspaceId)).feedbackPerHour;
   const limiter = createRateLimiter(deps.queues.redis, deps.queues.prefix);
-  await limiter.take({ name: 'product-feedback', limit: perHour, windowSeconds: 3600, text: `at most ${perHour} feedback notes an hour` }, auth.personId);
+  await limiter.take(
+    { name: 'product-feedback', limit: perHour, windowSeconds: 3600, text: `at most ${perHour} feedback notes an hour` },
+    auth.personId,
+  );
   const filed = await fileProductFeedback(deps.sql, { personId: auth.personId, workspaceId: auth.workspaceId, ...body });
   return { id: filed.id, createdAt: filed.createdAt.toISOString() };
 }

@@ -6,31 +6,54 @@ import { createSession } from '../../data/sessions.sql.js';
 import { deviceOf } from './sessions.service.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 const firefoxMac = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:128.0) Gecko/20100101 Firefox/128.0';
-const chromeAndroid = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
+const chromeAndroid =
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 
 /** A person with three sessions: the operator's bearer token, a browser's and the tool's. */
 async function withSessions() {
   const me = await platform.person();
   const [{ id: personId }] = await platform.deps.sql<{ id: string }[]>`select id from people where email = ${me.email}`;
   const web = await createSession(platform.deps.sql, { personId, kind: 'web', days: 30, method: 'email', userAgent: firefoxMac });
-  const cli = await createSession(platform.deps.sql, { personId, kind: 'cli', days: 30, method: 'device', userAgent: 'pitch/1.2.0 node/24.1.0 (linux)' });
+  const cli = await createSession(platform.deps.sql, {
+    personId,
+    kind: 'cli',
+    days: 30,
+    method: 'device',
+    userAgent: 'pitch/1.2.0 node/24.1.0 (linux)',
+  });
   return { ...me, personId, web, cli };
 }
 
 describe('own sessions', () => {
-  it('says each session\'s kind, when it was last used, and a connector token\'s name and read-only flag (issue 29, item 7)', async () => {
+  it("says each session's kind, when it was last used, and a connector token's name and read-only flag (issue 29, item 7)", async () => {
     const me = await withSessions();
-    const connector = await createSession(platform.deps.sql, { personId: me.personId, kind: 'connector', days: 30, method: 'connector', readOnly: true, userAgent: 'connector: Claude at work' });
+    const connector = await createSession(platform.deps.sql, {
+      personId: me.personId,
+      kind: 'connector',
+      days: 30,
+      method: 'connector',
+      readOnly: true,
+      userAgent: 'connector: Claude at work',
+    });
     const before = await me.client.call('sessions');
     const byId = (list: typeof before, id: string) => list.find((s) => s.id === id)!;
     // The caller's own session was used by this very request.
     expect(before.find((s) => s.current)!.lastUsedAt).not.toBeNull();
     expect(byId(before, me.cli.sessionId)).toMatchObject({ kind: 'cli', readOnly: false, connectorName: null, lastUsedAt: null });
-    expect(byId(before, connector.sessionId)).toMatchObject({ kind: 'connector', readOnly: true, connectorName: 'Claude at work', lastUsedAt: null });
+    expect(byId(before, connector.sessionId)).toMatchObject({
+      kind: 'connector',
+      readOnly: true,
+      connectorName: 'Claude at work',
+      lastUsedAt: null,
+    });
 
     // A request with the tool's token marks it used.
     await createClient({ baseUrl: platform.baseUrl, token: me.cli.token }).call('whoami');
@@ -49,7 +72,12 @@ describe('own sessions', () => {
     expect(list.map((s) => s.id)).toEqual([me.cli.sessionId, me.web.sessionId, expect.any(String)]);
     expect(list.filter((s) => s.current)).toHaveLength(1);
     expect(list[2]).toMatchObject({ current: true, signInMethod: 'operator' });
-    expect(list[0]).toMatchObject({ current: false, signInMethod: 'device', device: 'Command-line tool', userAgent: expect.stringMatching(/^pitch\//) });
+    expect(list[0]).toMatchObject({
+      current: false,
+      signInMethod: 'device',
+      device: 'Command-line tool',
+      userAgent: expect.stringMatching(/^pitch\//),
+    });
     expect(list[1]).toMatchObject({ signInMethod: 'email', device: 'Firefox on macOS', userAgent: firefoxMac });
     expect(Date.parse(list[1].expiresAt) - Date.parse(list[1].createdAt)).toBeCloseTo(30 * 86400_000, -5);
     const text = JSON.stringify(list);
@@ -102,7 +130,8 @@ describe('own sessions', () => {
   it('signing out everywhere from the browser clears its cookie', async () => {
     const me = await withSessions();
     const res = await platform.fetch('/api/me/sessions/revoke-all', {
-      method: 'POST', headers: { cookie: `__Host-pp_session=${me.web.token}`, origin: platform.baseUrl },
+      method: 'POST',
+      headers: { cookie: `__Host-pp_session=${me.web.token}`, origin: platform.baseUrl },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ signedOut: 3 });

@@ -11,12 +11,20 @@ import type { Auth } from '../routing/request-auth.js';
 // expiry. A session is shown by its id only; the token is never stored in the clear, so never shown.
 
 const browsers: [RegExp, string][] = [
-  [/Edg\//, 'Edge'], [/OPR\/|Opera/, 'Opera'], [/Firefox\//, 'Firefox'], [/Chrom(e|ium)\//, 'Chrome'],
+  [/Edg\//, 'Edge'],
+  [/OPR\/|Opera/, 'Opera'],
+  [/Firefox\//, 'Firefox'],
+  [/Chrom(e|ium)\//, 'Chrome'],
   [/Safari\//, 'Safari'],
 ];
 const systems: [RegExp, string][] = [
-  [/iPhone/, 'iPhone'], [/iPad/, 'iPad'], [/Android/, 'Android'], [/CrOS/, 'ChromeOS'],
-  [/Mac OS X|Macintosh/, 'macOS'], [/Windows/, 'Windows'], [/Linux/, 'Linux'],
+  [/iPhone/, 'iPhone'],
+  [/iPad/, 'iPad'],
+  [/Android/, 'Android'],
+  [/CrOS/, 'ChromeOS'],
+  [/Mac OS X|Macintosh/, 'macOS'],
+  [/Windows/, 'Windows'],
+  [/Linux/, 'Linux'],
 ];
 
 /** Words for the device a session came from, read coarsely from its user agent (never a fingerprint). */
@@ -69,7 +77,8 @@ export async function signOutEverywhere(sql: Sql, auth: Auth, removeDays?: numbe
     const signedOut = await endEverySession(tx, auth.personId);
     await cancelApprovedDeviceLogins(tx, auth.personId);
     if (removeDays === undefined) return { signedOut };
-    const methodsRemoved = (await removeRecentPasskeys(tx, auth.personId, removeDays)) + (await unlinkRecentProviders(tx, auth.personId, removeDays));
+    const methodsRemoved =
+      (await removeRecentPasskeys(tx, auth.personId, removeDays)) + (await unlinkRecentProviders(tx, auth.personId, removeDays));
     return { signedOut, methodsRemoved };
   });
 }

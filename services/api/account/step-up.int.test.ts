@@ -12,12 +12,17 @@ import { STEP_UP_MINUTES } from '../auth/step-up.js';
 // too, with `stepUp: sign-in-again`, and succeeds once the person signed in again.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 type Person = Awaited<ReturnType<Platform['person']>>;
 const idOf = async (p: Person) => (await p.client.call('whoami')).userId;
-const inBrowser = (token: string) => createClient({ baseUrl: platform.baseUrl, headers: { cookie: `${SESSION_COOKIE}=${token}`, origin: platform.baseUrl } });
+const inBrowser = (token: string) =>
+  createClient({ baseUrl: platform.baseUrl, headers: { cookie: `${SESSION_COOKIE}=${token}`, origin: platform.baseUrl } });
 const age = (token: string, minutes: number) =>
   platform.deps.sql`update sessions set created_at = now() - make_interval(mins => ${minutes}) where token_hash = ${hashSecret(token)}`;
 
@@ -43,15 +48,31 @@ async function everyGuarded(client: ReturnType<typeof createClient>, p: { email:
   };
   const out: Record<string, unknown> = {};
   for (const [operation, attempt] of Object.entries(tries)) {
-    out[operation] = await attempt().then(() => 'allowed', (err) => (err instanceof ApiError ? err.body : Promise.reject(err)));
+    out[operation] = await attempt().then(
+      () => 'allowed',
+      (err) => (err instanceof ApiError ? err.body : Promise.reject(err)),
+    );
   }
   return out;
 }
 
 const refusedAs = (stepUp: 'browser' | 'sign-in-again', operations: string[]) =>
-  Object.fromEntries(operations.map((action) => [action, expect.objectContaining({ error: 'role cannot', reason: 'permission', action, stepUp, detail: expect.any(String) })]));
+  Object.fromEntries(
+    operations.map((action) => [
+      action,
+      expect.objectContaining({ error: 'role cannot', reason: 'permission', action, stepUp, detail: expect.any(String) }),
+    ]),
+  );
 
-const accountPower = ['passkeyRegisterOptions', 'registerPasskey', 'removePasskey', 'disconnect', 'createConnectorToken', 'deleteAccount', 'signOutEverywhere'];
+const accountPower = [
+  'passkeyRegisterOptions',
+  'registerPasskey',
+  'removePasskey',
+  'disconnect',
+  'createConnectorToken',
+  'deleteAccount',
+  'signOutEverywhere',
+];
 
 describe('account power and bearer tokens', () => {
   it('refuses every account-security operation to a bearer CLI or web token with 403 permission, and changes nothing', async () => {
@@ -65,7 +86,10 @@ describe('account power and bearer tokens', () => {
       expect((await me.client.call('passkeys')).map((p) => p.id)).toEqual([passkeyId]);
       expect((await me.client.call('sessions')).length).toBe(1);
       expect((await me.client.call('whoami')).email).toBe(me.email);
-      expect((await platform.fetch('/api/auth/device/token', { method: 'POST', json: { deviceCode } })).body).toEqual({ pending: true, interval: 2 });
+      expect((await platform.fetch('/api/auth/device/token', { method: 'POST', json: { deviceCode } })).body).toEqual({
+        pending: true,
+        interval: 2,
+      });
       expect(await platform.deps.sql`select 1 from webauthn_challenges where person_id = ${await idOf(me)}`).toEqual([]);
     }
   });
@@ -96,8 +120,10 @@ describe('signOutEverywhere', () => {
     const personId = await idOf(me);
     const old = await storedPasskey(personId, 30);
     const recent = await storedPasskey(personId, 2);
-    await platform.deps.sql`insert into provider_links (person_id, provider, subject, created_at) values (${personId}, 'github', ${crypto.randomUUID()}, now() - interval '1 day')`;
-    await platform.deps.sql`insert into provider_links (person_id, provider, subject, created_at) values (${personId}, 'google', ${crypto.randomUUID()}, now() - interval '40 days')`;
+    await platform.deps
+      .sql`insert into provider_links (person_id, provider, subject, created_at) values (${personId}, 'github', ${crypto.randomUUID()}, now() - interval '1 day')`;
+    await platform.deps
+      .sql`insert into provider_links (person_id, provider, subject, created_at) values (${personId}, 'google', ${crypto.randomUUID()}, now() - interval '40 days')`;
 
     // Without the option: sessions end, every way in stays.
     expect(await me.browser.call('signOutEverywhere')).toEqual({ signedOut: 1 });
@@ -108,9 +134,18 @@ describe('signOutEverywhere', () => {
     // A device the attacker had approved but not collected yet is cancelled too.
     const { userCode, deviceCode } = (await platform.fetch('/api/auth/device', { method: 'POST' })).body;
     await back.call('deviceApprove', { body: { userCode } });
-    expect(await back.call('signOutEverywhere', { body: { removeMethodsAddedWithinDays: 7 } })).toEqual({ signedOut: 1, methodsRemoved: 2 });
-    expect((await platform.deps.sql<{ id: string }[]>`select id from passkeys where person_id = ${personId}`).map((r) => r.id)).toEqual([old]);
-    expect((await platform.deps.sql<{ provider: string }[]>`select provider from provider_links where person_id = ${personId}`).map((r) => r.provider)).toEqual(['google']);
+    expect(await back.call('signOutEverywhere', { body: { removeMethodsAddedWithinDays: 7 } })).toEqual({
+      signedOut: 1,
+      methodsRemoved: 2,
+    });
+    expect((await platform.deps.sql<{ id: string }[]>`select id from passkeys where person_id = ${personId}`).map((r) => r.id)).toEqual([
+      old,
+    ]);
+    expect(
+      (await platform.deps.sql<{ provider: string }[]>`select provider from provider_links where person_id = ${personId}`).map(
+        (r) => r.provider,
+      ),
+    ).toEqual(['google']);
     expect(recent).not.toBe(old);
     expect((await platform.fetch('/api/auth/device/token', { method: 'POST', json: { deviceCode } })).status).toBe(404);
   });
@@ -119,9 +154,14 @@ describe('signOutEverywhere', () => {
     const cli = await platform.person();
     const personId = await idOf(cli);
     await storedPasskey(personId, 1);
-    expect(await refusal(cli.client.call('signOutEverywhere', { body: { removeMethodsAddedWithinDays: 7 } }))).toMatchObject({ status: 403, body: { stepUp: 'browser' } });
+    expect(await refusal(cli.client.call('signOutEverywhere', { body: { removeMethodsAddedWithinDays: 7 } }))).toMatchObject({
+      status: 403,
+      body: { stepUp: 'browser' },
+    });
     const web = await platform.person({ kind: 'web' });
-    expect(await refusal(web.browser.call('signOutEverywhere', { body: { removeMethodsAddedWithinDays: 0 } }))).toMatchObject({ status: 400 });
+    expect(await refusal(web.browser.call('signOutEverywhere', { body: { removeMethodsAddedWithinDays: 0 } }))).toMatchObject({
+      status: 400,
+    });
     expect(await platform.deps.sql`select 1 from passkeys where person_id = ${personId}`).toHaveLength(1);
     expect((await cli.client.call('sessions')).length).toBe(1);
   });

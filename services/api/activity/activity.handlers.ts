@@ -14,7 +14,14 @@ export const activityHandlers = {
     // Visit listing needs Solo or above (spec 8); the 402 names the analytics limit.
     if (!planOf(plan).visitListing) throw planLimit('analytics', plan);
     const [visits, names] = await Promise.all([visitsOf(deps.sql, project.id), namesOf(deps.sql, project.id)]);
-    return visits.map((v) => ({ ...v, names: Object.fromEntries(Object.keys(v.time).filter((k) => k in names.time).map((k) => [k, names.time[k]])) }));
+    return visits.map((v) => ({
+      ...v,
+      names: Object.fromEntries(
+        Object.keys(v.time)
+          .filter((k) => k in names.time)
+          .map((k) => [k, names.time[k]]),
+      ),
+    }));
   },
   projectBounces: async ({ deps, auth, params }) => {
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);

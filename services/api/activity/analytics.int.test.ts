@@ -15,12 +15,20 @@ import type { WorkerDeps } from '../../../workers/worker-deps.js';
 // them, and the replies checked (by the typed client) against the contract and to the unit.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 type Person = Awaited<ReturnType<Platform['person']>>;
 
-const plus = (day: string, n: number) => { let d = day; for (let i = 0; i < n; i++) d = nextDay(d); return d; };
+const plus = (day: string, n: number) => {
+  let d = day;
+  for (let i = 0; i < n; i++) d = nextDay(d);
+  return d;
+};
 const minus = (day: string) => dayOf(new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000));
 const at = (day: string, time: string) => new Date(`${day}T${time}Z`);
 
@@ -35,12 +43,17 @@ beforeEach(async () => {
 });
 
 const storyManifest = {
-  kind: 'static', name: 'Story room', output: 'dist',
+  kind: 'static',
+  name: 'Story room',
+  output: 'dist',
   apps: [
     { id: 'web', name: 'Website', path: '/', device: 'laptop' },
     { id: 'admin', name: 'Admin', path: '/admin/', device: 'phone' },
   ],
-  story: [{ id: 'home', title: 'Home', say: 'The home page.', app: 'web' }, { id: 'more', title: 'More', say: 'More of it.', app: 'web', path: '/' }],
+  story: [
+    { id: 'home', title: 'Home', say: 'The home page.', app: 'web' },
+    { id: 'more', title: 'More', say: 'More of it.', app: 'web', path: '/' },
+  ],
 };
 
 async function workspaceOf(projectId: string): Promise<string> {
@@ -49,12 +62,33 @@ async function workspaceOf(projectId: string): Promise<string> {
 }
 
 /** Writes one session's events as the room does: one batched insert. */
-async function events(p: { workspaceId: string; projectId: string; linkId?: string | null }, sessionId: string, list: RoomEvent[], device: CoarseDevice = 'desktop') {
-  await recordEvents(platform.deps.sql, { workspaceId: p.workspaceId, projectId: p.projectId, linkId: p.linkId ?? null, sessionId, visitId: null, device }, list);
+async function events(
+  p: { workspaceId: string; projectId: string; linkId?: string | null },
+  sessionId: string,
+  list: RoomEvent[],
+  device: CoarseDevice = 'desktop',
+) {
+  await recordEvents(
+    platform.deps.sql,
+    { workspaceId: p.workspaceId, projectId: p.projectId, linkId: p.linkId ?? null, sessionId, visitId: null, device },
+    list,
+  );
 }
 
-const zeros = { views: 0, viewers: 0, activeSeconds: 0, time: {}, storyCompletions: 0, steps: {}, scenarios: {}, answers: {}, comments: 0, bounces: 0 };
-const rollJob = (day: string) => eventDays(platform.deps as unknown as WorkerDeps, { data: { day }, updateProgress: async () => {} } as unknown as Job);
+const zeros = {
+  views: 0,
+  viewers: 0,
+  activeSeconds: 0,
+  time: {},
+  storyCompletions: 0,
+  steps: {},
+  scenarios: {},
+  answers: {},
+  comments: 0,
+  bounces: 0,
+};
+const rollJob = (day: string) =>
+  eventDays(platform.deps as unknown as WorkerDeps, { data: { day }, updateProgress: async () => {} } as unknown as Job);
 
 /** A solo workspace's live room with a two-step story, a link, and events over three days around `base`. */
 async function busyProject(person?: Person) {
@@ -63,7 +97,8 @@ async function busyProject(person?: Person) {
   const { link } = await owner.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
   const where = { workspaceId: await workspaceOf(project.id), projectId: project.id, linkId: link.id };
   const [a, b, early, late] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
-  const d0 = base, d1 = plus(base, 1);
+  const d0 = base,
+    d1 = plus(base, 1);
   await events(where, a, [
     { kind: 'entry', at: at(d0, '09:00:00') },
     { kind: 'time', subject: 'web', seconds: 60, at: at(d0, '09:01:00') },
@@ -77,7 +112,15 @@ async function busyProject(person?: Person) {
     { kind: 'entry', at: at(d0, '10:00:00') },
   ]);
   // The last millisecond of d0 is d0's; the first of d1 is d1's.
-  await events(where, b, [{ kind: 'entry', at: at(d0, '23:59:59.999') }, { kind: 'time', subject: 'web', seconds: 10, at: at(d0, '23:59:59.999') }], 'phone');
+  await events(
+    where,
+    b,
+    [
+      { kind: 'entry', at: at(d0, '23:59:59.999') },
+      { kind: 'time', subject: 'web', seconds: 10, at: at(d0, '23:59:59.999') },
+    ],
+    'phone',
+  );
   await events(where, b, [{ kind: 'entry', at: at(d1, '00:00:00.000') }], 'phone');
   // Just outside the range base..base+2.
   await events(where, early, [{ kind: 'entry', at: at(minus(d0), '23:59:59.999') }]);
@@ -89,11 +132,34 @@ async function busyProject(person?: Person) {
 }
 
 const expectedDays = () => [
-  { day: base, views: 3, viewers: 2, activeSeconds: 100, time: { web: 70, admin: 30 }, storyCompletions: 1, steps: { home: 1, more: 1 }, scenarios: { refund: 1 }, answers: { yes: 1 }, comments: 1, bounces: 0 },
+  {
+    day: base,
+    views: 3,
+    viewers: 2,
+    activeSeconds: 100,
+    time: { web: 70, admin: 30 },
+    storyCompletions: 1,
+    steps: { home: 1, more: 1 },
+    scenarios: { refund: 1 },
+    answers: { yes: 1 },
+    comments: 1,
+    bounces: 0,
+  },
   { day: plus(base, 1), ...zeros, views: 1, viewers: 1, bounces: 1 },
   { day: plus(base, 2), ...zeros },
 ];
-const expectedTotals = { views: 4, viewers: 3, activeSeconds: 100, time: { web: 70, admin: 30 }, storyCompletions: 1, steps: { home: 1, more: 1 }, scenarios: { refund: 1 }, answers: { yes: 1 }, comments: 1, bounces: 1 };
+const expectedTotals = {
+  views: 4,
+  viewers: 3,
+  activeSeconds: 100,
+  time: { web: 70, admin: 30 },
+  storyCompletions: 1,
+  steps: { home: 1, more: 1 },
+  scenarios: { refund: 1 },
+  answers: { yes: 1 },
+  comments: 1,
+  bounces: 1,
+};
 /** The story room's names (issue 29, item 7): its apps and steps; the static room has no scenarios. */
 const storyNames = { time: { web: 'Website', admin: 'Admin' }, steps: { home: 'Home', more: 'More' }, scenarios: {} };
 
@@ -114,7 +180,9 @@ describe('projectAnalytics', () => {
     expect(await owner.client.call('projectAnalytics', { params })).toEqual(want);
 
     for (const d of [minus(base), base, plus(base, 1), plus(base, 2), plus(base, 3)]) await rollJob(d);
-    const stored = await platform.deps.sql<{ day: string; views: number; viewers: number; activeSeconds: string; time: unknown; steps: unknown; bounces: number }[]>`
+    const stored = await platform.deps.sql<
+      { day: string; views: number; viewers: number; activeSeconds: string; time: unknown; steps: unknown; bounces: number }[]
+    >`
       select to_char(day, 'YYYY-MM-DD') as day, views, viewers, active_seconds, time, steps, bounces from event_days
       where project_id = ${project.id} order by day`;
     expect(stored).toEqual([
@@ -130,7 +198,8 @@ describe('projectAnalytics', () => {
     expect(await owner.client.call('projectAnalytics', { params })).toEqual(want);
 
     // Rolled days answer from the roll-ups: the raw events of base are no longer read.
-    await platform.deps.sql`delete from room_events where project_id = ${where.projectId} and at >= ${at(base, '00:00:00')} and at < ${at(plus(base, 1), '00:00:00')}`;
+    await platform.deps
+      .sql`delete from room_events where project_id = ${where.projectId} and at >= ${at(base, '00:00:00')} and at < ${at(plus(base, 1), '00:00:00')}`;
     expect(await owner.client.call('projectAnalytics', { params })).toEqual(want);
     // ... and a re-run after that rolls what is there now.
     await rollJob(base);
@@ -146,7 +215,10 @@ describe('projectAnalytics', () => {
     await events(where, randomUUID(), [{ kind: 'entry' }, { kind: 'time', subject: 'web', seconds: 12 }]);
     const reply = await owner.client.call('projectAnalytics', { params: { projectId: project.id, from: minus(today), to: today } });
     expect(reply).toMatchObject({ full: true, totals: { views: 1, viewers: 1, activeSeconds: 12, time: { web: 12 } } });
-    expect(reply.full && reply.days.map((d) => [d.day, d.views])).toEqual([[minus(today), 0], [today, 1]]);
+    expect(reply.full && reply.days.map((d) => [d.day, d.views])).toEqual([
+      [minus(today), 0],
+      [today, 1],
+    ]);
     await expect(rollDay(platform.deps.sql, today)).rejects.toThrow(/has not ended/);
     await expect(rollJob(today)).rejects.toThrow(/has not ended/);
   });
@@ -155,7 +227,10 @@ describe('projectAnalytics', () => {
     const owner = await platform.person({ plan: 'free' });
     const project = await owner.client.call('createProject', { body: { slug: uniqueSlug('an'), name: 'Free' } });
     const where = { workspaceId: await workspaceOf(project.id), projectId: project.id };
-    await events(where, randomUUID(), [{ kind: 'entry', at: at(base, '08:00:00') }, { kind: 'time', subject: 'web', seconds: 5, at: at(base, '08:00:05') }]);
+    await events(where, randomUUID(), [
+      { kind: 'entry', at: at(base, '08:00:00') },
+      { kind: 'time', subject: 'web', seconds: 5, at: at(base, '08:00:05') },
+    ]);
     await events(where, randomUUID(), [{ kind: 'entry', at: at(plus(base, 1), '08:00:00') }]);
     const want = { from: base, to: plus(base, 1), full: false, totals: { views: 2 } };
     expect(await owner.client.call('projectAnalytics', { params: { projectId: project.id, from: base, to: plus(base, 1) } })).toEqual(want);
@@ -166,7 +241,11 @@ describe('projectAnalytics', () => {
     const owner = await platform.person({ plan: 'solo' });
     const project = await owner.client.call('createProject', { body: { slug: uniqueSlug('an'), name: 'Range' } });
     const bad: [string, string][] = [
-      ['yesterday', base], [base, '2026-02-30'], [`${base}T00:00:00Z`, base], [plus(base, 1), base], [base, plus(base, 366)],
+      ['yesterday', base],
+      [base, '2026-02-30'],
+      [`${base}T00:00:00Z`, base],
+      [plus(base, 1), base],
+      [base, plus(base, 366)],
     ];
     for (const [from, to] of bad) {
       for (const call of [
@@ -182,35 +261,53 @@ describe('projectAnalytics', () => {
     expect(longest.full && longest.days.length).toBe(366);
 
     const stranger = await platform.person({ plan: 'solo' });
-    expect((await refusal(stranger.client.call('projectAnalytics', { params: { projectId: project.id, from: base, to: base } }))).status).toBe(404);
-    expect((await refusal(stranger.client.call('projectAnalytics', { params: { projectId: 'nope', from: base, to: base } }))).status).toBe(404);
+    expect(
+      (await refusal(stranger.client.call('projectAnalytics', { params: { projectId: project.id, from: base, to: base } }))).status,
+    ).toBe(404);
+    expect((await refusal(stranger.client.call('projectAnalytics', { params: { projectId: 'nope', from: base, to: base } }))).status).toBe(
+      404,
+    );
   });
 });
 
 describe('workspaceAnalytics', () => {
-  it('sums every project of the workspace, keeps each project\'s ids apart with their names, and splits the totals by project', async () => {
+  it("sums every project of the workspace, keeps each project's ids apart with their names, and splits the totals by project", async () => {
     const owner = await platform.person({ plan: 'solo' });
     const { project } = await busyProject(owner);
     const quiet = await owner.client.call('createProject', { body: { slug: uniqueSlug('an'), name: 'Quiet' } });
     const none = await owner.client.call('createProject', { body: { slug: uniqueSlug('an'), name: 'Nothing' } });
     // Quiet has an app id `web` too (issue 29, item 7: the chart summed the two rooms' `web`).
     await events({ workspaceId: await workspaceOf(quiet.id), projectId: quiet.id }, randomUUID(), [
-      { kind: 'entry', at: at(plus(base, 2), '12:00:00') }, { kind: 'answer', subject: 'question', at: at(plus(base, 2), '12:01:00') },
+      { kind: 'entry', at: at(plus(base, 2), '12:00:00') },
+      { kind: 'answer', subject: 'question', at: at(plus(base, 2), '12:01:00') },
       { kind: 'time', subject: 'web', seconds: 5, at: at(plus(base, 2), '12:02:00') },
     ]);
     const quietTotals = { ...zeros, views: 1, viewers: 1, activeSeconds: 5, time: { web: 5 }, answers: { question: 1 } };
     const busy = keyed(project.id, expectedTotals);
     const want = {
-      from: base, to: plus(base, 2), full: true,
+      from: base,
+      to: plus(base, 2),
+      full: true,
       days: [keyed(project.id, expectedDays()[0]), expectedDays()[1], keyed(quiet.id, { ...expectedDays()[2], ...quietTotals })],
-      totals: { ...busy, views: 5, viewers: 4, activeSeconds: 105, time: { ...busy.time, [`${quiet.id}:web`]: 5 }, answers: { yes: 1, question: 1 } },
+      totals: {
+        ...busy,
+        views: 5,
+        viewers: 4,
+        activeSeconds: 105,
+        time: { ...busy.time, [`${quiet.id}:web`]: 5 },
+        answers: { yes: 1, question: 1 },
+      },
       projects: [
         { projectId: project.id, slug: project.slug, name: project.name, totals: expectedTotals },
         { projectId: quiet.id, slug: quiet.slug, name: 'Quiet', totals: quietTotals },
       ],
       // Each labelled with its project; Quiet has no build, so its `web` has its project's name and its id.
       names: {
-        time: { [`${project.id}:web`]: `${project.name} · Website`, [`${project.id}:admin`]: `${project.name} · Admin`, [`${quiet.id}:web`]: 'Quiet · web' },
+        time: {
+          [`${project.id}:web`]: `${project.name} · Website`,
+          [`${project.id}:admin`]: `${project.name} · Admin`,
+          [`${quiet.id}:web`]: 'Quiet · web',
+        },
         steps: { [`${project.id}:home`]: `${project.name} · Home`, [`${project.id}:more`]: `${project.name} · More` },
         scenarios: { [`${project.id}:refund`]: `${project.name} · refund` },
       },
@@ -230,7 +327,14 @@ describe('journey', () => {
     const where = { workspaceId: await workspaceOf(project.id), projectId: project.id, linkId: link.id };
     const [a, b] = [randomUUID(), randomUUID()];
     await claimLink(platform.deps.sql, { linkId: link.id, sessionId: a, name: 'Ada', email: null, browserHash: null, device: 'desktop' });
-    await claimLink(platform.deps.sql, { linkId: link.id, sessionId: b, name: 'Bo', email: 'bo@example.com', browserHash: null, device: 'phone' });
+    await claimLink(platform.deps.sql, {
+      linkId: link.id,
+      sessionId: b,
+      name: 'Bo',
+      email: 'bo@example.com',
+      browserHash: null,
+      device: 'phone',
+    });
     const t = (s: number) => new Date(Date.UTC(2026, 10, 20, 9, 0, s));
     await events(where, a, [
       { kind: 'entry', at: t(0) },
@@ -242,19 +346,43 @@ describe('journey', () => {
       { kind: 'hidden', at: t(100) },
       { kind: 'leave', at: t(110) },
     ]);
-    await events(where, b, [{ kind: 'entry', at: t(200) }, { kind: 'hidden', at: t(210) }], 'phone');
+    await events(
+      where,
+      b,
+      [
+        { kind: 'entry', at: t(200) },
+        { kind: 'hidden', at: t(210) },
+      ],
+      'phone',
+    );
 
     const j = await owner.client.call('journey', { params: { linkId: link.id } });
     expect(j.link).toMatchObject({ id: link.id, viewerName: 'Ada' });
-    expect(j.people).toEqual([{ name: 'Ada', email: null, sessions: 1 }, { name: 'Bo', email: 'bo@example.com', sessions: 1 }]);
-    expect(j.sessions.map((s) => [s.id, s.name, s.device, s.endedAt])).toEqual([[a, 'Ada', 'desktop', t(110).toISOString()], [b, 'Bo', 'phone', null]]);
+    expect(j.people).toEqual([
+      { name: 'Ada', email: null, sessions: 1 },
+      { name: 'Bo', email: 'bo@example.com', sessions: 1 },
+    ]);
+    expect(j.sessions.map((s) => [s.id, s.name, s.device, s.endedAt])).toEqual([
+      [a, 'Ada', 'desktop', t(110).toISOString()],
+      [b, 'Bo', 'phone', null],
+    ]);
     expect(j.sessions[0].startedAt).toBe(t(0).toISOString());
     expect(j.sessions[0].timeline.map((e) => [e.kind, e.subject, e.seconds])).toEqual([
-      ['entry', null, 0], ['time', 'web', 40], ['step', 'home', 0], ['hidden', null, 0], ['shown', null, 0], ['time', 'web', 20], ['hidden', null, 0], ['leave', null, 0],
+      ['entry', null, 0],
+      ['time', 'web', 40],
+      ['step', 'home', 0],
+      ['hidden', null, 0],
+      ['shown', null, 0],
+      ['time', 'web', 20],
+      ['hidden', null, 0],
+      ['leave', null, 0],
     ]);
     expect(j.sessions[0].time).toEqual({ web: 60 });
     // 25 s between the first hidden and shown, 10 s between the second and the leave; b's hidden never closed.
-    expect(j.outside).toEqual([{ sessionId: a, seconds: 35 }, { sessionId: b, seconds: 0 }]);
+    expect(j.outside).toEqual([
+      { sessionId: a, seconds: 35 },
+      { sessionId: b, seconds: 0 },
+    ]);
     expect(j.tour).toEqual({ steps: 2, taken: 1 });
     expect(j.windowStart).toBeNull();
     expect(j.names).toEqual(storyNames);
@@ -263,14 +391,22 @@ describe('journey', () => {
   it('names room pages by their title and apps and steps by their manifest names, in visits, journey and analytics (issue 29, item 7)', async () => {
     const owner = await platform.person({ plan: 'solo' });
     const { project } = await deployStaticRoom(platform, owner, { manifest: storyManifest });
-    const page = await owner.client.call('addPage', { params: { projectId: project.id }, body: { title: 'Pricing', kind: 'markdown', content: '# Pricing' } });
+    const page = await owner.client.call('addPage', {
+      params: { projectId: project.id },
+      body: { title: 'Pricing', kind: 'markdown', content: '# Pricing' },
+    });
     const { link } = await owner.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
     const where = { workspaceId: await workspaceOf(project.id), projectId: project.id, linkId: link.id };
     // A visit as the room's beacon leaves it: seconds per app and page id, one id no longer named.
-    await platform.deps.sql`insert into visits (workspace_id, project_id, link_id, viewer_name, time) values (${where.workspaceId}, ${project.id}, ${link.id}, 'Ada', ${platform.deps.sql.json({ web: 12, [page.id]: 7, gone: 1 })})`;
+    await platform.deps
+      .sql`insert into visits (workspace_id, project_id, link_id, viewer_name, time) values (${where.workspaceId}, ${project.id}, ${link.id}, 'Ada', ${platform.deps.sql.json({ web: 12, [page.id]: 7, gone: 1 })})`;
     const [visit] = await owner.client.call('listVisits', { params: { projectId: project.id } });
     expect(visit.names).toEqual({ web: 'Website', [page.id]: 'Pricing' });
-    await events(where, randomUUID(), [{ kind: 'entry' }, { kind: 'time', subject: page.id, seconds: 7 }, { kind: 'step', subject: 'home' }]);
+    await events(where, randomUUID(), [
+      { kind: 'entry' },
+      { kind: 'time', subject: page.id, seconds: 7 },
+      { kind: 'step', subject: 'home' },
+    ]);
     const j = await owner.client.call('journey', { params: { linkId: link.id } });
     expect(j.names.time[page.id]).toBe('Pricing');
     expect(j.names.steps.home).toBe('Home');
@@ -283,7 +419,12 @@ describe('journey', () => {
     const owner = await platform.person({ plan: 'solo' });
     const { project } = await deployStaticRoom(platform, owner);
     const { link } = await owner.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
-    expect(await owner.client.call('journey', { params: { linkId: link.id } })).toMatchObject({ people: [], sessions: [], outside: [], tour: null });
+    expect(await owner.client.call('journey', { params: { linkId: link.id } })).toMatchObject({
+      people: [],
+      sessions: [],
+      outside: [],
+      tour: null,
+    });
 
     const stranger = await platform.person({ plan: 'solo' });
     expect((await refusal(stranger.client.call('journey', { params: { linkId: link.id } }))).status).toBe(404);

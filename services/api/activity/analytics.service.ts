@@ -32,7 +32,16 @@ export function checkRange(from: string, to: string): { from: string; to: string
 }
 
 const zero = (): Figures => ({
-  views: 0, viewers: 0, activeSeconds: 0, time: {}, storyCompletions: 0, steps: {}, scenarios: {}, answers: {}, comments: 0, bounces: 0,
+  views: 0,
+  viewers: 0,
+  activeSeconds: 0,
+  time: {},
+  storyCompletions: 0,
+  steps: {},
+  scenarios: {},
+  answers: {},
+  comments: 0,
+  bounces: 0,
 });
 
 function addTally(into: Record<string, number>, from: Record<string, number>) {
@@ -78,7 +87,13 @@ function byDay(range: { days: string[] }, rows: DayRow[], stories: Map<string, s
   return { days: [...days.values()], totals };
 }
 
-export async function projectAnalytics(sql: Sql, workspaceId: string, project: ProjectRow, from: string, to: string): Promise<ProjectAnalytics> {
+export async function projectAnalytics(
+  sql: Sql,
+  workspaceId: string,
+  project: ProjectRow,
+  from: string,
+  to: string,
+): Promise<ProjectAnalytics> {
   const range = checkRange(from, to);
   const full = (await planFor(sql, workspaceId)).fullAnalytics;
   const rows = await rowsOf(sql, { workspaceId, projectId: project.id }, range);
@@ -105,9 +120,17 @@ export async function workspaceAnalytics(sql: Sql, workspaceId: string, from: st
     .map(([projectId, totals]) => ({ projectId, slug: named.get(projectId)!.slug, name: named.get(projectId)!.name, totals }))
     .sort((a, b) => b.totals.views - a.totals.views || a.slug.localeCompare(b.slug));
   // Across projects an id is only unique with its project (two rooms may each have an app `web`).
-  const keyed = rows.map((r) => ({ ...r, time: byProject(r.projectId, r.time), steps: byProject(r.projectId, r.steps), scenarios: byProject(r.projectId, r.scenarios) }));
+  const keyed = rows.map((r) => ({
+    ...r,
+    time: byProject(r.projectId, r.time),
+    steps: byProject(r.projectId, r.steps),
+    scenarios: byProject(r.projectId, r.scenarios),
+  }));
   const keyedStories = new Map([...stories].map(([projectId, steps]) => [projectId, steps.map((id) => `${projectId}:${id}`)]));
-  const names = await subjectNames(sql, [...split.keys()].filter((id) => named.has(id)));
+  const names = await subjectNames(
+    sql,
+    [...split.keys()].filter((id) => named.has(id)),
+  );
   const figures = byDay(range, keyed, keyedStories);
   return { from, to, full: true, ...figures, projects: perProject, names: workspaceNames(names, named, figures.totals) };
 }

@@ -25,8 +25,13 @@ export function commentView(c: CommentRow): Comment {
 
 export function feedbackView(c: CommentRow): FeedbackRec {
   return {
-    ...commentView(c), reply: c.reply, repliedAt: c.repliedAt?.toISOString() ?? null, from: replierOf(c),
-    appName: c.appName, screenshotNote: c.screenshotNote, viewerEmail: c.viewerEmail,
+    ...commentView(c),
+    reply: c.reply,
+    repliedAt: c.repliedAt?.toISOString() ?? null,
+    from: replierOf(c),
+    appName: c.appName,
+    screenshotNote: c.screenshotNote,
+    viewerEmail: c.viewerEmail,
   };
 }
 
@@ -35,13 +40,22 @@ export function feedbackDetailView(c: CommentRow): FeedbackDetail {
   return {
     ...rec,
     projectId: c.projectId,
-    screenshot: c.screenshotKey && c.screenshotType
-      ? { url: screenshotUrl(c.id), type: c.screenshotType, width: c.screenshotWidth!, height: c.screenshotHeight!, bytes: c.screenshotBytes! }
-      : null,
+    screenshot:
+      c.screenshotKey && c.screenshotType
+        ? {
+            url: screenshotUrl(c.id),
+            type: c.screenshotType,
+            width: c.screenshotWidth!,
+            height: c.screenshotHeight!,
+            bytes: c.screenshotBytes!,
+          }
+        : null,
     viewer: { name: c.viewerName, email: c.viewerEmail, linkId: c.linkId },
     thread: [
       { kind: 'comment', by: c.viewerName, body: c.body, at: rec.createdAt },
-      ...(c.reply && rec.repliedAt ? [{ kind: 'reply' as const, by: rec.from?.displayName ?? null, body: c.reply, at: rec.repliedAt }] : []),
+      ...(c.reply && rec.repliedAt
+        ? [{ kind: 'reply' as const, by: rec.from?.displayName ?? null, body: c.reply, at: rec.repliedAt }]
+        : []),
     ],
   };
 }

@@ -12,7 +12,14 @@ export const feedbackHandlers = {
   listResponses: async ({ deps, auth, params }) => {
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
     const rows = await responsesOf(deps.sql, project.id);
-    return rows.map((r) => ({ id: r.id, linkId: r.linkId, viewerName: r.viewerName, step: r.step, detail: r.detail, createdAt: r.createdAt.toISOString() }));
+    return rows.map((r) => ({
+      id: r.id,
+      linkId: r.linkId,
+      viewerName: r.viewerName,
+      step: r.step,
+      detail: r.detail,
+      createdAt: r.createdAt.toISOString(),
+    }));
   },
   listComments: async ({ deps, auth, params }) => {
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);

@@ -33,18 +33,30 @@ export async function journeyOf(sql: Sql, workspaceId: string, linkId: string): 
   const plan = await planNameOf(sql, workspaceId);
   if (!planOf(plan).fullAnalytics) throw planLimit('analytics', plan);
   const [events, claims, roomSessions, stories, names] = await Promise.all([
-    eventsOfLink(sql, link.id), claimsOf(sql, link.id), sessionsOfLink(sql, link.id), liveStories(sql, workspaceId, link.projectId),
+    eventsOfLink(sql, link.id),
+    claimsOf(sql, link.id),
+    sessionsOfLink(sql, link.id),
+    liveStories(sql, workspaceId, link.projectId),
     namesOf(sql, link.projectId),
   ]);
 
-  type Seen = { id: string; name: string | null; email: string | null; device: Journey['sessions'][number]['device']; startedAt: Date | null; endedAt: Date | null; events: EventRow[] };
+  type Seen = {
+    id: string;
+    name: string | null;
+    email: string | null;
+    device: Journey['sessions'][number]['device'];
+    startedAt: Date | null;
+    endedAt: Date | null;
+    events: EventRow[];
+  };
   const seen = new Map<string, Seen>();
   const sessionOf = (id: string) => {
     let s = seen.get(id);
     if (!s) seen.set(id, (s = { id, name: null, email: null, device: null, startedAt: null, endedAt: null, events: [] }));
     return s;
   };
-  for (const r of roomSessions) Object.assign(sessionOf(r.id), { name: r.viewerName, email: r.viewerEmail, startedAt: r.createdAt, endedAt: r.endedAt });
+  for (const r of roomSessions)
+    Object.assign(sessionOf(r.id), { name: r.viewerName, email: r.viewerEmail, startedAt: r.createdAt, endedAt: r.endedAt });
   for (const c of claims) {
     const s = sessionOf(c.sessionId);
     s.name = c.name ?? s.name;
@@ -60,7 +72,9 @@ export async function journeyOf(sql: Sql, workspaceId: string, linkId: string): 
     if (!s.startedAt || e.at < s.startedAt) s.startedAt = e.at;
     if (e.kind === 'leave') s.endedAt = e.at;
   }
-  const sessions = [...seen.values()].sort((a, b) => (a.startedAt?.getTime() ?? 0) - (b.startedAt?.getTime() ?? 0) || a.id.localeCompare(b.id));
+  const sessions = [...seen.values()].sort(
+    (a, b) => (a.startedAt?.getTime() ?? 0) - (b.startedAt?.getTime() ?? 0) || a.id.localeCompare(b.id),
+  );
 
   const people = new Map<string, Journey['people'][number]>();
   for (const s of sessions) {
@@ -88,7 +102,9 @@ export async function journeyOf(sql: Sql, workspaceId: string, linkId: string): 
         time,
       };
     }),
-    outside: sessions.filter((s) => s.events.some((e) => e.kind === 'hidden')).map((s) => ({ sessionId: s.id, seconds: outsideSeconds(s.events) })),
+    outside: sessions
+      .filter((s) => s.events.some((e) => e.kind === 'hidden'))
+      .map((s) => ({ sessionId: s.id, seconds: outsideSeconds(s.events) })),
     tour: story ? { steps: story.length, taken: story.filter((id) => taken.has(id)).length } : null,
     // Every raw event is kept (nothing removes them yet), so the timelines are whole.
     windowStart: null,

@@ -11,7 +11,12 @@ import { signInOptions, signInWithPasskey } from '../account/passkeys.service.js
 import { notFound, Refusal, refused } from '../../core/errors.js';
 import { finishProvider, isProvider, startProvider } from './providers.service.js';
 import {
-  approveDeviceLogin, checkEmailSignIn, redeemDeviceLogin, sendEmailSignIn, startDeviceLogin, verifyEmailSignIn,
+  approveDeviceLogin,
+  checkEmailSignIn,
+  redeemDeviceLogin,
+  sendEmailSignIn,
+  startDeviceLogin,
+  verifyEmailSignIn,
 } from './auth.service.js';
 
 /**
@@ -45,7 +50,14 @@ export const authHandlers = {
   },
   emailVerify: async ({ deps, body, auth, req, reply }) => {
     await takeSignIn(deps, req, [{ limit: 'ip' }]);
-    const session = await verifyEmailSignIn(deps.sql, deps.config, body.token, nonceOf(req), body.confirm === true, req.headers['user-agent']);
+    const session = await verifyEmailSignIn(
+      deps.sql,
+      deps.config,
+      body.token,
+      nonceOf(req),
+      body.confirm === true,
+      req.headers['user-agent'],
+    );
     await endReplacedSession(deps.sql, auth, session.personId);
     setSessionCookie(reply, session.token, session.expiresAt);
     return { signedIn: true as const, expiresAt: session.expiresAt.toISOString() };

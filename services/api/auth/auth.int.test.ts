@@ -3,8 +3,12 @@ import { cookieValue, mailedToken, SIGN_IN_NONCE_COOKIE, startPlatform, type Pla
 import { issueToken } from '../../ops/ops.service.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 describe('bearer tokens', () => {
   it('an operator token reads the account and its personal workspace', async () => {
@@ -32,13 +36,15 @@ describe('bearer tokens', () => {
 
   it('refuses an expired session', async () => {
     const { token, email } = await platform.person();
-    await platform.deps.sql`update sessions set expires_at = now() - interval '1 second' where person_id = (select id from people where email = ${email})`;
+    await platform.deps
+      .sql`update sessions set expires_at = now() - interval '1 second' where person_id = (select id from people where email = ${email})`;
     expect((await platform.fetch('/api/me/account', { token })).status).toBe(401);
   });
 
   it('stores only a hash of the token', async () => {
     const { token, email } = await platform.person();
-    const rows = await platform.deps.sql`select encode(token_hash, 'hex') as h from sessions s join people p on p.id = s.person_id where p.email = ${email}`;
+    const rows = await platform.deps
+      .sql`select encode(token_hash, 'hex') as h from sessions s join people p on p.id = s.person_id where p.email = ${email}`;
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(token);
   });
@@ -91,7 +97,11 @@ describe('emailed sign-in links', () => {
     const attacker = await platform.person();
     // What a content origin could toss in with Domain=: the attacker's own session, under either name.
     const { token: attackerWeb } = await issueToken(platform.deps.sql, attacker.email, { kind: 'web' });
-    for (const cookie of [`pp_session=${attackerWeb}; ${own}`, `${own}; __Host-pp_session=${attackerWeb}`, `__Host-pp_session=${attackerWeb}; ${own}`]) {
+    for (const cookie of [
+      `pp_session=${attackerWeb}; ${own}`,
+      `${own}; __Host-pp_session=${attackerWeb}`,
+      `__Host-pp_session=${attackerWeb}; ${own}`,
+    ]) {
       const me = await platform.fetch('/api/me/account', { headers: { cookie } });
       expect(me.status, cookie.replace(/=[^;]+/g, '=…')).toBe(401);
       expect(me.body).toEqual({ error: 'sign in first' });
@@ -152,7 +162,9 @@ describe('emailed sign-in links', () => {
     const confirmed = await verify({ token, confirm: true }, other);
     expect(confirmed.status).toBe(200);
     const session = cookieValue(confirmed.headers, '__Host-pp_session')!;
-    expect((await platform.fetch('/api/me/account', { headers: { cookie: `__Host-pp_session=${session}` } })).body).toMatchObject({ email });
+    expect((await platform.fetch('/api/me/account', { headers: { cookie: `__Host-pp_session=${session}` } })).body).toMatchObject({
+      email,
+    });
     expect((await verify({ token }, asker)).status).toBe(404);
   });
 
@@ -193,9 +205,16 @@ describe('device login', () => {
 
   it('cannot be approved without a session, nor twice, nor with an unknown code', async () => {
     const start = await platform.fetch('/api/auth/device', { method: 'POST' });
-    expect((await platform.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode: start.body.userCode } })).status).toBe(401);
+    expect((await platform.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode: start.body.userCode } })).status).toBe(
+      401,
+    );
     const p = await platform.person({ kind: 'web' });
-    const approve = (userCode: string) => platform.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode }, headers: { cookie: `__Host-pp_session=${p.token}`, origin: platform.baseUrl } });
+    const approve = (userCode: string) =>
+      platform.fetch('/api/auth/device/approve', {
+        method: 'POST',
+        json: { userCode },
+        headers: { cookie: `__Host-pp_session=${p.token}`, origin: platform.baseUrl },
+      });
     expect((await approve('BBBB-BBBB')).status).toBe(404);
     expect((await approve(start.body.userCode)).status).toBe(200);
     expect((await approve(start.body.userCode)).status).toBe(404);
@@ -206,10 +225,16 @@ describe('device login', () => {
     const start = await platform.fetch('/api/auth/device', { method: 'POST' });
     for (const kind of ['cli', 'web'] as const) {
       const p = await platform.person({ kind });
-      const res = await platform.fetch('/api/auth/device/approve', { method: 'POST', token: p.token, json: { userCode: start.body.userCode } });
+      const res = await platform.fetch('/api/auth/device/approve', {
+        method: 'POST',
+        token: p.token,
+        json: { userCode: start.body.userCode },
+      });
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({ error: 'role cannot', reason: 'permission', action: 'deviceApprove', stepUp: 'browser' });
     }
-    expect((await platform.fetch('/api/auth/device/token', { method: 'POST', json: { deviceCode: start.body.deviceCode } })).body).toMatchObject({ pending: true });
+    expect(
+      (await platform.fetch('/api/auth/device/token', { method: 'POST', json: { deviceCode: start.body.deviceCode } })).body,
+    ).toMatchObject({ pending: true });
   });
 });

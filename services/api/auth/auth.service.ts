@@ -24,7 +24,12 @@ const userCodeLetters = 'BCDFGHJKLMNPQRSTVWXZ';
 export async function sendEmailSignIn(sql: Sql, mailer: Mailer, config: Config, email: string, browserNonce: string) {
   const address = email.trim().toLowerCase();
   const token = newSecret('pp_eml');
-  const row = await keepEmailSignIn(sql, { email: address, tokenHash: hashSecret(token), browserHash: hashSecret(browserNonce), minutes: emailLinkMinutes });
+  const row = await keepEmailSignIn(sql, {
+    email: address,
+    tokenHash: hashSecret(token),
+    browserHash: hashSecret(browserNonce),
+    minutes: emailLinkMinutes,
+  });
   const link = `${config.publicUrl}/auth/email?token=${encodeURIComponent(token)}`;
   await mailer.send({
     to: address,
@@ -54,7 +59,14 @@ export async function checkEmailSignIn(sql: Sql, token: string, browserNonce: st
  * session. Only in the browser that asked for it, or after the person confirmed the masked account
  * (`confirmed`); otherwise 422 `elsewhere` and the link stays unspent.
  */
-export async function verifyEmailSignIn(sql: Sql, config: Config, token: string, browserNonce: string | undefined, confirmed: boolean, userAgent?: string) {
+export async function verifyEmailSignIn(
+  sql: Sql,
+  config: Config,
+  token: string,
+  browserNonce: string | undefined,
+  confirmed: boolean,
+  userAgent?: string,
+) {
   const tokenHash = hashSecret(token);
   const spent = await spendEmailSignIn(sql, tokenHash, nonceHash(browserNonce), confirmed);
   if (!spent) {
@@ -72,7 +84,12 @@ export async function verifyEmailSignIn(sql: Sql, config: Config, token: string,
 export async function startDeviceLogin(sql: Sql, config: Config, userAgent?: string) {
   const deviceCode = newSecret('pp_dev');
   const userCode = Array.from({ length: 8 }, () => userCodeLetters[randomInt(userCodeLetters.length)]).join('');
-  await insertDeviceLogin(sql, { deviceCodeHash: hashSecret(deviceCode), userCode, userAgent: userAgent?.slice(0, 400) ?? null, minutes: deviceMinutes });
+  await insertDeviceLogin(sql, {
+    deviceCodeHash: hashSecret(deviceCode),
+    userCode,
+    userAgent: userAgent?.slice(0, 400) ?? null,
+    minutes: deviceMinutes,
+  });
   const shown = `${userCode.slice(0, 4)}-${userCode.slice(4)}`;
   return {
     deviceCode,
@@ -96,7 +113,11 @@ export async function redeemDeviceLogin(sql: Sql, config: Config, deviceCode: st
   if (!row.approvedBy) return { pending: true as const, interval: devicePollSeconds };
   if (!(await redeemDeviceCode(sql, hashSecret(deviceCode)))) throw notFound();
   const session = await createSession(sql, {
-    personId: row.approvedBy, kind: 'cli', days: config.SESSION_DAYS, method: 'device', userAgent: row.userAgent,
+    personId: row.approvedBy,
+    kind: 'cli',
+    days: config.SESSION_DAYS,
+    method: 'device',
+    userAgent: row.userAgent,
   });
   return { token: session.token };
 }

@@ -18,7 +18,8 @@ afterAll(async () => {
   await behindOne?.close();
 });
 
-const deviceSignIn = (p: Platform, forwardedFor: string) => p.fetch('/api/auth/device', { method: 'POST', headers: { 'x-forwarded-for': forwardedFor } });
+const deviceSignIn = (p: Platform, forwardedFor: string) =>
+  p.fetch('/api/auth/device', { method: 'POST', headers: { 'x-forwarded-for': forwardedFor } });
 
 it('with the default settings a forged X-Forwarded-For is ignored: every request counts against the real address', async () => {
   for (const forged of ['203.0.113.1', '203.0.113.2', '198.51.100.3']) expect((await deviceSignIn(direct, forged)).status).toBe(200);

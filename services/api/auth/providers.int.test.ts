@@ -33,15 +33,24 @@ beforeAll(async () => {
   const githubUrl = await listen(github);
   platform = await startPlatform({
     env: {
-      GITHUB_CLIENT_ID: 'gh-client', GITHUB_CLIENT_SECRET: 'gh-secret', GITHUB_URL: githubUrl, GITHUB_API_URL: githubUrl,
-      GOOGLE_CLIENT_ID: 'google-client', GOOGLE_CLIENT_SECRET: 'google-secret-google-secret-google-secret', GOOGLE_ISSUER: issuer,
+      GITHUB_CLIENT_ID: 'gh-client',
+      GITHUB_CLIENT_SECRET: 'gh-secret',
+      GITHUB_URL: githubUrl,
+      GITHUB_API_URL: githubUrl,
+      GOOGLE_CLIENT_ID: 'google-client',
+      GOOGLE_CLIENT_SECRET: 'google-secret-google-secret-google-secret',
+      GOOGLE_ISSUER: issuer,
     },
   });
   oidcProvider = new Provider(issuer, {
-    clients: [{
-      client_id: 'google-client', client_secret: 'google-secret-google-secret-google-secret',
-      redirect_uris: [`${platform.baseUrl}/api/auth/google/callback`], token_endpoint_auth_method: 'client_secret_post',
-    }],
+    clients: [
+      {
+        client_id: 'google-client',
+        client_secret: 'google-secret-google-secret-google-secret',
+        redirect_uris: [`${platform.baseUrl}/api/auth/google/callback`],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
     pkce: { required: () => true },
     conformIdTokenClaims: false,
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['picture'] },
@@ -81,7 +90,9 @@ async function throughProvider(start: string, login: string): Promise<string> {
   for (let i = 0; i < 12; i++) {
     if (url.startsWith(platform.baseUrl)) return url;
     const res: Response = await fetch(url, {
-      redirect: 'manual', method: form ? 'POST' : 'GET', body: form ?? undefined,
+      redirect: 'manual',
+      method: form ? 'POST' : 'GET',
+      body: form ?? undefined,
       headers: { cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
     });
     jar.take(res);
@@ -106,7 +117,11 @@ let stateCookie: string | null = null;
 /** Starts a flow; `session` is the token of the web app's cookie session that asks to link. */
 const start = async (provider: string, session?: string, next?: string) => {
   const headers: Record<string, string> = session ? { cookie: `__Host-pp_session=${session}`, origin: platform.baseUrl } : {};
-  const res = await platform.fetch(`/api/auth/${provider}/start`, { method: 'POST', headers, ...(next !== undefined ? { json: { next } } : {}) });
+  const res = await platform.fetch(`/api/auth/${provider}/start`, {
+    method: 'POST',
+    headers,
+    ...(next !== undefined ? { json: { next } } : {}),
+  });
   expect(res.status).toBe(200);
   const set = res.headers.getSetCookie().find((c) => c.startsWith('__Host-pp_oauth_state='))!;
   for (const attribute of [/; Path=\/(;|$)/, /; Secure/i, /; HttpOnly/i]) expect(set).toMatch(attribute);
@@ -137,11 +152,20 @@ describe('Google (OpenID Connect, a local oidc-provider)', () => {
     expect(new URL(authorize).searchParams.get('nonce')).toBeTruthy();
     const back = await callback(await throughProvider(authorize, login));
     expect(back).toMatchObject({ status: 302, location: '/' });
-    expect(await accountWith(back.cookie!)).toMatchObject({ email, emailVerified: true, image: 'https://images.example/g.png', providerImage: true, photo: null });
+    expect(await accountWith(back.cookie!)).toMatchObject({
+      email,
+      emailVerified: true,
+      image: 'https://images.example/g.png',
+      providerImage: true,
+      photo: null,
+    });
     const sessions = (await platform.fetch('/api/me/sessions', { headers: { cookie: back.cookie! } })).body;
     expect(sessions[0]).toMatchObject({ current: true, signInMethod: 'google' });
     const signIns = (await platform.fetch('/api/me/sign-in', { headers: { cookie: back.cookie! } })).body;
-    expect(signIns.providers).toEqual([{ provider: 'github', setUp: true, linked: false }, { provider: 'google', setUp: true, linked: true }]);
+    expect(signIns.providers).toEqual([
+      { provider: 'github', setUp: true, linked: false },
+      { provider: 'google', setUp: true, linked: true },
+    ]);
   });
 
   it('signs in to an existing person only when the provider says the email is verified', async () => {
@@ -199,7 +223,10 @@ describe('where a provider sign-in returns (issue 29)', () => {
     expect(back).toMatchObject({ status: 302, location: '/projects/abc/links?x=1' });
     expect(back.cookie).not.toBeNull();
     for (const elsewhere of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) {
-      expect(await callback(await throughProvider(await start('google', undefined, elsewhere), login))).toMatchObject({ status: 302, location: '/' });
+      expect(await callback(await throughProvider(await start('google', undefined, elsewhere), login))).toMatchObject({
+        status: 302,
+        location: '/',
+      });
     }
     // A refusal still lands on the sign-in page with the reason, wherever it started.
     const refusedLogin = randomUUID();
@@ -213,9 +240,14 @@ describe('where a provider sign-in returns (issue 29)', () => {
 describe('GitHub (a local OAuth 2.0 server)', () => {
   it('signs in with the primary verified address; links, and disconnect refuses the only way in', async () => {
     const email = `gh-${randomUUID()}@example.com`;
-    nextGithubUser = { id: Math.floor(Math.random() * 1e9), avatar_url: 'https://avatars.example/1', emails: [
-      { email: `other-${randomUUID()}@example.com`, verified: false, primary: false }, { email, verified: true, primary: true },
-    ] };
+    nextGithubUser = {
+      id: Math.floor(Math.random() * 1e9),
+      avatar_url: 'https://avatars.example/1',
+      emails: [
+        { email: `other-${randomUUID()}@example.com`, verified: false, primary: false },
+        { email, verified: true, primary: true },
+      ],
+    };
     const back = await callback(await throughProvider(await start('github'), 'n/a'));
     expect(back).toMatchObject({ status: 302, location: '/' });
     const me = await accountWith(back.cookie!);
@@ -227,7 +259,8 @@ describe('GitHub (a local OAuth 2.0 server)', () => {
     expect((await platform.fetch('/api/me/sign-in/google/disconnect', { method: 'POST', headers })).status).toBe(404);
 
     // With a passkey as another way in, it disconnects; the avatar goes with it.
-    await platform.deps.sql`insert into passkeys (person_id, credential_id, public_key) values (${me.userId}, ${`c-${randomUUID()}`}, ${Buffer.from('k')})`;
+    await platform.deps
+      .sql`insert into passkeys (person_id, credential_id, public_key) values (${me.userId}, ${`c-${randomUUID()}`}, ${Buffer.from('k')})`;
     const after = await platform.fetch('/api/me/sign-in/github/disconnect', { method: 'POST', headers });
     expect(after.status).toBe(200);
     expect(after.body.providers[0]).toEqual({ provider: 'github', setUp: true, linked: false });
@@ -235,8 +268,15 @@ describe('GitHub (a local OAuth 2.0 server)', () => {
   });
 
   it('refuses an account whose addresses are all unverified, and links to the signed-in person who asks', async () => {
-    nextGithubUser = { id: Math.floor(Math.random() * 1e9), avatar_url: 'https://avatars.example/2', emails: [{ email: `u-${randomUUID()}@example.com`, verified: false, primary: true }] };
-    expect(await callback(await throughProvider(await start('github'), 'n/a'))).toMatchObject({ status: 422, body: { reason: 'provider' } });
+    nextGithubUser = {
+      id: Math.floor(Math.random() * 1e9),
+      avatar_url: 'https://avatars.example/2',
+      emails: [{ email: `u-${randomUUID()}@example.com`, verified: false, primary: true }],
+    };
+    expect(await callback(await throughProvider(await start('github'), 'n/a'))).toMatchObject({
+      status: 422,
+      body: { reason: 'provider' },
+    });
 
     const me = await platform.person({ kind: 'web' });
     const back = await callback(await throughProvider(await start('github', me.token), 'n/a'));
@@ -253,14 +293,22 @@ describe('GitHub (a local OAuth 2.0 server)', () => {
   it('links only from the web app signed in within the step-up window: a bearer token or an older session gets 403', async () => {
     const cli = await platform.person();
     const byBearer = await platform.fetch('/api/auth/github/start', { method: 'POST', token: cli.token });
-    expect(byBearer).toMatchObject({ status: 403, body: { error: 'role cannot', reason: 'permission', action: 'providerStart', stepUp: 'browser' } });
+    expect(byBearer).toMatchObject({
+      status: 403,
+      body: { error: 'role cannot', reason: 'permission', action: 'providerStart', stepUp: 'browser' },
+    });
     expect(byBearer.headers.getSetCookie()).toEqual([]);
 
     const web = await platform.person({ kind: 'web' });
     await platform.deps.sql`update sessions set created_at = now() - interval '11 minutes' where token_hash = ${hashSecret(web.token)}`;
-    const stale = await platform.fetch('/api/auth/github/start', { method: 'POST', headers: { cookie: `__Host-pp_session=${web.token}`, origin: platform.baseUrl } });
+    const stale = await platform.fetch('/api/auth/github/start', {
+      method: 'POST',
+      headers: { cookie: `__Host-pp_session=${web.token}`, origin: platform.baseUrl },
+    });
     expect(stale).toMatchObject({ status: 403, body: { reason: 'permission', action: 'providerStart', stepUp: 'sign-in-again' } });
-    expect(await platform.deps.sql`select 1 from oauth_states where person_id = (select id from people where email = ${web.email})`).toEqual([]);
+    expect(
+      await platform.deps.sql`select 1 from oauth_states where person_id = (select id from people where email = ${web.email})`,
+    ).toEqual([]);
   });
 
   it('answers 404 for a provider that is not set up or unknown', async () => {
@@ -268,11 +316,16 @@ describe('GitHub (a local OAuth 2.0 server)', () => {
     try {
       expect((await bare.fetch('/api/auth/github/start', { method: 'POST' })).status).toBe(404);
       const me = await bare.person();
-      expect((await me.client.call('signIns')).providers).toEqual([{ provider: 'github', setUp: false, linked: false }, { provider: 'google', setUp: false, linked: false }]);
+      expect((await me.client.call('signIns')).providers).toEqual([
+        { provider: 'github', setUp: false, linked: false },
+        { provider: 'google', setUp: false, linked: false },
+      ]);
     } finally {
       await bare.close();
     }
     expect((await platform.fetch('/api/auth/myspace/start', { method: 'POST' })).status).toBe(404);
-    expect((await refusal((await platform.person({ kind: 'web' })).browser.call('disconnect', { params: { provider: 'myspace' } }))).status).toBe(404);
+    expect(
+      (await refusal((await platform.person({ kind: 'web' })).browser.call('disconnect', { params: { provider: 'myspace' } }))).status,
+    ).toBe(404);
   });
 });

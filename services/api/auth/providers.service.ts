@@ -4,7 +4,14 @@ import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { notFound, Refusal, refused } from '../../core/errors.js';
 import { ensurePerson } from '../../data/people.sql.js';
-import { keepOAuthState, linkProvider, personIdByEmail, providerLink, spendOAuthState, type ProviderName } from '../../data/provider-links.sql.js';
+import {
+  keepOAuthState,
+  linkProvider,
+  personIdByEmail,
+  providerLink,
+  spendOAuthState,
+  type ProviderName,
+} from '../../data/provider-links.sql.js';
 import { createSession } from '../../data/sessions.sql.js';
 
 // GitHub and Google sign-in (spec 5 (8); issue 19) through openid-client: the authorization code
@@ -37,7 +44,8 @@ async function clientFor(config: Config, provider: ProviderName): Promise<oidc.C
   const base = config.GITHUB_URL.replace(/\/$/, '');
   const client = new oidc.Configuration(
     { issuer: base, authorization_endpoint: `${base}/login/oauth/authorize`, token_endpoint: `${base}/login/oauth/access_token` },
-    config.GITHUB_CLIENT_ID!, config.GITHUB_CLIENT_SECRET!,
+    config.GITHUB_CLIENT_ID!,
+    config.GITHUB_CLIENT_SECRET!,
   );
   if (loopback(base)) oidc.allowInsecureRequests(client);
   return client;
@@ -53,7 +61,15 @@ export async function startProvider(sql: Sql, config: Config, provider: Provider
   const state = oidc.randomState();
   const nonce = provider === 'google' ? oidc.randomNonce() : null;
   const nextPath = next ? samePath(next) : '/';
-  await keepOAuthState(sql, { state, provider, codeVerifier, nonce, personId, seconds: stateSeconds, nextPath: nextPath === '/' ? null : nextPath });
+  await keepOAuthState(sql, {
+    state,
+    provider,
+    codeVerifier,
+    nonce,
+    personId,
+    seconds: stateSeconds,
+    nextPath: nextPath === '/' ? null : nextPath,
+  });
   const url = oidc.buildAuthorizationUrl(client, {
     redirect_uri: callbackUrl(config, provider),
     scope: provider === 'google' ? 'openid email profile' : 'read:user user:email',
@@ -65,12 +81,19 @@ export async function startProvider(sql: Sql, config: Config, provider: Provider
   return { url: url.href, state };
 }
 
-interface Identity { subject: string; email: string | null; emailVerified: boolean; imageUrl: string | null }
+interface Identity {
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  imageUrl: string | null;
+}
 
 async function githubIdentity(config: Config, accessToken: string): Promise<Identity> {
   const api = config.GITHUB_API_URL.replace(/\/$/, '');
   const get = async (path: string) => {
-    const res = await fetch(`${api}${path}`, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/vnd.github+json', 'user-agent': 'demo-rooms' } });
+    const res = await fetch(`${api}${path}`, {
+      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/vnd.github+json', 'user-agent': 'demo-rooms' },
+    });
     if (!res.ok) throw refused(422, 'provider', `GitHub answered ${res.status} for ${path}`);
     return res.json();
   };
@@ -90,13 +113,17 @@ export async function finishProvider(sql: Sql, config: Config, provider: Provide
   let identity: Identity;
   try {
     const tokens = await oidc.authorizationCodeGrant(client, currentUrl, {
-      pkceCodeVerifier: kept.codeVerifier, expectedState: state, ...(kept.nonce ? { expectedNonce: kept.nonce, idTokenExpected: true } : {}),
+      pkceCodeVerifier: kept.codeVerifier,
+      expectedState: state,
+      ...(kept.nonce ? { expectedNonce: kept.nonce, idTokenExpected: true } : {}),
     });
     if (provider === 'google') {
       const claims = tokens.claims()!;
       identity = {
-        subject: claims.sub, email: typeof claims.email === 'string' ? claims.email : null,
-        emailVerified: claims.email_verified === true, imageUrl: typeof claims.picture === 'string' ? claims.picture : null,
+        subject: claims.sub,
+        email: typeof claims.email === 'string' ? claims.email : null,
+        emailVerified: claims.email_verified === true,
+        imageUrl: typeof claims.picture === 'string' ? claims.picture : null,
       };
     } else {
       identity = await githubIdentity(config, tokens.access_token);
@@ -108,12 +135,21 @@ export async function finishProvider(sql: Sql, config: Config, provider: Provide
   const { personId, added } = await personFor(sql, provider, identity, kept.personId);
   const session = await createSession(sql, { personId, kind: 'web', days: config.SESSION_DAYS, method: provider, userAgent });
   // A new link is a new way in: the handler mails the person (security-3 M4).
-  return { session, next: samePath(kept.nextPath ?? '/'), added: added ? { personId, what: `A ${providerTitle[provider]} account` } : null };
+  return {
+    session,
+    next: samePath(kept.nextPath ?? '/'),
+    added: added ? { personId, what: `A ${providerTitle[provider]} account` } : null,
+  };
 }
 
 const providerTitle: Record<ProviderName, string> = { github: 'GitHub', google: 'Google' };
 
-async function personFor(sql: Sql, provider: ProviderName, id: Identity, linking: string | null): Promise<{ personId: string; added: boolean }> {
+async function personFor(
+  sql: Sql,
+  provider: ProviderName,
+  id: Identity,
+  linking: string | null,
+): Promise<{ personId: string; added: boolean }> {
   const known = await providerLink(sql, provider, id.subject);
   if (known) {
     if (linking && linking !== known.personId) throw refused(422, 'provider', 'this account is linked to another person');
@@ -122,7 +158,8 @@ async function personFor(sql: Sql, provider: ProviderName, id: Identity, linking
   }
   let personId = linking;
   if (!personId) {
-    if (!id.email || !id.emailVerified) throw refused(422, 'provider', 'the provider does not vouch for an email: sign in by email, then link it');
+    if (!id.email || !id.emailVerified)
+      throw refused(422, 'provider', 'the provider does not vouch for an email: sign in by email, then link it');
     personId = (await personIdByEmail(sql, id.email)) ?? (await ensurePerson(sql, id.email, { verified: true })).id;
   }
   const linked = await linkProvider(sql, { personId, provider, subject: id.subject, imageUrl: id.imageUrl });

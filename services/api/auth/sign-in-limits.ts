@@ -11,16 +11,36 @@ import type { Deps } from '../api-deps.js';
 
 const WINDOW = 15 * 60;
 
-const rules = (c: Pick<Config, 'SIGN_IN_PER_IP' | 'SIGN_IN_PER_EMAIL'>) => ({
-  ip: { name: 'sign-in:ip', limit: c.SIGN_IN_PER_IP, windowSeconds: WINDOW, text: `at most ${c.SIGN_IN_PER_IP} sign-in requests from one address in 15 minutes` },
-  email: { name: 'sign-in:email', limit: c.SIGN_IN_PER_EMAIL, windowSeconds: WINDOW, text: `at most ${c.SIGN_IN_PER_EMAIL} sign-in links to one email address in 15 minutes` },
-  poll: { name: 'sign-in:poll', limit: c.SIGN_IN_PER_IP * 20, windowSeconds: WINDOW, text: 'too many device-token polls from one address; wait and sign in again' },
-}) satisfies Record<string, RateRule>;
+const rules = (c: Pick<Config, 'SIGN_IN_PER_IP' | 'SIGN_IN_PER_EMAIL'>) =>
+  ({
+    ip: {
+      name: 'sign-in:ip',
+      limit: c.SIGN_IN_PER_IP,
+      windowSeconds: WINDOW,
+      text: `at most ${c.SIGN_IN_PER_IP} sign-in requests from one address in 15 minutes`,
+    },
+    email: {
+      name: 'sign-in:email',
+      limit: c.SIGN_IN_PER_EMAIL,
+      windowSeconds: WINDOW,
+      text: `at most ${c.SIGN_IN_PER_EMAIL} sign-in links to one email address in 15 minutes`,
+    },
+    poll: {
+      name: 'sign-in:poll',
+      limit: c.SIGN_IN_PER_IP * 20,
+      windowSeconds: WINDOW,
+      text: 'too many device-token polls from one address; wait and sign in again',
+    },
+  }) satisfies Record<string, RateRule>;
 
 export type SignInLimit = 'ip' | 'email' | 'poll';
 
 /** Counts a sign-in request against its limits; throws the spec's 429 past one. */
-export async function takeSignIn(deps: Pick<Deps, 'config' | 'queues'>, req: FastifyRequest, kinds: { limit: SignInLimit; subject?: string }[]) {
+export async function takeSignIn(
+  deps: Pick<Deps, 'config' | 'queues'>,
+  req: FastifyRequest,
+  kinds: { limit: SignInLimit; subject?: string }[],
+) {
   const limiter = createRateLimiter(deps.queues.redis, deps.queues.prefix);
   const all = rules(deps.config);
   for (const { limit, subject } of kinds) await limiter.take(all[limit], subject ?? req.ip);

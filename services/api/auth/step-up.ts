@@ -12,15 +12,19 @@ export const STEP_UP_MINUTES = 10;
 
 export type StepUp = 'browser' | 'sign-in-again';
 
-const needsBrowser = (action: string) => new Refusal(403, 'role cannot', 'permission', {
-  action, stepUp: 'browser' satisfies StepUp,
-  detail: 'only the web app, signed in in a browser, can do this; a command-line or connector token cannot',
-});
+const needsBrowser = (action: string) =>
+  new Refusal(403, 'role cannot', 'permission', {
+    action,
+    stepUp: 'browser' satisfies StepUp,
+    detail: 'only the web app, signed in in a browser, can do this; a command-line or connector token cannot',
+  });
 
-const needsSignInAgain = (action: string) => new Refusal(403, 'role cannot', 'permission', {
-  action, stepUp: 'sign-in-again' satisfies StepUp,
-  detail: `sign in again to confirm it is you (a sign-in of the last ${STEP_UP_MINUTES} minutes is needed), then try again`,
-});
+const needsSignInAgain = (action: string) =>
+  new Refusal(403, 'role cannot', 'permission', {
+    action,
+    stepUp: 'sign-in-again' satisfies StepUp,
+    detail: `sign in again to confirm it is you (a sign-in of the last ${STEP_UP_MINUTES} minutes is needed), then try again`,
+  });
 
 /** A cookie session of the web app, however old: approving a device login. */
 export function requireBrowser(auth: Auth, action: string): void {

@@ -6,15 +6,16 @@ import type { BrandRow } from '../../data/brand.sql.js';
 
 // The replies of spec 2.8: Brand and ThemeState, from what the room draws (brand-look.ts).
 
-const logoView = (brand: BrandRow): Logo | null => brand.logo && {
-  url: `/api/workspaces/${brand.workspaceId}/logo`,
-  type: brand.logo.type,
-  width: brand.logo.width,
-  height: brand.logo.height,
-  bytes: brand.logo.bytes,
-  etag: `"${brand.logo.hash}"`,
-  updatedAt: brand.logo.at.toISOString(),
-};
+const logoView = (brand: BrandRow): Logo | null =>
+  brand.logo && {
+    url: `/api/workspaces/${brand.workspaceId}/logo`,
+    type: brand.logo.type,
+    width: brand.logo.width,
+    height: brand.logo.height,
+    bytes: brand.logo.bytes,
+    etag: `"${brand.logo.hash}"`,
+    updatedAt: brand.logo.at.toISOString(),
+  };
 
 /** The pairs the stored accent fails where the room draws it (none when the theme has an accent of its own). */
 const accentProblems = (look: WorkspaceLook): ContrastProblem[] =>
@@ -24,7 +25,11 @@ export function brandView(look: WorkspaceLook): Brand {
   const { brand } = look;
   const problems = accentProblems(look);
   return {
-    name: brand.name, accent: brand.accent, logo: logoView(brand), workspaceName: brand.workspaceName, planAllows: look.planAllows,
+    name: brand.name,
+    accent: brand.accent,
+    logo: logoView(brand),
+    workspaceName: brand.workspaceName,
+    planAllows: look.planAllows,
     ...(problems.length ? { problems } : {}),
   };
 }

@@ -21,7 +21,13 @@ export const brandHandlers = {
     await assertMayBrand(deps.sql, auth);
     await setBrand(deps.sql, auth.workspaceId, body);
     // The brand name shows in the workspace's listed rooms: one that fails the listing checks takes them off (issue 28, M5).
-    if (body.name) await blockListedIfFailed(deps.sql, deps.config, await listedProjectsOf(deps.sql, { workspaceId: auth.workspaceId }), checkWords('brand', body.name));
+    if (body.name)
+      await blockListedIfFailed(
+        deps.sql,
+        deps.config,
+        await listedProjectsOf(deps.sql, { workspaceId: auth.workspaceId }),
+        checkWords('brand', body.name),
+      );
     return brandView(await workspaceLook(deps.sql, auth.workspaceId));
   },
   uploadLogo: async ({ deps, auth, req }) => {

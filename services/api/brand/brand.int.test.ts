@@ -5,8 +5,12 @@ import { roomPalettes } from '../../contract/room-palettes.js';
 import { contrastRatio } from '../../core/contrast.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 type Person = Awaited<ReturnType<Platform['person']>>;
 
@@ -35,7 +39,10 @@ describe('the brand', () => {
     expect(await p.client.call('setBrand', { body: { name: null, accent: null } })).toMatchObject({ name: null, accent: null });
 
     const free = await platform.person();
-    expect(await free.client.call('setBrand', { body: { name: 'Kept', accent: '#3f61e1' } })).toMatchObject({ name: 'Kept', planAllows: false });
+    expect(await free.client.call('setBrand', { body: { name: 'Kept', accent: '#3f61e1' } })).toMatchObject({
+      name: 'Kept',
+      planAllows: false,
+    });
   });
 
   it('refuses an accent unreadable in the room: 400 contrast, each failing pair with a passing shade', async () => {
@@ -45,10 +52,18 @@ describe('the brand', () => {
     expect(body.reason).toBe('contrast');
     expect(body.error).toMatch(/^unreadable: accent on background is 1\.34:1 in the light palette, needs 3:1/);
     const problems = body.problems as { pair: string; scheme: string; ratio: number; needed: number; token: string; shade: string }[];
-    expect(problems.map((x) => [x.scheme, x.pair])).toEqual([['light', 'accent on background'], ['light', 'accent on surface']]);
+    expect(problems.map((x) => [x.scheme, x.pair])).toEqual([
+      ['light', 'accent on background'],
+      ['light', 'accent on surface'],
+    ]);
     for (const x of problems) {
       expect(x.token).toBe('accent');
-      for (const ground of [roomPalettes.light.background, roomPalettes.light.surface, roomPalettes.dark.background, roomPalettes.dark.surface]) {
+      for (const ground of [
+        roomPalettes.light.background,
+        roomPalettes.light.surface,
+        roomPalettes.dark.background,
+        roomPalettes.dark.surface,
+      ]) {
         expect(contrastRatio(x.shade, ground)).toBeGreaterThanOrEqual(3);
       }
     }
@@ -59,7 +74,12 @@ describe('the brand', () => {
 
   it('refuses a body that does not fit: 400 invalid', async () => {
     const p = await platform.person({ plan: 'pro' });
-    for (const body of [{ name: 'A', accent: 'red' }, { name: '', accent: null }, { name: 'x'.repeat(81), accent: null }, { accent: null }]) {
+    for (const body of [
+      { name: 'A', accent: 'red' },
+      { name: '', accent: null },
+      { name: 'x'.repeat(81), accent: null },
+      { accent: null },
+    ]) {
       const res = await platform.fetch('/api/brand', { method: 'POST', token: p.token, json: body });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('invalid');
@@ -72,19 +92,34 @@ describe('the theme', () => {
     const p = await platform.person({ plan: 'studio' });
     const own = await p.client.call('getTheme');
     expect(own).toMatchObject({ theme: null, planAllows: true, shownOn: 'pro', problems: [], fellBack: [] });
-    expect(own.effective).toMatchObject({ ...roomPalettes.light, radius: 'soft', font: 'system', scheme: 'light dark', 'dark.text': roomPalettes.dark.text });
+    expect(own.effective).toMatchObject({
+      ...roomPalettes.light,
+      radius: 'soft',
+      font: 'system',
+      scheme: 'light dark',
+      'dark.text': roomPalettes.dark.text,
+    });
 
     const theme = { background: '#FFFFFF', text: '#101820', accent: '#0b6e4f', radius: 'round', font: 'serif' } as const;
     const set = await p.client.call('setTheme', { body: { theme } });
     expect(set.theme).toEqual({ background: '#ffffff', text: '#101820', accent: '#0b6e4f', radius: 'round', font: 'serif' });
-    expect(set.effective).toMatchObject({ background: '#ffffff', text: '#101820', accent: '#0b6e4f', accentText: '#ffffff', surface: roomPalettes.light.surface, radius: 'round', font: 'serif', scheme: 'light' });
+    expect(set.effective).toMatchObject({
+      background: '#ffffff',
+      text: '#101820',
+      accent: '#0b6e4f',
+      accentText: '#ffffff',
+      surface: roomPalettes.light.surface,
+      radius: 'round',
+      font: 'serif',
+      scheme: 'light',
+    });
     expect(await p.client.call('getTheme')).toEqual(set);
 
     const reset = await p.client.call('resetTheme');
     expect(reset).toMatchObject({ theme: null, effective: own.effective });
   });
 
-  it('keeps a theme on a plan without own branding but draws the room\'s own, saying what fell back', async () => {
+  it("keeps a theme on a plan without own branding but draws the room's own, saying what fell back", async () => {
     const p = await platform.person({ plan: 'solo' });
     const state = await p.client.call('setTheme', { body: { theme: { text: '#000000', font: 'rounded' } } });
     expect(state).toMatchObject({ theme: { text: '#000000', font: 'rounded' }, planAllows: false, shownOn: 'pro' });
@@ -94,15 +129,22 @@ describe('the theme', () => {
 
   it('refuses an unreadable theme with 400 contrast: #777777 text on white is 4.48:1', async () => {
     const p = await platform.person({ plan: 'pro' });
-    const { status, body } = await refusal(p.client.call('setTheme', { body: { theme: { background: '#ffffff', surface: '#ffffff', text: '#777777' } } }));
+    const { status, body } = await refusal(
+      p.client.call('setTheme', { body: { theme: { background: '#ffffff', surface: '#ffffff', text: '#777777' } } }),
+    );
     expect(status).toBe(400);
-    expect(body).toMatchObject({ reason: 'contrast', error: 'unreadable: text on background is 4.48:1 in the light palette, needs 4.5:1 (and 1 more)' });
+    expect(body).toMatchObject({
+      reason: 'contrast',
+      error: 'unreadable: text on background is 4.48:1 in the light palette, needs 4.5:1 (and 1 more)',
+    });
     expect(body.problems).toEqual([
       expect.objectContaining({ pair: 'text on background', ratio: 4.48, needed: 4.5, token: 'text', shade: '#767676' }),
       expect.objectContaining({ pair: 'text on surface', ratio: 4.48, needed: 4.5, token: 'text', shade: '#767676' }),
     ]);
     expect((await p.client.call('getTheme')).theme).toBeNull();
-    expect((await p.client.call('setTheme', { body: { theme: { background: '#ffffff', surface: '#ffffff', text: '#767676' } } })).problems).toEqual([]);
+    expect(
+      (await p.client.call('setTheme', { body: { theme: { background: '#ffffff', surface: '#ffffff', text: '#767676' } } })).problems,
+    ).toEqual([]);
   });
 
   it('checks a theme with the stored accent or a given one, and changes nothing', async () => {
@@ -122,7 +164,7 @@ describe('the theme', () => {
     expect((await p.client.call('setTheme', { body: { theme: { ...grey, accent: shade } } })).problems).toEqual([]);
   });
 
-  it('falls back to the room\'s accent when the stored accent stops reading after a reset, and says so in getBrand', async () => {
+  it("falls back to the room's accent when the stored accent stops reading after a reset, and says so in getBrand", async () => {
     const p = await platform.person({ plan: 'pro' });
     await p.client.call('setTheme', { body: { theme: { background: '#101010', surface: '#181818' } } });
     // Light yellow reads on that dark theme...
@@ -152,7 +194,12 @@ describe('who may change them', () => {
       expect(status).toBe(403);
       expect(body).toMatchObject({ error: 'role cannot', reason: 'permission', action: 'brand' });
     }
-    const put = await platform.fetch('/api/brand/logo', { method: 'PUT', token: member.token, body: Buffer.from('x'), headers: { 'content-type': 'image/png' } });
+    const put = await platform.fetch('/api/brand/logo', {
+      method: 'PUT',
+      token: member.token,
+      body: Buffer.from('x'),
+      headers: { 'content-type': 'image/png' },
+    });
     expect(put.status).toBe(403);
     expect(put.body).toMatchObject({ reason: 'permission', action: 'brand' });
     expect(await member.client.call('getBrand')).toMatchObject({ workspaceName: 'Acme team', planAllows: true });
@@ -161,11 +208,19 @@ describe('who may change them', () => {
 
     const owner = await platform.person();
     await inTeam(owner, 'owner');
-    expect(await owner.client.call('setBrand', { body: { name: 'Team brand', accent: null } })).toMatchObject({ name: 'Team brand', workspaceName: 'Acme team' });
+    expect(await owner.client.call('setBrand', { body: { name: 'Team brand', accent: null } })).toMatchObject({
+      name: 'Team brand',
+      workspaceName: 'Acme team',
+    });
   });
 
   it('needs a session: 401 sign in first', async () => {
-    for (const [method, path] of [['GET', '/api/brand'], ['POST', '/api/brand/theme/reset'], ['PUT', '/api/brand/logo'], ['GET', '/api/brand/theme']]) {
+    for (const [method, path] of [
+      ['GET', '/api/brand'],
+      ['POST', '/api/brand/theme/reset'],
+      ['PUT', '/api/brand/logo'],
+      ['GET', '/api/brand/theme'],
+    ]) {
       const res = await platform.fetch(path, { method });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: 'sign in first' });

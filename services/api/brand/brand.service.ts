@@ -49,7 +49,9 @@ export async function setTheme(sql: Sql, workspaceId: string, theme: Theme) {
 
 /** Colours in lower case; a theme of no tokens is the room's own (null). */
 function tidyTheme(theme: Theme): Theme | null {
-  const entries = Object.entries(theme).filter(([, v]) => v !== undefined).map(([k, v]) => [k, k === 'radius' || k === 'font' ? v : v.toLowerCase()]);
+  const entries = Object.entries(theme)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => [k, k === 'radius' || k === 'font' ? v : v.toLowerCase()]);
   return entries.length ? (Object.fromEntries(entries) as Theme) : null;
 }
 
@@ -66,7 +68,9 @@ export async function receiveLogo(sql: Sql, storage: Storage, workspaceId: strin
   const hash = createHash('sha256').update(image.bytes).digest('base64url').slice(0, 32);
   const key = logoKey(workspaceId, hash);
   await storage.put(key, image.bytes, { contentType: image.type, size: image.bytes.length });
-  const replaced = await sql.begin((tx) => saveLogo(tx, workspaceId, { key, type: image.type, width: image.width, height: image.height, bytes: image.bytes.length, hash }));
+  const replaced = await sql.begin((tx) =>
+    saveLogo(tx, workspaceId, { key, type: image.type, width: image.width, height: image.height, bytes: image.bytes.length, hash }),
+  );
   // The row forgets the old one first: a failed delete leaves an unreachable object, never a broken logo.
   if (replaced) await storage.deletePrefix(replaced).catch(() => {});
 }

@@ -6,8 +6,12 @@ import { startPlatform, type Platform } from '../../../test/support/platform.js'
 // The logo PUT (spec 4.4) and the workspace's logo address (spec 4.3), against the real object store.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 type Person = Awaited<ReturnType<Platform['person']>>;
 
@@ -52,7 +56,11 @@ describe('the logo', () => {
       expect(ok.body.logo.type).toBe(`image/${kind}`);
       const over = await putLogo(p, Buffer.concat([atLimit, Buffer.from([0])]));
       expect(over.status).toBe(422);
-      expect(over.body).toEqual({ error: 'refused: file', reason: 'file', detail: 'the logo: the image is 262145 bytes; at most 262144 are taken' });
+      expect(over.body).toEqual({
+        error: 'refused: file',
+        reason: 'file',
+        detail: 'the logo: the image is 262145 bytes; at most 262144 are taken',
+      });
     }
   }, 30_000);
 
@@ -79,8 +87,18 @@ describe('the logo', () => {
   it('answers 411 without a Content-Length', async () => {
     const p = await platform.person({ plan: 'pro' });
     const bytes = await plainImage('png', 32, 32);
-    const chunked = new ReadableStream({ start(c) { c.enqueue(bytes); c.close(); } });
-    const res = await fetch(`${platform.baseUrl}/api/brand/logo`, { method: 'PUT', headers: { authorization: `Bearer ${p.token}` }, body: chunked, duplex: 'half' } as RequestInit);
+    const chunked = new ReadableStream({
+      start(c) {
+        c.enqueue(bytes);
+        c.close();
+      },
+    });
+    const res = await fetch(`${platform.baseUrl}/api/brand/logo`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${p.token}` },
+      body: chunked,
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(411);
   });
 

@@ -2,7 +2,14 @@ import type { Db, Sql, Tx } from '../../core/db.js';
 import { invalid, notFound, refused } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
 import {
-  countGroups, deleteGroupRow, groupsOf, insertGroup, lockArrangement, placedProjectsOf, renameGroupRow, writeArrangement,
+  countGroups,
+  deleteGroupRow,
+  groupsOf,
+  insertGroup,
+  lockArrangement,
+  placedProjectsOf,
+  renameGroupRow,
+  writeArrangement,
   type PlacedProject,
 } from '../../data/arrangement.sql.js';
 
@@ -35,19 +42,26 @@ async function readLayout(db: Db, workspaceId: string) {
  * card's status; a draft or no card is `unlisted`).
  */
 function arrangementView({ layout, projects }: Awaited<ReturnType<typeof readLayout>>) {
-  const lists = [{ groupId: null as string | null, ids: layout.ungrouped }, ...layout.groups.map((g) => ({ groupId: g.id as string | null, ids: g.projects }))];
+  const lists = [
+    { groupId: null as string | null, ids: layout.ungrouped },
+    ...layout.groups.map((g) => ({ groupId: g.id as string | null, ids: g.projects })),
+  ];
   return {
     groups: layout.groups.map((g) => ({ id: g.id, name: g.name, projects: g.projects })),
-    projects: lists.flatMap(({ groupId, ids }) => ids.map((id) => {
-      const p = projects.get(id)!;
-      return { id, slug: p.slug, name: p.name, groupId, standing: p.standing };
-    })),
+    projects: lists.flatMap(({ groupId, ids }) =>
+      ids.map((id) => {
+        const p = projects.get(id)!;
+        return { id, slug: p.slug, name: p.name, groupId, standing: p.standing };
+      }),
+    ),
   };
 }
 
 /** Groups and places are read from one snapshot, so a change between the two reads cannot tear them. */
 export const getArrangement = (sql: Sql, workspaceId: string) =>
-  sql.begin('isolation level repeatable read read only', async (tx) => arrangementView(await readLayout(tx, workspaceId))) as Promise<ReturnType<typeof arrangementView>>;
+  sql.begin('isolation level repeatable read read only', async (tx) => arrangementView(await readLayout(tx, workspaceId))) as Promise<
+    ReturnType<typeof arrangementView>
+  >;
 
 /** Runs `change` on the arrangement under the workspace's lock; answers the arrangement after it. */
 function changing(sql: Sql, workspaceId: string, change: (tx: Tx, current: Awaited<ReturnType<typeof readLayout>>) => Promise<void>) {
@@ -70,10 +84,17 @@ function refuseRepeats(ids: string[], what: string) {
  * Places the given projects: each list starts with what was given, in that order, and what was
  * left out keeps its order after it; the groups given come first in that order, the rest after.
  */
-export function arrangeProjects(sql: Sql, workspaceId: string, input: { ungrouped: string[]; groups: { id: string; projects: string[] }[] }) {
+export function arrangeProjects(
+  sql: Sql,
+  workspaceId: string,
+  input: { ungrouped: string[]; groups: { id: string; projects: string[] }[] },
+) {
   const given = [...input.ungrouped, ...input.groups.flatMap((g) => g.projects)];
   refuseRepeats(given, 'project');
-  refuseRepeats(input.groups.map((g) => g.id), 'group');
+  refuseRepeats(
+    input.groups.map((g) => g.id),
+    'group',
+  );
   return changing(sql, workspaceId, async (tx, { layout, projects }) => {
     const current = new Map(layout.groups.map((g) => [g.id, g]));
     // A foreign id looks missing; nothing is written before every id is known.

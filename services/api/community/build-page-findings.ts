@@ -22,13 +22,18 @@ const depth = (key: string) => key.split('/').length;
 /** The build's HTML pages as far as the caps allow, with a warning for what was not read. */
 export async function readBuildPages(storage: Storage, buildId: string) {
   const prefix = buildFilesPrefix(buildId);
-  const html = (await storage.list(prefix)).filter((o) => /\.html?$/i.test(o.key)).sort((a, b) => depth(a.key) - depth(b.key) || a.key.localeCompare(b.key));
+  const html = (await storage.list(prefix))
+    .filter((o) => /\.html?$/i.test(o.key))
+    .sort((a, b) => depth(a.key) - depth(b.key) || a.key.localeCompare(b.key));
   const pages: PageBatch['pages'] = [];
   let budget = pageCaps.bytesPerBuild;
   let partly = 0;
   let unread = 0;
   for (const o of html) {
-    if (pages.length >= pageCaps.pages || budget <= 0) { unread++; continue; }
+    if (pages.length >= pageCaps.pages || budget <= 0) {
+      unread++;
+      continue;
+    }
     const want = Math.min(o.size, pageCaps.bytesPerPage, budget);
     if (want < o.size) partly++;
     // Only the bytes wanted are fetched; a store that ignores the range is cut short here.
@@ -38,8 +43,18 @@ export async function readBuildPages(storage: Storage, buildId: string) {
     pages.push({ path: `/${o.key.slice(prefix.length)}`, html: bytes.toString('utf8') });
   }
   const warnings: Finding[] = [];
-  if (partly) warnings.push({ part: 'pages', reason: 'unread', detail: `${partly} page(s) were read only in part (the first ${pageCaps.bytesPerPage / 1024} KB of a page, ${pageCaps.bytesPerBuild / 1024 / 1024} MB in all)` });
-  if (unread) warnings.push({ part: 'pages', reason: 'unread', detail: `${unread} page(s) were not read (at most ${pageCaps.pages} pages and ${pageCaps.bytesPerBuild / 1024 / 1024} MB are)` });
+  if (partly)
+    warnings.push({
+      part: 'pages',
+      reason: 'unread',
+      detail: `${partly} page(s) were read only in part (the first ${pageCaps.bytesPerPage / 1024} KB of a page, ${pageCaps.bytesPerBuild / 1024 / 1024} MB in all)`,
+    });
+  if (unread)
+    warnings.push({
+      part: 'pages',
+      reason: 'unread',
+      detail: `${unread} page(s) were not read (at most ${pageCaps.pages} pages and ${pageCaps.bytesPerBuild / 1024 / 1024} MB are)`,
+    });
   return { pages, warnings, bytesRead: pageCaps.bytesPerBuild - budget };
 }
 

@@ -11,11 +11,19 @@ export const cardHandlers = {
   saveCard: ({ deps, auth, params, body }) => saveCard(deps.sql, deps.config, auth, params.projectId, body),
   uploadCover: async ({ deps, auth, params, req }) => {
     await projectIn(deps.sql, auth.workspaceId, params.projectId);
-    return uploadCover(deps.sql, deps.storage, deps.config, auth.workspaceId, params.projectId, await imageBody(req, coverLimits.maxBytes, 'the cover'));
+    return uploadCover(
+      deps.sql,
+      deps.storage,
+      deps.config,
+      auth.workspaceId,
+      params.projectId,
+      await imageBody(req, coverLimits.maxBytes, 'the cover'),
+    );
   },
   removeCover: ({ deps, auth, params }) => removeCover(deps.sql, deps.storage, deps.config, auth.workspaceId, params.projectId),
   checkBuildCover: ({ deps, auth, params, body }) => checkBuildCover(deps.sql, deps.storage, auth.workspaceId, params.projectId, body.path),
-  coverFromBuild: ({ deps, auth, params, body }) => coverFromBuild(deps.sql, deps.storage, deps.config, auth.workspaceId, params.projectId, body.path),
+  coverFromBuild: ({ deps, auth, params, body }) =>
+    coverFromBuild(deps.sql, deps.storage, deps.config, auth.workspaceId, params.projectId, body.path),
   listProject: ({ deps, auth, params }) => listProject(deps.sql, deps.storage, deps.config, auth, params.projectId),
   rehearseListing: ({ deps, auth, params }) => rehearseListing(deps.sql, deps.storage, auth.workspaceId, params.projectId),
   unlistProject: ({ deps, auth, params }) => unlistProject(deps.sql, deps.config, auth.workspaceId, params.projectId),

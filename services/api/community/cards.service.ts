@@ -35,7 +35,13 @@ export function cardView(config: Config, project: ProjectRow, card: CardRow | nu
     projectId: project.id,
     title: card?.title ?? '',
     line: card?.line ?? '',
-    cover: card?.coverHash ? { type: card.coverType, hash: card.coverHash, url: `${config.publicUrl}/api/community/projects/${project.slug}/cover?v=${card.coverHash.slice(0, 16)}` } : null,
+    cover: card?.coverHash
+      ? {
+          type: card.coverType,
+          hash: card.coverHash,
+          url: `${config.publicUrl}/api/community/projects/${project.slug}/cover?v=${card.coverHash.slice(0, 16)}`,
+        }
+      : null,
     status,
     rejectReason: card?.rejectReason ?? null,
     submittedAt: card?.submittedAt?.toISOString() ?? null,
@@ -46,7 +52,16 @@ export function cardView(config: Config, project: ProjectRow, card: CardRow | nu
     // Listed, but not shown: a build other than the listed one is live, or the platform paused it.
     hidden: status === 'listed' && (project.liveBuildId !== card?.listedBuildId || project.takenDownAt !== null),
     appealable: (status === 'blocked' || ((status === 'pulled' || status === 'pending') && takenOff)) && appeal?.status !== 'open',
-    appeal: appeal ? { id: appeal.id, status: appeal.status, message: appeal.message, createdAt: appeal.createdAt.toISOString(), decidedAt: appeal.decidedAt?.toISOString() ?? null, note: appeal.decisionNote } : null,
+    appeal: appeal
+      ? {
+          id: appeal.id,
+          status: appeal.status,
+          message: appeal.message,
+          createdAt: appeal.createdAt.toISOString(),
+          decidedAt: appeal.decidedAt?.toISOString() ?? null,
+          note: appeal.decisionNote,
+        }
+      : null,
     publicUrl: publicUrlOf(config, project.slug),
     suggest: Boolean(config.AI_BASE_URL && config.AI_API_KEY),
     updatedAt: card?.updatedAt?.toISOString() ?? null,
@@ -71,21 +86,37 @@ export function overLimit(n: { n: number; retryAfter: number }, max: number, wha
  * saveCard: the words are kept whatever the status; a listed card's new words are checked, and
  * one that fails leaves the community (blocked). At most 10 edits of a listed card a day.
  */
-export async function saveCard(sql: Sql, config: Config, auth: SessionAuth, projectId: string, input: { title: string; line: string; credit?: boolean }) {
+export async function saveCard(
+  sql: Sql,
+  config: Config,
+  auth: SessionAuth,
+  projectId: string,
+  input: { title: string; line: string; credit?: boolean },
+) {
   const project = await projectIn(sql, auth.workspaceId, projectId);
   const { credit, ...words } = input;
   if (credit) {
-    if (!(await profileOf(sql, auth.personId)).handle) throw refused(422, 'unfinished', 'choose a community handle first (setProfile) to be credited');
+    if (!(await profileOf(sql, auth.personId)).handle)
+      throw refused(422, 'unfinished', 'choose a community handle first (setProfile) to be credited');
   }
   const checked = checkCardWords({ ...words, slug: project.slug });
   await sql.begin(async (tx) => {
     await lockFor(tx, `card:${project.id}`);
     const card = await cardOf(tx, project.id, true);
     if (card?.status === 'listed') {
-      overLimit(await countActions(tx, 'project', { kind: 'edit', projectId: project.id }, 24), limits.editsADay, `at most ${limits.editsADay} edits of a listed card a day`);
+      overLimit(
+        await countActions(tx, 'project', { kind: 'edit', projectId: project.id }, 24),
+        limits.editsADay,
+        `at most ${limits.editsADay} edits of a listed card a day`,
+      );
       await recordAction(tx, { kind: 'edit', workspaceId: auth.workspaceId, projectId: project.id, personId: auth.personId });
     }
-    await saveCardWords(tx, { projectId: project.id, workspaceId: auth.workspaceId, ...words, creditPersonId: credit === undefined ? undefined : credit ? auth.personId : null });
+    await saveCardWords(tx, {
+      projectId: project.id,
+      workspaceId: auth.workspaceId,
+      ...words,
+      creditPersonId: credit === undefined ? undefined : credit ? auth.personId : null,
+    });
     if (card?.status !== 'listed') return;
     const blocked = checked.blocked.length > 0;
     await setCardOutcome(tx, project.id, { status: blocked ? 'blocked' : 'listed', blocked: checked.blocked, warnings: checked.warnings });
@@ -97,7 +128,9 @@ export async function saveCard(sql: Sql, config: Config, auth: SessionAuth, proj
 async function blockedNotice(tx: Db, config: Config, project: ProjectRow, checked: Checked) {
   const first = checked.blocked[0];
   await noticeWorkspace(tx, {
-    workspaceId: project.workspaceId, projectId: project.id, kind: 'listing.blocked',
+    workspaceId: project.workspaceId,
+    projectId: project.id,
+    kind: 'listing.blocked',
     title: `${project.name} is not listed`,
     body: `The community check stopped it: the ${first.part} (${first.reason}: ${first.detail}). Change it and list again, or appeal.`,
     href: publicUrlOf(config, project.slug),
@@ -115,7 +148,11 @@ async function shownChecks(sql: Sql, project: ProjectRow): Promise<Checked> {
   const { brandName, bio } = await shownWordsOf(sql, project.id);
   const rooms = await roomPagesToCheck(sql, project.id, { maxPages: pageCaps.pages, maxChars: pageCaps.bytesPerPage });
   let budget = pageCaps.bytesPerBuild;
-  const roomPages = rooms.map((p) => { const content = p.content.slice(0, Math.max(0, budget)); budget -= content.length; return { ...p, content }; });
+  const roomPages = rooms.map((p) => {
+    const content = p.content.slice(0, Math.max(0, budget));
+    budget -= content.length;
+    return { ...p, content };
+  });
   return merge(
     checkWords('name', project.name),
     brandName ? checkWords('brand', brandName) : nothing,
@@ -125,11 +162,26 @@ async function shownChecks(sql: Sql, project: ProjectRow): Promise<Checked> {
 }
 
 /** Every check a listing runs: the words, the slug, what else the room shows and the pages of a static live build (`liveKind`). */
-export async function listingChecks(sql: Sql, storage: Storage, project: ProjectRow, liveKind: 'static' | 'container' | null, card: { title: string; line: string }): Promise<Checked> {
+export async function listingChecks(
+  sql: Sql,
+  storage: Storage,
+  project: ProjectRow,
+  liveKind: 'static' | 'container' | null,
+  card: { title: string; line: string },
+): Promise<Checked> {
   const words = merge(checkCardWords({ ...card, slug: project.slug }), await shownChecks(sql, project));
   if (!project.liveBuildId || !liveKind) return words;
   if (liveKind === 'container') {
-    return merge(words, { blocked: [], warnings: [{ part: 'pages', reason: 'credentials', detail: "a container demo's pages are not read (its bundle is never unpacked): what it shows is the builder's to answer for" }] });
+    return merge(words, {
+      blocked: [],
+      warnings: [
+        {
+          part: 'pages',
+          reason: 'credentials',
+          detail: "a container demo's pages are not read (its bundle is never unpacked): what it shows is the builder's to answer for",
+        },
+      ],
+    });
   }
   return merge(words, await buildPageFindings(sql, storage, project.liveBuildId));
 }
@@ -151,7 +203,11 @@ export async function listProject(sql: Sql, storage: Storage, config: Config, au
   if (card0.status === 'listed' && card0.listedBuildId === project.liveBuildId) return readCard(sql, config, auth.workspaceId, project.id);
   await sql.begin(async (tx) => {
     await lockFor(tx, `workspace:${auth.workspaceId}`);
-    overLimit(await countActions(tx, 'workspace', { kind: 'list', workspaceId: auth.workspaceId }, 24), limits.listingsADay, `at most ${limits.listingsADay} listing requests a day`);
+    overLimit(
+      await countActions(tx, 'workspace', { kind: 'list', workspaceId: auth.workspaceId }, 24),
+      limits.listingsADay,
+      `at most ${limits.listingsADay} listing requests a day`,
+    );
     await recordAction(tx, { kind: 'list', workspaceId: auth.workspaceId, projectId: project.id, personId: auth.personId });
   });
   const checked = card0.takenOffAt ? null : await listingChecks(sql, storage, project, liveKind, card0);
@@ -162,7 +218,13 @@ export async function listProject(sql: Sql, storage: Storage, config: Config, au
       return;
     }
     const blocked = checked.blocked.length > 0;
-    await setCardOutcome(tx, project.id, { status: blocked ? 'blocked' : 'listed', blocked: checked.blocked, warnings: checked.warnings, listedBuildId: project.liveBuildId, submitted: true });
+    await setCardOutcome(tx, project.id, {
+      status: blocked ? 'blocked' : 'listed',
+      blocked: checked.blocked,
+      warnings: checked.warnings,
+      listedBuildId: project.liveBuildId,
+      submitted: true,
+    });
     if (blocked) await blockedNotice(tx, config, project, checked);
   });
   return readCard(sql, config, auth.workspaceId, project.id);
@@ -180,10 +242,11 @@ export async function rehearseListing(sql: Sql, storage: Storage, workspaceId: s
   if (!card) said.push('Save a card (title and line) first.');
   if (!project.liveBuildId) said.push('Make a build live first.');
   if (!card || !project.liveBuildId) return { outcome: 'refused' as const, findings: [], warnings: [], said };
-  if (card.status === 'listed' && card.listedBuildId === project.liveBuildId) return { outcome: 'already' as const, findings: [], warnings: card.warnings, said: ['Listed already.'] };
+  if (card.status === 'listed' && card.listedBuildId === project.liveBuildId)
+    return { outcome: 'already' as const, findings: [], warnings: card.warnings, said: ['Listed already.'] };
   const checked = await listingChecks(sql, storage, project, await liveBuildKind(sql, project), card);
   if (card.takenOffAt) said.push('This card was taken off by the platform before: a new listing waits for a review.');
-  const outcome = card.takenOffAt ? 'pending' as const : checked.blocked.length ? 'blocked' as const : 'listed' as const;
+  const outcome = card.takenOffAt ? ('pending' as const) : checked.blocked.length ? ('blocked' as const) : ('listed' as const);
   for (const f of checked.blocked) said.push(`The ${f.part} would block the listing: ${f.detail}.`);
   return { outcome, findings: checked.blocked, warnings: checked.warnings, said };
 }
@@ -233,10 +296,21 @@ export async function appealListing(sql: Sql, config: Config, auth: SessionAuth,
     const view = card ? cardView(config, project, card, await latestAppeal(tx, project.id)) : null;
     if (view?.appeal?.status === 'open') throw refused(409, 'taken', 'an appeal of this card is open already');
     if (!card || !view?.appealable) throw refused(422, 'unfinished', 'only a blocked card, or one the platform took off, can be appealed');
-    overLimit(await countActions(tx, 'workspace', { kind: 'appeal', workspaceId: auth.workspaceId }, 24 * 30), limits.appealsIn30Days, `at most ${limits.appealsIn30Days} appeals in 30 days`);
+    overLimit(
+      await countActions(tx, 'workspace', { kind: 'appeal', workspaceId: auth.workspaceId }, 24 * 30),
+      limits.appealsIn30Days,
+      `at most ${limits.appealsIn30Days} appeals in 30 days`,
+    );
     await recordAction(tx, { kind: 'appeal', workspaceId: auth.workspaceId, projectId: project.id, personId: auth.personId });
-    await insertAppeal(tx, { projectId: project.id, workspaceId: auth.workspaceId, title: card.title, line: card.line, buildId: project.liveBuildId, message, createdBy: auth.personId });
+    await insertAppeal(tx, {
+      projectId: project.id,
+      workspaceId: auth.workspaceId,
+      title: card.title,
+      line: card.line,
+      buildId: project.liveBuildId,
+      message,
+      createdBy: auth.personId,
+    });
   });
   return readCard(sql, config, auth.workspaceId, project.id);
 }
-

@@ -26,7 +26,11 @@ export const communityHandlers = {
   communityPass: async ({ deps, auth, body }) => {
     const [listed] = await publicListings(deps.sql, { slug: body.slug });
     if (!listed) throw notFound();
-    return createCommunityPass(deps.sql, deps.config, auth.personId, { id: listed.projectId, workspaceId: listed.workspaceId, slug: listed.slug });
+    return createCommunityPass(deps.sql, deps.config, auth.personId, {
+      id: listed.projectId,
+      workspaceId: listed.workspaceId,
+      slug: listed.slug,
+    });
   },
 
   /** Cached for a minute by browsers and any shared cache in front: the spec's listings cache. */

@@ -17,7 +17,13 @@ export const reportsADay = 20;
 
 export async function listNotices(sql: Sql, auth: SessionAuth) {
   return (await noticesOf(sql, auth.personId)).map((n) => ({
-    id: n.id, kind: n.kind, title: n.title, body: n.body, href: n.href, createdAt: n.createdAt.toISOString(), readAt: n.readAt?.toISOString() ?? null,
+    id: n.id,
+    kind: n.kind,
+    title: n.title,
+    body: n.body,
+    href: n.href,
+    createdAt: n.createdAt.toISOString(),
+    readAt: n.readAt?.toISOString() ?? null,
   }));
 }
 
@@ -32,7 +38,11 @@ export async function reportProject(sql: Sql, auth: SessionAuth, r: { slug: stri
   if (!project) throw notFound();
   const id = await sql.begin(async (tx) => {
     await lockFor(tx, `person:${auth.personId}`);
-    overLimit(await countActions(tx, 'person', { kind: 'report', personId: auth.personId }, 24), reportsADay, `at most ${reportsADay} reports a day`);
+    overLimit(
+      await countActions(tx, 'person', { kind: 'report', personId: auth.personId }, 24),
+      reportsADay,
+      `at most ${reportsADay} reports a day`,
+    );
     await recordAction(tx, { kind: 'report', personId: auth.personId, projectId: project.id });
     return insertReport(tx, { projectId: project.id, reporterId: auth.personId, reason: r.reason, detail: r.detail ?? null });
   });
@@ -42,8 +52,13 @@ export async function reportProject(sql: Sql, auth: SessionAuth, r: { slug: stri
 /** The open listings, newest first. They name no builder: only the credit the builder chose. */
 export async function listings(sql: Sql, config: Config, filter: { creditTo?: string } = {}) {
   return (await publicListings(sql, filter)).map((l) => ({
-    slug: l.slug, title: l.title, line: l.line, url: `${config.publicUrl}/p/${l.slug}`, cover: l.coverHash !== null,
-    listedAt: l.listedAt.toISOString(), credit: l.credit,
+    slug: l.slug,
+    title: l.title,
+    line: l.line,
+    url: `${config.publicUrl}/p/${l.slug}`,
+    cover: l.coverHash !== null,
+    listedAt: l.listedAt.toISOString(),
+    credit: l.credit,
   }));
 }
 
@@ -52,7 +67,8 @@ export async function listings(sql: Sql, config: Config, filter: { creditTo?: st
  * completions API), checked as a card's words are before they are offered; 503 without a model.
  */
 export async function suggestWording(config: Config, words: { title: string; line: string; slug: string }) {
-  if (!config.AI_BASE_URL || !config.AI_API_KEY) throw unavailable('no model is configured for suggested wording (AI_BASE_URL, AI_API_KEY)');
+  if (!config.AI_BASE_URL || !config.AI_API_KEY)
+    throw unavailable('no model is configured for suggested wording (AI_BASE_URL, AI_API_KEY)');
   const res = await fetch(`${config.AI_BASE_URL.replace(/\/$/, '')}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${config.AI_API_KEY}`, 'content-type': 'application/json' },
@@ -61,7 +77,11 @@ export async function suggestWording(config: Config, words: { title: string; lin
       model: config.AI_MODEL,
       response_format: { type: 'json_object' },
       messages: [
-        { role: 'system', content: 'You write listings for a gallery of live product demos. Answer JSON {"title": at most 60 characters, "line": at most 140 characters}: plain, specific, no hype, no brand names that are not the product, never asking for sign-ins or payment.' },
+        {
+          role: 'system',
+          content:
+            'You write listings for a gallery of live product demos. Answer JSON {"title": at most 60 characters, "line": at most 140 characters}: plain, specific, no hype, no brand names that are not the product, never asking for sign-ins or payment.',
+        },
         { role: 'user', content: JSON.stringify({ title: words.title, line: words.line }) },
       ],
     }),
@@ -70,10 +90,13 @@ export async function suggestWording(config: Config, words: { title: string; lin
   let draft: { title?: unknown; line?: unknown } = {};
   try {
     draft = JSON.parse(body?.choices?.[0]?.message?.content ?? '');
-  } catch { /* answered below */ }
+  } catch {
+    /* answered below */
+  }
   const title = typeof draft.title === 'string' ? draft.title.trim().slice(0, 60) : '';
   const line = typeof draft.line === 'string' ? draft.line.trim().slice(0, 140) : '';
   if (!title || !line) throw unavailable('the model gave no usable wording; try again');
-  if (checkCardWords({ title, line, slug: words.slug }).blocked.length) throw unavailable('the drafted wording did not pass the community checks; try again');
+  if (checkCardWords({ title, line, slug: words.slug }).blocked.length)
+    throw unavailable('the drafted wording did not pass the community checks; try again');
   return { title, line };
 }

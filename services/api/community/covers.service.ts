@@ -85,9 +85,11 @@ export async function removeCover(sql: Sql, storage: Storage, config: Config, wo
 /** A file of the live static build, by its path; 422 file when there is none to read. */
 async function buildFile(sql: Sql, storage: Storage, project: ProjectRow, path: string) {
   if (!project.liveBuildId) throw refused(422, 'file', 'the project has no live build');
-  if ((await liveBuildKind(sql, project)) !== 'static') throw refused(422, 'file', "a container build is never unpacked, so its files cannot be read");
+  if ((await liveBuildKind(sql, project)) !== 'static')
+    throw refused(422, 'file', 'a container build is never unpacked, so its files cannot be read');
   const clean = path.replace(/^\/+/, '');
-  if (!clean || clean.split('/').some((s) => s === '..' || s === '.' || s === '')) throw refused(422, 'file', 'name a file of the build, such as /img/cover.png');
+  if (!clean || clean.split('/').some((s) => s === '..' || s === '.' || s === ''))
+    throw refused(422, 'file', 'name a file of the build, such as /img/cover.png');
   const object = await storage.get(buildFilesPrefix(project.liveBuildId) + clean);
   if (!object) throw refused(422, 'file', `the live build has no file ${path}`);
   if (object.size > coverLimits.maxBytes) {

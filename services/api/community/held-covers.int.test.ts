@@ -11,16 +11,25 @@ import { deployStaticRoom } from '../../../test/support/room.js';
 // `npm run ops -- review`: the public cover address keeps the one before. A draft's replaces at once.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
-const png = (width: number) => sharp({ create: { width, height: 32, channels: 3, background: '#1c7ed6' } }).png().toBuffer();
+const png = (width: number) =>
+  sharp({ create: { width, height: 32, channels: 3, background: '#1c7ed6' } })
+    .png()
+    .toBuffer();
 const ops = (...args: string[]) => opsCommand(platform, ...args);
 
 /** A live static room with a saved card whose cover is 64 px wide, listed unless told. */
 async function cardWithCover(list = true) {
   const owner = await platform.person({ plan: 'solo' });
-  const { project } = await deployStaticRoom(platform, owner, { files: { 'index.html': '<title>A</title>', 'img/wide.png': await png(200) } });
+  const { project } = await deployStaticRoom(platform, owner, {
+    files: { 'index.html': '<title>A</title>', 'img/wide.png': await png(200) },
+  });
   const params = { projectId: project.id };
   await owner.client.call('saveCard', { params, body: { title: 'Acme CRM', line: 'Follow up every deal from one board.' } });
   const first = await putCover(owner.token, project.id, 64);
@@ -73,7 +82,11 @@ describe('covers of listed cards', () => {
     const approved = await ops('review', 'approve-cover', project.slug);
     expect([approved.code, approved.stdout.trim()]).toEqual([0, `${project.slug}: cover approved`]);
     expect(await publicCoverWidth(project.slug)).toBe(96);
-    expect(await owner.client.call('getCard', { params })).toMatchObject({ status: 'listed', coverPending: false, cover: { hash: heldHash } });
+    expect(await owner.client.call('getCard', { params })).toMatchObject({
+      status: 'listed',
+      coverPending: false,
+      cover: { hash: heldHash },
+    });
     expect([await stored(project.id, firstHash), await stored(project.id, heldHash)]).toEqual([false, true]);
     const again = await ops('review', 'approve-cover', project.slug);
     expect([again.code, again.stderr]).toEqual([1, expect.stringContaining('no cover waiting')]);
@@ -90,7 +103,11 @@ describe('covers of listed cards', () => {
     const rejected = await ops('review', 'reject-cover', project.slug, 'a', 'logo', 'that', 'is', 'not', 'yours');
     expect(rejected.code, rejected.stderr).toBe(0);
     expect(await publicCoverWidth(project.slug)).toBe(64);
-    expect(await owner.client.call('getCard', { params })).toMatchObject({ status: 'listed', coverPending: false, cover: { hash: firstHash } });
+    expect(await owner.client.call('getCard', { params })).toMatchObject({
+      status: 'listed',
+      coverPending: false,
+      cover: { hash: firstHash },
+    });
     expect([await stored(project.id, firstHash), await stored(project.id, heldHash)]).toEqual([true, false]);
     const notices = await owner.client.call('listNotices');
     expect(notices[0]).toMatchObject({ kind: 'listing.blocked', body: expect.stringContaining('a logo that is not yours') });

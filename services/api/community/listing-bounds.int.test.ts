@@ -10,8 +10,12 @@ import { pagePoolLimits } from './page-check-pool.js';
 // brand names by the Unicode confusables skeleton.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 type Person = Awaited<ReturnType<Platform['person']>>;
 
@@ -25,7 +29,16 @@ function manyPages(count: number, kb: number) {
 }
 
 async function cardedProject(owner: Person, files?: Record<string, string>) {
-  const { project, build } = await deployStaticRoom(platform, owner, files ? { files, manifest: { kind: 'static', name: 'Docs', output: 'dist', apps: [{ id: 'web', name: 'Website', path: '/', device: 'laptop' }] } } : {});
+  const { project, build } = await deployStaticRoom(
+    platform,
+    owner,
+    files
+      ? {
+          files,
+          manifest: { kind: 'static', name: 'Docs', output: 'dist', apps: [{ id: 'web', name: 'Website', path: '/', device: 'laptop' }] },
+        }
+      : {},
+  );
   const params = { projectId: project.id };
   await owner.client.call('saveCard', { params, body: { title: 'Acme CRM', line: 'Follow up every deal from one board.' } });
   return { project, build, params };
@@ -38,12 +51,19 @@ describe('listing checks off the event loop (H3)', () => {
     // Room pages are the builder's own words, checked at each rehearsal (a build's pages only once):
     // sixteen of 256 KB fill a rehearsal's share of the worker thread.
     const text = 'Every deal in one place, followed up from one board by the whole team.\n'.repeat(3600);
-    for (let i = 0; i < 16; i++) await owner.client.call('addPage', { params: { projectId: project.id }, body: { title: `Guide ${i}`, kind: 'markdown', content: text } });
+    for (let i = 0; i < 16; i++)
+      await owner.client.call('addPage', {
+        params: { projectId: project.id },
+        body: { title: `Guide ${i}`, kind: 'markdown', content: text },
+      });
 
     const wanted = pagePoolLimits.threads + pagePoolLimits.queued + 3;
     let settled = 0;
     const rehearsals = Array.from({ length: wanted }, () =>
-      platform.fetch(`/api/projects/${project.id}/card/listing`, { token: owner.token }).finally(() => { settled++; }));
+      platform.fetch(`/api/projects/${project.id}/card/listing`, { token: owner.token }).finally(() => {
+        settled++;
+      }),
+    );
     // The api answers while the checks run (before the last of them is done).
     const health = await platform.fetch('/healthz');
     expect(health.status).toBe(200);
@@ -71,10 +91,13 @@ describe('listing checks off the event loop (H3)', () => {
     const check = await owner.client.call('rehearseListing', { params });
     expect(check.outcome).toBe('listed');
     const unread = check.warnings.filter((w) => (w as { reason: string }).reason === 'unread');
-    expect(unread.map((w) => (w as { detail: string }).detail)).toEqual([expect.stringContaining('read only in part'), expect.stringContaining('not read')]);
+    expect(unread.map((w) => (w as { detail: string }).detail)).toEqual([
+      expect.stringContaining('read only in part'),
+      expect.stringContaining('not read'),
+    ]);
   }, 120_000);
 
-  it('counts a listing request before its checks run: past the day\'s three, nothing is checked', async () => {
+  it("counts a listing request before its checks run: past the day's three, nothing is checked", async () => {
     const owner = await platform.person({ plan: 'solo' });
     const first = await cardedProject(owner);
     for (let i = 0; i < 3; i++) {
@@ -104,14 +127,29 @@ describe('a listed project changes (M5)', () => {
 
   const changes: [string, (o: Person, projectId: string, words: string) => Promise<unknown>][] = [
     ['its name', (o, projectId, words) => o.client.call('renameProject', { params: { projectId }, body: { name: words } })],
-    ['a room page', (o, projectId, words) => o.client.call('addPage', { params: { projectId }, body: { title: 'Help', kind: 'markdown', content: `# Help\n\n[${words}](https://evil.example/)` } })],
+    [
+      'a room page',
+      (o, projectId, words) =>
+        o.client.call('addPage', {
+          params: { projectId },
+          body: { title: 'Help', kind: 'markdown', content: `# Help\n\n[${words}](https://evil.example/)` },
+        }),
+    ],
     ['its brand name', (o, _projectId, words) => o.client.call('setBrand', { body: { name: words.slice(0, 40), accent: null } })],
-    ['the credited bio', async (o, projectId, words) => {
-      await o.client.call('setProfile', { body: { handle: `h-${crypto.randomUUID().slice(0, 8)}`, bio: 'I make CRMs.' } });
-      await o.client.call('saveCard', { params: { projectId }, body: { title: 'Acme CRM', line: 'Follow up every deal from one board.', credit: true } });
-      const [me] = await platform.deps.sql<{ handle: string }[]>`select handle from people where id = (select credit_person_id from cards where project_id = ${projectId})`;
-      return o.client.call('setProfile', { body: { handle: me.handle, bio: words } });
-    }],
+    [
+      'the credited bio',
+      async (o, projectId, words) => {
+        await o.client.call('setProfile', { body: { handle: `h-${crypto.randomUUID().slice(0, 8)}`, bio: 'I make CRMs.' } });
+        await o.client.call('saveCard', {
+          params: { projectId },
+          body: { title: 'Acme CRM', line: 'Follow up every deal from one board.', credit: true },
+        });
+        const [me] = await platform.deps.sql<
+          { handle: string }[]
+        >`select handle from people where id = (select credit_person_id from cards where project_id = ${projectId})`;
+        return o.client.call('setProfile', { body: { handle: me.handle, bio: words } });
+      },
+    ],
   ];
 
   it.each(changes)('a clean change of %s keeps it listed', async (_what, change) => {
@@ -135,14 +173,19 @@ describe('a listed project changes (M5)', () => {
   it('a listing checks the name, room pages, brand name and bio it would show', async () => {
     const owner = await platform.person({ plan: 'solo' });
     const { project, params } = await cardedProject(owner);
-    await owner.client.call('addPage', { params: { projectId: project.id }, body: { title: 'Sign in', kind: 'html', content: '<form><input type="password"></form>' } });
+    await owner.client.call('addPage', {
+      params: { projectId: project.id },
+      body: { title: 'Sign in', kind: 'html', content: '<form><input type="password"></form>' },
+    });
     await owner.client.call('renameProject', { params: { projectId: project.id }, body: { name: 'PayPaI wallet' } });
     const check = await owner.client.call('rehearseListing', { params });
     expect(check.outcome).toBe('blocked');
-    expect(check.findings).toEqual(expect.arrayContaining([
-      expect.objectContaining({ part: 'name', reason: 'impersonation' }),
-      expect.objectContaining({ part: 'pages', reason: 'credentials' }),
-    ]));
+    expect(check.findings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ part: 'name', reason: 'impersonation' }),
+        expect.objectContaining({ part: 'pages', reason: 'credentials' }),
+      ]),
+    );
   });
 });
 
@@ -162,7 +205,11 @@ describe('look-alike names (issue 28, item 4)', () => {
     for (const [what, title] of spellings) {
       await owner.client.call('saveCard', { params, body: { title, line: 'A demo of our product.' } });
       const check = await owner.client.call('rehearseListing', { params });
-      expect({ what, outcome: check.outcome, reason: (check.findings[0] as { reason?: string } | undefined)?.reason }).toEqual({ what, outcome: 'blocked', reason: 'impersonation' });
+      expect({ what, outcome: check.outcome, reason: (check.findings[0] as { reason?: string } | undefined)?.reason }).toEqual({
+        what,
+        outcome: 'blocked',
+        reason: 'impersonation',
+      });
     }
     await owner.client.call('saveCard', { params, body: { title: 'Modern invoicing for illustrators', line: 'A demo of our product.' } });
     expect((await owner.client.call('rehearseListing', { params })).outcome).toBe('listed');

@@ -45,7 +45,11 @@ describe('the words of a card', () => {
   });
 
   it('names the part and the reason of each failure', () => {
-    expect(checkWords('line', 'Paypa1 login').blocked[0]).toMatchObject({ part: 'line', reason: 'impersonation', detail: expect.stringContaining('paypal') });
+    expect(checkWords('line', 'Paypa1 login').blocked[0]).toMatchObject({
+      part: 'line',
+      reason: 'impersonation',
+      detail: expect.stringContaining('paypal'),
+    });
   });
 
   it("checks a slug against the slug rules' words", () => {
@@ -57,10 +61,22 @@ describe('the words of a card', () => {
 describe('the pages of a static build', () => {
   const cases: [string, string, Verdict][] = [
     ['a product page', '<title>Acme CRM</title><h1>Deals</h1><p>Every deal in one place.</p>', 'list'],
-    ['a page that mentions a password', '<title>Security</title><p>We never store your password in plain text; reset it from Settings.</p>', 'list'],
+    [
+      'a page that mentions a password',
+      '<title>Security</title><p>We never store your password in plain text; reset it from Settings.</p>',
+      'list',
+    ],
     ['a script that says password', '<title>App</title><script>const password = "x"</script><p>Hello</p>', 'list'],
-    ['a login form posting a password', '<title>Sign in</title><form method="post" action="/session"><input name="email"><input type="password" name="pw"><button>Sign in</button></form>', 'block:credentials'],
-    ['a form sent to another site', '<title>Newsletter</title><form action="https://collect.example-mail.xyz/s"><input name="email"></form>', 'block:phishing'],
+    [
+      'a login form posting a password',
+      '<title>Sign in</title><form method="post" action="/session"><input name="email"><input type="password" name="pw"><button>Sign in</button></form>',
+      'block:credentials',
+    ],
+    [
+      'a form sent to another site',
+      '<title>Newsletter</title><form action="https://collect.example-mail.xyz/s"><input name="email"></form>',
+      'block:phishing',
+    ],
     ['a look-alike brand in the title', '<title>Paypa1 — Sign in</title><p>Welcome</p>', 'block:impersonation'],
     ['phishing wording in the text', '<title>Notice</title><p>Unusual sign-in detected. Verify your account now.</p>', 'warn'],
   ];

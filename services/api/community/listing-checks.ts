@@ -12,10 +12,16 @@ import { trustBorrowedBy } from '../../core/slug-rules.js';
 export type Part = 'title' | 'line' | 'slug' | 'cover' | 'pages' | 'name' | 'brand' | 'bio';
 export type Reason = 'impersonation' | 'phishing' | 'banned' | 'credentials' | 'file' | 'unread';
 export type Finding = { part: Part; reason: Reason; detail: string };
-export interface Checked { blocked: Finding[]; warnings: Finding[] }
+export interface Checked {
+  blocked: Finding[];
+  warnings: Finding[];
+}
 
 const listOf = (name: string) =>
-  readFileSync(new URL(`./words/${name}.txt`, import.meta.url), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  readFileSync(new URL(`./words/${name}.txt`, import.meta.url), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
 
 const brands = listOf('brands');
 const phishing = listOf('phishing').map((p) => new RegExp(`\\b${p}\\b`, 'i'));
@@ -42,7 +48,11 @@ const invisible = /\p{Default_Ignorable_Code_Point}/gu;
 export function skeletonOf(text: string): string {
   const once = unhomoglyph(text.replace(invisible, '').normalize('NFKC'));
   const twice = unhomoglyph(once.toLowerCase()).toLowerCase();
-  return [...twice].map((c) => standIns[c] ?? c).join('').replace(/i/g, 'l').replace(/[^a-z]/g, '');
+  return [...twice]
+    .map((c) => standIns[c] ?? c)
+    .join('')
+    .replace(/i/g, 'l')
+    .replace(/[^a-z]/g, '');
 }
 
 /**
@@ -61,7 +71,12 @@ export function lookAlikeBrand(text: string): string | undefined {
 }
 
 /** Words separated by single spaces, for phrase matching. */
-const wordsOf = (text: string) => text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}-]+/gu, ' ').trim();
+const wordsOf = (text: string) =>
+  text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}-]+/gu, ' ')
+    .trim();
 
 /** Checks public words (a card's title or line, the project's name...): what blocks and what warns. */
 export function checkWords(part: Part, text: string): Checked {
@@ -79,7 +94,12 @@ export function checkWords(part: Part, text: string): Checked {
   }
   const phrase = phishing.find((p) => p.test(words));
   if (phrase) blocked.push({ part, reason: 'phishing', detail: `reads like phishing: "${phrase.exec(words)![0]}"` });
-  else if (asksForAWayIn) warnings.push({ part, reason: 'credentials', detail: 'asks for a sign-in or a password; a listing should show the product, not collect them' });
+  else if (asksForAWayIn)
+    warnings.push({
+      part,
+      reason: 'credentials',
+      detail: 'asks for a sign-in or a password; a listing should show the product, not collect them',
+    });
   if (profanity.hasMatch(text)) blocked.push({ part, reason: 'banned', detail: 'contains a word the community does not list' });
   return { blocked, warnings };
 }
@@ -98,12 +118,16 @@ export function checkPageText(text: string, where: string): Checked {
   const words = wordsOf(text);
   const phrase = phishing.find((p) => p.test(words));
   if (phrase) warnings.push({ part: 'pages', reason: 'phishing', detail: `${where} reads like phishing: "${phrase.exec(words)![0]}"` });
-  if (profanity.hasMatch(text)) warnings.push({ part: 'pages', reason: 'banned', detail: `${where} contains a word the community does not list` });
+  if (profanity.hasMatch(text))
+    warnings.push({ part: 'pages', reason: 'banned', detail: `${where} contains a word the community does not list` });
   return { blocked: [], warnings };
 }
 
 /** A page's title or heading passing itself off as a brand by look-alike letters blocks. */
 export function checkPageTitle(text: string, where: string): Checked {
   const brand = lookAlikeBrand(text);
-  return { blocked: brand ? [{ part: 'pages', reason: 'impersonation', detail: `${where}: look-alike letters spell "${brand}"` }] : [], warnings: [] };
+  return {
+    blocked: brand ? [{ part: 'pages', reason: 'impersonation', detail: `${where}: look-alike letters spell "${brand}"` }] : [],
+    warnings: [],
+  };
 }

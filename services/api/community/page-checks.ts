@@ -34,28 +34,31 @@ function readHtml(html: string, path: string) {
   let heading = '';
   let inHeading = 0;
   let skip = 0;
-  const parser = new Parser({
-    onopentag(name, attrs) {
-      if (name === 'script' || name === 'style') skip++;
-      if (name === 'title' || name === 'h1') inHeading++;
-      if (name === 'input' && attrs.type?.toLowerCase() === 'password') {
-        blocked.push({ part: 'pages', reason: 'credentials', detail: `${path} has a form that asks for a password` });
-      }
-      if (name === 'form' && /^(https?:)?\/\//i.test(attrs.action ?? '')) {
-        const to = getDomain(attrs.action!.startsWith('//') ? `https:${attrs.action}` : attrs.action!) ?? attrs.action;
-        blocked.push({ part: 'pages', reason: 'phishing', detail: `${path} sends a form to another site (${to})` });
-      }
+  const parser = new Parser(
+    {
+      onopentag(name, attrs) {
+        if (name === 'script' || name === 'style') skip++;
+        if (name === 'title' || name === 'h1') inHeading++;
+        if (name === 'input' && attrs.type?.toLowerCase() === 'password') {
+          blocked.push({ part: 'pages', reason: 'credentials', detail: `${path} has a form that asks for a password` });
+        }
+        if (name === 'form' && /^(https?:)?\/\//i.test(attrs.action ?? '')) {
+          const to = getDomain(attrs.action!.startsWith('//') ? `https:${attrs.action}` : attrs.action!) ?? attrs.action;
+          blocked.push({ part: 'pages', reason: 'phishing', detail: `${path} sends a form to another site (${to})` });
+        }
+      },
+      ontext(data) {
+        if (skip) return;
+        text += ` ${data}`;
+        if (inHeading) heading += ` ${data}`;
+      },
+      onclosetag(name) {
+        if (name === 'script' || name === 'style') skip = Math.max(0, skip - 1);
+        if (name === 'title' || name === 'h1') inHeading = Math.max(0, inHeading - 1);
+      },
     },
-    ontext(data) {
-      if (skip) return;
-      text += ` ${data}`;
-      if (inHeading) heading += ` ${data}`;
-    },
-    onclosetag(name) {
-      if (name === 'script' || name === 'style') skip = Math.max(0, skip - 1);
-      if (name === 'title' || name === 'h1') inHeading = Math.max(0, inHeading - 1);
-    },
-  }, { decodeEntities: true });
+    { decodeEntities: true },
+  );
   parser.end(html);
   return { blocked, text, heading };
 }

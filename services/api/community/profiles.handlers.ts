@@ -9,7 +9,13 @@ export const profileHandlers = {
   setProfile: async ({ deps, auth, body }) => {
     const saved = await setProfile(deps.sql, auth.personId, body);
     // The bio goes with each listing that credits this person: one that fails the checks takes them off (issue 28, M5).
-    if (saved.bio) await blockListedIfFailed(deps.sql, deps.config, await listedProjectsOf(deps.sql, { creditPersonId: auth.personId }), checkWords('bio', saved.bio));
+    if (saved.bio)
+      await blockListedIfFailed(
+        deps.sql,
+        deps.config,
+        await listedProjectsOf(deps.sql, { creditPersonId: auth.personId }),
+        checkWords('bio', saved.bio),
+      );
     return saved;
   },
   /** Open: no sign-in. */

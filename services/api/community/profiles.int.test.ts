@@ -6,8 +6,12 @@ import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 // people, and the open profile that shows only what the person chose to show.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 describe('own profile', () => {
   it('starts empty, then holds the handle and bio that were set', async () => {
@@ -42,7 +46,8 @@ describe('own profile', () => {
     const { client } = await platform.person();
     const kept = await client.call('setProfile', { body: { handle: uniqueSlug('kept'), bio: 'kept' } });
     expect(await refusal(client.call('setProfile', { body: { handle, bio: 'changed' } }))).toMatchObject({
-      status: 422, body: { error: `refused: ${reason}`, reason },
+      status: 422,
+      body: { error: `refused: ${reason}`, reason },
     });
     expect(await client.call('getProfile')).toEqual(kept);
   });
@@ -53,7 +58,8 @@ describe('own profile', () => {
     const handle = uniqueSlug('held');
     await holder.client.call('setProfile', { body: { handle, bio: null } });
     expect(await refusal(other.client.call('setProfile', { body: { handle, bio: 'mine' } }))).toMatchObject({
-      status: 422, body: { error: 'refused: taken', reason: 'taken' },
+      status: 422,
+      body: { error: 'refused: taken', reason: 'taken' },
     });
     expect(await other.client.call('getProfile')).toEqual({ handle: null, bio: null });
     expect(await holder.client.call('setProfile', { body: { handle, bio: 'again' } })).toEqual({ handle, bio: 'again' });
@@ -65,7 +71,10 @@ describe('own profile', () => {
     const handle = uniqueSlug('given');
     await first.client.call('setProfile', { body: { handle, bio: null } });
     await first.client.call('setProfile', { body: { handle: uniqueSlug('moved'), bio: null } });
-    expect(await refusal(second.client.call('setProfile', { body: { handle, bio: null } }))).toMatchObject({ status: 422, body: { reason: 'taken' } });
+    expect(await refusal(second.client.call('setProfile', { body: { handle, bio: null } }))).toMatchObject({
+      status: 422,
+      body: { reason: 'taken' },
+    });
     expect(await first.client.call('setProfile', { body: { handle, bio: 'back' } })).toEqual({ handle, bio: 'back' });
     // Given up again, and the 30 days have passed: anyone may take it.
     await first.client.call('setProfile', { body: { handle: uniqueSlug('moved'), bio: null } });
@@ -85,7 +94,12 @@ describe('own profile', () => {
 
   it('checks lengths as the body: a handle of 2 or 41 characters and a bio over 500 are 400 invalid', async () => {
     const { token } = await platform.person();
-    for (const json of [{ handle: 'ab', bio: null }, { handle: 'a'.repeat(41), bio: null }, { handle: uniqueSlug('long'), bio: 'x'.repeat(501) }, { handle: uniqueSlug('nobio') }]) {
+    for (const json of [
+      { handle: 'ab', bio: null },
+      { handle: 'a'.repeat(41), bio: null },
+      { handle: uniqueSlug('long'), bio: 'x'.repeat(501) },
+      { handle: uniqueSlug('nobio') },
+    ]) {
       const res = await platform.fetch('/api/me/profile', { method: 'POST', token, json });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('invalid');
@@ -118,6 +132,9 @@ describe('the open profile', () => {
     const old = uniqueSlug('old');
     await client.call('setProfile', { body: { handle: old, bio: null } });
     await client.call('setProfile', { body: { handle: uniqueSlug('new'), bio: null } });
-    expect(await refusal(client.call('communityProfile', { params: { handle: old } }))).toMatchObject({ status: 404, body: { error: 'not found' } });
+    expect(await refusal(client.call('communityProfile', { params: { handle: old } }))).toMatchObject({
+      status: 404,
+      body: { error: 'not found' },
+    });
   });
 });

@@ -27,6 +27,12 @@ export async function setProfile(sql: Sql, personId: string, input: { handle: st
 export async function publicProfile(sql: Sql, config: Config, handle: string) {
   const person = await personByHandle(sql, handle);
   if (!person) throw notFound();
-  const projects = (await listings(sql, config, { creditTo: person.handle })).map(({ slug, title, line, url, cover }) => ({ slug, title, line, url, cover }));
+  const projects = (await listings(sql, config, { creditTo: person.handle })).map(({ slug, title, line, url, cover }) => ({
+    slug,
+    title,
+    line,
+    url,
+    cover,
+  }));
   return { handle: person.handle, name: person.handle, bio: person.bio, image: null, projects };
 }

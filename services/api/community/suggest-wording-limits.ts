@@ -18,12 +18,22 @@ export const suggestionsAtOnce = 4;
 const drafting = workSlots({ running: suggestionsAtOnce, waiting: 0, retryAfter: 5, what: 'wordings being drafted' });
 
 export async function boundedSuggestion<T>(
-  deps: { config: Pick<Config, 'AI_BASE_URL' | 'AI_API_KEY'>; queues: Queues }, workspaceId: string, draft: () => Promise<T>,
+  deps: { config: Pick<Config, 'AI_BASE_URL' | 'AI_API_KEY'>; queues: Queues },
+  workspaceId: string,
+  draft: () => Promise<T>,
 ): Promise<T> {
   if (!deps.config.AI_BASE_URL || !deps.config.AI_API_KEY) return draft(); // answers its own 503
   return drafting.run(async () => {
     const limiter = createRateLimiter(deps.queues.redis, deps.queues.prefix);
-    await limiter.take({ name: 'suggest-wording', limit: suggestionsADay, windowSeconds: 24 * 3600, text: `at most ${suggestionsADay} suggested wordings a day` }, workspaceId);
+    await limiter.take(
+      {
+        name: 'suggest-wording',
+        limit: suggestionsADay,
+        windowSeconds: 24 * 3600,
+        text: `at most ${suggestionsADay} suggested wordings a day`,
+      },
+      workspaceId,
+    );
     return draft();
   });
 }

@@ -16,8 +16,13 @@ let asked = 0;
 let holding = false;
 const held: ServerResponse[] = [];
 const answer = (res: ServerResponse) =>
-  res.writeHead(200, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ title: 'Acme CRM for small teams', line: 'Every deal, every follow-up, one board.' }) } }] }));
+  res.writeHead(200, { 'content-type': 'application/json' }).end(
+    JSON.stringify({
+      choices: [
+        { message: { content: JSON.stringify({ title: 'Acme CRM for small teams', line: 'Every deal, every follow-up, one board.' }) } },
+      ],
+    }),
+  );
 const model = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
@@ -49,8 +54,15 @@ describe('suggestWording', () => {
     const { token, project: p, suggest } = await project();
     for (let i = 0; i < suggestionsADay; i++) expect((await suggest()).title).toBe('Acme CRM for small teams');
     const before = asked;
-    const over = await platform.fetch(`/api/projects/${p.id}/card/suggest`, { method: 'POST', token, json: { title: 'crm', line: 'deals' } });
-    expect(over).toMatchObject({ status: 429, body: { error: `at most ${suggestionsADay} suggested wordings a day`, reason: 'rate', retryAfter: expect.any(Number) } });
+    const over = await platform.fetch(`/api/projects/${p.id}/card/suggest`, {
+      method: 'POST',
+      token,
+      json: { title: 'crm', line: 'deals' },
+    });
+    expect(over).toMatchObject({
+      status: 429,
+      body: { error: `at most ${suggestionsADay} suggested wordings a day`, reason: 'rate', retryAfter: expect.any(Number) },
+    });
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(asked).toBe(before);
     // Another workspace has its own allowance.
@@ -64,7 +76,11 @@ describe('suggestWording', () => {
     const waiting = Array.from({ length: suggestionsAtOnce }, () => suggest());
     try {
       await waitFor('the model to hold every draft', async () => asked - before === suggestionsAtOnce);
-      const busy = await platform.fetch(`/api/projects/${p.id}/card/suggest`, { method: 'POST', token, json: { title: 'crm', line: 'deals' } });
+      const busy = await platform.fetch(`/api/projects/${p.id}/card/suggest`, {
+        method: 'POST',
+        token,
+        json: { title: 'crm', line: 'deals' },
+      });
       expect(busy).toMatchObject({ status: 503, body: { error: 'unavailable', reason: 'unavailable' } });
       expect(busy.headers.get('retry-after')).toBe('5');
       expect(asked - before).toBe(suggestionsAtOnce);
@@ -77,4 +93,3 @@ describe('suggestWording', () => {
     expect((await suggest()).title).toBe('Acme CRM for small teams');
   });
 });
-

@@ -31,6 +31,8 @@ function digestOf(b: BuildRow): string | null {
 function problemsOf(b: BuildRow): Build['problems'] {
   const notes = manifestNotes(b.manifest as Manifest).map(({ code, message }) => ({ code: code as string, message }));
   const steps = (b.rehearsal as { steps?: { id: string; result: string }[] } | null)?.steps ?? [];
-  const failed = steps.filter((s) => s.result === 'failed').map((s) => ({ code: 'rehearsal-failed', message: `The story step ${s.id} failed when pitch deploy rehearsed it.` }));
+  const failed = steps
+    .filter((s) => s.result === 'failed')
+    .map((s) => ({ code: 'rehearsal-failed', message: `The story step ${s.id} failed when pitch deploy rehearsed it.` }));
   return [...notes, ...failed];
 }

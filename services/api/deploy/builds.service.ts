@@ -60,17 +60,23 @@ export interface BuildDeps {
  * those too. An upload the archive check refused is `refused` for good, its bytes deleted, and
  * every later createBuild of it answers the same 422 without unpacking anything.
  */
-export async function createBuild(deps: BuildDeps, auth: { workspaceId: string; personId: string }, projectId: string, input: CreateBuildInput) {
+export async function createBuild(
+  deps: BuildDeps,
+  auth: { workspaceId: string; personId: string },
+  projectId: string,
+  input: CreateBuildInput,
+) {
   const { sql } = deps;
   const project = await projectIn(sql, auth.workspaceId, projectId);
   checkRehearsal(input.manifest, input.rehearsal);
   await assertNotPaused(sql, project);
   const upload = await uploadIn(sql, auth.workspaceId, input.uploadId);
   if (upload.projectId !== project.id) throw refused(422, 'unfinished', 'this upload belongs to another project');
-  if (upload.state === 'declared' || upload.state === 'receiving') throw refused(422, 'unfinished', 'the upload\'s bytes never arrived');
+  if (upload.state === 'declared' || upload.state === 'receiving') throw refused(422, 'unfinished', "the upload's bytes never arrived");
   if (upload.state === 'refused') throw refused(422, 'archive', upload.refusal ?? 'this upload was refused');
   if (upload.state !== 'received') throw refused(422, 'used', 'this upload already made a build');
-  if (upload.kind !== input.manifest.kind) throw refused(422, 'kind', `the upload was started as ${upload.kind} and the manifest says ${input.manifest.kind}`);
+  if (upload.kind !== input.manifest.kind)
+    throw refused(422, 'kind', `the upload was started as ${upload.kind} and the manifest says ${input.manifest.kind}`);
 
   const plan = await planFor(sql, auth.workspaceId);
   if (input.manifest.kind === 'container' && plan.staticOnly) throw planLimit('containers', plan.name);
@@ -97,7 +103,14 @@ export async function createBuild(deps: BuildDeps, auth: { workspaceId: string; 
   };
   let outcome: BuildOutcome;
   try {
-    outcome = await runJob(deps.queues, upload.kind === 'static' ? 'archive.unpack' : 'bundle.check', job.buildId, job, deps.config.BUILD_WAIT_MS, BuildOutcome);
+    outcome = await runJob(
+      deps.queues,
+      upload.kind === 'static' ? 'archive.unpack' : 'bundle.check',
+      job.buildId,
+      job,
+      deps.config.BUILD_WAIT_MS,
+      BuildOutcome,
+    );
   } catch (err) {
     // The job failed for good, or is still running when the wait ran out. Give the deploy up,
     // unless the worker made the build first: then it stands, and is the answer.
@@ -112,7 +125,10 @@ export async function createBuild(deps: BuildDeps, auth: { workspaceId: string; 
   if (!outcome.ok) {
     // A manifest at fault leaves the bytes good for a corrected manifest; refused bytes stay refused.
     const { refusedUploadId } = await releaseDeploy(sql, job.buildId, outcome.reason === 'archive' ? outcome.detail : null);
-    if (refusedUploadId) await deps.storage.deletePrefix(uploadKey(refusedUploadId)).catch((err) => deps.log.warn({ err, uploadId: refusedUploadId }, 'refused upload bytes not deleted; the sweep retries'));
+    if (refusedUploadId)
+      await deps.storage
+        .deletePrefix(uploadKey(refusedUploadId))
+        .catch((err) => deps.log.warn({ err, uploadId: refusedUploadId }, 'refused upload bytes not deleted; the sweep retries'));
     if (outcome.reason === 'manifest') throw invalid(outcome.issues);
     throw refused(422, 'archive', outcome.detail);
   }

@@ -8,12 +8,17 @@ import { startPlatform, type Platform } from '../../../test/support/platform.js'
 import { testEnv } from '../../../test/support/services.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 const demo = fileURLToPath(new URL('../../../test/fixtures/container-demo', import.meta.url));
 const manifest = {
-  kind: 'container' as const, name: 'Container demo',
+  kind: 'container' as const,
+  name: 'Container demo',
   apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' as const }],
   run: { start: ['node', 'server.js'] },
 };
@@ -21,7 +26,10 @@ const manifest = {
 async function deploy(bytes: Buffer, plan = 'solo') {
   const { client, token } = await platform.person({ plan });
   const project = await client.call('createProject', { body: { slug: `c-${crypto.randomUUID().slice(0, 12)}`, name: 'C' } });
-  const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+  const { uploadId, putUrl } = await client.call('startUpload', {
+    params: { projectId: project.id },
+    body: { kind: 'container', sizeBytes: bytes.length },
+  });
   expect((await platform.fetch(putUrl, { method: 'PUT', token, body: bytes })).status).toBe(204);
   return { client, token, project, uploadId };
 }
@@ -32,7 +40,9 @@ describe('container builds', () => {
     const { client, project, uploadId } = await deploy(bytes);
     const build = await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest } });
     expect(build).toMatchObject({ kind: 'container', sizeBytes: bytes.length, live: false });
-    const [row] = await platform.deps.sql<{ image: { cmd: string[]; workingDir: string } }[]>`select image from builds where id = ${build.id}`;
+    const [row] = await platform.deps.sql<
+      { image: { cmd: string[]; workingDir: string } }[]
+    >`select image from builds where id = ${build.id}`;
     expect(row.image.cmd).toEqual(['node', 'server.js']);
     expect(row.image.workingDir).toBe('/app');
     expect((await client.call('makeLive', { params: { projectId: project.id, buildId: build.id } })).live).toBe(true);
@@ -45,7 +55,7 @@ describe('container builds', () => {
   });
 
   it('refuses a container build without run with 400 naming run', async () => {
-    const { token, project, uploadId } = await deploy(await tgz({ 'x': 'y' }));
+    const { token, project, uploadId } = await deploy(await tgz({ x: 'y' }));
     const { run: _run, ...noRun } = manifest;
     const res = await platform.fetch(`/api/projects/${project.id}/builds`, { method: 'POST', token, json: { uploadId, manifest: noRun } });
     expect(res.status).toBe(400);
@@ -61,7 +71,10 @@ describe('container builds', () => {
       'manifest.json/': [{ name: 'manifest.json/', type: 'directory' }, ...image.entries],
       './/manifest.json': [{ name: './/manifest.json', body: own }, ...image.entries],
       'index.json': [{ name: 'index.json', body: '{"schemaVersion":2,"manifests":[]}' }, ...image.entries],
-      'two images': [...image.entries.filter((e) => e.name !== 'manifest.json'), { name: 'manifest.json', body: JSON.stringify([...JSON.parse(own), ...JSON.parse(own)]) }],
+      'two images': [
+        ...image.entries.filter((e) => e.name !== 'manifest.json'),
+        { name: 'manifest.json', body: JSON.stringify([...JSON.parse(own), ...JSON.parse(own)]) },
+      ],
       'a stray entry': [...image.entries, { name: 'other.tar', body: 'x' }],
     };
     for (const [trick, entries] of Object.entries(tricks)) {

@@ -14,14 +14,18 @@ beforeAll(async () => {
   token = person.token;
   projectId = (await person.client.call('createProject', { body: { slug: `m-${crypto.randomUUID().slice(0, 12)}`, name: 'M' } })).id;
 });
-afterAll(async () => { await platform.close(); });
+afterAll(async () => {
+  await platform.close();
+});
 
 const prefixed = (path: string) => (path ? `manifest.${path}` : 'manifest');
 
 describe('createBuild checks the manifest', () => {
   it.each(RULE_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const res = await platform.fetch(`/api/projects/${projectId}/builds`, {
-      method: 'POST', token, json: { uploadId: '00000000-0000-4000-8000-000000000000', manifest: c.manifest },
+      method: 'POST',
+      token,
+      json: { uploadId: '00000000-0000-4000-8000-000000000000', manifest: c.manifest },
     });
     if (c.paths.length === 0) {
       expect(res.status).toBe(404);

@@ -33,10 +33,14 @@ export const deployHandlers = {
     const releases = await releasesOf(deps.sql, project.id);
     return builds.map((b) => ({
       ...buildView(b, project.liveBuildId),
-      deployedBy: b.createdBy ? people.get(b.createdBy) ?? null : null,
+      deployedBy: b.createdBy ? (people.get(b.createdBy) ?? null) : null,
       releases: releases
         .filter((r) => r.buildId === b.id)
-        .map((r) => ({ at: r.releasedAt.toISOString(), by: r.releasedBy ? people.get(r.releasedBy) ?? null : null, rollback: r.rollback })),
+        .map((r) => ({
+          at: r.releasedAt.toISOString(),
+          by: r.releasedBy ? (people.get(r.releasedBy) ?? null) : null,
+          rollback: r.rollback,
+        })),
     }));
   },
 

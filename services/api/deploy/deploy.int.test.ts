@@ -5,8 +5,12 @@ import { tgz } from '../../../test/support/archives.js';
 import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 const slug = () => uniqueSlug('d');
 const site = {
@@ -16,11 +20,12 @@ const site = {
   'img/logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
 };
 const manifest = (extra: Record<string, unknown> = {}) => ({
-  kind: 'static' as const, name: 'Demo', output: 'dist',
+  kind: 'static' as const,
+  name: 'Demo',
+  output: 'dist',
   apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' as const }],
   ...extra,
 });
-
 
 async function upload(token: string, client: Client, projectId: string, bytes: Buffer, kind: 'static' | 'container' = 'static') {
   const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId }, body: { kind, sizeBytes: bytes.length } });
@@ -42,7 +47,10 @@ describe('the static deploy flow', () => {
     const bytes = await tgz(site);
     const uploadId = await upload(token, client, project.id, bytes);
 
-    const build = await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest(), note: 'first' } });
+    const build = await client.call('createBuild', {
+      params: { projectId: project.id },
+      body: { uploadId, manifest: manifest(), note: 'first' },
+    });
     expect(build).toMatchObject({ projectId: project.id, kind: 'static', sizeBytes: bytes.length, note: 'first', live: false });
 
     const stored = await platform.deps.storage.list(`builds/${build.id}/files/`);
@@ -64,7 +72,10 @@ describe('the static deploy flow', () => {
     await client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
 
     const builds = await client.call('listBuilds', { params: { projectId: project.id } });
-    expect(builds.map((b) => [b.id, b.live])).toEqual([[second.id, false], [build.id, true]]);
+    expect(builds.map((b) => [b.id, b.live])).toEqual([
+      [second.id, false],
+      [build.id, true],
+    ]);
     const history = await client.call('buildHistory', { params: { projectId: project.id } });
     const first = history.find((h) => h.id === build.id)!;
     expect(first.releases).toHaveLength(2);
@@ -76,21 +87,41 @@ describe('the static deploy flow', () => {
 describe('upload refusals', () => {
   it('refuses an upload over 512 MB, and a container upload on Free', async () => {
     const { client, project } = await newProject();
-    const big = await refusal(client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: 512 * 1024 * 1024 + 1 } }));
+    const big = await refusal(
+      client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: 512 * 1024 * 1024 + 1 } }),
+    );
     expect(big).toMatchObject({ status: 422, body: { reason: 'size' } });
-    expect((await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: 512 * 1024 * 1024 } })).putUrl).toMatch(/^\/api\/uploads\//);
-    const container = await refusal(client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: 10 } }));
-    expect(container).toEqual({ status: 402, body: { error: expect.any(String), reason: 'limit', limit: 'containers', plan: 'free', upgrade: 'solo' } });
+    expect(
+      (await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: 512 * 1024 * 1024 } }))
+        .putUrl,
+    ).toMatch(/^\/api\/uploads\//);
+    const container = await refusal(
+      client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: 10 } }),
+    );
+    expect(container).toEqual({
+      status: 402,
+      body: { error: expect.any(String), reason: 'limit', limit: 'containers', plan: 'free', upgrade: 'solo' },
+    });
   });
 
   it('answers 411 without Content-Length, 422 size for another length, and 422 used for a second PUT', async () => {
     const { client, token, project } = await newProject();
     const bytes = await tgz(site);
-    const { putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: bytes.length } });
+    const { putUrl } = await client.call('startUpload', {
+      params: { projectId: project.id },
+      body: { kind: 'static', sizeBytes: bytes.length },
+    });
 
     const chunked = await fetch(platform.baseUrl + putUrl, {
-      method: 'PUT', headers: { authorization: `Bearer ${token}` }, duplex: 'half',
-      body: new ReadableStream({ start(c) { c.enqueue(bytes); c.close(); } }),
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}` },
+      duplex: 'half',
+      body: new ReadableStream({
+        start(c) {
+          c.enqueue(bytes);
+          c.close();
+        },
+      }),
     } as RequestInit);
     expect(chunked.status).toBe(411);
     expect(await chunked.json()).toEqual({ error: 'length required' });
@@ -105,7 +136,7 @@ describe('upload refusals', () => {
     expect(again.body.reason).toBe('used');
   });
 
-  it('answers 404 for another workspace\'s upload and changes nothing', async () => {
+  it("answers 404 for another workspace's upload and changes nothing", async () => {
     const { client, project } = await newProject();
     const { putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: 3 } });
     const stranger = await platform.person();
@@ -120,29 +151,48 @@ describe('createBuild refusals', () => {
   it('422 unfinished before the bytes arrive, kind for the other kind, used once spent', async () => {
     const { client, token, project } = await newProject('solo');
     const { uploadId } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: 10 } });
-    expect(await refusal(client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest() } })))
-      .toMatchObject({ status: 422, body: { reason: 'unfinished' } });
+    expect(
+      await refusal(client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest() } })),
+    ).toMatchObject({ status: 422, body: { reason: 'unfinished' } });
 
     const ready = await upload(token, client, project.id, await tgz(site));
-    const containerManifest = { kind: 'container' as const, name: 'C', apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' as const }], run: { start: ['node', 'server.js'] } };
-    expect(await refusal(client.call('createBuild', { params: { projectId: project.id }, body: { uploadId: ready, manifest: containerManifest } })))
-      .toMatchObject({ status: 422, body: { reason: 'kind' } });
+    const containerManifest = {
+      kind: 'container' as const,
+      name: 'C',
+      apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' as const }],
+      run: { start: ['node', 'server.js'] },
+    };
+    expect(
+      await refusal(
+        client.call('createBuild', { params: { projectId: project.id }, body: { uploadId: ready, manifest: containerManifest } }),
+      ),
+    ).toMatchObject({ status: 422, body: { reason: 'kind' } });
 
     await client.call('createBuild', { params: { projectId: project.id }, body: { uploadId: ready, manifest: manifest() } });
-    expect(await refusal(client.call('createBuild', { params: { projectId: project.id }, body: { uploadId: ready, manifest: manifest() } })))
-      .toMatchObject({ status: 422, body: { reason: 'used' } });
+    expect(
+      await refusal(client.call('createBuild', { params: { projectId: project.id }, body: { uploadId: ready, manifest: manifest() } })),
+    ).toMatchObject({ status: 422, body: { reason: 'used' } });
   });
 
   it('400 invalid naming the manifest field at fault, and nothing is built', async () => {
     const { client, token, project } = await newProject();
     const uploadId = await upload(token, client, project.id, await tgz(site));
-    const bad = manifest({ apps: [{ id: 'web', name: 'A', path: '/', device: 'laptop' }, { id: 'web', name: 'B', path: '/b', device: 'phone' }] });
+    const bad = manifest({
+      apps: [
+        { id: 'web', name: 'A', path: '/', device: 'laptop' },
+        { id: 'web', name: 'B', path: '/b', device: 'phone' },
+      ],
+    });
     const res = await platform.fetch(`/api/projects/${project.id}/builds`, { method: 'POST', token, json: { uploadId, manifest: bad } });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid');
     expect(res.body.issues.map((i: { path: string }) => i.path)).toContain('manifest.apps[1].id');
 
-    const unknownField = await platform.fetch(`/api/projects/${project.id}/builds`, { method: 'POST', token, json: { uploadId, manifest: manifest({ controls: {} }) } });
+    const unknownField = await platform.fetch(`/api/projects/${project.id}/builds`, {
+      method: 'POST',
+      token,
+      json: { uploadId, manifest: manifest({ controls: {} }) },
+    });
     expect(unknownField.status).toBe(400);
     expect(unknownField.body.issues.map((i: { path: string }) => i.path)).toContain('manifest.controls');
     expect(await client.call('listBuilds', { params: { projectId: project.id } })).toEqual([]);
@@ -155,7 +205,11 @@ describe('createBuild refusals', () => {
       { id: 'one', title: 'Docs', say: 'The docs', app: 'web', path: '/docs' },
       { id: 'two', title: 'Gone', say: 'Missing', app: 'web', path: '/missing.html' },
     ];
-    const res = await platform.fetch(`/api/projects/${project.id}/builds`, { method: 'POST', token, json: { uploadId, manifest: manifest({ story }) } });
+    const res = await platform.fetch(`/api/projects/${project.id}/builds`, {
+      method: 'POST',
+      token,
+      json: { uploadId, manifest: manifest({ story }) },
+    });
     expect(res.status).toBe(400);
     expect(res.body.issues.map((i: { path: string }) => i.path)).toEqual(['manifest.story[1].path']);
     expect(await client.call('listBuilds', { params: { projectId: project.id } })).toEqual([]);
@@ -165,12 +219,17 @@ describe('createBuild refusals', () => {
     const { client, token, project } = await newProject();
     const uploadId = await upload(token, client, project.id, await tgz({ ...site, '../escape.html': 'x' }));
     const r = await refusal(client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest() } }));
-    expect(r).toMatchObject({ status: 422, body: { error: 'refused: archive', reason: 'archive', detail: expect.stringContaining('escape.html') } });
-    expect(await platform.deps.storage.list('builds/')).not.toContainEqual(expect.objectContaining({ key: expect.stringContaining('escape') }));
+    expect(r).toMatchObject({
+      status: 422,
+      body: { error: 'refused: archive', reason: 'archive', detail: expect.stringContaining('escape.html') },
+    });
+    expect(await platform.deps.storage.list('builds/')).not.toContainEqual(
+      expect.objectContaining({ key: expect.stringContaining('escape') }),
+    );
     expect(await client.call('listBuilds', { params: { projectId: project.id } })).toEqual([]);
   });
 
-  it('402 deploys beyond the plan\'s deploys in 24 hours', async () => {
+  it("402 deploys beyond the plan's deploys in 24 hours", async () => {
     const { client, token, project, email } = await newProject();
     const uploadId = await upload(token, client, project.id, await tgz(site));
     // Twenty earlier deploys today, written directly: making them through the api is slow and proves nothing more.
@@ -181,7 +240,10 @@ describe('createBuild refusals', () => {
       insert into builds (id, workspace_id, project_id, upload_id, kind, manifest, size_bytes)
       select gen_random_uuid(), workspace_id, ${project.id}, id, 'static', '{}'::jsonb, 1 from ups`;
     const r = await refusal(client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest() } }));
-    expect(r).toEqual({ status: 402, body: { error: expect.any(String), reason: 'limit', limit: 'deploys', plan: 'free', upgrade: 'solo' } });
+    expect(r).toEqual({
+      status: 402,
+      body: { error: expect.any(String), reason: 'limit', limit: 'deploys', plan: 'free', upgrade: 'solo' },
+    });
   });
 
   it('423 while the platform has the project taken down, for uploads, builds and going live', async () => {
@@ -206,7 +268,13 @@ describe('createBuild refusals', () => {
     expect((await refusal(b.client.call('makeLive', { params: { projectId: b.project.id, buildId: build.id } }))).status).toBe(404);
     expect((await refusal(b.client.call('listBuilds', { params: { projectId: a.project.id } }))).status).toBe(404);
     const theirs = await upload(a.token, a.client, a.project.id, await tgz(site));
-    expect((await refusal(b.client.call('createBuild', { params: { projectId: b.project.id }, body: { uploadId: theirs, manifest: manifest() } }))).status).toBe(404);
+    expect(
+      (
+        await refusal(
+          b.client.call('createBuild', { params: { projectId: b.project.id }, body: { uploadId: theirs, manifest: manifest() } }),
+        )
+      ).status,
+    ).toBe(404);
   });
 });
 

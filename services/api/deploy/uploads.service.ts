@@ -18,17 +18,31 @@ export const maxUploadBytes = 512 * 1024 * 1024;
  */
 export const uploadQuotaBytes = 4 * maxUploadBytes;
 
-export async function startUpload(sql: Sql, auth: { workspaceId: string; personId: string }, projectId: string, input: { kind: 'static' | 'container'; sizeBytes: number }) {
+export async function startUpload(
+  sql: Sql,
+  auth: { workspaceId: string; personId: string },
+  projectId: string,
+  input: { kind: 'static' | 'container'; sizeBytes: number },
+) {
   const project = await projectIn(sql, auth.workspaceId, projectId);
   await assertNotPaused(sql, project);
   if (input.sizeBytes > maxUploadBytes) throw refused(422, 'size', `an upload is at most ${maxUploadBytes} bytes (512 MB)`);
   const plan = await planNameOf(sql, auth.workspaceId);
   if (input.kind === 'container' && plan === 'free') throw planLimit('containers', plan);
   const row = await declareUpload(sql, {
-    workspaceId: auth.workspaceId, projectId: project.id, kind: input.kind, sizeBytes: input.sizeBytes, createdBy: auth.personId, quotaBytes: uploadQuotaBytes,
+    workspaceId: auth.workspaceId,
+    projectId: project.id,
+    kind: input.kind,
+    sizeBytes: input.sizeBytes,
+    createdBy: auth.personId,
+    quotaBytes: uploadQuotaBytes,
   });
   if (!row) {
-    throw refused(422, 'size', `the workspace's uploads not yet built would hold more than ${uploadQuotaBytes} bytes (2 GB); build them, or wait a day for unused ones to be dropped`);
+    throw refused(
+      422,
+      'size',
+      `the workspace's uploads not yet built would hold more than ${uploadQuotaBytes} bytes (2 GB); build them, or wait a day for unused ones to be dropped`,
+    );
   }
   return { uploadId: row.id, putUrl: `/api/uploads/${row.id}` };
 }
@@ -38,7 +52,14 @@ export async function startUpload(sql: Sql, auth: { workspaceId: string; personI
  * nor on the api's disk. The upload is held in `receiving` while the bytes flow, so a second PUT
  * is refused as used; a PUT that breaks off puts it back to `declared` for a retry.
  */
-export async function receiveUpload(sql: Sql, storage: Storage, workspaceId: string, uploadId: string, contentLength: string | undefined, body: Readable) {
+export async function receiveUpload(
+  sql: Sql,
+  storage: Storage,
+  workspaceId: string,
+  uploadId: string,
+  contentLength: string | undefined,
+  body: Readable,
+) {
   const upload = await uploadIn(sql, workspaceId, uploadId);
   if (contentLength === undefined) throw new Refusal(411, 'length required');
   const declared = Number(upload.sizeBytes);
@@ -62,7 +83,8 @@ export async function receiveUpload(sql: Sql, storage: Storage, workspaceId: str
     await storage.put(uploadKey(upload.id), counter, { size: declared, contentType: 'application/octet-stream' });
     // Measured again on storage (spec 3): what the store holds must be exactly what was declared.
     const stored = await storage.head(uploadKey(upload.id));
-    if (seen !== declared || stored?.size !== declared) throw refused(422, 'size', `received ${stored?.size ?? seen} bytes, declared ${declared}`);
+    if (seen !== declared || stored?.size !== declared)
+      throw refused(422, 'size', `received ${stored?.size ?? seen} bytes, declared ${declared}`);
   } catch (err) {
     await storage.deletePrefix(uploadKey(upload.id)).catch(() => {});
     await moveUpload(sql, upload.id, 'receiving', 'declared');

@@ -9,8 +9,12 @@ import { viewerHoursThisMonth } from '../../data/visits.sql.js';
 import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 const slug = () => uniqueSlug('l');
 
@@ -39,22 +43,36 @@ async function insertLinks(projectId: string, n: number, state: 'open' | 'revoke
   }
 }
 
-const historyOf = (client: Client, projectId: string) =>
-  client.call('projectHistory', { params: { projectId } });
+const historyOf = (client: Client, projectId: string) => client.call('projectHistory', { params: { projectId } });
 
 describe('createLink', () => {
   it('answers 201 {link, url} no-store, opens under /r/<key>, keeps only the hash and the sealed key', async () => {
     const { token, client, project } = await newProject();
-    const res = await platform.fetch(`/api/projects/${project.id}/links`, { method: 'POST', token, json: { viewerName: 'Ada', viewerEmail: 'ada@example.com', expiresInDays: 7 } });
+    const res = await platform.fetch(`/api/projects/${project.id}/links`, {
+      method: 'POST',
+      token,
+      json: { viewerName: 'Ada', viewerEmail: 'ada@example.com', expiresInDays: 7 },
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const { link, url } = res.body;
-    expect(link).toEqual({ id: expect.any(String), viewerName: 'Ada', viewerEmail: 'ada@example.com', expiresAt: expect.any(String), revokedAt: null, stage: 'sent', recoverable: true, lastOpenedAt: null });
+    expect(link).toEqual({
+      id: expect.any(String),
+      viewerName: 'Ada',
+      viewerEmail: 'ada@example.com',
+      expiresAt: expect.any(String),
+      revokedAt: null,
+      stage: 'sent',
+      recoverable: true,
+      lastOpenedAt: null,
+    });
     expect(Math.abs(Date.parse(link.expiresAt) - (Date.now() + 7 * 86_400_000))).toBeLessThan(60_000);
     expect(url).toMatch(new RegExp(`^${platform.baseUrl}/r/pp_lnk_[A-Za-z0-9_-]{32}$`));
 
     const key = keyOf(url);
-    const [row] = await platform.deps.sql<{ keyHash: Buffer; keySealed: Buffer }[]>`select key_hash, key_sealed from links where id = ${link.id}`;
+    const [row] = await platform.deps.sql<
+      { keyHash: Buffer; keySealed: Buffer }[]
+    >`select key_hash, key_sealed from links where id = ${link.id}`;
     expect(row.keyHash.equals(hashSecret(key))).toBe(true);
     expect(row.keySealed.toString('latin1')).not.toContain(key.slice(7));
 
@@ -86,7 +104,14 @@ describe('createLink', () => {
 
   it('answers 400 for a viewer name or expiry out of bounds and makes nothing', async () => {
     const { token, client, project } = await newProject();
-    for (const json of [{ viewerName: '' }, { viewerName: 'x'.repeat(81) }, { viewerName: 'a', expiresInDays: 0 }, { viewerName: 'a', expiresInDays: 366 }, { viewerName: 'a', expiresInDays: 1.5 }, { viewerName: 'a', viewerEmail: 'nope' }]) {
+    for (const json of [
+      { viewerName: '' },
+      { viewerName: 'x'.repeat(81) },
+      { viewerName: 'a', expiresInDays: 0 },
+      { viewerName: 'a', expiresInDays: 366 },
+      { viewerName: 'a', expiresInDays: 1.5 },
+      { viewerName: 'a', viewerEmail: 'nope' },
+    ]) {
       expect((await platform.fetch(`/api/projects/${project.id}/links`, { method: 'POST', token, json })).status).toBe(400);
     }
     expect(await client.call('listLinks', { params: { projectId: project.id } })).toEqual([]);
@@ -116,12 +141,14 @@ describe('createLink', () => {
   it('never passes the count under racing creations', async () => {
     const { client, project } = await newProject('solo');
     await insertLinks(project.id, 22);
-    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => client.call('createLink', { params: { projectId: project.id }, body: { viewerName: `r${i}` } })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => client.call('createLink', { params: { projectId: project.id }, body: { viewerName: `r${i}` } })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     expect(await client.call('listLinks', { params: { projectId: project.id } })).toHaveLength(25);
   });
 
-  it('is 402 viewerHours once the month\'s viewer-hours are used, across the workspace', async () => {
+  it("is 402 viewerHours once the month's viewer-hours are used, across the workspace", async () => {
     const { client, project, workspaceId } = await newProject('solo');
     const other = await client.call('createProject', { body: { slug: slug(), name: 'Other' } });
     const { link } = await client.call('createLink', { params: { projectId: other.id }, body: { viewerName: 'Grace' } });
@@ -144,9 +171,18 @@ describe('createLink', () => {
     const create = () => client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
     const sql = platform.deps.sql;
     const causes: [() => Promise<unknown>, () => Promise<unknown>][] = [
-      [() => sql`update projects set taken_down_at = now() where id = ${project.id}`, () => sql`update projects set taken_down_at = null where id = ${project.id}`],
-      [() => sql`update workspaces set suspended_at = now() where id = ${workspaceId}`, () => sql`update workspaces set suspended_at = null where id = ${workspaceId}`],
-      [() => sql`update projects set over_limit_at = now() where id = ${project.id}`, () => sql`update projects set over_limit_at = null where id = ${project.id}`],
+      [
+        () => sql`update projects set taken_down_at = now() where id = ${project.id}`,
+        () => sql`update projects set taken_down_at = null where id = ${project.id}`,
+      ],
+      [
+        () => sql`update workspaces set suspended_at = now() where id = ${workspaceId}`,
+        () => sql`update workspaces set suspended_at = null where id = ${workspaceId}`,
+      ],
+      [
+        () => sql`update projects set over_limit_at = now() where id = ${project.id}`,
+        () => sql`update projects set over_limit_at = null where id = ${project.id}`,
+      ],
     ];
     for (const [pause, lift] of causes) {
       await pause();
@@ -214,7 +250,10 @@ describe('revokeLink', () => {
     expect(await resolveLinkKey(platform.deps.sql, keyOf(url))).toBeNull();
     expect(await client.call('revokeLink', { params: { linkId: link.id } })).toEqual(revoked);
     for (const op of ['revealLink', 'reissueLink'] as const) {
-      expect(await refusal(client.call(op, { params: { linkId: link.id } }))).toMatchObject({ status: 422, body: { error: 'refused: revoked', reason: 'revoked' } });
+      expect(await refusal(client.call(op, { params: { linkId: link.id } }))).toMatchObject({
+        status: 422,
+        body: { error: 'refused: revoked', reason: 'revoked' },
+      });
     }
     expect(await resolveLinkKey(platform.deps.sql, keyOf(url))).toBeNull();
     expect(await historyOf(client, project.id)).toEqual([]);
@@ -236,10 +275,16 @@ describe('revealLink', () => {
 
   it('is 422 expired for an expired link, which no longer opens', async () => {
     const { client, project } = await newProject();
-    const { link, url } = await client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada', expiresInDays: 1 } });
+    const { link, url } = await client.call('createLink', {
+      params: { projectId: project.id },
+      body: { viewerName: 'Ada', expiresInDays: 1 },
+    });
     await platform.deps.sql`update links set expires_at = now() - interval '1 second' where id = ${link.id}`;
     for (const op of ['revealLink', 'reissueLink'] as const) {
-      expect(await refusal(client.call(op, { params: { linkId: link.id } }))).toMatchObject({ status: 422, body: { error: 'refused: expired', reason: 'expired' } });
+      expect(await refusal(client.call(op, { params: { linkId: link.id } }))).toMatchObject({
+        status: 422,
+        body: { error: 'refused: expired', reason: 'expired' },
+      });
     }
     expect(await resolveLinkKey(platform.deps.sql, keyOf(url))).toBeNull();
   });
@@ -249,7 +294,10 @@ describe('revealLink', () => {
     const { link, url } = await client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
     await platform.deps.sql`update links set key_sealed = null where id = ${link.id}`;
     expect((await client.call('listLinks', { params: { projectId: project.id } }))[0].recoverable).toBe(false);
-    expect(await refusal(client.call('revealLink', { params: { linkId: link.id } }))).toMatchObject({ status: 422, body: { error: 'refused: unrecoverable', reason: 'unrecoverable' } });
+    expect(await refusal(client.call('revealLink', { params: { linkId: link.id } }))).toMatchObject({
+      status: 422,
+      body: { error: 'refused: unrecoverable', reason: 'unrecoverable' },
+    });
     // The old address still opens until reissued: only showing it again is impossible.
     expect((await resolveLinkKey(platform.deps.sql, keyOf(url)))?.link.id).toBe(link.id);
     const reissued = await client.call('reissueLink', { params: { linkId: link.id } });
@@ -262,7 +310,10 @@ describe('revealLink', () => {
     const { client, project } = await newProject();
     const { link } = await client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
     await platform.deps.sql`update links set key_sealed = set_byte(key_sealed, 20, get_byte(key_sealed, 20) # 1) where id = ${link.id}`;
-    expect(await refusal(client.call('revealLink', { params: { linkId: link.id } }))).toMatchObject({ status: 422, body: { reason: 'unrecoverable' } });
+    expect(await refusal(client.call('revealLink', { params: { linkId: link.id } }))).toMatchObject({
+      status: 422,
+      body: { reason: 'unrecoverable' },
+    });
     expect(await historyOf(client, project.id)).toEqual([]);
   });
 });
@@ -270,7 +321,10 @@ describe('revealLink', () => {
 describe('reissueLink', () => {
   it('gives a new address, stops the old one at once, keeps the record, and is recorded as link.reissue', async () => {
     const { token, client, project } = await newProject('solo', 'Grace Hopper');
-    const { link, url } = await client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada', viewerEmail: 'ada@example.com', expiresInDays: 30 } });
+    const { link, url } = await client.call('createLink', {
+      params: { projectId: project.id },
+      body: { viewerName: 'Ada', viewerEmail: 'ada@example.com', expiresInDays: 30 },
+    });
     const res = await platform.fetch(`/api/links/${link.id}/reissue`, { method: 'POST', token });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -313,7 +367,7 @@ describe('a read-only connection', () => {
 });
 
 describe('foreign and unknown ids', () => {
-  it('answer 404 for another workspace\'s project or link, and for ids that are not UUIDs, changing nothing', async () => {
+  it("answer 404 for another workspace's project or link, and for ids that are not UUIDs, changing nothing", async () => {
     const owner = await newProject();
     const { link, url } = await owner.client.call('createLink', { params: { projectId: owner.project.id }, body: { viewerName: 'Ada' } });
     const stranger = await platform.person({ plan: 'pro' });
@@ -333,7 +387,7 @@ describe('foreign and unknown ids', () => {
     expect(await historyOf(owner.client, owner.project.id)).toEqual([]);
   });
 
-  it('a deleted project\'s links stop opening and answer 404', async () => {
+  it("a deleted project's links stop opening and answer 404", async () => {
     const { client, project } = await newProject();
     const { link, url } = await client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
     await client.call('deleteProject', { params: { projectId: project.id }, body: { confirm: project.slug } });

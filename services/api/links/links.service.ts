@@ -9,7 +9,16 @@ import { projectIn } from '../../data/projects.sql.js';
 import { recordHistory } from '../../data/room-history.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import { linkSealingKey, newLinkKey, openLinkKey, sealLinkKey } from './link-key.js';
-import { countOpenLinks, insertLink, isExpired, linkIn, lockLinksOf, markLinkRevoked, rekeyOpenLink, type LinkRow } from '../../data/links.sql.js';
+import {
+  countOpenLinks,
+  insertLink,
+  isExpired,
+  linkIn,
+  lockLinksOf,
+  markLinkRevoked,
+  rekeyOpenLink,
+  type LinkRow,
+} from '../../data/links.sql.js';
 import { viewerHoursUsedUp } from '../../data/visits.sql.js';
 
 /** Who is acting. A read-only connection may not see a link's address (spec 5.6). */
@@ -37,7 +46,13 @@ export interface LinkWithKey {
  * to a read-only connection, while the platform pauses the project (423), on a plan without
  * private links or beyond its open links per project, and once the month's viewer-hours are used.
  */
-export async function createLink(sql: Sql, appSecret: string, actor: Actor, projectId: string, input: CreateLinkInput): Promise<LinkWithKey> {
+export async function createLink(
+  sql: Sql,
+  appSecret: string,
+  actor: Actor,
+  projectId: string,
+  input: CreateLinkInput,
+): Promise<LinkWithKey> {
   if (actor.readOnly) throw roleCannot('createLink');
   const project = await projectIn(sql, actor.workspaceId, projectId);
   await assertNotPaused(sql, project);
@@ -51,15 +66,22 @@ export async function createLink(sql: Sql, appSecret: string, actor: Actor, proj
   const id = randomUUID();
   const key = newLinkKey();
   const sealed = sealLinkKey(linkSealingKey(appSecret), id, key);
-  const link = await sql.begin(async (tx) => {
+  const link = (await sql.begin(async (tx) => {
     // Serialise creations per project, so racing requests cannot both pass the plan's count.
     await lockLinksOf(tx, project.id);
     if ((await countOpenLinks(tx, project.id)) >= planOf(plan).linksPerProject) throw planLimit('links', plan);
     return insertLink(tx, {
-      id, workspaceId: actor.workspaceId, projectId: project.id, viewerName: input.viewerName, viewerEmail: input.viewerEmail ?? null,
-      keyHash: hashSecret(key), keySealed: sealed, createdBy: actor.personId, expiresInDays: days,
+      id,
+      workspaceId: actor.workspaceId,
+      projectId: project.id,
+      viewerName: input.viewerName,
+      viewerEmail: input.viewerEmail ?? null,
+      keyHash: hashSecret(key),
+      keySealed: sealed,
+      createdBy: actor.personId,
+      expiresInDays: days,
     });
-  }) as LinkRow;
+  })) as LinkRow;
   return { link, key };
 }
 
@@ -78,8 +100,7 @@ function assertOpen(link: LinkRow): void {
 }
 
 /** The address cannot be shown again: only a hash of the key was kept (or what was kept no longer opens). */
-const unrecoverable = () =>
-  refused(422, 'unrecoverable', 'this link\'s address cannot be shown again; reissue it for a new one');
+const unrecoverable = () => refused(422, 'unrecoverable', "this link's address cannot be shown again; reissue it for a new one");
 
 /** revealLink: the address again, recorded as link.copy. */
 export async function revealLink(sql: Sql, appSecret: string, actor: Actor, linkId: string): Promise<LinkWithKey> {
@@ -96,7 +117,12 @@ export async function revealLink(sql: Sql, appSecret: string, actor: Actor, link
   }
   if (!hashSecret(key).equals(link.keyHash)) throw unrecoverable();
   await recordHistory(sql, {
-    workspaceId: link.workspaceId, projectId: link.projectId, kind: 'link.copy', byPerson: actor.personId, linkId: link.id, viewer: link.viewerName,
+    workspaceId: link.workspaceId,
+    projectId: link.projectId,
+    kind: 'link.copy',
+    byPerson: actor.personId,
+    linkId: link.id,
+    viewer: link.viewerName,
   });
   return { link, key };
 }
@@ -112,7 +138,7 @@ export async function reissueLink(sql: Sql, appSecret: string, actor: Actor, lin
   assertOpen(link);
   const key = newLinkKey();
   const sealed = sealLinkKey(linkSealingKey(appSecret), link.id, key);
-  const row = await sql.begin(async (tx) => {
+  const row = (await sql.begin(async (tx) => {
     const updated = await rekeyOpenLink(tx, link.id, { hash: hashSecret(key), sealed });
     // Revoked or expired since it was read: refuse as if it had been so all along.
     if (!updated) {
@@ -120,9 +146,14 @@ export async function reissueLink(sql: Sql, appSecret: string, actor: Actor, lin
       throw refused(422, 'expired', 'this link has expired');
     }
     await recordHistory(tx, {
-      workspaceId: link.workspaceId, projectId: link.projectId, kind: 'link.reissue', byPerson: actor.personId, linkId: link.id, viewer: link.viewerName,
+      workspaceId: link.workspaceId,
+      projectId: link.projectId,
+      kind: 'link.reissue',
+      byPerson: actor.personId,
+      linkId: link.id,
+      viewer: link.viewerName,
     });
     return updated;
-  }) as LinkRow;
+  })) as LinkRow;
   return { link: row, key };
 }

@@ -1,6 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { checkManifest } from '../../contract/manifest/manifest.check.js';
 import { manifestNotes } from '../../contract/manifest/manifest.notes.js';
@@ -21,7 +27,11 @@ import { actionName, actionsOf, argumentNames, connectorToolList, describeAction
 // (which would publish zod's JSON Schema and strip unknown keys), so that what is listed and what
 // is checked are the catalog's own.
 
-interface Connection { deps: Deps; auth: Auth; req: FastifyRequest }
+interface Connection {
+  deps: Deps;
+  auth: Auth;
+  req: FastifyRequest;
+}
 type Issue = { path: string; message: string };
 
 /** A tool error with the refusal's body, as the HTTP api would have answered it. */
@@ -45,13 +55,17 @@ function unknownName(what: string, name: string, known: readonly string[]): stri
 /** The arguments `spec` does not take, each named with the one probably meant. */
 function unknownArguments(spec: ActionSpec, args: Record<string, unknown>): Issue[] {
   const known = argumentNames(spec);
-  return Object.keys(args).filter((k) => !known.includes(k)).map((k) => ({ path: k, message: unknownName(`${actionName(spec)} takes no argument`, k, known) }));
+  return Object.keys(args)
+    .filter((k) => !known.includes(k))
+    .map((k) => ({ path: k, message: unknownName(`${actionName(spec)} takes no argument`, k, known) }));
 }
 
 export function registerConnectorTools(server: McpServer, connection: Connection) {
   server.server.registerCapabilities({ tools: {} });
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: connectorToolList }));
-  server.server.setRequestHandler(CallToolRequestSchema, (request) => callTool(request.params.name, request.params.arguments ?? {}, connection));
+  server.server.setRequestHandler(CallToolRequestSchema, (request) =>
+    callTool(request.params.name, request.params.arguments ?? {}, connection),
+  );
 }
 
 async function callTool(name: string, args: Record<string, unknown>, connection: Connection): Promise<CallToolResult> {
@@ -64,7 +78,8 @@ async function callTool(name: string, args: Record<string, unknown>, connection:
   }
   const { action, ...rest } = args;
   const names = list.map((a) => a.action!);
-  if (typeof action !== 'string') return invalidArguments([{ path: 'action', message: `${name} needs an action, one of: ${names.join(', ')}` }]);
+  if (typeof action !== 'string')
+    return invalidArguments([{ path: 'action', message: `${name} needs an action, one of: ${names.join(', ')}` }]);
   const spec = list.find((a) => a.action === action);
   if (!spec) return invalidArguments([{ path: 'action', message: unknownName(`${name} has no action`, action, names) }]);
   const issues = unknownArguments(spec, rest);
@@ -73,26 +88,44 @@ async function callTool(name: string, args: Record<string, unknown>, connection:
 
 function help(args: Record<string, unknown>): CallToolResult {
   const extra = Object.keys(args).filter((k) => k !== 'tool' && k !== 'action');
-  if (extra.length) return invalidArguments(extra.map((k) => ({ path: k, message: unknownName('help takes no argument', k, ['tool', 'action']) })));
+  if (extra.length)
+    return invalidArguments(extra.map((k) => ({ path: k, message: unknownName('help takes no argument', k, ['tool', 'action']) })));
   const { tool, action } = args as { tool?: unknown; action?: unknown };
   if (tool === undefined) {
-    return resultOf(connectorToolNames.map((t) => ({ tool: t, about: toolAreas[t].about, actions: actionsOf(t).flatMap((a) => (a.action ? [a.action] : [])) })));
+    return resultOf(
+      connectorToolNames.map((t) => ({
+        tool: t,
+        about: toolAreas[t].about,
+        actions: actionsOf(t).flatMap((a) => (a.action ? [a.action] : [])),
+      })),
+    );
   }
   const list = typeof tool === 'string' ? actionsOf(tool) : [];
   if (!list.length) return invalidArguments([{ path: 'tool', message: unknownName('no tool', String(tool), connectorToolNames) }]);
   if (action === undefined) return resultOf(list.map(describeAction));
   const spec = list.find((a) => a.action === action);
   const names = list.flatMap((a) => (a.action ? [a.action] : []));
-  return spec ? resultOf(describeAction(spec)) : invalidArguments([{ path: 'action', message: unknownName(`${tool} has no action`, String(action), names) }]);
+  return spec
+    ? resultOf(describeAction(spec))
+    : invalidArguments([{ path: 'action', message: unknownName(`${tool} has no action`, String(action), names) }]);
 }
 
 /** Handlers of JSON routes only set headers on the reply; the connector's reply has none to set. */
-const headerlessReply = { header() { return this; }, status() { return this; }, sent: false } as unknown as FastifyReply;
+const headerlessReply = {
+  header() {
+    return this;
+  },
+  status() {
+    return this;
+  },
+  sent: false,
+} as unknown as FastifyReply;
 
 /** The operation's parts from the one argument object: a body that is not an object is `body`. */
 function partsOf(spec: ActionSpec, args: Record<string, unknown>) {
   const def = spec.def!;
-  const pick = (schema: z.ZodObject | undefined) => (schema ? Object.fromEntries(Object.keys(schema.shape).map((k) => [k, args[k]])) : undefined);
+  const pick = (schema: z.ZodObject | undefined) =>
+    schema ? Object.fromEntries(Object.keys(schema.shape).map((k) => [k, args[k]])) : undefined;
   return {
     params: def.params ? def.params.parse(pick(def.params)) : undefined,
     query: def.query ? def.query.parse(pick(def.query)) : undefined,
@@ -104,7 +137,9 @@ async function run(spec: ActionSpec, args: Record<string, unknown>, { deps, auth
   try {
     if (spec.operation === 'checkManifest') {
       const check = checkManifest(args.manifest);
-      return resultOf(check.ok ? { ok: true, problems: [], notes: manifestNotes(check.manifest) } : { ok: false, problems: check.problems, notes: [] });
+      return resultOf(
+        check.ok ? { ok: true, problems: [], notes: manifestNotes(check.manifest) } : { ok: false, problems: check.problems, notes: [] },
+      );
     }
     if (auth.readOnly && (spec.changes || spec.revealsAddress)) throw roleCannot('read-only connection');
     const handler = handlers[spec.operation] as (ctx: unknown) => Promise<unknown>;

@@ -13,12 +13,20 @@ import { registerConnectorTools } from './connector-calls.js';
 export function connectorServer(deps: Deps, auth: Auth, req: FastifyRequest): McpServer {
   const server = new McpServer(
     { name: 'demo-rooms', title: 'Demo rooms', version: CONTRACT_VERSION },
-    { instructions: 'Demo rooms: deploy checks, projects and builds, private links, the room, visits, comments, the pipeline and analytics of the workspace this connection acts for (whoami tells which). Each tool is a `pitch` command or a web app area; its actions are listed in its description, and help gives any action\'s exact schemas. Days are UTC dates YYYY-MM-DD.' },
+    {
+      instructions:
+        "Demo rooms: deploy checks, projects and builds, private links, the room, visits, comments, the pipeline and analytics of the workspace this connection acts for (whoami tells which). Each tool is a `pitch` command or a web app area; its actions are listed in its description, and help gives any action's exact schemas. Days are UTC dates YYYY-MM-DD.",
+    },
   );
   registerConnectorTools(server, { deps, auth, req });
 
   const documents = [
-    { name: 'manifest-schema', path: '/api/manifest.schema.json', title: 'The JSON Schema of pitch.json', read: platformHandlers.manifestSchema },
+    {
+      name: 'manifest-schema',
+      path: '/api/manifest.schema.json',
+      title: 'The JSON Schema of pitch.json',
+      read: platformHandlers.manifestSchema,
+    },
     { name: 'openapi', path: '/api/openapi.json', title: 'The platform API (OpenAPI 3.1)', read: platformHandlers.openapi },
   ];
   for (const d of documents) {

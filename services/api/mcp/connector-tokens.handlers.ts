@@ -9,7 +9,11 @@ export const connectorTokenHandlers = {
     // A token of up to a year is account power: only a recent sign-in in the web app (security-3 M4).
     requireRecentSignIn(auth, 'createConnectorToken');
     const { token, sessionId, expiresAt } = await createSession(deps.sql, {
-      personId: auth.personId, kind: 'connector', readOnly: body.readOnly, days: body.days, method: 'connector',
+      personId: auth.personId,
+      kind: 'connector',
+      readOnly: body.readOnly,
+      days: body.days,
+      method: 'connector',
       userAgent: body.name ? `connector: ${body.name}` : `connector, issued from ${req.headers['user-agent'] ?? 'an unknown client'}`,
       workspaceId: auth.workspaceId,
     });

@@ -13,24 +13,64 @@ import { LINK_DEFAULT_DAYS } from '../../contract/resources/link.js';
 
 /** The connector's tools: one per command or area, each holding that area's actions. */
 export const connectorToolNames = [
-  'whoami', 'validate', 'workspace', 'projects', 'builds', 'rollback', 'logs', 'links',
-  'activity', 'analytics', 'room', 'pipeline', 'brand', 'card', 'community',
+  'whoami',
+  'validate',
+  'workspace',
+  'projects',
+  'builds',
+  'rollback',
+  'logs',
+  'links',
+  'activity',
+  'analytics',
+  'room',
+  'pipeline',
+  'brand',
+  'card',
+  'community',
 ] as const;
 export type ToolName = (typeof connectorToolNames)[number];
 
 /** What each tool is about, and where the same thing lives in the command line and the web app. */
 export const toolAreas: Record<ToolName, { about: string; cli?: string; web: string }> = {
   whoami: { about: 'Who this connection acts for, and in which workspace. Start here.', cli: 'pitch whoami', web: 'Account' },
-  validate: { about: "Checks a pitch.json document (the build manifest) as a deploy would, before any bytes move: its problems, each with the field's path, and advisory notes. Changes nothing.", cli: 'pitch validate', web: '—' },
-  workspace: { about: 'Your workspaces (your own and your teams), the active one, its plan, members, invitations and container usage.', cli: 'pitch workspace', web: 'Team, Usage' },
+  validate: {
+    about:
+      "Checks a pitch.json document (the build manifest) as a deploy would, before any bytes move: its problems, each with the field's path, and advisory notes. Changes nothing.",
+    cli: 'pitch validate',
+    web: '—',
+  },
+  workspace: {
+    about: 'Your workspaces (your own and your teams), the active one, its plan, members, invitations and container usage.',
+    cli: 'pitch workspace',
+    web: 'Team, Usage',
+  },
   projects: { about: "The active workspace's projects: each has one room.", cli: 'pitch projects', web: 'Projects' },
-  builds: { about: "A project's builds and who made which live. Deploys carry bytes: use `pitch deploy`.", cli: 'pitch builds', web: 'Projects › Builds' },
+  builds: {
+    about: "A project's builds and who made which live. Deploys carry bytes: use `pitch deploy`.",
+    cli: 'pitch builds',
+    web: 'Projects › Builds',
+  },
   rollback: { about: 'Makes a build of the project its live build.', cli: 'pitch rollback', web: 'Projects › Builds (Make live)' },
-  logs: { about: "The latest times a copy of the project's container demo exited on its own, with its exit code and last output.", cli: 'pitch logs', web: 'Projects › Room (Exits)' },
-  links: { about: "A project's private links, one per named viewer. ls never shows addresses; reveal does.", cli: 'pitch links', web: 'Projects › Links' },
-  activity: { about: "What viewers did in a project's room: visits, answers, comments and their replies, viewers turned away.", web: 'Projects › Activity' },
-  analytics: { about: 'Views and viewers over UTC days (both ends included, at most 366), and one link\'s journey.', web: 'Analytics' },
-  room: { about: "The project's room: pages, app order, story tour, pause, access, What happens next, its history, a preview address.", web: 'Projects › Room' },
+  logs: {
+    about: "The latest times a copy of the project's container demo exited on its own, with its exit code and last output.",
+    cli: 'pitch logs',
+    web: 'Projects › Room (Exits)',
+  },
+  links: {
+    about: "A project's private links, one per named viewer. ls never shows addresses; reveal does.",
+    cli: 'pitch links',
+    web: 'Projects › Links',
+  },
+  activity: {
+    about: "What viewers did in a project's room: visits, answers, comments and their replies, viewers turned away.",
+    web: 'Projects › Activity',
+  },
+  analytics: { about: "Views and viewers over UTC days (both ends included, at most 366), and one link's journey.", web: 'Analytics' },
+  room: {
+    about: "The project's room: pages, app order, story tour, pause, access, What happens next, its history, a preview address.",
+    web: 'Projects › Room',
+  },
   pipeline: { about: 'Every link as a deal card: stage, outcome, follow-up, notes.', web: 'Pipeline' },
   brand: { about: "The workspace's brand and the room's theme; every change is checked for contrast.", web: 'Brand' },
   card: { about: "A project's community card: its words, cover, listing and the listing checks.", web: 'Projects › Community card' },
@@ -53,9 +93,22 @@ export const connectorTools: Record<Operation, ToolChoice> = {
   openapi: document,
   manifestSchema: document,
 
-  emailSignIn: signIn, emailCheck: signIn, emailVerify: signIn, deviceStart: signIn, deviceApprove: signIn, deviceToken: signIn, logout: signIn,
-  passkeySignInOptions: signIn, passkeySignIn: signIn, providerStart: signIn, providerCallback: signIn,
-  passkeys: ownSecurity, passkeyRegisterOptions: ownSecurity, registerPasskey: ownSecurity, removePasskey: ownSecurity, renamePasskey: ownSecurity,
+  emailSignIn: signIn,
+  emailCheck: signIn,
+  emailVerify: signIn,
+  deviceStart: signIn,
+  deviceApprove: signIn,
+  deviceToken: signIn,
+  logout: signIn,
+  passkeySignInOptions: signIn,
+  passkeySignIn: signIn,
+  providerStart: signIn,
+  providerCallback: signIn,
+  passkeys: ownSecurity,
+  passkeyRegisterOptions: ownSecurity,
+  registerPasskey: ownSecurity,
+  removePasskey: ownSecurity,
+  renamePasskey: ownSecurity,
 
   whoami: tool('whoami', null),
   setName: ownSecurity,
@@ -107,7 +160,11 @@ export const connectorTools: Record<Operation, ToolChoice> = {
   buildHistory: tool('builds', 'history', 'Who made which build live and when, rollbacks included.'),
   makeLive: tool('rollback', null, 'Makes the build live: a rollback when it is older than the live one.'),
 
-  createLink: tool('links', 'create', `Expires after ${LINK_DEFAULT_DAYS} days unless expiresInDays says otherwise (null: never). The reply's url is the address to send (full connections only).`),
+  createLink: tool(
+    'links',
+    'create',
+    `Expires after ${LINK_DEFAULT_DAYS} days unless expiresInDays says otherwise (null: never). The reply's url is the address to send (full connections only).`,
+  ),
   listLinks: tool('links', 'ls'),
   revokeLink: tool('links', 'revoke'),
   revealLink: tool('links', 'reveal'),

@@ -17,8 +17,12 @@ import { SESSION_COOKIE } from '../../contract/common.js';
 // and read-only connections, the tokens it takes and refuses, and a workspace's walls.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 type Person = Awaited<ReturnType<Platform['person']>>;
 
@@ -29,7 +33,9 @@ type Person = Awaited<ReturnType<Platform['person']>>;
 async function connectorToken(person: Person, readOnly = false): Promise<string> {
   const { token: web } = await issueToken(platform.deps.sql, person.email, { kind: 'web' });
   const res = await platform.fetch('/api/me/connector-tokens', {
-    method: 'POST', json: { name: 'test assistant', readOnly }, headers: { cookie: `${SESSION_COOKIE}=${web}`, origin: platform.baseUrl },
+    method: 'POST',
+    json: { name: 'test assistant', readOnly },
+    headers: { cookie: `${SESSION_COOKIE}=${web}`, origin: platform.baseUrl },
   });
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ readOnly, mcpUrl: `${platform.baseUrl}/mcp` });
@@ -38,7 +44,11 @@ async function connectorToken(person: Person, readOnly = false): Promise<string>
 
 async function connect(token: string): Promise<Client> {
   const client = new Client({ name: 'connector-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${platform.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${platform.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 
@@ -56,10 +66,21 @@ async function warningsDuring(work: () => Promise<void>): Promise<string[]> {
   const warn = console.warn;
   const error = console.error;
   const write = process.stderr.write;
-  console.warn = (...args: unknown[]) => { said.push(args.map(String).join(' ')); };
+  console.warn = (...args: unknown[]) => {
+    said.push(args.map(String).join(' '));
+  };
   console.error = console.warn;
-  process.stderr.write = ((chunk: unknown) => { said.push(String(chunk)); return true; }) as typeof process.stderr.write;
-  try { await work(); } finally { console.warn = warn; console.error = error; process.stderr.write = write; }
+  process.stderr.write = ((chunk: unknown) => {
+    said.push(String(chunk));
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    await work();
+  } finally {
+    console.warn = warn;
+    console.error = error;
+    process.stderr.write = write;
+  }
   return said;
 }
 
@@ -92,17 +113,23 @@ describe('the connector', () => {
       if (choice.action) expect((listed.inputSchema.properties as any).action.enum, operation).toContain(choice.action);
     }
     const help = await call(client, 'help', { tool: 'links', action: 'create' });
-    expect(help.result).toMatchObject({ route: 'POST /api/projects/:projectId/links', input: { additionalProperties: false, required: ['projectId', 'viewerName'] } });
+    expect(help.result).toMatchObject({
+      route: 'POST /api/projects/:projectId/links',
+      input: { additionalProperties: false, required: ['projectId', 'viewerName'] },
+    });
     expect(Object.keys(help.result.input.properties)).toContain('expiresInDays');
     expect(help.result.reply.properties.url).toBeTruthy();
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri).sort()).toEqual([`${platform.baseUrl}/api/manifest.schema.json`, `${platform.baseUrl}/api/openapi.json`]);
+    expect(resources.map((r) => r.uri).sort()).toEqual([
+      `${platform.baseUrl}/api/manifest.schema.json`,
+      `${platform.baseUrl}/api/openapi.json`,
+    ]);
     const openapi = await client.readResource({ uri: `${platform.baseUrl}/api/openapi.json` });
     expect(JSON.parse((openapi.contents[0] as { text: string }).text).openapi).toMatch(/^3\.1/);
     await client.close();
   });
 
-  it("lists and calls tools through the official SDK client without a warning (standard JSON Schema only)", async () => {
+  it('lists and calls tools through the official SDK client without a warning (standard JSON Schema only)', async () => {
     const person = await platform.person({ plan: 'solo' });
     const { project } = await deployStaticRoom(platform, person);
     const token = await connectorToken(person);
@@ -120,7 +147,7 @@ describe('the connector', () => {
     expect(said).toEqual([]);
   });
 
-  it("names tools and actions as the pitch command line does, and docs/connector.md maps every one", () => {
+  it('names tools and actions as the pitch command line does, and docs/connector.md maps every one', () => {
     expect(Object.keys(connectorTools).sort()).toEqual(Object.keys(routes).sort());
     // Commands that are a person's own (signing in) or carry bytes (deploy, init writes files).
     const notForAnAssistant = ['login', 'logout', 'init', 'deploy'];
@@ -128,10 +155,15 @@ describe('the connector', () => {
     for (const command of buildProgram().commands) {
       if (notForAnAssistant.includes(command.name())) continue;
       expect(connectorToolNames, command.name()).toContain(command.name());
-      for (const sub of command.commands) expect(offered.filter((c) => c.tool === command.name()).map((c) => c.action), `${command.name()} ${sub.name()}`).toContain(sub.name());
+      for (const sub of command.commands)
+        expect(
+          offered.filter((c) => c.tool === command.name()).map((c) => c.action),
+          `${command.name()} ${sub.name()}`,
+        ).toContain(sub.name());
     }
     const doc = readFileSync(new URL('../../../docs/connector.md', import.meta.url), 'utf8');
-    for (const c of offered) expect(doc, `${c.tool} ${c.action}`).toContain(c.action ? `| \`${c.tool}\` | \`${c.action}\` |` : `| \`${c.tool}\` | — |`);
+    for (const c of offered)
+      expect(doc, `${c.tool} ${c.action}`).toContain(c.action ? `| \`${c.tool}\` | \`${c.action}\` |` : `| \`${c.tool}\` | — |`);
     for (const [op, choice] of Object.entries(connectorTools)) {
       if ('leftOut' in choice) expect(choice.leftOut.length, op).toBeGreaterThan(10);
       else expect((routes[op as Operation] as { raw?: boolean }).raw, `${op} carries bytes`).toBeFalsy();
@@ -151,7 +183,8 @@ describe('the connector', () => {
     const overHttp = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Over HTTP' } });
     expect(plain.result.link.expiresAt).not.toBeNull();
     expect(plain.result.link.expiresAt === null).toBe(overHttp.link.expiresAt === null);
-    if (overHttp.link.expiresAt) expect(Math.abs(Date.parse(plain.result.link.expiresAt) - Date.parse(overHttp.link.expiresAt))).toBeLessThan(3_600_000);
+    if (overHttp.link.expiresAt)
+      expect(Math.abs(Date.parse(plain.result.link.expiresAt) - Date.parse(overHttp.link.expiresAt))).toBeLessThan(3_600_000);
     const links = await person.client.call('listLinks', { params: { projectId: project.id } });
     expect(links.map((l) => l.id).sort()).toEqual([made.result.link.id, plain.result.link.id, overHttp.link.id].sort());
     expect((await call(client, 'whoami')).result.email).toBe(person.email);
@@ -166,15 +199,31 @@ describe('the connector', () => {
     const project = await person.client.call('createProject', { body: { slug: uniqueSlug('mcp-strict'), name: 'Strict' } });
     const client = await connect(await connectorToken(person));
     const guessed = await call(client, 'links', { action: 'create', projectId: project.id, viewerName: 'Ada', expiresIn: 7 });
-    expect(guessed.refused).toMatchObject({ status: 400, error: 'invalid', issues: [{ path: 'expiresIn', message: expect.stringContaining('did you mean "expiresInDays"') }] });
+    expect(guessed.refused).toMatchObject({
+      status: 400,
+      error: 'invalid',
+      issues: [{ path: 'expiresIn', message: expect.stringContaining('did you mean "expiresInDays"') }],
+    });
     expect(await person.client.call('listLinks', { params: { projectId: project.id } })).toEqual([]);
     // An argument of another action of the same tool, an unknown action, a one-action tool.
-    expect((await call(client, 'links', { action: 'ls', projectId: project.id, linkId: 'x' })).refused.issues[0]).toMatchObject({ path: 'linkId' });
-    expect((await call(client, 'links', { action: 'list', projectId: project.id })).refused.issues[0]).toMatchObject({ path: 'action', message: expect.stringContaining('did you mean "ls"') });
-    expect((await call(client, 'links', { projectId: project.id })).refused.issues[0]).toMatchObject({ path: 'action', message: expect.stringContaining('create, ls') });
+    expect((await call(client, 'links', { action: 'ls', projectId: project.id, linkId: 'x' })).refused.issues[0]).toMatchObject({
+      path: 'linkId',
+    });
+    expect((await call(client, 'links', { action: 'list', projectId: project.id })).refused.issues[0]).toMatchObject({
+      path: 'action',
+      message: expect.stringContaining('did you mean "ls"'),
+    });
+    expect((await call(client, 'links', { projectId: project.id })).refused.issues[0]).toMatchObject({
+      path: 'action',
+      message: expect.stringContaining('create, ls'),
+    });
     expect((await call(client, 'whoami', { workspace: 'x' })).refused).toMatchObject({ status: 400, issues: [{ path: 'workspace' }] });
     // The HTTP API keeps the spec's rule: a field it does not name is ignored.
-    const overHttp = await platform.fetch(`/api/projects/${project.id}/links`, { method: 'POST', token: person.token, json: { viewerName: 'Ada', expiresIn: 7 } });
+    const overHttp = await platform.fetch(`/api/projects/${project.id}/links`, {
+      method: 'POST',
+      token: person.token,
+      json: { viewerName: 'Ada', expiresIn: 7 },
+    });
     expect(overHttp.status).toBe(201);
     await client.close();
   });
@@ -188,7 +237,9 @@ describe('the connector', () => {
     expect(made.refused).toMatchObject({ status: 403, error: 'role cannot', reason: 'permission' });
     expect((await call(client, 'links', { action: 'reveal', linkId: link.id })).refused).toMatchObject({ status: 403 });
     expect((await call(client, 'room', { action: 'pause', projectId: project.id, message: 'no' })).refused).toMatchObject({ status: 403 });
-    expect((await call(client, 'links', { action: 'ls', projectId: project.id })).result.map((l: { id: string }) => l.id)).toEqual([link.id]);
+    expect((await call(client, 'links', { action: 'ls', projectId: project.id })).result.map((l: { id: string }) => l.id)).toEqual([
+      link.id,
+    ]);
     expect((await person.client.call('listLinks', { params: { projectId: project.id } })).length).toBe(1);
     expect((await person.client.call('getRoomPause', { params: { projectId: project.id } })).viewers).toBe('room');
     await client.close();
@@ -197,9 +248,16 @@ describe('the connector', () => {
   it('keeps the spec’s refusals: a plan limit is 402 with its reason, a missing id 404', async () => {
     const person = await platform.person();
     const client = await connect(await connectorToken(person));
-    expect((await call(client, 'pipeline', { action: 'board' })).refused).toMatchObject({ status: 402, reason: 'limit', limit: 'pipeline' });
+    expect((await call(client, 'pipeline', { action: 'board' })).refused).toMatchObject({
+      status: 402,
+      reason: 'limit',
+      limit: 'pipeline',
+    });
     expect((await call(client, 'pipeline', { action: 'ls' })).refused).toMatchObject({ status: 402, reason: 'limit', limit: 'pipeline' });
-    expect((await call(client, 'projects', { action: 'show', projectId: crypto.randomUUID() })).refused).toEqual({ status: 404, error: 'not found' });
+    expect((await call(client, 'projects', { action: 'show', projectId: crypto.randomUUID() })).refused).toEqual({
+      status: 404,
+      error: 'not found',
+    });
     const checked = await call(client, 'validate', { manifest: { kind: 'static', name: '', apps: [] } });
     expect(checked.result.ok).toBe(false);
     expect(checked.result.problems.map((p: { path: string }) => p.path)).toEqual(expect.arrayContaining(['name']));
@@ -208,11 +266,22 @@ describe('the connector', () => {
 
   it('answers a CLI token or no token with 401 and WWW-Authenticate; the api refuses the connector token', async () => {
     const person = await platform.person();
-    const hello = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const hello = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     for (const headers of [{ authorization: `Bearer ${person.token}` }, {} as Record<string, string>]) {
-      const res = await fetch(`${platform.baseUrl}/mcp`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(hello) });
+      const res = await fetch(`${platform.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(hello),
+      });
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${platform.baseUrl}/.well-known/oauth-protected-resource/mcp"`);
+      expect(res.headers.get('www-authenticate')).toContain(
+        `resource_metadata="${platform.baseUrl}/.well-known/oauth-protected-resource/mcp"`,
+      );
     }
     await expect(connect(person.token)).rejects.toThrow();
     const metadata = await (await fetch(`${platform.baseUrl}/.well-known/oauth-protected-resource/mcp`)).json();
@@ -231,18 +300,29 @@ describe('the connector', () => {
     await expect(connect(token)).rejects.toThrow();
   });
 
-  it("walls a connection of workspace A off from everything of workspace B, through every tool that takes an id", async () => {
+  it('walls a connection of workspace A off from everything of workspace B, through every tool that takes an id', async () => {
     const a = await platform.person({ plan: 'team' });
     const b = await platform.person({ plan: 'team' });
     const { project, build } = await deployStaticRoom(platform, b);
     const { link } = await b.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'B viewer' } });
     const notes = await b.client.call('addNote', { params: { linkId: link.id }, body: { body: 'B only' } });
-    const page = await b.client.call('addPage', { params: { projectId: project.id }, body: { title: 'B page', kind: 'markdown', content: 'x' } });
+    const page = await b.client.call('addPage', {
+      params: { projectId: project.id },
+      body: { title: 'B page', kind: 'markdown', content: 'x' },
+    });
     const bWorkspace = (await b.client.call('listWorkspaces'))[0].id;
     const today = new Date().toISOString().slice(0, 10);
     const ids: Record<string, string> = {
-      projectId: project.id, buildId: build.id, linkId: link.id, noteId: notes[0].id, pageId: page.id, workspaceId: bWorkspace,
-      commentId: crypto.randomUUID(), groupId: crypto.randomUUID(), from: today, to: today,
+      projectId: project.id,
+      buildId: build.id,
+      linkId: link.id,
+      noteId: notes[0].id,
+      pageId: page.id,
+      workspaceId: bWorkspace,
+      commentId: crypto.randomUUID(),
+      groupId: crypto.randomUUID(),
+      from: today,
+      to: today,
     };
     const client = await connect(await connectorToken(a));
     let checked = 0;
@@ -251,14 +331,22 @@ describe('the connector', () => {
       const idKeys = keys.filter((k) => k in ids && k !== 'from' && k !== 'to');
       if (!idKeys.length) continue;
       const name = actionName(spec);
-      const args = { ...(spec.action ? { action: spec.action } : {}), ...Object.fromEntries(keys.filter((k) => k in ids).map((k) => [k, ids[k]])), ...sampleArgs[name] };
+      const args = {
+        ...(spec.action ? { action: spec.action } : {}),
+        ...Object.fromEntries(keys.filter((k) => k in ids).map((k) => [k, ids[k]])),
+        ...sampleArgs[name],
+      };
       const answer = await call(client, spec.tool, args);
       // 503 only for what has not landed yet; everything else is the same 404 as a missing id.
       expect([404, 503], `${name}: ${JSON.stringify(answer)}`).toContain(answer.refused?.status);
       if (answer.refused.status === 404) checked++;
     }
     expect(checked).toBeGreaterThanOrEqual(40);
-    expect((await b.client.call('listLinks', { params: { projectId: project.id } }))[0]).toMatchObject({ viewerName: 'B viewer', revokedAt: null, stage: 'sent' });
+    expect((await b.client.call('listLinks', { params: { projectId: project.id } }))[0]).toMatchObject({
+      viewerName: 'B viewer',
+      revokedAt: null,
+      stage: 'sent',
+    });
     expect((await b.client.call('getProject', { params: { projectId: project.id } })).name).toBe('Room demo');
     expect(await b.client.call('listNotes', { params: { linkId: link.id } })).toHaveLength(1);
     await client.close();
@@ -267,10 +355,24 @@ describe('the connector', () => {
 
 /** Arguments of the right shape besides the ids, so that a refusal can only be for the id. */
 const sampleArgs: Record<string, Record<string, unknown>> = {
-  'projects rename': { name: 'Taken' }, 'links create': { viewerName: 'Intruder' }, 'activity resolve': { resolved: true },
-  'activity reply': { body: 'mine' }, 'room add-page': { title: 'X', kind: 'markdown', content: 'x' }, 'room order-apps': { ids: [] },
-  'room order-pages': { ids: [] }, 'room pause': { message: 'x' }, 'room set-access': { requireEmail: true }, 'room set-next-steps': { steps: [{ kind: 'question' }] },
-  'pipeline stage': { stage: 'no' }, 'pipeline outcome': { outcome: 'lost' }, 'pipeline follow-up': { on: null, note: null }, 'pipeline add-note': { body: 'x' },
-  'card save': { title: 'X', line: 'Y' }, 'card scan': { title: 'X', line: 'Y' }, 'card suggest': { title: 'X', line: 'Y' },
-  'card check-cover': { path: '/c.png' }, 'card cover-from-build': { path: '/c.png' }, 'community group-rename': { name: 'X' },
+  'projects rename': { name: 'Taken' },
+  'links create': { viewerName: 'Intruder' },
+  'activity resolve': { resolved: true },
+  'activity reply': { body: 'mine' },
+  'room add-page': { title: 'X', kind: 'markdown', content: 'x' },
+  'room order-apps': { ids: [] },
+  'room order-pages': { ids: [] },
+  'room pause': { message: 'x' },
+  'room set-access': { requireEmail: true },
+  'room set-next-steps': { steps: [{ kind: 'question' }] },
+  'pipeline stage': { stage: 'no' },
+  'pipeline outcome': { outcome: 'lost' },
+  'pipeline follow-up': { on: null, note: null },
+  'pipeline add-note': { body: 'x' },
+  'card save': { title: 'X', line: 'Y' },
+  'card scan': { title: 'X', line: 'Y' },
+  'card suggest': { title: 'X', line: 'Y' },
+  'card check-cover': { path: '/c.png' },
+  'card cover-from-build': { path: '/c.png' },
+  'community group-rename': { name: 'X' },
 };

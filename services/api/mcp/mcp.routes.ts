@@ -53,10 +53,14 @@ export function registerConnector(app: FastifyInstance, deps: Deps) {
   // Stateless: no stream to open and no session to end.
   for (const method of ['GET', 'DELETE'] as const) {
     app.route({
-      method, url: MCP_PATH,
+      method,
+      url: MCP_PATH,
       handler: async (req, reply) => {
         if (!(await connection(req, reply))) return reply;
-        return reply.status(405).header('allow', 'POST').send({ error: 'method not allowed', detail: 'this connector is stateless: POST JSON-RPC messages' });
+        return reply
+          .status(405)
+          .header('allow', 'POST')
+          .send({ error: 'method not allowed', detail: 'this connector is stateless: POST JSON-RPC messages' });
       },
     });
   }

@@ -48,16 +48,32 @@ const manifestCheck = z.object({
 
 export const actions: ActionSpec[] = [
   {
-    tool: 'validate', action: null, operation: 'checkManifest', summary: toolAreas.validate.about,
-    input: z.strictObject({ manifest: z.unknown().describe('the parsed pitch.json document') }), reply: manifestCheck, changes: false, revealsAddress: false,
+    tool: 'validate',
+    action: null,
+    operation: 'checkManifest',
+    summary: toolAreas.validate.about,
+    input: z.strictObject({ manifest: z.unknown().describe('the parsed pitch.json document') }),
+    reply: manifestCheck,
+    changes: false,
+    revealsAddress: false,
   },
   ...(Object.entries(connectorTools) as [Operation, (typeof connectorTools)[Operation]][]).flatMap(([operation, choice]): ActionSpec[] => {
     if (!('tool' in choice)) return [];
     const def = routes[operation] as RouteDef;
-    return [{
-      tool: choice.tool, action: choice.action, operation, summary: def.summary, hint: choice.hint, def,
-      input: inputOf(def), reply: def.reply ?? z.null(), changes: def.method !== 'GET', revealsAddress: revealsAnAddress.has(operation),
-    }];
+    return [
+      {
+        tool: choice.tool,
+        action: choice.action,
+        operation,
+        summary: def.summary,
+        hint: choice.hint,
+        def,
+        input: inputOf(def),
+        reply: def.reply ?? z.null(),
+        changes: def.method !== 'GET',
+        revealsAddress: revealsAnAddress.has(operation),
+      },
+    ];
   }),
 ];
 
@@ -69,7 +85,9 @@ export const argumentNames = (a: ActionSpec) => Object.keys(a.input.shape);
 function signature(a: ActionSpec): string {
   const schema = jsonSchemaOf(a.input, 'input') as { required?: string[] };
   const required = new Set(schema.required ?? []);
-  return argumentNames(a).map((n) => (required.has(n) ? n : `${n}?`)).join(', ');
+  return argumentNames(a)
+    .map((n) => (required.has(n) ? n : `${n}?`))
+    .join(', ');
 }
 
 /** One schema per argument name across a tool's actions: the same one, or any of the distinct ones. */
@@ -83,10 +101,12 @@ function mergedProperties(list: ActionSpec[]): Record<string, Json> {
       seen.set(name, distinct);
     }
   }
-  return Object.fromEntries([...seen].map(([name, distinct]) => {
-    const schemas = [...distinct.values()];
-    return [name, schemas.length === 1 ? schemas[0]! : { anyOf: schemas }];
-  }));
+  return Object.fromEntries(
+    [...seen].map(([name, distinct]) => {
+      const schemas = [...distinct.values()];
+      return [name, schemas.length === 1 ? schemas[0]! : { anyOf: schemas }];
+    }),
+  );
 }
 
 const destructive = (a: ActionSpec) => a.changes && /remove|revoke|delete|reset|reissue/i.test(a.operation);
@@ -104,7 +124,11 @@ function toolOf(name: ToolName): Tool {
   const one = list.length === 1 ? list[0]! : undefined;
   const lines = one
     ? [area.about, one.hint, `Arguments: ${signature(one) || 'none'}.`]
-    : [area.about, 'Actions (arguments; ? optional):', ...list.map((a) => `- ${a.action} (${signature(a)}): ${a.summary}${a.hint ? ` ${a.hint}` : ''}`)];
+    : [
+        area.about,
+        'Actions (arguments; ? optional):',
+        ...list.map((a) => `- ${a.action} (${signature(a)}): ${a.summary}${a.hint ? ` ${a.hint}` : ''}`),
+      ];
   const properties = mergedProperties(list);
   const inputSchema = {
     type: 'object' as const,
@@ -126,7 +150,8 @@ function toolOf(name: ToolName): Tool {
 const helpTool: Tool = {
   name: 'help',
   title: 'Help',
-  description: "The exact input and reply schemas of a tool's actions, with the HTTP route each calls. Without arguments: every tool and its actions. Same as `pitch help <command>`.",
+  description:
+    "The exact input and reply schemas of a tool's actions, with the HTTP route each calls. Without arguments: every tool and its actions. Same as `pitch help <command>`.",
   inputSchema: {
     type: 'object',
     properties: { tool: { type: 'string', enum: [...connectorToolNames] }, action: { type: 'string' } },
@@ -142,8 +167,13 @@ export const connectorToolList: Tool[] = [...connectorToolNames.map(toolOf), hel
 /** An action in full: what `help` answers for it. */
 export function describeAction(a: ActionSpec) {
   return {
-    tool: a.tool, ...(a.action ? { action: a.action } : {}), summary: a.summary, ...(a.hint ? { hint: a.hint } : {}),
-    changes: a.changes, ...(a.def ? { route: `${a.def.method} ${a.def.path}`, operation: a.operation } : {}),
-    input: jsonSchemaOf(a.input, 'input'), reply: jsonSchemaOf(a.reply, 'output'),
+    tool: a.tool,
+    ...(a.action ? { action: a.action } : {}),
+    summary: a.summary,
+    ...(a.hint ? { hint: a.hint } : {}),
+    changes: a.changes,
+    ...(a.def ? { route: `${a.def.method} ${a.def.path}`, operation: a.operation } : {}),
+    input: jsonSchemaOf(a.input, 'input'),
+    reply: jsonSchemaOf(a.reply, 'output'),
   };
 }

@@ -17,7 +17,10 @@ export const forwardedShown = 20;
  * or from another browser than the first claim's. `claims` come oldest first; the card keeps the
  * newest `forwardedShown`, oldest first, and says how many there were in all.
  */
-export function forwardedOf(row: Pick<BoardRow, 'viewerName' | 'viewerEmail'>, claims: ClaimRow[]): { shown: BoardCard['forwarded']; count: number } {
+export function forwardedOf(
+  row: Pick<BoardRow, 'viewerName' | 'viewerEmail'>,
+  claims: ClaimRow[],
+): { shown: BoardCard['forwarded']; count: number } {
   const firstBrowser = claims.find((c) => c.browserHash)?.browserHash ?? null;
   const all = claims.flatMap((c) => {
     const why: ('name' | 'email' | 'browser')[] = [];
@@ -27,7 +30,12 @@ export function forwardedOf(row: Pick<BoardRow, 'viewerName' | 'viewerEmail'>, c
     return why.length ? [{ c, why }] : [];
   });
   const shown = all.slice(-forwardedShown).map(({ c, why }) => ({
-    name: c.name, email: c.email, device: c.device, firstSeenAt: c.firstSeenAt.toISOString(), lastSeenAt: c.lastSeenAt.toISOString(), why,
+    name: c.name,
+    email: c.email,
+    device: c.device,
+    firstSeenAt: c.firstSeenAt.toISOString(),
+    lastSeenAt: c.lastSeenAt.toISOString(),
+    why,
   }));
   return { shown, count: all.length };
 }

@@ -20,7 +20,10 @@ async function assertPipeline(sql: Db, workspaceId: string) {
 
 async function cards(sql: Db, workspaceId: string, only: { projectId?: string; linkId?: string } = {}) {
   const rows = await boardRows(sql, workspaceId, only);
-  const claims = await claimsByLink(sql, rows.map((r) => r.id));
+  const claims = await claimsByLink(
+    sql,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => boardCardView(r, claims.get(r.id) ?? []));
 }
 
@@ -31,7 +34,14 @@ async function cardOf(sql: Db, workspaceId: string, link: { id: string }) {
 }
 
 const noteViews = async (sql: Db, linkId: string) =>
-  (await notesOf(sql, linkId)).map((n) => ({ id: n.id, linkId: n.linkId, body: n.body, by: n.by, byImage: null, createdAt: n.createdAt.toISOString() }));
+  (await notesOf(sql, linkId)).map((n) => ({
+    id: n.id,
+    linkId: n.linkId,
+    body: n.body,
+    by: n.by,
+    byImage: null,
+    createdAt: n.createdAt.toISOString(),
+  }));
 
 export const pipelineHandlers = {
   pipeline: async ({ deps, auth }) => {

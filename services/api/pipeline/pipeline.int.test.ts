@@ -8,13 +8,20 @@ import { deployStaticRoom, enterRoom, hit } from '../../../test/support/room.js'
 // stage, outcome, follow-up and notes, who else claimed a link, and the 402 on Free.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 async function deal(plan = 'solo') {
   const person = await platform.person({ plan, name: 'Grace Seller' });
   const { project } = await deployStaticRoom(platform, person);
-  const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada Buyer', viewerEmail: 'ada@buyer.example' } });
+  const { url, link } = await person.client.call('createLink', {
+    params: { projectId: project.id },
+    body: { viewerName: 'Ada Buyer', viewerEmail: 'ada@buyer.example' },
+  });
   return { person, project, url, link, params: { linkId: link.id } };
 }
 
@@ -22,17 +29,39 @@ describe('the board', () => {
   it('shows each link with the evidence: suggested stage, signals, claims and who else came', async () => {
     const { person, project, url, link } = await deal();
     const ada = await enterRoom(platform, url, { name: 'Ada Buyer' });
-    await platform.deps.sql`update visits set started_at = now() - interval '40 seconds', last_seen_at = now() - interval '40 seconds' where link_id = ${link.id}`;
+    await platform.deps
+      .sql`update visits set started_at = now() - interval '40 seconds', last_seen_at = now() - interval '40 seconds' where link_id = ${link.id}`;
     await hit(platform, `${ada.base}/beat`, { method: 'POST', jar: ada.jar, json: { time: { web: 20, admin: 10 } } });
     await hit(platform, `${ada.base}/answer`, { method: 'POST', jar: ada.jar, json: { step: 'yes' } });
-    await hit(platform, `${ada.base}/comments`, { method: 'POST', jar: ada.jar, json: { appId: 'web', screen: '/', body: 'Nice', position: { x: 0.5, y: 0.5 }, area: null, device: 'laptop', screenshot: null, screenshotNote: 'no-answer' } });
+    await hit(platform, `${ada.base}/comments`, {
+      method: 'POST',
+      jar: ada.jar,
+      json: {
+        appId: 'web',
+        screen: '/',
+        body: 'Nice',
+        position: { x: 0.5, y: 0.5 },
+        area: null,
+        device: 'laptop',
+        screenshot: null,
+        screenshotNote: 'no-answer',
+      },
+    });
     // The link forwarded: another browser, another name.
     await enterRoom(platform, url, { name: 'Bo Colleague' });
 
     const [card] = await person.client.call('projectBoard', { params: { projectId: project.id } });
     expect(card).toMatchObject({
-      id: link.id, projectId: project.id, projectName: 'Room demo', stage: 'yes', suggested: 'yes', placed: false, outcome: null,
-      followUp: { on: null, note: null }, notes: 0, claims: 2,
+      id: link.id,
+      projectId: project.id,
+      projectName: 'Room demo',
+      stage: 'yes',
+      suggested: 'yes',
+      placed: false,
+      outcome: null,
+      followUp: { on: null, note: null },
+      notes: 0,
+      claims: 2,
       signals: { activeSeconds: 30, visits: 2, answers: ['yes'], comments: 1, storySteps: 0 },
     });
     expect(card.signals.appsSeen.sort()).toEqual(['admin', 'web']);
@@ -66,8 +95,19 @@ describe('the board', () => {
 
   it('refuses bad bodies with 400 and changes nothing', async () => {
     const { person, link, params } = await deal();
-    const post = (path: string, json: unknown) => platform.fetch(`/api/links/${link.id}/${path}`, { method: 'POST', token: person.token, json });
-    for (const [path, body] of [['stage', { stage: 'maybe' }], ['stage', {}], ['outcome', { outcome: 'x' }], ['follow-up', { on: 'tomorrow', note: null }], ['follow-up', { on: '2026-02-30', note: null }], ['follow-up', { on: null, note: '' }], ['follow-up', { on: null, note: 'x'.repeat(2001) }], ['notes', { body: '' }], ['notes', { body: 'x'.repeat(2001) }]] as const) {
+    const post = (path: string, json: unknown) =>
+      platform.fetch(`/api/links/${link.id}/${path}`, { method: 'POST', token: person.token, json });
+    for (const [path, body] of [
+      ['stage', { stage: 'maybe' }],
+      ['stage', {}],
+      ['outcome', { outcome: 'x' }],
+      ['follow-up', { on: 'tomorrow', note: null }],
+      ['follow-up', { on: '2026-02-30', note: null }],
+      ['follow-up', { on: null, note: '' }],
+      ['follow-up', { on: null, note: 'x'.repeat(2001) }],
+      ['notes', { body: '' }],
+      ['notes', { body: 'x'.repeat(2001) }],
+    ] as const) {
       expect((await post(path, body)).status, `${path} ${JSON.stringify(body).slice(0, 60)}`).toBe(400);
     }
     const [card] = await person.client.call('board');
@@ -111,13 +151,19 @@ describe('refusals', () => {
     await platform.deps.sql`update workspaces set plan = 'free' where id = (select workspace_id from projects where id = ${project.id})`;
     // The pipeline list (GET /api/pipeline) is a pipeline operation too: Free has no pipeline.
     expect(await platform.fetch('/api/pipeline', { token: person.token })).toMatchObject({
-      status: 402, body: { error: 'Your plan has no pipeline.', reason: 'limit', limit: 'pipeline', plan: 'free', upgrade: 'solo' },
+      status: 402,
+      body: { error: 'Your plan has no pipeline.', reason: 'limit', limit: 'pipeline', plan: 'free', upgrade: 'solo' },
     });
     const calls = [
-      () => person.client.call('pipeline'), () => person.client.call('board'), () => person.client.call('projectBoard', { params: { projectId: project.id } }),
-      () => person.client.call('setStage', { params, body: { stage: 'yes' } }), () => person.client.call('setOutcome', { params, body: { outcome: 'won' } }),
-      () => person.client.call('followUp', { params, body: { on: null, note: null } }), () => person.client.call('listNotes', { params }),
-      () => person.client.call('addNote', { params, body: { body: 'x' } }), () => person.client.call('removeNote', { params: { noteId: note.id } }),
+      () => person.client.call('pipeline'),
+      () => person.client.call('board'),
+      () => person.client.call('projectBoard', { params: { projectId: project.id } }),
+      () => person.client.call('setStage', { params, body: { stage: 'yes' } }),
+      () => person.client.call('setOutcome', { params, body: { outcome: 'won' } }),
+      () => person.client.call('followUp', { params, body: { on: null, note: null } }),
+      () => person.client.call('listNotes', { params }),
+      () => person.client.call('addNote', { params, body: { body: 'x' } }),
+      () => person.client.call('removeNote', { params: { noteId: note.id } }),
     ];
     for (const call of calls) {
       const { status, body } = await refusal(call());
@@ -135,7 +181,8 @@ describe('refusals', () => {
       expect((await refusal(stranger.client.call('listNotes', { params: { linkId } }))).status).toBe(404);
       expect((await refusal(stranger.client.call('addNote', { params: { linkId }, body: { body: 'x' } }))).status).toBe(404);
     }
-    for (const noteId of [note.id, randomUUID(), 'nope']) expect((await refusal(stranger.client.call('removeNote', { params: { noteId } }))).status).toBe(404);
+    for (const noteId of [note.id, randomUUID(), 'nope'])
+      expect((await refusal(stranger.client.call('removeNote', { params: { noteId } }))).status).toBe(404);
     expect((await refusal(stranger.client.call('projectBoard', { params: { projectId: project.id } }))).status).toBe(404);
     expect(await stranger.client.call('board')).toEqual([]);
     expect((await person.client.call('listNotes', { params })).length).toBe(1);

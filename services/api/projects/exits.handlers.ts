@@ -8,7 +8,13 @@ export const exitHandlers = {
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
     const exits = await exitsOfProject(deps.sql, auth.workspaceId, project.id);
     return exits.map((e) => ({
-      copyId: e.copyId, buildId: e.buildId, when: e.healthy ? 'crash' : 'start', exitCode: e.exitCode, oom: e.oom, output: e.output, at: e.at.toISOString(),
+      copyId: e.copyId,
+      buildId: e.buildId,
+      when: e.healthy ? 'crash' : 'start',
+      exitCode: e.exitCode,
+      oom: e.oom,
+      output: e.output,
+      at: e.at.toISOString(),
     }));
   },
 } satisfies HandlerGroup;

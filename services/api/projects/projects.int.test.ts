@@ -3,8 +3,12 @@ import { startPlatform, type Platform } from '../../../test/support/platform.js'
 import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 const slug = () => uniqueSlug('p');
 
@@ -23,7 +27,13 @@ describe('projects', () => {
 
   it('refuses slugs by format, reserved, impersonation and banned with 422, and taken with 409', async () => {
     const { client } = await platform.person({ plan: 'pro' });
-    for (const [s, reason] of [['Bad_Slug', 'format'], ['a--b', 'format'], ['admin', 'reserved'], ['paypal-login', 'impersonation'], ['scam-demo', 'banned']]) {
+    for (const [s, reason] of [
+      ['Bad_Slug', 'format'],
+      ['a--b', 'format'],
+      ['admin', 'reserved'],
+      ['paypal-login', 'impersonation'],
+      ['scam-demo', 'banned'],
+    ]) {
       const r = await refusal(client.call('createProject', { body: { slug: s, name: 'x' } }));
       expect(r.status).toBe(422);
       expect(r.body).toMatchObject({ error: `refused: ${reason}`, reason });
@@ -35,7 +45,7 @@ describe('projects', () => {
     expect(r).toMatchObject({ status: 409, body: { error: 'refused: taken', reason: 'taken' } });
   });
 
-  it('holds a deleted project\'s slug for 30 days, then frees it', async () => {
+  it("holds a deleted project's slug for 30 days, then frees it", async () => {
     const { client } = await platform.person();
     const s = slug();
     const p = await client.call('createProject', { body: { slug: s, name: 'x' } });
@@ -49,21 +59,26 @@ describe('projects', () => {
     expect((await client.call('createProject', { body: { slug: s, name: 'again' } })).slug).toBe(s);
   });
 
-  it('refuses beyond the plan\'s projects with 402 projects, naming the upgrade', async () => {
+  it("refuses beyond the plan's projects with 402 projects, naming the upgrade", async () => {
     const { client } = await platform.person();
     for (let i = 0; i < 3; i++) await client.call('createProject', { body: { slug: slug(), name: `n${i}` } });
     const r = await refusal(client.call('createProject', { body: { slug: slug(), name: 'one too many' } }));
-    expect(r).toEqual({ status: 402, body: { error: expect.any(String), reason: 'limit', limit: 'projects', plan: 'free', upgrade: 'solo' } });
+    expect(r).toEqual({
+      status: 402,
+      body: { error: expect.any(String), reason: 'limit', limit: 'projects', plan: 'free', upgrade: 'solo' },
+    });
   });
 
   it('never exceeds the plan under racing creations', async () => {
     const { client } = await platform.person();
-    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => client.call('createProject', { body: { slug: slug(), name: `r${i}` } })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => client.call('createProject', { body: { slug: slug(), name: `r${i}` } })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     expect(await client.call('listProjects')).toHaveLength(3);
   });
 
-  it('answers 404 for another workspace\'s project and for an id that is not a UUID', async () => {
+  it("answers 404 for another workspace's project and for an id that is not a UUID", async () => {
     const owner = await platform.person();
     const p = await owner.client.call('createProject', { body: { slug: slug(), name: 'mine' } });
     const stranger = await platform.person();

@@ -3,7 +3,16 @@ import { refused } from '../../core/errors.js';
 import { planLimit, planOf } from '../../core/plans.js';
 import { effectivePlan, workspaceById } from '../../data/workspaces.sql.js';
 import { checkSlug } from '../../core/slug-rules.js';
-import { countProjects, insertProject, lockProjectCreation, markProjectDeleted, projectIn, setProjectName, slugHeld, type ProjectRow } from '../../data/projects.sql.js';
+import {
+  countProjects,
+  insertProject,
+  lockProjectCreation,
+  markProjectDeleted,
+  projectIn,
+  setProjectName,
+  slugHeld,
+  type ProjectRow,
+} from '../../data/projects.sql.js';
 
 export async function createProject(sql: Sql, workspaceId: string, input: { slug: string; name: string }): Promise<ProjectRow> {
   checkSlug(input.slug);

@@ -17,7 +17,11 @@ export async function pauseRoom(sql: Sql, actor: { workspaceId: string; personId
   await sql.begin(async (tx) => {
     const { wasPaused } = await pauseByOwner(tx, project, actor.personId, note);
     await recordHistory(tx, {
-      workspaceId: project.workspaceId, projectId: project.id, kind: wasPaused ? 'room.message' : 'room.pause', byPerson: actor.personId, message: note,
+      workspaceId: project.workspaceId,
+      projectId: project.id,
+      kind: wasPaused ? 'room.message' : 'room.pause',
+      byPerson: actor.personId,
+      message: note,
     });
   });
   return roomPauseOf(sql, project);

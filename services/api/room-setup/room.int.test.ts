@@ -8,8 +8,12 @@ import { spendPreviewPass } from '../../data/preview-passes.sql.js';
 import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 const slug = () => uniqueSlug('r');
 
@@ -26,20 +30,29 @@ async function goLive(projectId: string, workspaceId: string, appIds: string[]) 
   const sql = platform.deps.sql;
   const [upload] = await sql<{ id: string }[]>`
     insert into uploads (workspace_id, project_id, kind, size_bytes, state) values (${workspaceId}, ${projectId}, 'static', 1, 'used') returning id`;
-  const manifest = { kind: 'static', name: 'Demo', output: 'dist', apps: appIds.map((id) => ({ id, name: id, path: '/', device: 'laptop' })) };
+  const manifest = {
+    kind: 'static',
+    name: 'Demo',
+    output: 'dist',
+    apps: appIds.map((id) => ({ id, name: id, path: '/', device: 'laptop' })),
+  };
   const buildId = randomUUID();
   await sql`insert into builds (id, workspace_id, project_id, upload_id, kind, manifest, size_bytes) values (${buildId}, ${workspaceId}, ${projectId}, ${upload.id}, 'static', ${sql.json(manifest)}, 1)`;
   await sql`update projects set live_build_id = ${buildId} where id = ${projectId}`;
 }
 
-describe('the owner\'s pause', () => {
+describe("the owner's pause", () => {
   it('pauses with a note, changes only the note when paused again, resumes, and records each in the history', async () => {
     const { client, project, personId } = await newProject(undefined, 'Grace Hopper');
     const params = { projectId: project.id };
     expect(await client.call('getRoomPause', { params })).toEqual({ owner: null, system: null, viewers: 'room' });
 
     const paused = await client.call('pauseRoom', { params, body: { message: 'Back at noon' } });
-    expect(paused).toEqual({ owner: { by: { userId: personId, displayName: 'Grace Hopper' }, message: 'Back at noon', at: expect.any(String) }, system: null, viewers: 'paused' });
+    expect(paused).toEqual({
+      owner: { by: { userId: personId, displayName: 'Grace Hopper' }, message: 'Back at noon', at: expect.any(String) },
+      system: null,
+      viewers: 'paused',
+    });
     expect(await client.call('getRoomPause', { params })).toEqual(paused);
 
     const renoted = await client.call('pauseRoom', { params, body: { message: 'Back at one' } });
@@ -48,7 +61,10 @@ describe('the owner\'s pause', () => {
     expect(silent.owner).toMatchObject({ message: null, at: paused.owner!.at });
 
     expect(await client.call('resumeRoom', { params })).toEqual({ owner: null, system: null, viewers: 'room' });
-    expect(await refusal(client.call('resumeRoom', { params }))).toEqual({ status: 409, body: { error: 'refused: taken', reason: 'taken', detail: expect.any(String) } });
+    expect(await refusal(client.call('resumeRoom', { params }))).toEqual({
+      status: 409,
+      body: { error: 'refused: taken', reason: 'taken', detail: expect.any(String) },
+    });
 
     const history = await client.call('projectHistory', { params });
     expect(history.map((h) => [h.kind, h.by, h.message, h.viewer, h.until])).toEqual([
@@ -105,7 +121,9 @@ describe('the project history', () => {
   it('is append-only', async () => {
     const { client, project } = await newProject();
     await client.call('pauseRoom', { params: { projectId: project.id }, body: { message: 'a' } });
-    await expect(platform.deps.sql`update project_history set message = 'b' where project_id = ${project.id}`).rejects.toThrow(/append-only/);
+    await expect(platform.deps.sql`update project_history set message = 'b' where project_id = ${project.id}`).rejects.toThrow(
+      /append-only/,
+    );
     expect((await client.call('projectHistory', { params: { projectId: project.id } }))[0].message).toBe('a');
   });
 });
@@ -185,15 +203,26 @@ describe('room setup', () => {
     ]);
 
     const ordered = await client.call('orderPages', { params, body: { ids: [c.id, a.id, b.id] } });
-    expect(ordered.pages.map((p) => [p.id, p.position])).toEqual([[c.id, 0], [a.id, 1], [b.id, 2]]);
+    expect(ordered.pages.map((p) => [p.id, p.position])).toEqual([
+      [c.id, 0],
+      [a.id, 1],
+      [b.id, 2],
+    ]);
 
     const removed = await client.call('removePage', { params: { projectId: project.id, pageId: a.id } });
-    expect(removed.pages.map((p) => [p.id, p.position])).toEqual([[c.id, 0], [b.id, 1]]);
+    expect(removed.pages.map((p) => [p.id, p.position])).toEqual([
+      [c.id, 0],
+      [b.id, 1],
+    ]);
     expect((await refusal(client.call('removePage', { params: { projectId: project.id, pageId: a.id } }))).status).toBe(404);
     expect((await refusal(client.call('removePage', { params: { projectId: project.id, pageId: 'nope' } }))).status).toBe(404);
 
     const d = await client.call('addPage', { params, body: { title: 'Docs', kind: 'markdown', content: 'x' } });
-    expect((await client.call('getRoomSetup', { params })).pages.map((p) => [p.id, p.position])).toEqual([[c.id, 0], [b.id, 1], [d.id, 2]]);
+    expect((await client.call('getRoomSetup', { params })).pages.map((p) => [p.id, p.position])).toEqual([
+      [c.id, 0],
+      [b.id, 1],
+      [d.id, 2],
+    ]);
   });
 
   it('is 422 order unless every page is named exactly once, and nothing moves', async () => {
@@ -202,19 +231,37 @@ describe('room setup', () => {
     const a = await client.call('addPage', { params, body: { title: 'A', kind: 'markdown', content: 'a' } });
     const b = await client.call('addPage', { params, body: { title: 'B', kind: 'markdown', content: 'b' } });
     for (const ids of [[a.id], [a.id, b.id, a.id], [b.id, a.id, randomUUID()], [b.id, 'nope'], []]) {
-      expect(await refusal(client.call('orderPages', { params, body: { ids } }))).toEqual({ status: 422, body: { error: 'refused: order', reason: 'order', detail: expect.any(String) } });
+      expect(await refusal(client.call('orderPages', { params, body: { ids } }))).toEqual({
+        status: 422,
+        body: { error: 'refused: order', reason: 'order', detail: expect.any(String) },
+      });
     }
     expect((await client.call('getRoomSetup', { params })).pages.map((p) => p.id)).toEqual([a.id, b.id]);
-    expect((await client.call('orderPages', { params: { projectId: (await client.call('createProject', { body: { slug: slug(), name: 'Empty' } })).id }, body: { ids: [] } })).pages).toEqual([]);
+    expect(
+      (
+        await client.call('orderPages', {
+          params: { projectId: (await client.call('createProject', { body: { slug: slug(), name: 'Empty' } })).id },
+          body: { ids: [] },
+        })
+      ).pages,
+    ).toEqual([]);
   });
 
   it('answers 400 for a title or content out of bounds and stores the largest allowed page', async () => {
     const { token, client, project } = await newProject();
-    for (const json of [{ title: '', kind: 'markdown', content: 'x' }, { title: 'x'.repeat(81), kind: 'markdown', content: 'x' }, { title: 'T', kind: 'pdf', content: 'x' }, { title: 'T', kind: 'html', content: 'x'.repeat(2_000_001) }]) {
+    for (const json of [
+      { title: '', kind: 'markdown', content: 'x' },
+      { title: 'x'.repeat(81), kind: 'markdown', content: 'x' },
+      { title: 'T', kind: 'pdf', content: 'x' },
+      { title: 'T', kind: 'html', content: 'x'.repeat(2_000_001) },
+    ]) {
       expect((await platform.fetch(`/api/projects/${project.id}/pages`, { method: 'POST', token, json })).status).toBe(400);
     }
     expect((await client.call('getRoomSetup', { params: { projectId: project.id } })).pages).toEqual([]);
-    const big = await client.call('addPage', { params: { projectId: project.id }, body: { title: 'Big', kind: 'markdown', content: 'é'.repeat(2_000_000) } });
+    const big = await client.call('addPage', {
+      params: { projectId: project.id },
+      body: { title: 'Big', kind: 'markdown', content: 'é'.repeat(2_000_000) },
+    });
     const [row] = await platform.deps.sql<{ n: number }[]>`select char_length(content) as n from room_pages where id = ${big.id}`;
     expect(row.n).toBe(2_000_000);
   });
@@ -222,11 +269,19 @@ describe('room setup', () => {
   it('refuses a 31st page with 422 size and stores nothing; a page of an existing title is still replaced', async () => {
     const { token, client, project } = await newProject();
     const params = { projectId: project.id };
-    for (let i = 0; i < 30; i++) await client.call('addPage', { params, body: { title: `Page ${i}`, kind: 'markdown', content: `page ${i}` } });
+    for (let i = 0; i < 30; i++)
+      await client.call('addPage', { params, body: { title: `Page ${i}`, kind: 'markdown', content: `page ${i}` } });
     const before = await client.call('getRoomSetup', { params });
     expect(before.pages).toHaveLength(30);
-    const extra = await platform.fetch(`/api/projects/${project.id}/pages`, { method: 'POST', token, json: { title: 'Page 30', kind: 'markdown', content: 'one too many' } });
-    expect({ status: extra.status, body: extra.body }).toEqual({ status: 422, body: { error: 'refused: size', reason: 'size', detail: expect.stringContaining('at most 30 pages') } });
+    const extra = await platform.fetch(`/api/projects/${project.id}/pages`, {
+      method: 'POST',
+      token,
+      json: { title: 'Page 30', kind: 'markdown', content: 'one too many' },
+    });
+    expect({ status: extra.status, body: extra.body }).toEqual({
+      status: 422,
+      body: { error: 'refused: size', reason: 'size', detail: expect.stringContaining('at most 30 pages') },
+    });
     expect(await client.call('getRoomSetup', { params })).toEqual(before);
     const [{ n }] = await platform.deps.sql<{ n: number }[]>`select count(*)::int as n from room_pages where project_id = ${project.id}`;
     expect(n).toBe(30);
@@ -240,11 +295,22 @@ describe('room setup', () => {
     const params = { projectId: project.id };
     const a = await client.call('addPage', { params, body: { title: 'A', kind: 'html', content: 'a'.repeat(2_000_000) } });
     await client.call('addPage', { params, body: { title: 'B', kind: 'html', content: 'b'.repeat(2_000_000) } });
-    const over = await platform.fetch(`/api/projects/${project.id}/pages`, { method: 'POST', token, json: { title: 'C', kind: 'html', content: 'c'.repeat(1_000_001) } });
-    expect({ status: over.status, body: over.body }).toEqual({ status: 422, body: { error: 'refused: size', reason: 'size', detail: expect.stringContaining('5,000,000 characters') } });
+    const over = await platform.fetch(`/api/projects/${project.id}/pages`, {
+      method: 'POST',
+      token,
+      json: { title: 'C', kind: 'html', content: 'c'.repeat(1_000_001) },
+    });
+    expect({ status: over.status, body: over.body }).toEqual({
+      status: 422,
+      body: { error: 'refused: size', reason: 'size', detail: expect.stringContaining('5,000,000 characters') },
+    });
     expect((await client.call('getRoomSetup', { params })).pages.map((p) => p.title)).toEqual(['A', 'B']);
     // Replacing A counts A's new size instead of its old one: within the total it goes, past it not.
-    const grown = await platform.fetch(`/api/projects/${project.id}/pages`, { method: 'POST', token, json: { title: 'A', kind: 'html', content: 'x'.repeat(1_000_000) + 'y'.repeat(1_000_000) } });
+    const grown = await platform.fetch(`/api/projects/${project.id}/pages`, {
+      method: 'POST',
+      token,
+      json: { title: 'A', kind: 'html', content: 'x'.repeat(1_000_000) + 'y'.repeat(1_000_000) },
+    });
     expect(grown.status).toBe(200);
     const [row] = await platform.deps.sql<{ content: string }[]>`select left(content, 1) as content from room_pages where id = ${a.id}`;
     expect(row.content).toBe('x');
@@ -252,11 +318,16 @@ describe('room setup', () => {
     expect((await client.call('getRoomSetup', { params })).pages.map((p) => p.title)).toEqual(['A', 'B', 'C']);
   });
 
-  it('stores each page with its safe HTML and that HTML\'s hash, made when it is added', async () => {
+  it("stores each page with its safe HTML and that HTML's hash, made when it is added", async () => {
     const { client, project } = await newProject();
     const params = { projectId: project.id };
-    const page = await client.call('addPage', { params, body: { title: 'Notes', kind: 'markdown', content: '# Notes\n\n**bold**<script>alert(1)</script><img src=x onerror="alert(2)">' } });
-    const [row] = await platform.deps.sql<{ html: string; htmlHash: string }[]>`select html, html_hash from room_pages where id = ${page.id}`;
+    const page = await client.call('addPage', {
+      params,
+      body: { title: 'Notes', kind: 'markdown', content: '# Notes\n\n**bold**<script>alert(1)</script><img src=x onerror="alert(2)">' },
+    });
+    const [row] = await platform.deps.sql<
+      { html: string; htmlHash: string }[]
+    >`select html, html_hash from room_pages where id = ${page.id}`;
     expect(row.html).toContain('<h1>Notes</h1>');
     expect(row.html).toContain('<strong>bold</strong>');
     expect(row.html).not.toMatch(/script|onerror/);
@@ -268,11 +339,17 @@ describe('room setup', () => {
 
   it('keeps up to many racing page additions without a gap or a repeated position', async () => {
     const { client, project } = await newProject();
-    await Promise.all(Array.from({ length: 10 }, (_, i) => client.call('addPage', { params: { projectId: project.id }, body: { title: `P${i}`, kind: 'markdown', content: '' } })));
-    expect((await client.call('getRoomSetup', { params: { projectId: project.id } })).pages.map((p) => p.position)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        client.call('addPage', { params: { projectId: project.id }, body: { title: `P${i}`, kind: 'markdown', content: '' } }),
+      ),
+    );
+    expect((await client.call('getRoomSetup', { params: { projectId: project.id } })).pages.map((p) => p.position)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
   });
 
-  it('orders apps: named first in order, then the rest in the live manifest\'s order, unknown ids ignored', async () => {
+  it("orders apps: named first in order, then the rest in the live manifest's order, unknown ids ignored", async () => {
     const { client, project, workspaceId } = await newProject();
     const params = { projectId: project.id };
     // Nothing live: no app is known, so nothing is stored.
@@ -280,7 +357,11 @@ describe('room setup', () => {
 
     await goLive(project.id, workspaceId, ['web', 'admin', 'phone']);
     expect((await client.call('getRoomSetup', { params })).appOrder).toBeNull();
-    expect((await client.call('orderApps', { params, body: { ids: ['phone', 'ghost', 'phone'] } })).appOrder).toEqual(['phone', 'web', 'admin']);
+    expect((await client.call('orderApps', { params, body: { ids: ['phone', 'ghost', 'phone'] } })).appOrder).toEqual([
+      'phone',
+      'web',
+      'admin',
+    ]);
     expect((await client.call('getRoomSetup', { params })).appOrder).toEqual(['phone', 'web', 'admin']);
 
     // A new build drops phone and adds tablet: the order follows it.
@@ -299,10 +380,13 @@ describe('room setup', () => {
 });
 
 describe('foreign and unknown ids', () => {
-  it('answer 404 for every room endpoint on another workspace\'s project, and change nothing', async () => {
+  it("answer 404 for every room endpoint on another workspace's project, and change nothing", async () => {
     const owner = await newProject(undefined, 'Owner');
     const projectId = owner.project.id;
-    const page = await owner.client.call('addPage', { params: { projectId }, body: { title: 'Mine', kind: 'markdown', content: 'secret' } });
+    const page = await owner.client.call('addPage', {
+      params: { projectId },
+      body: { title: 'Mine', kind: 'markdown', content: 'secret' },
+    });
     await owner.client.call('pauseRoom', { params: { projectId }, body: { message: 'mine' } });
     const before = {
       pause: await owner.client.call('getRoomPause', { params: { projectId } }),
@@ -339,7 +423,9 @@ describe('foreign and unknown ids', () => {
     }).toEqual(before);
     const [stored] = await platform.deps.sql<{ content: string }[]>`select content from room_pages where id = ${page.id}`;
     expect(stored.content).toBe('secret');
-    const [passes] = await platform.deps.sql<{ n: number }[]>`select count(*)::int as n from preview_passes where project_id = ${projectId}`;
+    const [passes] = await platform.deps.sql<
+      { n: number }[]
+    >`select count(*)::int as n from preview_passes where project_id = ${projectId}`;
     expect(passes.n).toBe(0);
   });
 

@@ -3,7 +3,16 @@ import { notFound, refused } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
 import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
 import { effectiveAppOrder, namedAppOrder } from '../../data/app-order.js';
-import { lockPages, pagesBesides, pagesOf, putPage, removePageOf, reorderPages, type PageHead, type PageKind } from '../../data/room-pages.sql.js';
+import {
+  lockPages,
+  pagesBesides,
+  pagesOf,
+  putPage,
+  removePageOf,
+  reorderPages,
+  type PageHead,
+  type PageKind,
+} from '../../data/room-pages.sql.js';
 import { liveManifestOf } from '../../data/builds.sql.js';
 import { appOrderOf, saveAppOrder } from '../../data/rooms.sql.js';
 import { renderStoredPage } from '../../core/room-pages/page-renderer.js';

@@ -32,7 +32,13 @@ export async function tourOf(sql: Sql, project: ProjectRow): Promise<Tour> {
     };
   });
   return {
-    build: { id: build.id, kind: build.kind, createdAt: build.createdAt.toISOString(), rehearsedAt: rehearsal?.at ?? null, tool: rehearsal?.tool ?? null },
+    build: {
+      id: build.id,
+      kind: build.kind,
+      createdAt: build.createdAt.toISOString(),
+      rehearsedAt: rehearsal?.at ?? null,
+      tool: rehearsal?.tool ?? null,
+    },
     steps,
     reported: rehearsal !== null,
   };

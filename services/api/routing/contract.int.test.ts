@@ -8,7 +8,9 @@ import { handlers } from '../handlers.js';
 import type { Handlers } from './handler.js';
 
 const started: Platform[] = [];
-afterAll(async () => { await Promise.all(started.map((p) => p.close())); });
+afterAll(async () => {
+  await Promise.all(started.map((p) => p.close()));
+});
 async function platformWith(opts: Parameters<typeof startPlatform>[0] = {}) {
   const p = await startPlatform(opts);
   started.push(p);
@@ -46,7 +48,12 @@ describe('requests are checked against the contract', () => {
   it('takes an empty body sent as JSON as no body', async () => {
     const platform = await platformWith();
     const p = await platform.person();
-    const res = await platform.fetch('/api/auth/logout', { method: 'POST', token: p.token, headers: { 'content-type': 'application/json' }, body: '' });
+    const res = await platform.fetch('/api/auth/logout', {
+      method: 'POST',
+      token: p.token,
+      headers: { 'content-type': 'application/json' },
+      body: '',
+    });
     expect(res.status).toBe(200);
   });
 
@@ -61,7 +68,12 @@ describe('requests are checked against the contract', () => {
 describe('replies are checked against the contract', () => {
   it('logs and answers 500 internal error instead of sending a reply that does not fit', async () => {
     const lines: string[] = [];
-    const logTo = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const logTo = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const platform = await platformWith({
       logTo,
       handlers: { ...handlers, whoami: async () => ({ userId: 42, secretField: 'leak' }) as never },
@@ -111,10 +123,18 @@ describe('the OpenAPI document', () => {
 describe('logs', () => {
   it('carry a request id and never the token or cookie', async () => {
     const lines: string[] = [];
-    const logTo = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const logTo = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const platform = await platformWith({ logTo });
     const p = await platform.person();
-    const res = await platform.fetch('/api/me/account', { token: p.token, headers: { cookie: '__Host-pp_session=pp_web_secretcookie', 'x-request-id': 'req-abc' } });
+    const res = await platform.fetch('/api/me/account', {
+      token: p.token,
+      headers: { cookie: '__Host-pp_session=pp_web_secretcookie', 'x-request-id': 'req-abc' },
+    });
     expect(res.headers.get('x-request-id')).toBe('req-abc');
     const text = lines.join('');
     expect(text).toContain('req-abc');

@@ -12,7 +12,8 @@ export function errorHandler(err: FastifyError | Refusal | Error, req: FastifyRe
   if (err instanceof Refusal) {
     // A rate limit, or a 503 for want of room, says when to come back, in the header clients and
     // proxies know (RFC 9110).
-    if ((err.status === 429 || err.status === 503) && typeof err.extra.retryAfter === 'number') reply.header('retry-after', String(err.extra.retryAfter));
+    if ((err.status === 429 || err.status === 503) && typeof err.extra.retryAfter === 'number')
+      reply.header('retry-after', String(err.extra.retryAfter));
     return reply.status(err.status).send(err.body());
   }
 
@@ -24,8 +25,13 @@ export function errorHandler(err: FastifyError | Refusal | Error, req: FastifyRe
   }
 
   const fe = err as FastifyError;
-  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.status(415).send({ error: 'unsupported media type', detail: 'send application/json' });
-  if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (fe.statusCode === 400 && fe.code?.startsWith('FST_ERR_CTP'))) {
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return reply.status(415).send({ error: 'unsupported media type', detail: 'send application/json' });
+  if (
+    fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    (fe.statusCode === 400 && fe.code?.startsWith('FST_ERR_CTP'))
+  ) {
     return reply.status(400).send({ error: 'invalid', issues: [{ path: 'body', message: fe.message }] });
   }
   if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.status(413).send({ error: 'too large' });

@@ -6,8 +6,12 @@ import { startPlatform, type Platform } from '../../../test/support/platform.js'
 // Spec 5.2: without a session every endpoint but the open ones answers 401 "sign in first",
 // whatever the body, and before looking at it.
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 const closed = (Object.values(routes) as RouteDef[]).filter((r) => !r.open);
 const fill = (path: string) => path.replace(/:([A-Za-z]+)/g, '00000000-0000-4000-8000-000000000000');

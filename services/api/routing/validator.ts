@@ -16,17 +16,21 @@ export class InvalidRequest extends Error {
  * as manifest problems, so an unknown manifest field reads `manifest.controls: unknown field`
  * and a duplicate app id `manifest.apps[1].id`, whether the CLI or the platform finds it.
  */
-export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => (data) => {
-  const result = schema.safeParse(data, { error: plainMessage });
-  if (result.success) {
-    // Postgres text cannot hold NUL; a string carrying one is refused here rather than failing later.
-    const nul = nulPaths(result.data);
-    return nul.length ? { error: new InvalidRequest(nul.map((path) => ({ path, message: 'must not contain the NUL character' }))) } : { value: result.data };
-  }
-  const prefix = httpPart === 'body' ? [] : [httpPart === 'querystring' ? 'query' : (httpPart ?? 'body')];
-  const issues = result.error.issues.flatMap((i) => toProblems({ ...i, path: [...prefix, ...i.path] }));
-  return { error: new InvalidRequest(issues.map((i) => ({ path: i.path || 'body', message: i.message }))) };
-};
+export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
+  ({ schema, httpPart }) =>
+  (data) => {
+    const result = schema.safeParse(data, { error: plainMessage });
+    if (result.success) {
+      // Postgres text cannot hold NUL; a string carrying one is refused here rather than failing later.
+      const nul = nulPaths(result.data);
+      return nul.length
+        ? { error: new InvalidRequest(nul.map((path) => ({ path, message: 'must not contain the NUL character' }))) }
+        : { value: result.data };
+    }
+    const prefix = httpPart === 'body' ? [] : [httpPart === 'querystring' ? 'query' : (httpPart ?? 'body')];
+    const issues = result.error.issues.flatMap((i) => toProblems({ ...i, path: [...prefix, ...i.path] }));
+    return { error: new InvalidRequest(issues.map((i) => ({ path: i.path || 'body', message: i.message }))) };
+  };
 
 function nulPaths(value: unknown, path: (string | number)[] = []): string[] {
   if (typeof value === 'string') return value.includes('\u0000') ? [formatPath(path) || 'body'] : [];

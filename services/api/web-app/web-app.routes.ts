@@ -14,14 +14,37 @@ import { loadWebBuild, pickEncoding } from './web-assets.js';
 
 /** Addresses the app answers (wouter's routes in services/web/src/app.tsx). */
 const SIGN_IN_PAGES = ['/login', '/auth/email'];
-const SIGNED_IN_PAGES = ['/', '/device', '/invitations/:key', '/projects', '/projects/*', '/pipeline', '/analytics', '/journey/:linkId', '/usage', '/team', '/brand', '/community', '/account'];
+const SIGNED_IN_PAGES = [
+  '/',
+  '/device',
+  '/invitations/:key',
+  '/projects',
+  '/projects/*',
+  '/pipeline',
+  '/analytics',
+  '/journey/:linkId',
+  '/usage',
+  '/team',
+  '/brand',
+  '/community',
+  '/account',
+];
 
 // Styles from this origin, plus the <style> elements Radix's dialogs add while open (focus lock,
 // scroll lock), which carry this response's nonce (services/web/src/main.tsx hands it over).
-const policy = (nonce: string) => [
-  "default-src 'none'", "script-src 'self'", `style-src 'self' 'nonce-${nonce}'`, "img-src 'self' blob:", "connect-src 'self'",
-  "font-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'", "manifest-src 'self'",
-].join('; ');
+const policy = (nonce: string) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' blob:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "manifest-src 'self'",
+  ].join('; ');
 
 const escapeAttr = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -34,7 +57,11 @@ export function registerWebApp(app: FastifyInstance, deps: Deps) {
     outbox: !deps.config.SMTP_URL,
     passkeyOrigin: passkeyOrigin(deps.config),
   });
-  const page = (index: string) => index.replace('<!--pp-config-->', `<meta name="pp-config" content="${escapeAttr(JSON.stringify(settings()))}">\n<meta name="csp-nonce" content="NONCE">`);
+  const page = (index: string) =>
+    index.replace(
+      '<!--pp-config-->',
+      `<meta name="pp-config" content="${escapeAttr(JSON.stringify(settings()))}">\n<meta name="csp-nonce" content="NONCE">`,
+    );
   const index = build.index;
 
   for (const [path, asset] of build.assets) {
@@ -52,7 +79,8 @@ export function registerWebApp(app: FastifyInstance, deps: Deps) {
   }
 
   const sendIndex = (reply: FastifyReply) => {
-    if (!index) return reply.code(503).type('text/plain; charset=utf-8').send('The web app is not built: `npm start` builds it (services/web).\n');
+    if (!index)
+      return reply.code(503).type('text/plain; charset=utf-8').send('The web app is not built: `npm start` builds it (services/web).\n');
     const nonce = randomBytes(16).toString('base64');
     return reply
       .header('content-security-policy', policy(nonce))
@@ -63,7 +91,11 @@ export function registerWebApp(app: FastifyInstance, deps: Deps) {
       .type('text/html; charset=utf-8')
       .send(page(index).replace('content="NONCE"', `content="${nonce}"`));
   };
-  const signedIn = (req: FastifyRequest) => authenticate(req, deps.sql, deps.config).then(() => true, () => false);
+  const signedIn = (req: FastifyRequest) =>
+    authenticate(req, deps.sql, deps.config).then(
+      () => true,
+      () => false,
+    );
 
   for (const path of SIGN_IN_PAGES) app.get(path, async (_req, reply) => sendIndex(reply));
   for (const path of SIGNED_IN_PAGES) {

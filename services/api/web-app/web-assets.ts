@@ -29,7 +29,9 @@ export function loadWebBuild(dir: URL = webDist): WebBuild {
   const add = (path: string, file: string, type = mime.contentType(file.split('/').pop()!) || 'application/octet-stream') => {
     const bytes = readFileSync(file);
     const asset: WebAsset = { bytes, type, gzip: gzipSync(bytes, { level: 9 }) };
-    brotliCompress(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }, (err, out) => { if (!err) asset.brotli = out; });
+    brotliCompress(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }, (err, out) => {
+      if (!err) asset.brotli = out;
+    });
     assets.set(path, asset);
   };
   const assetDir = new URL('assets/', dir);

@@ -2,7 +2,15 @@ import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { notFound } from '../../core/errors.js';
 import { planOf } from '../../core/plans.js';
-import { insertInvitation, invitationFor, isInvited, isMemberByEmail, markInvitationUsed, revokeInvitationRow, waitingInvitations } from '../../data/invitations.sql.js';
+import {
+  insertInvitation,
+  invitationFor,
+  isInvited,
+  isMemberByEmail,
+  markInvitationUsed,
+  revokeInvitationRow,
+  waitingInvitations,
+} from '../../data/invitations.sql.js';
 import { activateWorkspace, addMemberRow, lockTeam, memberCount, seatsTaken } from '../../data/teams.sql.js';
 import { verifiedEmailOf } from '../../data/people.sql.js';
 import { recordTeamEvent } from '../../data/workspace-history.sql.js';
@@ -33,9 +41,15 @@ export async function createInvitation(sql: Sql, config: Config, auth: SessionAu
     if (await isMemberByEmail(tx, workspaceId, address)) throw teamRule(`${address} is already in the team`);
     if (await isInvited(tx, workspaceId, address)) throw teamRule(`${address} is already invited`);
     const seats = planOf(effectivePlan(team)).seats;
-    if ((await seatsTaken(tx, workspaceId)) >= seats) throw teamRule(`every seat is taken (${seats} on the team's plan, waiting invitations included)`);
+    if ((await seatsTaken(tx, workspaceId)) >= seats)
+      throw teamRule(`every seat is taken (${seats} on the team's plan, waiting invitations included)`);
     const made = await insertInvitation(tx, { workspaceId, email: address, invitedBy: auth.personId });
-    await recordTeamEvent(tx, { workspaceId, kind: 'invitation.create', actorId: auth.personId, detail: { email: address, invitationId: made.id } });
+    await recordTeamEvent(tx, {
+      workspaceId,
+      kind: 'invitation.create',
+      actorId: auth.personId,
+      detail: { email: address, invitationId: made.id },
+    });
     return made;
   });
   const [invitation] = (await waitingInvitations(sql, workspaceId)).filter((i) => i.id === id);
@@ -78,7 +92,13 @@ export async function acceptInvitation(sql: Sql, auth: SessionAuth, idOrKey: str
     if ((await memberCount(tx, team.id)) >= seats) throw teamRule(`no seat is free (${seats} on the team's plan)`);
     await markInvitationUsed(tx, invitation.id, auth.personId);
     await addMemberRow(tx, team.id, auth.personId, invitation.role);
-    await recordTeamEvent(tx, { workspaceId: team.id, kind: 'member.join', actorId: auth.personId, subjectId: auth.personId, detail: { invitationId: invitation.id } });
+    await recordTeamEvent(tx, {
+      workspaceId: team.id,
+      kind: 'member.join',
+      actorId: auth.personId,
+      subjectId: auth.personId,
+      detail: { invitationId: invitation.id },
+    });
     return { id: team.id, name: team.name, kind: team.kind, role: invitation.role };
   });
   await activateWorkspace(sql, auth.sessionId, joined.id);

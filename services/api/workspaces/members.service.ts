@@ -37,9 +37,16 @@ export async function setMemberRole(sql: Sql, config: Config, auth: SessionAuth,
     const was = await memberRole(tx, workspaceId, userId);
     if (was === role) return;
     if (team.kind === 'personal') throw teamRule('your own workspace has nobody else; its owner stays its owner');
-    if (was === 'owner' && (await ownerCount(tx, workspaceId)) === 1) throw teamRule('a team keeps an owner: make someone else an owner first');
+    if (was === 'owner' && (await ownerCount(tx, workspaceId)) === 1)
+      throw teamRule('a team keeps an owner: make someone else an owner first');
     await setRoleRow(tx, workspaceId, userId, role);
-    await recordTeamEvent(tx, { workspaceId, kind: 'member.role', actorId: auth.personId, subjectId: userId, detail: { from: was, to: role } });
+    await recordTeamEvent(tx, {
+      workspaceId,
+      kind: 'member.role',
+      actorId: auth.personId,
+      subjectId: userId,
+      detail: { from: was, to: role },
+    });
   });
   return listMembers(sql, config, auth, workspaceId);
 }
@@ -51,7 +58,8 @@ export async function removeMember(sql: Sql, config: Config, auth: SessionAuth, 
     const team = await lockTeam(tx, workspaceId);
     if (!team) throw notFound();
     await memberRole(tx, workspaceId, userId);
-    if (userId === auth.personId) throw teamRule(team.kind === 'personal' ? 'your own workspace is never left' : 'you cannot remove yourself; leave the team instead');
+    if (userId === auth.personId)
+      throw teamRule(team.kind === 'personal' ? 'your own workspace is never left' : 'you cannot remove yourself; leave the team instead');
     await removeMembershipRow(tx, workspaceId, userId);
     await recordTeamEvent(tx, { workspaceId, kind: 'member.remove', actorId: auth.personId, subjectId: userId });
   });

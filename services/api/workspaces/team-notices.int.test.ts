@@ -8,8 +8,12 @@ import { setPlan } from '../../ops/ops.service.js';
 // leaves, reads none of the team's any more (project names, reasons), and cannot mark them read.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 describe("a team's notices", () => {
   it('are read by its members only: a removed member and one who left read none of them', async () => {
@@ -31,7 +35,8 @@ describe("a team's notices", () => {
     const params = { projectId: project.id };
     await owner.client.call('saveCard', { params, body: { title: 'Paypa1 login', line: 'Verify your account to keep access.' } });
     expect((await owner.client.call('listProject', { params })).status).toBe('blocked');
-    for (const p of [owner, removed, leaver, stays]) expect(await p.client.call('listNotices')).toEqual([expect.objectContaining({ kind: 'listing.blocked' })]);
+    for (const p of [owner, removed, leaver, stays])
+      expect(await p.client.call('listNotices')).toEqual([expect.objectContaining({ kind: 'listing.blocked' })]);
 
     await owner.client.call('removeMember', { params: { workspaceId: team.id, userId: (await removed.client.call('whoami')).userId } });
     await leaver.client.call('leaveTeam', { params: { workspaceId: team.id } });

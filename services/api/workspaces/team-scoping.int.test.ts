@@ -14,25 +14,57 @@ import { dayOf } from '../../data/event-days.sql.js';
 // missing id), and nothing of the team changes.
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 /** Routes whose ids are not a team's: one's own account, groups, and the open community pages. */
-const notTeamIds = new Set(['revokeSession', 'disconnect', 'removePasskey', 'renamePasskey', 'renameGroup', 'deleteGroup', 'communityProfile', 'communityCover', 'workspaceAnalytics']);
+const notTeamIds = new Set([
+  'revokeSession',
+  'disconnect',
+  'removePasskey',
+  'renamePasskey',
+  'renameGroup',
+  'deleteGroup',
+  'communityProfile',
+  'communityCover',
+  'workspaceAnalytics',
+]);
 
 /** A body of the right shape for each route that takes one: the refusal must be for the id, not the body. */
 function sampleBody(operation: string, ids: Record<string, string>, teamName: string, slug: string): unknown {
   const manifest = { kind: 'static', name: 'Sweep', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }] };
   const samples: Record<string, unknown> = {
-    renameWorkspace: { name: 'Taken over' }, setMemberRole: { role: 'owner' }, createInvitation: { email: 'sweep@example.com' },
-    deleteTeam: { confirm: teamName }, renameProject: { name: 'Taken over' }, deleteProject: { confirm: slug },
-    startUpload: { kind: 'static', sizeBytes: 10 }, createBuild: { uploadId: ids.uploadId, manifest },
-    createLink: { viewerName: 'Intruder' }, resolveComment: { resolved: true }, replyToComment: { body: 'mine now' },
-    addPage: { title: 'Intruder', kind: 'markdown', content: 'x' }, orderApps: { ids: [] }, orderPages: { ids: [] },
-    pauseRoom: { message: 'paused by someone else' }, setAccess: { requireEmail: true }, setNextSteps: { steps: [{ kind: 'question' }] },
-    setStage: { stage: 'no' }, setOutcome: { outcome: 'lost' }, followUp: { on: null, note: null }, addNote: { body: 'intruder' },
-    saveCard: { title: 'Intruder', line: 'Intruder' }, scanCard: { title: 'Intruder', line: 'Intruder' }, suggestWording: { title: 'Intruder', line: 'Intruder' },
-    checkBuildCover: { path: '/cover.png' }, coverFromBuild: { path: '/cover.png' }, appealListing: { message: 'please list it again' },
+    renameWorkspace: { name: 'Taken over' },
+    setMemberRole: { role: 'owner' },
+    createInvitation: { email: 'sweep@example.com' },
+    deleteTeam: { confirm: teamName },
+    renameProject: { name: 'Taken over' },
+    deleteProject: { confirm: slug },
+    startUpload: { kind: 'static', sizeBytes: 10 },
+    createBuild: { uploadId: ids.uploadId, manifest },
+    createLink: { viewerName: 'Intruder' },
+    resolveComment: { resolved: true },
+    replyToComment: { body: 'mine now' },
+    addPage: { title: 'Intruder', kind: 'markdown', content: 'x' },
+    orderApps: { ids: [] },
+    orderPages: { ids: [] },
+    pauseRoom: { message: 'paused by someone else' },
+    setAccess: { requireEmail: true },
+    setNextSteps: { steps: [{ kind: 'question' }] },
+    setStage: { stage: 'no' },
+    setOutcome: { outcome: 'lost' },
+    followUp: { on: null, note: null },
+    addNote: { body: 'intruder' },
+    saveCard: { title: 'Intruder', line: 'Intruder' },
+    scanCard: { title: 'Intruder', line: 'Intruder' },
+    suggestWording: { title: 'Intruder', line: 'Intruder' },
+    checkBuildCover: { path: '/cover.png' },
+    coverFromBuild: { path: '/cover.png' },
+    appealListing: { message: 'please list it again' },
   };
   return samples[operation];
 }
@@ -46,15 +78,29 @@ describe('a team’s ids, to people outside it', () => {
     const { link, url } = await owner.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
     const room = await enterRoom(platform, url, { appId: 'web' });
     const comment = await hit(platform, `${room.base}/comments`, {
-      method: 'POST', jar: room.jar,
-      json: { appId: 'web', screen: '/', body: 'A question', position: { x: 0.5, y: 0.5 }, area: null, device: 'laptop', screenshot: null, screenshotNote: null },
+      method: 'POST',
+      jar: room.jar,
+      json: {
+        appId: 'web',
+        screen: '/',
+        body: 'A question',
+        position: { x: 0.5, y: 0.5 },
+        area: null,
+        device: 'laptop',
+        screenshot: null,
+        screenshotNote: null,
+      },
     });
     expect(comment.status).toBe(200);
     const note = await owner.client.call('addNote', { params: { linkId: link.id }, body: { body: 'Call on Monday' } });
-    const page = await owner.client.call('addPage', { params: { projectId: project.id }, body: { title: 'Pricing', kind: 'markdown', content: '# Pricing' } });
+    const page = await owner.client.call('addPage', {
+      params: { projectId: project.id },
+      body: { title: 'Pricing', kind: 'markdown', content: '# Pricing' },
+    });
     const upload = await owner.client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: 10 } });
 
-    const invite = async (email: string) => (await owner.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email } })).invitation;
+    const invite = async (email: string) =>
+      (await owner.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email } })).invitation;
     const member = await platform.person({ name: 'Mia Member' });
     await member.client.call('acceptInvitation', { params: { invitationId: (await invite(member.email)).id } });
     const memberId = (await member.client.call('whoami')).userId;
@@ -64,21 +110,36 @@ describe('a team’s ids, to people outside it', () => {
     await removed.client.call('acceptInvitation', { params: { invitationId: (await invite(removed.email)).id } });
     await owner.client.call('removeMember', { params: { workspaceId: team.id, userId: (await removed.client.call('whoami')).userId } });
     const waiting = await invite(`waiting-${uniqueSlug('w')}@example.com`);
-    const photo = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#123456' } }).png().toBuffer();
+    const photo = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#123456' } })
+      .png()
+      .toBuffer();
     expect((await platform.fetch('/api/me/photo', { method: 'PUT', token: member.token, body: photo })).status).toBe(200);
 
     const otherOwner = await platform.person({ name: 'Otto Other' });
     const otherTeam = await otherOwner.client.call('createTeam', { body: { name: 'Other team' } });
     await setPlan(platform.deps.sql, otherTeam.id, 'team');
     const otherMember = await platform.person({ name: 'Oona Other' });
-    const { invitation: toOther } = await otherOwner.client.call('createInvitation', { params: { workspaceId: otherTeam.id }, body: { email: otherMember.email } });
+    const { invitation: toOther } = await otherOwner.client.call('createInvitation', {
+      params: { workspaceId: otherTeam.id },
+      body: { email: otherMember.email },
+    });
     await otherMember.client.call('acceptInvitation', { params: { invitationId: toOther.id } });
     const outsider = await platform.person({ name: 'Stan Stranger', plan: 'team' });
 
     const today = dayOf(new Date());
     const ids: Record<string, string> = {
-      workspaceId: team.id, userId: memberId, invitationId: waiting.id, projectId: project.id, buildId: build.id, uploadId: upload.uploadId,
-      linkId: link.id, commentId: comment.json.comment.id, noteId: note[0].id, pageId: page.id, from: today, to: today,
+      workspaceId: team.id,
+      userId: memberId,
+      invitationId: waiting.id,
+      projectId: project.id,
+      buildId: build.id,
+      uploadId: upload.uploadId,
+      linkId: link.id,
+      commentId: comment.json.comment.id,
+      noteId: note[0].id,
+      pageId: page.id,
+      from: today,
+      to: today,
     };
     const before = await snapshot(project.id, team.id, link.id);
 
@@ -89,12 +150,22 @@ describe('a team’s ids, to people outside it', () => {
         if (!(name in ids)) throw new Error(`the sweep has no id for :${name} (${operation})`);
         return encodeURIComponent(ids[name]);
       });
-      for (const [who, person] of [['outsider', outsider], ['removed member', removed], ['member of another team', otherMember]] as const) {
+      for (const [who, person] of [
+        ['outsider', outsider],
+        ['removed member', removed],
+        ['member of another team', otherMember],
+      ] as const) {
         const init = def.raw
           ? { method: def.method, token: person.token, body: Buffer.alloc(10), headers: { 'content-type': 'application/octet-stream' } }
-          : { method: def.method, token: person.token, ...(def.body ? { json: sampleBody(operation, ids, team.name, project.slug) ?? {} } : {}) };
+          : {
+              method: def.method,
+              token: person.token,
+              ...(def.body ? { json: sampleBody(operation, ids, team.name, project.slug) ?? {} } : {}),
+            };
         const res = await platform.fetch(path, init);
-        expect(`${who} ${def.method} ${def.path}: ${res.status} ${JSON.stringify(res.body)}`).toBe(`${who} ${def.method} ${def.path}: 404 {"error":"not found"}`);
+        expect(`${who} ${def.method} ${def.path}: ${res.status} ${JSON.stringify(res.body)}`).toBe(
+          `${who} ${def.method} ${def.path}: 404 {"error":"not found"}`,
+        );
       }
       checked.push(operation);
     }

@@ -10,8 +10,12 @@ import { teamHistory } from '../../data/workspace-history.sql.js';
 // with its refusals, through the typed client (which checks every reply against the contract).
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 type Person = Awaited<ReturnType<Platform['person']>>;
 
@@ -42,7 +46,10 @@ describe('teams', () => {
     const billing = await owner.client.call('getBilling');
     expect(billing).toMatchObject({ plan: 'free', kind: 'team', status: 'canceled', seats: { used: 1, allowed: 1 } });
     const list = await owner.client.call('listWorkspaces');
-    expect(list.map((w) => [w.kind, w.active])).toEqual([['personal', false], ['team', true]]);
+    expect(list.map((w) => [w.kind, w.active])).toEqual([
+      ['personal', false],
+      ['team', true],
+    ]);
     expect((await teamHistory(platform.deps.sql, team.id)).map((e) => e.kind)).toEqual(['team.create']);
   });
 
@@ -70,12 +77,17 @@ describe('teams', () => {
     const member = await join(owner, team.id);
     const renamed = await owner.client.call('renameWorkspace', { params: { workspaceId: team.id }, body: { name: 'Renamed' } });
     expect(renamed).toMatchObject({ id: team.id, name: 'Renamed' });
-    expect(await refusal(member.client.call('renameWorkspace', { params: { workspaceId: team.id }, body: { name: 'Mine' } })))
-      .toMatchObject({ status: 403, body: { error: 'role cannot', reason: 'permission', action: 'renameWorkspace' } });
+    expect(
+      await refusal(member.client.call('renameWorkspace', { params: { workspaceId: team.id }, body: { name: 'Mine' } })),
+    ).toMatchObject({ status: 403, body: { error: 'role cannot', reason: 'permission', action: 'renameWorkspace' } });
     const outsider = await platform.person();
-    expect((await refusal(outsider.client.call('renameWorkspace', { params: { workspaceId: team.id }, body: { name: 'Mine' } }))).status).toBe(404);
+    expect(
+      (await refusal(outsider.client.call('renameWorkspace', { params: { workspaceId: team.id }, body: { name: 'Mine' } }))).status,
+    ).toBe(404);
     const personal = (await owner.client.call('listWorkspaces')).find((w) => w.kind === 'personal')!;
-    expect((await owner.client.call('renameWorkspace', { params: { workspaceId: personal.id }, body: { name: 'Olive & co' } })).name).toBe('Olive & co');
+    expect((await owner.client.call('renameWorkspace', { params: { workspaceId: personal.id }, body: { name: 'Olive & co' } })).name).toBe(
+      'Olive & co',
+    );
     expect((await teamHistory(platform.deps.sql, team.id)).map((e) => e.kind)).toContain('team.rename');
   });
 
@@ -99,7 +111,10 @@ describe('members and roles', () => {
     const { owner, team } = await teamOf();
     const member = await join(owner, team.id);
     const seenByMember = await member.client.call('listMembers', { params: { workspaceId: team.id } });
-    expect(seenByMember.map((m) => [m.email, m.role, m.you])).toEqual([[owner.email, 'owner', false], [member.email, 'member', true]]);
+    expect(seenByMember.map((m) => [m.email, m.role, m.you])).toEqual([
+      [owner.email, 'owner', false],
+      [member.email, 'member', true],
+    ]);
     expect(seenByMember[1].displayName).toBe('Mia Member');
     const outsider = await platform.person();
     expect((await refusal(outsider.client.call('listMembers', { params: { workspaceId: team.id } }))).status).toBe(404);
@@ -110,16 +125,29 @@ describe('members and roles', () => {
     const member = await join(owner, team.id);
     const [ownerId, memberId] = [await userIdOf(owner), await userIdOf(member)];
     const params = (userId: string) => ({ workspaceId: team.id, userId });
-    expect(await refusal(member.client.call('setMemberRole', { params: params(memberId), body: { role: 'owner' } })))
-      .toMatchObject({ status: 403, body: { reason: 'permission', action: 'setMemberRole' } });
-    expect(await refusal(owner.client.call('setMemberRole', { params: params(ownerId), body: { role: 'member' } })))
-      .toMatchObject({ status: 422, body: { error: 'refused: team', reason: 'team' } });
+    expect(await refusal(member.client.call('setMemberRole', { params: params(memberId), body: { role: 'owner' } }))).toMatchObject({
+      status: 403,
+      body: { reason: 'permission', action: 'setMemberRole' },
+    });
+    expect(await refusal(owner.client.call('setMemberRole', { params: params(ownerId), body: { role: 'member' } }))).toMatchObject({
+      status: 422,
+      body: { error: 'refused: team', reason: 'team' },
+    });
     const both = await owner.client.call('setMemberRole', { params: params(memberId), body: { role: 'owner' } });
     expect(both.map((m) => m.role)).toEqual(['owner', 'owner']);
     const after = await owner.client.call('setMemberRole', { params: params(ownerId), body: { role: 'member' } });
-    expect(after.map((m) => [m.email, m.role])).toEqual([[member.email, 'owner'], [owner.email, 'member']]);
-    expect((await refusal(member.client.call('setMemberRole', { params: params(crypto.randomUUID()), body: { role: 'member' } }))).status).toBe(404);
-    const bad = await platform.fetch(`/api/workspaces/${team.id}/members/${ownerId}/role`, { method: 'POST', token: member.token, json: { role: 'admin' } });
+    expect(after.map((m) => [m.email, m.role])).toEqual([
+      [member.email, 'owner'],
+      [owner.email, 'member'],
+    ]);
+    expect(
+      (await refusal(member.client.call('setMemberRole', { params: params(crypto.randomUUID()), body: { role: 'member' } }))).status,
+    ).toBe(404);
+    const bad = await platform.fetch(`/api/workspaces/${team.id}/members/${ownerId}/role`, {
+      method: 'POST',
+      token: member.token,
+      json: { role: 'admin' },
+    });
     expect(bad.status).toBe(400);
   });
 
@@ -127,11 +155,17 @@ describe('members and roles', () => {
     const person = await platform.person();
     const personal = (await person.client.call('listWorkspaces'))[0];
     const me = await userIdOf(person);
-    expect((await refusal(person.client.call('setMemberRole', { params: { workspaceId: personal.id, userId: me }, body: { role: 'member' } }))).status).toBe(422);
+    expect(
+      (await refusal(person.client.call('setMemberRole', { params: { workspaceId: personal.id, userId: me }, body: { role: 'member' } })))
+        .status,
+    ).toBe(422);
     expect((await refusal(person.client.call('removeMember', { params: { workspaceId: personal.id, userId: me } }))).status).toBe(422);
-    expect((await refusal(person.client.call('leaveTeam', { params: { workspaceId: personal.id } }))).body).toMatchObject({ reason: 'team' });
-    expect(await refusal(person.client.call('deleteTeam', { params: { workspaceId: personal.id }, body: { confirm: personal.name } })))
-      .toMatchObject({ status: 422, body: { reason: 'team' } });
+    expect((await refusal(person.client.call('leaveTeam', { params: { workspaceId: personal.id } }))).body).toMatchObject({
+      reason: 'team',
+    });
+    expect(
+      await refusal(person.client.call('deleteTeam', { params: { workspaceId: personal.id }, body: { confirm: personal.name } })),
+    ).toMatchObject({ status: 422, body: { reason: 'team' } });
   });
 
   it('removeMember: owners only, never yourself; the removed person loses the team from their next request', async () => {
@@ -141,10 +175,14 @@ describe('members and roles', () => {
     const other = await join(owner, team.id);
     const [ownerId, memberId] = [await userIdOf(owner), await userIdOf(member)];
     expect((await member.client.call('getProject', { params: { projectId: project.id } })).id).toBe(project.id);
-    expect(await refusal(other.client.call('removeMember', { params: { workspaceId: team.id, userId: memberId } })))
-      .toMatchObject({ status: 403, body: { reason: 'permission', action: 'removeMember' } });
-    expect(await refusal(owner.client.call('removeMember', { params: { workspaceId: team.id, userId: ownerId } })))
-      .toMatchObject({ status: 422, body: { reason: 'team' } });
+    expect(await refusal(other.client.call('removeMember', { params: { workspaceId: team.id, userId: memberId } }))).toMatchObject({
+      status: 403,
+      body: { reason: 'permission', action: 'removeMember' },
+    });
+    expect(await refusal(owner.client.call('removeMember', { params: { workspaceId: team.id, userId: ownerId } }))).toMatchObject({
+      status: 422,
+      body: { reason: 'team' },
+    });
     const left = await owner.client.call('removeMember', { params: { workspaceId: team.id, userId: memberId } });
     expect(left.map((m) => m.email)).toEqual([owner.email, other.email]);
     expect((await refusal(member.client.call('getProject', { params: { projectId: project.id } }))).status).toBe(404);
@@ -157,7 +195,10 @@ describe('members and roles', () => {
   it('leaveTeam: a member leaves; the last owner cannot (422 team); an outsider is 404', async () => {
     const { owner, team } = await teamOf();
     const member = await join(owner, team.id);
-    expect(await refusal(owner.client.call('leaveTeam', { params: { workspaceId: team.id } }))).toMatchObject({ status: 422, body: { reason: 'team' } });
+    expect(await refusal(owner.client.call('leaveTeam', { params: { workspaceId: team.id } }))).toMatchObject({
+      status: 422,
+      body: { reason: 'team' },
+    });
     expect(await member.client.call('leaveTeam', { params: { workspaceId: team.id } })).toEqual({ left: true });
     expect((await member.client.call('listWorkspaces')).map((w) => w.kind)).toEqual(['personal']);
     expect((await refusal(member.client.call('leaveTeam', { params: { workspaceId: team.id } }))).status).toBe(404);
@@ -167,8 +208,15 @@ describe('members and roles', () => {
     const { owner, team } = await teamOf();
     const member = await join(owner, team.id);
     const photo = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#c2255c' } })
-      .jpeg().withExif({ IFD0: { Copyright: 'secret place' } }).toBuffer();
-    const put = await platform.fetch('/api/me/photo', { method: 'PUT', token: member.token, body: photo, headers: { 'content-type': 'image/png' } });
+      .jpeg()
+      .withExif({ IFD0: { Copyright: 'secret place' } })
+      .toBuffer();
+    const put = await platform.fetch('/api/me/photo', {
+      method: 'PUT',
+      token: member.token,
+      body: photo,
+      headers: { 'content-type': 'image/png' },
+    });
     expect(put.status).toBe(200);
     expect(put.body.image).toMatch(/\/api\/people\/[0-9a-f-]+\/photo\?v=/);
     const people = await owner.client.call('workspacePeople');
@@ -180,12 +228,19 @@ describe('members and roles', () => {
     expect(got.headers.get('content-type')).toBe('image/jpeg');
     const bytes = Buffer.from(await got.arrayBuffer());
     expect((await sharp(bytes).metadata()).exif).toBeUndefined();
-    const again = await fetch(platform.baseUrl + path, { headers: { authorization: `Bearer ${owner.token}`, 'if-none-match': got.headers.get('etag')! } });
+    const again = await fetch(platform.baseUrl + path, {
+      headers: { authorization: `Bearer ${owner.token}`, 'if-none-match': got.headers.get('etag')! },
+    });
     expect(again.status).toBe(304);
     const stranger = await platform.person();
     expect((await platform.fetch(path, { token: stranger.token })).status).toBe(404);
     expect((await platform.fetch(`/api/people/${await userIdOf(owner)}/photo`, { token: member.token })).status).toBe(404); // no photo
-    const notImage = await platform.fetch('/api/me/photo', { method: 'PUT', token: member.token, body: Buffer.from('GIF89a not really'), headers: { 'content-type': 'image/png' } });
+    const notImage = await platform.fetch('/api/me/photo', {
+      method: 'PUT',
+      token: member.token,
+      body: Buffer.from('GIF89a not really'),
+      headers: { 'content-type': 'image/png' },
+    });
     expect(notImage).toMatchObject({ status: 422, body: { reason: 'file' } });
     const removed = await member.client.call('removePhoto');
     expect(removed.image).toBeNull();
@@ -196,7 +251,9 @@ describe('members and roles', () => {
     const person = await platform.person();
     const big = await platform.fetch('/api/me/photo', { method: 'PUT', token: person.token, body: Buffer.alloc(2 * 1024 * 1024 + 1) });
     expect(big).toMatchObject({ status: 422, body: { reason: 'file' } });
-    const wide = await sharp({ create: { width: 4097, height: 8, channels: 3, background: '#000' } }).png().toBuffer();
+    const wide = await sharp({ create: { width: 4097, height: 8, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
     const tooWide = await platform.fetch('/api/me/photo', { method: 'PUT', token: person.token, body: wide });
     expect(tooWide).toMatchObject({ status: 422, body: { reason: 'file' } });
   });
@@ -206,25 +263,41 @@ describe('invitations', () => {
   it('createInvitation answers the invitation and an address; listInvitations shows those waiting; both owners only', async () => {
     const { owner, team } = await teamOf();
     const invitee = await platform.person();
-    const made = await owner.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email: invitee.email.toUpperCase() } });
+    const made = await owner.client.call('createInvitation', {
+      params: { workspaceId: team.id },
+      body: { email: invitee.email.toUpperCase() },
+    });
     expect(made.invitation).toMatchObject({ email: invitee.email, role: 'member', invitedBy: 'Olive Owner' });
     expect(Date.parse(made.invitation.expiresAt) - Date.parse(made.invitation.createdAt)).toBe(7 * 86_400_000);
     expect(made.url).toMatch(new RegExp(`^${platform.baseUrl}/invitations/pp_inv_`));
-    expect((await owner.client.call('listInvitations', { params: { workspaceId: team.id } })).map((i) => i.id)).toEqual([made.invitation.id]);
+    expect((await owner.client.call('listInvitations', { params: { workspaceId: team.id } })).map((i) => i.id)).toEqual([
+      made.invitation.id,
+    ]);
     // The key is kept only as a hash.
     const [row] = await platform.deps.sql`select * from invitations where id = ${made.invitation.id}`;
     expect(JSON.stringify(row)).not.toContain(made.url.split('/').pop());
     const member = await join(owner, team.id);
-    expect((await refusal(member.client.call('listInvitations', { params: { workspaceId: team.id } }))).body).toMatchObject({ reason: 'permission', action: 'listInvitations' });
-    expect((await refusal(member.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email: 'x@example.com' } }))).status).toBe(403);
-    const bad = await platform.fetch(`/api/workspaces/${team.id}/invitations`, { method: 'POST', token: owner.token, json: { email: `${'a'.repeat(250)}@example.com` } });
+    expect((await refusal(member.client.call('listInvitations', { params: { workspaceId: team.id } }))).body).toMatchObject({
+      reason: 'permission',
+      action: 'listInvitations',
+    });
+    expect(
+      (await refusal(member.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email: 'x@example.com' } })))
+        .status,
+    ).toBe(403);
+    const bad = await platform.fetch(`/api/workspaces/${team.id}/invitations`, {
+      method: 'POST',
+      token: owner.token,
+      json: { email: `${'a'.repeat(250)}@example.com` },
+    });
     expect(bad.status).toBe(400);
   });
 
   it('refuses with 422 team: someone already in, someone already invited, no seat free, and a personal workspace', async () => {
     const { owner, team } = await teamOf('studio'); // 3 seats
     const member = await join(owner, team.id);
-    const invite = (email: string, workspaceId = team.id) => refusal(owner.client.call('createInvitation', { params: { workspaceId }, body: { email } }));
+    const invite = (email: string, workspaceId = team.id) =>
+      refusal(owner.client.call('createInvitation', { params: { workspaceId }, body: { email } }));
     expect((await invite(member.email)).body).toMatchObject({ reason: 'team', detail: expect.stringContaining('already in the team') });
     await owner.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email: 'third@example.com' } });
     expect((await invite('third@example.com')).body).toMatchObject({ reason: 'team', detail: expect.stringContaining('already invited') });
@@ -237,14 +310,23 @@ describe('invitations', () => {
   it('viewInvitation and acceptInvitation: only the invited person, by id or by the address, once', async () => {
     const { owner, team } = await teamOf();
     const invitee = await platform.person();
-    const { invitation, url } = await owner.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email: invitee.email } });
+    const { invitation, url } = await owner.client.call('createInvitation', {
+      params: { workspaceId: team.id },
+      body: { email: invitee.email },
+    });
     const key = url.split('/').pop()!;
     const someoneElse = await platform.person();
     expect((await refusal(someoneElse.client.call('viewInvitation', { params: { invitationId: invitation.id } }))).status).toBe(404);
     expect((await refusal(someoneElse.client.call('acceptInvitation', { params: { invitationId: key } }))).status).toBe(404);
     expect((await refusal(owner.client.call('viewInvitation', { params: { invitationId: invitation.id } }))).status).toBe(404);
     const view = await invitee.client.call('viewInvitation', { params: { invitationId: key } });
-    expect(view).toEqual({ id: invitation.id, workspaceId: team.id, workspaceName: team.name, invitedBy: 'Olive Owner', expiresAt: invitation.expiresAt });
+    expect(view).toEqual({
+      id: invitation.id,
+      workspaceId: team.id,
+      workspaceName: team.name,
+      invitedBy: 'Olive Owner',
+      expiresAt: invitation.expiresAt,
+    });
     expect(await invitee.client.call('viewInvitation', { params: { invitationId: invitation.id } })).toEqual(view);
     const joined = await invitee.client.call('acceptInvitation', { params: { invitationId: key } });
     expect(joined).toMatchObject({ id: team.id, role: 'member', active: true });
@@ -265,7 +347,10 @@ describe('invitations', () => {
     const waiting = await owner.client.call('revokeInvitation', { params: { workspaceId: team.id, invitationId: first.invitation.id } });
     expect(waiting.map((i) => i.id)).toEqual([second.invitation.id]);
     expect((await refusal(a.client.call('acceptInvitation', { params: { invitationId: first.invitation.id } }))).status).toBe(404);
-    expect((await refusal(owner.client.call('revokeInvitation', { params: { workspaceId: team.id, invitationId: first.invitation.id } }))).status).toBe(404);
+    expect(
+      (await refusal(owner.client.call('revokeInvitation', { params: { workspaceId: team.id, invitationId: first.invitation.id } })))
+        .status,
+    ).toBe(404);
     await platform.deps.sql`update people set email_verified = false where email = ${b.email}`;
     expect((await refusal(b.client.call('viewInvitation', { params: { invitationId: second.invitation.id } }))).status).toBe(404);
     await platform.deps.sql`update people set email_verified = true where email = ${b.email}`;
@@ -278,9 +363,14 @@ describe('invitations', () => {
     const { owner, team } = await teamOf('team'); // 10 seats while inviting
     const people = await Promise.all([1, 2, 3, 4].map(() => platform.person()));
     const invitations: { id: string }[] = [];
-    for (const p of people) invitations.push((await owner.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email: p.email } })).invitation);
+    for (const p of people)
+      invitations.push(
+        (await owner.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email: p.email } })).invitation,
+      );
     await setPlan(platform.deps.sql, team.id, 'studio'); // 3 seats: the owner and two more
-    const calls = people.flatMap((p, i) => [0, 1].map(() => platform.fetch(`/api/invitations/${invitations[i].id}/accept`, { method: 'POST', token: p.token })));
+    const calls = people.flatMap((p, i) =>
+      [0, 1].map(() => platform.fetch(`/api/invitations/${invitations[i].id}/accept`, { method: 'POST', token: p.token })),
+    );
     const statuses = (await Promise.all(calls)).map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200).length).toBe(2);
     expect(statuses.every((s) => s === 200 || s === 404 || s === 422)).toBe(true);
@@ -293,7 +383,8 @@ describe('deleteTeam', () => {
     const { owner, team } = await teamOf('team');
     const member = await join(owner, team.id);
     const { project } = await deployStaticRoom(platform, owner);
-    const del = (who: Person, confirm: string) => refusal(who.client.call('deleteTeam', { params: { workspaceId: team.id }, body: { confirm } }));
+    const del = (who: Person, confirm: string) =>
+      refusal(who.client.call('deleteTeam', { params: { workspaceId: team.id }, body: { confirm } }));
     expect((await del(member, team.name)).body).toMatchObject({ reason: 'permission', action: 'deleteTeam' });
     expect((await del(owner, 'not the name')).body).toMatchObject({ reason: 'confirm' });
     expect((await del(owner, team.name)).body).toMatchObject({ reason: 'team', detail: expect.stringContaining('plan') });
@@ -301,7 +392,9 @@ describe('deleteTeam', () => {
     expect((await del(owner, team.name)).body).toMatchObject({ reason: 'team', detail: expect.stringContaining('live project') });
     await owner.client.call('deleteProject', { params: { projectId: project.id }, body: { confirm: project.slug } });
     const waiting = await owner.client.call('createProject', { body: { slug: uniqueSlug('dt'), name: 'Never live' } });
-    expect(await owner.client.call('deleteTeam', { params: { workspaceId: team.id }, body: { confirm: team.name } })).toEqual({ deleted: true });
+    expect(await owner.client.call('deleteTeam', { params: { workspaceId: team.id }, body: { confirm: team.name } })).toEqual({
+      deleted: true,
+    });
     for (const p of [owner, member]) {
       expect((await p.client.call('listWorkspaces')).map((w) => w.kind)).toEqual(['personal']);
       expect((await p.client.call('whoami')).workspace.kind).toBe('personal');
@@ -321,7 +414,9 @@ describe('plans per workspace', () => {
     expect(billing).toMatchObject({ plan: 'agency', kind: 'team', status: 'active', seats: { used: 1, allowed: 20 } });
     await owner.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email: 'seat@example.com' } });
     expect((await owner.client.call('getBilling')).seats).toEqual({ used: 2, allowed: 20 });
-    await expect(setPlan(platform.deps.sql, (await owner.client.call('listWorkspaces'))[0].id, 'none')).rejects.toThrow(/always has a plan/);
+    await expect(setPlan(platform.deps.sql, (await owner.client.call('listWorkspaces'))[0].id, 'none')).rejects.toThrow(
+      /always has a plan/,
+    );
   });
 });
 
@@ -330,7 +425,10 @@ describe('two people with bearer tokens', () => {
     const { owner, team } = await teamOf();
     const project = await owner.client.call('createProject', { body: { slug: uniqueSlug('two'), name: 'Shared demo' } });
     const invitee = await platform.person({ name: 'Ivy Invitee' });
-    const { invitation, url } = await owner.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email: invitee.email } });
+    const { invitation, url } = await owner.client.call('createInvitation', {
+      params: { workspaceId: team.id },
+      body: { email: invitee.email },
+    });
     const key = new URL(url).pathname.split('/').pop()!;
     expect((await invitee.client.call('viewInvitation', { params: { invitationId: key } })).workspaceName).toBe(team.name);
     await invitee.client.call('acceptInvitation', { params: { invitationId: invitation.id } });
@@ -340,6 +438,9 @@ describe('two people with bearer tokens', () => {
     expect((await invitee.client.call('listProjects')).map((x) => x.id)).not.toContain(project.id);
     const ownerId = await userIdOf(owner);
     expect((await refusal(owner.client.call('leaveTeam', { params: { workspaceId: team.id } }))).status).toBe(422);
-    expect((await refusal(owner.client.call('setMemberRole', { params: { workspaceId: team.id, userId: ownerId }, body: { role: 'member' } }))).status).toBe(422);
+    expect(
+      (await refusal(owner.client.call('setMemberRole', { params: { workspaceId: team.id, userId: ownerId }, body: { role: 'member' } })))
+        .status,
+    ).toBe(422);
   });
 });

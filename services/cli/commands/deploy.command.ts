@@ -27,11 +27,16 @@ export function deployCommand(): Command {
     .option('--note <text>', 'a note kept with the build (at most 200 characters)')
     .option('--no-live', 'upload the build without making it live')
     .option('--force', 'deploy even when nothing changed (the live build already has these files or this image, and this pitch.json)')
-    .option('--health-timeout <seconds>', `container: how long the local copy may take to answer its health path (default: PITCH_HEALTH_TIMEOUT, else ${DEFAULT_HEALTH_SECONDS})`, seconds)
+    .option(
+      '--health-timeout <seconds>',
+      `container: how long the local copy may take to answer its health path (default: PITCH_HEALTH_TIMEOUT, else ${DEFAULT_HEALTH_SECONDS})`,
+      seconds,
+    )
     .action(async (dir: string, options: Options, command: Command) => {
       const ctx = contextOf(command);
       const fromEnv = ctx.env.PITCH_HEALTH_TIMEOUT ? Number(ctx.env.PITCH_HEALTH_TIMEOUT) : undefined;
-      if (fromEnv !== undefined && !(fromEnv > 0)) throw new Refusal(`PITCH_HEALTH_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(ctx.env.PITCH_HEALTH_TIMEOUT)}`);
+      if (fromEnv !== undefined && !(fromEnv > 0))
+        throw new Refusal(`PITCH_HEALTH_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(ctx.env.PITCH_HEALTH_TIMEOUT)}`);
       // Loaded when used: the scanner, packer and engine client are most of the tool's code.
       const { deploy } = await import('../deploy-steps/deploy-flow.js');
       await deploy(ctx, dir, {

@@ -28,17 +28,25 @@ export function initCommand(): Command {
     .action(async (dir: string, options: Options, command: Command) => init(contextOf(command), dir, options));
 }
 
-const exists = (path: string) => access(path).then(() => true, () => false);
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 /** A name from a folder's: `acme-checkout` reads as `Acme checkout`. */
 function nameFromFolder(dir: string): string {
-  const words = basename(dir).replace(/[-_.]+/g, ' ').trim() || 'My demo';
+  const words =
+    basename(dir)
+      .replace(/[-_.]+/g, ' ')
+      .trim() || 'My demo';
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** A health path as given on the command line: a path on the server, starting with one slash. */
 function checkedHealth(given: string): string {
-  if (!/^\/(?!\/)\S*$/.test(given)) throw new Refusal(`--health ${given} is not a path on the server`, 'give a path starting with /, e.g. --health /api/health');
+  if (!/^\/(?!\/)\S*$/.test(given))
+    throw new Refusal(`--health ${given} is not a path on the server`, 'give a path starting with /, e.g. --health /api/health');
   return given;
 }
 
@@ -84,5 +92,5 @@ async function init(ctx: CliContext, folder: string, options: Options): Promise<
   if (!checked.ok) throw problemsRefusal(checked.problems);
   await writeFile(path, `${JSON.stringify(manifest, null, 2)}\n`);
   ctx.info(`Wrote ${path} (${kind}). Check it with \`pitch validate\`, then \`pitch deploy\`.`);
-  if (kind === 'container') ctx.info('The start command is taken from the image\'s CMD unless pitch.json gives run.start.');
+  if (kind === 'container') ctx.info("The start command is taken from the image's CMD unless pitch.json gives run.start.");
 }

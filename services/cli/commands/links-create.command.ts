@@ -30,14 +30,19 @@ export function linksCreateCommand(): Command {
 }
 
 async function linksCreate(ctx: CliContext, viewerName: string, options: Options): Promise<void> {
-  if (options.neverExpires && options.days !== undefined) throw new Refusal('--days and --never-expires say different things', 'give one of them');
+  if (options.neverExpires && options.days !== undefined)
+    throw new Refusal('--days and --never-expires say different things', 'give one of them');
   const { client } = await ctx.signedIn();
   const project = await requireProject(ctx, client, options.project);
   const { link, url } = await ask('making the link', () =>
     client.call('createLink', {
       params: { projectId: project.id },
       // Without --days the platform's default applies (the API's, the same as the web app's).
-      body: { viewerName, viewerEmail: options.email, ...(options.neverExpires ? { expiresInDays: null } : options.days ? { expiresInDays: options.days } : {}) },
+      body: {
+        viewerName,
+        viewerEmail: options.email,
+        ...(options.neverExpires ? { expiresInDays: null } : options.days ? { expiresInDays: options.days } : {}),
+      },
     }),
   );
   ctx.info(`Link ${link.id} for ${link.viewerName}${link.expiresAt ? `, until ${link.expiresAt.slice(0, 10)}` : ', never expires'}:`);

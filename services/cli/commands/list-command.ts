@@ -36,15 +36,13 @@ function listingCommand<T, Of>(
 ): Command {
   const command = new Command(name).description(listing.description);
   if (pick) command.option('--project <slug>', "the project (default: this folder's)");
-  return command
-    .option('--json', 'print the list as JSON')
-    .action(async (options: { project?: string; json?: boolean }, self: Command) => {
-      const ctx = contextOf(self);
-      const { client } = await ctx.signedIn();
-      const of = (pick ? await pick(ctx, client, options.project) : undefined) as Of;
-      const items = await ask(listing.doing, () => listing.load(client, of));
-      if (options.json) return ctx.json(items);
-      if (items.length === 0 && listing.none) return ctx.info(listing.none(of));
-      ctx.result(listing.print(items));
-    });
+  return command.option('--json', 'print the list as JSON').action(async (options: { project?: string; json?: boolean }, self: Command) => {
+    const ctx = contextOf(self);
+    const { client } = await ctx.signedIn();
+    const of = (pick ? await pick(ctx, client, options.project) : undefined) as Of;
+    const items = await ask(listing.doing, () => listing.load(client, of));
+    if (options.json) return ctx.json(items);
+    if (items.length === 0 && listing.none) return ctx.info(listing.none(of));
+    ctx.result(listing.print(items));
+  });
 }

@@ -31,7 +31,8 @@ async function login(ctx: CliContext): Promise<void> {
       else interval = reply.interval;
     } catch (err) {
       // The platform answers 404 once the code expired or its token was collected elsewhere.
-      if (err instanceof ApiError && err.status === 404) throw new Refusal('the sign-in code expired or was already used', 'run `pitch login` again');
+      if (err instanceof ApiError && err.status === 404)
+        throw new Refusal('the sign-in code expired or was already used', 'run `pitch login` again');
       throw err;
     }
   }

@@ -8,10 +8,19 @@ export const logsCommand = () =>
     load: (client, project) => client.call('listExits', { params: { projectId: project.id } }),
     none: (project) => `No copy of ${project.slug} has exited on its own.`,
     // Oldest first on screen, so the newest ends next to the prompt.
-    print: (exits) => [...exits].reverse().map((e) => {
-      const what = e.when === 'crash' ? 'stopped after it was ready' : 'exited while starting';
-      const code = e.oom ? 'out of memory' : `exit code ${e.exitCode ?? 'unknown'}`;
-      const output = e.output ? e.output.split('\n').map((line) => `  ${line}`).join('\n') : '  (no output)';
-      return `${shortTime(e.at)}  copy ${e.copyId} of build ${e.buildId}: ${what}, ${code}\n${output}`;
-    }).join('\n\n'),
+    print: (exits) =>
+      [...exits]
+        .reverse()
+        .map((e) => {
+          const what = e.when === 'crash' ? 'stopped after it was ready' : 'exited while starting';
+          const code = e.oom ? 'out of memory' : `exit code ${e.exitCode ?? 'unknown'}`;
+          const output = e.output
+            ? e.output
+                .split('\n')
+                .map((line) => `  ${line}`)
+                .join('\n')
+            : '  (no output)';
+          return `${shortTime(e.at)}  copy ${e.copyId} of build ${e.buildId}: ${what}, ${code}\n${output}`;
+        })
+        .join('\n\n'),
   });

@@ -7,8 +7,9 @@ export const projectsLsCommand = () =>
     doing: 'listing projects',
     load: (client) => client.call('listProjects'),
     none: () => 'No projects yet: `pitch deploy` makes one.',
-    print: (projects) => table(
-      ['SLUG', 'NAME', 'LIVE', 'CREATED', 'ROOM'],
-      projects.map((p) => [p.slug, p.name, p.liveBuildId ? 'yes' : 'no', shortTime(p.createdAt), p.roomUrl]),
-    ),
+    print: (projects) =>
+      table(
+        ['SLUG', 'NAME', 'LIVE', 'CREATED', 'ROOM'],
+        projects.map((p) => [p.slug, p.name, p.liveBuildId ? 'yes' : 'no', shortTime(p.createdAt), p.roomUrl]),
+      ),
   });

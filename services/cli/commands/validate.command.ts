@@ -30,7 +30,8 @@ async function validate(ctx: CliContext, dir: string, options: { json?: boolean 
   else {
     for (const problem of problems) ctx.info(formatProblem(problem));
     for (const note of notes) ctx.info(`note: ${note.message}`);
-    if (problems.length === 0 && checked.ok) ctx.info(`${MANIFEST_FILE} is valid: a ${checked.manifest.kind} build named ${JSON.stringify(checked.manifest.name)}.`);
+    if (problems.length === 0 && checked.ok)
+      ctx.info(`${MANIFEST_FILE} is valid: a ${checked.manifest.kind} build named ${JSON.stringify(checked.manifest.name)}.`);
   }
   if (problems.length > 0) process.exitCode = 1;
 }

@@ -16,5 +16,7 @@ async function whoami(ctx: CliContext, options: { json?: boolean }): Promise<voi
   const account = await ask('reading the account', () => client.call('whoami'));
   if (options.json) return ctx.json(account);
   ctx.result(account.email);
-  ctx.info(`${account.displayName}, workspace ${account.workspace.name} (${account.workspace.role}), on ${ctx.apiUrl}; token from ${SOURCE[token.source]}`);
+  ctx.info(
+    `${account.displayName}, workspace ${account.workspace.name} (${account.workspace.role}), on ${ctx.apiUrl}; token from ${SOURCE[token.source]}`,
+  );
 }

@@ -39,7 +39,9 @@ const AFTER_BUILD = new Set<FolderProblemCode>(['step-path-missing', 'dockerfile
  * names the variable, so the project scan leaves them to it.
  */
 function runEnvLines(file: ManifestFile, manifest: Manifest): Set<number> {
-  const values = Object.values((manifest.kind === 'container' && manifest.run?.env) || {}).filter(Boolean).map((v) => JSON.stringify(v));
+  const values = Object.values((manifest.kind === 'container' && manifest.run?.env) || {})
+    .filter(Boolean)
+    .map((v) => JSON.stringify(v));
   const lines = new Set<number>();
   file.text.split('\n').forEach((line, index) => {
     if (values.some((value) => line.includes(value))) lines.add(index + 1);
@@ -59,7 +61,10 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   const blocking = folderCheck.problems.filter((problem) => !AFTER_BUILD.has(problem.code));
   if (blocking.length > 0) throw problemsRefusal(blocking);
   for (const note of folderCheck.notes) if (note.code !== 'output-index-missing') log.note(note.message);
-  log.done('manifest', `${manifest.kind} build ${JSON.stringify(manifest.name)}: ${manifest.apps.length} app(s), ${manifest.story?.length ?? 0} story step(s)`);
+  log.done(
+    'manifest',
+    `${manifest.kind} build ${JSON.stringify(manifest.name)}: ${manifest.apps.length} app(s), ${manifest.story?.length ?? 0} story step(s)`,
+  );
 
   // The plan, before anything is built or created: Free learns "static demos only" now, not
   // after an image build and with a project made on the way.
@@ -82,16 +87,24 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
 
     // 3-7. Build, checks, scans, rehearsal and pack, by kind.
     const live = options.force ? null : await liveBuildOf(client, project);
-    const prepared = manifest.kind === 'static'
-      ? await prepareStatic(ctx, log, file.dir, manifest, scanner, work, early, live)
-      : await (await import('./prepare-container.js')).prepareContainer(ctx, log, file.dir, manifest, scanner, work, { slug, healthTimeoutMs: options.healthTimeoutMs, live });
+    const prepared =
+      manifest.kind === 'static'
+        ? await prepareStatic(ctx, log, file.dir, manifest, scanner, work, early, live)
+        : await (await import('./prepare-container.js')).prepareContainer(ctx, log, file.dir, manifest, scanner, work, {
+            slug,
+            healthTimeoutMs: options.healthTimeoutMs,
+            live,
+          });
     const pages = await readPages(file.dir, manifest);
 
     if ('unchanged' in prepared) {
       // Nothing to upload and no build to make: the room already shows these files or this image, and this manifest.
       // The pages are the room's, not the build's, and are sent as every deploy sends them.
       const build = prepared.unchanged;
-      log.done('unchanged', `${project!.slug} already shows ${manifest.kind === 'static' ? 'these files' : 'this image'} and pitch.json (build ${build.id}): nothing changed, nothing uploaded, no build made (--force deploys anyway)`);
+      log.done(
+        'unchanged',
+        `${project!.slug} already shows ${manifest.kind === 'static' ? 'these files' : 'this image'} and pitch.json (build ${build.id}): nothing changed, nothing uploaded, no build made (--force deploys anyway)`,
+      );
       if (pages.length > 0) {
         await sendPages(client, project!.id, pages);
         log.done('pages', `${pages.length} sent`);
@@ -154,9 +167,18 @@ async function createProject(ctx: CliContext, client: Client, slug: string, name
 }
 
 /** startUpload, the PUT with a progress bar, then createBuild; answers the new build's id. */
-async function upload(ctx: CliContext, client: Client, token: string, project: Project, artefact: Artefact, note: string | undefined): Promise<string> {
+async function upload(
+  ctx: CliContext,
+  client: Client,
+  token: string,
+  project: Project,
+  artefact: Artefact,
+  note: string | undefined,
+): Promise<string> {
   const params = { projectId: project.id };
-  const { uploadId, putUrl } = await ask('starting the upload', () => client.call('startUpload', { params, body: { kind: artefact.kind, sizeBytes: artefact.sizeBytes } }));
+  const { uploadId, putUrl } = await ask('starting the upload', () =>
+    client.call('startUpload', { params, body: { kind: artefact.kind, sizeBytes: artefact.sizeBytes } }),
+  );
   const bar = new ProgressBar('upload', artefact.sizeBytes);
   try {
     await uploadFile({ apiUrl: ctx.apiUrl, token, putUrl, file: artefact.file, sizeBytes: artefact.sizeBytes, onBytes: (n) => bar.add(n) });
@@ -165,9 +187,11 @@ async function upload(ctx: CliContext, client: Client, token: string, project: P
     throw err;
   }
   bar.finish();
-  const build = await ask('creating the build', () => client.call('createBuild', {
-    params,
-    body: { uploadId, manifest: artefact.manifest, note, rehearsal: artefact.rehearsal },
-  }));
+  const build = await ask('creating the build', () =>
+    client.call('createBuild', {
+      params,
+      body: { uploadId, manifest: artefact.manifest, note, rehearsal: artefact.rehearsal },
+    }),
+  );
   return build.id;
 }

@@ -52,7 +52,10 @@ export async function packStaticSite(output: string, file: string, signal?: Abor
         const sink = pack.entry({ name: entry.rel, size: entry.size, mode: 0o644, type: 'file' }, (err) => (err ? reject(err) : resolve()));
         // Stopping the pack destroys the entry being written: its error must land here, not crash the tool.
         sink.once('error', reject);
-        createReadStream(entry.path, { highWaterMark: 1 << 20 }).on('error', reject).on('data', (chunk) => hash.update(chunk)).pipe(sink);
+        createReadStream(entry.path, { highWaterMark: 1 << 20 })
+          .on('error', reject)
+          .on('data', (chunk) => hash.update(chunk))
+          .pipe(sink);
       });
       digest.add(entry.rel, hash.digest('hex'));
       files++;
@@ -65,6 +68,10 @@ export async function packStaticSite(output: string, file: string, signal?: Abor
   }
   pack.finalize();
   await writing;
-  if (others.length > 0) throw new Refusal(`the output holds something other than files and folders: ${others[0]}`, 'the platform serves files and folders only; copy the file in place of the link');
+  if (others.length > 0)
+    throw new Refusal(
+      `the output holds something other than files and folders: ${others[0]}`,
+      'the platform serves files and folders only; copy the file in place of the link',
+    );
   return { files, contentBytes, sizeBytes: (await stat(file)).size, digest: digest.digest() };
 }

@@ -39,10 +39,26 @@ export interface ContainerOptions {
  * cache the next build of the project starts from (removing it took its intermediate layers with
  * it, and every redeploy built from scratch, issue 29). The image it replaces is removed.
  */
-export async function prepareContainer(ctx: CliContext, log: StepLog, dir: string, manifest: ContainerManifest, scanner: SecretScanner, work: string, options: ContainerOptions): Promise<Artefact | Unchanged> {
+export async function prepareContainer(
+  ctx: CliContext,
+  log: StepLog,
+  dir: string,
+  manifest: ContainerManifest,
+  scanner: SecretScanner,
+  work: string,
+  options: ContainerOptions,
+): Promise<Artefact | Unchanged> {
   const dockerfilePath = join(dir, 'Dockerfile');
-  if (!(await stat(dockerfilePath).then((info) => info.isFile(), () => false))) {
-    throw new Refusal('missing Dockerfile: a container build needs a Dockerfile at the project root', 'its last stage must set WORKDIR /app and have a CMD');
+  if (
+    !(await stat(dockerfilePath).then(
+      (info) => info.isFile(),
+      () => false,
+    ))
+  ) {
+    throw new Refusal(
+      'missing Dockerfile: a container build needs a Dockerfile at the project root',
+      'its last stage must set WORKDIR /app and have a CMD',
+    );
   }
   const dockerfile = await readFile(dockerfilePath, 'utf8');
   const { docker, where } = await findEngine();
@@ -55,7 +71,11 @@ export async function prepareContainer(ctx: CliContext, log: StepLog, dir: strin
   const { Id: imageId, Config: image } = await docker.getImage(tag).inspect();
   log.done('build', `image built in ${log.elapsed()}${imageId === before ? ' (unchanged: every layer from the cache)' : ''}`);
   // The image the tag held before, now untagged, is nobody's cache any more.
-  if (before && before !== imageId) await docker.getImage(before).remove().catch(() => {});
+  if (before && before !== imageId)
+    await docker
+      .getImage(before)
+      .remove()
+      .catch(() => {});
 
   checkBuiltImage(dockerfile, image);
   const run = { ...manifest.run, start: manifest.run?.start ?? startCommandOf(image) };
@@ -67,21 +87,33 @@ export async function prepareContainer(ctx: CliContext, log: StepLog, dir: strin
   const file = join(work, 'bundle.tar.gz');
   const saved = await saveBundle(docker, tag, file, scanner, await baseLayersOf(docker, dockerfile));
   if (saved.scan.findings.length > 0) throw secretsRefusal('the container image', saved.scan.findings);
-  const env = [...imageEnv(image.Env), ...Object.entries(run.env ?? {}).map(([name, value]) => ({ from: 'pitch.json run.env', name, value }))];
+  const env = [
+    ...imageEnv(image.Env),
+    ...Object.entries(run.env ?? {}).map(([name, value]) => ({ from: 'pitch.json run.env', name, value })),
+  ];
   const envFindings = await scanEnvironment(scanner, env);
   if (envFindings.length > 0) throw secretsRefusal('the start environment', envFindings, ENV_ADVICE);
-  log.done('scan', `image: ${saved.scan.layers} layers of yours, ${saved.scan.files} text files; start environment: ${env.length} variables; no secrets`);
+  log.done(
+    'scan',
+    `image: ${saved.scan.layers} layers of yours, ${saved.scan.files} text files; start environment: ${env.length} variables; no secrets`,
+  );
 
   log.begin('rehearse', `a local copy with PORT and HOST, health path ${manifest.health}`);
   const copy = await startLocalCopy(docker, tag, run.start, run.env ?? {});
-  const rehearsal = await cleanedUpOnInterrupt(async () => {
-    const health = await waitForHealth(copy, manifest.health, options.healthTimeoutMs);
-    const steps = await rehearseStory(copy, manifest);
-    await checkStillUp(copy, manifest.health);
-    return { tool: `pitch/${version}`, at: new Date().toISOString(), health: { path: manifest.health, ...health }, steps };
-  }, () => copy.remove());
+  const rehearsal = await cleanedUpOnInterrupt(
+    async () => {
+      const health = await waitForHealth(copy, manifest.health, options.healthTimeoutMs);
+      const steps = await rehearseStory(copy, manifest);
+      await checkStillUp(copy, manifest.health);
+      return { tool: `pitch/${version}`, at: new Date().toISOString(), health: { path: manifest.health, ...health }, steps };
+    },
+    () => copy.remove(),
+  );
   const calls = rehearsal.steps.reduce((n, step) => n + step.calls.length, 0);
-  log.done('rehearse', `healthy in ${(rehearsal.health.ms / 1000).toFixed(1)} s; ${rehearsal.steps.length} story steps, ${calls} calls passed`);
+  log.done(
+    'rehearse',
+    `healthy in ${(rehearsal.health.ms / 1000).toFixed(1)} s; ${rehearsal.steps.length} story steps, ${calls} calls passed`,
+  );
 
   log.done('pack', `image bundle, ${bytes(saved.sizeBytes)} gzipped`);
   return { kind: 'container' as const, file, sizeBytes: saved.sizeBytes, manifest: checked.manifest, rehearsal };
@@ -89,5 +121,11 @@ export async function prepareContainer(ctx: CliContext, log: StepLog, dir: strin
 
 /** The id of the image a tag names, or null when there is none. */
 async function imageIdOf(docker: Docker, tag: string): Promise<string | null> {
-  return docker.getImage(tag).inspect().then((info) => info.Id, () => null);
+  return docker
+    .getImage(tag)
+    .inspect()
+    .then(
+      (info) => info.Id,
+      () => null,
+    );
 }

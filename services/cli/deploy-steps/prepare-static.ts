@@ -50,7 +50,16 @@ export async function packEarly(dir: string, manifest: StaticManifest, work: str
  * A static build's half of the deploy: build, output checks, output scan, pack. Files and a
  * manifest the live build already has (`live`, unless --force) are answered as `unchanged`.
  */
-export async function prepareStatic(ctx: CliContext, log: StepLog, dir: string, manifest: StaticManifest, scanner: SecretScanner, work: string, early: PackInAdvance | null, live: Build | null): Promise<Artefact | Unchanged> {
+export async function prepareStatic(
+  ctx: CliContext,
+  log: StepLog,
+  dir: string,
+  manifest: StaticManifest,
+  scanner: SecretScanner,
+  work: string,
+  early: PackInAdvance | null,
+  live: Build | null,
+): Promise<Artefact | Unchanged> {
   if (!early) {
     log.begin('build', 'npm run build');
     await runBuildScript(dir, ctx.verbose);

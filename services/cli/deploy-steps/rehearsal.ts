@@ -48,7 +48,11 @@ export async function waitForHealth(copy: LocalCopy, path: string, timeoutMs: nu
     }
     const { running, exitCode } = await copy.state();
     if (!running) {
-      throw new Refusal(`the local copy stopped (exit code ${exitCode}) before its health path ${path} answered`, await lastLine(copy), await copy.logTail());
+      throw new Refusal(
+        `the local copy stopped (exit code ${exitCode}) before its health path ${path} answered`,
+        await lastLine(copy),
+        await copy.logTail(),
+      );
     }
     await sleep(250);
   }
@@ -91,7 +95,11 @@ export async function rehearseStory(copy: LocalCopy, manifest: Manifest): Promis
         await res.body?.cancel();
         status = res.status;
       } catch (err) {
-        throw new Refusal(`the rehearsal failed: ${where} did not answer (${(err as Error).message})`, await lastLine(copy), await copy.logTail());
+        throw new Refusal(
+          `the rehearsal failed: ${where} did not answer (${(err as Error).message})`,
+          await lastLine(copy),
+          await copy.logTail(),
+        );
       }
       // As the runner judges a viewer's calls: only 2xx passes.
       if (status < 200 || status > 299) {
@@ -116,7 +124,11 @@ export async function checkStillUp(copy: LocalCopy, path: string): Promise<void>
   const stopped = async () => {
     const { running, exitCode } = await copy.state();
     if (running) return;
-    throw new Refusal(`the local copy stopped (exit code ${exitCode}) after the story's calls`, await lastLine(copy), await copy.logTail(50));
+    throw new Refusal(
+      `the local copy stopped (exit code ${exitCode}) after the story's calls`,
+      await lastLine(copy),
+      await copy.logTail(50),
+    );
   };
   await stopped();
   let status: number | string;
@@ -129,6 +141,10 @@ export async function checkStillUp(copy: LocalCopy, path: string): Promise<void>
   }
   await stopped();
   if (status !== 200) {
-    throw new Refusal(`the local copy's health path ${path} answered ${status} after the story's calls`, await lastLine(copy), await copy.logTail(50));
+    throw new Refusal(
+      `the local copy's health path ${path} answered ${status} after the story's calls`,
+      await lastLine(copy),
+      await copy.logTail(50),
+    );
   }
 }

@@ -23,7 +23,13 @@ export async function runBuildScript(dir: string, echo: boolean): Promise<void> 
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
     if (echo) process.stderr.write(chunk);
-    lines.push(...chunk.toString('utf8').split('\n').map((line) => line.trimEnd()).filter(Boolean));
+    lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .map((line) => line.trimEnd())
+        .filter(Boolean),
+    );
     if (lines.length > 200) lines.splice(0, lines.length - 200);
   };
   child.stdout.on('data', keep);
@@ -37,6 +43,10 @@ export async function runBuildScript(dir: string, echo: boolean): Promise<void> 
   if (code !== 0) {
     // npm's own epilogue (`npm error ...`) says less than the script's last words.
     const own = lines.filter((line) => !/^npm (ERR!|error)/.test(line));
-    throw new Refusal(`the build failed: \`npm run build\` exited with ${code ?? 'a signal'}`, own.at(-1) ? `last output: ${own.at(-1)}` : undefined, lines.slice(-20));
+    throw new Refusal(
+      `the build failed: \`npm run build\` exited with ${code ?? 'a signal'}`,
+      own.at(-1) ? `last output: ${own.at(-1)}` : undefined,
+      lines.slice(-20),
+    );
   }
 }

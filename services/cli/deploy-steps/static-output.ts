@@ -5,7 +5,11 @@ import type { StaticManifest } from '@demo-rooms/contract/manifest';
 import { problemsRefusal } from '../project/read-manifest.js';
 import { Refusal } from '../refusal.js';
 
-const isFile = (path: string) => stat(path).then((info) => info.isFile(), () => false);
+const isFile = (path: string) =>
+  stat(path).then(
+    (info) => info.isFile(),
+    () => false,
+  );
 
 /**
  * After the build: the output folder must hold index.html, and each story step's path must be a
@@ -15,8 +19,13 @@ const isFile = (path: string) => stat(path).then((info) => info.isFile(), () => 
 export async function checkStaticOutput(dir: string, manifest: StaticManifest): Promise<string> {
   const output = resolve(dir, manifest.output);
   const info = await stat(output).catch(() => null);
-  if (!info?.isDirectory()) throw new Refusal(`missing index.html: the output folder ${manifest.output} does not exist`, 'the build must write it (output in pitch.json names it)');
-  if (!(await isFile(join(output, 'index.html')))) throw new Refusal(`missing index.html in the output folder ${manifest.output}`, 'a static build is served from its index.html');
+  if (!info?.isDirectory())
+    throw new Refusal(
+      `missing index.html: the output folder ${manifest.output} does not exist`,
+      'the build must write it (output in pitch.json names it)',
+    );
+  if (!(await isFile(join(output, 'index.html'))))
+    throw new Refusal(`missing index.html in the output folder ${manifest.output}`, 'a static build is served from its index.html');
 
   const present = new Set<string>();
   const candidates = (manifest.story ?? []).flatMap((step) => (step.path ? stepPathCandidates(step.path) : []));

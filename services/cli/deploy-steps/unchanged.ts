@@ -18,5 +18,7 @@ export async function liveBuildOf(client: Client, project: Project | null): Prom
  * out; key order does not count).
  */
 export function sameBuild(live: Build | null, kind: Build['kind'], digest: string, manifest: Manifest): live is Build {
-  return live !== null && live.kind === kind && live.digest === digest && isDeepStrictEqual(live.manifest, JSON.parse(JSON.stringify(manifest)));
+  return (
+    live !== null && live.kind === kind && live.digest === digest && isDeepStrictEqual(live.manifest, JSON.parse(JSON.stringify(manifest)))
+  );
 }

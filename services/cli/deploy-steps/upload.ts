@@ -44,31 +44,35 @@ export function uploadFile(options: UploadOptions): Promise<void> {
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     let answered = false;
-    const req = request(url, {
-      method: 'PUT',
-      headers: {
-        authorization: `Bearer ${options.token}`,
-        'content-type': 'application/gzip',
-        'content-length': options.sizeBytes,
-        'user-agent': userAgent,
+    const req = request(
+      url,
+      {
+        method: 'PUT',
+        headers: {
+          authorization: `Bearer ${options.token}`,
+          'content-type': 'application/gzip',
+          'content-length': options.sizeBytes,
+          'user-agent': userAgent,
+        },
       },
-    }, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        if (res.statusCode === 204) return resolve();
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: ErrorBody;
-        try {
-          body = ErrorBody.parse(JSON.parse(text));
-        } catch {
-          body = { error: text.slice(0, 200) || res.statusMessage || 'no reply' };
-        }
-        reject(new ApiError(res.statusCode ?? 0, body));
-      });
-    });
+      (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          if (res.statusCode === 204) return resolve();
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: ErrorBody;
+          try {
+            body = ErrorBody.parse(JSON.parse(text));
+          } catch {
+            body = { error: text.slice(0, 200) || res.statusMessage || 'no reply' };
+          }
+          reject(new ApiError(res.statusCode ?? 0, body));
+        });
+      },
+    );
     // A platform that refuses early (411, 422 size) answers and closes while bytes still flow: the
     // broken pipe comes first, the reply just after it, and the reply is what says why.
     req.on('error', (err) => setTimeout(() => answered || reject(err), 1000));

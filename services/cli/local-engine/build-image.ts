@@ -25,16 +25,24 @@ export async function buildImage(docker: Docker, dir: string, tag: string, onLin
   }
   const lines: string[] = [];
   const events = await new Promise<BuildEvent[]>((resolve, reject) => {
-    docker.modem.followProgress(stream, (err: Error | null, result: BuildEvent[]) => (err ? reject(err) : resolve(result)), (event: BuildEvent) => {
-      for (const line of (event.stream ?? '').split('\n')) {
-        if (line.trim()) {
-          lines.push(line.trimEnd());
-          onLine(line.trimEnd());
+    docker.modem.followProgress(
+      stream,
+      (err: Error | null, result: BuildEvent[]) => (err ? reject(err) : resolve(result)),
+      (event: BuildEvent) => {
+        for (const line of (event.stream ?? '').split('\n')) {
+          if (line.trim()) {
+            lines.push(line.trimEnd());
+            onLine(line.trimEnd());
+          }
         }
-      }
-    });
+      },
+    );
   }).catch((err: Error) => {
-    throw new Refusal(`the image build failed: ${err.message.trim()}`, lines.at(-1) ? `last output: ${lines.at(-1)}` : undefined, lines.slice(-20));
+    throw new Refusal(
+      `the image build failed: ${err.message.trim()}`,
+      lines.at(-1) ? `last output: ${lines.at(-1)}` : undefined,
+      lines.slice(-20),
+    );
   });
   const failed = events.find((event) => event.error || event.errorDetail);
   if (failed) {

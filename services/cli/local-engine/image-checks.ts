@@ -20,11 +20,15 @@ export function checkBuiltImage(dockerfile: string, image: ImageConfig): void {
   const workdir = first('workdir-not-app');
   if (workdir) throw new Refusal(`wrong WORKDIR: ${workdir.message}`, 'the platform starts the build in /app');
   if (image.WorkingDir !== '/app') {
-    throw new Refusal(`wrong WORKDIR: the image works in ${image.WorkingDir || '/'}; it must set WORKDIR /app`, 'the platform starts the build in /app');
+    throw new Refusal(
+      `wrong WORKDIR: the image works in ${image.WorkingDir || '/'}; it must set WORKDIR /app`,
+      'the platform starts the build in /app',
+    );
   }
   const cmd = first('cmd-missing');
   if (cmd) throw new Refusal(`missing CMD: ${cmd.message}`, 'give the last stage a CMD, for example CMD ["node", "server.js"]');
-  if (!image.Cmd?.length) throw new Refusal('missing CMD: the image has no CMD', 'give the last stage a CMD, for example CMD ["node", "server.js"]');
+  if (!image.Cmd?.length)
+    throw new Refusal('missing CMD: the image has no CMD', 'give the last stage a CMD, for example CMD ["node", "server.js"]');
 }
 
 /**

@@ -30,17 +30,34 @@ export interface LocalCopy {
  * where a room's copy is alone on an internal network; and it carries none of the runner's labels,
  * so no runner ever adopts or removes it.
  */
-export async function startLocalCopy(docker: Docker, image: string, start: string[] | null, env: Record<string, string>): Promise<LocalCopy> {
+export async function startLocalCopy(
+  docker: Docker,
+  image: string,
+  start: string[] | null,
+  env: Record<string, string>,
+): Promise<LocalCopy> {
   const port = `${RUNNER_DEFAULTS.port}/tcp`;
   // The writable layer's options differ between podman and Docker (docker-create-options.ts).
   const version = await docker.version().catch(() => null);
   const engine = version?.Components?.some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker';
   // /app is a volume on this machine's disk filled from the image (the runner's overlay needs a
   // root runner's tmpfs mounts): the image's node_modules fit whatever their size.
-  const spec = copyCreateOptions({
-    copyId: randomUUID(), buildId: 'rehearsal', projectId: 'rehearsal', workspaceId: 'rehearsal', runnerId: 'rehearsal',
-    image, start, env, network: 'default', ...RUNNER_DEFAULTS, app: { kind: 'volume' },
-  }, engine);
+  const spec = copyCreateOptions(
+    {
+      copyId: randomUUID(),
+      buildId: 'rehearsal',
+      projectId: 'rehearsal',
+      workspaceId: 'rehearsal',
+      runnerId: 'rehearsal',
+      image,
+      start,
+      env,
+      network: 'default',
+      ...RUNNER_DEFAULTS,
+      app: { kind: 'volume' },
+    },
+    engine,
+  );
   const { NetworkMode: _network, ...hostConfig } = spec.HostConfig ?? {};
   let container: Docker.Container;
   try {
@@ -62,14 +79,16 @@ export async function startLocalCopy(docker: Docker, image: string, start: strin
   } catch (err) {
     await remove();
     const message = engineMessage(err);
-    const hint = OUT_OF_WRITABLE_SPACE.test(message) ? writableSpaceHint(RUNNER_DEFAULTS.writableMb) : 'check the start command (run.start, or the image\'s CMD)';
+    const hint = OUT_OF_WRITABLE_SPACE.test(message)
+      ? writableSpaceHint(RUNNER_DEFAULTS.writableMb)
+      : "check the start command (run.start, or the image's CMD)";
     throw new Refusal(`the local copy did not start: ${message}`, hint);
   }
   const info = await container.inspect();
   const published = info.NetworkSettings.Ports?.[port]?.[0]?.HostPort;
   if (!published) {
     await remove();
-    throw new Refusal('the engine did not publish the local copy\'s port', 'its port must be reachable on 127.0.0.1');
+    throw new Refusal("the engine did not publish the local copy's port", 'its port must be reachable on 127.0.0.1');
   }
   return {
     baseUrl: `http://127.0.0.1:${published}`,
@@ -80,7 +99,10 @@ export async function startLocalCopy(docker: Docker, image: string, start: strin
     async logTail(lines = 20) {
       try {
         const raw = (await container.logs({ stdout: true, stderr: true, tail: lines, follow: false })) as unknown as Buffer;
-        return demuxLogs(Buffer.from(raw)).split('\n').map((line) => line.trimEnd()).filter(Boolean);
+        return demuxLogs(Buffer.from(raw))
+          .split('\n')
+          .map((line) => line.trimEnd())
+          .filter(Boolean);
       } catch {
         return [];
       }

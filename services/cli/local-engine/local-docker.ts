@@ -20,7 +20,10 @@ export async function localPlatformEngine(env: NodeJS.ProcessEnv = process.env):
   const repo = fileURLToPath(new URL('../../../', import.meta.url));
   const dataDir = env.DATA_DIR ?? `${repo}.data`;
   try {
-    const state = JSON.parse(await readFile(`${dataDir}/components.json`, 'utf8')) as { running?: boolean; components?: { podman?: { env?: { DOCKER_HOST?: string } } } };
+    const state = JSON.parse(await readFile(`${dataDir}/components.json`, 'utf8')) as {
+      running?: boolean;
+      components?: { podman?: { env?: { DOCKER_HOST?: string } } };
+    };
     return state.running ? (state.components?.podman?.env?.DOCKER_HOST ?? null) : null;
   } catch {
     return null;
@@ -28,7 +31,11 @@ export async function localPlatformEngine(env: NodeJS.ProcessEnv = process.env):
 }
 
 const fromHost = (host: string) => new Docker({ socketPath: host.replace(/^unix:\/\//, '') });
-const answers = (docker: Docker) => docker.ping().then(() => true, () => false);
+const answers = (docker: Docker) =>
+  docker.ping().then(
+    () => true,
+    () => false,
+  );
 
 /** The engine, once it has answered a ping, and where; a refusal saying where it looked otherwise. */
 export async function findEngine(env: NodeJS.ProcessEnv = process.env): Promise<FoundEngine> {
@@ -37,7 +44,10 @@ export async function findEngine(env: NodeJS.ProcessEnv = process.env): Promise<
     try {
       await docker.ping();
     } catch (err) {
-      throw new Refusal(`cannot reach the container engine at ${env.DOCKER_HOST} (${(err as Error).message})`, 'start it, or point DOCKER_HOST at a Docker-compatible socket');
+      throw new Refusal(
+        `cannot reach the container engine at ${env.DOCKER_HOST} (${(err as Error).message})`,
+        'start it, or point DOCKER_HOST at a Docker-compatible socket',
+      );
     }
     return { docker, where: env.DOCKER_HOST };
   }

@@ -38,7 +38,13 @@ export interface SavedBundle {
  * `docker save` of the image, gzipped into `file` (the bundle the platform takes), and in the same
  * pass the scan of the layers the build added: the image is read from the engine once.
  */
-export async function saveBundle(docker: Docker, tag: string, file: string, scanner: SecretScanner, baseLayers: Set<string>): Promise<SavedBundle> {
+export async function saveBundle(
+  docker: Docker,
+  tag: string,
+  file: string,
+  scanner: SecretScanner,
+  baseLayers: Set<string>,
+): Promise<SavedBundle> {
   let source: Readable;
   try {
     source = (await docker.getImage(tag).get()) as Readable;

@@ -28,7 +28,8 @@ export async function projectSlugFor(ctx: CliContext, flag: string | undefined, 
   const remembered = (await readConfig()).projects[await folderKey(ctx.apiUrl, dir)];
   if (remembered) return remembered;
   const file = await readManifestFile(dir).catch((err) => {
-    if (err instanceof Refusal) throw new Refusal('which project? there is no pitch.json here', 'give --project SLUG, or run the command in the project\'s folder');
+    if (err instanceof Refusal)
+      throw new Refusal('which project? there is no pitch.json here', "give --project SLUG, or run the command in the project's folder");
     throw err;
   });
   return slugFromName(manifestOf(file).name);
@@ -44,6 +45,10 @@ export async function findProject(client: Client, slug: string): Promise<Project
 export async function requireProject(ctx: CliContext, client: Client, flag: string | undefined): Promise<Project> {
   const slug = await projectSlugFor(ctx, flag);
   const project = await findProject(client, slug);
-  if (!project) throw new Refusal(`no project ${slug} in your workspace`, flag ? '`pitch projects ls` lists them' : 'deploy it first with `pitch deploy`, or give --project SLUG');
+  if (!project)
+    throw new Refusal(
+      `no project ${slug} in your workspace`,
+      flag ? '`pitch projects ls` lists them' : 'deploy it first with `pitch deploy`, or give --project SLUG',
+    );
   return project;
 }

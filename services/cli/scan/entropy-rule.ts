@@ -11,7 +11,10 @@ export const ENTROPY_RULE_ID = 'pitch/high-entropy-assignment';
 // the value, quoted or not. The match starts at the word (a leading `[\w.-]*` would backtrack on
 // every character of minified code); the name's start is found by walking back from it.
 const SECRET_WORD = String.raw`(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|signing[_-]?key|credentials?|auth[_-]?key)`;
-const ASSIGNMENT = new RegExp(String.raw`${SECRET_WORD}[A-Za-z0-9_]*["']?\s*(?:=>|:=|=|:)\s*(["'\x60]?)([A-Za-z0-9+/=_\-.~]{16,512})\1`, 'gi');
+const ASSIGNMENT = new RegExp(
+  String.raw`${SECRET_WORD}[A-Za-z0-9_]*["']?\s*(?:=>|:=|=|:)\s*(["'\x60]?)([A-Za-z0-9+/=_\-.~]{16,512})\1`,
+  'gi',
+);
 const NAME_CHAR = /[A-Za-z0-9_.-]/;
 
 /** The whole name an assignment's secret word sits in: `STRIPE_SECRET_KEY` around `SECRET`. */

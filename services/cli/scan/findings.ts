@@ -14,7 +14,7 @@ export function formatFinding(finding: Finding): string {
 const FILE_ADVICE = 'remove it (a demo takes mock settings only), or mark a false alarm with a `secretlint-disable-line` comment';
 
 /** For the start environment, where no comment can go. */
-export const ENV_ADVICE = 'a copy\'s environment takes mock settings only: give the demo a made-up value';
+export const ENV_ADVICE = "a copy's environment takes mock settings only: give the demo a made-up value";
 
 /** The deploy stops on the first scan that finds anything: the first finding named, the rest counted. */
 export function secretsRefusal(scanned: string, findings: Finding[], advice = FILE_ADVICE): Refusal {

@@ -38,10 +38,12 @@ async function layerBytes(entry: AsyncIterable<unknown>): Promise<Readable | nul
   if (first.done) return null;
   const head = first.value as Buffer;
   const gzipped = head[0] === 0x1f && head[1] === 0x8b;
-  const rest = Readable.from((async function* () {
-    yield head;
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value as Buffer;
-  })());
+  const rest = Readable.from(
+    (async function* () {
+      yield head;
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value as Buffer;
+    })(),
+  );
   if (gzipped) return rest.pipe(createGunzip());
   if (head.toString('latin1', 257, 262) === 'ustar') return rest;
   rest.resume();

@@ -15,7 +15,12 @@ export interface FolderScan {
  * path in the findings, so a file of the output reads `dist/app.js`. `ignore` drops findings a
  * later scan owns (run.env values in pitch.json belong to the start environment's scan).
  */
-export async function scanFolder(scanner: SecretScanner, root: string, where: (rel: string) => string, ignore?: (finding: Finding, rel: string) => boolean): Promise<FolderScan> {
+export async function scanFolder(
+  scanner: SecretScanner,
+  root: string,
+  where: (rel: string) => string,
+  ignore?: (finding: Finding, rel: string) => boolean,
+): Promise<FolderScan> {
   const out: FolderScan = { files: 0, binary: 0, findings: [] };
   for await (const file of walkFiles(root)) {
     const found = await scanner.scanFile(file, where(file.rel));

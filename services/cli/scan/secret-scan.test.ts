@@ -50,7 +50,9 @@ describe('the start environment scan', () => {
       { from: 'pitch.json run.env', name: 'DEMO_MODE', value: 'mock' },
       { from: 'pitch.json run.env', name: 'API_TOKEN', value: randomKey() },
     ]);
-    expect(found).toEqual([{ where: 'pitch.json run.env API_TOKEN', line: 0, rule: 'HighEntropyAssignment, pitch/high-entropy-assignment' }]);
+    expect(found).toEqual([
+      { where: 'pitch.json run.env API_TOKEN', line: 0, rule: 'HighEntropyAssignment, pitch/high-entropy-assignment' },
+    ]);
   });
 });
 

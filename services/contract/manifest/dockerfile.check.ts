@@ -117,7 +117,8 @@ function checkRuntime(stages: DockerStage[], last: DockerStage, out: DockerfileC
   if (image === null) {
     out.notes.push({
       code: 'runtime-not-node-24',
-      message: 'The last stage\'s base image is named by a build argument with no default, so it could not be told whether it runs on Node 24.',
+      message:
+        "The last stage's base image is named by a build argument with no default, so it could not be told whether it runs on Node 24.",
     });
   } else if (!looksLikeNode24(image)) {
     out.notes.push({

@@ -101,7 +101,8 @@ describe('rule 11: the Dockerfile of a container build', () => {
   });
 
   it('refuses WORKDIR /app set in an earlier stage only', async () => {
-    const dockerfile = 'FROM node:24 AS build\nWORKDIR /app\nRUN npm ci\nFROM node:24\nCOPY --from=build /app /app\nCMD ["node", "/app/s.js"]';
+    const dockerfile =
+      'FROM node:24 AS build\nWORKDIR /app\nRUN npm ci\nFROM node:24\nCOPY --from=build /app /app\nCMD ["node", "/app/s.js"]';
     expect(await checkContainer(dockerfile)).toMatchObject({ problems: ['workdir-not-app'] });
   });
 
@@ -127,7 +128,8 @@ describe('rule 11: the Dockerfile of a container build', () => {
     expect(found.notes).toEqual([
       {
         code: 'runtime-not-node-24',
-        message: 'The last stage is built on python:3.12, which does not look like the Node 24 runtime (for example node:24 or node:24-alpine).',
+        message:
+          'The last stage is built on python:3.12, which does not look like the Node 24 runtime (for example node:24 or node:24-alpine).',
       },
     ]);
   });
@@ -211,7 +213,18 @@ describe('rules 8 and 10: the static output', () => {
       'dist/empty/.keep': '',
     });
     const found = await checkManifestFolder(
-      staticWith('dist', [undefined, '/', '/about.html', '/docs', '/docs/', '/about.html?tab=2#top', '/My%20Page.html', '/empty/', '/nope.html', '/../dist/index.html']),
+      staticWith('dist', [
+        undefined,
+        '/',
+        '/about.html',
+        '/docs',
+        '/docs/',
+        '/about.html?tab=2#top',
+        '/My%20Page.html',
+        '/empty/',
+        '/nope.html',
+        '/../dist/index.html',
+      ]),
       dir,
     );
     expect(found.problems.map((p) => [p.path, p.code])).toEqual([
@@ -235,7 +248,10 @@ describe('rules 8 and 10: the static output', () => {
     await symlink(outside, join(dir, 'dist'));
     for (const output of ['../elsewhere', outside, 'dist']) {
       const found = await checkManifestFolder(staticWith(output), dir);
-      expect(found.problems.map((p) => [p.path, p.code]), output).toEqual([['output', 'output-outside']]);
+      expect(
+        found.problems.map((p) => [p.path, p.code]),
+        output,
+      ).toEqual([['output', 'output-outside']]);
     }
   });
 
@@ -293,8 +309,19 @@ describe('checkStaticStepPaths on a file list (the platform, without a folder)',
 
 describe('a story step that points at an element', () => {
   it('is noted when the page the step shows has no such element, and not otherwise', async () => {
-    const dir = await project({ 'dist/index.html': '<!doctype html><h1 id="title">Shop</h1>', 'dist/cart/index.html': '<!doctype html><button class="pay">Pay</button>' });
-    const manifest = valid({ ...staticBase(), story: [step('a', { point: '#title' }), step('b', { point: '#missing' }), step('c', { path: '/cart/', point: 'button.pay' }), step('d', { path: '/cart/', point: '#title' })] });
+    const dir = await project({
+      'dist/index.html': '<!doctype html><h1 id="title">Shop</h1>',
+      'dist/cart/index.html': '<!doctype html><button class="pay">Pay</button>',
+    });
+    const manifest = valid({
+      ...staticBase(),
+      story: [
+        step('a', { point: '#title' }),
+        step('b', { point: '#missing' }),
+        step('c', { path: '/cart/', point: 'button.pay' }),
+        step('d', { path: '/cart/', point: '#title' }),
+      ],
+    });
     const found = await checkManifestFolder(manifest, dir);
     expect(found.problems).toEqual([]);
     expect(found.notes.filter((n) => n.code === 'point-not-found').map((n) => n.message)).toEqual([
@@ -303,4 +330,3 @@ describe('a story step that points at an element', () => {
     ]);
   });
 });
-

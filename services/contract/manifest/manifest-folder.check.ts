@@ -76,7 +76,11 @@ async function checkOutput(root: string, manifest: Extract<Manifest, { kind: 'st
   }
   const real = await realOrNull(target);
   if (real !== null && !isInside(root, real)) {
-    out.problems.push({ code: 'output-outside', path: 'output', message: `${manifest.output} leads outside the project folder through a link` });
+    out.problems.push({
+      code: 'output-outside',
+      path: 'output',
+      message: `${manifest.output} leads outside the project folder through a link`,
+    });
     return;
   }
   const indexMissing: ManifestNote = {
@@ -119,7 +123,10 @@ async function pointNotes(output: string, manifest: Extract<Manifest, { kind: 's
     }
     if (!page) continue;
     if (selectorInHtml(step.point, await readFile(join(output, page), 'utf8')) === 'missing') {
-      notes.push({ code: 'point-not-found', message: `story[${index}].point ${JSON.stringify(step.point)} finds nothing in ${join(manifest.output, page)}: the step will show no ring, unless the page's script adds the element.` });
+      notes.push({
+        code: 'point-not-found',
+        message: `story[${index}].point ${JSON.stringify(step.point)} finds nothing in ${join(manifest.output, page)}: the step will show no ring, unless the page's script adds the element.`,
+      });
     }
   }
   return notes;
@@ -128,7 +135,11 @@ async function pointNotes(output: string, manifest: Extract<Manifest, { kind: 's
 async function checkContainer(root: string, manifest: Manifest, out: FolderCheck): Promise<void> {
   const path = join(root, 'Dockerfile');
   if (!(await isFile(path))) {
-    out.problems.push({ code: 'dockerfile-missing', path: 'Dockerfile', message: 'a container build needs a Dockerfile at the project root' });
+    out.problems.push({
+      code: 'dockerfile-missing',
+      path: 'Dockerfile',
+      message: 'a container build needs a Dockerfile at the project root',
+    });
     return;
   }
   const text = await readFile(path, 'utf8');

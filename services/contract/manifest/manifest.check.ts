@@ -33,9 +33,7 @@ export function toProblems(issue: z.core.$ZodIssue): Problem[] {
   if (issue.code === 'invalid_union') {
     // When only one choice fits the value's type (a step call given as an object, say), its
     // own problems are the useful ones: `story[0].run[1].body` rather than `story[0].run[1]`.
-    const fitting = issue.errors.filter(
-      (choice) => !choice.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0),
-    );
+    const fitting = issue.errors.filter((choice) => !choice.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
     if (fitting.length === 1) {
       return fitting[0].flatMap((inner) => toProblems({ ...inner, path: [...issue.path, ...inner.path] }));
     }

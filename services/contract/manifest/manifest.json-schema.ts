@@ -15,17 +15,14 @@ let cached: Record<string, unknown> | undefined;
  * builder writes them. `baseUrl` (the platform's public address) makes `$id` absolute.
  */
 export function manifestJsonSchema(options: { baseUrl?: string } = {}): Record<string, unknown> {
-  cached ??= z.toJSONSchema(Manifest, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' }) as Record<
-    string,
-    unknown
-  >;
+  cached ??= z.toJSONSchema(Manifest, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' }) as Record<string, unknown>;
   const { $schema, ...body } = structuredClone(cached);
   return {
     $schema,
     $id: options.baseUrl ? new URL(MANIFEST_SCHEMA_PATH, options.baseUrl).href : MANIFEST_SCHEMA_PATH,
     title: 'pitch.json',
     description:
-      'The build manifest of a demo room. Also checked by the platform: ids unique in apps, scenarios and the story; at most one default app; each step\'s app declared in apps; a container build carries run.',
+      "The build manifest of a demo room. Also checked by the platform: ids unique in apps, scenarios and the story; at most one default app; each step's app declared in apps; a container build carries run.",
     ...body,
   };
 }

@@ -73,10 +73,13 @@ const MUTATIONS: Mutation[] = [
       return `apps[${m.apps.length - 1}].default`;
     },
   },
-  { name: '13 apps', apply: (m) => {
-    while (m.apps.length < 13) m.apps.push({ ...m.apps[0], id: freshId(m.apps, 'more'), default: false });
-    return 'apps';
-  } },
+  {
+    name: '13 apps',
+    apply: (m) => {
+      while (m.apps.length < 13) m.apps.push({ ...m.apps[0], id: freshId(m.apps, 'more'), default: false });
+      return 'apps';
+    },
+  },
   { name: 'unknown field', apply: (m) => ((m.theme = 'dark'), 'theme') },
   {
     name: 'step naming an undeclared app',
@@ -129,7 +132,12 @@ const MUTATIONS: Mutation[] = [
     name: 'scenario id declared twice',
     kind: 'container',
     apply: (m) => {
-      m.controls = { scenarios: [{ id: 'seed', label: 'Seed', call: 'POST /seed' }, { id: 'seed', label: 'Again', call: 'POST /seed' }] };
+      m.controls = {
+        scenarios: [
+          { id: 'seed', label: 'Seed', call: 'POST /seed' },
+          { id: 'seed', label: 'Again', call: 'POST /seed' },
+        ],
+      };
       return 'controls.scenarios[1].id';
     },
   },
@@ -167,7 +175,11 @@ describe('generated manifests', () => {
           const path = mutation.apply(mutated, pick);
           const result = checkManifest(mutated);
           expect(result.ok, mutation.name).toBe(false);
-          if (!result.ok) expect(result.problems.map((p) => p.path), mutation.name).toContain(path);
+          if (!result.ok)
+            expect(
+              result.problems.map((p) => p.path),
+              mutation.name,
+            ).toContain(path);
         }),
         { numRuns: 1000 },
       );

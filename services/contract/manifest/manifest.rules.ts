@@ -18,9 +18,7 @@ type Entry = { index: number; item: Record<string, unknown> };
 function entries(list: unknown): Entry[] {
   if (!Array.isArray(list)) return [];
   return list.flatMap((item, index) =>
-    item !== null && typeof item === 'object' && !Array.isArray(item)
-      ? [{ index, item: item as Record<string, unknown> }]
-      : [],
+    item !== null && typeof item === 'object' && !Array.isArray(item) ? [{ index, item: item as Record<string, unknown> }] : [],
   );
 }
 

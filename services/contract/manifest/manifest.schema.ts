@@ -13,13 +13,9 @@ export const HEALTH_PATTERN = /^\/.*/;
 export const PAGE_PATTERN = /\.(md|html)$/;
 
 // Apps, scenarios and steps share the id pattern; unique in each list: see manifest.rules.ts.
-const AppId = z
-  .string()
-  .regex(APP_ID_PATTERN, 'must be a lower-case letter followed by at most 39 lower-case letters, digits or hyphens');
+const AppId = z.string().regex(APP_ID_PATTERN, 'must be a lower-case letter followed by at most 39 lower-case letters, digits or hyphens');
 
-const AppPath = z
-  .string()
-  .regex(APP_PATH_PATTERN, 'must start with a single / and contain no spaces or backslashes');
+const AppPath = z.string().regex(APP_PATH_PATTERN, 'must start with a single / and contain no spaces or backslashes');
 
 export const Device = z.enum(['phone', 'tablet', 'laptop', 'screen', 'none']);
 export type Device = z.infer<typeof Device>;
@@ -38,13 +34,13 @@ const JsonValue: z.ZodType<z.core.util.JSONType> = z
   .lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValue), z.record(z.string(), JsonValue)]))
   .register(z.globalRegistry, { id: 'ManifestJsonValue' });
 
-export const JsonObject = z.record(z.string(), JsonValue).describe('A JSON object, sent as the call\'s body.');
+export const JsonObject = z.record(z.string(), JsonValue).describe("A JSON object, sent as the call's body.");
 export type JsonObject = z.infer<typeof JsonObject>;
 
 export const App = z.strictObject({
   id: AppId.describe('Unique in apps.'),
   name: z.string().min(1).max(60).describe('The tab name.'),
-  path: AppPath.describe('Where the app is served on the build\'s own origin.'),
+  path: AppPath.describe("Where the app is served on the build's own origin."),
   device: Device.describe('The frame the app is drawn in.'),
   default: z.boolean().optional().describe('True on the app opened first; at most one app.'),
 });
@@ -82,7 +78,7 @@ export const Step = z.strictObject({
   app: z.string().describe('The id of an app declared in apps.'),
   path: AppPath.max(500).optional().describe('The page the step opens.'),
   device: Device.optional().describe('Applies to this step only.'),
-  run: z.array(StepCall).min(1).max(8).optional().describe('Calls made in order on the viewer\'s copy before the step shows.'),
+  run: z.array(StepCall).min(1).max(8).optional().describe("Calls made in order on the viewer's copy before the step shows."),
   point: z.string().min(1).max(200).optional().describe('A CSS selector to ring; best effort.'),
 });
 export type Step = z.infer<typeof Step>;
@@ -91,28 +87,21 @@ export type Step = z.infer<typeof Step>;
 // says it too and the problem's path is `story[i].run`.
 export const StaticStep = z.strictObject({
   ...Step.shape,
-  run: otherKindOnly('a step\'s run is only for a container build'),
+  run: otherKindOnly("a step's run is only for a container build"),
 });
 export type StaticStep = z.infer<typeof StaticStep>;
 
 export const ContainerRun = z.strictObject({
-  start: z
-    .array(z.string().min(1).max(1000))
-    .min(1)
-    .max(64)
-    .describe('The command that starts the build in /app, exec-form.'),
+  start: z.array(z.string().min(1).max(1000)).min(1).max(64).describe('The command that starts the build in /app, exec-form.'),
   env: z
-    .record(
-      z.string().regex(ENV_KEY_PATTERN, 'must be letters, digits and underscores, not starting with a digit'),
-      z.string().max(4000),
-    )
+    .record(z.string().regex(ENV_KEY_PATTERN, 'must be letters, digits and underscores, not starting with a digit'), z.string().max(4000))
     .optional()
     .describe('Mock settings only, never secrets; the runner sets PORT and HOST.'),
 });
 export type ContainerRun = z.infer<typeof ContainerRun>;
 
 // Fields of both kinds, placed in each variant in the spec's order.
-const name = z.string().min(1).max(80).describe('The demo\'s name; the project\'s address is made from it.');
+const name = z.string().min(1).max(80).describe("The demo's name; the project's address is made from it.");
 const apps = z.array(App).min(1).max(12);
 const pages = z
   .array(z.string().regex(PAGE_PATTERN, 'must end in .md or .html'))

@@ -5,7 +5,18 @@ const page = `<!doctype html><html><body><nav class="top bar"><a id="buy" class=
 
 describe('a step point in a page', () => {
   it('finds ids, tags, classes, attributes and descendants', () => {
-    for (const selector of ['#buy', 'a', 'a#buy.btn.primary', '.btn', '[data-test]', '[data-test="buy"]', 'nav a', '.top #buy', 'main h1', '*']) {
+    for (const selector of [
+      '#buy',
+      'a',
+      'a#buy.btn.primary',
+      '.btn',
+      '[data-test]',
+      '[data-test="buy"]',
+      'nav a',
+      '.top #buy',
+      'main h1',
+      '*',
+    ]) {
       expect(selectorInHtml(selector, page), selector).toBe('found');
     }
   });
@@ -17,6 +28,7 @@ describe('a step point in a page', () => {
   });
 
   it('does not judge what it cannot read', () => {
-    for (const selector of ['nav > a', 'a:hover', 'h1 + p', 'a[href^="/b"]']) expect(selectorInHtml(selector, page), selector).toBe('unknown');
+    for (const selector of ['nav > a', 'a:hover', 'h1 + p', 'a[href^="/b"]'])
+      expect(selectorInHtml(selector, page), selector).toBe('unknown');
   });
 });

@@ -26,7 +26,12 @@ function outsidePlace(name: string, value: string | undefined): string | null {
 function madeFolders(command: string): string[] {
   const found: string[] = [];
   for (const match of command.matchAll(/(?:^|[\s;&|(])mkdir((?:\s+[^\s;&|)]+)+)/g)) {
-    found.push(...match[1].trim().split(/\s+/).filter((word) => !word.startsWith('-')));
+    found.push(
+      ...match[1]
+        .trim()
+        .split(/\s+/)
+        .filter((word) => !word.startsWith('-')),
+    );
   }
   return found;
 }
@@ -37,16 +42,26 @@ export function checkWritableNeeds(dockerfile: string, manifest: Manifest): Mani
   if (!last) return notes;
   for (const [name, value] of last.env) {
     const path = outsidePlace(name, value);
-    if (path) notes.push({ code: 'writes-outside-app', message: `The Dockerfile sets ${name}=${path}, but ${HINT}: point it under /app (a folder handed to uid 1000) or /tmp.` });
+    if (path)
+      notes.push({
+        code: 'writes-outside-app',
+        message: `The Dockerfile sets ${name}=${path}, but ${HINT}: point it under /app (a folder handed to uid 1000) or /tmp.`,
+      });
   }
   if (manifest.kind === 'container') {
     for (const [name, value] of Object.entries(manifest.run?.env ?? {})) {
       const path = outsidePlace(name, value);
-      if (path) notes.push({ code: 'writes-outside-app', message: `run.env sets ${name}=${path}, but ${HINT}: point it under /app (a folder handed to uid 1000) or /tmp.` });
+      if (path)
+        notes.push({
+          code: 'writes-outside-app',
+          message: `run.env sets ${name}=${path}, but ${HINT}: point it under /app (a folder handed to uid 1000) or /tmp.`,
+        });
     }
   }
   // The last stage's own VOLUME and RUN lines (instructions after its FROM).
-  const instructions = DockerfileParser.parse(dockerfile).getInstructions().filter((i) => i.getRange().start.line + 1 >= last.line);
+  const instructions = DockerfileParser.parse(dockerfile)
+    .getInstructions()
+    .filter((i) => i.getRange().start.line + 1 >= last.line);
   for (const instruction of instructions) {
     const line = instruction.getRange().start.line + 1;
     const keyword = instruction.getKeyword();
@@ -58,13 +73,20 @@ export function checkWritableNeeds(dockerfile: string, manifest: Manifest): Mani
       } catch {
         paths = content.split(/\s+/);
       }
-      notes.push({ code: 'volume-not-writable', message: `VOLUME ${paths.join(' ')} (Dockerfile line ${line}) is not a place a copy can write: ${HINT}, thrown away with the copy. Drop the VOLUME and write under /app.` });
+      notes.push({
+        code: 'volume-not-writable',
+        message: `VOLUME ${paths.join(' ')} (Dockerfile line ${line}) is not a place a copy can write: ${HINT}, thrown away with the copy. Drop the VOLUME and write under /app.`,
+      });
     }
     if (keyword === 'RUN' && !/\bch(?:own|mod)\b/.test(content)) {
       const workdir = last.workdir ?? '/';
       for (const folder of madeFolders(content)) {
         const path = folder.startsWith('/') ? folder : `${workdir.replace(/\/$/, '')}/${folder}`;
-        if (path.startsWith('/app/')) notes.push({ code: 'folder-not-writable', message: `RUN on Dockerfile line ${line} makes ${path} as root, so the copy (uid 1000) cannot write in it: add \`&& chown 1000:1000 ${path}\`.` });
+        if (path.startsWith('/app/'))
+          notes.push({
+            code: 'folder-not-writable',
+            message: `RUN on Dockerfile line ${line} makes ${path} as root, so the copy (uid 1000) cannot write in it: add \`&& chown 1000:1000 ${path}\`.`,
+          });
       }
     }
   }

@@ -30,12 +30,14 @@ export type Response = z.infer<typeof Response>;
 /** A point on the app's frame, as fractions of its width and height (0 to 1), so it holds at any size. */
 export const Point = z.object({ x: z.number().min(0).max(1), y: z.number().min(0).max(1) });
 /** An area dragged on the app's frame, in the same fractions; it stays inside the frame. */
-export const Area = z.object({
-  x: z.number().min(0).max(1),
-  y: z.number().min(0).max(1),
-  width: z.number().min(0).max(1),
-  height: z.number().min(0).max(1),
-}).refine((a) => a.x + a.width <= 1.000001 && a.y + a.height <= 1.000001, { message: 'the area must lie inside the frame' });
+export const Area = z
+  .object({
+    x: z.number().min(0).max(1),
+    y: z.number().min(0).max(1),
+    width: z.number().min(0).max(1),
+    height: z.number().min(0).max(1),
+  })
+  .refine((a) => a.x + a.width <= 1.000001 && a.y + a.height <= 1.000001, { message: 'the area must lie inside the frame' });
 
 export const Comment = z.object({
   id: Id,

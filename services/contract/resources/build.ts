@@ -58,10 +58,14 @@ export const Rehearsal = z.object({
   tool: z.string().min(1).max(100),
   at: DateTime,
   health: z.object({ path: z.string().max(500), status: z.number().int(), ms: z.number().int().min(0) }).nullable(),
-  steps: z.array(z.object({
-    id: z.string().min(1).max(40),
-    result: RehearsedResult,
-    calls: z.array(z.object({ call: z.string().max(600), status: z.number().int(), ms: z.number().int().min(0) })).max(8),
-  })).max(20),
+  steps: z
+    .array(
+      z.object({
+        id: z.string().min(1).max(40),
+        result: RehearsedResult,
+        calls: z.array(z.object({ call: z.string().max(600), status: z.number().int(), ms: z.number().int().min(0) })).max(8),
+      }),
+    )
+    .max(20),
 });
 export type Rehearsal = z.infer<typeof Rehearsal>;

@@ -106,13 +106,16 @@ export type NextStepInput = z.infer<typeof NextStepInput>;
 
 /** setNextSteps' body: at most 6 steps, each kind at most once, in the order the room shows them. */
 export const NextStepsInput = z.object({
-  steps: z.array(NextStepInput).max(6).superRefine((steps, ctx) => {
-    const seen = new Set<string>();
-    steps.forEach((step, i) => {
-      if (seen.has(step.kind)) ctx.addIssue({ code: 'custom', path: [i, 'kind'], message: `${step.kind} is listed twice` });
-      seen.add(step.kind);
-    });
-  }),
+  steps: z
+    .array(NextStepInput)
+    .max(6)
+    .superRefine((steps, ctx) => {
+      const seen = new Set<string>();
+      steps.forEach((step, i) => {
+        if (seen.has(step.kind)) ctx.addIssue({ code: 'custom', path: [i, 'kind'], message: `${step.kind} is listed twice` });
+        seen.add(step.kind);
+      });
+    }),
 });
 
 export const NextSteps = z.object({

@@ -18,10 +18,18 @@ export const VoiceData = z.object({
   /** Steps this visit already answered. */
   answered: z.array(NextStepKind),
   /** Comments left through this link, oldest first, each with the builder's reply when there is one. */
-  comments: z.array(z.object({
-    id: z.string(), appId: z.string().nullable(), screen: z.string().nullable(), body: z.string(), createdAt: z.string(),
-    reply: z.string().nullable(), repliedAt: z.string().nullable(), from: z.string().nullable(),
-  })),
+  comments: z.array(
+    z.object({
+      id: z.string(),
+      appId: z.string().nullable(),
+      screen: z.string().nullable(),
+      body: z.string(),
+      createdAt: z.string(),
+      reply: z.string().nullable(),
+      repliedAt: z.string().nullable(),
+      from: z.string().nullable(),
+    }),
+  ),
   screenshotMaxBytes: z.number(),
 });
 export type VoiceData = z.infer<typeof VoiceData>;
@@ -38,10 +46,18 @@ export const ShellData = z.object({
   /** Who sent the link (the who-are-you prompt names them); null in a preview. */
   sender: z.string().nullable(),
   /** The guided story: each step's words, app, page and device; `runs` when it makes calls first. */
-  story: z.array(z.object({
-    id: z.string(), title: z.string(), say: z.string(), app: z.string(), path: z.string().nullable(),
-    device: z.string().nullable(), point: z.string().nullable(), runs: z.boolean(),
-  })),
+  story: z.array(
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      say: z.string(),
+      app: z.string(),
+      path: z.string().nullable(),
+      device: z.string().nullable(),
+      point: z.string().nullable(),
+      runs: z.boolean(),
+    }),
+  ),
   /** Scenario controls of a container build: reset, and each scenario by id. */
   controls: z.object({
     reset: z.boolean(),
@@ -55,8 +71,12 @@ export type ShellData = z.infer<typeof ShellData>;
 
 /** What a viewer reads while their own copy is not (yet) in front of them (copy-states.ts). */
 export const CopyNotice = z.object({
-  state: CopyView.shape.state, title: z.string(), message: z.string(), waiting: z.boolean(),
-  place: z.number().int().optional(), version: z.string(),
+  state: CopyView.shape.state,
+  title: z.string(),
+  message: z.string(),
+  waiting: z.boolean(),
+  place: z.number().int().optional(),
+  version: z.string(),
 });
 export type CopyNotice = z.infer<typeof CopyNotice>;
 
@@ -67,10 +87,7 @@ export const ArriveReply = z.union([z.object({ ok: z.literal(true) }), z.object(
 
 /** An app that does not fit is one that does not exist: 404, as for an unknown app. */
 export const GrantBody = z.object({ app: z.string().max(40) }).catch({ app: '' });
-export const GrantReply = z.union([
-  z.object({ state: z.literal('ready'), origin: z.string(), url: z.string() }),
-  CopyNotice,
-]);
+export const GrantReply = z.union([z.object({ state: z.literal('ready'), origin: z.string(), url: z.string() }), CopyNotice]);
 
 export const RunBody = z.union([
   z.object({ reset: z.literal(true) }),
@@ -108,7 +125,8 @@ export const AnswerDetail = {
 } satisfies Record<NextStepKind, z.ZodType>;
 
 /** The step, then its detail as that step asks it (issues under `detail.`). */
-export const AnswerBody = z.object({ step: NextStepKind, detail: z.record(z.string(), z.unknown()).optional() })
+export const AnswerBody = z
+  .object({ step: NextStepKind, detail: z.record(z.string(), z.unknown()).optional() })
   .transform((answer, ctx) => {
     const detail = AnswerDetail[answer.step].safeParse(answer.detail ?? {});
     if (detail.success) return { step: answer.step, detail: detail.data as Record<string, string | undefined> };
@@ -120,26 +138,33 @@ export const AnswerReply = z.union([
   z.object({ recorded: z.literal(true), id: z.string(), again: z.boolean(), askEmail: z.boolean() }),
 ]);
 
-export const CommentBody = z.object({
-  appId: z.string().min(1).max(40),
-  /** The app's path inside its frame, as its page reported it. */
-  screen: z.preprocess(storable, z.string().max(2000)).nullable(),
-  body: z.preprocess(storable, z.string().trim().min(1, 'write a comment').max(2000, 'at most 2000 characters')),
-  position: Point.nullable(),
-  area: Area.nullable(),
-  device: Device,
-  /** The picture, base64, when the frame gave one; else why not. */
-  screenshot: z.object({ type: z.enum(['image/png', 'image/webp']), data: z.base64() }).nullable(),
-  screenshotNote: ScreenshotNote.exclude(['removed']).nullable(),
-}).refine((c) => c.position || c.area, { message: 'pin the comment to a point or an area', path: ['position'] });
+export const CommentBody = z
+  .object({
+    appId: z.string().min(1).max(40),
+    /** The app's path inside its frame, as its page reported it. */
+    screen: z.preprocess(storable, z.string().max(2000)).nullable(),
+    body: z.preprocess(storable, z.string().trim().min(1, 'write a comment').max(2000, 'at most 2000 characters')),
+    position: Point.nullable(),
+    area: Area.nullable(),
+    device: Device,
+    /** The picture, base64, when the frame gave one; else why not. */
+    screenshot: z.object({ type: z.enum(['image/png', 'image/webp']), data: z.base64() }).nullable(),
+    screenshotNote: ScreenshotNote.exclude(['removed']).nullable(),
+  })
+  .refine((c) => c.position || c.area, { message: 'pin the comment to a point or an area', path: ['position'] });
 export type CommentBody = z.infer<typeof CommentBody>;
 export const CommentReply = z.union([
   z.object({ recorded: z.literal(false), askEmail: z.literal(false) }),
   z.object({
     recorded: z.literal(true),
     comment: z.object({
-      id: z.string(), appId: z.string().nullable(), screen: z.string().nullable(), body: z.string(), createdAt: z.string(),
-      hasScreenshot: z.boolean(), screenshotNote: ScreenshotNote.nullable(),
+      id: z.string(),
+      appId: z.string().nullable(),
+      screen: z.string().nullable(),
+      body: z.string(),
+      createdAt: z.string(),
+      hasScreenshot: z.boolean(),
+      screenshotNote: ScreenshotNote.nullable(),
     }),
     askEmail: z.boolean(),
   }),

@@ -6,8 +6,13 @@ import { route } from '../route.js';
 // kind, not how it is issued). They are listed and ended with the person's sessions.
 export const connectorRoutes = {
   createConnectorToken: route({
-    operation: 'createConnectorToken', method: 'POST', path: '/api/me/connector-tokens', status: 200, tag: 'account',
-    summary: "A token for the AI-assistant connector (MCP at /mcp), shown once; it acts on the caller's active workspace. Read-only connections cannot change anything or see a link's address. This API refuses it; the connector takes nothing else. Only a browser session signed in within the last minutes may mint one (else 403 `permission` with `stepUp`).",
+    operation: 'createConnectorToken',
+    method: 'POST',
+    path: '/api/me/connector-tokens',
+    status: 200,
+    tag: 'account',
+    summary:
+      "A token for the AI-assistant connector (MCP at /mcp), shown once; it acts on the caller's active workspace. Read-only connections cannot change anything or see a link's address. This API refuses it; the connector takes nothing else. Only a browser session signed in within the last minutes may mint one (else 403 `permission` with `stepUp`).",
     body: z.object({
       name: z.string().trim().min(1).max(80).optional().describe('what the token is for, e.g. the assistant'),
       readOnly: z.boolean().default(false),

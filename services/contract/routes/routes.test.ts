@@ -199,7 +199,11 @@ describe('route table', () => {
   });
 
   it('answers 201 only for the creating POSTs and 204 only for the upload PUT', () => {
-    const by = (status: number) => rows.filter((r) => r.status === status).map((r) => r.operation).sort();
+    const by = (status: number) =>
+      rows
+        .filter((r) => r.status === status)
+        .map((r) => r.operation)
+        .sort();
     expect(by(201)).toEqual(['createBuild', 'createLink', 'createProject']);
     expect(by(204)).toEqual(['uploadPut']);
     expect((routes.uploadPut as RouteDef).reply).toBeUndefined();
@@ -216,14 +220,33 @@ describe('route table', () => {
   });
 
   it('leaves the image GETs without a JSON reply', () => {
-    for (const r of [routes.workspaceLogo, routes.personPhoto, routes.communityCover] as RouteDef[]) expect(r.reply, r.operation).toBeUndefined();
+    for (const r of [routes.workspaceLogo, routes.personPhoto, routes.communityCover] as RouteDef[])
+      expect(r.reply, r.operation).toBeUndefined();
   });
 
   it('needs sign-in except for health, sign-in and the open community endpoints', () => {
-    const open = rows.filter((r) => r.open).map((r) => r.operation).sort();
+    const open = rows
+      .filter((r) => r.open)
+      .map((r) => r.operation)
+      .sort();
     expect(open).toEqual(
-      ['communityCover', 'communityListings', 'communityProfile', 'deviceStart', 'deviceToken', 'emailCheck', 'emailSignIn', 'emailVerify', 'healthz', 'manifestSchema', 'openapi',
-        'passkeySignIn', 'passkeySignInOptions', 'providerCallback', 'providerStart'].sort(),
+      [
+        'communityCover',
+        'communityListings',
+        'communityProfile',
+        'deviceStart',
+        'deviceToken',
+        'emailCheck',
+        'emailSignIn',
+        'emailVerify',
+        'healthz',
+        'manifestSchema',
+        'openapi',
+        'passkeySignIn',
+        'passkeySignInOptions',
+        'providerCallback',
+        'providerStart',
+      ].sort(),
     );
   });
 
@@ -385,14 +408,29 @@ describe('bodies at the boundary', () => {
 describe('replies', () => {
   it('strip fields the contract does not name', () => {
     const project = {
-      id: 'p1', slug: 'demo', name: 'Demo', visibility: 'private', liveBuildId: null,
-      roomUrl: 'https://demo.example.com/', createdAt: '2026-11-21T09:12:01.000Z', workspaceId: 'secret',
+      id: 'p1',
+      slug: 'demo',
+      name: 'Demo',
+      visibility: 'private',
+      liveBuildId: null,
+      roomUrl: 'https://demo.example.com/',
+      createdAt: '2026-11-21T09:12:01.000Z',
+      workspaceId: 'secret',
     };
     expect(routes.getProject.reply.parse(project)).not.toHaveProperty('workspaceId');
   });
 
   it('never carry a link address in a link record', () => {
-    const link = { id: 'l1', viewerName: 'Ada', viewerEmail: null, expiresAt: null, revokedAt: null, stage: 'sent', lastOpenedAt: null, url: 'https://x.example/k' };
+    const link = {
+      id: 'l1',
+      viewerName: 'Ada',
+      viewerEmail: null,
+      expiresAt: null,
+      revokedAt: null,
+      stage: 'sent',
+      lastOpenedAt: null,
+      url: 'https://x.example/k',
+    };
     expect(routes.revokeLink.reply.parse(link)).not.toHaveProperty('url');
     expect(routes.board.reply.element.shape).toHaveProperty('suggested');
   });

@@ -11,8 +11,17 @@ describe('the room shell rows', () => {
   const rows = Object.entries(shellRoutes);
 
   it('are the nine endpoints the shell calls, each a POST under its session', () => {
-    expect(rows.map(([, r]) => r.path.replace('/room/:sessionId/', '')).sort())
-      .toEqual(['answer', 'arrive', 'beat', 'comments', 'email', 'grant', 'hello', 'leave', 'run']);
+    expect(rows.map(([, r]) => r.path.replace('/room/:sessionId/', '')).sort()).toEqual([
+      'answer',
+      'arrive',
+      'beat',
+      'comments',
+      'email',
+      'grant',
+      'hello',
+      'leave',
+      'run',
+    ]);
     for (const [operation, row] of rows) {
       expect(row.operation).toBe(operation);
       expect(row.method).toBe('POST');
@@ -40,7 +49,9 @@ describe('the room shell rows', () => {
     expect(refused.success).toBe(false);
     expect(refused.error?.issues.map((i) => i.path.join('.'))).toEqual(['detail.text']);
     expect(AnswerBody.parse({ step: 'yes' })).toEqual({ step: 'yes', detail: {} });
-    expect(AnswerBody.parse({ step: 'colleague', detail: { name: ' Bo\u0000 ', email: 'bo@example.com', extra: 1 } }))
-      .toEqual({ step: 'colleague', detail: { name: 'Bo', email: 'bo@example.com' } });
+    expect(AnswerBody.parse({ step: 'colleague', detail: { name: ' Bo\u0000 ', email: 'bo@example.com', extra: 1 } })).toEqual({
+      step: 'colleague',
+      detail: { name: 'Bo', email: 'bo@example.com' },
+    });
   });
 });

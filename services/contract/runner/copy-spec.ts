@@ -24,7 +24,6 @@ export interface CopySpec extends CopyLabels {
   writableMb: number;
 }
 
-
 /** Words of an engine or a demo that ran out of writable space (ENOSPC in /app or /tmp). */
 export const OUT_OF_WRITABLE_SPACE = /no space left on device|ENOSPC/i;
 

@@ -2,9 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { copyCreateOptions, type DockerCopySpec } from './docker-create-options.js';
 
 const spec: DockerCopySpec = {
-  copyId: '11111111-2222-3333-4444-555555555555', buildId: 'b', projectId: 'p', workspaceId: 'w', runnerId: 'r',
-  image: 'sha256:abc', start: ['node', 'server.js'], env: { MOCK_MODE: 'demo', PORT: '1', HOST: '1.2.3.4' },
-  network: 'rc-net', port: 8080, memoryMb: 256, cpus: 0.5, pids: 128, writableMb: 64,
+  copyId: '11111111-2222-3333-4444-555555555555',
+  buildId: 'b',
+  projectId: 'p',
+  workspaceId: 'w',
+  runnerId: 'r',
+  image: 'sha256:abc',
+  start: ['node', 'server.js'],
+  env: { MOCK_MODE: 'demo', PORT: '1', HOST: '1.2.3.4' },
+  network: 'rc-net',
+  port: 8080,
+  memoryMb: 256,
+  cpus: 0.5,
+  pids: 128,
+  writableMb: 64,
 };
 
 describe('copy create options', () => {
@@ -13,8 +24,15 @@ describe('copy create options', () => {
     expect(o.User).toBe('1000:1000');
     expect(o.WorkingDir).toBe('/app');
     expect(o.HostConfig).toMatchObject({
-      NetworkMode: 'rc-net', Init: true, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'],
-      Memory: 256 * 2 ** 20, MemorySwap: 256 * 2 ** 20, NanoCpus: 5e8, PidsLimit: 128, ReadonlyRootfs: true,
+      NetworkMode: 'rc-net',
+      Init: true,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Memory: 256 * 2 ** 20,
+      MemorySwap: 256 * 2 ** 20,
+      NanoCpus: 5e8,
+      PidsLimit: 128,
+      ReadonlyRootfs: true,
       RestartPolicy: { Name: 'no' },
     });
     expect(o.HostConfig?.Sysctls).toMatchObject({ 'net.ipv6.conf.all.disable_ipv6': '1', 'net.ipv6.conf.default.disable_ipv6': '1' });
@@ -24,7 +42,7 @@ describe('copy create options', () => {
     expect(o.StopTimeout).toBeLessThanOrEqual(5);
   });
 
-  it("sets PORT and HOST itself: run.env cannot move the copy off the port it is probed on", () => {
+  it('sets PORT and HOST itself: run.env cannot move the copy off the port it is probed on', () => {
     const env = copyCreateOptions(spec).Env!;
     expect(env).toContain('PORT=8080');
     expect(env).toContain('HOST=0.0.0.0');
@@ -34,7 +52,13 @@ describe('copy create options', () => {
 
   it("labels the copy, uses run.start as the command, and the image's own without it", () => {
     const o = copyCreateOptions(spec);
-    expect(o.Labels).toEqual({ 'rooms.copy': spec.copyId, 'rooms.build': 'b', 'rooms.project': 'p', 'rooms.workspace': 'w', 'rooms.runner': 'r' });
+    expect(o.Labels).toEqual({
+      'rooms.copy': spec.copyId,
+      'rooms.build': 'b',
+      'rooms.project': 'p',
+      'rooms.workspace': 'w',
+      'rooms.runner': 'r',
+    });
     expect(o.Cmd).toEqual(['node', 'server.js']);
     expect(o.name).toBe(`rc-${spec.copyId}`);
     expect(copyCreateOptions({ ...spec, start: null }).Cmd).toBeUndefined();
@@ -59,7 +83,9 @@ describe('copy create options', () => {
     expect(o.ReadonlyRootfs).toBe(true);
     expect(() => copyCreateOptions({ ...spec, app }, 'docker')).toThrow(/podman/);
     // The rehearsal: a volume on disk filled from the image.
-    expect(copyCreateOptions({ ...spec, app: { kind: 'volume' } }).HostConfig!.Mounts).toEqual([{ Type: 'volume', Target: '/app', Source: '' }]);
+    expect(copyCreateOptions({ ...spec, app: { kind: 'volume' } }).HostConfig!.Mounts).toEqual([
+      { Type: 'volume', Target: '/app', Source: '' },
+    ]);
   });
 
   it("covers the image's VOLUMEs read-only: none becomes an unbounded volume on the host's disk", () => {

@@ -50,7 +50,9 @@ function writableLayer(s: DockerCopySpec, engine: EngineKind): Pick<Docker.HostC
   const size = `size=${s.writableMb}m`;
   // An image's VOLUME would give the copy a volume on the host's disk with no bound: an empty
   // read-only tmpfs covers each (pitch validate notes a VOLUME line: a copy cannot write there).
-  const covered = Object.fromEntries((s.imageVolumes ?? []).filter((v) => v !== '/app' && v !== '/tmp').map((v) => [v, 'ro,noexec,nosuid,nodev,size=4k']));
+  const covered = Object.fromEntries(
+    (s.imageVolumes ?? []).filter((v) => v !== '/app' && v !== '/tmp').map((v) => [v, 'ro,noexec,nosuid,nodev,size=4k']),
+  );
   const tmp = { ...covered, '/tmp': `rw,noexec,nosuid,nodev,${size}` };
   if (s.app?.kind === 'overlay') {
     if (engine !== 'podman') throw new Error('an overlay /app needs podman');
@@ -60,10 +62,18 @@ function writableLayer(s: DockerCopySpec, engine: EngineKind): Pick<Docker.HostC
   if (engine === 'podman') return { Tmpfs: { ...tmp, '/app': `rw,nosuid,nodev,${size},U` } };
   return {
     Tmpfs: tmp,
-    Mounts: [{
-      Type: 'volume', Target: '/app', Source: '',
-      VolumeOptions: { NoCopy: false, Labels: {}, DriverConfig: { Name: 'local', Options: { type: 'tmpfs', device: 'tmpfs', o: `${size},uid=1000,gid=1000,nosuid,nodev` } } },
-    }],
+    Mounts: [
+      {
+        Type: 'volume',
+        Target: '/app',
+        Source: '',
+        VolumeOptions: {
+          NoCopy: false,
+          Labels: {},
+          DriverConfig: { Name: 'local', Options: { type: 'tmpfs', device: 'tmpfs', o: `${size},uid=1000,gid=1000,nosuid,nodev` } },
+        },
+      },
+    ],
   };
 }
 

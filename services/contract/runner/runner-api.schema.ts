@@ -8,7 +8,10 @@ import { z } from 'zod';
 export const Call = z.object({
   method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
   // A path on the copy, never an address elsewhere: one leading slash, no whitespace.
-  path: z.string().regex(/^\/(?!\/)\S*$/).max(2000),
+  path: z
+    .string()
+    .regex(/^\/(?!\/)\S*$/)
+    .max(2000),
   body: z.record(z.string(), z.unknown()).optional(),
 });
 export type Call = z.infer<typeof Call>;
@@ -24,7 +27,6 @@ export const CallOutcome = z.object({
   body: z.string().optional(),
 });
 export type CallOutcome = z.infer<typeof CallOutcome>;
-
 
 // The runner's internal API (docs/runner.md), one schema per body and reply: the runner checks
 // what it is sent with them, and runner/client.ts checks what it is answered.
@@ -82,4 +84,3 @@ export const PrepareReply = z.object({
   warm: z.number().int(),
 });
 export type PrepareReply = z.infer<typeof PrepareReply>;
-

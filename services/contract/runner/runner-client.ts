@@ -39,13 +39,21 @@ export function createRunnerClient(opts: RunnerClientOptions) {
     if (!res.ok) {
       const e = json as { error?: string; detail?: string; copy?: unknown };
       const copy = CopyView.safeParse(e.copy);
-      throw new RunnerRefusal(res.status, [e.error, e.detail].filter(Boolean).join(': ') || `runner answered ${res.status}`, copy.success ? copy.data : undefined);
+      throw new RunnerRefusal(
+        res.status,
+        [e.error, e.detail].filter(Boolean).join(': ') || `runner answered ${res.status}`,
+        copy.success ? copy.data : undefined,
+      );
     }
     return schema.parse(json);
   }
 
   const q = (params: Record<string, string | number | undefined>) => {
-    const s = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])).toString();
+    const s = new URLSearchParams(
+      Object.entries(params)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, String(v)]),
+    ).toString();
     return s ? `?${s}` : '';
   };
   const session = (id: string) => `/sessions/${encodeURIComponent(id)}`;

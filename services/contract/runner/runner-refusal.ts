@@ -5,7 +5,11 @@ import type { CopyView } from './runner-api.schema.js';
  * `{error, copy?}` with its status; the room's client throws it again from that answer.
  */
 export class RunnerRefusal extends Error {
-  constructor(readonly status: number, message: string, readonly copy?: CopyView) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly copy?: CopyView,
+  ) {
     super(message);
     this.name = 'RunnerRefusal';
   }

@@ -21,11 +21,15 @@ function holdLoopBusy(sliceMs: number) {
   const slice = () => {
     if (!on) return;
     const end = Date.now() + sliceMs;
-    while (Date.now() < end) { /* busy: as a synchronous decode or render would be */ }
+    while (Date.now() < end) {
+      /* busy: as a synchronous decode or render would be */
+    }
     setTimeout(slice, 0);
   };
   setTimeout(slice, 0);
-  return () => { on = false; };
+  return () => {
+    on = false;
+  };
 }
 
 describe('under normal load', () => {
@@ -40,10 +44,15 @@ describe('under normal load', () => {
     // process is not ready before its probe says so anyway). Normal load is what follows it.
     // So wait for answers spanning a sample (one a second): four 200s in a row, half a second apart.
     let inRow = 0;
-    await waitFor('the samples after the start', async () => {
-      inRow = (await platform.fetch('/healthz')).status === 200 ? inRow + 1 : 0;
-      return inRow >= 4;
-    }, 60_000, 500);
+    await waitFor(
+      'the samples after the start',
+      async () => {
+        inRow = (await platform.fetch('/healthz')).status === 200 ? inRow + 1 : 0;
+        return inRow >= 4;
+      },
+      60_000,
+      500,
+    );
     const answers = await Promise.all(Array.from({ length: 20 }, () => platform.fetch('/healthz')));
     for (const a of answers) expect(a).toMatchObject({ status: 200, body: { ok: true, service: 'demo-rooms-api' } });
     expect((await platform.fetch('/readyz')).body).toEqual({ ok: true, checks: { postgres: true, redis: true, s3: true, headroom: true } });
@@ -62,10 +71,15 @@ describe('with the event loop held busy', () => {
     expect((await hit(platform, '/', { host: contentHost(platform) })).status).toBe(404);
     const release = holdLoopBusy(300);
     try {
-      const shed = await waitFor('a shed request', async () => {
-        const a = await platform.fetch('/healthz');
-        return a.status === 503 && a;
-      }, 30_000, 0);
+      const shed = await waitFor(
+        'a shed request',
+        async () => {
+          const a = await platform.fetch('/healthz');
+          return a.status === 503 && a;
+        },
+        30_000,
+        0,
+      );
       expect(shed.body).toEqual(unavailableBody);
       expect(Number(shed.headers.get('retry-after'))).toBeGreaterThan(0);
       // The room's routes alongside the api, an api route, and a content origin: all the same.
@@ -128,6 +142,10 @@ describe('with memory past its limit', () => {
       return a.status === 503 && a;
     });
     expect(shed).toEqual({ status: 503, retryAfter: '2', body: unavailableBody });
-    expect(await get('/readyz')).toEqual({ status: 503, retryAfter: null, body: { ok: false, checks: { postgres: true, headroom: false } } });
+    expect(await get('/readyz')).toEqual({
+      status: 503,
+      retryAfter: null,
+      body: { ok: false, checks: { postgres: true, headroom: false } },
+    });
   });
 });

@@ -29,7 +29,7 @@ export function loadLimits(c: LoadSettings) {
   return {
     maxEventLoopDelay: c.LOAD_MAX_EVENT_LOOP_DELAY_MS,
     maxHeapUsedBytes: c.LOAD_MAX_HEAP_MB !== undefined ? c.LOAD_MAX_HEAP_MB * MiB : Math.floor(getHeapStatistics().heap_size_limit * 0.9),
-    maxRssBytes: c.LOAD_MAX_RSS_MB !== undefined ? c.LOAD_MAX_RSS_MB * MiB : Math.floor(containerLimit * 7 / 8),
+    maxRssBytes: c.LOAD_MAX_RSS_MB !== undefined ? c.LOAD_MAX_RSS_MB * MiB : Math.floor((containerLimit * 7) / 8),
   };
 }
 
@@ -46,7 +46,11 @@ export async function registerLoadShedding(app: FastifyInstance, settings: LoadS
     pressureHandler: (req, reply, type) => {
       if (req.routeOptions.url && exempt.has(req.routeOptions.url)) return; // carries on
       shedRequests.inc({ cause: type });
-      reply.status(503).header('retry-after', String(SHED_RETRY_AFTER_SECONDS)).header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
+      reply
+        .status(503)
+        .header('retry-after', String(SHED_RETRY_AFTER_SECONDS))
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff');
       // A body returned is sent by the plugin, which then ends the request there. (Sending it
       // here instead would let the route's handler run after the reply, and change its status.)
       // The plugin's types know only the undefined return, which lets the request through.

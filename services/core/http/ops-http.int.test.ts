@@ -11,8 +11,12 @@ import { queueNames } from '../queues.js';
 
 let platform: Platform;
 const opsToken = testEnv().OPS_TOKEN;
-beforeAll(async () => { platform = await startPlatform({ workers: true }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 const basic = (password: string) => `Basic ${Buffer.from(`operator:${password}`).toString('base64')}`;
 
@@ -72,7 +76,10 @@ describe('/ops/queues', () => {
 
   it("refuses a change made with a browser's Basic credentials from another site (CSRF)", async () => {
     const retry = '/ops/queues/api/queues/archive.unpack/retry/failed';
-    const forged = await platform.fetch(retry, { method: 'PUT', headers: { authorization: basic(opsToken), origin: 'https://evil.example' } });
+    const forged = await platform.fetch(retry, {
+      method: 'PUT',
+      headers: { authorization: basic(opsToken), origin: 'https://evil.example' },
+    });
     expect(forged.status).toBe(403);
     expect(forged.body).toEqual({ error: 'refused: cross-site request', reason: 'csrf', action: 'ops' });
     const own = await platform.fetch(retry, { method: 'PUT', headers: { authorization: basic(opsToken), origin: platform.baseUrl } });
@@ -99,11 +106,17 @@ describe('/ops/metrics', () => {
     const { client, token } = await platform.person();
     const project = await client.call('createProject', { body: { slug: uniqueSlug('m'), name: 'Metrics' } });
     const bytes = await tgz({ 'index.html': '<h1>metrics</h1>' });
-    const { uploadId, putUrl } = await client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: bytes.length } });
+    const { uploadId, putUrl } = await client.call('startUpload', {
+      params: { projectId: project.id },
+      body: { kind: 'static', sizeBytes: bytes.length },
+    });
     expect((await platform.fetch(putUrl, { method: 'PUT', token, body: bytes })).status).toBe(204);
     await client.call('createBuild', {
       params: { projectId: project.id },
-      body: { uploadId, manifest: { kind: 'static', name: 'M', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }] } },
+      body: {
+        uploadId,
+        manifest: { kind: 'static', name: 'M', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }] },
+      },
     });
 
     const res = await platform.fetch('/ops/metrics', { token: opsToken });
@@ -111,7 +124,9 @@ describe('/ops/metrics', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = res.body as string;
     // Route patterns, never raw URLs: no project id reaches a label.
-    expect(text).toMatch(/http_request_duration_seconds_count\{method="POST",route="\/api\/projects\/:projectId\/builds",status="201"\} [1-9]/);
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{method="POST",route="\/api\/projects\/:projectId\/builds",status="201"\} [1-9]/,
+    );
     expect(text).not.toContain(project.id);
     for (const name of queueNames) expect(text).toContain(`queue_jobs{queue="${name}",state="wait"}`);
     expect(text).toMatch(/queue_job_duration_seconds_count\{queue="archive.unpack",outcome="done"\} [1-9]/);

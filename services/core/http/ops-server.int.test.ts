@@ -21,7 +21,13 @@ let close = async () => {};
 
 beforeAll(async () => {
   const log = createLogger({ name: 'ops-server-test', level: 'silent' });
-  const app = await buildOpsServer({ log, service: 'demo-rooms-workers', token: config.OPS_TOKEN, queues, ready: platformChecks({ sql, storage, queues }) });
+  const app = await buildOpsServer({
+    log,
+    service: 'demo-rooms-workers',
+    token: config.OPS_TOKEN,
+    queues,
+    ready: platformChecks({ sql, storage, queues }),
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   close = () => app.close();

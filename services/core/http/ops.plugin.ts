@@ -30,17 +30,27 @@ const ops: FastifyPluginAsync<OpsOptions> = async (app, opts) => {
     const checks = opts.ready;
     app.get('/readyz', async (_req, reply) => {
       const readiness = await checkReadiness(checks);
-      return reply.status(readiness.ok ? 200 : 503).header('cache-control', 'no-store').send(readiness);
+      return reply
+        .status(readiness.ok ? 200 : 503)
+        .header('cache-control', 'no-store')
+        .send(readiness);
     });
   }
-  await app.register(async (scope: FastifyInstance) => {
-    scope.addHook('onRequest', operatorOnly(opts.token));
-    scope.get('/metrics', async (req, reply) => {
-      if (opts.queues) await collectQueueDepths(opts.queues).catch((err: Error) => req.log.warn({ err: err.message }, 'queue depths not collected'));
-      return reply.type(registry.contentType).header('cache-control', 'no-store').send(await registry.metrics());
-    });
-    if (opts.queues) await registerQueueDashboard(scope, opts.queues, { prefix: '/queues', basePath: '/ops/queues' });
-  }, { prefix: '/ops' });
+  await app.register(
+    async (scope: FastifyInstance) => {
+      scope.addHook('onRequest', operatorOnly(opts.token));
+      scope.get('/metrics', async (req, reply) => {
+        if (opts.queues)
+          await collectQueueDepths(opts.queues).catch((err: Error) => req.log.warn({ err: err.message }, 'queue depths not collected'));
+        return reply
+          .type(registry.contentType)
+          .header('cache-control', 'no-store')
+          .send(await registry.metrics());
+      });
+      if (opts.queues) await registerQueueDashboard(scope, opts.queues, { prefix: '/queues', basePath: '/ops/queues' });
+    },
+    { prefix: '/ops' },
+  );
 };
 // Like fastify-plugin: no encapsulation, so the latency hook and /readyz belong to the app the
 // plugin is registered in (the /ops scope inside keeps the operator check to itself).
@@ -49,6 +59,9 @@ const ops: FastifyPluginAsync<OpsOptions> = async (app, opts) => {
 export const opsPlugin = ops;
 
 /** The plugin's options in the api: the catalog's queues, and readiness of Postgres, Redis and S3, plus `more` (the api's headroom). */
-export function opsOptions(deps: { config: Pick<Config, 'OPS_TOKEN'>; sql: Sql; storage: Storage; queues: Queues }, more: ReadinessChecks = {}): OpsOptions {
+export function opsOptions(
+  deps: { config: Pick<Config, 'OPS_TOKEN'>; sql: Sql; storage: Storage; queues: Queues },
+  more: ReadinessChecks = {},
+): OpsOptions {
   return { token: deps.config.OPS_TOKEN, queues: deps.queues, ready: { ...platformChecks(deps), ...more } };
 }

@@ -4,7 +4,6 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyInstance } from 'fastify';
 import { queueNames, type Queues } from '../queues.js';
 
-
 /**
  * bull-board for every queue of the job catalog, registered at `prefix` inside `scope` (whose
  * hooks, the operator check among them, apply to its pages, its API and its static files);

@@ -16,8 +16,12 @@ const capture = new Writable({
 });
 
 let platform: Platform;
-beforeAll(async () => { platform = await startPlatform({ workers: true, logTo: capture }); });
-afterAll(async () => { await platform.close(); });
+beforeAll(async () => {
+  platform = await startPlatform({ workers: true, logTo: capture });
+});
+afterAll(async () => {
+  await platform.close();
+});
 
 const requestLines = () => lines.filter((l) => l.msg === 'request');
 

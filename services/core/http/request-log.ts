@@ -29,27 +29,35 @@ export function loggablePath(req: Pick<FastifyRequest, 'url' | 'params'> & { rou
   let path = rawPath;
   if (secrets.length) {
     // Rebuilt from the pattern, so a secret is replaced where it stands whatever its encoding.
-    path = pattern.replace(/:(\w+)/g, (_m, name: string) => (secretParams.test(name) ? REDACTED : encodeURIComponent(String(params[name] ?? ''))));
+    path = pattern.replace(/:(\w+)/g, (_m, name: string) =>
+      secretParams.test(name) ? REDACTED : encodeURIComponent(String(params[name] ?? '')),
+    );
   }
   if (query === undefined) return path;
-  const redactedQuery = query.split('&').map((pair) => {
-    const [name] = splitOnce(pair, '=');
-    return secretQuery.test(safeDecode(name)) && pair.includes('=') ? `${name}=${REDACTED}` : pair;
-  }).join('&');
+  const redactedQuery = query
+    .split('&')
+    .map((pair) => {
+      const [name] = splitOnce(pair, '=');
+      return secretQuery.test(safeDecode(name)) && pair.includes('=') ? `${name}=${REDACTED}` : pair;
+    })
+    .join('&');
   return `${path}?${redactedQuery}`;
 }
 
 /** Adds the onResponse hook that writes the request line. */
 export function logRequests(app: FastifyInstance): void {
   app.addHook('onResponse', async (req: FastifyRequest, reply: FastifyReply) => {
-    req.log.info({
-      method: req.method,
-      route: req.routeOptions.url ?? 'unmatched',
-      path: loggablePath(req),
-      status: reply.statusCode,
-      // Milliseconds from the request's arrival to the end of its answer, to a tenth.
-      ms: Math.round(reply.elapsedTime * 10) / 10,
-    }, 'request');
+    req.log.info(
+      {
+        method: req.method,
+        route: req.routeOptions.url ?? 'unmatched',
+        path: loggablePath(req),
+        status: reply.statusCode,
+        // Milliseconds from the request's arrival to the end of its answer, to a tenth.
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
   });
 }
 

@@ -22,12 +22,18 @@ export async function sendStoredImage(
   if (etagMatches(req.headers['if-none-match'], etag)) return reply.status(304).send();
   const object = await storage.get(image.key);
   if (!object) return null;
-  return reply.status(200).header('content-type', image.type ?? object.contentType ?? 'application/octet-stream').header('content-length', String(object.size)).header('content-disposition', 'inline').send(object.body);
+  return reply
+    .status(200)
+    .header('content-type', image.type ?? object.contentType ?? 'application/octet-stream')
+    .header('content-length', String(object.size))
+    .header('content-disposition', 'inline')
+    .send(object.body);
 }
 
 /** If-None-Match holds `etag`: one of a comma-separated list, weak or strong, or `*`. */
 export const etagMatches = (header: string | undefined, etag: string) =>
-  Boolean(header) && header!.split(',').some((t) => {
+  Boolean(header) &&
+  header!.split(',').some((t) => {
     const tag = t.trim();
     return tag === '*' || tag === etag || tag === `W/${etag}`;
   });

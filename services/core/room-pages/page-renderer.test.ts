@@ -25,7 +25,8 @@ describe('renderStoredPage', () => {
     for (const r of refusals) {
       expect(r).toBeInstanceOf(Refusal);
       expect({ status: r.status, body: r.body() }).toEqual({
-        status: 503, body: { error: 'unavailable', reason: 'unavailable', detail: expect.any(String), retryAfter: RENDER_RETRY_SECONDS },
+        status: 503,
+        body: { error: 'unavailable', reason: 'unavailable', detail: expect.any(String), retryAfter: RENDER_RETRY_SECONDS },
       });
     }
     // Drained: a page is taken again.

@@ -46,7 +46,8 @@ export async function renderStoredPage(kind: RenderTask['kind'], content: string
   try {
     return await renderer.run({ kind, content });
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw refused(422, 'size', 'this page is too large to prepare; split it into smaller pages');
+    if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY')
+      throw refused(422, 'size', 'this page is too large to prepare; split it into smaller pages');
     throw err;
   } finally {
     pendingChars -= content.length;

@@ -12,7 +12,18 @@ const markdown = new MarkdownIt({ html: true, linkify: true, typographer: true }
 
 const allowed: sanitizeHtml.IOptions = {
   allowedTags: [
-    ...sanitizeHtml.defaults.allowedTags, 'img', 'figure', 'figcaption', 'picture', 'source', 'del', 'ins', 'sup', 'sub', 'details', 'summary',
+    ...sanitizeHtml.defaults.allowedTags,
+    'img',
+    'figure',
+    'figcaption',
+    'picture',
+    'source',
+    'del',
+    'ins',
+    'sup',
+    'sub',
+    'details',
+    'summary',
   ],
   allowedAttributes: {
     ...sanitizeHtml.defaults.allowedAttributes,

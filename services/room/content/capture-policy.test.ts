@@ -16,7 +16,7 @@ const table: [string[], string, boolean][] = [
   [["script-src 'self'"], local, true],
   [["script-src 'SELF'"], local, true],
   [["default-src 'self'"], local, true],
-  [["script-src *"], local, true],
+  [['script-src *'], local, true],
   [['script-src http:'], local, true],
   [['script-src https:'], local, false],
   [['script-src https:'], secure, true],
@@ -51,7 +51,11 @@ const table: [string[], string, boolean][] = [
   [['script-src https://shop--v0123456789ab.rooms.example/assets/'], secure, false],
   // The helper alone is not the agent: the library it imports must load too.
   [['script-src https://shop--v0123456789ab.rooms.example/__pp/frame-helper.js'], secure, false],
-  [['script-src https://shop--v0123456789ab.rooms.example/__pp/frame-helper.js https://shop--v0123456789ab.rooms.example/__pp/capture.js'], secure, true],
+  [
+    ['script-src https://shop--v0123456789ab.rooms.example/__pp/frame-helper.js https://shop--v0123456789ab.rooms.example/__pp/capture.js'],
+    secure,
+    true,
+  ],
   // script-src-elem over script-src over default-src.
   [["default-src 'none'; script-src 'self'"], local, true],
   [["default-src 'self'; script-src 'none'"], local, false],
@@ -74,7 +78,7 @@ const table: [string[], string, boolean][] = [
   [["script-src 'self'", "script-src 'none'"], local, false],
   [["script-src 'self', script-src 'none'"], local, false],
   [["script-src 'self', default-src 'self'", 'frame-ancestors http://localhost:8080'], local, true],
-  [["script-src *, script-src https://cdn.example"], local, false],
+  [['script-src *, script-src https://cdn.example'], local, false],
   // Stray separators and whitespace.
   [[";; script-src\t'self'  ;"], local, true],
   [[' , '], local, true],
@@ -88,9 +92,11 @@ describe('agentAllowedBy', () => {
 
 describe('parsePolicy', () => {
   it('lowercases names, keeps the first of a name, and skips empty or malformed directives', () => {
-    expect(parsePolicy(" Script-Src 'self' https://a.example ; ; script-src 'none'; bad/name x; img-src")).toEqual(new Map([
-      ['script-src', ["'self'", 'https://a.example']],
-      ['img-src', []],
-    ]));
+    expect(parsePolicy(" Script-Src 'self' https://a.example ; ; script-src 'none'; bad/name x; img-src")).toEqual(
+      new Map([
+        ['script-src', ["'self'", 'https://a.example']],
+        ['img-src', []],
+      ]),
+    );
   });
 });

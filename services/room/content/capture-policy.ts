@@ -43,10 +43,13 @@ export function agentAllowedBy(policies: string[], origin: string): boolean {
   const parsed = parsePolicies(policies);
   const helper = new URL(FRAME_HELPER_PATH, origin);
   const library = new URL(CAPTURE_LIBRARY_PATH, origin);
-  return parsed.every((policy) => scriptsRun(policy)
-    && scriptAllowed(policy, helper, origin, true)
-    // The library is imported by the helper's own code: not parser-inserted.
-    && scriptAllowed(policy, library, origin, false));
+  return parsed.every(
+    (policy) =>
+      scriptsRun(policy) &&
+      scriptAllowed(policy, helper, origin, true) &&
+      // The library is imported by the helper's own code: not parser-inserted.
+      scriptAllowed(policy, library, origin, false),
+  );
 }
 
 /** A `sandbox` directive without allow-scripts stops every script of the page. */
@@ -97,9 +100,11 @@ export function expressionMatches(expression: string, url: URL, origin: URL): bo
   } else if (url.protocol !== origin.protocol) {
     return false;
   }
-  return hostPartMatches(hostPart.toLowerCase(), url.hostname.toLowerCase())
-    && portPartMatches(portPart, url)
-    && pathPartMatches(pathPart ?? '', url.pathname);
+  return (
+    hostPartMatches(hostPart.toLowerCase(), url.hostname.toLowerCase()) &&
+    portPartMatches(portPart, url) &&
+    pathPartMatches(pathPart ?? '', url.pathname)
+  );
 }
 
 /** CSP3 §6.7.2.9: the same scheme, or a more secure one (http → https, ws → wss). */

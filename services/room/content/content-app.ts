@@ -40,7 +40,11 @@ const captureLibrary = (() => {
 export type ContentDeps = { config: Config; sql: Sql; storage: Storage; log: Logger };
 
 export async function buildContentApp(deps: ContentDeps & { standings: StandingCache }): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: deps.log.child({ part: 'content' }) as unknown as FastifyBaseLogger, trustProxy: trustProxyOption(deps.config.TRUST_PROXY), ...requestLogging() });
+  const app = Fastify({
+    loggerInstance: deps.log.child({ part: 'content' }) as unknown as FastifyBaseLogger,
+    trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
+    ...requestLogging(),
+  });
   logRequests(app);
   // Its own sampler, on the same event loop as the room's: the content origins shed with it.
   await registerLoadShedding(app, deps.config);
@@ -61,9 +65,15 @@ export async function buildContentApp(deps: ContentDeps & { standings: StandingC
   });
 
   // The helper is the same for every build and viewer: no session needed to read it.
-  app.get(FRAME_HELPER_PATH, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(frameHelper));
+  app.get(FRAME_HELPER_PATH, async (_req, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(frameHelper),
+  );
   app.get(CAPTURE_LIBRARY_PATH, async (req, reply) => {
-    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').header('etag', captureLibrary.etag).header('vary', 'accept-encoding');
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=3600')
+      .header('etag', captureLibrary.etag)
+      .header('vary', 'accept-encoding');
     if (etagMatches(req.headers['if-none-match'], captureLibrary.etag)) return reply.status(304).send();
     if (!/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) return reply.send(captureLibrary.plain);
     return reply.header('content-encoding', 'gzip').send(captureLibrary.gzip);
@@ -78,7 +88,12 @@ export async function buildContentApp(deps: ContentDeps & { standings: StandingC
     // browsers keep such a cookie only in that frame's partition. Secure is honoured on http for
     // *.localhost, and production origins are https.
     reply.setCookie(viewCookie, tokens.sign(sessionId, label.label), {
-      path: '/', httpOnly: true, secure: true, sameSite: 'none', partitioned: true, maxAge: viewSeconds,
+      path: '/',
+      httpOnly: true,
+      secure: true,
+      sameSite: 'none',
+      partitioned: true,
+      maxAge: viewSeconds,
     });
     return reply.redirect(safeTarget(to), 303);
   });
@@ -95,9 +110,14 @@ export async function buildContentApp(deps: ContentDeps & { standings: StandingC
       // build, no storage, no cookie.
       if (sessionId && !standing) return notFound(reply.header('clear-site-data', CLEAR_SITE_DATA));
       if (!standing || staticLabelOf(standing.slug, standing.projectId) !== label.label) return notFound(reply);
-      if (standing.ownerPaused) return reply.status(423).type('text/html; charset=utf-8').send(noticePage('Demo', 'Paused', ['The owner paused this demo. Go back to the room for their note.']));
+      if (standing.ownerPaused)
+        return reply
+          .status(423)
+          .type('text/html; charset=utf-8')
+          .send(noticePage('Demo', 'Paused', ['The owner paused this demo. Go back to the room for their note.']));
       if (label.copy || standing.kind !== 'static' || !standing.liveBuildId) return notFound(reply);
-      if (isServiceWorkerScript(req.headers)) return reply.status(403).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(SERVICE_WORKER_REFUSED);
+      if (isServiceWorkerScript(req.headers))
+        return reply.status(403).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(SERVICE_WORKER_REFUSED);
       return serveFile(files, standing.liveBuildId, req, reply);
     },
   });
@@ -111,7 +131,8 @@ async function serveFile(files: StaticFiles, buildId: string, req: FastifyReques
   const urlPath = req.url.split('?')[0];
   const found = await files.find(buildId, urlPath, { document: isDocumentRequest(req.headers) });
   if (found.kind === 'missing') return notFound(reply);
-  if (found.kind === 'folder') return reply.redirect(found.location + (req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : ''), 301);
+  if (found.kind === 'folder')
+    return reply.redirect(found.location + (req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : ''), 301);
 
   const { entry } = found;
   reply.header('etag', entry.etag);
@@ -123,7 +144,9 @@ async function serveFile(files: StaticFiles, buildId: string, req: FastifyReques
   reply.type(found.type);
   if (etagMatches(req.headers['if-none-match'], entry.etag)) return reply.status(304).send();
 
-  const range = found.whole ? null : parseRange(req.headers['if-range'] && req.headers['if-range'] !== entry.etag ? undefined : req.headers.range, entry.size);
+  const range = found.whole
+    ? null
+    : parseRange(req.headers['if-range'] && req.headers['if-range'] !== entry.etag ? undefined : req.headers.range, entry.size);
   if (range === 'unsatisfiable') return reply.status(416).header('content-range', `bytes */${entry.size}`).send();
   const body = await files.body(buildId, found, { acceptEncoding: req.headers['accept-encoding'], range });
   if (range) reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${entry.size}`);

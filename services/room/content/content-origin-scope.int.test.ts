@@ -16,7 +16,10 @@ afterAll(async () => {
 it('gives a new project that takes a released slug a new content origin', async () => {
   const person = await platform.person({ plan: 'solo' });
   const first = await deployStaticRoom(platform, person);
-  const { url: firstUrl } = await person.client.call('createLink', { params: { projectId: first.project.id }, body: { viewerName: 'Old' } });
+  const { url: firstUrl } = await person.client.call('createLink', {
+    params: { projectId: first.project.id },
+    body: { viewerName: 'Old' },
+  });
   const before = await enterRoom(platform, firstUrl);
   await person.client.call('deleteProject', { params: { projectId: first.project.id }, body: { confirm: first.project.slug } });
   // The slug's 30-day hold is over.
@@ -50,9 +53,11 @@ it('tells the browser to forget the origin once the link is revoked', async () =
   expect(gone.headers['clear-site-data']).toBe('"cache", "cookies", "storage"');
 });
 
-it('serves no service worker script, so none can go on answering after the viewer\'s standing ends', async () => {
+it("serves no service worker script, so none can go on answering after the viewer's standing ends", async () => {
   const person = await platform.person({ plan: 'solo' });
-  const { project } = await deployStaticRoom(platform, person, { files: { 'index.html': '<!doctype html><title>SW</title>', 'sw.js': 'self.onfetch = (e) => e.respondWith(caches.match(e.request));' } });
+  const { project } = await deployStaticRoom(platform, person, {
+    files: { 'index.html': '<!doctype html><title>SW</title>', 'sw.js': 'self.onfetch = (e) => e.respondWith(caches.match(e.request));' },
+  });
   const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Worker' } });
   const viewer = await enterRoom(platform, url);
   const registering = await hit(platform, '/sw.js', { host: viewer.host, jar: viewer.contentJar, headers: { 'service-worker': 'script' } });

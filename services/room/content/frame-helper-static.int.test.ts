@@ -14,12 +14,19 @@ afterAll(async () => {
 });
 
 it('puts the helper into documents loaded in the frame, large ones too, and never into what the app fetches', async () => {
-  const templates = Array.from({ length: 300 }, (_, i) => `<script type="text/x-red" data-template-name="n${i}"><head></head><body>${'x'.repeat(10_000)}</body></script>`).join('\n');
+  const templates = Array.from(
+    { length: 300 },
+    (_, i) => `<script type="text/x-red" data-template-name="n${i}"><head></head><body>${'x'.repeat(10_000)}</body></script>`,
+  ).join('\n');
   const large = `<!DOCTYPE html>\n<!-- <head> -->\n<html><head><title>Editor</title></head><body>${templates}</body></html>`;
   const fragment = '<script type="text/x-red" data-template-name="inject"><head></head></script>';
   const person = await platform.person({ plan: 'solo' });
   const { project } = await deployStaticRoom(platform, person, {
-    files: { 'index.html': '<!doctype html><html><head><title>Home</title></head><body><h1>Home</h1></body></html>', 'editor.html': large, 'nodes.html': fragment },
+    files: {
+      'index.html': '<!doctype html><html><head><title>Home</title></head><body><h1>Home</h1></body></html>',
+      'editor.html': large,
+      'nodes.html': fragment,
+    },
     manifest: { kind: 'static', name: 'Tags', output: 'dist', apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }] },
   });
   const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Tag' } });
@@ -33,7 +40,11 @@ it('puts the helper into documents loaded in the frame, large ones too, and neve
   expect(opened.text.split(tag).length - 1).toBe(1);
   expect(opened.text).toBe(large.replace('<head><title>', `<head>${tag}<title>`));
 
-  const fetched = await hit(platform, '/nodes.html', { host: viewer.host, jar: viewer.contentJar, headers: { 'sec-fetch-dest': 'empty', accept: 'text/html' } });
+  const fetched = await hit(platform, '/nodes.html', {
+    host: viewer.host,
+    jar: viewer.contentJar,
+    headers: { 'sec-fetch-dest': 'empty', accept: 'text/html' },
+  });
   expect(fetched.text).toBe(fragment);
   expect(String(fetched.headers.vary)).toContain('sec-fetch-dest');
   const loaded = await hit(platform, '/nodes.html', { host: viewer.host, jar: viewer.contentJar, headers: frame });

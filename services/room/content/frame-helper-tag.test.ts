@@ -6,7 +6,9 @@ const put = (html: string) => withHeadTag(Buffer.from(html), tag).toString();
 const count = (html: string) => html.split(tag).length - 1;
 
 it('puts the helper inside the head, never before the doctype', () => {
-  expect(put('<!doctype html><html lang="en"><head><title>x</title></head><body></body></html>')).toBe(`<!doctype html><html lang="en"><head>${tag}<title>x</title></head><body></body></html>`);
+  expect(put('<!doctype html><html lang="en"><head><title>x</title></head><body></body></html>')).toBe(
+    `<!doctype html><html lang="en"><head>${tag}<title>x</title></head><body></body></html>`,
+  );
   expect(put('<!DOCTYPE html><HEAD data-x="1">')).toBe(`<!DOCTYPE html><HEAD data-x="1">${tag}`);
   expect(put('<!doctype html><html><body>no head</body></html>')).toBe(`<!doctype html><html>${tag}<body>no head</body></html>`);
   expect(put('<!doctype html><h1>bare</h1>')).toBe(`<!doctype html>${tag}<h1>bare</h1>`);
@@ -19,7 +21,9 @@ it('puts the helper inside the head, never before the doctype', () => {
 
 it('is put where the HTML parser opens the head: never inside a comment, a script, a template or a textarea', () => {
   // A commented-out head before the real one: a search for "<head" put the tag inside the comment.
-  expect(put('<!doctype html><!-- <head> was here --><html><head><title>x</title>')).toBe(`<!doctype html><!-- <head> was here --><html><head>${tag}<title>x</title>`);
+  expect(put('<!doctype html><!-- <head> was here --><html><head><title>x</title>')).toBe(
+    `<!doctype html><!-- <head> was here --><html><head>${tag}<title>x</title>`,
+  );
   // No head of its own, and templates holding whole documents (Node-RED's editor page): once, before the first element.
   const templates = `<!doctype html>\n<html>\n<script type="text/x-red" data-template-name="inject"><html><head><title>t</title></head><body></body></html></script>\n<template><head></head></template><textarea></head><body></textarea></html>`;
   const out = put(templates);
@@ -30,7 +34,11 @@ it('is put where the HTML parser opens the head: never inside a comment, a scrip
 });
 
 it('keeps a byte order mark first and leaves the bytes of the page as they are', () => {
-  const page = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<!doctype html><head><title>Ünïcødé ✓</title>'), Buffer.from([0xe9])]);
+  const page = Buffer.concat([
+    Buffer.from([0xef, 0xbb, 0xbf]),
+    Buffer.from('<!doctype html><head><title>Ünïcødé ✓</title>'),
+    Buffer.from([0xe9]),
+  ]);
   const out = withHeadTag(page, tag);
   expect(out.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
   expect(out.toString('latin1')).toBe(`${page.subarray(0, 24).toString('latin1')}${tag}${page.subarray(24).toString('latin1')}`);

@@ -61,21 +61,24 @@ export class HeadTagPoint {
   readonly #parser: Parser;
 
   constructor() {
-    this.#parser = new Parser({
-      onopentagname: (name) => {
-        if (this.#at !== null) return;
-        if (name === 'html' && !this.#afterHtml) this.#afterHtml = true;
-        else if (name === 'head') this.#head = true;
-        else this.#decide(this.#parser.startIndex);
+    this.#parser = new Parser(
+      {
+        onopentagname: (name) => {
+          if (this.#at !== null) return;
+          if (name === 'html' && !this.#afterHtml) this.#afterHtml = true;
+          else if (name === 'head') this.#head = true;
+          else this.#decide(this.#parser.startIndex);
+        },
+        onopentag: (name) => {
+          if (this.#at === null && name === 'head' && this.#head) this.#decide(this.#parser.endIndex + 1);
+        },
+        onclosetag: () => this.#decide(this.#parser.startIndex),
+        ontext: (text) => {
+          if (/[^\t\n\f\r ]/.test(text)) this.#decide(this.#parser.startIndex);
+        },
       },
-      onopentag: (name) => {
-        if (this.#at === null && name === 'head' && this.#head) this.#decide(this.#parser.endIndex + 1);
-      },
-      onclosetag: () => this.#decide(this.#parser.startIndex),
-      ontext: (text) => {
-        if (/[^\t\n\f\r ]/.test(text)) this.#decide(this.#parser.startIndex);
-      },
-    }, { decodeEntities: false, lowerCaseTags: true, recognizeSelfClosing: false });
+      { decodeEntities: false, lowerCaseTags: true, recognizeSelfClosing: false },
+    );
   }
 
   #decide(at: number) {
@@ -114,7 +117,10 @@ export class HeadTagSplicer {
   #heldBytes = 0;
   #done = false;
 
-  constructor(private readonly tag: string, private readonly holdBytes = TAG_SEARCH_BYTES) {}
+  constructor(
+    private readonly tag: string,
+    private readonly holdBytes = TAG_SEARCH_BYTES,
+  ) {}
 
   push(chunk: Buffer): Buffer[] {
     if (this.#done) return [chunk];

@@ -72,10 +72,19 @@ type Cut = { after: number; tag: string; box: string };
     ring.setAttribute('aria-hidden', 'true');
     // In document coordinates, so it moves with the page as the viewer scrolls.
     Object.assign(ring.style, {
-      position: 'absolute', left: `${box.left + scrollX - 6}px`, top: `${box.top + scrollY - 6}px`,
-      width: `${box.width + 12}px`, height: `${box.height + 12}px`, boxSizing: 'border-box',
-      border: '3px solid #f59f00', borderRadius: '8px', boxShadow: '0 0 0 4px rgba(245, 159, 0, .3)',
-      pointerEvents: 'none', zIndex: '2147483647', margin: '0', padding: '0',
+      position: 'absolute',
+      left: `${box.left + scrollX - 6}px`,
+      top: `${box.top + scrollY - 6}px`,
+      width: `${box.width + 12}px`,
+      height: `${box.height + 12}px`,
+      boxSizing: 'border-box',
+      border: '3px solid #f59f00',
+      borderRadius: '8px',
+      boxShadow: '0 0 0 4px rgba(245, 159, 0, .3)',
+      pointerEvents: 'none',
+      zIndex: '2147483647',
+      margin: '0',
+      padding: '0',
     });
     document.documentElement.appendChild(ring);
     return { top: box.top, left: box.left, width: box.width, height: box.height };
@@ -91,7 +100,8 @@ type Cut = { after: number; tag: string; box: string };
   const canvasProto = HTMLCanvasElement.prototype as unknown as { getContext: GetContext };
   const getContext = canvasProto.getContext;
   canvasProto.getContext = function (kind, options, ...rest) {
-    if (/^(webgl2?|experimental-webgl)$/.test(String(kind))) options = { ...(options && typeof options === 'object' ? options : {}), preserveDrawingBuffer: true };
+    if (/^(webgl2?|experimental-webgl)$/.test(String(kind)))
+      options = { ...(options && typeof options === 'object' ? options : {}), preserveDrawingBuffer: true };
     return getContext.call(this, kind, options, ...rest);
   };
 
@@ -110,10 +120,11 @@ type Cut = { after: number; tag: string; box: string };
   const libraryUrl = new URL('/__pp/capture.js', script.src).href;
   let library: Promise<typeof Screenshot> | null = null;
   /** modern-screenshot, imported once, when the first capture is asked (most viewers never comment). */
-  const loadLibrary = () => (library ??= (import(/* @vite-ignore */ libraryUrl) as Promise<typeof Screenshot>).catch((err: unknown) => {
-    library = null;
-    throw err;
-  }));
+  const loadLibrary = () =>
+    (library ??= (import(/* @vite-ignore */ libraryUrl) as Promise<typeof Screenshot>).catch((err: unknown) => {
+      library = null;
+      throw err;
+    }));
 
   const transparent = (color: string | null | undefined) => !color || color === 'transparent' || /(?:,|\/)\s*0(?:\.0*)?\s*\)$/.test(color);
 
@@ -164,11 +175,21 @@ type Cut = { after: number; tag: string; box: string };
     for (const el of document.getElementsByTagName('*')) {
       if (keep.has(el)) continue;
       // SVG's paint servers, clips, masks and symbols draw where they are used, not where they are.
-      if (el instanceof SVGElement && el.closest(DEFS)) { keepUp(el); continue; }
+      if (el instanceof SVGElement && el.closest(DEFS)) {
+        keepUp(el);
+        continue;
+      }
       const box = el.getBoundingClientRect();
       const w = Math.max(box.width, el.scrollWidth || 0);
       const h = Math.max(box.height, el.scrollHeight || 0);
-      if ((w > 0 || h > 0) && box.left - MARGIN < width && box.top - MARGIN < height && box.left + w + MARGIN > 0 && box.top + h + MARGIN > 0) keepUp(el);
+      if (
+        (w > 0 || h > 0) &&
+        box.left - MARGIN < width &&
+        box.top - MARGIN < height &&
+        box.left + w + MARGIN > 0 &&
+        box.top + h + MARGIN > 0
+      )
+        keepUp(el);
     }
     const cuts = new Map<Element, Cut[]>();
     for (const parent of keep) {
@@ -178,7 +199,10 @@ type Cut = { after: number; tag: string; box: string };
       let kept = 0;
       let list: Cut[] | null = null;
       for (const child of parent.children) {
-        if (child.localName === 'slot') { list = null; break; }
+        if (child.localName === 'slot') {
+          list = null;
+          break;
+        }
         if (keep.has(child)) {
           // The library leaves the page's scripts and style sheets out of the clone.
           if (child.tagName !== 'SCRIPT' && child.tagName !== 'STYLE') kept++;
@@ -208,11 +232,28 @@ type Cut = { after: number; tag: string; box: string };
     const w = el instanceof HTMLElement ? el.offsetWidth : box.width;
     const h = el instanceof HTMLElement ? el.offsetHeight : box.height;
     return [
-      `display:${style.display}`, 'box-sizing:border-box', `width:${w}px`, `height:${h}px`,
-      'min-width:0', 'min-height:0', 'max-width:none', 'max-height:none', 'padding:0', 'border:0',
-      `margin:${style.margin}`, `float:${style.float}`, `clear:${style.clear}`, 'flex:0 0 auto', `order:${style.order}`,
-      `align-self:${style.alignSelf}`, `grid-row:${style.gridRow}`, `grid-column:${style.gridColumn}`,
-      'visibility:hidden', 'overflow:hidden', 'list-style:none', 'position:static',
+      `display:${style.display}`,
+      'box-sizing:border-box',
+      `width:${w}px`,
+      `height:${h}px`,
+      'min-width:0',
+      'min-height:0',
+      'max-width:none',
+      'max-height:none',
+      'padding:0',
+      'border:0',
+      `margin:${style.margin}`,
+      `float:${style.float}`,
+      `clear:${style.clear}`,
+      'flex:0 0 auto',
+      `order:${style.order}`,
+      `align-self:${style.alignSelf}`,
+      `grid-row:${style.gridRow}`,
+      `grid-column:${style.gridColumn}`,
+      'visibility:hidden',
+      'overflow:hidden',
+      'list-style:none',
+      'position:static',
     ].join(';');
   }
 
@@ -257,7 +298,13 @@ type Cut = { after: number; tag: string; box: string };
         // root keeps its children's margins inside it, as the real root does (in the picture it is
         // an element like any other, which a first heading's margin would push down, and every
         // box placed against it with it).
-        style: { ...(getComputedStyle(html).display === 'block' ? { display: 'flow-root' } : {}), position: 'relative', top: `${-y}px`, left: `${-x}px`, height: `${Math.max(html.scrollHeight, innerHeight + y)}px` },
+        style: {
+          ...(getComputedStyle(html).display === 'block' ? { display: 'flow-root' } : {}),
+          position: 'relative',
+          top: `${-y}px`,
+          left: `${-x}px`,
+          height: `${Math.max(html.scrollHeight, innerHeight + y)}px`,
+        },
         // Scrolled boxes inside the page show what they show the viewer...
         features: { restoreScrollPosition: true },
         onCloneNode: (cloned) => {
@@ -279,7 +326,9 @@ type Cut = { after: number; tag: string; box: string };
         },
         // What is in view, and all of shadow trees and same-origin frames (not in the plan's
         // look through the document): never the ring.
-        filter: (node) => node.nodeType !== 1 || (!(node as Element).hasAttribute('data-pp-ring') && (keep.has(node as Element) || node.getRootNode() !== document)),
+        filter: (node) =>
+          node.nodeType !== 1 ||
+          (!(node as Element).hasAttribute('data-pp-ring') && (keep.has(node as Element) || node.getRootNode() !== document)),
         timeout: ASSET_MS,
       });
     } finally {
@@ -288,9 +337,10 @@ type Cut = { after: number; tag: string; box: string };
   }
 
   /** The canvas as `type`; a SecurityError when the canvas is tainted. */
-  const encode = (canvas: HTMLCanvasElement, type: string, quality?: number) => new Promise<Blob>((resolve, reject) => {
-    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('no blob'))), type, quality);
-  });
+  const encode = (canvas: HTMLCanvasElement, type: string, quality?: number) =>
+    new Promise<Blob>((resolve, reject) => {
+      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('no blob'))), type, quality);
+    });
 
   /** The picture within `maxBytes`: PNG, else WebP at 0.8 then 0.6. */
   async function encodeWithin(canvas: HTMLCanvasElement, maxBytes: number): Promise<CaptureAnswer> {
@@ -313,7 +363,10 @@ type Cut = { after: number; tag: string; box: string };
     document.addEventListener('securitypolicyviolation', onViolation, true);
     // Violation events are queued: let them arrive before judging.
     const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-    const stoppedRender = () => violations.some((v) => /^style-src/.test(v.effectiveDirective) || (/^img-src/.test(v.effectiveDirective) && /^data\b/.test(v.blockedURI)));
+    const stoppedRender = () =>
+      violations.some(
+        (v) => /^style-src/.test(v.effectiveDirective) || (/^img-src/.test(v.effectiveDirective) && /^data\b/.test(v.blockedURI)),
+      );
     try {
       const canvas = await renderViewport();
       await settle();
@@ -336,7 +389,9 @@ type Cut = { after: number; tag: string; box: string };
   function captureWithin(maxBytes: number, budget: number): Promise<CaptureAnswer> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<CaptureAnswer>((resolve) => (timer = setTimeout(() => resolve({ ok: false, note: 'failed' }), budget)));
-    return Promise.race([capture(maxBytes).catch((): CaptureAnswer => ({ ok: false, note: 'failed' })), late]).finally(() => clearTimeout(timer));
+    return Promise.race([capture(maxBytes).catch((): CaptureAnswer => ({ ok: false, note: 'failed' })), late]).finally(() =>
+      clearTimeout(timer),
+    );
   }
 
   window.addEventListener('message', (event) => {

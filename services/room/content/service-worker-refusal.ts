@@ -12,7 +12,11 @@ export const SERVICE_WORKER_REFUSED = 'Service workers are not served on demo or
 
 /** Whether the request is the browser fetching a service worker's script. */
 export function isServiceWorkerScript(headers: IncomingHttpHeaders): boolean {
-  return String(headers['service-worker'] ?? '').trim().toLowerCase() === 'script';
+  return (
+    String(headers['service-worker'] ?? '')
+      .trim()
+      .toLowerCase() === 'script'
+  );
 }
 
 /** The refusal: 403 with a short text, never cached. */

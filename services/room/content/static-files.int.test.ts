@@ -18,15 +18,23 @@ const files: Record<string, string> = {
   'docs/index.html': '<!doctype html><title>Docs</title>',
   ...Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`assets/chunk-${i}.js`, `export const n = ${i};`])),
 };
-afterAll(async () => { await storage.deletePrefix(prefix); });
+afterAll(async () => {
+  await storage.deletePrefix(prefix);
+});
 
 /** The real store, refusing to list, with its lookups counted. */
 function countingStore(): { store: Storage; calls: { list: number; head: number } } {
   const calls = { list: 0, head: 0 };
   const store: Storage = {
     ...storage,
-    list: async () => { calls.list++; throw new Error('a request listed the whole build'); },
-    head: async (k) => { calls.head++; return storage.head(k); },
+    list: async () => {
+      calls.list++;
+      throw new Error('a request listed the whole build');
+    },
+    head: async (k) => {
+      calls.head++;
+      return storage.head(k);
+    },
   };
   return { store, calls };
 }
@@ -48,7 +56,12 @@ describe('a new static build', () => {
 
     // Asked again (and by viewers asking at once), the store is asked nothing more.
     const heads = calls.head;
-    await Promise.all([static_.find(buildId, '/'), static_.find(buildId, '/'), static_.find(buildId, '/nothing-here.js'), static_.find(buildId, '/assets/chunk-7.js')]);
+    await Promise.all([
+      static_.find(buildId, '/'),
+      static_.find(buildId, '/'),
+      static_.find(buildId, '/nothing-here.js'),
+      static_.find(buildId, '/assets/chunk-7.js'),
+    ]);
     expect(calls.head).toBe(heads);
     const together = await Promise.all(Array.from({ length: 5 }, () => static_.find(buildId, '/assets/chunk-8.js')));
     expect(together.every((f) => f.kind === 'file')).toBe(true);

@@ -49,7 +49,10 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
       return head ? { size: head.size, etag: head.etag ?? `"${head.size}"` } : false;
     },
   });
-  const bytes = new LRUCache<string, Buffer>({ maxSize: opts.cacheBytes ?? 256 * 1024 * 1024, sizeCalculation: (b) => Math.max(1, b.length) });
+  const bytes = new LRUCache<string, Buffer>({
+    maxSize: opts.cacheBytes ?? 256 * 1024 * 1024,
+    sizeCalculation: (b) => Math.max(1, b.length),
+  });
 
   /** What the store holds at `file` in the build, if anything. */
   async function entryOf(buildId: string, file: string): Promise<IndexEntry | undefined> {
@@ -71,7 +74,15 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
     if (entry) {
       const type = contentTypeOf(asFile);
       // A document with the helper in it is not the stored file: its own ETag, and no ranges.
-      if (takesHead(type, ask.document)) return { kind: 'file', path: asFile, entry: { ...entry, etag: entry.etag.replace(/"?$/, '-h2"') }, type, whole: true, tagged: true };
+      if (takesHead(type, ask.document))
+        return {
+          kind: 'file',
+          path: asFile,
+          entry: { ...entry, etag: entry.etag.replace(/"?$/, '-h2"') },
+          type,
+          whole: true,
+          tagged: true,
+        };
       return { kind: 'file', path: asFile, entry, type };
     }
     // A folder asked for without its slash is sent to it, so the page's relative links resolve.
@@ -97,9 +108,10 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
     if (hit) return hit;
     const plain = await cachedBytes(buildId, path, tagged);
     // Quality 5 brotli: within a few percent of the best size at a fraction of the time, once per file.
-    const packed = encoding === 'br'
-      ? await brotli(plain, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_SIZE_HINT]: plain.length } })
-      : await gzipped(plain, { level: 6 });
+    const packed =
+      encoding === 'br'
+        ? await brotli(plain, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_SIZE_HINT]: plain.length } })
+        : await gzipped(plain, { level: 6 });
     bytes.set(key, packed);
     return packed;
   }
@@ -108,7 +120,11 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
    * The bytes to send: compressed when the type gains from it and the client takes it (never for
    * a range), a range when one satisfiable range is asked, else the whole file.
    */
-  async function body(buildId: string, file: Extract<Found, { kind: 'file' }>, ask: { acceptEncoding?: string; range: { start: number; end: number } | null }): Promise<Body> {
+  async function body(
+    buildId: string,
+    file: Extract<Found, { kind: 'file' }>,
+    ask: { acceptEncoding?: string; range: { start: number; end: number } | null },
+  ): Promise<Body> {
     const small = file.entry.size <= cachedFileBytes;
     const encoding = !ask.range && file.entry.size > 512 && compressible.test(file.type) ? pickEncoding(ask.acceptEncoding) : null;
     const tagged = Boolean(file.tagged);
@@ -120,7 +136,8 @@ export function createStaticFiles(storage: Storage, opts: { cacheBytes?: number;
     const range = ask.range ? `bytes=${ask.range.start}-${ask.range.end}` : undefined;
     const object = await storage.get(buildFilesPrefix(buildId) + file.path, range);
     if (!object) throw new Error(`build file vanished from the store: ${buildId}/${file.path}`);
-    if (tagged && opts.htmlHead) return { kind: 'stream', stream: pipeline(object.body, headTagged(opts.htmlHead()), () => {}), size: null, range: null };
+    if (tagged && opts.htmlHead)
+      return { kind: 'stream', stream: pipeline(object.body, headTagged(opts.htmlHead()), () => {}), size: null, range: null };
     return { kind: 'stream', stream: object.body, size: object.size, range: ask.range };
   }
 
@@ -146,7 +163,10 @@ function headTagged(tag: string): Transform {
 
 function pickEncoding(accept: string | undefined): 'br' | 'gzip' | null {
   if (!accept) return null;
-  const offered = accept.toLowerCase().split(',').map((s) => s.trim().split(';'));
+  const offered = accept
+    .toLowerCase()
+    .split(',')
+    .map((s) => s.trim().split(';'));
   const takes = (name: string) => offered.some(([n, q]) => n === name && !/q=0(\.0+)?$/.test(q ?? ''));
   return takes('br') ? 'br' : takes('gzip') ? 'gzip' : null;
 }

@@ -9,8 +9,14 @@ import type { ShellRoutes } from '../../contract/routes/shell.routes.js';
 
 /** Each endpoint the shell posts to (its last path segment), by its row in the contract. */
 type Calls = {
-  hello: 'shellHello'; arrive: 'shellArrive'; grant: 'shellGrant'; run: 'shellRun'; beat: 'shellBeat';
-  answer: 'shellAnswer'; comments: 'shellComment'; email: 'shellEmail';
+  hello: 'shellHello';
+  arrive: 'shellArrive';
+  grant: 'shellGrant';
+  run: 'shellRun';
+  beat: 'shellBeat';
+  answer: 'shellAnswer';
+  comments: 'shellComment';
+  email: 'shellEmail';
 };
 export type ShellCall = keyof Calls;
 type Row<C extends ShellCall> = ShellRoutes[Calls[C]];

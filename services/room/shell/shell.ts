@@ -27,9 +27,13 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
   let since = performance.now();
   let visible = document.visibilityState === 'visible';
 
-  const post = <C extends ShellCall>(path: C, body: BodyOf<C>) => fetch(`${base}/${path}`, {
-    method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
-  });
+  const post = <C extends ShellCall>(path: C, body: BodyOf<C>) =>
+    fetch(`${base}/${path}`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   /** Adds the time since the last call to the tab in view, if the room was visible all along. */
   function account() {
@@ -44,7 +48,10 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
     const time: Record<string, number> = {};
     for (const [key, seconds] of Object.entries(pending)) {
       const whole = Math.floor(seconds);
-      if (whole > 0) { time[key] = whole; pending[key] = seconds - whole; }
+      if (whole > 0) {
+        time[key] = whole;
+        pending[key] = seconds - whole;
+      }
     }
     return { time };
   }
@@ -54,7 +61,7 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
   function stateText(appId: string, notice: StateNotice) {
     const el = document.querySelector<HTMLElement>(`[data-state-for="${appId}"]`);
     if (!el) return;
-    const { title = '', message = '' } = typeof notice === 'string' ? { message: notice } : (notice || {});
+    const { title = '', message = '' } = typeof notice === 'string' ? { message: notice } : notice || {};
     el.querySelector('h2')!.textContent = title;
     el.querySelector('h2')!.hidden = !title;
     el.querySelector('p')!.textContent = message;
@@ -88,12 +95,16 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
             stateText(appId, '');
             return;
           }
-          if (!res.ok) body = { title: 'Could not open', message: body.message || 'This part of the demo could not be opened. Reload to try again.' };
+          if (!res.ok)
+            body = { title: 'Could not open', message: body.message || 'This part of the demo could not be opened. Reload to try again.' };
         } catch {
           body = { title: 'Connection lost', message: 'The room lost its connection. Retrying…', waiting: true };
         }
         stateText(appId, body);
-        if (!body.waiting) { loaded.delete(appId); return; }
+        if (!body.waiting) {
+          loaded.delete(appId);
+          return;
+        }
         await sleep(body.state === 'queued' ? 2000 : 500);
       }
     })();
@@ -138,7 +149,8 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
     // `opened` is null only in a room of no tab, where nothing is shown.
     show(tabs.some((t) => t.dataset.tab === wanted) ? wanted : data.opened!);
     const withCopy = (body: BodyOf<'beat'>): BodyOf<'beat'> => (data.kind === 'container' ? { ...body, copy: true } : body);
-    const beacon = (path: 'beat' | 'leave', extra: Partial<BodyOf<'beat'>> = {}) => navigator.sendBeacon(`${base}/${path}`, JSON.stringify({ ...withCopy(takeTime()), ...extra }));
+    const beacon = (path: 'beat' | 'leave', extra: Partial<BodyOf<'beat'>> = {}) =>
+      navigator.sendBeacon(`${base}/${path}`, JSON.stringify({ ...withCopy(takeTime()), ...extra }));
     // A tab back in view says so with its next flush (the time outside the room ends there).
     let shown = false;
     setInterval(() => {
@@ -149,11 +161,16 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
     // Hidden: what was seen so far goes now, by beacon, as the page may never come back.
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'hidden') beacon('beat', { hidden: true });
-      else { account(); shown = true; }
+      else {
+        account();
+        shown = true;
+      }
     });
     addEventListener('pagehide', () => beacon('leave'));
     // Back from the browser's page cache: the visit ended at pagehide; the next flush starts another.
-    addEventListener('pageshow', (event: PageTransitionEvent) => { if (event.persisted) account(); });
+    addEventListener('pageshow', (event: PageTransitionEvent) => {
+      if (event.persisted) account();
+    });
     setUpMenus();
     setUpTools();
     setUpDevices();
@@ -216,7 +233,8 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
   }
 
   /** The calls and their answers, for the builder's preview only. */
-  const callsDetail = (outcomes: Outcome[]) => outcomes.map((o) => `${o.ok ? '✓' : '✗'} ${o.call}${o.status ? ` (${o.status})` : o.error ? ` (${o.error})` : ''}`);
+  const callsDetail = (outcomes: Outcome[]) =>
+    outcomes.map((o) => `${o.ok ? '✓' : '✗'} ${o.call}${o.status ? ` (${o.status})` : o.error ? ` (${o.error})` : ''}`);
 
   /** A card over the app's frame: what runs, which part of it, and the seconds since it started. */
   function progressOver(appId: string | undefined, title: string) {
@@ -233,10 +251,16 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
     if (el) el.hidden = false;
     if (el) el.parentElement!.classList.add('busy');
     return {
-      step(text: string) { part = text; draw(); },
+      step(text: string) {
+        part = text;
+        draw();
+      },
       done() {
         clearInterval(timer);
-        if (el) { el.hidden = true; el.parentElement!.classList.remove('busy'); }
+        if (el) {
+          el.hidden = true;
+          el.parentElement!.classList.remove('busy');
+        }
       },
     };
   }
@@ -254,11 +278,15 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
     old.before(next);
     watchFrame(next);
     return new Promise<void>((resolve) => {
-      next.addEventListener('load', () => {
-        old.remove();
-        next.classList.remove('incoming');
-        resolve();
-      }, { once: true });
+      next.addEventListener(
+        'load',
+        () => {
+          old.remove();
+          next.classList.remove('incoming');
+          resolve();
+        },
+        { once: true },
+      );
       next.src = url;
     });
   }
@@ -304,9 +332,16 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
     for (const m of menus()) if (m !== except) m.open = false;
   }
   function setUpMenus() {
-    for (const m of menus()) m.addEventListener('toggle', () => { if (m.open) closeMenus(m); });
-    document.addEventListener('click', (event) => { if (!(event.target as Element).closest('details.menu-button')) closeMenus(); });
-    document.addEventListener('keydown', (event) => { if (event.key === 'Escape') closeMenus(); });
+    for (const m of menus())
+      m.addEventListener('toggle', () => {
+        if (m.open) closeMenus(m);
+      });
+    document.addEventListener('click', (event) => {
+      if (!(event.target as Element).closest('details.menu-button')) closeMenus();
+    });
+    document.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') closeMenus();
+    });
   }
 
   // The device frame of the app in view: the viewer's pick, else the manifest's (or a step's).
@@ -323,14 +358,18 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
   function markDevice() {
     const box = current && frameBox(current);
     const now = box ? box.className.replace(/^frame frame-/, '') : null;
-    for (const b of document.querySelectorAll<HTMLElement>('details.device [data-device]')) b.setAttribute('aria-checked', String(b.dataset.device === now));
+    for (const b of document.querySelectorAll<HTMLElement>('details.device [data-device]'))
+      b.setAttribute('aria-checked', String(b.dataset.device === now));
     const menu = document.querySelector<HTMLElement>('details.device');
     if (menu) menu.hidden = !box;
   }
   function setUpDevices() {
     for (const b of document.querySelectorAll<HTMLElement>('details.device [data-device]')) {
       b.addEventListener('click', () => {
-        if (current && frameBox(current)) { picked[current] = b.dataset.device!; setDevice(current, b.dataset.device); }
+        if (current && frameBox(current)) {
+          picked[current] = b.dataset.device!;
+          setDevice(current, b.dataset.device);
+        }
         closeMenus();
         closeTools();
       });
@@ -343,8 +382,20 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
   // happens next; it opens only when the viewer asks, and "Not now" (or closing the panel) is
   // kept for the rest of the session, on every step and tab.
   const offerKey = `pp:next-offer:${data.sessionId}`;
-  const offerDismissed = () => { try { return sessionStorage.getItem(offerKey) === 'dismissed'; } catch { return false; } };
-  const dismissOffer = () => { try { sessionStorage.setItem(offerKey, 'dismissed'); } catch { /* private mode: this page only */ } };
+  const offerDismissed = () => {
+    try {
+      return sessionStorage.getItem(offerKey) === 'dismissed';
+    } catch {
+      return false;
+    }
+  };
+  const dismissOffer = () => {
+    try {
+      sessionStorage.setItem(offerKey, 'dismissed');
+    } catch {
+      /* private mode: this page only */
+    }
+  };
   function setUpStory() {
     const found = document.getElementById('story');
     const toggle = document.getElementById('story-toggle');
@@ -453,8 +504,12 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
       toolsToggle.setAttribute('aria-expanded', String(open));
     });
     for (const id of ['comment-toggle', 'next-toggle']) document.getElementById(id)?.addEventListener('click', closeTools);
-    document.addEventListener('click', (event) => { if (!(event.target as Element).closest('header.bar')) closeTools(); });
-    document.addEventListener('keydown', (event) => { if (event.key === 'Escape') closeTools(); });
+    document.addEventListener('click', (event) => {
+      if (!(event.target as Element).closest('header.bar')) closeTools();
+    });
+    document.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') closeTools();
+    });
   }
 
   // A story step's `point`: the app's page draws a ring around the element, through the helper
@@ -475,7 +530,8 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
     const before = pointing;
     pointing = next;
     const frame = before && frameOf(before.app);
-    if (frame && frame.contentWindow && origins[before!.app]) frame.contentWindow.postMessage({ type: 'pp:clear' } satisfies RoomMessage, origins[before!.app]);
+    if (frame && frame.contentWindow && origins[before!.app])
+      frame.contentWindow.postMessage({ type: 'pp:clear' } satisfies RoomMessage, origins[before!.app]);
     document.getElementById('story')?.classList.remove('story-top');
     askRing();
   }
@@ -492,7 +548,12 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
     const panel = document.getElementById('story');
     if (!panel || panel.hidden) return;
     const box = frame.getBoundingClientRect();
-    const element = { top: box.top + rect.top, bottom: box.top + rect.top + rect.height, left: box.left + rect.left, right: box.left + rect.left + rect.width };
+    const element = {
+      top: box.top + rect.top,
+      bottom: box.top + rect.top + rect.height,
+      left: box.left + rect.left,
+      right: box.left + rect.left + rect.width,
+    };
     panel.classList.remove('story-top');
     const card = panel.getBoundingClientRect();
     const covers = card.left < element.right && card.right > element.left && card.top < element.bottom && card.bottom > element.top;
@@ -510,7 +571,8 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
     const target = new URL(path, origins[appId]);
     const on = screens[appId] != null ? new URL(screens[appId], origins[appId]) : null;
     if (on && target.hash && on.pathname === target.pathname && on.search === target.search) {
-      if (on.hash !== target.hash) frame.contentWindow!.postMessage({ type: 'pp:hash', hash: target.hash } satisfies RoomMessage, origins[appId]);
+      if (on.hash !== target.hash)
+        frame.contentWindow!.postMessage({ type: 'pp:hash', hash: target.hash } satisfies RoomMessage, origins[appId]);
       return;
     }
     const url = target.href;
@@ -522,7 +584,12 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
   // A room whose seats were all taken since the page came says so: the address, asked again,
   // answers Demo full.
   if (!data.preview) {
-    post('arrive', {}).then((res) => res.json()).then((body: ReplyOf<'arrive'> | null) => { if (body && body.full) location.reload(); }).catch(() => {});
+    post('arrive', {})
+      .then((res) => res.json())
+      .then((body: ReplyOf<'arrive'> | null) => {
+        if (body && body.full) location.reload();
+      })
+      .catch(() => {});
   }
 
   // Who are you: asked once per session, with an email when the project requires one.
@@ -541,11 +608,17 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
     const res = await post('hello', body);
     if (res.ok) {
       // Saying who you are arrives too (if the first arrival was lost): it may find the room full.
-      if (((await res.json().catch(() => ({}))) as ReplyOf<'hello'>).full) { location.reload(); return; }
-      dialog.close(); start(); return;
+      if (((await res.json().catch(() => ({}))) as ReplyOf<'hello'>).full) {
+        location.reload();
+        return;
+      }
+      dialog.close();
+      start();
+      return;
     }
     const problem: ReplyOf<'hello'> = await res.json().catch(() => ({}));
-    form.querySelector('.error')!.textContent = (problem.issues && problem.issues[0] && problem.issues[0].message) || 'Please check your answer.';
+    form.querySelector('.error')!.textContent =
+      (problem.issues && problem.issues[0] && problem.issues[0].message) || 'Please check your answer.';
   });
   dialog.addEventListener('cancel', (event) => event.preventDefault());
   dialog.showModal();

@@ -13,7 +13,16 @@ import type { BodyOf, ReplyOf, RoomHooks } from './room-hooks.js';
 type PictureNote = CaptureNote | 'no-answer' | 'timeout';
 type Picture = { blob: Blob; type: string; note?: undefined } | { note: PictureNote; blob?: undefined };
 /** A frame's answer to a capture, as it arrives: each field is checked where it is read. */
-type CaptureMessage = { type?: unknown; nonce?: unknown; budgetMs?: unknown; screen?: unknown; ok?: unknown; blob?: Blob; imageType?: string; note?: PictureNote };
+type CaptureMessage = {
+  type?: unknown;
+  nonce?: unknown;
+  budgetMs?: unknown;
+  screen?: unknown;
+  ok?: unknown;
+  blob?: Blob;
+  imageType?: string;
+  note?: PictureNote;
+};
 /** Where a comment is pinned, on which app and device, and its picture (taken as it was pinned). */
 type Pin = Pick<CommentBody, 'position' | 'area' | 'device'> & { app: string; picture: Promise<Picture> };
 
@@ -65,7 +74,9 @@ window.ppVoice = (room: RoomHooks) => {
         captures.delete(nonce);
         resolve(answer);
       };
-      const noAck = setTimeout(() => { if (!acked) done({ note: 'no-answer' }); }, ackMs);
+      const noAck = setTimeout(() => {
+        if (!acked) done({ note: 'no-answer' });
+      }, ackMs);
       let late = setTimeout(() => done({ note: 'timeout' }), captureMs);
       captures.set(nonce, {
         app,
@@ -88,7 +99,8 @@ window.ppVoice = (room: RoomHooks) => {
   async function base64Of(blob: Blob) {
     const bytes = new Uint8Array(await blob.arrayBuffer());
     let text = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[]);
+    for (let i = 0; i < bytes.length; i += 0x8000)
+      text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[]);
     return btoa(text);
   }
 
@@ -141,7 +153,9 @@ window.ppVoice = (room: RoomHooks) => {
         return;
       }
       markAnswered(kind);
-      outcome.textContent = body.recorded ? `Thank you. ${room.data.sender || 'The sender'} will see your answer.` : 'Preview: not recorded.';
+      outcome.textContent = body.recorded
+        ? `Thank you. ${room.data.sender || 'The sender'} will see your answer.`
+        : 'Preview: not recorded.';
       if (body.askEmail) askEmail();
     } finally {
       sending.delete(kind);
@@ -232,12 +246,20 @@ window.ppVoice = (room: RoomHooks) => {
     let start: { x: number; y: number } | null = null;
     const at = (event: PointerEvent) => {
       const r = layer!.getBoundingClientRect();
-      return { x: Math.min(1, Math.max(0, (event.clientX - r.left) / r.width)), y: Math.min(1, Math.max(0, (event.clientY - r.top) / r.height)) };
+      return {
+        x: Math.min(1, Math.max(0, (event.clientX - r.left) / r.width)),
+        y: Math.min(1, Math.max(0, (event.clientY - r.top) / r.height)),
+      };
     };
     const draw = (a: { x: number; y: number }, b: { x: number; y: number }) => {
       const x = Math.min(a.x, b.x);
       const y = Math.min(a.y, b.y);
-      Object.assign(mark.style, { left: `${x * 100}%`, top: `${y * 100}%`, width: `${Math.abs(a.x - b.x) * 100}%`, height: `${Math.abs(a.y - b.y) * 100}%` });
+      Object.assign(mark.style, {
+        left: `${x * 100}%`,
+        top: `${y * 100}%`,
+        width: `${Math.abs(a.x - b.x) * 100}%`,
+        height: `${Math.abs(a.y - b.y) * 100}%`,
+      });
     };
     layer.addEventListener('pointerdown', (event) => {
       if (pin) return;
@@ -246,7 +268,9 @@ window.ppVoice = (room: RoomHooks) => {
       mark.className = 'pin-mark';
       draw(start, start);
     });
-    layer.addEventListener('pointermove', (event) => { if (start && !pin) draw(start, at(event)); });
+    layer.addEventListener('pointermove', (event) => {
+      if (start && !pin) draw(start, at(event));
+    });
     // From the keyboard: Enter or Space pins the comment to the middle of the screen.
     layer.tabIndex = 0;
     layer.setAttribute('role', 'button');
@@ -267,7 +291,15 @@ window.ppVoice = (room: RoomHooks) => {
       const dragged = Math.abs(end.x - from.x) * r.width > 6 || Math.abs(end.y - from.y) * r.height > 6;
       const round = (n: number) => Math.round(n * 10000) / 10000;
       const spot: Pick<Pin, 'position' | 'area'> = dragged
-        ? { position: null, area: { x: round(Math.min(from.x, end.x)), y: round(Math.min(from.y, end.y)), width: round(Math.abs(end.x - from.x)), height: round(Math.abs(end.y - from.y)) } }
+        ? {
+            position: null,
+            area: {
+              x: round(Math.min(from.x, end.x)),
+              y: round(Math.min(from.y, end.y)),
+              width: round(Math.abs(end.x - from.x)),
+              height: round(Math.abs(end.y - from.y)),
+            },
+          }
         : { position: { x: round(from.x), y: round(from.y) }, area: null };
       mark.className = dragged ? 'pin-mark area' : 'pin-mark point';
       if (!dragged) draw(from, from);
@@ -305,7 +337,9 @@ window.ppVoice = (room: RoomHooks) => {
       startCommenting();
     });
     commentsPanel.querySelector('.close')!.addEventListener('click', () => closeComments());
-    room.onShow(() => { if (!commentsPanel.hidden) startCommenting(); });
+    room.onShow(() => {
+      if (!commentsPanel.hidden) startCommenting();
+    });
     commentForm.querySelector('.cancel')!.addEventListener('click', () => startCommenting());
     // Why a comment went without its picture, in the viewer's words (the note is stored with it).
     const withoutPicture: Record<string, string> = {
@@ -321,7 +355,10 @@ window.ppVoice = (room: RoomHooks) => {
       if (!pin || commentForm.dataset.sending) return;
       const error = commentForm.querySelector('.error')!;
       const body = commentBody().value.trim();
-      if (!body) { error.textContent = 'Write your comment first.'; return; }
+      if (!body) {
+        error.textContent = 'Write your comment first.';
+        return;
+      }
       // This comment's pin, whatever the viewer does while it is sent (another tab, a story
       // step, a new pin: each drops the layer's pin).
       const sent = pin;
@@ -337,18 +374,32 @@ window.ppVoice = (room: RoomHooks) => {
           else screenshot = { type: picture.type as 'image/png' | 'image/webp', data: await base64Of(picture.blob) };
         }
         const res = await room.post('comments', {
-          appId: sent.app, screen: screens[sent.app] || room.appPath(sent.app), body, position: sent.position, area: sent.area, device: sent.device, screenshot, screenshotNote,
+          appId: sent.app,
+          screen: screens[sent.app] || room.appPath(sent.app),
+          body,
+          position: sent.position,
+          area: sent.area,
+          device: sent.device,
+          screenshot,
+          screenshotNote,
         });
         const answer: ReplyOf<'comments'> = await res.json().catch(() => ({}));
         if (!res.ok) {
           outcome.textContent = '';
-          error.textContent = (answer.issues && answer.issues[0] && answer.issues[0].message) || answer.detail || answer.error || 'Your comment did not go through.';
+          error.textContent =
+            (answer.issues && answer.issues[0] && answer.issues[0].message) ||
+            answer.detail ||
+            answer.error ||
+            'Your comment did not go through.';
           return;
         }
         if (commentBody().value.trim() === body) commentBody().value = '';
         const note = answer.comment && answer.comment.screenshotNote;
-        outcome.textContent = !answer.recorded ? 'Preview: not recorded.'
-          : note && withoutPicture[note] ? `Sent without a picture: ${withoutPicture[note]}. Thank you.` : 'Sent. Thank you.';
+        outcome.textContent = !answer.recorded
+          ? 'Preview: not recorded.'
+          : note && withoutPicture[note]
+            ? `Sent without a picture: ${withoutPicture[note]}. Thank you.`
+            : 'Sent. Thank you.';
         if (answer.recorded) {
           voice.comments.push({ ...answer.comment!, reply: null, repliedAt: null, from: null });
           renderMine();

@@ -24,11 +24,13 @@ export function createCaptureBlockNotes(deps: { sql: Sql; log: Logger }) {
       const key = `${sessionId} ${originLabel}`;
       if (written.get(key) === blocked) return;
       written.set(key, blocked);
-      queue = queue.then(() => noteCaptureBlock(deps.sql, sessionId, originLabel, blocked)).catch((err) => {
-        // Not known to be written: the next page tries again.
-        if (written.get(key) === blocked) written.delete(key);
-        deps.log.warn({ err, sessionId, originLabel }, 'capture block not recorded');
-      });
+      queue = queue
+        .then(() => noteCaptureBlock(deps.sql, sessionId, originLabel, blocked))
+        .catch((err) => {
+          // Not known to be written: the next page tries again.
+          if (written.get(key) === blocked) written.delete(key);
+          deps.log.warn({ err, sessionId, originLabel }, 'capture block not recorded');
+        });
     },
     /** Resolves once every state noted so far is written (tests, shutdown). */
     settled: () => queue,

@@ -4,7 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCopyForward, endToEnd } from './copy-forward.js';
 
 it('forwards end-to-end headers only: hop-by-hop ones and those Connection names stay behind', () => {
-  const headers = { host: 'a', connection: 'keep-alive, x-secret-hop', 'keep-alive': 'timeout=5', 'transfer-encoding': 'chunked', upgrade: 'h2c', 'x-secret-hop': '1', 'x-kept': '2', 'set-cookie': ['a=1', 'b=2'], gone: undefined };
+  const headers = {
+    host: 'a',
+    connection: 'keep-alive, x-secret-hop',
+    'keep-alive': 'timeout=5',
+    'transfer-encoding': 'chunked',
+    upgrade: 'h2c',
+    'x-secret-hop': '1',
+    'x-kept': '2',
+    'set-cookie': ['a=1', 'b=2'],
+    gone: undefined,
+  };
   expect(endToEnd(headers)).toEqual({ host: 'a', 'x-kept': '2', 'set-cookie': ['a=1', 'b=2'] });
 });
 
@@ -12,7 +22,11 @@ describe('the frame helper in the pages a copy answers', () => {
   const tag = '<script src="/__pp/frame-helper.js" data-room="http://room.test"></script>';
   // Node-RED's editor page, grown past any size the room would hold: inline templates that hold
   // whole documents, and the node templates the editor fetches itself as HTML.
-  const templates = Array.from({ length: 400 }, (_, i) => `<script type="text/x-red" data-template-name="n${i}"><head><title>${i}</title></head><body>${'x'.repeat(12_000)}</body></script>`).join('\n');
+  const templates = Array.from(
+    { length: 400 },
+    (_, i) =>
+      `<script type="text/x-red" data-template-name="n${i}"><head><title>${i}</title></head><body>${'x'.repeat(12_000)}</body></script>`,
+  ).join('\n');
   const editor = `<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8"><title>Node-RED</title>\n</head>\n<body>\n${templates}\n</body>\n</html>\n`;
   const fragment = `<script type="text/x-red" data-template-name="inject"><div class="form-row"></div></script>\n<script type="text/javascript">RED.nodes.registerType('inject', {});</script>`;
   let copy: Server;
@@ -36,7 +50,8 @@ describe('the frame helper in the pages a copy answers', () => {
     await new Promise<void>((done) => copy.listen(0, '127.0.0.1', done));
     const target = { host: '127.0.0.1', port: (copy.address() as AddressInfo).port };
     forward = createCopyForward({
-      headersTimeoutMs: 5_000, idleSocketMs: 5_000,
+      headersTimeoutMs: 5_000,
+      idleSocketMs: 5_000,
       requestHeaders: (req) => endToEnd(req.headers) as Record<string, string>,
       responseHeaders: (headers) => endToEnd(headers) as Record<string, string>,
       htmlHead: () => tag,

@@ -63,11 +63,25 @@ function htmlWithTag(res: ServerResponse, status: number, headers: Record<string
 }
 
 // Hop-by-hop headers (RFC 9110, 7.6.1) belong to one connection, never forwarded.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'proxy-authenticate',
+]);
 
 /** `headers` without hop-by-hop headers, nor those the Connection header names. */
 export function endToEnd<T extends string | string[] | undefined>(headers: Record<string, T>): Record<string, Exclude<T, undefined>> {
-  const named = String(headers.connection ?? '').toLowerCase().split(',').map((s) => s.trim()).filter(Boolean);
+  const named = String(headers.connection ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const out: Record<string, Exclude<T, undefined>> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || named.includes(name)) continue;
@@ -99,7 +113,10 @@ export function createCopyForward<T extends ForwardTarget = ForwardTarget>(opts:
   return {
     /** Forwards one request; `onError` gets what went wrong before the answer began. */
     web(req: IncomingMessage, res: ServerResponse, target: T, onError: (err: Error & { code?: string }) => void) {
-      const bodyless = req.method === 'GET' || req.method === 'HEAD' || (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined);
+      const bodyless =
+        req.method === 'GET' ||
+        req.method === 'HEAD' ||
+        (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined);
       // A page load (a frame or a link opening a document) may get the helper in its HTML: asked
       // uncompressed, so the room can read it. Fetches (an app's own HTML fragments too) and
       // assets pass untouched.
@@ -125,9 +142,8 @@ export function createCopyForward<T extends ForwardTarget = ForwardTarget>(opts:
           if (typeof cookies === 'string') answer['set-cookie'] = [cookies];
           const out = opts.responseHeaders(answer as IncomingHttpHeaders);
           const html = /^text\/html/i.test(String(answer['content-type'] ?? '')) && !answer['content-encoding'];
-          const tag = page && html && statusCode !== 204 && statusCode !== 304
-            ? opts.htmlHead!({ status: statusCode, headers: out, target })
-            : '';
+          const tag =
+            page && html && statusCode !== 204 && statusCode !== 304 ? opts.htmlHead!({ status: statusCode, headers: out, target }) : '';
           if (tag) {
             // Another body than the copy's: its length and validator do not hold for it.
             delete out['content-length'];
@@ -149,7 +165,10 @@ export function createCopyForward<T extends ForwardTarget = ForwardTarget>(opts:
     close(target?: ForwardTarget) {
       const keys = target ? [`${target.host}:${target.port}`] : [...pools.keys()];
       for (const key of keys) {
-        pools.get(key)?.destroy().catch(() => {});
+        pools
+          .get(key)
+          ?.destroy()
+          .catch(() => {});
         pools.delete(key);
       }
     },

@@ -26,10 +26,21 @@ async function containerRoom() {
   const person = await platform.person({ plan: 'pro' });
   const project = await person.client.call('createProject', { body: { slug: uniqueSlug('ws'), name: 'Sockets' } });
   const bytes = await demoBundle();
-  const { uploadId, putUrl } = await person.client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'container', sizeBytes: bytes.length } });
+  const { uploadId, putUrl } = await person.client.call('startUpload', {
+    params: { projectId: project.id },
+    body: { kind: 'container', sizeBytes: bytes.length },
+  });
   await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes });
-  const manifest = { kind: 'container', name: 'Sockets', apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }], run: { start: ['node', 'server.js'] } };
-  const build = await person.client.call('createBuild', { params: { projectId: project.id }, body: { uploadId, manifest: manifest as never } });
+  const manifest = {
+    kind: 'container',
+    name: 'Sockets',
+    apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }],
+    run: { start: ['node', 'server.js'] },
+  };
+  const build = await person.client.call('createBuild', {
+    params: { projectId: project.id },
+    body: { uploadId, manifest: manifest as never },
+  });
   await person.client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
   return { person, project };
 }
@@ -41,7 +52,8 @@ async function viewerOnCopy(url: string) {
   await hit(platform, `/room/${data.sessionId}/hello`, { method: 'POST', jar: roomJar, json: { name: 'V' } });
   let grant = (await hit(platform, `/room/${data.sessionId}/grant`, { method: 'POST', jar: roomJar, json: { app: 'web' } })).json;
   const until = Date.now() + 30_000;
-  while (grant.state !== 'ready' && Date.now() < until) grant = (await hit(platform, `/room/${data.sessionId}/grant`, { method: 'POST', jar: roomJar, json: { app: 'web' } })).json;
+  while (grant.state !== 'ready' && Date.now() < until)
+    grant = (await hit(platform, `/room/${data.sessionId}/grant`, { method: 'POST', jar: roomJar, json: { app: 'web' } })).json;
   expect(grant.state).toBe('ready');
   const enter = new URL(grant.url);
   const jar: Jar = new Map();
@@ -50,15 +62,31 @@ async function viewerOnCopy(url: string) {
 }
 
 /** A WebSocket to the copy origin over the platform's port; resolves once upgraded. */
-function openSocket(host: string, jar: Jar, path = '/socket', extra: Record<string, string> = {}): Promise<{ socket: Socket; echo(text: string): Promise<string>; first: Promise<string>; closed: Promise<{ code: number | null; reason: string }> }> {
+function openSocket(
+  host: string,
+  jar: Jar,
+  path = '/socket',
+  extra: Record<string, string> = {},
+): Promise<{
+  socket: Socket;
+  echo(text: string): Promise<string>;
+  first: Promise<string>;
+  closed: Promise<{ code: number | null; reason: string }>;
+}> {
   const base = new URL(platform.baseUrl);
   return new Promise((resolve, reject) => {
     const req = request({
-      host: base.hostname, port: base.port, path,
+      host: base.hostname,
+      port: base.port,
+      path,
       headers: {
         ...extra,
-        host, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
-        connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'),
+        host,
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
       },
     });
     req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
@@ -90,19 +118,21 @@ function openSocket(host: string, jar: Jar, path = '/socket', extra: Record<stri
         read(Buffer.alloc(0));
         socket.on('close', () => done(closeFrame ?? { code: null, reason: '' }));
       });
-      const echo = (text: string) => new Promise<string>((answer) => {
-        onText = answer;
-        const mask = randomBytes(4);
-        const body = Buffer.from(text).map((b, i) => b ^ mask[i % 4]);
-        socket.write(Buffer.concat([Buffer.from([0x81, 0x80 | body.length]), mask, body]));
-      });
+      const echo = (text: string) =>
+        new Promise<string>((answer) => {
+          onText = answer;
+          const mask = randomBytes(4);
+          const body = Buffer.from(text).map((b, i) => b ^ mask[i % 4]);
+          socket.write(Buffer.concat([Buffer.from([0x81, 0x80 | body.length]), mask, body]));
+        });
       resolve({ socket, echo, first, closed });
     });
     req.end();
   });
 }
 
-const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`still open after ${ms} ms`)), ms))]);
+const within = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p, new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`still open after ${ms} ms`)), ms))]);
 
 describe('a viewer whose standing ends', () => {
   it('loses the open WebSocket to their copy when the link is revoked', async () => {
@@ -149,7 +179,12 @@ describe("a copy's response headers", () => {
     expect(answer.headers['x-frame-options']).toBeUndefined();
     const csp = [answer.headers['content-security-policy'] ?? []].flat();
     // Several policies arrive joined by commas, directives by semicolons.
-    const ancestors = csp.flatMap((policy) => policy.split(/[;,]/).map((d) => d.trim()).filter((d) => d.startsWith('frame-ancestors')));
+    const ancestors = csp.flatMap((policy) =>
+      policy
+        .split(/[;,]/)
+        .map((d) => d.trim())
+        .filter((d) => d.startsWith('frame-ancestors')),
+    );
     expect(ancestors).toEqual([`frame-ancestors ${new URL(platform.baseUrl).origin}`]);
     // The copy's other directives still hold.
     expect(csp.join(';')).toContain("script-src 'self'");
@@ -167,7 +202,7 @@ describe("a copy's response headers", () => {
     }
   });
 
-  it('never include a service worker script: the browser\'s fetch of one is refused, the same address otherwise served', async () => {
+  it("never include a service worker script: the browser's fetch of one is refused, the same address otherwise served", async () => {
     const { person, project } = await containerRoom();
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Worker' } });
     const v = await viewerOnCopy(url);
@@ -177,7 +212,7 @@ describe("a copy's response headers", () => {
     expect((await hit(platform, '/page', { host: v.host, jar: v.jar })).status).toBe(200);
   });
 
-  it('answers a request the copy drops with the room\'s own words, styled without the copy', async () => {
+  it("answers a request the copy drops with the room's own words, styled without the copy", async () => {
     const { person, project } = await containerRoom();
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Dropped' } });
     const v = await viewerOnCopy(url);
@@ -190,12 +225,16 @@ describe("a copy's response headers", () => {
     expect(answer.text).not.toMatch(/<link[^>]+stylesheet/);
   });
 
-  it('carry the room\'s frame helper in the pages a viewer opens, and in nothing else', async () => {
+  it("carry the room's frame helper in the pages a viewer opens, and in nothing else", async () => {
     const { person, project } = await containerRoom();
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Pages' } });
     const v = await viewerOnCopy(url);
     const tag = `<script src="/__pp/frame-helper.js" data-room="${new URL(platform.baseUrl).origin}"></script>`;
-    const opened = await hit(platform, '/page', { host: v.host, jar: v.jar, headers: { accept: 'text/html,application/xhtml+xml', 'accept-encoding': 'gzip, br' } });
+    const opened = await hit(platform, '/page', {
+      host: v.host,
+      jar: v.jar,
+      headers: { accept: 'text/html,application/xhtml+xml', 'accept-encoding': 'gzip, br' },
+    });
     expect(opened.status).toBe(200);
     expect(opened.text).toBe(`<!doctype html><html><head>${tag}<title>Demo</title></head><body><button id="go">Go</button></body></html>`);
     // Streamed with the tag in: another length than the copy's, told by the chunks.
@@ -217,7 +256,10 @@ describe("a copy's response headers", () => {
     const label = v.host.split('.')[0];
     const open = (path: string) => hit(platform, path, { host: v.host, jar: v.jar, headers: { accept: 'text/html' } });
     const blocked = () => captureBlocked(platform.deps.sql, v.sessionId, label);
-    const writtenAt = async () => (await platform.deps.sql<{ at: Date }[]>`select at from capture_blocks where session_id = ${v.sessionId} and origin_label = ${label}`)[0]?.at.getTime();
+    const writtenAt = async () =>
+      (
+        await platform.deps.sql<{ at: Date }[]>`select at from capture_blocks where session_id = ${v.sessionId} and origin_label = ${label}`
+      )[0]?.at.getTime();
 
     const strict = await open(`/csp-page?csp=${encodeURIComponent("script-src 'none'")}`);
     expect(strict.status).toBe(200);
@@ -237,7 +279,12 @@ describe("a copy's response headers", () => {
     expect(await writtenAt()).toBe(at);
 
     // Policies that stop it in other ways: a nonce only, strict-dynamic, a default of 'none', one of two policies.
-    for (const csp of ["script-src 'nonce-abc'", "script-src 'strict-dynamic' 'nonce-abc' 'self'", "default-src 'none'", "script-src 'self', script-src https://cdn.example"]) {
+    for (const csp of [
+      "script-src 'nonce-abc'",
+      "script-src 'strict-dynamic' 'nonce-abc' 'self'",
+      "default-src 'none'",
+      "script-src 'self', script-src https://cdn.example",
+    ]) {
       expect((await open(`/csp-page?csp=${encodeURIComponent(csp)}`)).text, csp).not.toContain('frame-helper');
       await vi.waitFor(async () => expect(await blocked(), csp).toBe(true));
       await open('/page');
@@ -253,7 +300,12 @@ describe("a copy's response headers", () => {
 
 describe('what a copy is told of its viewer', () => {
   // What an ingress in front of the platform adds, and what a viewer may send of their own accord.
-  const addressed = { 'x-forwarded-for': '203.0.113.7', 'x-real-ip': '203.0.113.7', forwarded: 'for=203.0.113.7;proto=https', 'true-client-ip': '203.0.113.7' };
+  const addressed = {
+    'x-forwarded-for': '203.0.113.7',
+    'x-real-ip': '203.0.113.7',
+    forwarded: 'for=203.0.113.7;proto=https',
+    'true-client-ip': '203.0.113.7',
+  };
 
   it('is not their address, over HTTP or a WebSocket: only the origin it is served on', async () => {
     const { person, project } = await containerRoom();
@@ -274,4 +326,3 @@ describe('what a copy is told of its viewer', () => {
     await within(ws.closed, closeBoundMs);
   });
 });
-

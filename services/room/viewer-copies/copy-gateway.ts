@@ -61,9 +61,13 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
       if (!('writeHead' in out) || out.headersSent) return false;
       const slow = err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.name === 'HeadersTimeoutError';
       out.writeHead(slow ? 504 : 502, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '2' });
-      out.end(noticePage('Demo', slow ? 'The demo is slow to answer' : 'The demo is not answering', [
-        slow ? 'It took too long to answer this page. Try again in a moment.' : 'Its server did not answer this page. It may be starting again: reload in a moment.',
-      ]));
+      out.end(
+        noticePage('Demo', slow ? 'The demo is slow to answer' : 'The demo is not answering', [
+          slow
+            ? 'It took too long to answer this page. Try again in a moment.'
+            : 'Its server did not answer this page. It may be starting again: reload in a moment.',
+        ]),
+      );
       return true;
     },
   });
@@ -120,9 +124,11 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
       }
       socketSlugs.set(sessionId, label.slug);
       // After the proxy's own close handler has let go of the socket.
-      socket.once('close', () => setImmediate(() => {
-        if (!proxy.sessionsWithSockets().includes(sessionId)) socketSlugs.delete(sessionId);
-      }));
+      socket.once('close', () =>
+        setImmediate(() => {
+          if (!proxy.sessionsWithSockets().includes(sessionId)) socketSlugs.delete(sessionId);
+        }),
+      );
       proxy.ws(req, socket, head, { ...copy.target, sessionId });
     },
 

@@ -13,7 +13,12 @@ let target: CopyTarget;
 let server: http.Server;
 let base: string;
 const activity: ActivityKind[] = [];
-const proxy = createCopyProxy({ onActivity: (_t, kind) => activity.push(kind), dropCookies: ['room_grant'], wsTickMs: 200, proxyTimeoutMs: 5_000 });
+const proxy = createCopyProxy({
+  onActivity: (_t, kind) => activity.push(kind),
+  dropCookies: ['room_grant'],
+  wsTickMs: 200,
+  proxyTimeoutMs: 5_000,
+});
 let route: CopyTarget;
 
 beforeAll(async () => {
@@ -54,7 +59,9 @@ function wsEcho(text: string): Promise<string> {
       resolve(chunk.subarray(2, 2 + (chunk[1] & 0x7f)).toString());
       setTimeout(() => socket.destroy(), 500);
     });
-    socket.write(`GET /ws HTTP/1.1\r\nHost: copy.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.from('0123456789abcdef').toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    socket.write(
+      `GET /ws HTTP/1.1\r\nHost: copy.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.from('0123456789abcdef').toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
   });
 }
 

@@ -67,7 +67,19 @@ const keyOf = (t: CopyTarget) => `${t.host}:${t.port}`;
  * it. X-Forwarded-Host and X-Forwarded-Proto stay (set by the room, not passed on): they say only which origin the copy
  * is served on, which a copy needs to build its own absolute URLs (docs/decisions.md, Issue 28).
  */
-export const VIEWER_ADDRESS_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip', 'true-client-ip', 'cf-connecting-ip', 'x-client-ip', 'x-cluster-client-ip', 'fastly-client-ip', 'x-forwarded', 'forwarded-for', 'x-original-forwarded-for'];
+export const VIEWER_ADDRESS_HEADERS = [
+  'forwarded',
+  'x-forwarded-for',
+  'x-real-ip',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'x-client-ip',
+  'x-cluster-client-ip',
+  'fastly-client-ip',
+  'x-forwarded',
+  'forwarded-for',
+  'x-original-forwarded-for',
+];
 
 /** The forwarding headers the room sets on every request to a copy (HTTP and WebSocket alike). */
 function forwardingHeaders(req: http.IncomingMessage): Record<string, string> {
@@ -77,7 +89,10 @@ function forwardingHeaders(req: http.IncomingMessage): Record<string, string> {
 /** The Cookie header without the named cookies; undefined when nothing is left. */
 export function withoutCookies(header: string | undefined, names: string[]): string | undefined {
   if (!header || !names.length) return header;
-  const kept = header.split(';').map((p) => p.trim()).filter((p) => p && !names.includes(p.slice(0, p.indexOf('=') < 0 ? p.length : p.indexOf('=')).trim()));
+  const kept = header
+    .split(';')
+    .map((p) => p.trim())
+    .filter((p) => p && !names.includes(p.slice(0, p.indexOf('=') < 0 ? p.length : p.indexOf('=')).trim()));
   return kept.length ? kept.join('; ') : undefined;
 }
 

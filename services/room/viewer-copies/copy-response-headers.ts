@@ -14,9 +14,16 @@ export function enforceRoomHeaders(headers: IncomingHttpHeaders, room: { frameAn
 
   // The copy's own policy keeps its other directives; its frame-ancestors go, and the room's is
   // added as a policy of its own (browsers enforce every policy given, so the copy cannot widen it).
-  const policies = [headers['content-security-policy'] ?? []].flat()
+  const policies = [headers['content-security-policy'] ?? []]
+    .flat()
     .flatMap((p) => p.split(','))
-    .map((p) => p.split(';').map((d) => d.trim()).filter((d) => d && !/^frame-ancestors(\s|$)/i.test(d)).join('; '))
+    .map((p) =>
+      p
+        .split(';')
+        .map((d) => d.trim())
+        .filter((d) => d && !/^frame-ancestors(\s|$)/i.test(d))
+        .join('; '),
+    )
     .filter(Boolean);
   headers['content-security-policy'] = [...policies, `frame-ancestors ${room.frameAncestors}`];
 
@@ -30,7 +37,10 @@ export function enforceRoomHeaders(headers: IncomingHttpHeaders, room: { frameAn
   const clear = headers['clear-site-data'];
   if (clear !== undefined) {
     // "cache", "storage" and "executionContexts" act on the copy's own origin and stay.
-    const own = String(clear).split(',').map((t) => t.trim()).filter((t) => /^"(cache|storage|executionContexts)"$/.test(t));
+    const own = String(clear)
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => /^"(cache|storage|executionContexts)"$/.test(t));
     if (own.length) headers['clear-site-data'] = own.join(', ');
     else delete headers['clear-site-data'];
   }
@@ -38,5 +48,8 @@ export function enforceRoomHeaders(headers: IncomingHttpHeaders, room: { frameAn
 
 /** A Set-Cookie without its Domain attribute: a cookie for the copy's host alone. */
 function hostOnly(cookie: string): string {
-  return cookie.split(';').filter((part, i) => i === 0 || !/^\s*domain\s*=/i.test(part)).join(';');
+  return cookie
+    .split(';')
+    .filter((part, i) => i === 0 || !/^\s*domain\s*=/i.test(part))
+    .join(';');
 }

@@ -18,21 +18,46 @@ export function copyNotice(view: CopyView, now = Date.now()): CopyNotice {
       const place = view.place ? ` You are number ${view.place} in line.` : '';
       return long
         ? { ...base, title: 'Still in high demand', message: `Still in high demand: thanks for waiting.${place}`, waiting: true }
-        : { ...base, title: 'High demand', message: `High demand right now: your copy starts as soon as one is free.${place}`, waiting: true };
+        : {
+            ...base,
+            title: 'High demand',
+            message: `High demand right now: your copy starts as soon as one is free.${place}`,
+            waiting: true,
+          };
     }
     case 'full':
-      return { ...base, title: 'Demo full', message: 'Everyone this demo can hold at once is in it right now. Try again in a few minutes.', waiting: false };
+      return {
+        ...base,
+        title: 'Demo full',
+        message: 'Everyone this demo can hold at once is in it right now. Try again in a few minutes.',
+        waiting: false,
+      };
     case 'spend':
-      return { ...base, title: 'Live demo paused', message: 'The live demo is paused for the platform right now. The rest of the room is open.', waiting: false };
+      return {
+        ...base,
+        title: 'Live demo paused',
+        message: 'The live demo is paused for the platform right now. The rest of the room is open.',
+        waiting: false,
+      };
     case 'paused':
       return { ...base, title: 'Paused while away', message: 'Your copy was paused while you were away. Resuming…', waiting: true };
     case 'failed':
-      return { ...base, title: 'Could not start', message: 'The demo could not start (it did not start or did not answer its health check). Reload to try again.', waiting: false };
+      return {
+        ...base,
+        title: 'Could not start',
+        message: 'The demo could not start (it did not start or did not answer its health check). Reload to try again.',
+        waiting: false,
+      };
     case 'gone':
       // A crash is not something that happened while the viewer was away: say it stopped, and
       // leave the fresh start to them (entering again starts one).
       if (view.detail === 'exited' || view.detail === 'oom') {
-        return { ...base, title: 'The demo stopped', message: 'The demo stopped: its server quit unexpectedly. Reload to start a fresh copy.', waiting: false };
+        return {
+          ...base,
+          title: 'The demo stopped',
+          message: 'The demo stopped: its server quit unexpectedly. Reload to start a fresh copy.',
+          waiting: false,
+        };
       }
       return { ...base, title: 'Starting again', message: 'Your copy ended while you were away. Starting a fresh one…', waiting: true };
     case 'running':

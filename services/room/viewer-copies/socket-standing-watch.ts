@@ -19,13 +19,20 @@ export const noLongerAllowed = { code: 4403, reason: 'no longer allowed' } as co
 export const mayUseCopy = (standing: Standing, slug: string) =>
   Boolean(standing && standing.slug === slug && standing.kind === 'container' && !standing.ownerPaused);
 
-export function watchSocketStandings(deps: { proxy: CopyProxy; standings: StandingCache; slugOf: (sessionId: string) => string | undefined; log: Logger }) {
+export function watchSocketStandings(deps: {
+  proxy: CopyProxy;
+  standings: StandingCache;
+  slugOf: (sessionId: string) => string | undefined;
+  log: Logger;
+}) {
   let running = false;
   const timer = setInterval(() => {
     // One pass at a time: a slow database must not stack passes up.
     if (running) return;
     running = true;
-    void pass().catch((err) => deps.log.error({ err }, 'socket standing check failed')).finally(() => (running = false));
+    void pass()
+      .catch((err) => deps.log.error({ err }, 'socket standing check failed'))
+      .finally(() => (running = false));
   }, everyMs);
   timer.unref();
 

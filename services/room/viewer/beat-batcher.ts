@@ -22,7 +22,10 @@ export function beatBatcher(sql: Sql, opts: { windowMs?: number; maxBatch?: numb
     timer = null;
     const batch = waiting;
     waiting = [];
-    recordBeats(sql, batch.map((w) => w.beat)).then(
+    recordBeats(
+      sql,
+      batch.map((w) => w.beat),
+    ).then(
       (outcomes) => batch.forEach((w, i) => w.resolve(outcomes[i])),
       (err) => (batch.length === 1 ? batch[0].reject(err) : oneByOne(batch)),
     );

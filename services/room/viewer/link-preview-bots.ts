@@ -7,7 +7,17 @@ import { createIsbotFromList, list } from 'isbot';
 // browser-like agent naming Office). A scanner that passes for a browser still cannot open a
 // visit without running the shell (issue 15 takes that further).
 
-const officeFetchers = ['microsoft office', 'ms-office', 'msoffice', 'microsoft outlook', 'outlook-ios', 'outlook-android', 'safelinks', 'bingpreview', 'skypeuripreview'];
+const officeFetchers = [
+  'microsoft office',
+  'ms-office',
+  'msoffice',
+  'microsoft outlook',
+  'outlook-ios',
+  'outlook-android',
+  'safelinks',
+  'bingpreview',
+  'skypeuripreview',
+];
 
 const isPreviewBot = createIsbotFromList([...list, ...officeFetchers.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))]);
 

@@ -40,4 +40,3 @@ export function arrivalOf(req: FastifyRequest, reply: FastifyReply, key: string)
   }
   return { sessionId, token, browserId };
 }
-

@@ -47,8 +47,13 @@ export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
    * or not, read from nothing and recording nothing (no cookie, session, visit, seat or stage).
    */
   function botCard(reply: FastifyReply) {
-    return reply.status(200).header('cache-control', 'no-store').header('x-robots-tag', 'noindex, nofollow').header('referrer-policy', 'no-referrer')
-      .type('text/html; charset=utf-8').send(noticePage('Demo', 'A private demo', ['Open this link in your browser to see the demo.']));
+    return reply
+      .status(200)
+      .header('cache-control', 'no-store')
+      .header('x-robots-tag', 'noindex, nofollow')
+      .header('referrer-policy', 'no-referrer')
+      .type('text/html; charset=utf-8')
+      .send(noticePage('Demo', 'A private demo', ['Open this link in your browser to see the demo.']));
   }
 
   async function meet(reply: FastifyReply, key: string, meeting: Meeting) {
@@ -60,15 +65,34 @@ export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
         return reply.status(404).type('text/html; charset=utf-8').send(notFoundPage);
       case 'paused': {
         const who = meeting.pause.by?.displayName ?? 'The owner';
-        const lines = [`${who} paused this demo for now.`, ...(meeting.pause.message ? [meeting.pause.message] : []), 'Your link will work again once it is resumed.'];
-        return reply.status(200).type('text/html; charset=utf-8').send(noticePage(meeting.project.name, 'Paused for now', lines));
+        const lines = [
+          `${who} paused this demo for now.`,
+          ...(meeting.pause.message ? [meeting.pause.message] : []),
+          'Your link will work again once it is resumed.',
+        ];
+        return reply
+          .status(200)
+          .type('text/html; charset=utf-8')
+          .send(noticePage(meeting.project.name, 'Paused for now', lines));
       }
       case 'not-taking-visits':
-        return reply.status(200).type('text/html; charset=utf-8')
-          .send(noticePage(meeting.project.name, 'Not taking visits', ['This demo is not taking new visits this month. The person who sent you the link has been told; try again later.']));
+        return reply
+          .status(200)
+          .type('text/html; charset=utf-8')
+          .send(
+            noticePage(meeting.project.name, 'Not taking visits', [
+              'This demo is not taking new visits this month. The person who sent you the link has been told; try again later.',
+            ]),
+          );
       case 'full':
-        return reply.status(200).type('text/html; charset=utf-8')
-          .send(noticePage(meeting.project.name, 'Demo full', ['Everyone this demo can hold at once is in it right now. Try again in a few minutes.']));
+        return reply
+          .status(200)
+          .type('text/html; charset=utf-8')
+          .send(
+            noticePage(meeting.project.name, 'Demo full', [
+              'Everyone this demo can hold at once is in it right now. Try again in a few minutes.',
+            ]),
+          );
       case 'room': {
         if (meeting.token) {
           reply.setCookie(roomCookieName(key), `${meeting.session.id}.${meeting.token}`, { ...platformCookie, maxAge: 12 * 3600 });
@@ -76,11 +100,27 @@ export function registerRoomEntry(app: FastifyInstance, deps: ViewerDeps) {
         // Frames: the apps from the content origins, and the room's pages from their own
         // addresses on this origin (room-page.routes.ts), nothing else of this origin.
         const pageFrames = `${new URL(config.publicUrl).origin}/room/${meeting.session.id}/pages/`;
-        reply.header('content-security-policy', [
-          "default-src 'self'", `frame-src ${contentSources()} ${pageFrames}`, "img-src 'self' data: https: http:", "style-src 'self' 'unsafe-inline'",
-          "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
-        ].join('; '));
-        return reply.type('text/html; charset=utf-8').send(await shellPage(sql, meeting.project, meeting.session, meeting.linkViewerName, { screenshotMaxBytes: config.SCREENSHOT_MAX_BYTES, flushMs: config.SHELL_FLUSH_MS, service: { name: config.SERVICE_NAME, url: config.publicUrl } }));
+        reply.header(
+          'content-security-policy',
+          [
+            "default-src 'self'",
+            `frame-src ${contentSources()} ${pageFrames}`,
+            "img-src 'self' data: https: http:",
+            "style-src 'self' 'unsafe-inline'",
+            "script-src 'self'",
+            "connect-src 'self'",
+            "frame-ancestors 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+          ].join('; '),
+        );
+        return reply.type('text/html; charset=utf-8').send(
+          await shellPage(sql, meeting.project, meeting.session, meeting.linkViewerName, {
+            screenshotMaxBytes: config.SCREENSHOT_MAX_BYTES,
+            flushMs: config.SHELL_FLUSH_MS,
+            service: { name: config.SERVICE_NAME, url: config.publicUrl },
+          }),
+        );
       }
     }
   }

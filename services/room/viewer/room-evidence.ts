@@ -15,18 +15,30 @@ export function roomEvidence(sql: Sql) {
     /** The session's events, as this request saw them; `visitId` when the caller knows a fresher one. */
     async events(session: RoomSessionRow, req: FastifyRequest, events: RoomEvent[], visitId = session.visitId) {
       if (session.preview || !events.length) return;
-      await recordEvents(sql, {
-        workspaceId: session.workspaceId, projectId: session.projectId, linkId: session.linkId, sessionId: session.id,
-        visitId, device: coarseDeviceOf(req.headers['user-agent']),
-      }, events);
+      await recordEvents(
+        sql,
+        {
+          workspaceId: session.workspaceId,
+          projectId: session.projectId,
+          linkId: session.linkId,
+          sessionId: session.id,
+          visitId,
+          device: coarseDeviceOf(req.headers['user-agent']),
+        },
+        events,
+      );
     },
 
     /** The session's claim on its link: who it says it is, now. */
     async claim(session: RoomSessionRow, req: FastifyRequest, said: { name?: string | null; email?: string | null } = {}) {
       if (session.preview || !session.linkId) return;
       await claimLink(sql, {
-        linkId: session.linkId, sessionId: session.id, name: said.name ?? session.viewerName, email: said.email ?? session.viewerEmail,
-        browserHash: browserHashOf(req), device: coarseDeviceOf(req.headers['user-agent']),
+        linkId: session.linkId,
+        sessionId: session.id,
+        name: said.name ?? session.viewerName,
+        email: said.email ?? session.viewerEmail,
+        browserHash: browserHashOf(req),
+        device: coarseDeviceOf(req.headers['user-agent']),
       });
     },
   };

@@ -9,8 +9,13 @@ import { escapeHtml } from '../html.js';
 // a builder typed, so the style element carries nothing but these declarations.
 
 const cssNames: Record<keyof Palette, string> = {
-  background: '--background', surface: '--surface', text: '--text', muted: '--muted',
-  accent: '--accent', accentText: '--accent-text', border: '--border',
+  background: '--background',
+  surface: '--surface',
+  text: '--text',
+  muted: '--muted',
+  accent: '--accent',
+  accentText: '--accent-text',
+  border: '--border',
 };
 
 const colours = (palette: Palette) => (Object.keys(cssNames) as (keyof Palette)[]).map((t) => `${cssNames[t]}:${palette[t]}`).join(';');
@@ -29,7 +34,9 @@ export function brandMark(look: WorkspaceLook, logoUrl: string): string {
   if (!look.planAllows) return '';
   const { name, logo } = look.brand;
   if (!name && !logo) return '';
-  const image = logo ? `<img src="${escapeHtml(logoUrl)}?v=${escapeHtml(logo.hash)}" alt="${escapeHtml(name ?? look.brand.workspaceName)}" width="${logo.width}" height="${logo.height}">` : '';
+  const image = logo
+    ? `<img src="${escapeHtml(logoUrl)}?v=${escapeHtml(logo.hash)}" alt="${escapeHtml(name ?? look.brand.workspaceName)}" width="${logo.width}" height="${logo.height}">`
+    : '';
   return `<span class="brand">${image}${name ? `<span class="brand-name">${escapeHtml(name)}</span>` : ''}</span>`;
 }
 

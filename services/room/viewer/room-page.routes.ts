@@ -24,8 +24,13 @@ import { cookieSession } from './shell-guard.js';
  * the CSP sandbox takes this origin's rights away; only the room's own page may frame it.
  */
 const pagePolicy = [
-  "default-src 'none'", 'img-src https: http: data:', "style-src 'unsafe-inline'", "base-uri 'none'", "form-action 'none'",
-  "frame-ancestors 'self'", 'sandbox allow-popups allow-popups-to-escape-sandbox',
+  "default-src 'none'",
+  'img-src https: http: data:',
+  "style-src 'unsafe-inline'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'self'",
+  'sandbox allow-popups allow-popups-to-escape-sandbox',
 ].join('; ');
 
 export function registerRoomPages(app: FastifyInstance, deps: { sql: Sql }) {
@@ -37,7 +42,7 @@ export function registerRoomPages(app: FastifyInstance, deps: { sql: Sql }) {
     const { pageId } = req.params as { pageId: string };
     reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
     const session = isUuid(pageId) ? await cookieSession(sql, req) : null;
-    const standing = session && await sessionStanding(sql, session.id);
+    const standing = session && (await sessionStanding(sql, session.id));
     const head = standing && !standing.ownerPaused ? await pageHeadIn(sql, standing.projectId, pageId) : null;
     if (!session || !head) return reply.status(404).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('Not found');
 
@@ -57,12 +62,19 @@ export function registerRoomPages(app: FastifyInstance, deps: { sql: Sql }) {
         if (!(err instanceof Refusal)) throw err;
         // The renderer is full (or the page too large for it): the frame says so, and may ask again.
         if (err.extra.retryAfter) reply.header('retry-after', String(err.extra.retryAfter));
-        return reply.status(err.status).header('cache-control', 'no-store').type('text/plain; charset=utf-8')
+        return reply
+          .status(err.status)
+          .header('cache-control', 'no-store')
+          .type('text/plain; charset=utf-8')
           .send(err.status === 503 ? 'This page is being prepared. Reload in a few seconds.' : 'This page could not be shown.');
       }
       await storePageHtml(sql, head.id, body.version, { html: page.html, htmlHash: page.hash });
     }
-    return reply.status(200).header('etag', tagOf(page.hash)).type('text/html; charset=utf-8').send(pageDocument(head.title, page.html, style));
+    return reply
+      .status(200)
+      .header('etag', tagOf(page.hash))
+      .type('text/html; charset=utf-8')
+      .send(pageDocument(head.title, page.html, style));
   });
 }
 

@@ -21,7 +21,11 @@ import type { ViewerDeps } from './room-entry.routes.js';
  */
 const releaseSeconds = 20;
 
-export function beatHandlers(deps: ViewerDeps, evidence: RoomEvidence, shellSession: ShellGuard): Pick<ShellHandlers, 'shellBeat' | 'shellLeave'> {
+export function beatHandlers(
+  deps: ViewerDeps,
+  evidence: RoomEvidence,
+  shellSession: ShellGuard,
+): Pick<ShellHandlers, 'shellBeat' | 'shellLeave'> {
   const { sql, runner, log } = deps;
 
   /** A beat's seconds, as credited to the visit, and the tab's comings and goings, as events. */
@@ -52,12 +56,17 @@ export function beatHandlers(deps: ViewerDeps, evidence: RoomEvidence, shellSess
   return {
     async shellBeat({ params: { sessionId }, body: beat, req, reply }) {
       const token = tokenIn(req, sessionId);
-      const batched = token && isUuid(sessionId) && token.length <= 200
-        ? await beats.add({
-            sessionId, tokenHash: hashSecret(token), time: beat.time, shown: Boolean(beat.shown),
-            hidden: Boolean(beat.hidden), device: coarseDeviceOf(req.headers['user-agent']),
-          })
-        : 'alone';
+      const batched =
+        token && isUuid(sessionId) && token.length <= 200
+          ? await beats.add({
+              sessionId,
+              tokenHash: hashSecret(token),
+              time: beat.time,
+              shown: Boolean(beat.shown),
+              hidden: Boolean(beat.hidden),
+              device: coarseDeviceOf(req.headers['user-agent']),
+            })
+          : 'alone';
       if (batched === 'alone') {
         const session = await shellSession(req, reply);
         if (!session) return reply;

@@ -17,12 +17,18 @@ import type { ViewerDeps } from './room-entry.routes.js';
 
 export function registerShellEndpoints(app: FastifyInstance, deps: ViewerDeps & { storage: Storage }, guard: ShellGuard) {
   const evidence = roomEvidence(deps.sql);
-  registerShellRoutes(app, deps, guard, {
-    ...arrivalHandlers(deps, evidence),
-    ...grantHandlers(deps),
-    ...runHandlers(deps, evidence),
-    ...beatHandlers(deps, evidence, guard),
-    ...voiceHandlers(deps, evidence),
-    ...commentHandlers(deps, evidence),
-  }, { shellComment: commentBodyLimit(deps.config.SCREENSHOT_MAX_BYTES) });
+  registerShellRoutes(
+    app,
+    deps,
+    guard,
+    {
+      ...arrivalHandlers(deps, evidence),
+      ...grantHandlers(deps),
+      ...runHandlers(deps, evidence),
+      ...beatHandlers(deps, evidence, guard),
+      ...voiceHandlers(deps, evidence),
+      ...commentHandlers(deps, evidence),
+    },
+    { shellComment: commentBodyLimit(deps.config.SCREENSHOT_MAX_BYTES) },
+  );
 }

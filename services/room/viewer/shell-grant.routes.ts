@@ -24,7 +24,11 @@ export function grantHandlers({ sql, config, runner }: ViewerDeps): Pick<ShellHa
       if (!app) return reply.status(404).send({ error: 'not found' });
       if (standing.kind === 'container') {
         // The viewer's own copy: admitted, started and healthy before any grant to its origin.
-        const view = await runner.enter(session.id, { workspaceId: session.workspaceId, projectId: session.projectId, buildId: standing.liveBuildId! }, 10_000);
+        const view = await runner.enter(
+          session.id,
+          { workspaceId: session.workspaceId, projectId: session.projectId, buildId: standing.liveBuildId! },
+          10_000,
+        );
         if (view.state !== 'running') return { ...copyNotice(view), state: view.state };
       }
       const label = sessionLabelOf(standing, session.id);

@@ -30,7 +30,11 @@ const appSandbox = 'allow-scripts allow-same-origin allow-forms allow-popups all
 
 /** The manifest's apps in the room's order (orderApps), with the default app opened first. */
 export function appsInOrder(apps: ManifestApp[], appOrder: string[] | null) {
-  const order = effectiveAppOrder(appOrder, apps.map((a) => a.id)) ?? apps.map((a) => a.id);
+  const order =
+    effectiveAppOrder(
+      appOrder,
+      apps.map((a) => a.id),
+    ) ?? apps.map((a) => a.id);
   const byId = new Map(apps.map((a) => [a.id, a]));
   const ordered = order.map((id) => byId.get(id)).filter((a): a is ManifestApp => Boolean(a));
   return { ordered, opened: (apps.find((a) => a.default) ?? ordered[0])?.id ?? null };
@@ -42,7 +46,13 @@ export type ServiceMark = { name: string; url: string };
 /** What the shell page is drawn with beyond its session: the room's settings. */
 export type ShellSettings = { screenshotMaxBytes: number; flushMs: number; service: ServiceMark };
 
-export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSessionRow, suggestedName: string | null, settings: ShellSettings): Promise<string> {
+export async function shellPage(
+  sql: Sql,
+  project: ProjectRow,
+  session: RoomSessionRow,
+  suggestedName: string | null,
+  settings: ShellSettings,
+): Promise<string> {
   const build = await liveManifestOf(sql, project);
   const look = await workspaceLook(sql, project.workspaceId);
   const style = lookStyle(look.drawn.look);
@@ -61,7 +71,14 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
     ask: { name: !session.viewerName && !isPublicVisit(session), email: project.requireEmail && !session.viewerEmail, suggestedName },
     sender,
     story: (build?.manifest.story ?? []).map((st) => ({
-      id: st.id, title: st.title, say: st.say, app: st.app, path: st.path ?? null, device: st.device ?? null, point: st.point ?? null, runs: Boolean(st.run?.length),
+      id: st.id,
+      title: st.title,
+      say: st.say,
+      app: st.app,
+      path: st.path ?? null,
+      device: st.device ?? null,
+      point: st.point ?? null,
+      runs: Boolean(st.run?.length),
     })),
     controls: {
       reset: Boolean(build?.manifest.controls?.reset),
@@ -71,23 +88,28 @@ export async function shellPage(sql: Sql, project: ProjectRow, session: RoomSess
     flushMs: settings.flushMs,
   };
 
-  const tabs = [
-    ...ordered.map((a) => tab(a.id, a.name, 'app')),
-    ...pages.map((p) => tab(p.id, p.title, 'page')),
-  ].join('');
-  const appPanels = ordered.map((a) => `
+  const tabs = [...ordered.map((a) => tab(a.id, a.name, 'app')), ...pages.map((p) => tab(p.id, p.title, 'page'))].join('');
+  const appPanels = ordered
+    .map(
+      (a) => `
 <section class="panel" id="panel-${a.id}" role="tabpanel" aria-labelledby="tab-${a.id}" hidden>
   <div class="frame frame-${a.device}" data-device="${a.device}"><iframe title="${escapeHtml(a.name)}" data-app="${a.id}" sandbox="${appSandbox}" allow="clipboard-write" referrerpolicy="no-referrer"></iframe></div>
   <div class="state" data-state-for="${a.id}" role="status" hidden><h2></h2><p></p></div>
   <div class="state progress" data-progress-for="${a.id}" role="status" hidden><h2></h2><p class="progress-step"></p><p class="progress-time"></p></div>
-</section>`).join('');
+</section>`,
+    )
+    .join('');
   // Pages are sanitised when added and served each from its own address (room-page.routes.ts),
   // which shell.js puts in the frame when the page's tab first opens: the shell carries none of
   // them. Drawn in a sandbox without scripts or this origin's rights.
-  const pagePanels = pages.map((p) => `
+  const pagePanels = pages
+    .map(
+      (p) => `
 <section class="panel page" id="panel-${p.id}" role="tabpanel" aria-labelledby="tab-${p.id}" hidden>
   <iframe title="${escapeHtml(p.title)}" data-page="${p.id}" data-src="/room/${session.id}/pages/${p.id}" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer"></iframe>
-</section>`).join('');
+</section>`,
+    )
+    .join('');
   const empty = ordered.length || pages.length ? '' : '<p class="notice">Nothing is live in this room yet. Come back soon.</p>';
 
   const body = `
@@ -121,10 +143,12 @@ ${madeWithBadge(look, settings.service)}`;
 export const isPublicVisit = (session: RoomSessionRow) => !session.linkId && !session.preview;
 
 /** The prompt's line: who sent the link, and that the visit is recorded for them (none in a preview). */
-const whoSent = (sender: string | null, preview: boolean, publicVisit = false) => preview
-  ? 'This is a preview: nothing of it is recorded.'
-  : publicVisit ? 'This demo is listed in the community; the builder sees your visit and the email you give.'
-  : `${sender ? `${escapeHtml(sender)} sent you this link.` : 'This link was sent to you.'} Your visit (your name and the time you spend on each part) is recorded for ${sender ? 'them' : 'the sender'}.`;
+const whoSent = (sender: string | null, preview: boolean, publicVisit = false) =>
+  preview
+    ? 'This is a preview: nothing of it is recorded.'
+    : publicVisit
+      ? 'This demo is listed in the community; the builder sees your visit and the email you give.'
+      : `${sender ? `${escapeHtml(sender)} sent you this link.` : 'This link was sent to you.'} Your visit (your name and the time you spend on each part) is recorded for ${sender ? 'them' : 'the sender'}.`;
 
 /** The device frame the viewer picks for the app in view; the manifest's device is where it starts. */
 const deviceMenu = `
@@ -134,7 +158,10 @@ const deviceMenu = `
 <button type="button" role="menuitemradio" data-device="phone">Phone</button>
 </div></details>`;
 
-const controlsMenu = (c: ShellData['controls']) => !c.reset && !c.scenarios.length ? '' : `
+const controlsMenu = (c: ShellData['controls']) =>
+  !c.reset && !c.scenarios.length
+    ? ''
+    : `
 <details class="menu-button controls"><summary>Scenarios</summary><div class="menu" role="menu">
 ${c.reset ? '<button type="button" data-run="reset">Reset the demo</button>' : ''}
 ${c.scenarios.map((sc) => `<button type="button" data-run="scenario" data-id="${escapeHtml(sc.id)}" title="${escapeHtml(sc.description ?? '')}">${escapeHtml(sc.label)}</button>`).join('')}

@@ -35,11 +35,13 @@ class InvalidShellBody extends Error {
 }
 
 /** Each field that does not fit, by its dotted path and zod's words (as the shell has always been told). */
-const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema }) => (data) => {
-  const result = schema.safeParse(data);
-  if (result.success) return { value: result.data };
-  return { error: new InvalidShellBody(result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }))) };
-};
+const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
+  ({ schema }) =>
+  (data) => {
+    const result = schema.safeParse(data);
+    if (result.success) return { value: result.data };
+    return { error: new InvalidShellBody(result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }))) };
+  };
 
 /** sendBeacon posts text/plain; the shell's fetches post JSON. */
 function parseBeacon(body: unknown): unknown {
@@ -51,7 +53,13 @@ function parseBeacon(body: unknown): unknown {
   }
 }
 
-export function registerShellRoutes(app: FastifyInstance, deps: ViewerDeps, guard: ShellGuard, handlers: ShellHandlers, bodyLimits: Partial<Record<ShellOperation, number>> = {}) {
+export function registerShellRoutes(
+  app: FastifyInstance,
+  deps: ViewerDeps,
+  guard: ShellGuard,
+  handlers: ShellHandlers,
+  bodyLimits: Partial<Record<ShellOperation, number>> = {},
+) {
   /** The guard a row names: the request is refused (the reply sent) when it returns null. */
   const guardOf = (def: ShellRouteDef) => async (req: FastifyRequest, reply: FastifyReply) => {
     if (def.guard === 'origin') return fromRoomPage(deps.config, req, reply) ? null : undefined;

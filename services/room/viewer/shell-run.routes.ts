@@ -20,7 +20,9 @@ export function runHandlers({ sql, runner }: ViewerDeps, evidence: RoomEvidence)
       // A story step taken or a scenario tried is engagement (link-evidence.sql.ts); a preview records nothing.
       if (!session.preview) {
         await recordEvidence(sql, session.linkId, 'engaged');
-        await evidence.events(session, req, ['step' in ask ? { kind: 'step', subject: ask.step } : { kind: 'scenario', subject: 'scenario' in ask ? ask.scenario : 'reset' }]);
+        await evidence.events(session, req, [
+          'step' in ask ? { kind: 'step', subject: ask.step } : { kind: 'scenario', subject: 'scenario' in ask ? ask.scenario : 'reset' },
+        ]);
       }
       if (!calls.length || standing.kind !== 'container') return { ok: true };
       try {

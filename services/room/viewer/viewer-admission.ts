@@ -10,7 +10,16 @@ import { roomPauseOf, type OwnerPause } from '../../data/pauses.js';
 import { spendCommunityPass, spendPreviewPass } from '../../data/preview-passes.sql.js';
 import { displayNameOf, nameAndEmailOf } from '../../data/people.sql.js';
 import { planFor } from '../../data/workspaces.sql.js';
-import { createSession, holdRoomAdmission, markSessionSeen, recordBounce, saveWhoYouAre, sessionByToken, viewersPresent, type RoomSessionRow } from '../../data/room-sessions.sql.js';
+import {
+  createSession,
+  holdRoomAdmission,
+  markSessionSeen,
+  recordBounce,
+  saveWhoYouAre,
+  sessionByToken,
+  viewersPresent,
+  type RoomSessionRow,
+} from '../../data/room-sessions.sql.js';
 import { endQuietVisits } from '../../data/visits.sql.js';
 
 // What a viewer meets at a link, a listed project's public room or a preview pass (spec 7), exactly one of these. Every way of
@@ -71,14 +80,18 @@ export const listingKey = (slug: string) => `listing:${slug}`;
  * room. A session holds no seat until its shell arrives (arriveInVisit), so a page fetched and
  * never run fills nothing; the door only turns viewers away once the seats are taken.
  */
-async function admit(sql: Sql, a: { project: ProjectRow; plan: Plan; arrival: Arrival; key: string; linkId: string | null; linkViewerName: string | null }): Promise<Meeting> {
+async function admit(
+  sql: Sql,
+  a: { project: ProjectRow; plan: Plan; arrival: Arrival; key: string; linkId: string | null; linkViewerName: string | null },
+): Promise<Meeting> {
   const { project, plan, arrival, key, linkId, linkViewerName } = a;
   const held = await sessionByToken(sql, arrival.sessionId, arrival.token);
   const own = held && held.linkId === linkId && !held.preview && held.entryHash.equals(hashSecret(key)) ? held : null;
   // A viewer already in keeps what is open, whatever the hours or the crowd.
   if (own?.visitId) return { kind: 'room', project, session: await touch(sql, own), token: null, linkViewerName };
   // Public rooms draw on their own allowance of hours, private links on the plan's month.
-  if (await viewerHoursUsedUp(sql, project.workspaceId, plan.name, linkId ? 'links' : 'public')) return { kind: 'not-taking-visits', project };
+  if (await viewerHoursUsedUp(sql, project.workspaceId, plan.name, linkId ? 'links' : 'public'))
+    return { kind: 'not-taking-visits', project };
 
   return sql.begin(async (tx) => {
     await holdRoomAdmission(tx, project.id);
@@ -91,7 +104,13 @@ async function admit(sql: Sql, a: { project: ProjectRow; plan: Plan; arrival: Ar
     if (own) return { kind: 'room', project, session: own, token: null, linkViewerName } as const;
     // The visit starts when the shell runs (arriveInVisit), not here: a link-preview fetch or a
     // mail scanner that never runs it is no open, no visit, no seat and no viewer-hour.
-    const { session, token } = await createSession(tx, { workspaceId: project.workspaceId, projectId: project.id, linkId, entryKey: key, preview: false });
+    const { session, token } = await createSession(tx, {
+      workspaceId: project.workspaceId,
+      projectId: project.id,
+      linkId,
+      entryKey: key,
+      preview: false,
+    });
     return { kind: 'room', project, session, token, linkViewerName } as const;
   });
 }
@@ -117,7 +136,13 @@ export async function enterByPreview(sql: Sql, key: string, arrival: Arrival): P
   if (pause.system) return notFound;
   if (pause.owner) return { kind: 'paused', project, pause: pause.owner };
   if (own) return { kind: 'room', project, session: await touch(sql, own), token: null, linkViewerName: null };
-  const { session, token } = await createSession(sql, { workspaceId: project.workspaceId, projectId, linkId: null, entryKey: key, preview: true });
+  const { session, token } = await createSession(sql, {
+    workspaceId: project.workspaceId,
+    projectId,
+    linkId: null,
+    entryKey: key,
+    preview: true,
+  });
   return { kind: 'room', project, session, token, linkViewerName: null };
 }
 

@@ -35,7 +35,9 @@ export function commentHandlers(deps: ViewerDeps & { storage: Storage }, evidenc
       if (recent.count >= config.COMMENTS_PER_SESSION_HOUR) {
         const retryAfter = Math.max(1, recent.retryAfter);
         reply.header('retry-after', String(retryAfter));
-        return reply.status(429).send({ error: `at most ${config.COMMENTS_PER_SESSION_HOUR} comments an hour`, reason: 'rate', retryAfter });
+        return reply
+          .status(429)
+          .send({ error: `at most ${config.COMMENTS_PER_SESSION_HOUR} comments an hour`, reason: 'rate', retryAfter });
       }
 
       // The picture is judged by its bytes and re-encoded before anything is written.
@@ -44,7 +46,8 @@ export function commentHandlers(deps: ViewerDeps & { storage: Storage }, evidenc
         try {
           picture = await reencodeImage(Buffer.from(c.screenshot.data, 'base64'), screenshotRules(config.SCREENSHOT_MAX_BYTES));
         } catch (err) {
-          if (err instanceof Refusal && err.status === 503) return reply.status(503).header('retry-after', String(err.extra.retryAfter)).send(err.body());
+          if (err instanceof Refusal && err.status === 503)
+            return reply.status(503).header('retry-after', String(err.extra.retryAfter)).send(err.body());
           if (!(err instanceof ImageRefused)) throw err;
           return reply.status(422).send({ error: 'refused: file', reason: 'file', detail: `the screenshot: ${err.message}` });
         }
@@ -59,14 +62,37 @@ export function commentHandlers(deps: ViewerDeps & { storage: Storage }, evidenc
       if (picture) await deps.storage.put(key, picture.bytes, { contentType: picture.type, size: picture.bytes.length });
       try {
         const comment = await addComment(sql, session, {
-          id, buildId: standing.liveBuildId, appId: c.appId, screen: c.screen, body: c.body, position: c.position, area: c.area, device: c.device,
-          screenshot: picture ? { key, type: picture.type as 'image/png' | 'image/webp', width: picture.width, height: picture.height, bytes: picture.bytes.length } : null,
+          id,
+          buildId: standing.liveBuildId,
+          appId: c.appId,
+          screen: c.screen,
+          body: c.body,
+          position: c.position,
+          area: c.area,
+          device: c.device,
+          screenshot: picture
+            ? {
+                key,
+                type: picture.type as 'image/png' | 'image/webp',
+                width: picture.width,
+                height: picture.height,
+                bytes: picture.bytes.length,
+              }
+            : null,
           screenshotNote: note,
         });
         await evidence.events(session, req, [{ kind: 'comment', subject: c.appId }]);
         return {
           recorded: true,
-          comment: { id: comment.id, appId: comment.appId, screen: comment.screen, body: comment.body, createdAt: comment.createdAt.toISOString(), hasScreenshot: Boolean(picture), screenshotNote: note },
+          comment: {
+            id: comment.id,
+            appId: comment.appId,
+            screen: comment.screen,
+            body: comment.body,
+            createdAt: comment.createdAt.toISOString(),
+            hasScreenshot: Boolean(picture),
+            screenshotNote: note,
+          },
           askEmail: await askEmailOnce(sql, session.id),
         };
       } catch (err) {

@@ -17,10 +17,15 @@ export async function voiceOf(sql: Sql, project: ProjectRow, session: RoomSessio
     steps,
     answered: await stepsAnsweredIn(sql, session.visitId),
     comments: comments.map((c) => ({
-      id: c.id, appId: c.appId, screen: c.screen, body: c.body, createdAt: c.createdAt.toISOString(),
-      reply: c.reply, repliedAt: c.repliedAt?.toISOString() ?? null, from: c.replierName,
+      id: c.id,
+      appId: c.appId,
+      screen: c.screen,
+      body: c.body,
+      createdAt: c.createdAt.toISOString(),
+      reply: c.reply,
+      repliedAt: c.repliedAt?.toISOString() ?? null,
+      from: c.replierName,
     })),
     screenshotMaxBytes,
   };
 }
-

@@ -68,7 +68,11 @@ export async function fixture(folder: string, name?: string): Promise<string> {
   // Fixtures that differ from another only in their Dockerfile or manifest name the files they
   // share in `shared-files` (paths under test/fixtures/cli), rather than holding copies.
   const shared = await readFile(join(dir, 'shared-files'), 'utf8').catch(() => '');
-  for (const path of shared.split('\n').map((l) => l.trim()).filter(Boolean)) await cp(join(FIXTURES, path), join(dir, basename(path)));
+  for (const path of shared
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean))
+    await cp(join(FIXTURES, path), join(dir, basename(path)));
   await rm(join(dir, 'shared-files'), { force: true });
   if (name) {
     const file = join(dir, 'pitch.json');

@@ -28,7 +28,11 @@ export async function startChunkingProxy(target: string): Promise<{ url: string;
  * A server that only records what reaches it: where a misled tool would send an upload. `seen`
  * holds each request's method, path and Authorization header.
  */
-export async function startRecorder(): Promise<{ url: string; seen: { method?: string; url?: string; authorization?: string }[]; close: () => Promise<void> }> {
+export async function startRecorder(): Promise<{
+  url: string;
+  seen: { method?: string; url?: string; authorization?: string }[];
+  close: () => Promise<void>;
+}> {
   const seen: { method?: string; url?: string; authorization?: string }[] = [];
   const server: Server = createServer((req, res) => {
     seen.push({ method: req.method, url: req.url, authorization: req.headers.authorization });
@@ -43,7 +47,10 @@ export async function startRecorder(): Promise<{ url: string; seen: { method?: s
  * `putUrl(original)` says (an absolute address elsewhere), as a compromised or misconfigured
  * platform or proxy could answer.
  */
-export async function startPutUrlRewriter(target: string, putUrl: (original: string) => string): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startPutUrlRewriter(
+  target: string,
+  putUrl: (original: string) => string,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const to = new URL(target);
   const server: Server = createServer((req, res) => {
     const startUpload = req.method === 'POST' && /^\/api\/projects\/[^/]+\/uploads$/.test(req.url ?? '');
@@ -75,9 +82,10 @@ async function listenOnLoopback(server: Server, host: string): Promise<{ url: st
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${host}:${port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -24,7 +24,6 @@ export async function freePort(): Promise<number> {
   });
 }
 
-
 export interface PlatformProcess {
   name: string;
   child: ChildProcess;
@@ -67,7 +66,12 @@ export interface Api extends PlatformProcess {
 export async function startApi(services: ThrowawayServices, env: Record<string, string> = {}): Promise<Api> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const api = spawnProcess('api', 'services/platform/main.ts', { ...services.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, ...env }, services.dir);
+  const api = spawnProcess(
+    'api',
+    'services/platform/main.ts',
+    { ...services.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseUrl, ...env },
+    services.dir,
+  );
   await untilUp(api, `${baseUrl}/healthz`);
   return { ...api, baseUrl };
 }
@@ -80,7 +84,12 @@ export interface Workers extends PlatformProcess {
 export async function startWorkers(services: ThrowawayServices, env: Record<string, string> = {}): Promise<Workers> {
   const port = env.WORKERS_PORT ? Number(env.WORKERS_PORT) : await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const workers = spawnProcess('workers', 'workers/main.ts', { ...services.env, WORKERS_PORT: String(port), HOST: '127.0.0.1', ...env }, services.dir);
+  const workers = spawnProcess(
+    'workers',
+    'workers/main.ts',
+    { ...services.env, WORKERS_PORT: String(port), HOST: '127.0.0.1', ...env },
+    services.dir,
+  );
   await untilUp(workers, `${baseUrl}/readyz`);
   return { ...workers, baseUrl };
 }
@@ -91,20 +100,30 @@ export async function startWorkers(services: ThrowawayServices, env: Record<stri
  */
 export async function startShortLockWorker(services: ThrowawayServices): Promise<PlatformProcess> {
   const worker = spawnProcess('worker', 'test/support/worker-process.ts', services.env, services.dir);
-  await waitFor('the worker to say it is ready', async () => {
-    if (worker.child.exitCode !== null) throw new Error(`the worker exited:\n${worker.tail()}`);
-    return readFileSync(worker.logFile, 'utf8').includes('worker ready');
-  }, 60_000, 100);
+  await waitFor(
+    'the worker to say it is ready',
+    async () => {
+      if (worker.child.exitCode !== null) throw new Error(`the worker exited:\n${worker.tail()}`);
+      return readFileSync(worker.logFile, 'utf8').includes('worker ready');
+    },
+    60_000,
+    100,
+  );
   return worker;
 }
 
 async function untilUp(p: PlatformProcess, url: string) {
   let dead = false;
   void p.exited.then(() => (dead = true));
-  await waitFor(`${p.name} to answer ${url}`, async () => {
-    if (dead) throw new Error(`${p.name} exited before it was up:\n${p.tail()}`);
-    return (await fetch(url, { signal: AbortSignal.timeout(2_000) })).status === 200;
-  }, 60_000, 100).catch((err) => {
+  await waitFor(
+    `${p.name} to answer ${url}`,
+    async () => {
+      if (dead) throw new Error(`${p.name} exited before it was up:\n${p.tail()}`);
+      return (await fetch(url, { signal: AbortSignal.timeout(2_000) })).status === 200;
+    },
+    60_000,
+    100,
+  ).catch((err) => {
     p.child.kill('SIGKILL');
     throw err;
   });
@@ -144,8 +163,12 @@ export async function supervise<T extends PlatformProcess>(start: () => Promise<
   };
   watch(runs[0]);
   return {
-    get current() { return runs[runs.length - 1]; },
-    get restarts() { return runs.length - 1; },
+    get current() {
+      return runs[runs.length - 1];
+    },
+    get restarts() {
+      return runs.length - 1;
+    },
     runs,
     stop() {
       stopped = true;

@@ -62,17 +62,37 @@ export function copyEngineConformance(name: string, harness: () => Promise<Engin
     const following = new AbortController();
 
     const spec = (over: Partial<CopySpec> = {}): CopySpec => ({
-      copyId: randomUUID(), buildId: h.build.buildId, projectId: randomUUID(), workspaceId: randomUUID(), runnerId: h.runnerId,
-      image, start: null, env: {}, port: PORT, memoryMb: 128, cpus: 0.5, pids: 64, writableMb: 16, ...over,
+      copyId: randomUUID(),
+      buildId: h.build.buildId,
+      projectId: randomUUID(),
+      workspaceId: randomUUID(),
+      runnerId: h.runnerId,
+      image,
+      start: null,
+      env: {},
+      port: PORT,
+      memoryMb: 128,
+      cpus: 0.5,
+      pids: 64,
+      writableMb: 16,
+      ...over,
     });
     const hooks = (over: Partial<StartHooks> = {}): StartHooks => ({
-      signal: new AbortController().signal, made: async () => {}, running: async () => {}, phase: () => {}, ...over,
+      signal: new AbortController().signal,
+      made: async () => {},
+      running: async () => {},
+      phase: () => {},
+      ...over,
     });
-    const get = async (address: string, path: string) => (await fetch(`http://${address}:${PORT}${path}`)).json() as Promise<Record<string, unknown>>;
+    const get = async (address: string, path: string) =>
+      (await fetch(`http://${address}:${PORT}${path}`)).json() as Promise<Record<string, unknown>>;
     /** Waits for the copy to answer (the engine's start does not wait for the program inside). */
     const answering = async (address: string) => {
       for (let i = 0; i < 100; i++) {
-        const ok = await fetch(`http://${address}:${PORT}/`).then((r) => r.ok, () => false);
+        const ok = await fetch(`http://${address}:${PORT}/`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (ok) return;
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -106,7 +126,8 @@ export function copyEngineConformance(name: string, harness: () => Promise<Engin
       following.abort();
       hostService?.close();
       if (!h) return;
-      for (const c of await engine.list(h.runnerId)) await engine.stop({ runnerId: h.runnerId, copyId: c.copyId, handle: c.handle }).catch(() => {});
+      for (const c of await engine.list(h.runnerId))
+        await engine.stop({ runnerId: h.runnerId, copyId: c.copyId, handle: c.handle }).catch(() => {});
       await h.close();
     });
 
@@ -118,11 +139,14 @@ export function copyEngineConformance(name: string, harness: () => Promise<Engin
     it('starts a copy that answers at its address, records before it runs, and times its phases', async () => {
       const order: string[] = [];
       const s = spec();
-      const started = await engine.start(s, hooks({
-        made: async (handle) => void order.push(`made ${handle}`),
-        running: async () => void order.push('running'),
-        phase: (p) => void order.push(`phase ${p}`),
-      }));
+      const started = await engine.start(
+        s,
+        hooks({
+          made: async (handle) => void order.push(`made ${handle}`),
+          running: async () => void order.push('running'),
+          phase: (p) => void order.push(`phase ${p}`),
+        }),
+      );
       expect(order.indexOf(`made ${started.handle}`)).toBeGreaterThanOrEqual(0);
       expect(order.indexOf(`made ${started.handle}`)).toBeLessThan(order.indexOf('running'));
       expect(order.filter((o) => o.startsWith('phase')).length).toBeGreaterThan(0);
@@ -192,7 +216,17 @@ export function copyEngineConformance(name: string, harness: () => Promise<Engin
       // Record before act: the runner's record refused the copy, so the start throws before it runs.
       const abandoned = spec();
       let made: string | null = null;
-      await expect(engine.start(abandoned, hooks({ made: async (handle) => { made = handle; throw new Error('ended while creating'); } }))).rejects.toThrow(/ended while creating/);
+      await expect(
+        engine.start(
+          abandoned,
+          hooks({
+            made: async (handle) => {
+              made = handle;
+              throw new Error('ended while creating');
+            },
+          }),
+        ),
+      ).rejects.toThrow(/ended while creating/);
       expect(made).toBeTruthy();
       expect(await engine.state(made!)).toMatchObject({ status: 'created' });
       expect(await listedIds(engine)).toContain(abandoned.copyId);

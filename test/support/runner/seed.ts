@@ -19,12 +19,19 @@ export async function seedWorkspace(sql: Sql, plan: PlanName = 'pro'): Promise<s
   return w.id;
 }
 
-export async function seedContainerBuild(sql: Sql, storage: Storage, bundle: Buffer, opts: { workspaceId: string; manifest?: Record<string, unknown>; live?: boolean }): Promise<Seeded> {
+export async function seedContainerBuild(
+  sql: Sql,
+  storage: Storage,
+  bundle: Buffer,
+  opts: { workspaceId: string; manifest?: Record<string, unknown>; live?: boolean },
+): Promise<Seeded> {
   const projectId = randomUUID();
   const uploadId = randomUUID();
   const buildId = randomUUID();
   const manifest = {
-    kind: 'container', name: 'Runner demo', health: '/healthz',
+    kind: 'container',
+    name: 'Runner demo',
+    health: '/healthz',
     apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }],
     run: { start: ['node', 'server.js'] },
     ...opts.manifest,

@@ -49,7 +49,10 @@ export function testRunnerEnv(overrides: Record<string, string> = {}): Record<st
   };
 }
 
-export async function startTestRunner(overrides: Record<string, string> = {}, opts: { env?: Record<string, string> } = {}): Promise<TestRunner> {
+export async function startTestRunner(
+  overrides: Record<string, string> = {},
+  opts: { env?: Record<string, string> } = {},
+): Promise<TestRunner> {
   const env = opts.env ?? testRunnerEnv(overrides);
   const config = loadConfig(env);
   const settings = runnerSettings(config);
@@ -85,7 +88,8 @@ export async function startTestRunner(overrides: Record<string, string> = {}, op
       const deadline = Date.now() + timeoutMs;
       let v = await client.copy(sessionId);
       while (!states.includes(v.state)) {
-        if (Date.now() > deadline) throw new Error(`copy of ${sessionId} stayed ${v.state} (${v.detail ?? ''}), wanted ${states.join('/')}`);
+        if (Date.now() > deadline)
+          throw new Error(`copy of ${sessionId} stayed ${v.state} (${v.detail ?? ''}), wanted ${states.join('/')}`);
         v = await client.copy(sessionId, { seen: v.version, waitMs: Math.min(5_000, deadline - Date.now()) });
       }
       return v;

@@ -36,12 +36,14 @@ const REASONS: Record<string, string> = {
 
 /** 403 `permission` on account power (services/api/auth/step-up.ts): what would allow it. */
 const STEP_UP: Record<'browser' | 'sign-in-again', string> = {
-  'sign-in-again': 'To change how you sign in, mint a token or delete the account, confirm it is you: sign in again, then it is tried once more.',
+  'sign-in-again':
+    'To change how you sign in, mint a token or delete the account, confirm it is you: sign in again, then it is tried once more.',
   browser: 'Only the web app, signed in in a browser, can do that: not a command-line or connector token.',
 };
 
 /** The refusal asks for a sign-in of the last few minutes (then the change can be tried again). */
-export const needsSignInAgain = (error: unknown) => error instanceof ApiError && error.status === 403 && error.body.stepUp === 'sign-in-again';
+export const needsSignInAgain = (error: unknown) =>
+  error instanceof ApiError && error.status === 403 && error.body.stepUp === 'sign-in-again';
 
 const BY_STATUS: Record<number, string> = {
   400: 'Some of what you entered does not fit.',
@@ -69,8 +71,10 @@ export function wordsFor(error: unknown): Words {
     if (b.detail) return { headline: sentence(b.detail), details };
     return { headline: BY_STATUS[error.status] ?? sentence(b.error), details };
   }
-  if (error instanceof ContractError) return { headline: 'The platform answered in a shape this page does not know. Reload the page.', details: [error.message] };
-  if (error instanceof TypeError) return { headline: 'The platform could not be reached. Check the connection and try again.', details: [] };
+  if (error instanceof ContractError)
+    return { headline: 'The platform answered in a shape this page does not know. Reload the page.', details: [error.message] };
+  if (error instanceof TypeError)
+    return { headline: 'The platform could not be reached. Check the connection and try again.', details: [] };
   return { headline: error instanceof Error ? error.message : String(error), details: [] };
 }
 

@@ -24,15 +24,21 @@ export function Layout({ children }: { children: ReactNode }) {
 
   return (
     <div className="shell">
-      <a className="skip" href="#content">Skip to content</a>
+      <a className="skip" href="#content">
+        Skip to content
+      </a>
       <header className="top">
-        <Link href="/" className="wordmark">Demo rooms</Link>
+        <Link href="/" className="wordmark">
+          Demo rooms
+        </Link>
         <WorkspaceSwitch />
         <div className="who">
           <Link href="/account" title="Your account">
             <span id="who">{me.data?.email ?? ''}</span>
           </Link>
-          <button type="button" className="link" onClick={signOut}>Sign out</button>
+          <button type="button" className="link" onClick={signOut}>
+            Sign out
+          </button>
         </div>
       </header>
       <Nav />

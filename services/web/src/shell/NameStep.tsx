@@ -19,13 +19,43 @@ export function NameStep() {
   if (!me.data || me.data.nameChosen !== false || later) return null;
   return (
     <Section title="What should viewers call you?">
-      <p>Viewers see this name on the links you send them, and your workspace is named after it. Until you choose one they see “{me.data.workspace.name}”.</p>
-      <form className="row" noValidate onSubmit={(e) => { e.preventDefault(); if (name.trim()) save.mutate({ body: { name: name.trim() } }); }}>
+      <p>
+        Viewers see this name on the links you send them, and your workspace is named after it. Until you choose one they see “
+        {me.data.workspace.name}”.
+      </p>
+      <form
+        className="row"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (name.trim()) save.mutate({ body: { name: name.trim() } });
+        }}
+      >
         <div className="grow">
-          <Field label="Your name" name="name" value={name} onChange={(e) => setName(e.target.value)} maxLength={80} autoComplete="name" placeholder="Maya Rao" error={save.error} />
+          <Field
+            label="Your name"
+            name="name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            maxLength={80}
+            autoComplete="name"
+            placeholder="Maya Rao"
+            error={save.error}
+          />
         </div>
-        <button type="submit" disabled={save.isPending || !name.trim()}>Save my name</button>
-        <button type="button" className="secondary" onClick={() => { localStorage.setItem(LATER, '1'); setLater(true); }}>Not now</button>
+        <button type="submit" disabled={save.isPending || !name.trim()}>
+          Save my name
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            localStorage.setItem(LATER, '1');
+            setLater(true);
+          }}
+        >
+          Not now
+        </button>
       </form>
       <Refusal error={save.error} />
     </Section>

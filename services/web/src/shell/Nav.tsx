@@ -25,7 +25,9 @@ export function Nav() {
           const current = 'match' in a ? a.match(location) : location.startsWith(a.href);
           return (
             <li key={a.href}>
-              <Link href={a.href} aria-current={current ? 'page' : undefined}>{a.label}</Link>
+              <Link href={a.href} aria-current={current ? 'page' : undefined}>
+                {a.label}
+              </Link>
             </li>
           );
         })}

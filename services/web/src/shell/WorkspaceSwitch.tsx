@@ -9,14 +9,19 @@ export function WorkspaceSwitch() {
   const workspaces = useOp('listWorkspaces');
   const queries = useQueryClient();
   const [, navigate] = useLocation();
-  const activate = useAction((workspaceId: string) => api.call('activateWorkspace', { params: { workspaceId } }), () => {
-    queries.clear();
-    navigate('/');
-  });
+  const activate = useAction(
+    (workspaceId: string) => api.call('activateWorkspace', { params: { workspaceId } }),
+    () => {
+      queries.clear();
+      navigate('/');
+    },
+  );
   const active = workspaces.data?.find((w) => w.active);
   return (
     <div className="workspace">
-      <label htmlFor="workspace" className="sr-only">Workspace</label>
+      <label htmlFor="workspace" className="sr-only">
+        Workspace
+      </label>
       <select
         id="workspace"
         value={active?.id ?? ''}
@@ -25,7 +30,9 @@ export function WorkspaceSwitch() {
       >
         {!workspaces.data && <option value="">Workspace…</option>}
         {workspaces.data?.map((w) => (
-          <option key={w.id} value={w.id}>{w.kind === 'personal' ? `${w.name} (personal)` : `${w.name} · ${w.role}`}</option>
+          <option key={w.id} value={w.id}>
+            {w.kind === 'personal' ? `${w.name} (personal)` : `${w.name} · ${w.role}`}
+          </option>
         ))}
       </select>
       <Refusal error={activate.error} />

@@ -41,7 +41,9 @@ export function EmailPage() {
       <Plain title="Sign in">
         <h1>{problem ? 'Not signed in' : 'Sign in'}</h1>
         <Status text={problem} problem={!!problem} />
-        <p className="muted"><a href="/login">Ask for a new link</a></p>
+        <p className="muted">
+          <a href="/login">Ask for a new link</a>
+        </p>
       </Plain>
     );
   }
@@ -49,8 +51,12 @@ export function EmailPage() {
     return (
       <Plain title="Sign in">
         <h1>Sign in</h1>
-        <p>Sign in as <strong>{check.email}</strong>.</p>
-        <button type="button" onClick={signIn} disabled={busy}>Sign in</button>
+        <p>
+          Sign in as <strong>{check.email}</strong>.
+        </p>
+        <button type="button" onClick={signIn} disabled={busy}>
+          Sign in
+        </button>
         <Status text="" />
       </Plain>
     );
@@ -59,12 +65,16 @@ export function EmailPage() {
     <Plain title="Sign in">
       <h1>Sign in as {check.email}?</h1>
       <p className="problem" role="note">
-        This link was asked for in another browser. Only sign in if you asked for it yourself: someone
-        may have sent you a link to their own account, to see what you do there.
+        This link was asked for in another browser. Only sign in if you asked for it yourself: someone may have sent you a link to their own
+        account, to see what you do there.
       </p>
-      <button type="button" onClick={signIn} disabled={busy}>Sign in as {check.email}</button>
+      <button type="button" onClick={signIn} disabled={busy}>
+        Sign in as {check.email}
+      </button>
       <Status text="" />
-      <p className="muted">Not you, or you did not ask for it? Then do not sign in here, and <a href="/login">ask for a link of your own</a> instead.</p>
+      <p className="muted">
+        Not you, or you did not ask for it? Then do not sign in here, and <a href="/login">ask for a link of your own</a> instead.
+      </p>
     </Plain>
   );
 }

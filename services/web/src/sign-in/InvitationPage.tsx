@@ -35,9 +35,17 @@ export function InvitationPage() {
     <Plain title="An invitation">
       <h1>An invitation to a team</h1>
       <p id="invited">{invited}</p>
-      {open && <p><button type="button" onClick={join}>Join the team</button></p>}
+      {open && (
+        <p>
+          <button type="button" onClick={join}>
+            Join the team
+          </button>
+        </p>
+      )}
       <Status {...status} />
-      <p className="muted"><a href="/">Go to your projects</a></p>
+      <p className="muted">
+        <a href="/">Go to your projects</a>
+      </p>
     </Plain>
   );
 }

@@ -65,21 +65,34 @@ export function LoginPage() {
           <label htmlFor="email">Email</label>
           <input id="email" name="email" type="email" autoComplete={passkeysHere() ? 'email webauthn' : 'email'} required autoFocus />
         </div>
-        <button type="submit" disabled={busy}>Email me a sign-in link</button>
+        <button type="submit" disabled={busy}>
+          Email me a sign-in link
+        </button>
       </form>
       <Status {...status} />
       {settings.outbox && (
         <p id="outbox" className="muted" hidden={!sent}>
-          This platform sends no mail (no SMTP_URL): the link is in a file under <code>.data/outbox/</code> where <code>npm start</code> runs.
+          This platform sends no mail (no SMTP_URL): the link is in a file under <code>.data/outbox/</code> where <code>npm start</code>{' '}
+          runs.
         </p>
       )}
       <div className="other-ways" role="group" aria-label="Other ways to sign in">
-        {passkeysHere() && <button type="button" className="secondary" onClick={passkey} disabled={busy}>Sign in with a passkey</button>}
+        {passkeysHere() && (
+          <button type="button" className="secondary" onClick={passkey} disabled={busy}>
+            Sign in with a passkey
+          </button>
+        )}
         {settings.providers.map((p) => (
-          <button key={p} type="button" className="secondary" onClick={() => provider(p)} disabled={busy}>Continue with {providerLabel[p]}</button>
+          <button key={p} type="button" className="secondary" onClick={() => provider(p)} disabled={busy}>
+            Continue with {providerLabel[p]}
+          </button>
         ))}
       </div>
-      {next !== '/' && <p className="muted">You will go on to <code>{next}</code> once signed in.</p>}
+      {next !== '/' && (
+        <p className="muted">
+          You will go on to <code>{next}</code> once signed in.
+        </p>
+      )}
     </Plain>
   );
 }

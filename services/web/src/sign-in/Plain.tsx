@@ -15,5 +15,9 @@ export function Plain({ title, children }: { title: string; children: ReactNode 
 
 /** The line that says how a step went, read out by screen readers as it changes. */
 export function Status({ text, problem }: { text: string; problem?: boolean }) {
-  return <p role="status" aria-live="polite" className={problem ? 'problem' : undefined}>{text}</p>;
+  return (
+    <p role="status" aria-live="polite" className={problem ? 'problem' : undefined}>
+      {text}
+    </p>
+  );
 }

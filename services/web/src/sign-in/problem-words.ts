@@ -4,7 +4,8 @@
 
 const words: Record<string, string> = {
   state: 'That sign-in took too long or was already used. Try again.',
-  provider: 'The provider did not vouch for an email address, or refused the sign-in. Sign in with an emailed link, then connect the provider from your account.',
+  provider:
+    'The provider did not vouch for an email address, or refused the sign-in. Sign in with an emailed link, then connect the provider from your account.',
   'only-way-in': 'That is your only way in: add a passkey or connect another provider first.',
   'not-found': 'That sign-in provider is not set up on this platform. Use an emailed link or a passkey.',
   rate: 'Too many sign-in attempts from here. Wait a few minutes, then try again.',

@@ -5,7 +5,13 @@ import { Refusal } from './Refusal.js';
 // One read's three states. The skeleton takes the height the content will about take, so the page
 // does not jump when the data comes; an empty answer says what to do first.
 
-export function Async<T>({ query, children, empty, lines = 3, isEmpty }: {
+export function Async<T>({
+  query,
+  children,
+  empty,
+  lines = 3,
+  isEmpty,
+}: {
   query: UseQueryResult<T>;
   children: (data: T) => ReactNode;
   empty?: ReactNode;
@@ -23,7 +29,9 @@ export function Async<T>({ query, children, empty, lines = 3, isEmpty }: {
 export function Skeleton({ lines = 3 }: { lines?: number }) {
   return (
     <div className="skeleton" role="progressbar" aria-busy="true" aria-label="Loading">
-      {Array.from({ length: lines }, (_, i) => <div key={i} className="skeleton-line" />)}
+      {Array.from({ length: lines }, (_, i) => (
+        <div key={i} className="skeleton-line" />
+      ))}
     </div>
   );
 }

@@ -4,7 +4,13 @@ import type { ReactNode } from 'react';
 // Dialogs from Radix's primitives: focus kept inside while open and given back on close, Escape
 // closes, the title names the dialog for screen readers.
 
-export function Dialog({ open, onOpenChange, title, description, children }: {
+export function Dialog({
+  open,
+  onOpenChange,
+  title,
+  description,
+  children,
+}: {
   open: boolean;
   onOpenChange: (open: boolean) => void;
   title: string;
@@ -17,9 +23,15 @@ export function Dialog({ open, onOpenChange, title, description, children }: {
         <RadixDialog.Overlay className="dialog-overlay" />
         <RadixDialog.Content className="dialog" aria-describedby={description ? undefined : undefined}>
           <RadixDialog.Title>{title}</RadixDialog.Title>
-          {description ? <RadixDialog.Description>{description}</RadixDialog.Description> : <RadixDialog.Description className="sr-only">{title}</RadixDialog.Description>}
+          {description ? (
+            <RadixDialog.Description>{description}</RadixDialog.Description>
+          ) : (
+            <RadixDialog.Description className="sr-only">{title}</RadixDialog.Description>
+          )}
           {children}
-          <RadixDialog.Close className="dialog-close" aria-label="Close">×</RadixDialog.Close>
+          <RadixDialog.Close className="dialog-close" aria-label="Close">
+            ×
+          </RadixDialog.Close>
         </RadixDialog.Content>
       </RadixDialog.Portal>
     </RadixDialog.Root>

@@ -10,7 +10,11 @@ export function ProjectSelect({ id, value, onChange }: { id: string; value: stri
       <label htmlFor={id}>Project</label>
       <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
         <option value="">All projects</option>
-        {projects.data?.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
+        {projects.data?.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
       </select>
     </>
   );

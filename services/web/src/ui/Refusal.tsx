@@ -13,7 +13,9 @@ export function Refusal({ error, id, retry }: { error: unknown; id?: string; ret
       <p>{headline}</p>
       {details.length > 0 && (
         <ul>
-          {details.map((d) => <li key={d}>{d}</li>)}
+          {details.map((d) => (
+            <li key={d}>{d}</li>
+          ))}
         </ul>
       )}
       {needsSignInAgain(error) && <StepUp retry={retry} />}

@@ -24,27 +24,37 @@ export function StepUp({ retry }: { retry?: () => void }) {
     }
   };
 
-  const passkey = () => attempt(async () => {
-    if (!(await signInWithPasskey())) return setState({ text: 'No passkey was used. Try again, or have a link emailed.', problem: true });
-    setState({ text: retry ? 'Signed in again. Trying once more…' : 'Signed in again: try once more.', done: true });
-    retry?.();
-  });
+  const passkey = () =>
+    attempt(async () => {
+      if (!(await signInWithPasskey())) return setState({ text: 'No passkey was used. Try again, or have a link emailed.', problem: true });
+      setState({ text: retry ? 'Signed in again. Trying once more…' : 'Signed in again: try once more.', done: true });
+      retry?.();
+    });
 
-  const emailed = () => attempt(async () => {
-    const { email } = await api.call('whoami');
-    await api.call('emailSignIn', { body: { email } });
-    setState({ text: `We sent a sign-in link to ${email}. Open it in this browser, then come back here and try again.`, done: true });
-  });
+  const emailed = () =>
+    attempt(async () => {
+      const { email } = await api.call('whoami');
+      await api.call('emailSignIn', { body: { email } });
+      setState({ text: `We sent a sign-in link to ${email}. Open it in this browser, then come back here and try again.`, done: true });
+    });
 
   return (
     <div className="step-up" role="group" aria-label="Sign in again">
       {!state.done && (
         <div className="row">
-          {passkeysHere() && <button type="button" onClick={passkey} disabled={busy}>Sign in again with a passkey</button>}
-          <button type="button" className="secondary" onClick={emailed} disabled={busy}>Email me a sign-in link</button>
+          {passkeysHere() && (
+            <button type="button" onClick={passkey} disabled={busy}>
+              Sign in again with a passkey
+            </button>
+          )}
+          <button type="button" className="secondary" onClick={emailed} disabled={busy}>
+            Email me a sign-in link
+          </button>
         </div>
       )}
-      <p role="status" aria-live="polite" className={state.problem ? 'problem' : undefined}>{state.text}</p>
+      <p role="status" aria-live="polite" className={state.problem ? 'problem' : undefined}>
+        {state.text}
+      </p>
     </div>
   );
 }

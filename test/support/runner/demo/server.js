@@ -51,7 +51,10 @@ const server = http.createServer((req, res) => {
   }
   if (url.pathname === '/csp-page') {
     // A page under the Content-Security-Policy that ?csp= names: the room's capture agent may not run under it.
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': url.searchParams.get('csp') || "script-src 'none'" });
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': url.searchParams.get('csp') || "script-src 'none'",
+    });
     return res.end('<!doctype html><html><head><title>Policy</title></head><body><h1>Under a policy</h1></body></html>');
   }
   // A server that goes away mid-request: the proxy gets no answer at all.
@@ -69,19 +72,35 @@ const server = http.createServer((req, res) => {
   if (url.pathname === '/ipv6') {
     // The copy's own IPv6 addresses, one line each as the kernel lists them (none when IPv6 is off in its namespace).
     let list = '';
-    try { list = require('node:fs').readFileSync('/proc/net/if_inet6', 'utf8'); } catch {}
+    try {
+      list = require('node:fs').readFileSync('/proc/net/if_inet6', 'utf8');
+    } catch {}
     return json(res, 200, { addresses: list.split('\n').filter(Boolean) });
   }
-  json(res, 200, { path: url.pathname, port, host, copy: process.env.HOSTNAME || null, mode: process.env.MOCK_MODE || null, uid: process.getuid() });
+  json(res, 200, {
+    path: url.pathname,
+    port,
+    host,
+    copy: process.env.HOSTNAME || null,
+    mode: process.env.MOCK_MODE || null,
+    uid: process.getuid(),
+  });
 });
 
 // A minimal WebSocket echo (small text frames): enough to see frames cross the proxy.
 server.on('upgrade', (req, socket) => {
-  const accept = crypto.createHash('sha1').update(req.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11').digest('base64');
+  const accept = crypto
+    .createHash('sha1')
+    .update(req.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11')
+    .digest('base64');
   socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
   if (req.url === '/headers') {
     // The forwarding headers the copy got, names and values, kept within one small frame.
-    const told = Object.entries(req.headers).filter(([name]) => /forwarded|real-ip|client-ip/.test(name)).map(([n, v]) => `${n}=${v}`).join(' ').slice(0, 125);
+    const told = Object.entries(req.headers)
+      .filter(([name]) => /forwarded|real-ip|client-ip/.test(name))
+      .map(([n, v]) => `${n}=${v}`)
+      .join(' ')
+      .slice(0, 125);
     socket.write(Buffer.concat([Buffer.from([0x81, Buffer.byteLength(told)]), Buffer.from(told)]));
   }
   socket.on('data', (frame) => {

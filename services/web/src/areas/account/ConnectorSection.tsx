@@ -33,7 +33,8 @@ export function ConnectorSection() {
   const [shown, setShown] = useState(true);
   const tokens = (sessions.data ?? []).filter(isConnector);
   // Each revoke button's accessible name tells its token apart, by its id when names repeat.
-  const spoken = (t: Session) => `“${tokenName(t)}”${tokens.filter((o) => tokenName(o) === tokenName(t)).length > 1 ? ` (${t.id.slice(0, 8)})` : ''}`;
+  const spoken = (t: Session) =>
+    `“${tokenName(t)}”${tokens.filter((o) => tokenName(o) === tokenName(t)).length > 1 ? ` (${t.id.slice(0, 8)})` : ''}`;
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -46,7 +47,10 @@ export function ConnectorSection() {
 
   return (
     <Section title={`AI-assistant connector${sessions.data ? ` (${tokens.length})` : ''}`}>
-      <p className="muted">A token lets an AI assistant (Claude, Cursor, VS Code) work on your active workspace through the connector. A read-only token cannot change anything.</p>
+      <p className="muted">
+        A token lets an AI assistant (Claude, Cursor, VS Code) work on your active workspace through the connector. A read-only token cannot
+        change anything.
+      </p>
       <form className="inline" onSubmit={submit} noValidate>
         <Field label="What it is for" name="name" placeholder="Claude Code on my laptop" maxLength={80} error={create.error} />
         <div className="field">
@@ -62,33 +66,70 @@ export function ConnectorSection() {
           <input id={readOnlyId} type="checkbox" name="readOnly" />
           <label htmlFor={readOnlyId}>Read-only</label>
         </div>
-        <button type="submit" disabled={create.isPending}>Create token</button>
+        <button type="submit" disabled={create.isPending}>
+          Create token
+        </button>
       </form>
       <Refusal error={create.error} retry={() => create.variables && create.mutate(create.variables)} />
       {made && (
         <div className="token-once" role="region" aria-label="The new token">
-          <p><strong>Copy this token now: it is not shown again.</strong> It is valid until <Time at={made.expiresAt} />{made.readOnly ? ', read-only' : ''}.</p>
+          <p>
+            <strong>Copy this token now: it is not shown again.</strong> It is valid until <Time at={made.expiresAt} />
+            {made.readOnly ? ', read-only' : ''}.
+          </p>
           <code id="connector-token">{made.token}</code>
           <div className="row">
             <CopyButton value={made.token} label="Copy token" />
-            <button type="button" className="link" onClick={() => setShown(false)}>I have copied it</button>
+            <button type="button" className="link" onClick={() => setShown(false)}>
+              I have copied it
+            </button>
           </div>
           <p className="spaced">In Claude Code:</p>
           <pre>{`claude mcp add --transport http demo-rooms ${made.mcpUrl} \\\n  --header "Authorization: Bearer ${made.token}"`}</pre>
-          <p>Any other client: the address <code>{made.mcpUrl}</code> and the header <code>Authorization: Bearer …</code> with this token.</p>
+          <p>
+            Any other client: the address <code>{made.mcpUrl}</code> and the header <code>Authorization: Bearer …</code> with this token.
+          </p>
         </div>
       )}
       <h3 className="spaced">Tokens in use</h3>
-      <Async query={sessions} lines={2} isEmpty={() => tokens.length === 0} empty={<p>No token yet. Create one above, then give it to your assistant.</p>}>
+      <Async
+        query={sessions}
+        lines={2}
+        isEmpty={() => tokens.length === 0}
+        empty={<p>No token yet. Create one above, then give it to your assistant.</p>}
+      >
         {() => (
           <ul className="account-list" aria-label="Connector tokens">
             {tokens.map((t) => (
               <li key={t.id}>
                 <div className="what">
-                  <strong>{tokenName(t)}</strong>{t.readOnly && <> <span className="badge">Read-only</span></>}
-                  <span className="muted">Created <Time at={t.createdAt} />, {t.lastUsedAt ? <>last used <Time at={t.lastUsedAt} /></> : 'not used yet'}, expires <Time at={t.expiresAt} /></span>
+                  <strong>{tokenName(t)}</strong>
+                  {t.readOnly && (
+                    <>
+                      {' '}
+                      <span className="badge">Read-only</span>
+                    </>
+                  )}
+                  <span className="muted">
+                    Created <Time at={t.createdAt} />,{' '}
+                    {t.lastUsedAt ? (
+                      <>
+                        last used <Time at={t.lastUsedAt} />
+                      </>
+                    ) : (
+                      'not used yet'
+                    )}
+                    , expires <Time at={t.expiresAt} />
+                  </span>
                 </div>
-                <button type="button" className="secondary" onClick={() => { revoke.reset(); setRevoking(t); }}>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => {
+                    revoke.reset();
+                    setRevoking(t);
+                  }}
+                >
                   Revoke<span className="sr-only"> token {spoken(t)}</span>
                 </button>
               </li>
@@ -96,9 +137,16 @@ export function ConnectorSection() {
           </ul>
         )}
       </Async>
-      <Confirm open={revoking !== null} onClose={() => setRevoking(null)} title={`Revoke the token ${revoking ? spoken(revoking) : ''}?`}
+      <Confirm
+        open={revoking !== null}
+        onClose={() => setRevoking(null)}
+        title={`Revoke the token ${revoking ? spoken(revoking) : ''}?`}
         description="The assistant using it is signed out at once; the token cannot be used again. Other tokens keep working."
-        action="Revoke token" onConfirm={() => revoking && revoke.mutate({ params: { sessionId: revoking.id } })} pending={revoke.isPending} error={revoke.error} />
+        action="Revoke token"
+        onConfirm={() => revoking && revoke.mutate({ params: { sessionId: revoking.id } })}
+        pending={revoke.isPending}
+        error={revoke.error}
+      />
     </Section>
   );
 }

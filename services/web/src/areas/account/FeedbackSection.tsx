@@ -27,18 +27,41 @@ export function FeedbackSection() {
       <form onSubmit={submit} noValidate>
         <div className="field">
           <label htmlFor={id}>Tell us what works and what does not</label>
-          <textarea id={id} name="body" maxLength={2000} required aria-invalid={problem ? true : undefined} aria-describedby={problem ? `${id}-problem` : undefined} onChange={() => setSent(false)} />
-          {problem && <p className="problem" id={`${id}-problem`}>{problem}</p>}
+          <textarea
+            id={id}
+            name="body"
+            maxLength={2000}
+            required
+            aria-invalid={problem ? true : undefined}
+            aria-describedby={problem ? `${id}-problem` : undefined}
+            onChange={() => setSent(false)}
+          />
+          {problem && (
+            <p className="problem" id={`${id}-problem`}>
+              {problem}
+            </p>
+          )}
         </div>
-        <button type="submit" disabled={send.isPending}>Send feedback</button>
+        <button type="submit" disabled={send.isPending}>
+          Send feedback
+        </button>
       </form>
       <Refusal error={problem ? null : send.error} />
-      {sent && <p className="ok" role="status">Thank you: your note reached the team.</p>}
+      {sent && (
+        <p className="ok" role="status">
+          Thank you: your note reached the team.
+        </p>
+      )}
       {prefs.data && (
         <div className="row spaced">
           <span className="muted">
             Feedback tab {prefs.data.feedbackTabFolded ? 'folded away' : 'shown on every page'}.
-            {prefs.data.welcomeSeenAt && <> Welcome seen <Time at={prefs.data.welcomeSeenAt} />.</>}
+            {prefs.data.welcomeSeenAt && (
+              <>
+                {' '}
+                Welcome seen <Time at={prefs.data.welcomeSeenAt} />.
+              </>
+            )}
           </span>
           <button type="button" className="link" onClick={() => fold.mutate({ body: { folded: !prefs.data!.feedbackTabFolded } })}>
             {prefs.data.feedbackTabFolded ? 'Show the feedback tab' : 'Fold the feedback tab'}

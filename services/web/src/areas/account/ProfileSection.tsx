@@ -17,7 +17,9 @@ export function ProfileSection() {
   const me = useOp('whoami');
   return (
     <Section title="Profile">
-      <Async query={me} lines={5}>{(account) => <Profile account={account} />}</Async>
+      <Async query={me} lines={5}>
+        {(account) => <Profile account={account} />}
+      </Async>
     </Section>
   );
 }
@@ -28,7 +30,10 @@ function Profile({ account }: { account: Account }) {
   const [version, setVersion] = useState(() => Date.now());
   const [saved, setSaved] = useState(false);
   const setName = useChange('setName', () => setSaved(true));
-  const upload = useAction((file: File) => api.upload('uploadPhoto', file, file.type || 'application/octet-stream'), () => setVersion(Date.now()));
+  const upload = useAction(
+    (file: File) => api.upload('uploadPhoto', file, file.type || 'application/octet-stream'),
+    () => setVersion(Date.now()),
+  );
   const remove = useChange('removePhoto', () => setVersion(Date.now()));
   const fileId = useId();
 
@@ -38,7 +43,11 @@ function Profile({ account }: { account: Account }) {
     setName.mutate({ body: { name: String(new FormData(event.currentTarget).get('name') ?? '') } });
   };
 
-  const photo = account.photo ? `${addressOf('personPhoto', { userId: account.userId })}?v=${version}` : account.image?.startsWith('/') ? account.image : null;
+  const photo = account.photo
+    ? `${addressOf('personPhoto', { userId: account.userId })}?v=${version}`
+    : account.image?.startsWith('/')
+      ? account.image
+      : null;
 
   return (
     <div className="profile">
@@ -46,7 +55,9 @@ function Profile({ account }: { account: Account }) {
         {photo ? (
           <img className="avatar" src={photo} alt={`Photo of ${account.displayName}`} width={96} height={96} />
         ) : (
-          <div className="avatar" role="img" aria-label={`No photo yet: the initial of ${account.displayName}`}>{(account.displayName || account.email)[0]?.toUpperCase()}</div>
+          <div className="avatar" role="img" aria-label={`No photo yet: the initial of ${account.displayName}`}>
+            {(account.displayName || account.email)[0]?.toUpperCase()}
+          </div>
         )}
       </div>
       <div>
@@ -59,17 +70,29 @@ function Profile({ account }: { account: Account }) {
             maxLength={80}
             required
             error={setName.error}
-            hint={account.nameChosen === false && account.suggestedName ? `Until you choose one, people see "${account.displayName}".` : 'What people in your teams and on community cards see.'}
+            hint={
+              account.nameChosen === false && account.suggestedName
+                ? `Until you choose one, people see "${account.displayName}".`
+                : 'What people in your teams and on community cards see.'
+            }
             onChange={() => setSaved(false)}
           />
-          <button type="submit" disabled={setName.isPending}>Save name</button>
+          <button type="submit" disabled={setName.isPending}>
+            Save name
+          </button>
         </form>
         {/* A 400's issue is said beneath the field; anything else here. */}
         <Refusal error={isStatus(setName.error, 400) && fieldProblem(setName.error, 'name') ? null : setName.error} />
-        {saved && <p className="ok" role="status">Name saved: {account.displayName}.</p>}
+        {saved && (
+          <p className="ok" role="status">
+            Name saved: {account.displayName}.
+          </p>
+        )}
 
         <div className="photo-controls">
-          <label htmlFor={fileId} className="label">Photo</label>
+          <label htmlFor={fileId} className="label">
+            Photo
+          </label>
           <input
             id={fileId}
             type="file"
@@ -81,12 +104,20 @@ function Profile({ account }: { account: Account }) {
               event.currentTarget.value = '';
             }}
           />
-          <p className="hint" id={`${fileId}-hint`}>PNG, JPEG or WebP, up to 2 MB and 4096 pixels a side.{upload.isPending ? ' Uploading…' : ''}</p>
+          <p className="hint" id={`${fileId}-hint`}>
+            PNG, JPEG or WebP, up to 2 MB and 4096 pixels a side.{upload.isPending ? ' Uploading…' : ''}
+          </p>
           <Refusal error={upload.error} />
-          {upload.isSuccess && !upload.error && <p className="ok" role="status">Photo updated.</p>}
+          {upload.isSuccess && !upload.error && (
+            <p className="ok" role="status">
+              Photo updated.
+            </p>
+          )}
           {account.photo && (
             <div className="row">
-              <button type="button" className="secondary" onClick={() => remove.mutate({})} disabled={remove.isPending}>Remove photo</button>
+              <button type="button" className="secondary" onClick={() => remove.mutate({})} disabled={remove.isPending}>
+                Remove photo
+              </button>
             </div>
           )}
           <Refusal error={remove.error} />

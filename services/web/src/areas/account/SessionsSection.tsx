@@ -16,8 +16,13 @@ import { isConnector } from './connector-sessions.js';
 const RECENT_DAYS = 7;
 
 export const methodWords: Record<string, string> = {
-  email: 'Emailed link', passkey: 'Passkey', device: 'Pitch tool login', operator: 'Issued by the operator',
-  github: 'GitHub', google: 'Google', connector: 'Connector token',
+  email: 'Emailed link',
+  passkey: 'Passkey',
+  device: 'Pitch tool login',
+  operator: 'Issued by the operator',
+  github: 'GitHub',
+  google: 'Google',
+  connector: 'Connector token',
 };
 
 export function SessionsSection() {
@@ -32,14 +37,27 @@ export function SessionsSection() {
   return (
     <Section
       title={`Sessions${sessions.data ? ` (${list.length})` : ''}`}
-      actions={<button type="button" className="secondary" onClick={() => setEverywhere(true)}>Sign out everywhere</button>}
+      actions={
+        <button type="button" className="secondary" onClick={() => setEverywhere(true)}>
+          Sign out everywhere
+        </button>
+      }
     >
       <Async query={sessions} lines={4} isEmpty={() => list.length === 0} empty={<p>No session is open besides connector tokens.</p>}>
         {() => (
           <div className="table-wrap">
             <table className="stack">
               <thead>
-                <tr><th scope="col">Device</th><th scope="col">Signed in with</th><th scope="col">Since</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span className="sr-only">Actions</span></th></tr>
+                <tr>
+                  <th scope="col">Device</th>
+                  <th scope="col">Signed in with</th>
+                  <th scope="col">Since</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
               </thead>
               <tbody>
                 {list.map((s) => (
@@ -47,19 +65,29 @@ export function SessionsSection() {
                     <td data-label="Device">
                       <strong>{s.device}</strong> {s.current && <span className="badge live">This session</span>}
                     </td>
-                    <td data-label="Signed in with">{s.signInMethod ? methodWords[s.signInMethod] ?? s.signInMethod : '—'}</td>
-                    <td data-label="Since"><Time at={s.createdAt} /></td>
+                    <td data-label="Signed in with">{s.signInMethod ? (methodWords[s.signInMethod] ?? s.signInMethod) : '—'}</td>
+                    <td data-label="Since">
+                      <Time at={s.createdAt} />
+                    </td>
                     <td data-label="Last used">{s.lastUsedAt ? <Time at={s.lastUsedAt} /> : <span className="muted">not since</span>}</td>
-                    <td data-label="Expires"><Time at={s.expiresAt} /></td>
+                    <td data-label="Expires">
+                      <Time at={s.expiresAt} />
+                    </td>
                     <td>
                       {s.current ? (
                         <span className="muted">You are here</span>
                       ) : (
-                        <RevokeButton change={revoke} args={{ params: { sessionId: s.id } }} what={`${s.device} session`} confirm={{
-                          title: `Revoke the ${s.device} session?`,
-                          description: 'Whoever uses it is signed out at once and signs in again to come back. Your other sessions keep working.',
-                          action: 'Revoke session',
-                        }} />
+                        <RevokeButton
+                          change={revoke}
+                          args={{ params: { sessionId: s.id } }}
+                          what={`${s.device} session`}
+                          confirm={{
+                            title: `Revoke the ${s.device} session?`,
+                            description:
+                              'Whoever uses it is signed out at once and signs in again to come back. Your other sessions keep working.',
+                            action: 'Revoke session',
+                          }}
+                        />
                       )}
                     </td>
                   </tr>
@@ -69,12 +97,23 @@ export function SessionsSection() {
           </div>
         )}
       </Async>
-      <Confirm open={everywhere} onClose={() => setEverywhere(false)} title="Sign out everywhere?" description="Every browser, the pitch tool and every connector token are signed out, this browser too. You will sign in again."
-        action="Sign out of every session" onConfirm={signOutEverywhere} pending={signOutAll.isPending} error={signOutAll.error}>
+      <Confirm
+        open={everywhere}
+        onClose={() => setEverywhere(false)}
+        title="Sign out everywhere?"
+        description="Every browser, the pitch tool and every connector token are signed out, this browser too. You will sign in again."
+        action="Sign out of every session"
+        onConfirm={signOutEverywhere}
+        pending={signOutAll.isPending}
+        error={signOutAll.error}
+      >
         <label className="check">
-          <input type="checkbox" checked={forget} onChange={(e) => setForget(e.target.checked)} /> Also remove the passkeys and GitHub or Google connections added in the last {RECENT_DAYS} days
+          <input type="checkbox" checked={forget} onChange={(e) => setForget(e.target.checked)} /> Also remove the passkeys and GitHub or
+          Google connections added in the last {RECENT_DAYS} days
         </label>
-        <p className="muted">Choose this if someone else may have used your account: what they added to come back goes too. Emailed links still reach you.</p>
+        <p className="muted">
+          Choose this if someone else may have used your account: what they added to come back goes too. Emailed links still reach you.
+        </p>
       </Confirm>
     </Section>
   );

@@ -30,7 +30,9 @@ export function SignInSection() {
     try {
       response = await startRegistration({ optionsJSON: optionsJSON as never });
     } catch (error) {
-      throw new NoPasskey(`No passkey was made: ${error instanceof Error ? error.message : String(error)}. Try again when your device asks.`);
+      throw new NoPasskey(
+        `No passkey was made: ${error instanceof Error ? error.message : String(error)}. Try again when your device asks.`,
+      );
     }
     const name = newName.trim();
     const list = await api.call('registerPasskey', { body: { response: response as never, ...(name ? { name } : {}) } });
@@ -46,30 +48,82 @@ export function SignInSection() {
 
   return (
     <Section title="Sign-in methods">
-      <p className="muted">Emailed links always reach your address. A passkey signs you in with your device's lock (fingerprint, face, PIN), no email needed.</p>
+      <p className="muted">
+        Emailed links always reach your address. A passkey signs you in with your device's lock (fingerprint, face, PIN), no email needed.
+      </p>
 
       <div className="panel-head">
         <h3>Passkeys{passkeys.data ? ` (${passkeys.data.length})` : ''}</h3>
         {passkeysHere() && (
-          <form className="row" onSubmit={(e) => { e.preventDefault(); add.mutate(undefined); }}>
-            <label className="sr-only" htmlFor="passkey-name">Name of the new passkey</label>
-            <input id="passkey-name" value={newName} onChange={(e) => setNewName(e.target.value)} maxLength={60} placeholder="Its name, e.g. Work laptop (optional)" />
-            <button type="submit" disabled={add.isPending}>{add.isPending ? 'Waiting for your device…' : 'Add a passkey'}</button>
+          <form
+            className="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              add.mutate(undefined);
+            }}
+          >
+            <label className="sr-only" htmlFor="passkey-name">
+              Name of the new passkey
+            </label>
+            <input
+              id="passkey-name"
+              value={newName}
+              onChange={(e) => setNewName(e.target.value)}
+              maxLength={60}
+              placeholder="Its name, e.g. Work laptop (optional)"
+            />
+            <button type="submit" disabled={add.isPending}>
+              {add.isPending ? 'Waiting for your device…' : 'Add a passkey'}
+            </button>
           </form>
         )}
       </div>
-      {!passkeysHere() && <p className="muted">Passkeys cannot be made at this address{settings.passkeyOrigin ? <>: open <a href={`${settings.passkeyOrigin}/account`}>{settings.passkeyOrigin}</a> to add one</> : ' (the platform is not served from a name a passkey can belong to)'}.</p>}
+      {!passkeysHere() && (
+        <p className="muted">
+          Passkeys cannot be made at this address
+          {settings.passkeyOrigin ? (
+            <>
+              : open <a href={`${settings.passkeyOrigin}/account`}>{settings.passkeyOrigin}</a> to add one
+            </>
+          ) : (
+            ' (the platform is not served from a name a passkey can belong to)'
+          )}
+          .
+        </p>
+      )}
       <Refusal error={add.error} retry={() => add.mutate(undefined)} />
-      {add.isSuccess && <p className="ok" role="status">Passkey added. Next time, choose "Sign in with a passkey".</p>}
+      {add.isSuccess && (
+        <p className="ok" role="status">
+          Passkey added. Next time, choose "Sign in with a passkey".
+        </p>
+      )}
       <Async query={passkeys} lines={2} empty={<p>No passkey yet. Add one to sign in without waiting for an email.</p>}>
         {(list) => (
           <ul className="account-list" aria-label="Passkeys">
-            {list.map((p, i) => <PasskeyItem key={p.id} passkey={p} label={p.name ?? `Passkey ${i + 1}`} onRemove={() => { remove.reset(); setRemoving(p.id); }} />)}
+            {list.map((p, i) => (
+              <PasskeyItem
+                key={p.id}
+                passkey={p}
+                label={p.name ?? `Passkey ${i + 1}`}
+                onRemove={() => {
+                  remove.reset();
+                  setRemoving(p.id);
+                }}
+              />
+            ))}
           </ul>
         )}
       </Async>
-      <Confirm open={removing !== null} onClose={() => setRemoving(null)} title="Remove this passkey?" description="The device that holds it will no longer sign you in here. Emailed links still do."
-        action="Remove passkey" onConfirm={() => removing && remove.mutate({ params: { passkeyId: removing } })} pending={remove.isPending} error={remove.error} />
+      <Confirm
+        open={removing !== null}
+        onClose={() => setRemoving(null)}
+        title="Remove this passkey?"
+        description="The device that holds it will no longer sign you in here. Emailed links still do."
+        action="Remove passkey"
+        onConfirm={() => removing && remove.mutate({ params: { passkeyId: removing } })}
+        pending={remove.isPending}
+        error={remove.error}
+      />
 
       <h3 className="spaced">Providers</h3>
       <Async query={signIns} lines={2}>
@@ -87,9 +141,23 @@ export function SignInSection() {
                       {p.linked ? <span className="badge ok">Connected</span> : <span className="badge">Not connected</span>}
                     </div>
                     {p.linked ? (
-                      <button type="button" className="secondary" onClick={() => disconnect.mutate({ params: { provider: p.provider } })} disabled={disconnect.isPending}>Disconnect {name}</button>
+                      <button
+                        type="button"
+                        className="secondary"
+                        onClick={() => disconnect.mutate({ params: { provider: p.provider } })}
+                        disabled={disconnect.isPending}
+                      >
+                        Disconnect {name}
+                      </button>
                     ) : (
-                      <button type="button" className="secondary" onClick={() => connect.mutate(p.provider)} disabled={connect.isPending || !p.setUp}>Connect {name}</button>
+                      <button
+                        type="button"
+                        className="secondary"
+                        onClick={() => connect.mutate(p.provider)}
+                        disabled={connect.isPending || !p.setUp}
+                      >
+                        Connect {name}
+                      </button>
                     )}
                   </li>
                 );
@@ -112,22 +180,56 @@ function PasskeyItem({ passkey: p, label, onRemove }: { passkey: Passkey; label:
     <li>
       <div className="what">
         {name === null ? (
-          <strong>{label} {p.backedUp ? <span className="badge ok">Synced</span> : <span className="badge">This device only</span>}</strong>
+          <strong>
+            {label} {p.backedUp ? <span className="badge ok">Synced</span> : <span className="badge">This device only</span>}
+          </strong>
         ) : (
-          <form className="row" onSubmit={(e) => { e.preventDefault(); rename.mutate({ params: { passkeyId: p.id }, body: { name } }); }}>
-            <label className="sr-only" htmlFor={`passkey-${p.id}`}>New name of {label}</label>
+          <form
+            className="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              rename.mutate({ params: { passkeyId: p.id }, body: { name } });
+            }}
+          >
+            <label className="sr-only" htmlFor={`passkey-${p.id}`}>
+              New name of {label}
+            </label>
             <input id={`passkey-${p.id}`} value={name} onChange={(e) => setName(e.target.value)} maxLength={60} autoFocus />
-            <button type="submit" disabled={!name.trim() || rename.isPending}>Save name<span className="sr-only"> of {label}</span></button>
-            <button type="button" className="secondary" onClick={() => setName(null)}>Cancel<span className="sr-only"> renaming {label}</span></button>
+            <button type="submit" disabled={!name.trim() || rename.isPending}>
+              Save name<span className="sr-only"> of {label}</span>
+            </button>
+            <button type="button" className="secondary" onClick={() => setName(null)}>
+              Cancel<span className="sr-only"> renaming {label}</span>
+            </button>
           </form>
         )}
-        <span className="muted">Added <Time at={p.createdAt} />, {p.lastUsedAt ? <>last used <Time at={p.lastUsedAt} /></> : 'not used yet'}</span>
+        <span className="muted">
+          Added <Time at={p.createdAt} />,{' '}
+          {p.lastUsedAt ? (
+            <>
+              last used <Time at={p.lastUsedAt} />
+            </>
+          ) : (
+            'not used yet'
+          )}
+        </span>
         <Refusal error={rename.error} />
       </div>
       {name === null && (
         <div className="row">
-          <button type="button" className="secondary" onClick={() => { rename.reset(); setName(p.name ?? ''); }}>Rename<span className="sr-only"> {label}</span></button>
-          <button type="button" className="secondary" onClick={onRemove}>Remove<span className="sr-only"> {label}</span></button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              rename.reset();
+              setName(p.name ?? '');
+            }}
+          >
+            Rename<span className="sr-only"> {label}</span>
+          </button>
+          <button type="button" className="secondary" onClick={onRemove}>
+            Remove<span className="sr-only"> {label}</span>
+          </button>
         </div>
       )}
     </li>

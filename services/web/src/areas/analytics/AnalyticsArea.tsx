@@ -37,7 +37,16 @@ export default function AnalyticsArea() {
         <Field label="To" type="date" name="to" value={to} onChange={(e) => setTo(e.target.value)} />
         <div className="row">
           {PRESETS.map((n) => (
-            <button key={n} type="button" className="secondary" aria-pressed={from === daysAgo(n - 1) && to === daysAgo(0)} onClick={() => { setFrom(daysAgo(n - 1)); setTo(daysAgo(0)); }}>
+            <button
+              key={n}
+              type="button"
+              className="secondary"
+              aria-pressed={from === daysAgo(n - 1) && to === daysAgo(0)}
+              onClick={() => {
+                setFrom(daysAgo(n - 1));
+                setTo(daysAgo(0));
+              }}
+            >
               {n} days
             </button>
           ))}
@@ -45,42 +54,63 @@ export default function AnalyticsArea() {
       </div>
       {rangeError !== undefined && query.data !== undefined && <Refusal error={rangeError} />}
       <Async query={query} lines={10}>
-        {(a) => a.full ? (
-          <>
-            <Totals totals={a.totals} />
-            <Charts days={a.days} names={a.names} />
-            {projectsOf(a).length > 0 && (
-              <Section title="By project">
-                <table className="stack">
-                  <thead><tr><th>Project</th><th>Views</th><th>Viewers</th><th>Time</th><th>Comments</th></tr></thead>
-                  <tbody>
-                    {projectsOf(a).map((p) => (
-                      <tr key={p.projectId}>
-                        <td data-label="Project"><Link href={`/projects/${p.projectId}/activity`}>{p.name}</Link></td>
-                        <td data-label="Views">{p.totals.views}</td>
-                        <td data-label="Viewers">{p.totals.viewers}</td>
-                        <td data-label="Time">{duration(p.totals.activeSeconds)}</td>
-                        <td data-label="Comments">{p.totals.comments}</td>
+        {(a) =>
+          a.full ? (
+            <>
+              <Totals totals={a.totals} />
+              <Charts days={a.days} names={a.names} />
+              {projectsOf(a).length > 0 && (
+                <Section title="By project">
+                  <table className="stack">
+                    <thead>
+                      <tr>
+                        <th>Project</th>
+                        <th>Views</th>
+                        <th>Viewers</th>
+                        <th>Time</th>
+                        <th>Comments</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </Section>
-            )}
-          </>
-        ) : (
-          <>
-            <div className="totals"><Total label="Views" value={a.totals.views} /></div>
-            <p className="notice">Charts, viewers, time per app and answers need a paid plan (Solo or above). On Free you see the total views.</p>
-          </>
-        )}
+                    </thead>
+                    <tbody>
+                      {projectsOf(a).map((p) => (
+                        <tr key={p.projectId}>
+                          <td data-label="Project">
+                            <Link href={`/projects/${p.projectId}/activity`}>{p.name}</Link>
+                          </td>
+                          <td data-label="Views">{p.totals.views}</td>
+                          <td data-label="Viewers">{p.totals.viewers}</td>
+                          <td data-label="Time">{duration(p.totals.activeSeconds)}</td>
+                          <td data-label="Comments">{p.totals.comments}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </Section>
+              )}
+            </>
+          ) : (
+            <>
+              <div className="totals">
+                <Total label="Views" value={a.totals.views} />
+              </div>
+              <p className="notice">
+                Charts, viewers, time per app and answers need a paid plan (Solo or above). On Free you see the total views.
+              </p>
+            </>
+          )
+        }
       </Async>
     </Page>
   );
 }
 
 function Total({ label, value }: { label: string; value: string | number }) {
-  return <div className="total"><span className="n">{value}</span><span className="muted">{label}</span></div>;
+  return (
+    <div className="total">
+      <span className="n">{value}</span>
+      <span className="muted">{label}</span>
+    </div>
+  );
 }
 
 function Totals({ totals }: { totals: Figures }) {
@@ -100,10 +130,13 @@ function Charts({ days, names }: { days: AnalyticsDay[]; names: Names }) {
   const labels = useMemo(() => days.map((d) => d.day), [days]);
   // Viewers are often as many as views: its line is dashed and drawn thinner over Views, so the
   // solid Views line still shows through the gaps when the two are equal.
-  const visits = useMemo(() => [
-    { label: 'Views', values: days.map((d) => d.views), width: 3 },
-    { label: 'Viewers', values: days.map((d) => d.viewers), dash: [6, 6] },
-  ], [days]);
+  const visits = useMemo(
+    () => [
+      { label: 'Views', values: days.map((d) => d.views), width: 3 },
+      { label: 'Viewers', values: days.map((d) => d.viewers), dash: [6, 6] },
+    ],
+    [days],
+  );
   // The names the API gives (the workspace's carry their project: "Shop · Website"), never raw ids.
   const apps = useMemo(() => {
     const ids = [...new Set(days.flatMap((d) => Object.keys(d.time)))];
@@ -112,9 +145,11 @@ function Charts({ days, names }: { days: AnalyticsDay[]; names: Names }) {
   return (
     <Section title="Over time">
       <Chart caption="Views and viewers per day" days={labels} series={visits} unit="count" />
-      {apps.length > 0
-        ? <Chart caption="Time per app per day" days={labels} series={apps} unit="minutes" />
-        : <p className="muted">No time in view recorded in this range yet.</p>}
+      {apps.length > 0 ? (
+        <Chart caption="Time per app per day" days={labels} series={apps} unit="minutes" />
+      ) : (
+        <p className="muted">No time in view recorded in this range yet.</p>
+      )}
     </Section>
   );
 }

@@ -7,7 +7,12 @@ import 'uplot/dist/uPlot.min.css';
 
 const COLOURS = ['#1d4ed8', '#b42318', '#146c2e', '#8a4b00', '#6d28d9', '#0e7490'];
 
-export function Chart({ caption, days, series, unit }: {
+export function Chart({
+  caption,
+  days,
+  series,
+  unit,
+}: {
   caption: string;
   days: string[];
   /** `dash` draws a dashed line (uPlot's canvas dash pattern); `width` overrides the 2 px line. */
@@ -20,12 +25,26 @@ export function Chart({ caption, days, series, unit }: {
     if (!el) return;
     const x = days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
     const width = () => Math.max(240, el.clientWidth);
-    const plot = new uPlot({
-      width: width(), height: 220,
-      series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length], width: s.width ?? 2, dash: s.dash, points: { show: days.length < 40 } }))],
-      axes: [{}, { label: unit }],
-      scales: { x: { time: true } },
-    }, [x, ...series.map((s) => s.values)], el);
+    const plot = new uPlot(
+      {
+        width: width(),
+        height: 220,
+        series: [
+          {},
+          ...series.map((s, i) => ({
+            label: s.label,
+            stroke: COLOURS[i % COLOURS.length],
+            width: s.width ?? 2,
+            dash: s.dash,
+            points: { show: days.length < 40 },
+          })),
+        ],
+        axes: [{}, { label: unit }],
+        scales: { x: { time: true } },
+      },
+      [x, ...series.map((s) => s.values)],
+      el,
+    );
     // The container's own size, not the window's: the side bar and the phone layout change it too.
     const resize = () => plot.setSize({ width: width(), height: 220 });
     const watcher = new ResizeObserver(resize);
@@ -45,9 +64,25 @@ export function Chart({ caption, days, series, unit }: {
         <summary>The numbers ({unit})</summary>
         <div className="table-wrap">
           <table>
-            <thead><tr><th scope="col">Day</th>{series.map((s) => <th key={s.label} scope="col">{s.label}</th>)}</tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                {series.map((s) => (
+                  <th key={s.label} scope="col">
+                    {s.label}
+                  </th>
+                ))}
+              </tr>
+            </thead>
             <tbody>
-              {days.map((d, i) => <tr key={d}><th scope="row">{d}</th>{series.map((s) => <td key={s.label}>{s.values[i]}</td>)}</tr>)}
+              {days.map((d, i) => (
+                <tr key={d}>
+                  <th scope="row">{d}</th>
+                  {series.map((s) => (
+                    <td key={s.label}>{s.values[i]}</td>
+                  ))}
+                </tr>
+              ))}
             </tbody>
           </table>
         </div>

@@ -14,7 +14,7 @@ type Event = Journey['sessions'][number]['timeline'][number];
 type Names = Journey['names'];
 
 /** The name the API gives an id (app, page, step, scenario), else the id itself. */
-const named = (map: Record<string, string>, id: string | null) => (id === null ? null : map[id] ?? id);
+const named = (map: Record<string, string>, id: string | null) => (id === null ? null : (map[id] ?? id));
 
 const WORDS: Record<Event['kind'], (e: Event, n: Names) => string> = {
   entry: () => 'Entered the room',
@@ -34,25 +34,61 @@ export default function JourneyArea() {
   return (
     <Async query={journey} lines={10}>
       {(j) => (
-        <Page title={`Journey of ${j.link.viewerName}`} lead={<>Stage <span className="badge">{j.link.stage}</span> · <Link href="~/pipeline">Back to the pipeline</Link></>}>
+        <Page
+          title={`Journey of ${j.link.viewerName}`}
+          lead={
+            <>
+              Stage <span className="badge">{j.link.stage}</span> · <Link href="~/pipeline">Back to the pipeline</Link>
+            </>
+          }
+        >
           <div className="totals">
-            <div className="total"><span className="n">{j.sessions.length}</span><span className="muted">Sessions</span></div>
-            <div className="total"><span className="n">{j.people.length}</span><span className="muted">People</span></div>
-            <div className="total"><span className="n">{duration(j.sessions.reduce((a, s) => a + Object.values(s.time).reduce((x, y) => x + y, 0), 0))}</span><span className="muted">Time in view</span></div>
-            <div className="total"><span className="n">{duration(j.outside.reduce((a, o) => a + o.seconds, 0))}</span><span className="muted">Time outside the room</span></div>
+            <div className="total">
+              <span className="n">{j.sessions.length}</span>
+              <span className="muted">Sessions</span>
+            </div>
+            <div className="total">
+              <span className="n">{j.people.length}</span>
+              <span className="muted">People</span>
+            </div>
+            <div className="total">
+              <span className="n">{duration(j.sessions.reduce((a, s) => a + Object.values(s.time).reduce((x, y) => x + y, 0), 0))}</span>
+              <span className="muted">Time in view</span>
+            </div>
+            <div className="total">
+              <span className="n">{duration(j.outside.reduce((a, o) => a + o.seconds, 0))}</span>
+              <span className="muted">Time outside the room</span>
+            </div>
           </div>
           {j.tour && (
             <Section title="Story progress">
-              <p>{j.tour.taken} of {j.tour.steps} steps taken</p>
-              <div className="progress" role="progressbar" aria-label="Story progress" aria-valuemin={0} aria-valuemax={j.tour.steps} aria-valuenow={j.tour.taken}>
+              <p>
+                {j.tour.taken} of {j.tour.steps} steps taken
+              </p>
+              <div
+                className="progress"
+                role="progressbar"
+                aria-label="Story progress"
+                aria-valuemin={0}
+                aria-valuemax={j.tour.steps}
+                aria-valuenow={j.tour.taken}
+              >
                 <span style={{ width: `${j.tour.steps ? (100 * j.tour.taken) / j.tour.steps : 0}%` }} />
               </div>
             </Section>
           )}
           <Section title="People">
-            {j.people.length === 0 ? <p className="muted">Nobody has opened this link yet. When they do, each name they give shows here.</p> : (
+            {j.people.length === 0 ? (
+              <p className="muted">Nobody has opened this link yet. When they do, each name they give shows here.</p>
+            ) : (
               <table className="stack">
-                <thead><tr><th>Name</th><th>Email</th><th>Sessions</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th>Name</th>
+                    <th>Email</th>
+                    <th>Sessions</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {j.people.map((p, i) => (
                     <tr key={i}>
@@ -65,17 +101,32 @@ export default function JourneyArea() {
               </table>
             )}
           </Section>
-          {j.sessions.length === 0 && <div className="empty"><p>No sessions yet. Send the link; each visit through it shows here step by step.</p></div>}
+          {j.sessions.length === 0 && (
+            <div className="empty">
+              <p>No sessions yet. Send the link; each visit through it shows here step by step.</p>
+            </div>
+          )}
           {j.sessions.map((s, i) => {
             const outside = j.outside.find((o) => o.sessionId === s.id)?.seconds ?? 0;
             return (
               <Section key={s.id} title={`Session ${i + 1}: ${s.name ?? 'no name given'}`}>
                 <p className="muted">
-                  <Time at={s.startedAt} /> · {s.device ?? 'unknown device'} · {s.endedAt ? <>ended <Time at={s.endedAt} /></> : 'may still be going'}
+                  <Time at={s.startedAt} /> · {s.device ?? 'unknown device'} ·{' '}
+                  {s.endedAt ? (
+                    <>
+                      ended <Time at={s.endedAt} />
+                    </>
+                  ) : (
+                    'may still be going'
+                  )}
                   {outside > 0 && <> · {duration(outside)} outside the room</>}
                 </p>
                 <ol className="timeline" aria-label={`Timeline of session ${i + 1}`}>
-                  {s.timeline.map((e, k) => <li key={k}><Time at={e.at} /> · {WORDS[e.kind](e, j.names)}</li>)}
+                  {s.timeline.map((e, k) => (
+                    <li key={k}>
+                      <Time at={e.at} /> · {WORDS[e.kind](e, j.names)}
+                    </li>
+                  ))}
                 </ol>
               </Section>
             );

@@ -15,7 +15,9 @@ export default function BrandArea() {
   return (
     <Page title="Brand and theme" lead="How your rooms look to the people you send them to.">
       {active?.kind === 'team' && active.role !== 'owner' && (
-        <p className="notice">You are a member of {active.name}: only its owners change the brand and theme. You can still try colours in the preview.</p>
+        <p className="notice">
+          You are a member of {active.name}: only its owners change the brand and theme. You can still try colours in the preview.
+        </p>
       )}
       <AllLoaded queries={reads} lines={16}>
         <BrandSettings />

@@ -16,7 +16,9 @@ export function BrandSettings() {
   const me = useOp('whoami');
   return (
     <Section title="Brand">
-      <Async query={brand} lines={5}>{(b) => <BrandForm brand={b} workspaceId={me.data?.workspace?.id} />}</Async>
+      <Async query={brand} lines={5}>
+        {(b) => <BrandForm brand={b} workspaceId={me.data?.workspace?.id} />}
+      </Async>
     </Section>
   );
 }
@@ -26,20 +28,53 @@ function BrandForm({ brand, workspaceId }: { brand: Brand; workspaceId?: string 
   const [accent, setAccent] = useState(brand.accent ?? '');
   const save = useChange('setBrand');
   const file = useRef<HTMLInputElement>(null);
-  const upload = useAction((f: File) => api.upload('uploadLogo', f, f.type), () => { if (file.current) file.current.value = ''; });
+  const upload = useAction(
+    (f: File) => api.upload('uploadLogo', f, f.type),
+    () => {
+      if (file.current) file.current.value = '';
+    },
+  );
   const remove = useChange('removeLogo');
   const logoSrc = brand.logo && workspaceId ? `${addressOf('workspaceLogo', { workspaceId })}?v=${brand.logo.etag.slice(0, 12)}` : null;
   return (
     <>
-      {!brand.planAllows && <p className="notice">Your plan shows rooms with the made-with badge instead of your brand; what you set here is kept for when the plan allows it.</p>}
+      {!brand.planAllows && (
+        <p className="notice">
+          Your plan shows rooms with the made-with badge instead of your brand; what you set here is kept for when the plan allows it.
+        </p>
+      )}
       <div className="brand-grid">
-        <form onSubmit={(e) => { e.preventDefault(); save.mutate({ body: { name: name.trim() || null, accent: accent || null } }); }}>
-          <Field label="Brand name" name="name" value={name} maxLength={80} placeholder={brand.workspaceName} hint="Shown in the room's bar; empty for the workspace's name." onChange={(e) => setName(e.target.value)} error={save.error} />
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            save.mutate({ body: { name: name.trim() || null, accent: accent || null } });
+          }}
+        >
+          <Field
+            label="Brand name"
+            name="name"
+            value={name}
+            maxLength={80}
+            placeholder={brand.workspaceName}
+            hint="Shown in the room's bar; empty for the workspace's name."
+            onChange={(e) => setName(e.target.value)}
+            error={save.error}
+          />
           <ColourInput label="Brand accent" value={accent} placeholder="the room's own" onChange={setAccent} />
           <div className="row">
-            <button type="submit" disabled={save.isPending}>Save brand</button>
-            {accent && <button type="button" className="link" onClick={() => setAccent('')}>No brand accent</button>}
-            {save.isSuccess && <span className="ok" role="status">Saved.</span>}
+            <button type="submit" disabled={save.isPending}>
+              Save brand
+            </button>
+            {accent && (
+              <button type="button" className="link" onClick={() => setAccent('')}>
+                No brand accent
+              </button>
+            )}
+            {save.isSuccess && (
+              <span className="ok" role="status">
+                Saved.
+              </span>
+            )}
           </div>
           <Refusal error={save.error} />
           <Problems problems={problemsOf(save.error)} onUse={(_t, shade) => setAccent(shade)} />
@@ -53,19 +88,38 @@ function BrandForm({ brand, workspaceId }: { brand: Brand; workspaceId?: string 
         <div>
           <div className="field">
             <label htmlFor="logo-file">Logo</label>
-            <input id="logo-file" ref={file} type="file" accept="image/png,image/jpeg,image/webp" onChange={(e) => { const f = e.target.files?.[0]; if (f) upload.mutate(f); }} />
+            <input
+              id="logo-file"
+              ref={file}
+              type="file"
+              accept="image/png,image/jpeg,image/webp"
+              onChange={(e) => {
+                const f = e.target.files?.[0];
+                if (f) upload.mutate(f);
+              }}
+            />
             <p className="hint">PNG, JPEG or WebP, up to 256 KB, 16 to 2048 pixels a side.</p>
           </div>
-          {upload.isPending && <p className="muted" role="status">Uploading…</p>}
+          {upload.isPending && (
+            <p className="muted" role="status">
+              Uploading…
+            </p>
+          )}
           <Refusal error={upload.error} />
           {brand.logo && logoSrc ? (
             <div className="logo-now">
               <img src={logoSrc} alt={`Logo of ${brand.name ?? brand.workspaceName}`} data-testid="brand-logo" />
-              <p className="muted">{brand.logo.width}×{brand.logo.height} px · {sizeText(brand.logo.bytes)}</p>
-              <button type="button" className="secondary" disabled={remove.isPending} onClick={() => remove.mutate({})}>Remove logo</button>
+              <p className="muted">
+                {brand.logo.width}×{brand.logo.height} px · {sizeText(brand.logo.bytes)}
+              </p>
+              <button type="button" className="secondary" disabled={remove.isPending} onClick={() => remove.mutate({})}>
+                Remove logo
+              </button>
               <Refusal error={remove.error} />
             </div>
-          ) : <p className="muted">No logo yet: rooms show the brand name alone.</p>}
+          ) : (
+            <p className="muted">No logo yet: rooms show the brand name alone.</p>
+          )}
         </div>
       </div>
     </>

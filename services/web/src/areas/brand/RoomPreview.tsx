@@ -5,7 +5,13 @@ import { fontCss, radiusCss, type FontName, type RadiusName } from '@demo-rooms/
 // the tour's buttons), coloured by the draft through custom properties. They are set through the
 // CSSOM: the page's policy forbids style attributes written in HTML, not style set by script.
 
-export function RoomPreview({ colours, radius, font, name, logo }: {
+export function RoomPreview({
+  colours,
+  radius,
+  font,
+  name,
+  logo,
+}: {
   colours: Record<string, string>;
   radius: RadiusName;
   font: FontName;
@@ -43,7 +49,9 @@ export function RoomPreview({ colours, radius, font, name, logo }: {
         <div className="room-tour">
           <p className="room-muted">Step 2 of 4 · The dashboard</p>
           <div className="room-buttons">
-            <span className="room-button accent" data-testid="preview-accent">What happens next</span>
+            <span className="room-button accent" data-testid="preview-accent">
+              What happens next
+            </span>
             <span className="room-button">Comment</span>
           </div>
         </div>

@@ -16,7 +16,9 @@ export function ThemeEditor() {
   const state = useOp('getTheme');
   return (
     <Section title="Room theme">
-      <Async query={state} lines={10}>{(s) => <Editor state={s} />}</Async>
+      <Async query={state} lines={10}>
+        {(s) => <Editor state={s} />}
+      </Async>
     </Section>
   );
 }
@@ -46,45 +48,88 @@ function Editor({ state }: { state: ThemeState }) {
   const set = (token: string, value: string) => setDraft((d) => ({ ...d, [token]: value }));
 
   const colours = useMemo(() => {
-    const drawn: Record<string, string> = Object.fromEntries(colourTokens.map((t) => [t, (draft as Record<string, string | undefined>)[t] ?? effective[t] ?? '']));
+    const drawn: Record<string, string> = Object.fromEntries(
+      colourTokens.map((t) => [t, (draft as Record<string, string | undefined>)[t] ?? effective[t] ?? '']),
+    );
     if (!draft.accentText && /^#[0-9a-f]{6}$/i.test(drawn.accent)) drawn.accentText = readableOn(drawn.accent);
     return drawn;
   }, [draft, effective]);
   const workspaceId = me.data?.workspace?.id;
-  const logo = brand.data?.logo && workspaceId ? `${addressOf('workspaceLogo', { workspaceId })}?v=${brand.data.logo.etag.slice(0, 12)}` : null;
+  const logo =
+    brand.data?.logo && workspaceId ? `${addressOf('workspaceLogo', { workspaceId })}?v=${brand.data.logo.etag.slice(0, 12)}` : null;
   const changed = JSON.stringify(draft) !== JSON.stringify(state.theme ?? {});
 
   return (
     <>
       {!state.planAllows && (
-        <p className="notice">Your plan shows rooms in their own look; the theme is kept{state.shownOn ? ` and shown from the ${state.shownOn} plan on` : ''}.</p>
+        <p className="notice">
+          Your plan shows rooms in their own look; the theme is kept{state.shownOn ? ` and shown from the ${state.shownOn} plan on` : ''}.
+        </p>
       )}
       {state.fellBack.length > 0 && (
-        <div className="notice"><p>The room draws its own colour for:</p><ul>{state.fellBack.map((f) => <li key={f}>{f}</li>)}</ul></div>
+        <div className="notice">
+          <p>The room draws its own colour for:</p>
+          <ul>
+            {state.fellBack.map((f) => (
+              <li key={f}>{f}</li>
+            ))}
+          </ul>
+        </div>
       )}
       <div className="theme-editor">
-        <form className="theme-fields" onSubmit={(e) => { e.preventDefault(); save.mutate({ body: { theme: draft } }); }}>
+        <form
+          className="theme-fields"
+          onSubmit={(e) => {
+            e.preventDefault();
+            save.mutate({ body: { theme: draft } });
+          }}
+        >
           <fieldset>
             <legend>Colours</legend>
             <p className="hint">A colour left empty is the room's own (shown as its placeholder).</p>
             {colourTokens.map((t) => (
-              <ColourInput key={t} label={sentence(tokenWords(t))} value={(draft as Record<string, string | undefined>)[t] ?? ''}
-                placeholder={effective[t]} onChange={(v) => set(t, v)} />
+              <ColourInput
+                key={t}
+                label={sentence(tokenWords(t))}
+                value={(draft as Record<string, string | undefined>)[t] ?? ''}
+                placeholder={effective[t]}
+                onChange={(v) => set(t, v)}
+              />
             ))}
           </fieldset>
           <div className="row">
-            <ChoiceField id="theme-radius" label="Corners" value={draft.radius} choices={{ square: 'Square', soft: 'Soft', round: 'Round' }}
-              onChange={(radius) => setDraft((d) => ({ ...d, radius: radius as Theme['radius'] }))} />
-            <ChoiceField id="theme-font" label="Font" value={draft.font} choices={{ system: 'System', serif: 'Serif', rounded: 'Rounded' }}
-              onChange={(font) => setDraft((d) => ({ ...d, font: font as Theme['font'] }))} />
+            <ChoiceField
+              id="theme-radius"
+              label="Corners"
+              value={draft.radius}
+              choices={{ square: 'Square', soft: 'Soft', round: 'Round' }}
+              onChange={(radius) => setDraft((d) => ({ ...d, radius: radius as Theme['radius'] }))}
+            />
+            <ChoiceField
+              id="theme-font"
+              label="Font"
+              value={draft.font}
+              choices={{ system: 'System', serif: 'Serif', rounded: 'Rounded' }}
+              onChange={(font) => setDraft((d) => ({ ...d, font: font as Theme['font'] }))}
+            />
           </div>
           <Problems problems={problems} onUse={set} id="theme-problems" />
           {check.isError && <Refusal error={check.error} />}
           <div className="row">
-            <button type="submit" disabled={save.isPending}>Save theme</button>
-            <button type="button" className="secondary" disabled={!changed} onClick={() => setDraft(state.theme ?? {})}>Undo changes</button>
-            <button type="button" className="secondary" disabled={reset.isPending || !state.theme} onClick={() => reset.mutate({})}>Back to the room's own look</button>
-            {save.isSuccess && !changed && <span className="ok" role="status">Saved.</span>}
+            <button type="submit" disabled={save.isPending}>
+              Save theme
+            </button>
+            <button type="button" className="secondary" disabled={!changed} onClick={() => setDraft(state.theme ?? {})}>
+              Undo changes
+            </button>
+            <button type="button" className="secondary" disabled={reset.isPending || !state.theme} onClick={() => reset.mutate({})}>
+              Back to the room's own look
+            </button>
+            {save.isSuccess && !changed && (
+              <span className="ok" role="status">
+                Saved.
+              </span>
+            )}
           </div>
           <Refusal error={save.error} />
           <Problems problems={refused} onUse={set} />
@@ -92,8 +137,13 @@ function Editor({ state }: { state: ThemeState }) {
         </form>
         <div className="theme-preview">
           <h3>Preview</h3>
-          <RoomPreview colours={colours} radius={(draft.radius ?? effective.radius ?? 'soft') as RadiusName} font={(draft.font ?? effective.font ?? 'system') as FontName}
-            name={brand.data?.name ?? brand.data?.workspaceName ?? 'Your project'} logo={logo} />
+          <RoomPreview
+            colours={colours}
+            radius={(draft.radius ?? effective.radius ?? 'soft') as RadiusName}
+            font={(draft.font ?? effective.font ?? 'system') as FontName}
+            name={brand.data?.name ?? brand.data?.workspaceName ?? 'Your project'}
+            logo={logo}
+          />
         </div>
       </div>
     </>
@@ -103,13 +153,29 @@ function Editor({ state }: { state: ThemeState }) {
 const sentence = (s: string) => s[0].toUpperCase() + s.slice(1);
 
 /** One of a few named choices, or none (the room's own). */
-function ChoiceField({ id, label, value, choices, onChange }: { id: string; label: string; value: string | null | undefined; choices: Record<string, string>; onChange: (value: string | undefined) => void }) {
+function ChoiceField({
+  id,
+  label,
+  value,
+  choices,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: string | null | undefined;
+  choices: Record<string, string>;
+  onChange: (value: string | undefined) => void;
+}) {
   return (
     <div className="field grow">
       <label htmlFor={id}>{label}</label>
       <select id={id} value={value ?? ''} onChange={(e) => onChange(e.target.value || undefined)}>
         <option value="">The room's own</option>
-        {Object.entries(choices).map(([key, words]) => <option key={key} value={key}>{words}</option>)}
+        {Object.entries(choices).map(([key, words]) => (
+          <option key={key} value={key}>
+            {words}
+          </option>
+        ))}
       </select>
     </div>
   );

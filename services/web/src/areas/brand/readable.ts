@@ -12,5 +12,5 @@ export function luminance(hex: string): number {
 
 export function readableOn(hex: string): string {
   const l = luminance(hex);
-  return (1.05) / (l + 0.05) >= (l + 0.05) / 0.05 ? '#ffffff' : '#000000';
+  return 1.05 / (l + 0.05) >= (l + 0.05) / 0.05 ? '#ffffff' : '#000000';
 }

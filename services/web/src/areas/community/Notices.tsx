@@ -17,9 +17,22 @@ export function Notices() {
   const read = useChange('readNotices');
   const unread = notices.data?.filter((n) => !n.readAt).length ?? 0;
   return (
-    <Section title={unread ? `Notices (${unread} unread)` : 'Notices'} actions={unread > 0 ? <button type="button" className="secondary" disabled={read.isPending} onClick={() => read.mutate({ body: {} })}>Mark all read</button> : undefined}>
+    <Section
+      title={unread ? `Notices (${unread} unread)` : 'Notices'}
+      actions={
+        unread > 0 ? (
+          <button type="button" className="secondary" disabled={read.isPending} onClick={() => read.mutate({ body: {} })}>
+            Mark all read
+          </button>
+        ) : undefined
+      }
+    >
       <Refusal error={read.error} />
-      <Async query={notices} lines={3} empty={<p>No notices. The platform writes here when a listing is blocked, taken off, or an appeal is decided.</p>}>
+      <Async
+        query={notices}
+        lines={3}
+        empty={<p>No notices. The platform writes here when a listing is blocked, taken off, or an appeal is decided.</p>}
+      >
         {(list) => (
           <ul className="notices">
             {list.map((n) => (
@@ -33,7 +46,11 @@ export function Notices() {
                 <p>{n.body}</p>
                 <div className="row">
                   {n.href && <a href={n.href}>Open</a>}
-                  {!n.readAt && <button type="button" className="link" onClick={() => read.mutate({ body: { ids: [n.id] } })}>Mark read<span className="sr-only">: {n.title}</span></button>}
+                  {!n.readAt && (
+                    <button type="button" className="link" onClick={() => read.mutate({ body: { ids: [n.id] } })}>
+                      Mark read<span className="sr-only">: {n.title}</span>
+                    </button>
+                  )}
                 </div>
               </li>
             ))}

@@ -35,21 +35,35 @@ export function LinkPanel({ card, onClose }: { card: BoardCard; onClose: () => v
     addNote.mutate({ params, body: { body: note } });
   };
   return (
-    <Dialog open onOpenChange={(o) => !o && onClose()} title={card.viewerName} description={`${card.projectName} · ${stageName(card.stage)}${card.placed ? ' (placed by hand)' : ''}`}>
+    <Dialog
+      open
+      onOpenChange={(o) => !o && onClose()}
+      title={card.viewerName}
+      description={`${card.projectName} · ${stageName(card.stage)}${card.placed ? ' (placed by hand)' : ''}`}
+    >
       <p>
         <Link href={`~/journey/${card.id}`}>See {card.viewerName}’s journey</Link>
-        {' · '}{card.signals.visits} visits · last seen <Time at={card.signals.lastSeenAt} />
+        {' · '}
+        {card.signals.visits} visits · last seen <Time at={card.signals.lastSeenAt} />
       </p>
       {card.placed && (
         <p className="row">
           <span className="muted">The evidence says {stageName(card.suggested)}.</span>
-          <button type="button" className="secondary" onClick={() => setStage.mutate({ params, body: { stage: null } })}>Follow the evidence</button>
+          <button type="button" className="secondary" onClick={() => setStage.mutate({ params, body: { stage: null } })}>
+            Follow the evidence
+          </button>
         </p>
       )}
       <Refusal error={setStage.error} />
 
       <h3>Outcome</h3>
-      <form className="row" onSubmit={(e) => { e.preventDefault(); setOutcome.mutate({ params, body: { outcome: (outcome || null) as LinkOutcome | null } }); }}>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setOutcome.mutate({ params, body: { outcome: (outcome || null) as LinkOutcome | null } });
+        }}
+      >
         <label htmlFor="card-outcome">Outcome</label>
         <select id="card-outcome" value={outcome} onChange={(e) => setOutcomeValue(e.target.value)}>
           <option value="">None yet</option>
@@ -57,21 +71,50 @@ export function LinkPanel({ card, onClose }: { card: BoardCard; onClose: () => v
           <option value="lost">Lost</option>
           <option value="later">Later</option>
         </select>
-        <button type="submit" disabled={setOutcome.isPending}>Save outcome</button>
-        {setOutcome.isSuccess && <span className="ok" role="status">Saved</span>}
+        <button type="submit" disabled={setOutcome.isPending}>
+          Save outcome
+        </button>
+        {setOutcome.isSuccess && (
+          <span className="ok" role="status">
+            Saved
+          </span>
+        )}
       </form>
       <Refusal error={setOutcome.error} />
 
       <h3>Follow-up</h3>
       <form onSubmit={saveFollowUp}>
         <Field label="On" type="date" name="on" value={on} onChange={(e) => setOn(e.target.value)} error={followUp.error} />
-        <Field label="Reminder" name="note" value={followNote} onChange={(e) => setFollowNote(e.target.value)} error={followUp.error} maxLength={2000} />
+        <Field
+          label="Reminder"
+          name="note"
+          value={followNote}
+          onChange={(e) => setFollowNote(e.target.value)}
+          error={followUp.error}
+          maxLength={2000}
+        />
         <div className="row">
-          <button type="submit" disabled={followUp.isPending}>Save follow-up</button>
+          <button type="submit" disabled={followUp.isPending}>
+            Save follow-up
+          </button>
           {(card.followUp.on || card.followUp.note) && (
-            <button type="button" className="secondary" onClick={() => { setOn(''); setFollowNote(''); followUp.mutate({ params, body: { on: null, note: null } }); }}>Clear follow-up</button>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => {
+                setOn('');
+                setFollowNote('');
+                followUp.mutate({ params, body: { on: null, note: null } });
+              }}
+            >
+              Clear follow-up
+            </button>
           )}
-          {followUp.isSuccess && <span className="ok" role="status">Saved</span>}
+          {followUp.isSuccess && (
+            <span className="ok" role="status">
+              Saved
+            </span>
+          )}
         </div>
         <Refusal error={followUp.error} />
       </form>
@@ -80,7 +123,9 @@ export function LinkPanel({ card, onClose }: { card: BoardCard; onClose: () => v
       <form onSubmit={add}>
         <label htmlFor="card-note">New note</label>
         <textarea id="card-note" value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} />
-        <button type="submit" disabled={!note.trim() || addNote.isPending}>Add note</button>
+        <button type="submit" disabled={!note.trim() || addNote.isPending}>
+          Add note
+        </button>
         <Refusal error={addNote.error} />
       </form>
       <Async query={notes} lines={2} empty={<p>No notes yet: only you and your team see them.</p>}>
@@ -89,15 +134,23 @@ export function LinkPanel({ card, onClose }: { card: BoardCard; onClose: () => v
             {list.map((n) => (
               <li key={n.id}>
                 <p>{n.body}</p>
-                <p className="muted">{n.by ?? 'Someone'} · <Time at={n.createdAt} /></p>
+                <p className="muted">
+                  {n.by ?? 'Someone'} · <Time at={n.createdAt} />
+                </p>
                 {removing === n.id ? (
                   <div className="row" role="group" aria-label="Remove this note?">
                     <span>Remove this note for good?</span>
-                    <button type="button" className="danger" onClick={() => removeNote.mutate({ params: { noteId: n.id } })}>Remove note</button>
-                    <button type="button" className="secondary" onClick={() => setRemoving(null)}>Keep</button>
+                    <button type="button" className="danger" onClick={() => removeNote.mutate({ params: { noteId: n.id } })}>
+                      Remove note
+                    </button>
+                    <button type="button" className="secondary" onClick={() => setRemoving(null)}>
+                      Keep
+                    </button>
                   </div>
                 ) : (
-                  <button type="button" className="link" onClick={() => setRemoving(n.id)}>Remove</button>
+                  <button type="button" className="link" onClick={() => setRemoving(n.id)}>
+                    Remove
+                  </button>
                 )}
               </li>
             ))}

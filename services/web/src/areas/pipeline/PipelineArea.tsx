@@ -29,12 +29,16 @@ export default function PipelineArea() {
   const move = (card: BoardCard, stage: LinkStage) => {
     if (card.stage === stage) return;
     setMoves((m) => ({ ...m, [card.id]: stage }));
-    setStage.mutate({ params: { linkId: card.id }, body: { stage } }, {
-      onSettled: () => setMoves((m) => {
-        const { [card.id]: _, ...rest } = m;
-        return rest;
-      }),
-    });
+    setStage.mutate(
+      { params: { linkId: card.id }, body: { stage } },
+      {
+        onSettled: () =>
+          setMoves((m) => {
+            const { [card.id]: _, ...rest } = m;
+            return rest;
+          }),
+      },
+    );
   };
   const onDragEnd = (e: DragEndEvent) => {
     const card = board.data?.find((c) => c.id === e.active.id);
@@ -43,13 +47,26 @@ export default function PipelineArea() {
   const open = board.data?.find((c) => c.id === openId) ?? null;
 
   return (
-    <Page title="Pipeline" lead="Every link you sent, by how far its viewer got. Drag a card, or use its Move to list, to place it yourself.">
+    <Page
+      title="Pipeline"
+      lead="Every link you sent, by how far its viewer got. Drag a card, or use its Move to list, to place it yourself."
+    >
       <div className="row board-filter">
         <ProjectSelect id="board-project" value={projectId} onChange={setProjectId} />
-        {board.data && <span className="muted">{board.data.length} {board.data.length === 1 ? 'link' : 'links'}</span>}
+        {board.data && (
+          <span className="muted">
+            {board.data.length} {board.data.length === 1 ? 'link' : 'links'}
+          </span>
+        )}
       </div>
       <Refusal error={setStage.error} />
-      <Async query={board} lines={8} empty={<p>No links yet. Open a project, make a link for someone in its Links tab, and it shows here as they open and use the room.</p>}>
+      <Async
+        query={board}
+        lines={8}
+        empty={
+          <p>No links yet. Open a project, make a link for someone in its Links tab, and it shows here as they open and use the room.</p>
+        }
+      >
         {(cards) => (
           <DndContext sensors={sensors} onDragEnd={onDragEnd} accessibility={{ announcements: announce(cards) }}>
             <div className="board">
@@ -57,7 +74,15 @@ export default function PipelineArea() {
                 const here = cards.filter((c) => (moves[c.id] ?? c.stage) === stage);
                 return (
                   <Column key={stage} stage={stage} name={name} count={here.length}>
-                    {here.map((c) => <BoardCardItem key={c.id} card={c} stage={moves[c.id] ?? c.stage} onMove={(s) => move(c, s)} onOpen={() => setOpenId(c.id)} />)}
+                    {here.map((c) => (
+                      <BoardCardItem
+                        key={c.id}
+                        card={c}
+                        stage={moves[c.id] ?? c.stage}
+                        onMove={(s) => move(c, s)}
+                        onOpen={() => setOpenId(c.id)}
+                      />
+                    ))}
                   </Column>
                 );
               })}
@@ -75,8 +100,10 @@ function announce(cards: BoardCard[]) {
   const col = (id: string | number | undefined) => (id ? stageName(id as LinkStage) : 'no column');
   return {
     onDragStart: ({ active }: { active: { id: string | number } }) => `Picked up ${name(active.id)}.`,
-    onDragOver: ({ active, over }: { active: { id: string | number }; over: { id: string | number } | null }) => `${name(active.id)} is over ${col(over?.id)}.`,
-    onDragEnd: ({ active, over }: { active: { id: string | number }; over: { id: string | number } | null }) => `${name(active.id)} moved to ${col(over?.id)}.`,
+    onDragOver: ({ active, over }: { active: { id: string | number }; over: { id: string | number } | null }) =>
+      `${name(active.id)} is over ${col(over?.id)}.`,
+    onDragEnd: ({ active, over }: { active: { id: string | number }; over: { id: string | number } | null }) =>
+      `${name(active.id)} moved to ${col(over?.id)}.`,
     onDragCancel: ({ active }: { active: { id: string | number } }) => `Moving ${name(active.id)} was cancelled.`,
   };
 }

@@ -24,10 +24,38 @@ function Rename({ project }: { project: Project }) {
   const rename = useChange('renameProject', () => setOpen(false));
   return (
     <>
-      <button type="button" className="secondary" onClick={() => { setName(project.name); rename.reset(); setOpen(true); }}>Rename</button>
-      <Confirm open={open} onClose={() => setOpen(false)} title="Rename project" description="The room's address stays the same." danger={false}
-        action="Save name" onConfirm={() => rename.mutate({ params: { projectId: project.id }, body: { name: name.trim() } })} pending={rename.isPending} error={rename.error} disabled={!name.trim()}>
-        <Field label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} error={rename.error} />
+      <button
+        type="button"
+        className="secondary"
+        onClick={() => {
+          setName(project.name);
+          rename.reset();
+          setOpen(true);
+        }}
+      >
+        Rename
+      </button>
+      <Confirm
+        open={open}
+        onClose={() => setOpen(false)}
+        title="Rename project"
+        description="The room's address stays the same."
+        danger={false}
+        action="Save name"
+        onConfirm={() => rename.mutate({ params: { projectId: project.id }, body: { name: name.trim() } })}
+        pending={rename.isPending}
+        error={rename.error}
+        disabled={!name.trim()}
+      >
+        <Field
+          label="Name"
+          name="name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required
+          maxLength={80}
+          error={rename.error}
+        />
       </Confirm>
     </>
   );
@@ -45,10 +73,41 @@ function Delete({ project }: { project: Project }) {
   });
   return (
     <>
-      <button type="button" className="danger" onClick={() => { setTyped(''); remove.reset(); setOpen(true); }}>Delete project</button>
-      <Confirm open={open} onClose={() => setOpen(false)} title={`Delete ${project.name}?`} description="Every link to the room stops at once. Its address is held for 30 days, then anyone may take it."
-        action="Delete forever" onConfirm={() => remove.mutate(typed)} pending={remove.isPending} error={remove.error} disabled={typed !== project.slug}>
-        <Field label={<>Type <code>{project.slug}</code> to confirm</>} name="confirm" value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} error={remove.error} />
+      <button
+        type="button"
+        className="danger"
+        onClick={() => {
+          setTyped('');
+          remove.reset();
+          setOpen(true);
+        }}
+      >
+        Delete project
+      </button>
+      <Confirm
+        open={open}
+        onClose={() => setOpen(false)}
+        title={`Delete ${project.name}?`}
+        description="Every link to the room stops at once. Its address is held for 30 days, then anyone may take it."
+        action="Delete forever"
+        onConfirm={() => remove.mutate(typed)}
+        pending={remove.isPending}
+        error={remove.error}
+        disabled={typed !== project.slug}
+      >
+        <Field
+          label={
+            <>
+              Type <code>{project.slug}</code> to confirm
+            </>
+          }
+          name="confirm"
+          value={typed}
+          onChange={(e) => setTyped(e.target.value)}
+          autoComplete="off"
+          spellCheck={false}
+          error={remove.error}
+        />
       </Confirm>
     </>
   );

@@ -19,7 +19,10 @@ export function ProjectList() {
   const projects = useOp('listProjects');
   const count = projects.data?.length;
   return (
-    <Page title="Projects" lead={count === undefined ? 'Your demo rooms.' : `${count} ${count === 1 ? 'project' : 'projects'} in this workspace.`}>
+    <Page
+      title="Projects"
+      lead={count === undefined ? 'Your demo rooms.' : `${count} ${count === 1 ? 'project' : 'projects'} in this workspace.`}
+    >
       <NameStep />
       <CreateProject />
       <Async
@@ -27,8 +30,12 @@ export function ProjectList() {
         lines={6}
         empty={
           <>
-            <p><strong>No projects yet.</strong> Create one above, or deploy from your demo's folder and the tool creates it:</p>
-            <p><DeployCommand /></p>
+            <p>
+              <strong>No projects yet.</strong> Create one above, or deploy from your demo's folder and the tool creates it:
+            </p>
+            <p>
+              <DeployCommand />
+            </p>
           </>
         }
       >
@@ -36,10 +43,17 @@ export function ProjectList() {
           <ul className="grid plain-list" aria-label="Projects">
             {list.map((p) => (
               <li key={p.id} className="panel project-panel">
-                <h2><Link href={`~/projects/${p.id}`}>{p.name}</Link></h2>
+                <h2>
+                  <Link href={`~/projects/${p.id}`}>{p.name}</Link>
+                </h2>
                 <span className="address">{p.slug}</span>
-                <span>{p.liveBuildId ? <span className="badge live">Live</span> : <span className="badge">No build yet</span>}{' '}<span className="badge">{p.visibility}</span></span>
-                <span className="muted">Created <Time at={p.createdAt} /></span>
+                <span>
+                  {p.liveBuildId ? <span className="badge live">Live</span> : <span className="badge">No build yet</span>}{' '}
+                  <span className="badge">{p.visibility}</span>
+                </span>
+                <span className="muted">
+                  Created <Time at={p.createdAt} />
+                </span>
               </li>
             ))}
           </ul>
@@ -50,7 +64,13 @@ export function ProjectList() {
 }
 
 /** A slug from a name, as the tool makes one: lower case, dashes, 3 to 40 characters. */
-const slugOf = (name: string) => name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+const slugOf = (name: string) =>
+  name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
 
 function CreateProject() {
   const [name, setName] = useState('');
@@ -70,7 +90,15 @@ function CreateProject() {
           create.mutate({ body: { name: name.trim(), slug: wanted } });
         }}
       >
-        <Field label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} error={create.error} />
+        <Field
+          label="Name"
+          name="name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required
+          maxLength={80}
+          error={create.error}
+        />
         <div className="slug-field">
           <Field
             label="Address (slug)"
@@ -85,7 +113,9 @@ function CreateProject() {
           />
           {aboutSlug && <Refusal error={create.error} />}
         </div>
-        <button type="submit" disabled={create.isPending || !name.trim()}>{create.isPending ? 'Creating…' : 'Create project'}</button>
+        <button type="submit" disabled={create.isPending || !name.trim()}>
+          {create.isPending ? 'Creating…' : 'Create project'}
+        </button>
       </form>
       {!aboutSlug && <Refusal error={create.error} />}
     </Section>

@@ -16,7 +16,6 @@ import type { TabProps } from './tab-props.js';
 // public address /p/<slug> opens only while the project is listed (and its listed build live):
 // the header links it then, and otherwise says how viewers come in instead of linking a 404.
 
-
 const TABS: { path: string; label: string; Tab: ComponentType<TabProps> }[] = [
   { path: '', label: 'Builds', Tab: BuildsTab },
   { path: 'links', label: 'Links', Tab: LinksTab },
@@ -34,12 +33,27 @@ export function ProjectPage() {
   return (
     <Async query={project} lines={8}>
       {(p) => (
-        <Page title={p.name} lead={<><span className="badge">{p.slug}</span> {publicPage
-          ? <a className="room-url" href={publicPage} target="_blank" rel="noreferrer">{publicPage}</a>
-          : <span className="muted room-url">Not public: viewers come in by the links you make.</span>}</>} actions={<ProjectActions project={p} />}>
+        <Page
+          title={p.name}
+          lead={
+            <>
+              <span className="badge">{p.slug}</span>{' '}
+              {publicPage ? (
+                <a className="room-url" href={publicPage} target="_blank" rel="noreferrer">
+                  {publicPage}
+                </a>
+              ) : (
+                <span className="muted room-url">Not public: viewers come in by the links you make.</span>
+              )}
+            </>
+          }
+          actions={<ProjectActions project={p} />}
+        >
           <nav className="tabs project-tabs" aria-label="Project">
             {TABS.map((t) => (
-              <Link key={t.path} href={`/${projectId}${t.path ? `/${t.path}` : ''}`} aria-current={t === current ? 'page' : undefined}>{t.label}</Link>
+              <Link key={t.path} href={`/${projectId}${t.path ? `/${t.path}` : ''}`} aria-current={t === current ? 'page' : undefined}>
+                {t.label}
+              </Link>
             ))}
           </nav>
           <current.Tab project={p} />

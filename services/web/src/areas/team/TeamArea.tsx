@@ -20,7 +20,18 @@ export default function TeamArea() {
         const active = list.find((w) => w.active) ?? list[0];
         const teams = list.filter((w) => w.kind === 'team');
         return (
-          <Page title="Team" lead={active.kind === 'team' ? <>You are {active.role === 'owner' ? 'an owner' : 'a member'} of <strong>{active.name}</strong>.</> : 'Your own workspace is active.'}>
+          <Page
+            title="Team"
+            lead={
+              active.kind === 'team' ? (
+                <>
+                  You are {active.role === 'owner' ? 'an owner' : 'a member'} of <strong>{active.name}</strong>.
+                </>
+              ) : (
+                'Your own workspace is active.'
+              )
+            }
+          >
             {active.kind === 'team' ? <TeamPage workspace={active} /> : <PersonalIntro teams={teams.length} />}
             <CreateTeam />
           </Page>
@@ -35,8 +46,15 @@ type Workspace = { id: string; name: string; role: 'owner' | 'member' };
 function PersonalIntro({ teams }: { teams: number }) {
   return (
     <div className="empty team-intro">
-      <p>A team is a shared workspace: its projects, brand and plan belong to the team, and every member works on them with their own sign-in.</p>
-      <p>{teams > 0 ? `You belong to ${teams} team${teams === 1 ? '' : 's'}: pick one in the workspace menu at the top to manage it.` : 'Create a team below, then invite people by email.'}</p>
+      <p>
+        A team is a shared workspace: its projects, brand and plan belong to the team, and every member works on them with their own
+        sign-in.
+      </p>
+      <p>
+        {teams > 0
+          ? `You belong to ${teams} team${teams === 1 ? '' : 's'}: pick one in the workspace menu at the top to manage it.`
+          : 'Create a team below, then invite people by email.'}
+      </p>
     </div>
   );
 }
@@ -61,7 +79,11 @@ function Seats() {
   return (
     <p className="seats">
       <span className="badge">{billing.data.plan} plan</span>{' '}
-      {seats && typeof seats.used === 'number' && <span><strong>{seats.used}</strong> of <strong>{seats.allowed ?? '—'}</strong> seats used (invitations waiting hold a seat).</span>}
+      {seats && typeof seats.used === 'number' && (
+        <span>
+          <strong>{seats.used}</strong> of <strong>{seats.allowed ?? '—'}</strong> seats used (invitations waiting hold a seat).
+        </span>
+      )}
     </p>
   );
 }
@@ -71,9 +93,25 @@ function Rename({ workspace }: { workspace: Workspace }) {
   const rename = useChange('renameWorkspace');
   return (
     <Section title="Name">
-      <form className="inline" onSubmit={(e) => { e.preventDefault(); rename.mutate({ params: { workspaceId: workspace.id }, body: { name } }); }}>
-        <Field label="Team name" name="name" value={name} maxLength={80} required onChange={(e) => setName(e.target.value)} error={rename.error} />
-        <button type="submit" disabled={rename.isPending || name === workspace.name}>Rename</button>
+      <form
+        className="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          rename.mutate({ params: { workspaceId: workspace.id }, body: { name } });
+        }}
+      >
+        <Field
+          label="Team name"
+          name="name"
+          value={name}
+          maxLength={80}
+          required
+          onChange={(e) => setName(e.target.value)}
+          error={rename.error}
+        />
+        <button type="submit" disabled={rename.isPending || name === workspace.name}>
+          Rename
+        </button>
       </form>
       <Refusal error={rename.error} />
     </Section>
@@ -85,10 +123,28 @@ function CreateTeam() {
   const create = useChange('createTeam', () => setName(''));
   return (
     <Section title="Create a team">
-      <p className="muted">You become its owner and the team becomes your active workspace. A new team has no plan until one is set for it.</p>
-      <form className="inline" onSubmit={(e) => { e.preventDefault(); create.mutate({ body: { name } }); }}>
-        <Field label="New team's name" name="name" value={name} maxLength={80} required onChange={(e) => setName(e.target.value)} error={create.error} />
-        <button type="submit" disabled={create.isPending || !name.trim()}>Create team</button>
+      <p className="muted">
+        You become its owner and the team becomes your active workspace. A new team has no plan until one is set for it.
+      </p>
+      <form
+        className="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate({ body: { name } });
+        }}
+      >
+        <Field
+          label="New team's name"
+          name="name"
+          value={name}
+          maxLength={80}
+          required
+          onChange={(e) => setName(e.target.value)}
+          error={create.error}
+        />
+        <button type="submit" disabled={create.isPending || !name.trim()}>
+          Create team
+        </button>
       </form>
       <Refusal error={create.error} />
     </Section>

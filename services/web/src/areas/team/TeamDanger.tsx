@@ -12,7 +12,10 @@ type Workspace = { id: string; name: string; role: 'owner' | 'member' };
 export function TeamDanger({ workspace }: { workspace: Workspace }) {
   const queries = useQueryClient();
   const [, navigate] = useLocation();
-  const gone = () => { queries.clear(); navigate('/team'); };
+  const gone = () => {
+    queries.clear();
+    navigate('/team');
+  };
   const [leaving, setLeaving] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [typed, setTyped] = useState('');
@@ -21,16 +24,53 @@ export function TeamDanger({ workspace }: { workspace: Workspace }) {
   const remove = useChange('deleteTeam', gone);
   return (
     <Section title="Leave or delete">
-      <p className="muted">Leaving keeps your own workspace. A team can be deleted only with no live project and its plan cancelled; its members keep their own workspaces.</p>
+      <p className="muted">
+        Leaving keeps your own workspace. A team can be deleted only with no live project and its plan cancelled; its members keep their own
+        workspaces.
+      </p>
       <div className="row">
-        <button type="button" className="secondary" onClick={() => setLeaving(true)}>Leave team</button>
-        {workspace.role === 'owner' && <button type="button" className="danger" onClick={() => setDeleting(true)}>Delete team</button>}
+        <button type="button" className="secondary" onClick={() => setLeaving(true)}>
+          Leave team
+        </button>
+        {workspace.role === 'owner' && (
+          <button type="button" className="danger" onClick={() => setDeleting(true)}>
+            Delete team
+          </button>
+        )}
       </div>
-      <Confirm open={leaving} onClose={() => setLeaving(false)} title={`Leave ${workspace.name}?`} description="You lose access to its projects from your next request; an owner can invite you again."
-        action="Leave" onConfirm={() => leave.mutate({ params })} pending={leave.isPending} error={leave.error} />
-      <Confirm open={deleting} onClose={() => setDeleting(false)} title={`Delete ${workspace.name}?`} description="This cannot be undone. Type the team's name to confirm."
-        action="Delete team for good" onConfirm={() => remove.mutate({ params, body: { confirm: typed } })} pending={remove.isPending} error={remove.error} disabled={typed !== workspace.name}>
-        <Field label={<>Type <strong>{workspace.name}</strong></>} name="confirm" value={typed} autoComplete="off" onChange={(e) => setTyped(e.target.value)} error={remove.error} />
+      <Confirm
+        open={leaving}
+        onClose={() => setLeaving(false)}
+        title={`Leave ${workspace.name}?`}
+        description="You lose access to its projects from your next request; an owner can invite you again."
+        action="Leave"
+        onConfirm={() => leave.mutate({ params })}
+        pending={leave.isPending}
+        error={leave.error}
+      />
+      <Confirm
+        open={deleting}
+        onClose={() => setDeleting(false)}
+        title={`Delete ${workspace.name}?`}
+        description="This cannot be undone. Type the team's name to confirm."
+        action="Delete team for good"
+        onConfirm={() => remove.mutate({ params, body: { confirm: typed } })}
+        pending={remove.isPending}
+        error={remove.error}
+        disabled={typed !== workspace.name}
+      >
+        <Field
+          label={
+            <>
+              Type <strong>{workspace.name}</strong>
+            </>
+          }
+          name="confirm"
+          value={typed}
+          autoComplete="off"
+          onChange={(e) => setTyped(e.target.value)}
+          error={remove.error}
+        />
       </Confirm>
     </Section>
   );

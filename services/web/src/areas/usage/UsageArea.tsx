@@ -15,52 +15,101 @@ export default function UsageArea() {
   return (
     <Page title="Container usage" lead="Demo containers started for your viewers this month (UTC).">
       <div className="usage-month">
-      <Async query={usage} lines={6}>
-        {(u) => u.runs === 0 && u.failedStarts === 0 ? (
-          <div className="empty">
-            <p>No containers ran in {u.month}. Static builds need none; deploy a container build (a Dockerfile in your project, <code>pitch deploy</code>) and each viewer gets their own copy of it, counted here.</p>
-          </div>
-        ) : (
-          <>
-            <div className="totals">
-              <div className="total"><span className="n">{u.runs}</span><span className="muted">Runs</span></div>
-              <div className="total"><span className="n">{u.containerHours.toFixed(1)}</span><span className="muted">Container hours</span></div>
-              <div className="total"><span className="n">{seconds(u.medianColdStartMs)}</span><span className="muted">Median cold start</span></div>
-              <div className="total"><span className="n">{u.failedStarts}</span><span className="muted">Failed starts</span></div>
-              <div className="total"><span className="n">{u.crashes}</span><span className="muted">Crashes</span></div>
-              <div className="total"><span className="n">{u.heldBack}</span><span className="muted">Held back (limit reached)</span></div>
-            </div>
-            {u.heldBack > 0 && <p className="notice">{u.heldBack} viewers waited because every copy your plan allows was in use.</p>}
-            {u.projects.length > 0 && (
-              <Section title="By project">
-                <table className="stack">
-                  <thead><tr><th>Project</th><th>Runs</th><th>Container hours</th><th>Median cold start</th><th>Failed starts</th><th>Crashes</th></tr></thead>
-                  <tbody>
-                    {u.projects.map((p) => (
-                      <tr key={p.projectId}>
-                        <td data-label="Project">{p.name}</td>
-                        <td data-label="Runs">{p.runs}</td>
-                        <td data-label="Container hours">{p.containerHours.toFixed(1)}</td>
-                        <td data-label="Median cold start">{seconds(p.medianColdStartMs)}</td>
-                        <td data-label="Failed starts">{p.failedStarts}</td>
-                        <td data-label="Crashes">{p.crashes}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </Section>
-            )}
-          </>
-        )}
-      </Async>
+        <Async query={usage} lines={6}>
+          {(u) =>
+            u.runs === 0 && u.failedStarts === 0 ? (
+              <div className="empty">
+                <p>
+                  No containers ran in {u.month}. Static builds need none; deploy a container build (a Dockerfile in your project,{' '}
+                  <code>pitch deploy</code>) and each viewer gets their own copy of it, counted here.
+                </p>
+              </div>
+            ) : (
+              <>
+                <div className="totals">
+                  <div className="total">
+                    <span className="n">{u.runs}</span>
+                    <span className="muted">Runs</span>
+                  </div>
+                  <div className="total">
+                    <span className="n">{u.containerHours.toFixed(1)}</span>
+                    <span className="muted">Container hours</span>
+                  </div>
+                  <div className="total">
+                    <span className="n">{seconds(u.medianColdStartMs)}</span>
+                    <span className="muted">Median cold start</span>
+                  </div>
+                  <div className="total">
+                    <span className="n">{u.failedStarts}</span>
+                    <span className="muted">Failed starts</span>
+                  </div>
+                  <div className="total">
+                    <span className="n">{u.crashes}</span>
+                    <span className="muted">Crashes</span>
+                  </div>
+                  <div className="total">
+                    <span className="n">{u.heldBack}</span>
+                    <span className="muted">Held back (limit reached)</span>
+                  </div>
+                </div>
+                {u.heldBack > 0 && <p className="notice">{u.heldBack} viewers waited because every copy your plan allows was in use.</p>}
+                {u.projects.length > 0 && (
+                  <Section title="By project">
+                    <table className="stack">
+                      <thead>
+                        <tr>
+                          <th>Project</th>
+                          <th>Runs</th>
+                          <th>Container hours</th>
+                          <th>Median cold start</th>
+                          <th>Failed starts</th>
+                          <th>Crashes</th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {u.projects.map((p) => (
+                          <tr key={p.projectId}>
+                            <td data-label="Project">{p.name}</td>
+                            <td data-label="Runs">{p.runs}</td>
+                            <td data-label="Container hours">{p.containerHours.toFixed(1)}</td>
+                            <td data-label="Median cold start">{seconds(p.medianColdStartMs)}</td>
+                            <td data-label="Failed starts">{p.failedStarts}</td>
+                            <td data-label="Crashes">{p.crashes}</td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </Section>
+                )}
+              </>
+            )
+          }
+        </Async>
       </div>
       <Section title="Your plan">
         <Async query={billing} lines={3}>
           {(b) => (
             <>
-              <p>Plan <span className="badge">{b.plan}</span>{b.suspended && <> <span className="badge bad">Suspended</span></>}</p>
-              {copies !== null && <p>Up to <strong>{copies}</strong> container copies at once{typeof allowance?.warmCopies === 'number' ? <>, {allowance.warmCopies} kept warm</> : null}.</p>}
-              <Allowance label="Seats" used={(b.seats as { used?: number } | undefined)?.used} allowed={(b.seats as { allowed?: number } | undefined)?.allowed} />
+              <p>
+                Plan <span className="badge">{b.plan}</span>
+                {b.suspended && (
+                  <>
+                    {' '}
+                    <span className="badge bad">Suspended</span>
+                  </>
+                )}
+              </p>
+              {copies !== null && (
+                <p>
+                  Up to <strong>{copies}</strong> container copies at once
+                  {typeof allowance?.warmCopies === 'number' ? <>, {allowance.warmCopies} kept warm</> : null}.
+                </p>
+              )}
+              <Allowance
+                label="Seats"
+                used={(b.seats as { used?: number } | undefined)?.used}
+                allowed={(b.seats as { allowed?: number } | undefined)?.allowed}
+              />
               {typeof allowance?.viewerHours === 'number' && <p>Viewer-hours a month: {allowance.viewerHours}.</p>}
             </>
           )}
@@ -77,7 +126,9 @@ function Allowance({ label, used, allowed }: { label: string; used?: number; all
   if (typeof used !== 'number' || typeof allowed !== 'number') return null;
   return (
     <div className="field">
-      <p>{label}: {used} of {allowed}</p>
+      <p>
+        {label}: {used} of {allowed}
+      </p>
       <div className="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={allowed} aria-valuenow={used}>
         <span style={{ width: `${Math.min(100, (100 * used) / Math.max(1, allowed))}%` }} />
       </div>

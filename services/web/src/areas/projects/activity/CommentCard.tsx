@@ -38,47 +38,108 @@ export function CommentCard({ comment }: { comment: FeedbackRec }) {
       <div className="row">
         <strong>{who}</strong>
         {comment.viewerEmail && <span className="muted">{comment.viewerEmail}</span>}
-        <span className="meta"><Time at={comment.createdAt} /> · {where || 'the room'}{comment.device ? ` · ${comment.device}` : ''}</span>
+        <span className="meta">
+          <Time at={comment.createdAt} /> · {where || 'the room'}
+          {comment.device ? ` · ${comment.device}` : ''}
+        </span>
         {comment.resolvedAt ? <span className="badge ok">Resolved</span> : <span className="badge warn">Open</span>}
       </div>
       <blockquote>{comment.body}</blockquote>
       <p className="meta">{pinWords(comment)}</p>
       {comment.hasScreenshot ? (
         <div className="shot">
-          <img src={addressOf('getScreenshot', params)} alt={`What ${who} saw on ${where || 'the room'} when commenting, with the ${comment.area ? 'area' : 'point'} marked`} loading="lazy" />
-          {comment.position && <span className="pin" aria-hidden="true" style={{ left: `${comment.position.x * 100}%`, top: `${comment.position.y * 100}%` }} />}
-          {comment.area && <span className="box" aria-hidden="true" style={{ left: `${comment.area.x * 100}%`, top: `${comment.area.y * 100}%`, width: `${comment.area.width * 100}%`, height: `${comment.area.height * 100}%` }} />}
+          <img
+            src={addressOf('getScreenshot', params)}
+            alt={`What ${who} saw on ${where || 'the room'} when commenting, with the ${comment.area ? 'area' : 'point'} marked`}
+            loading="lazy"
+          />
+          {comment.position && (
+            <span
+              className="pin"
+              aria-hidden="true"
+              style={{ left: `${comment.position.x * 100}%`, top: `${comment.position.y * 100}%` }}
+            />
+          )}
+          {comment.area && (
+            <span
+              className="box"
+              aria-hidden="true"
+              style={{
+                left: `${comment.area.x * 100}%`,
+                top: `${comment.area.y * 100}%`,
+                width: `${comment.area.width * 100}%`,
+                height: `${comment.area.height * 100}%`,
+              }}
+            />
+          )}
         </div>
       ) : (
         <p className="muted">{note ? NOTE_WORDS[note] : 'No screenshot with this comment.'}</p>
       )}
       {comment.reply && (
         <ul className="thread" aria-label="Replies">
-          <li><strong>{comment.from?.displayName ?? 'You'}</strong> <span className="meta"><Time at={comment.repliedAt} /></span><p>{comment.reply}</p></li>
+          <li>
+            <strong>{comment.from?.displayName ?? 'You'}</strong>{' '}
+            <span className="meta">
+              <Time at={comment.repliedAt} />
+            </span>
+            <p>{comment.reply}</p>
+          </li>
         </ul>
       )}
       <form onSubmit={send} aria-label={`Reply to ${who}`}>
-        <label className="sr-only" htmlFor={`reply-${comment.id}`}>Your reply</label>
-        <textarea id={`reply-${comment.id}`} value={text} onChange={(e) => setText(e.target.value)} placeholder={comment.reply ? 'Replace your reply (the viewer sees it on their next visit)' : 'Reply (the viewer sees it on their next visit)'} maxLength={2000} />
+        <label className="sr-only" htmlFor={`reply-${comment.id}`}>
+          Your reply
+        </label>
+        <textarea
+          id={`reply-${comment.id}`}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          placeholder={
+            comment.reply ? 'Replace your reply (the viewer sees it on their next visit)' : 'Reply (the viewer sees it on their next visit)'
+          }
+          maxLength={2000}
+        />
         <Refusal error={reply.error} />
         <div className="row">
-          <button type="submit" disabled={!text.trim() || reply.isPending}>{comment.reply ? 'Replace reply' : 'Reply'}</button>
-          <button type="button" className="secondary" disabled={resolve.isPending} onClick={() => resolve.mutate({ params, body: { resolved: !comment.resolvedAt } })}>
+          <button type="submit" disabled={!text.trim() || reply.isPending}>
+            {comment.reply ? 'Replace reply' : 'Reply'}
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            disabled={resolve.isPending}
+            onClick={() => resolve.mutate({ params, body: { resolved: !comment.resolvedAt } })}
+          >
             {comment.resolvedAt ? 'Reopen' : 'Resolve'}
           </button>
-          {comment.hasScreenshot && <button type="button" className="secondary" onClick={() => setConfirming(true)}>Remove screenshot</button>}
+          {comment.hasScreenshot && (
+            <button type="button" className="secondary" onClick={() => setConfirming(true)}>
+              Remove screenshot
+            </button>
+          )}
         </div>
         <Refusal error={resolve.error} />
       </form>
-      <Confirm open={confirming} onClose={() => setConfirming(false)} title="Remove this screenshot?" description="It is deleted for good; the comment and its reply stay."
-        action="Remove for good" cancel="Keep it" onConfirm={() => remove.mutate({ params })} pending={remove.isPending} error={remove.error} />
+      <Confirm
+        open={confirming}
+        onClose={() => setConfirming(false)}
+        title="Remove this screenshot?"
+        description="It is deleted for good; the comment and its reply stay."
+        action="Remove for good"
+        cancel="Keep it"
+        onConfirm={() => remove.mutate({ params })}
+        pending={remove.isPending}
+        error={remove.error}
+      />
     </li>
   );
 }
 
 function pinWords(c: FeedbackRec): string {
   const pct = (n: number) => `${Math.round(n * 100)}%`;
-  if (c.area) return `Marked an area ${pct(c.area.width)} wide and ${pct(c.area.height)} high, ${pct(c.area.x)} from the left, ${pct(c.area.y)} from the top.`;
+  if (c.area)
+    return `Marked an area ${pct(c.area.width)} wide and ${pct(c.area.height)} high, ${pct(c.area.x)} from the left, ${pct(c.area.y)} from the top.`;
   if (c.position) return `Pinned at ${pct(c.position.x)} from the left, ${pct(c.position.y)} from the top.`;
   return 'On the whole screen.';
 }

@@ -25,30 +25,55 @@ export function ManifestCheck() {
   const id = useId();
   return (
     <Section title="Check a pitch.json">
-      <form onSubmit={(e) => { e.preventDefault(); setOutcome(check(text)); }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          setOutcome(check(text));
+        }}
+      >
         <div className="field">
           <label htmlFor={`${id}-file`}>Your project's pitch.json</label>
-          <input id={`${id}-file`} type="file" accept=".json,application/json" onChange={async (e) => {
-            const file = e.target.files?.[0];
-            if (!file) return;
-            const content = await file.text();
-            setText(content);
-            setOutcome(check(content));
-          }} />
+          <input
+            id={`${id}-file`}
+            type="file"
+            accept=".json,application/json"
+            onChange={async (e) => {
+              const file = e.target.files?.[0];
+              if (!file) return;
+              const content = await file.text();
+              setText(content);
+              setOutcome(check(content));
+            }}
+          />
         </div>
         <div className="field">
           <label htmlFor={`${id}-text`}>Or paste it</label>
           <textarea id={`${id}-text`} value={text} onChange={(e) => setText(e.target.value)} rows={6} spellCheck={false} className="mono" />
         </div>
-        <button type="submit" className="secondary" disabled={!text.trim()}>Check</button>
+        <button type="submit" className="secondary" disabled={!text.trim()}>
+          Check
+        </button>
       </form>
       <div aria-live="polite">
-        {outcome?.ok && <p className="ok" role="status">It fits: “{outcome.name}” is a manifest this platform takes.</p>}
+        {outcome?.ok && (
+          <p className="ok" role="status">
+            It fits: “{outcome.name}” is a manifest this platform takes.
+          </p>
+        )}
         {outcome && !outcome.ok && (
           <div className="refusal" role="alert">
             <p>The platform would refuse it: {outcome.problems.length === 1 ? 'one problem' : `${outcome.problems.length} problems`}.</p>
             <ul id="manifest-problems">
-              {outcome.problems.map((p) => <li key={`${p.path}:${p.message}`}>{p.path ? <><code>{p.path}</code>: </> : null}{p.message}</li>)}
+              {outcome.problems.map((p) => (
+                <li key={`${p.path}:${p.message}`}>
+                  {p.path ? (
+                    <>
+                      <code>{p.path}</code>:{' '}
+                    </>
+                  ) : null}
+                  {p.message}
+                </li>
+              ))}
             </ul>
           </div>
         )}

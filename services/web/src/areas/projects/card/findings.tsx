@@ -4,18 +4,27 @@ export type Card = ReplyOf<Routes['getCard']>;
 type Finding = { part?: string; reason?: string; detail?: string };
 
 const PART_WORDS: Record<string, string> = { title: 'Title', line: 'Line', slug: 'Address', pages: 'Pages', cover: 'Cover' };
-const REASON_WORDS: Record<string, string> = { impersonation: 'impersonation', phishing: 'phishing', credentials: 'asks for credentials', banned: 'banned word' };
+const REASON_WORDS: Record<string, string> = {
+  impersonation: 'impersonation',
+  phishing: 'phishing',
+  credentials: 'asks for credentials',
+  banned: 'banned word',
+};
 
 /** Checks' findings (blocked parts or warnings) in words: which part, why, and the detail. */
 export function Findings({ items, tone, title }: { items: unknown[]; tone: 'bad' | 'warn'; title: string }) {
   if (items.length === 0) return null;
   return (
     <div className={tone === 'bad' ? 'refusal' : 'notice'}>
-      <p><strong>{title}</strong></p>
+      <p>
+        <strong>{title}</strong>
+      </p>
       <ul>
         {(items as Finding[]).map((f, i) => (
           <li key={i}>
-            {f.part && <strong>{PART_WORDS[f.part] ?? f.part}</strong>}{f.reason && <> ({REASON_WORDS[f.reason] ?? f.reason})</>}{f.detail && <>: {f.detail}</>}
+            {f.part && <strong>{PART_WORDS[f.part] ?? f.part}</strong>}
+            {f.reason && <> ({REASON_WORDS[f.reason] ?? f.reason})</>}
+            {f.detail && <>: {f.detail}</>}
           </li>
         ))}
       </ul>

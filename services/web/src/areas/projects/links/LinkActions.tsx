@@ -12,8 +12,14 @@ export function LinkActions({ link, usable }: { link: LinkRec; usable: boolean }
   const [url, setUrl] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<'reissue' | 'revoke' | null>(null);
   const reveal = useChange('revealLink', (r) => setUrl(r.url));
-  const reissue = useChange('reissueLink', (r) => { setUrl(r.url); setConfirm(null); });
-  const revoke = useChange('revokeLink', () => { setUrl(null); setConfirm(null); });
+  const reissue = useChange('reissueLink', (r) => {
+    setUrl(r.url);
+    setConfirm(null);
+  });
+  const revoke = useChange('revokeLink', () => {
+    setUrl(null);
+    setConfirm(null);
+  });
   const params = { linkId: link.id };
   if (!usable) return null;
   return (
@@ -24,21 +30,50 @@ export function LinkActions({ link, usable }: { link: LinkRec; usable: boolean }
             Reveal<span className="sr-only"> link for {link.viewerName}</span>
           </button>
         )}
-        <button type="button" className="secondary" onClick={() => { reissue.reset(); setConfirm('reissue'); }}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            reissue.reset();
+            setConfirm('reissue');
+          }}
+        >
           Reissue<span className="sr-only"> link for {link.viewerName}</span>
         </button>
-        <button type="button" className="danger" onClick={() => { revoke.reset(); setConfirm('revoke'); }}>
+        <button
+          type="button"
+          className="danger"
+          onClick={() => {
+            revoke.reset();
+            setConfirm('revoke');
+          }}
+        >
           Revoke<span className="sr-only"> link for {link.viewerName}</span>
         </button>
       </div>
       <Refusal error={reveal.error} />
       {url && <AddressBox url={url} label={`Address for ${link.viewerName}`} />}
-      <Confirm open={confirm === 'reissue'} onClose={() => setConfirm(null)} title={`Reissue the link for ${link.viewerName}?`} danger={false}
+      <Confirm
+        open={confirm === 'reissue'}
+        onClose={() => setConfirm(null)}
+        title={`Reissue the link for ${link.viewerName}?`}
+        danger={false}
         description="The old address stops working at once; the new one is shown to copy. Visits and answers stay."
-        action="Reissue link" onConfirm={() => reissue.mutate({ params })} pending={reissue.isPending} error={reissue.error} />
-      <Confirm open={confirm === 'revoke'} onClose={() => setConfirm(null)} title={`Revoke the link for ${link.viewerName}?`}
+        action="Reissue link"
+        onConfirm={() => reissue.mutate({ params })}
+        pending={reissue.isPending}
+        error={reissue.error}
+      />
+      <Confirm
+        open={confirm === 'revoke'}
+        onClose={() => setConfirm(null)}
+        title={`Revoke the link for ${link.viewerName}?`}
         description="The link stops opening the room at once and cannot be reopened. Visits, answers and comments stay."
-        action="Revoke link" onConfirm={() => revoke.mutate({ params })} pending={revoke.isPending} error={revoke.error} />
+        action="Revoke link"
+        onConfirm={() => revoke.mutate({ params })}
+        pending={revoke.isPending}
+        error={revoke.error}
+      />
     </div>
   );
 }

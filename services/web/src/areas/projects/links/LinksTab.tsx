@@ -32,19 +32,51 @@ export function LinksTab({ project }: TabProps) {
         title={`Links${links.data ? ` (${open?.length} open of ${links.data.length})` : ''}`}
         actions={
           <div className="row" role="group" aria-label="Show">
-            <button type="button" className={filter === 'open' ? '' : 'secondary'} aria-pressed={filter === 'open'} onClick={() => setFilter('open')}>Open</button>
-            <button type="button" className={filter === 'all' ? '' : 'secondary'} aria-pressed={filter === 'all'} onClick={() => setFilter('all')}>All</button>
+            <button
+              type="button"
+              className={filter === 'open' ? '' : 'secondary'}
+              aria-pressed={filter === 'open'}
+              onClick={() => setFilter('open')}
+            >
+              Open
+            </button>
+            <button
+              type="button"
+              className={filter === 'all' ? '' : 'secondary'}
+              aria-pressed={filter === 'all'}
+              onClick={() => setFilter('all')}
+            >
+              All
+            </button>
           </div>
         }
       >
-        <Async query={links} lines={5} empty={<p><strong>No links yet.</strong> Make one above for each person you show the demo to: you see who opened it and what they did.</p>}>
+        <Async
+          query={links}
+          lines={5}
+          empty={
+            <p>
+              <strong>No links yet.</strong> Make one above for each person you show the demo to: you see who opened it and what they did.
+            </p>
+          }
+        >
           {(all) => {
             const shown = filter === 'open' ? open! : all;
             if (shown.length === 0) return <p className="muted">No open links. Choose All to see revoked and expired ones.</p>;
             return (
               <div className="table-wrap">
                 <table className="stack">
-                  <thead><tr><th>Viewer</th><th>Stage</th><th>Last opened</th><th>Expiry</th><th><span className="sr-only">Actions</span></th></tr></thead>
+                  <thead>
+                    <tr>
+                      <th>Viewer</th>
+                      <th>Stage</th>
+                      <th>Last opened</th>
+                      <th>Expiry</th>
+                      <th>
+                        <span className="sr-only">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
                   <tbody>
                     {shown.map((l) => {
                       const expiry = expiryOf(l);
@@ -54,13 +86,23 @@ export function LinksTab({ project }: TabProps) {
                             <Link href={`~/journey/${l.id}`}>{l.viewerName}</Link>
                             {l.viewerEmail && <div className="muted">{l.viewerEmail}</div>}
                           </td>
-                          <td data-label="Stage"><span className={`badge ${STAGE_BADGE[l.stage]}`}>{l.stage}</span></td>
-                          <td data-label="Last opened">{l.lastOpenedAt ? <Time at={l.lastOpenedAt} /> : <span className="muted">not yet</span>}</td>
+                          <td data-label="Stage">
+                            <span className={`badge ${STAGE_BADGE[l.stage]}`}>{l.stage}</span>
+                          </td>
+                          <td data-label="Last opened">
+                            {l.lastOpenedAt ? <Time at={l.lastOpenedAt} /> : <span className="muted">not yet</span>}
+                          </td>
                           <td data-label="Expiry">
                             {expiry.badge ? <span className={`badge ${expiry.badge}`}>{expiry.words}</span> : <span>{expiry.words}</span>}
-                            {l.revokedAt && <div className="muted">revoked <Time at={l.revokedAt} /></div>}
+                            {l.revokedAt && (
+                              <div className="muted">
+                                revoked <Time at={l.revokedAt} />
+                              </div>
+                            )}
                           </td>
-                          <td><LinkActions link={l} usable={!expiry.badge} /></td>
+                          <td>
+                            <LinkActions link={l} usable={!expiry.badge} />
+                          </td>
                         </tr>
                       );
                     })}

@@ -29,18 +29,51 @@ export function NewLink({ projectId }: { projectId: string }) {
           const expires = Number(days);
           create.mutate({
             params: { projectId },
-            body: { viewerName: name.trim(), ...(email.trim() ? { viewerEmail: email.trim() } : {}), ...(never ? { expiresInDays: null } : days && expires > 0 ? { expiresInDays: expires } : {}) },
+            body: {
+              viewerName: name.trim(),
+              ...(email.trim() ? { viewerEmail: email.trim() } : {}),
+              ...(never ? { expiresInDays: null } : days && expires > 0 ? { expiresInDays: expires } : {}),
+            },
           });
         }}
       >
-        <Field label="Viewer's name" name="viewerName" value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} error={create.error} />
-        <Field label="Viewer's email (optional)" name="viewerEmail" type="email" value={email} onChange={(e) => setEmail(e.target.value)} error={create.error} hint="Nothing is sent to it." />
-        <Field label="Expires after (days)" name="expiresInDays" type="number" min={1} max={365} value={days} onChange={(e) => setDays(e.target.value)} error={create.error} disabled={never} hint={`Empty: ${LINK_DEFAULT_DAYS} days.`} />
+        <Field
+          label="Viewer's name"
+          name="viewerName"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required
+          maxLength={80}
+          error={create.error}
+        />
+        <Field
+          label="Viewer's email (optional)"
+          name="viewerEmail"
+          type="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={create.error}
+          hint="Nothing is sent to it."
+        />
+        <Field
+          label="Expires after (days)"
+          name="expiresInDays"
+          type="number"
+          min={1}
+          max={365}
+          value={days}
+          onChange={(e) => setDays(e.target.value)}
+          error={create.error}
+          disabled={never}
+          hint={`Empty: ${LINK_DEFAULT_DAYS} days.`}
+        />
         <div className="field row">
           <input id={neverId} type="checkbox" checked={never} onChange={(e) => setNever(e.target.checked)} />
           <label htmlFor={neverId}>Never expires</label>
         </div>
-        <button type="submit" disabled={create.isPending || !name.trim()}>{create.isPending ? 'Making…' : 'Make link'}</button>
+        <button type="submit" disabled={create.isPending || !name.trim()}>
+          {create.isPending ? 'Making…' : 'Make link'}
+        </button>
       </form>
       <Refusal error={create.error} />
       {made && (

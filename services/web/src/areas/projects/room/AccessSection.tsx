@@ -23,7 +23,11 @@ export function AccessSection({ projectId }: { projectId: string }) {
               <label htmlFor="require-email">Ask viewers for their email before the room opens</label>
             </div>
             <p className="hint">The email is not verified and nothing is sent to it.</p>
-            <p className="muted">{a.privateLinks ? 'Your plan includes private links for named viewers.' : 'Your plan does not include private links; a paid plan does.'}</p>
+            <p className="muted">
+              {a.privateLinks
+                ? 'Your plan includes private links for named viewers.'
+                : 'Your plan does not include private links; a paid plan does.'}
+            </p>
             <Refusal error={set.error} />
           </>
         )}

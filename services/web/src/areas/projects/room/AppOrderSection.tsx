@@ -9,17 +9,18 @@ export function AppOrderSection({ projectId }: { projectId: string }) {
   const setup = useOp('getRoomSetup', { params: { projectId } });
   const builds = useOp('listBuilds', { params: { projectId } });
   const order = useChange('orderApps');
-  return (
-    <Section title="App order">
-      {setup.isPending || builds.isPending ? <Skeleton lines={3} /> : apps()}
-    </Section>
-  );
+  return <Section title="App order">{setup.isPending || builds.isPending ? <Skeleton lines={3} /> : apps()}</Section>;
 
   function apps() {
     const failed = setup.data ? builds.error : setup.error;
     if (failed && (!setup.data || !builds.data)) return <Refusal error={failed} />;
     const live = builds.data?.find((b) => b.live);
-    if (!live) return <div className="empty"><p>No live build yet: its apps show here once you deploy.</p></div>;
+    if (!live)
+      return (
+        <div className="empty">
+          <p>No live build yet: its apps show here once you deploy.</p>
+        </div>
+      );
     const names = new Map(live.manifest.apps.map((a) => [a.id, a.name] as const));
     // Null means the manifest's order.
     const ids = setup.data?.appOrder ?? live.manifest.apps.map((a) => a.id);

@@ -15,7 +15,8 @@ export function ExitsSection({ projectId }: { projectId: string }) {
               <li key={x.copyId + x.at}>
                 <div>
                   <span className="badge bad">{x.when === 'crash' ? 'crashed' : 'failed to start'}</span>{' '}
-                  {x.oom ? 'out of memory' : `exit code ${x.exitCode ?? 'unknown'}`} · build <code>{x.buildId.slice(0, 8)}</code> · <Time at={x.at} />
+                  {x.oom ? 'out of memory' : `exit code ${x.exitCode ?? 'unknown'}`} · build <code>{x.buildId.slice(0, 8)}</code> ·{' '}
+                  <Time at={x.at} />
                 </div>
                 <details>
                   <summary>Last output</summary>

@@ -24,8 +24,30 @@ export function HistorySection({ projectId }: { projectId: string }) {
           <ol className="timeline">
             {entries.slice(0, 50).map((e) => (
               <li key={e.id}>
-                <div>{e.kind === 'room.busy' ? WHAT[e.kind] : <>{e.by ?? 'Someone'} {WHAT[e.kind]}</>}{e.viewer && <> for {e.viewer}</>}{e.message && <>: <q>{e.message}</q></>}</div>
-                <div className="muted"><Time at={e.at} />{e.until && <> · until <Time at={e.until} /></>}</div>
+                <div>
+                  {e.kind === 'room.busy' ? (
+                    WHAT[e.kind]
+                  ) : (
+                    <>
+                      {e.by ?? 'Someone'} {WHAT[e.kind]}
+                    </>
+                  )}
+                  {e.viewer && <> for {e.viewer}</>}
+                  {e.message && (
+                    <>
+                      : <q>{e.message}</q>
+                    </>
+                  )}
+                </div>
+                <div className="muted">
+                  <Time at={e.at} />
+                  {e.until && (
+                    <>
+                      {' '}
+                      · until <Time at={e.until} />
+                    </>
+                  )}
+                </div>
               </li>
             ))}
           </ol>

@@ -10,7 +10,14 @@ import { moved } from './OrderList.js';
 // order, each kind at most once, at most six. Edited here as a draft, saved in one call.
 
 const KINDS: NextStepKind[] = ['meeting', 'yes', 'later', 'colleague', 'question', 'no'];
-const KIND_WORDS: Record<NextStepKind, string> = { meeting: 'Book a meeting', yes: 'Yes', later: 'Later', colleague: 'Send to a colleague', question: 'Ask a question', no: 'No' };
+const KIND_WORDS: Record<NextStepKind, string> = {
+  meeting: 'Book a meeting',
+  yes: 'Yes',
+  later: 'Later',
+  colleague: 'Send to a colleague',
+  question: 'Ask a question',
+  no: 'No',
+};
 
 type Draft = { kind: NextStepKind; label: string; prompt: string; url: string };
 const draftOf = (s: NextStep): Draft => ({ kind: s.kind, label: s.label, prompt: s.prompt ?? '', url: s.url ?? '' });
@@ -38,16 +45,29 @@ function Editor({ projectId, steps, planAllows }: { projectId: string; steps: Ne
         e.preventDefault();
         save.mutate({
           params: { projectId },
-          body: { steps: draft.map((d) => ({ kind: d.kind, ...(d.label.trim() ? { label: d.label.trim() } : {}), prompt: d.prompt.trim() || null, url: d.kind === 'meeting' ? d.url.trim() || null : null })) },
+          body: {
+            steps: draft.map((d) => ({
+              kind: d.kind,
+              ...(d.label.trim() ? { label: d.label.trim() } : {}),
+              prompt: d.prompt.trim() || null,
+              url: d.kind === 'meeting' ? d.url.trim() || null : null,
+            })),
+          },
         });
       }}
     >
       <p className="hint">The buttons a viewer meets at the end of the demo, in this order.</p>
-      {!planAllows && <p className="notice">Your plan offers viewers only a question; a paid plan lets you choose the steps. What you set here is kept.</p>}
+      {!planAllows && (
+        <p className="notice">
+          Your plan offers viewers only a question; a paid plan lets you choose the steps. What you set here is kept.
+        </p>
+      )}
       {draft.length === 0 && <p className="muted">No steps: the room asks nothing at the end. Add one below.</p>}
       {draft.map((d, i) => (
         <fieldset key={d.kind} className="step-editor">
-          <legend>{i + 1}. {KIND_WORDS[d.kind]}</legend>
+          <legend>
+            {i + 1}. {KIND_WORDS[d.kind]}
+          </legend>
           <div className="row">
             <div className="field">
               <label htmlFor={`step-${d.kind}-label`}>Button words</label>
@@ -55,34 +75,70 @@ function Editor({ projectId, steps, planAllows }: { projectId: string; steps: Ne
             </div>
             <div className="field">
               <label htmlFor={`step-${d.kind}-prompt`}>Line under it (optional)</label>
-              <input id={`step-${d.kind}-prompt`} value={d.prompt} maxLength={200} onChange={(e) => change(i, { prompt: e.target.value })} />
+              <input
+                id={`step-${d.kind}-prompt`}
+                value={d.prompt}
+                maxLength={200}
+                onChange={(e) => change(i, { prompt: e.target.value })}
+              />
             </div>
             {d.kind === 'meeting' && (
               <div className="field">
                 <label htmlFor="step-meeting-url">Booking address</label>
-                <input id="step-meeting-url" type="url" placeholder="https://cal.com/you" value={d.url} onChange={(e) => change(i, { url: e.target.value })} />
+                <input
+                  id="step-meeting-url"
+                  type="url"
+                  placeholder="https://cal.com/you"
+                  value={d.url}
+                  onChange={(e) => change(i, { url: e.target.value })}
+                />
               </div>
             )}
           </div>
           <div className="row">
-            <button type="button" className="secondary" disabled={i === 0} onClick={() => setDraft(moved(draft, i, -1))}>Up<span className="sr-only">: move {KIND_WORDS[d.kind]} up</span></button>
-            <button type="button" className="secondary" disabled={i === draft.length - 1} onClick={() => setDraft(moved(draft, i, 1))}>Down<span className="sr-only">: move {KIND_WORDS[d.kind]} down</span></button>
-            <button type="button" className="link" onClick={() => setDraft(draft.filter((_, j) => j !== i))}>Remove<span className="sr-only"> {KIND_WORDS[d.kind]}</span></button>
+            <button type="button" className="secondary" disabled={i === 0} onClick={() => setDraft(moved(draft, i, -1))}>
+              Up<span className="sr-only">: move {KIND_WORDS[d.kind]} up</span>
+            </button>
+            <button type="button" className="secondary" disabled={i === draft.length - 1} onClick={() => setDraft(moved(draft, i, 1))}>
+              Down<span className="sr-only">: move {KIND_WORDS[d.kind]} down</span>
+            </button>
+            <button type="button" className="link" onClick={() => setDraft(draft.filter((_, j) => j !== i))}>
+              Remove<span className="sr-only"> {KIND_WORDS[d.kind]}</span>
+            </button>
           </div>
         </fieldset>
       ))}
       <div className="row">
         {unused.length > 0 && draft.length < 6 && (
           <>
-            <label htmlFor="add-step" className="sr-only">Step to add</label>
-            <select id="add-step" className="auto-width" value="" onChange={(e) => e.target.value && setDraft([...draft, { kind: e.target.value as NextStepKind, label: '', prompt: '', url: '' }])}>
+            <label htmlFor="add-step" className="sr-only">
+              Step to add
+            </label>
+            <select
+              id="add-step"
+              className="auto-width"
+              value=""
+              onChange={(e) =>
+                e.target.value && setDraft([...draft, { kind: e.target.value as NextStepKind, label: '', prompt: '', url: '' }])
+              }
+            >
               <option value="">Add a step…</option>
-              {unused.map((k) => <option key={k} value={k}>{KIND_WORDS[k]}</option>)}
+              {unused.map((k) => (
+                <option key={k} value={k}>
+                  {KIND_WORDS[k]}
+                </option>
+              ))}
             </select>
           </>
         )}
-        <button type="submit" disabled={save.isPending}>Save steps</button>
-        {save.isSuccess && !save.isPending && <span className="ok" role="status">Saved.</span>}
+        <button type="submit" disabled={save.isPending}>
+          Save steps
+        </button>
+        {save.isSuccess && !save.isPending && (
+          <span className="ok" role="status">
+            Saved.
+          </span>
+        )}
       </div>
       <Refusal error={save.error} />
     </form>

@@ -13,7 +13,15 @@ export function moved<T>(list: T[], from: number, by: -1 | 1): T[] {
  * An ordered list with Move up / Move down buttons on each item: plain buttons, so the keyboard
  * and screen readers reorder as the mouse does. Each button names its item.
  */
-export function OrderList<T>({ items, name, keyOf, onMove, extra, busy, label }: {
+export function OrderList<T>({
+  items,
+  name,
+  keyOf,
+  onMove,
+  extra,
+  busy,
+  label,
+}: {
   items: T[];
   name: (item: T) => string;
   keyOf: (item: T) => string;

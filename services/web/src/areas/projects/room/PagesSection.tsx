@@ -19,7 +19,12 @@ export function PagesSection({ projectId }: { projectId: string }) {
   const [removing, setRemoving] = useState<PageHead | null>(null);
   return (
     <Section title="Pages">
-      <Async query={setup} lines={3} isEmpty={(s) => s.pages.length === 0} empty={<p>No pages yet. Add one below (markdown or HTML), or list them in the manifest.</p>}>
+      <Async
+        query={setup}
+        lines={3}
+        isEmpty={(s) => s.pages.length === 0}
+        empty={<p>No pages yet. Add one below (markdown or HTML), or list them in the manifest.</p>}
+      >
         {(s) => (
           <>
             <OrderList
@@ -32,7 +37,16 @@ export function PagesSection({ projectId }: { projectId: string }) {
               extra={(p) => (
                 <>
                   <span className="badge">{p.kind}</span>
-                  <button type="button" className="link" onClick={() => { remove.reset(); setRemoving(p); }}>Remove<span className="sr-only"> {p.title}</span></button>
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => {
+                      remove.reset();
+                      setRemoving(p);
+                    }}
+                  >
+                    Remove<span className="sr-only"> {p.title}</span>
+                  </button>
                 </>
               )}
             />
@@ -41,8 +55,16 @@ export function PagesSection({ projectId }: { projectId: string }) {
         )}
       </Async>
       <AddPage projectId={projectId} />
-      <Confirm open={!!removing} onClose={() => setRemoving(null)} title={`Remove the page ${removing?.title ?? ''}?`} description="Viewers no longer see it. The next deploy adds it again if the manifest lists it."
-        action="Remove page" onConfirm={() => removing && remove.mutate({ params: { projectId, pageId: removing.id } })} pending={remove.isPending} error={remove.error} />
+      <Confirm
+        open={!!removing}
+        onClose={() => setRemoving(null)}
+        title={`Remove the page ${removing?.title ?? ''}?`}
+        description="Viewers no longer see it. The next deploy adds it again if the manifest lists it."
+        action="Remove page"
+        onConfirm={() => removing && remove.mutate({ params: { projectId, pageId: removing.id } })}
+        pending={remove.isPending}
+        error={remove.error}
+      />
     </Section>
   );
 }
@@ -51,13 +73,29 @@ function AddPage({ projectId }: { projectId: string }) {
   const [title, setTitle] = useState('');
   const [kind, setKind] = useState<'markdown' | 'html'>('markdown');
   const [content, setContent] = useState('');
-  const add = useChange('addPage', () => { setTitle(''); setContent(''); });
+  const add = useChange('addPage', () => {
+    setTitle('');
+    setContent('');
+  });
   return (
     <details>
       <summary>Add a page</summary>
-      <form onSubmit={(e) => { e.preventDefault(); add.mutate({ params: { projectId }, body: { title: title.trim(), kind, content } }); }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          add.mutate({ params: { projectId }, body: { title: title.trim(), kind, content } });
+        }}
+      >
         <div className="row">
-          <Field label="Page title" name="title" value={title} onChange={(e) => setTitle(e.target.value)} required maxLength={80} error={add.error} />
+          <Field
+            label="Page title"
+            name="title"
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+            required
+            maxLength={80}
+            error={add.error}
+          />
           <div className="field">
             <label htmlFor="page-kind">Kind</label>
             <select id="page-kind" value={kind} onChange={(e) => setKind(e.target.value as 'markdown' | 'html')}>
@@ -71,7 +109,9 @@ function AddPage({ projectId }: { projectId: string }) {
           <textarea id="page-content" value={content} onChange={(e) => setContent(e.target.value)} rows={6} />
         </div>
         <Refusal error={add.error} />
-        <button type="submit" disabled={add.isPending || !title.trim()}>Add page</button>
+        <button type="submit" disabled={add.isPending || !title.trim()}>
+          Add page
+        </button>
       </form>
     </details>
   );

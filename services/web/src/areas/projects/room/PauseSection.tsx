@@ -31,18 +31,37 @@ export function PauseSection({ projectId }: { projectId: string }) {
             <>
               <p>
                 Viewers meet:{' '}
-                {p.viewers === 'room' ? <span className="badge live">Open</span> : p.viewers === 'paused' ? <span className="badge warn">Paused</span> : <span className="badge bad">Unavailable</span>}
+                {p.viewers === 'room' ? (
+                  <span className="badge live">Open</span>
+                ) : p.viewers === 'paused' ? (
+                  <span className="badge warn">Paused</span>
+                ) : (
+                  <span className="badge bad">Unavailable</span>
+                )}
               </p>
               {p.system && <p className="notice">{PLATFORM_PAUSE[p.system] ?? p.system}</p>}
               {owner && (
                 <p>
                   Paused by {owner.by?.displayName ?? 'someone'} <Time at={owner.at} />
-                  {owner.message ? <> with the note: <q>{owner.message}</q></> : ' without a note.'}
+                  {owner.message ? (
+                    <>
+                      {' '}
+                      with the note: <q>{owner.message}</q>
+                    </>
+                  ) : (
+                    ' without a note.'
+                  )}
                 </p>
               )}
               <div className="row">
-                <button type="button" className={owner ? 'secondary' : 'danger'} onClick={() => setOpen(true)}>{owner ? 'Change the note' : 'Pause room'}</button>
-                {owner && <button type="button" disabled={resume.isPending} onClick={() => resume.mutate({ params: { projectId } })}>Resume room</button>}
+                <button type="button" className={owner ? 'secondary' : 'danger'} onClick={() => setOpen(true)}>
+                  {owner ? 'Change the note' : 'Pause room'}
+                </button>
+                {owner && (
+                  <button type="button" disabled={resume.isPending} onClick={() => resume.mutate({ params: { projectId } })}>
+                    Resume room
+                  </button>
+                )}
               </div>
               <Refusal error={resume.error} />
               <PauseDialog projectId={projectId} open={open} onOpenChange={setOpen} note={owner?.message ?? ''} paused={!!owner} />
@@ -54,17 +73,37 @@ export function PauseSection({ projectId }: { projectId: string }) {
   );
 }
 
-function PauseDialog({ projectId, open, onOpenChange, note, paused }: { projectId: string; open: boolean; onOpenChange: (o: boolean) => void; note: string; paused: boolean }) {
+function PauseDialog({
+  projectId,
+  open,
+  onOpenChange,
+  note,
+  paused,
+}: {
+  projectId: string;
+  open: boolean;
+  onOpenChange: (o: boolean) => void;
+  note: string;
+  paused: boolean;
+}) {
   const [message, setMessage] = useState(note);
   const pause = useChange('pauseRoom', () => onOpenChange(false));
   return (
     <Dialog
       open={open}
-      onOpenChange={(o) => { if (o) setMessage(note); onOpenChange(o); }}
+      onOpenChange={(o) => {
+        if (o) setMessage(note);
+        onOpenChange(o);
+      }}
       title={paused ? 'Change the note' : 'Pause the room?'}
       description="Every working link shows who paused it and this note, and no demo starts until you resume. Deploys and new links still work."
     >
-      <form onSubmit={(e) => { e.preventDefault(); pause.mutate({ params: { projectId }, body: { message: message.trim() || null } }); }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          pause.mutate({ params: { projectId }, body: { message: message.trim() || null } });
+        }}
+      >
         <div className="field">
           <label htmlFor="pause-note">Note for viewers (optional)</label>
           <textarea id="pause-note" maxLength={280} value={message} onChange={(e) => setMessage(e.target.value)} />
@@ -72,8 +111,12 @@ function PauseDialog({ projectId, open, onOpenChange, note, paused }: { projectI
         </div>
         <Refusal error={pause.error} />
         <div className="row">
-          <button type="submit" className={paused ? '' : 'danger'} disabled={pause.isPending}>{paused ? 'Save note' : 'Pause the room'}</button>
-          <button type="button" className="secondary" onClick={() => onOpenChange(false)}>Cancel</button>
+          <button type="submit" className={paused ? '' : 'danger'} disabled={pause.isPending}>
+            {paused ? 'Save note' : 'Pause the room'}
+          </button>
+          <button type="button" className="secondary" onClick={() => onOpenChange(false)}>
+            Cancel
+          </button>
         </div>
       </form>
     </Dialog>
@@ -113,7 +156,13 @@ function PreviewButton({ projectId }: { projectId: string }) {
       >
         Open the room
       </button>
-      {url && <p><a href={url} target="_blank" rel="noopener noreferrer">Open the preview (one use, 2 minutes)</a></p>}
+      {url && (
+        <p>
+          <a href={url} target="_blank" rel="noopener noreferrer">
+            Open the preview (one use, 2 minutes)
+          </a>
+        </p>
+      )}
       <Refusal error={preview.error} />
     </div>
   );

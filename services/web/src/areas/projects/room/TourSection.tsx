@@ -16,14 +16,31 @@ export function TourSection({ projectId }: { projectId: string }) {
   const tour = useOp('getTour', { params: { projectId } });
   return (
     <Section title="Guided story">
-      <Async query={tour} lines={3} isEmpty={(t) => t.steps.length === 0} empty={<p>No story steps. Add a <code>story</code> to the manifest and deploy: viewers get a guided tour.</p>}>
+      <Async
+        query={tour}
+        lines={3}
+        isEmpty={(t) => t.steps.length === 0}
+        empty={
+          <p>
+            No story steps. Add a <code>story</code> to the manifest and deploy: viewers get a guided tour.
+          </p>
+        }
+      >
         {(t) => (
           <>
-            {!t.reported && <p className="notice">This build was deployed without a rehearsal, so no step is known to pass. <code>pitch deploy</code> rehearses each step.</p>}
+            {!t.reported && (
+              <p className="notice">
+                This build was deployed without a rehearsal, so no step is known to pass. <code>pitch deploy</code> rehearses each step.
+              </p>
+            )}
             <ol>
               {t.steps.map((s) => (
                 <li key={s.id}>
-                  <strong>{s.title}</strong> <span className="muted">in {s.appName ?? s.app}{s.path ? ` at ${s.path}` : ''}</span>{' '}
+                  <strong>{s.title}</strong>{' '}
+                  <span className="muted">
+                    in {s.appName ?? s.app}
+                    {s.path ? ` at ${s.path}` : ''}
+                  </span>{' '}
                   <span className={`badge ${RESULT[s.result]?.badge ?? ''}`}>{RESULT[s.result]?.words ?? s.result}</span>
                   {s.calls.length > 0 && <div className="muted">Calls: {s.calls.join(', ')}</div>}
                 </li>
