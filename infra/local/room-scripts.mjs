@@ -5,10 +5,10 @@
 // into build pages where nothing may be shared with the shell's. Like web-app.mjs: `npm start`,
 // `npm test` and `npm run build` call this first, and it builds only when a source changed since
 // the last build (a hash of the sources, kept beside the output).
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, seconds } from './lib.mjs';
+import { hashOfSources } from './sources-hash.mjs';
 
 const outDir = path.join(repoRoot, 'services/room/dist');
 const stampFile = path.join(outDir, '.sources-hash');
@@ -28,19 +28,8 @@ const SOURCES = [
   'package-lock.json',
 ];
 
-function* files(entry) {
-  const full = path.join(repoRoot, entry);
-  if (!existsSync(full)) return;
-  if (statSync(full).isFile()) return yield full;
-  for (const name of readdirSync(full).sort()) yield* files(path.join(entry, name));
-}
-
 function sourcesHash() {
-  const hash = createHash('sha256');
-  for (const entry of SOURCES) {
-    for (const file of files(entry)) hash.update(path.relative(repoRoot, file)).update('\0').update(readFileSync(file)).update('\0');
-  }
-  return hash.digest('hex');
+  return hashOfSources(SOURCES);
 }
 
 const built = () => ROOM_SCRIPTS.every(({ file }) => existsSync(path.join(outDir, file)));

@@ -2,10 +2,10 @@
 // api serves. `npm start` and `npm test` call this first; it builds only when a source changed
 // since the last build (a hash of the sources, kept beside the output), so a second start costs
 // a few milliseconds.
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, seconds } from './lib.mjs';
+import { hashOfSources } from './sources-hash.mjs';
 
 const webRoot = path.join(repoRoot, 'services/web');
 const outDir = path.join(webRoot, 'dist');
@@ -20,22 +20,8 @@ const SOURCES = [
   'package-lock.json',
 ];
 
-function* files(entry) {
-  const full = path.join(repoRoot, entry);
-  if (!existsSync(full)) return;
-  if (statSync(full).isFile()) return yield full;
-  for (const name of readdirSync(full).sort()) yield* files(path.join(entry, name));
-}
-
 export function sourcesHash() {
-  const hash = createHash('sha256');
-  for (const entry of SOURCES) {
-    for (const file of files(entry)) {
-      if (/\.test\.tsx?$/.test(file)) continue;
-      hash.update(path.relative(repoRoot, file)).update('\0').update(readFileSync(file)).update('\0');
-    }
-  }
-  return hash.digest('hex');
+  return hashOfSources(SOURCES, (file) => /\.test\.tsx?$/.test(file));
 }
 
 export async function ensureWebApp(log) {
