@@ -100,7 +100,7 @@ describe('caps and the high-demand queue', () => {
       const b = await seedContainerBuild(idle.sql, idle.storage, bundle, { workspaceId: await seedWorkspace(idle.sql) });
       const [away, here, newcomer] = [randomUUID(), randomUUID(), randomUUID()];
       await idle.client.enter(away, enterBody(b));
-      const first = await idle.until(away, ['paused'], 15_000);
+      const first = await idle.until(away, ['paused'], 60_000); // a start, a quiet second, a pause: slow on a loaded machine
       await idle.client.enter(here, enterBody(b));
       await idle.until(here, ['running']);
       const entered = await idle.client.enter(newcomer, enterBody(b));

@@ -25,7 +25,7 @@ describe('idle copies', () => {
     const session = randomUUID();
     await runner.client.enter(session, body());
     const running = await runner.until(session, ['running']);
-    const paused = await runner.until(session, ['paused'], 15_000);
+    const paused = await runner.until(session, ['paused'], 60_000);
     expect(paused.copyId).toBe(running.copyId);
     const [row] = await runner.sql<{ containerId: string }[]>`select container_id from runner_copies where id = ${running.copyId}`;
     expect((await runner.engine.inspect(row.containerId))?.status).toBe('paused');
@@ -51,7 +51,7 @@ describe('idle copies', () => {
   it('resumes a paused copy when its viewer enters again', async () => {
     const session = randomUUID();
     await runner.client.enter(session, body());
-    const first = await runner.until(session, ['paused'], 15_000);
+    const first = await runner.until(session, ['paused'], 60_000);
     const again = await runner.client.enter(session, body());
     expect(again).toMatchObject({ state: 'running', copyId: first.copyId });
     await runner.client.leave(session);
@@ -60,7 +60,7 @@ describe('idle copies', () => {
   it('starts a fresh copy when the paused one vanished from the engine', async () => {
     const session = randomUUID();
     await runner.client.enter(session, body());
-    const paused = await runner.until(session, ['paused'], 15_000);
+    const paused = await runner.until(session, ['paused'], 60_000);
     const [row] = await runner.sql<{ containerId: string }[]>`select container_id from runner_copies where id = ${paused.copyId}`;
     await runner.engine.docker.getContainer(row.containerId).remove({ force: true });
     const next = await runner.client.enter(session, body());
