@@ -16,6 +16,7 @@ export * from './resources/build.js';
 export * from './resources/community.js';
 export * from './resources/copy-exit.js';
 export * from './resources/link.js';
+export * from './resources/product-event.js';
 export * from './resources/project.js';
 export * from './resources/room-setup.js';
 export * from './resources/workspace.js';
