@@ -12,7 +12,7 @@ import { createRunnerService } from './runner-service.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'runner', level: config.LOG_LEVEL, pretty: config.NODE_ENV !== 'production' });
-const settings = runnerSettings(config);
+const settings = runnerSettings(config, true);
 const docker = dockerFrom(config.DOCKER_HOST);
 const sql = createSql(config.DATABASE_URL);
 const storage = createStorage(config);

@@ -37,9 +37,15 @@ export interface RunnerSettings {
   /** A session whose copy could not start is answered so for this long unless it asks to retry. */
   failHoldMs: number;
   callTimeoutMs: number;
+  /** The fleet this host joins (RUNNER_FLEET), and how long a silent host has before it is lost (ms). */
+  fleet: string;
+  hostLostMs: number;
+  /** How the room reaches this host: set, the runner registers in runner_hosts and beats; null (in-process tests) it does not. */
+  advertise: { apiUrl: string; copyOrigin: string | null } | null;
 }
 
-export function runnerSettings(c: Config): RunnerSettings {
+/** `listening`: the runner process registers itself (main.ts); without it the runner joins no fleet. */
+export function runnerSettings(c: Config, listening = false): RunnerSettings {
   return {
     runnerId:
       c.RUNNER_ID ??
@@ -80,6 +86,11 @@ export function runnerSettings(c: Config): RunnerSettings {
     abandonMs: 120_000,
     failHoldMs: 30_000,
     callTimeoutMs: 10_000,
+    fleet: c.RUNNER_FLEET,
+    hostLostMs: c.RUNNER_HOST_LOST_S * 1000,
+    advertise: listening
+      ? { apiUrl: c.RUNNER_ADVERTISE_URL ?? `http://127.0.0.1:${c.RUNNER_PORT}`, copyOrigin: c.RUNNER_COPY_ORIGIN ?? null }
+      : null,
   };
 }
 

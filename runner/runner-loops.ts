@@ -3,6 +3,7 @@ import type { AdmissionPasses } from './admission-passes.js';
 import type { BackgroundWork } from './background-work.js';
 import { onCopyExit, stopCopy } from './copies/copy-control.js';
 import { followExits, type ExitFollower } from './loops/exit-follower.js';
+import { beatAndSettle, beatMs } from './loops/host-beat.js';
 import { cullIdle } from './loops/idle.js';
 import { reconcile, updateGauges } from './loops/reconcile.js';
 import type { RunnerContext } from './runner-context.js';
@@ -31,6 +32,9 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
       await exits.ready;
       await reconcile(ctx, { initial: true });
       await admitWaiting();
+      // Registered once the first reconcile has adopted what a previous run left: placement may send viewers now.
+      await beatAndSettle(ctx);
+      if (settings.advertise) every(beatMs, () => beatAndSettle(ctx), 'host-beat');
       every(
         settings.reconcileMs,
         async () => {

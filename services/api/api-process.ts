@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace';
-import { createRunnerClient } from '../contract/runner/runner-client.js';
-import { loadConfig, runnerBaseUrl } from '../core/config.js';
+import { runnerClientFor } from '../data/runner-fleet.js';
+import { loadConfig } from '../core/config.js';
 import { createSql } from '../core/db.js';
 import { createLogger } from '../core/log.js';
 import { createMailer } from '../core/mailer.js';
@@ -21,7 +21,7 @@ export async function runApiProcess(alongside?: (deps: Deps) => Alongside): Prom
   const queues = createQueues(config);
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, log });
 
-  const runner = createRunnerClient({ baseUrl: runnerBaseUrl(config), appSecret: config.APP_SECRET });
+  const runner = runnerClientFor(config, sql);
 
   const deps = { config, sql, storage, queues, mailer, log, runner };
   const app = await buildApp(deps, { alongside: alongside?.(deps) });

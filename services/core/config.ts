@@ -116,6 +116,17 @@ const Env = z.object({
     .string()
     .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and hyphens, at most 40')
     .optional(),
+  /** The runner fleet this runner joins and the room and api place copies in (runner_hosts.fleet); one per platform. */
+  RUNNER_FLEET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and hyphens, at most 40')
+    .default('default'),
+  /** This runner's API as the room and the api reach it from their hosts; default http://127.0.0.1:RUNNER_PORT. */
+  RUNNER_ADVERTISE_URL: z.url().max(500).optional(),
+  /** Where viewers' copy traffic to this host goes (its data-plane proxy); unset while the room proxies copies itself. */
+  RUNNER_COPY_ORIGIN: z.url().max(500).optional(),
+  /** A host that has not beaten for this long is lost: a surviving runner ends its copies once (seconds; it beats every 5). */
+  RUNNER_HOST_LOST_S: z.coerce.number().int().min(10).max(3600).default(20),
   /** Only these workspaces (comma-separated ids) are served, e.g. a dedicated host; unset serves all. */
   RUNNER_WORKSPACES: z.string().optional(),
   /** Copies this host runs at once (warm, starting, running and paused). */

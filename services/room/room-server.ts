@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { createRunnerClient, type RunnerClient } from '../contract/runner/runner-client.js';
+import type { RunnerClient } from '../contract/runner/runner-client.js';
+import { runnerClientFor } from '../data/runner-fleet.js';
 import { buildContentApp, type ContentDeps } from './content/content-app.js';
 import { createCopyGateway, type CopyGateway } from './viewer-copies/copy-gateway.js';
-import { runnerBaseUrl } from '../core/config.js';
 import { contentLabelOf } from './origins.js';
 import { registerShellAssets } from './shell-assets.js';
 import { createStandingCache } from './standing-cache.js';
@@ -23,7 +23,7 @@ export type RoomDeps = ContentDeps & { runner?: RunnerClient };
 
 /** The room's parts, made once per process and shared by the platform routes and the server. */
 export function createRoom(deps: RoomDeps) {
-  const runner = deps.runner ?? createRunnerClient({ baseUrl: runnerBaseUrl(deps.config), appSecret: deps.config.APP_SECRET });
+  const runner = deps.runner ?? runnerClientFor(deps.config, deps.sql);
   const standings = createStandingCache(deps.sql);
   let content: Promise<FastifyInstance> | null = null;
   let copies: CopyGateway | null = null;

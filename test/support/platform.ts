@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../services/api/app.js';
 import { createRoom } from '../../services/room/room-server.js';
 import { createClient } from '../../services/contract/api-client.js';
-import { createRunnerClient } from '../../services/contract/runner/runner-client.js';
+import { createRunnerClient, type RunnerClient } from '../../services/contract/runner/runner-client.js';
 import { loadConfig, runnerBaseUrl, type Config } from '../../services/core/config.js';
 import { createSql } from '../../services/core/db.js';
 import { createLogger } from '../../services/core/log.js';
@@ -24,7 +24,7 @@ import type { Handlers } from '../../services/api/routing/handler.js';
  * infra/local/test.mjs started. Each test makes its own people, so tests never collide.
  */
 export async function startPlatform(
-  opts: { env?: Record<string, string>; handlers?: Handlers; logTo?: DestinationStream; workers?: boolean } = {},
+  opts: { env?: Record<string, string>; handlers?: Handlers; logTo?: DestinationStream; workers?: boolean; runner?: RunnerClient } = {},
 ) {
   const overrides = opts.env ?? {};
   // Each platform gets its own queues, so parallel test files never take each other's jobs.
@@ -49,7 +49,8 @@ export async function startPlatform(
   // The public address is known only once listening, so the app is built with a placeholder and
   // the config object is completed in place before any request arrives.
   const config: Config = { ...config0 };
-  const runner = createRunnerClient({ baseUrl: runnerBaseUrl(config0), appSecret: config0.APP_SECRET });
+  // A test of several runner hosts brings its fleet's client (test/support/hosts/).
+  const runner = opts.runner ?? createRunnerClient({ baseUrl: runnerBaseUrl(config0), appSecret: config0.APP_SECRET });
   const app = await buildApp(
     { config, sql, storage, queues, mailer, log, runner },
     { handlers: opts.handlers, alongside: createRoom({ config, sql, storage, log, runner }) },

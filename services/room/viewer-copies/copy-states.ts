@@ -59,6 +59,16 @@ export function copyNotice(view: CopyView, now = Date.now()): CopyNotice {
           waiting: false,
         };
       }
+      // Its runner host stopped beating (docs/runner.md, "Several runner hosts"): a fresh copy
+      // starts on another machine at the shell's next request.
+      if (view.detail === 'host-lost') {
+        return {
+          ...base,
+          title: 'Moved to another machine',
+          message: 'The machine your copy ran on stopped. Starting a fresh copy on another one…',
+          waiting: true,
+        };
+      }
       return { ...base, title: 'Starting again', message: 'Your copy ended while you were away. Starting a fresh one…', waiting: true };
     case 'running':
       return { ...base, title: 'Ready', message: '', waiting: false };

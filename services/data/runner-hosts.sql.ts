@@ -1,0 +1,124 @@
+import type { Db, Sql } from '../core/db.js';
+import { liveStates } from './copies.sql.js';
+
+// The runner hosts of a fleet (migration 00030, docs/runner.md "Several runner hosts"): their
+// registration and beat, where a viewer's copy is placed, and the one-time ending of a lost
+// host's copies. Times are compared in the database's clock, never a process's.
+
+const live = liveStates as readonly string[];
+
+export interface RunnerHost {
+  id: string;
+  fleet: string;
+  apiUrl: string;
+  copyOrigin: string | null;
+  slots: number;
+  seenAt: Date;
+  lostAt: Date | null;
+}
+
+export type HostRegistration = Pick<RunnerHost, 'id' | 'fleet' | 'apiUrl' | 'copyOrigin' | 'slots'>;
+
+/** Registers the host or beats (every 5 s): its addresses and slots as configured now, seen now, not lost. */
+export async function beat(sql: Sql, h: HostRegistration): Promise<void> {
+  await sql`
+    insert into runner_hosts (id, fleet, api_url, copy_origin, slots)
+    values (${h.id}, ${h.fleet}, ${h.apiUrl}, ${h.copyOrigin}, ${h.slots})
+    on conflict (id) do update set fleet = excluded.fleet, api_url = excluded.api_url, copy_origin = excluded.copy_origin,
+      slots = excluded.slots, seen_at = clock_timestamp(), lost_at = null,
+      started_at = case when runner_hosts.lost_at is null then runner_hosts.started_at else clock_timestamp() end`;
+}
+
+/** One host by id (its API and copy origin), live or not. */
+export async function hostById(sql: Sql, id: string): Promise<RunnerHost | undefined> {
+  const [h] = await sql<RunnerHost[]>`select id, fleet, api_url, copy_origin, slots, seen_at, lost_at from runner_hosts where id = ${id}`;
+  return h;
+}
+
+/** The fleet's hosts that beat within `lostS` seconds, with their free slots now. */
+export function liveHosts(sql: Sql, fleet: string, lostS: number) {
+  return sql<(RunnerHost & { free: number })[]>`
+    select h.id, h.fleet, h.api_url, h.copy_origin, h.slots, h.seen_at, h.lost_at,
+           h.slots - (select count(*)::int from runner_copies c where c.runner_id = h.id and c.state = any(${live as string[]})) as free
+    from runner_hosts h
+    where h.fleet = ${fleet} and h.seen_at > now() - make_interval(secs => ${lostS})
+    order by h.id`;
+}
+
+/**
+ * Where a session's copy goes (docs/runner.md, "Placement"): the live host that already holds
+ * the session's copy; else a live host holding an unclaimed warm (or warming) copy of the build,
+ * healthy ones first (claiming it takes no new slot); else the live host with the most free
+ * slots, a random one among equals. Undefined when the fleet has no live host.
+ */
+export async function placeSession(
+  sql: Sql,
+  p: { fleet: string; lostS: number; sessionId: string; buildId: string | null },
+): Promise<string | undefined> {
+  const [h] = await sql<{ id: string }[]>`
+    select h.id from runner_hosts h
+    where h.fleet = ${p.fleet} and h.seen_at > now() - make_interval(secs => ${p.lostS})
+    order by
+      exists (select 1 from runner_copies c where c.runner_id = h.id and c.session_id = ${p.sessionId} and c.state <> 'ended') desc,
+      exists (select 1 from runner_copies c where c.runner_id = h.id and c.build_id = ${p.buildId} and c.session_id is null and c.state = 'warm') desc,
+      exists (select 1 from runner_copies c where c.runner_id = h.id and c.build_id = ${p.buildId} and c.session_id is null
+              and c.state in ('creating', 'starting')) desc,
+      h.slots - (select count(*) from runner_copies c where c.runner_id = h.id and c.state = any(${live as string[]})) desc,
+      random()
+    limit 1`;
+  return h?.id;
+}
+
+/** The host of the session's copy: the one not ended, else its latest one; undefined when it never had one. */
+export async function hostOfSession(sql: Sql, sessionId: string): Promise<string | undefined> {
+  const [c] = await sql<{ runnerId: string }[]>`
+    select runner_id from runner_copies where session_id = ${sessionId}
+    order by (state <> 'ended') desc, asked_at desc limit 1`;
+  return c?.runnerId;
+}
+
+/** A host of the fleet found lost and settled by `settleLostHost`. */
+export interface LostHost {
+  id: string;
+  seenAt: Date;
+  ended: number;
+  movedQueue: number;
+}
+
+/**
+ * Settles every host of the fleet that has not beaten for `lostS` seconds and is not yet marked,
+ * once, in one transaction under the fleet's lock (two survivors never settle the same host):
+ * its copies not ended end `host-lost` with one `stop` event each, dated at the host's last beat
+ * (or the copy's own latest event if later: an interval never runs backwards), so usage stops
+ * where the host went silent; its queued viewers move to `survivor` in their order; and it is
+ * marked lost. A transition's seq bump and `unique (copy_id, seq)` keep a racing runner's own
+ * write from counting twice.
+ */
+export async function settleLostHosts(sql: Sql, fleet: string, survivor: string, lostS: number): Promise<LostHost[]> {
+  return sql.begin(async (tx: Db) => {
+    await tx`select pg_advisory_xact_lock(hashtext(${`runner.fleet:${fleet}`}))`;
+    const hosts = await tx<{ id: string; seenAt: Date }[]>`
+      select id, seen_at from runner_hosts
+      where fleet = ${fleet} and id <> ${survivor} and lost_at is null and seen_at <= now() - make_interval(secs => ${lostS})
+      for update`;
+    const out: LostHost[] = [];
+    for (const h of hosts) {
+      const ended = await tx`
+        with gone as (
+          update runner_copies c set state = 'ended', seq = seq + 1, end_reason = 'host-lost', ended_at = clock_timestamp()
+          where c.runner_id = ${h.id} and c.state = any(${live as string[]})
+          returning c.id, c.seq, c.workspace_id, c.project_id, c.build_id
+        )
+        insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind, at, detail)
+        select g.id, g.seq, g.workspace_id, g.project_id, g.build_id, 'stop',
+               greatest(${h.seenAt}::timestamptz, (select max(e.at) from copy_events e where e.copy_id = g.id)), 'host-lost'
+        from gone g
+        on conflict (copy_id, seq) do nothing`;
+      // Nobody waits on a queued viewer's container: the place in the queue moves to a survivor.
+      const moved = await tx`update runner_copies set runner_id = ${survivor} where runner_id = ${h.id} and state = 'queued'`;
+      await tx`update runner_hosts set lost_at = clock_timestamp() where id = ${h.id}`;
+      out.push({ id: h.id, seenAt: h.seenAt, ended: ended.count, movedQueue: moved.count });
+    }
+    return out;
+  }) as Promise<LostHost[]>;
+}
