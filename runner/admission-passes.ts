@@ -1,4 +1,5 @@
 import type { Sql } from '../services/core/db.js';
+import { liveHosts } from '../services/data/runner-hosts.sql.js';
 import { admitQueued, type Admission } from './copies/copy-admission.js';
 import { removeResources } from './copies/copy-control.js';
 import { startCopy } from './copies/copy-starter.js';
@@ -23,7 +24,10 @@ export function createAdmissionPasses(ctx: RunnerContext, sql: Sql, overSpend: (
   /** Admits the viewers held back, in order, as far as the caps allow. */
   async function admitWaiting(): Promise<void> {
     if (!ctx.hostGuard.copies) return;
-    const admitted = await admitQueued(sql, ctx.host);
+    // In a fleet, the queue of every live host is this one's to let in too (docs/runner.md, "Placement").
+    const { advertise, fleet, hostLostMs, runnerId } = ctx.settings;
+    const peers = advertise ? (await liveHosts(sql, fleet, hostLostMs / 1000)).map((h) => h.id).filter((id) => id !== runnerId) : [];
+    const admitted = await admitQueued(sql, ctx.host, peers);
     for (const a of admitted) afterAdmission(a);
     if (admitted.length) ctx.waiters.wakeAll();
   }

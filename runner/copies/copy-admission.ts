@@ -130,10 +130,11 @@ export async function admitViewer(
 
 /**
  * Lets in the first waiting viewer of each workspace, oldest first across workspaces, while this
- * host has room. A head of queue that belongs to another runner is that runner's to let in.
+ * host has room. A head of queue that belongs to another runner is that runner's to let in,
+ * unless it is one of `peers` (the live hosts of this runner's fleet): then the head moves here.
  */
-export async function admitQueued(sql: Sql, host: HostScope): Promise<Admission[]> {
-  const heads = await queueHeadsOn(sql, host.runnerId);
+export async function admitQueued(sql: Sql, host: HostScope, peers: string[] = []): Promise<Admission[]> {
+  const heads = await queueHeadsOn(sql, host.runnerId, peers);
   const out: Admission[] = [];
   for (const head of heads) {
     const result = await sql.begin(async (tx) => {
@@ -152,7 +153,10 @@ export async function admitQueued(sql: Sql, host: HostScope): Promise<Admission[
       if (!evicted) {
         return (await hostLiveCopies(tx, host.runnerId)) >= host.hostCapacity ? ('host-full' as const) : ('blocked' as const);
       }
-      const copy = await transition(tx, head.id, ['queued'], 'creating', { now: ['admittedAt', 'activeAt'] });
+      const copy = await transition(tx, head.id, ['queued'], 'creating', {
+        set: { runnerId: host.runnerId },
+        now: ['admittedAt', 'activeAt'],
+      });
       return copy ? ({ kind: 'admitted', copy, evicted } as Admission) : ('moved' as const);
     });
     if (result === 'host-full') break;

@@ -92,13 +92,17 @@ export async function workspaceHasQueue(tx: Db, workspaceId: string): Promise<bo
   return Boolean(waiting);
 }
 
-/** The first waiting copy of each workspace whose head this runner holds, oldest first. */
-export function queueHeadsOn(sql: Sql, runnerId: string) {
+/**
+ * The first waiting copy of each workspace whose head this runner holds, or one of `peers` (the
+ * live hosts of its fleet: a queued viewer holds nothing on its host, so whichever host has room
+ * lets them in), oldest first.
+ */
+export function queueHeadsOn(sql: Sql, runnerId: string, peers: string[] = []) {
   return sql<{ id: string; workspaceId: string; runnerId: string }[]>`
     select * from (
       select distinct on (workspace_id) id, workspace_id, runner_id, asked_at from runner_copies
       where state = 'queued' order by workspace_id, asked_at, id
-    ) h where runner_id = ${runnerId} order by asked_at`;
+    ) h where runner_id = any(${[runnerId, ...peers]}) order by asked_at`;
 }
 
 /** The workspace's first waiting copy (id, build and session). */
