@@ -4,6 +4,7 @@ import type { CopyView } from '../../services/contract/runner/runner-client.js';
 import { loadConfig } from '../../services/core/config.js';
 import { createStorage } from '../../services/core/storage.js';
 import { settleLostHosts } from '../../services/data/runner-hosts.sql.js';
+import { copyNotice } from '../../services/room/viewer-copies/copy-states.js';
 import { canRunHosts, startFleet, type Fleet } from '../support/hosts/two-hosts.js';
 import { demoBundle } from '../support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../support/runner/seed.js';
@@ -139,6 +140,7 @@ describe.skipIf(!canRunHosts())('several runner hosts', () => {
     // The room is told: the copy is gone because its machine was lost.
     const told = await until(victim, ['gone'], (LOST_S + 30) * 1000);
     expect(told.detail).toBe('host-lost');
+    expect(copyNotice(told)).toMatchObject({ title: 'Moved to another machine', waiting: true });
     const [host] = await f.sql<{ seenAt: Date; lostAt: Date | null }[]>`select seen_at, lost_at from runner_hosts where id = ${a.id}`;
     expect(host.lostAt).not.toBeNull();
     expect(host.seenAt.getTime()).toBeLessThanOrEqual(killedAt + 1_000);
