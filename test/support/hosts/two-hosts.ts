@@ -22,7 +22,10 @@ export interface Fleet {
 
 export const canRunHosts = () => process.getuid?.() === 0 && process.platform === 'linux';
 
-export async function startFleet(o: { hosts: { name: string; slots: number; hook?: HostHook }[]; lostS: number }): Promise<Fleet> {
+export async function startFleet(o: {
+  hosts: { name: string; slots: number; hook?: HostHook; hookTimeoutMs?: number }[];
+  lostS: number;
+}): Promise<Fleet> {
   const td = createTeardown();
   const fleet = `h${randomBytes(4).toString('hex')}`;
   const env = testEnv();
@@ -40,6 +43,7 @@ export async function startFleet(o: { hosts: { name: string; slots: number; hook
           slot: slot + i,
           slots: h.slots,
           hook: h.hook,
+          hookTimeoutMs: h.hookTimeoutMs,
           env: { RUNNER_HOST_LOST_S: String(o.lostS) },
         }),
       );
