@@ -229,3 +229,17 @@ export function deliveriesOf(sql: Db, workspaceId: string, endpointId: string, i
     where d.workspace_id = ${workspaceId} and d.endpoint_id = ${endpointId} ${ids ? sql`and d.id = any(${ids}::uuid[])` : sql``}
     order by d.created_at desc, d.id limit ${limit}`;
 }
+
+/** Days a finished delivery stays in the log (with its attempts). */
+export const DELIVERY_LOG_DAYS = 30;
+
+/** The sweep's share: finished deliveries older than DELIVERY_LOG_DAYS go, 10,000 at a time; answers how many. */
+export async function deleteOldDeliveries(sql: Db): Promise<number> {
+  const gone = await sql`
+    delete from webhook_deliveries where id in (
+      select id from webhook_deliveries
+      where status <> 'pending' and updated_at < now() - make_interval(days => ${DELIVERY_LOG_DAYS})
+      limit 10000)
+    returning id`;
+  return gone.length;
+}

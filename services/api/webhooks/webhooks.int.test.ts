@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProductEvent } from '../../contract/resources/product-event.js';
 import type { WebhookDelivery } from '../../contract/resources/webhook.js';
 import { createQueues } from '../../core/queues.js';
+import { deleteOldDeliveries } from '../../data/webhooks.sql.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../../../test/support/https-receiver.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
@@ -278,6 +279,18 @@ describe('webhook deliveries', () => {
     expect((await refusal(b.me.client.call('resendWebhookDelivery', { params: { deliveryId: last.id } }))).status).toBe(422);
     const back = await b.me.client.call('updateWebhookEndpoint', { params: { endpointId: e.endpoint.id }, body: { enabled: true } });
     expect(back).toMatchObject({ enabled: true, disabledReason: null });
+  });
+
+  it('leave the log after a month once finished, never while pending', async () => {
+    const b = await builder();
+    const path = `/old-${randomUUID()}`;
+    const e = await endpoint(b.me, path);
+    await webhooksConsumer.handle(consumerDeps(), [openedEvent(b)]);
+    const [done] = await deliveriesWhen(b.me, e.endpoint.id, 'the delivery', (ds) => ds[0]?.status === 'succeeded');
+    const sql = platform.deps.sql;
+    await sql`update webhook_deliveries set updated_at = now() - interval '31 days' where id = ${done.id}`;
+    await deleteOldDeliveries(sql);
+    expect(await b.me.client.call('listWebhookDeliveries', { params: { endpointId: e.endpoint.id } })).toEqual([]);
   });
 
   it('refuse a private address at send time when local development does not allow it', async () => {
