@@ -28,6 +28,12 @@ describe('postPinned', () => {
     expect(receiver.received('/ok')).toHaveLength(1);
   });
 
+  it('connects by name to the address it resolved, checking the certificate against the name', async () => {
+    const out = await postPinned(`https://localhost:${receiver.port}/by-name-ok`, base);
+    expect(out).toMatchObject({ ok: true, statusCode: 200 });
+    expect(receiver.received('/by-name-ok')).toHaveLength(1);
+  });
+
   it('refuses private, loopback and link-local targets, by literal or by name, without connecting', async () => {
     const strict = { ...base, allowPrivate: false };
     for (const url of [
