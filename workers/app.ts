@@ -20,6 +20,12 @@ export interface WorkerOptions {
   stalledInterval?: number;
 }
 
+/**
+ * Jobs taken at once per queue where the default of 2 does not fit: a webhook delivery spends its
+ * time waiting on someone else's server (up to 15 s), so many run side by side.
+ */
+const concurrencyOf: Partial<Record<QueueName, number>> = { 'webhook.deliver': 16 };
+
 export function buildWorkers(deps: WorkerDeps, opts: WorkerOptions = {}): WorkersApp {
   const wanted = processorsFor(opts.queues ?? queueNames);
   const connection = createRedis(deps.config.REDIS_URL);
@@ -27,7 +33,7 @@ export function buildWorkers(deps: WorkerDeps, opts: WorkerOptions = {}): Worker
     const w = new Worker(name, (job) => timed(name, () => process(deps, job)), {
       connection,
       prefix: deps.config.QUEUE_PREFIX,
-      concurrency: opts.concurrency ?? 2,
+      concurrency: opts.concurrency ?? concurrencyOf[name] ?? 2,
       lockDuration: opts.lockDuration ?? 30_000,
       stalledInterval: opts.stalledInterval ?? 30_000,
       // A job whose worker died twice is still retried once more before it fails.

@@ -7,6 +7,7 @@ import { eventDays } from './event-days/event-days.job.js';
 import { sweep } from './sweep/sweep.job.js';
 import { unpack } from './unpack/unpack.job.js';
 import { usage } from './usage-rollup/usage.job.js';
+import { webhookDeliver } from './webhook-deliver/webhook-deliver.job.js';
 
 export type Processor = (deps: WorkerDeps, job: Job) => Promise<unknown>;
 
@@ -18,6 +19,7 @@ export const processors: Record<QueueName, Processor> = {
   'usage.rollup': usage,
   'event-days.rollup': eventDays,
   'account.purge': accountPurge,
+  'webhook.deliver': webhookDeliver,
 };
 
 /**

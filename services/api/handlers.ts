@@ -19,6 +19,7 @@ import { communityHandlers } from './community/community.handlers.js';
 import { brandHandlers } from './brand/brand.handlers.js';
 import { profileHandlers } from './community/profiles.handlers.js';
 import { arrangementHandlers } from './community/arrangement.handlers.js';
+import { webhookHandlers } from './webhooks/webhooks.handlers.js';
 
 /** Every handler of the api, by operation: a row of the route table missing here does not compile. */
 export const handlers: Handlers = {
@@ -42,4 +43,5 @@ export const handlers: Handlers = {
   ...brandHandlers,
   ...profileHandlers,
   ...arrangementHandlers,
+  ...webhookHandlers,
 };

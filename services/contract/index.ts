@@ -19,6 +19,7 @@ export * from './resources/link.js';
 export * from './resources/product-event.js';
 export * from './resources/project.js';
 export * from './resources/room-setup.js';
+export * from './resources/webhook.js';
 export * from './resources/workspace.js';
 export * from './room-palettes.js';
 export * from './same-path.js';

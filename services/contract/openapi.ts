@@ -3,6 +3,8 @@ import { SESSION_COOKIE } from './common.js';
 import { ErrorBody, errorStatusText } from './errors.schema.js';
 import type { RouteDef } from './route.js';
 import { routes } from './routes/route-table.js';
+import { webhookPayloadOf } from './resources/webhook.js';
+import { ProductEventKind } from './resources/product-event.js';
 
 /** The contract's version, as the OpenAPI document and the connector announce it. */
 export const CONTRACT_VERSION = '1.0.0';
@@ -38,6 +40,32 @@ function operationOf(r: RouteDef): ZodOpenApiOperationObject {
   } as ZodOpenApiOperationObject;
 }
 
+/**
+ * The signed deliveries a workspace's endpoints receive (issue 34), one OpenAPI 3.1 `webhooks`
+ * entry per product event kind: the body, and the Standard Webhooks headers that sign it.
+ */
+function webhooksOf(): ZodOpenApiPathsObject {
+  const header = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
+  const entries: ZodOpenApiPathsObject = {};
+  for (const kind of ProductEventKind.options) {
+    entries[kind] = {
+      post: {
+        operationId: `webhook:${kind}`,
+        summary: `Sent to each enabled endpoint that hears \`${kind}\`, signed per the Standard Webhooks spec; retried with exponential back-off for about a day until a 2xx.`,
+        tags: ['webhooks'],
+        parameters: [
+          header('webhook-id', '`msg_<event id>`: the same on every attempt and re-send, so a receiver can drop repeats.'),
+          header('webhook-timestamp', 'Seconds since the Unix epoch when this attempt was signed.'),
+          header('webhook-signature', '`v1,<base64 HMAC-SHA256>` of `id.timestamp.body` under the endpoint secret.'),
+        ],
+        requestBody: { required: true, content: json(webhookPayloadOf(kind)) },
+        responses: { '200': { description: 'Any 2xx: received. Anything else, a timeout or a redirect is retried.' } },
+      },
+    } as ZodOpenApiPathsObject[string];
+  }
+  return entries;
+}
+
 export function openApiDocument(serverUrl?: string) {
   const paths: ZodOpenApiPathsObject = {};
   for (const r of Object.values(routes) as RouteDef[]) {
@@ -56,5 +84,6 @@ export function openApiDocument(serverUrl?: string) {
       },
     },
     paths,
+    webhooks: webhooksOf(),
   });
 }

@@ -204,6 +204,24 @@ const Env = z.object({
     .int()
     .min(1)
     .default(4 * 1024 ** 3),
+
+  // --- Webhooks (issue 34; services/core/outbound, workers/webhook-deliver; docs/decisions.md, "Webhooks"). ---
+  /**
+   * Local development only: let endpoints be http:// and private, loopback or link-local
+   * addresses (a receiver on this machine). Refused in production.
+   */
+  WEBHOOKS_ALLOW_PRIVATE: z.stringbool().default(false),
+  /** A PEM file of certificate authorities deliveries trust besides the system's: tests' self-signed receiver. */
+  WEBHOOKS_EXTRA_CA_FILE: z.string().min(1).optional(),
+  /** Attempts per delivery (a series), the first included; with the back-off below, 13 span about 23 hours. */
+  WEBHOOKS_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(13),
+  /** The first retry's wait, in milliseconds; each next one doubles it (20 s … 11.4 h). Tests shorten it. */
+  WEBHOOKS_BACKOFF_MS: z.coerce.number().int().min(1).default(20_000),
+  /** Time to open the connection (TCP and TLS), then to receive the answer, in milliseconds. */
+  WEBHOOKS_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
+  WEBHOOKS_RESPONSE_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+  /** Deliveries in a row whose every attempt failed, after which the endpoint is disabled (also after 24 h of nothing but failures). */
+  WEBHOOKS_DISABLE_AFTER: z.coerce.number().int().min(1).max(1000).default(5),
 });
 
 export type Config = z.infer<typeof Env> & { publicUrl: string; contentOrigin: string };
@@ -221,6 +239,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // In production a content domain beside the platform's would let builds toss cookies at it.
   const problem = c.NODE_ENV === 'production' ? contentDomainProblem(publicUrl, contentOrigin) : null;
   if (problem) throw new Error(`bad configuration:\n  CONTENT_ORIGIN: ${problem}`);
+  if (c.NODE_ENV === 'production' && c.WEBHOOKS_ALLOW_PRIVATE)
+    throw new Error('bad configuration:\n  WEBHOOKS_ALLOW_PRIVATE: local development only, never in production');
   return { ...c, publicUrl, contentOrigin };
 }
 

@@ -24,6 +24,8 @@ export interface PlanNumbers {
   warmCopies: number;
   /** Product-feedback notes a person may send an hour. */
   feedbackPerHour: number;
+  /** Webhook endpoints a workspace may register (issue 34). */
+  webhookEndpoints: number;
 }
 
 export interface PlanSwitches {
@@ -62,6 +64,7 @@ export const plans: readonly Plan[] = [
     containerCopies: 0,
     warmCopies: 0,
     feedbackPerHour: 10,
+    webhookEndpoints: 0,
     staticOnly: true,
     privateLinks: false,
     pipeline: false,
@@ -82,6 +85,7 @@ export const plans: readonly Plan[] = [
     containerCopies: 3,
     warmCopies: 1,
     feedbackPerHour: 20,
+    webhookEndpoints: 2,
     ...paid,
   },
   {
@@ -96,6 +100,7 @@ export const plans: readonly Plan[] = [
     containerCopies: 10,
     warmCopies: 1,
     feedbackPerHour: 20,
+    webhookEndpoints: 5,
     ...paid,
     ownBranding: true,
   },
@@ -111,6 +116,7 @@ export const plans: readonly Plan[] = [
     containerCopies: 15,
     warmCopies: 2,
     feedbackPerHour: 30,
+    webhookEndpoints: 10,
     ...paid,
     ownBranding: true,
   },
@@ -126,6 +132,7 @@ export const plans: readonly Plan[] = [
     containerCopies: 25,
     warmCopies: 2,
     feedbackPerHour: 30,
+    webhookEndpoints: 20,
     ...paid,
     ownBranding: true,
   },
@@ -141,6 +148,7 @@ export const plans: readonly Plan[] = [
     containerCopies: 40,
     warmCopies: 3,
     feedbackPerHour: 40,
+    webhookEndpoints: 30,
     ...paid,
     ownBranding: true,
   },
@@ -156,6 +164,7 @@ export const plans: readonly Plan[] = [
     containerCopies: 80,
     warmCopies: 4,
     feedbackPerHour: 60,
+    webhookEndpoints: 50,
     ...paid,
     ownBranding: true,
   },
@@ -171,6 +180,7 @@ export const plans: readonly Plan[] = [
     containerCopies: 400,
     warmCopies: 8,
     feedbackPerHour: 120,
+    webhookEndpoints: 100,
     ...paid,
     ownBranding: true,
   },
@@ -194,7 +204,7 @@ export function planOf(name: string): Plan {
   return plan;
 }
 
-export type LimitName = 'projects' | 'deploys' | 'links' | 'viewerHours' | 'analytics' | 'pipeline' | 'containers';
+export type LimitName = 'projects' | 'deploys' | 'links' | 'viewerHours' | 'analytics' | 'pipeline' | 'containers' | 'webhooks';
 
 const allows: Record<LimitName, (p: Plan) => number> = {
   projects: (p) => p.projects,
@@ -204,6 +214,7 @@ const allows: Record<LimitName, (p: Plan) => number> = {
   analytics: (p) => (p.fullAnalytics ? 1 : 0),
   pipeline: (p) => (p.pipeline ? 1 : 0),
   containers: (p) => (p.staticOnly ? 0 : p.containerCopies),
+  webhooks: (p) => p.webhookEndpoints,
 };
 
 const limitText: Record<LimitName, string> = {
@@ -214,6 +225,7 @@ const limitText: Record<LimitName, string> = {
   analytics: 'Your plan shows totals only.',
   pipeline: 'Your plan has no pipeline.',
   containers: 'Your plan allows static demos only.',
+  webhooks: 'Your plan allows no more webhook endpoints.',
 };
 
 /** The cheapest plan above `current` that allows more of `limit`, or null when none does. */

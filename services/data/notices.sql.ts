@@ -3,7 +3,7 @@ import type { Db } from '../core/db.js';
 // Notices (spec 2.9, 6): what the platform tells a workspace's people about their listings and
 // appeals. Written once for each member of the workspace at the time; each reads their own.
 
-export type NoticeKind = 'listing.blocked' | 'listing.pulled' | 'listing.takedown' | 'appeal.upheld' | 'appeal.denied';
+export type NoticeKind = 'listing.blocked' | 'listing.pulled' | 'listing.takedown' | 'appeal.upheld' | 'appeal.denied' | 'webhook.disabled';
 export interface NoticeRow {
   id: string;
   kind: NoticeKind;

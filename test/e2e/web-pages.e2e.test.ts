@@ -24,6 +24,9 @@ beforeAll(async () => {
   const { project } = await deployStaticRoom(platform, person);
   const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada Prospect' } });
   await enterRoom(platform, url, { name: 'Ada Prospect' });
+  await person.client.call('createWebhookEndpoint', {
+    body: { url: 'https://hooks.example.com/in', kinds: ['link.opened'], description: 'CRM' },
+  });
   const p = `/projects/${project.id}`;
   pages.push(
     ['projects', '/'],
@@ -39,6 +42,7 @@ beforeAll(async () => {
     ['team', '/team'],
     ['brand', '/brand'],
     ['community', '/community'],
+    ['webhooks', '/webhooks'],
     ['account', '/account'],
     ['device', '/device?code=ABCD-EFGH'],
     ['missing project', '/projects/00000000-0000-4000-8000-000000000000'],

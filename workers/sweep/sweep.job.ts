@@ -5,6 +5,7 @@ import { sweepExpiredSecrets } from './expired-secrets.sweep.js';
 import { sweepUnfinishedUploads } from './unfinished-uploads.sweep.js';
 import { sweepAccountPurges } from '../account-purge/account-purge.job.js';
 import { endQuietVisitsEverywhere } from '../../services/data/visits.sql.js';
+import { deleteOldDeliveries } from '../../services/data/webhooks.sql.js';
 
 /**
  * sweep (hourly, scheduled by workers/main.ts): removes what can no longer be used. Every step is
@@ -25,6 +26,8 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
   const quietVisits = await endQuietVisitsEverywhere(deps.sql);
   // A deleted account's objects whose purge job never finished (its enqueue was lost in a crash).
   const accountPurges = await sweepAccountPurges(deps);
+  // Webhook deliveries' logs are kept a month (docs/decisions.md, "Issue 34: webhooks").
+  const webhookDeliveries = await deleteOldDeliveries(deps.sql);
   await job?.updateProgress(100);
   const counts = {
     ...secrets,
@@ -33,6 +36,7 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
     purgedObjects: purged.objects,
     quietVisits,
     accountPurges,
+    webhookDeliveries,
   };
   deps.log.info(counts, 'sweep done');
   return counts;

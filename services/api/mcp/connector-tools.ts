@@ -87,6 +87,10 @@ const signIn = leftOut('sign-in belongs to a person in a browser or terminal, no
 const bytes = leftOut('its body or reply is raw bytes (an upload or an image), not JSON');
 const ownSecurity = leftOut("a person's own sign-ins and sessions are theirs to manage, never an assistant's");
 const document = leftOut('served as an MCP resource instead');
+// Where the platform sends events and the secret that signs them are a person's to choose (issue 34).
+const webhooks = leftOut(
+  "webhook endpoints send the workspace's events to outside addresses under a signing secret: a person sets them in the web app or the API",
+);
 
 export const connectorTools: Record<Operation, ToolChoice> = {
   healthz: leftOut('liveness of the platform, not a workspace action'),
@@ -244,4 +248,12 @@ export const connectorTools: Record<Operation, ToolChoice> = {
   communityListings: leftOut("the community's public pages, open to anyone without the connector"),
   communityProfile: leftOut("the community's public pages, open to anyone without the connector"),
   communityCover: bytes,
+  createWebhookEndpoint: webhooks,
+  listWebhookEndpoints: webhooks,
+  updateWebhookEndpoint: webhooks,
+  deleteWebhookEndpoint: webhooks,
+  rotateWebhookSecret: webhooks,
+  listWebhookDeliveries: webhooks,
+  resendWebhookDelivery: webhooks,
+  testWebhookEndpoint: webhooks,
 };

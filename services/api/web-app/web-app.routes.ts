@@ -27,6 +27,7 @@ const SIGNED_IN_PAGES = [
   '/team',
   '/brand',
   '/community',
+  '/webhooks',
   '/account',
 ];
 

@@ -68,7 +68,14 @@ export const Profile = z.object({
 });
 export type Profile = z.infer<typeof Profile>;
 
-export const NoticeKind = z.enum(['listing.blocked', 'listing.pulled', 'listing.takedown', 'appeal.upheld', 'appeal.denied']);
+export const NoticeKind = z.enum([
+  'listing.blocked',
+  'listing.pulled',
+  'listing.takedown',
+  'appeal.upheld',
+  'appeal.denied',
+  'webhook.disabled',
+]);
 
 export const Notice = z.object({
   id: Id,

@@ -11,6 +11,7 @@ import { linkRoutes } from './links.routes.js';
 import { pipelineRoutes } from './pipeline.routes.js';
 import { projectRoutes } from './projects.routes.js';
 import { roomSetupRoutes } from './room-setup.routes.js';
+import { webhookRoutes } from './webhooks.routes.js';
 import { workspaceRoutes } from './workspaces.routes.js';
 
 /** The route table: every endpoint of the platform, by operation name. */
@@ -29,6 +30,7 @@ export const routes = {
   ...brandRoutes,
   ...cardRoutes,
   ...communityRoutes,
+  ...webhookRoutes,
 };
 
 export type Routes = typeof routes;

@@ -169,6 +169,15 @@ const beyondSpec = [
   'POST /api/me/connector-tokens',
   'GET /api/openapi.json',
   'GET /api/manifest.schema.json',
+  // Issue 34: signed webhooks (the spec leaves outbound events unshown; docs/decisions.md, "Webhooks").
+  'POST /api/webhooks',
+  'GET /api/webhooks',
+  'POST /api/webhooks/:endpointId/update',
+  'POST /api/webhooks/:endpointId/delete',
+  'POST /api/webhooks/:endpointId/rotate',
+  'GET /api/webhooks/:endpointId/deliveries',
+  'POST /api/webhooks/:endpointId/test',
+  'POST /api/webhook-deliveries/:deliveryId/resend',
 ];
 
 describe('route table', () => {
@@ -204,7 +213,7 @@ describe('route table', () => {
         .filter((r) => r.status === status)
         .map((r) => r.operation)
         .sort();
-    expect(by(201)).toEqual(['createBuild', 'createLink', 'createProject']);
+    expect(by(201)).toEqual(['createBuild', 'createLink', 'createProject', 'createWebhookEndpoint']);
     expect(by(204)).toEqual(['uploadPut']);
     expect((routes.uploadPut as RouteDef).reply).toBeUndefined();
   });

@@ -32,6 +32,7 @@ const Team = area(() => import('./areas/team/TeamArea.js'));
 const Brand = area(() => import('./areas/brand/BrandArea.js'));
 const Community = area(() => import('./areas/community/CommunityArea.js'));
 const Account = area(() => import('./areas/account/AccountArea.js'));
+const Webhooks = area(() => import('./areas/webhooks/WebhooksArea.js'));
 
 const queries = new QueryClient({
   defaultOptions: {
@@ -63,6 +64,7 @@ export function App() {
               <Route path="/team" component={Team} />
               <Route path="/brand" component={Brand} />
               <Route path="/community" component={Community} />
+              <Route path="/webhooks" component={Webhooks} />
               <Route path="/account" component={Account} />
               <Route component={NotFound} />
             </Switch>

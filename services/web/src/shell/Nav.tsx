@@ -12,6 +12,7 @@ export const AREAS = [
   { href: '/team', label: 'Team', key: 't' },
   { href: '/brand', label: 'Brand', key: 'r' },
   { href: '/community', label: 'Community', key: 'c' },
+  { href: '/webhooks', label: 'Webhooks', key: 'w' },
   { href: '/account', label: 'Account', key: 'm' },
 ] as const;
 

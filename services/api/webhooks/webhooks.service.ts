@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import type { ProductEvent, ProductEventKind } from '../../contract/resources/product-event.js';
+import { webhookPayload } from '../../contract/resources/webhook.js';
+import { invalid, refused, roleCannot } from '../../core/errors.js';
+import { planLimit, planOf } from '../../core/plans.js';
+import { sealSecret } from '../../core/sealed-secret.js';
+import { webhookUrlProblem } from '../../core/outbound/webhook-url.js';
+import { newWebhookSecret, queueWebhookDelivery, webhookSealingKey } from '../../core/webhook-jobs.js';
+import { planNameOf } from '../../data/workspaces.sql.js';
+import {
+  countEndpoints,
+  deliveriesOf,
+  deliveryIn,
+  endpointIn,
+  ensureDeliveries,
+  insertEndpoint,
+  lockEndpointsOf,
+  MAX_SERIES,
+  setEndpointSecret,
+  startSeries,
+  type EndpointRow,
+} from '../../data/webhooks.sql.js';
+import type { Deps } from '../api-deps.js';
+import type { Actor } from '../links/links.service.js';
+
+// Issue 34: a workspace's webhook endpoints (docs/decisions.md, "Webhooks"). Creating, changing
+// and sending are for full connections; a read-only one may look.
+
+export interface CreateEndpointInput {
+  url: string;
+  description?: string;
+  kinds: ProductEventKind[];
+  enabled?: boolean;
+}
+
+export interface EndpointWithSecret {
+  endpoint: EndpointRow;
+  secret: string;
+}
+
+/** 400 naming the url when it cannot be an endpoint (https, public, no credentials). */
+function checkUrl(deps: Deps, url: string): void {
+  const problem = webhookUrlProblem(url, deps.config.WEBHOOKS_ALLOW_PRIVATE);
+  if (problem) throw invalid([{ path: 'url', message: problem }]);
+}
+
+export async function createEndpoint(deps: Deps, actor: Actor, input: CreateEndpointInput): Promise<EndpointWithSecret> {
+  if (actor.readOnly) throw roleCannot('createWebhookEndpoint');
+  checkUrl(deps, input.url);
+  const plan = await planNameOf(deps.sql, actor.workspaceId);
+  const id = randomUUID();
+  const secret = newWebhookSecret();
+  const endpoint = await deps.sql.begin(async (tx) => {
+    // Serialise creations per workspace, so racing requests cannot both pass the plan's count.
+    await lockEndpointsOf(tx, actor.workspaceId);
+    if ((await countEndpoints(tx, actor.workspaceId)) >= planOf(plan).webhookEndpoints) throw planLimit('webhooks', plan);
+    return insertEndpoint(tx, {
+      id,
+      workspaceId: actor.workspaceId,
+      url: input.url,
+      description: input.description ?? '',
+      kinds: input.kinds,
+      enabled: input.enabled ?? true,
+      secretSealed: sealSecret(webhookSealingKey(deps.config.APP_SECRET), id, secret),
+    });
+  });
+  return { endpoint, secret };
+}
+
+export async function rotateSecret(deps: Deps, actor: Actor, endpointId: string): Promise<EndpointWithSecret> {
+  if (actor.readOnly) throw roleCannot('rotateWebhookSecret');
+  const current = await endpointIn(deps.sql, actor.workspaceId, endpointId);
+  const secret = newWebhookSecret();
+  const sealed = sealSecret(webhookSealingKey(deps.config.APP_SECRET), current.id, secret);
+  return { endpoint: await setEndpointSecret(deps.sql, actor.workspaceId, current.id, sealed), secret };
+}
+
+/** A delivery as the log shows it. */
+async function deliveryView(deps: Deps, workspaceId: string, endpointId: string, deliveryId: string) {
+  const [row] = await deliveriesOf(deps.sql, workspaceId, endpointId, [deliveryId], 1);
+  return row;
+}
+
+/** Re-sends a finished delivery: the same body (and webhook-id) in a new series of attempts. */
+export async function resendDelivery(deps: Deps, actor: Actor, deliveryId: string) {
+  if (actor.readOnly) throw roleCannot('resendWebhookDelivery');
+  const delivery = await deliveryIn(deps.sql, actor.workspaceId, deliveryId);
+  const endpoint = await endpointIn(deps.sql, actor.workspaceId, delivery.endpointId);
+  if (!endpoint.enabled) throw refused(422, 'disabled', 'Switch the endpoint on before re-sending.');
+  if (delivery.status === 'pending') throw refused(409, 'pending', 'This delivery is still being attempted.');
+  if (delivery.series >= MAX_SERIES) throw refused(422, 'resent', `A delivery may be sent in at most ${MAX_SERIES} series.`);
+  const started = await startSeries(deps.sql, actor.workspaceId, delivery.id);
+  // Another request started one between the read and the update.
+  if (!started) throw refused(409, 'pending', 'This delivery is still being attempted.');
+  await queueWebhookDelivery(deps.queues, deps.config, { deliveryId: started.id, workspaceId: actor.workspaceId, series: started.series });
+  return deliveryView(deps, actor.workspaceId, endpoint.id, started.id);
+}
+
+/** A made-up event of `kind`, sent to this endpoint only, signed like a real one. */
+export async function sendTestEvent(deps: Deps, actor: Actor, endpointId: string, kind: ProductEventKind | undefined) {
+  if (actor.readOnly) throw roleCannot('testWebhookEndpoint');
+  const endpoint = await endpointIn(deps.sql, actor.workspaceId, endpointId);
+  if (!endpoint.enabled) throw refused(422, 'disabled', 'Switch the endpoint on before sending a test.');
+  const event = testEventOf(kind ?? (endpoint.kinds[0] as ProductEventKind), actor.workspaceId);
+  const [delivery] = await ensureDeliveries(deps.sql, {
+    workspaceId: actor.workspaceId,
+    endpointIds: [endpoint.id],
+    eventId: event.id,
+    kind: event.kind,
+    payload: webhookPayload(event),
+  });
+  await queueWebhookDelivery(deps.queues, deps.config, {
+    deliveryId: delivery.id,
+    workspaceId: actor.workspaceId,
+    series: delivery.series,
+  });
+  return deliveryView(deps, actor.workspaceId, endpoint.id, delivery.id);
+}
+
+/** The zero id: a test event names no real project, link, visit or comment. */
+const none = '00000000-0000-0000-0000-000000000000';
+
+function testEventOf(kind: ProductEventKind, workspaceId: string): ProductEvent {
+  const base = {
+    id: `test_${randomUUID()}`,
+    workspaceId,
+    projectId: none,
+    linkId: none,
+    occurredAt: new Date().toISOString(),
+    viewer: { name: 'Test Viewer', company: 'Example Co' },
+  };
+  switch (kind) {
+    case 'link.opened':
+      return { ...base, kind, data: { visitId: none } };
+    case 'visit.ended':
+      return { ...base, kind, data: { visitId: none, seconds: 95, apps: [{ app: 'web', seconds: 95 }] } };
+    case 'next_step.answered':
+      return { ...base, kind, data: { answer: 'Book a call', detail: null } };
+    case 'comment.left':
+      return { ...base, kind, data: { commentId: none, body: 'A test comment.' } };
+    case 'link.stage_changed':
+      return { ...base, kind, data: { from: null, to: 'engaged' } };
+  }
+}
