@@ -29,7 +29,10 @@ export const personalises = (manifest: { personalise?: boolean } | null | undefi
  * (encodeURIComponent), so any name travels in a header (which is Latin-1 at best) and a copy
  * reads it back with decodeURIComponent.
  */
-export function personalHeaders(viewer: KnownViewer | null, manifest: { personalise?: boolean } | null | undefined): Record<string, string> {
+export function personalHeaders(
+  viewer: KnownViewer | null,
+  manifest: { personalise?: boolean } | null | undefined,
+): Record<string, string> {
   if (!viewer || !personalises(manifest)) return {};
   const headers: Record<string, string> = {};
   if (viewer.viewerName) headers[VIEWER_NAME_HEADER] = encodeURIComponent(viewer.viewerName);
@@ -37,7 +40,3 @@ export function personalHeaders(viewer: KnownViewer | null, manifest: { personal
   return headers;
 }
 
-/** `headers` (a request's, lower-case names) without any personal header the viewer sent; changed in place. */
-export function stripPersonalHeaders(headers: Record<string, unknown>): void {
-  for (const name of PERSONAL_HEADERS) delete headers[name];
-}

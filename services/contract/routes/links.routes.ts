@@ -46,7 +46,7 @@ export const linkRoutes = {
     status: 200,
     tag: 'links',
     summary:
-      "Changes what the link says of its viewer: `viewerCompany` (1–80 characters; `null` clears it), passed to a build that personalises its copies. A field left out is left as it is.",
+      'Changes what the link says of its viewer: `viewerCompany` (1–80 characters; `null` clears it), passed to a build that personalises its copies. A field left out is left as it is.',
     params: LinkParams,
     body: z.object({ viewerCompany: ViewerCompany.nullable().optional() }),
     reply: LinkRec,

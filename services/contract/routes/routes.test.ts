@@ -169,6 +169,8 @@ const beyondSpec = [
   'POST /api/me/connector-tokens',
   'GET /api/openapi.json',
   'GET /api/manifest.schema.json',
+  // Issue 34: what a link says of its viewer (their company, for a build that personalises its copies).
+  'POST /api/links/:linkId',
 ];
 
 describe('route table', () => {

@@ -102,7 +102,11 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
     if (!sessionId || copyLabelOf(label.slug, sessionId) !== label.label) return { sessionId: null, ended: false, viewerHeaders: {} };
     const standing = await deps.standings.get(sessionId);
     const may = mayUseCopy(standing, label.slug);
-    return { sessionId: may ? sessionId : null, ended: standing === null, viewerHeaders: may ? personalHeaders(standing, standing?.manifest) : {} };
+    return {
+      sessionId: may ? sessionId : null,
+      ended: standing === null,
+      viewerHeaders: may ? personalHeaders(standing, standing?.manifest) : {},
+    };
   }
 
   return {

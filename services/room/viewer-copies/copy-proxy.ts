@@ -140,7 +140,9 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   };
   proxy.on('proxyReq', (proxyReq, req) => asCopySees(proxyReq, req));
   // The upgrade's personal headers ride in its options (`headers`, set by ws() below).
-  proxy.on('proxyReqWs', (proxyReq, req, _socket, options) => asCopySees(proxyReq, req, options.headers as Record<string, string> | undefined));
+  proxy.on('proxyReqWs', (proxyReq, req, _socket, options) =>
+    asCopySees(proxyReq, req, options.headers as Record<string, string> | undefined),
+  );
   // For answers through http-proxy-3 (a WebSocket request the copy answers without upgrading);
   // HTTP answers get the same in copy-forward.ts.
   if (opts.responseHeaders) proxy.on('proxyRes', (proxyRes) => opts.responseHeaders!(proxyRes.headers));
