@@ -39,4 +39,3 @@ export function personalHeaders(
   if (viewer.viewerCompany) headers[VIEWER_COMPANY_HEADER] = encodeURIComponent(viewer.viewerCompany);
   return headers;
 }
-
