@@ -59,8 +59,12 @@ async function viewerOnCopy(url: string, hello: { name: string; company?: string
   return { host: enter.host, jar, data };
 }
 
-/** The first text frame of a WebSocket to the copy origin's `/viewer` (the demo sends what it was told), then closed. */
-function firstFrame(host: string, jar: Jar, extra: Record<string, string>): Promise<string> {
+/**
+ * The first text frame of a WebSocket to the copy origin's `/viewer` (the demo sends what it was
+ * told), and `closed`. The socket stays open: the room ends it (`leave`), as for every viewer who
+ * leaves for good, as copy-gateway.int.test.ts does.
+ */
+function firstFrame(host: string, jar: Jar, extra: Record<string, string>): Promise<{ text: string; closed: Promise<void> }> {
   const base = new URL(platform.baseUrl);
   return new Promise((resolve, reject) => {
     const req = request({
@@ -81,11 +85,13 @@ function firstFrame(host: string, jar: Jar, extra: Record<string, string>): Prom
     req.on('error', reject);
     req.on('upgrade', (_res, socket, head: Buffer) => {
       let buffered = Buffer.from(head);
+      const closed = new Promise<void>((done) => socket.once('close', () => done()));
+      let told = false;
       const read = (chunk: Buffer) => {
         buffered = Buffer.concat([buffered, chunk]);
-        if (buffered.length < 2 || buffered.length < 2 + (buffered[1] & 0x7f)) return;
-        socket.destroy();
-        resolve(buffered.subarray(2, 2 + (buffered[1] & 0x7f)).toString('utf8'));
+        if (told || buffered.length < 2 || buffered.length < 2 + (buffered[1] & 0x7f)) return;
+        told = true;
+        resolve({ text: buffered.subarray(2, 2 + (buffered[1] & 0x7f)).toString('utf8'), closed });
       };
       socket.on('data', read);
       read(Buffer.alloc(0));
@@ -94,13 +100,19 @@ function firstFrame(host: string, jar: Jar, extra: Record<string, string>): Prom
   });
 }
 
+/** The link revoked: the room closes the viewer's socket to their copy. */
+async function leave(person: { client: Awaited<ReturnType<Platform['person']>>['client'] }, linkId: string, ws: { closed: Promise<void> }) {
+  await person.client.call('revokeLink', { params: { linkId } });
+  await ws.closed;
+}
+
 const viewerHeaders = (told: Record<string, string>) =>
   Object.fromEntries(Object.entries(told).filter(([n]) => n.startsWith('x-demo-viewer-')));
 
 describe('a personalised container copy', () => {
   it("is told the viewer's name and company, percent-encoded, over HTTP and WebSocket, never what the viewer forged", async () => {
     const { person, project } = await containerRoom(true);
-    const { url } = await person.client.call('createLink', {
+    const { url, link } = await person.client.call('createLink', {
       params: { projectId: project.id },
       body: { viewerName: 'Zoë', viewerCompany: 'Société Générale' },
     });
@@ -117,11 +129,12 @@ describe('a personalised container copy', () => {
     });
     expect(decodeURIComponent(told.json['x-demo-viewer-name'])).toBe('Zoë Ünal 日本');
 
-    const frame = await firstFrame(v.host, v.jar, forged);
-    expect(frame.split(' ').sort()).toEqual([
+    const ws = await firstFrame(v.host, v.jar, forged);
+    expect(ws.text.split(' ').sort()).toEqual([
       'x-demo-viewer-company=Soci%C3%A9t%C3%A9%20G%C3%A9n%C3%A9rale',
       'x-demo-viewer-name=Zo%C3%AB%20%C3%9Cnal%20%E6%97%A5%E6%9C%AC',
     ]);
+    await leave(person, link.id, ws);
   });
 
   it('is told the company the viewer typed in who-are-you over the link’s', async () => {
@@ -139,7 +152,7 @@ describe('a personalised container copy', () => {
 describe('a container copy that did not opt in', () => {
   it('is told nothing of who views it, and never what the viewer forged', async () => {
     const { person, project } = await containerRoom(false);
-    const { url } = await person.client.call('createLink', {
+    const { url, link } = await person.client.call('createLink', {
       params: { projectId: project.id },
       body: { viewerName: 'Grace', viewerCompany: 'Navy' },
     });
@@ -149,6 +162,8 @@ describe('a container copy that did not opt in', () => {
     const told = await hit(platform, '/headers', { host: v.host, jar: v.jar, headers: forged });
     expect(told.status).toBe(200);
     expect(viewerHeaders(told.json)).toEqual({});
-    expect(await firstFrame(v.host, v.jar, forged)).toBe('');
+    const ws = await firstFrame(v.host, v.jar, forged);
+    expect(ws.text).toBe('');
+    await leave(person, link.id, ws);
   });
 });
