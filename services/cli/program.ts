@@ -8,6 +8,7 @@ import { linksCreateCommand } from './commands/links-create.command.js';
 import { linksLsCommand } from './commands/links-ls.command.js';
 import { linksRevealCommand } from './commands/links-reveal.command.js';
 import { linksRevokeCommand } from './commands/links-revoke.command.js';
+import { linksUpdateCommand } from './commands/links-update.command.js';
 import { loginCommand } from './commands/login.command.js';
 import { logoutCommand } from './commands/logout.command.js';
 import { projectsLsCommand } from './commands/projects-ls.command.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   const builds = new Command('builds').description("a project's builds");
   const workspace = new Command('workspace').description('your workspaces: yours and your teams');
   links.addCommand(linksCreateCommand()).addCommand(linksLsCommand()).addCommand(linksRevokeCommand()).addCommand(linksRevealCommand());
+  links.addCommand(linksUpdateCommand());
   projects.addCommand(projectsLsCommand());
   builds.addCommand(buildsLsCommand());
   workspace.addCommand(workspaceLsCommand()).addCommand(workspaceUseCommand());

@@ -10,6 +10,8 @@ export interface LinkRow {
   projectId: string;
   viewerName: string;
   viewerEmail: string | null;
+  /** The viewer's company, for a build that personalises its copies (migrations/00029). */
+  viewerCompany: string | null;
   keyHash: Buffer;
   /** Null when the address cannot be shown again (made before 1 October 2026, or revoked). */
   keySealed: Buffer | null;
@@ -90,6 +92,12 @@ export async function linkSenderName(sql: Sql, linkId: string): Promise<string |
   return row?.sender ?? null;
 }
 
+/** The company the link names its viewer at (the room's who-are-you starts with it); null when none. */
+export async function linkCompanyOf(sql: Sql, linkId: string): Promise<string | null> {
+  const [row] = await sql<{ viewerCompany: string | null }[]>`select viewer_company from links where id = ${linkId}`;
+  return row?.viewerCompany ?? null;
+}
+
 /** Holds the project's link creations for the rest of the transaction, so racing requests cannot both pass the plan's count. */
 export async function lockLinksOf(tx: Db, projectId: string): Promise<void> {
   await tx`select pg_advisory_xact_lock(hashtext('links:' || ${projectId}))`;
@@ -103,6 +111,7 @@ export async function insertLink(
     projectId: string;
     viewerName: string;
     viewerEmail: string | null;
+    viewerCompany: string | null;
     keyHash: Buffer;
     keySealed: Buffer;
     createdBy: string;
@@ -110,11 +119,17 @@ export async function insertLink(
   },
 ): Promise<LinkRow> {
   const [row] = await tx<LinkRow[]>`
-    insert into links (id, workspace_id, project_id, viewer_name, viewer_email, key_hash, key_sealed, created_by, expires_at)
-    values (${l.id}, ${l.workspaceId}, ${l.projectId}, ${l.viewerName}, ${l.viewerEmail},
+    insert into links (id, workspace_id, project_id, viewer_name, viewer_email, viewer_company, key_hash, key_sealed, created_by, expires_at)
+    values (${l.id}, ${l.workspaceId}, ${l.projectId}, ${l.viewerName}, ${l.viewerEmail}, ${l.viewerCompany},
             ${l.keyHash}, ${l.keySealed}, ${l.createdBy},
             ${l.expiresInDays === null ? null : tx`now() + make_interval(days => ${l.expiresInDays})`})
     returning *`;
+  return row;
+}
+
+/** The viewer's company on the link; null clears it. */
+export async function setLinkCompany(db: Db, linkId: string, company: string | null): Promise<LinkRow> {
+  const [row] = await db<LinkRow[]>`update links set viewer_company = ${company} where id = ${linkId} returning *`;
   return row;
 }
 

@@ -14,6 +14,8 @@ export interface RoomSessionRow {
   preview: boolean;
   viewerName: string | null;
   viewerEmail: string | null;
+  /** The company the viewer typed in who-are-you (migrations/00029); null until given. */
+  viewerCompany: string | null;
   visitId: string | null;
   createdAt: Date;
   lastSeenAt: Date;
@@ -70,10 +72,11 @@ export async function holdRoomAdmission(tx: Db, projectId: string) {
   await tx`select pg_advisory_xact_lock(hashtextextended(${'room-admit:' + projectId}, 0))`;
 }
 
-export async function saveWhoYouAre(sql: Sql, sessionId: string, answer: { name?: string; email?: string }) {
+export async function saveWhoYouAre(sql: Sql, sessionId: string, answer: { name?: string; email?: string; company?: string }) {
   const [row] = await sql<RoomSessionRow[]>`
     update room_sessions set
       viewer_name = coalesce(${answer.name ?? null}, viewer_name),
+      viewer_company = coalesce(${answer.company ?? null}, viewer_company),
       viewer_email = coalesce(${answer.email ?? null}, viewer_email)
     where id = ${sessionId} returning *`;
   // The visit carries the name the viewer gave, so listVisits shows who really came.
@@ -88,9 +91,20 @@ export async function saveWhoYouAre(sql: Sql, sessionId: string, answer: { name?
  */
 export async function sessionStanding(sql: Sql, sessionId: string) {
   const [row] = await sql<
-    { projectId: string; slug: string; liveBuildId: string | null; kind: string | null; manifest: Manifest | null; ownerPaused: boolean }[]
+    {
+      projectId: string;
+      slug: string;
+      liveBuildId: string | null;
+      kind: string | null;
+      manifest: Manifest | null;
+      ownerPaused: boolean;
+      /** Who the viewer is, for a build that personalises its copies: what they typed, else what their link says. */
+      viewerName: string | null;
+      viewerCompany: string | null;
+    }[]
   >`
-    select p.id as project_id, p.slug, p.live_build_id, b.kind, b.manifest, (r.paused_at is not null) as owner_paused
+    select p.id as project_id, p.slug, p.live_build_id, b.kind, b.manifest, (r.paused_at is not null) as owner_paused,
+           coalesce(s.viewer_name, l.viewer_name) as viewer_name, coalesce(s.viewer_company, l.viewer_company) as viewer_company
     from room_sessions s
     join projects p on p.id = s.project_id and p.deleted_at is null and p.taken_down_at is null and p.over_limit_at is null
     join workspaces w on w.id = p.workspace_id and w.suspended_at is null

@@ -33,7 +33,8 @@ describe('entering through a link', () => {
     const data = shellData(page.text);
     expect(data.apps.map((a: { id: string }) => a.id)).toEqual(['web', 'admin']);
     expect(data.opened).toBe('admin');
-    expect(data.ask).toEqual({ name: true, email: false, suggestedName: 'Grace Prospect' });
+    expect(data.ask).toEqual({ name: true, email: false, suggestedName: 'Grace Prospect', company: false, suggestedCompany: null });
+    expect(data.personalised).toBe(false);
     expect(page.text).toContain('frame-laptop');
     expect(page.text).toContain('frame-phone');
     expect(page.text).toContain(project.name);

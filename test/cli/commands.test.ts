@@ -195,6 +195,32 @@ describe('pitch links, projects, builds and rollback', () => {
     );
   });
 
+  it("names the viewer's company with --company, changes and clears it with links update, refuses one too long", async () => {
+    const made = await pitch(['links', 'create', 'Zoë', '--company', 'Société Générale', '--project', slug], env);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stderr).toContain('for Zoë (Société Générale)');
+    const companyOf = async () =>
+      (
+        JSON.parse((await pitch(['links', 'ls', '--json', '--project', slug], env)).stdout) as {
+          id: string;
+          viewerName: string;
+          viewerCompany: string | null;
+        }[]
+      ).find((l) => l.viewerName === 'Zoë')!;
+    const link = await companyOf();
+    expect(link.viewerCompany).toBe('Société Générale');
+    const changed = await pitch(['links', 'update', link.id, '--company', 'Acme'], env);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect((await companyOf()).viewerCompany).toBe('Acme');
+    expect((await pitch(['links', 'update', link.id, '--no-company'], env)).code).toBe(0);
+    expect((await companyOf()).viewerCompany).toBeNull();
+    expectRefusal(await pitch(['links', 'update', link.id], env), /^pitch: nothing to change$/);
+    expectRefusal(
+      await pitch(['links', 'create', 'Long', '--company', 'x'.repeat(81), '--project', slug], env),
+      /^pitch: making the link: the platform refused with 400/,
+    );
+  });
+
   it('refuses a plan limit with its limit and plan, and an unknown project by its slug', async () => {
     const free = await platform.person();
     const lines = expectRefusal(

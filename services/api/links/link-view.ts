@@ -11,6 +11,7 @@ export function linkView(l: LinkRow): LinkRec {
     id: l.id,
     viewerName: l.viewerName,
     viewerEmail: l.viewerEmail,
+    viewerCompany: l.viewerCompany,
     expiresAt: l.expiresAt?.toISOString() ?? null,
     revokedAt: l.revokedAt?.toISOString() ?? null,
     stage: stageOf(l),

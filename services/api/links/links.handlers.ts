@@ -4,7 +4,7 @@ import type { HandlerGroup } from '../routing/handler.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { linkUrlOf, linkView } from './link-view.js';
 import { linksOf } from '../../data/links.sql.js';
-import { createLink, reissueLink, revealLink, revokeLink, type LinkWithKey } from './links.service.js';
+import { createLink, reissueLink, revealLink, revokeLink, updateLink, type LinkWithKey } from './links.service.js';
 
 /** A reply carrying a link's address: no cache anywhere may keep it. */
 function withAddress(config: Config, reply: FastifyReply, { link, key }: LinkWithKey) {
@@ -20,6 +20,8 @@ export const linkHandlers = {
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
     return (await linksOf(deps.sql, project.id)).map(linkView);
   },
+
+  updateLink: async ({ deps, auth, params, body }) => linkView(await updateLink(deps.sql, auth, params.linkId, body)),
 
   revokeLink: async ({ deps, auth, params }) => linkView(await revokeLink(deps.sql, auth, params.linkId)),
 

@@ -60,6 +60,7 @@ describe('createLink', () => {
       id: expect.any(String),
       viewerName: 'Ada',
       viewerEmail: 'ada@example.com',
+      viewerCompany: null,
       expiresAt: expect.any(String),
       revokedAt: null,
       stage: 'sent',
@@ -192,6 +193,56 @@ describe('createLink', () => {
     expect(await client.call('listLinks', { params: { projectId: project.id } })).toEqual([]);
     await client.call('pauseRoom', { params: { projectId: project.id }, body: { message: 'back soon' } });
     await create();
+  });
+});
+
+describe("the viewer's company (personalised copies)", () => {
+  it('is kept on create, changed and cleared by updateLink; 1–80 characters, control characters dropped', async () => {
+    const { client, project } = await newProject();
+    const { link } = await client.call('createLink', {
+      params: { projectId: project.id },
+      body: { viewerName: 'Ada', viewerCompany: ' Analytical\u0007 Engines ' },
+    });
+    expect(link.viewerCompany).toBe('Analytical Engines');
+    const changed = await client.call('updateLink', { params: { linkId: link.id }, body: { viewerCompany: 'Société Générale' } });
+    expect(changed.viewerCompany).toBe('Société Générale');
+    // A body that names nothing leaves it as it is.
+    expect((await client.call('updateLink', { params: { linkId: link.id }, body: {} })).viewerCompany).toBe('Société Générale');
+    expect((await client.call('updateLink', { params: { linkId: link.id }, body: { viewerCompany: null } })).viewerCompany).toBeNull();
+  });
+
+  it('refuses a company too long or empty with 400, nothing made or changed', async () => {
+    const { token, client, project } = await newProject();
+    for (const viewerCompany of ['x'.repeat(81), '', '   ', 7]) {
+      const res = await platform.fetch(`/api/projects/${project.id}/links`, {
+        method: 'POST',
+        token,
+        json: { viewerName: 'Ada', viewerCompany },
+      });
+      expect(res.status, String(viewerCompany)).toBe(400);
+    }
+    expect(await client.call('listLinks', { params: { projectId: project.id } })).toEqual([]);
+
+    const { link } = await client.call('createLink', {
+      params: { projectId: project.id },
+      body: { viewerName: 'Ada', viewerCompany: 'Kept' },
+    });
+    const res = await platform.fetch(`/api/links/${link.id}`, { method: 'POST', token, json: { viewerCompany: 'y'.repeat(81) } });
+    expect(res.status).toBe(400);
+    expect((await client.call('listLinks', { params: { projectId: project.id } }))[0].viewerCompany).toBe('Kept');
+  });
+
+  it("is another workspace's link: 404, nothing changed", async () => {
+    const a = await newProject();
+    const b = await newProject();
+    const { link } = await a.client.call('createLink', {
+      params: { projectId: a.project.id },
+      body: { viewerName: 'Ada', viewerCompany: 'Mine' },
+    });
+    expect((await refusal(b.client.call('updateLink', { params: { linkId: link.id }, body: { viewerCompany: 'Theirs' } }))).status).toBe(
+      404,
+    );
+    expect((await a.client.call('listLinks', { params: { projectId: a.project.id } }))[0].viewerCompany).toBe('Mine');
   });
 });
 

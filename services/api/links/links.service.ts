@@ -17,6 +17,7 @@ import {
   lockLinksOf,
   markLinkRevoked,
   rekeyOpenLink,
+  setLinkCompany,
   type LinkRow,
 } from '../../data/links.sql.js';
 import { viewerHoursUsedUp } from '../../data/visits.sql.js';
@@ -31,6 +32,7 @@ export interface Actor {
 export interface CreateLinkInput {
   viewerName: string;
   viewerEmail?: string;
+  viewerCompany?: string;
   /** Absent: the contract's default; null: never expires. */
   expiresInDays?: number | null;
 }
@@ -76,6 +78,7 @@ export async function createLink(
       projectId: project.id,
       viewerName: input.viewerName,
       viewerEmail: input.viewerEmail ?? null,
+      viewerCompany: input.viewerCompany ?? null,
       keyHash: hashSecret(key),
       keySealed: sealed,
       createdBy: actor.personId,
@@ -83,6 +86,17 @@ export async function createLink(
     });
   })) as LinkRow;
   return { link, key };
+}
+
+/**
+ * updateLink: what the link says of its viewer (their company, for a personalised build). Left
+ * as it is when the body does not name it; a read-only connection may not change it.
+ */
+export async function updateLink(sql: Sql, actor: Actor, linkId: string, input: { viewerCompany?: string | null }): Promise<LinkRow> {
+  if (actor.readOnly) throw roleCannot('updateLink');
+  const link = await linkIn(sql, actor.workspaceId, linkId);
+  if (input.viewerCompany === undefined) return link;
+  return setLinkCompany(sql, link.id, input.viewerCompany);
 }
 
 /**

@@ -170,6 +170,7 @@ export const connectorTools: Record<Operation, ToolChoice> = {
     `Expires after ${LINK_DEFAULT_DAYS} days unless expiresInDays says otherwise (null: never). The reply's url is the address to send (full connections only).`,
   ),
   listLinks: tool('links', 'ls'),
+  updateLink: tool('links', 'update', "The viewer's company, passed to a build that personalises its copies; null clears it."),
   revokeLink: tool('links', 'revoke'),
   revealLink: tool('links', 'reveal'),
   reissueLink: tool('links', 'reissue', 'Full connections only.'),

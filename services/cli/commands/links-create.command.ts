@@ -8,6 +8,7 @@ import { contextOf } from './command-context.js';
 interface Options {
   project?: string;
   email?: string;
+  company?: string;
   days?: number;
   neverExpires?: boolean;
 }
@@ -23,6 +24,7 @@ export function linksCreateCommand(): Command {
     .description('a private link for one named viewer; prints its address')
     .argument('<name>', "the viewer's name")
     .option('--email <email>', "the viewer's email (nothing is sent to it)")
+    .option('--company <company>', "the viewer's company, told to a build that personalises its copies (1-80 characters)")
     .option('--days <n>', `days until the link expires (1-365; default ${LINK_DEFAULT_DAYS}, the platform's)`, days)
     .option('--never-expires', 'a link that never expires (only on purpose)')
     .option('--project <slug>', "the project (default: this folder's)")
@@ -41,10 +43,13 @@ async function linksCreate(ctx: CliContext, viewerName: string, options: Options
       body: {
         viewerName,
         viewerEmail: options.email,
+        viewerCompany: options.company,
         ...(options.neverExpires ? { expiresInDays: null } : options.days ? { expiresInDays: options.days } : {}),
       },
     }),
   );
-  ctx.info(`Link ${link.id} for ${link.viewerName}${link.expiresAt ? `, until ${link.expiresAt.slice(0, 10)}` : ', never expires'}:`);
+  ctx.info(
+    `Link ${link.id} for ${link.viewerName}${link.viewerCompany ? ` (${link.viewerCompany})` : ''}${link.expiresAt ? `, until ${link.expiresAt.slice(0, 10)}` : ', never expires'}:`,
+  );
   ctx.result(url);
 }

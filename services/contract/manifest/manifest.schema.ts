@@ -109,6 +109,14 @@ const pages = z
   .optional()
   .describe('Page files, relative to pitch.json.');
 const $schema = z.string().optional().describe('Ignored by the platform.');
+// Issue 34, personalised copies: opt-in, since a viewer's name is theirs to give and the
+// builder's to ask for. Off, nothing of the viewer reaches the build.
+const personalise = z
+  .boolean()
+  .optional()
+  .describe(
+    "True: the room tells the build who is viewing. A container copy gets the viewer's name and company as the request headers X-Demo-Viewer-Name and X-Demo-Viewer-Company (percent-encoded UTF-8); a static build's pages may load /__pp/viewer.js for window.demoViewer. Absent or false: nothing is passed.",
+  );
 
 export const ContainerManifest = z.strictObject({
   kind: z.literal('container'),
@@ -124,6 +132,7 @@ export const ContainerManifest = z.strictObject({
     .describe('A path that answers 200 once the server is up.'),
   run: ContainerRun.optional().describe('Optional here; the platform requires it on a container build.'),
   output: otherKindOnly('output is only for a static build'),
+  personalise,
   $schema,
 });
 export type ContainerManifest = z.infer<typeof ContainerManifest>;
@@ -139,6 +148,7 @@ export const StaticManifest = z.strictObject({
   health: otherKindOnly('health is only for a container build'),
   run: otherKindOnly('run is only for a container build'),
   output: z.string().min(1).describe('The folder the build writes, relative to pitch.json, with an index.html in it.'),
+  personalise,
   $schema,
 });
 export type StaticManifest = z.infer<typeof StaticManifest>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Email, Id } from '../common.js';
+import { storable } from '../storable-text.js';
 import { NextStepKind } from './room-setup.js';
 
 /** Days a link lasts when its making does not say: one default for the web app, the CLI and the connector (issue 29). */
@@ -14,10 +15,18 @@ export type LinkStage = z.infer<typeof LinkStage>;
 export const LinkOutcome = z.enum(['won', 'lost', 'later']);
 export type LinkOutcome = z.infer<typeof LinkOutcome>;
 
+/**
+ * The company a link's viewer is at (issue 34, personalised copies): passed to a build that opts
+ * in (manifest `personalise`), with the name. Stored without control characters, 1–80 characters.
+ */
+export const ViewerCompany = z.preprocess(storable, z.string().trim().min(1).max(80));
+
 export const LinkRec = z.object({
   id: Id,
   viewerName: z.string(),
   viewerEmail: Email.nullable(),
+  /** The viewer's company as the builder wrote it on the link; null when none. */
+  viewerCompany: z.string().nullable().optional(),
   expiresAt: DateTime.nullable(),
   revokedAt: DateTime.nullable(),
   stage: LinkStage,

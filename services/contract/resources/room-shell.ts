@@ -42,7 +42,19 @@ export const ShellData = z.object({
   apps: z.array(z.object({ id: z.string(), name: z.string(), device: z.string(), path: z.string() })),
   pages: z.array(z.object({ id: z.string(), title: z.string() })),
   opened: z.string().nullable(),
-  ask: z.object({ name: z.boolean(), email: z.boolean(), suggestedName: z.string().nullable() }),
+  /**
+   * `company`: the prompt offers a company field too (a build that personalises its copies);
+   * `suggestedCompany`: the link's, to start it with.
+   */
+  ask: z.object({
+    name: z.boolean(),
+    email: z.boolean(),
+    suggestedName: z.string().nullable(),
+    company: z.boolean(),
+    suggestedCompany: z.string().nullable(),
+  }),
+  /** The build is told who is viewing (manifest `personalise`): the room says so to the viewer once. */
+  personalised: z.boolean(),
   /** Who sent the link (the who-are-you prompt names them); null in a preview. */
   sender: z.string().nullable(),
   /** The guided story: each step's words, app, page and device; `runs` when it makes calls first. */
@@ -80,7 +92,7 @@ export const CopyNotice = z.object({
 });
 export type CopyNotice = z.infer<typeof CopyNotice>;
 
-export const HelloBody = z.object({ name: Name, email: Email.optional() });
+export const HelloBody = z.object({ name: Name, email: Email.optional(), company: Name.optional() });
 /** `full`: every seat was taken; the shell reloads the address, which says Demo full. */
 export const HelloReply = z.object({ ok: z.literal(true), full: z.literal(true).optional() });
 export const ArriveReply = z.union([z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), full: z.literal(true) })]);

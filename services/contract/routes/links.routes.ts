@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Email, Uri } from '../common.js';
-import { LINK_DEFAULT_DAYS, LinkRec, PipelineRec } from '../resources/link.js';
+import { LINK_DEFAULT_DAYS, LinkRec, PipelineRec, ViewerCompany } from '../resources/link.js';
 import { route } from '../route.js';
 import { LinkParams, ProjectParams } from './params.js';
 
@@ -20,6 +20,8 @@ export const linkRoutes = {
     body: z.object({
       viewerName: z.string().min(1).max(80),
       viewerEmail: Email.optional(),
+      /** The viewer's company, for a build that personalises its copies (manifest `personalise`). */
+      viewerCompany: ViewerCompany.optional(),
       /** Absent: LINK_DEFAULT_DAYS. `null`: never expires (asked for on purpose). */
       expiresInDays: z.number().int().min(1).max(365).nullable().optional(),
     }),
@@ -36,6 +38,19 @@ export const linkRoutes = {
     params: ProjectParams,
     reply: z.array(LinkRec),
     errors: [404],
+  }),
+  updateLink: route({
+    operation: 'updateLink',
+    method: 'POST',
+    path: '/api/links/:linkId',
+    status: 200,
+    tag: 'links',
+    summary:
+      'Changes what the link says of its viewer: `viewerCompany` (1–80 characters; `null` clears it), passed to a build that personalises its copies. A field left out is left as it is.',
+    params: LinkParams,
+    body: z.object({ viewerCompany: ViewerCompany.nullable().optional() }),
+    reply: LinkRec,
+    errors: [403, 404],
   }),
   revokeLink: route({
     operation: 'revokeLink',

@@ -178,6 +178,8 @@ const beyondSpec = [
   'GET /api/webhooks/:endpointId/deliveries',
   'POST /api/webhooks/:endpointId/test',
   'POST /api/webhook-deliveries/:deliveryId/resend',
+  // Issue 34: what a link says of its viewer (their company, for a build that personalises its copies).
+  'POST /api/links/:linkId',
 ];
 
 describe('route table', () => {

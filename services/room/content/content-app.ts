@@ -20,6 +20,8 @@ import { CAPTURE_LIBRARY_PATH, FRAME_HELPER_PATH, frameHelperTag, isDocumentRequ
 import { createStaticFiles, parseRange, type StaticFiles } from './static-files.js';
 import { isServiceWorkerScript, SERVICE_WORKER_REFUSED } from './service-worker-refusal.js';
 import { CLEAR_SITE_DATA, viewCookie, viewSeconds, viewTokens } from './view-token.js';
+import { VIEWER_SCRIPT_PATH, viewerScript } from './viewer-script.js';
+import { personalises } from '../personal.js';
 
 // The content origins: where a build's own code runs, never on the platform origin. A request is
 // served only with this origin's view cookie, obtained by spending a grant the room shell minted
@@ -96,6 +98,17 @@ export async function buildContentApp(deps: ContentDeps & { standings: StandingC
       maxAge: viewSeconds,
     });
     return reply.redirect(safeTarget(to), 303);
+  });
+
+  // Who is viewing, for a static build that asked (manifest `personalise`; viewer-script.ts): made
+  // per viewer from their own cookie, never cached. Any other build has no such file.
+  app.get(VIEWER_SCRIPT_PATH, async (req, reply) => {
+    const label = (req as ContentRequest).content!;
+    const sessionId = tokens.check(req.cookies[viewCookie], label.label);
+    const standing = sessionId ? await deps.standings.get(sessionId) : null;
+    if (!standing || label.copy || staticLabelOf(standing.slug, standing.projectId) !== label.label) return notFound(reply);
+    if (standing.kind !== 'static' || !personalises(standing.manifest)) return notFound(reply);
+    return reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-store').send(viewerScript(standing));
   });
 
   app.route({

@@ -592,12 +592,36 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
       .catch(() => {});
   }
 
+  // A personalised build: the viewer is told once per session (remembered in this browser).
+  const note = document.getElementById('personal-note');
+  if (note) {
+    const seen = `pp-personal-note:${data.sessionId}`;
+    const remembered = () => {
+      try {
+        return localStorage.getItem(seen) === '1';
+      } catch {
+        return false;
+      }
+    };
+    if (!remembered()) note.hidden = false;
+    document.getElementById('personal-note-dismiss')!.addEventListener('click', () => {
+      note.hidden = true;
+      try {
+        localStorage.setItem(seen, '1');
+      } catch {
+        // Storage refused (a private window's quota): the note goes for this page only.
+      }
+    });
+  }
+
   // Who are you: asked once per session, with an email when the project requires one.
   const dialog = document.getElementById('who') as HTMLDialogElement;
   if (!data.ask.name && !data.ask.email) return start();
   const form = document.getElementById('who-form') as HTMLFormElement;
   const field = (name: string) => form.elements.namedItem(name) as HTMLInputElement;
   field('name').value = data.ask.suggestedName || '';
+  field('company').value = data.ask.suggestedCompany || '';
+  form.querySelector<HTMLElement>('.company')!.hidden = !data.ask.company;
   form.querySelector<HTMLElement>('.email')!.hidden = !data.ask.email;
   field('email').required = data.ask.email;
   field('name').required = true;
@@ -605,6 +629,7 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
     event.preventDefault();
     const body: BodyOf<'hello'> = { name: field('name').value };
     if (data.ask.email) body.email = field('email').value;
+    if (data.ask.company && field('company').value.trim()) body.company = field('company').value;
     const res = await post('hello', body);
     if (res.ok) {
       // Saying who you are arrives too (if the first arrival was lost): it may find the room full.

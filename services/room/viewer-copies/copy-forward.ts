@@ -22,7 +22,7 @@ export interface ForwardOptions<T extends ForwardTarget = ForwardTarget> {
   /** Connections per copy at most (32): a browser opens six per origin, but a page may also hold long polls and streams. */
   connectionsPerCopy?: number;
   /** The request's headers as the copy should see them (cookies the room keeps, forwarding headers). */
-  requestHeaders(req: IncomingMessage): Record<string, string | string[]>;
+  requestHeaders(req: IncomingMessage, target: T): Record<string, string | string[]>;
   /** The copy's answer headers as the viewer should see them (the room owns framing and cookie scope). */
   responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]>;
   /** Put into the HTML documents a page load gets (the room's frame helper); none when absent. */
@@ -121,7 +121,7 @@ export function createCopyForward<T extends ForwardTarget = ForwardTarget>(opts:
       // uncompressed, so the room can read it. Fetches (an app's own HTML fragments too) and
       // assets pass untouched.
       const page = opts.htmlHead && req.method === 'GET' && isDocumentRequest(req.headers);
-      const headers = opts.requestHeaders(req);
+      const headers = opts.requestHeaders(req, target);
       if (page) headers['accept-encoding'] = 'identity';
       const aborted = new AbortController();
       // The viewer went away: stop asking the copy (and free the pooled connection).

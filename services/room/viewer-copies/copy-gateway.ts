@@ -11,6 +11,7 @@ import { frameHelperTag } from '../content/frame-helper-tag.js';
 import { isServiceWorkerScript, refuseServiceWorker } from '../content/service-worker-refusal.js';
 import { CLEAR_SITE_DATA, viewCookie, viewTokens } from '../content/view-token.js';
 import { createCopyProxy } from './copy-proxy.js';
+import { personalHeaders } from '../personal.js';
 import { notFoundPage, noticePage } from '../html.js';
 import type { StandingCache } from '../standing-cache.js';
 import { contentOriginOf, copyLabelOf, type ContentLabel } from '../origins.js';
@@ -89,19 +90,30 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
     return { view, target: null };
   }
 
-  /** The session a request to `label` may act for, or null. */
-  async function sessionFor(req: IncomingMessage, label: ContentLabel): Promise<{ sessionId: string | null; ended: boolean }> {
+  /**
+   * The session a request to `label` may act for, or null; with the headers that tell its copy who
+   * the viewer is (none unless the build personalises, personal.ts).
+   */
+  async function sessionFor(
+    req: IncomingMessage,
+    label: ContentLabel,
+  ): Promise<{ sessionId: string | null; ended: boolean; viewerHeaders: Record<string, string> }> {
     const sessionId = tokens.check(req.headers.cookie ? fastifyCookie.parse(req.headers.cookie)[viewCookie] : undefined, label.label);
-    if (!sessionId || copyLabelOf(label.slug, sessionId) !== label.label) return { sessionId: null, ended: false };
+    if (!sessionId || copyLabelOf(label.slug, sessionId) !== label.label) return { sessionId: null, ended: false, viewerHeaders: {} };
     const standing = await deps.standings.get(sessionId);
-    return { sessionId: mayUseCopy(standing, label.slug) ? sessionId : null, ended: standing === null };
+    const may = mayUseCopy(standing, label.slug);
+    return {
+      sessionId: may ? sessionId : null,
+      ended: standing === null,
+      viewerHeaders: may ? personalHeaders(standing, standing?.manifest) : {},
+    };
   }
 
   return {
     async web(req: IncomingMessage, res: ServerResponse, label: ContentLabel) {
       res.setHeader('content-security-policy', `frame-ancestors ${frameAncestors}`);
       res.setHeader('x-content-type-options', 'nosniff');
-      const { sessionId, ended } = await sessionFor(req, label);
+      const { sessionId, ended, viewerHeaders } = await sessionFor(req, label);
       // The viewer's way in ended: the copy's origin keeps nothing of theirs (content-app.ts).
       if (!sessionId) return sendNotFound(res, ended ? { 'clear-site-data': CLEAR_SITE_DATA } : {});
       // No service worker of the copy's may outlive the viewer's standing (service-worker-refusal.ts).
@@ -112,11 +124,11 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
         res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '2' });
         return res.end(noticePage('Demo', notice.title, [notice.message]));
       }
-      proxy.web(req, res, { ...target, sessionId, originLabel: label.label });
+      proxy.web(req, res, { ...target, sessionId, originLabel: label.label, viewerHeaders });
     },
 
     async ws(req: IncomingMessage, socket: Duplex, head: Buffer, label: ContentLabel) {
-      const { sessionId } = await sessionFor(req, label);
+      const { sessionId, viewerHeaders } = await sessionFor(req, label);
       const copy = sessionId ? await runningCopy(sessionId) : null;
       if (!sessionId || !copy?.target) {
         socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
@@ -129,7 +141,7 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
           if (!proxy.sessionsWithSockets().includes(sessionId)) socketSlugs.delete(sessionId);
         }),
       );
-      proxy.ws(req, socket, head, { ...copy.target, sessionId });
+      proxy.ws(req, socket, head, { ...copy.target, sessionId, viewerHeaders });
     },
 
     close: async () => {

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
 import type { PageHead } from '../content/frame-helper-tag.js';
+import { PERSONAL_HEADERS } from '../personal.js';
 import { createCopyForward, endToEnd } from './copy-forward.js';
 
 // The proxy from a viewer's copy origin to that viewer's own container copy (issue 6, item 6):
@@ -19,6 +20,8 @@ export interface CopyTarget {
   sessionId?: string;
   /** The copy origin's label the request came through (services/room/origins.ts), passed back to `htmlHead`. */
   originLabel?: string;
+  /** Added to every request and WebSocket upgrade to the copy: who the viewer is, for a build that asked (personal.ts). */
+  viewerHeaders?: Record<string, string>;
 }
 
 export type ActivityKind = 'http' | 'ws-open' | 'ws-message' | 'ws-open-tick';
@@ -108,13 +111,14 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   const forward = createCopyForward<CopyTarget>({
     headersTimeoutMs: proxyTimeout,
     idleSocketMs: opts.idleSocketMs ?? 30_000,
-    requestHeaders: (req) => {
+    requestHeaders: (req, target) => {
       const headers = endToEnd(req.headers);
       const cookie = withoutCookies(req.headers.cookie, drop);
       if (cookie === undefined) delete headers.cookie;
       else headers.cookie = cookie;
-      for (const name of [...VIEWER_ADDRESS_HEADERS, 'x-forwarded-proto', 'x-forwarded-host']) delete headers[name];
-      return { ...headers, ...forwardingHeaders(req) };
+      // Who the viewer is, the room alone says (personal.ts): never what the viewer sent.
+      for (const name of [...VIEWER_ADDRESS_HEADERS, ...PERSONAL_HEADERS, 'x-forwarded-proto', 'x-forwarded-host']) delete headers[name];
+      return { ...headers, ...forwardingHeaders(req), ...target.viewerHeaders };
     },
     responseHeaders: (headers) => {
       opts.responseHeaders?.(headers);
@@ -126,16 +130,19 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   const bySession = new Map<string, Set<Duplex>>();
 
   // A WebSocket's request as the copy sees it: the same cookies and forwarding headers as an HTTP request's.
-  const asCopySees = (proxyReq: http.ClientRequest, req: http.IncomingMessage) => {
-    for (const name of VIEWER_ADDRESS_HEADERS) proxyReq.removeHeader(name);
-    for (const [name, value] of Object.entries(forwardingHeaders(req))) proxyReq.setHeader(name, value);
+  const asCopySees = (proxyReq: http.ClientRequest, req: http.IncomingMessage, viewerHeaders: Record<string, string> = {}) => {
+    for (const name of [...VIEWER_ADDRESS_HEADERS, ...PERSONAL_HEADERS]) proxyReq.removeHeader(name);
+    for (const [name, value] of Object.entries({ ...forwardingHeaders(req), ...viewerHeaders })) proxyReq.setHeader(name, value);
     if (!drop.length) return;
     const cookie = withoutCookies(req.headers.cookie, drop);
     if (cookie === undefined) proxyReq.removeHeader('cookie');
     else proxyReq.setHeader('cookie', cookie);
   };
   proxy.on('proxyReq', (proxyReq, req) => asCopySees(proxyReq, req));
-  proxy.on('proxyReqWs', (proxyReq, req) => asCopySees(proxyReq, req));
+  // The upgrade's personal headers ride in its options (`headers`, set by ws() below).
+  proxy.on('proxyReqWs', (proxyReq, req, _socket, options) =>
+    asCopySees(proxyReq, req, options.headers as Record<string, string> | undefined),
+  );
   // For answers through http-proxy-3 (a WebSocket request the copy answers without upgrading);
   // HTTP answers get the same in copy-forward.ts.
   if (opts.responseHeaders) proxy.on('proxyRes', (proxyRes) => opts.responseHeaders!(proxyRes.headers));
@@ -182,7 +189,8 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
         session?.delete(socket);
         if (session && !session.size) bySession.delete(target.sessionId!);
       });
-      proxy.ws(req, socket, head, { target: { host: target.host, port: target.port, protocol: 'http:' } }, (err) => {
+      const upgrade = { target: { host: target.host, port: target.port, protocol: 'http:' }, headers: { ...target.viewerHeaders } };
+      proxy.ws(req, socket, head, upgrade, (err) => {
         if (opts.onError?.(err as Error & { code?: string }, target, socket)) return;
         if (!socket.destroyed) {
           // Before the upgrade: an HTTP answer the browser can read; after it: just close.

@@ -6,7 +6,8 @@ import { liveManifestOf } from '../../data/builds.sql.js';
 import { appOrderOf } from '../../data/rooms.sql.js';
 import { effectiveAppOrder } from '../../data/app-order.js';
 import { pagesOf } from '../../data/room-pages.sql.js';
-import { linkSenderName } from '../../data/links.sql.js';
+import { linkCompanyOf, linkSenderName } from '../../data/links.sql.js';
+import { personalises } from '../personal.js';
 import type { RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { workspaceLook } from '../../data/brand-look.js';
 import { escapeHtml, roomDocument } from '../html.js';
@@ -59,6 +60,9 @@ export async function shellPage(
   const pages = await pagesOf(sql, project.id);
   const { ordered, opened } = appsInOrder(build?.manifest.apps ?? [], await appOrderOf(sql, project.id));
   const sender = session.linkId ? await linkSenderName(sql, session.linkId) : null;
+  // A build that personalises is told the viewer's company too: the prompt asks for it (optional).
+  const personalised = personalises(build?.manifest);
+  const suggestedCompany = personalised && session.linkId ? await linkCompanyOf(sql, session.linkId) : null;
 
   const data: ShellData = {
     sessionId: session.id,
@@ -68,7 +72,14 @@ export async function shellPage(
     pages: pages.map((p) => ({ id: p.id, title: p.title })),
     opened: opened ?? pages[0]?.id ?? null,
     // A public room's visitor (no link, no preview) is recorded without a name unless they give one.
-    ask: { name: !session.viewerName && !isPublicVisit(session), email: project.requireEmail && !session.viewerEmail, suggestedName },
+    ask: {
+      name: !session.viewerName && !isPublicVisit(session),
+      email: project.requireEmail && !session.viewerEmail,
+      suggestedName,
+      company: personalised,
+      suggestedCompany,
+    },
+    personalised,
     sender,
     story: (build?.manifest.story ?? []).map((st) => ({
       id: st.id,
@@ -123,12 +134,14 @@ ${data.controls.reset || data.controls.scenarios.length ? '<p class="run-outcome
 ${data.story.length ? storyPanel(data.voice.steps.length > 0) : ''}
 ${data.voice.steps.length ? nextPanel(data.voice, session.preview) : ''}
 ${ordered.length ? commentsPanel(session.preview) : ''}
+${personalised ? personalNote : ''}
 <main class="stage">${empty}${appPanels}${pagePanels}</main>
 <dialog id="who">
   <form method="dialog" id="who-form">
     <h2>Who are you?</h2>
     <p class="who-sent">${whoSent(sender, session.preview, isPublicVisit(session))}</p>
     <label>Your name <input name="name" maxlength="80" autocomplete="name"></label>
+    <label class="company" hidden>Your company <span class="optional">(optional)</span> <input name="company" maxlength="80" autocomplete="organization"></label>
     <label class="email">Your email <input name="email" type="email" maxlength="254" autocomplete="email"></label>
     <p class="error" role="alert"></p>
     <button type="submit">Enter the room</button>
@@ -149,6 +162,13 @@ const whoSent = (sender: string | null, preview: boolean, publicVisit = false) =
     : publicVisit
       ? 'This demo is listed in the community; the builder sees your visit and the email you give.'
       : `${sender ? `${escapeHtml(sender)} sent you this link.` : 'This link was sent to you.'} Your visit (your name and the time you spend on each part) is recorded for ${sender ? 'them' : 'the sender'}.`;
+
+/**
+ * Told once per session (shell.ts remembers the dismissal): the build is told who is viewing, so
+ * the viewer knows why the demo greets them by name.
+ */
+const personalNote = `
+<p class="personal-note" id="personal-note" role="status" hidden>This demo is personalised for you: it is told your name and company. <button type="button" id="personal-note-dismiss">Got it</button></p>`;
 
 /** The device frame the viewer picks for the app in view; the manifest's device is where it starts. */
 const deviceMenu = `

@@ -1,7 +1,8 @@
 // The runner tests' demo: says which PORT, HOST and copy it is, keeps a counter (controls and
 // story calls), tries connections on request (isolation tests), echoes WebSocket frames, sends
 // headers that are the room's to decide (/hostile-headers), pages under a policy of its own (/csp-page), what it
-// was told of its viewer (/headers, and the first frame of a WebSocket to /headers), and its IPv6 addresses (/ipv6).
+// was told of its viewer (/headers, and the first frame of a WebSocket to /headers, or to /viewer for the personal
+// X-Demo-Viewer-* headers), and its IPv6 addresses (/ipv6).
 const http = require('node:http');
 const net = require('node:net');
 const crypto = require('node:crypto');
@@ -98,6 +99,15 @@ server.on('upgrade', (req, socket) => {
     // The forwarding headers the copy got, names and values, kept within one small frame.
     const told = Object.entries(req.headers)
       .filter(([name]) => /forwarded|real-ip|client-ip/.test(name))
+      .map(([n, v]) => `${n}=${v}`)
+      .join(' ')
+      .slice(0, 125);
+    socket.write(Buffer.concat([Buffer.from([0x81, Buffer.byteLength(told)]), Buffer.from(told)]));
+  }
+  if (req.url === '/viewer') {
+    // Who the room said the viewer is (personalised copies), as sent: percent-encoded, so ASCII.
+    const told = Object.entries(req.headers)
+      .filter(([name]) => name.startsWith('x-demo-viewer-'))
       .map(([n, v]) => `${n}=${v}`)
       .join(' ')
       .slice(0, 125);

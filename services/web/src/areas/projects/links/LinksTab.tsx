@@ -7,6 +7,7 @@ import { Section } from '../../../ui/Page.js';
 import { Time, ago } from '../../../ui/Time.js';
 import type { TabProps } from '../tab-props.js';
 import { LinkActions } from './LinkActions.js';
+import { LinkCompany } from './LinkCompany.js';
 import { NewLink } from './NewLink.js';
 
 // The project's private links, one per named viewer. Their addresses are never listed: the API
@@ -85,6 +86,7 @@ export function LinksTab({ project }: TabProps) {
                           <td data-label="Viewer">
                             <Link href={`~/journey/${l.id}`}>{l.viewerName}</Link>
                             {l.viewerEmail && <div className="muted">{l.viewerEmail}</div>}
+                            <LinkCompany link={l} usable={!expiry.badge} />
                           </td>
                           <td data-label="Stage">
                             <span className={`badge ${STAGE_BADGE[l.stage]}`}>{l.stage}</span>

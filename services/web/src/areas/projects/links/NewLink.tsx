@@ -10,6 +10,7 @@ import { AddressBox } from './AddressBox.js';
 export function NewLink({ projectId }: { projectId: string }) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
+  const [company, setCompany] = useState('');
   const [days, setDays] = useState(String(LINK_DEFAULT_DAYS));
   const [never, setNever] = useState(false);
   const neverId = useId();
@@ -18,6 +19,7 @@ export function NewLink({ projectId }: { projectId: string }) {
     setMade({ name: reply.link.viewerName, url: reply.url });
     setName('');
     setEmail('');
+    setCompany('');
   });
   return (
     <Section title="New link">
@@ -32,6 +34,7 @@ export function NewLink({ projectId }: { projectId: string }) {
             body: {
               viewerName: name.trim(),
               ...(email.trim() ? { viewerEmail: email.trim() } : {}),
+              ...(company.trim() ? { viewerCompany: company.trim() } : {}),
               ...(never ? { expiresInDays: null } : days && expires > 0 ? { expiresInDays: expires } : {}),
             },
           });
@@ -54,6 +57,15 @@ export function NewLink({ projectId }: { projectId: string }) {
           onChange={(e) => setEmail(e.target.value)}
           error={create.error}
           hint="Nothing is sent to it."
+        />
+        <Field
+          label="Viewer's company (optional)"
+          name="viewerCompany"
+          value={company}
+          onChange={(e) => setCompany(e.target.value)}
+          maxLength={80}
+          error={create.error}
+          hint="Told to a demo that personalises its copies."
         />
         <Field
           label="Expires after (days)"

@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { demoBundle } from '../../../test/support/runner/demo-bundle.js';
+import type { Platform } from '../../../test/support/platform.js';
+import { platformWithRunner } from '../../../test/support/suites.js';
+import { uniqueSlug } from '../../../test/support/refusal.js';
+import { hit, shellData, type Jar } from '../../../test/support/room.js';
+
+// Personalised copies (issue 34, part 3) on a real podman copy, through the room's own port: a
+// build that opts in (manifest `personalise`) gets the viewer's name and company as
+// X-Demo-Viewer-* request headers, percent-encoded, on every request and WebSocket upgrade; one
+// that does not gets nothing; and what a viewer sends of their own under those names never
+// reaches either.
+
+let platform: Platform;
+platformWithRunner((p) => (platform = p));
+
+/** What a viewer sends to pass for someone else. */
+const forged = { 'x-demo-viewer-name': 'Mallory', 'x-demo-viewer-company': 'Evil%20Corp' };
+
+async function containerRoom(personalise: boolean) {
+  const person = await platform.person({ plan: 'pro' });
+  const project = await person.client.call('createProject', { body: { slug: uniqueSlug('pc'), name: 'Personal' } });
+  const bytes = await demoBundle();
+  const { uploadId, putUrl } = await person.client.call('startUpload', {
+    params: { projectId: project.id },
+    body: { kind: 'container', sizeBytes: bytes.length },
+  });
+  await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes });
+  const manifest = {
+    kind: 'container',
+    name: 'Personal',
+    apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }],
+    run: { start: ['node', 'server.js'] },
+    ...(personalise ? { personalise: true } : {}),
+  };
+  const build = await person.client.call('createBuild', {
+    params: { projectId: project.id },
+    body: { uploadId, manifest: manifest as never },
+  });
+  await person.client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
+  return { person, project };
+}
+
+/** A viewer who says who they are and is let into their copy: its host and the jar with its view cookie. */
+async function viewerOnCopy(url: string, hello: { name: string; company?: string }) {
+  const roomJar: Jar = new Map();
+  const data = shellData((await hit(platform, new URL(url).pathname, { jar: roomJar })).text);
+  expect((await hit(platform, `/room/${data.sessionId}/hello`, { method: 'POST', jar: roomJar, json: hello })).status).toBe(200);
+  const grant = () => hit(platform, `/room/${data.sessionId}/grant`, { method: 'POST', jar: roomJar, json: { app: 'web' } });
+  let answer = (await grant()).json;
+  const until = Date.now() + 60_000;
+  while (answer.state !== 'ready' && Date.now() < until) answer = (await grant()).json;
+  expect(answer.state).toBe('ready');
+  const enter = new URL(answer.url);
+  const jar: Jar = new Map();
+  expect((await hit(platform, enter.pathname + enter.search, { host: enter.host, jar })).status).toBe(303);
+  return { host: enter.host, jar, data };
+}
+
+/**
+ * The first text frame of a WebSocket to the copy origin's `/viewer` (the demo sends what it was
+ * told), and `closed`. The socket stays open: the room ends it (`leave`), as for every viewer who
+ * leaves for good, as copy-gateway.int.test.ts does.
+ */
+function firstFrame(host: string, jar: Jar, extra: Record<string, string>): Promise<{ text: string; closed: Promise<void> }> {
+  const base = new URL(platform.baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: base.hostname,
+      port: base.port,
+      path: '/viewer',
+      headers: {
+        ...extra,
+        host,
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+      },
+    });
+    req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+    req.on('error', reject);
+    req.on('upgrade', (_res, socket, head: Buffer) => {
+      let buffered = Buffer.from(head);
+      const closed = new Promise<void>((done) => socket.once('close', () => done()));
+      let told = false;
+      const read = (chunk: Buffer) => {
+        buffered = Buffer.concat([buffered, chunk]);
+        if (told || buffered.length < 2 || buffered.length < 2 + (buffered[1] & 0x7f)) return;
+        told = true;
+        resolve({ text: buffered.subarray(2, 2 + (buffered[1] & 0x7f)).toString('utf8'), closed });
+      };
+      socket.on('data', read);
+      read(Buffer.alloc(0));
+    });
+    req.end();
+  });
+}
+
+/** The link revoked: the room closes the viewer's socket to their copy. */
+async function leave(person: { client: Awaited<ReturnType<Platform['person']>>['client'] }, linkId: string, ws: { closed: Promise<void> }) {
+  await person.client.call('revokeLink', { params: { linkId } });
+  await ws.closed;
+}
+
+const viewerHeaders = (told: Record<string, string>) =>
+  Object.fromEntries(Object.entries(told).filter(([n]) => n.startsWith('x-demo-viewer-')));
+
+describe('a personalised container copy', () => {
+  it("is told the viewer's name and company, percent-encoded, over HTTP and WebSocket, never what the viewer forged", async () => {
+    const { person, project } = await containerRoom(true);
+    const { url, link } = await person.client.call('createLink', {
+      params: { projectId: project.id },
+      body: { viewerName: 'Zoë', viewerCompany: 'Société Générale' },
+    });
+    // The viewer's own answer wins over the link's name; the company comes from the link.
+    const v = await viewerOnCopy(url, { name: 'Zoë Ünal 日本' });
+    expect(v.data.personalised).toBe(true);
+    expect(v.data.ask).toMatchObject({ company: true, suggestedCompany: 'Société Générale' });
+
+    const told = await hit(platform, '/headers', { host: v.host, jar: v.jar, headers: forged });
+    expect(told.status).toBe(200);
+    expect(viewerHeaders(told.json)).toEqual({
+      'x-demo-viewer-name': 'Zo%C3%AB%20%C3%9Cnal%20%E6%97%A5%E6%9C%AC',
+      'x-demo-viewer-company': 'Soci%C3%A9t%C3%A9%20G%C3%A9n%C3%A9rale',
+    });
+    expect(decodeURIComponent(told.json['x-demo-viewer-name'])).toBe('Zoë Ünal 日本');
+
+    const ws = await firstFrame(v.host, v.jar, forged);
+    expect(ws.text.split(' ').sort()).toEqual([
+      'x-demo-viewer-company=Soci%C3%A9t%C3%A9%20G%C3%A9n%C3%A9rale',
+      'x-demo-viewer-name=Zo%C3%AB%20%C3%9Cnal%20%E6%97%A5%E6%9C%AC',
+    ]);
+    await leave(person, link.id, ws);
+  });
+
+  it('is told the company the viewer typed in who-are-you over the link’s', async () => {
+    const { person, project } = await containerRoom(true);
+    const { url } = await person.client.call('createLink', {
+      params: { projectId: project.id },
+      body: { viewerName: 'Ada', viewerCompany: 'Old Co' },
+    });
+    const v = await viewerOnCopy(url, { name: 'Ada', company: 'New Co' });
+    const told = await hit(platform, '/headers', { host: v.host, jar: v.jar });
+    expect(viewerHeaders(told.json)).toEqual({ 'x-demo-viewer-name': 'Ada', 'x-demo-viewer-company': 'New%20Co' });
+  });
+});
+
+describe('a container copy that did not opt in', () => {
+  it('is told nothing of who views it, and never what the viewer forged', async () => {
+    const { person, project } = await containerRoom(false);
+    const { url, link } = await person.client.call('createLink', {
+      params: { projectId: project.id },
+      body: { viewerName: 'Grace', viewerCompany: 'Navy' },
+    });
+    const v = await viewerOnCopy(url, { name: 'Grace' });
+    expect(v.data.personalised).toBe(false);
+    expect(v.data.ask.company).toBe(false);
+    const told = await hit(platform, '/headers', { host: v.host, jar: v.jar, headers: forged });
+    expect(told.status).toBe(200);
+    expect(viewerHeaders(told.json)).toEqual({});
+    const ws = await firstFrame(v.host, v.jar, forged);
+    expect(ws.text).toBe('');
+    await leave(person, link.id, ws);
+  });
+});
