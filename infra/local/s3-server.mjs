@@ -60,11 +60,17 @@ async function abortMultipart(req, res) {
 }
 
 function refuse(res, req, { status, code, message }) {
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/xml');
-  // The body of a refused PUT is not read: close rather than keep the connection for it.
-  res.setHeader('Connection', 'close');
-  res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${escapeXml(message)}</Message></Error>`);
+  const answer = () => {
+    res.statusCode = status;
+    res.setHeader('Content-Type', 'application/xml');
+    res.setHeader('Connection', 'close');
+    res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${escapeXml(message)}</Message></Error>`);
+  };
+  // The body of a refused PUT is read to its end (and dropped) before the answer, so the client
+  // reads the refusal instead of a broken pipe; a client that goes away ends it too.
+  if (req.complete) return answer();
+  req.once('end', answer);
+  req.once('close', () => res.headersSent || res.destroy());
   req.resume();
 }
 

@@ -52,7 +52,7 @@ export async function checkSignature(req, keys, now = Date.now()) {
     if (value === undefined) return deny('AccessDenied', `The signed header ${name} is missing`);
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
-  const { ['X-Amz-Signature']: _signature, ...unsigned } = query;
+  const { 'X-Amz-Signature': _signature, ...unsigned } = query;
   const request = new HttpRequest({
     method: req.method,
     protocol: 'http:',
