@@ -64,6 +64,16 @@ function putPart(options: DirectUploadOptions, part: DirectPart, start: number, 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new Error(`not an http(s) address: ${url.protocol}`));
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
+    const source = createReadStream(options.file, { start, end: start + part.sizeBytes - 1, highWaterMark: 1 << 20 });
+    // Once answered or failed, the file stops being read and counted: a failed try gives back
+    // exactly what it counted.
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      source.destroy();
+      outcome();
+    };
     const req = request(
       url,
       {
@@ -73,18 +83,17 @@ function putPart(options: DirectUploadOptions, part: DirectPart, start: number, 
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
+        res.on('error', (err) => settle(() => reject(err)));
         res.on('end', () => {
           const etag = res.headers.etag;
-          if (res.statusCode === 200 && etag) return resolve(etag);
+          if (res.statusCode === 200 && etag) return settle(() => resolve(etag));
           const code = /<Code>([^<]{1,100})<\/Code>/.exec(Buffer.concat(chunks).toString('utf8'))?.[1];
-          reject(new Error(`the store answered ${res.statusCode}${code ? ` ${code}` : ''}`));
+          settle(() => reject(new Error(`the store answered ${res.statusCode}${code ? ` ${code}` : ''}`)));
         });
       },
     );
-    req.on('error', reject);
-    const source = createReadStream(options.file, { start, end: start + part.sizeBytes - 1, highWaterMark: 1 << 20 });
-    source.on('data', (chunk) => counted(chunk.length));
+    req.on('error', (err) => settle(() => reject(err)));
+    source.on('data', (chunk) => settled || counted(chunk.length));
     source.on('error', (err) => req.destroy(err));
     source.pipe(req);
   });
