@@ -1,6 +1,11 @@
-// A 512 MB upload through the api, against a direct PUT of the same bytes to the same object
-// store (what the api's own write costs, without the api), and the api's peak resident memory
-// while it streams (the bytes must never be held whole: target under 150 MB). Copying the file
+// A 512 MB upload two ways, against a direct PUT of the same bytes to the same object store:
+// - direct (issue 32): startUpload with direct: true, the 64 parts of 8 MiB PUT by the CLI's own
+//   code (services/cli/deploy-steps/direct-upload.ts, 3 at a time) to the store's presigned URLs,
+//   then completeUpload. Target: at least 0.9x the direct PUT's speed, and the api's resident
+//   memory (VmRSS, sampled every 50 ms) growing by less than 20 MB meanwhile: it never holds a byte.
+// - through the api (the PUT older clients use), and the api's peak resident memory while it
+//   streams (the bytes must never be held whole: target under 150 MB).
+// The direct path runs first, so the api PUT's memory does not hide its growth. Copying the file
 // with `cp` measured the page cache, not an upload, so it is no longer the baseline.
 // Needs the test services: `node infra/local/test.mjs --services` in another terminal, then
 // `npx tsx bench/upload.bench.ts`. The api is built (`npm run build`) and run as compiled JavaScript.
@@ -16,6 +21,7 @@ import { promisify } from 'node:util';
 import { loadConfig } from '../services/core/config.js';
 import { createSql } from '../services/core/db.js';
 import { createStorage } from '../services/core/storage.js';
+import { uploadDirect } from '../services/cli/deploy-steps/direct-upload.js';
 import { issueToken } from '../services/ops/ops.service.js';
 import { testEnv } from '../test/support/services.js';
 import { figure, step } from './report.js';
@@ -80,8 +86,30 @@ try {
     return res.json();
   };
   const project = await call('/api/projects', { slug: `bench-${Date.now()}`, name: 'Bench' });
-  const { putUrl } = await call(`/api/projects/${project.id}/uploads`, { kind: 'static', sizeBytes: SIZE });
 
+  // Direct: the api signs, the store takes the bytes.
+  const directRssBefore = await rssMb(api.pid!);
+  let directRssPeak = directRssBefore;
+  const sampler = setInterval(() => {
+    rssMb(api.pid!).then(
+      (mb) => {
+        directRssPeak = Math.max(directRssPeak, mb);
+      },
+      () => {},
+    );
+  }, 50);
+  const sentStart = performance.now();
+  const started = await call(`/api/projects/${project.id}/uploads`, { kind: 'static', sizeBytes: SIZE, direct: true });
+  const parts = await uploadDirect({ direct: started.direct, file, onBytes: () => {}, onPart: () => {} });
+  const partsMs = performance.now() - sentStart;
+  await call(`/api/uploads/${started.uploadId}/complete`, { parts });
+  const sentMs = performance.now() - sentStart;
+  clearInterval(sampler);
+  directRssPeak = Math.max(directRssPeak, await rssMb(api.pid!));
+  const growth = directRssPeak - directRssBefore;
+
+  // Through the api.
+  const { putUrl } = await call(`/api/projects/${project.id}/uploads`, { kind: 'static', sizeBytes: SIZE });
   const baseRss = await peakRssMbAsync(api.pid!);
   const upStart = performance.now();
   const status = await put(putUrl, token);
@@ -91,9 +119,22 @@ try {
 
   const mbps = (ms: number) => (SIZE / 1024 / 1024 / (ms / 1000)).toFixed(0);
   console.log(`direct PUT of 512 MiB:    ${directMs.toFixed(0)} ms (${mbps(directMs)} MiB/s)`);
+  console.log(
+    `direct upload (${started.direct.parts.length} parts): ${sentMs.toFixed(0)} ms (${mbps(sentMs)} MiB/s), start to completeUpload`,
+  );
+  console.log(
+    `  of which the parts:     ${partsMs.toFixed(0)} ms (${mbps(partsMs)} MiB/s); completeUpload (the store assembles): ${(sentMs - partsMs).toFixed(0)} ms`,
+  );
+  console.log(`speed ratio direct upload / direct PUT: ${(directMs / sentMs).toFixed(2)} (target 0.9 or better)`);
+  console.log(
+    `api RSS growth during it: ${growth.toFixed(1)} MB (${directRssBefore.toFixed(0)} → ${directRssPeak.toFixed(0)} MB; target < 20 MB)`,
+  );
   console.log(`upload of 512 MiB (api):  ${upMs.toFixed(0)} ms (${mbps(upMs)} MiB/s)`);
   console.log(`speed ratio api / direct: ${(directMs / upMs).toFixed(2)} (target 0.8 or better)`);
   console.log(`api peak RSS:             ${peak.toFixed(0)} MB (before the upload ${baseRss.toFixed(0)} MB; target < 150 MB)`);
+  figure({ name: 'direct upload of 512 MiB (presigned parts)', value: sentMs, unit: 'ms', baseline: directMs });
+  figure({ name: 'direct upload: the parts alone', value: partsMs, unit: 'ms', baseline: directMs });
+  figure({ name: 'api RSS growth during a direct upload', value: growth, unit: 'MB', baseline: directRssBefore });
   figure({ name: 'upload of 512 MiB through the api', value: upMs, unit: 'ms', baseline: directMs });
   figure({ name: 'api peak RSS during upload', value: peak, unit: 'MB', baseline: baseRss });
 } finally {
@@ -119,6 +160,12 @@ function put(path: string, token: string): Promise<number> {
     req.on('error', reject);
     createReadStream(file).pipe(req);
   });
+}
+
+/** VmRSS: the process's resident set now. */
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
 /** VmHWM: the process's peak resident set, as the kernel counts it. */

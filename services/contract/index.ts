@@ -13,6 +13,7 @@ export * from './resources/analytics.js';
 export * from './resources/billing.js';
 export * from './resources/brand.js';
 export * from './resources/build.js';
+export * from './resources/direct-upload.js';
 export * from './resources/community.js';
 export * from './resources/copy-exit.js';
 export * from './resources/link.js';

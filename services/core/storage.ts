@@ -1,5 +1,8 @@
 import { Readable } from 'node:stream';
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   PutObjectCommand,
@@ -8,8 +11,10 @@ import {
   S3Client,
   NotFound,
   NoSuchKey,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Config } from './config.js';
 
 // The object store behind uploads and build files. Bytes are always streamed: nothing here holds
@@ -23,7 +28,24 @@ export interface Storage {
   head(key: string): Promise<{ size: number; contentType?: string; etag?: string } | null>;
   list(prefix: string): Promise<{ key: string; size: number; etag?: string }[]>;
   deletePrefix(prefix: string): Promise<number>;
+  /** A URL that PUTs exactly `size` bytes of `contentType` at `key` until `expiresIn` seconds pass. */
+  presignPut(key: string, opts: { size: number; contentType: string; expiresIn: number }): Promise<string>;
+  /** Starts a multipart upload at `key`; answers the store's upload id. */
+  startMultipart(key: string, contentType: string): Promise<string>;
+  /** A URL that PUTs part `partNumber` (from 1) of exactly `size` bytes until `expiresIn` seconds pass. */
+  presignPart(key: string, multipartId: string, part: { partNumber: number; size: number; expiresIn: number }): Promise<string>;
+  /** Assembles the listed parts into the object at `key`. */
+  completeMultipart(key: string, multipartId: string, parts: { partNumber: number; etag: string }[]): Promise<void>;
+  /** Drops a multipart upload and its parts; one already gone is not an error. */
+  abortMultipart(key: string, multipartId: string): Promise<void>;
 }
+
+/**
+ * What a presigned URL signs besides the host: the SDK's presigner leaves Content-Type unsigned
+ * by default, and Content-Length is only a limit when it is signed (the store then refuses any
+ * other length).
+ */
+const signedUploadHeaders = new Set(['content-length', 'content-type']);
 
 export function createStorage(
   config: Pick<Config, 'S3_ENDPOINT' | 'S3_BUCKET' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_FORCE_PATH_STYLE'>,
@@ -107,6 +129,41 @@ export function createStorage(
         await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }));
       }
       return keys.length;
+    },
+    presignPut(key, opts) {
+      const command = new PutObjectCommand({ Bucket: bucket, Key: key, ContentLength: opts.size, ContentType: opts.contentType });
+      return getSignedUrl(client, command, { expiresIn: opts.expiresIn, signableHeaders: signedUploadHeaders });
+    },
+    async startMultipart(key, contentType) {
+      const out = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }));
+      return out.UploadId!;
+    },
+    presignPart(key, multipartId, part) {
+      const command = new UploadPartCommand({
+        Bucket: bucket,
+        Key: key,
+        UploadId: multipartId,
+        PartNumber: part.partNumber,
+        ContentLength: part.size,
+      });
+      return getSignedUrl(client, command, { expiresIn: part.expiresIn, signableHeaders: signedUploadHeaders });
+    },
+    async completeMultipart(key, multipartId, parts) {
+      await client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: multipartId,
+          MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
+        }),
+      );
+    },
+    async abortMultipart(key, multipartId) {
+      try {
+        await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: multipartId }));
+      } catch (err) {
+        if (!isMissing(err) && (err as { name?: string })?.name !== 'NoSuchUpload') throw err;
+      }
     },
   };
 }

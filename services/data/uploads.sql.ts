@@ -14,6 +14,8 @@ export interface UploadRow {
   state: UploadState;
   createdBy: string | null;
   refusal: string | null;
+  /** The store's id of the multipart upload a direct upload above 8 MiB goes to (migrations/00031). */
+  multipartId: string | null;
 }
 
 /** Where an upload's bytes live in the object store. */
@@ -66,14 +68,19 @@ export async function declareUpload(
  * received within `hours`, still receiving after twice that, received or refused and not built.
  */
 export function unfinishedUploads(tx: Db, hours: number, batch: number) {
-  return tx<{ id: string }[]>`
-    select id from uploads
+  return tx<{ id: string; multipartId: string | null }[]>`
+    select id, multipart_id from uploads
     where (state = 'declared' and created_at < now() - make_interval(hours => ${hours}))
        or (state = 'receiving' and created_at < now() - make_interval(hours => ${2 * hours}))
        or (state in ('received', 'refused') and coalesce(received_at, created_at) < now() - make_interval(hours => ${hours}))
     order by created_at
     limit ${batch}
     for update skip locked`;
+}
+
+/** Keeps the id of the multipart upload the store opened for this upload's direct bytes. */
+export async function setMultipartId(sql: Sql, uploadId: string, multipartId: string): Promise<void> {
+  await sql`update uploads set multipart_id = ${multipartId} where id = ${uploadId}`;
 }
 
 export async function deleteUploads(tx: Db, uploadIds: string[]): Promise<void> {

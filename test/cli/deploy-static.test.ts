@@ -5,7 +5,7 @@ import { opsProjectCommands } from '../../services/ops/ops-projects.js';
 import { uniqueSlug } from '../support/refusal.js';
 import { expectRefusal } from './support/expect-refusal.js';
 import { fixture, pitch, platformForPitch } from './support/pitch.js';
-import { startChunkingProxy, startPutUrlRewriter, startRecorder } from './support/upload-proxy.js';
+import { startChunkingProxy, startOlderPlatform, startPutUrlRewriter, startRecorder } from './support/upload-proxy.js';
 import { desktopChrome } from '../support/browser.js';
 
 // `pitch deploy` of static sites, end to end: the bin as a subprocess against a real platform
@@ -51,6 +51,8 @@ describe('pitch deploy of a static site', () => {
     expect(result.stderr).toMatch(/^scan +project: /m);
     expect(result.stderr).toMatch(/^build +npm run build/m);
     expect(result.stderr).toMatch(/^upload +\[#+\] [\d.]+ [KMG]?B \/ [\d.]+ [KMG]?B +[\d.]+ [KMG]?B\/s$/m);
+    // The bytes went straight to the object store, a line per part (issue 32).
+    expect(result.stderr).toMatch(/^part 1\/1 sent \(\d+ bytes\)$/m);
     expect(result.stderr).toContain(`project   ${project.slug} created: ${ctx.platform.baseUrl}/projects/${project.id}\n`);
 
     // A second deploy of the same files goes to the same project and stops at "nothing changed":
@@ -122,6 +124,24 @@ describe('pitch deploy of a static site', () => {
       expectRefusal(result, /^pitch: the upload of [\d.]+ k?B: the platform refused with 411 length required$/);
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('falls back to the api PUT on a platform that offers no direct upload', async () => {
+    // A person of their own: the shared builder's plan holds the projects the other tests make.
+    const person = await ctx.platform.person({ plan: 'solo' });
+    const older = await startOlderPlatform(ctx.platform.baseUrl);
+    try {
+      const result = await pitch(
+        ['deploy', '--project', uniqueSlug('cli-old')],
+        { ...ctx.env, token: person.token, api: older.url },
+        await fixture('static-site'),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).not.toMatch(/^part /m);
+      expect(result.stderr).toMatch(/^upload +\[#+\]/m);
+    } finally {
+      await older.close();
     }
   });
 

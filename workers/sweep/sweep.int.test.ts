@@ -6,6 +6,7 @@ import { createLogger } from '../../services/core/log.js';
 import { migrate } from '../../services/core/migrate.js';
 import { createStorage } from '../../services/core/storage.js';
 import { slugHeld } from '../../services/data/projects.sql.js';
+import { setMultipartId } from '../../services/data/uploads.sql.js';
 import { ensurePerson } from '../../services/data/people.sql.js';
 import { startPlatform } from '../../test/support/platform.js';
 import { testEnv } from '../../test/support/services.js';
@@ -174,6 +175,26 @@ describe('the sweep', () => {
       expect(await stored(`uploads/${kept}`)).toBe(true);
     }
     expect((await run()).unfinishedUploads).toBe(0);
+  });
+
+  it('aborts the multipart upload of a direct upload abandoned a day ago, with its parts', async () => {
+    const { workspaceId } = await workspace();
+    const { id: projectId } = await project(workspaceId);
+    const abandoned = await upload(workspaceId, projectId, 'declared', '25 hours', false);
+    const key = `uploads/${abandoned}`;
+    const multipartId = await storage.startMultipart(key, 'application/octet-stream');
+    await setMultipartId(sql, abandoned, multipartId);
+    const part = Buffer.alloc(5 * 1024 * 1024, 7);
+    const url = await storage.presignPart(key, multipartId, { partNumber: 1, size: part.length, expiresIn: 60 });
+    const put = await fetch(url, { method: 'PUT', body: part, headers: { 'content-type': 'application/octet-stream' } });
+    expect(put.status).toBe(200);
+    const etag = put.headers.get('etag')!;
+
+    await run();
+    expect(await exists('uploads', abandoned)).toBe(false);
+    // Aborted: its parts can no longer be assembled, and no object was made of them.
+    await expect(storage.completeMultipart(key, multipartId, [{ partNumber: 1, etag }])).rejects.toThrow();
+    expect(await stored(key)).toBe(false);
   });
 
   it('drops uploads received or refused a day ago that made no build, with their bytes; the attempts made with them keep counting', async () => {

@@ -8,7 +8,7 @@ export const unfinishedUploadHours = 24;
 
 /**
  * Uploads that will never make a build, with their bytes: declared and never received (whatever
- * a broken-off PUT left in the store), received and never built, or refused by the archive check
+ * a broken-off PUT left in the store, and the parts of a direct multipart upload never completed), received and never built, or refused by the archive check
  * (its bytes were deleted at the refusal; this catches a deletion that failed), each 24 hours on.
  * One stuck in `receiving` (its api died mid-PUT and could not put it back) gets another 24 hours,
  * so a PUT that began just before the deadline is never cut off while its bytes still flow.
@@ -29,7 +29,11 @@ export async function sweepUnfinishedUploads(sql: Sql, storage: Storage, batch =
   for (;;) {
     const n = await sql.begin(async (tx) => {
       const rows = await unfinishedUploads(tx, unfinishedUploadHours, batch);
-      for (const { id } of rows) await storage.deletePrefix(uploadKey(id));
+      for (const { id, multipartId } of rows) {
+        // A direct upload's parts sit in the store apart from objects until their upload is aborted.
+        if (multipartId) await storage.abortMultipart(uploadKey(id), multipartId);
+        await storage.deletePrefix(uploadKey(id));
+      }
       if (rows.length)
         await deleteUploads(
           tx,

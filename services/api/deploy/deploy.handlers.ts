@@ -6,10 +6,13 @@ import { buildView } from './build-view.js';
 import { buildsOf } from '../../data/builds.sql.js';
 import { createBuild, makeLive } from './builds.service.js';
 import { receiveUpload, startUpload } from './uploads.service.js';
+import { completeDirect } from './direct-uploads.service.js';
 import { deployersOf, releasesOf } from '../../data/releases.sql.js';
 
 export const deployHandlers = {
-  startUpload: ({ deps, auth, params, body }) => startUpload(deps.sql, auth, params.projectId, body),
+  startUpload: ({ deps, auth, params, body }) => startUpload(deps.sql, deps.storage, auth, params.projectId, body),
+
+  completeUpload: ({ deps, auth, params, body }) => completeDirect(deps.sql, deps.storage, auth.workspaceId, params.uploadId, body.parts),
 
   uploadPut: async ({ deps, auth, params, req }) => {
     await receiveUpload(deps.sql, deps.storage, auth.workspaceId, params.uploadId, req.headers['content-length'], req.raw);

@@ -6,6 +6,7 @@ import type { Storage } from '../../core/storage.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { assertNotPaused } from '../../data/pauses.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
+import { presignDirect } from './direct-uploads.service.js';
 import { declareUpload, moveUpload, uploadIn, uploadKey } from '../../data/uploads.sql.js';
 
 /** Spec 8: an upload is at most 512 MB, exactly the size declared. */
@@ -20,9 +21,10 @@ export const uploadQuotaBytes = 4 * maxUploadBytes;
 
 export async function startUpload(
   sql: Sql,
+  storage: Storage,
   auth: { workspaceId: string; personId: string },
   projectId: string,
-  input: { kind: 'static' | 'container'; sizeBytes: number },
+  input: { kind: 'static' | 'container'; sizeBytes: number; direct?: boolean },
 ) {
   const project = await projectIn(sql, auth.workspaceId, projectId);
   await assertNotPaused(sql, project);
@@ -44,7 +46,10 @@ export async function startUpload(
       `the workspace's uploads not yet built would hold more than ${uploadQuotaBytes} bytes (2 GB); build them, or wait a day for unused ones to be dropped`,
     );
   }
-  return { uploadId: row.id, putUrl: `/api/uploads/${row.id}` };
+  const putUrl = `/api/uploads/${row.id}`;
+  // Opt-in: a client that asks gets the object store's URLs; the api PUT stays for older ones.
+  if (!input.direct) return { uploadId: row.id, putUrl };
+  return { uploadId: row.id, putUrl, direct: await presignDirect(sql, storage, row.id, input.sizeBytes) };
 }
 
 /**

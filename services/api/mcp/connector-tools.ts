@@ -159,6 +159,7 @@ export const connectorTools: Record<Operation, ToolChoice> = {
   listExits: tool('logs', null, 'Why container copies of the demo stopped on their own, with their last output.'),
   startUpload: leftOut('deploys carry bytes: use the pitch command-line tool'),
   uploadPut: bytes,
+  completeUpload: leftOut('deploys carry bytes: use the pitch command-line tool'),
   createBuild: leftOut('deploys carry bytes: use the pitch command-line tool'),
   listBuilds: tool('builds', 'ls'),
   buildHistory: tool('builds', 'history', 'Who made which build live and when, rollbacks included.'),

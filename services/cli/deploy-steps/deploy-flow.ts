@@ -19,6 +19,7 @@ import { readPages, sendPages } from './pages.js';
 import { checkPlanAllows } from './plan-check.js';
 import { packEarly, prepareStatic } from './prepare-static.js';
 import { liveBuildOf } from './unchanged.js';
+import { uploadDirect } from './direct-upload.js';
 import { uploadFile } from './upload.js';
 
 export interface DeployOptions {
@@ -166,7 +167,11 @@ async function createProject(ctx: CliContext, client: Client, slug: string, name
   }
 }
 
-/** startUpload, the PUT with a progress bar, then createBuild; answers the new build's id. */
+/**
+ * startUpload, the bytes with a progress bar, then createBuild; answers the new build's id. The
+ * bytes go straight to the object store when the platform offers it (parts, completeUpload),
+ * else (an older platform) in one PUT to the api.
+ */
 async function upload(
   ctx: CliContext,
   client: Client,
@@ -176,12 +181,24 @@ async function upload(
   note: string | undefined,
 ): Promise<string> {
   const params = { projectId: project.id };
-  const { uploadId, putUrl } = await ask('starting the upload', () =>
-    client.call('startUpload', { params, body: { kind: artefact.kind, sizeBytes: artefact.sizeBytes } }),
+  const { uploadId, putUrl, direct } = await ask('starting the upload', () =>
+    client.call('startUpload', { params, body: { kind: artefact.kind, sizeBytes: artefact.sizeBytes, direct: true } }),
   );
   const bar = new ProgressBar('upload', artefact.sizeBytes);
   try {
-    await uploadFile({ apiUrl: ctx.apiUrl, token, putUrl, file: artefact.file, sizeBytes: artefact.sizeBytes, onBytes: (n) => bar.add(n) });
+    if (direct) {
+      const parts = await uploadDirect({ direct, file: artefact.file, onBytes: (n) => bar.add(n), onPart: (line) => bar.note(line) });
+      await client.call('completeUpload', { params: { uploadId }, body: direct.multipart ? { parts } : {} });
+    } else {
+      await uploadFile({
+        apiUrl: ctx.apiUrl,
+        token,
+        putUrl,
+        file: artefact.file,
+        sizeBytes: artefact.sizeBytes,
+        onBytes: (n) => bar.add(n),
+      });
+    }
   } catch (err) {
     if (err instanceof ApiError) throw apiRefusal(`the upload of ${bytes(artefact.sizeBytes)}`, err);
     throw err;

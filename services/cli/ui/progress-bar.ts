@@ -42,6 +42,12 @@ export class ProgressBar {
     }
   }
 
+  /** A line of its own above the bar (a part sent, a retry), the bar drawn again under it. */
+  note(text: string): void {
+    if (!this.out.isTTY) return void this.out.write(`${text}\n`);
+    this.out.write(`\r\x1b[K${text}\n${this.line()}\x1b[K`);
+  }
+
   finish(): void {
     this.out.write(this.out.isTTY ? `\r${this.line()}\x1b[K\n` : `${this.line()}\n`);
   }

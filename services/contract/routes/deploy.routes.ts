@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Id } from '../common.js';
 import { Manifest } from '../manifest/manifest.schema.js';
 import { Build, BuildHistory, BuildKind, Rehearsal } from '../resources/build.js';
+import { DirectUpload, maxDirectParts, UploadedPart } from '../resources/direct-upload.js';
 import { route } from '../route.js';
 import { ProjectParams } from './params.js';
 
@@ -13,13 +14,35 @@ export const deployRoutes = {
     path: '/api/projects/:projectId/uploads',
     status: 200,
     tag: 'deploy',
-    summary: 'Declares an upload of one kind and size (at most 512 MB, else 422 size); answers where to PUT the bytes.',
+    summary:
+      'Declares an upload of one kind and size (at most 512 MB, else 422 size); answers where to PUT the bytes: the api, or with direct: true, presigned URLs of the object store.',
     params: ProjectParams,
     // Above 512 MB is refused by the service as 422 size, so the schema only asks for a positive integer.
-    body: z.object({ kind: BuildKind, sizeBytes: z.number().int().positive() }),
-    /** `putUrl` is a path on the API's own address: `/api/uploads/:uploadId`. */
-    reply: z.object({ uploadId: Id, putUrl: z.string() }),
+    body: z.object({
+      kind: BuildKind,
+      sizeBytes: z.number().int().positive(),
+      /** Asks for presigned URLs of the object store (the reply's `direct`); old clients leave it out and PUT to the api. */
+      direct: z.boolean().optional(),
+    }),
+    /**
+     * `putUrl` is a path on the API's own address: `/api/uploads/:uploadId`. `direct` is there
+     * when asked for and offered: then the bytes go to its URLs and completeUpload follows.
+     */
+    reply: z.object({ uploadId: Id, putUrl: z.string(), direct: DirectUpload.optional() }),
     errors: [402, 404, 422, 423],
+  }),
+  completeUpload: route({
+    operation: 'completeUpload',
+    method: 'POST',
+    path: '/api/uploads/:uploadId/complete',
+    status: 200,
+    tag: 'deploy',
+    summary:
+      "Ends a direct upload: assembles its parts (each part's ETag as the store answered it) and checks that the store holds exactly the declared size (422 size, parts or used).",
+    params: z.object({ uploadId: z.string() }),
+    body: z.object({ parts: z.array(UploadedPart).max(maxDirectParts).optional() }),
+    reply: z.object({ uploadId: Id, sizeBytes: z.number().int() }),
+    errors: [404, 422],
   }),
   uploadPut: route({
     operation: 'uploadPut',

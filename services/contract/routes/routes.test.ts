@@ -148,6 +148,8 @@ const beyondSpec = [
   'POST /api/auth/device/approve',
   'POST /api/auth/device/token',
   'POST /api/auth/logout',
+  // Issue 32: a direct upload's end (the parts assembled, the size checked by the store).
+  'POST /api/uploads/:uploadId/complete',
   // Issue 19: passkeys (spec 2.10 shows only their count) and the providers' flow (docs/decisions.md).
   'POST /api/auth/passkey/options',
   'POST /api/auth/passkey',
