@@ -1,4 +1,4 @@
-import type { RegistryAccess } from '../../core/registry/registry-token.js';
+import { repositoryOf, type RegistryAccess } from '../../core/registry/registry-token.js';
 
 // What a registry token may grant (Docker token protocol: the client asks with `scope=` values,
 // the server grants what it allows and leaves out the rest, and the registry answers 401/403 to
@@ -21,9 +21,6 @@ export interface AskedScope {
   projectId: string;
   actions: ('pull' | 'push')[];
 }
-
-/** The repository a project's images live in. */
-export const repositoryOf = (workspaceId: string, projectId: string) => `${workspaceId}/${projectId}`;
 
 /**
  * The `scope` values of a token request, parsed. A scope of another shape (the catalog, another

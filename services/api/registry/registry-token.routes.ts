@@ -50,7 +50,14 @@ export function registerRegistryTokens(app: FastifyInstance, deps: Deps) {
       ttlSeconds: deps.config.REGISTRY_TOKEN_SECONDS,
     });
     reply.header('cache-control', 'no-store');
-    return { token: signed.token, access_token: signed.token, expires_in: signed.expiresIn, issued_at: signed.issuedAt };
+    // `registry` is ours, not the protocol's: where `pitch deploy` pushes (the CLI asks here first).
+    return {
+      token: signed.token,
+      access_token: signed.token,
+      expires_in: signed.expiresIn,
+      issued_at: signed.issuedAt,
+      registry: deps.config.REGISTRY_URL,
+    };
   });
 }
 

@@ -10,7 +10,8 @@ import { createHash, createPrivateKey, createPublicKey, randomUUID, sign, type K
 export interface RegistryAccess {
   type: 'repository';
   name: string;
-  actions: ('pull' | 'push')[];
+  /** `delete` only ever in the platform's own tokens (the sweep's manifest deletion). */
+  actions: ('pull' | 'push' | 'delete')[];
 }
 
 export interface RegistryTokenKey {
@@ -21,6 +22,9 @@ export interface RegistryTokenKey {
 /** The name the registry and its tokens know each other by (`auth.token.service` and `issuer`). */
 export const REGISTRY_SERVICE = 'demo-rooms-registry';
 export const REGISTRY_ISSUER = 'demo-rooms';
+
+/** The repository a project's pushed images live in: one per project, under its workspace. */
+export const repositoryOf = (workspaceId: string, projectId: string) => `${workspaceId}/${projectId}`;
 
 export function libtrustKeyId(publicKey: KeyObject): string {
   const der = publicKey.export({ type: 'spki', format: 'der' });
