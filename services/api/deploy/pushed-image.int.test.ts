@@ -12,7 +12,8 @@ import { pushImage } from '../../cli/registry/push-image.js';
 import { loadConfig } from '../../core/config.js';
 import { createSql, type Sql } from '../../core/db.js';
 import { createLogger } from '../../core/log.js';
-import { registryOf } from '../../core/registry/registry-pull.js';
+import { registryGet, registryOf, RegistryReadError } from '../../core/registry/registry-pull.js';
+import { sweepPushedManifests } from '../../../workers/sweep/pushed-manifests.sweep.js';
 import { createStorage } from '../../core/storage.js';
 import { buildImageOf } from '../../data/build-images.sql.js';
 
@@ -99,5 +100,23 @@ describe('a build from a pushed image', () => {
       client.call('createBuild', { params: { projectId: project.id }, body: { image: { digest: missing }, manifest: staticManifest } }),
     );
     expect(kind).toMatchObject({ status: 422, body: { reason: 'kind' } });
+  });
+
+  it('has its manifest deleted from the registry by the sweep once its project is purged', async () => {
+    const { client, project, image } = await pushed();
+    const build = await client.call('createBuild', {
+      params: { projectId: project.id },
+      body: { image: { digest: image.manifestDigest }, manifest },
+    });
+    const row = (await buildImageOf(sql, build.id))!;
+    const repository = `${row.workspaceId}/${row.projectId}`;
+    const registry = registryOf(config)!;
+    expect((await registryGet(registry, repository, `manifests/${image.manifestDigest}`)).status).toBe(200);
+    // Deleted 30 days ago and purged, as the deleted-projects sweep leaves it.
+    await sql`update projects set deleted_at = now() - interval '31 days', purged_at = now() where id = ${project.id}`;
+    await sweepPushedManifests(sql, registry);
+    await expect(registryGet(registry, repository, `manifests/${image.manifestDigest}`)).rejects.toBeInstanceOf(RegistryReadError);
+    const [mark] = await sql<{ deleted: boolean }[]>`select manifest_deleted_at is not null as deleted from builds where id = ${build.id}`;
+    expect(mark.deleted).toBe(true);
   });
 });
