@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../services/core/config.js';
+import { registryOf } from '../services/core/registry/registry-pull.js';
 import { createSql } from '../services/core/db.js';
 import { createLogger } from '../services/core/log.js';
 import { createStorage } from '../services/core/storage.js';
@@ -21,7 +22,7 @@ const engine = new DockerEngine(docker, {
   writableDir: settings.writableDir,
   subnets: settings.subnets,
 });
-const service = createRunnerService({ sql, storage, engine, log, settings });
+const service = createRunnerService({ sql, storage, engine, log, settings, registry: registryOf(config) });
 
 // Reconcile before listening: copies a previous run left are adopted (or cleaned up) before the
 // room can ask about them.

@@ -1,6 +1,7 @@
 import type { Sql } from '../services/core/db.js';
 import type { Logger } from '../services/core/log.js';
 import type { Storage } from '../services/core/storage.js';
+import type { Registry } from '../services/core/registry/registry-pull.js';
 import { createAdmissionPasses } from './admission-passes.js';
 import { createBackgroundWork } from './background-work.js';
 import { createBuildRuns } from './build-runs.js';
@@ -22,6 +23,8 @@ export interface RunnerDeps {
   engine: CopyEngine;
   log: Logger;
   settings: RunnerSettings;
+  /** Where pushed builds' images are pulled from (issue 32); null when the platform has no registry. */
+  registry?: Registry | null;
 }
 
 export type RunnerService = ReturnType<typeof createRunnerService>;
@@ -35,7 +38,7 @@ export function createRunnerService(deps: RunnerDeps) {
   const ctx: RunnerContext = {
     sql,
     engine,
-    images: createImageStore({ sql, storage: deps.storage, engine, log, maxImageBytes: settings.maxImageBytes }),
+    images: createImageStore({ sql, storage: deps.storage, engine, log, maxImageBytes: settings.maxImageBytes, registry: deps.registry }),
     runs: createBuildRuns(sql),
     log,
     settings,

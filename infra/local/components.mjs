@@ -1,4 +1,5 @@
-// The real components the platform talks to (Postgres, Redis, an S3 store, a container engine).
+// The real components the platform talks to (Postgres, Redis, an S3 store, a container engine,
+// an image registry).
 // Each is given by URL in the environment, reused from a running `npm start` (tests only), or
 // started here under the data dir. What was started is recorded in <data>/components.json, so
 // a later run can find a live set to reuse, or clean up after a run that was killed.
@@ -9,6 +10,7 @@ import { ensureSystemPackages } from './packages.mjs';
 import { pingEngine, startPodman } from './podman.mjs';
 import { psql, startPostgres } from './postgres.mjs';
 import { redisCommands, startRedis } from './redis.mjs';
+import { startRegistry } from './registry.mjs';
 import { startS3 } from './s3.mjs';
 
 const S3_KEYS = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_REGION', 'S3_FORCE_PATH_STYLE'];
@@ -43,6 +45,18 @@ const COMPONENTS = {
     start: startPodman,
     answers: (env) => pingEngine(env.DOCKER_HOST),
     mark: 'system service',
+  },
+  registry: {
+    given: 'REGISTRY_URL',
+    envOf: (env) => ({
+      REGISTRY_URL: env.REGISTRY_URL,
+      REGISTRY_TOKEN_KEY_FILE: env.REGISTRY_TOKEN_KEY_FILE,
+      REGISTRY_CONFIG: env.REGISTRY_CONFIG,
+    }),
+    start: startRegistry,
+    // Token auth: /v2/ without a token answers 401 with the challenge.
+    answers: async (env) => (await fetch(`${env.REGISTRY_URL}/v2/`, { signal: AbortSignal.timeout(2_000) })).status === 401,
+    mark: 'docker-registry',
   },
 };
 

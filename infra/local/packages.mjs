@@ -34,6 +34,10 @@ const NEEDS = {
     [() => which('runc') !== null, 'runc'], // crun fails on these hosts; containers.conf picks runc
     [() => existsSync('/bin/busybox'), 'busybox-static'], // the demo base image's shell (base-image.mjs)
   ],
+  registry: [
+    [() => which('docker-registry') !== null, 'docker-registry'], // CNCF Distribution 2.8 (registry.mjs)
+    [() => which('openssl') !== null, 'openssl'], // the certificate of the registry's token key
+  ],
 };
 
 /** Installs the packages of `components` (names as in NEEDS) that are missing. */

@@ -62,6 +62,7 @@ async function main() {
     'S3_ENDPOINT',
     'S3_BUCKET',
     'DOCKER_HOST',
+    'REGISTRY_URL',
     'SMTP_URL',
     'PUBLIC_URL',
     'RUNNER_PORT',

@@ -63,8 +63,8 @@ export interface BuildImage {
   tag: string;
   /** The image id the bundle check recorded; null for builds checked before ids were kept. */
   recordedId: string | null;
-  /** The build's bundle (a gzipped image archive), at most `maxBytes` unpacked. */
-  bundle(): Promise<{ body: Readable; size: number }>;
+  /** The build's bundle (a gzipped image archive, or a plain one when `gzipped` is false), at most `maxBytes` unpacked. */
+  bundle(): Promise<{ body: Readable; size: number; gzipped?: boolean }>;
   maxBytes: number;
 }
 

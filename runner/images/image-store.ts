@@ -4,6 +4,9 @@ import type { Sql } from '../../services/core/db.js';
 import type { Logger } from '../../services/core/log.js';
 import type { Storage } from '../../services/core/storage.js';
 import { ImageMissing, ImageTooLarge, type CopyEngine } from '../engine/copy-engine.js';
+import { registryArchive } from './registry-archive.js';
+import { repositoryOf } from '../../services/core/registry/registry-token.js';
+import type { Registry } from '../../services/core/registry/registry-pull.js';
 import { buildIdOfTag, RECENT_BUILD_DAYS, tagsToRemove, type TaggedImage } from './image-rule.js';
 
 // Images of container builds. A build's image is prepared in the engine (engine.prepare: for
@@ -31,7 +34,15 @@ export interface ImageStore {
 /** The tag of a build's image: the only name `collect` ever removes (images/image-rule.ts). */
 export const imageTagOf = (buildId: string) => `localhost/build-${buildId}:latest`;
 
-export function createImageStore(deps: { sql: Sql; storage: Storage; engine: CopyEngine; log: Logger; maxImageBytes: number }): ImageStore {
+export function createImageStore(deps: {
+  sql: Sql;
+  storage: Storage;
+  engine: CopyEngine;
+  log: Logger;
+  maxImageBytes: number;
+  /** The registry pushed builds are pulled from; null when the platform has none. */
+  registry?: Registry | null;
+}): ImageStore {
   const inFlight = new Map<string, Promise<string>>();
   const known = new Map<string, string>();
   const tagOf = imageTagOf;
@@ -55,7 +66,14 @@ export function createImageStore(deps: { sql: Sql; storage: Storage; engine: Cop
             `the image of build ${buildId} unpacks to ${archiveBytes} bytes, over this host's limit of ${deps.maxImageBytes} (RUNNER_MAX_IMAGE_BYTES)`,
           );
         }
-        const object = await deps.storage.get(uploadKey(build.uploadId));
+        if (build.imageManifest) {
+          // A pushed image: pulled by its manifest digest from the project's repository.
+          if (!deps.registry) throw new ImageMissing(`build ${buildId} was pushed to a registry this runner is not given (REGISTRY_URL)`);
+          const pulled = await registryArchive(deps.registry, repositoryOf(build.workspaceId, build.projectId), build.imageManifest);
+          bytes = pulled.size;
+          return { ...pulled, gzipped: false };
+        }
+        const object = build.uploadId ? await deps.storage.get(uploadKey(build.uploadId)) : null;
         if (!object) throw new ImageMissing(`the bundle of build ${buildId} is gone from storage`);
         bytes = object.size;
         return object;

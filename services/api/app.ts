@@ -11,6 +11,7 @@ import { errorHandler } from './routing/error-handler.js';
 import { registerRoutes } from './routing/register-routes.js';
 import { registerWebApp } from './web-app/web-app.routes.js';
 import { registerConnector } from './mcp/mcp.routes.js';
+import { registerRegistryTokens } from './registry/registry-token.routes.js';
 import { opsOptions, opsPlugin } from '../core/http/ops.plugin.js';
 import { closePagePool } from './community/page-check-pool.js';
 import { trustProxyOption } from '../core/trust-proxy.js';
@@ -67,6 +68,7 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
   registerRoutes(app, deps, opts.handlers ?? handlers);
   registerWebApp(app, deps);
   registerConnector(app, deps);
+  registerRegistryTokens(app, deps);
   opts.alongside?.register(app);
   return app;
 }

@@ -40,6 +40,17 @@ const Env = z.object({
   S3_FORCE_PATH_STYLE: z.stringbool().default(true),
   /** Docker Engine API of the container hosts; podman's compatible socket locally. */
   DOCKER_HOST: z.string().optional(),
+  /**
+   * The image registry (CNCF Distribution with token auth) that `pitch deploy` pushes container
+   * images to and the runner pulls from; unset, container builds travel as tarballs only.
+   */
+  REGISTRY_URL: z.url().optional(),
+  /** The EC P-256 private key (PEM file) that signs registry tokens; its certificate is the registry's rootcertbundle. */
+  REGISTRY_TOKEN_KEY_FILE: z.string().optional(),
+  /** The registry's own config file, for `docker-registry garbage-collect` from the sweep (same host only). */
+  REGISTRY_CONFIG: z.string().optional(),
+  /** How long a registry token lasts, in seconds: a push of a few hundred MB fits well within it. */
+  REGISTRY_TOKEN_SECONDS: z.coerce.number().int().min(30).max(3600).default(900),
   /** BullMQ key prefix: lets tests and several platforms share one Redis. */
   QUEUE_PREFIX: z
     .string()

@@ -7,7 +7,14 @@ import type { Queues, QueueName } from './queues.js';
 /** Make a build from a received upload: unpack a static archive, or check a container bundle. */
 export const BuildJob = z.object({
   buildId: z.uuid(),
-  uploadId: z.uuid(),
+  /** The uploaded archive; null for a container build whose image was pushed to the registry. */
+  uploadId: z.uuid().nullable(),
+  /** The pushed image's manifest digest, in the project's repository (issue 32); null for an upload. */
+  imageManifest: z
+    .string()
+    .regex(/^sha256:[0-9a-f]{64}$/)
+    .nullable()
+    .default(null),
   projectId: z.uuid(),
   workspaceId: z.uuid(),
   createdBy: z.uuid().nullable(),

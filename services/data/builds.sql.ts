@@ -8,7 +8,8 @@ export interface BuildRow {
   id: string;
   workspaceId: string;
   projectId: string;
-  uploadId: string;
+  /** Null for a container build whose image was pushed to the registry (imageManifest). */
+  uploadId: string | null;
   kind: 'static' | 'container';
   manifest: Record<string, unknown>;
   sizeBytes: string;
@@ -82,14 +83,17 @@ export type Reservation = { ok: true } | { ok: false; why: 'deploys' | 'failures
  */
 export async function reserveDeploy(
   sql: Sql,
-  r: { workspaceId: string; uploadId: string; buildId: string; maxDeploys: number },
+  r: { workspaceId: string; uploadId: string | null; buildId: string; maxDeploys: number },
 ): Promise<Reservation> {
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext('deploys:' || ${r.workspaceId}))`;
     if ((await deploysInLastDay(tx, r.workspaceId)) >= r.maxDeploys) return { ok: false, why: 'deploys' };
     if ((await failedDeploysInLastDay(tx, r.workspaceId)) >= r.maxDeploys) return { ok: false, why: 'failures' };
-    const claimed = await tx`update uploads set state = 'building' where id = ${r.uploadId} and state = 'received' returning id`;
-    if (claimed.length !== 1) return { ok: false, why: 'used' };
+    // A pushed image has no upload to claim: the registry holds its bytes (issue 32).
+    if (r.uploadId !== null) {
+      const claimed = await tx`update uploads set state = 'building' where id = ${r.uploadId} and state = 'received' returning id`;
+      if (claimed.length !== 1) return { ok: false, why: 'used' };
+    }
     await tx`insert into deploy_reservations (build_id, workspace_id, upload_id) values (${r.buildId}, ${r.workspaceId}, ${r.uploadId})`;
     return { ok: true };
   }) as Promise<Reservation>;
@@ -188,12 +192,12 @@ export async function commitBuild(
     if (!(await markDeployMade(tx, job.buildId))) return false;
     await tx`
       insert into builds (id, workspace_id, project_id, upload_id, kind, manifest, size_bytes, note, rehearsal,
-                          file_count, unpacked_bytes, image, digest, created_by)
+                          file_count, unpacked_bytes, image, digest, image_manifest, created_by)
       values (${job.buildId}, ${job.workspaceId}, ${job.projectId}, ${job.uploadId}, ${String(job.manifest.kind)},
               ${tx.json(job.manifest as never)}, ${made.sizeBytes}, ${job.note}, ${job.rehearsal ? tx.json(job.rehearsal as never) : null},
-              ${made.fileCount ?? null}, ${made.unpackedBytes ?? null}, ${made.image ? tx.json(made.image as never) : null}, ${made.digest ?? null}, ${job.createdBy})
+              ${made.fileCount ?? null}, ${made.unpackedBytes ?? null}, ${made.image ? tx.json(made.image as never) : null}, ${made.digest ?? null}, ${job.imageManifest ?? null}, ${job.createdBy})
       on conflict (id) do nothing`;
-    await tx`update uploads set state = 'used', used_at = now() where id = ${job.uploadId} and state <> 'used'`;
+    if (job.uploadId) await tx`update uploads set state = 'used', used_at = now() where id = ${job.uploadId} and state <> 'used'`;
     return true;
   }) as Promise<boolean>;
 }

@@ -187,8 +187,12 @@ describe('pitch deploy of a container demo', () => {
     const dir = await fixture('container-app');
     const builds = async () =>
       ctx.platform.deps.sql<{ id: string }[]>`select b.id from builds b join projects p on p.id = b.project_id where p.slug = ${slug}`;
+    // What was sent: a bundle upload, or (a platform with a registry, issue 32) a pushed image.
     const uploads = async () =>
-      ctx.platform.deps.sql`select 1 from uploads u join projects p on p.id = u.project_id where p.slug = ${slug}`;
+      ctx.platform.deps.sql`
+        select 1 from uploads u join projects p on p.id = u.project_id where p.slug = ${slug}
+        union all
+        select 1 from builds b join projects p on p.id = b.project_id where p.slug = ${slug} and b.image_manifest is not null`;
 
     const first = await pitch(['deploy', '--project', slug], ctx.env, dir);
     expect(first.code, first.stderr).toBe(0);
@@ -217,6 +221,8 @@ describe('pitch deploy of a container demo', () => {
     expect(changed.code, changed.stderr).toBe(0);
     expect(changed.stderr).not.toMatch(/nothing changed/);
     expect(changed.stderr).toMatch(/^created +build /m);
+    // Only the layer the change made travels; the base's layers were pushed the first time.
+    expect(changed.stderr).toMatch(/^push +1 layer\(s\) sent \([\d.]+ K?B\), \d+ skipped \([\d.]+ [KMG]B the platform already had\)$/m);
     expect(await builds()).toHaveLength(3);
     expect(await uploads()).toHaveLength(3);
   }, 300_000);

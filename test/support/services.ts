@@ -21,6 +21,9 @@ export type TestEnv = {
   APP_SECRET: string;
   OPS_TOKEN: string;
   SMTP_URL?: string;
+  REGISTRY_URL?: string;
+  REGISTRY_TOKEN_KEY_FILE?: string;
+  REGISTRY_CONFIG?: string;
 };
 
 export function testEnv(): TestEnv {

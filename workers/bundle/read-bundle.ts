@@ -209,6 +209,11 @@ function judge(entries: Map<string, Entry>, held: Map<string, Buffer>, archiveBy
     if (!known) throw new BundleRefusal(`${JSON.stringify(p)}: the bundle holds something its one image does not name`);
   }
 
+  return { ...describeConfig(configBytes), configFile, layers: (image.Layers as string[]).length, archiveBytes };
+}
+
+/** What the platform reads of an image's config: its id (the sha256 of these bytes) and how it starts. */
+export function describeConfig(configBytes: Buffer): Omit<BundleImage, 'configFile' | 'layers' | 'archiveBytes'> {
   let config: {
     config?: {
       Cmd?: string[] | null;
@@ -226,13 +231,10 @@ function judge(entries: Map<string, Entry>, held: Map<string, Buffer>, archiveBy
   const c = config.config ?? {};
   return {
     id: `sha256:${createHash('sha256').update(configBytes).digest('hex')}`,
-    configFile,
     cmd: c.Cmd?.length ? c.Cmd : null,
     entrypoint: c.Entrypoint?.length ? c.Entrypoint : null,
     workingDir: c.WorkingDir || null,
     env: c.Env ?? [],
     exposedPorts: Object.keys(c.ExposedPorts ?? {}),
-    layers: (image.Layers as string[]).length,
-    archiveBytes,
   };
 }

@@ -3,6 +3,8 @@ import type { WorkerDeps } from '../worker-deps.js';
 import { sweepDeletedProjects } from './deleted-projects.sweep.js';
 import { sweepExpiredSecrets } from './expired-secrets.sweep.js';
 import { sweepUnfinishedUploads } from './unfinished-uploads.sweep.js';
+import { sweepPushedManifests } from './pushed-manifests.sweep.js';
+import { registryOf } from '../../services/core/registry/registry-pull.js';
 import { sweepAccountPurges } from '../account-purge/account-purge.job.js';
 import { endQuietVisitsEverywhere } from '../../services/data/visits.sql.js';
 import { deleteOldDeliveries } from '../../services/data/webhooks.sql.js';
@@ -21,6 +23,7 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
   const unfinishedUploads = await sweepUnfinishedUploads(deps.sql, deps.storage);
   await job?.updateProgress(60);
   const purged = await sweepDeletedProjects(deps.sql, deps.storage);
+  const pushedManifests = await sweepPushedManifests(deps.sql, registryOf(deps.config));
   await job?.updateProgress(90);
   // Visits whose viewer vanished without saying goodbye end at their last beacon.
   const quietVisits = await endQuietVisitsEverywhere(deps.sql);
@@ -34,6 +37,7 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
     unfinishedUploads,
     purgedProjects: purged.projects,
     purgedObjects: purged.objects,
+    pushedManifests,
     quietVisits,
     accountPurges,
     webhookDeliveries,

@@ -26,6 +26,7 @@ export async function unpack(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
 
   const prefix = buildFilesPrefix(data.buildId);
   await deps.storage.deletePrefix(prefix);
+  if (!data.uploadId) throw new UnrecoverableError('a static build is made from an upload');
   const upload = await deps.storage.get(uploadKey(data.uploadId));
   if (!upload) return { ok: false, reason: 'archive', detail: "the upload's bytes are gone from storage" };
 

@@ -18,9 +18,13 @@ export async function prepareImage(api: DockerApi, build: BuildImage): Promise<s
     return recordedId;
   }
   const object = await build.bundle();
-  const gunzip = createGunzip();
-  gunzip.on('error', (err) => object.body.destroy(err));
-  const { archive, imageId } = untagArchive(object.body.pipe(gunzip), { maxBytes: build.maxBytes });
+  let tarStream = object.body;
+  if (object.gzipped !== false) {
+    const gunzip = createGunzip();
+    gunzip.on('error', (err) => object.body.destroy(err));
+    tarStream = object.body.pipe(gunzip);
+  }
+  const { archive, imageId } = untagArchive(tarStream, { maxBytes: build.maxBytes });
   try {
     await api.loadImage(archive);
   } catch (err) {

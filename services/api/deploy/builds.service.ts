@@ -17,7 +17,9 @@ import { releaseBuild } from '../../data/releases.sql.js';
 import { uploadIn, uploadKey } from '../../data/uploads.sql.js';
 
 export interface CreateBuildInput {
-  uploadId: string;
+  uploadId?: string;
+  /** A pushed image (issue 32): its manifest in the project's repository. */
+  image?: { digest: string };
   manifest: Manifest;
   note?: string;
   rehearsal?: Rehearsal;
@@ -42,7 +44,7 @@ export interface BuildDeps {
   sql: Sql;
   queues: Queues;
   storage: Storage;
-  config: Pick<Config, 'BUILD_WAIT_MS'>;
+  config: Pick<Config, 'BUILD_WAIT_MS' | 'REGISTRY_URL'>;
   log: Logger;
 }
 
@@ -70,19 +72,23 @@ export async function createBuild(
   const project = await projectIn(sql, auth.workspaceId, projectId);
   checkRehearsal(input.manifest, input.rehearsal);
   await assertNotPaused(sql, project);
-  const upload = await uploadIn(sql, auth.workspaceId, input.uploadId);
-  if (upload.projectId !== project.id) throw refused(422, 'unfinished', 'this upload belongs to another project');
-  if (upload.state === 'declared' || upload.state === 'receiving') throw refused(422, 'unfinished', "the upload's bytes never arrived");
-  if (upload.state === 'refused') throw refused(422, 'archive', upload.refusal ?? 'this upload was refused');
-  if (upload.state !== 'received') throw refused(422, 'used', 'this upload already made a build');
-  if (upload.kind !== input.manifest.kind)
-    throw refused(422, 'kind', `the upload was started as ${upload.kind} and the manifest says ${input.manifest.kind}`);
+  const upload = input.uploadId ? await receivedUpload(sql, auth.workspaceId, project.id, input.uploadId, input.manifest) : null;
+  if (input.image) {
+    if (input.manifest.kind !== 'container')
+      throw refused(422, 'kind', 'a pushed image makes a container build, and the manifest says static');
+    if (!deps.config.REGISTRY_URL) throw refused(422, 'archive', 'this platform has no image registry: send the image as a bundle upload');
+  }
 
   const plan = await planFor(sql, auth.workspaceId);
   if (input.manifest.kind === 'container' && plan.staticOnly) throw planLimit('containers', plan.name);
 
   const buildId = randomUUID();
-  const reserved = await reserveDeploy(sql, { workspaceId: auth.workspaceId, uploadId: upload.id, buildId, maxDeploys: plan.deploys });
+  const reserved = await reserveDeploy(sql, {
+    workspaceId: auth.workspaceId,
+    uploadId: upload?.id ?? null,
+    buildId,
+    maxDeploys: plan.deploys,
+  });
   if (!reserved.ok) {
     if (reserved.why === 'deploys') throw planLimit('deploys', plan.name);
     if (reserved.why === 'failures') {
@@ -93,7 +99,8 @@ export async function createBuild(
   }
   const job: BuildJob = {
     buildId,
-    uploadId: upload.id,
+    uploadId: upload?.id ?? null,
+    imageManifest: input.image?.digest ?? null,
     projectId: project.id,
     workspaceId: auth.workspaceId,
     createdBy: auth.personId,
@@ -105,7 +112,7 @@ export async function createBuild(
   try {
     outcome = await runJob(
       deps.queues,
-      upload.kind === 'static' ? 'archive.unpack' : 'bundle.check',
+      input.manifest.kind === 'static' ? 'archive.unpack' : 'bundle.check',
       job.buildId,
       job,
       deps.config.BUILD_WAIT_MS,
@@ -117,7 +124,7 @@ export async function createBuild(
     const { made } = await releaseDeploy(sql, job.buildId);
     if (!made) {
       // The reason is ours to read, not the caller's: it can carry a worker's exception text.
-      deps.log.error({ err, buildId: job.buildId, uploadId: upload.id }, 'createBuild gave the deploy up');
+      deps.log.error({ err, buildId: job.buildId, uploadId: job.uploadId }, 'createBuild gave the deploy up');
       throw unavailable();
     }
     outcome = { ok: true, buildId: job.buildId };
@@ -133,6 +140,18 @@ export async function createBuild(
     throw refused(422, 'archive', outcome.detail);
   }
   return { build: await buildIn(sql, project.id, outcome.buildId), liveBuildId: project.liveBuildId };
+}
+
+/** The upload a build is made from: this project's, received, not used, of the manifest's kind. */
+async function receivedUpload(sql: Sql, workspaceId: string, projectId: string, uploadId: string, manifest: Manifest) {
+  const upload = await uploadIn(sql, workspaceId, uploadId);
+  if (upload.projectId !== projectId) throw refused(422, 'unfinished', 'this upload belongs to another project');
+  if (upload.state === 'declared' || upload.state === 'receiving') throw refused(422, 'unfinished', "the upload's bytes never arrived");
+  if (upload.state === 'refused') throw refused(422, 'archive', upload.refusal ?? 'this upload was refused');
+  if (upload.state !== 'received') throw refused(422, 'used', 'this upload already made a build');
+  if (upload.kind !== manifest.kind)
+    throw refused(422, 'kind', `the upload was started as ${upload.kind} and the manifest says ${manifest.kind}`);
+  return upload;
 }
 
 /**

@@ -5,8 +5,10 @@ import type { Rehearsal } from './rehearsal.js';
 /** What the kind-specific half of a deploy hands to the upload: the packed file and what to say about it. */
 export interface Artefact {
   kind: 'static' | 'container';
-  /** The gzipped archive on disk. */
+  /** The gzipped archive on disk; empty for an image pushed to the platform's registry (`image`). */
   file: string;
+  /** A container image pushed at upload time from the local engine by this tag, instead of a bundle (issue 32). */
+  image?: { tag: string };
   sizeBytes: number;
   /** The manifest as sent: defaults filled in, and a container's `run` taken from the image when pitch.json left it out. */
   manifest: Manifest;

@@ -21,6 +21,8 @@ import { packEarly, prepareStatic } from './prepare-static.js';
 import { liveBuildOf } from './unchanged.js';
 import { uploadDirect } from './direct-upload.js';
 import { uploadFile } from './upload.js';
+import { pushAndBuild } from './push-build.js';
+import { askRegistryToken } from '../registry/registry-token.js';
 
 export interface DeployOptions {
   project?: string;
@@ -95,6 +97,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
             slug,
             healthTimeoutMs: options.healthTimeoutMs,
             live,
+            pushes: (await askRegistryToken(ctx.apiUrl, token.token, [])) !== null,
           });
     const pages = await readPages(file.dir, manifest);
 
@@ -119,7 +122,9 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     // 8. Upload, build, pages, live.
     project ??= await createProject(ctx, client, slug, manifest.name, options.project !== undefined);
     await rememberProject(ctx, file.dir, project.slug);
-    const buildId = await upload(ctx, client, token.token, project, artefact, options.note);
+    const buildId = artefact.image
+      ? await pushAndBuild(ctx, log, client, token.token, project, artefact, artefact.image.tag, options.note)
+      : await upload(ctx, client, token.token, project, artefact, options.note);
     log.done('created', `build ${buildId}`);
     if (pages.length > 0) {
       await sendPages(client, project.id, pages);

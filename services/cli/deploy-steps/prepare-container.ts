@@ -27,6 +27,8 @@ export interface ContainerOptions {
   healthTimeoutMs: number;
   /** The project's live build, when the deploy may stop at "nothing changed" (not with --force). */
   live: Build | null;
+  /** The platform has an image registry: the image is pushed at upload time, and no bundle is made. */
+  pushes: boolean;
 }
 
 /**
@@ -84,7 +86,7 @@ export async function prepareContainer(
   if (sameBuild(options.live, 'container', imageId, checked.manifest)) return { unchanged: options.live };
 
   log.begin('scan', 'image layers the build added');
-  const file = join(work, 'bundle.tar.gz');
+  const file = options.pushes ? null : join(work, 'bundle.tar.gz');
   const saved = await saveBundle(docker, tag, file, scanner, await baseLayersOf(docker, dockerfile));
   if (saved.scan.findings.length > 0) throw secretsRefusal('the container image', saved.scan.findings);
   const env = [
@@ -115,6 +117,7 @@ export async function prepareContainer(
     `healthy in ${(rehearsal.health.ms / 1000).toFixed(1)} s; ${rehearsal.steps.length} story steps, ${calls} calls passed`,
   );
 
+  if (file === null) return { kind: 'container' as const, file: '', sizeBytes: 0, image: { tag }, manifest: checked.manifest, rehearsal };
   log.done('pack', `image bundle, ${bytes(saved.sizeBytes)} gzipped`);
   return { kind: 'container' as const, file, sizeBytes: saved.sizeBytes, manifest: checked.manifest, rehearsal };
 }

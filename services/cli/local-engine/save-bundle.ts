@@ -36,12 +36,13 @@ export interface SavedBundle {
 
 /**
  * `docker save` of the image, gzipped into `file` (the bundle the platform takes), and in the same
- * pass the scan of the layers the build added: the image is read from the engine once.
+ * pass the scan of the layers the build added: the image is read from the engine once. Without a
+ * `file` (the image is pushed to the platform's registry instead), only the scan.
  */
 export async function saveBundle(
   docker: Docker,
   tag: string,
-  file: string,
+  file: string | null,
   scanner: SecretScanner,
   baseLayers: Set<string>,
 ): Promise<SavedBundle> {
@@ -50,6 +51,13 @@ export async function saveBundle(
     source = (await docker.getImage(tag).get()) as Readable;
   } catch (err) {
     throw new Refusal(`the engine could not save the image: ${engineMessage(err)}`);
+  }
+  if (file === null) {
+    const scan = await scanBundle(scanner, source, baseLayers).catch((err: Error) => {
+      source.destroy(err);
+      throw err;
+    });
+    return { sizeBytes: 0, scan };
   }
   const toFile = new PassThrough({ highWaterMark: 1 << 20 });
   const toScan = new PassThrough({ highWaterMark: 1 << 20 });

@@ -69,3 +69,7 @@ export const Rehearsal = z.object({
     .max(20),
 });
 export type Rehearsal = z.infer<typeof Rehearsal>;
+
+/** An image pushed to the platform's registry: its manifest's digest (sha256, lowercase hex). */
+export const PushedImage = z.object({ digest: z.string().regex(/^sha256:[0-9a-f]{64}$/) });
+export type PushedImage = z.infer<typeof PushedImage>;

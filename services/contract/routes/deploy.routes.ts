@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Id } from '../common.js';
 import { Manifest } from '../manifest/manifest.schema.js';
-import { Build, BuildHistory, BuildKind, Rehearsal } from '../resources/build.js';
+import { Build, BuildHistory, BuildKind, PushedImage, Rehearsal } from '../resources/build.js';
 import { DirectUpload, maxDirectParts, UploadedPart } from '../resources/direct-upload.js';
 import { route } from '../route.js';
 import { ProjectParams } from './params.js';
@@ -64,13 +64,21 @@ export const deployRoutes = {
     summary:
       'A build (not live) from a received upload; counts against the plan; 422 unfinished, kind, used or archive; 423 while paused by the platform.',
     params: ProjectParams,
-    body: z.object({
-      uploadId: Id,
-      manifest: Manifest,
-      note: z.string().max(200).optional(),
-      /** What the deploy saw rehearsing each story step; without it the tour shows not reported. */
-      rehearsal: Rehearsal.optional(),
-    }),
+    body: z
+      .object({
+        /** The received upload the build is made from; or, for a container build, `image`. */
+        uploadId: Id.optional(),
+        /** A container image pushed to the platform's registry, in the project's repository, by its manifest digest (issue 32). */
+        image: PushedImage.optional(),
+        manifest: Manifest,
+        note: z.string().max(200).optional(),
+        /** What the deploy saw rehearsing each story step; without it the tour shows not reported. */
+        rehearsal: Rehearsal.optional(),
+      })
+      .refine((body) => (body.uploadId === undefined) !== (body.image === undefined), {
+        message: 'give uploadId (an uploaded archive) or image (a pushed image), one of them',
+        path: ['uploadId'],
+      }),
     reply: Build,
     errors: [402, 404, 422, 423],
   }),

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { registryOf } from '../../../services/core/registry/registry-pull.js';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../../services/core/config.js';
 import { createSql, type Sql } from '../../../services/core/db.js';
@@ -61,7 +62,7 @@ export async function startTestRunner(
   const storage = createStorage(config);
   const docker = dockerFrom(config.DOCKER_HOST);
   const engine = new DockerEngine(docker, { concurrency: settings.engineConcurrency, writableDir: settings.writableDir });
-  const service = createRunnerService({ sql, storage, engine, log, settings });
+  const service = createRunnerService({ sql, storage, engine, log, settings, registry: registryOf(config) });
   await service.start();
   const app = await buildRunner({ engine, log, service, key: runnerKey(config.APP_SECRET) });
   await app.listen({ port: 0, host: '127.0.0.1' });

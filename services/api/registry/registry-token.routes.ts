@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Deps } from '../api-deps.js';
+import { registryTokenKey, signRegistryToken, type RegistryTokenKey } from '../../core/registry/registry-token.js';
+import { isUuid } from '../../core/ids.js';
+import { projectById } from '../../data/projects.sql.js';
+import { resolveSession } from '../../data/sessions.sql.js';
+import { grantScopes, parseScopes, ScopeRefusal } from './registry-scope.js';
+
+// The registry's token endpoint (Docker token authentication, as `auth.token.realm` names it):
+// `GET /v2/token?service=…&scope=repository:<ws>/<project>:push,pull` with the builder's API
+// token as the Basic password (what `docker login` and the Docker clients send) or as a Bearer.
+// The token grants what registry-scope.ts allows of what was asked; the registry refuses the rest.
+export const REGISTRY_TOKEN_PATH = '/v2/token';
+
+export function registerRegistryTokens(app: FastifyInstance, deps: Deps) {
+  let key: RegistryTokenKey | null = null;
+  const signingKey = () => {
+    if (!deps.config.REGISTRY_TOKEN_KEY_FILE) return null;
+    key ??= registryTokenKey(readFileSync(deps.config.REGISTRY_TOKEN_KEY_FILE, 'utf8'));
+    return key;
+  };
+
+  app.get(REGISTRY_TOKEN_PATH, async (req, reply) => {
+    const signer = signingKey();
+    if (!signer) return reply.status(404).send({ error: 'not found', detail: 'this platform has no image registry' });
+    const token = apiTokenOf(req);
+    const session = token ? await resolveSession(deps.sql, token) : null;
+    if (!session || (session.kind !== 'cli' && session.kind !== 'web')) {
+      return reply
+        .status(401)
+        .header('www-authenticate', `Basic realm="${deps.config.publicUrl}${REGISTRY_TOKEN_PATH}"`)
+        .send({ error: 'sign in first', detail: 'the registry takes your API token as the password (pitch login)' });
+    }
+    let asked;
+    try {
+      asked = parseScopes((req.query as { scope?: string | string[] }).scope);
+    } catch (err) {
+      if (err instanceof ScopeRefusal) return reply.status(400).send({ error: 'invalid', detail: err.message });
+      throw err;
+    }
+    const access = await grantScopes(asked, session, async (projectId) => {
+      if (!isUuid(projectId)) return false;
+      const project = await projectById(deps.sql, projectId, { notDeleted: true });
+      return project?.workspaceId === session.workspaceId;
+    });
+    const signed = signRegistryToken(signer, {
+      subject: session.personId,
+      access,
+      ttlSeconds: deps.config.REGISTRY_TOKEN_SECONDS,
+    });
+    reply.header('cache-control', 'no-store');
+    // `registry` is ours, not the protocol's: where `pitch deploy` pushes (the CLI asks here first).
+    return {
+      token: signed.token,
+      access_token: signed.token,
+      expires_in: signed.expiresIn,
+      issued_at: signed.issuedAt,
+      registry: deps.config.REGISTRY_URL,
+    };
+  });
+}
+
+/** The API token a token request carries: Basic's password (any user name), or a Bearer token. */
+function apiTokenOf(req: FastifyRequest): string | null {
+  const header = req.headers.authorization ?? '';
+  const bearer = /^Bearer\s+(\S+)$/i.exec(header);
+  if (bearer) return bearer[1];
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header);
+  if (!basic) return null;
+  const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon >= 0 && colon < decoded.length - 1 ? decoded.slice(colon + 1) : null;
+}

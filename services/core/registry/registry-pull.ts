@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import type { Config } from '../config.js';
+import { registryTokenKey, signRegistryToken, type RegistryTokenKey } from './registry-token.js';
+
+// The platform's own reads of the registry (the bundle check, the runner's pull): a pull token
+// for the one repository, signed with the platform's key, never a builder's token.
+
+export interface Registry {
+  url: string;
+  key: RegistryTokenKey;
+}
+
+/** The registry this process may read, or null when the platform has none (tarball builds only). */
+export function registryOf(config: Pick<Config, 'REGISTRY_URL' | 'REGISTRY_TOKEN_KEY_FILE'>): Registry | null {
+  if (!config.REGISTRY_URL || !config.REGISTRY_TOKEN_KEY_FILE) return null;
+  return { url: config.REGISTRY_URL, key: registryTokenKey(readFileSync(config.REGISTRY_TOKEN_KEY_FILE, 'utf8')) };
+}
+
+export const MANIFEST_TYPES = [
+  'application/vnd.docker.distribution.manifest.v2+json',
+  'application/vnd.oci.image.manifest.v1+json',
+] as const;
+export const UNCOMPRESSED_LAYER_TYPES = new Set(['application/vnd.docker.image.rootfs.diff.tar', 'application/vnd.oci.image.layer.v1.tar']);
+
+export class RegistryReadError extends Error {}
+
+function pullToken(registry: Registry, repository: string): string {
+  return signRegistryToken(registry.key, {
+    subject: 'platform',
+    access: [{ type: 'repository', name: repository, actions: ['pull'] }],
+    ttlSeconds: 300,
+  }).token;
+}
+
+/** GET of a manifest or blob by digest; the caller reads or streams the body. */
+export async function registryGet(registry: Registry, repository: string, path: string, accept?: string): Promise<Response> {
+  const res = await fetch(`${registry.url}/v2/${repository}/${path}`, {
+    headers: { authorization: `Bearer ${pullToken(registry, repository)}`, ...(accept ? { accept } : {}) },
+  });
+  if (res.status === 404) throw new RegistryReadError(`the registry has no ${path.split('/')[1]} in ${repository}`);
+  if (!res.ok) throw new Error(`the registry answered ${res.status} to GET ${path}`);
+  return res;
+}
+
+/** The manifest's bytes, at most `maxBytes`, checked against `digest`. */
+export async function readManifest(registry: Registry, repository: string, digest: string, maxBytes: number): Promise<Buffer> {
+  const res = await registryGet(registry, repository, `manifests/${digest}`, MANIFEST_TYPES.join(', '));
+  const bytes = await boundedBody(res, maxBytes, 'the image manifest');
+  if (`sha256:${createHash('sha256').update(bytes).digest('hex')}` !== digest)
+    throw new RegistryReadError('the manifest the registry gave is not the one its digest names');
+  return bytes;
+}
+
+/** A blob's bytes, at most `maxBytes`, checked against `digest` (for the config; layers are streamed). */
+export async function readBlob(registry: Registry, repository: string, digest: string, maxBytes: number): Promise<Buffer> {
+  const bytes = await boundedBody(await registryGet(registry, repository, `blobs/${digest}`), maxBytes, `the blob ${digest}`);
+  if (`sha256:${createHash('sha256').update(bytes).digest('hex')}` !== digest)
+    throw new RegistryReadError(`the blob the registry gave is not ${digest}`);
+  return bytes;
+}
+
+async function boundedBody(res: Response, maxBytes: number, what: string): Promise<Buffer> {
+  const declared = Number(res.headers.get('content-length') ?? 0);
+  if (declared > maxBytes) throw new RegistryReadError(`${what} is larger than ${maxBytes} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as unknown as Readable) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw new RegistryReadError(`${what} is larger than ${maxBytes} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** DELETE of a manifest (the platform's own token, with the `delete` action); a 404 is already done. */
+export async function registryDelete(registry: Registry, repository: string, path: string): Promise<void> {
+  const token = signRegistryToken(registry.key, {
+    subject: 'platform',
+    access: [{ type: 'repository', name: repository, actions: ['pull', 'delete'] }],
+    ttlSeconds: 300,
+  }).token;
+  const res = await fetch(`${registry.url}/v2/${repository}/${path}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 202 && res.status !== 404) throw new Error(`the registry answered ${res.status} to DELETE ${path}`);
+}
