@@ -37,6 +37,8 @@ export interface RunnerSettings {
   /** A session whose copy could not start is answered so for this long unless it asks to retry. */
   failHoldMs: number;
   callTimeoutMs: number;
+  /** This host's data plane (HAProxy's admin socket and routes map file); null when none runs (the room's proxy carries every byte). */
+  dataplane: { adminSocket: string; routesMap: string } | null;
 }
 
 export function runnerSettings(c: Config): RunnerSettings {
@@ -80,6 +82,8 @@ export function runnerSettings(c: Config): RunnerSettings {
     abandonMs: 120_000,
     failHoldMs: 30_000,
     callTimeoutMs: 10_000,
+    dataplane:
+      c.DATAPLANE_ADMIN_SOCKET && c.DATAPLANE_ROUTES_MAP ? { adminSocket: c.DATAPLANE_ADMIN_SOCKET, routesMap: c.DATAPLANE_ROUTES_MAP } : null,
   };
 }
 

@@ -152,7 +152,7 @@ describe('the data plane', () => {
       `GET /ws HTTP/1.1\r\nhost: ${host}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n` +
         `sec-websocket-version: 13\r\ncookie: ${copyCookie}=${tokenFor()}\r\n\r\n`,
     );
-    await waitFor('the upgrade', () => answer.startsWith('HTTP/1.1 101'));
+    await waitFor('the upgrade', async () => answer.startsWith('HTTP/1.1 101'));
     const used = activitySince();
     expect(await used(dataplane.adminSocket)).toContain(copyOriginKey(session));
 

@@ -19,8 +19,10 @@ export interface Route {
 
 export interface DataplaneRoutes {
   set(route: Route): Promise<void>;
-  /** Removes the route and closes every open connection to the copy (ip:port). */
-  remove(sessionId: string, target?: { host: string; port: number }): Promise<void>;
+  /** Removes the session's route and closes every open connection to its copy. */
+  remove(sessionId: string): Promise<void>;
+  /** The same, by the map's key (`v<12 hex>`). */
+  removeKey(key: string): Promise<void>;
   replaceAll(routes: Route[]): Promise<void>;
   /** The routes HAProxy holds now (label → value). */
   list(): Promise<Map<string, string>>;
@@ -79,13 +81,16 @@ export function dataplaneRoutes(opts: { adminSocket: string; routesMap: string }
       else expectOk(changed, 'set map');
     },
 
-    async remove(sessionId, target) {
-      const key = routeKey(sessionId);
+    remove(sessionId) {
+      return this.removeKey(routeKey(sessionId));
+    },
+
+    async removeKey(key) {
+      if (!/^v[0-9a-f]{12}$/.test(key)) throw new AdminSocketError('not a route key');
       const before = await send(`get map ${map} ${key}`);
       await send(`del map ${map} ${key}`);
-      const address = target ?? /value="(\d[\d.]+):(\d+)\|/.exec(before);
-      if (!address) return;
-      await closeSessions(Array.isArray(address) ? { host: address[1], port: Number(address[2]) } : address);
+      const address = /value="(\d[\d.]+):(\d+)\|/.exec(before);
+      if (address) await closeSessions({ host: address[1], port: Number(address[2]) });
     },
 
     async replaceAll(routes) {
