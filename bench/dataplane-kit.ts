@@ -68,7 +68,8 @@ export async function wsEchoRate(hostPort: string, headers: Record<string, strin
     socket.on('error', reject);
     socket.on('data', (chunk) => {
       if (!upgraded) {
-        if (!chunk.toString('latin1').startsWith('HTTP/1.1 101')) return reject(new Error(`no upgrade: ${chunk.toString('latin1').split('\r\n')[0]}`));
+        if (!chunk.toString('latin1').startsWith('HTTP/1.1 101'))
+          return reject(new Error(`no upgrade: ${chunk.toString('latin1').split('\r\n')[0]}`));
         upgraded = true;
         return void socket.write(frame);
       }

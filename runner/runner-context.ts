@@ -83,7 +83,9 @@ export function runnerSettings(c: Config): RunnerSettings {
     failHoldMs: 30_000,
     callTimeoutMs: 10_000,
     dataplane:
-      c.DATAPLANE_ADMIN_SOCKET && c.DATAPLANE_ROUTES_MAP ? { adminSocket: c.DATAPLANE_ADMIN_SOCKET, routesMap: c.DATAPLANE_ROUTES_MAP } : null,
+      c.DATAPLANE_ADMIN_SOCKET && c.DATAPLANE_ROUTES_MAP
+        ? { adminSocket: c.DATAPLANE_ADMIN_SOCKET, routesMap: c.DATAPLANE_ROUTES_MAP }
+        : null,
   };
 }
 

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isAlive, logger, pipeLines, repoRoot, terminate, waitUntil, which } from './lib.mjs';
 
 const log = logger('dplane');
@@ -14,7 +15,7 @@ export const DATAPLANE_DEFAULT_PORT = 8084;
 
 /**
  * Headers that say who or where the viewer is: never passed to a copy. The same list as the room's
- * proxy (VIEWER_ADDRESS_HEADERS in services/room/viewer-copies/copy-proxy.ts; a unit test holds them equal).
+ * proxy (VIEWER_ADDRESS_HEADERS in services/room/viewer-copies/copy-proxy.ts; runner/dataplane/dataplane.int.test.ts holds them equal).
  */
 export const VIEWER_ADDRESS_HEADERS = [
   'forwarded',
@@ -122,10 +123,14 @@ export async function startDataplane(options) {
   process.once('exit', killOnExit);
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   try {
-    await waitUntil('the data plane (haproxy) to answer on its admin socket', async () => /Name: HAProxy/.test(await adminCommand(paths.adminSocket, 'show info')), {
-      timeoutMs: 10_000,
-      failIf: () => !isAlive(child.pid) && 'haproxy exited (see the dplane lines above)',
-    });
+    await waitUntil(
+      'the data plane (haproxy) to answer on its admin socket',
+      async () => /Name: HAProxy/.test(await adminCommand(paths.adminSocket, 'show info')),
+      {
+        timeoutMs: 10_000,
+        failIf: () => !isAlive(child.pid) && 'haproxy exited (see the dplane lines above)',
+      },
+    );
   } catch (error) {
     killOnExit();
     throw error;
@@ -142,3 +147,24 @@ export async function startDataplane(options) {
     },
   };
 }
+
+/**
+ * The production images render the config from the environment (`node process.mjs dataplane-config`,
+ * run before HAProxy starts, into a volume HAProxy reads): DATAPLANE_DIR, DATAPLANE_PORT,
+ * DATAPLANE_BIND, DATAPLANE_ROOM (the room's host:port), PUBLIC_URL, COPY_TOKEN_KEY, DATAPLANE_THREADS.
+ */
+function renderFromEnv(env = process.env) {
+  const paths = renderDataplaneConfig({
+    dir: env.DATAPLANE_DIR ?? '/dataplane',
+    port: Number(env.DATAPLANE_PORT ?? DATAPLANE_DEFAULT_PORT),
+    bind: env.DATAPLANE_BIND ?? '0.0.0.0',
+    room: env.DATAPLANE_ROOM ?? '127.0.0.1:8083',
+    frameAncestors: new URL(env.PUBLIC_URL ?? 'http://localhost:8080').origin,
+    tokenKey: env.COPY_TOKEN_KEY,
+    threads: Number(env.DATAPLANE_THREADS ?? 2),
+  });
+  log(`wrote ${paths.config}`);
+}
+
+const entry = process.argv[1] && path.resolve(process.argv[1]);
+if (entry === fileURLToPath(import.meta.url) || process.argv[2] === 'dataplane-config') renderFromEnv();

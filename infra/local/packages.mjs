@@ -34,6 +34,8 @@ const NEEDS = {
     [() => which('runc') !== null, 'runc'], // crun fails on these hosts; containers.conf picks runc
     [() => existsSync('/bin/busybox'), 'busybox-static'], // the demo base image's shell (base-image.mjs)
   ],
+  // The data plane in front of copies (dataplane.mjs): HAProxy 2.6 checks copy tokens natively.
+  dataplane: [[() => which('haproxy') !== null, 'haproxy']],
 };
 
 /** Installs the packages of `components` (names as in NEEDS) that are missing. */

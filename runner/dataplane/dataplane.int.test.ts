@@ -5,7 +5,8 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDataplane, type Dataplane } from '../../infra/local/dataplane.mjs';
+import { startDataplane, VIEWER_ADDRESS_HEADERS as dataplaneDrops, type Dataplane } from '../../infra/local/dataplane.mjs';
+import { VIEWER_ADDRESS_HEADERS } from '../../services/room/viewer-copies/copy-proxy.js';
 import { copyOriginKey } from '../../services/core/copy-origin-key.js';
 import { copyCookie, copyTokens } from '../../services/room/viewer-copies/copy-token.js';
 import { viewCookie } from '../../services/room/content/view-token.js';
@@ -47,10 +48,10 @@ function standInCopy() {
   });
   // A WebSocket that upgrades and then stays silent (a dashboard waiting for pushes).
   server.on('upgrade', (req, socket) => {
-    const accept = createHash('sha1')
-      .update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
-      .digest('base64');
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`);
+    const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`,
+    );
     socket.on('error', () => {});
   });
   return server;
@@ -97,6 +98,10 @@ afterAll(async () => {
 });
 
 describe('the data plane', () => {
+  it("drops the same viewer-address headers as the room's proxy", () => {
+    expect(dataplaneDrops).toEqual(VIEWER_ADDRESS_HEADERS);
+  });
+
   it('takes a request with a valid token straight to the copy, with the room header rules, and the rest to the room', async () => {
     const routes = dataplaneRoutes(dataplane);
     await routes.set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });

@@ -36,7 +36,6 @@ function routeKey(sessionId: string): string {
   return copyOriginKey(sessionId);
 }
 
-
 function routeValue(r: Route): string {
   // Values go into a command line: only what an address and an id can hold.
   if (!IPV4.test(r.host) || !Number.isInteger(r.port) || r.port < 1 || r.port > 65_535 || !UUID.test(r.copyId))

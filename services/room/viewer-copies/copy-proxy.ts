@@ -19,6 +19,8 @@ export interface CopyTarget {
   sessionId?: string;
   /** The copy origin's label the request came through (services/room/origins.ts), passed back to `htmlHead`. */
   originLabel?: string;
+  /** Set-Cookie values the room adds to the copy's answer (its copy token for the data plane, copy-token.ts). */
+  roomCookies?: string[];
 }
 
 export type ActivityKind = 'http' | 'ws-open' | 'ws-message' | 'ws-open-tick';
@@ -41,7 +43,7 @@ export interface CopyProxyOptions {
   /** Cookies (by name) never passed to the copy: the room's own cookie on the copy origin is not the demo's business. */
   dropCookies?: string[];
   /** Rewrites the copy's response headers (in place) before the viewer gets them: the room's policies win. */
-  responseHeaders?: (headers: IncomingHttpHeaders) => void;
+  responseHeaders?: (headers: IncomingHttpHeaders, target?: CopyTarget) => void;
   /** Put into the HTML documents a page load gets from the copy (the room's frame helper), told the answer's headers. */
   htmlHead?: PageHead<CopyTarget>;
 }
@@ -116,8 +118,8 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
       for (const name of [...VIEWER_ADDRESS_HEADERS, 'x-forwarded-proto', 'x-forwarded-host']) delete headers[name];
       return { ...headers, ...forwardingHeaders(req) };
     },
-    responseHeaders: (headers) => {
-      opts.responseHeaders?.(headers);
+    responseHeaders: (headers, target) => {
+      opts.responseHeaders?.(headers, target);
       return endToEnd(headers);
     },
     htmlHead: opts.htmlHead,
