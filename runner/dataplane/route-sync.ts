@@ -1,11 +1,14 @@
 import { copyOriginKey } from '../../services/core/copy-origin-key.js';
 import { liveCopiesOf } from '../../services/data/copies.sql.js';
+import { sessionStanding } from '../../services/data/room-sessions.sql.js';
 import type { RunnerContext } from '../runner-context.js';
 import { activitySince } from './activity.js';
 import { dataplaneRoutes, type Route } from './routes.js';
 
 // Keeps this host's data plane (docs/runner.md, "Data plane") in step with the runner's copies:
-// a route for every running copy that has a viewer session, none for any other. The whole map is
+// a route for every running copy whose viewer session still stands (link not revoked or
+// reissued, project not paused by its owner, taken down or deleted, workspace not suspended: the
+// room's own test, standing-cache.ts), none for any other. The whole map is
 // replaced at start; after that it is compared with the records whenever a session's copy changes
 // in this process (ready, paused, stopped, ended: every change wakes that session's waiters) and
 // every `everyMs` (changes made elsewhere: a revoke, a takedown). A route that goes closes its
@@ -24,10 +27,17 @@ export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings
   let again = false;
 
   async function wanted(): Promise<Route[]> {
-    const rows = await liveCopiesOf(ctx.sql, ctx.settings.runnerId);
-    return rows
-      .filter((r) => r.state === 'running' && r.sessionId && r.host && r.port)
-      .map((r) => ({ sessionId: r.sessionId!, host: r.host!, port: r.port!, copyId: r.id }));
+    const rows = (await liveCopiesOf(ctx.sql, ctx.settings.runnerId)).filter(
+      (r) => r.state === 'running' && r.sessionId && r.host && r.port,
+    );
+    const out: Route[] = [];
+    for (const r of rows) {
+      // As the room's mayUseCopy: the session stands, for this project, and the owner has not paused the room.
+      const standing = await sessionStanding(ctx.sql, r.sessionId!);
+      if (standing && standing.projectId === r.projectId && standing.kind === 'container' && !standing.ownerPaused)
+        out.push({ sessionId: r.sessionId!, host: r.host!, port: r.port!, copyId: r.id });
+    }
+    return out;
   }
 
   async function syncOnce(): Promise<void> {
