@@ -64,9 +64,13 @@ const tokenFor = (claims: Partial<{ lbl: string; sid: string; cid: string }> = {
   tokens.sign({ lbl: copyOriginKey(session), sid: session, cid: copyId, ...claims }, now);
 
 /** A request as a browser on the copy origin sends it (fetch cannot set Host). */
-function get(headers: Record<string, string>, path = '/api'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function get(
+  headers: Record<string, string>,
+  path = '/api',
+  agent: http.Agent | false = false,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port: dataplane.port, path, headers: { host, ...headers }, agent: false }, (res) => {
+    const req = http.get({ host: '127.0.0.1', port: dataplane.port, path, headers: { host, ...headers }, agent }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d) => (body += d));
@@ -144,6 +148,18 @@ describe('the data plane', () => {
     const unsigned = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${body}.`;
     for (const token of [forged, expired, elsewhere, unsigned, `${head}.${body}.AAAA`, 'garbage'])
       expect((await get({ cookie: `${copyCookie}=${token}` })).status).toBe(403);
+  });
+
+  it('checks every token on a keep-alive connection, not only its first', async () => {
+    await dataplaneRoutes(dataplane).set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
+    const one = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const valid = `${copyCookie}=${tokenFor()}`;
+    const forged = `${copyCookie}=${copyTokens(randomBytes(32).toString('hex')).sign({ lbl: copyOriginKey(session), sid: session, cid: copyId })}`;
+    const statuses = [];
+    for (const cookie of [valid, valid, forged, valid, `${copyCookie}=${tokenFor({}, Date.now() - 301_000)}`])
+      statuses.push((await get({ cookie }, '/api', one)).status);
+    one.destroy();
+    expect(statuses).toEqual([200, 200, 403, 200, 403]);
   });
 
   it("closes a copy's open WebSocket at once when its route goes, and counts its use", async () => {
