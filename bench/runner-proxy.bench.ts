@@ -5,6 +5,9 @@
 // latency from the same load generator, 32 keep-alive connections, small JSON answers from the
 // demo. wrk drives the load when it is installed (it costs far less CPU than a Node generator on
 // a 2-core machine); otherwise bench/load.ts. The proxy runs single-process, as in one room process.
+// And the data plane (issue 31: HAProxy 2.6, one thread, as nginx's one worker) on the viewer's
+// path as it runs in production: the copy token checked on every request, the room's header rules
+// applied, a route set over its admin socket; plus a WebSocket echo through it and direct.
 //   npm run bench -- runner-proxy      (nginx too when installed: apt-get install nginx)
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,10 +17,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { enterRunning, newSession, startKit } from './runner-kit.js';
+import { startBenchDataplane, wsEchoRate, type BenchDataplane } from './dataplane-kit.js';
 import { figure, step } from './report.js';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+// nginx and the data plane are measured in turns this many times: on a shared machine the load moves
+// between two runs, and the median of paired ratios holds better than one pair.
+const ROUNDS = Number(process.env.BENCH_RUNS ?? 3);
 type Load = { rps: number; p50: number; p99: number; errors: number };
 
 async function hasCommand(name: string) {
@@ -27,8 +34,9 @@ async function hasCommand(name: string) {
   );
 }
 
-async function loadWithWrk(url: string): Promise<Load> {
-  const { stdout } = await run('wrk', ['-t1', '-c32', `-d${SECONDS}s`, '--latency', url], { maxBuffer: 1 << 20 });
+async function loadWithWrk(url: string, headers: Record<string, string> = {}): Promise<Load> {
+  const given = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  const { stdout } = await run('wrk', ['-t1', '-c32', `-d${SECONDS}s`, '--latency', ...given, url], { maxBuffer: 1 << 20 });
   const msOf = (v: string, unit: string) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
   const latency = (q: string) => {
     const m = new RegExp(`${q}%\\s+([\\d.]+)(us|ms|s)`).exec(stdout);
@@ -38,8 +46,8 @@ async function loadWithWrk(url: string): Promise<Load> {
   return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]), p50: latency('50'), p99: latency('99'), errors: Number(errors) };
 }
 
-async function loadWithNode(url: string): Promise<Load> {
-  const plan = JSON.stringify({ url, paths: ['/', '/page?x=1'], concurrency: 32, seconds: SECONDS });
+async function loadWithNode(url: string, headers: Record<string, string> = {}): Promise<Load> {
+  const plan = JSON.stringify({ url, paths: ['/', '/page?x=1'], concurrency: 32, seconds: SECONDS, headers });
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/load.ts', plan], { maxBuffer: 1 << 20 });
   const r = JSON.parse(stdout.trim());
   return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors + r.statusOther };
@@ -117,6 +125,7 @@ const nginxPort = 19_000 + Math.floor(Math.random() * 1000);
 const chpPort = nginxPort + 1000;
 let nginx: { stop(): Promise<void> } | null = null;
 let chp: { stop(): Promise<void> } | null = null;
+let dataplane: BenchDataplane | null = null;
 try {
   const session = newSession();
   const view = await step('a viewer entering (copy start)', () => enterRunning(kit, session));
@@ -127,12 +136,28 @@ try {
   const nginxUrl = `http://127.0.0.1:${nginxPort}/`;
   chp = await step('starting configurable-http-proxy and adding the route', () => startChp(upstream, chpPort));
   const chpUrl = `http://127.0.0.1:${chpPort}/`;
+  dataplane = await step('starting the data plane (haproxy) and setting the route', () =>
+    startBenchDataplane({ sessionId: session, copyId: view.copyId!, target: view.target! }),
+  );
+  const viewer = dataplane.headers;
+  await step('warming the data plane', () => load(dataplane!.url, viewer));
   // Warm every path once, then measure each in turn.
   for (const url of [direct, kit.proxyUrl, chpUrl, ...(nginx ? [nginxUrl] : [])]) await step(`warming ${url}`, () => load(url));
   const d = await step('load, direct', () => load(direct));
   const n = nginx ? await step('load, nginx', () => load(nginxUrl)) : null;
   const c = await step('load, configurable-http-proxy', () => load(chpUrl));
   const p = await step("load, the room's proxy", () => load(kit.proxyUrl));
+  const pairs: { n: Load | null; h: Load }[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const nRound = nginx ? await step(`load, nginx (round ${i + 1})`, () => load(nginxUrl)) : null;
+    const hRound = await step(`load, the data plane (haproxy, token checked; round ${i + 1})`, () => load(dataplane!.url, viewer));
+    pairs.push({ n: nRound, h: hRound });
+  }
+  const byRatio = [...pairs].sort((a, b) => (a.n ? a.h.rps / a.n.rps : a.h.rps) - (b.n ? b.h.rps / b.n.rps : b.h.rps));
+  const middle = byRatio[Math.floor(byRatio.length / 2)];
+  const h = middle.h;
+  const wsDirect = await step('WebSocket echo, direct', () => wsEchoRate(upstream, {}, SECONDS));
+  const wsData = await step('WebSocket echo, the data plane', () => wsEchoRate(`127.0.0.1:${dataplane!.port}`, viewer, SECONDS));
   const line = (name: string, r: Load) =>
     console.log(
       `${name.padEnd(25)} ${r.rps.toFixed(0)} req/s (p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors})`,
@@ -143,6 +168,7 @@ try {
   else console.log('nginx proxy_pass:   not measured: nginx is not installed (apt-get install nginx)');
   line('configurable-http-proxy:', c);
   line("the room's proxy:", p);
+  line('data plane (haproxy):', h);
   console.log(
     `ratio proxy / direct: ${(p.rps / d.rps).toFixed(2)}x of the requests per second; added p50 ${(p.p50 - d.p50).toFixed(2)} ms`,
   );
@@ -153,7 +179,25 @@ try {
   console.log(
     `ratio proxy / CHP:    ${(p.rps / c.rps).toFixed(2)}x of configurable-http-proxy's requests per second; CHP added p50 ${(c.p50 - d.p50).toFixed(2)} ms`,
   );
+  console.log(
+    `ratio data plane / direct: ${(h.rps / d.rps).toFixed(2)}x of the requests per second; added p50 ${(h.p50 - d.p50).toFixed(2)} ms (target < 0.5)`,
+  );
+  for (const [i, pair] of pairs.entries())
+    console.log(
+      `round ${i + 1}: data plane ${pair.h.rps.toFixed(0)} req/s (p50 ${pair.h.p50.toFixed(2)} ms)` +
+        (pair.n ? `, nginx ${pair.n.rps.toFixed(0)} (p50 ${pair.n.p50.toFixed(2)} ms): ${(pair.h.rps / pair.n.rps).toFixed(2)}x` : ''),
+    );
+  if (middle.n)
+    console.log(
+      `ratio data plane / nginx:  ${(h.rps / middle.n.rps).toFixed(2)}x (median round) of nginx's requests per second (target 0.9); data plane p50 ${(h.p50 - middle.n.p50).toFixed(2)} ms over nginx's`,
+    );
+  console.log(
+    `WebSocket echo (one socket, one message in flight, ${SECONDS} s): direct ${wsDirect.toFixed(0)}/s, data plane ${wsData.toFixed(0)}/s: ${(wsData / wsDirect).toFixed(2)}x`,
+  );
   figure({ name: 'direct to the copy', value: d.rps, unit: 'req/s' });
+  figure({ name: 'data plane (haproxy)', value: h.rps, unit: 'req/s', baseline: d.rps });
+  if (middle.n) figure({ name: 'data plane (haproxy) / nginx', value: h.rps, unit: 'req/s', baseline: middle.n.rps });
+  figure({ name: 'WebSocket echo, data plane', value: wsData, unit: 'msg/s', baseline: wsDirect });
   if (n) figure({ name: 'nginx proxy_pass', value: n.rps, unit: 'req/s', baseline: d.rps });
   figure({ name: 'configurable-http-proxy', value: c.rps, unit: 'req/s', baseline: d.rps });
   figure({ name: "the room's proxy", value: p.rps, unit: 'req/s', baseline: d.rps });
@@ -163,5 +207,6 @@ try {
 } finally {
   await nginx?.stop();
   await chp?.stop();
+  await dataplane?.stop();
   await kit.close();
 }

@@ -42,6 +42,8 @@ export interface RunnerSettings {
   hostLostMs: number;
   /** How the room reaches this host: set, the runner registers in runner_hosts and beats; null (in-process tests) it does not. */
   advertise: { apiUrl: string; copyOrigin: string | null } | null;
+  /** This host's data plane (HAProxy's admin socket and routes map file); null when none runs (the room's proxy carries every byte). */
+  dataplane: { adminSocket: string; routesMap: string } | null;
 }
 
 /** `listening`: the runner process registers itself (main.ts); without it the runner joins no fleet. */
@@ -91,6 +93,10 @@ export function runnerSettings(c: Config, listening = false): RunnerSettings {
     advertise: listening
       ? { apiUrl: c.RUNNER_ADVERTISE_URL ?? `http://127.0.0.1:${c.RUNNER_PORT}`, copyOrigin: c.RUNNER_COPY_ORIGIN ?? null }
       : null,
+    dataplane:
+      c.DATAPLANE_ADMIN_SOCKET && c.DATAPLANE_ROUTES_MAP
+        ? { adminSocket: c.DATAPLANE_ADMIN_SOCKET, routesMap: c.DATAPLANE_ROUTES_MAP }
+        : null,
   };
 }
 

@@ -7,12 +7,13 @@ import { beatAndSettle, beatMs } from './loops/host-beat.js';
 import { cullIdle } from './loops/idle.js';
 import { reconcile, updateGauges } from './loops/reconcile.js';
 import type { RunnerContext } from './runner-context.js';
+import type { RouteSync } from './dataplane/route-sync.js';
 import { liveCopiesOf } from '../services/data/copies.sql.js';
 
 // The runner's background side: the host guard, the engine's exits, reconcile and
 // adoption after a restart, the culler, image collection, gauges and warm pools.
 
-export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, work: BackgroundWork) {
+export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, work: BackgroundWork, routes: RouteSync | null = null) {
   const { sql, engine, log, settings } = ctx;
   const { admitWaiting, topUp } = passes;
   const every = work.every;
@@ -31,6 +32,11 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
       });
       await exits.ready;
       await reconcile(ctx, { initial: true });
+      // The data plane's whole map from the records, then kept in step (dataplane/route-sync.ts).
+      if (routes) {
+        await routes.start();
+        every(2_000, () => routes.tick(), 'dataplane');
+      }
       await admitWaiting();
       // Registered once the first reconcile has adopted what a previous run left: placement may send viewers now.
       await beatAndSettle(ctx);

@@ -12,6 +12,7 @@ import type { RunnerContext, RunnerSettings } from './runner-context.js';
 import { createRunnerLoops } from './runner-loops.js';
 import { createSessionCopies } from './sessions/session-copies.js';
 import { createSpendCheck } from './spend.js';
+import { createRouteSync } from './dataplane/route-sync.js';
 
 // The runner as a service, one instance per container host, named by RUNNER_ID: the viewer
 // sessions its HTTP API serves (sessions/session-copies.ts) and the loops that keep engine and records
@@ -66,7 +67,16 @@ export function createRunnerService(deps: RunnerDeps) {
   };
   const passes = createAdmissionPasses(ctx, sql, overSpend);
   const sessions = createSessionCopies({ ctx, passes, overSpend, isClosed: () => work.closed });
-  const loops = createRunnerLoops(ctx, passes, work);
+  // The data plane follows every change to a session's copy (each wakes the session's waiters).
+  const routes = settings.dataplane ? createRouteSync(ctx, settings.dataplane, (sessionId) => sessions.activity(sessionId)) : null;
+  if (routes) {
+    const wake = ctx.waiters.wake;
+    ctx.waiters.wake = (sessionId) => {
+      wake(sessionId);
+      if (sessionId) void routes.sync();
+    };
+  }
+  const loops = createRunnerLoops(ctx, passes, work, routes);
 
   return { ctx, ...sessions, ...loops };
 }

@@ -8,6 +8,8 @@ const mains = {
   workers: './dist/workers/main.js',
   runner: './dist/runner/main.js',
   migrate: './dist/services/core/migrate.main.js',
+  // Writes this host's data plane config (HAProxy) from the environment: infra/local/dataplane.mjs.
+  'dataplane-config': './infra/local/dataplane.mjs',
 };
 
 const kind = process.argv[2] ?? 'api';

@@ -4,3 +4,4 @@ export function waitUntil<T>(
   check: () => T | Promise<T>,
   options?: { timeoutMs?: number; intervalMs?: number; failIf?: () => string | false | null | undefined },
 ): Promise<Exclude<T, false | null | undefined | 0 | ''>>;
+export function canListen(port: number): Promise<boolean>;

@@ -38,6 +38,9 @@ const NEEDS = {
     [() => which('docker-registry') !== null, 'docker-registry'], // CNCF Distribution 2.8 (registry.mjs)
     [() => which('openssl') !== null, 'openssl'], // the certificate of the registry's token key
   ],
+
+  // The data plane in front of copies (dataplane.mjs): HAProxy 2.6 checks copy tokens natively.
+  dataplane: [[() => which('haproxy') !== null, 'haproxy']],
 };
 
 /** Installs the packages of `components` (names as in NEEDS) that are missing. */

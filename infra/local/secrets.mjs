@@ -1,11 +1,11 @@
-// APP_SECRET and OPS_TOKEN: from the environment, else kept in files under the data dir so
+// APP_SECRET, OPS_TOKEN and COPY_TOKEN_KEY (the data plane's copy tokens): from the environment, else kept in files under the data dir so
 // sessions and tokens survive restarts. Values are never printed.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { logger } from './lib.mjs';
 
-const FILES = { APP_SECRET: 'app-secret', OPS_TOKEN: 'ops-token' };
+const FILES = { APP_SECRET: 'app-secret', OPS_TOKEN: 'ops-token', COPY_TOKEN_KEY: 'copy-token-key' };
 
 export function ensureSecrets(dataDir, log = logger('secrets')) {
   mkdirSync(dataDir, { recursive: true });

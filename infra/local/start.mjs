@@ -1,6 +1,7 @@
 // `npm start`: the whole platform on this machine, from a fresh clone, in one command.
 // Components under .data/ (or as given by URL), migrations, then api, workers and runner as
-// children with one combined log. Ctrl-C or SIGTERM stops everything it started.
+// children with one combined log, and the data plane (HAProxy) in front of the copies. Ctrl-C or
+// SIGTERM stops everything it started.
 import path from 'node:path';
 import { ensureBaseImage } from './base-image.mjs';
 import { claimDataDir, startComponents } from './components.mjs';
@@ -10,12 +11,15 @@ import { ensureWebApp } from './web-app.mjs';
 import { ensureRoomScripts } from './room-scripts.mjs';
 import { ensureNodeModules, mainFile, printEnv, PROCESSES, runMigrations, spawnTsx } from './platform.mjs';
 import { containersConf } from './podman.mjs';
+import { DATAPLANE_DEFAULT_PORT, startDataplane } from './dataplane.mjs';
+import { ensureSystemPackages } from './packages.mjs';
 import { ensureSecrets } from './secrets.mjs';
 
 const log = logger('start');
 const began = Date.now();
 const children = []; // { name, child }
 let components;
+let dataplane;
 let stopping = false;
 let stoppingSince = 0;
 
@@ -28,11 +32,13 @@ async function main() {
   const port = Number(process.env.PORT ?? 8080);
   const runnerPort = Number(process.env.RUNNER_PORT ?? 8081);
   const workersPort = Number(process.env.WORKERS_PORT ?? 8082);
+  const dataplanePort = Number(process.env.DATAPLANE_PORT ?? DATAPLANE_DEFAULT_PORT);
   await claimDataDir(dataDir, 'start'); // first: a killed run may have left our api on PORT
   for (const [name, value] of [
     ['PORT', port],
     ['RUNNER_PORT', runnerPort],
     ['WORKERS_PORT', workersPort],
+    ['DATAPLANE_PORT', dataplanePort],
   ]) {
     if (!Number.isInteger(value) || value < 1 || value > 65535) throw new Error(`${name} must be a port number`);
     if (!(await canListen(value))) throw new Error(`${name} ${value} is taken (another npm start?); set ${name} to a free port`);
@@ -70,6 +76,21 @@ async function main() {
     'DATA_DIR',
   ]);
   if (!env.SMTP_URL) log(`no SMTP_URL: mail goes to the log and ${path.join(dataDir, 'outbox')}/`);
+
+  // The data plane before the runner, which sets its routes (docs/runner.md, "Data plane"). The
+  // copy origins are served through it: what it does not carry straight to a copy it passes to the room.
+  await ensureSystemPackages(['dataplane']);
+  dataplane = await startDataplane({
+    dir: path.join(dataDir, 'dataplane'),
+    port: dataplanePort,
+    room: `127.0.0.1:${port}`,
+    frameAncestors: new URL(env.PUBLIC_URL).origin,
+    tokenKey: env.COPY_TOKEN_KEY,
+  });
+  env.DATAPLANE_ADMIN_SOCKET = dataplane.adminSocket;
+  env.DATAPLANE_ROUTES_MAP = dataplane.routesMap;
+  env.CONTENT_ORIGIN = process.env.CONTENT_ORIGIN ?? `http://{slug}.rooms.localhost:${dataplanePort}`;
+  log(`content origins through the data plane: ${env.CONTENT_ORIGIN}`);
 
   await ensureBaseImage(env.DOCKER_HOST);
   await runMigrations(env, log);
@@ -147,6 +168,7 @@ async function shutdown(code, reason) {
       if (how === 'killed') log(`${name} did not stop within ${seconds(patienceMs)} of SIGTERM and was killed`);
     }),
   );
+  await dataplane?.stop();
   await components?.stop();
   log('stopped');
   process.exit(code);

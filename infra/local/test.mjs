@@ -75,6 +75,9 @@ async function main() {
     DATA_DIR: dataDir,
     CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? containersConf,
   };
+  // The test platform serves copy origins from the room alone: no data plane in front, so no copy
+  // tokens (the data plane's own tests start one with a key of their own).
+  if (!process.env.COPY_TOKEN_KEY) delete env.COPY_TOKEN_KEY;
   await isolate(env, components.origins);
   const envFile = path.join(dataDir, 'test-env.json');
   const exported = Object.fromEntries(EXPORTED.filter((key) => env[key] !== undefined).map((key) => [key, env[key]]));

@@ -122,6 +122,14 @@ const Env = z.object({
   // --- The runner (runner/, docs/runner.md): one container copy per viewer session. ---
   /** The runner's internal API as the room reaches it; default http://127.0.0.1:RUNNER_PORT. */
   RUNNER_URL: z.url().optional(),
+  /** This runner host's data plane (docs/runner.md, "Data plane"): HAProxy's admin socket and the routes map file it loaded. */
+  DATAPLANE_ADMIN_SOCKET: z.string().min(1).optional(),
+  DATAPLANE_ROUTES_MAP: z.string().min(1).optional(),
+  /** The key of the copy tokens the room mints and the data plane checks (hex); without it the room mints none and carries every copy byte itself. */
+  COPY_TOKEN_KEY: z
+    .string()
+    .regex(/^[0-9a-f]{64,}$/i, 'must be at least 64 hex characters')
+    .optional(),
   /** This runner's instance id, on every copy's labels: a restarted runner adopts only copies carrying it. Keep it stable per host; default the host name. */
   RUNNER_ID: z
     .string()

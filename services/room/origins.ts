@@ -1,4 +1,5 @@
 import type { Config } from '../core/config.js';
+import { copyOriginKey } from '../core/copy-origin-key.js';
 
 // Content origins (DESIGN.md, "Origins"): build content never shares the platform origin, where
 // the builder's session cookie lives. CONTENT_ORIGIN is a template such as
@@ -18,7 +19,7 @@ export const contentOriginOf = (config: Origins, label: string) => config.conten
 export const staticLabelOf = (slug: string, projectId: string) => `${slug}--p${projectId.replace(/-/g, '').slice(0, 8)}`;
 
 /** The label of a viewer session's own copy origin: stable for the session, so a copy's restart keeps its cookies. */
-export const copyLabelOf = (slug: string, sessionId: string) => `${slug}--v${sessionId.replace(/-/g, '').slice(0, 12)}`;
+export const copyLabelOf = (slug: string, sessionId: string) => `${slug}--${copyOriginKey(sessionId)}`;
 
 /** The content origin a session's apps are served from: its own copy's, or the project's static one. */
 export const sessionLabelOf = (standing: { kind: string | null; slug: string; projectId: string }, sessionId: string) =>

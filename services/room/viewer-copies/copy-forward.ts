@@ -24,7 +24,7 @@ export interface ForwardOptions<T extends ForwardTarget = ForwardTarget> {
   /** The request's headers as the copy should see them (cookies the room keeps, forwarding headers). */
   requestHeaders(req: IncomingMessage, target: T): Record<string, string | string[]>;
   /** The copy's answer headers as the viewer should see them (the room owns framing and cookie scope). */
-  responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]>;
+  responseHeaders(headers: IncomingHttpHeaders, target: T): Record<string, string | string[]>;
   /** Put into the HTML documents a page load gets (the room's frame helper); none when absent. */
   htmlHead?: PageHead<T>;
 }
@@ -140,7 +140,7 @@ export function createCopyForward<T extends ForwardTarget = ForwardTarget>(opts:
           // As node:http gives them: Set-Cookie always a list (undici gives one cookie as a string).
           const cookies = answer['set-cookie'];
           if (typeof cookies === 'string') answer['set-cookie'] = [cookies];
-          const out = opts.responseHeaders(answer as IncomingHttpHeaders);
+          const out = opts.responseHeaders(answer as IncomingHttpHeaders, target);
           const html = /^text\/html/i.test(String(answer['content-type'] ?? '')) && !answer['content-encoding'];
           const tag =
             page && html && statusCode !== 204 && statusCode !== 304 ? opts.htmlHead!({ status: statusCode, headers: out, target }) : '';

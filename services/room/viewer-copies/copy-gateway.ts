@@ -12,6 +12,8 @@ import { isServiceWorkerScript, refuseServiceWorker } from '../content/service-w
 import { CLEAR_SITE_DATA, viewCookie, viewTokens } from '../content/view-token.js';
 import { createCopyProxy } from './copy-proxy.js';
 import { personalHeaders } from '../personal.js';
+import { copyCookie, copyTokens } from './copy-token.js';
+import { copyOriginKey } from '../../core/copy-origin-key.js';
 import { notFoundPage, noticePage } from '../html.js';
 import type { StandingCache } from '../standing-cache.js';
 import { contentOriginOf, copyLabelOf, type ContentLabel } from '../origins.js';
@@ -32,6 +34,19 @@ const targetMs = 2_000;
 
 export function createCopyGateway(deps: { config: Config; sql: Sql; runner: RunnerClient; standings: StandingCache; log: Logger }) {
   const tokens = viewTokens(deps.config.APP_SECRET);
+  // With a data plane (COPY_TOKEN_KEY set), every answer the room gives on a copy origin carries a
+  // fresh copy token: the viewer's next requests go straight to the copy (docs/runner.md, "Data plane").
+  const copyTokenMint = deps.config.COPY_TOKEN_KEY ? copyTokens(deps.config.COPY_TOKEN_KEY) : null;
+  const copyTokenCookie = (sessionId: string, view: CopyView): string[] =>
+    copyTokenMint && view.copyId
+      ? [
+          fastifyCookie.serialize(
+            copyCookie,
+            copyTokenMint.sign({ lbl: copyOriginKey(sessionId), sid: sessionId, cid: view.copyId }),
+            copyTokenMint.cookieOptions,
+          ),
+        ]
+      : [];
   const activity = throttledActivity((sessionId) => deps.runner.activity(sessionId));
   const views = new LRUCache<string, CopyView>({ max: 50_000, ttl: targetMs });
   const frameAncestors = new URL(deps.config.publicUrl).origin;
@@ -41,7 +56,11 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
   const proxy = createCopyProxy({
     dropCookies: [viewCookie],
     // The room decides who may frame a copy and which cookies it may set (copy-response-headers.ts).
-    responseHeaders: (headers) => enforceRoomHeaders(headers, { frameAncestors, reservedCookies: [viewCookie] }),
+    // Its copy token after the rules: the copy cannot set that name, the room can.
+    responseHeaders: (headers, target) => {
+      enforceRoomHeaders(headers, { frameAncestors, reservedCookies: [viewCookie, copyCookie] });
+      if (target?.roomCookies?.length) headers['set-cookie'] = [...(headers['set-cookie'] ?? []), ...target.roomCookies];
+    },
     // The demo's pages get the room's frame helper, as a static build's do (story rings, comment
     // screenshots), unless the copy's own policy would stop it: then the page goes as the copy
     // sent it, since a refused script would only cost the demo a console error and, with its
@@ -124,7 +143,7 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
         res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '2' });
         return res.end(noticePage('Demo', notice.title, [notice.message]));
       }
-      proxy.web(req, res, { ...target, sessionId, originLabel: label.label, viewerHeaders });
+      proxy.web(req, res, { ...target, sessionId, originLabel: label.label, viewerHeaders, roomCookies: copyTokenCookie(sessionId, view) });
     },
 
     async ws(req: IncomingMessage, socket: Duplex, head: Buffer, label: ContentLabel) {

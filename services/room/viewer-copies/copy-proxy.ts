@@ -22,6 +22,8 @@ export interface CopyTarget {
   originLabel?: string;
   /** Added to every request and WebSocket upgrade to the copy: who the viewer is, for a build that asked (personal.ts). */
   viewerHeaders?: Record<string, string>;
+  /** Set-Cookie values the room adds to the copy's answer (its copy token for the data plane, copy-token.ts). */
+  roomCookies?: string[];
 }
 
 export type ActivityKind = 'http' | 'ws-open' | 'ws-message' | 'ws-open-tick';
@@ -44,7 +46,7 @@ export interface CopyProxyOptions {
   /** Cookies (by name) never passed to the copy: the room's own cookie on the copy origin is not the demo's business. */
   dropCookies?: string[];
   /** Rewrites the copy's response headers (in place) before the viewer gets them: the room's policies win. */
-  responseHeaders?: (headers: IncomingHttpHeaders) => void;
+  responseHeaders?: (headers: IncomingHttpHeaders, target?: CopyTarget) => void;
   /** Put into the HTML documents a page load gets from the copy (the room's frame helper), told the answer's headers. */
   htmlHead?: PageHead<CopyTarget>;
 }
@@ -120,8 +122,8 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
       for (const name of [...VIEWER_ADDRESS_HEADERS, ...PERSONAL_HEADERS, 'x-forwarded-proto', 'x-forwarded-host']) delete headers[name];
       return { ...headers, ...forwardingHeaders(req), ...target.viewerHeaders };
     },
-    responseHeaders: (headers) => {
-      opts.responseHeaders?.(headers);
+    responseHeaders: (headers, target) => {
+      opts.responseHeaders?.(headers, target);
       return endToEnd(headers);
     },
     htmlHead: opts.htmlHead,

@@ -1,0 +1,23 @@
+// Types of the dataplane.mjs helpers that TypeScript imports (tests and the bench start a data plane).
+export interface DataplaneOptions {
+  dir: string;
+  port: number;
+  bind?: string;
+  /** The room's host:port. */
+  room: string;
+  frameAncestors: string;
+  tokenKey: string;
+  threads?: number;
+}
+export interface Dataplane {
+  pid: number;
+  port: number;
+  dir: string;
+  config: string;
+  adminSocket: string;
+  routesMap: string;
+  stop(): Promise<void>;
+}
+export const DATAPLANE_DEFAULT_PORT: number;
+export const VIEWER_ADDRESS_HEADERS: string[];
+export function startDataplane(options: DataplaneOptions): Promise<Dataplane>;

@@ -1,0 +1,195 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { mkdtemp } from 'node:fs/promises';
+import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDataplane, VIEWER_ADDRESS_HEADERS as dataplaneDrops, type Dataplane } from '../../infra/local/dataplane.mjs';
+import { VIEWER_ADDRESS_HEADERS } from '../../services/room/viewer-copies/copy-proxy.js';
+import { copyOriginKey } from '../../services/core/copy-origin-key.js';
+import { copyCookie, copyTokens } from '../../services/room/viewer-copies/copy-token.js';
+import { viewCookie } from '../../services/room/content/view-token.js';
+import { waitFor } from '../../test/support/wait-for.js';
+import { activitySince } from './activity.js';
+import { dataplaneRoutes } from './routes.js';
+
+// The data plane (HAProxy, infra/dataplane/haproxy.cfg.tmpl) between a viewer and a stand-in copy:
+// a request with a valid copy token goes straight to the copy with the room's header rules
+// applied; anything else goes to the room (a stand-in answering "room"); forged and expired tokens
+// are refused; removing a route ends the copy's open WebSocket at once.
+
+const room = 'http://127.0.0.1:8080';
+const key = randomBytes(32).toString('hex');
+const tokens = copyTokens(key);
+let dataplane: Dataplane;
+let copyPort: number;
+let roomPort: number;
+const servers: http.Server[] = [];
+const seenByCopy: http.IncomingHttpHeaders[] = [];
+
+async function listen(server: http.Server): Promise<number> {
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+/** A copy as demos answer: cookies with Domain, its own framing policy, a Clear-Site-Data. */
+function standInCopy() {
+  const server = http.createServer((req, res) => {
+    seenByCopy.push(req.headers);
+    res.setHeader('x-served-by', 'copy');
+    res.setHeader('x-frame-options', 'ALLOWALL');
+    res.setHeader('x-content-type-options', 'sniff-away');
+    res.setHeader('content-security-policy', "default-src 'self'; frame-ancestors *, frame-ancestors https://evil.example");
+    res.setHeader('set-cookie', ['a=1; Domain=rooms.localhost; Path=/', 'b=2;domain=.localhost', `${viewCookie}=forged; Path=/`]);
+    res.setHeader('clear-site-data', '"cookies", "cache", "storage"');
+    res.end(JSON.stringify({ ok: true }));
+  });
+  // A WebSocket that upgrades and then stays silent (a dashboard waiting for pushes).
+  server.on('upgrade', (req, socket) => {
+    const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`,
+    );
+    socket.on('error', () => {});
+  });
+  return server;
+}
+
+const session = randomUUID();
+const copyId = randomUUID();
+const host = `demo--${copyOriginKey(session)}.rooms.localhost:8080`;
+const tokenFor = (claims: Partial<{ lbl: string; sid: string; cid: string }> = {}, now = Date.now()) =>
+  tokens.sign({ lbl: copyOriginKey(session), sid: session, cid: copyId, ...claims }, now);
+
+/** A request as a browser on the copy origin sends it (fetch cannot set Host). */
+function get(
+  headers: Record<string, string>,
+  path = '/api',
+  agent: http.Agent | false = false,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port: dataplane.port, path, headers: { host, ...headers }, agent }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+  });
+}
+
+beforeAll(async () => {
+  copyPort = await listen(standInCopy());
+  roomPort = await listen(http.createServer((_req, res) => res.writeHead(200, { 'x-served-by': 'room' }).end('room')));
+  const port = await listen(http.createServer()).then(async (p) => {
+    await new Promise((r) => servers.pop()!.close(r));
+    return p;
+  });
+  dataplane = await startDataplane({
+    dir: await mkdtemp(join(tmpdir(), 'dataplane-test-')),
+    port,
+    room: `127.0.0.1:${roomPort}`,
+    frameAncestors: room,
+    tokenKey: key,
+  });
+});
+
+afterAll(async () => {
+  await dataplane?.stop();
+  for (const s of servers) s.close();
+});
+
+describe('the data plane', () => {
+  it("drops the same viewer-address headers as the room's proxy", () => {
+    expect(dataplaneDrops).toEqual(VIEWER_ADDRESS_HEADERS);
+  });
+
+  it('takes a request with a valid token straight to the copy, with the room header rules, and the rest to the room', async () => {
+    const routes = dataplaneRoutes(dataplane);
+    await routes.set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
+    const cookie = `${viewCookie}=view; theirs=1; ${copyCookie}=${tokenFor()}; also=2`;
+    const direct = await get({ cookie, 'x-forwarded-for': '203.0.113.9', forwarded: 'for=203.0.113.9', 'sec-fetch-dest': 'empty' });
+    expect(direct.headers['x-served-by']).toBe('copy');
+    // The room's rules on the copy's answer (copy-response-headers.ts).
+    expect(direct.headers['x-frame-options']).toBeUndefined();
+    expect(direct.headers['x-content-type-options']).toBe('nosniff');
+    const policies = String(direct.headers['content-security-policy'])
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
+    expect(policies).toEqual(["default-src 'self'", `frame-ancestors ${room}`]);
+    expect(direct.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2', '__pp_reserved=; Max-Age=0']);
+    expect(direct.headers['clear-site-data']).toBe('"cache", "storage"');
+    // What the copy saw: none of the room's cookies, nothing of the viewer's address.
+    const seen = seenByCopy.at(-1)!;
+    expect(seen.cookie).toBe('theirs=1; also=2');
+    expect(seen['x-forwarded-for']).toBeUndefined();
+    expect(seen.forwarded).toBeUndefined();
+    expect(seen['x-forwarded-host']).toBe(host);
+
+    // The room's: no token, its own paths, page loads, service worker scripts.
+    expect((await get({})).body).toBe('room');
+    expect((await get({ cookie }, '/__pp/enter')).body).toBe('room');
+    expect((await get({ cookie, 'sec-fetch-dest': 'iframe' })).body).toBe('room');
+    expect((await get({ cookie, accept: 'text/html' })).body).toBe('room');
+    expect((await get({ cookie, 'sec-fetch-dest': 'script', 'service-worker': 'script' })).body).toBe('room');
+    // A token for another copy of the session (replaced since): the room decides.
+    expect((await get({ cookie: `${copyCookie}=${tokenFor({ cid: randomUUID() })}` })).body).toBe('room');
+  });
+
+  it('refuses a forged token, an expired one and one for another copy origin', async () => {
+    await dataplaneRoutes(dataplane).set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
+    const forged = copyTokens(randomBytes(32).toString('hex')).sign({ lbl: copyOriginKey(session), sid: session, cid: copyId });
+    const expired = tokenFor({}, Date.now() - 301_000);
+    const elsewhere = tokenFor({ lbl: copyOriginKey(randomUUID()) });
+    const [head, body] = tokenFor().split('.');
+    const unsigned = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${body}.`;
+    for (const token of [forged, expired, elsewhere, unsigned, `${head}.${body}.AAAA`, 'garbage'])
+      expect((await get({ cookie: `${copyCookie}=${token}` })).status).toBe(403);
+  });
+
+  it('checks every token on a keep-alive connection, not only its first', async () => {
+    await dataplaneRoutes(dataplane).set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
+    const one = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const valid = `${copyCookie}=${tokenFor()}`;
+    const forged = `${copyCookie}=${copyTokens(randomBytes(32).toString('hex')).sign({ lbl: copyOriginKey(session), sid: session, cid: copyId })}`;
+    const statuses = [];
+    for (const cookie of [valid, valid, forged, valid, `${copyCookie}=${tokenFor({}, Date.now() - 301_000)}`])
+      statuses.push((await get({ cookie }, '/api', one)).status);
+    one.destroy();
+    expect(statuses).toEqual([200, 200, 403, 200, 403]);
+  });
+
+  it("closes a copy's open WebSocket at once when its route goes, and counts its use", async () => {
+    const routes = dataplaneRoutes(dataplane);
+    await routes.set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
+    const socket = net.connect(dataplane.port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (d) => (answer += d));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(
+      `GET /ws HTTP/1.1\r\nhost: ${host}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n` +
+        `sec-websocket-version: 13\r\ncookie: ${copyCookie}=${tokenFor()}\r\n\r\n`,
+    );
+    await waitFor('the upgrade', async () => answer.startsWith('HTTP/1.1 101'));
+    const used = activitySince();
+    expect(await used(dataplane.adminSocket)).toContain(copyOriginKey(session));
+
+    const removed = Date.now();
+    await routes.remove(session);
+    await closed;
+    expect(Date.now() - removed).toBeLessThan(1_000);
+    // And the next request with the same (valid) token goes to the room, which knows the copy is gone.
+    expect((await get({ cookie: `${copyCookie}=${tokenFor()}` })).body).toBe('room');
+  });
+
+  it('replaces the whole map at once', async () => {
+    const routes = dataplaneRoutes(dataplane);
+    const other = randomUUID();
+    await routes.set({ sessionId: other, host: '127.0.0.1', port: copyPort, copyId });
+    await routes.replaceAll([{ sessionId: session, host: '127.0.0.1', port: copyPort, copyId }]);
+    expect([...(await routes.list()).keys()]).toEqual([copyOriginKey(session)]);
+  });
+});

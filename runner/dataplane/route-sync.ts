@@ -1,0 +1,90 @@
+import { copyOriginKey } from '../../services/core/copy-origin-key.js';
+import { liveCopiesOf } from '../../services/data/copies.sql.js';
+import { sessionStanding } from '../../services/data/room-sessions.sql.js';
+import type { RunnerContext } from '../runner-context.js';
+import { activitySince } from './activity.js';
+import { dataplaneRoutes, type Route } from './routes.js';
+
+// Keeps this host's data plane (docs/runner.md, "Data plane") in step with the runner's copies:
+// a route for every running copy whose viewer session still stands (link not revoked or
+// reissued, project not paused by its owner, taken down or deleted, workspace not suspended: the
+// room's own test, standing-cache.ts), none for any other. The whole map is
+// replaced at start; after that it is compared with the records whenever a session's copy changes
+// in this process (ready, paused, stopped, ended: every change wakes that session's waiters) and
+// every `everyMs` (changes made elsewhere: a revoke, a takedown). A route that goes closes its
+// copy's open connections at once. The same tick reads which copies viewers used on the direct
+// path and tells the idle culler, as the room's proxy does for the requests it carries.
+
+export interface DataplaneSettings {
+  adminSocket: string;
+  routesMap: string;
+}
+
+export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings, onActivity: (sessionId: string) => Promise<unknown>) {
+  const routes = dataplaneRoutes(dataplane);
+  const used = activitySince();
+  let pending: Promise<void> | null = null;
+  let again = false;
+
+  async function wanted(): Promise<Route[]> {
+    const rows = (await liveCopiesOf(ctx.sql, ctx.settings.runnerId)).filter(
+      (r) => r.state === 'running' && r.sessionId && r.host && r.port,
+    );
+    const out: Route[] = [];
+    for (const r of rows) {
+      // As the room's mayUseCopy: the session stands, for this project, and the owner has not paused the room.
+      const standing = await sessionStanding(ctx.sql, r.sessionId!);
+      if (standing && standing.projectId === r.projectId && standing.kind === 'container' && !standing.ownerPaused)
+        out.push({ sessionId: r.sessionId!, host: r.host!, port: r.port!, copyId: r.id });
+    }
+    return out;
+  }
+
+  async function syncOnce(): Promise<void> {
+    const want = new Map((await wanted()).map((r) => [copyOriginKey(r.sessionId), r]));
+    const have = await routes.list();
+    for (const [key, value] of have) {
+      const r = want.get(key);
+      if (!r || value !== `${r.host}:${r.port}|${r.copyId}`) await routes.removeKey(key);
+    }
+    for (const [key, r] of want) if (have.get(key) !== `${r.host}:${r.port}|${r.copyId}`) await routes.set(r);
+  }
+
+  /** One sync at a time; asked during one, another follows it. */
+  function sync(): Promise<void> {
+    if (pending) {
+      again = true;
+      return pending;
+    }
+    pending = syncOnce()
+      .catch((err) => ctx.log.error({ err }, 'data plane routes not synced'))
+      .finally(() => {
+        pending = null;
+        if (again) {
+          again = false;
+          void sync();
+        }
+      });
+    return pending;
+  }
+
+  async function reportActivity(): Promise<void> {
+    const keys = new Set(await used(dataplane.adminSocket));
+    if (!keys.size) return;
+    for (const r of await wanted()) if (keys.has(copyOriginKey(r.sessionId))) await onActivity(r.sessionId);
+  }
+
+  return {
+    /** The whole map from the records, at the runner's start. */
+    async start(): Promise<void> {
+      await routes.replaceAll(await wanted());
+    },
+    sync,
+    async tick(): Promise<void> {
+      await sync();
+      await reportActivity();
+    },
+  };
+}
+
+export type RouteSync = ReturnType<typeof createRouteSync>;
