@@ -39,8 +39,12 @@ export function createRoom(deps: RoomDeps) {
       registerShellAssets(app);
       registerRoomLogo(app, deps);
       registerRoomPages(app, deps);
-      app.addHook('onClose', async () => {
+      // Before the server closes (preClose), not after (onClose): server.close() waits for every
+      // socket, upgraded ones too, and only the gateway can end the viewers' open WebSockets.
+      app.addHook('preClose', async () => {
         await copies?.close();
+      });
+      app.addHook('onClose', async () => {
         if (content) await (await content).close();
       });
     },

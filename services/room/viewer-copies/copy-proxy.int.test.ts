@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCopyProxy, withoutCookies, type ActivityKind, type CopyTarget } from './copy-proxy.js';
 import { demoBundle } from '../../../test/support/runner/demo-bundle.js';
@@ -93,6 +93,49 @@ describe('copy proxy', () => {
       expect(res.status).toBe(502);
     } finally {
       route = target;
+    }
+  });
+});
+
+/** Listens on a loopback port of its own; resolves with the port. */
+async function listening(s: http.Server): Promise<number> {
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  return (s.address() as AddressInfo).port;
+}
+
+describe('a WebSocket the viewer closes', () => {
+  it("takes the copy's half down with it, and the room's server still closes", async () => {
+    // A copy whose server, like the demo's and any node:http one, keeps an upgraded socket half
+    // open when the other side sends its FIN: it never closes its own half.
+    const copySides: Socket[] = [];
+    const copy = http.createServer();
+    copy.on('upgrade', (_req, socket: Socket) => {
+      copySides.push(socket);
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+    });
+    const copyPort = await listening(copy);
+    const own = createCopyProxy();
+    const room = http.createServer();
+    room.on('upgrade', (req, socket, head) => own.ws(req, socket, head, { host: '127.0.0.1', port: copyPort }));
+    const roomPort = await listening(room);
+    try {
+      const viewer = connect(roomPort, '127.0.0.1');
+      const upgraded = new Promise<void>((resolve) => viewer.once('data', () => resolve()));
+      viewer.write('GET /ws HTTP/1.1\r\nHost: copy.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+      await upgraded;
+      expect(own.openSockets()).toBe(1);
+      const copySawIt = new Promise<void>((resolve) => copySides[0].once('end', () => resolve()));
+      // The viewer goes (a tab closed): the room is never asked to end anything.
+      viewer.destroy();
+      await copySawIt;
+      // server.close() answers only once every socket, upgraded ones too, has closed: it used to wait forever.
+      await new Promise<void>((resolve, reject) => room.close((err) => (err ? reject(err) : resolve())));
+      expect(own.openSockets()).toBe(0);
+    } finally {
+      own.close();
+      room.close();
+      for (const s of copySides) s.destroy();
+      copy.close();
     }
   });
 });

@@ -142,9 +142,10 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   };
   proxy.on('proxyReq', (proxyReq, req) => asCopySees(proxyReq, req));
   // The upgrade's personal headers ride in its options (`headers`, set by ws() below).
-  proxy.on('proxyReqWs', (proxyReq, req, _socket, options) =>
-    asCopySees(proxyReq, req, options.headers as Record<string, string> | undefined),
-  );
+  proxy.on('proxyReqWs', (proxyReq, req, socket, options) => {
+    asCopySees(proxyReq, req, options.headers as Record<string, string> | undefined);
+    proxyReq.once('upgrade', (_res, copySocket: Duplex) => tieHalves(socket, copySocket));
+  });
   // For answers through http-proxy-3 (a WebSocket request the copy answers without upgrading);
   // HTTP answers get the same in copy-forward.ts.
   if (opts.responseHeaders) proxy.on('proxyRes', (proxyRes) => opts.responseHeaders!(proxyRes.headers));
@@ -224,6 +225,34 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
       return open.length;
     },
   };
+}
+
+/**
+ * Ties a proxied WebSocket's two halves (the viewer's and the copy's) so both go when either ends,
+ * errors or closes. http-proxy-3 only pipes them: a viewer's FIN is passed on as a FIN and the
+ * room then waits for the copy's, which a copy's server need not ever send (node:http servers
+ * keep upgraded sockets half open; the test demo's does). Both halves then stay open for good,
+ * and the room's server.close() waits on the viewer's half forever. A half-open WebSocket carries
+ * nothing anyone reads, so the ended side's peer gets what was already sent and a FIN, then both
+ * are destroyed; a peer that never reads gets `endGraceMs` at most.
+ */
+const endGraceMs = 1_000;
+function tieHalves(viewer: Duplex, copy: Duplex): void {
+  const both = () => {
+    viewer.destroy();
+    copy.destroy();
+  };
+  for (const [one, other] of [
+    [viewer, copy],
+    [copy, viewer],
+  ]) {
+    one.once('end', () => {
+      other.end(both);
+      setTimeout(both, endGraceMs).unref();
+    });
+    one.once('error', both);
+    one.once('close', both);
+  }
 }
 
 /**
