@@ -4,6 +4,7 @@ import type { WorkerDeps } from './worker-deps.js';
 import { accountPurge } from './account-purge/account-purge.job.js';
 import { bundle } from './bundle/bundle.job.js';
 import { eventDays } from './event-days/event-days.job.js';
+import { eventsFanout } from './events-fanout/events-fanout.job.js';
 import { sweep } from './sweep/sweep.job.js';
 import { unpack } from './unpack/unpack.job.js';
 import { usage } from './usage-rollup/usage.job.js';
@@ -18,6 +19,7 @@ export const processors: Record<QueueName, Processor> = {
   'usage.rollup': usage,
   'event-days.rollup': eventDays,
   'account.purge': accountPurge,
+  'events.fanout': eventsFanout,
 };
 
 /**

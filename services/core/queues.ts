@@ -12,6 +12,7 @@ export const queueNames = [
   'leftovers.sweep',
   'event-days.rollup',
   'account.purge',
+  'events.fanout',
 ] as const;
 export type QueueName = (typeof queueNames)[number];
 
