@@ -10,6 +10,7 @@ import { buildWorkers } from './app.js';
 import { usageSchedule } from './usage-rollup/usage.job.js';
 import { eventDaysSchedule } from './event-days/event-days.job.js';
 import { fanoutSchedule } from './events-fanout/events-fanout.job.js';
+import { digestSchedule } from './alerts/digest.job.js';
 import { createMailer } from '../services/core/mailer.js';
 
 const config = loadConfig();
@@ -47,12 +48,10 @@ closeWithGrace({ delay: config.SHUTDOWN_SECONDS * 1000 }, async ({ err, signal }
 
 /** Upserts a repeating job (idempotent across restarts and replicas), named as its queue. */
 const repeat = (queue: QueueName, id: string, when: number | { pattern: string; tz: string }) =>
-  queues
-    .get(queue)
-    .upsertJobScheduler(id, typeof when === 'number' ? { every: when } : when, {
-      name: queue,
-      opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } },
-    });
+  queues.get(queue).upsertJobScheduler(id, typeof when === 'number' ? { every: when } : when, {
+    name: queue,
+    opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } },
+  });
 // The sweep runs hourly.
 await repeat('leftovers.sweep', 'hourly-sweep', 60 * 60 * 1000);
 // The month's container usage is rolled up for billing on the same kind of schedule.
@@ -61,5 +60,7 @@ await repeat('usage.rollup', usageSchedule.id, usageSchedule.every);
 await repeat('event-days.rollup', eventDaysSchedule.id, eventDaysSchedule.every);
 // Product events go to their consumers (alerts, webhooks) every few seconds.
 await repeat('events.fanout', fanoutSchedule.id, fanoutSchedule.every);
+// Each digest person gets one mail of the day's alerts, at a fixed hour (UTC).
+await repeat('alerts.digest', digestSchedule.id, { pattern: digestSchedule.pattern, tz: 'UTC' });
 await ops.listen({ port: config.WORKERS_PORT, host: config.HOST });
 log.info({ queues: queueNames, port: config.WORKERS_PORT }, 'workers started');

@@ -13,6 +13,7 @@ export const queueNames = [
   'event-days.rollup',
   'account.purge',
   'events.fanout',
+  'alerts.digest',
 ] as const;
 export type QueueName = (typeof queueNames)[number];
 

@@ -110,7 +110,8 @@ export async function recordBeat(
       select id, time::text as time, extract(epoch from now() - last_seen_at)::float8 as elapsed, ended_at
       from visits where id = ${session.visitId} for update`;
     const open = visit && !visit.endedAt && visit.elapsed < quietSeconds;
-    if (visit && !visit.endedAt && !open) await endVisitsWithEvents(tx, tx`ended_at = last_seen_at`, tx`id = ${visit.id} and ended_at is null`);
+    if (visit && !visit.endedAt && !open)
+      await endVisitsWithEvents(tx, tx`ended_at = last_seen_at`, tx`id = ${visit.id} and ended_at is null`);
     // A new visit starts only with seconds seen: a stray beacon after the viewer left (a flush
     // racing pagehide) would otherwise open a visit that ends where it started.
     const seen = Object.values(time).some((s) => Math.floor(s) > 0);
@@ -155,7 +156,11 @@ export function creditBeat(visit: { time: string; elapsed: number } | null, time
 /** The viewer left (the shell's pagehide beacon): the visit ends now; the session may come back. */
 export async function endVisit(sql: Sql, session: RoomSessionRow) {
   if (!session.visitId) return;
-  await endVisitsWithEvents(sql, sql`ended_at = greatest(now(), started_at), last_seen_at = now()`, sql`id = ${session.visitId} and ended_at is null`);
+  await endVisitsWithEvents(
+    sql,
+    sql`ended_at = greatest(now(), started_at), last_seen_at = now()`,
+    sql`id = ${session.visitId} and ended_at is null`,
+  );
   await sql`update room_sessions set last_seen_at = now() - make_interval(secs => ${quietSeconds}) where id = ${session.id}`;
 }
 

@@ -1,3 +1,4 @@
+import { alertsConsumer } from '../alerts/alerts.consumer.js';
 import type { Consumer } from './consumer.js';
 
 /**
@@ -5,4 +6,4 @@ import type { Consumer } from './consumer.js';
  * A new one (webhooks) is added here; it starts with the events of the past week
  * (fanoutWindowDays) it has not handled.
  */
-export const consumers: readonly Consumer[] = [];
+export const consumers: readonly Consumer[] = [alertsConsumer];

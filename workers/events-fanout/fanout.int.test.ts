@@ -21,7 +21,10 @@ afterAll(async () => {
 async function roomWithLink() {
   const person = await platform.person({ plan: 'solo' });
   const { project } = await deployStaticRoom(platform, person);
-  const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Grace Prospect' } });
+  const { url, link } = await person.client.call('createLink', {
+    params: { projectId: project.id },
+    body: { viewerName: 'Grace Prospect' },
+  });
   const [{ workspaceId }] = await platform.deps.sql<{ workspaceId: string }[]>`select workspace_id from projects where id = ${project.id}`;
   const kinds = async () => (await eventsOf(platform.deps.sql, workspaceId)).reverse().map(told);
   return { person, project, url, link, workspaceId, kinds };
@@ -29,7 +32,11 @@ async function roomWithLink() {
 
 /** An event in a few words: its kind, and the stages or the answer. */
 const told = (e: ProductEvent) =>
-  e.kind === 'link.stage_changed' ? `${e.kind} ${e.data.from}→${e.data.to}` : e.kind === 'next_step.answered' ? `${e.kind} ${e.data.answer}` : e.kind;
+  e.kind === 'link.stage_changed'
+    ? `${e.kind} ${e.data.from}→${e.data.to}`
+    : e.kind === 'next_step.answered'
+      ? `${e.kind} ${e.data.answer}`
+      : e.kind;
 
 /** A consumer that remembers what it was handed, and can be told to fail once. */
 function recorder(name: string) {
