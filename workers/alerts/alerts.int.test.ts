@@ -149,7 +149,7 @@ describe('the in-app list and the settings', () => {
       'comment.left': 'digest',
     });
     for (const body of [{ 'comment.left': 'sometimes' }, { 'visit.ended': 'off' }, { 'link.opened': 'off', extra: 1 }, []]) {
-      expect((await platform.fetch('/api/me/alert-settings', { method: 'PUT', token: w.owner.token, json: body })).status).toBe(400);
+      expect((await platform.fetch('/api/me/alert-settings', { method: 'POST', token: w.owner.token, json: body })).status).toBe(400);
     }
     expect(await w.owner.client.call('alertSettings', {})).toEqual({ ...all, 'comment.left': 'digest' });
     // The member's own settings are theirs.

@@ -28,6 +28,7 @@ const SIGNED_IN_PAGES = [
   '/brand',
   '/community',
   '/account',
+  '/alerts',
 ];
 
 // Styles from this origin, plus the <style> elements Radix's dialogs add while open (focus lock,

@@ -40,7 +40,8 @@ export const alertRoutes = {
   }),
   setAlertSettings: route({
     operation: 'setAlertSettings',
-    method: 'PUT',
+    // POST, as every JSON change here (PUTs carry raw bytes only).
+    method: 'POST',
     path: '/api/me/alert-settings',
     status: 200,
     tag: 'alerts',

@@ -32,6 +32,7 @@ const Team = area(() => import('./areas/team/TeamArea.js'));
 const Brand = area(() => import('./areas/brand/BrandArea.js'));
 const Community = area(() => import('./areas/community/CommunityArea.js'));
 const Account = area(() => import('./areas/account/AccountArea.js'));
+const Alerts = area(() => import('./areas/alerts/AlertsArea.js'));
 
 const queries = new QueryClient({
   defaultOptions: {
@@ -64,6 +65,7 @@ export function App() {
               <Route path="/brand" component={Brand} />
               <Route path="/community" component={Community} />
               <Route path="/account" component={Account} />
+              <Route path="/alerts" component={Alerts} />
               <Route component={NotFound} />
             </Switch>
           </Layout>
