@@ -9,15 +9,19 @@ import { platformChecks } from '../services/core/http/readiness.js';
 import { buildWorkers } from './app.js';
 import { usageSchedule } from './usage-rollup/usage.job.js';
 import { eventDaysSchedule } from './event-days/event-days.job.js';
+import { fanoutSchedule } from './events-fanout/events-fanout.job.js';
+import { digestSchedule } from './alerts/digest.job.js';
+import { createMailer } from '../services/core/mailer.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'workers', level: config.LOG_LEVEL, pretty: config.NODE_ENV !== 'production' });
 const sql = createSql(config.DATABASE_URL);
 const storage = createStorage(config);
 const queues = createQueues(config);
+const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, log });
 
 // The whole job catalog: buildWorkers refuses to start if a queue of it has no processor.
-const workers = buildWorkers({ config, sql, storage, log }, { queues: queueNames });
+const workers = buildWorkers({ config, sql, storage, log, mailer }, { queues: queueNames });
 const ops = await buildOpsServer({
   log,
   service: 'demo-rooms-workers',
@@ -43,15 +47,20 @@ closeWithGrace({ delay: config.SHUTDOWN_SECONDS * 1000 }, async ({ err, signal }
 });
 
 /** Upserts a repeating job (idempotent across restarts and replicas), named as its queue. */
-const repeat = (queue: QueueName, id: string, every: number) =>
-  queues
-    .get(queue)
-    .upsertJobScheduler(id, { every }, { name: queue, opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } } });
+const repeat = (queue: QueueName, id: string, when: number | { pattern: string; tz: string }) =>
+  queues.get(queue).upsertJobScheduler(id, typeof when === 'number' ? { every: when } : when, {
+    name: queue,
+    opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } },
+  });
 // The sweep runs hourly.
 await repeat('leftovers.sweep', 'hourly-sweep', 60 * 60 * 1000);
 // The month's container usage is rolled up for billing on the same kind of schedule.
 await repeat('usage.rollup', usageSchedule.id, usageSchedule.every);
 // The room's events are summed per project per UTC day for analytics (yesterday, and any day missed).
 await repeat('event-days.rollup', eventDaysSchedule.id, eventDaysSchedule.every);
+// Product events go to their consumers (alerts, webhooks) every few seconds.
+await repeat('events.fanout', fanoutSchedule.id, fanoutSchedule.every);
+// Each digest person gets one mail of the day's alerts, at a fixed hour (UTC).
+await repeat('alerts.digest', digestSchedule.id, { pattern: digestSchedule.pattern, tz: 'UTC' });
 await ops.listen({ port: config.WORKERS_PORT, host: config.HOST });
 log.info({ queues: queueNames, port: config.WORKERS_PORT }, 'workers started');

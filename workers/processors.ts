@@ -3,7 +3,9 @@ import type { QueueName } from '../services/core/queues.js';
 import type { WorkerDeps } from './worker-deps.js';
 import { accountPurge } from './account-purge/account-purge.job.js';
 import { bundle } from './bundle/bundle.job.js';
+import { alertsDigest } from './alerts/digest.job.js';
 import { eventDays } from './event-days/event-days.job.js';
+import { eventsFanout } from './events-fanout/events-fanout.job.js';
 import { sweep } from './sweep/sweep.job.js';
 import { unpack } from './unpack/unpack.job.js';
 import { usage } from './usage-rollup/usage.job.js';
@@ -20,6 +22,8 @@ export const processors: Record<QueueName, Processor> = {
   'event-days.rollup': eventDays,
   'account.purge': accountPurge,
   'webhook.deliver': webhookDeliver,
+  'events.fanout': eventsFanout,
+  'alerts.digest': alertsDigest,
 };
 
 /**

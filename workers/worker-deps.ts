@@ -1,6 +1,7 @@
 import type { Config } from '../services/core/config.js';
 import type { Sql } from '../services/core/db.js';
 import type { Logger } from '../services/core/log.js';
+import type { Mailer } from '../services/core/mailer.js';
 import type { Storage } from '../services/core/storage.js';
 
 export interface WorkerDeps {
@@ -8,4 +9,6 @@ export interface WorkerDeps {
   sql: Sql;
   storage: Storage;
   log: Logger;
+  /** Alerts' mail (SMTP, or the outbox file locally); jobs that send none run without it (tests). */
+  mailer?: Mailer;
 }

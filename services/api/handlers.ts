@@ -4,6 +4,7 @@ import { linkHandlers } from './links/links.handlers.js';
 import { roomSetupHandlers } from './room-setup/room-setup.handlers.js';
 import { projectHandlers } from './projects/projects.handlers.js';
 import { accountHandlers } from './account/account.handlers.js';
+import { alertHandlers } from './alerts/alerts.handlers.js';
 import { authHandlers } from './auth/auth.handlers.js';
 import type { Handlers } from './routing/handler.js';
 import { platformHandlers } from './platform.handlers.js';
@@ -26,6 +27,7 @@ export const handlers: Handlers = {
   ...platformHandlers,
   ...authHandlers,
   ...accountHandlers,
+  ...alertHandlers,
   ...workspaceHandlers,
   ...projectHandlers,
   ...exitHandlers,

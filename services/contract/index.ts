@@ -9,6 +9,7 @@ export { routes, type Routes, type Operation } from './routes/route-table.js';
 export * from './api-client.js';
 export * from './resources/account.js';
 export * from './resources/activity.js';
+export * from './resources/alert.js';
 export * from './resources/analytics.js';
 export * from './resources/billing.js';
 export * from './resources/brand.js';

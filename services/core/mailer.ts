@@ -7,6 +7,8 @@ export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** An HTML body beside the text (alerts); the outbox file keeps it next to the text one. */
+  html?: string;
 }
 export interface Mailer {
   send(mail: Mail): Promise<void>;
@@ -27,6 +29,7 @@ export function createMailer(opts: { smtpUrl?: string; from: string; dataDir: st
       await mkdir(outbox, { recursive: true, mode: 0o700 });
       const file = join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.to.replace(/[^a-z0-9@.-]/gi, '_')}.txt`);
       await writeFile(file, `To: ${mail.to}\nFrom: ${opts.from}\nSubject: ${mail.subject}\n\n${mail.text}\n`, { mode: 0o600 });
+      if (mail.html) await writeFile(file.replace(/\.txt$/, '.html'), mail.html, { mode: 0o600 });
       opts.log.info({ to: mail.to, subject: mail.subject, file }, 'mail written to the outbox (no SMTP_URL)');
     },
   };

@@ -13,6 +13,8 @@ export const queueNames = [
   'event-days.rollup',
   'account.purge',
   'webhook.deliver',
+  'events.fanout',
+  'alerts.digest',
 ] as const;
 export type QueueName = (typeof queueNames)[number];
 

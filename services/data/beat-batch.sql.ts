@@ -1,5 +1,6 @@
 import type { Sql } from '../core/db.js';
 import { engagedSeconds } from './link-evidence.sql.js';
+import { stageEventsFromMoved } from './product-events.sql.js';
 import type { CoarseDevice } from './room-events.sql.js';
 import { creditBeat, quietSeconds } from './visits.sql.js';
 
@@ -98,10 +99,16 @@ export async function recordBeats(sql: Sql, beats: QueuedBeat[]): Promise<BeatOu
       ), seen as (
         update room_sessions set last_seen_at = now() where id = any(${held.map((h) => h.sessionId)}::uuid[])
         returning id
+      ), held_links as (
+        select id, stage from links where id = any(${engagedLinks}::uuid[]) and stage in ('sent', 'opened') for update
       ), engaged as (
-        update links set stage = 'engaged', opened_at = coalesce(opened_at, now())
-        where id = any(${engagedLinks}::uuid[]) and stage in ('sent', 'opened')
-        returning id
+        update links l set stage = 'engaged', opened_at = coalesce(l.opened_at, now())
+        from held_links old where l.id = old.id
+        returning l.id, l.workspace_id, l.project_id, l.viewer_name, l.placed_stage, old.stage as from_stage, l.stage as to_stage
+      ), moved as (
+        -- A stage the builder placed hides the evidence's: nothing they see moved.
+        select * from engaged where placed_stage is null
+      ), told as (${stageEventsFromMoved(tx)}
       ), written as (
         insert into room_events (workspace_id, project_id, link_id, session_id, visit_id, kind, subject, seconds, device, at)
         select * from unnest(

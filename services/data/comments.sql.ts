@@ -2,6 +2,7 @@ import type { Db, Sql } from '../core/db.js';
 import { notFound } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { recordEvidence } from './link-evidence.sql.js';
+import { emitProductEvent } from './product-events.sql.js';
 import type { RoomSessionRow } from './room-sessions.sql.js';
 
 // Comments pinned to screens and the builder's one reply (spec 2.5, 3; migrations/00010). The
@@ -77,6 +78,14 @@ export async function addComment(sql: Sql, session: RoomSessionRow, c: NewCommen
               ${c.appId}, ${c.screen}, ${c.body}, ${json(c.position)}::text::jsonb, ${json(c.area)}::text::jsonb, ${c.device},
               ${c.screenshot?.key ?? null}, ${c.screenshot?.type ?? null}, ${c.screenshot?.width ?? null}, ${c.screenshot?.height ?? null},
               ${c.screenshot?.bytes ?? null}, ${c.screenshot ? null : c.screenshotNote})`;
+    await emitProductEvent(tx, {
+      workspaceId: session.workspaceId,
+      projectId: session.projectId,
+      linkId: session.linkId,
+      kind: 'comment.left',
+      viewerName: session.viewerName,
+      data: { commentId: c.id, body: c.body },
+    });
     await recordEvidence(tx, session.linkId, 'engaged');
     return commentById(tx, c.id);
   });

@@ -2,6 +2,7 @@ import type { LinkStage } from '../contract/resources/link.js';
 import type { Db } from '../core/db.js';
 import type { ClaimRow } from './link-claims.sql.js';
 import type { LinkRow } from './links.sql.js';
+import { stageEventsFromMoved } from './product-events.sql.js';
 
 // The pipeline's reads and the builder's own view of each deal (migrations/00011; issue 15): a
 // board is every link of every live project with what the evidence says of it, computed in one
@@ -62,7 +63,17 @@ export async function claimsByLink(sql: Db, linkIds: string[]): Promise<Map<stri
 
 /** The builder's stage; null hands the link back to the evidence. */
 export async function placeStage(sql: Db, linkId: string, stage: LinkStage | null) {
-  await sql`update links set placed_stage = ${stage}, placed_at = case when ${stage}::text is null then null else now() end where id = ${linkId}`;
+  // One statement: the stage the builder sees (placed, else the evidence's) before and after, and
+  // a link.stage_changed product event when it moved.
+  await sql`
+    with old as (
+      select id, coalesce(placed_stage, stage) as shown from links where id = ${linkId} for update
+    ), placed as (
+      update links l set placed_stage = ${stage}, placed_at = case when ${stage}::text is null then null else now() end
+      from old where l.id = old.id
+      returning l.id, l.workspace_id, l.project_id, l.viewer_name, old.shown as from_stage, coalesce(l.placed_stage, l.stage) as to_stage
+    ), moved as (select * from placed), told as (${stageEventsFromMoved(sql)})
+    select count(*) from placed`;
 }
 
 export async function setOutcome(sql: Db, linkId: string, outcome: 'won' | 'lost' | 'later' | null) {

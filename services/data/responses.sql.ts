@@ -1,6 +1,7 @@
 import type { NextStepKind } from '../contract/resources/room-setup.js';
 import type { Db, Sql } from '../core/db.js';
 import { recordEvidence } from './link-evidence.sql.js';
+import { emitProductEvent } from './product-events.sql.js';
 import type { RoomSessionRow } from './room-sessions.sql.js';
 
 // Viewers' answers to What happens next (spec 2.5 Response; migrations/00010). One per step per
@@ -36,6 +37,16 @@ export async function recordResponse(
       on conflict (visit_id, step) do nothing
       returning id, link_id, viewer_name, step, detail, created_at`;
     if (created) {
+      // The answer's detail as the viewer typed it (a question's text, a colleague's name and email), as one line.
+      const typed = Object.values(detail ?? {}).filter((v): v is string => typeof v === 'string' && v.length > 0);
+      await emitProductEvent(tx, {
+        workspaceId: session.workspaceId,
+        projectId: session.projectId,
+        linkId: session.linkId,
+        kind: 'next_step.answered',
+        viewerName: created.viewerName || null,
+        data: { answer: step, detail: typed.length ? typed.join(', ').slice(0, 2000) : null },
+      });
       if (answers.has(step)) await recordEvidence(tx, session.linkId, step as 'yes' | 'later' | 'no');
       return { response: created, created: true };
     }

@@ -1,6 +1,7 @@
 import type { Db, Sql } from '../core/db.js';
 import { planOf, publicViewerHours, type PlanName } from '../core/plans.js';
 import { engagedSeconds, recordEvidence } from './link-evidence.sql.js';
+import { emitProductEvent, emitStageMoves, endVisitsWithEvents, type StageMove } from './product-events.sql.js';
 import { holdRoomAdmission, viewersPresent, type RoomSessionRow } from './room-sessions.sql.js';
 
 // Visits (spec 2.5) as the room writes them. A visit starts on entry, is moved on by the shell's
@@ -18,8 +19,27 @@ export async function startVisit(tx: Db, session: RoomSessionRow, viewerName: st
     returning id`;
   await tx`update room_sessions set visit_id = ${visit.id}, last_seen_at = now() where id = ${session.id}`;
   if (session.linkId) {
-    await tx`update links set opened_at = coalesce(opened_at, now()), last_opened_at = now(), stage = case when stage = 'sent' then 'opened' else stage end
-             where id = ${session.linkId}`;
+    // The link's state before the update, read in the statement itself (held by `for update`),
+    // tells whether this is its first open and whether its stage moved: each is a product event.
+    const [link] = await tx<(StageMove & { wasOpened: boolean; placed: boolean })[]>`
+      update links l set opened_at = coalesce(l.opened_at, now()), last_opened_at = now(),
+                         stage = case when l.stage = 'sent' then 'opened' else l.stage end
+      from (select id, opened_at, stage from links where id = ${session.linkId} for update) old
+      where l.id = old.id
+      returning l.id, l.workspace_id, l.project_id, l.viewer_name, old.opened_at is not null as was_opened,
+                l.placed_stage is not null as placed, old.stage as from, l.stage as to`;
+    if (link && !link.wasOpened) {
+      await emitProductEvent(tx, {
+        workspaceId: session.workspaceId,
+        projectId: session.projectId,
+        linkId: session.linkId,
+        kind: 'link.opened',
+        viewerName: session.viewerName ?? viewerName ?? link.viewerName,
+        data: { visitId: visit.id },
+      });
+    }
+    // A stage the builder placed hides the evidence's: nothing the builder sees moved.
+    if (link && !link.placed) await emitStageMoves(tx, [link]);
   }
   return visit.id;
 }
@@ -55,9 +75,11 @@ export async function arriveInVisit(
 
 /** Ends visits whose shell went quiet, at their last beacon. Idempotent; run before counting. */
 export async function endQuietVisits(sql: Db, projectId: string) {
-  await sql`
-    update visits set ended_at = last_seen_at
-    where project_id = ${projectId} and ended_at is null and last_seen_at < now() - make_interval(secs => ${quietSeconds})`;
+  await endVisitsWithEvents(
+    sql,
+    sql`ended_at = last_seen_at`,
+    sql`project_id = ${projectId} and ended_at is null and last_seen_at < now() - make_interval(secs => ${quietSeconds})`,
+  );
 }
 
 /**
@@ -65,11 +87,12 @@ export async function endQuietVisits(sql: Db, projectId: string) {
  * viewer vanished without a pagehide beacon (a killed browser, a lost network) is ended in the
  * table too, not only in what listVisits shows. Returns how many it ended.
  */
-export async function endQuietVisitsEverywhere(sql: Db): Promise<number> {
-  const ended = await sql`
-    update visits set ended_at = last_seen_at
-    where ended_at is null and last_seen_at < now() - make_interval(secs => ${quietSeconds})`;
-  return ended.count;
+export function endQuietVisitsEverywhere(sql: Db): Promise<number> {
+  return endVisitsWithEvents(
+    sql,
+    sql`ended_at = last_seen_at`,
+    sql`ended_at is null and last_seen_at < now() - make_interval(secs => ${quietSeconds})`,
+  );
 }
 
 /**
@@ -87,7 +110,8 @@ export async function recordBeat(
       select id, time::text as time, extract(epoch from now() - last_seen_at)::float8 as elapsed, ended_at
       from visits where id = ${session.visitId} for update`;
     const open = visit && !visit.endedAt && visit.elapsed < quietSeconds;
-    if (visit && !visit.endedAt && !open) await tx`update visits set ended_at = last_seen_at where id = ${visit.id}`;
+    if (visit && !visit.endedAt && !open)
+      await endVisitsWithEvents(tx, tx`ended_at = last_seen_at`, tx`id = ${visit.id} and ended_at is null`);
     // A new visit starts only with seconds seen: a stray beacon after the viewer left (a flush
     // racing pagehide) would otherwise open a visit that ends where it started.
     const seen = Object.values(time).some((s) => Math.floor(s) > 0);
@@ -132,7 +156,11 @@ export function creditBeat(visit: { time: string; elapsed: number } | null, time
 /** The viewer left (the shell's pagehide beacon): the visit ends now; the session may come back. */
 export async function endVisit(sql: Sql, session: RoomSessionRow) {
   if (!session.visitId) return;
-  await sql`update visits set ended_at = greatest(now(), started_at), last_seen_at = now() where id = ${session.visitId} and ended_at is null`;
+  await endVisitsWithEvents(
+    sql,
+    sql`ended_at = greatest(now(), started_at), last_seen_at = now()`,
+    sql`id = ${session.visitId} and ended_at is null`,
+  );
   await sql`update room_sessions set last_seen_at = now() - make_interval(secs => ${quietSeconds}) where id = ${session.id}`;
 }
 

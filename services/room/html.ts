@@ -1,8 +1,9 @@
 // The room's own pages, as plain server-rendered HTML. Every value from a builder or a viewer
 // goes through `escapeHtml`; nothing here runs build code.
 
-const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => entities[c]);
+import { escapeHtml } from '../core/escape-html.js';
+
+export { escapeHtml };
 
 /**
  * The notices' own style, inline: the room's type and card, nothing fetched. An origin that sets a

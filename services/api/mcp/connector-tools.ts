@@ -129,6 +129,10 @@ export const connectorTools: Record<Operation, ToolChoice> = {
   myPreferences: leftOut("the web app's own display preferences"),
   welcomeSeen: leftOut("the web app's own display preferences"),
   foldFeedbackTab: leftOut("the web app's own display preferences"),
+  listAlerts: leftOut("a person's own alerts, read in the web app and by mail"),
+  markAlertsRead: leftOut("a person's own alerts, read in the web app and by mail"),
+  alertSettings: leftOut("a person's own alert mail settings (Account)"),
+  setAlertSettings: leftOut("a person's own alert mail settings (Account)"),
   sendProductFeedback: leftOut('feedback about the platform comes from a person'),
 
   listWorkspaces: tool('workspace', 'ls', 'The active one is what every other tool acts on.'),

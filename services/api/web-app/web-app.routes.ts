@@ -29,6 +29,7 @@ const SIGNED_IN_PAGES = [
   '/community',
   '/webhooks',
   '/account',
+  '/alerts',
 ];
 
 // Styles from this origin, plus the <style> elements Radix's dialogs add while open (focus lock,

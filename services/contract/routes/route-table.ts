@@ -1,4 +1,5 @@
 import { accountRoutes } from './account.routes.js';
+import { alertRoutes } from './alerts.routes.js';
 import { activityRoutes } from './activity.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { brandRoutes } from './brand.routes.js';
@@ -19,6 +20,7 @@ export const routes = {
   ...healthRoutes,
   ...authRoutes,
   ...accountRoutes,
+  ...alertRoutes,
   ...connectorRoutes,
   ...workspaceRoutes,
   ...projectRoutes,

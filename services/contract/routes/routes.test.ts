@@ -140,6 +140,11 @@ const spec = [
 
 // Endpoints the spec leaves to us (sign-in, spec 5.8) or that serve the contract itself.
 const beyondSpec = [
+  // Issue 34: a person's alerts and how they hear of them (the spec leaves them "not shown").
+  'GET /api/me/alerts',
+  'POST /api/me/alerts/read',
+  'GET /api/me/alert-settings',
+  'POST /api/me/alert-settings',
   'POST /api/auth/email',
   'POST /api/auth/email/verify',
   // Issue 28: the link page reads what a link would do before the person spends it.

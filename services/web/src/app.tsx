@@ -33,6 +33,7 @@ const Brand = area(() => import('./areas/brand/BrandArea.js'));
 const Community = area(() => import('./areas/community/CommunityArea.js'));
 const Account = area(() => import('./areas/account/AccountArea.js'));
 const Webhooks = area(() => import('./areas/webhooks/WebhooksArea.js'));
+const Alerts = area(() => import('./areas/alerts/AlertsArea.js'));
 
 const queries = new QueryClient({
   defaultOptions: {
@@ -66,6 +67,7 @@ export function App() {
               <Route path="/community" component={Community} />
               <Route path="/webhooks" component={Webhooks} />
               <Route path="/account" component={Account} />
+              <Route path="/alerts" component={Alerts} />
               <Route component={NotFound} />
             </Switch>
           </Layout>

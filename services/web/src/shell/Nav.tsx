@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { Link, useLocation } from 'wouter';
+import { useOp } from '../api/hooks.js';
 
 // The areas, in the order a builder meets them. Keyboard: every entry is a link in tab order, and
 // `g` then a letter jumps (g p projects, g b board, g a analytics…), as in Linear.
@@ -13,12 +14,16 @@ export const AREAS = [
   { href: '/brand', label: 'Brand', key: 'r' },
   { href: '/community', label: 'Community', key: 'c' },
   { href: '/webhooks', label: 'Webhooks', key: 'w' },
+  { href: '/alerts', label: 'Alerts', key: 'l' },
   { href: '/account', label: 'Account', key: 'm' },
 ] as const;
 
 export function Nav() {
   const [location, navigate] = useLocation();
   useGoKeys(navigate);
+  // The unread count beside Alerts, read again each minute (issue 34).
+  const alerts = useOp('listAlerts', undefined, { refetchInterval: 60_000 });
+  const unread = alerts.data?.unread ?? 0;
   return (
     <nav className="areas" aria-label="Areas">
       <ul>
@@ -28,6 +33,15 @@ export function Nav() {
             <li key={a.href}>
               <Link href={a.href} aria-current={current ? 'page' : undefined}>
                 {a.label}
+                {a.href === '/alerts' && unread > 0 && (
+                  <>
+                    {' '}
+                    <span className="badge" data-testid="nav-unread">
+                      {unread}
+                    </span>
+                    <span className="sr-only"> unread</span>
+                  </>
+                )}
               </Link>
             </li>
           );

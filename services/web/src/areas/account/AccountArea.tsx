@@ -1,5 +1,6 @@
 import { Page } from '../../ui/Page.js';
 import './account.css';
+import { AlertsSection } from './AlertsSection.js';
 import { ConnectorSection } from './ConnectorSection.js';
 import { DeleteSection } from './DeleteSection.js';
 import { FeedbackSection } from './FeedbackSection.js';
@@ -16,6 +17,7 @@ export default function AccountArea() {
       <ProfileSection />
       <SessionsSection />
       <SignInSection />
+      <AlertsSection />
       <ConnectorSection />
       <FeedbackSection />
       <DeleteSection />
