@@ -21,7 +21,7 @@ const queues = createQueues(config);
 const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, log });
 
 // The whole job catalog: buildWorkers refuses to start if a queue of it has no processor.
-const workers = buildWorkers({ config, sql, storage, log, mailer }, { queues: queueNames });
+const workers = buildWorkers({ config, sql, storage, log, mailer, queues }, { queues: queueNames });
 const ops = await buildOpsServer({
   log,
   service: 'demo-rooms-workers',

@@ -2,6 +2,7 @@ import type { Config } from '../services/core/config.js';
 import type { Sql } from '../services/core/db.js';
 import type { Logger } from '../services/core/log.js';
 import type { Mailer } from '../services/core/mailer.js';
+import type { Queues } from '../services/core/queues.js';
 import type { Storage } from '../services/core/storage.js';
 
 export interface WorkerDeps {
@@ -11,4 +12,6 @@ export interface WorkerDeps {
   log: Logger;
   /** Alerts' mail (SMTP, or the outbox file locally); jobs that send none run without it (tests). */
   mailer?: Mailer;
+  /** Jobs that queue others (events.fanout's webhooks consumer queues webhook.deliver); tests without them pass none. */
+  queues?: Queues;
 }

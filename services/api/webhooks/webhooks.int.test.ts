@@ -4,12 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProductEvent } from '../../contract/resources/product-event.js';
 import type { WebhookDelivery } from '../../contract/resources/webhook.js';
 import { createQueues } from '../../core/queues.js';
+import { emitProductEvent } from '../../data/product-events.sql.js';
 import { deleteOldDeliveries } from '../../data/webhooks.sql.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../../../test/support/https-receiver.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 import { waitFor } from '../../../test/support/wait-for.js';
 import { buildWorkers, type WorkersApp } from '../../../workers/app.js';
+import { consumers } from '../../../workers/events-fanout/consumers.js';
+import { fanOut } from '../../../workers/events-fanout/fanout.js';
 import { webhooksConsumer } from '../../../workers/webhook-deliver/webhook-consumer.js';
 
 // Signed webhooks end to end (issue 34): endpoints through the API, product events handed to the
@@ -176,6 +179,36 @@ describe('webhook deliveries', () => {
     // A secret from before a rotation no longer verifies what is sent after it.
     const rotated = await b.me.client.call('rotateWebhookSecret', { params: { endpointId: created.endpoint.id } });
     expect(() => new Webhook(rotated.secret).verify(got.body, got.headers as Record<string, string>)).toThrow();
+  });
+
+  it('reach the endpoint from the product-events outbox through events.fanout, once', async () => {
+    const b = await builder();
+    const path = `/outbox-${randomUUID()}`;
+    const created = await endpoint(b.me, path, ['comment.left']);
+    await emitProductEvent(platform.deps.sql, {
+      workspaceId: b.workspaceId,
+      projectId: b.projectId,
+      linkId: b.linkId,
+      kind: 'comment.left',
+      viewerName: 'Ada',
+      viewerCompany: 'Analytical Engines',
+      data: { commentId: randomUUID(), body: 'Can it import from Sheets?' },
+    });
+    // The registry's own webhooks consumer, on this workspace's events alone (the outbox is shared).
+    const registered = consumers.filter((c) => c.name === 'webhooks');
+    expect(registered).toHaveLength(1);
+    expect(await fanOut(platform.deps, { consumers: registered, workspaceIds: [b.workspaceId] })).toEqual({ webhooks: 1 });
+    expect(await fanOut(platform.deps, { consumers: registered, workspaceIds: [b.workspaceId] })).toEqual({ webhooks: 0 });
+    await deliveriesWhen(b.me, created.endpoint.id, 'the delivery to succeed', (ds) => ds[0]?.status === 'succeeded');
+    const [got] = receiver.received(path);
+    expect(receiver.received(path)).toHaveLength(1);
+    const body = new Webhook(created.secret).verify(got.body, {
+      'webhook-id': String(got.headers['webhook-id']),
+      'webhook-timestamp': String(got.headers['webhook-timestamp']),
+      'webhook-signature': String(got.headers['webhook-signature']),
+    }) as { type: string; data: ProductEvent };
+    expect(body.type).toBe('comment.left');
+    expect(body.data).toMatchObject({ kind: 'comment.left', linkId: b.linkId, viewer: { name: 'Ada', company: 'Analytical Engines' } });
   });
 
   it('go only to enabled endpoints of the workspace that hear the kind', async () => {
