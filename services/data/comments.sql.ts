@@ -84,6 +84,7 @@ export async function addComment(sql: Sql, session: RoomSessionRow, c: NewCommen
       linkId: session.linkId,
       kind: 'comment.left',
       viewerName: session.viewerName,
+      viewerCompany: session.viewerCompany,
       data: { commentId: c.id, body: c.body },
     });
     await recordEvidence(tx, session.linkId, 'engaged');

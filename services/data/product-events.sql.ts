@@ -95,6 +95,13 @@ const toEvent = (r: EventRow): ProductEvent =>
 export const fanoutWindowDays = 7;
 
 /**
+ * The viewer's company as an event tells it: what the viewer typed when the event was written,
+ * else what their link says now (issue 34's personalised copies; the stage moves and visit ends
+ * written in bulk carry none of their own).
+ */
+const viewerCompany = (q: Db) => q`coalesce(e.viewer_company, left(l.viewer_company, 200))`;
+
+/**
  * Up to `limit` events `consumer` has not handled, oldest first, locked (skip locked) for this
  * transaction so two fan-out runs at once never take the same event for the same consumer.
  * `workspaceIds` narrows to those workspaces (tests drain only their own).
@@ -102,8 +109,9 @@ export const fanoutWindowDays = 7;
 export async function claimUnhandled(tx: Tx, consumer: string, limit: number, workspaceIds?: string[]): Promise<ProductEvent[]> {
   const only = workspaceIds ? tx`and e.workspace_id = any(${workspaceIds}::uuid[])` : tx``;
   const rows = await tx<EventRow[]>`
-    select e.id::text as id, e.workspace_id, e.project_id, e.link_id, e.kind, e.occurred_at, e.viewer_name, e.viewer_company, e.data
-    from product_events e
+    select e.id::text as id, e.workspace_id, e.project_id, e.link_id, e.kind, e.occurred_at, e.viewer_name,
+           ${viewerCompany(tx)} as viewer_company, e.data
+    from product_events e left join links l on l.id = e.link_id
     where e.occurred_at > now() - make_interval(days => ${fanoutWindowDays}) ${only}
       and not exists (select 1 from product_event_handled h where h.consumer = ${consumer} and h.event_id = e.id)
     order by e.id
@@ -124,8 +132,10 @@ export async function markHandled(tx: Db, consumer: string, eventIds: string[]) 
 /** A workspace's events, newest first (tests and the API's views). */
 export async function eventsOf(sql: Db, workspaceId: string, limit = 100): Promise<ProductEvent[]> {
   const rows = await sql<EventRow[]>`
-    select id::text as id, workspace_id, project_id, link_id, kind, occurred_at, viewer_name, viewer_company, data
-    from product_events where workspace_id = ${workspaceId} order by id desc limit ${limit}`;
+    select e.id::text as id, e.workspace_id, e.project_id, e.link_id, e.kind, e.occurred_at, e.viewer_name,
+           ${viewerCompany(sql)} as viewer_company, e.data
+    from product_events e left join links l on l.id = e.link_id
+    where e.workspace_id = ${workspaceId} order by e.id desc limit ${limit}`;
   return rows.map(toEvent);
 }
 

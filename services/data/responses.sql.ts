@@ -45,6 +45,7 @@ export async function recordResponse(
         linkId: session.linkId,
         kind: 'next_step.answered',
         viewerName: created.viewerName || null,
+        viewerCompany: session.viewerCompany,
         data: { answer: step, detail: typed.length ? typed.join(', ').slice(0, 2000) : null },
       });
       if (answers.has(step)) await recordEvidence(tx, session.linkId, step as 'yes' | 'later' | 'no');

@@ -35,6 +35,7 @@ export async function startVisit(tx: Db, session: RoomSessionRow, viewerName: st
         linkId: session.linkId,
         kind: 'link.opened',
         viewerName: session.viewerName ?? viewerName ?? link.viewerName,
+        viewerCompany: session.viewerCompany,
         data: { visitId: visit.id },
       });
     }
