@@ -2,6 +2,7 @@ import type { AlertKind, AlertMode } from '../contract/resources/alert.js';
 import type { ProductEvent } from '../contract/resources/product-event.js';
 import type { Db, Sql } from '../core/db.js';
 import { notFound } from '../core/errors.js';
+import { type EventRow, toEvent } from './product-events.sql.js';
 
 // Alerts (issue 34; migrations/00027; docs/decisions.md, "Product events and alerts"): each
 // member's in-app list of what viewers did, their choice per kind (instant mail, the day's
@@ -78,20 +79,12 @@ export interface AlertRow {
   event: ProductEvent;
 }
 
-interface ListedRow {
+interface ListedRow extends Omit<EventRow, 'id'> {
   id: string;
   readAt: Date | null;
   createdAt: Date;
   projectName: string;
   eventId: string;
-  workspaceId: string;
-  projectId: string;
-  linkId: string | null;
-  kind: ProductEvent['kind'];
-  occurredAt: Date;
-  viewerName: string | null;
-  viewerCompany: string | null;
-  data: unknown;
 }
 
 const toAlert = (r: ListedRow): AlertRow => ({
@@ -99,16 +92,7 @@ const toAlert = (r: ListedRow): AlertRow => ({
   readAt: r.readAt,
   createdAt: r.createdAt,
   projectName: r.projectName,
-  event: {
-    id: r.eventId,
-    workspaceId: r.workspaceId,
-    projectId: r.projectId,
-    linkId: r.linkId,
-    kind: r.kind,
-    occurredAt: r.occurredAt.toISOString(),
-    viewer: { name: r.viewerName, company: r.viewerCompany },
-    data: r.data,
-  } as ProductEvent,
+  event: toEvent({ ...r, id: r.eventId }),
 });
 
 const selectAlerts = (sql: Db) => sql`

@@ -67,7 +67,8 @@ export const stageEventsFromMoved = (sql: Db) => sql`
   from moved where from_stage is distinct from to_stage
   returning 1`;
 
-interface EventRow {
+/** An outbox row as read (the listing of alerts reads the same columns beside its own). */
+export interface EventRow {
   id: string;
   workspaceId: string;
   projectId: string;
@@ -79,7 +80,7 @@ interface EventRow {
   data: unknown;
 }
 
-const toEvent = (r: EventRow): ProductEvent =>
+export const toEvent = (r: EventRow): ProductEvent =>
   ({
     id: String(r.id),
     workspaceId: r.workspaceId,

@@ -1,9 +1,8 @@
 import { expect, it } from 'vitest';
-import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { liveContainerDemo } from '../../test/support/container-copy.js';
 import type { TestRunner } from '../../test/support/runner/test-runner.js';
 import type { Platform } from '../../test/support/platform.js';
 import { platformWithRunner } from '../../test/support/suites.js';
-import { uniqueSlug } from '../../test/support/refusal.js';
 import { hit, shellData, type Jar } from '../../test/support/room.js';
 
 // What the room tells a viewer while their copy cannot run yet: high demand with their place,
@@ -30,25 +29,7 @@ async function viewer(url: string) {
 }
 
 it('queues the third viewer beyond the host capacity with their place, and admits them when one leaves', async () => {
-  const person = await platform.person({ plan: 'pro' });
-  const project = await person.client.call('createProject', { body: { slug: uniqueSlug('q'), name: 'Queue' } });
-  const bytes = await demoBundle();
-  const { uploadId, putUrl } = await person.client.call('startUpload', {
-    params: { projectId: project.id },
-    body: { kind: 'container', sizeBytes: bytes.length },
-  });
-  await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes });
-  const manifest = {
-    kind: 'container',
-    name: 'Queue',
-    apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }],
-    run: { start: ['node', 'server.js'] },
-  };
-  const build = await person.client.call('createBuild', {
-    params: { projectId: project.id },
-    body: { uploadId, manifest: manifest as never },
-  });
-  await person.client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
+  const { person, project } = await liveContainerDemo(platform, 'Queue');
   const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Many' } });
 
   const [a, b, c] = [await viewer(url), await viewer(url), await viewer(url)];

@@ -2,14 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
-import { demoBundle } from '../../../test/support/runner/demo-bundle.js';
+import { liveContainerDemo, viewerOnCopy } from '../../../test/support/container-copy.js';
 import type { TestRunner } from '../../../test/support/runner/test-runner.js';
 import { captureBlocked } from '../../data/capture-blocks.sql.js';
 import { opsProjectCommands } from '../../ops/ops-projects.js';
 import type { Platform } from '../../../test/support/platform.js';
 import { platformWithRunner } from '../../../test/support/suites.js';
-import { uniqueSlug } from '../../../test/support/refusal.js';
-import { hit, shellData, type Jar } from '../../../test/support/room.js';
+import { hit, type Jar } from '../../../test/support/room.js';
 
 // The copy origin as a viewer's browser meets it, through the room's own port: a viewer whose
 // standing ends (link revoked, room paused, project taken down) loses their open WebSockets at
@@ -21,45 +20,6 @@ platformWithRunner((p, r) => ([platform, runner] = [p, r]));
 
 /** The longest a revoked viewer's socket may stay open: the standing check's bound (copy-gateway.ts), with room to spare on a shared machine. */
 const closeBoundMs = 10_000;
-
-async function containerRoom() {
-  const person = await platform.person({ plan: 'pro' });
-  const project = await person.client.call('createProject', { body: { slug: uniqueSlug('ws'), name: 'Sockets' } });
-  const bytes = await demoBundle();
-  const { uploadId, putUrl } = await person.client.call('startUpload', {
-    params: { projectId: project.id },
-    body: { kind: 'container', sizeBytes: bytes.length },
-  });
-  await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes });
-  const manifest = {
-    kind: 'container',
-    name: 'Sockets',
-    apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }],
-    run: { start: ['node', 'server.js'] },
-  };
-  const build = await person.client.call('createBuild', {
-    params: { projectId: project.id },
-    body: { uploadId, manifest: manifest as never },
-  });
-  await person.client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
-  return { person, project };
-}
-
-/** A viewer let into their copy: the copy origin's host and the jar holding its view cookie. */
-async function viewerOnCopy(url: string) {
-  const roomJar: Jar = new Map();
-  const data = shellData((await hit(platform, new URL(url).pathname, { jar: roomJar })).text);
-  await hit(platform, `/room/${data.sessionId}/hello`, { method: 'POST', jar: roomJar, json: { name: 'V' } });
-  let grant = (await hit(platform, `/room/${data.sessionId}/grant`, { method: 'POST', jar: roomJar, json: { app: 'web' } })).json;
-  const until = Date.now() + 30_000;
-  while (grant.state !== 'ready' && Date.now() < until)
-    grant = (await hit(platform, `/room/${data.sessionId}/grant`, { method: 'POST', jar: roomJar, json: { app: 'web' } })).json;
-  expect(grant.state).toBe('ready');
-  const enter = new URL(grant.url);
-  const jar: Jar = new Map();
-  expect((await hit(platform, enter.pathname + enter.search, { host: enter.host, jar })).status).toBe(303);
-  return { host: enter.host, jar, sessionId: data.sessionId as string };
-}
 
 /** A WebSocket to the copy origin over the platform's port; resolves once upgraded. */
 function openSocket(
@@ -136,9 +96,9 @@ const within = <T>(p: Promise<T>, ms: number) =>
 
 describe('a viewer whose standing ends', () => {
   it('loses the open WebSocket to their copy when the link is revoked', async () => {
-    const { person, project } = await containerRoom();
+    const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Revoked' } });
-    const v = await viewerOnCopy(url);
+    const v = await viewerOnCopy(platform, url);
     const ws = await openSocket(v.host, v.jar);
     expect(await ws.echo('before')).toBe('before');
     await person.client.call('revokeLink', { params: { linkId: link.id } });
@@ -147,9 +107,9 @@ describe('a viewer whose standing ends', () => {
   });
 
   it('loses it when the owner pauses the room', async () => {
-    const { person, project } = await containerRoom();
+    const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Paused' } });
-    const v = await viewerOnCopy(url);
+    const v = await viewerOnCopy(platform, url);
     const ws = await openSocket(v.host, v.jar);
     expect(await ws.echo('before')).toBe('before');
     await person.client.call('pauseRoom', { params: { projectId: project.id }, body: { message: 'Back soon' } });
@@ -157,9 +117,9 @@ describe('a viewer whose standing ends', () => {
   });
 
   it('loses it when the platform takes the project down', async () => {
-    const { person, project } = await containerRoom();
+    const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Down' } });
-    const v = await viewerOnCopy(url);
+    const v = await viewerOnCopy(platform, url);
     const ws = await openSocket(v.host, v.jar);
     expect(await ws.echo('before')).toBe('before');
     await opsProjectCommands.takedown(platform.deps.sql, project.slug);
@@ -171,9 +131,9 @@ describe('a viewer whose standing ends', () => {
 
 describe("a copy's response headers", () => {
   it("never replace the room's framing policy, and its cookies stay host-only", async () => {
-    const { person, project } = await containerRoom();
+    const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Headers' } });
-    const v = await viewerOnCopy(url);
+    const v = await viewerOnCopy(platform, url);
     const answer = await hit(platform, '/hostile-headers', { host: v.host, jar: v.jar });
     expect(answer.status).toBe(200);
     expect(answer.headers['x-frame-options']).toBeUndefined();
@@ -193,9 +153,9 @@ describe("a copy's response headers", () => {
   });
 
   it('are never sniffed into another type (nosniff on every answer, whatever the copy says)', async () => {
-    const { person, project } = await containerRoom();
+    const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Sniff' } });
-    const v = await viewerOnCopy(url);
+    const v = await viewerOnCopy(platform, url);
     for (const path of ['/headers', '/hostile-headers', '/page', '/hang-up']) {
       const answer = await hit(platform, path, { host: v.host, jar: v.jar });
       expect(answer.headers['x-content-type-options'], path).toBe('nosniff');
@@ -203,9 +163,9 @@ describe("a copy's response headers", () => {
   });
 
   it("never include a service worker script: the browser's fetch of one is refused, the same address otherwise served", async () => {
-    const { person, project } = await containerRoom();
+    const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Worker' } });
-    const v = await viewerOnCopy(url);
+    const v = await viewerOnCopy(platform, url);
     const registering = await hit(platform, '/page', { host: v.host, jar: v.jar, headers: { 'service-worker': 'script' } });
     expect(registering.status).toBe(403);
     expect(registering.text).toBe('Service workers are not served on demo origins.\n');
@@ -213,9 +173,9 @@ describe("a copy's response headers", () => {
   });
 
   it("answers a request the copy drops with the room's own words, styled without the copy", async () => {
-    const { person, project } = await containerRoom();
+    const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Dropped' } });
-    const v = await viewerOnCopy(url);
+    const v = await viewerOnCopy(platform, url);
     const answer = await hit(platform, '/hang-up', { host: v.host, jar: v.jar });
     expect(answer.status).toBe(502);
     expect(answer.headers['content-type']).toContain('text/html');
@@ -226,9 +186,9 @@ describe("a copy's response headers", () => {
   });
 
   it("carry the room's frame helper in the pages a viewer opens, and in nothing else", async () => {
-    const { person, project } = await containerRoom();
+    const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Pages' } });
-    const v = await viewerOnCopy(url);
+    const v = await viewerOnCopy(platform, url);
     const tag = `<script src="/__pp/frame-helper.js" data-room="${new URL(platform.baseUrl).origin}"></script>`;
     const opened = await hit(platform, '/page', {
       host: v.host,
@@ -250,9 +210,9 @@ describe("a copy's response headers", () => {
   });
 
   it("leave the helper out of a page whose own policy would stop it, and record that for the session's comments", async () => {
-    const { person, project } = await containerRoom();
+    const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Policies' } });
-    const v = await viewerOnCopy(url);
+    const v = await viewerOnCopy(platform, url);
     const label = v.host.split('.')[0];
     const open = (path: string) => hit(platform, path, { host: v.host, jar: v.jar, headers: { accept: 'text/html' } });
     const blocked = () => captureBlocked(platform.deps.sql, v.sessionId, label);
@@ -308,9 +268,9 @@ describe('what a copy is told of its viewer', () => {
   };
 
   it('is not their address, over HTTP or a WebSocket: only the origin it is served on', async () => {
-    const { person, project } = await containerRoom();
+    const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Nobody' } });
-    const v = await viewerOnCopy(url);
+    const v = await viewerOnCopy(platform, url);
     const told = await hit(platform, '/headers', { host: v.host, jar: v.jar, headers: addressed });
     expect(told.status).toBe(200);
     const headers = told.json as Record<string, string>;

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { demoBundle } from '../../../test/support/runner/demo-bundle.js';
+import { liveContainerDemo, viewerOnCopy } from '../../../test/support/container-copy.js';
 import type { Platform } from '../../../test/support/platform.js';
 import { platformWithRunner } from '../../../test/support/suites.js';
-import { uniqueSlug } from '../../../test/support/refusal.js';
-import { hit, shellData, type Jar } from '../../../test/support/room.js';
+import { hit, type Jar } from '../../../test/support/room.js';
 
 // Personalised copies (issue 34, part 3) on a real podman copy, through the room's own port: a
 // build that opts in (manifest `personalise`) gets the viewer's name and company as
@@ -18,46 +17,6 @@ platformWithRunner((p) => (platform = p));
 
 /** What a viewer sends to pass for someone else. */
 const forged = { 'x-demo-viewer-name': 'Mallory', 'x-demo-viewer-company': 'Evil%20Corp' };
-
-async function containerRoom(personalise: boolean) {
-  const person = await platform.person({ plan: 'pro' });
-  const project = await person.client.call('createProject', { body: { slug: uniqueSlug('pc'), name: 'Personal' } });
-  const bytes = await demoBundle();
-  const { uploadId, putUrl } = await person.client.call('startUpload', {
-    params: { projectId: project.id },
-    body: { kind: 'container', sizeBytes: bytes.length },
-  });
-  await platform.fetch(putUrl, { method: 'PUT', token: person.token, body: bytes });
-  const manifest = {
-    kind: 'container',
-    name: 'Personal',
-    apps: [{ id: 'web', name: 'Web', path: '/', device: 'none' }],
-    run: { start: ['node', 'server.js'] },
-    ...(personalise ? { personalise: true } : {}),
-  };
-  const build = await person.client.call('createBuild', {
-    params: { projectId: project.id },
-    body: { uploadId, manifest: manifest as never },
-  });
-  await person.client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
-  return { person, project };
-}
-
-/** A viewer who says who they are and is let into their copy: its host and the jar with its view cookie. */
-async function viewerOnCopy(url: string, hello: { name: string; company?: string }) {
-  const roomJar: Jar = new Map();
-  const data = shellData((await hit(platform, new URL(url).pathname, { jar: roomJar })).text);
-  expect((await hit(platform, `/room/${data.sessionId}/hello`, { method: 'POST', jar: roomJar, json: hello })).status).toBe(200);
-  const grant = () => hit(platform, `/room/${data.sessionId}/grant`, { method: 'POST', jar: roomJar, json: { app: 'web' } });
-  let answer = (await grant()).json;
-  const until = Date.now() + 60_000;
-  while (answer.state !== 'ready' && Date.now() < until) answer = (await grant()).json;
-  expect(answer.state).toBe('ready');
-  const enter = new URL(answer.url);
-  const jar: Jar = new Map();
-  expect((await hit(platform, enter.pathname + enter.search, { host: enter.host, jar })).status).toBe(303);
-  return { host: enter.host, jar, data };
-}
 
 /**
  * The first text frame of a WebSocket to the copy origin's `/viewer` (the demo sends what it was
@@ -111,13 +70,13 @@ const viewerHeaders = (told: Record<string, string>) =>
 
 describe('a personalised container copy', () => {
   it("is told the viewer's name and company, percent-encoded, over HTTP and WebSocket, never what the viewer forged", async () => {
-    const { person, project } = await containerRoom(true);
+    const { person, project } = await liveContainerDemo(platform, 'Personal', { personalise: true });
     const { url, link } = await person.client.call('createLink', {
       params: { projectId: project.id },
       body: { viewerName: 'Zoë', viewerCompany: 'Société Générale' },
     });
     // The viewer's own answer wins over the link's name; the company comes from the link.
-    const v = await viewerOnCopy(url, { name: 'Zoë Ünal 日本' });
+    const v = await viewerOnCopy(platform, url, { name: 'Zoë Ünal 日本' });
     expect(v.data.personalised).toBe(true);
     expect(v.data.ask).toMatchObject({ company: true, suggestedCompany: 'Société Générale' });
 
@@ -138,12 +97,12 @@ describe('a personalised container copy', () => {
   });
 
   it('is told the company the viewer typed in who-are-you over the link’s', async () => {
-    const { person, project } = await containerRoom(true);
+    const { person, project } = await liveContainerDemo(platform, 'Personal', { personalise: true });
     const { url } = await person.client.call('createLink', {
       params: { projectId: project.id },
       body: { viewerName: 'Ada', viewerCompany: 'Old Co' },
     });
-    const v = await viewerOnCopy(url, { name: 'Ada', company: 'New Co' });
+    const v = await viewerOnCopy(platform, url, { name: 'Ada', company: 'New Co' });
     const told = await hit(platform, '/headers', { host: v.host, jar: v.jar });
     expect(viewerHeaders(told.json)).toEqual({ 'x-demo-viewer-name': 'Ada', 'x-demo-viewer-company': 'New%20Co' });
   });
@@ -151,12 +110,12 @@ describe('a personalised container copy', () => {
 
 describe('a container copy that did not opt in', () => {
   it('is told nothing of who views it, and never what the viewer forged', async () => {
-    const { person, project } = await containerRoom(false);
+    const { person, project } = await liveContainerDemo(platform, 'Personal');
     const { url, link } = await person.client.call('createLink', {
       params: { projectId: project.id },
       body: { viewerName: 'Grace', viewerCompany: 'Navy' },
     });
-    const v = await viewerOnCopy(url, { name: 'Grace' });
+    const v = await viewerOnCopy(platform, url, { name: 'Grace' });
     expect(v.data.personalised).toBe(false);
     expect(v.data.ask.company).toBe(false);
     const told = await hit(platform, '/headers', { host: v.host, jar: v.jar, headers: forged });
