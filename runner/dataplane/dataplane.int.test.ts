@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDataplane, VIEWER_ADDRESS_HEADERS as dataplaneDrops, type Dataplane } from '../../infra/local/dataplane.mjs';
 import { VIEWER_ADDRESS_HEADERS } from '../../services/room/viewer-copies/copy-proxy.js';
 import { copyOriginKey } from '../../services/core/copy-origin-key.js';
-import { copyCookie, copyTokens } from '../../services/room/viewer-copies/copy-token.js';
+import { copyCookie, copyTokens, personalClaims } from '../../services/room/viewer-copies/copy-token.js';
+import { personalHeaders, VIEWER_COMPANY_HEADER, VIEWER_NAME_HEADER } from '../../services/room/personal.js';
 import { viewCookie } from '../../services/room/content/view-token.js';
 import { waitFor } from '../../test/support/wait-for.js';
 import { activitySince } from './activity.js';
@@ -17,7 +18,8 @@ import { dataplaneRoutes } from './routes.js';
 // The data plane (HAProxy, infra/dataplane/haproxy.cfg.tmpl) between a viewer and a stand-in copy:
 // a request with a valid copy token goes straight to the copy with the room's header rules
 // applied; anything else goes to the room (a stand-in answering "room"); forged and expired tokens
-// are refused; removing a route ends the copy's open WebSocket at once.
+// are refused; removing a route ends the copy's open WebSocket at once; a personalised copy is told
+// who views it from the token, and never what the viewer says of themselves.
 
 const room = 'http://127.0.0.1:8080';
 const key = randomBytes(32).toString('hex');
@@ -48,6 +50,7 @@ function standInCopy() {
   });
   // A WebSocket that upgrades and then stays silent (a dashboard waiting for pushes).
   server.on('upgrade', (req, socket) => {
+    seenByCopy.push(req.headers);
     const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
     socket.write(
       `HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`,
@@ -60,7 +63,7 @@ function standInCopy() {
 const session = randomUUID();
 const copyId = randomUUID();
 const host = `demo--${copyOriginKey(session)}.rooms.localhost:8080`;
-const tokenFor = (claims: Partial<{ lbl: string; sid: string; cid: string }> = {}, now = Date.now()) =>
+const tokenFor = (claims: Partial<{ lbl: string; sid: string; cid: string; vn: string; vc: string }> = {}, now = Date.now()) =>
   tokens.sign({ lbl: copyOriginKey(session), sid: session, cid: copyId, ...claims }, now);
 
 /** A request as a browser on the copy origin sends it (fetch cannot set Host). */
@@ -160,6 +163,76 @@ describe('the data plane', () => {
       statuses.push((await get({ cookie }, '/api', one)).status);
     one.destroy();
     expect(statuses).toEqual([200, 200, 403, 200, 403]);
+  });
+
+  describe('personalised copies', () => {
+    // As the room mints them for a build with `personalise: true` (copy-gateway.ts).
+    const viewer = { viewerName: "Zoë O'Brien-Ångström", viewerCompany: 'Ünïcode & Co. (北京)' };
+    const personal = personalClaims(personalHeaders(viewer, { personalise: true }));
+    const forgedHeaders = { [VIEWER_NAME_HEADER]: 'Mallory', [VIEWER_COMPANY_HEADER]: 'Evil%20Corp' };
+    const viewerSeen = (seen: http.IncomingHttpHeaders) => [seen[VIEWER_NAME_HEADER], seen[VIEWER_COMPANY_HEADER]];
+
+    /** A WebSocket upgrade through the data plane; the headers the copy saw with it. */
+    async function upgrade(cookie: string, extra: Record<string, string>): Promise<http.IncomingHttpHeaders> {
+      const socket = net.connect(dataplane.port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (d) => (answer += d));
+      socket.write(
+        `GET /ws HTTP/1.1\r\nhost: ${host}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n` +
+          `sec-websocket-version: 13\r\ncookie: ${cookie}\r\n${Object.entries(extra)
+            .map(([name, value]) => `${name}: ${value}\r\n`)
+            .join('')}\r\n`,
+      );
+      await waitFor('the upgrade', async () => answer.startsWith('HTTP/1.1 101'));
+      socket.destroy();
+      return seenByCopy.at(-1)!;
+    }
+
+    it("tells the copy who views it from the token's claims, exactly, and never what the viewer sent", async () => {
+      await dataplaneRoutes(dataplane).set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
+      expect(personal).toEqual({ vn: encodeURIComponent(viewer.viewerName), vc: encodeURIComponent(viewer.viewerCompany) });
+      const cookie = `${copyCookie}=${tokenFor(personal)}`;
+      const direct = await get({ cookie, ...forgedHeaders });
+      expect(direct.headers['x-served-by']).toBe('copy');
+      const seen = viewerSeen(seenByCopy.at(-1)!);
+      expect(seen).toEqual([personal.vn, personal.vc]);
+      expect(seen.map((v) => decodeURIComponent(String(v)))).toEqual([viewer.viewerName, viewer.viewerCompany]);
+      // And on a WebSocket upgrade.
+      expect(viewerSeen(await upgrade(cookie, forgedHeaders))).toEqual([personal.vn, personal.vc]);
+      // One claim alone: that header alone.
+      await get({ cookie: `${copyCookie}=${tokenFor({ vc: personal.vc })}`, ...forgedHeaders });
+      expect(viewerSeen(seenByCopy.at(-1)!)).toEqual([undefined, personal.vc]);
+    });
+
+    it('tells a copy whose token has no such claims nothing, forged or not', async () => {
+      await dataplaneRoutes(dataplane).set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
+      const cookie = `${copyCookie}=${tokenFor()}`;
+      expect((await get({ cookie, ...forgedHeaders })).headers['x-served-by']).toBe('copy');
+      expect(viewerSeen(seenByCopy.at(-1)!)).toEqual([undefined, undefined]);
+      expect(viewerSeen(await upgrade(cookie, forgedHeaders))).toEqual([undefined, undefined]);
+    });
+
+    it('keeps to the token checked on the connection: a later token without the claims gets none, an altered one 403', async () => {
+      await dataplaneRoutes(dataplane).set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
+      const one = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const named = tokenFor(personal);
+      const [head, body, signature] = named.split('.');
+      const claims = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8'));
+      const altered = `${head}.${Buffer.from(JSON.stringify({ ...claims, vn: 'Someone%20Else' })).toString('base64url')}.${signature}`;
+      const seen: unknown[] = [];
+      const statuses: number[] = [];
+      for (const token of [named, named, altered, tokenFor(), named]) {
+        const answer = await get({ cookie: `${copyCookie}=${token}`, ...forgedHeaders }, '/api', one);
+        statuses.push(answer.status);
+        seen.push(answer.status === 200 ? viewerSeen(seenByCopy.at(-1)!) : 'refused');
+      }
+      one.destroy();
+      expect(statuses).toEqual([200, 200, 403, 200, 200]);
+      const told = [personal.vn, personal.vc];
+      expect(seen).toEqual([told, told, 'refused', [undefined, undefined], told]);
+      // On a connection of its own too.
+      expect((await get({ cookie: `${copyCookie}=${altered}` })).status).toBe(403);
+    });
   });
 
   it("closes a copy's open WebSocket at once when its route goes, and counts its use", async () => {

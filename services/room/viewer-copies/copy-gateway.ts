@@ -12,7 +12,7 @@ import { isServiceWorkerScript, refuseServiceWorker } from '../content/service-w
 import { CLEAR_SITE_DATA, viewCookie, viewTokens } from '../content/view-token.js';
 import { createCopyProxy } from './copy-proxy.js';
 import { personalHeaders } from '../personal.js';
-import { copyCookie, copyTokens } from './copy-token.js';
+import { copyCookie, copyTokens, personalClaims } from './copy-token.js';
 import { copyOriginKey } from '../../core/copy-origin-key.js';
 import { notFoundPage, noticePage } from '../html.js';
 import type { StandingCache } from '../standing-cache.js';
@@ -35,14 +35,15 @@ const targetMs = 2_000;
 export function createCopyGateway(deps: { config: Config; sql: Sql; runner: RunnerClient; standings: StandingCache; log: Logger }) {
   const tokens = viewTokens(deps.config.APP_SECRET);
   // With a data plane (COPY_TOKEN_KEY set), every answer the room gives on a copy origin carries a
-  // fresh copy token: the viewer's next requests go straight to the copy (docs/runner.md, "Data plane").
+  // fresh copy token: the viewer's next requests go straight to the copy (docs/runner.md, "Data plane"),
+  // told who the viewer is as the room's proxy tells it (the token's vn/vc become the same headers).
   const copyTokenMint = deps.config.COPY_TOKEN_KEY ? copyTokens(deps.config.COPY_TOKEN_KEY) : null;
-  const copyTokenCookie = (sessionId: string, view: CopyView): string[] =>
+  const copyTokenCookie = (sessionId: string, view: CopyView, viewerHeaders: Record<string, string>): string[] =>
     copyTokenMint && view.copyId
       ? [
           fastifyCookie.serialize(
             copyCookie,
-            copyTokenMint.sign({ lbl: copyOriginKey(sessionId), sid: sessionId, cid: view.copyId }),
+            copyTokenMint.sign({ lbl: copyOriginKey(sessionId), sid: sessionId, cid: view.copyId, ...personalClaims(viewerHeaders) }),
             copyTokenMint.cookieOptions,
           ),
         ]
@@ -143,7 +144,13 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
         res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '2' });
         return res.end(noticePage('Demo', notice.title, [notice.message]));
       }
-      proxy.web(req, res, { ...target, sessionId, originLabel: label.label, viewerHeaders, roomCookies: copyTokenCookie(sessionId, view) });
+      proxy.web(req, res, {
+        ...target,
+        sessionId,
+        originLabel: label.label,
+        viewerHeaders,
+        roomCookies: copyTokenCookie(sessionId, view, viewerHeaders),
+      });
     },
 
     async ws(req: IncomingMessage, socket: Duplex, head: Buffer, label: ContentLabel) {

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { VIEWER_COMPANY_HEADER, VIEWER_NAME_HEADER } from '../personal.js';
 
 // The copy token (issue 31; docs/runner.md, "Data plane"): a short-lived HS256 JWT the room mints
 // for one viewer session's copy, kept in the copy origin's cookie `__Host-pp_copy`. The data plane
@@ -7,7 +8,8 @@ import { createHmac } from 'node:crypto';
 // and that it has not expired (`exp`), and passes the request straight to the copy: no call to
 // Node per request. The room refreshes it on every answer it gives on the copy origin; the cookie
 // lapses a little before the token does, so the browser never sends an expired one (the data plane
-// refuses those) but asks the room again.
+// refuses those) but asks the room again. For a personalised copy it also carries who the viewer
+// is (`vn`, `vc`), which the data plane sends on as the copy's X-Demo-Viewer-* headers.
 
 export const copyCookie = '__Host-pp_copy';
 /** How long a token lasts (s): what a revoke may take on a data plane whose route was not removed (it always is). */
@@ -22,8 +24,31 @@ export interface CopyTokenClaims {
   sid: string;
   /** The copy the runner's route leads to. */
   cid: string;
-  /** Room for more (a viewer's name for personalised headers, say): the data plane ignores claims it does not check. */
-  [extra: string]: string | number;
+  /** The viewer's percent-encoded name and company, for a personalised copy only (personalClaims). */
+  vn?: string;
+  vc?: string;
+  /** Room for more: the data plane ignores claims it does not read. */
+  [extra: string]: string | number | undefined;
+}
+
+/**
+ * The claims the data plane turns back into a personalised copy's headers (personal.ts), each its
+ * header's value as the room's proxy would send it: percent-encoded, so only `A-Z a-z 0-9 - _ . ! ~
+ * * ' ( ) %` (the data plane sends nothing else on). A value is ≤ 80 characters before encoding
+ * (ViewerCompany, the session's name), ≤ 9 bytes each after (3 UTF-8 bytes × `%XX`): 720.
+ */
+const PERSONAL_CLAIMS = { vn: VIEWER_NAME_HEADER, vc: VIEWER_COMPANY_HEADER } as const;
+const personalClaimMaxChars = 720;
+
+/** The token claims for `personalHeaders(...)`'s answer: none for a build that does not personalise. */
+export function personalClaims(headers: Record<string, string>): Pick<CopyTokenClaims, 'vn' | 'vc'> {
+  const claims: Record<string, string> = {};
+  for (const [claim, header] of Object.entries(PERSONAL_CLAIMS)) {
+    const value = headers[header];
+    // Longer than any stored name can encode to: left out rather than let it crowd the cookie (4 KB).
+    if (value && value.length <= personalClaimMaxChars) claims[claim] = value;
+  }
+  return claims;
 }
 
 const b64 = (value: object | Buffer) => (Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value))).toString('base64url');
