@@ -12,7 +12,7 @@ export function LinkCompany({ link, usable }: { link: LinkRec; usable: boolean }
   const update = useChange('updateLink', () => setEditing(false));
   if (!editing)
     return (
-      <div className="muted">
+      <div className="muted link-company">
         {link.viewerCompany}
         {usable && (
           <button
