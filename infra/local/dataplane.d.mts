@@ -21,3 +21,12 @@ export interface Dataplane {
 export const DATAPLANE_DEFAULT_PORT: number;
 export const VIEWER_ADDRESS_HEADERS: string[];
 export function startDataplane(options: DataplaneOptions): Promise<Dataplane>;
+export interface DataplanePaths {
+  dir: string;
+  config: string;
+  adminSocket: string;
+  routesMap: string;
+  pidFile: string;
+}
+export function renderDataplaneConfig(options: DataplaneOptions): DataplanePaths;
+export function adminCommand(socketPath: string, command: string, timeoutMs?: number): Promise<string>;

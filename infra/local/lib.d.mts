@@ -5,3 +5,5 @@ export function waitUntil<T>(
   options?: { timeoutMs?: number; intervalMs?: number; failIf?: () => string | false | null | undefined },
 ): Promise<Exclude<T, false | null | undefined | 0 | ''>>;
 export function canListen(port: number): Promise<boolean>;
+/** The full path of `command` on PATH (or the sbin folders), or null. */
+export function which(command: string): string | null;

@@ -77,6 +77,13 @@ export async function hostOfSession(sql: Sql, sessionId: string): Promise<string
   return c?.runnerId;
 }
 
+/** The copy origin (its data plane, as the room reaches it) of the host that holds a copy; null when that host has none. */
+export async function copyOriginOfCopy(sql: Sql, copyId: string): Promise<string | null> {
+  const [h] = await sql<{ copyOrigin: string | null }[]>`
+    select h.copy_origin from runner_copies c join runner_hosts h on h.id = c.runner_id where c.id = ${copyId}`;
+  return h?.copyOrigin ?? null;
+}
+
 /** A host of the fleet found lost and settled by `settleLostHost`. */
 export interface LostHost {
   id: string;

@@ -10,7 +10,8 @@ import { agentAllowedBy } from '../content/capture-policy.js';
 import { frameHelperTag } from '../content/frame-helper-tag.js';
 import { isServiceWorkerScript, refuseServiceWorker } from '../content/service-worker-refusal.js';
 import { CLEAR_SITE_DATA, viewCookie, viewTokens } from '../content/view-token.js';
-import { createCopyProxy } from './copy-proxy.js';
+import { createCopyHops } from './copy-hop.js';
+import { createCopyProxy, type CopyTarget } from './copy-proxy.js';
 import { personalHeaders } from '../personal.js';
 import { copyCookie, copyTokens, personalClaims } from './copy-token.js';
 import { copyOriginKey } from '../../core/copy-origin-key.js';
@@ -38,16 +39,29 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
   // fresh copy token: the viewer's next requests go straight to the copy (docs/runner.md, "Data plane"),
   // told who the viewer is as the room's proxy tells it (the token's vn/vc become the same headers).
   const copyTokenMint = deps.config.COPY_TOKEN_KEY ? copyTokens(deps.config.COPY_TOKEN_KEY) : null;
+  /** The room's copy token for the data plane, with the viewer's personal claims when the build asked (copy-token.ts). */
+  const copyToken = (sessionId: string, copyId: string, viewerHeaders: Record<string, string>) =>
+    copyTokenMint?.sign({ lbl: copyOriginKey(sessionId), sid: sessionId, cid: copyId, ...personalClaims(viewerHeaders) });
   const copyTokenCookie = (sessionId: string, view: CopyView, viewerHeaders: Record<string, string>): string[] =>
     copyTokenMint && view.copyId
-      ? [
-          fastifyCookie.serialize(
-            copyCookie,
-            copyTokenMint.sign({ lbl: copyOriginKey(sessionId), sid: sessionId, cid: view.copyId, ...personalClaims(viewerHeaders) }),
-            copyTokenMint.cookieOptions,
-          ),
-        ]
+      ? [fastifyCookie.serialize(copyCookie, copyToken(sessionId, view.copyId, viewerHeaders)!, copyTokenMint.cookieOptions)]
       : [];
+  const hops = createCopyHops(deps.sql);
+  /**
+   * Where the room sends a request for the copy: its host's data plane when that host has one
+   * (copy-hop.ts; its address on another host's bridge is unreachable from here), else the copy.
+   */
+  async function hopTo(
+    req: IncomingMessage,
+    sessionId: string,
+    view: CopyView,
+    copy: { host: string; port: number },
+    viewerHeaders: Record<string, string>,
+  ): Promise<Pick<CopyTarget, 'host' | 'port' | 'upstreamHeaders'>> {
+    const dataplane = copyTokenMint && view.copyId ? await hops.dataplaneOf(view.copyId) : null;
+    if (!dataplane || !view.copyId) return copy;
+    return { ...dataplane, upstreamHeaders: hops.upstreamHeaders(req.headers, copyToken(sessionId, view.copyId, viewerHeaders)!) };
+  }
   const activity = throttledActivity((sessionId) => deps.runner.activity(sessionId));
   const views = new LRUCache<string, CopyView>({ max: 50_000, ttl: targetMs });
   const frameAncestors = new URL(deps.config.publicUrl).origin;
@@ -138,14 +152,18 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
       if (!sessionId) return sendNotFound(res, ended ? { 'clear-site-data': CLEAR_SITE_DATA } : {});
       // No service worker of the copy's may outlive the viewer's standing (service-worker-refusal.ts).
       if (isServiceWorkerScript(req.headers)) return refuseServiceWorker(res);
+      // Sent to a data plane that had no route for the copy (stopped or revoked since): not again.
+      const cameBack = hops.cameBack(req.headers);
+      if (cameBack) views.delete(sessionId);
       const { view, target } = await runningCopy(sessionId);
-      if (!target) {
-        const notice = copyNotice(view);
+      if (!target || cameBack) {
+        const notice = target ? { title: 'The demo is not answering', message: 'Reload in a moment.' } : copyNotice(view);
         res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '2' });
         return res.end(noticePage('Demo', notice.title, [notice.message]));
       }
+      const hop = await hopTo(req, sessionId, view, target, viewerHeaders);
       proxy.web(req, res, {
-        ...target,
+        ...hop,
         sessionId,
         originLabel: label.label,
         viewerHeaders,
@@ -155,7 +173,7 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
 
     async ws(req: IncomingMessage, socket: Duplex, head: Buffer, label: ContentLabel) {
       const { sessionId, viewerHeaders } = await sessionFor(req, label);
-      const copy = sessionId ? await runningCopy(sessionId) : null;
+      const copy = sessionId && !hops.cameBack(req.headers) ? await runningCopy(sessionId) : null;
       if (!sessionId || !copy?.target) {
         socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
         return;
@@ -167,7 +185,7 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
           if (!proxy.sessionsWithSockets().includes(sessionId)) socketSlugs.delete(sessionId);
         }),
       );
-      proxy.ws(req, socket, head, { ...copy.target, sessionId, viewerHeaders });
+      proxy.ws(req, socket, head, { ...(await hopTo(req, sessionId, copy.view, copy.target, viewerHeaders)), sessionId, viewerHeaders });
     },
 
     close: async () => {

@@ -24,6 +24,11 @@ export interface CopyTarget {
   viewerHeaders?: Record<string, string>;
   /** Set-Cookie values the room adds to the copy's answer (its copy token for the data plane, copy-token.ts). */
   roomCookies?: string[];
+  /**
+   * Set on the request last, over the viewer's own: the hop to another host's data plane
+   * (copy-hop.ts: its cookie carrying the room's copy token, the marker of the room's hop).
+   */
+  upstreamHeaders?: Record<string, string>;
 }
 
 export type ActivityKind = 'http' | 'ws-open' | 'ws-message' | 'ws-open-tick';
@@ -120,7 +125,7 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
       else headers.cookie = cookie;
       // Who the viewer is, the room alone says (personal.ts): never what the viewer sent.
       for (const name of [...VIEWER_ADDRESS_HEADERS, ...PERSONAL_HEADERS, 'x-forwarded-proto', 'x-forwarded-host']) delete headers[name];
-      return { ...headers, ...forwardingHeaders(req), ...target.viewerHeaders };
+      return { ...headers, ...forwardingHeaders(req), ...target.viewerHeaders, ...target.upstreamHeaders };
     },
     responseHeaders: (headers, target) => {
       opts.responseHeaders?.(headers, target);
@@ -142,8 +147,11 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   };
   proxy.on('proxyReq', (proxyReq, req) => asCopySees(proxyReq, req));
   // The upgrade's personal headers ride in its options (`headers`, set by ws() below).
+  // A WebSocket's upstream headers (CopyTarget.upstreamHeaders), by its request, until it is sent.
+  const upstreamOf = new WeakMap<http.IncomingMessage, Record<string, string>>();
   proxy.on('proxyReqWs', (proxyReq, req, socket, options) => {
     asCopySees(proxyReq, req, options.headers as Record<string, string> | undefined);
+    for (const [name, value] of Object.entries(upstreamOf.get(req) ?? {})) proxyReq.setHeader(name, value);
     proxyReq.once('upgrade', (_res, copySocket: Duplex) => tieHalves(socket, copySocket));
   });
   // For answers through http-proxy-3 (a WebSocket request the copy answers without upgrading);
@@ -193,6 +201,7 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
         if (session && !session.size) bySession.delete(target.sessionId!);
       });
       const upgrade = { target: { host: target.host, port: target.port, protocol: 'http:' }, headers: { ...target.viewerHeaders } };
+      if (target.upstreamHeaders) upstreamOf.set(req, target.upstreamHeaders);
       proxy.ws(req, socket, head, upgrade, (err) => {
         if (opts.onError?.(err as Error & { code?: string }, target, socket)) return;
         if (!socket.destroyed) {

@@ -28,8 +28,8 @@ export interface HostMachine {
   spawnInside(cmd: string, args: string[], env?: Record<string, string>): ChildProcess;
 }
 
-/** A hook per host: may start a proxy inside and answer the host's copy origin (RUNNER_COPY_ORIGIN). */
-export type HostHook = (m: HostMachine) => Promise<{ copyOrigin?: string } | undefined>;
+/** A hook per host: may start a proxy inside and answer the host's copy origin (RUNNER_COPY_ORIGIN) and more of its runner's environment. */
+export type HostHook = (m: HostMachine) => Promise<{ copyOrigin?: string; env?: Record<string, string> } | undefined>;
 
 export interface RunnerHostOptions {
   /** Short, [a-z0-9]: names the namespace, the veth pair and the runner id. */
@@ -137,6 +137,7 @@ export async function startRunnerHost(td: Teardown, o: RunnerHostOptions): Promi
   }
 
   let copyOrigin: string | null = null;
+  let hookEnv: Record<string, string> = {};
   if (o.hook) {
     const hooked = await Promise.race([
       o.hook({ name: o.name, net, dir, spawnInside }),
@@ -145,6 +146,7 @@ export async function startRunnerHost(td: Teardown, o: RunnerHostOptions): Promi
       }),
     ]);
     copyOrigin = hooked?.copyOrigin ?? null;
+    hookEnv = hooked?.env ?? {};
   }
 
   const apiUrl = `http://${net.inside}:${RUNNER_PORT}`;
@@ -166,6 +168,7 @@ export async function startRunnerHost(td: Teardown, o: RunnerHostOptions): Promi
     RUNNER_WARM_MAX: '0',
     RUNNER_RECONCILE_S: '3',
     RUNNER_HEALTH_TIMEOUT_S: '30',
+    ...hookEnv,
     ...o.env,
   });
   await eventually(

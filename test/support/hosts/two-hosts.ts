@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createRunnerFleet, type RunnerFleet } from '../../../services/data/runner-fleet.js';
 import { createSql, type Sql } from '../../../services/core/db.js';
 import { testEnv } from '../services.js';
+import { dataplaneHook } from './host-dataplane.js';
 import { startRunnerHost, type HostHook, type RunnerHost } from './runner-host.js';
 import { createTeardown } from './teardown.js';
 
@@ -17,6 +18,8 @@ export interface Fleet {
   runners: RunnerFleet;
   /** Which host holds the session's copy now (runner_copies.runner_id of its copy not ended). */
   hostOf(sessionId: string): Promise<string | undefined>;
+  /** The room's COPY_TOKEN_KEY, which every host's data plane checks (with `dataplanes`). */
+  copyTokenKey: string;
   close(): Promise<void>;
 }
 
@@ -25,6 +28,8 @@ export const canRunHosts = () => process.getuid?.() === 0 && process.platform ==
 export async function startFleet(o: {
   hosts: { name: string; slots: number; hook?: HostHook; hookTimeoutMs?: number }[];
   lostS: number;
+  /** Each host runs its own data plane (host-dataplane.ts), its copy origin; the hosts' own hooks then are not run. */
+  dataplanes?: { frameAncestors: string };
 }): Promise<Fleet> {
   const td = createTeardown();
   const fleet = `h${randomBytes(4).toString('hex')}`;
@@ -32,6 +37,8 @@ export async function startFleet(o: {
   const sql = createSql(env.DATABASE_URL, { max: 4 });
   td.add('database pool', () => sql.end({ timeout: 2 }));
   const slot = randomBytes(2).readUInt16BE(0) % 8_000;
+  const copyTokenKey = randomBytes(32).toString('hex');
+  const dataplane = o.dataplanes ? dataplaneHook({ tokenKey: copyTokenKey, frameAncestors: o.dataplanes.frameAncestors }) : undefined;
   try {
     const hosts: RunnerHost[] = [];
     // One at a time: two engines loading their first image at once only slow each other down.
@@ -42,7 +49,7 @@ export async function startFleet(o: {
           fleet,
           slot: slot + i,
           slots: h.slots,
-          hook: h.hook,
+          hook: dataplane ?? h.hook,
           hookTimeoutMs: h.hookTimeoutMs,
           env: { RUNNER_HOST_LOST_S: String(o.lostS) },
         }),
@@ -53,6 +60,7 @@ export async function startFleet(o: {
       hosts,
       sql,
       runners,
+      copyTokenKey,
       async hostOf(sessionId) {
         const [c] = await sql<{ runnerId: string }[]>`
           select runner_id from runner_copies where session_id = ${sessionId} and state <> 'ended'`;
