@@ -65,6 +65,8 @@ function sampleBody(operation: string, ids: Record<string, string>, teamName: st
     checkBuildCover: { path: '/cover.png' },
     coverFromBuild: { path: '/cover.png' },
     appealListing: { message: 'please list it again' },
+    updateLink: { viewerCompany: 'Intruder' },
+    updateWebhookEndpoint: { enabled: false },
   };
   return samples[operation];
 }
@@ -97,6 +99,11 @@ describe('a team’s ids, to people outside it', () => {
       params: { projectId: project.id },
       body: { title: 'Pricing', kind: 'markdown', content: '# Pricing' },
     });
+    // Issue 34: an endpoint of the team's, and the delivery of its test event (no worker sends it here).
+    const { endpoint } = await owner.client.call('createWebhookEndpoint', {
+      body: { url: 'https://hooks.example.com/in', kinds: ['link.opened'] },
+    });
+    const delivery = await owner.client.call('testWebhookEndpoint', { params: { endpointId: endpoint.id }, body: {} });
     const upload = await owner.client.call('startUpload', { params: { projectId: project.id }, body: { kind: 'static', sizeBytes: 10 } });
 
     const invite = async (email: string) =>
@@ -138,6 +145,8 @@ describe('a team’s ids, to people outside it', () => {
       commentId: comment.json.comment.id,
       noteId: note[0].id,
       pageId: page.id,
+      endpointId: endpoint.id,
+      deliveryId: delivery.id,
       from: today,
       to: today,
     };
