@@ -35,7 +35,10 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
       // The data plane's whole map from the records, then kept in step (dataplane/route-sync.ts).
       if (routes) {
         await routes.start();
-        every(2_000, () => routes.tick(), 'dataplane');
+        // A revoke made by the api reaches the data plane within half a second (issue 31: a revoked
+        // viewer's open WebSocket closes within a second); what viewers used is read every 2 s.
+        every(500, () => routes.tick(), 'dataplane');
+        every(2_000, () => routes.reportActivity(), 'dataplane-activity');
       }
       await admitWaiting();
       // Registered once the first reconcile has adopted what a previous run left: placement may send viewers now.

@@ -1,6 +1,6 @@
 import { copyOriginKey } from '../../services/core/copy-origin-key.js';
 import { liveCopiesOf } from '../../services/data/copies.sql.js';
-import { sessionStanding } from '../../services/data/room-sessions.sql.js';
+import { sessionStandings } from '../../services/data/room-sessions.sql.js';
 import type { RunnerContext } from '../runner-context.js';
 import { activitySince } from './activity.js';
 import { dataplaneRoutes, type Route } from './routes.js';
@@ -11,7 +11,7 @@ import { dataplaneRoutes, type Route } from './routes.js';
 // room's own test, standing-cache.ts), none for any other. The whole map is
 // replaced at start; after that it is compared with the records whenever a session's copy changes
 // in this process (ready, paused, stopped, ended: every change wakes that session's waiters) and
-// every `everyMs` (changes made elsewhere: a revoke, a takedown). A route that goes closes its
+// every half second (changes made elsewhere: a revoke, a takedown; one query for all standings). A route that goes closes its
 // copy's open connections at once. The same tick reads which copies viewers used on the direct
 // path and tells the idle culler, as the room's proxy does for the requests it carries.
 
@@ -30,10 +30,12 @@ export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings
     const rows = (await liveCopiesOf(ctx.sql, ctx.settings.runnerId)).filter(
       (r) => r.state === 'running' && r.sessionId && r.host && r.port,
     );
+    // One query for every session's standing: the sync runs every half second.
+    const standings = await sessionStandings(ctx.sql, rows.map((r) => r.sessionId!));
     const out: Route[] = [];
     for (const r of rows) {
       // As the room's mayUseCopy: the session stands, for this project, and the owner has not paused the room.
-      const standing = await sessionStanding(ctx.sql, r.sessionId!);
+      const standing = standings.get(r.sessionId!);
       if (standing && standing.projectId === r.projectId && standing.kind === 'container' && !standing.ownerPaused)
         out.push({ sessionId: r.sessionId!, host: r.host!, port: r.port!, copyId: r.id });
     }
@@ -80,10 +82,10 @@ export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings
       await routes.replaceAll(await wanted());
     },
     sync,
-    async tick(): Promise<void> {
-      await sync();
-      await reportActivity();
-    },
+    /** Routes against the records (a revoke made elsewhere shuts its copy's connections within this tick). */
+    tick: sync,
+    /** Which copies viewers used on the direct path, for the idle culler (a few seconds is plenty). */
+    reportActivity,
   };
 }
 

@@ -90,8 +90,20 @@ export async function saveWhoYouAre(sql: Sql, sessionId: string, answer: { name?
  * few seconds), so a revoke or a takedown stops a viewer already in.
  */
 export async function sessionStanding(sql: Sql, sessionId: string) {
-  const [row] = await sql<
+  const [row] = await standingOf(sql, [sessionId]);
+  return row ?? null;
+}
+
+/** The standing of many sessions in one query (the data plane's route sync, every half second): those that stand, by id. */
+export async function sessionStandings(sql: Sql, sessionIds: string[]) {
+  const rows = sessionIds.length ? await standingOf(sql, sessionIds) : [];
+  return new Map(rows.map((r) => [r.sessionId, r]));
+}
+
+function standingOf(sql: Sql, sessionIds: string[]) {
+  return sql<
     {
+      sessionId: string;
       projectId: string;
       slug: string;
       liveBuildId: string | null;
@@ -103,7 +115,7 @@ export async function sessionStanding(sql: Sql, sessionId: string) {
       viewerCompany: string | null;
     }[]
   >`
-    select p.id as project_id, p.slug, p.live_build_id, b.kind, b.manifest, (r.paused_at is not null) as owner_paused,
+    select s.id as session_id, p.id as project_id, p.slug, p.live_build_id, b.kind, b.manifest, (r.paused_at is not null) as owner_paused,
            coalesce(s.viewer_name, l.viewer_name) as viewer_name, coalesce(s.viewer_company, l.viewer_company) as viewer_company
     from room_sessions s
     join projects p on p.id = s.project_id and p.deleted_at is null and p.taken_down_at is null and p.over_limit_at is null
@@ -111,14 +123,13 @@ export async function sessionStanding(sql: Sql, sessionId: string) {
     left join links l on l.id = s.link_id
     left join builds b on b.id = p.live_build_id
     left join rooms r on r.project_id = p.id
-    where s.id = ${sessionId} and s.ended_at is null and s.expires_at > now()
+    where s.id = any(${sessionIds}::uuid[]) and s.ended_at is null and s.expires_at > now()
       -- A reissued link's old address stops at once, and with it the sessions that came through it.
       and (s.preview or (l.revoked_at is null and (l.expires_at is null or l.expires_at > now()) and l.key_hash = s.entry_hash)
            -- A public room's session (no link, no preview) stands while the project is listed with
            -- the build it was listed with: unlisting stops those already in.
            or (s.link_id is null and exists (
              select 1 from cards c where c.project_id = p.id and c.status = 'listed' and c.listed_build_id = p.live_build_id)))`;
-  return row ?? null;
 }
 
 /**
