@@ -31,7 +31,10 @@ export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings
       (r) => r.state === 'running' && r.sessionId && r.host && r.port,
     );
     // One query for every session's standing: the sync runs every half second.
-    const standings = await sessionStandings(ctx.sql, rows.map((r) => r.sessionId!));
+    const standings = await sessionStandings(
+      ctx.sql,
+      rows.map((r) => r.sessionId!),
+    );
     const out: Route[] = [];
     for (const r of rows) {
       // As the room's mayUseCopy: the session stands, for this project, and the owner has not paused the room.
