@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { startPlatform } from '../test/support/platform.js';
 import { testEnv } from '../test/support/services.js';
-import { pitchDeploy } from './pitch-deploy.js';
+import { benchServerJs, pitchDeploy } from './pitch-deploy.js';
 import { figure } from './report.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -28,12 +28,7 @@ const builder = await platform.person({ plan: 'enterprise' });
 const work = await mkdtemp(join(tmpdir(), 'cli-redeploy-bench-'));
 const docker = new Docker({ socketPath: testEnv().DOCKER_HOST.replace(/^unix:\/\//, '') });
 
-const server = `const http = require('node:http');
-http.createServer((req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ ok: true, path: req.url }));
-}).listen(Number(process.env.PORT), process.env.HOST);
-`;
+const server = benchServerJs;
 
 async function makeApp(dir: string): Promise<void> {
   const nonce = randomBytes(8).toString('hex');

@@ -1,5 +1,5 @@
 // `pitch deploy` run as a builder runs it, in its own process, timed from spawn to exit. Shared by
-// the benches that deploy (cli-deploy, cli-redeploy).
+// the benches that deploy (cli-deploy, cli-redeploy, registry-redeploy).
 import { spawn } from 'node:child_process';
 
 /** Runs `pitch deploy <args…>` with `env` added; its time and progress (stderr), or its failure. */
@@ -13,3 +13,11 @@ export async function pitchDeploy(args: string[], env: Record<string, string>): 
   if (code !== 0) throw new Error(`pitch deploy failed:\n${stderr}`);
   return { ms: performance.now() - started, stderr };
 }
+
+/** The container demo's server.js the redeploy benches deploy: one JSON answer on PORT. */
+export const benchServerJs = `const http = require('node:http');
+http.createServer((req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ ok: true, path: req.url }));
+}).listen(Number(process.env.PORT), process.env.HOST);
+`;
