@@ -33,6 +33,11 @@ const Env = z.object({
   DATABASE_URL: z.string().min(1),
   REDIS_URL: z.string().min(1),
   S3_ENDPOINT: z.url().optional(),
+  /**
+   * The store's address as builders' machines reach it, named by presigned upload URLs (issue 32):
+   * S3_ENDPOINT is often an internal name (compose's `http://s3:9000`). S3_ENDPOINT when unset.
+   */
+  S3_PUBLIC_ENDPOINT: z.url().optional(),
   S3_BUCKET: z.string().min(1).default('rooms'),
   S3_REGION: z.string().default('us-east-1'),
   S3_ACCESS_KEY_ID: z.string().optional(),
@@ -267,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 export function loadStorageConfig(env: NodeJS.ProcessEnv = process.env) {
   return Env.pick({
     S3_ENDPOINT: true,
+    S3_PUBLIC_ENDPOINT: true,
     S3_BUCKET: true,
     S3_REGION: true,
     S3_ACCESS_KEY_ID: true,

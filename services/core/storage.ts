@@ -48,20 +48,28 @@ export interface Storage {
 const signedUploadHeaders = new Set(['content-length', 'content-type']);
 
 export function createStorage(
-  config: Pick<Config, 'S3_ENDPOINT' | 'S3_BUCKET' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_FORCE_PATH_STYLE'>,
+  config: Pick<
+    Config,
+    'S3_ENDPOINT' | 'S3_PUBLIC_ENDPOINT' | 'S3_BUCKET' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_FORCE_PATH_STYLE'
+  >,
 ): Storage {
-  const client = new S3Client({
-    endpoint: config.S3_ENDPOINT,
-    region: config.S3_REGION,
-    forcePathStyle: config.S3_FORCE_PATH_STYLE,
-    credentials: config.S3_ACCESS_KEY_ID
-      ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY ?? '' }
-      : undefined,
-    // Checksums only where S3 demands them: S3-compatible stores do not all speak the newer
-    // aws-chunked trailer encoding, and a streamed body cannot be hashed up front anyway.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const clientAt = (endpoint: string | undefined) =>
+    new S3Client({
+      endpoint,
+      region: config.S3_REGION,
+      forcePathStyle: config.S3_FORCE_PATH_STYLE,
+      credentials: config.S3_ACCESS_KEY_ID
+        ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY ?? '' }
+        : undefined,
+      // Checksums only where S3 demands them: S3-compatible stores do not all speak the newer
+      // aws-chunked trailer encoding, and a streamed body cannot be hashed up front anyway.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  const client = clientAt(config.S3_ENDPOINT);
+  // Presigned URLs name the address builders reach (the signature covers the host); no request is sent through it.
+  const signer =
+    config.S3_PUBLIC_ENDPOINT && config.S3_PUBLIC_ENDPOINT !== config.S3_ENDPOINT ? clientAt(config.S3_PUBLIC_ENDPOINT) : client;
   const bucket = config.S3_BUCKET;
 
   return {
@@ -132,7 +140,7 @@ export function createStorage(
     },
     presignPut(key, opts) {
       const command = new PutObjectCommand({ Bucket: bucket, Key: key, ContentLength: opts.size, ContentType: opts.contentType });
-      return getSignedUrl(client, command, { expiresIn: opts.expiresIn, signableHeaders: signedUploadHeaders });
+      return getSignedUrl(signer, command, { expiresIn: opts.expiresIn, signableHeaders: signedUploadHeaders });
     },
     async startMultipart(key, contentType) {
       const out = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }));
@@ -146,7 +154,7 @@ export function createStorage(
         PartNumber: part.partNumber,
         ContentLength: part.size,
       });
-      return getSignedUrl(client, command, { expiresIn: part.expiresIn, signableHeaders: signedUploadHeaders });
+      return getSignedUrl(signer, command, { expiresIn: part.expiresIn, signableHeaders: signedUploadHeaders });
     },
     async completeMultipart(key, multipartId, parts) {
       await client.send(
