@@ -1,6 +1,8 @@
 // `pitch deploy` run as a builder runs it, in its own process, timed from spawn to exit. Shared by
 // the benches that deploy (cli-deploy, cli-redeploy, registry-redeploy).
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { testEnv } from '../test/support/services.js';
 
 /** Runs `pitch deploy <args…>` with `env` added; its time and progress (stderr), or its failure. */
 export async function pitchDeploy(args: string[], env: Record<string, string>): Promise<{ ms: number; stderr: string }> {
@@ -21,3 +23,14 @@ http.createServer((req, res) => {
   res.end(JSON.stringify({ ok: true, path: req.url }));
 }).listen(Number(process.env.PORT), process.env.HOST);
 `;
+
+/** `pitch deploy <dir> --project <slug>` as one builder against the test platform, its config kept under `work`. */
+export const pitchDeployer =
+  (apiUrl: string, token: string, work: string) =>
+  (dir: string, slug: string): Promise<{ ms: number; stderr: string }> =>
+    pitchDeploy([dir, '--project', slug], {
+      PITCH_API: apiUrl,
+      PP_TOKEN: token,
+      XDG_CONFIG_HOME: join(work, 'config'),
+      DOCKER_HOST: testEnv().DOCKER_HOST!,
+    });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { startPlatform } from '../test/support/platform.js';
 import { testEnv } from '../test/support/services.js';
-import { benchServerJs, pitchDeploy } from './pitch-deploy.js';
+import { benchServerJs, pitchDeployer } from './pitch-deploy.js';
 import { figure } from './report.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -38,13 +38,7 @@ async function staticApp(dir: string) {
   await writeFile(join(dir, 'dist', 'index.html'), `<!doctype html><title>Bench</title><p>${randomBytes(8).toString('hex')}</p>\n`);
 }
 
-const deploy = (dir: string, slug: string) =>
-  pitchDeploy([dir, '--project', slug], {
-    PITCH_API: platform.baseUrl,
-    PP_TOKEN: builder.token,
-    XDG_CONFIG_HOME: join(work, 'config'),
-    DOCKER_HOST: testEnv().DOCKER_HOST!,
-  });
+const deploy = pitchDeployer(platform.baseUrl, builder.token, work);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const runs = (values: number[]) => values.map((ms) => ms.toFixed(0)).join(', ');
 
