@@ -19,7 +19,6 @@ export interface Dataplane {
   stop(): Promise<void>;
 }
 export const DATAPLANE_DEFAULT_PORT: number;
-export const VIEWER_ADDRESS_HEADERS: string[];
 export function startDataplane(options: DataplaneOptions): Promise<Dataplane>;
 export interface DataplanePaths {
   dir: string;

@@ -13,24 +13,6 @@ const log = logger('dplane');
 
 export const DATAPLANE_DEFAULT_PORT = 8084;
 
-/**
- * Headers that say who or where the viewer is: never passed to a copy. The same list as the room's
- * proxy (VIEWER_ADDRESS_HEADERS in services/room/viewer-copies/copy-proxy.ts; runner/dataplane/dataplane.int.test.ts holds them equal).
- */
-export const VIEWER_ADDRESS_HEADERS = [
-  'forwarded',
-  'x-forwarded-for',
-  'x-real-ip',
-  'true-client-ip',
-  'cf-connecting-ip',
-  'x-client-ip',
-  'x-cluster-client-ip',
-  'fastly-client-ip',
-  'x-forwarded',
-  'forwarded-for',
-  'x-original-forwarded-for',
-];
-
 /** Where the data plane of `dir` keeps its files. */
 export function dataplanePaths(dir) {
   return {
@@ -60,10 +42,9 @@ export function renderDataplaneConfig({ dir, port, bind = '127.0.0.1', room, fra
     FRAME_ANCESTORS: frameAncestors,
     TOKEN_KEY: tokenKey,
     THREADS: String(threads),
-    VIEWER_ADDRESS_DELETES: VIEWER_ADDRESS_HEADERS.map((h) => `    http-request del-header ${h}`).join('\n'),
   };
   for (const [name, value] of Object.entries(values))
-    if (/["\s]/.test(value) && name !== 'VIEWER_ADDRESS_DELETES') throw new Error(`data plane ${name} may hold no space or quote`);
+    if (/["\s]/.test(value)) throw new Error(`data plane ${name} may hold no space or quote`);
   const template = readFileSync(path.join(repoRoot, 'infra/dataplane/haproxy.cfg.tmpl'), 'utf8');
   const config = template.replace(/\{\{([A-Z_]+)\}\}/g, (_, name) => {
     if (!(name in values)) throw new Error(`haproxy.cfg.tmpl names {{${name}}}, which nothing fills`);

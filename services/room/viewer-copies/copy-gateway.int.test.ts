@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
-import type { Socket } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { liveContainerDemo, viewerOnCopy } from '../../../test/support/container-copy.js';
 import type { TestRunner } from '../../../test/support/runner/test-runner.js';
@@ -8,7 +5,8 @@ import { captureBlocked } from '../../data/capture-blocks.sql.js';
 import { opsProjectCommands } from '../../ops/ops-projects.js';
 import type { Platform } from '../../../test/support/platform.js';
 import { platformWithRunner } from '../../../test/support/suites.js';
-import { hit, type Jar } from '../../../test/support/room.js';
+import { hit } from '../../../test/support/room.js';
+import { copySocket } from '../../../test/support/copy-socket.js';
 
 // The copy origin as a viewer's browser meets it, through the room's own port: a viewer whose
 // standing ends (link revoked, room paused, project taken down) loses their open WebSockets at
@@ -21,76 +19,6 @@ platformWithRunner((p, r) => ([platform, runner] = [p, r]));
 /** The longest a revoked viewer's socket may stay open: the standing check's bound (copy-gateway.ts), with room to spare on a shared machine. */
 const closeBoundMs = 10_000;
 
-/** A WebSocket to the copy origin over the platform's port; resolves once upgraded. */
-function openSocket(
-  host: string,
-  jar: Jar,
-  path = '/socket',
-  extra: Record<string, string> = {},
-): Promise<{
-  socket: Socket;
-  echo(text: string): Promise<string>;
-  first: Promise<string>;
-  closed: Promise<{ code: number | null; reason: string }>;
-}> {
-  const base = new URL(platform.baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = request({
-      host: base.hostname,
-      port: base.port,
-      path,
-      headers: {
-        ...extra,
-        host,
-        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
-        connection: 'Upgrade',
-        upgrade: 'websocket',
-        'sec-websocket-version': '13',
-        'sec-websocket-key': randomBytes(16).toString('base64'),
-      },
-    });
-    req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
-    req.on('error', reject);
-    // Frames sent with the 101 arrive in `head`, the rest as the socket's data.
-    req.on('upgrade', (_res, socket: Socket, head: Buffer) => {
-      let buffered = Buffer.from(head);
-      let onText: ((t: string) => void) | null = null;
-      let gotFirst: (t: string) => void = () => {};
-      const first = new Promise<string>((done) => (gotFirst = done));
-      let closeFrame: { code: number | null; reason: string } | null = null;
-      const closed = new Promise<{ code: number | null; reason: string }>((done) => {
-        const read = (chunk: Buffer) => {
-          buffered = Buffer.concat([buffered, chunk]);
-          while (buffered.length >= 2) {
-            const len = buffered[1] & 0x7f;
-            if (len > 125 || buffered.length < 2 + len) break;
-            const op = buffered[0] & 0x0f;
-            const payload = buffered.subarray(2, 2 + len);
-            buffered = buffered.subarray(2 + len);
-            if (op === 1) {
-              gotFirst(payload.toString('utf8'));
-              onText?.(payload.toString('utf8'));
-            }
-            if (op === 8) closeFrame = { code: len >= 2 ? payload.readUInt16BE(0) : null, reason: payload.subarray(2).toString('utf8') };
-          }
-        };
-        socket.on('data', read);
-        read(Buffer.alloc(0));
-        socket.on('close', () => done(closeFrame ?? { code: null, reason: '' }));
-      });
-      const echo = (text: string) =>
-        new Promise<string>((answer) => {
-          onText = answer;
-          const mask = randomBytes(4);
-          const body = Buffer.from(text).map((b, i) => b ^ mask[i % 4]);
-          socket.write(Buffer.concat([Buffer.from([0x81, 0x80 | body.length]), mask, body]));
-        });
-      resolve({ socket, echo, first, closed });
-    });
-    req.end();
-  });
-}
-
 const within = <T>(p: Promise<T>, ms: number) =>
   Promise.race([p, new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`still open after ${ms} ms`)), ms))]);
 
@@ -99,7 +27,7 @@ describe('a viewer whose standing ends', () => {
     const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Revoked' } });
     const v = await viewerOnCopy(platform, url);
-    const ws = await openSocket(v.host, v.jar);
+    const ws = await copySocket(platform, v.host, v.jar);
     expect(await ws.echo('before')).toBe('before');
     await person.client.call('revokeLink', { params: { linkId: link.id } });
     const closed = await within(ws.closed, closeBoundMs);
@@ -110,7 +38,7 @@ describe('a viewer whose standing ends', () => {
     const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Paused' } });
     const v = await viewerOnCopy(platform, url);
-    const ws = await openSocket(v.host, v.jar);
+    const ws = await copySocket(platform, v.host, v.jar);
     expect(await ws.echo('before')).toBe('before');
     await person.client.call('pauseRoom', { params: { projectId: project.id }, body: { message: 'Back soon' } });
     expect(await within(ws.closed, closeBoundMs)).toEqual({ code: 4403, reason: 'no longer allowed' });
@@ -120,12 +48,12 @@ describe('a viewer whose standing ends', () => {
     const { person, project } = await liveContainerDemo(platform, 'Sockets');
     const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Down' } });
     const v = await viewerOnCopy(platform, url);
-    const ws = await openSocket(v.host, v.jar);
+    const ws = await copySocket(platform, v.host, v.jar);
     expect(await ws.echo('before')).toBe('before');
     await opsProjectCommands.takedown(platform.deps.sql, project.slug);
     expect(await within(ws.closed, closeBoundMs)).toEqual({ code: 4403, reason: 'no longer allowed' });
     // And a new socket is refused outright.
-    await expect(openSocket(v.host, v.jar)).rejects.toThrow(/no upgrade: 404/);
+    await expect(copySocket(platform, v.host, v.jar)).rejects.toThrow(/no upgrade: 404/);
   });
 });
 
@@ -279,7 +207,7 @@ describe('what a copy is told of its viewer', () => {
     expect(JSON.stringify(headers)).not.toMatch(/203\.0\.113\.7|127\.0\.0\.1|::1/);
     expect(headers).toMatchObject({ 'x-forwarded-host': v.host, 'x-forwarded-proto': 'http' });
 
-    const ws = await openSocket(v.host, v.jar, '/headers', addressed);
+    const ws = await copySocket(platform, v.host, v.jar, '/headers', addressed);
     expect((await within(ws.first, closeBoundMs)).split(' ').sort()).toEqual([`x-forwarded-host=${v.host}`, 'x-forwarded-proto=http']);
     // The viewer goes (a tab closed): the copy keeps its half open, and the room still tears both
     // halves down, so the platform's close after this file does not wait on the socket (it used to hang).

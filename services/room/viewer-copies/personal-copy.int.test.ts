@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { liveContainerDemo, viewerOnCopy } from '../../../test/support/container-copy.js';
 import type { Platform } from '../../../test/support/platform.js';
 import { platformWithRunner } from '../../../test/support/suites.js';
-import { hit, type Jar } from '../../../test/support/room.js';
+import { hit } from '../../../test/support/room.js';
+import { copySocket } from '../../../test/support/copy-socket.js';
 
 // Personalised copies (issue 34, part 3) on a real podman copy, through the room's own port: a
 // build that opts in (manifest `personalise`) gets the viewer's name and company as
@@ -18,49 +17,12 @@ platformWithRunner((p) => (platform = p));
 /** What a viewer sends to pass for someone else. */
 const forged = { 'x-demo-viewer-name': 'Mallory', 'x-demo-viewer-company': 'Evil%20Corp' };
 
-/**
- * The first text frame of a WebSocket to the copy origin's `/viewer` (the demo sends what it was
- * told), and `closed`. The socket stays open: the room ends it (`leave`), as for every viewer who
- * leaves for good, as copy-gateway.int.test.ts does.
- */
-function firstFrame(host: string, jar: Jar, extra: Record<string, string>): Promise<{ text: string; closed: Promise<void> }> {
-  const base = new URL(platform.baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = request({
-      host: base.hostname,
-      port: base.port,
-      path: '/viewer',
-      headers: {
-        ...extra,
-        host,
-        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
-        connection: 'Upgrade',
-        upgrade: 'websocket',
-        'sec-websocket-version': '13',
-        'sec-websocket-key': randomBytes(16).toString('base64'),
-      },
-    });
-    req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
-    req.on('error', reject);
-    req.on('upgrade', (_res, socket, head: Buffer) => {
-      let buffered = Buffer.from(head);
-      const closed = new Promise<void>((done) => socket.once('close', () => done()));
-      let told = false;
-      const read = (chunk: Buffer) => {
-        buffered = Buffer.concat([buffered, chunk]);
-        if (told || buffered.length < 2 || buffered.length < 2 + (buffered[1] & 0x7f)) return;
-        told = true;
-        resolve({ text: buffered.subarray(2, 2 + (buffered[1] & 0x7f)).toString('utf8'), closed });
-      };
-      socket.on('data', read);
-      read(Buffer.alloc(0));
-    });
-    req.end();
-  });
-}
-
 /** The link revoked: the room closes the viewer's socket to their copy. */
-async function leave(person: { client: Awaited<ReturnType<Platform['person']>>['client'] }, linkId: string, ws: { closed: Promise<void> }) {
+async function leave(
+  person: { client: Awaited<ReturnType<Platform['person']>>['client'] },
+  linkId: string,
+  ws: { closed: Promise<unknown> },
+) {
   await person.client.call('revokeLink', { params: { linkId } });
   await ws.closed;
 }
@@ -88,8 +50,8 @@ describe('a personalised container copy', () => {
     });
     expect(decodeURIComponent(told.json['x-demo-viewer-name'])).toBe('Zoë Ünal 日本');
 
-    const ws = await firstFrame(v.host, v.jar, forged);
-    expect(ws.text.split(' ').sort()).toEqual([
+    const ws = await copySocket(platform, v.host, v.jar, '/viewer', forged);
+    expect((await ws.first).split(' ').sort()).toEqual([
       'x-demo-viewer-company=Soci%C3%A9t%C3%A9%20G%C3%A9n%C3%A9rale',
       'x-demo-viewer-name=Zo%C3%AB%20%C3%9Cnal%20%E6%97%A5%E6%9C%AC',
     ]);
@@ -121,8 +83,8 @@ describe('a container copy that did not opt in', () => {
     const told = await hit(platform, '/headers', { host: v.host, jar: v.jar, headers: forged });
     expect(told.status).toBe(200);
     expect(viewerHeaders(told.json)).toEqual({});
-    const ws = await firstFrame(v.host, v.jar, forged);
-    expect(ws.text).toBe('');
+    const ws = await copySocket(platform, v.host, v.jar, '/viewer', forged);
+    expect(await ws.first).toBe('');
     await leave(person, link.id, ws);
   });
 });
