@@ -14,8 +14,8 @@ export interface OneWatchHooks {
   log: Logger;
   /** A watch is being opened, so the list before it (if any) is in ListWatch's cache. */
   onOpen(): void;
-  /** An event arrived: the connection works (the reflector resets its backoff). */
-  onEvent(): void;
+  /** An event arrived, or a request lived until its forced restart: the connection works (the reflector resets its backoff). */
+  onWorking(): void;
   /** ListWatch's done handler chains that this starts, so stop() can wait for them to end. */
   track(work: Promise<unknown>): void;
 }
@@ -79,8 +79,14 @@ export class OneWatch extends Watch {
     }
     this.hooks.onOpen();
 
+    const restartReason = forcedRestart();
     let ended = false;
     let innerHandle: AbortController | undefined;
+    const restart = setTimeout(() => {
+      log.debug({ openedAt: queryParams.resourceVersion }, 'pod watch restarted (forced)');
+      this.hooks.onWorking();
+      end(restartReason, true);
+    }, this.hooks.restartMs);
     const end = (err: unknown, report: boolean) => {
       if (ended) return;
       ended = true;
@@ -88,20 +94,16 @@ export class OneWatch extends Watch {
       innerHandle?.abort();
       if (this.endOpen === quietEnd) this.endOpen = undefined;
       if (!report || stopped.aborted) return;
-      if (err) log.debug({ err: describeKubeError(err) }, 'pod watch ended');
+      if (err && err !== restartReason) log.debug({ error: describeKubeError(err) }, 'pod watch ended');
       this.hooks.track(Promise.resolve(done(err)));
     };
     const quietEnd = () => end(null, false);
     this.endOpen = quietEnd;
     handle.signal.addEventListener('abort', quietEnd, { once: true });
-    const restart = setTimeout(() => {
-      log.debug({ resourceVersion: queryParams.resourceVersion }, 'pod watch restarted (forced)');
-      end(forcedRestart(), true);
-    }, this.hooks.restartMs);
 
     const onEvent: WatchArgs[2] = (phase, obj, watchObj) => {
       if (ended || stopped.aborted) return;
-      if (phase !== 'ERROR') this.hooks.onEvent();
+      if (phase !== 'ERROR') this.hooks.onWorking();
       callback(phase, obj, watchObj);
       if (phase === 'ERROR') {
         // The API server ends a watch after an ERROR event; ListWatch has noted a 410 (it drops the

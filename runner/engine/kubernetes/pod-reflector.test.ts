@@ -223,6 +223,24 @@ describe('PodReflector on client-node ListWatch', () => {
     expect(names(reflector.list())).toEqual(['c@55']);
   });
 
+  it('a list that never answers counts as failed after 60 s and is tried again', async () => {
+    vi.useFakeTimers();
+    const { reflector, watch, list, retries } = setup({
+      lists: [new Promise<V1PodList>(() => {}), podList('10', pod('a', '9'))],
+      backoffMs: 100,
+    });
+    const started = reflector.start();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(retries()).toEqual([100]);
+    expect(list.calls).toBe(1);
+
+    await vi.advanceTimersByTimeAsync(100);
+    await started;
+    expect(list.calls).toBe(2);
+    expect(watch.calls.map((c) => c.resourceVersion)).toEqual(['10']);
+    expect(names(reflector.list())).toEqual(['a@9']);
+  });
+
   it('is forced to watch again every restartMs, from the last resourceVersion', async () => {
     vi.useFakeTimers();
     const { reflector, watch, list, retries } = setup({ lists: [podList('10', pod('a', '9'))], restartMs: 30_000 });

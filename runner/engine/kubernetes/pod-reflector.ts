@@ -22,6 +22,9 @@ export interface PodReflectorOptions {
   list?: () => Promise<V1PodList>;
 }
 
+// As KubeSpawner's request timeout for its API calls.
+const LIST_TIMEOUT_MS = 60_000;
+
 type Listener = (change: PodChange, pod: V1Pod) => void;
 interface Waiter {
   name: string;
@@ -76,7 +79,7 @@ export class PodReflector implements PodWatch {
       stopped: this.stopping.signal,
       log: this.log,
       onOpen: () => this.firstList?.resolve(),
-      onEvent: () => this.resetBackoff(),
+      onWorking: () => this.resetBackoff(),
       track: (work) => this.track(work),
     });
     const path = `/api/v1/namespaces/${encodeURIComponent(opts.namespace)}/pods`;
@@ -164,9 +167,16 @@ export class PodReflector implements PodWatch {
   }
 
   private async listOnce(): Promise<V1PodList> {
-    const list = await raceAbort(this.listPods(), this.stopping.signal);
+    // A list has no timeout of its own, and one that never answers would stop the informer for good
+    // with no error; past the deadline it counts as failed (and is tried again after the backoff).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), LIST_TIMEOUT_MS);
+    const list = await raceAbort(this.listPods(), AbortSignal.any([this.stopping.signal, deadline.signal])).finally(() =>
+      clearTimeout(timer),
+    );
     // A list that lands after stop must not reach the cache: ListWatch applies whatever resolves.
-    if (!list) throw new Error('the pod reflector was stopped during a list');
+    if (this.stopping.signal.aborted) throw new Error('the pod reflector was stopped during a list');
+    if (!list) throw new Error(`listing pods took over ${LIST_TIMEOUT_MS / 1000} s`);
     this.resetBackoff();
     this.log.debug(
       { pods: list.items.length, resourceVersion: list.metadata?.resourceVersion },
@@ -184,7 +194,7 @@ export class PodReflector implements PodWatch {
         listener(change, pod);
       } catch (err) {
         // A listener's throw would unwind into ListWatch's loop and end it.
-        this.log.warn({ err: describeKubeError(err), pod: pod.metadata?.name }, 'pod change listener failed');
+        this.log.warn({ error: describeKubeError(err), pod: pod.metadata?.name }, 'pod change listener failed');
       }
     }
     const name = pod.metadata?.name;
@@ -196,7 +206,7 @@ export class PodReflector implements PodWatch {
     if (this.stopping.signal.aborted || this.retryTimer) return;
     const delayMs = this.nextDelayMs;
     this.nextDelayMs = Math.min(delayMs * 2, this.backoff.maxMs);
-    this.log.warn({ err: describeKubeError(err), retryInMs: delayMs }, 'pod watch failed; starting it again');
+    this.log.warn({ error: describeKubeError(err), retryInMs: delayMs }, 'pod watch failed; starting it again');
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       if (!this.stopping.signal.aborted) this.track(this.informer.start());
