@@ -66,6 +66,12 @@ export interface BuildImage {
   /** The build's bundle (a gzipped image archive, or a plain one when `gzipped` is false), at most `maxBytes` unpacked. */
   bundle(): Promise<{ body: Readable; size: number; gzipped?: boolean }>;
   maxBytes: number;
+  /**
+   * Where the build's image was pushed (issue 32): its repository in the platform's registry and
+   * its manifest digest; absent for tarball builds. An engine whose nodes pull (Kubernetes) runs
+   * only these; the Docker engine reads the same image through `bundle`.
+   */
+  pushed?: { repository: string; digest: string };
 }
 
 export interface StartHooks {
