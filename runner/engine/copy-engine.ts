@@ -127,6 +127,9 @@ export interface CopyEngine {
   /** The last `lines` of the copy's output (stdout and stderr interleaved); '' when it is gone. */
   logTail(handle: string, lines: number): Promise<string>;
 
+  /** Ends what the engine keeps open between calls (the Kubernetes engine's pod watch); copies stay. */
+  close?(): Promise<void>;
+
   /** Present when `can.pause`. */
   pause?(handle: string): Promise<void>;
   resume?(handle: string): Promise<void>;

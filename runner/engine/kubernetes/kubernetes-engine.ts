@@ -1,12 +1,4 @@
-import {
-  ApiException,
-  CoreV1Api,
-  NetworkingV1Api,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-  type V1Pod,
-} from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, NetworkingV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { LABEL } from '../../../services/contract/runner/copy-labels.js';
 import { STOP_TIMEOUT_S, type CopySpec } from '../../../services/contract/runner/copy-spec.js';
 import {
@@ -262,6 +254,11 @@ export class KubernetesEngine implements CopyEngine {
     return podExits(this.o.watch, runnerId, opts);
   }
 
+  /** Ends the pod watch; copies go on running, for the next runner to adopt. */
+  async close(): Promise<void> {
+    await this.o.watch.stop();
+  }
+
   async logTail(handle: string, lines: number): Promise<string> {
     try {
       return await this.core.readNamespacedPodLog({ name: handle, namespace: this.ns, container: COPY_CONTAINER, tailLines: lines });
@@ -275,5 +272,3 @@ export class KubernetesEngine implements CopyEngine {
 
 /** The pods of a runner, as the PodWatch is asked to keep them. */
 export const runnerPodSelector = (runnerId: string) => `${LABEL.runner}=${runnerId},${LABEL.copy}`;
-
-export type { V1Pod };
