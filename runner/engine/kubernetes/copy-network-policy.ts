@@ -7,7 +7,7 @@ import { podLabels, podName } from './copy-pod.js';
 // own: no egress at all (no other copy, no service of the cluster, no DNS, no metadata address, no
 // world), and ingress only from the data plane (and the runner, in the same pod) on the copy's port.
 // A NetworkPolicy is only as good as the cluster's network plugin: one that does not enforce them
-// (kind's default kindnet before 0.24, flannel alone) leaves copies open (docs/kubernetes.md).
+// (flannel alone, older kindnet) leaves copies open, and the API cannot tell (docs/kubernetes.md).
 
 /** Who may reach copies: the pods of the data plane, by labels, in their namespace when it is another. */
 export interface CopyReachers {
