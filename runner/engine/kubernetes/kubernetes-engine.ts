@@ -131,6 +131,8 @@ export class KubernetesEngine implements CopyEngine {
     await this.create('pod', () =>
       this.core.createNamespacedPod({ namespace: this.ns, body: copyPod(spec, { namespace: this.ns, image: spec.image, pullSecret }) }),
     );
+    // In the cache before it is recorded: from here on, state and list know the copy.
+    await this.o.watch.waitFor(handle, (p) => p !== undefined, o.signal);
     o.phase('create');
     await o.made(handle);
     o.signal.throwIfAborted();
