@@ -7,8 +7,9 @@ import type { Logger } from '../../services/core/log.js';
 // Everything an engine is made of (Docker's networks, subnets, image archives, event format,
 // iptables, tmpfs mounts; a Kubernetes engine's Pods and NetworkPolicies) stays inside its
 // implementation, as trigger.dev's WorkloadManager and JupyterHub's Spawner keep theirs.
-// DockerEngine (docker-engine.ts) is the one today; test/support/runner/copy-engine-conformance.ts holds the promises
-// every engine keeps, so the next one runs the same suite.
+// DockerEngine (docker-engine.ts) and KubernetesEngine (kubernetes/kubernetes-engine.ts) implement it,
+// RUNNER_ENGINE choosing (engine-factory.ts); test/support/runner/copy-engine-conformance.ts holds the
+// promises every engine keeps, and both run it.
 
 /** What this engine can do beyond start and stop; the runner asks here before it asks for it. */
 export interface EngineCan {
