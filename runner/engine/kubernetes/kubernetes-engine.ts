@@ -155,6 +155,8 @@ export class KubernetesEngine implements CopyEngine {
     if (end) throw new ExitedAtStart(end.exitCode, end.oomKilled);
     const stuck = podStuck(pod);
     if (stuck) throw new EngineError(`the copy's pod cannot start: ${stuck}`);
+    // The watch stopped (the runner is closing): the pod as last seen, not yet running.
+    if (!podRunning(pod)) throw new EngineError('the pod watch ended while the copy was starting');
     await o.running();
     o.phase('running');
     return { handle, address: pod.status!.podIP! };
