@@ -5,8 +5,7 @@ import { createSql } from '../services/core/db.js';
 import { createLogger } from '../services/core/log.js';
 import { createStorage } from '../services/core/storage.js';
 import { buildRunner } from './app.js';
-import { dockerFrom } from './engine/docker/docker-calls.js';
-import { DockerEngine } from './engine/docker-engine.js';
+import { createEngine } from './engine/engine-factory.js';
 import { runnerSettings } from './runner-context.js';
 import { runnerKey } from '../services/contract/runner/runner-key.js';
 import { createRunnerService } from './runner-service.js';
@@ -14,14 +13,9 @@ import { createRunnerService } from './runner-service.js';
 const config = loadConfig();
 const log = createLogger({ name: 'runner', level: config.LOG_LEVEL, pretty: config.NODE_ENV !== 'production' });
 const settings = runnerSettings(config, true);
-const docker = dockerFrom(config.DOCKER_HOST);
 const sql = createSql(config.DATABASE_URL);
 const storage = createStorage(config);
-const engine = new DockerEngine(docker, {
-  concurrency: settings.engineConcurrency,
-  writableDir: settings.writableDir,
-  subnets: settings.subnets,
-});
+const engine = createEngine(config, settings, log);
 const service = createRunnerService({ sql, storage, engine, log, settings, registry: registryOf(config) });
 
 // Reconcile before listening: copies a previous run left are adopted (or cleaned up) before the
@@ -34,6 +28,7 @@ closeWithGrace({ delay: config.SHUTDOWN_SECONDS * 1000 }, async ({ err }) => {
   if (err) log.error({ err }, 'closing after an error');
   await app.close();
   await service.close();
+  await engine.close?.();
   await sql.end({ timeout: 5 });
 });
 

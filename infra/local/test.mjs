@@ -53,9 +53,10 @@ const devDataDir = path.resolve(repoRoot, process.env.DATA_DIR ?? '.data');
 const dataDir = path.join(devDataDir, 'test');
 const args = process.argv.slice(2);
 const servicesOnly = args[0] === '--services';
-// `--project unit` (npm run test:unit) alone needs no services: vitest runs straight away.
+// `--project unit` (npm run test:unit) alone needs no services: vitest runs straight away; nor
+// does `--project kubernetes` (npm run test:kubernetes), whose copies run on the cluster KUBECONFIG names.
 const lanes = args.flatMap((arg, i) => (arg.startsWith('--project=') ? [arg.slice(10)] : args[i - 1] === '--project' ? [arg] : []));
-const unitOnly = lanes.length > 0 && lanes.every((lane) => lane === 'unit');
+const unitOnly = lanes.length > 0 && lanes.every((lane) => lane === 'unit' || lane === 'kubernetes');
 let components;
 let vitest;
 

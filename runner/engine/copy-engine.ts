@@ -7,8 +7,9 @@ import type { Logger } from '../../services/core/log.js';
 // Everything an engine is made of (Docker's networks, subnets, image archives, event format,
 // iptables, tmpfs mounts; a Kubernetes engine's Pods and NetworkPolicies) stays inside its
 // implementation, as trigger.dev's WorkloadManager and JupyterHub's Spawner keep theirs.
-// DockerEngine (docker-engine.ts) is the one today; test/support/runner/copy-engine-conformance.ts holds the promises
-// every engine keeps, so the next one runs the same suite.
+// DockerEngine (docker-engine.ts) and KubernetesEngine (kubernetes/kubernetes-engine.ts) implement it,
+// RUNNER_ENGINE choosing (engine-factory.ts); test/support/runner/copy-engine-conformance.ts holds the
+// promises every engine keeps, and both run it.
 
 /** What this engine can do beyond start and stop; the runner asks here before it asks for it. */
 export interface EngineCan {
@@ -66,6 +67,12 @@ export interface BuildImage {
   /** The build's bundle (a gzipped image archive, or a plain one when `gzipped` is false), at most `maxBytes` unpacked. */
   bundle(): Promise<{ body: Readable; size: number; gzipped?: boolean }>;
   maxBytes: number;
+  /**
+   * Where the build's image was pushed (issue 32): its repository in the platform's registry and
+   * its manifest digest; absent for tarball builds. An engine whose nodes pull (Kubernetes) runs
+   * only these; the Docker engine reads the same image through `bundle`.
+   */
+  pushed?: { repository: string; digest: string };
 }
 
 export interface StartHooks {
@@ -120,6 +127,9 @@ export interface CopyEngine {
   exits(runnerId: string, opts?: { since?: number; signal?: AbortSignal }): Promise<AsyncIterable<CopyExit>>;
   /** The last `lines` of the copy's output (stdout and stderr interleaved); '' when it is gone. */
   logTail(handle: string, lines: number): Promise<string>;
+
+  /** Ends what the engine keeps open between calls (the Kubernetes engine's pod watch); copies stay. */
+  close?(): Promise<void>;
 
   /** Present when `can.pause`. */
   pause?(handle: string): Promise<void>;

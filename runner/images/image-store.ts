@@ -59,6 +59,9 @@ export function createImageStore(deps: {
       tag: tagOf(buildId),
       recordedId: build.image?.id ?? null,
       maxBytes: deps.maxImageBytes,
+      ...(build.imageManifest
+        ? { pushed: { repository: repositoryOf(build.workspaceId, build.projectId), digest: build.imageManifest } }
+        : {}),
       async bundle() {
         const archiveBytes = build.image?.archiveBytes;
         if (archiveBytes !== undefined && archiveBytes > deps.maxImageBytes) {

@@ -200,6 +200,28 @@ const Env = z.object({
   SIGN_IN_PER_EMAIL: z.coerce.number().int().min(1).default(5),
   /** The iptables command the host guard runs (a path where it is not on PATH). */
   RUNNER_IPTABLES: z.string().min(1).default('iptables'),
+  /**
+   * Where copies run (docs/kubernetes.md): `docker`, the Docker Engine API at DOCKER_HOST (podman
+   * locally); `kubernetes`, a pod per copy in RUNNER_K8S_NAMESPACE of the cluster KUBECONFIG names
+   * (in a pod: the cluster it runs in, through its service account).
+   */
+  RUNNER_ENGINE: z.enum(['docker', 'kubernetes']).default('docker'),
+  /** Read by @kubernetes/client-node itself (loadFromDefault): the kubeconfig file; unset in a pod, the pod's service account. */
+  KUBECONFIG: z.string().optional(),
+  /** The namespace of copies' pods, NetworkPolicies and pull secrets; default the kubeconfig context's, else `default`. */
+  RUNNER_K8S_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a Kubernetes namespace name')
+    .optional(),
+  /** The labels of the pods that may reach copies (the data plane beside the runner), `key=value` comma-separated. */
+  RUNNER_K8S_REACHERS: z
+    .string()
+    .regex(/^[\w./-]+=[\w.-]*(,[\w./-]+=[\w.-]*)*$/, 'key=value pairs, comma-separated')
+    .default('app.kubernetes.io/name=demo-rooms,app.kubernetes.io/component=runner'),
+  /** Their namespace, when it is not the copies'. */
+  RUNNER_K8S_REACHERS_NAMESPACE: z.string().optional(),
+  /** The platform's registry as the cluster's nodes reach it (`host[:port]`); default REGISTRY_URL's host. */
+  RUNNER_K8S_REGISTRY_HOST: z.string().max(255).optional(),
   /** Engine calls in flight at once: the engine serialises much, and an unbounded burst only queues there. */
   RUNNER_ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   /** Largest image archive (a bundle's unpacked tar) the runner loads into its engine, in bytes: bounds the engine host's disk. Checked before a load and counted during it. */

@@ -9,6 +9,8 @@ import { saveImage } from '../../../test/fixtures/make-bundle.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { testEnv } from '../../../test/support/services.js';
 import { pushImage } from '../../cli/registry/push-image.js';
+import { workspacePullLogin } from '../../core/registry/registry-pull.js';
+import { registryTokenKey } from '../../core/registry/registry-token.js';
 
 // The registry for real (docker-registry, token auth) with tokens from the api's /v2/token: what
 // one workspace's token may do to another's repository, and the push that skips what is there.
@@ -99,6 +101,34 @@ describe('the image registry', () => {
     expect((await reg(`${b.repository}/blobs/${layer}`, stolen, { method: 'HEAD' })).status).toBe(404);
     // A token with no grant at all is refused too.
     expect(denied).toContain((await reg(`${a.repository}/manifests/${pushed.manifestDigest}`, await b.token([]))).status);
+  });
+
+  it("trades a workspace's pull login (a Kubernetes node's pull secret) for pull on that workspace's repositories alone", async () => {
+    const a = await builder();
+    const b = await builder();
+    const pushA = await a.token([`repository:${a.repository}:push,pull`]);
+    const pushed = await pushImage({ registryUrl, repository: a.repository, token: pushA }, Readable.from(await saveImage(demo, env)));
+    const key = registryTokenKey(await readFile(env.REGISTRY_TOKEN_KEY_FILE!, 'utf8'));
+    const workspaceOf = (repository: string) => repository.split('/')[0];
+    const login = workspacePullLogin(key, workspaceOf(a.repository));
+    const tokenFor = async (scope: string, password = login.password) => {
+      const res = await platform.fetch(`/v2/token?service=demo-rooms-registry&scope=${encodeURIComponent(scope)}`, {
+        headers: { authorization: `Basic ${Buffer.from(`${login.username}:${password}`).toString('base64')}` },
+      });
+      return res;
+    };
+    const asked = await tokenFor(`repository:${a.repository}:push,pull`);
+    expect(asked.status).toBe(200);
+    const pull = (asked.body as { token: string }).token;
+    expect((await reg(`${a.repository}/manifests/${pushed.manifestDigest}`, pull, { method: 'HEAD' })).status).toBe(200);
+    const denied = [401, 403];
+    expect(denied).toContain((await reg(`${a.repository}/blobs/uploads/`, pull, { method: 'POST' })).status);
+    // Another workspace's repository: nothing granted.
+    const other = (await tokenFor(`repository:${b.repository}:pull`)).body as { token: string };
+    expect(denied).toContain((await reg(`${b.repository}/manifests/${pushed.manifestDigest}`, other.token, { method: 'HEAD' })).status);
+    // The login itself is no registry token, and a login altered by a byte is no login.
+    expect(denied).toContain((await reg(`${a.repository}/manifests/${pushed.manifestDigest}`, login.password, { method: 'HEAD' })).status);
+    expect((await tokenFor(`repository:${a.repository}:pull`, `${login.password.slice(0, -2)}AA`)).status).toBe(401);
   });
 
   it('refuses a token to no one signed in, and scopes of other shapes or too many', async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../api-deps.js';
+import { pullLoginWorkspace } from '../../core/registry/registry-pull.js';
 import { registryTokenKey, signRegistryToken, type RegistryTokenKey } from '../../core/registry/registry-token.js';
 import { isUuid } from '../../core/ids.js';
 import { projectById } from '../../data/projects.sql.js';
@@ -11,6 +12,8 @@ import { grantScopes, parseScopes, ScopeRefusal } from './registry-scope.js';
 // `GET /v2/token?service=…&scope=repository:<ws>/<project>:push,pull` with the builder's API
 // token as the Basic password (what `docker login` and the Docker clients send) or as a Bearer.
 // The token grants what registry-scope.ts allows of what was asked; the registry refuses the rest.
+// A workspace's pull login (registry-pull.ts; a Kubernetes node pulling a copy's image) is
+// taken as the password too, and gets pull on that workspace's repositories only.
 export const REGISTRY_TOKEN_PATH = '/v2/token';
 
 export function registerRegistryTokens(app: FastifyInstance, deps: Deps) {
@@ -25,8 +28,14 @@ export function registerRegistryTokens(app: FastifyInstance, deps: Deps) {
     const signer = signingKey();
     if (!signer) return reply.status(404).send({ error: 'not found', detail: 'this platform has no image registry' });
     const token = apiTokenOf(req);
-    const session = token ? await resolveSession(deps.sql, token) : null;
-    if (!session || (session.kind !== 'cli' && session.kind !== 'web')) {
+    const puller = token ? pullLoginWorkspace(signer, token) : null;
+    const session = token && !puller ? await resolveSession(deps.sql, token) : null;
+    const who = puller
+      ? { workspaceId: puller, readOnly: true, subject: `workspace-pull:${puller}` }
+      : session && (session.kind === 'cli' || session.kind === 'web')
+        ? { workspaceId: session.workspaceId, readOnly: session.readOnly, subject: session.personId }
+        : null;
+    if (!who) {
       return reply
         .status(401)
         .header('www-authenticate', `Basic realm="${deps.config.publicUrl}${REGISTRY_TOKEN_PATH}"`)
@@ -39,13 +48,13 @@ export function registerRegistryTokens(app: FastifyInstance, deps: Deps) {
       if (err instanceof ScopeRefusal) return reply.status(400).send({ error: 'invalid', detail: err.message });
       throw err;
     }
-    const access = await grantScopes(asked, session, async (projectId) => {
+    const access = await grantScopes(asked, who, async (projectId) => {
       if (!isUuid(projectId)) return false;
       const project = await projectById(deps.sql, projectId, { notDeleted: true });
-      return project?.workspaceId === session.workspaceId;
+      return project?.workspaceId === who.workspaceId;
     });
     const signed = signRegistryToken(signer, {
-      subject: session.personId,
+      subject: who.subject,
       access,
       ttlSeconds: deps.config.REGISTRY_TOKEN_SECONDS,
     });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.js';
-import { registryTokenKey, signRegistryToken, type RegistryTokenKey } from './registry-token.js';
+import { registryTokenKey, signRegistryToken, verifyRegistryToken, type RegistryTokenKey } from './registry-token.js';
 
 // The platform's own reads of the registry (the bundle check, the runner's pull): a pull token
 // for the one repository, signed with the platform's key, never a builder's token.
@@ -83,4 +83,34 @@ export async function registryDelete(registry: Registry, repository: string, pat
   }).token;
   const res = await fetch(`${registry.url}/v2/${repository}/${path}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
   if (res.status !== 202 && res.status !== 404) throw new Error(`the registry answered ${res.status} to DELETE ${path}`);
+}
+
+// A workspace's pull login (issue 33): what a Kubernetes node shows the registry to pull that
+// workspace's pushed images. A node cannot be handed a registry token (the kubelet's pull secrets
+// hold a user name and a password, which the node's runtime sends to the token endpoint), so the
+// password is a token the platform signed for the workspace with no access of its own: the
+// registry grants it nothing, and the token endpoint (services/api/registry) trades it for pull on
+// that workspace's repositories alone.
+
+/** How long a pull login lasts: the runner writes a new one into the pull secret after half of it. */
+export const PULL_LOGIN_SECONDS = 24 * 3600;
+const PULL_SUBJECT = /^workspace-pull:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+export function workspacePullLogin(
+  key: RegistryTokenKey,
+  workspaceId: string,
+  now = new Date(),
+): { username: string; password: string; expiresAt: Date } {
+  const signed = signRegistryToken(key, { subject: `workspace-pull:${workspaceId}`, access: [], ttlSeconds: PULL_LOGIN_SECONDS, now });
+  return {
+    username: 'workspace-pull',
+    password: signed.token,
+    expiresAt: new Date(Date.parse(signed.issuedAt) + PULL_LOGIN_SECONDS * 1000),
+  };
+}
+
+/** The workspace whose pull login `password` is, or null when it is none (a person's API token, expired, another key). */
+export function pullLoginWorkspace(key: RegistryTokenKey, password: string): string | null {
+  const claims = verifyRegistryToken(key, password);
+  return claims ? (PULL_SUBJECT.exec(claims.sub)?.[1] ?? null) : null;
 }

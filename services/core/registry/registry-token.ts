@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, createPublicKey, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, randomUUID, sign, verify, type KeyObject } from 'node:crypto';
 
 // Tokens for the image registry (CNCF Distribution's `auth.token`): JWTs signed with ES256 by a
 // key the platform holds, whose certificate is the registry's `rootcertbundle`. The registry
@@ -69,6 +69,34 @@ export function signRegistryToken(
 }
 
 const b64url = (text: string) => Buffer.from(text).toString('base64url');
+
+/** The claims of a token this key signed, still valid at `now`; null for anything else (another key, expired, not a token). */
+export function verifyRegistryToken(
+  key: RegistryTokenKey,
+  token: string,
+  now = new Date(),
+): { sub: string; access: RegistryAccess[] } | null {
+  const parts = token.split('.');
+  if (parts.length !== 3 || token.length > 8192) return null;
+  try {
+    const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) as { alg?: string; kid?: string };
+    if (header.alg !== 'ES256' || header.kid !== key.kid) return null;
+    const signed = verify(
+      'sha256',
+      Buffer.from(`${parts[0]}.${parts[1]}`),
+      { key: createPublicKey(key.privateKey), dsaEncoding: 'ieee-p1363' },
+      Buffer.from(parts[2], 'base64url'),
+    );
+    if (!signed) return null;
+    const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as Record<string, unknown>;
+    const at = Math.floor(now.getTime() / 1000);
+    if (claims.iss !== REGISTRY_ISSUER || claims.aud !== REGISTRY_SERVICE || typeof claims.sub !== 'string') return null;
+    if (typeof claims.exp !== 'number' || claims.exp <= at || typeof claims.nbf !== 'number' || claims.nbf > at) return null;
+    return { sub: claims.sub, access: (claims.access as RegistryAccess[]) ?? [] };
+  } catch {
+    return null;
+  }
+}
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 /** RFC 4648 base32 without padding (30 bytes make exactly 48 characters). */

@@ -1,0 +1,278 @@
+import { ApiException, CoreV1Api, NetworkingV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { LABEL } from '../../../services/contract/runner/copy-labels.js';
+import { STOP_TIMEOUT_S, type CopySpec } from '../../../services/contract/runner/copy-spec.js';
+import {
+  EngineError,
+  ExitedAtStart,
+  ImageMissing,
+  type BuildImage,
+  type CopyEngine,
+  type CopyExit,
+  type CopyRef,
+  type CopyState,
+  type HostGuardState,
+  type Listed,
+  type StartHooks,
+} from '../copy-engine.js';
+import { copyNetworkPolicy, type CopyReachers } from './copy-network-policy.js';
+import { copyPod, COPY_CONTAINER, podName } from './copy-pod.js';
+import { podExits } from './pod-exits.js';
+import { copyOf, podCopyStatus, podEnd, podRunning, podState, podStuck } from './pod-status.js';
+import type { PodWatch } from './pod-watch.js';
+import { EXPIRES_ANNOTATION, pullSecret, pullSecretName, type PullCredential } from './pull-secret.js';
+
+// The CopyEngine (../copy-engine.ts) over the Kubernetes API: a copy is a pod of its own
+// (copy-pod.ts) behind a NetworkPolicy of its own (copy-network-policy.ts), its image pulled by
+// digest from the platform's registry with its workspace's pull secret (pull-secret.ts). The pods'
+// states come from one shared cache of the runner's pods (PodWatch, pod-reflector.ts), never from
+// polling the API; exits too (pod-exits.ts). Nothing runs on the runner's host: no image to load,
+// no host to guard (the NetworkPolicy is the guard), no pause.
+
+export interface KubernetesEngineOptions {
+  kc: KubeConfig;
+  /** Where copies' pods, policies and pull secrets live. */
+  namespace: string;
+  /** The runner's pods as last seen; started by the engine on first use. */
+  watch: PodWatch;
+  /** The platform's registry as the cluster's nodes reach it (`host[:port]`); null when the platform has none. */
+  registryHost: string | null;
+  /** A pull credential for a workspace's repositories; absent when nodes pull without one (a test registry). */
+  pullCredential?: (workspaceId: string) => PullCredential;
+  /** Who may reach copies (the data plane's pods). */
+  reachers: CopyReachers;
+}
+
+const CREATE_RETRIES = 3;
+/** How long a stop waits for the pod to be gone from the cache after its grace period, ms. */
+const STOP_WAIT_MS = (STOP_TIMEOUT_S + 60) * 1000;
+
+const status = (err: unknown) => (err instanceof ApiException ? err.code : undefined);
+const gone = (err: unknown) => status(err) === 404;
+
+export class KubernetesEngine implements CopyEngine {
+  /**
+   * No pause: the API cannot freeze a pod in place (no cgroup freezer call; scaling to nothing is
+   * a stop). The idle culler (runner/loops/idle.ts) skips its first tier on this engine and stops
+   * an idle copy where Docker would pause it. No checkpoints either.
+   */
+  readonly can = { pause: false, checkpoint: false };
+  private readonly core: CoreV1Api;
+  private readonly net: NetworkingV1Api;
+  private readonly ns: string;
+  private started: Promise<void> | null = null;
+  /** When each workspace's pull secret this process wrote expires (ms since the epoch). */
+  private readonly secrets = new Map<string, number>();
+
+  constructor(private readonly o: KubernetesEngineOptions) {
+    this.core = o.kc.makeApiClient(CoreV1Api);
+    this.net = o.kc.makeApiClient(NetworkingV1Api);
+    this.ns = o.namespace;
+  }
+
+  /** The pod cache, listed once (a restarted runner's first list is its adoption). */
+  private ready(): Promise<void> {
+    this.started ??= this.o.watch.start().catch((err: unknown) => {
+      this.started = null;
+      throw err;
+    });
+    return this.started;
+  }
+
+  async ping(): Promise<void> {
+    await this.core.getAPIResources();
+  }
+
+  /**
+   * Nothing to install on a host: each copy's NetworkPolicy is its guard, and copies start. The
+   * cluster's network plugin must enforce NetworkPolicies (Calico, Cilium, kube-router, k3s's
+   * default); one that does not leaves copies open, which the API cannot tell (docs/kubernetes.md).
+   */
+  async guardHost(): Promise<HostGuardState> {
+    return { installed: true, copies: true, refusal: null };
+  }
+
+  /** Nothing to load: a node pulls the pushed image by its digest. A build never pushed cannot run here. */
+  async prepare(build: BuildImage): Promise<string> {
+    if (!build.pushed) throw new ImageMissing(`build ${build.buildId} has no image in the registry: this engine runs pushed images only`);
+    if (!this.o.registryHost)
+      throw new ImageMissing(`build ${build.buildId} was pushed to a registry this runner is not given (REGISTRY_URL)`);
+    return `${this.o.registryHost}/${build.pushed.repository}@${build.pushed.digest}`;
+  }
+
+  /** A digest names its image for good; whether a node holds it is the node's. */
+  async imageId(ref: string): Promise<string | null> {
+    return /@sha256:[0-9a-f]{64}$/.test(ref) ? ref : null;
+  }
+
+  /** Nodes keep and collect images themselves (the kubelet's image garbage collection). */
+  async listImages(): Promise<{ id: string; tags: string[]; created: number }[]> {
+    return [];
+  }
+
+  async removeImage(): Promise<boolean> {
+    return false;
+  }
+
+  /**
+   * Policy, then the pod behind its gate (recorded through `made`), the gate lifted, then the pod
+   * running as KubeSpawner waits for it, from the cache. What was made stays for the caller's stop.
+   */
+  async start(spec: CopySpec, o: StartHooks): Promise<{ handle: string; address: string }> {
+    await this.ready();
+    o.signal.throwIfAborted();
+    const pullSecret = await this.ensurePullSecret(spec.workspaceId);
+    o.phase('pull secret');
+    await this.create('policy', () =>
+      this.net.createNamespacedNetworkPolicy({ namespace: this.ns, body: copyNetworkPolicy(spec, this.ns, this.o.reachers) }),
+    );
+    o.phase('policy');
+    o.signal.throwIfAborted();
+    const handle = podName(spec.copyId);
+    await this.create('pod', () =>
+      this.core.createNamespacedPod({ namespace: this.ns, body: copyPod(spec, { namespace: this.ns, image: spec.image, pullSecret }) }),
+    );
+    // In the cache before it is recorded: from here on, state and list know the copy.
+    await this.o.watch.waitFor(handle, (p) => p !== undefined, o.signal);
+    o.phase('create');
+    await o.made(handle);
+    o.signal.throwIfAborted();
+    await this.core.patchNamespacedPod(
+      { name: handle, namespace: this.ns, body: [{ op: 'replace', path: '/spec/schedulingGates', value: [] }] },
+      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+    );
+    let seen = false;
+    const pod = await this.o.watch.waitFor(
+      handle,
+      (p) => {
+        if (p) seen = true;
+        return p ? podRunning(p) || podEnd(p) !== null || podStuck(p) !== null : seen;
+      },
+      o.signal,
+    );
+    o.signal.throwIfAborted();
+    if (!pod) throw new ExitedAtStart(null, false);
+    const end = podEnd(pod);
+    if (end) throw new ExitedAtStart(end.exitCode, end.oomKilled);
+    const stuck = podStuck(pod);
+    if (stuck) throw new EngineError(`the copy's pod cannot start: ${stuck}`);
+    // The watch stopped (the runner is closing): the pod as last seen, not yet running.
+    if (!podRunning(pod)) throw new EngineError('the pod watch ended while the copy was starting');
+    await o.running();
+    o.phase('running');
+    return { handle, address: pod.status!.podIP! };
+  }
+
+  /** A create, retried on the API's passing refusals (429, 5xx); a 409 means an earlier try made it. */
+  private async create(what: string, call: () => Promise<unknown>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await call();
+        return;
+      } catch (err) {
+        const code = status(err);
+        if (code === 409) return;
+        if (attempt < CREATE_RETRIES && (code === 429 || (code !== undefined && code >= 500))) {
+          await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
+          continue;
+        }
+        throw new EngineError(`create ${what}: ${(err as Error).message}`, code);
+      }
+    }
+  }
+
+  /** The workspace's pull secret, written again once half its credential's life is gone; its name, or null without credentials. */
+  private async ensurePullSecret(workspaceId: string): Promise<string | null> {
+    if (!this.o.pullCredential || !this.o.registryHost) return null;
+    const name = pullSecretName(workspaceId);
+    const expires = this.secrets.get(workspaceId) ?? (await this.secretExpiry(name));
+    const credential = this.o.pullCredential(workspaceId);
+    if (expires !== null && expires - Date.now() > (credential.expiresAt.getTime() - Date.now()) / 2) return name;
+    const body = pullSecret(workspaceId, this.ns, this.o.registryHost, credential);
+    try {
+      await this.core.createNamespacedSecret({ namespace: this.ns, body });
+    } catch (err) {
+      if (status(err) !== 409) throw new EngineError(`create pull secret: ${(err as Error).message}`, status(err));
+      await this.core.replaceNamespacedSecret({ name, namespace: this.ns, body });
+    }
+    this.secrets.set(workspaceId, credential.expiresAt.getTime());
+    return name;
+  }
+
+  private async secretExpiry(name: string): Promise<number | null> {
+    try {
+      const secret = await this.core.readNamespacedSecret({ name, namespace: this.ns });
+      const at = Date.parse(secret.metadata?.annotations?.[EXPIRES_ANNOTATION] ?? '');
+      return Number.isNaN(at) ? null : at;
+    } catch (err) {
+      if (gone(err)) return null;
+      throw err;
+    }
+  }
+
+  /** The pod and its policy, each tried even when the other fails; resolves once the cache has no pod. */
+  async stop(copy: CopyRef): Promise<void> {
+    await this.ready();
+    const name = copy.handle ?? podName(copy.copyId);
+    const failed: string[] = [];
+    const attempt = async (what: string, step: () => Promise<unknown>) => {
+      await step().catch((err: Error) => {
+        if (!gone(err)) failed.push(`${what}: ${err.message}`);
+      });
+    };
+    await attempt('pod', () => this.core.deleteNamespacedPod({ name, namespace: this.ns, gracePeriodSeconds: STOP_TIMEOUT_S }));
+    await attempt('policy', () => this.net.deleteNamespacedNetworkPolicy({ name: podName(copy.copyId), namespace: this.ns }));
+    if (failed.length) throw new EngineError(`not removed: ${failed.join('; ')}`);
+    await this.o.watch
+      .waitFor(name, (p) => p === undefined, AbortSignal.timeout(STOP_WAIT_MS))
+      .catch(() => {
+        throw new EngineError(`the pod ${name} was not gone within ${STOP_WAIT_MS / 1000} s`);
+      });
+  }
+
+  async state(handle: string): Promise<CopyState | null> {
+    await this.ready();
+    const pod = this.o.watch.get(handle);
+    return pod ? podState(pod) : null;
+  }
+
+  /** Pods of this runner, then policies with no pod (a start that ended before its pod, a stop half done). */
+  async list(runnerId: string): Promise<Listed[]> {
+    await this.ready();
+    const byCopy = new Map<string, Listed>();
+    for (const pod of this.o.watch.list()) {
+      const copyId = copyOf(pod, runnerId);
+      if (copyId)
+        byCopy.set(copyId, { copyId, handle: pod.metadata!.name!, status: podCopyStatus(pod), labels: pod.metadata?.labels ?? {} });
+    }
+    const policies = await this.net.listNamespacedNetworkPolicy({ namespace: this.ns, labelSelector: `${LABEL.runner}=${runnerId}` });
+    for (const policy of policies.items) {
+      const labels = policy.metadata?.labels ?? {};
+      const copyId = labels[LABEL.copy];
+      if (copyId && !byCopy.has(copyId)) byCopy.set(copyId, { copyId, handle: null, status: null, labels });
+    }
+    return [...byCopy.values()];
+  }
+
+  async exits(runnerId: string, opts?: { since?: number; signal?: AbortSignal }): Promise<AsyncIterable<CopyExit>> {
+    await this.ready();
+    return podExits(this.o.watch, runnerId, opts);
+  }
+
+  /** Ends the pod watch; copies go on running, for the next runner to adopt. */
+  async close(): Promise<void> {
+    await this.o.watch.stop();
+  }
+
+  async logTail(handle: string, lines: number): Promise<string> {
+    try {
+      return await this.core.readNamespacedPodLog({ name: handle, namespace: this.ns, container: COPY_CONTAINER, tailLines: lines });
+    } catch (err) {
+      // 400: the container has not started (a pod still behind its gate, or pulling).
+      if (gone(err) || status(err) === 400) return '';
+      throw err;
+    }
+  }
+}
+
+/** The pods of a runner, as the PodWatch is asked to keep them. */
+export const runnerPodSelector = (runnerId: string) => `${LABEL.runner}=${runnerId},${LABEL.copy}`;

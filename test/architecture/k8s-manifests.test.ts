@@ -1,0 +1,63 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { validateStrict } from '../support/kubernetes/strict-objects.js';
+
+// The shipped Kubernetes files (infra/k8s) as the API server would take them: every object against
+// Kubernetes 1.34's schema with no field it does not know, and the runner's reach kept to its namespace.
+
+const dir = fileURLToPath(new URL('../../infra/k8s/', import.meta.url));
+const documents = (file: string) =>
+  parseAllDocuments(readFileSync(`${dir}${file}`, 'utf8')).map((d) => {
+    if (d.errors.length) throw new Error(`${file}: ${d.errors[0].message}`);
+    return d.toJS() as Record<string, unknown> & { kind: string; metadata: { name: string } };
+  });
+/** Files of objects the API serves without a custom resource definition (monitoring.example.yaml needs the Prometheus operator's). */
+const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml' && f !== 'monitoring.example.yaml');
+const all = files.flatMap((file) => documents(file).map((object) => ({ file, object })));
+const find = (kind: string, name: string): unknown =>
+  all.find((o) => o.object.kind === kind && o.object.metadata.name === name && o.file === 'runner.yaml')?.object;
+
+describe('the shipped Kubernetes files', () => {
+  it.each(all.map((o) => [`${o.file}: ${o.object.kind} ${o.object.metadata.name}`, o.object] as const))(
+    '%s is valid, strictly',
+    async (_, object) => {
+      await validateStrict(object);
+    },
+  );
+
+  it('lists files that exist, the Kubernetes runner and its data plane among them', () => {
+    const kustomization = documents('kustomization.yaml')[0] as unknown as { resources: string[] };
+    for (const file of kustomization.resources) expect(files).toContain(file);
+    expect(kustomization.resources).toEqual(expect.arrayContaining(['runner.yaml', 'dataplane.yaml']));
+  });
+
+  it("gives the runner its namespace's pods, logs, events, pull secrets and network policies, and nothing cluster-wide", () => {
+    expect(all.filter((o) => /^Cluster/.test(o.object.kind))).toEqual([]);
+    const role = find('Role', 'demo-rooms-runner') as { rules: { resources: string[]; verbs: string[] }[] };
+    expect(role.rules.flatMap((r) => r.resources).sort()).toEqual(['events', 'networkpolicies', 'pods', 'pods/log', 'secrets']);
+    expect(role.rules.flatMap((r) => r.verbs)).not.toContain('*');
+    const deployment = find('Deployment', 'demo-rooms-runner') as {
+      spec: { template: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> } };
+    };
+    const pod = deployment.spec.template.spec as {
+      serviceAccountName: string;
+      hostNetwork?: boolean;
+      containers: { name: string; env: { name: string; value?: string }[]; volumeMounts: { name: string; mountPath: string }[] }[];
+    };
+    expect(pod.serviceAccountName).toBe('demo-rooms-runner');
+    expect(pod.hostNetwork ?? false).toBe(false);
+    const runner = pod.containers.find((c) => c.name === 'runner')!;
+    const env = Object.fromEntries(runner.env.map((e) => [e.name, e.value]));
+    expect(env.RUNNER_ENGINE).toBe('kubernetes');
+    // Copies admit this pod's labels: the data plane beside the runner.
+    const reachers = Object.fromEntries(env.RUNNER_K8S_REACHERS!.split(',').map((p) => p.split('=')));
+    expect(deployment.spec.template.metadata.labels).toMatchObject(reachers);
+    // The admin socket shared through one volume.
+    const dataplane = pod.containers.find((c) => c.name === 'dataplane')!;
+    expect(dataplane.volumeMounts).toContainEqual({ name: 'dataplane', mountPath: '/dataplane' });
+    expect(runner.volumeMounts).toContainEqual({ name: 'dataplane', mountPath: '/dataplane' });
+    expect(env.DATAPLANE_ADMIN_SOCKET).toBe('/dataplane/admin.sock');
+  });
+});
