@@ -106,10 +106,16 @@ describe('pitch deploy of a container demo', () => {
     expectRefusal(await deploy('no-cmd'), /^pitch: missing CMD: the last stage \(line 1\) has no CMD/);
   });
 
-  it('stops on a secret a build step wrote into the image', async () => {
-    const result = await deploy('image-secret');
+  it('stops on a secret a build step wrote into the image, and stops the rehearsal that ran beside the scan', async () => {
+    const slug = slugFor('cli-secret');
+    const result = await pitch(['deploy', '--project', slug], ctx.env, await fixture('image-secret'));
     expectRefusal(result, /^pitch: a secret in the container image: image \/app\/settings\.js:1 \(AWSAccessKeyID, secretlint aws\)$/);
     expect(result.stderr).toMatch(/^scan +project: .*no secrets$/m);
+    // The rehearsal started beside the image's scan: its copy is gone, and nothing was made.
+    const copies = await engine().listContainers({ all: true, filters: { ancestor: [`localhost/pitch-${slug}:deploy`] } });
+    expect(copies).toEqual([]);
+    expect(result.stderr).not.toMatch(/^(rehearse +healthy|push|created) /m);
+    expect(await ctx.platform.deps.sql`select 1 from projects where slug = ${slug}`).toHaveLength(0);
   });
 
   it('stops on a secret in the start environment (run.env), naming the variable and never its value', async () => {

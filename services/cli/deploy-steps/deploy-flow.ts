@@ -97,7 +97,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
             slug,
             healthTimeoutMs: options.healthTimeoutMs,
             live,
-            ...(await registryOf(ctx, client, token.token, project)),
+            registry: registryOf(ctx, client, token.token, project),
           });
     const pages = await readPages(file.dir, manifest);
 

@@ -28,10 +28,12 @@ export interface ContainerOptions {
   healthTimeoutMs: number;
   /** The project's live build, when the deploy may stop at "nothing changed" (not with --force). */
   live: Build | null;
-  /** The platform has an image registry: the image is pushed at upload time, and no bundle is made. */
-  pushes: boolean;
-  /** The project's repository in that registry, when the project exists: what it has is not kept to be sent. */
-  repository: PushTarget | null;
+  /**
+   * Asked while the image builds: whether the platform has an image registry (the image is then
+   * pushed at upload time, and no bundle is made), and the project's repository in it when the
+   * project exists (what it has is not kept to be sent).
+   */
+  registry: Promise<{ pushes: boolean; repository: PushTarget | null }>;
 }
 
 /**
@@ -68,6 +70,8 @@ export async function prepareContainer(
     );
   }
   const dockerfile = await readFile(dockerfilePath, 'utf8');
+  // Awaited after the build; a failure before then is not an unhandled one.
+  options.registry.catch(() => {});
   const { docker, where } = await findEngine();
   ctx.detail(`engine    ${where}`);
   // Asked now, while the image builds: the rehearsal needs it (see engineKind).
@@ -111,7 +115,8 @@ export async function prepareContainer(
   let read: ReadImage | null = null;
   let bundle: SavedBundle | null = null;
   try {
-    if (options.pushes) read = await readImageOnce(docker, tag, scanner, baseLayers, work, options.repository);
+    const { pushes, repository } = await options.registry;
+    if (pushes) read = await readImageOnce(docker, tag, scanner, baseLayers, work, repository);
     else bundle = await saveBundle(docker, tag, join(work, 'bundle.tar.gz'), scanner, baseLayers);
   } catch (err) {
     await rehearsing.stop();
