@@ -1,4 +1,4 @@
-import { appendFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -221,6 +221,23 @@ describe('pitch deploy of a container demo', () => {
     expect(forced.stderr).not.toMatch(/nothing changed/);
     expect(await builds()).toHaveLength(2);
 
+    // Only pitch.json changed: the live build's image is not read out of the engine again (its
+    // layers were scanned when it was deployed, and the repository has them all); the rehearsal
+    // still runs, and the new build is made from the same pushed layers.
+    const manifestFile = join(dir, 'pitch.json');
+    const edited = JSON.parse(await readFile(manifestFile, 'utf8')) as { name: string };
+    await writeFile(manifestFile, JSON.stringify({ ...edited, name: `${edited.name} again` }));
+    const renamed = await pitch(['deploy', '--project', slug], ctx.env, dir);
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(renamed.stderr).toMatch(/^scan +image: the live build's image, its layers scanned when it was deployed and not read again;/m);
+    expect(renamed.stderr).toMatch(/^rehearse +healthy in /m);
+    expect(renamed.stderr).toMatch(/^push +0 layer\(s\) sent \(0 B\), \d+ skipped /m);
+    const [renamedBuild] = await ctx.platform.deps.sql<{ name: string; live: boolean }[]>`
+      select b.manifest->>'name' as name, p.live_build_id = b.id as live
+      from builds b join projects p on p.id = b.project_id where p.slug = ${slug} order by b.created_at desc limit 1`;
+    expect(renamedBuild).toEqual({ name: `${edited.name} again`, live: true });
+    expect(await builds()).toHaveLength(3);
+
     // A changed source is a new image, deployed as ever.
     await appendFile(join(dir, 'server.js'), '\n// changed\n');
     const changed = await pitch(['deploy', '--project', slug], ctx.env, dir);
@@ -229,7 +246,7 @@ describe('pitch deploy of a container demo', () => {
     expect(changed.stderr).toMatch(/^created +build /m);
     // Only the layer the change made travels; the base's layers were pushed the first time.
     expect(changed.stderr).toMatch(/^push +1 layer\(s\) sent \([\d.]+ K?B\), \d+ skipped \([\d.]+ [KMG]B the platform already had\)$/m);
-    expect(await builds()).toHaveLength(3);
-    expect(await uploads()).toHaveLength(3);
+    expect(await builds()).toHaveLength(4);
+    expect(await uploads()).toHaveLength(4);
   }, 300_000);
 });

@@ -20,7 +20,7 @@ import type { StepLog } from '../ui/step-log.js';
 import type { Artefact, Unchanged } from './artefact.js';
 import { sameBuild } from './unchanged.js';
 import { rehearseLocally } from './rehearsal.js';
-import { has, type PushTarget } from '../registry/push-image.js';
+import { has, imageInRegistry, type PushTarget } from '../registry/push-image.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
 
 export interface ContainerOptions {
@@ -81,7 +81,7 @@ export async function prepareContainer(
   const before = await imageIdOf(docker, tag);
   log.begin('build', 'image from Dockerfile');
   await buildImage(docker, dir, tag, (line) => ctx.detail(line));
-  const { Id: imageId, Config: image } = await docker.getImage(tag).inspect();
+  const { Id: imageId, Config: image, RootFS: rootFs } = await docker.getImage(tag).inspect();
   log.done('build', `image built in ${log.elapsed()}${imageId === before ? ' (unchanged: every layer from the cache)' : ''}`);
   // The image the tag held before, now untagged, is nobody's cache any more.
   if (before && before !== imageId)
@@ -94,6 +94,7 @@ export async function prepareContainer(
   const run = { ...manifest.run, start: manifest.run?.start ?? startCommandOf(image) };
   const checked = checkManifest({ ...manifest, run });
   if (!checked.ok) throw problemsRefusal(checked.problems);
+  const liveImage = options.live?.kind === 'container' ? options.live.digest : null;
   if (sameBuild(options.live, 'container', imageId, checked.manifest)) return { unchanged: options.live };
 
   // The start environment's scan reads no image: first, before a copy starts.
@@ -114,10 +115,17 @@ export async function prepareContainer(
   const rehearsing = rehearseLocally(docker, tag, manifest, run, options.healthTimeoutMs);
   let read: ReadImage | null = null;
   let bundle: SavedBundle | null = null;
+  let unread = false;
   try {
     const { pushes, repository } = await options.registry;
-    if (pushes) read = await readImageOnce(docker, tag, scanner, baseLayers, work, repository);
-    else bundle = await saveBundle(docker, tag, join(work, 'bundle.tar.gz'), scanner, baseLayers);
+    // The live build's image with another pitch.json: scanned when it was deployed, and its
+    // repository holds it whole, so it is not read at all (the rehearsal still runs).
+    if (pushes && repository && liveImage === imageId) {
+      read = await imageInRegistry(repository, imageId, rootFs?.Layers ?? []);
+      unread = read !== null;
+    }
+    if (pushes && !read) read = await readImageOnce(docker, tag, scanner, baseLayers, work, repository);
+    else if (!pushes) bundle = await saveBundle(docker, tag, join(work, 'bundle.tar.gz'), scanner, baseLayers);
   } catch (err) {
     await rehearsing.stop();
     throw err;
@@ -127,10 +135,10 @@ export async function prepareContainer(
     await rehearsing.stop();
     throw secretsRefusal('the container image', scan.findings);
   }
-  log.done(
-    'scan',
-    `image: ${scan.layers} layers of yours, ${scan.files} text files; start environment: ${env.length} variables; no secrets`,
-  );
+  const scanned = unread
+    ? `the live build's image, its layers scanned when it was deployed and not read again`
+    : `${scan.layers} layers of yours, ${scan.files} text files`;
+  log.done('scan', `image: ${scanned}; start environment: ${env.length} variables; no secrets`);
 
   const rehearsal = await rehearsing.result;
   const calls = rehearsal.steps.reduce((n, step) => n + step.calls.length, 0);

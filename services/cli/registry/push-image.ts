@@ -71,14 +71,14 @@ export async function sendImage(target: PushTarget, image: ReadImage): Promise<P
     sent.layers++;
     sent.bytes += layer.size;
   }
-  const { config, configDigest } = image;
-  if (!(await has(target, configDigest))) await uploadBlob(target, configDigest, config.length, config, 'config');
+  const { config, configDigest, configSize } = image;
+  if (config && !(await has(target, configDigest))) await uploadBlob(target, configDigest, configSize, config, 'config');
 
   const manifest = Buffer.from(
     JSON.stringify({
       schemaVersion: 2,
       mediaType: MEDIA.manifest,
-      config: { mediaType: MEDIA.config, size: config.length, digest: configDigest },
+      config: { mediaType: MEDIA.config, size: configSize, digest: configDigest },
       layers: image.layers.map((layer) => ({ mediaType: MEDIA.layer, size: layer.size, digest: layer.digest })),
     }),
   );
@@ -93,13 +93,38 @@ export async function sendImage(target: PushTarget, image: ReadImage): Promise<P
   return { manifestDigest, configDigest, sent, skipped };
 }
 
+/**
+ * An image the repository holds whole, described without reading it out of the engine: its config
+ * and layers (the engine's `inspect`: the image id and RootFS diff ids, which are the blobs'
+ * digests as pitch pushes them) each found by a HEAD, which also gives its size. Null when one is
+ * missing: the image must then be read.
+ */
+export async function imageInRegistry(target: PushTarget, configDigest: string, diffIds: string[]): Promise<ReadImage | null> {
+  const sizes = await Promise.all([configDigest, ...diffIds].map((digest) => blobSize(target, digest)));
+  if (sizes.some((size) => size === null)) return null;
+  const [configSize, ...layerSizes] = sizes as number[];
+  return {
+    config: null,
+    configDigest,
+    configSize,
+    layers: diffIds.map((digest, i) => ({ digest, size: layerSizes[i], file: null })),
+    scan: { layers: 0, baseLayers: 0, files: 0, findings: [] },
+  };
+}
+
 const base = (target: PushTarget) => `${target.registryUrl}/v2/${target.repository}`;
 
 /** Whether the repository has the blob (a mount or an earlier push put it there). */
 export async function has(target: PushTarget, digest: string): Promise<boolean> {
+  return (await blobSize(target, digest)) !== null;
+}
+
+/** The blob's size in the repository (its HEAD's Content-Length), or null when the repository lacks it. */
+async function blobSize(target: PushTarget, digest: string): Promise<number | null> {
   const reply = await registryRequest(`${base(target)}/blobs/${digest}`, { method: 'HEAD', token: target.token });
-  if (reply.status === 200) return true;
-  if (reply.status === 404) return false;
+  const size = Number(reply.headers['content-length']);
+  if (reply.status === 200 && Number.isSafeInteger(size) && size >= 0) return size;
+  if (reply.status === 404) return null;
   throw refused(`the check for ${digest}`, reply);
 }
 

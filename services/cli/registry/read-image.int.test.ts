@@ -40,7 +40,10 @@ afterAll(async () => {
 });
 
 const spool = () => mkdtemp(join(work, 'spool-'));
-const sha256 = async (file: string) => `sha256:${createHash('sha256').update(await readFile(file)).digest('hex')}`;
+const sha256 = async (file: string) =>
+  `sha256:${createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex')}`;
 
 describe('the image read once for the scan and the push', () => {
   it('keeps only the layers the registry lacks, each the very bytes its digest names', async () => {
@@ -61,7 +64,7 @@ describe('the image read once for the scan and the push', () => {
     expect(base.every((layer) => layer.file === null)).toBe(true);
     for (const layer of added) expect(await sha256(layer.file!)).toBe(layer.digest);
     expect((await readdir(spoolDir)).sort()).toEqual(added.map((layer) => `${layer.digest.slice(7)}.tar`).sort());
-    expect(image.configDigest).toBe(`sha256:${createHash('sha256').update(image.config).digest('hex')}`);
+    expect(image.configDigest).toBe(`sha256:${createHash('sha256').update(image.config!).digest('hex')}`);
     // The scan read the build's layers only, and found the key the RUN wrote.
     expect(image.scan).toMatchObject({ layers: added.length, baseLayers: base.length });
     expect(image.scan.findings).toEqual([expect.objectContaining({ where: 'image /app/settings.js', line: 1 })]);

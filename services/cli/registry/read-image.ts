@@ -26,8 +26,10 @@ export interface ImageLayer {
 }
 
 export interface ReadImage {
-  config: Buffer;
+  /** The config's bytes; null when the image was not read, the registry having it (imageInRegistry). */
+  config: Buffer | null;
   configDigest: string;
+  configSize: number;
   layers: ImageLayer[];
   /** The scan of the layers the build added (none without `scan`). */
   scan: BundleScan;
@@ -108,7 +110,7 @@ export async function readImage(archive: Readable, options: ReadImageOptions): P
     if (!layer) throw new Refusal(`the saved image names the layer ${file}, which its archive does not hold`);
     return layer;
   });
-  return { config: configBytes, configDigest, layers: ordered, scan };
+  return { config: configBytes, configDigest, configSize: configBytes.length, layers: ordered, scan };
 }
 
 /** Scans one layer the build added; its findings count only when it is a layer (a tar). */
