@@ -89,6 +89,9 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     log.done('scan', `project: ${projectScan.files} text files, ${projectScan.binary} binary, no secrets`);
 
     // 3-7. Build, checks, scans, rehearsal and pack, by kind.
+    // Asked while the image builds (prepareContainer awaits it after); a failure is not an unhandled one meanwhile.
+    const registry = manifest.kind === 'container' ? registryOf(ctx, client, token.token, project) : null;
+    registry?.catch(() => {});
     const live = options.force ? null : await liveBuildOf(client, project);
     const prepared =
       manifest.kind === 'static'
@@ -97,7 +100,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
             slug,
             healthTimeoutMs: options.healthTimeoutMs,
             live,
-            registry: registryOf(ctx, client, token.token, project),
+            registry: registry!,
           });
     const pages = await readPages(file.dir, manifest);
 
@@ -123,7 +126,17 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     project ??= await createProject(ctx, client, slug, manifest.name, options.project !== undefined);
     await rememberProject(ctx, file.dir, project.slug);
     const buildId = artefact.image
-      ? await pushAndBuild(ctx, log, client, token.token, project, artefact, artefact.image.read, options.note)
+      ? await pushAndBuild(
+          ctx,
+          log,
+          client,
+          token.token,
+          project,
+          artefact,
+          artefact.image.read,
+          options.note,
+          (await registry)?.repository,
+        )
       : await upload(ctx, client, token.token, project, artefact, options.note);
     log.done('created', `build ${buildId}`);
     if (pages.length > 0) {

@@ -21,6 +21,7 @@ import type { Artefact, Unchanged } from './artefact.js';
 import { sameBuild } from './unchanged.js';
 import { rehearseLocally } from './rehearsal.js';
 import { has, imageInRegistry, type PushTarget } from '../registry/push-image.js';
+import type { AskedTarget } from './push-build.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
 
 export interface ContainerOptions {
@@ -33,7 +34,7 @@ export interface ContainerOptions {
    * pushed at upload time, and no bundle is made), and the project's repository in it when the
    * project exists (what it has is not kept to be sent).
    */
-  registry: Promise<{ pushes: boolean; repository: PushTarget | null }>;
+  registry: Promise<{ pushes: boolean; repository: AskedTarget | null }>;
 }
 
 /**
@@ -70,8 +71,6 @@ export async function prepareContainer(
     );
   }
   const dockerfile = await readFile(dockerfilePath, 'utf8');
-  // Awaited after the build; a failure before then is not an unhandled one.
-  options.registry.catch(() => {});
   const { docker, where } = await findEngine();
   ctx.detail(`engine    ${where}`);
   // Asked now, while the image builds: the rehearsal needs it (see engineKind).

@@ -8,12 +8,22 @@ import { bytes } from '../ui/table.js';
 import type { StepLog } from '../ui/step-log.js';
 import type { Artefact } from './artefact.js';
 
+/** A push target and when its token was asked for (performance.now(), ms). */
+export type AskedTarget = PushTarget & { askedAt: number };
+
+/**
+ * A registry token asked for this long ago (ms) is used again for the push: the shortest a
+ * platform issues lives 30 s (REGISTRY_TOKEN_SECONDS), and the registry checks it as each request
+ * starts. An older one is asked for again.
+ */
+const TOKEN_REUSE_MS = 20_000;
+
 /** The project's repository in the platform's registry, with a token to push and pull it; null when the platform has no registry. */
-export async function registryTarget(ctx: CliContext, client: Client, apiToken: string, project: Project): Promise<PushTarget | null> {
+export async function registryTarget(ctx: CliContext, client: Client, apiToken: string, project: Project): Promise<AskedTarget | null> {
   const account = await ask('reading your workspace', () => client.call('whoami', {}));
   const repository = `${account.workspace.id}/${project.id}`;
   const grant = await askRegistryToken(ctx.apiUrl, apiToken, [`repository:${repository}:push,pull`]);
-  return grant && { registryUrl: grant.registry, repository, token: grant.token };
+  return grant && { registryUrl: grant.registry, repository, token: grant.token, askedAt: performance.now() };
 }
 
 /**
@@ -31,8 +41,10 @@ export async function pushAndBuild(
   artefact: Artefact,
   image: ReadImage,
   note: string | undefined,
+  earlier: AskedTarget | null = null,
 ): Promise<string> {
-  const target = await registryTarget(ctx, client, apiToken, project);
+  const fresh = earlier !== null && performance.now() - earlier.askedAt < TOKEN_REUSE_MS;
+  const target = fresh ? earlier : await registryTarget(ctx, client, apiToken, project);
   if (!target) throw new Refusal('the platform no longer offers its image registry', 'deploy again: the image is then sent as a bundle');
   log.begin('push', `image to ${target.registryUrl}`);
   const pushed = await sendImage(target, image);
