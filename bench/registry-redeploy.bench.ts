@@ -2,7 +2,8 @@
 // offline Node base (localhost/demo-node:24), one line of its server changed, deployed again. The
 // second deploy pushes only the changed layer. Printed: the layers' bytes it sent (target < 1 MB)
 // and its time against a static demo's redeploy after a one-line change, measured in the same run
-// (target ≤ 1.2x), with where the container redeploy's time went (its step lines). Median of
+// (target ≤ 1.2x), with where each redeploy's time went (their step lines, each with its time since
+// the tool started: PITCH_TIMINGS, set by pitchDeployer). Median of
 // BENCH_RUNS (3) projects each. Needs the test services (`node infra/local/test.mjs --services`):
 //   npx tsx bench/registry-redeploy.bench.ts
 import { randomBytes } from 'node:crypto';
