@@ -161,6 +161,41 @@ describe('pitch deploy of a container demo', () => {
     expect(result.stderr).toMatch(/^scan +image: .*no secrets$/m);
   });
 
+  it('sends nothing and makes no build when a redeploy fails its rehearsal: the live build stays', async () => {
+    const slug = slugFor('cli-rehearse');
+    const dir = await fixture('container-app');
+    const first = await pitch(['deploy', '--project', slug], ctx.env, dir);
+    expect(first.code, first.stderr).toBe(0);
+    const project = (await ctx.builder.client.call('listProjects')).find((p) => p.slug === slug)!;
+
+    // The server now exits as it starts: its image is new (one new layer), its rehearsal fails.
+    await appendFile(join(dir, 'server.js'), '\nprocess.exit(3);\n');
+    const failed = await pitch(['deploy', '--project', slug], ctx.env, dir);
+    expectRefusal(failed, /^pitch: the local copy stopped \(exit code 3\) before its health path \/healthz answered$/);
+    expect(failed.stderr).toMatch(/^scan +image: 1 layers of yours, .*no secrets$/m);
+    expect(failed.stderr).not.toMatch(/^(push|created|live) /m);
+
+    // The new layer was read and kept on disk only: the project's repository does not have it.
+    const { RootFS } = await engine().getImage(`localhost/pitch-${slug}:deploy`).inspect();
+    const newLayer = RootFS.Layers!.at(-1)!;
+    const account = await ctx.builder.client.call('whoami', {});
+    const repository = `${account.workspace.id}/${project.id}`;
+    const grant = await ctx.platform.fetch(
+      `/v2/token?service=demo-rooms-registry&scope=${encodeURIComponent(`repository:${repository}:pull`)}`,
+      {
+        headers: { authorization: `Bearer ${ctx.builder.token}` },
+      },
+    );
+    const { token, registry } = grant.body as { token: string; registry: string };
+    const head = (digest: string) =>
+      fetch(`${registry}/v2/${repository}/blobs/${digest}`, { method: 'HEAD', headers: { authorization: `Bearer ${token}` } });
+    expect((await head(RootFS.Layers![0])).status).toBe(200); // the base, sent by the first deploy
+    expect((await head(newLayer)).status).toBe(404);
+    const builds = await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } });
+    expect(builds).toHaveLength(1);
+    expect(builds[0].live).toBe(true);
+  }, 300_000);
+
   it('refuses a container demo on Free before any build, creating nothing, with a hint that leads somewhere', async () => {
     const free = await ctx.platform.person({ plan: 'free' });
     const slug = slugFor('cli-free');
