@@ -33,4 +33,6 @@ export const pitchDeployer =
       PP_TOKEN: token,
       XDG_CONFIG_HOME: join(work, 'config'),
       DOCKER_HOST: testEnv().DOCKER_HOST!,
+      // Each progress line with its time since the tool started: where the deploy's time went.
+      PITCH_TIMINGS: '1',
     });

@@ -2,7 +2,8 @@
 // offline Node base (localhost/demo-node:24), one line of its server changed, deployed again. The
 // second deploy pushes only the changed layer. Printed: the layers' bytes it sent (target < 1 MB)
 // and its time against a static demo's redeploy after a one-line change, measured in the same run
-// (target ≤ 1.2x), with where the container redeploy's time went (its step lines). Median of
+// (target ≤ 1.2x), with where each redeploy's time went (their step lines, each with its time since
+// the tool started: PITCH_TIMINGS, set by pitchDeployer). Median of
 // BENCH_RUNS (3) projects each. Needs the test services (`node infra/local/test.mjs --services`):
 //   npx tsx bench/registry-redeploy.bench.ts
 import { randomBytes } from 'node:crypto';
@@ -54,6 +55,7 @@ try {
   const staticTimes: number[] = [];
   const sent: number[] = [];
   let lastStderr = '';
+  let lastStaticStderr = '';
   for (let i = 0; i < RUNS; i++) {
     const slug = `bench-reg-${randomBytes(4).toString('hex')}`;
     const dir = join(work, slug);
@@ -76,7 +78,9 @@ try {
     await staticApp(staticDir);
     await deploy(staticDir, staticSlug);
     await appendFile(join(staticDir, 'dist', 'index.html'), `<p>changed ${i}</p>\n`);
-    staticTimes.push((await deploy(staticDir, staticSlug)).ms);
+    const staticAgain = await deploy(staticDir, staticSlug);
+    staticTimes.push(staticAgain.ms);
+    lastStaticStderr = staticAgain.stderr;
   }
   const container = median(containerTimes);
   const stat = median(staticTimes);
@@ -87,6 +91,7 @@ try {
   figure({ name: 'layer bytes sent on a one-line redeploy', value: median(sent), unit: 'B', baseline: 1_000_000 });
   figure({ name: 'container redeploy vs static redeploy', value: container, unit: 'ms', baseline: stat });
   console.log(`  last container redeploy's steps:\n${lastStderr.trimEnd().replace(/^/gm, '    ')}`);
+  console.log(`  last static redeploy's steps:\n${lastStaticStderr.trimEnd().replace(/^/gm, '    ')}`);
 } finally {
   await rm(work, { recursive: true, force: true });
   await platform.close();

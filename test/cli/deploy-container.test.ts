@@ -1,4 +1,4 @@
-import { appendFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -106,10 +106,16 @@ describe('pitch deploy of a container demo', () => {
     expectRefusal(await deploy('no-cmd'), /^pitch: missing CMD: the last stage \(line 1\) has no CMD/);
   });
 
-  it('stops on a secret a build step wrote into the image', async () => {
-    const result = await deploy('image-secret');
+  it('stops on a secret a build step wrote into the image, and stops the rehearsal that ran beside the scan', async () => {
+    const slug = slugFor('cli-secret');
+    const result = await pitch(['deploy', '--project', slug], ctx.env, await fixture('image-secret'));
     expectRefusal(result, /^pitch: a secret in the container image: image \/app\/settings\.js:1 \(AWSAccessKeyID, secretlint aws\)$/);
     expect(result.stderr).toMatch(/^scan +project: .*no secrets$/m);
+    // The rehearsal started beside the image's scan: its copy is gone, and nothing was made.
+    const copies = await engine().listContainers({ all: true, filters: { ancestor: [`localhost/pitch-${slug}:deploy`] } });
+    expect(copies).toEqual([]);
+    expect(result.stderr).not.toMatch(/^(rehearse +healthy|push|created) /m);
+    expect(await ctx.platform.deps.sql`select 1 from projects where slug = ${slug}`).toHaveLength(0);
   });
 
   it('stops on a secret in the start environment (run.env), naming the variable and never its value', async () => {
@@ -154,6 +160,41 @@ describe('pitch deploy of a container demo', () => {
     expectRefusal(result, /^pitch: the rehearsal failed: story step checkout, call 1 \(POST \/api\/checkout\) answered 409$/);
     expect(result.stderr).toMatch(/^scan +image: .*no secrets$/m);
   });
+
+  it('sends nothing and makes no build when a redeploy fails its rehearsal: the live build stays', async () => {
+    const slug = slugFor('cli-rehearse');
+    const dir = await fixture('container-app');
+    const first = await pitch(['deploy', '--project', slug], ctx.env, dir);
+    expect(first.code, first.stderr).toBe(0);
+    const project = (await ctx.builder.client.call('listProjects')).find((p) => p.slug === slug)!;
+
+    // The server now exits as it starts: its image is new (one new layer), its rehearsal fails.
+    await appendFile(join(dir, 'server.js'), '\nprocess.exit(3);\n');
+    const failed = await pitch(['deploy', '--project', slug], ctx.env, dir);
+    expectRefusal(failed, /^pitch: the local copy stopped \(exit code 3\) before its health path \/healthz answered$/);
+    expect(failed.stderr).toMatch(/^scan +image: 1 layers of yours, .*no secrets$/m);
+    expect(failed.stderr).not.toMatch(/^(push|created|live) /m);
+
+    // The new layer was read and kept on disk only: the project's repository does not have it.
+    const { RootFS } = await engine().getImage(`localhost/pitch-${slug}:deploy`).inspect();
+    const newLayer = RootFS.Layers!.at(-1)!;
+    const account = await ctx.builder.client.call('whoami', {});
+    const repository = `${account.workspace.id}/${project.id}`;
+    const grant = await ctx.platform.fetch(
+      `/v2/token?service=demo-rooms-registry&scope=${encodeURIComponent(`repository:${repository}:pull`)}`,
+      {
+        headers: { authorization: `Bearer ${ctx.builder.token}` },
+      },
+    );
+    const { token, registry } = grant.body as { token: string; registry: string };
+    const head = (digest: string) =>
+      fetch(`${registry}/v2/${repository}/blobs/${digest}`, { method: 'HEAD', headers: { authorization: `Bearer ${token}` } });
+    expect((await head(RootFS.Layers![0])).status).toBe(200); // the base, sent by the first deploy
+    expect((await head(newLayer)).status).toBe(404);
+    const builds = await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } });
+    expect(builds).toHaveLength(1);
+    expect(builds[0].live).toBe(true);
+  }, 300_000);
 
   it('refuses a container demo on Free before any build, creating nothing, with a hint that leads somewhere', async () => {
     const free = await ctx.platform.person({ plan: 'free' });
@@ -215,6 +256,23 @@ describe('pitch deploy of a container demo', () => {
     expect(forced.stderr).not.toMatch(/nothing changed/);
     expect(await builds()).toHaveLength(2);
 
+    // Only pitch.json changed: the live build's image is not read out of the engine again (its
+    // layers were scanned when it was deployed, and the repository has them all); the rehearsal
+    // still runs, and the new build is made from the same pushed layers.
+    const manifestFile = join(dir, 'pitch.json');
+    const edited = JSON.parse(await readFile(manifestFile, 'utf8')) as { name: string };
+    await writeFile(manifestFile, JSON.stringify({ ...edited, name: `${edited.name} again` }));
+    const renamed = await pitch(['deploy', '--project', slug], ctx.env, dir);
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(renamed.stderr).toMatch(/^scan +image: the live build's image, its layers scanned when it was deployed and not read again;/m);
+    expect(renamed.stderr).toMatch(/^rehearse +healthy in /m);
+    expect(renamed.stderr).toMatch(/^push +0 layer\(s\) sent \(0 B\), \d+ skipped /m);
+    const [renamedBuild] = await ctx.platform.deps.sql<{ name: string; live: boolean }[]>`
+      select b.manifest->>'name' as name, p.live_build_id = b.id as live
+      from builds b join projects p on p.id = b.project_id where p.slug = ${slug} order by b.created_at desc limit 1`;
+    expect(renamedBuild).toEqual({ name: `${edited.name} again`, live: true });
+    expect(await builds()).toHaveLength(3);
+
     // A changed source is a new image, deployed as ever.
     await appendFile(join(dir, 'server.js'), '\n// changed\n');
     const changed = await pitch(['deploy', '--project', slug], ctx.env, dir);
@@ -223,7 +281,7 @@ describe('pitch deploy of a container demo', () => {
     expect(changed.stderr).toMatch(/^created +build /m);
     // Only the layer the change made travels; the base's layers were pushed the first time.
     expect(changed.stderr).toMatch(/^push +1 layer\(s\) sent \([\d.]+ K?B\), \d+ skipped \([\d.]+ [KMG]B the platform already had\)$/m);
-    expect(await builds()).toHaveLength(3);
-    expect(await uploads()).toHaveLength(3);
+    expect(await builds()).toHaveLength(4);
+    expect(await uploads()).toHaveLength(4);
   }, 300_000);
 });

@@ -1,5 +1,6 @@
 import type { Build } from '@demo-rooms/contract';
 import type { Manifest } from '@demo-rooms/contract/manifest';
+import type { ReadImage } from '../registry/read-image.js';
 import type { Rehearsal } from './rehearsal.js';
 
 /** What the kind-specific half of a deploy hands to the upload: the packed file and what to say about it. */
@@ -7,8 +8,11 @@ export interface Artefact {
   kind: 'static' | 'container';
   /** The gzipped archive on disk; empty for an image pushed to the platform's registry (`image`). */
   file: string;
-  /** A container image pushed at upload time from the local engine by this tag, instead of a bundle (issue 32). */
-  image?: { tag: string };
+  /**
+   * A container image pushed at upload time instead of a bundle (issue 32): its tag in the local
+   * engine, and the image as read for the scan (the layers to send wait on disk).
+   */
+  image?: { tag: string; read: ReadImage };
   sizeBytes: number;
   /** The manifest as sent: defaults filled in, and a container's `run` taken from the image when pitch.json left it out. */
   manifest: Manifest;

@@ -21,7 +21,7 @@ import { packEarly, prepareStatic } from './prepare-static.js';
 import { liveBuildOf } from './unchanged.js';
 import { uploadDirect } from './direct-upload.js';
 import { uploadFile } from './upload.js';
-import { pushAndBuild } from './push-build.js';
+import { pushAndBuild, registryTarget } from './push-build.js';
 import { askRegistryToken } from '../registry/registry-token.js';
 
 export interface DeployOptions {
@@ -89,6 +89,9 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     log.done('scan', `project: ${projectScan.files} text files, ${projectScan.binary} binary, no secrets`);
 
     // 3-7. Build, checks, scans, rehearsal and pack, by kind.
+    // Asked while the image builds (prepareContainer awaits it after); a failure is not an unhandled one meanwhile.
+    const registry = manifest.kind === 'container' ? registryOf(ctx, client, token.token, project) : null;
+    registry?.catch(() => {});
     const live = options.force ? null : await liveBuildOf(client, project);
     const prepared =
       manifest.kind === 'static'
@@ -97,7 +100,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
             slug,
             healthTimeoutMs: options.healthTimeoutMs,
             live,
-            pushes: (await askRegistryToken(ctx.apiUrl, token.token, [])) !== null,
+            registry: registry!,
           });
     const pages = await readPages(file.dir, manifest);
 
@@ -123,7 +126,17 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     project ??= await createProject(ctx, client, slug, manifest.name, options.project !== undefined);
     await rememberProject(ctx, file.dir, project.slug);
     const buildId = artefact.image
-      ? await pushAndBuild(ctx, log, client, token.token, project, artefact, artefact.image.tag, options.note)
+      ? await pushAndBuild(
+          ctx,
+          log,
+          client,
+          token.token,
+          project,
+          artefact,
+          artefact.image.read,
+          options.note,
+          (await registry)?.repository,
+        )
       : await upload(ctx, client, token.token, project, artefact, options.note);
     log.done('created', `build ${buildId}`);
     if (pages.length > 0) {
@@ -142,6 +155,16 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     await early?.stop();
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Whether the platform has an image registry, and the project's repository in it when the project
+ * exists (a first deploy makes the project only once every check has passed).
+ */
+async function registryOf(ctx: CliContext, client: Client, apiToken: string, project: Project | null) {
+  if (!project) return { pushes: (await askRegistryToken(ctx.apiUrl, apiToken, [])) !== null, repository: null };
+  const repository = await registryTarget(ctx, client, apiToken, project);
+  return { pushes: repository !== null, repository };
 }
 
 /**

@@ -1,14 +1,15 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { checkManifest, type ContainerManifest } from '@demo-rooms/contract/manifest';
 import type { Build } from '@demo-rooms/contract';
 import type { CliContext } from '../context.js';
 import { buildImage } from '../local-engine/build-image.js';
-import { findEngine } from '../local-engine/local-docker.js';
+import { engineMessage, findEngine } from '../local-engine/local-docker.js';
 import { checkBuiltImage, startCommandOf } from '../local-engine/image-checks.js';
-import { startLocalCopy } from '../local-engine/local-copy.js';
-import { baseLayersOf, saveBundle } from '../local-engine/save-bundle.js';
+import { engineKind } from '../local-engine/local-copy.js';
+import { baseLayersOf, saveBundle, type SavedBundle } from '../local-engine/save-bundle.js';
 import { problemsRefusal } from '../project/read-manifest.js';
 import { Refusal } from '../refusal.js';
 import { ENV_ADVICE, secretsRefusal } from '../scan/findings.js';
@@ -17,25 +18,32 @@ import type { SecretScanner } from '../scan/secret-scan.js';
 import { bytes } from '../ui/table.js';
 import type { StepLog } from '../ui/step-log.js';
 import type { Artefact, Unchanged } from './artefact.js';
-import { cleanedUpOnInterrupt } from './on-interrupt.js';
 import { sameBuild } from './unchanged.js';
-import { checkStillUp, rehearseStory, waitForHealth } from './rehearsal.js';
-import { version } from '../version.js';
+import { rehearseLocally } from './rehearsal.js';
+import { has, imageInRegistry, type PushTarget } from '../registry/push-image.js';
+import type { AskedTarget } from './push-build.js';
+import { readImage, type ReadImage } from '../registry/read-image.js';
 
 export interface ContainerOptions {
   slug: string;
   healthTimeoutMs: number;
   /** The project's live build, when the deploy may stop at "nothing changed" (not with --force). */
   live: Build | null;
-  /** The platform has an image registry: the image is pushed at upload time, and no bundle is made. */
-  pushes: boolean;
+  /**
+   * Asked while the image builds: whether the platform has an image registry (the image is then
+   * pushed at upload time, and no bundle is made), and the project's repository in it when the
+   * project exists (what it has is not kept to be sent).
+   */
+  registry: Promise<{ pushes: boolean; repository: AskedTarget | null }>;
 }
 
 /**
- * A container build's half of the deploy: the image build, rule 11 on the result, the bundle's
- * and start environment's scans, the rehearsal on a local copy, and the bundle (made while the
- * image is read for its scan). An image and manifest the live build already has are answered as
- * `unchanged`, before the scans, rehearsal and bundle, which would only make that build again.
+ * A container build's half of the deploy: the image build, rule 11 on the result, the start
+ * environment's and the image's scans, and the rehearsal on a local copy beside the image's scan.
+ * The image is read out of the engine once: for its scan and, in the same pass, the layers the
+ * registry lacks kept to be sent (or, without a registry, the bundle). An image and manifest the
+ * live build already has are answered as `unchanged`, before the scans, rehearsal and read,
+ * which would only make that build again.
  *
  * The image stays tagged `localhost/pitch-<slug>:deploy` after the deploy: it holds the layer
  * cache the next build of the project starts from (removing it took its intermediate layers with
@@ -65,12 +73,14 @@ export async function prepareContainer(
   const dockerfile = await readFile(dockerfilePath, 'utf8');
   const { docker, where } = await findEngine();
   ctx.detail(`engine    ${where}`);
+  // Asked now, while the image builds: the rehearsal needs it (see engineKind).
+  void engineKind(docker);
   const tag = `localhost/pitch-${options.slug}:deploy`;
 
   const before = await imageIdOf(docker, tag);
   log.begin('build', 'image from Dockerfile');
   await buildImage(docker, dir, tag, (line) => ctx.detail(line));
-  const { Id: imageId, Config: image } = await docker.getImage(tag).inspect();
+  const { Id: imageId, Config: image, RootFS: rootFs } = await docker.getImage(tag).inspect();
   log.done('build', `image built in ${log.elapsed()}${imageId === before ? ' (unchanged: every layer from the cache)' : ''}`);
   // The image the tag held before, now untagged, is nobody's cache any more.
   if (before && before !== imageId)
@@ -83,43 +93,86 @@ export async function prepareContainer(
   const run = { ...manifest.run, start: manifest.run?.start ?? startCommandOf(image) };
   const checked = checkManifest({ ...manifest, run });
   if (!checked.ok) throw problemsRefusal(checked.problems);
+  const liveImage = options.live?.kind === 'container' ? options.live.digest : null;
   if (sameBuild(options.live, 'container', imageId, checked.manifest)) return { unchanged: options.live };
 
-  log.begin('scan', 'image layers the build added');
-  const file = options.pushes ? null : join(work, 'bundle.tar.gz');
-  const saved = await saveBundle(docker, tag, file, scanner, await baseLayersOf(docker, dockerfile));
-  if (saved.scan.findings.length > 0) throw secretsRefusal('the container image', saved.scan.findings);
+  // The start environment's scan reads no image: first, before a copy starts.
   const env = [
     ...imageEnv(image.Env),
     ...Object.entries(run.env ?? {}).map(([name, value]) => ({ from: 'pitch.json run.env', name, value })),
   ];
   const envFindings = await scanEnvironment(scanner, env);
   if (envFindings.length > 0) throw secretsRefusal('the start environment', envFindings, ENV_ADVICE);
-  log.done(
-    'scan',
-    `image: ${saved.scan.layers} layers of yours, ${saved.scan.files} text files; start environment: ${env.length} variables; no secrets`,
-  );
 
+  // The image's one read (scan, and the layers to send) and the rehearsal run side by side: the
+  // engine spends about a second writing the image out before it sends a byte, and the copy's
+  // start and health take as long. Nothing leaves this machine before both have passed; a failed
+  // scan stops the rehearsal and is the refusal, as it came first before.
+  const baseLayers = await baseLayersOf(docker, dockerfile);
+  log.begin('scan', 'image layers the build added');
   log.begin('rehearse', `a local copy with PORT and HOST, health path ${manifest.health}`);
-  const copy = await startLocalCopy(docker, tag, run.start, run.env ?? {});
-  const rehearsal = await cleanedUpOnInterrupt(
-    async () => {
-      const health = await waitForHealth(copy, manifest.health, options.healthTimeoutMs);
-      const steps = await rehearseStory(copy, manifest);
-      await checkStillUp(copy, manifest.health);
-      return { tool: `pitch/${version}`, at: new Date().toISOString(), health: { path: manifest.health, ...health }, steps };
-    },
-    () => copy.remove(),
-  );
+  const rehearsing = rehearseLocally(docker, tag, manifest, run, options.healthTimeoutMs);
+  let read: ReadImage | null = null;
+  let bundle: SavedBundle | null = null;
+  let unread = false;
+  try {
+    const { pushes, repository } = await options.registry;
+    // The live build's image with another pitch.json: scanned when it was deployed, and its
+    // repository holds it whole, so it is not read at all (the rehearsal still runs).
+    if (pushes && repository && liveImage === imageId) {
+      read = await imageInRegistry(repository, imageId, rootFs?.Layers ?? []);
+      unread = read !== null;
+    }
+    if (pushes && !read) read = await readImageOnce(docker, tag, scanner, baseLayers, work, repository);
+    else if (!pushes) bundle = await saveBundle(docker, tag, join(work, 'bundle.tar.gz'), scanner, baseLayers);
+  } catch (err) {
+    await rehearsing.stop();
+    throw err;
+  }
+  const scan = (read ?? bundle)!.scan;
+  if (scan.findings.length > 0) {
+    await rehearsing.stop();
+    throw secretsRefusal('the container image', scan.findings);
+  }
+  const scanned = unread
+    ? `the live build's image, its layers scanned when it was deployed and not read again`
+    : `${scan.layers} layers of yours, ${scan.files} text files`;
+  log.done('scan', `image: ${scanned}; start environment: ${env.length} variables; no secrets`);
+
+  const rehearsal = await rehearsing.result;
   const calls = rehearsal.steps.reduce((n, step) => n + step.calls.length, 0);
   log.done(
     'rehearse',
-    `healthy in ${(rehearsal.health.ms / 1000).toFixed(1)} s; ${rehearsal.steps.length} story steps, ${calls} calls passed`,
+    `healthy in ${(rehearsal.health!.ms / 1000).toFixed(1)} s; ${rehearsal.steps.length} story steps, ${calls} calls passed`,
   );
 
-  if (file === null) return { kind: 'container' as const, file: '', sizeBytes: 0, image: { tag }, manifest: checked.manifest, rehearsal };
-  log.done('pack', `image bundle, ${bytes(saved.sizeBytes)} gzipped`);
-  return { kind: 'container' as const, file, sizeBytes: saved.sizeBytes, manifest: checked.manifest, rehearsal };
+  if (read) return { kind: 'container' as const, file: '', sizeBytes: 0, image: { tag, read }, manifest: checked.manifest, rehearsal };
+  const file = join(work, 'bundle.tar.gz');
+  log.done('pack', `image bundle, ${bytes(bundle!.sizeBytes)} gzipped`);
+  return { kind: 'container' as const, file, sizeBytes: bundle!.sizeBytes, manifest: checked.manifest, rehearsal };
+}
+
+/**
+ * The image read once out of the engine for the push: the layers the build added scanned, the
+ * layers the project's repository lacks kept in `work` until they are sent. A project not made
+ * yet has no repository: every layer is kept.
+ */
+async function readImageOnce(
+  docker: Docker,
+  tag: string,
+  scanner: SecretScanner,
+  baseLayers: Set<string>,
+  work: string,
+  repository: PushTarget | null,
+): Promise<ReadImage> {
+  let archive: Readable;
+  try {
+    archive = (await docker.getImage(tag).get()) as Readable;
+  } catch (err) {
+    throw new Refusal(`the engine could not save the image: ${engineMessage(err)}`);
+  }
+  const present = repository ? (digest: string) => has(repository, digest) : async () => false;
+  return readImage(archive, { present, spoolDir: work, scan: { scanner, baseLayers } });
 }
 
 /** The id of the image a tag names, or null when there is none. */

@@ -1,18 +1,36 @@
-import type { Readable } from 'node:stream';
 import type { Client, Project } from '@demo-rooms/contract';
 import { ask, type CliContext } from '../context.js';
-import { findEngine, engineMessage } from '../local-engine/local-docker.js';
 import { Refusal } from '../refusal.js';
-import { pushImage } from '../registry/push-image.js';
+import { sendImage, type PushTarget } from '../registry/push-image.js';
+import type { ReadImage } from '../registry/read-image.js';
 import { askRegistryToken } from '../registry/registry-token.js';
 import { bytes } from '../ui/table.js';
 import type { StepLog } from '../ui/step-log.js';
 import type { Artefact } from './artefact.js';
 
+/** A push target and when its token was asked for (performance.now(), ms). */
+export type AskedTarget = PushTarget & { askedAt: number };
+
 /**
- * A container build through the platform's registry (issue 32): the image pushed from the local
- * engine to the project's repository, only the layers the repository lacks, then createBuild by
- * the manifest's digest. Says what travelled and what was skipped.
+ * A registry token asked for this long ago (ms) is used again for the push: the shortest a
+ * platform issues lives 30 s (REGISTRY_TOKEN_SECONDS), and the registry checks it as each request
+ * starts. An older one is asked for again.
+ */
+const TOKEN_REUSE_MS = 20_000;
+
+/** The project's repository in the platform's registry, with a token to push and pull it; null when the platform has no registry. */
+export async function registryTarget(ctx: CliContext, client: Client, apiToken: string, project: Project): Promise<AskedTarget | null> {
+  const account = await ask('reading your workspace', () => client.call('whoami', {}));
+  const repository = `${account.workspace.id}/${project.id}`;
+  const grant = await askRegistryToken(ctx.apiUrl, apiToken, [`repository:${repository}:push,pull`]);
+  return grant && { registryUrl: grant.registry, repository, token: grant.token, askedAt: performance.now() };
+}
+
+/**
+ * A container build through the platform's registry (issue 32): the image, read from the local
+ * engine once for its scan, sent to the project's repository (only the layers the repository
+ * lacks: they waited on disk), then createBuild by the manifest's digest. Says what travelled and
+ * what was skipped.
  */
 export async function pushAndBuild(
   ctx: CliContext,
@@ -21,22 +39,15 @@ export async function pushAndBuild(
   apiToken: string,
   project: Project,
   artefact: Artefact,
-  tag: string,
+  image: ReadImage,
   note: string | undefined,
+  earlier: AskedTarget | null = null,
 ): Promise<string> {
-  const account = await ask('reading your workspace', () => client.call('whoami', {}));
-  const repository = `${account.workspace.id}/${project.id}`;
-  const grant = await askRegistryToken(ctx.apiUrl, apiToken, [`repository:${repository}:push,pull`]);
-  if (!grant) throw new Refusal('the platform no longer offers its image registry', 'deploy again: the image is then sent as a bundle');
-  const { docker } = await findEngine();
-  log.begin('push', `image to ${grant.registry}`);
-  let archive: Readable;
-  try {
-    archive = (await docker.getImage(tag).get()) as Readable;
-  } catch (err) {
-    throw new Refusal(`the engine could not save the image: ${engineMessage(err)}`);
-  }
-  const pushed = await pushImage({ registryUrl: grant.registry, repository, token: grant.token }, archive);
+  const fresh = earlier !== null && performance.now() - earlier.askedAt < TOKEN_REUSE_MS;
+  const target = fresh ? earlier : await registryTarget(ctx, client, apiToken, project);
+  if (!target) throw new Refusal('the platform no longer offers its image registry', 'deploy again: the image is then sent as a bundle');
+  log.begin('push', `image to ${target.registryUrl}`);
+  const pushed = await sendImage(target, image);
   log.done(
     'push',
     `${pushed.sent.layers} layer(s) sent (${bytes(pushed.sent.bytes)}), ${pushed.skipped.layers} skipped (${bytes(pushed.skipped.bytes)} the platform already had)`,

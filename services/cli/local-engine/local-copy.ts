@@ -21,6 +21,24 @@ export interface LocalCopy {
   remove(): Promise<void>;
 }
 
+const kinds = new WeakMap<Docker, Promise<'podman' | 'docker'>>();
+
+/**
+ * Podman or Docker, asked once per engine: podman's version call takes about half a second (it
+ * gathers the host's details), so a deploy asks it while the image builds.
+ */
+export function engineKind(docker: Docker): Promise<'podman' | 'docker'> {
+  let kind = kinds.get(docker);
+  if (!kind) {
+    kind = docker.version().then(
+      (version) => (version.Components?.some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker'),
+      () => 'docker' as const,
+    );
+    kinds.set(docker, kind);
+  }
+  return kind;
+}
+
 /**
  * Starts a copy of the image as the platform's runner does, from the runner's own container spec
  * (contract/runner/docker-create-options.ts): run.start as the CMD (an ENTRYPOINT stays), /app, PORT 8080 and
@@ -38,8 +56,7 @@ export async function startLocalCopy(
 ): Promise<LocalCopy> {
   const port = `${RUNNER_DEFAULTS.port}/tcp`;
   // The writable layer's options differ between podman and Docker (docker-create-options.ts).
-  const version = await docker.version().catch(() => null);
-  const engine = version?.Components?.some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker';
+  const engine = await engineKind(docker);
   // /app is a volume on this machine's disk filled from the image (the runner's overlay needs a
   // root runner's tmpfs mounts): the image's node_modules fit whatever their size.
   const spec = copyCreateOptions(

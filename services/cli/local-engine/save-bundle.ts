@@ -35,14 +35,14 @@ export interface SavedBundle {
 }
 
 /**
- * `docker save` of the image, gzipped into `file` (the bundle the platform takes), and in the same
- * pass the scan of the layers the build added: the image is read from the engine once. Without a
- * `file` (the image is pushed to the platform's registry instead), only the scan.
+ * `docker save` of the image, gzipped into `file` (the bundle a platform without a registry
+ * takes), and in the same pass the scan of the layers the build added: the image is read from the
+ * engine once. A platform with a registry takes the image pushed instead (registry/read-image.ts).
  */
 export async function saveBundle(
   docker: Docker,
   tag: string,
-  file: string | null,
+  file: string,
   scanner: SecretScanner,
   baseLayers: Set<string>,
 ): Promise<SavedBundle> {
@@ -51,13 +51,6 @@ export async function saveBundle(
     source = (await docker.getImage(tag).get()) as Readable;
   } catch (err) {
     throw new Refusal(`the engine could not save the image: ${engineMessage(err)}`);
-  }
-  if (file === null) {
-    const scan = await scanBundle(scanner, source, baseLayers).catch((err: Error) => {
-      source.destroy(err);
-      throw err;
-    });
-    return { sizeBytes: 0, scan };
   }
   const toFile = new PassThrough({ highWaterMark: 1 << 20 });
   const toScan = new PassThrough({ highWaterMark: 1 << 20 });

@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import tar from 'tar-stream';
 import { Refusal } from '../refusal.js';
+import { readImage, type ReadImage } from './read-image.js';
 import { registryErrors, registryRequest, type RegistryReply } from './registry-http.js';
 
 // Pushes an image to the platform's registry over the registry HTTP API (distribution spec):
 // a HEAD per blob, an upload of the missing ones only, then the manifest, by digest and never by
 // tag. The image arrives as the engine saves it (`docker save`: a docker-archive whose layers are
-// `<diff id>.tar` and whose config is `<image id>.json`), read once as a stream. Layers are pushed
+// `<diff id>.tar` and whose config is `<image id>.json`), read once as a stream (read-image.ts). Layers are pushed
 // uncompressed: their digests are then the image's diff ids, the same on every deploy, so an
 // unchanged layer is found by its HEAD without compressing anything again (issue 32).
 
@@ -35,127 +38,109 @@ const MEDIA = {
   config: 'application/vnd.docker.container.image.v1+json',
   layer: 'application/vnd.docker.image.rootfs.diff.tar',
 };
-const BLOB = /^([0-9a-f]{64})\.(tar|json)$/;
-
-/** A manifest.json of a docker-archive: one image, its config and layers by file name. */
-interface ArchiveImage {
-  Config: string;
-  Layers: string[];
+/**
+ * Pushes a docker-archive: read once (`readImage`), the layers the repository lacks kept in a
+ * temporary folder meanwhile, then sent (`sendImage`). `pitch deploy` does the two halves apart,
+ * with the scan and the rehearsal between them.
+ */
+export async function pushImage(target: PushTarget, archive: Readable): Promise<PushResult> {
+  const spoolDir = await mkdtemp(join(tmpdir(), 'pitch-push-'));
+  try {
+    const image = await readImage(archive, { present: (digest) => has(target, digest), spoolDir });
+    return await sendImage(target, image);
+  } finally {
+    await rm(spoolDir, { recursive: true, force: true });
+  }
 }
 
-export async function pushImage(target: PushTarget, archive: Readable): Promise<PushResult> {
-  const base = `${target.registryUrl}/v2/${target.repository}`;
-  const blobs = new Map<string, { size: number; sent: boolean }>(); // by file name
-  let config: Buffer | null = null;
-  let manifestFile: Buffer | null = null;
-
-  const extract = tar.extract();
-  extract.on('entry', (header, stream, next) => {
-    const done = (err?: unknown) => (err ? extract.destroy(err as Error) : next());
-    const name = header.name;
-    const blob = header.type === 'file' ? BLOB.exec(name) : null;
-    if (name === 'manifest.json' || blob?.[2] === 'json') {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: unknown) => chunks.push(c as Buffer));
-      stream.on('end', () => {
-        if (name === 'manifest.json') manifestFile = Buffer.concat(chunks);
-        else config = Buffer.concat(chunks);
-        done();
-      });
-      return;
+/**
+ * The second half of a push: the layers read as missing (their bytes spooled), unless the
+ * repository has them by now; the config; then the manifest, by its digest. A layer the registry
+ * had when the image was read is not asked about again.
+ */
+export async function sendImage(target: PushTarget, image: ReadImage): Promise<PushResult> {
+  const sent = { layers: 0, bytes: 0 };
+  const skipped = { layers: 0, bytes: 0 };
+  for (const layer of image.layers) {
+    if (layer.file === null || (await has(target, layer.digest))) {
+      skipped.layers++;
+      skipped.bytes += layer.size;
+      continue;
     }
-    if (!blob) {
-      stream.on('end', () => done());
-      stream.resume();
-      return;
-    }
-    const digest = `sha256:${blob[1]}`;
-    const size = header.size ?? 0;
-    has(target, base, digest)
-      .then(async (present) => {
-        if (present) {
-          blobs.set(name, { size, sent: false });
-          stream.on('end', () => done());
-          stream.resume();
-          return;
-        }
-        await uploadBlob(target, base, digest, size, stream as unknown as Readable, 'layer');
-        blobs.set(name, { size, sent: true });
-        done();
-      })
-      .catch(done);
-  });
-  await pipeline(archive, extract);
+    await uploadBlob(target, layer.digest, layer.size, createReadStream(layer.file), 'layer');
+    sent.layers++;
+    sent.bytes += layer.size;
+  }
+  const { config, configDigest, configSize } = image;
+  if (config && !(await has(target, configDigest))) await uploadBlob(target, configDigest, configSize, config, 'config');
 
-  const image = oneImage(manifestFile);
-  if (!config) throw new Refusal('the saved image has no config file: the engine gave an archive that is not one image');
-  const configBytes: Buffer = config;
-  const configDigest = `sha256:${createHash('sha256').update(configBytes).digest('hex')}`;
-  if (`${configDigest.slice(7)}.json` !== image.Config)
-    throw new Refusal(`the saved image's config is not the file its manifest names (${image.Config})`);
-  if (!(await has(target, base, configDigest))) await uploadBlob(target, base, configDigest, configBytes.length, configBytes, 'config');
-
-  const layers = image.Layers.map((file) => {
-    const blob = blobs.get(file);
-    if (!blob) throw new Refusal(`the saved image names the layer ${file}, which its archive does not hold`);
-    return { mediaType: MEDIA.layer, size: blob.size, digest: `sha256:${file.slice(0, 64)}` };
-  });
   const manifest = Buffer.from(
     JSON.stringify({
       schemaVersion: 2,
       mediaType: MEDIA.manifest,
-      config: { mediaType: MEDIA.config, size: configBytes.length, digest: configDigest },
-      layers,
+      config: { mediaType: MEDIA.config, size: configSize, digest: configDigest },
+      layers: image.layers.map((layer) => ({ mediaType: MEDIA.layer, size: layer.size, digest: layer.digest })),
     }),
   );
   const manifestDigest = `sha256:${createHash('sha256').update(manifest).digest('hex')}`;
-  const put = await registryRequest(`${base}/manifests/${manifestDigest}`, {
+  const put = await registryRequest(`${base(target)}/manifests/${manifestDigest}`, {
     method: 'PUT',
     token: target.token,
     headers: { 'content-type': MEDIA.manifest, 'content-length': manifest.length },
     body: manifest,
   });
   if (put.status !== 201) throw refused('the image manifest', put);
+  return { manifestDigest, configDigest, sent, skipped };
+}
 
-  const sent = image.Layers.map((f) => blobs.get(f)!).filter((b) => b.sent);
-  const skipped = image.Layers.map((f) => blobs.get(f)!).filter((b) => !b.sent);
+/**
+ * An image the repository holds whole, described without reading it out of the engine: its config
+ * and layers (the engine's `inspect`: the image id and RootFS diff ids, which are the blobs'
+ * digests as pitch pushes them) each found by a HEAD, which also gives its size. Null when one is
+ * missing: the image must then be read.
+ */
+export async function imageInRegistry(target: PushTarget, configDigest: string, diffIds: string[]): Promise<ReadImage | null> {
+  const sizes = await Promise.all([configDigest, ...diffIds].map((digest) => blobSize(target, digest)));
+  if (sizes.some((size) => size === null)) return null;
+  const [configSize, ...layerSizes] = sizes as number[];
   return {
-    manifestDigest,
+    config: null,
     configDigest,
-    sent: { layers: sent.length, bytes: sent.reduce((n, b) => n + b.size, 0) },
-    skipped: { layers: skipped.length, bytes: skipped.reduce((n, b) => n + b.size, 0) },
+    configSize,
+    layers: diffIds.map((digest, i) => ({ digest, size: layerSizes[i], file: null })),
+    scan: { layers: 0, baseLayers: 0, files: 0, findings: [] },
   };
 }
 
-function oneImage(file: Buffer | null): ArchiveImage {
-  let list: unknown;
-  try {
-    list = file ? JSON.parse(file.toString('utf8')) : null;
-  } catch {}
-  const image = Array.isArray(list) && list.length === 1 ? (list[0] as Partial<ArchiveImage>) : null;
-  if (!image || typeof image.Config !== 'string' || !Array.isArray(image.Layers))
-    throw new Refusal('the saved image has no manifest.json of one image: the engine gave an archive the platform cannot take');
-  return image as ArchiveImage;
-}
+const base = (target: PushTarget) => `${target.registryUrl}/v2/${target.repository}`;
 
 /** Whether the repository has the blob (a mount or an earlier push put it there). */
-async function has(target: PushTarget, base: string, digest: string): Promise<boolean> {
-  const reply = await registryRequest(`${base}/blobs/${digest}`, { method: 'HEAD', token: target.token });
-  if (reply.status === 200) return true;
-  if (reply.status === 404) return false;
+export async function has(target: PushTarget, digest: string): Promise<boolean> {
+  return (await blobSize(target, digest)) !== null;
+}
+
+/** The blob's size in the repository (its HEAD's Content-Length), or null when the repository lacks it. */
+async function blobSize(target: PushTarget, digest: string): Promise<number | null> {
+  const reply = await registryRequest(`${base(target)}/blobs/${digest}`, { method: 'HEAD', token: target.token });
+  const size = Number(reply.headers['content-length']);
+  if (reply.status === 200 && Number.isSafeInteger(size) && size >= 0) return size;
+  if (reply.status === 404) return null;
   throw refused(`the check for ${digest}`, reply);
 }
 
 /** One monolithic upload: POST opens it, PUT with ?digest= sends the bytes and closes it; the registry checks the digest. */
 async function uploadBlob(
   target: PushTarget,
-  base: string,
   digest: string,
   size: number,
   body: Readable | Buffer,
   what: 'layer' | 'config',
 ): Promise<void> {
-  const opened = await registryRequest(`${base}/blobs/uploads/`, { method: 'POST', token: target.token, headers: { 'content-length': 0 } });
+  const opened = await registryRequest(`${base(target)}/blobs/uploads/`, {
+    method: 'POST',
+    token: target.token,
+    headers: { 'content-length': 0 },
+  });
   if (opened.status !== 202 || typeof opened.headers.location !== 'string') throw refused(`the upload of ${what} ${digest}`, opened);
   const location = new URL(opened.headers.location, target.registryUrl);
   location.searchParams.set('digest', digest);

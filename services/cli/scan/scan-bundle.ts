@@ -52,7 +52,12 @@ async function layerBytes(entry: AsyncIterable<unknown>): Promise<Readable | nul
 }
 
 /** Scans one layer's files; answers the layer's diff id (sha256 of its uncompressed tar), or null for no layer. */
-async function scanLayer(scanner: SecretScanner, entry: AsyncIterable<unknown>, out: BundleScan, found: Finding[]): Promise<string | null> {
+export async function scanLayer(
+  scanner: SecretScanner,
+  entry: AsyncIterable<unknown>,
+  out: BundleScan,
+  found: Finding[],
+): Promise<string | null> {
   const source = await layerBytes(entry);
   if (!source) return null;
   const hash = createHash('sha256');
