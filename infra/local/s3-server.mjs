@@ -4,7 +4,7 @@
 // Usage: node infra/local/s3-server.mjs <directory> <port> <bucket>...
 import S3rver from 's3rver';
 import { S3RVER_KEYS } from './s3.mjs';
-import { abortMultipart, escapeXml, listWithDelimiter, listMultipartUploads, listParts } from './s3-multipart.mjs';
+import { abortMultipart, assembleInPlace, escapeXml, listWithDelimiter, listMultipartUploads, listParts } from './s3-multipart.mjs';
 import { checkSignature } from './s3-sigv4.mjs';
 
 const [directory, port, ...buckets] = process.argv.slice(2);
@@ -24,6 +24,7 @@ const server = new S3rver({
   configureBuckets: buckets.map((name) => ({ name })),
 });
 
+assembleInPlace(server.store);
 const { port: bound } = await server.run();
 const s3rver = server.callback();
 server.httpServer.removeAllListeners('request');
