@@ -254,7 +254,9 @@ export function assembleInPlace(store) {
       }
       await rename(copying, objectPath);
     }
-    const etag = `${createHash('md5').update(Buffer.from(found.map((p) => p.md5).join(''), 'hex')).digest('hex')}-${found.length}`;
+    const etag = `${createHash('md5')
+      .update(Buffer.from(found.map((p) => p.md5).join(''), 'hex'))
+      .digest('hex')}-${found.length}`;
     await store.putMetadata(bucket, key, metadata, etag);
     await rm(dir, { recursive: true, force: true });
     return { md5: etag, size: (await stat(objectPath)).size };

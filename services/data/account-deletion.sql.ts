@@ -100,7 +100,11 @@ export interface PurgeRemovers {
  * the next). Idempotent: a purge already done finds no row and removes nothing. Answers how many
  * objects and manifests went, or null.
  */
-export async function runAccountPurge(sql: Sql, purgeId: string, removers: PurgeRemovers): Promise<{ objects: number; manifests: number } | null> {
+export async function runAccountPurge(
+  sql: Sql,
+  purgeId: string,
+  removers: PurgeRemovers,
+): Promise<{ objects: number; manifests: number } | null> {
   return sql.begin(async (tx) => {
     const [row] = await tx<{ prefixes: string[]; registryManifests: string[] }[]>`
       select prefixes, registry_manifests from account_purges where id = ${purgeId} for update skip locked`;

@@ -83,8 +83,13 @@ async function pushedBuild(folder: string) {
   const repository = `${account.workspace.id}/${project.id}`;
   const { token, registry: url } = (await tokenFor(person, repository, 'push,pull')).body as { token: string; registry: string };
   const image = await pushImage({ registryUrl: url, repository, token }, Readable.from(await saveImage(folder, env)));
-  await person.client.call('createBuild', { params: { projectId: project.id }, body: { image: { digest: image.manifestDigest }, manifest } });
-  const pushed = (await (await registryGet(registryOf(config())!, repository, `manifests/${image.manifestDigest}`, MANIFEST_TYPES.join(', '))).json()) as {
+  await person.client.call('createBuild', {
+    params: { projectId: project.id },
+    body: { image: { digest: image.manifestDigest }, manifest },
+  });
+  const pushed = (await (
+    await registryGet(registryOf(config())!, repository, `manifests/${image.manifestDigest}`, MANIFEST_TYPES.join(', '))
+  ).json()) as {
     layers: { digest: string }[];
   };
   return { person, project, repository, image: { ...image, layers: pushed.layers.map((l) => l.digest) } };

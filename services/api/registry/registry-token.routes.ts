@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../api-deps.js';
-import { registryTokenGraceSeconds, registryTokenKey, signRegistryToken, type RegistryTokenKey } from '../../core/registry/registry-token.js';
+import {
+  registryTokenGraceSeconds,
+  registryTokenKey,
+  signRegistryToken,
+  type RegistryTokenKey,
+} from '../../core/registry/registry-token.js';
 import { isUuid } from '../../core/ids.js';
 import { projectById } from '../../data/projects.sql.js';
 import { registryPushesClosedAt } from '../../data/registry-gc.sql.js';
