@@ -11,11 +11,12 @@ import { loadConfig } from '../../services/core/config.js';
 import { createSql, type Sql } from '../../services/core/db.js';
 import { createLogger } from '../../services/core/log.js';
 import { migrate } from '../../services/core/migrate.js';
-import { MANIFEST_TYPES, registryGet, registryOf } from '../../services/core/registry/registry-pull.js';
+import { MANIFEST_TYPES, RegistryReadError, registryGet, registryOf } from '../../services/core/registry/registry-pull.js';
 import { createStorage } from '../../services/core/storage.js';
 import { saveImage } from '../../test/fixtures/make-bundle.js';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { testEnv } from '../../test/support/services.js';
+import { sweepAccountPurges } from '../account-purge/account-purge.job.js';
 import { sweep } from './sweep.job.js';
 
 // The registry's garbage collection, scheduled by the sweep (issue 32): a purged project's
@@ -76,9 +77,10 @@ async function tokenFor(person: Awaited<ReturnType<Platform['person']>>, reposit
 }
 
 /** A person whose project holds a build from an image pushed from `folder`. */
-async function pushedBuild(folder: string) {
-  const person = await platform.person({ plan: 'solo' });
-  const project = await person.client.call('createProject', { body: { slug: `g-${randomBytes(6).toString('hex')}`, name: 'G' } });
+async function pushedBuild(folder: string, kind: 'cli' | 'web' = 'cli') {
+  const person = await platform.person({ plan: 'solo', kind });
+  const slug = `g-${randomBytes(6).toString('hex')}`;
+  const project = await person.client.call('createProject', { body: { slug, name: 'G' } });
   const account = await person.client.call('whoami', {});
   const repository = `${account.workspace.id}/${project.id}`;
   const { token, registry: url } = (await tokenFor(person, repository, 'push,pull')).body as { token: string; registry: string };
@@ -92,7 +94,7 @@ async function pushedBuild(folder: string) {
   ).json()) as {
     layers: { digest: string }[];
   };
-  return { person, project, repository, image: { ...image, layers: pushed.layers.map((l) => l.digest) } };
+  return { person, project: { ...project, slug }, repository, image: { ...image, layers: pushed.layers.map((l) => l.digest) } };
 }
 
 describe('the registry garbage collection', () => {
@@ -141,5 +143,28 @@ describe('the registry garbage collection', () => {
     for (const digest of b.image.layers) expect((await registryGet(pull, b.repository, `blobs/${digest}`)).status).toBe(200);
     expect((await tokenFor(b.person, b.repository, 'push,pull')).status).toBe(200);
     expect(await runSweep()).toMatchObject({ pushedManifests: 0, registryGc: 'not wanted' });
+  }, 300_000);
+
+  it('deletes a deleted account’s pushed manifests with its purge, and wants a collection', async () => {
+    const gone = await pushedBuild(demo, 'web');
+    const pull = registryOf(config())!;
+    expect((await registryGet(pull, gone.repository, `manifests/${gone.image.manifestDigest}`)).status).toBe(200);
+    // An account holding projects cannot go: the project is deleted first (its build stays until purged).
+    await gone.person.client.call('deleteProject', { params: { projectId: gone.project.id }, body: { confirm: gone.project.slug } });
+    expect(await gone.person.browser.call('deleteAccount', { body: { confirm: gone.person.email } })).toEqual({ deleted: true });
+    // The purge, as the account.purge job (or the sweep after it) runs it.
+    expect(await sweepAccountPurges({ sql, storage: createStorage(config()), config: config() }, 0)).toBe(1);
+    await expect(registryGet(pull, gone.repository, `manifests/${gone.image.manifestDigest}`)).rejects.toBeInstanceOf(RegistryReadError);
+    const [row] = await sql<{ wanted: boolean }[]>`select wanted_since is not null as wanted from registry_gc`;
+    expect(row.wanted).toBe(true);
+    // The first test collected minutes ago: one collection a day, so this one waits its turn.
+    expect(await runSweep()).toMatchObject({ registryGc: 'not due' });
+    await sql`update registry_gc set last_run_at = last_run_at - interval '25 hours'`;
+    expect(await runSweep()).toMatchObject({ registryGc: 'pushes closed' });
+    await sql`update registry_gc set pushes_closed_at = pushes_closed_at - interval '1 hour'`;
+    expect(await runSweep()).toMatchObject({ registryGc: 'collected' });
+    // Its config was its own (a build of its own, made at another second): freed with the manifest.
+    expect(await blobStored(gone.image.manifestDigest)).toBe(false);
+    expect(await blobStored(gone.image.configDigest)).toBe(false);
   }, 300_000);
 });

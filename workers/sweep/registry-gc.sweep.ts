@@ -23,7 +23,7 @@ export function registryGcTargetOf(config: Pick<Config, 'REGISTRY_URL' | 'REGIST
   return { registry: config.REGISTRY_URL, configFile: config.REGISTRY_CONFIG, tokenSeconds: config.REGISTRY_TOKEN_SECONDS };
 }
 
-export type RegistryGcStep = 'off' | 'not wanted' | 'pushes closed' | 'waiting' | 'collected' | 'failed';
+export type RegistryGcStep = 'off' | 'not wanted' | 'not due' | 'pushes closed' | 'waiting' | 'collected' | 'failed';
 
 /**
  * The sweep's share of the registry's garbage (docs/decisions.md, "the registry's garbage
@@ -48,7 +48,8 @@ export async function collectRegistryGarbage(
   const state = await registryGcState(sql, target.registry);
   if (!state?.wantedSince && !state?.pushesClosedAt) return 'not wanted';
   if (!state.pushesClosedAt) {
-    if (!(await closeRegistryPushes(sql, target.registry, registryGcEveryHours, now))) return 'not wanted';
+    // Wanted, but one ran in the last day (or another sweep closed pushes just now).
+    if (!(await closeRegistryPushes(sql, target.registry, registryGcEveryHours, now))) return 'not due';
     log.info({ registry: target.registry }, 'registry garbage collection: pushes closed until the last push token expires');
     return 'pushes closed';
   }
