@@ -23,6 +23,9 @@ export function registryGcTargetOf(config: Pick<Config, 'REGISTRY_URL' | 'REGIST
   return { registry: config.REGISTRY_URL, configFile: config.REGISTRY_CONFIG, tokenSeconds: config.REGISTRY_TOKEN_SECONDS };
 }
 
+/** From closing pushes to collecting (s): the longest push token's lifetime and its grace. */
+export const registryGcWaitSeconds = (target: RegistryGcTarget) => target.tokenSeconds + registryTokenGraceSeconds;
+
 export type RegistryGcStep = 'off' | 'not wanted' | 'not due' | 'pushes closed' | 'waiting' | 'collected' | 'failed';
 
 /**
@@ -32,7 +35,7 @@ export type RegistryGcStep = 'off' | 'not wanted' | 'not due' | 'pushes closed' 
  * 1. when manifests were deleted (wanted) and none ran for a day, pushes close: the api's
  *    /v2/token issues no push token (pulls go on);
  * 2. once every push token issued before that has expired (its lifetime and a margin), one
- *    sweep claims the run and calls `docker-registry garbage-collect <the registry's config>`
+ *    sweep (queued by the closing one for then) claims the run and calls `docker-registry garbage-collect <the registry's config>`
  *    (without --delete-untagged: every pushed manifest is untagged, and that flag would take them
  *    all), on the machine where the config and binary are;
  * 3. pushes reopen, whether it ran or failed; the result is kept and logged.
@@ -53,8 +56,7 @@ export async function collectRegistryGarbage(
     log.info({ registry: target.registry }, 'registry garbage collection: pushes closed until the last push token expires');
     return 'pushes closed';
   }
-  const waitSeconds = target.tokenSeconds + registryTokenGraceSeconds;
-  if (!(await claimRegistryGc(sql, target.registry, waitSeconds, now))) return 'waiting';
+  if (!(await claimRegistryGc(sql, target.registry, registryGcWaitSeconds(target), now))) return 'waiting';
   const started = Date.now();
   try {
     const freed = await garbageCollect(target.configFile);

@@ -6,7 +6,7 @@ import { sweepUnfinishedUploads } from './unfinished-uploads.sweep.js';
 import { sweepPushedManifests } from './pushed-manifests.sweep.js';
 import { registryOf } from '../../services/core/registry/registry-pull.js';
 import { wantRegistryGc } from '../../services/data/registry-gc.sql.js';
-import { collectRegistryGarbage, registryGcTargetOf } from './registry-gc.sweep.js';
+import { collectRegistryGarbage, registryGcTargetOf, registryGcWaitSeconds } from './registry-gc.sweep.js';
 import { sweepAccountPurges } from '../account-purge/account-purge.job.js';
 import { endQuietVisitsEverywhere } from '../../services/data/visits.sql.js';
 import { deleteOldDeliveries } from '../../services/data/webhooks.sql.js';
@@ -35,6 +35,9 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
   const gcTarget = registryGcTargetOf(deps.config);
   if (gcTarget && pushedManifests > 0) await wantRegistryGc(deps.sql, gcTarget.registry);
   const registryGc = await collectRegistryGarbage(deps.sql, gcTarget, deps.log);
+  // Pushes stay closed until a sweep collects: one is queued for when the wait ends, not the next hour's.
+  if (registryGc === 'pushes closed' && gcTarget)
+    await deps.queues?.add('leftovers.sweep', {}, { delay: (registryGcWaitSeconds(gcTarget) + 30) * 1000 });
   // Webhook deliveries' logs are kept a month (docs/decisions.md, "Issue 34: webhooks").
   const webhookDeliveries = await deleteOldDeliveries(deps.sql);
   await job?.updateProgress(100);
