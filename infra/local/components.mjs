@@ -93,19 +93,23 @@ export async function startComponents({ dataDir, role, reuseFrom, fast = false }
   // Started side by side: the slowest (initdb on a first run) sets the pace.
   const started = {};
   const failures = [];
-  await Promise.all(
-    toStart.map(async (name) => {
-      const began = Date.now();
-      try {
-        const port = previous?.components?.[name]?.port; // keep URLs stable across restarts
-        started[name] = await COMPONENTS[name].start({ dataDir, port, fast, quiet: fast });
-        origins[name] = 'started';
-        log(`${name} started in ${seconds(Date.now() - began)}`);
-      } catch (error) {
-        failures.push(`${name}: ${error.message}`);
-      }
-    }),
-  );
+  const startOne = async (name, more = {}) => {
+    const began = Date.now();
+    try {
+      const port = previous?.components?.[name]?.port; // keep URLs stable across restarts
+      started[name] = await COMPONENTS[name].start({ dataDir, port, fast, quiet: fast, ...more });
+      origins[name] = 'started';
+      log(`${name} started in ${seconds(Date.now() - began)}`);
+    } catch (error) {
+      failures.push(`${name}: ${error.message}`);
+    }
+  };
+  // The registry stores its blobs in the S3 store: it starts once the store answers.
+  await Promise.all(toStart.filter((name) => name !== 'registry').map((name) => startOne(name)));
+  if (toStart.includes('registry') && !failures.length) {
+    const s3 = started.s3?.env ?? COMPONENTS.s3.envOf(env);
+    await startOne('registry', { s3 });
+  }
   const state = { role, owner: process.pid, running: true, startedAt: new Date().toISOString(), components: {} };
   for (const [name, { env: own, pid, port }] of Object.entries(started)) {
     Object.assign(env, own);

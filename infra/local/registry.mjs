@@ -2,14 +2,15 @@
 // loopback, with token auth: it trusts tokens signed by the platform's registry key, whose
 // certificate is generated here next to it (<data>/registry-token.key and .crt, 0600).
 //
-// Storage: the filesystem under <data>/registry. Distribution's s3 driver cannot use the local
-// S3 store (s3rver answers 501 to ListMultipartUploads, which the driver calls on every blob
-// upload; see docs/decisions.md); on real S3 set REGISTRY_STORAGE=s3 and the registry uses the
-// platform's bucket under the prefix `registry/`.
+// Storage: the platform's S3 store, in a bucket of its own (REGISTRY_S3_BUCKET, default
+// `registry`), as in production. The local store answers what Distribution's s3 driver needs
+// (infra/local/s3-multipart.mjs; docs/decisions.md, "registry blobs in the S3 store").
+// REGISTRY_STORAGE=filesystem keeps the blobs under <data>/registry instead.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, run, startProcess, which } from './lib.mjs';
+import { s3Client } from './s3.mjs';
 
 /** Names the registry and the api's tokens agree on (services/core/registry/registry-token.ts). */
 const SERVICE = 'demo-rooms-registry';
@@ -43,22 +44,33 @@ export async function ensureRegistryKeys(dataDir) {
   return { keyFile, certFile };
 }
 
-/** The registry's config (JSON is YAML), for the filesystem or the platform's S3 bucket. */
+/** The bucket the registry keeps its blobs and manifests in: one of its own, not the platform's. */
+export const registryBucket = (env = process.env) => env.REGISTRY_S3_BUCKET ?? 'registry';
+
+/**
+ * The registry's config (JSON is YAML), for the platform's S3 store (default) or the filesystem.
+ * garbage-collect reads the same file (workers/registry-gc), so it collects what the registry stores.
+ */
 export function registryConfig({ port, storageDir, certFile, realm, env = process.env }) {
   const storage =
-    env.REGISTRY_STORAGE === 's3'
-      ? {
+    env.REGISTRY_STORAGE === 'filesystem'
+      ? { filesystem: { rootdirectory: storageDir } }
+      : {
           s3: {
             accesskey: env.S3_ACCESS_KEY_ID,
             secretkey: env.S3_SECRET_ACCESS_KEY,
             region: env.S3_REGION ?? 'us-east-1',
             regionendpoint: env.S3_ENDPOINT,
-            bucket: env.S3_BUCKET ?? 'rooms',
-            rootdirectory: '/registry',
+            forcepathstyle: env.S3_FORCE_PATH_STYLE === 'true',
+            v4auth: true,
+            bucket: registryBucket(env),
             secure: env.S3_ENDPOINT?.startsWith('https:') ?? true,
+            // A finished blob is moved into place with one CopyObject up to 5 GiB (S3's limit for
+            // one copy) rather than a multipart copy (UploadPartCopy), which s3rver lacks; a layer
+            // is capped far below (BUNDLE_MAX_UNPACKED_BYTES).
+            multipartcopythresholdsize: 5 * 1024 ** 3,
           },
-        }
-      : { filesystem: { rootdirectory: storageDir } };
+        };
   return {
     version: 0.1,
     log: { level: 'error', accesslog: { disabled: true } },
@@ -68,13 +80,29 @@ export function registryConfig({ port, storageDir, certFile, realm, env = proces
       delete: { enabled: true },
       // Redirects would send clients straight to the store, which a local one does not serve to them.
       redirect: { disable: true },
+      // No blob descriptor cache (none is configured on purpose): after garbage-collect a cached
+      // descriptor would answer a HEAD for a blob that is gone, and a push would skip sending it.
     },
     http: { addr: `127.0.0.1:${port}`, secret: randomBytes(24).toString('hex') },
     auth: { token: { realm, service: SERVICE, issuer: ISSUER, rootcertbundle: certFile } },
   };
 }
 
-export async function startRegistry({ dataDir, port: preferred, quiet }) {
+/** Creates the registry's bucket in the S3 store when missing (MinIO and s3rver start without it). */
+async function ensureBucket(env) {
+  const { CreateBucketCommand } = await import('@aws-sdk/client-s3');
+  const client = await s3Client(env);
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: registryBucket(env) })).catch((error) => {
+      if (!['BucketAlreadyOwnedByYou', 'BucketAlreadyExists'].includes(error.name)) throw error;
+    });
+  } finally {
+    client.destroy();
+  }
+}
+
+/** `s3` is the S3 store's env (S3_ENDPOINT, keys, …), started or given before the registry. */
+export async function startRegistry({ dataDir, port: preferred, quiet, s3 = {} }) {
   const binary = which('docker-registry');
   if (!binary) throw new Error('docker-registry is not installed (apt-get install docker-registry), or set REGISTRY_URL');
   const port = await freePort(preferred ?? Number(process.env.REGISTRY_PORT ?? 5010));
@@ -83,7 +111,9 @@ export async function startRegistry({ dataDir, port: preferred, quiet }) {
   const { keyFile, certFile } = await ensureRegistryKeys(dataDir);
   const configFile = path.join(dataDir, 'registry.yml');
   const realm = `${process.env.PUBLIC_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8080}`}/v2/token`;
-  const config = registryConfig({ port, storageDir, certFile, realm });
+  const env = { ...process.env, ...s3 };
+  if (env.REGISTRY_STORAGE !== 'filesystem') await ensureBucket(env);
+  const config = registryConfig({ port, storageDir, certFile, realm, env });
   writeFileSync(configFile, JSON.stringify(config, null, 2) + '\n', { mode: 0o600 });
   const url = `http://127.0.0.1:${port}`;
   // A clean environment: Distribution reads every REGISTRY_* variable as a config override, and

@@ -2,10 +2,9 @@
 // Every request's AWS Signature V4 is checked first (s3-sigv4.mjs): s3rver checks none, and a
 // presigned upload URL only limits length, type and time when the store refuses what differs.
 // Usage: node infra/local/s3-server.mjs <directory> <port> <bucket>...
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import S3rver from 's3rver';
 import { S3RVER_KEYS } from './s3.mjs';
+import { abortMultipart, assembleInPlace, escapeXml, listWithDelimiter, listMultipartUploads, listParts } from './s3-multipart.mjs';
 import { checkSignature } from './s3-sigv4.mjs';
 
 const [directory, port, ...buckets] = process.argv.slice(2);
@@ -25,38 +24,47 @@ const server = new S3rver({
   configureBuckets: buckets.map((name) => ({ name })),
 });
 
+assembleInPlace(server.store);
 const { port: bound } = await server.run();
 const s3rver = server.callback();
 server.httpServer.removeAllListeners('request');
 server.httpServer.on('request', (req, res) => {
-  checkSignature(req, keys).then(
-    (refusal) => {
-      if (refusal) return refuse(res, req, refusal);
-      if (req.method === 'DELETE' && new URL(req.url, 'http://local').searchParams.has('uploadId')) return abortMultipart(req, res);
-      s3rver(req, res);
-    },
-    (error) => refuse(res, req, { status: 500, code: 'InternalError', message: String(error?.message ?? error) }),
-  );
+  const fail = (error) => refuse(res, req, { status: 500, code: 'InternalError', message: String(error?.message ?? error) });
+  checkSignature(req, keys).then((refusal) => {
+    if (refusal) return refuse(res, req, refusal);
+    const missing = multipartOperation(req);
+    if (!missing) return s3rver(req, res);
+    missing().then((answer) => (answer.error ? refuse(res, req, { status: answer.status, ...answer.error }) : reply(res, answer)), fail);
+  }, fail);
 });
 console.log(`listening on http://127.0.0.1:${bound} (buckets: ${buckets.join(', ') || 'none'})`);
 
-/**
- * AbortMultipartUpload, which s3rver lacks (it answers 405): drops the parts its filesystem store
- * keeps in its uploads folder under the upload id. The sweep aborts abandoned ones.
- */
-async function abortMultipart(req, res) {
+/** The multipart operation s3rver lacks that this request asks for (s3-multipart.mjs), or null. */
+function multipartOperation(req) {
   const url = new URL(req.url, 'http://local');
-  const bucket = decodeURIComponent(url.pathname.split('/')[1] ?? '');
-  const uploadId = url.searchParams.get('uploadId') ?? '';
-  if (!buckets.includes(bucket) && !(await server.store.getBucket(bucket))) {
-    return refuse(res, req, { status: 404, code: 'NoSuchBucket', message: 'The specified bucket does not exist' });
-  }
-  if (!/^[0-9a-f]{32}$/.test(uploadId)) {
-    return refuse(res, req, { status: 404, code: 'NoSuchUpload', message: 'The specified upload does not exist' });
-  }
-  await rm(path.join(server.store.getResourcePath(bucket, undefined, 'uploads'), uploadId), { recursive: true, force: true });
-  res.statusCode = 204;
-  res.end();
+  const [, bucketPart = '', ...keyParts] = url.pathname.split('/');
+  const bucket = decodeURIComponent(bucketPart);
+  const key = decodeURIComponent(keyParts.join('/'));
+  const query = url.searchParams;
+  const inBucket = (operation) => async () =>
+    (await server.store.getBucket(bucket))
+      ? operation()
+      : { status: 404, error: { code: 'NoSuchBucket', message: 'The specified bucket does not exist' } };
+  if (req.method === 'DELETE' && key && query.has('uploadId'))
+    return inBucket(() => abortMultipart(server.store, bucket, query.get('uploadId')));
+  if (req.method === 'GET' && !key && query.has('uploads'))
+    return inBucket(() => listMultipartUploads(server.store, bucket, query.get('prefix') ?? ''));
+  if (req.method === 'GET' && !key && query.has('delimiter') && !query.has('uploads'))
+    return inBucket(() => listWithDelimiter(server.store, bucket, query));
+  if (req.method === 'GET' && key && query.has('uploadId'))
+    return inBucket(() => listParts(server.store, bucket, key, query.get('uploadId')));
+  return null;
+}
+
+function reply(res, { status, body }) {
+  res.statusCode = status;
+  if (body) res.setHeader('Content-Type', 'application/xml');
+  res.end(body);
 }
 
 function refuse(res, req, { status, code, message }) {
@@ -72,10 +80,6 @@ function refuse(res, req, { status, code, message }) {
   req.once('end', answer);
   req.once('close', () => res.headersSent || res.destroy());
   req.resume();
-}
-
-function escapeXml(text) {
-  return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 for (const signal of ['SIGTERM', 'SIGINT']) {

@@ -1,4 +1,5 @@
 import type { Db, Sql } from '../core/db.js';
+import { repositoryOf } from '../core/registry/registry-token.js';
 import { photoPrefix } from './people.sql.js';
 import { logoPrefix } from './brand.sql.js';
 import { holdSlugsOf } from './projects.sql.js';
@@ -63,7 +64,13 @@ export async function deleteAccountRows(sql: Sql, personId: string, confirm: str
     // The photo, each owned workspace's brand logo, and every byte of their projects.
     const prefixes = [photoPrefix(personId), ...workspaceIds.map(logoPrefix)];
     for (const { id } of projects) prefixes.push(...(await objectPrefixesOfProject(tx, id)));
-    const [purge] = await tx<{ id: string }[]>`insert into account_purges (prefixes) values (${prefixes}) returning id`;
+    // Their pushed images' manifests go from the registry too (the builds' rows go with the workspaces).
+    const pushed = await tx<{ workspaceId: string; projectId: string; imageManifest: string }[]>`
+      select workspace_id, project_id, image_manifest from builds
+      where workspace_id = any(${workspaceIds}::uuid[]) and image_manifest is not null and manifest_deleted_at is null`;
+    const manifests = pushed.map((b) => `${repositoryOf(b.workspaceId, b.projectId)}@${b.imageManifest}`);
+    const [purge] = await tx<{ id: string }[]>`
+      insert into account_purges (prefixes, registry_manifests) values (${prefixes}, ${manifests}) returning id`;
 
     // Their room addresses and public handle stay held from others, as if deleted one by one.
     await holdSlugsOf(tx, workspaceIds);
@@ -80,24 +87,39 @@ export async function deleteAccountRows(sql: Sql, personId: string, confirm: str
   }) as Promise<AccountDeletion>;
 }
 
+/** What a purge removes with: object-store prefixes, and pushed manifests (`<repository>@<digest>`). */
+export interface PurgeRemovers {
+  deletePrefix: (prefix: string) => Promise<number>;
+  /** Absent when the platform has no registry: the manifests are then left (none were pushed). */
+  deleteManifest?: (repository: string, digest: string) => Promise<void>;
+}
+
 /**
- * Runs one purge: every prefix emptied, then the row removed, under the row's lock (a second run
- * at once skips it; a run that dies halfway leaves the row for the next). Idempotent: a purge
- * already done finds no row and removes nothing. Answers how many objects went, or null.
+ * Runs one purge: every prefix emptied and every pushed manifest deleted, then the row removed,
+ * under the row's lock (a second run at once skips it; a run that dies halfway leaves the row for
+ * the next). Idempotent: a purge already done finds no row and removes nothing. Answers how many
+ * objects and manifests went, or null.
  */
 export async function runAccountPurge(
   sql: Sql,
   purgeId: string,
-  deletePrefix: (prefix: string) => Promise<number>,
-): Promise<number | null> {
+  removers: PurgeRemovers,
+): Promise<{ objects: number; manifests: number } | null> {
   return sql.begin(async (tx) => {
-    const [row] = await tx<{ prefixes: string[] }[]>`select prefixes from account_purges where id = ${purgeId} for update skip locked`;
+    const [row] = await tx<{ prefixes: string[]; registryManifests: string[] }[]>`
+      select prefixes, registry_manifests from account_purges where id = ${purgeId} for update skip locked`;
     if (!row) return null;
     let objects = 0;
-    for (const prefix of row.prefixes) objects += await deletePrefix(prefix);
+    for (const prefix of row.prefixes) objects += await removers.deletePrefix(prefix);
+    let manifests = 0;
+    for (const ref of removers.deleteManifest ? row.registryManifests : []) {
+      const at = ref.lastIndexOf('@');
+      await removers.deleteManifest!(ref.slice(0, at), ref.slice(at + 1));
+      manifests += 1;
+    }
     await tx`delete from account_purges where id = ${purgeId}`;
-    return objects;
-  }) as Promise<number | null>;
+    return { objects, manifests };
+  }) as Promise<{ objects: number; manifests: number } | null>;
 }
 
 /** Purges whose job has not finished after `minutes` (its enqueue was lost, or it kept failing). */

@@ -5,6 +5,8 @@ import { sweepExpiredSecrets } from './expired-secrets.sweep.js';
 import { sweepUnfinishedUploads } from './unfinished-uploads.sweep.js';
 import { sweepPushedManifests } from './pushed-manifests.sweep.js';
 import { registryOf } from '../../services/core/registry/registry-pull.js';
+import { wantRegistryGc } from '../../services/data/registry-gc.sql.js';
+import { collectRegistryGarbage, registryGcTargetOf, registryGcWaitSeconds } from './registry-gc.sweep.js';
 import { sweepAccountPurges } from '../account-purge/account-purge.job.js';
 import { endQuietVisitsEverywhere } from '../../services/data/visits.sql.js';
 import { deleteOldDeliveries } from '../../services/data/webhooks.sql.js';
@@ -29,6 +31,13 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
   const quietVisits = await endQuietVisitsEverywhere(deps.sql);
   // A deleted account's objects whose purge job never finished (its enqueue was lost in a crash).
   const accountPurges = await sweepAccountPurges(deps);
+  // Deleted manifests leave layers only the registry's garbage-collect frees (one step per sweep).
+  const gcTarget = registryGcTargetOf(deps.config);
+  if (gcTarget && pushedManifests > 0) await wantRegistryGc(deps.sql, gcTarget.registry);
+  const registryGc = await collectRegistryGarbage(deps.sql, gcTarget, deps.log);
+  // Pushes stay closed until a sweep collects: one is queued for when the wait ends, not the next hour's.
+  if (registryGc === 'pushes closed' && gcTarget)
+    await deps.queues?.add('leftovers.sweep', {}, { delay: (registryGcWaitSeconds(gcTarget) + 30) * 1000 });
   // Webhook deliveries' logs are kept a month (docs/decisions.md, "Issue 34: webhooks").
   const webhookDeliveries = await deleteOldDeliveries(deps.sql);
   await job?.updateProgress(100);
@@ -38,6 +47,7 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
     purgedProjects: purged.projects,
     purgedObjects: purged.objects,
     pushedManifests,
+    registryGc,
     quietVisits,
     accountPurges,
     webhookDeliveries,

@@ -195,6 +195,6 @@ describe('deleteAccount', () => {
     await sweepAccountPurges(platform.deps, 15);
     expect(await pending()).toBe(0);
     expect(await platform.deps.storage.list(`photos/${personId}/`)).toEqual([]);
-    expect(await runAccountPurge(sql(), outcome.purgeId, (p) => platform.deps.storage.deletePrefix(p))).toBeNull();
+    expect(await runAccountPurge(sql(), outcome.purgeId, { deletePrefix: (p) => platform.deps.storage.deletePrefix(p) })).toBeNull();
   });
 });

@@ -2,9 +2,15 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../api-deps.js';
 import { pullLoginWorkspace } from '../../core/registry/registry-pull.js';
-import { registryTokenKey, signRegistryToken, type RegistryTokenKey } from '../../core/registry/registry-token.js';
+import {
+  registryTokenGraceSeconds,
+  registryTokenKey,
+  signRegistryToken,
+  type RegistryTokenKey,
+} from '../../core/registry/registry-token.js';
 import { isUuid } from '../../core/ids.js';
 import { projectById } from '../../data/projects.sql.js';
+import { registryPushesClosedAt } from '../../data/registry-gc.sql.js';
 import { resolveSession } from '../../data/sessions.sql.js';
 import { grantScopes, parseScopes, ScopeRefusal } from './registry-scope.js';
 
@@ -48,6 +54,16 @@ export function registerRegistryTokens(app: FastifyInstance, deps: Deps) {
       if (err instanceof ScopeRefusal) return reply.status(400).send({ error: 'invalid', detail: err.message });
       throw err;
     }
+    const closed = await pushesClosed(deps, asked);
+    if (closed) {
+      return reply
+        .status(503)
+        .header('retry-after', String(closed.retryAfterSeconds))
+        .send({
+          error: `the registry is collecting unused layers: pushes resume by ${closed.resumeBy} (try again then; pulls go on)`,
+          detail: 'pushes pause for a garbage collection at most once a day',
+        });
+    }
     const access = await grantScopes(asked, who, async (projectId) => {
       if (!isUuid(projectId)) return false;
       const project = await projectById(deps.sql, projectId, { notDeleted: true });
@@ -68,6 +84,21 @@ export function registerRegistryTokens(app: FastifyInstance, deps: Deps) {
       registry: deps.config.REGISTRY_URL,
     };
   });
+}
+
+/**
+ * While the registry's garbage collection has pushes closed (workers/sweep/registry-gc.sweep.ts),
+ * a token request that asks to push is refused with when to try again: a push token now could
+ * outlive the wait and push into the collection. Pull-only requests are served.
+ */
+async function pushesClosed(deps: Deps, asked: { actions: string[] }[]) {
+  if (!deps.config.REGISTRY_URL || !asked.some((scope) => scope.actions.includes('push'))) return null;
+  const closedAt = await registryPushesClosedAt(deps.sql, deps.config.REGISTRY_URL);
+  if (!closedAt) return null;
+  // The wait, then a collection of a few minutes at most (an estimate for the message only).
+  const resume = closedAt.getTime() + (deps.config.REGISTRY_TOKEN_SECONDS + registryTokenGraceSeconds + 300) * 1000;
+  const retryAfterSeconds = Math.max(30, Math.ceil((resume - Date.now()) / 1000));
+  return { retryAfterSeconds, resumeBy: `${new Date(Date.now() + retryAfterSeconds * 1000).toISOString().slice(11, 16)} UTC` };
 }
 
 /** The API token a token request carries: Basic's password (any user name), or a Bearer token. */

@@ -23,6 +23,13 @@ export interface RegistryTokenKey {
 export const REGISTRY_SERVICE = 'demo-rooms-registry';
 export const REGISTRY_ISSUER = 'demo-rooms';
 
+/**
+ * How long past its `exp` a token may still be honoured (s): Distribution accepts one up to a
+ * minute late (its leeway), and clocks differ a little. The garbage collection waits this beyond
+ * the longest push token's lifetime.
+ */
+export const registryTokenGraceSeconds = 120;
+
 /** The repository a project's pushed images live in: one per project, under its workspace. */
 export const repositoryOf = (workspaceId: string, projectId: string) => `${workspaceId}/${projectId}`;
 
