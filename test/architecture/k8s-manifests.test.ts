@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
+import { REGISTRY_ISSUER, REGISTRY_SERVICE } from '../../services/core/registry/registry-token.js';
 import { validateStrict } from '../support/kubernetes/strict-objects.js';
 
 // The shipped Kubernetes files (infra/k8s) as the API server would take them: every object against
@@ -59,5 +60,42 @@ describe('the shipped Kubernetes files', () => {
     expect(dataplane.volumeMounts).toContainEqual({ name: 'dataplane', mountPath: '/dataplane' });
     expect(runner.volumeMounts).toContainEqual({ name: 'dataplane', mountPath: '/dataplane' });
     expect(env.DATAPLANE_ADMIN_SOCKET).toBe('/dataplane/admin.sock');
+  });
+
+  it('runs a registry that trusts the tokens the api signs, and gives the sweep its config and every key it names', () => {
+    const objects = all.map((o) => o.object as Record<string, any>);
+    const config = parse(objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'demo-rooms-registry')!.data['config.yml']);
+    expect(config.auth.token).toMatchObject({
+      service: REGISTRY_SERVICE,
+      issuer: REGISTRY_ISSUER,
+      rootcertbundle: '/etc/registry-token/tls.crt',
+    });
+    expect(config.storage.delete).toEqual({ enabled: true });
+    const settings = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'demo-rooms-config')!.data;
+    expect(config.auth.token.realm).toBe(`${settings.PUBLIC_URL}/v2/token`);
+    expect(new URL(settings.REGISTRY_URL).hostname).toBe(
+      objects.find((o) => o.kind === 'Ingress' && o.metadata.name === 'demo-rooms-registry')!.spec.rules[0].host,
+    );
+    const podOf = (name: string) => objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name)!.spec.template.spec;
+    // Whoever signs has the key where REGISTRY_TOKEN_KEY_FILE says; the sweep reads the registry's own config.
+    for (const name of ['demo-rooms-api', 'demo-rooms-runner', 'demo-rooms-workers']) {
+      const pod = podOf(name);
+      const container = pod.containers.find((c: { image: string }) => c.image === 'demo-rooms');
+      const mount = container.volumeMounts.find((m: { mountPath: string }) =>
+        settings.REGISTRY_TOKEN_KEY_FILE.startsWith(`${m.mountPath}/`),
+      );
+      expect(mount, name).toBeTruthy();
+      expect(pod.volumes.find((v: { name: string }) => v.name === mount.name).secret.secretName).toBe('demo-rooms-registry-token');
+    }
+    const workers = podOf('demo-rooms-workers').containers[0];
+    const registryConfig = workers.env.find((e: { name: string }) => e.name === 'REGISTRY_CONFIG').value;
+    expect(workers.volumeMounts).toContainEqual(
+      expect.objectContaining({ name: 'registry-config', mountPath: registryConfig.replace(/\/config\.yml$/, '') }),
+    );
+    // Every key of demo-rooms-secrets that a file names is in the example Secret.
+    const example = documents('secret.example.yaml')[0] as unknown as { stringData: Record<string, string> };
+    const named = [...JSON.stringify(objects).matchAll(/"name":"demo-rooms-secrets","key":"([A-Z_0-9]+)"/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(0);
+    for (const key of named) expect(Object.keys(example.stringData), key).toContain(key);
   });
 });

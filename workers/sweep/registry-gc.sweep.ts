@@ -74,9 +74,12 @@ export async function collectRegistryGarbage(
 
 /** Runs the registry's collector against its config; answers what it deleted. */
 async function garbageCollect(configFile: string): Promise<{ blobs: number; manifests: number; kept: number; digests: string[] }> {
-  // A clean environment: Distribution reads every REGISTRY_* variable as a config override.
+  // A clean environment: Distribution reads every REGISTRY_* variable as a config override, and the
+  // platform's own (REGISTRY_URL, REGISTRY_CONFIG) are not its. Only the storage's overrides pass:
+  // where the store's keys come from the environment (infra/k8s/registry.yaml), not the file.
+  const storageOverrides = Object.entries(process.env).filter(([name]) => name.startsWith('REGISTRY_STORAGE_'));
   const { stdout } = await run('docker-registry', ['garbage-collect', configFile], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...Object.fromEntries(storageOverrides) },
     maxBuffer: 64 * 1024 * 1024,
     timeout: 30 * 60 * 1000,
   });
