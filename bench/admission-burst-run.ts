@@ -36,6 +36,8 @@ export interface BurstOptions {
   dwellMs: number;
   /** The bench's loopback health server, which every stub copy "answers" on. */
   healthPort: number;
+  /** A viewer not running this long after the burst began gives up (ms); the run then says how many did. */
+  giveUpMs?: number;
   /** How often the live copies are sampled while the burst runs (ms). */
   sampleMs?: number;
 }
@@ -56,6 +58,7 @@ export interface BurstResult {
   /** Rooms whose viewers were not let in or refused as their plan says. */
   roomsWrong: string[];
   failed: Viewer[];
+  waitedOut: Viewer[];
   /** Copies the stub engines still held after every viewer left. */
   leftInEngines: number;
   starts: number;
@@ -101,7 +104,7 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
           told = true;
         };
         try {
-          return await viewer(fleet.client, room, t0, everyoneAnswered, o.dwellMs, once);
+          return await viewer(fleet.client, room, t0, everyoneAnswered, o.dwellMs, once, o.giveUpMs);
         } catch (err) {
           once();
           return {
@@ -127,7 +130,7 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
     for (const { room, viewers: asked } of rooms) {
       const mine = viewers.filter((v) => v.room === room);
       const cap = planOf(room.plan).concurrentViewers;
-      const served = mine.filter((v) => v.outcome === 'served').length;
+      const served = mine.filter((v) => v.outcome === 'served' || v.outcome === 'waited-out').length;
       const refused = mine.filter((v) => v.outcome === 'full-room').length;
       // Nobody leaves before every viewer has had an answer: exactly the room's cap are let in or queued, the rest refused.
       if (served !== Math.min(asked, cap) || refused !== Math.max(0, asked - cap))
@@ -154,6 +157,7 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
       sampled,
       roomsWrong,
       failed: viewers.filter((v) => v.outcome === 'failed'),
+      waitedOut: viewers.filter((v) => v.outcome === 'waited-out'),
       leftInEngines,
       starts: fleet.engines.reduce((n, e) => n + e.starts, 0),
     };
@@ -172,6 +176,7 @@ export function burstProblems(r: BurstResult): string[] {
     ...r.roomsWrong,
     ...r.failed.slice(0, 5).map((v) => `a viewer failed: ${v.detail ?? v.first}`),
     ...(r.failed.length > 5 ? [`…and ${r.failed.length - 5} more failed`] : []),
+    ...(r.waitedOut.length ? [`${r.waitedOut.length} viewers were still waiting when the bench gave up on them`] : []),
     ...(r.leftInEngines ? [`${r.leftInEngines} copies left in the engines after every viewer left`] : []),
   ];
 }

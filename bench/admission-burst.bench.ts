@@ -16,14 +16,21 @@ import { ms } from './runner-kit.js';
 import { figure, step } from './report.js';
 
 const VIEWERS = Number(process.env.BENCH_VIEWERS ?? 10_000);
-/** Runner hosts, and copies each takes (RUNNER_HOST_CAPACITY): 20 × 300 = 6,000 slots for the 6,775 copies the plans allow this burst. */
-const HOSTS = Number(process.env.BENCH_HOSTS ?? 20);
-const HOST_CAPACITY = Number(process.env.BENCH_HOST_CAPACITY ?? 300);
+/**
+ * Runner hosts, and copies each takes (RUNNER_HOST_CAPACITY): 4 × 1,750 = 7,000 slots, more than
+ * the 6,775 copies the plans allow this burst at once, so the plans' caps bind and not the hosts
+ * (BENCH_HOST_CAPACITY=1000 makes the hosts bind too). Few hosts on purpose: every host's
+ * admission pass walks the whole fleet's queue under its locks (docs/scale.md, "First limits").
+ */
+const HOSTS = Number(process.env.BENCH_HOSTS ?? 4);
+const HOST_CAPACITY = Number(process.env.BENCH_HOST_CAPACITY ?? 1750);
 const DELAYS = (process.env.BENCH_START_DELAYS_MS ?? '0,200').split(',').map(Number);
 /** How long a viewer stays once everyone has an answer and their copy runs (ms): then they leave and the queue moves. */
 const DWELL_MS = Number(process.env.BENCH_DWELL_MS ?? 1_000);
 /** Sockets the viewers share per runner host (admission-kit.ts limitConnections): both ends live here, under 20,000 descriptors. */
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 350);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 2000);
+/** A viewer still not running this long after the burst began gives up, and the run fails saying how many did (s). */
+const GIVE_UP_S = Number(process.env.BENCH_GIVE_UP_S ?? 900);
 
 limitConnections(CONNECTIONS);
 const health = await startHealthServer();
@@ -52,11 +59,20 @@ try {
         startDelayMs: delay,
         dwellMs: DWELL_MS,
         healthPort: health.port,
+        giveUpMs: GIVE_UP_S * 1000,
       }),
     );
     const b = stats(base);
     const burst = await step(`burst (${viewersIn(groups)} viewers, ${label})`, () =>
-      runBurst({ groups, hosts: HOSTS, hostCapacity: HOST_CAPACITY, startDelayMs: delay, dwellMs: DWELL_MS, healthPort: health.port }),
+      runBurst({
+        groups,
+        hosts: HOSTS,
+        hostCapacity: HOST_CAPACITY,
+        startDelayMs: delay,
+        dwellMs: DWELL_MS,
+        healthPort: health.port,
+        giveUpMs: GIVE_UP_S * 1000,
+      }),
     );
     const s = stats(burst);
     const workspaces = groups.reduce((n, g) => n + g.workspaces, 0);
@@ -65,7 +81,7 @@ try {
       `\n### ${viewersIn(groups)} viewers into ${rooms} rooms of ${workspaces} workspaces (${groups.map((g) => `${g.plan} ${g.workspaces}`).join(', ')}), ${HOSTS} hosts × ${HOST_CAPACITY} copies, engine start ${delay} ms, stay ${DWELL_MS} ms; load ${loadavg()[0].toFixed(1)}`,
     );
     console.log(
-      `outcomes: ${count(burst, 'served')} served (${s.atOnce.n} at once, ${s.queued.n} after a place in the queue), ${count(burst, 'full-room')} refused (room full), ${count(burst, 'full-plan')} refused (plan), ${burst.failed.length} failed; ${burst.starts} engine starts`,
+      `outcomes: ${count(burst, 'served')} served (${s.atOnce.n} at once, ${s.queued.n} after a place in the queue), ${count(burst, 'full-room')} refused (room full), ${count(burst, 'full-plan')} refused (plan), ${burst.failed.length} failed, ${burst.waitedOut.length} still waiting after ${GIVE_UP_S} s; ${burst.starts} engine starts`,
     );
     console.log(
       `caps, from the records at every moment: most copies on one host ${burst.hostPeak} (cap ${HOST_CAPACITY}), workspaces over their cap ${burst.workspacesOver.length}, rooms over their cap ${burst.roomsOver.length}, queued viewers let in out of order ${burst.overtakes}; live samples (${burst.sampled.samples}): most ${burst.sampled.host} on a host, ${burst.sampled.workspace} in a workspace`,

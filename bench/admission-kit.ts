@@ -102,7 +102,8 @@ export async function startFleet(opts: { hosts: number; hostCapacity: number; st
     const config = loadConfig(env);
     const settings = runnerSettings(config, true);
     const engine = new StubEngine({ startDelayMs: opts.startDelayMs, address: '127.0.0.1' });
-    const sql = createSql(config.DATABASE_URL, { max: 8 });
+    // The pool runner/main.ts gives a runner (postgres.js default, 10).
+    const sql = createSql(config.DATABASE_URL);
     const service = createRunnerService({ sql, storage: createStorage(config), engine, log, settings });
     const app = await buildRunner({ engine, log, service, key: runnerKey(config.APP_SECRET) });
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -170,7 +171,7 @@ export interface Viewer {
   /** When the room saw the copy running; null if it never did. */
   runningMs: number | null;
   /** What it ended as: running (then left), full (room or plan), or failed. */
-  outcome: 'served' | 'full-room' | 'full-plan' | 'failed';
+  outcome: 'served' | 'full-room' | 'full-plan' | 'failed' | 'waited-out';
   detail?: string;
 }
 
@@ -178,7 +179,8 @@ export interface Viewer {
  * One viewer, as the room drives them: enter with a 10 s wait (shell-grant.routes.ts), then the
  * long-poll the copy gateway holds while it is not running (5 s, copy-gateway.ts); once running,
  * they stay until `stayUntil` has resolved and `dwellMs` more, then leave. `onAnswered` is called
- * once the first answer is in (a throw before it is the caller's to count).
+ * once the first answer is in (a throw before it is the caller's to count). A viewer still not
+ * running `giveUpMs` after the burst began leaves and is counted as waited out.
  */
 export async function viewer(
   client: RunnerClient,
@@ -187,6 +189,7 @@ export async function viewer(
   stayUntil: Promise<void>,
   dwellMs: number,
   onAnswered: () => void,
+  giveUpMs = Number.POSITIVE_INFINITY,
 ): Promise<Viewer> {
   const sessionId = randomUUID();
   const body = { workspaceId: room.workspaceId, projectId: room.projectId, buildId: room.buildId };
@@ -201,7 +204,16 @@ export async function viewer(
     runningMs: null,
     outcome: 'failed',
   };
-  while (view.state === 'starting' || view.state === 'queued') view = await client.copy(sessionId, { seen: view.version, waitMs: 5_000 });
+  while (view.state === 'starting' || view.state === 'queued') {
+    if (performance.now() - t0 > giveUpMs) {
+      // Waited past the bench's patience: said so, and the place given up as a viewer closing the tab does.
+      await client.leave(sessionId);
+      v.outcome = 'waited-out';
+      v.detail = `still ${view.state} after ${Math.round(giveUpMs / 1000)} s`;
+      return v;
+    }
+    view = await client.copy(sessionId, { seen: view.version, waitMs: 5_000 });
+  }
   if (view.state === 'full') {
     v.outcome = view.detail === 'plan' ? 'full-plan' : 'full-room';
     return v;
