@@ -38,6 +38,8 @@ export interface BurstOptions {
   healthPort: number;
   /** A viewer not running this long after the burst began gives up (ms); the run then says how many did. */
   giveUpMs?: number;
+  /** Each runner's Postgres pool (connections; runner/main.ts leaves postgres.js's 10). */
+  pool?: number;
   /** How often the live copies are sampled while the burst runs (ms). */
   sampleMs?: number;
 }
@@ -65,7 +67,13 @@ export interface BurstResult {
 }
 
 export async function runBurst(o: BurstOptions): Promise<BurstResult> {
-  const fleet = await startFleet({ hosts: o.hosts, hostCapacity: o.hostCapacity, startDelayMs: o.startDelayMs, healthPort: o.healthPort });
+  const fleet = await startFleet({
+    hosts: o.hosts,
+    hostCapacity: o.hostCapacity,
+    startDelayMs: o.startDelayMs,
+    healthPort: o.healthPort,
+    pool: o.pool,
+  });
   try {
     const rooms = await seedRooms(fleet.sql, o.groups);
     const workspaceIds = [...new Set(rooms.map((r) => r.room.workspaceId))];
@@ -115,6 +123,7 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
             answeredMs: performance.now() - t0,
             runningMs: null,
             outcome: 'failed',
+            reloads: 0,
             detail: (err as Error).message,
           } satisfies Viewer;
         }

@@ -32,7 +32,14 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 2000);
 /** A viewer still not running this long after the burst began gives up, and the run fails saying how many did (s). */
 const GIVE_UP_S = Number(process.env.BENCH_GIVE_UP_S ?? 900);
 
+/** Each runner's Postgres pool: 30, not the runner's 10, which meets a postgres.js fault at this load (admission-kit.ts, docs/scale.md). */
+const POOL = Number(process.env.BENCH_RUNNER_POOL ?? 30);
+
 limitConnections(CONNECTIONS);
+// A fault of the Postgres driver under this load (UNSAFE_TRANSACTION) rejects a promise nobody
+// holds: counted and reported with the figures, not a crash that loses them.
+const stray: string[] = [];
+process.on('unhandledRejection', (err) => void stray.push((err as Error)?.message ?? String(err)));
 const health = await startHealthServer();
 const groups = burstShape(VIEWERS);
 const baselineGroups = [{ plan: 'enterprise' as const, workspaces: 1, projects: 1, viewers: 100 }];
@@ -40,7 +47,7 @@ const baselineGroups = [{ plan: 'enterprise' as const, workspaces: 1, projects: 
 const stats = (r: BurstResult) => {
   const atOnce = r.viewers.filter((v) => v.runningMs !== null && v.first !== 'queued').map((v) => v.runningMs!);
   const queued = r.viewers.filter((v) => v.runningMs !== null && v.first === 'queued').map((v) => v.runningMs!);
-  const answers = r.viewers.map((v) => v.answeredMs);
+  const answers = r.viewers.map((v) => v.answeredMs).filter((x) => !Number.isNaN(x));
   const pick = (xs: number[]) => ({ p50: percentile(xs, 50), p95: percentile(xs, 95), p99: percentile(xs, 99), n: xs.length });
   return { atOnce: pick(atOnce), queued: pick(queued), answers: pick(answers) };
 };
@@ -60,6 +67,7 @@ try {
         dwellMs: DWELL_MS,
         healthPort: health.port,
         giveUpMs: GIVE_UP_S * 1000,
+        pool: POOL,
       }),
     );
     const b = stats(base);
@@ -72,16 +80,17 @@ try {
         dwellMs: DWELL_MS,
         healthPort: health.port,
         giveUpMs: GIVE_UP_S * 1000,
+        pool: POOL,
       }),
     );
     const s = stats(burst);
     const workspaces = groups.reduce((n, g) => n + g.workspaces, 0);
     const rooms = groups.reduce((n, g) => n + g.workspaces * g.projects, 0);
     console.log(
-      `\n### ${viewersIn(groups)} viewers into ${rooms} rooms of ${workspaces} workspaces (${groups.map((g) => `${g.plan} ${g.workspaces}`).join(', ')}), ${HOSTS} hosts × ${HOST_CAPACITY} copies, engine start ${delay} ms, stay ${DWELL_MS} ms; load ${loadavg()[0].toFixed(1)}`,
+      `\n### ${viewersIn(groups)} viewers into ${rooms} rooms of ${workspaces} workspaces (${groups.map((g) => `${g.plan} ${g.workspaces}`).join(', ')}), ${HOSTS} hosts × ${HOST_CAPACITY} copies (pool ${POOL}), engine start ${delay} ms, stay ${DWELL_MS} ms; load ${loadavg()[0].toFixed(1)}`,
     );
     console.log(
-      `outcomes: ${count(burst, 'served')} served (${s.atOnce.n} at once, ${s.queued.n} after a place in the queue), ${count(burst, 'full-room')} refused (room full), ${count(burst, 'full-plan')} refused (plan), ${burst.failed.length} failed, ${burst.waitedOut.length} still waiting after ${GIVE_UP_S} s; ${burst.starts} engine starts`,
+      `outcomes: ${count(burst, 'served')} served (${s.atOnce.n} at once, ${s.queued.n} after a place in the queue), ${count(burst, 'full-room')} refused (room full), ${count(burst, 'full-plan')} refused (plan), ${burst.failed.length} failed, ${burst.waitedOut.length} still waiting after ${GIVE_UP_S} s; ${burst.starts} engine starts; ${burst.viewers.filter((v) => v.reloads).length} viewers saw a call time out and reloaded (${burst.viewers.reduce((n, v) => n + v.reloads, 0)} reloads)`,
     );
     console.log(
       `caps, from the records at every moment: most copies on one host ${burst.hostPeak} (cap ${HOST_CAPACITY}), workspaces over their cap ${burst.workspacesOver.length}, rooms over their cap ${burst.roomsOver.length}, queued viewers let in out of order ${burst.overtakes}; live samples (${burst.sampled.samples}): most ${burst.sampled.host} on a host, ${burst.sampled.workspace} in a workspace`,
@@ -109,6 +118,7 @@ try {
       figure({ name: `${label}, ${name}`, value: x, unit: 'ms', baseline: y });
     if (s.queued.n) figure({ name: `${label}, queued to running p50`, value: s.queued.p50, unit: 'ms' });
     figure({ name: `${label}, all served and gone`, value: burst.doneMs, unit: 'ms' });
+    if (stray.length) console.log(`stray errors so far: ${stray.length} (first: ${stray[0]})`);
     const problems = [...burstProblems(base).map((p) => `baseline: ${p}`), ...burstProblems(burst)];
     if (problems.length) {
       failed = true;

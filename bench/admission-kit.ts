@@ -80,7 +80,14 @@ export async function startHealthServer(): Promise<{ port: number; close(): Prom
 }
 
 /** `hosts` real runners over stub engines, in a fleet of their own, each registered in runner_hosts. */
-export async function startFleet(opts: { hosts: number; hostCapacity: number; startDelayMs: number; healthPort: number }): Promise<Fleet> {
+export async function startFleet(opts: {
+  hosts: number;
+  hostCapacity: number;
+  startDelayMs: number;
+  healthPort: number;
+  /** Each runner's Postgres pool (connections). */
+  pool?: number;
+}): Promise<Fleet> {
   const run = randomUUID().slice(0, 8);
   const fleet = `bench-${run}`;
   const log = createLogger({ name: 'admission-bench', level: process.env.BENCH_LOG_LEVEL ?? 'silent' });
@@ -97,13 +104,20 @@ export async function startFleet(opts: { hosts: number; hostCapacity: number; st
       RUNNER_WARM_MAX: '0',
       RUNNER_HOST_GUARD: 'off',
       RUNNER_HEALTH_TIMEOUT_S: '60',
+      // Every host lives in this one process, beside thousands of viewers' calls: a beat (every
+      // 5 s) can wait past the default 20 s, and the others would then end the late host's copies
+      // as lost (`host-lost`, docs/scale.md). The bench measures admission, not that.
+      RUNNER_HOST_LOST_S: '600',
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
     });
     const config = loadConfig(env);
     const settings = runnerSettings(config, true);
     const engine = new StubEngine({ startDelayMs: opts.startDelayMs, address: '127.0.0.1' });
-    // The pool runner/main.ts gives a runner (postgres.js default, 10).
-    const sql = createSql(config.DATABASE_URL);
+    // runner/main.ts gives a runner the postgres.js default pool, 10. A runner with thousands of
+    // requests in hand then pipelines over 100 queries on a connection, where postgres.js 3.4.9
+    // may send a transaction's BEGIN without reserving its connection (UNSAFE_TRANSACTION,
+    // porsager/postgres#823 and #1189; docs/scale.md): the bench's pool is `pool` (30 by default).
+    const sql = createSql(config.DATABASE_URL, { max: opts.pool ?? 30 });
     const service = createRunnerService({ sql, storage: createStorage(config), engine, log, settings });
     const app = await buildRunner({ engine, log, service, key: runnerKey(config.APP_SECRET) });
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -172,14 +186,18 @@ export interface Viewer {
   runningMs: number | null;
   /** What it ended as: running (then left), full (room or plan), or failed. */
   outcome: 'served' | 'full-room' | 'full-plan' | 'failed' | 'waited-out';
+  /** Calls that failed (timed out) and were asked again, as a viewer reloads. */
+  reloads: number;
   detail?: string;
 }
 
 /**
- * One viewer, as the room drives them: enter with a 10 s wait (shell-grant.routes.ts), then the
- * long-poll the copy gateway holds while it is not running (5 s, copy-gateway.ts); once running,
- * they stay until `stayUntil` has resolved and `dwellMs` more, then leave. `onAnswered` is called
- * once the first answer is in (a throw before it is the caller's to count). A viewer still not
+ * One viewer, as the room's shell drives them (services/room/shell/shell.ts `load`): it asks for
+ * a grant, which enters with a 10 s wait for a start to settle (shell-grant.routes.ts), and asks
+ * again 2 s later while queued, 500 ms later while starting. A call that fails (the runner client
+ * gives up after 15 s plus the wait) shows "Could not open… Reload"; the viewer reloads 2 s later,
+ * and `reloads` counts it. Once running, they stay until `stayUntil` has resolved and `dwellMs`
+ * more, then leave. `onAnswered` is called once the first answer is in. A viewer still not
  * running `giveUpMs` after the burst began leaves and is counted as waited out.
  */
 export async function viewer(
@@ -193,37 +211,53 @@ export async function viewer(
 ): Promise<Viewer> {
   const sessionId = randomUUID();
   const body = { workspaceId: room.workspaceId, projectId: room.projectId, buildId: room.buildId };
-  let view = await client.enter(sessionId, body, 10_000);
-  onAnswered();
   const v: Viewer = {
     sessionId,
     room,
-    first: view.state,
-    firstPlace: view.state === 'queued' ? (view.place ?? null) : null,
-    answeredMs: performance.now() - t0,
+    first: 'gone',
+    firstPlace: null,
+    answeredMs: Number.NaN,
     runningMs: null,
     outcome: 'failed',
+    reloads: 0,
   };
-  while (view.state === 'starting' || view.state === 'queued') {
+  for (;;) {
     if (performance.now() - t0 > giveUpMs) {
-      // Waited past the bench's patience: said so, and the place given up as a viewer closing the tab does.
-      await client.leave(sessionId);
+      // Waited past the bench's patience: the place given up, as a viewer closing the tab does.
+      await client.leave(sessionId).catch(() => {});
       v.outcome = 'waited-out';
-      v.detail = `still ${view.state} after ${Math.round(giveUpMs / 1000)} s`;
+      v.detail = `not running after ${Math.round(giveUpMs / 1000)} s`;
       return v;
     }
-    view = await client.copy(sessionId, { seen: view.version, waitMs: 5_000 });
-  }
-  if (view.state === 'full') {
-    v.outcome = view.detail === 'plan' ? 'full-plan' : 'full-room';
-    return v;
-  }
-  if (view.state !== 'running') {
-    v.detail = `${view.state}${view.detail ? `: ${view.detail}` : ''}`;
-    return v;
+    let view: CopyView;
+    try {
+      view = await client.enter(sessionId, body, 10_000);
+    } catch (err) {
+      v.reloads++;
+      v.detail = (err as Error).message;
+      await sleep(2_000);
+      continue;
+    }
+    if (Number.isNaN(v.answeredMs)) {
+      v.first = view.state;
+      v.firstPlace = view.state === 'queued' ? (view.place ?? null) : null;
+      v.answeredMs = performance.now() - t0;
+      onAnswered();
+    }
+    if (view.state === 'running') break;
+    if (view.state === 'full') {
+      v.outcome = view.detail === 'plan' ? 'full-plan' : 'full-room';
+      return v;
+    }
+    if (view.state !== 'queued' && view.state !== 'starting') {
+      v.detail = `${view.state}${view.detail ? `: ${view.detail}` : ''}`;
+      return v;
+    }
+    await sleep(view.state === 'queued' ? 2_000 : 500);
   }
   v.runningMs = performance.now() - t0;
   v.outcome = 'served';
+  v.detail = undefined;
   await stayUntil;
   await sleep(dwellMs);
   await client.leave(sessionId);
