@@ -72,6 +72,7 @@ describe('a small burst on two runners over stub engines', () => {
       healthPort: health.port,
       giveUpMs: 90_000,
       sampleMs: 50,
+      pool: 4,
     });
     expect(burstProblems(r)).toEqual([]);
     const outcomes = r.viewers.map((v) => v.outcome);
