@@ -186,7 +186,7 @@ export interface Viewer {
   runningMs: number | null;
   /** What it ended as: running (then left), full (room or plan), or failed. */
   outcome: 'served' | 'full-room' | 'full-plan' | 'failed' | 'waited-out';
-  /** Calls that failed (timed out) and were asked again, as a viewer reloads. */
+  /** Calls that failed (timed out) and were asked again, as a viewer reloads (or a leave is retried). */
   reloads: number;
   detail?: string;
 }
@@ -260,8 +260,20 @@ export async function viewer(
   v.detail = undefined;
   await stayUntil;
   await sleep(dwellMs);
-  await client.leave(sessionId);
-  return v;
+  // Leaving is asked again when the call times out, as the room's release is (up to five times).
+  for (let tries = 1; ; tries++) {
+    try {
+      await client.leave(sessionId);
+      return v;
+    } catch (err) {
+      v.reloads++;
+      if (tries === 5) {
+        v.detail = `could not leave: ${(err as Error).message}`;
+        return v;
+      }
+      await sleep(2_000);
+    }
+  }
 }
 
 /**
