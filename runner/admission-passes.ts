@@ -27,8 +27,7 @@ export function createAdmissionPasses(ctx: RunnerContext, sql: Sql, overSpend: (
     // In a fleet, the queue of every live host is this one's to let in too (docs/runner.md, "Placement").
     const { advertise, fleet, hostLostMs, runnerId } = ctx.settings;
     const peers = advertise ? (await liveHosts(sql, fleet, hostLostMs / 1000)).map((h) => h.id).filter((id) => id !== runnerId) : [];
-    const admitted = await admitQueued(sql, ctx.host, peers);
-    for (const a of admitted) afterAdmission(a);
+    const admitted = await admitQueued(sql, ctx.host, peers, (a) => afterAdmission(a));
     if (admitted.length) ctx.waiters.wakeAll();
   }
 

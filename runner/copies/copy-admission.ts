@@ -132,8 +132,16 @@ export async function admitViewer(
  * Lets in the first waiting viewer of each workspace, oldest first across workspaces, while this
  * host has room. A head of queue that belongs to another runner is that runner's to let in,
  * unless it is one of `peers` (the live hosts of this runner's fleet): then the head moves here.
+ * Each head is let in by its own transaction; `admitted` hears of each as it commits, so its copy
+ * starts at once, not when the whole pass ends (a long pass would otherwise leave its first
+ * admissions 'creating' past the reconcile's bound, and their viewers told it could not start).
  */
-export async function admitQueued(sql: Sql, host: HostScope, peers: string[] = []): Promise<Admission[]> {
+export async function admitQueued(
+  sql: Sql,
+  host: HostScope,
+  peers: string[] = [],
+  admitted: (a: Admission) => void = () => {},
+): Promise<Admission[]> {
   const heads = await queueHeadsOn(sql, host.runnerId, peers);
   const out: Admission[] = [];
   for (const head of heads) {
@@ -160,7 +168,9 @@ export async function admitQueued(sql: Sql, host: HostScope, peers: string[] = [
       return copy ? ({ kind: 'admitted', copy, evicted } as Admission) : ('moved' as const);
     });
     if (result === 'host-full') break;
-    if (typeof result !== 'string') out.push(result);
+    if (typeof result === 'string') continue;
+    out.push(result);
+    admitted(result);
   }
   return out;
 }
