@@ -58,31 +58,18 @@ let failed = false;
 try {
   for (const delay of DELAYS) {
     const label = `start ${delay} ms`;
-    const base = await step(`baseline (100 viewers, ${label})`, () =>
-      runBurst({
-        groups: baselineGroups,
-        hosts: HOSTS,
-        hostCapacity: HOST_CAPACITY,
-        startDelayMs: delay,
-        dwellMs: DWELL_MS,
-        healthPort: health.port,
-        giveUpMs: GIVE_UP_S * 1000,
-        pool: POOL,
-      }),
-    );
+    const shape = {
+      hosts: HOSTS,
+      hostCapacity: HOST_CAPACITY,
+      startDelayMs: delay,
+      dwellMs: DWELL_MS,
+      healthPort: health.port,
+      giveUpMs: GIVE_UP_S * 1000,
+      pool: POOL,
+    };
+    const base = await step(`baseline (100 viewers, ${label})`, () => runBurst({ groups: baselineGroups, ...shape }));
     const b = stats(base);
-    const burst = await step(`burst (${viewersIn(groups)} viewers, ${label})`, () =>
-      runBurst({
-        groups,
-        hosts: HOSTS,
-        hostCapacity: HOST_CAPACITY,
-        startDelayMs: delay,
-        dwellMs: DWELL_MS,
-        healthPort: health.port,
-        giveUpMs: GIVE_UP_S * 1000,
-        pool: POOL,
-      }),
-    );
+    const burst = await step(`burst (${viewersIn(groups)} viewers, ${label})`, () => runBurst({ groups, ...shape }));
     const s = stats(burst);
     const workspaces = groups.reduce((n, g) => n + g.workspaces, 0);
     const rooms = groups.reduce((n, g) => n + g.workspaces * g.projects, 0);
