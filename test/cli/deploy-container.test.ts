@@ -89,6 +89,9 @@ describe('pitch deploy of a container demo', () => {
     const setup = await ctx.builder.client.call('getRoomSetup', { params: { projectId: project.id } });
     expect(setup.pages.map((page) => page.title)).toEqual(['Shop guide']);
     expect(result.stderr).toMatch(/^rehearse +healthy in [\d.]+ s; 3 story steps, 3 calls passed$/m);
+    // The rehearsal copy is removed while the deploy goes on to the push; the tool ends after it.
+    const copies = await engine().listContainers({ all: true, filters: { ancestor: [`localhost/pitch-${slug}:deploy`] } });
+    expect(copies).toEqual([]);
   });
 
   it('stops when there is no Dockerfile', async () => {
@@ -279,6 +282,11 @@ describe('pitch deploy of a container demo', () => {
     expect(changed.code, changed.stderr).toBe(0);
     expect(changed.stderr).not.toMatch(/nothing changed/);
     expect(changed.stderr).toMatch(/^created +build /m);
+    // The engine pushed only that layer to the tool (it was told the platform has the others):
+    // the image was not saved whole out of the engine.
+    expect(changed.stderr).toMatch(
+      /^scan +image: 1 layers of yours, \d+ text files in the 1 the engine sent \([\d.]+ K?B: the platform has the rest\);/m,
+    );
     // Only the layer the change made travels; the base's layers were pushed the first time.
     expect(changed.stderr).toMatch(/^push +1 layer\(s\) sent \([\d.]+ K?B\), \d+ skipped \([\d.]+ [KMG]B the platform already had\)$/m);
     expect(await builds()).toHaveLength(4);

@@ -23,6 +23,7 @@ import { uploadDirect } from './direct-upload.js';
 import { uploadFile } from './upload.js';
 import { pushAndBuild, registryTarget } from './push-build.js';
 import { askRegistryToken } from '../registry/registry-token.js';
+import { cleanupsFinished } from './on-interrupt.js';
 
 export interface DeployOptions {
   project?: string;
@@ -154,6 +155,8 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   } finally {
     await early?.stop();
     await rm(work, { recursive: true, force: true });
+    // The rehearsal copy's removal, started when its checks passed, ends before the tool does.
+    await cleanupsFinished();
   }
 }
 

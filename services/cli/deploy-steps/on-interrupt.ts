@@ -3,6 +3,8 @@
 // 130; a second Ctrl-C exits at once.
 
 const cleanups: (() => Promise<void>)[] = [];
+/** Cleanups left to finish while the tool goes on (a rehearsal copy's removal): the tool's end waits for them. */
+const finishing = new Set<Promise<void>>();
 let stopping = false;
 
 function onSignal(signal: NodeJS.Signals): void {
@@ -11,14 +13,24 @@ function onSignal(signal: NodeJS.Signals): void {
   process.stderr.write(`\npitch: stopped by ${signal}; cleaning up\n`);
   void (async () => {
     for (const cleanup of [...cleanups].reverse()) await cleanup().catch(() => {});
+    await cleanupsFinished();
   })().finally(() => process.exit(130));
 }
 
 /** Whether the tool is stopping on a signal: what fails meanwhile is the cleanup's doing, not news. */
 export const interrupted = (): boolean => stopping;
 
-/** Runs `work`, then `cleanup` however it ends, also when the person stops the tool meanwhile. */
-export async function cleanedUpOnInterrupt<T>(work: () => Promise<T>, cleanup: () => Promise<void>): Promise<T> {
+/**
+ * Runs `work`, then `cleanup` however it ends, also when the person stops the tool meanwhile.
+ * With `inBackground`, the cleanup is started and not waited for: the tool goes on, and its end
+ * (cleanupsFinished) or a Ctrl-C meanwhile waits for it. A copy's removal takes a quarter of a
+ * second that the push and the build's creation can use.
+ */
+export async function cleanedUpOnInterrupt<T>(
+  work: () => Promise<T>,
+  cleanup: () => Promise<void>,
+  options: { inBackground?: boolean } = {},
+): Promise<T> {
   if (cleanups.length === 0) {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
@@ -27,11 +39,21 @@ export async function cleanedUpOnInterrupt<T>(work: () => Promise<T>, cleanup: (
   try {
     return await work();
   } finally {
-    cleanups.splice(cleanups.indexOf(cleanup), 1);
-    if (cleanups.length === 0) {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
-    await cleanup();
+    const done = cleanup().finally(() => {
+      cleanups.splice(cleanups.indexOf(cleanup), 1);
+      if (cleanups.length === 0) {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+    if (options.inBackground) {
+      const tracked = done.catch(() => {}).finally(() => finishing.delete(tracked));
+      finishing.add(tracked);
+    } else await done;
   }
+}
+
+/** Waits for the cleanups left running in the background: a tool that ends leaves nothing behind. */
+export async function cleanupsFinished(): Promise<void> {
+  while (finishing.size > 0) await Promise.all([...finishing]);
 }

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
@@ -20,7 +20,8 @@ import type { StepLog } from '../ui/step-log.js';
 import type { Artefact, Unchanged } from './artefact.js';
 import { sameBuild } from './unchanged.js';
 import { rehearseLocally } from './rehearsal.js';
-import { has, imageInRegistry, type PushTarget } from '../registry/push-image.js';
+import { blobSize, has, imageInRegistry, type PushTarget } from '../registry/push-image.js';
+import { EnginePushUnavailable, readImageByEnginePush, type InspectedImage } from '../registry/engine-push.js';
 import type { AskedTarget } from './push-build.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
 
@@ -80,7 +81,7 @@ export async function prepareContainer(
   const before = await imageIdOf(docker, tag);
   log.begin('build', 'image from Dockerfile');
   await buildImage(docker, dir, tag, (line) => ctx.detail(line));
-  const { Id: imageId, Config: image, RootFS: rootFs } = await docker.getImage(tag).inspect();
+  const { Id: imageId, Config: image, RootFS: rootFs, Size: imageSize } = await docker.getImage(tag).inspect();
   log.done('build', `image built in ${log.elapsed()}${imageId === before ? ' (unchanged: every layer from the cache)' : ''}`);
   // The image the tag held before, now untagged, is nobody's cache any more.
   if (before && before !== imageId)
@@ -123,8 +124,10 @@ export async function prepareContainer(
       read = await imageInRegistry(repository, imageId, rootFs?.Layers ?? []);
       unread = read !== null;
     }
-    if (pushes && !read) read = await readImageOnce(docker, tag, scanner, baseLayers, work, repository);
-    else if (!pushes) bundle = await saveBundle(docker, tag, join(work, 'bundle.tar.gz'), scanner, baseLayers);
+    if (pushes && !read) {
+      const inspected = { id: imageId, diffIds: rootFs?.Layers ?? [], size: imageSize };
+      read = await readImageOnce(ctx, docker, tag, inspected, scanner, baseLayers, work, repository);
+    } else if (!pushes) bundle = await saveBundle(docker, tag, join(work, 'bundle.tar.gz'), scanner, baseLayers);
   } catch (err) {
     await rehearsing.stop();
     throw err;
@@ -134,9 +137,12 @@ export async function prepareContainer(
     await rehearsing.stop();
     throw secretsRefusal('the container image', scan.findings);
   }
+  const fromEngine = read?.fromEngine;
   const scanned = unread
     ? `the live build's image, its layers scanned when it was deployed and not read again`
-    : `${scan.layers} layers of yours, ${scan.files} text files`;
+    : fromEngine
+      ? `${scan.layers} layers of yours, ${scan.files} text files in the ${fromEngine.layers} the engine sent (${bytes(fromEngine.bytes)}: the platform has the rest)`
+      : `${scan.layers} layers of yours, ${scan.files} text files`;
   log.done('scan', `image: ${scanned}; start environment: ${env.length} variables; no secrets`);
 
   const rehearsal = await rehearsing.result;
@@ -154,17 +160,35 @@ export async function prepareContainer(
 
 /**
  * The image read once out of the engine for the push: the layers the build added scanned, the
- * layers the project's repository lacks kept in `work` until they are sent. A project not made
- * yet has no repository: every layer is kept.
+ * layers the project's repository lacks kept in `work` until they are sent. On a redeploy with
+ * podman, the engine pushes to this tool (registry/engine-push.ts) and reads out only the layers
+ * the repository lacks; otherwise, or when that engine cannot reach this machine's loopback, the
+ * image is saved whole (`docker save`). A project not made yet has no repository: every layer is
+ * kept, from the save (a push would compress every layer).
  */
 async function readImageOnce(
+  ctx: CliContext,
   docker: Docker,
   tag: string,
+  inspected: InspectedImage,
   scanner: SecretScanner,
   baseLayers: Set<string>,
   work: string,
   repository: PushTarget | null,
 ): Promise<ReadImage> {
+  if (repository && (await engineKind(docker)) === 'podman') {
+    try {
+      const spoolDir = await mkdtemp(join(work, 'engine-push-'));
+      return await readImageByEnginePush(docker, tag, inspected, {
+        present: (digest) => blobSize(repository, digest),
+        spoolDir,
+        scan: { scanner, baseLayers },
+      });
+    } catch (err) {
+      if (!(err instanceof EnginePushUnavailable)) throw err;
+      ctx.detail(`image     read whole instead (${err.message})`);
+    }
+  }
   let archive: Readable;
   try {
     archive = (await docker.getImage(tag).get()) as Readable;

@@ -121,9 +121,10 @@ export async function rehearseStory(copy: LocalCopy, manifest: Manifest): Promis
  * write) would be "the demo stopped" in front of a viewer; here it fails the deploy with its
  * last output.
  */
-export async function checkStillUp(copy: LocalCopy, path: string): Promise<void> {
-  // A moment for a crash the last call set off to land (an exit after the answer was sent).
-  await sleep(300);
+export async function checkStillUp(copy: LocalCopy, path: string, callsMade: number): Promise<void> {
+  // A moment for a crash the last call set off to land (an exit after the answer was sent). With
+  // no story calls, the only call was the health path's, which the check below makes again.
+  if (callsMade > 0) await sleep(300);
   const stopped = async () => {
     const { running, exitCode } = await copy.state();
     if (running) return;
@@ -184,10 +185,16 @@ export function rehearseLocally(
       async () => {
         const health = await waitForHealth(started, manifest.health, healthTimeoutMs);
         const steps = await rehearseStory(started, manifest);
-        await checkStillUp(started, manifest.health);
+        await checkStillUp(
+          started,
+          manifest.health,
+          steps.reduce((n, step) => n + step.calls.length, 0),
+        );
         return { tool: `pitch/${version}`, at: new Date().toISOString(), health: { path: manifest.health, ...health }, steps };
       },
       () => started.remove(),
+      // Removed while the deploy goes on to the push; the deploy's end waits for it.
+      { inBackground: true },
     );
   })();
   // Awaited later, after the scan: a failure meanwhile is not an unhandled one.

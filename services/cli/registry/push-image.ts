@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Refusal } from '../refusal.js';
-import { readImage, type ReadImage } from './read-image.js';
+import { readImage, type ImageLayer, type ReadImage } from './read-image.js';
 import { registryErrors, registryRequest, type RegistryReply } from './registry-http.js';
 
 // Pushes an image to the platform's registry over the registry HTTP API (distribution spec):
@@ -61,18 +61,22 @@ export async function pushImage(target: PushTarget, archive: Readable): Promise<
 export async function sendImage(target: PushTarget, image: ReadImage): Promise<PushResult> {
   const sent = { layers: 0, bytes: 0 };
   const skipped = { layers: 0, bytes: 0 };
-  for (const layer of image.layers) {
+  const sendLayer = async (layer: ImageLayer) => {
     if (layer.file === null || (await has(target, layer.digest))) {
       skipped.layers++;
       skipped.bytes += layer.size;
-      continue;
+      return;
     }
     await uploadBlob(target, layer.digest, layer.size, createReadStream(layer.file), 'layer');
     sent.layers++;
     sent.bytes += layer.size;
-  }
+  };
   const { config, configDigest, configSize } = image;
-  if (config && !(await has(target, configDigest))) await uploadBlob(target, configDigest, configSize, config, 'config');
+  const sendConfig = async () => {
+    if (config && !(await has(target, configDigest))) await uploadBlob(target, configDigest, configSize, config, 'config');
+  };
+  // The blobs side by side (each registry request waits on its storage), the manifest after them all.
+  await eachAtMost(UPLOADS_AT_ONCE, [sendConfig, ...image.layers.map((layer) => () => sendLayer(layer))]);
 
   const manifest = Buffer.from(
     JSON.stringify({
@@ -112,6 +116,20 @@ export async function imageInRegistry(target: PushTarget, configDigest: string, 
   };
 }
 
+/** Blob uploads a push has open at once. */
+const UPLOADS_AT_ONCE = 4;
+
+/** Runs the jobs, at most `limit` at a time; the first failure fails the whole once the running ones end. */
+async function eachAtMost(limit: number, jobs: (() => Promise<void>)[]): Promise<void> {
+  const queue = [...jobs];
+  const worker = async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) await job();
+  };
+  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, jobs.length) }, worker));
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}
+
 const base = (target: PushTarget) => `${target.registryUrl}/v2/${target.repository}`;
 
 /** Whether the repository has the blob (a mount or an earlier push put it there). */
@@ -120,7 +138,7 @@ export async function has(target: PushTarget, digest: string): Promise<boolean> 
 }
 
 /** The blob's size in the repository (its HEAD's Content-Length), or null when the repository lacks it. */
-async function blobSize(target: PushTarget, digest: string): Promise<number | null> {
+export async function blobSize(target: PushTarget, digest: string): Promise<number | null> {
   const reply = await registryRequest(`${base(target)}/blobs/${digest}`, { method: 'HEAD', token: target.token });
   const size = Number(reply.headers['content-length']);
   if (reply.status === 200 && Number.isSafeInteger(size) && size >= 0) return size;

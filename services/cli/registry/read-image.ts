@@ -33,6 +33,8 @@ export interface ReadImage {
   layers: ImageLayer[];
   /** The scan of the layers the build added (none without `scan`). */
   scan: BundleScan;
+  /** When the engine pushed the image to this tool (engine-push.ts): the layers it sent, and their bytes as sent. */
+  fromEngine?: { layers: number; bytes: number };
 }
 
 export interface ReadImageOptions {

@@ -1,0 +1,197 @@
+import { createHash, randomBytes, type Hash } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+// A registry that takes one push from the builder's own engine, on 127.0.0.1, for `pitch deploy`
+// (issue 32): the engine sends only the layers this registry says it lacks, so a redeploy reads
+// out of the engine just the layers the platform's registry lacks, where `docker save` wrote the
+// whole image (128 MB for the Node base) to reach one 3 KB layer. It answers a HEAD with 200 for
+// a layer of the image the platform already has (`claim`), keeps what is uploaded on disk with its
+// digest checked, and keeps the manifest. Nothing here leaves the machine: the deploy unpacks and
+// scans what arrived, then sends it on to the platform (engine-push.ts).
+//
+// Only the push half of the distribution API is answered (ping, blob HEAD, chunked and monolithic
+// uploads, manifest PUT), under one random repository name; anything else is 404.
+
+export interface ReceivedBlob {
+  file: string;
+  size: number;
+}
+
+export interface ReceivingRegistry {
+  /** `127.0.0.1:<port>/<random name>`: where the engine pushes. */
+  reference: string;
+  /** Blobs uploaded, by digest, each checked against its digest. */
+  received: Map<string, ReceivedBlob>;
+  /** The manifest the push ended with, when it came. */
+  manifest(): Buffer | null;
+  /** Resolves on the first request the engine makes: it can reach this machine's loopback. */
+  reached: Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ReceivingOptions {
+  /** Where uploads are written. */
+  spoolDir: string;
+  /** The size of a blob the platform's registry has and the engine need not send; null when it must. */
+  claim: (digest: string) => Promise<number | null>;
+  /** The most bytes the push may write here in all (the image's uncompressed size bounds a sane push). */
+  maxBytes: number;
+}
+
+interface Upload {
+  file: string;
+  out: WriteStream;
+  hash: Hash;
+  size: number;
+}
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+const MAX_MANIFEST = 4 << 20;
+
+export async function startReceivingRegistry(options: ReceivingOptions): Promise<ReceivingRegistry> {
+  const name = `pitch-push-${randomBytes(8).toString('hex')}`;
+  const received = new Map<string, ReceivedBlob>();
+  const uploads = new Map<string, Upload>();
+  let manifest: Buffer | null = null;
+  let written = 0;
+  let reachedNow!: () => void;
+  const reached = new Promise<void>((resolve) => (reachedNow = resolve));
+
+  const reply = (res: ServerResponse, status: number, headers: Record<string, string | number> = {}, code?: string) => {
+    const body = code ? JSON.stringify({ errors: [{ code, message: code.toLowerCase().replace(/_/g, ' ') }] }) : '';
+    res.writeHead(status, { 'docker-distribution-api-version': 'registry/2.0', 'content-length': Buffer.byteLength(body), ...headers });
+    res.end(body);
+  };
+
+  /** Appends a request body to an upload, within the push's byte bound. */
+  const append = async (req: IncomingMessage, upload: Upload) => {
+    for await (const chunk of req) {
+      written += (chunk as Buffer).length;
+      if (written > options.maxBytes) throw new Error('the push is larger than the image');
+      upload.size += (chunk as Buffer).length;
+      upload.hash.update(chunk as Buffer);
+      if (!upload.out.write(chunk)) await new Promise<void>((resolve) => upload.out.once('drain', () => resolve()));
+    }
+  };
+
+  const open = () => {
+    const id = randomBytes(12).toString('hex');
+    const file = join(options.spoolDir, `upload-${id}`);
+    uploads.set(id, { file, out: createWriteStream(file), hash: createHash('sha256'), size: 0 });
+    return id;
+  };
+
+  /** Closes an upload as `digest`: its bytes must hash to it. */
+  const finish = async (id: string, upload: Upload, digest: string): Promise<boolean> => {
+    uploads.delete(id);
+    await new Promise((resolve, reject) => upload.out.end((err?: Error | null) => (err ? reject(err) : resolve(null))));
+    if (`sha256:${upload.hash.digest('hex')}` !== digest) {
+      await rm(upload.file, { force: true });
+      return false;
+    }
+    const file = join(options.spoolDir, `blob-${digest.slice(7)}`);
+    await rename(upload.file, file);
+    received.set(digest, { file, size: upload.size });
+    return true;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    reachedNow();
+    const url = new URL(req.url ?? '/', 'http://registry');
+    const method = req.method ?? 'GET';
+    if (url.pathname === '/v2/' || url.pathname === '/v2') return reply(res, 200);
+    const prefix = `/v2/${name}/`;
+    if (!url.pathname.startsWith(prefix)) return reply(res, 404, {}, 'NAME_UNKNOWN');
+    const [kind, ...rest] = url.pathname.slice(prefix.length).split('/');
+    const ref = rest.join('/');
+
+    if (kind === 'blobs' && ref !== 'uploads' && ref !== 'uploads/' && !ref.startsWith('uploads/')) {
+      if ((method !== 'HEAD' && method !== 'GET') || !DIGEST.test(ref)) return reply(res, 404, {}, 'BLOB_UNKNOWN');
+      const have = received.get(ref);
+      // A claimed blob is on the platform, not here: only its HEAD is answered, which is all a push asks.
+      const size = have ? have.size : method === 'HEAD' ? await options.claim(ref) : null;
+      if (size === null) return reply(res, 404, {}, 'BLOB_UNKNOWN');
+      res.writeHead(200, { 'docker-content-digest': ref, 'content-length': size, 'content-type': 'application/octet-stream' });
+      return res.end();
+    }
+    if (kind === 'blobs') {
+      const id = rest[1] ?? '';
+      const location = (uploadId: string) => `${prefix}blobs/uploads/${uploadId}`;
+      if (method === 'POST' && !id) {
+        // A mount (`?mount=&from=`) is never done here: the answer is a new upload, as the spec allows.
+        const opened = open();
+        const digest = url.searchParams.get('digest');
+        if (digest && !url.searchParams.has('mount')) {
+          const upload = uploads.get(opened)!;
+          await append(req, upload);
+          if (!(await finish(opened, upload, digest))) return reply(res, 400, {}, 'DIGEST_INVALID');
+          return reply(res, 201, { location: `${prefix}blobs/${digest}`, 'docker-content-digest': digest });
+        }
+        req.resume();
+        return reply(res, 202, { location: location(opened), range: '0-0', 'docker-upload-uuid': opened });
+      }
+      const upload = uploads.get(id);
+      if (!upload) return reply(res, 404, {}, 'BLOB_UPLOAD_UNKNOWN');
+      if (method === 'PATCH') {
+        await append(req, upload);
+        return reply(res, 202, { location: location(id), range: `0-${Math.max(0, upload.size - 1)}`, 'docker-upload-uuid': id });
+      }
+      if (method === 'PUT') {
+        const digest = url.searchParams.get('digest') ?? '';
+        if (!DIGEST.test(digest)) return reply(res, 400, {}, 'DIGEST_INVALID');
+        await append(req, upload);
+        if (!(await finish(id, upload, digest))) return reply(res, 400, {}, 'DIGEST_INVALID');
+        return reply(res, 201, { location: `${prefix}blobs/${digest}`, 'docker-content-digest': digest });
+      }
+      if (method === 'DELETE') {
+        uploads.delete(id);
+        upload.out.destroy();
+        await rm(upload.file, { force: true });
+        return reply(res, 204);
+      }
+      return reply(res, 405, {}, 'UNSUPPORTED');
+    }
+    if (kind === 'manifests' && method === 'PUT') {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of req) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_MANIFEST) return reply(res, 400, {}, 'MANIFEST_INVALID');
+        chunks.push(chunk as Buffer);
+      }
+      manifest = Buffer.concat(chunks);
+      const digest = `sha256:${createHash('sha256').update(manifest).digest('hex')}`;
+      return reply(res, 201, { location: `${prefix}manifests/${digest}`, 'docker-content-digest': digest });
+    }
+    return reply(res, 404, {}, kind === 'manifests' ? 'MANIFEST_UNKNOWN' : 'UNSUPPORTED');
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      // A failed write (the bound, the disk) ends this request; the push then fails and says so.
+      if (!res.headersSent) reply(res, 500, {}, 'UNKNOWN');
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    reference: `127.0.0.1:${port}/${name}`,
+    received,
+    manifest: () => manifest,
+    reached,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      for (const upload of uploads.values()) upload.out.destroy();
+      uploads.clear();
+    },
+  };
+}
