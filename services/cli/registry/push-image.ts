@@ -56,13 +56,14 @@ export async function pushImage(target: PushTarget, archive: Readable): Promise<
 /**
  * The second half of a push: the layers read as missing (their bytes spooled), unless the
  * repository has them by now; the config; then the manifest, by its digest. A layer the registry
- * had when the image was read is not asked about again.
+ * had when the image was read is not asked about again, and a small one read as missing, or the
+ * config, is sent without asking: the question costs a round trip, as the upload does.
  */
 export async function sendImage(target: PushTarget, image: ReadImage): Promise<PushResult> {
   const sent = { layers: 0, bytes: 0 };
   const skipped = { layers: 0, bytes: 0 };
   const sendLayer = async (layer: ImageLayer) => {
-    if (layer.file === null || (await has(target, layer.digest))) {
+    if (layer.file === null || (layer.size > ASK_FIRST_ABOVE && (await has(target, layer.digest)))) {
       skipped.layers++;
       skipped.bytes += layer.size;
       return;
@@ -73,7 +74,7 @@ export async function sendImage(target: PushTarget, image: ReadImage): Promise<P
   };
   const { config, configDigest, configSize } = image;
   const sendConfig = async () => {
-    if (config && !(await has(target, configDigest))) await uploadBlob(target, configDigest, configSize, config, 'config');
+    if (config) await uploadBlob(target, configDigest, configSize, config, 'config');
   };
   // The blobs side by side (each registry request waits on its storage), the manifest after them all.
   await eachAtMost(UPLOADS_AT_ONCE, [sendConfig, ...image.layers.map((layer) => () => sendLayer(layer))]);
@@ -115,6 +116,9 @@ export async function imageInRegistry(target: PushTarget, configDigest: string, 
     scan: { layers: 0, baseLayers: 0, files: 0, findings: [] },
   };
 }
+
+/** A layer read as missing is asked about again before it is sent only above this size (bytes). */
+const ASK_FIRST_ABOVE = 1 << 20;
 
 /** Blob uploads a push has open at once. */
 const UPLOADS_AT_ONCE = 4;
