@@ -47,6 +47,8 @@ interface Upload {
   out: WriteStream;
   hash: Hash;
   size: number;
+  /** A write that failed (a full disk): the upload's next step fails with it, and the push with that. */
+  failed?: Error;
 }
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
@@ -67,21 +69,43 @@ export async function startReceivingRegistry(options: ReceivingOptions): Promise
     res.end(body);
   };
 
-  /** Appends a request body to an upload, within the push's byte bound. */
-  const append = async (req: IncomingMessage, upload: Upload) => {
+  /**
+   * Appends a request body to an upload, within the push's byte bound. Past it, the rest of the
+   * body is read and dropped (the answer then reaches the engine, which a reset would not) and the
+   * upload is forgotten: false.
+   */
+  const append = async (req: IncomingMessage, id: string, upload: Upload): Promise<boolean> => {
+    let over = false;
     for await (const chunk of req) {
+      if (over) continue;
       written += (chunk as Buffer).length;
-      if (written > options.maxBytes) throw new Error('the push is larger than the image');
+      if (written > options.maxBytes) {
+        over = true;
+        continue;
+      }
+      if (upload.failed) throw upload.failed;
       upload.size += (chunk as Buffer).length;
       upload.hash.update(chunk as Buffer);
       if (!upload.out.write(chunk)) await new Promise<void>((resolve) => upload.out.once('drain', () => resolve()));
     }
+    if (over) await drop(id, upload);
+    return !over;
+  };
+
+  const drop = async (id: string, upload: Upload) => {
+    uploads.delete(id);
+    await new Promise((resolve) => upload.out.end(resolve));
+    await rm(upload.file, { force: true });
   };
 
   const open = () => {
     const id = randomBytes(12).toString('hex');
     const file = join(options.spoolDir, `upload-${id}`);
-    uploads.set(id, { file, out: createWriteStream(file), hash: createHash('sha256'), size: 0 });
+    const upload: Upload = { file, out: createWriteStream(file), hash: createHash('sha256'), size: 0 };
+    upload.out.on('error', (err) => {
+      upload.failed = err;
+    });
+    uploads.set(id, upload);
     return id;
   };
 
@@ -89,6 +113,7 @@ export async function startReceivingRegistry(options: ReceivingOptions): Promise
   const finish = async (id: string, upload: Upload, digest: string): Promise<boolean> => {
     uploads.delete(id);
     await new Promise((resolve, reject) => upload.out.end((err?: Error | null) => (err ? reject(err) : resolve(null))));
+    if (upload.failed) throw upload.failed;
     if (`sha256:${upload.hash.digest('hex')}` !== digest) {
       await rm(upload.file, { force: true });
       return false;
@@ -127,7 +152,7 @@ export async function startReceivingRegistry(options: ReceivingOptions): Promise
         const digest = url.searchParams.get('digest');
         if (digest && !url.searchParams.has('mount')) {
           const upload = uploads.get(opened)!;
-          await append(req, upload);
+          if (!(await append(req, opened, upload))) return reply(res, 400, {}, 'BLOB_UPLOAD_INVALID');
           if (!(await finish(opened, upload, digest))) return reply(res, 400, {}, 'DIGEST_INVALID');
           return reply(res, 201, { location: `${prefix}blobs/${digest}`, 'docker-content-digest': digest });
         }
@@ -137,20 +162,18 @@ export async function startReceivingRegistry(options: ReceivingOptions): Promise
       const upload = uploads.get(id);
       if (!upload) return reply(res, 404, {}, 'BLOB_UPLOAD_UNKNOWN');
       if (method === 'PATCH') {
-        await append(req, upload);
+        if (!(await append(req, id, upload))) return reply(res, 400, {}, 'BLOB_UPLOAD_INVALID');
         return reply(res, 202, { location: location(id), range: `0-${Math.max(0, upload.size - 1)}`, 'docker-upload-uuid': id });
       }
       if (method === 'PUT') {
         const digest = url.searchParams.get('digest') ?? '';
         if (!DIGEST.test(digest)) return reply(res, 400, {}, 'DIGEST_INVALID');
-        await append(req, upload);
+        if (!(await append(req, id, upload))) return reply(res, 400, {}, 'BLOB_UPLOAD_INVALID');
         if (!(await finish(id, upload, digest))) return reply(res, 400, {}, 'DIGEST_INVALID');
         return reply(res, 201, { location: `${prefix}blobs/${digest}`, 'docker-content-digest': digest });
       }
       if (method === 'DELETE') {
-        uploads.delete(id);
-        upload.out.destroy();
-        await rm(upload.file, { force: true });
+        await drop(id, upload);
         return reply(res, 204);
       }
       return reply(res, 405, {}, 'UNSUPPORTED');
