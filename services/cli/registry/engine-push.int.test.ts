@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoBaseLayers, secretStepDemo } from '../../../test/fixtures/secret-step-demo.js';
 import { testEnv } from '../../../test/support/services.js';
 import { buildImage } from '../local-engine/build-image.js';
 import { SecretScanner } from '../scan/secret-scan.js';
@@ -14,7 +14,6 @@ import { EnginePushUnavailable, readImageByEnginePush, type InspectedImage } fro
 // (podman's API): the engine sends to the tool's receiving registry only the layers it is not
 // told the platform has, and what arrives is unpacked, checked against the config and scanned.
 const env = testEnv() as unknown as Record<string, string>;
-const demo = fileURLToPath(new URL('../../../test/fixtures/container-demo', import.meta.url));
 const docker = new Docker({ socketPath: env.DOCKER_HOST.replace(/^unix:\/\//, '') });
 const tag = `localhost/engine-push-test:${Date.now()}`;
 
@@ -23,20 +22,11 @@ let image: InspectedImage;
 let baseLayers: Set<string>;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'engine-push-test-'));
-  // The demo with a build step that writes an obviously fake AWS key id (put together, so no
-  // file of this repository holds it whole) into a layer of its own.
-  const dir = join(work, 'demo');
-  await cp(demo, dir, { recursive: true });
-  const dockerfile = (await readFile(join(dir, 'Dockerfile'), 'utf8')).replace(
-    'COPY server.js .',
-    `COPY server.js .\nRUN ["node", "-e", "require('fs').writeFileSync('settings.js', 'exports.key = ' + JSON.stringify('AKIA' + 'FAKE'.repeat(4)) + ';\\\\n')"]`,
-  );
-  await writeFile(join(dir, 'Dockerfile'), dockerfile);
+  const dir = await secretStepDemo(work);
   await buildImage(docker, dir, tag, () => {});
   const built = await docker.getImage(tag).inspect();
   image = { id: built.Id, diffIds: built.RootFS.Layers!, size: built.Size };
-  const base = await docker.getImage('localhost/demo-node:24').inspect();
-  baseLayers = new Set(base.RootFS.Layers!.map((layer) => layer.replace(/^sha256:/, '')));
+  baseLayers = await demoBaseLayers(docker);
 }, 300_000);
 afterAll(async () => {
   await docker

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveImage } from '../../../test/fixtures/make-bundle.js';
+import { demoBaseLayers, secretStepDemo } from '../../../test/fixtures/secret-step-demo.js';
 import { testEnv } from '../../../test/support/services.js';
 import { SecretScanner } from '../scan/secret-scan.js';
 import { readImage } from './read-image.js';
@@ -14,26 +14,16 @@ import { readImage } from './read-image.js';
 // The deploy's one read of the image (issue 32), on an image the real engine built and saved:
 // what is kept to be sent and what is scanned, whatever the registry already has.
 const env = testEnv() as unknown as Record<string, string>;
-const demo = fileURLToPath(new URL('../../../test/fixtures/container-demo', import.meta.url));
 
 let work: string;
 let archive: Buffer;
 let baseLayers: Set<string>;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'read-image-test-'));
-  // The demo with a build step that writes an obviously fake AWS key id (put together, so no
-  // file of this repository holds it whole) into a layer of its own.
-  const dir = join(work, 'demo');
-  await cp(demo, dir, { recursive: true });
-  const dockerfile = (await readFile(join(dir, 'Dockerfile'), 'utf8')).replace(
-    'COPY server.js .',
-    `COPY server.js .\nRUN ["node", "-e", "require('fs').writeFileSync('settings.js', 'exports.key = ' + JSON.stringify('AKIA' + 'FAKE'.repeat(4)) + ';\\\\n')"]`,
-  );
-  await writeFile(join(dir, 'Dockerfile'), dockerfile);
+  const dir = await secretStepDemo(work);
   archive = await saveImage(dir, env);
   const docker = new Docker({ socketPath: env.DOCKER_HOST.replace(/^unix:\/\//, '') });
-  const base = await docker.getImage('localhost/demo-node:24').inspect();
-  baseLayers = new Set(base.RootFS.Layers!.map((layer) => layer.replace(/^sha256:/, '')));
+  baseLayers = await demoBaseLayers(docker);
 }, 300_000);
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
