@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registryBucket, startRegistry } from '../../infra/local/registry.mjs';
 import { pushImage } from '../../services/cli/registry/push-image.js';
@@ -18,6 +17,7 @@ import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { testEnv } from '../../test/support/services.js';
 import { sweepAccountPurges } from '../account-purge/account-purge.job.js';
 import { sweep } from './sweep.job.js';
+import { containerDemo, containerDemoManifest } from '../../test/fixtures/container-demo.js';
 
 // The registry's garbage collection, scheduled by the sweep (issue 32): a purged project's
 // manifest is deleted, pushes close, and once the push tokens have run out garbage-collect frees
@@ -30,13 +30,8 @@ const scratchName = `registry_gc_${randomBytes(6).toString('hex')}`;
 const scratchUrl = Object.assign(new URL(env.DATABASE_URL), { pathname: `/${scratchName}` }).toString();
 const admin = createSql(env.DATABASE_URL, { max: 1 });
 const bucket = `registry-gc-${randomBytes(4).toString('hex')}`;
-const demo = fileURLToPath(new URL('../../test/fixtures/container-demo', import.meta.url));
-const manifest = {
-  kind: 'container' as const,
-  name: 'Collected',
-  apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' as const }],
-  run: { start: ['node', 'server.js'] },
-};
+const demo = containerDemo;
+const manifest = containerDemoManifest('Collected');
 
 let dataDir: string;
 let registry: Awaited<ReturnType<typeof startRegistry>>;

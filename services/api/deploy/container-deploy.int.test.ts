@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeBundle } from '../../../test/fixtures/make-bundle.js';
 import { bundleOf, imageEntries, type TarEntry } from '../../../test/fixtures/bundle-tricks.js';
@@ -6,6 +5,7 @@ import { tgz } from '../../../test/support/archives.js';
 import { refusal } from '../../../test/support/refusal.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { testEnv } from '../../../test/support/services.js';
+import { containerDemo, containerDemoManifest } from '../../../test/fixtures/container-demo.js';
 
 let platform: Platform;
 beforeAll(async () => {
@@ -15,13 +15,8 @@ afterAll(async () => {
   await platform.close();
 });
 
-const demo = fileURLToPath(new URL('../../../test/fixtures/container-demo', import.meta.url));
-const manifest = {
-  kind: 'container' as const,
-  name: 'Container demo',
-  apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' as const }],
-  run: { start: ['node', 'server.js'] },
-};
+const demo = containerDemo;
+const manifest = containerDemoManifest('Container demo');
 
 async function deploy(bytes: Buffer, plan = 'solo') {
   const { client, token } = await platform.person({ plan });

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerFrom } from '../../../runner/app.js';
 import { DockerEngine } from '../../../runner/engine/docker-engine.js';
@@ -16,19 +15,15 @@ import { registryGet, registryOf, RegistryReadError } from '../../core/registry/
 import { sweepPushedManifests } from '../../../workers/sweep/pushed-manifests.sweep.js';
 import { createStorage } from '../../core/storage.js';
 import { buildImageOf } from '../../data/build-images.sql.js';
+import { containerDemo, containerDemoManifest } from '../../../test/fixtures/container-demo.js';
 
 // A container build from an image pushed to the registry (issue 32): createBuild by the manifest's
 // digest, the bundle check read from the registry, and a runner whose engine lacks the image
 // pulling it by that digest.
 const env = testEnv() as unknown as Record<string, string>;
 const config = loadConfig(env);
-const demo = fileURLToPath(new URL('../../../test/fixtures/container-demo', import.meta.url));
-const manifest = {
-  kind: 'container' as const,
-  name: 'Pushed demo',
-  apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' as const }],
-  run: { start: ['node', 'server.js'] },
-};
+const demo = containerDemo;
+const manifest = containerDemoManifest('Pushed demo');
 
 let platform: Platform;
 let sql: Sql;
