@@ -176,7 +176,7 @@ async function readImageOnce(
   work: string,
   repository: PushTarget | null,
 ): Promise<ReadImage> {
-  if (repository && (await engineKind(docker)) === 'podman') {
+  if (repository && enginePushMayReach(docker) && (await engineKind(docker)) === 'podman') {
     try {
       const spoolDir = await mkdtemp(join(work, 'engine-push-'));
       return await readImageByEnginePush(docker, tag, inspected, {
@@ -197,6 +197,15 @@ async function readImageOnce(
   }
   const present = repository ? (digest: string) => has(repository, digest) : async () => false;
   return readImage(archive, { present, spoolDir: work, scan: { scanner, baseLayers } });
+}
+
+/**
+ * Whether the engine may reach this machine's loopback: a unix socket on Linux is an engine on
+ * this machine. Elsewhere (podman machine's VM on macOS or Windows, an engine over TCP or SSH) it
+ * cannot, and trying would cost the 2 s the tool waits for it.
+ */
+function enginePushMayReach(docker: Docker): boolean {
+  return process.platform === 'linux' && typeof (docker.modem as { socketPath?: unknown }).socketPath === 'string';
 }
 
 /** The id of the image a tag names, or null when there is none. */
