@@ -32,12 +32,12 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 2000);
 /** A viewer still not running this long after the burst began gives up, and the run fails saying how many did (s). */
 const GIVE_UP_S = Number(process.env.BENCH_GIVE_UP_S ?? 900);
 
-/** Each runner's Postgres pool: 30, not the runner's 10, which meets a postgres.js fault at this load (admission-kit.ts, docs/scale.md). */
-const POOL = Number(process.env.BENCH_RUNNER_POOL ?? 30);
+/** Each runner's Postgres pool: the runner's own 10 (runner/main.ts), since postgres.js is patched (docs/scale.md). */
+const POOL = Number(process.env.BENCH_RUNNER_POOL ?? 10);
 
 limitConnections(CONNECTIONS);
-// A fault of the Postgres driver under this load (UNSAFE_TRANSACTION) rejects a promise nobody
-// holds: counted and reported with the figures, not a crash that loses them.
+// A promise nobody holds that rejects (the Postgres driver's UNSAFE_TRANSACTION did, before its
+// patch) is counted and reported with the figures, not a crash that loses them.
 const stray: string[] = [];
 process.on('unhandledRejection', (err) => void stray.push((err as Error)?.message ?? String(err)));
 const health = await startHealthServer();

@@ -54,6 +54,32 @@ describe('the image made of what the engine pushed', () => {
     expect(read.layers).toEqual([{ digest: digestOf(tarBytes), size: 2048, file: join(spoolDir, `${digestOf(tarBytes).slice(7)}.tar`) }]);
   });
 
+  it('unpacks a layer the image holds twice once', async () => {
+    const tarBytes = Buffer.alloc(2048, 0);
+    const diffId = digestOf(tarBytes);
+    const push = await received(tarBytes, diffId);
+    // The config and manifest name the one layer twice, as two steps that made the same files do.
+    const manifest = JSON.parse(push.manifest.toString()) as { config: { digest: string }; layers: unknown[] };
+    const configBlob = push.blobs.get(manifest.config.digest)!;
+    const config = Buffer.from(JSON.stringify({ rootfs: { type: 'layers', diff_ids: [diffId, diffId] } }));
+    await writeFile(configBlob.file, config);
+    push.blobs.delete(manifest.config.digest);
+    push.blobs.set(digestOf(config), { file: configBlob.file, size: config.length });
+    const twice = Buffer.from(JSON.stringify({ config: { digest: digestOf(config) }, layers: [manifest.layers[0], manifest.layers[0]] }));
+    const read = await imageFromPush(
+      twice,
+      push.blobs,
+      { ...push.image, id: digestOf(config), diffIds: [diffId, diffId] },
+      options(diffId),
+      1 << 20,
+    );
+    expect(read.layers.map((layer) => [layer.digest, layer.size])).toEqual([
+      [diffId, 2048],
+      [diffId, 2048],
+    ]);
+    expect(read.fromEngine?.layers).toBe(1);
+  });
+
   it('stops the deploy on a layer that does not unpack to its diff id (a damaged image)', async () => {
     const claimed = digestOf(Buffer.from('the layer the config names'));
     const push = await received(Buffer.alloc(2048, 7), claimed);

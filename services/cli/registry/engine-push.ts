@@ -159,6 +159,12 @@ export async function imageFromPush(
   const fromEngine = { layers: 0, bytes: 0 };
   for (const [index, diffId] of diffIds.entries()) {
     const layer = pushed[index];
+    // The same layer twice in one image (two steps that made the same files) is unpacked once.
+    const again = layers.find((earlier) => earlier.digest === diffId);
+    if (again) {
+      layers.push({ ...again });
+      continue;
+    }
     const added = !options.scan.baseLayers.has(diffId.replace(/^sha256:/, ''));
     if (added) scan.layers++;
     else scan.baseLayers++;
