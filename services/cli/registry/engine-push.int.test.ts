@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoBaseLayers, secretStepDemo } from '../../../test/fixtures/secret-step-demo.js';
+import { demoBaseLayers, fileDigest, secretStepDemo } from '../../../test/fixtures/secret-step-demo.js';
 import { testEnv } from '../../../test/support/services.js';
 import { buildImage } from '../local-engine/build-image.js';
 import { SecretScanner } from '../scan/secret-scan.js';
@@ -36,10 +36,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-const sha256 = async (file: string) =>
-  `sha256:${createHash('sha256')
-    .update(await readFile(file))
-    .digest('hex')}`;
+const sha256 = fileDigest;
 
 describe("the image read through the engine's push", () => {
   it('brings only the layers the platform lacks, each unpacked to its diff id, and scans them', async () => {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveImage } from '../../../test/fixtures/make-bundle.js';
-import { demoBaseLayers, secretStepDemo } from '../../../test/fixtures/secret-step-demo.js';
+import { demoBaseLayers, fileDigest, secretStepDemo } from '../../../test/fixtures/secret-step-demo.js';
 import { testEnv } from '../../../test/support/services.js';
 import { SecretScanner } from '../scan/secret-scan.js';
 import { readImage } from './read-image.js';
@@ -30,10 +30,7 @@ afterAll(async () => {
 });
 
 const spool = () => mkdtemp(join(work, 'spool-'));
-const sha256 = async (file: string) =>
-  `sha256:${createHash('sha256')
-    .update(await readFile(file))
-    .digest('hex')}`;
+const sha256 = fileDigest;
 
 describe('the image read once for the scan and the push', () => {
   it('keeps only the layers the registry lacks, each the very bytes its digest names', async () => {
