@@ -115,8 +115,9 @@ export async function startFleet(opts: {
     const engine = new StubEngine({ startDelayMs: opts.startDelayMs, address: '127.0.0.1' });
     // runner/main.ts gives a runner the postgres.js default pool, 10. A runner with thousands of
     // requests in hand then pipelines 100 queries on a connection, where postgres.js 3.4.9 sent a
-    // transaction's BEGIN without reserving its connection until patches/ fixed it (docs/scale.md).
-    const sql = createSql(config.DATABASE_URL, { max: opts.pool ?? 10 });
+    // transaction's BEGIN without reserving its connection until patches/ fixed it (docs/scale.md);
+    // the bench's pool is `pool` (30 by default: see admission-burst.bench.ts).
+    const sql = createSql(config.DATABASE_URL, { max: opts.pool ?? 30 });
     const service = createRunnerService({ sql, storage: createStorage(config), engine, log, settings });
     const app = await buildRunner({ engine, log, service, key: runnerKey(config.APP_SECRET) });
     await app.listen({ port: 0, host: '127.0.0.1' });
