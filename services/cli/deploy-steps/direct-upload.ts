@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { DirectPart, DirectUpload } from '@demo-rooms/contract';
 import { userAgent } from '../version.js';
+import { eachAtMost } from '../each-at-most.js';
 
 /** Each part gets this many tries before the deploy gives up (the first and two retries). */
 export const partTries = 3;
@@ -28,16 +29,11 @@ export async function uploadDirect(options: DirectUploadOptions): Promise<{ part
   const { parts } = options.direct;
   const starts = parts.map((_, i) => parts.slice(0, i).reduce((sum, p) => sum + p.sizeBytes, 0));
   const etags: { partNumber: number; etag: string }[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < parts.length) {
-      const i = next++;
-      const part = parts[i]!;
-      etags[i] = { partNumber: part.partNumber, etag: await sendPart(options, part, starts[i]!) };
-      options.onPart(`part ${part.partNumber}/${parts.length} sent (${part.sizeBytes} bytes)`);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(partsAtOnce, parts.length) }, worker));
+  const sends = parts.map((part, i) => async () => {
+    etags[i] = { partNumber: part.partNumber, etag: await sendPart(options, part, starts[i]!) };
+    options.onPart(`part ${part.partNumber}/${parts.length} sent (${part.sizeBytes} bytes)`);
+  });
+  await eachAtMost(partsAtOnce, sends);
   return etags;
 }
 

@@ -96,12 +96,16 @@ describe('the image made of what the engine pushed', () => {
     );
   });
 
-  it('leaves to the save a layer compressed in a way it does not read, and a config that is not the image', async () => {
+  it('leaves to the save a layer compressed in a way it does not read, a manifest that is not JSON, and a config that is not the image', async () => {
     const tarBytes = Buffer.alloc(1024, 0);
     const odd = await received(tarBytes, digestOf(tarBytes), 'application/vnd.oci.image.layer.v1.tar+encrypted');
     await expect(imageFromPush(odd.manifest, odd.blobs, odd.image, options(digestOf(tarBytes)), 1 << 20)).rejects.toBeInstanceOf(
       EnginePushUnavailable,
     );
+    const garbled = await received(tarBytes, digestOf(tarBytes));
+    await expect(
+      imageFromPush(Buffer.from('{not json'), garbled.blobs, garbled.image, options(digestOf(tarBytes)), 1 << 20),
+    ).rejects.toBeInstanceOf(EnginePushUnavailable);
     const other = await received(tarBytes, digestOf(tarBytes));
     const elsewhere = { ...other.image, id: digestOf(Buffer.from('another image')) };
     await expect(imageFromPush(other.manifest, other.blobs, elsewhere, options(digestOf(tarBytes)), 1 << 20)).rejects.toBeInstanceOf(

@@ -43,6 +43,9 @@ export interface InspectedImage {
   size: number;
 }
 
+/** The most of the engine's push progress kept (characters). */
+const PROGRESS_KEPT = 1 << 20;
+
 /** An engine that answers nothing within this long has not reached this machine's loopback. */
 const REACH_MS = 2000;
 
@@ -111,8 +114,9 @@ async function enginePush(docker: Docker, tag: string, destination: string, sign
         err ? reject(new EnginePushUnavailable(`the engine's push was refused: ${(err as Error).message}`)) : resolve(reply as Readable),
     ),
   );
+  // Its progress is a few lines a layer; past 1 MiB only the end is kept, where an error comes.
   let text = '';
-  for await (const chunk of stream) text += (chunk as Buffer).toString('utf8');
+  for await (const chunk of stream) text = (text + (chunk as Buffer).toString('utf8')).slice(-PROGRESS_KEPT);
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     let said: { error?: string };
@@ -142,7 +146,7 @@ export async function imageFromPush(
   options: EnginePushOptions,
   maxBytes: number,
 ): Promise<ReadImage> {
-  const manifest = JSON.parse(manifestBytes.toString('utf8')) as PushedManifest;
+  const manifest = pushedJson<PushedManifest>(manifestBytes, 'manifest');
   const configDigest = manifest.config?.digest ?? '';
   const configBlob = received.get(configDigest);
   if (!configBlob) throw new EnginePushUnavailable('the engine pushed no image config');
@@ -150,7 +154,7 @@ export async function imageFromPush(
   await rm(configBlob.file, { force: true });
   if (configDigest !== normalId(image.id))
     throw new EnginePushUnavailable(`the engine pushed the config ${configDigest}, not the image's own ${image.id}`);
-  const diffIds = (JSON.parse(config.toString('utf8')) as { rootfs?: { diff_ids?: string[] } }).rootfs?.diff_ids ?? [];
+  const diffIds = pushedJson<{ rootfs?: { diff_ids?: string[] } }>(config, 'config').rootfs?.diff_ids ?? [];
   const pushed = manifest.layers ?? [];
   if (pushed.length !== diffIds.length) throw new EnginePushUnavailable('the pushed manifest and config disagree on the layers');
 
@@ -215,6 +219,15 @@ async function unpackLayer(blob: ReceivedBlob, mediaType: string, diffId: string
     );
   }
   return size;
+}
+
+/** A pushed manifest or config read as JSON; one that is not leaves the image to the save. */
+function pushedJson<T>(bytes: Buffer, what: string): T {
+  try {
+    return JSON.parse(bytes.toString('utf8')) as T;
+  } catch {
+    throw new EnginePushUnavailable(`the engine pushed a ${what} that is not JSON`);
+  }
 }
 
 const normalId = (id: string) => (id.startsWith('sha256:') ? id : `sha256:${id}`);

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { eachAtMost } from '../each-at-most.js';
 import { Refusal } from '../refusal.js';
 import { readImage, type ImageLayer, type ReadImage } from './read-image.js';
 import { registryErrors, registryRequest, type RegistryReply } from './registry-http.js';
@@ -122,17 +123,6 @@ const ASK_FIRST_ABOVE = 1 << 20;
 
 /** Blob uploads a push has open at once. */
 const UPLOADS_AT_ONCE = 4;
-
-/** Runs the jobs, at most `limit` at a time; the first failure fails the whole once the running ones end. */
-async function eachAtMost(limit: number, jobs: (() => Promise<void>)[]): Promise<void> {
-  const queue = [...jobs];
-  const worker = async () => {
-    for (let job = queue.shift(); job; job = queue.shift()) await job();
-  };
-  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, jobs.length) }, worker));
-  const failed = results.find((result) => result.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
-}
 
 const base = (target: PushTarget) => `${target.registryUrl}/v2/${target.repository}`;
 
