@@ -194,7 +194,7 @@ export interface Viewer {
 /**
  * One viewer, as the room's shell drives them (services/room/shell/shell.ts `load`): it asks for
  * a grant, which enters with a 10 s wait for a start to settle (shell-grant.routes.ts), and asks
- * again 2 s later while queued, 500 ms later while starting. A call that fails (the runner client
+ * again when the runner says while queued (`retryMs`), 500 ms later while starting. A call that fails (the runner client
  * gives up after 15 s plus the wait) shows "Could not open… Reload"; the viewer reloads 2 s later,
  * and `reloads` counts it. Once running, they stay until `stayUntil` has resolved and `dwellMs`
  * more, then leave. `onAnswered` is called once the first answer is in. A viewer still not
@@ -253,7 +253,8 @@ export async function viewer(
       v.detail = `${view.state}${view.detail ? `: ${view.detail}` : ''}`;
       return v;
     }
-    await sleep(view.state === 'queued' ? 2_000 : 500);
+    // Queued: as the runner says (a jittered later time the further back in line); starting: soon.
+    await sleep(view.state === 'queued' ? (view.retryMs ?? 2_000) : 500);
   }
   v.runningMs = performance.now() - t0;
   v.outcome = 'served';
@@ -349,6 +350,17 @@ export async function liveNow(sql: Sql, workspaceIds: string[]): Promise<{ host:
       select 'w', count(*) from runner_copies where workspace_id = any(${workspaceIds}) and state in ('creating', 'starting', 'warm', 'running', 'paused') group by workspace_id
     ) s`;
   return r;
+}
+
+/** The most of `times` (ms) that fall within any one window of `windowMs`: a peak rate. */
+export function peakIn(times: number[], windowMs = 1_000): number {
+  const t = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let lo = 0, hi = 0; hi < t.length; hi++) {
+    while (t[hi] - t[lo] >= windowMs) lo++;
+    most = Math.max(most, hi - lo + 1);
+  }
+  return most;
 }
 
 /** The value below which `p` of `xs` fall (nearest rank). */

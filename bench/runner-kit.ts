@@ -1,9 +1,11 @@
 // Shared by the runner benchmarks (bench/runner-*.bench.ts): a real runner in this process on the
 // test services, a seeded live container build of the runner tests' demo, the room's copy proxy in
 // front of it, and the raw-engine baseline. Needs `node infra/local/test.mjs --services`.
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { createSql } from '../services/core/db.js';
 import { testEnv } from '../test/support/services.js';
 import { createCopyProxy, type CopyTarget } from '../services/room/viewer-copies/copy-proxy.js';
@@ -18,6 +20,7 @@ import { step } from './report.js';
 /** How long a bench waits for its image to load and for a copy to start, on a machine where nothing ran before (s). */
 const PREPARE_S = Number(process.env.BENCH_PREPARE_S ?? 300);
 const START_S = Number(process.env.BENCH_START_S ?? 120);
+const run = promisify(execFile);
 
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -75,26 +78,66 @@ export async function startKit(
   };
 }
 
-/** The baseline: the same image started straight on the engine (default network, no limits), polled like the runner polls. */
-export async function rawStart(kit: Kit): Promise<number> {
+/** A raw start's way in: the engine's API (create + start, as the runner does) or the `podman run -d` command. */
+export type RawVia = 'api' | 'cli';
+
+/**
+ * The baseline: the same image started straight on the engine (default network, no limits), polled
+ * like the runner polls, timed from the first call to the first 200. `cli` is a `podman run -d` (a
+ * process of its own: the issue's "raw podman run"), its address then read through the API.
+ * Labelled `rooms.bench=<label>` (default `raw`), so a bench can find what a failed start left.
+ * The container stays until `remove` is called (removed already when the start fails).
+ */
+export async function rawCopy(kit: Kit, opts: { via?: RawVia; label?: string } = {}): Promise<{ ms: number; remove(): Promise<void> }> {
   const docker = kit.runner.engine.docker;
   const image = imageTagOf(kit.build.buildId);
+  const label = opts.label ?? 'raw';
+  let id: string | null = null;
+  const remove = async () => {
+    if (id) await docker.getContainer(id).remove({ force: true });
+  };
   const t0 = performance.now();
-  const c = await docker.createContainer({
-    Image: image,
-    Cmd: ['node', 'server.js'],
-    Env: ['PORT=8080', 'HOST=0.0.0.0'],
-    Labels: { 'rooms.bench': 'raw' },
-  });
   try {
-    await c.start();
-    const info = await c.inspect();
+    if (opts.via === 'cli') {
+      const args = ['run', '-d', '--label', `rooms.bench=${label}`, '-e', 'PORT=8080', '-e', 'HOST=0.0.0.0', image, 'node', 'server.js'];
+      id = (await run('podman', args, { env: { ...process.env, CONTAINERS_CONF: testEnv().CONTAINERS_CONF } })).stdout.trim();
+    } else {
+      const c = await docker.createContainer({
+        Image: image,
+        Cmd: ['node', 'server.js'],
+        Env: ['PORT=8080', 'HOST=0.0.0.0'],
+        Labels: { 'rooms.bench': label },
+      });
+      id = c.id;
+      await c.start();
+    }
+    const info = await docker.getContainer(id).inspect();
     const ip = Object.values(info.NetworkSettings.Networks)[0].IPAddress;
-    await probeHealth(`http://${ip}:8080/healthz`, { deadline: Date.now() + 30_000 });
-    return performance.now() - t0;
-  } finally {
-    await c.remove({ force: true });
+    await probeHealth(`http://${ip}:8080/healthz`, { deadline: Date.now() + 60_000 });
+    return { ms: performance.now() - t0, remove };
+  } catch (err) {
+    await remove().catch(() => {});
+    throw err;
   }
+}
+
+/** One raw start (rawCopy), removed once it answered: its time (ms). */
+export async function rawStart(kit: Kit, opts: { via?: RawVia; label?: string } = {}): Promise<number> {
+  const copy = await rawCopy(kit, opts);
+  await copy.remove();
+  return copy.ms;
+}
+
+/** Removes every container labelled `rooms.bench=<label>` (a raw start that failed half way); returns how many there were. */
+export async function removeRaw(kit: Kit, label: string): Promise<number> {
+  const docker = kit.runner.engine.docker;
+  const left = await docker.listContainers({ all: true, filters: JSON.stringify({ label: [`rooms.bench=${label}`] }) });
+  for (const c of left)
+    await docker
+      .getContainer(c.Id)
+      .remove({ force: true })
+      .catch(() => {});
+  return left.length;
 }
 
 export const newSession = () => randomUUID();

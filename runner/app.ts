@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Logger } from '../services/core/log.js';
 import { opsPlugin } from '../services/core/http/ops.plugin.js';
 import { logRequests, requestLogging } from '../services/core/http/request-log.js';
-import { CallsBody, type CopyView, EnterBody, PrepareQuery, Uuid, WaitQuery } from '../services/contract/runner/runner-api.schema.js';
+import { CallsBody, EnterBody, PrepareQuery, Uuid, WaitQuery } from '../services/contract/runner/runner-api.schema.js';
 import { RUNNER_KEY_HEADER, keyMatches } from '../services/contract/runner/runner-key.js';
 import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
 import type { CopyEngine } from './engine/copy-engine.js';
@@ -80,13 +80,11 @@ export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance>
         return reply.status(500).send({ error: 'internal error' });
       });
 
-      /** Enter: the session's copy (idempotent: the same session gets its same copy). `?wait=ms` waits for it to settle. */
+      /** Enter: the session's copy (idempotent: the same session gets its same copy). `?wait=ms` waits for it to settle (a fresh admission at most 1 s: session-entry.ts). */
       api.post('/sessions/:sessionId/copy', { schema: { params: SessionParams, body: EnterBody, querystring: WaitQuery } }, async (req) => {
-        const { sessionId } = req.params;
-        const { wait } = req.query;
-        let view: CopyView = await service.enter(sessionId, req.body);
-        if (wait && view.state === 'starting') view = await service.watch(sessionId, wait, view.version);
-        return view;
+        // A caller that gave up (its call timed out) closed the socket: its ask, if still waiting to be decided, starts nothing.
+        const gone = () => req.raw.socket?.destroyed === true;
+        return service.enterAndWait(req.params.sessionId, req.body, req.query.wait ?? 0, gone);
       });
 
       /** The session's copy now, or (with `wait` and `seen`) once it has changed. */

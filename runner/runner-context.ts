@@ -11,10 +11,14 @@ import type { ImageStore } from './images/image-store.js';
 export interface RunnerSettings {
   runnerId: string;
   hostCapacity: number;
+  /** Copies started at once; the rest of those admitted wait their turn (RUNNER_START_CONCURRENCY). */
+  startConcurrency: number;
   copy: { memoryMb: number; cpus: number; pids: number; port: number; writableMb: number };
   /** Where copies' writable tmpfs mounts go on the host (podman), absolute. */
   writableDir: string;
   healthTimeoutMs: number;
+  /** A start (image, engine, health) not ready this long after it began fails `deadline` (RUNNER_START_DEADLINE_S). */
+  startDeadlineMs: number;
   /** Resume re-probes the health path this long at most before giving up on the copy. */
   resumeTimeoutMs: number;
   idlePauseMs: number;
@@ -58,6 +62,7 @@ export function runnerSettings(c: Config, listening = false): RunnerSettings {
         .slice(0, 40) ||
         'runner'),
     hostCapacity: c.RUNNER_HOST_CAPACITY,
+    startConcurrency: c.RUNNER_START_CONCURRENCY,
     copy: {
       memoryMb: c.RUNNER_COPY_MEMORY_MB,
       cpus: c.RUNNER_COPY_CPUS,
@@ -67,6 +72,7 @@ export function runnerSettings(c: Config, listening = false): RunnerSettings {
     },
     writableDir: resolve(c.RUNNER_WRITABLE_DIR ?? join(c.DATA_DIR, 'copies')),
     healthTimeoutMs: c.RUNNER_HEALTH_TIMEOUT_S * 1000,
+    startDeadlineMs: c.RUNNER_START_DEADLINE_S * 1000,
     resumeTimeoutMs: 5_000,
     idlePauseMs: c.RUNNER_IDLE_PAUSE_S * 1000,
     idleRemoveMs: c.RUNNER_IDLE_REMOVE_S * 1000,

@@ -1,21 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Sql } from '../../services/core/db.js';
 import { planFor } from '../../services/data/workspaces.sql.js';
+import type { Plan } from '../../services/core/plans.js';
 import { insertCopy, transition, type CopyRow } from '../../services/data/copies.sql.js';
-import {
-  copyToEvict,
-  firstQueued,
-  healthyWarmCopy,
-  hostLiveCopies,
-  liveCopyCounts,
-  lockCopySlots,
-  queueHeadsOn,
-  roomViewerCopies,
-  sessionCopyNotEnded,
-  warmCopiesComing,
-  warmCopyToClaim,
-  workspaceHasQueue,
-} from '../../services/data/copy-admission.sql.js';
+import { copyToEvict, liveCopyCounts, lockCopySlots, warmCopiesComing, workspaceHasQueue } from '../../services/data/copy-admission.sql.js';
 import type { HostScope } from '../runner-context.js';
 
 // Caps, reserved atomically before the engine is asked for anything (research/runner.md #1):
@@ -24,7 +12,9 @@ import type { HostScope } from '../runner-context.js';
 //   the host's copies            (RUNNER_HOST_CAPACITY, per runner instance)
 // Every reservation runs in one transaction holding an advisory lock on the workspace, then one
 // on the host (always in that order, so two never deadlock), and counts rows that are not ended.
-// Racing viewers, or two runners sharing the database, therefore cannot pass a cap.
+// Racing viewers, or two runners sharing the database, therefore cannot pass a cap. Viewers are
+// admitted in batches under those locks (admission-batch.ts); this file holds what a batch and
+// the warm pool share: the caps of a plan, taking a warm copy, giving a copy up for a viewer.
 //
 // At the copy cap a viewer waits in a first-come queue (state `queued`, ordered by asked_at): a
 // newcomer queues behind anyone already waiting in the workspace, so nobody is overtaken. Before
@@ -32,34 +22,38 @@ import type { HostScope } from '../runner-context.js';
 // viewer who is here: those are the slots nobody is looking at.
 
 export type Admission =
-  | { kind: 'existing'; copy: CopyRow }
+  | { kind: 'existing' }
   | { kind: 'full'; reason: 'room' | 'plan' }
   | { kind: 'queued'; copy: CopyRow }
   | { kind: 'claimed'; copy: CopyRow; evicted: CopyRow[] }
   | { kind: 'admitted'; copy: CopyRow; evicted: CopyRow[] };
 
+/** The copies a plan allows at once (0: it runs no containers). */
+export const copyCapOf = (plan: Plan) => (plan.staticOnly ? 0 : plan.containerCopies);
+
 async function capsOf(tx: Db, workspaceId: string) {
   const plan = await planFor(tx, workspaceId);
-  return { plan, copies: plan.staticOnly ? 0 : plan.containerCopies };
+  return { plan, copies: copyCapOf(plan) };
 }
 
-/** Claims a warm copy of the build on this host: a healthy one first, else one still starting. */
-async function claimWarm(tx: Db, host: HostScope, buildId: string, sessionId: string): Promise<CopyRow | null> {
-  const warm = await warmCopyToClaim(tx, host.runnerId, buildId);
-  if (!warm) return null;
-  // A healthy copy becomes the viewer's at once; one still starting does when it is healthy.
-  return transition(tx, warm.id, [warm.state as CopyRow['state']], warm.state === 'warm' ? 'running' : (warm.state as CopyRow['state']), {
-    set: { sessionId },
-    now: ['claimedAt', 'activeAt', 'seenAt'],
-    event: 'claim',
-  });
+/** The viewer takes this unclaimed copy (locked by the caller): a healthy one is theirs at once, one still starting when it is healthy. */
+export async function claimCopy(tx: Db, copyId: string, sessionId: string): Promise<CopyRow | null> {
+  for (const from of ['warm', 'creating', 'starting'] as const) {
+    const claimed = await transition(tx, copyId, [from], from === 'warm' ? 'running' : from, {
+      set: { sessionId },
+      now: ['claimedAt', 'activeAt', 'seenAt'],
+      event: 'claim',
+    });
+    if (claimed) return claimed;
+  }
+  return null;
 }
 
 /**
  * Makes room for one more copy in the workspace and on the host, giving up warm copies and
  * paused copies if it must (`evict`). Returns the copies given up, or null when there is no room.
  */
-async function reserve(tx: Db, host: HostScope, workspaceId: string, copyCap: number, evict: boolean): Promise<CopyRow[] | null> {
+export async function reserve(tx: Db, host: HostScope, workspaceId: string, copyCap: number, evict: boolean): Promise<CopyRow[] | null> {
   const n = await liveCopyCounts(tx, workspaceId, host.runnerId);
   const needWorkspace = n.workspace >= copyCap;
   const needHost = n.host >= host.hostCapacity;
@@ -75,104 +69,6 @@ async function reserve(tx: Db, host: HostScope, workspaceId: string, copyCap: nu
     detail: 'evicted',
   });
   return ended ? [ended] : null;
-}
-
-/** A viewer session enters: its own copy, a warm one, a reserved slot, a place in the queue, or full. */
-export async function admitViewer(
-  sql: Sql,
-  host: HostScope,
-  v: { sessionId: string; workspaceId: string; projectId: string; buildId: string; roomViewerCap?: number },
-): Promise<Admission> {
-  return sql.begin(async (tx) => {
-    await lockCopySlots(tx, v.workspaceId, host.runnerId);
-    const mine = await sessionCopyNotEnded(tx, v.sessionId);
-    if (mine) return { kind: 'existing', copy: mine } as Admission;
-    const { plan, copies } = await capsOf(tx, v.workspaceId);
-    if (copies === 0) return { kind: 'full', reason: 'plan' } as Admission;
-    if ((await roomViewerCopies(tx, v.projectId)) >= (v.roomViewerCap ?? plan.concurrentViewers))
-      return { kind: 'full', reason: 'room' } as Admission;
-
-    if (!(await workspaceHasQueue(tx, v.workspaceId))) {
-      const claimed = await claimWarm(tx, host, v.buildId, v.sessionId);
-      if (claimed) return { kind: 'claimed', copy: claimed, evicted: [] } as Admission;
-      const evicted = await reserve(tx, host, v.workspaceId, copies, true);
-      if (evicted) {
-        const copy = await insertCopy(tx, {
-          id: randomUUID(),
-          runnerId: host.runnerId,
-          workspaceId: v.workspaceId,
-          projectId: v.projectId,
-          buildId: v.buildId,
-          sessionId: v.sessionId,
-          origin: 'viewer',
-          state: 'creating',
-        });
-        return { kind: 'admitted', copy, evicted } as Admission;
-      }
-    }
-    const copy = await insertCopy(
-      tx,
-      {
-        id: randomUUID(),
-        runnerId: host.runnerId,
-        workspaceId: v.workspaceId,
-        projectId: v.projectId,
-        buildId: v.buildId,
-        sessionId: v.sessionId,
-        origin: 'viewer',
-        state: 'queued',
-      },
-      'queued',
-    );
-    return { kind: 'queued', copy } as Admission;
-  });
-}
-
-/**
- * Lets in the first waiting viewer of each workspace, oldest first across workspaces, while this
- * host has room. A head of queue that belongs to another runner is that runner's to let in,
- * unless it is one of `peers` (the live hosts of this runner's fleet): then the head moves here.
- * Each head is let in by its own transaction; `admitted` hears of each as it commits, so its copy
- * starts at once, not when the whole pass ends (a long pass would otherwise leave its first
- * admissions 'creating' past the reconcile's bound, and their viewers told it could not start).
- */
-export async function admitQueued(
-  sql: Sql,
-  host: HostScope,
-  peers: string[] = [],
-  admitted: (a: Admission) => void = () => {},
-): Promise<Admission[]> {
-  const heads = await queueHeadsOn(sql, host.runnerId, peers);
-  const out: Admission[] = [];
-  for (const head of heads) {
-    const result = await sql.begin(async (tx) => {
-      await lockCopySlots(tx, head.workspaceId, host.runnerId);
-      const first = await firstQueued(tx, head.workspaceId);
-      if (!first || first.id !== head.id) return 'moved' as const;
-      const { copies } = await capsOf(tx, head.workspaceId);
-      const warm = await healthyWarmCopy(tx, host.runnerId, first.buildId);
-      if (warm) {
-        // The waiting viewer takes the warm copy; the queued record ends as handed over.
-        await transition(tx, head.id, ['queued'], 'ended', { set: { endReason: 'handed-over' } });
-        const claimed = await claimWarm(tx, host, first.buildId, first.sessionId!);
-        return claimed ? ({ kind: 'claimed', copy: claimed, evicted: [] } as Admission) : ('blocked' as const);
-      }
-      const evicted = await reserve(tx, host, head.workspaceId, copies, true);
-      if (!evicted) {
-        return (await hostLiveCopies(tx, host.runnerId)) >= host.hostCapacity ? ('host-full' as const) : ('blocked' as const);
-      }
-      const copy = await transition(tx, head.id, ['queued'], 'creating', {
-        set: { runnerId: host.runnerId },
-        now: ['admittedAt', 'activeAt'],
-      });
-      return copy ? ({ kind: 'admitted', copy, evicted } as Admission) : ('moved' as const);
-    });
-    if (result === 'host-full') break;
-    if (typeof result === 'string') continue;
-    out.push(result);
-    admitted(result);
-  }
-  return out;
 }
 
 /** Reserves a slot for a warm copy of the build, if nobody waits in its workspace and there is room (never evicting). */

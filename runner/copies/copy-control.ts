@@ -44,24 +44,28 @@ export async function stopCopy(
   }
 }
 
-/** Marks a copy that could not start as failed ("could not start"), counts it, and cleans up. */
+/**
+ * Marks a copy that could not start as failed ("could not start"), counts it, and cleans up. The
+ * viewer is told before the engine is asked to remove anything (a removal may be slow, or hang
+ * with the engine that made the start fail); waiting viewers are let in once it is done.
+ */
 export async function failCopy(ctx: RunnerContext, copyId: string, why: string, message: string): Promise<void> {
   const ended = await transition(ctx.sql, copyId, ['creating', 'starting', 'warm', 'running'], 'ended', {
     set: { endReason: `failed:${why}` },
     event: 'fail',
     detail: message.slice(0, 500),
   });
-  if (ended) failedStarts.inc();
-  await removeResources(ctx, copyId);
   if (ended) {
+    failedStarts.inc({ reason: why });
     ctx.waiters.wake(ended.sessionId);
     const f = ctx.failures.get(ended.buildId) ?? { count: 0, until: 0 };
     f.count++;
     f.until = Date.now() + Math.min(30_000 * 2 ** (f.count - 1), 600_000);
     ctx.failures.set(ended.buildId, f);
     ctx.log.warn({ copyId, buildId: ended.buildId, why, message }, 'copy could not start');
-    ctx.kick();
   }
+  await removeResources(ctx, copyId);
+  if (ended) ctx.kick();
 }
 
 export async function pauseCopy(ctx: RunnerContext, row: CopyRow): Promise<void> {

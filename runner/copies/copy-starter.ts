@@ -3,9 +3,9 @@ import { EngineError, ExitedAtStart, ImageGone, ImageMissing, type StartHooks } 
 import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
 import type { RunnerContext } from '../runner-context.js';
 import { ProbeTimeout, probeHealth } from './health-probe.js';
-import { insertEvent, markCopyReady, transition, type CopyRow } from '../../services/data/copies.sql.js';
+import { markCopyReady, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { failCopy, looksOom, removeResources } from './copy-control.js';
-import { CopyExited, Withdrawn } from './copy-errors.js';
+import { CopyExited, StartDeadline, Withdrawn } from './copy-errors.js';
 import { recordExit } from './copy-exits.js';
 
 // Starting one copy: record → engine.start → record → probe → ready, phase by phase (load, then
@@ -14,6 +14,13 @@ import { recordExit } from './copy-exits.js';
 // and any failure ends the record and has the engine remove what it made: "could not start"
 // never leaves a copy behind. A start can be withdrawn at any point (the viewer left): the
 // AbortController in ctx.starting reaches every wait, the engine's included.
+//
+// The whole start has RUNNER_START_DEADLINE_S (KubeSpawner's start_timeout), on every engine: at
+// the deadline the signal aborts every wait that listens (the probe, a pod's wait to run) and the
+// starter stops waiting for any that does not (an image load shared with other copies, an engine
+// call that hangs). The record ends `failed:deadline` then and there, so its slot is free and its
+// viewer told at once; what the engine made is removed, and removed again once a call still in
+// hand answers (a runner that dies before leaves it to the reconcile: its record has ended).
 
 export interface StartOptions {
   /** When the viewer asked, in this process's clock: the cold-start clock (ms since the epoch). */
@@ -22,7 +29,14 @@ export interface StartOptions {
   adoptContainer?: string;
 }
 
+/** What a start has got to: its container once made, and the phase it waits on (for the deadline's message). */
+interface Progress {
+  containerId: string | undefined;
+  waitingFor: string;
+}
+
 function classify(err: unknown): { why: string; message: string } {
+  if (err instanceof StartDeadline) return { why: 'deadline', message: err.message };
   if (err instanceof CopyExited) return { why: err.oom ? 'oom' : 'exited', message: err.message };
   if (err instanceof ProbeTimeout) return { why: 'health', message: err.message };
   if (err instanceof ImageMissing) return { why: 'image', message: err.message };
@@ -33,6 +47,61 @@ function classify(err: unknown): { why: string; message: string } {
 export async function startCopy(ctx: RunnerContext, row: CopyRow, opts: StartOptions = {}): Promise<void> {
   const ac = new AbortController();
   ctx.starting.set(row.id, ac);
+  const progress: Progress = { containerId: opts.adoptContainer, waitingFor: opts.adoptContainer ? 'the health path' : 'the image' };
+  const deadlineMs = ctx.settings.startDeadlineMs;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new StartDeadline(deadlineMs, progress.waitingFor);
+      ac.abort(err);
+      reject(err);
+    }, deadlineMs);
+  });
+  deadline.catch(() => {});
+  const work = startPhases(ctx, row, opts, ac.signal, progress, () => clearTimeout(timer));
+  let settled = false;
+  const done = () => {
+    settled = true;
+  };
+  work.then(done, done);
+  try {
+    await Promise.race([work, deadline]);
+  } catch (err) {
+    const reason = ac.signal.aborted ? ac.signal.reason : err;
+    // Past the deadline with a call still in hand: what it makes once it answers goes too, after this removal.
+    const late = settled ? null : work.catch(() => {});
+    try {
+      if (reason instanceof Withdrawn) {
+        await removeResources(ctx, row.id);
+        return;
+      }
+      const { why, message } = classify(reason);
+      // A copy that exited before it was healthy: its output tells the builder why.
+      if (reason instanceof CopyExited)
+        await recordExit(
+          ctx,
+          { ...row, containerId: progress.containerId ?? null },
+          { exitCode: reason.exitCode, oom: reason.oom, healthy: false },
+        );
+      await failCopy(ctx, row.id, why, message);
+    } finally {
+      if (late) void late.then(() => removeResources(ctx, row.id));
+    }
+  } finally {
+    clearTimeout(timer);
+    ctx.starting.delete(row.id);
+  }
+}
+
+/** The start itself: image, engine, health, ready. `healthy` is called once the health path answered (the deadline is met). */
+async function startPhases(
+  ctx: RunnerContext,
+  row: CopyRow,
+  opts: StartOptions,
+  signal: AbortSignal,
+  progress: Progress,
+  healthy: () => void,
+): Promise<void> {
   const t0 = opts.askedAt ?? Date.now();
   const phases: Record<string, number> = {};
   let last = t0;
@@ -41,71 +110,62 @@ export async function startCopy(ctx: RunnerContext, row: CopyRow, opts: StartOpt
     phases[name] = now - last;
     last = now;
   };
-  let containerId = opts.adoptContainer;
-  try {
-    const run = await ctx.runs(row.buildId);
-    let address: string | null = null;
-    if (!containerId) {
-      const image = await ctx.images.ensure(row.buildId);
-      mark('load');
-      ac.signal.throwIfAborted();
-      const spec: CopySpec = { ...labelsOfSpec(row), image, start: run.start, env: run.env, ...ctx.settings.copy };
-      const hooks: StartHooks = {
-        signal: ac.signal,
-        phase: mark,
-        async made(handle) {
-          containerId = handle;
-          // Recorded before it runs: from here a crash leaves a record naming the copy.
-          const recorded = await transition(ctx.sql, row.id, ['creating'], 'starting', { set: { containerId: handle } });
-          if (!recorded) throw new Withdrawn('ended while creating');
-        },
-        async running() {
-          await transition(ctx.sql, row.id, ['starting'], 'starting', { now: ['startedAt'], event: 'start' });
-        },
-      };
-      const started = await startInEngine(ctx, row, spec, hooks);
-      containerId = started.handle;
-      address = started.address;
-    } else {
-      const state = await ctx.engine.state(containerId);
-      if (!state || state.status === 'exited')
-        throw new CopyExited(state?.exitCode ?? null, looksOom(state?.exitCode ?? null, state?.oomKilled ?? false));
-      if (!state.address) throw new EngineError('the copy has no address on its network');
-      address = state.address;
-    }
-    const port = ctx.settings.copy.port;
-    await probeHealth(`http://${address}:${port}${run.health}`, {
-      deadline: Date.now() + ctx.settings.healthTimeoutMs,
-      signal: ac.signal,
-      // Events tell of an exit within milliseconds; this covers an event stream that is down.
-      check: async () => {
-        const s = await ctx.engine.state(containerId!);
-        if (!s || s.status === 'exited') throw new CopyExited(s?.exitCode ?? null, looksOom(s?.exitCode ?? null, s?.oomKilled ?? false));
+  const run = await ctx.runs(row.buildId);
+  let address: string | null = null;
+  let containerId = progress.containerId;
+  if (!containerId) {
+    const image = await ctx.images.ensure(row.buildId);
+    mark('load');
+    signal.throwIfAborted();
+    progress.waitingFor = 'the engine to start it';
+    const spec: CopySpec = { ...labelsOfSpec(row), image, start: run.start, env: run.env, ...ctx.settings.copy };
+    const hooks: StartHooks = {
+      signal,
+      phase: mark,
+      async made(handle) {
+        progress.containerId = handle;
+        // Recorded before it runs: from here a crash leaves a record naming the copy.
+        const recorded = await transition(ctx.sql, row.id, ['creating'], 'starting', { set: { containerId: handle } });
+        if (!recorded) throw new Withdrawn('ended while creating');
       },
-    });
-    mark('healthy');
-    const coldStartMs = Date.now() - t0;
-    // An adopted start was timed by the process that died, not this one: no figure is better than a wrong one.
-    const ready = await markReady(ctx, row, { host: address, port, coldStartMs: opts.adoptContainer ? null : coldStartMs, phases });
-    if (!ready) throw new Withdrawn('ended while starting');
-    if (row.origin === 'viewer' && !opts.adoptContainer) coldStart.observe(coldStartMs / 1000);
-    ctx.failures.delete(row.buildId);
-    ctx.waiters.wake(ready.sessionId);
-    ctx.log.info({ copyId: row.id, buildId: row.buildId, origin: row.origin, coldStartMs, phases }, 'copy ready');
-  } catch (err) {
-    const reason = ac.signal.aborted ? ac.signal.reason : err;
-    if (reason instanceof Withdrawn) {
-      await removeResources(ctx, row.id);
-      return;
-    }
-    const { why, message } = classify(reason);
-    // A copy that exited before it was healthy: its output tells the builder why.
-    if (reason instanceof CopyExited)
-      await recordExit(ctx, { ...row, containerId: containerId ?? null }, { exitCode: reason.exitCode, oom: reason.oom, healthy: false });
-    await failCopy(ctx, row.id, why, message);
-  } finally {
-    ctx.starting.delete(row.id);
+      async running() {
+        await transition(ctx.sql, row.id, ['starting'], 'starting', { now: ['startedAt'], event: 'start' });
+      },
+    };
+    const started = await startInEngine(ctx, row, spec, hooks);
+    containerId = progress.containerId = started.handle;
+    address = started.address;
+  } else {
+    const state = await ctx.engine.state(containerId);
+    if (!state || state.status === 'exited')
+      throw new CopyExited(state?.exitCode ?? null, looksOom(state?.exitCode ?? null, state?.oomKilled ?? false));
+    if (!state.address) throw new EngineError('the copy has no address on its network');
+    address = state.address;
   }
+  progress.waitingFor = 'the health path';
+  const port = ctx.settings.copy.port;
+  const handle = containerId;
+  // The probe's own budget; the start's deadline cuts it short through the signal.
+  await probeHealth(`http://${address}:${port}${run.health}`, {
+    deadline: Date.now() + ctx.settings.healthTimeoutMs,
+    signal,
+    // Events tell of an exit within milliseconds; this covers an event stream that is down.
+    check: async () => {
+      const s = await ctx.engine.state(handle);
+      if (!s || s.status === 'exited') throw new CopyExited(s?.exitCode ?? null, looksOom(s?.exitCode ?? null, s?.oomKilled ?? false));
+    },
+  });
+  signal.throwIfAborted();
+  healthy();
+  mark('healthy');
+  const coldStartMs = Date.now() - t0;
+  // An adopted start was timed by the process that died, not this one: no figure is better than a wrong one.
+  const ready = await markReady(ctx, row, { host: address, port, coldStartMs: opts.adoptContainer ? null : coldStartMs, phases });
+  if (!ready) throw new Withdrawn('ended while starting');
+  if (row.origin === 'viewer' && !opts.adoptContainer) coldStart.observe(coldStartMs / 1000);
+  ctx.failures.delete(row.buildId);
+  ctx.waiters.wake(ready.sessionId);
+  ctx.log.info({ copyId: row.id, buildId: row.buildId, origin: row.origin, coldStartMs, phases }, 'copy ready');
 }
 
 /** engine.start, once more when the engine lost the image since it was prepared; its exit at start is the copy's. */
@@ -138,13 +198,9 @@ async function markReady(
   row: CopyRow,
   r: { host: string; port: number; coldStartMs: number | null; phases: Record<string, number> },
 ): Promise<CopyRow | null> {
-  return ctx.sql.begin(async (tx) => {
-    const ready = await markCopyReady(tx, row.id, r);
-    if (!ready) return null;
-    // Every copy's start counts, warm ones too (issue 29, item 7): on a paid plan nearly every
-    // viewer takes a warm copy, and counting only the viewers' own starts left the figure empty
-    // while the runner timed each start. The viewer's wait on a warm hand-off is not a start.
-    await insertEvent(tx, ready, 'ready', { coldStartMs: r.coldStartMs });
-    return ready;
-  }) as Promise<CopyRow | null>;
+  // Every copy's start counts, warm ones too (issue 29, item 7): on a paid plan nearly every
+  // viewer takes a warm copy, and counting only the viewers' own starts left the figure empty
+  // while the runner timed each start. The viewer's wait on a warm hand-off is not a start. The
+  // `ready` event is written by the same statement as the state (copies.sql.ts `markCopyReady`).
+  return markCopyReady(ctx.sql, row.id, r);
 }

@@ -2,6 +2,16 @@ import type { Db } from '../../services/core/db.js';
 import type { CopyView } from '../../services/contract/runner/runner-api.schema.js';
 import { copyById, placeOf, type CopyRow } from '../../services/data/copies.sql.js';
 
+/**
+ * When a queued viewer should ask again: 2 s at the head of the line, 20 ms more per place ahead,
+ * at most 10 s (well inside the 120 s after which a viewer who stops asking is let go), ±20 %
+ * (JupyterHub answers its crowd with a jittered Retry-After for the same reason: re-asks spread).
+ */
+export function askAgainIn(place: number, random = Math.random): number {
+  const base = Math.min(10_000, 2_000 + 20 * (place - 1));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
 /** What the room is told of a copy record (api.schema.ts CopyView). */
 export async function viewOf(db: Db, row: CopyRow | null): Promise<CopyView> {
   if (!row) return { state: 'gone', copyId: null, version: 'none' };
@@ -11,7 +21,14 @@ export async function viewOf(db: Db, row: CopyRow | null): Promise<CopyView> {
       const place = await placeOf(db, row);
       // Let in (or gone) between the two reads: answer what it is now.
       if (place === 0) return viewOf(db, await copyById(db, row.id));
-      return { state: 'queued', copyId: row.id, place, queuedSince: row.askedAt.toISOString(), version: version(`:${place}`) };
+      return {
+        state: 'queued',
+        copyId: row.id,
+        place,
+        queuedSince: row.askedAt.toISOString(),
+        retryMs: askAgainIn(place),
+        version: version(`:${place}`),
+      };
     }
     case 'creating':
     case 'starting':

@@ -1,4 +1,6 @@
-import { copies as copiesGauge } from '../../services/core/metrics.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { copies as copiesGauge, orphanCopiesRemoved } from '../../services/core/metrics.js';
+import type { Listed } from '../engine/copy-engine.js';
 import type { RunnerContext } from '../runner-context.js';
 import { countsByState, endAbandonedQueue, liveCopiesOf, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { failCopy, looksOom, stopCopy } from '../copies/copy-control.js';
@@ -17,7 +19,14 @@ import { startCopy } from '../copies/copy-starter.js';
 //     of a start or a crash too: for Docker, networks and writable places without a container);
 //   queued viewers the room stopped asking about are let go.
 // Only things carrying this runner's id are looked at. Copies this process is starting or stopping
-// right now are left to the code doing it.
+// right now are left to the code doing it (a start ends by RUNNER_START_DEADLINE_S).
+//
+// Bounded in time: copies no record owns are removed side by side (the engine's own limit spaces
+// its calls), and a pass waits for them at most one reconcile period. One still being removed then
+// stays in ctx.stopping, so the next pass leaves it alone; each removal is counted once, when the
+// engine has done it (runner_orphan_copies_removed_total). So a copy no record owns is removed by
+// the first pass that begins after it appeared (a pass begins at most 1.1 × RUNNER_RECONCILE_S after
+// the last one ended), or, when this process was starting it, by the first after its start's deadline.
 
 export async function reconcile(
   ctx: RunnerContext,
@@ -31,8 +40,8 @@ export async function reconcile(
   const byId = new Map(rows.map((r) => [r.id, r]));
   const busy = (id: string) => ctx.starting.has(id) || ctx.stopping.has(id);
   const withContainer = new Set<string>();
+  const orphans: Listed[] = [];
   let adopted = 0;
-  let removed = 0;
   let closed = 0;
 
   for (const c of listed) {
@@ -44,10 +53,7 @@ export async function reconcile(
     const row = byId.get(copyId);
     if (!row || row.state === 'queued') {
       // Not live: whatever the engine holds for it goes (a container, or what a start or a crash left).
-      await ctx.engine
-        .stop({ runnerId: s.runnerId, copyId, handle: c.handle })
-        .catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed'));
-      if (c.handle) removed++;
+      orphans.push(c);
       continue;
     }
     // Only leftovers of a live copy: its record is closed below (vanished), which removes them.
@@ -85,6 +91,8 @@ export async function reconcile(
     }
   }
 
+  const removed = await removeOrphans(ctx, orphans, s.reconcileMs);
+
   // A record admitted a moment ago may not have reached its starter yet; at start-up nothing of
   // this process is in flight, so every such record is one a dead runner left.
   const settling = (r: CopyRow) => !opts.initial && r.state === 'creating' && Date.now() - (r.admittedAt ?? r.askedAt).getTime() < 30_000;
@@ -102,6 +110,40 @@ export async function reconcile(
   await updateGauges(ctx);
   if (removed || closed) ctx.log.info({ adopted, removed, closed }, 'reconciled');
   return { adopted, removed, closed };
+}
+
+/**
+ * Removes what the engine holds for copies no live record owns, side by side, waiting at most
+ * `boundMs`; the number of copies (containers, pods) removed by then. Leftovers without one (a
+ * network, a writable place) are removed but not counted as copies.
+ */
+async function removeOrphans(ctx: RunnerContext, orphans: Listed[], boundMs: number): Promise<number> {
+  if (!orphans.length) return 0;
+  const runnerId = ctx.settings.runnerId;
+  let removed = 0;
+  const removals = orphans.map(async (c) => {
+    ctx.stopping.add(c.copyId);
+    try {
+      await ctx.engine.stop({ runnerId, copyId: c.copyId, handle: c.handle });
+      if (c.handle) {
+        removed++;
+        orphanCopiesRemoved.inc();
+        ctx.log.info({ copyId: c.copyId, handle: c.handle, labels: c.labels }, 'copy no record owns removed');
+      }
+    } catch (err) {
+      ctx.log.warn({ copyId: c.copyId, err: (err as Error).message }, 'copy not removed');
+    } finally {
+      ctx.stopping.delete(c.copyId);
+    }
+  });
+  const bound = new AbortController();
+  const waited = await Promise.race([
+    Promise.all(removals).then(() => true),
+    sleep(boundMs, false, { signal: bound.signal, ref: false }).catch(() => false),
+  ]);
+  bound.abort();
+  if (!waited) ctx.log.warn({ orphans: orphans.length, removed, boundMs }, 'reconcile: copies still being removed after a period');
+  return removed;
 }
 
 /** A start left half-done by a runner that died: the container runs, so probe it and carry on. */

@@ -3,7 +3,6 @@ import { RunnerRefusal } from '../../services/contract/runner/runner-refusal.js'
 import type { Sql } from '../../services/core/db.js';
 import { copyOfSession, updateCopy, type CopyRow } from '../../services/data/copies.sql.js';
 import { NoSuchBuild } from '../build-runs.js';
-import { admitViewer } from '../copies/copy-admission.js';
 import { resumeCopy, stopCopy } from '../copies/copy-control.js';
 import { viewOf } from '../copies/copy-view.js';
 import type { AdmissionPasses } from '../admission-passes.js';
@@ -16,6 +15,16 @@ import type { RunnerContext } from '../runner-context.js';
 export async function touch(sql: Sql, row: CopyRow) {
   await updateCopy(sql, row.id, {}, row.state === 'running' || row.state === 'paused' ? ['seenAt', 'activeAt'] : ['seenAt']);
 }
+
+/** How long an enter that admitted the viewer waits for their copy's start to settle, at most (ms). */
+const FRESH_SETTLE_MS = 1_000;
+
+/**
+ * How often a long-poll reads the session's copy again (ms). This runner wakes its waiters on
+ * every change it makes; the re-read is for changes made elsewhere (another host gave the copy up,
+ * or settled this host as lost), which may be seen this much later.
+ */
+const REREAD_MS = 3_000;
 
 export interface SessionEntryDeps {
   ctx: RunnerContext;
@@ -49,8 +58,26 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed }: Session
     return enter(row.sessionId!, body ?? { workspaceId: row.workspaceId, projectId: row.projectId, buildId: row.buildId });
   }
 
+  /**
+   * Enter, and with `waitMs` wait for a start to settle: the whole wait for a copy that was
+   * starting already (the room asks again and long-polls), at most FRESH_SETTLE_MS for one this
+   * call admitted. The admission is the first answer a viewer needs (let in, their place, or
+   * full); a crowd's starts may take longer than that, and their viewers see "starting" at once
+   * and long-poll for the rest instead of waiting on an answer.
+   */
+  async function enterAndWait(sessionId: string, body: EnterBody, waitMs = 0, gone?: () => boolean): Promise<CopyView> {
+    const entered = await enterOnce(sessionId, body, gone);
+    if (!waitMs || entered.view.state !== 'starting') return entered.view;
+    return watch(sessionId, entered.fresh ? Math.min(waitMs, FRESH_SETTLE_MS) : waitMs, entered.view.version, entered.view);
+  }
+
   async function enter(sessionId: string, body: EnterBody): Promise<CopyView> {
+    return (await enterOnce(sessionId, body)).view;
+  }
+
+  async function enterOnce(sessionId: string, body: EnterBody, gone?: () => boolean): Promise<{ view: CopyView; fresh: boolean }> {
     const askedAt = Date.now();
+    const old = (v: CopyView) => ({ view: v, fresh: false });
     // No guard, no copies (engine/host-guard.ts): the firewall never fails open.
     if (!ctx.hostGuard.copies) throw new RunnerRefusal(503, ctx.hostGuard.refusal ?? 'host guard not installed');
     await checkBuild(body);
@@ -61,8 +88,8 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed }: Session
         await stopCopy(ctx, current.id, 'build-changed');
       } else {
         await touch(sql, current);
-        if (current.state === 'paused') return wake(current, body);
-        return view(current);
+        if (current.state === 'paused') return old(await wake(current, body));
+        return old(await view(current));
       }
     } else if (
       current?.endReason?.startsWith('failed:') &&
@@ -73,15 +100,16 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed }: Session
     ) {
       // Entering again right after "could not start" answers the same: a reload does not start a
       // copy that just failed over and over; the room offers a retry.
-      return view(current);
+      return old(await view(current));
     }
-    if (await overSpend()) return { state: 'spend', copyId: null, version: 'spend' };
-    const a = await admitViewer(sql, ctx.host, { sessionId, ...body });
-    if (a.kind === 'full') return { state: 'full', copyId: null, detail: a.reason, version: `full:${a.reason}` };
-    if (a.kind === 'existing') return view(await copyOfSession(sql, sessionId));
+    if (await overSpend()) return old({ state: 'spend', copyId: null, version: 'spend' });
+    // Keyed by the session and the attempt: this ask is the next after `current` (or the first).
+    const a = await passes.admit({ sessionId, ...body, after: current?.id ?? null, gone });
+    if (a.kind === 'full') return old({ state: 'full', copyId: null, detail: a.reason, version: `full:${a.reason}` });
+    if (a.kind === 'existing') return old(await view(await copyOfSession(sql, sessionId)));
     passes.afterAdmission(a, askedAt);
     if (a.kind === 'queued') log.info({ copyId: a.copy.id, workspaceId: body.workspaceId }, 'viewer held back: copy cap reached');
-    return view(a.copy);
+    return { view: await view(a.copy), fresh: true };
   }
 
   /** The session's copy now; `seen` records that the room still asks (a queued viewer who stops asking is let go). */
@@ -91,12 +119,13 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed }: Session
     return view(row);
   }
 
-  /** Long-poll: the view once it differs from `seen`, or as it is after `waitMs`. Re-read each second, so another runner's changes show too. */
-  async function watch(sessionId: string, waitMs = 0, seen?: string): Promise<CopyView> {
+  /** Long-poll: the view once it differs from `seen`, or as it is after `waitMs`. Re-read every REREAD_MS, so another runner's changes show too. */
+  async function watch(sessionId: string, waitMs = 0, seen?: string, known?: CopyView): Promise<CopyView> {
     const deadline = Date.now() + waitMs;
-    let v = await current(sessionId);
+    // `known`: the view its caller has just read (and recorded as seen): no need to read it again.
+    let v = known ?? (await current(sessionId));
     while (seen !== undefined && v.version === seen && Date.now() < deadline && !isClosed()) {
-      await ctx.waiters.wait(sessionId, Math.min(1_000, deadline - Date.now()));
+      await ctx.waiters.wait(sessionId, Math.min(REREAD_MS, deadline - Date.now()));
       v = await current(sessionId, false);
     }
     return v;
@@ -112,5 +141,5 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed }: Session
     return view(row);
   }
 
-  return { enter, current, watch, activity };
+  return { enter, enterAndWait, current, watch, activity };
 }

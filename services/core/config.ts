@@ -155,6 +155,12 @@ const Env = z.object({
   RUNNER_WORKSPACES: z.string().optional(),
   /** Copies this host runs at once (warm, starting, running and paused). */
   RUNNER_HOST_CAPACITY: z.coerce.number().int().min(0).default(20),
+  /**
+   * Copies a host starts at once; more admitted wait their turn (JupyterHub's concurrent_spawn_limit).
+   * A crowd's starts then reach the database and the engine a few dozen at a time, and the next
+   * viewers' admissions are not stuck behind them (docs/scale.md "Admission").
+   */
+  RUNNER_START_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   /** Per copy: memory (MiB, no swap), CPU (cores), processes. */
   RUNNER_COPY_MEMORY_MB: z.coerce.number().int().min(32).default(256),
   RUNNER_COPY_CPUS: z.coerce.number().positive().max(64).default(0.5),
@@ -167,6 +173,13 @@ const Env = z.object({
   RUNNER_COPY_PORT: z.coerce.number().int().min(1024).max(65535).default(8080),
   /** Time a copy has from start to answer its health path 200, in seconds. */
   RUNNER_HEALTH_TIMEOUT_S: z.coerce.number().positive().default(30),
+  /**
+   * Time a whole start has, in seconds: the image, the engine's start (a pod's scheduling and pull
+   * included) and the health path, from the moment the runner begins it (KubeSpawner's start_timeout).
+   * Past it the start is cut, the copy fails `deadline` and its slot is free. The health timeout is
+   * the probe's own budget inside it: keep this above it plus the engine's start (120 = 30 + 90).
+   */
+  RUNNER_START_DEADLINE_S: z.coerce.number().positive().default(120),
   /** A viewer's copy without activity this long is paused; paused this long, removed (seconds). */
   RUNNER_IDLE_PAUSE_S: z.coerce.number().positive().default(300),
   RUNNER_IDLE_REMOVE_S: z.coerce.number().positive().default(1800),

@@ -54,7 +54,14 @@ export const coldStart = new Histogram({
 
 export const failedStarts = new Counter({
   name: 'runner_failed_starts_total',
-  help: 'Copies that exited, were OOM-killed or never answered their health path',
+  help: 'Copies that could not start, by reason (health, exited, oom, image, engine, interrupted, deadline)',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
+export const orphanCopiesRemoved = new Counter({
+  name: 'runner_orphan_copies_removed_total',
+  help: 'Copies of this runner found in the engine with no live record, removed by the reconcile',
   registers: [registry],
 });
 

@@ -79,27 +79,33 @@ const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**
  * Moves a copy from one of `from` to `to`, or does nothing (null) when it is no longer in one of
- * them. With an event, the event is written under the new seq in the same statement's transaction.
+ * them. With an event, the event is written under the new seq by the same statement.
  */
 export async function transition(
-  sql: Sql | Db,
+  db: Sql | Db,
   id: string,
   from: readonly CopyState[],
   to: CopyState,
   change: Change = {},
 ): Promise<CopyRow | null> {
-  const run = async (db: Db) => {
-    const extra = assignments(db, change.set ?? {}, [...(change.now ?? []), ...(to === 'ended' ? ['endedAt'] : [])]);
-    const [row] = await db<CopyRow[]>`
+  const extra = assignments(db, change.set ?? {}, [...(change.now ?? []), ...(to === 'ended' ? ['endedAt'] : [])]);
+  // The change and its event in one statement: they commit together without a transaction's four
+  // round trips (a crowd's starts make three of these each).
+  const event = change.event
+    ? db`, written as (
+        insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind, cold_start_ms, detail)
+        select id, seq, workspace_id, project_id, build_id, ${change.event}, ${change.coldStartMs ?? null}, ${change.detail ?? null} from moved
+        on conflict (copy_id, seq) do nothing
+      )`
+    : db``;
+  const [row] = await db<CopyRow[]>`
+    with moved as (
       update runner_copies set state = ${to}, seq = seq + 1 ${extra}
       where id = ${id} and state = any(${from as string[]})
-      returning ${db.unsafe(columns)}`;
-    if (row && change.event) await insertEvent(db, row, change.event, { coldStartMs: change.coldStartMs, detail: change.detail });
-    return row ?? null;
-  };
-  // An event and its state change commit together; inside a caller's transaction, join it.
-  if (change.event && 'begin' in sql) return (sql as Sql).begin((tx) => run(tx)) as Promise<CopyRow | null>;
-  return run(sql as Db);
+      returning ${db.unsafe(columns)}
+    ) ${event}
+    select * from moved`;
+  return row ?? null;
 }
 
 /** Sets columns without changing state (addresses, ids, times): no seq bump, no event. */
@@ -148,19 +154,29 @@ export async function countsByState(db: Db, runnerId: string): Promise<Record<st
   return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }
 
-/** Healthy: the starting copy becomes the viewer's (running) or joins the pool (warm), with its address and timings; null if it left `starting`. */
+/**
+ * Healthy: the starting copy becomes the viewer's (running) or joins the pool (warm), with its
+ * address and timings, and its `ready` event, in one statement; null if it left `starting`.
+ */
 export async function markCopyReady(
   db: Db,
   id: string,
   r: { host: string; port: number; coldStartMs: number | null; phases: Record<string, number> },
 ): Promise<CopyRow | null> {
   const [ready] = await db<CopyRow[]>`
-    update runner_copies set
-      state = case when session_id is null then 'warm' else 'running' end, seq = seq + 1,
-      host = ${r.host}, port = ${r.port}, ready_at = clock_timestamp(), active_at = clock_timestamp(),
-      cold_start_ms = ${r.coldStartMs}, phases = ${db.json(r.phases)}
-    where id = ${id} and state = 'starting'
-    returning *`;
+    with moved as (
+      update runner_copies set
+        state = case when session_id is null then 'warm' else 'running' end, seq = seq + 1,
+        host = ${r.host}, port = ${r.port}, ready_at = clock_timestamp(), active_at = clock_timestamp(),
+        cold_start_ms = ${r.coldStartMs}, phases = ${db.json(r.phases)}
+      where id = ${id} and state = 'starting'
+      returning ${db.unsafe(columns)}
+    ), written as (
+      insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind, cold_start_ms)
+      select id, seq, workspace_id, project_id, build_id, 'ready', ${r.coldStartMs} from moved
+      on conflict (copy_id, seq) do nothing
+    )
+    select * from moved`;
   return ready ?? null;
 }
 

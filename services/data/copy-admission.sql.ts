@@ -13,29 +13,6 @@ export async function lockCopySlots(tx: Db, workspaceId: string, runnerId: strin
   await tx`select pg_advisory_xact_lock(hashtext(${`runner.host:${runnerId}`}))`;
 }
 
-/** An unclaimed copy of the build on this host to hand a viewer: a healthy one first, else one still starting. */
-export async function warmCopyToClaim(
-  tx: Db,
-  runnerId: string,
-  buildId: string,
-): Promise<{ id: string; state: CopyRow['state'] } | undefined> {
-  const [warm] = await tx<{ id: string; state: CopyRow['state'] }[]>`
-    select id, state from runner_copies
-    where build_id = ${buildId} and runner_id = ${runnerId} and session_id is null and state in ('creating', 'starting', 'warm')
-    order by (state = 'warm') desc, asked_at
-    limit 1 for update skip locked`;
-  return warm;
-}
-
-/** An unclaimed healthy copy of the build on this host, locked for the caller. */
-export async function healthyWarmCopy(tx: Db, runnerId: string, buildId: string): Promise<{ id: string } | undefined> {
-  const [warm] = await tx<{ id: string }[]>`
-    select id from runner_copies
-    where build_id = ${buildId} and runner_id = ${runnerId} and session_id is null and state = 'warm'
-    limit 1 for update skip locked`;
-  return warm;
-}
-
 /** Copies not ended that count against the caps: the workspace's, and the host's. */
 export async function liveCopyCounts(tx: Db, workspaceId: string, runnerId: string): Promise<{ workspace: number; host: number }> {
   const [n] = await tx<{ workspace: number; host: number }[]>`
@@ -44,14 +21,6 @@ export async function liveCopyCounts(tx: Db, workspaceId: string, runnerId: stri
     from runner_copies
     where (workspace_id = ${workspaceId} or runner_id = ${runnerId}) and state = any(${live as string[]})`;
   return n;
-}
-
-/** The host's copies that count against its capacity. */
-export async function hostLiveCopies(tx: Db, runnerId: string): Promise<number> {
-  const [n] = await tx<
-    { host: number }[]
-  >`select count(*)::int as host from runner_copies where runner_id = ${runnerId} and state = any(${live as string[]})`;
-  return n.host;
 }
 
 /**
@@ -72,20 +41,6 @@ export async function copyToEvict(
   return victim;
 }
 
-/** The session's copy not ended, if it has one (its id only). */
-export async function sessionCopyNotEnded(tx: Db, sessionId: string): Promise<CopyRow | undefined> {
-  const [mine] = await tx<CopyRow[]>`select id from runner_copies where session_id = ${sessionId} and state <> 'ended'`;
-  return mine;
-}
-
-/** Viewers in the room now: copies of the project held by a session, not ended. */
-export async function roomViewerCopies(tx: Db, projectId: string): Promise<number> {
-  const [room] = await tx<{ viewers: number }[]>`
-    select count(*)::int as viewers from runner_copies
-    where project_id = ${projectId} and session_id is not null and state <> 'ended'`;
-  return room.viewers;
-}
-
 /** Whether anyone waits in the workspace's queue. */
 export async function workspaceHasQueue(tx: Db, workspaceId: string): Promise<boolean> {
   const [waiting] = await tx`select 1 from runner_copies where workspace_id = ${workspaceId} and state = 'queued' limit 1`;
@@ -103,14 +58,6 @@ export function queueHeadsOn(sql: Sql, runnerId: string, peers: string[] = []) {
       select distinct on (workspace_id) id, workspace_id, runner_id, asked_at from runner_copies
       where state = 'queued' order by workspace_id, asked_at, id
     ) h where runner_id = any(${[runnerId, ...peers]}) order by asked_at`;
-}
-
-/** The workspace's first waiting copy (id, build and session). */
-export async function firstQueued(tx: Db, workspaceId: string): Promise<CopyRow | undefined> {
-  const [first] = await tx<CopyRow[]>`
-    select id, build_id, session_id from runner_copies where workspace_id = ${workspaceId} and state = 'queued'
-    order by asked_at, id limit 1`;
-  return first;
 }
 
 /** Unclaimed copies of the build on this host that are or will be warm (creating, starting, warm). */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiException, CoreV1Api, NetworkingV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { LABEL } from '../../../services/contract/runner/copy-labels.js';
 import { STOP_TIMEOUT_S, type CopySpec } from '../../../services/contract/runner/copy-spec.js';
@@ -116,20 +117,28 @@ export class KubernetesEngine implements CopyEngine {
   /**
    * Policy, then the pod behind its gate (recorded through `made`), the gate lifted, then the pod
    * running as KubeSpawner waits for it, from the cache. What was made stays for the caller's stop.
+   * A pod that never runs (no node has room, an image still pulling) is waited for until the
+   * signal ends the start: the runner's start deadline (RUNNER_START_DEADLINE_S) is this engine's
+   * start_timeout too.
    */
   async start(spec: CopySpec, o: StartHooks): Promise<{ handle: string; address: string }> {
     await this.ready();
     o.signal.throwIfAborted();
     const pullSecret = await this.ensurePullSecret(spec.workspaceId);
     o.phase('pull secret');
-    await this.create('policy', () =>
-      this.net.createNamespacedNetworkPolicy({ namespace: this.ns, body: copyNetworkPolicy(spec, this.ns, this.o.reachers) }),
+    await this.create(
+      'policy',
+      () => this.net.createNamespacedNetworkPolicy({ namespace: this.ns, body: copyNetworkPolicy(spec, this.ns, this.o.reachers) }),
+      o.signal,
     );
     o.phase('policy');
     o.signal.throwIfAborted();
     const handle = podName(spec.copyId);
-    await this.create('pod', () =>
-      this.core.createNamespacedPod({ namespace: this.ns, body: copyPod(spec, { namespace: this.ns, image: spec.image, pullSecret }) }),
+    await this.create(
+      'pod',
+      () =>
+        this.core.createNamespacedPod({ namespace: this.ns, body: copyPod(spec, { namespace: this.ns, image: spec.image, pullSecret }) }),
+      o.signal,
     );
     // In the cache before it is recorded: from here on, state and list know the copy.
     await this.o.watch.waitFor(handle, (p) => p !== undefined, o.signal);
@@ -162,9 +171,14 @@ export class KubernetesEngine implements CopyEngine {
     return { handle, address: pod.status!.podIP! };
   }
 
-  /** A create, retried on the API's passing refusals (429, 5xx); a 409 means an earlier try made it. */
-  private async create(what: string, call: () => Promise<unknown>): Promise<void> {
+  /**
+   * A create, retried on the API's passing refusals (429, 5xx); a 409 means an earlier try made it.
+   * The start's signal (its deadline, a withdrawal) ends the back-off and stops further tries; a
+   * call already sent is not cut, and what it makes is the caller's stop to remove.
+   */
+  private async create(what: string, call: () => Promise<unknown>, signal: AbortSignal): Promise<void> {
     for (let attempt = 1; ; attempt++) {
+      signal.throwIfAborted();
       try {
         await call();
         return;
@@ -172,7 +186,7 @@ export class KubernetesEngine implements CopyEngine {
         const code = status(err);
         if (code === 409) return;
         if (attempt < CREATE_RETRIES && (code === 429 || (code !== undefined && code >= 500))) {
-          await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
+          await sleep(200 * 2 ** attempt, undefined, { signal });
           continue;
         }
         throw new EngineError(`create ${what}: ${(err as Error).message}`, code);

@@ -88,6 +88,8 @@ export const CopyNotice = z.object({
   message: z.string(),
   waiting: z.boolean(),
   place: z.number().int().optional(),
+  /** Queued: when to ask again (ms): later the further back in line, jittered so a crowd does not ask in step. */
+  retryMs: z.number().int().min(0).optional(),
   version: z.string(),
 });
 export type CopyNotice = z.infer<typeof CopyNotice>;

@@ -57,6 +57,8 @@ export const CopyView = z.object({
   copyId: z.uuid().nullable(),
   place: z.number().int().min(1).optional(),
   queuedSince: z.iso.datetime().optional(),
+  /** Queued: when to ask again (ms), later the further back in line, jittered so a crowd does not ask in step. */
+  retryMs: z.number().int().min(0).optional(),
   target: z.object({ host: z.string(), port: z.number().int() }).optional(),
   /** Why: failed (image, exited, oom, health, engine, interrupted), gone (left, idle, max-age, evicted, exited, oom, vanished, …), full (room, plan). */
   detail: z.string().optional(),

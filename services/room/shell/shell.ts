@@ -105,7 +105,8 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
           loaded.delete(appId);
           return;
         }
-        await sleep(body.state === 'queued' ? 2000 : 500);
+        // Queued: when the runner says (later the further back in line, jittered); starting: soon.
+        await sleep(body.state === 'queued' ? ((body as { retryMs?: number }).retryMs ?? 2000) : 500);
       }
     })();
     return opening[appId];

@@ -6,10 +6,19 @@ import type { CopyView } from '../../contract/runner/runner-client.js';
 /** After this long in the queue, "high demand" becomes "still in high demand". */
 const stillWaitingMs = 60_000;
 
-export type CopyNotice = { state: CopyView['state']; title: string; message: string; waiting: boolean; place?: number; version: string };
+export type CopyNotice = {
+  state: CopyView['state'];
+  title: string;
+  message: string;
+  waiting: boolean;
+  place?: number;
+  /** Queued: when the shell should ask again (ms), as the runner says. */
+  retryMs?: number;
+  version: string;
+};
 
 export function copyNotice(view: CopyView, now = Date.now()): CopyNotice {
-  const base = { state: view.state, version: view.version, place: view.place };
+  const base = { state: view.state, version: view.version, place: view.place, retryMs: view.retryMs };
   switch (view.state) {
     case 'starting':
       return { ...base, title: 'Starting', message: 'Your own copy of the demo is starting…', waiting: true };
@@ -42,6 +51,16 @@ export function copyNotice(view: CopyView, now = Date.now()): CopyNotice {
     case 'paused':
       return { ...base, title: 'Paused while away', message: 'Your copy was paused while you were away. Resuming…', waiting: true };
     case 'failed':
+      // Not ready within the runner's start deadline (RUNNER_START_DEADLINE_S): its slot went to
+      // whoever waits, and a later reload starts a fresh copy.
+      if (view.detail === 'deadline') {
+        return {
+          ...base,
+          title: 'Could not start',
+          message: 'The demo took too long to start, so it was stopped. Reload in a moment to try again.',
+          waiting: false,
+        };
+      }
       return {
         ...base,
         title: 'Could not start',

@@ -35,14 +35,23 @@ export interface PlatformProcess {
 
 let started = 0;
 
-/** Runs a TypeScript entry point the way the launcher does (`node --import tsx <file>`). */
-export function spawnProcess(name: string, file: string, env: Record<string, string>, dir: string): PlatformProcess {
+/**
+ * Runs a TypeScript entry point the way the launcher does (`node --import tsx <file>`); with `ipc`,
+ * with a message channel too (`child.send`, `process.send`).
+ */
+export function spawnProcess(
+  name: string,
+  file: string,
+  env: Record<string, string>,
+  dir: string,
+  opts: { ipc?: boolean } = {},
+): PlatformProcess {
   const logFile = path.join(dir, `${name}-${++started}.log`);
   const log = createWriteStream(logFile);
   const child = spawn(process.execPath, ['--import', 'tsx', file], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: opts.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.pipe(log, { end: false });
   child.stderr!.pipe(log, { end: false });

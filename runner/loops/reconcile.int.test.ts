@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
+import { orphanCopiesRemoved } from '../../services/core/metrics.js';
+import { insertCopy, transition } from '../../services/data/copies.sql.js';
+import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
+import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
+import { reconcile } from './reconcile.js';
+
+// No copy left behind (issue 43 item 2): a copy in the engine with this runner's labels that no
+// live record owns (a start that outlived its record, a record ended by another runner) is removed
+// by one reconcile and counted once; a copy its record owns is left alone. The loop's own
+// reconcile is pushed out of the way (an hour), so the pass here is the one that acts.
+let runner: TestRunner;
+let bundle: Buffer;
+let b: Seeded;
+let image: string;
+beforeAll(async () => {
+  bundle = await demoBundle();
+  runner = await startTestRunner({ RUNNER_RECONCILE_S: '3600' });
+  b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql) });
+  image = await runner.service.ctx.images.ensure(b.buildId);
+});
+afterAll(async () => {
+  await runner?.close();
+});
+
+const removedSoFar = async () => (await orphanCopiesRemoved.get()).values[0]?.value ?? 0;
+
+/** Starts a copy straight in the engine, as the runner would label it, with no record behind it. */
+async function startInEngine(copyId: string) {
+  const spec: CopySpec = {
+    copyId,
+    buildId: b.buildId,
+    projectId: b.projectId,
+    workspaceId: b.workspaceId,
+    runnerId: runner.runnerId,
+    image,
+    start: ['node', 'server.js'],
+    env: {},
+    ...runner.settings.copy,
+  };
+  await runner.engine.start(spec, { signal: new AbortController().signal, made: async () => {}, running: async () => {}, phase: () => {} });
+}
+
+const copiesInEngine = async () => (await runner.containers()).map((c) => c.labels['rooms.copy']).sort();
+
+describe('the reconcile and copies no record owns', () => {
+  it('removes an orphan container in one pass, counts it once, and leaves the copies records own', async () => {
+    // A viewer's copy, owned by its record.
+    const session = randomUUID();
+    await runner.client.enter(session, { workspaceId: b.workspaceId, projectId: b.projectId, buildId: b.buildId });
+    const owned = (await runner.until(session, ['running'])).copyId!;
+    // Two the records do not own: one never recorded, one whose record has ended.
+    const stray = randomUUID();
+    await startInEngine(stray);
+    const ended = await insertCopy(runner.sql, {
+      ...b,
+      id: randomUUID(),
+      runnerId: runner.runnerId,
+      sessionId: null,
+      origin: 'warm',
+      state: 'creating',
+    });
+    await transition(runner.sql, ended.id, ['creating'], 'ended', { set: { endReason: 'failed:deadline' }, event: 'fail' });
+    await startInEngine(ended.id);
+    expect(await copiesInEngine()).toEqual([owned, stray, ended.id].sort());
+    const before = await removedSoFar();
+
+    const pass = await reconcile(runner.service.ctx);
+    expect(pass.removed).toBe(2);
+    expect((await removedSoFar()) - before).toBe(2);
+    expect(await copiesInEngine()).toEqual([owned]);
+    const networks = (await runner.engine.networksOf(runner.runnerId)).map((n) => n.labels['rooms.copy']);
+    expect(networks).not.toContain(stray);
+    expect(networks).not.toContain(ended.id);
+
+    // Nothing more to remove: the next pass counts nothing.
+    expect((await reconcile(runner.service.ctx)).removed).toBe(0);
+    expect((await removedSoFar()) - before).toBe(2);
+    expect(await runner.client.copy(session)).toMatchObject({ state: 'running', copyId: owned });
+
+    await runner.client.leave(session);
+    await eventually(async () => (await runner.containers()).length === 0);
+  });
+});
