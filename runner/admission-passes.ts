@@ -29,10 +29,13 @@ export function createAdmissionPasses(ctx: RunnerContext, sql: Sql, overSpend: (
    * A copy waiting its turn counts as starting (the reconcile leaves it alone), and a viewer who
    * leaves meanwhile withdraws it before anything is made.
    */
+  let inLine = 0;
   function startInTurn(row: CopyRow, askedAt: number): void {
     const turn = new AbortController();
     ctx.starting.set(row.id, turn);
+    inLine++;
     void startLimit(async () => {
+      inLine--;
       if (turn.signal.aborted) {
         if (ctx.starting.get(row.id) === turn) ctx.starting.delete(row.id);
         return;
@@ -95,7 +98,10 @@ export function createAdmissionPasses(ctx: RunnerContext, sql: Sql, overSpend: (
     await topUpWarmPool(ctx, { only, overSpend: await overSpend() });
   }
 
-  return { admit: batcher.admit, admissionStats: batcher.stats, afterAdmission, admitWaiting, topUp };
+  /** Whether admitted copies wait for a start slot now (a crowd is being started). */
+  const startsQueued = () => inLine > 0;
+
+  return { admit: batcher.admit, startsQueued, admissionStats: batcher.stats, afterAdmission, admitWaiting, topUp, close: batcher.close };
 }
 
 export type AdmissionPasses = ReturnType<typeof createAdmissionPasses>;

@@ -78,5 +78,14 @@ export function createRunnerService(deps: RunnerDeps) {
   }
   const loops = createRunnerLoops(ctx, passes, work, routes);
 
-  return { ctx, ...sessions, ...loops };
+  return {
+    ctx,
+    ...sessions,
+    ...loops,
+    /** Stops the loops (copies keep running: the next runner adopts them) and gives admission's connection back. */
+    async close(): Promise<void> {
+      await loops.close();
+      passes.close();
+    },
+  };
 }

@@ -5,24 +5,25 @@ import { transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { liveCopyCounts } from '../../services/data/copy-admission.sql.js';
 import {
   admissionCounts,
+  admitArrivals,
   admitQueuedCopies,
-  insertCopies,
-  lockWorkspacesAndHost,
+  type ArrivalAsk,
+  copiesByIds,
   plansOf,
   queuedIn,
   tryWorkspacesThenHost,
-  type BatchCopy,
 } from '../../services/data/copy-admission-batch.sql.js';
 import { queueHeadsOn } from '../../services/data/copy-admission.sql.js';
 import type { HostScope } from '../runner-context.js';
-import { type Arrival, type Decision, queuePass, Tally } from './admission-decision.js';
+import { type Decision, queuePass, Tally } from './queue-pass.js';
 import { type Admission, claimCopy, copyCapOf, reserve } from './copy-admission.js';
 
-// A batch of arrivals, or a pass over the queue, decided in one transaction: the workspaces' and
-// the host's locks, one read of the counts, the decisions in memory (admission-decision.ts), one
-// write. The locks are held for those few round trips, whatever the batch's size, and never while
-// a copy starts (its starter runs after the commit). Giving up a warm or paused copy for a viewer
-// is the one step that goes back to the database in the middle, copy by copy, as before.
+// A batch of arrivals decided by one statement (admit_arrivals, migrations/00035: the locks, the
+// counts and every decision inside Postgres, the locks held for milliseconds), and a pass over the
+// queue in one transaction: the workspaces' and the host's locks, one read of the counts, the
+// decisions in memory (queue-pass.ts), one write. Neither holds a lock while a copy starts (its
+// starter runs after the commit). In a pass, giving up a warm or paused copy for a viewer is the
+// one step that goes back to the database in the middle, copy by copy.
 
 export interface Ask {
   sessionId: string;
@@ -38,7 +39,7 @@ export interface Ask {
 }
 
 /** The caps of each ask from its workspace's plan (read before the locks: a plan changed a moment ago applies to the next batch). */
-async function arrivalsOf(sql: Sql | Db, asks: Ask[]): Promise<Arrival[]> {
+async function arrivalsOf(sql: Sql | Db, asks: Ask[]): Promise<ArrivalAsk[]> {
   const plans = await plansOf(sql as Db, [...new Set(asks.map((a) => a.workspaceId))]);
   return asks.map((a) => {
     const plan = planOf(plans.get(a.workspaceId) ?? 'free');
@@ -47,9 +48,9 @@ async function arrivalsOf(sql: Sql | Db, asks: Ask[]): Promise<Arrival[]> {
       workspaceId: a.workspaceId,
       projectId: a.projectId,
       buildId: a.buildId,
-      after: a.after,
       copyCap: copyCapOf(plan),
       roomCap: a.roomViewerCap ?? plan.concurrentViewers,
+      ...(a.after !== undefined ? { after: a.after } : {}),
     };
   });
 }
@@ -57,81 +58,43 @@ async function arrivalsOf(sql: Sql | Db, asks: Ask[]): Promise<Arrival[]> {
 const sorted = (xs: string[]) => [...new Set(xs)].sort();
 
 /**
- * Decides a batch of viewers arriving on this host, in their order: each gets its copy already
- * there, a warm copy, a reserved slot, a place in the queue, or full. A session asked twice in
- * one batch is decided once; its later asks answer `existing`.
+ * Decides a batch of viewers arriving on this host, in their order, in one statement
+ * (admit_arrivals): each gets their copy already there, a warm copy, a reserved slot, a place in
+ * the queue, or full. A session asked twice in one batch is decided once; its later asks answer
+ * `existing`, as does an ask whose caller has gone.
  */
 export async function admitViewers(sql: Sql, host: HostScope, asks: Ask[]): Promise<Admission[]> {
-  const arrivals = await arrivalsOf(sql, asks);
-  return sql.begin(async (tx) => {
-    await lockWorkspacesAndHost(tx, sorted(asks.map((a) => a.workspaceId)), host.runnerId);
-    const counts = await admissionCounts(tx, {
-      runnerId: host.runnerId,
-      sessionIds: asks.map((a) => a.sessionId),
-      projectIds: sorted(asks.map((a) => a.projectId)),
-      workspaceIds: sorted(asks.map((a) => a.workspaceId)),
-      buildIds: sorted(asks.map((a) => a.buildId)),
-    });
-    const tally = new Tally(counts, host.hostCapacity);
-    const out: (Admission | null)[] = arrivals.map(() => null);
-    const toWrite: { at: number; copy: BatchCopy }[] = [];
-    const write = async () => {
-      const rows = await insertCopies(
-        tx,
-        toWrite.map((w) => w.copy),
-      );
-      const bySession = new Map(rows.map((r) => [r.sessionId, r]));
-      for (const { at, copy } of toWrite.splice(0)) {
-        const row = bySession.get(copy.sessionId);
-        // Not written: the session got a copy meanwhile (the unique index): that one is theirs.
-        out[at] = !row
-          ? { kind: 'existing' }
-          : row.state === 'queued'
-            ? { kind: 'queued', copy: row }
-            : { kind: 'admitted', copy: row, evicted: [] };
-      }
-    };
-    const newCopy = (a: Arrival, state: BatchCopy['state']): BatchCopy => ({
-      id: randomUUID(),
-      runnerId: host.runnerId,
-      workspaceId: a.workspaceId,
-      projectId: a.projectId,
-      buildId: a.buildId,
-      sessionId: a.sessionId,
-      state,
-    });
-
-    for (let i = 0; i < arrivals.length; i++) {
-      const a = arrivals[i];
-      const d: Decision = asks[i].gone?.() ? { kind: 'existing' } : tally.decide(a);
-      if (d.kind === 'existing' || d.kind === 'full') out[i] = d;
-      else if (d.kind === 'admit') toWrite.push({ at: i, copy: newCopy(a, 'creating') });
-      else if (d.kind === 'queue') toWrite.push({ at: i, copy: newCopy(a, 'queued') });
-      else if (d.kind === 'claim') {
-        const copy = await claimCopy(tx, d.copyId, a.sessionId);
-        // The copy was locked for this batch: it cannot have gone; if it did, ask again.
-        if (copy) out[i] = { kind: 'claimed', copy, evicted: [] };
-        else i--;
-      } else {
-        // At a cap with copies nobody looks at: give one up for this viewer, against the database.
-        await write();
-        const evicted = await reserve(tx, host, a.workspaceId, a.copyCap, true);
-        if (!evicted) {
-          tally.noneToGiveUp(a.workspaceId);
-          i--;
-          continue;
-        }
-        toWrite.push({ at: i, copy: newCopy(a, 'creating') });
-        await write();
-        const admitted = out[i];
-        if (admitted?.kind === 'admitted') admitted.evicted = evicted;
-        tally.seat(a);
-        tally.recount(a.workspaceId, await liveCopyCounts(tx, a.workspaceId, host.runnerId));
-      }
-    }
-    await write();
-    return out as Admission[];
-  }) as Promise<Admission[]>;
+  const out: Admission[] = asks.map(() => ({ kind: 'existing' }));
+  const live = asks.map((a, i) => ({ a, i })).filter(({ a }) => !a.gone?.());
+  if (!live.length) return out;
+  const arrivals = await arrivalsOf(
+    sql,
+    live.map(({ a }) => a),
+  );
+  const decided = await admitArrivals(sql, host.runnerId, host.hostCapacity, arrivals);
+  const copies = new Map(
+    (
+      await copiesByIds(
+        sql,
+        decided.flatMap((d) => (d.copyId ? [d.copyId] : [])),
+      )
+    ).map((c) => [c.id, c]),
+  );
+  const evicted = new Map<number, CopyRow[]>();
+  for (const d of decided) {
+    if (d.kind !== 'evicted') continue;
+    const victim = copies.get(d.copyId!);
+    if (victim) evicted.set(d.i, [...(evicted.get(d.i) ?? []), victim]);
+  }
+  for (const d of decided) {
+    const at = live[d.i].i;
+    const copy = d.copyId ? copies.get(d.copyId) : undefined;
+    if (d.kind === 'full') out[at] = { kind: 'full', reason: d.reason ?? 'room' };
+    else if (d.kind === 'queued' && copy) out[at] = { kind: 'queued', copy };
+    else if (d.kind === 'claimed' && copy) out[at] = { kind: 'claimed', copy, evicted: [] };
+    else if (d.kind === 'admitted' && copy) out[at] = { kind: 'admitted', copy, evicted: evicted.get(d.i) ?? [] };
+  }
+  return out;
 }
 
 /**
@@ -168,11 +131,8 @@ export async function admitQueuedOnce(
     const queued = await queuedIn(tx, taken, each);
     const counts = await admissionCounts(tx, {
       runnerId: host.runnerId,
-      sessionIds: [],
-      projectIds: [],
       workspaceIds: taken,
       buildIds: sorted(queued.map((q) => q.buildId)),
-      healthyOnly: true,
     });
     const tally = new Tally(counts, host.hostCapacity);
     const done: Admission[] = [];

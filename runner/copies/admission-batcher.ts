@@ -16,11 +16,20 @@ export interface AdmissionBatcher {
   readonly stats: { decisions: number; batches: number; largest: number };
 }
 
-export function createAdmissionBatcher(sql: Sql, host: HostScope, opts: { maxBatch?: number } = {}): AdmissionBatcher {
+export function createAdmissionBatcher(sql: Sql, host: HostScope, opts: { maxBatch?: number } = {}): AdmissionBatcher & { close(): void } {
   const maxBatch = opts.maxBatch ?? 500;
   const stats = { decisions: 0, batches: 0, largest: 0 };
   let waiting: { ask: Ask; resolve: (a: Admission) => void; reject: (e: unknown) => void }[] = [];
   let deciding = false;
+  // A connection of its own out of the pool: under a crowd the pool's queue is thousands of the
+  // starts' and the viewers' reads deep, and a batch waiting its turn behind them is every
+  // arrival of the host waiting. Given back when it fails, and taken again for the next batch.
+  let own: Sql | null = null;
+  const connection = async () => (own ??= (await sql.reserve()) as unknown as Sql);
+  const drop = () => {
+    (own as unknown as { release(): void } | null)?.release();
+    own = null;
+  };
 
   async function drain() {
     deciding = true;
@@ -32,12 +41,13 @@ export function createAdmissionBatcher(sql: Sql, host: HostScope, opts: { maxBat
         stats.largest = Math.max(stats.largest, batch.length);
         try {
           const out = await admitViewers(
-            sql,
+            await connection(),
             host,
             batch.map((w) => w.ask),
           );
           batch.forEach((w, i) => w.resolve(out[i]));
         } catch (err) {
+          drop();
           if (batch.length === 1) batch[0].reject(err);
           else await oneByOne(batch);
         }
@@ -54,6 +64,8 @@ export function createAdmissionBatcher(sql: Sql, host: HostScope, opts: { maxBat
 
   return {
     stats,
+    /** Gives the batcher's own connection back to the pool. */
+    close: drop,
     admit(ask) {
       return new Promise((resolve, reject) => {
         waiting.push({ ask, resolve, reject });

@@ -61,13 +61,16 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed }: Session
   /**
    * Enter, and with `waitMs` wait for a start to settle: the whole wait for a copy that was
    * starting already (the room asks again and long-polls), at most FRESH_SETTLE_MS for one this
-   * call admitted. The admission is the first answer a viewer needs (let in, their place, or
-   * full); a crowd's starts may take longer than that, and their viewers see "starting" at once
-   * and long-poll for the rest instead of waiting on an answer.
+   * call admitted, and none while admitted copies wait for a start slot. The admission is the
+   * first answer a viewer needs (let in, their place, or full); a crowd's starts take longer than
+   * that, and their viewers see "starting" at once and long-poll for the rest instead of waiting
+   * on an answer.
    */
   async function enterAndWait(sessionId: string, body: EnterBody, waitMs = 0, gone?: () => boolean): Promise<CopyView> {
     const entered = await enterOnce(sessionId, body, gone);
     if (!waitMs || entered.view.state !== 'starting') return entered.view;
+    // Copies waiting for a start slot: a crowd is being started, and this one will not settle soon.
+    if (entered.fresh && passes.startsQueued()) return entered.view;
     return watch(sessionId, entered.fresh ? Math.min(waitMs, FRESH_SETTLE_MS) : waitMs, entered.view.version, entered.view);
   }
 

@@ -1,26 +1,15 @@
-import type { Db } from '../core/db.js';
+import type { Db, Sql } from '../core/db.js';
 import { liveStates, type CopyRow } from './copies.sql.js';
 import type { PlanName } from '../core/plans.js';
 
-// Admission in batches (runner/copies/admission-batch.ts, docs/scale.md "Admission"): a batch of
-// viewers is decided against one read of the counts and written by one statement, under the same
-// advisory locks as a single admission, held for four round trips a batch instead of ten a viewer.
+// Admission in batches (runner/copies/admission-batch.ts, docs/scale.md "Admission"): arrivals are
+// decided by one statement (admit_arrivals, migrations/00035), a pass over the queue against one
+// read of the counts, under the same advisory locks as every admission.
 
 const live = liveStates as readonly string[];
 
 const columns =
   'id, runner_id, workspace_id, project_id, build_id, session_id, origin, state, end_reason, container_id, network_id, host, port, seq, asked_at, admitted_at, started_at, ready_at, claimed_at, paused_at, active_at, seen_at, ended_at, cold_start_ms';
-
-/**
- * The workspaces' locks in the order given (the caller sorts them: two batches sharing workspaces
- * then never wait on each other in a circle), then the host's: the order every admission keeps.
- * One statement: the function scan yields the keys in array order, and each lock is taken as its
- * row is produced.
- */
-export async function lockWorkspacesAndHost(tx: Db, workspaceIds: string[], runnerId: string): Promise<void> {
-  const keys = [...workspaceIds.map((w) => `runner.workspace:${w}`), `runner.host:${runnerId}`];
-  await tx`select pg_advisory_xact_lock(hashtext(k)) from unnest(${keys}::text[]) with ordinality as t(k, i) order by i`;
-}
 
 /**
  * Takes the locks of those workspaces nobody else holds now, without waiting (a host looking for
@@ -41,46 +30,28 @@ export async function plansOf(db: Db, workspaceIds: string[]): Promise<Map<strin
   return new Map(rows.map((r) => [r.id, r.plan ?? 'free']));
 }
 
-/** What a batch is decided against, read once under the locks. */
+/** What a pass over the queue is decided against, read once under the locks. */
 export interface AdmissionCounts {
-  /** Sessions of the batch that already have a copy not ended. */
-  existing: string[];
-  /** Per session of the batch: its latest copy, as `copyOfSession` orders them (the attempt an ask must be the next of). */
-  latest: Record<string, string>;
-  /** Per project: copies held by a viewer session, not ended (the room's viewers at once; a place in the queue counts). */
-  rooms: Record<string, number>;
   /** Per workspace: [copies live, viewers queued, copies that may be given up (warm or paused)]. */
   workspaces: Record<string, [number, number, number]>;
   /** The host: [copies live, copies that may be given up]. */
   host: [number, number];
-  /** Per build: this host's unclaimed copies a viewer may take (healthy first, then still starting), locked for this batch. */
+  /** Per build: this host's healthy unclaimed copies a waiting viewer may take, locked for this pass. */
   warm: Record<string, string[]>;
 }
 
-/** One read of everything a batch needs (the warm copies it may hand out are locked for it). */
+/** One read of everything a pass needs (the warm copies it may hand out are locked for it). */
 export async function admissionCounts(
   tx: Db,
-  q: { runnerId: string; sessionIds: string[]; projectIds: string[]; workspaceIds: string[]; buildIds: string[]; healthyOnly?: boolean },
+  q: { runnerId: string; workspaceIds: string[]; buildIds: string[] },
 ): Promise<AdmissionCounts> {
-  // A viewer arriving may take a copy still starting (it becomes theirs when healthy); one let in
-  // from the queue takes only a healthy one (it has waited enough).
-  const warmStates = q.healthyOnly ? ['warm'] : ['creating', 'starting', 'warm'];
   const [row] = await tx<AdmissionCounts[]>`
     with warm as (
-      select id, build_id, (state = 'warm') as healthy, asked_at from runner_copies
-      where runner_id = ${q.runnerId} and build_id = any(${q.buildIds}::uuid[]) and session_id is null
-        and state = any(${warmStates})
+      select id, build_id, asked_at from runner_copies
+      where runner_id = ${q.runnerId} and build_id = any(${q.buildIds}::uuid[]) and session_id is null and state = 'warm'
       for update skip locked
     )
     select
-      (select coalesce(json_agg(session_id), '[]') from runner_copies
-        where session_id = any(${q.sessionIds}::uuid[]) and state <> 'ended') as existing,
-      (select coalesce(json_object_agg(session_id, id), '{}') from (
-        select distinct on (session_id) session_id, id from runner_copies where session_id = any(${q.sessionIds}::uuid[])
-        order by session_id, (state <> 'ended') desc, asked_at desc) l) as latest,
-      (select coalesce(json_object_agg(project_id, n), '{}') from (
-        select project_id, count(*) as n from runner_copies
-        where project_id = any(${q.projectIds}::uuid[]) and session_id is not null and state <> 'ended' group by project_id) r) as rooms,
       (select coalesce(json_object_agg(workspace_id, json_build_array(n, queued, spare)), '{}') from (
         select workspace_id,
                count(*) filter (where state = any(${live as string[]})) as n,
@@ -90,45 +61,43 @@ export async function admissionCounts(
       (select json_build_array(count(*) filter (where state = any(${live as string[]})), count(*) filter (where state in ('warm', 'paused')))
         from runner_copies where runner_id = ${q.runnerId} and state <> 'ended') as host,
       (select coalesce(json_object_agg(build_id, ids), '{}') from (
-        select build_id, json_agg(id order by healthy desc, asked_at) as ids from warm group by build_id) b) as warm`;
+        select build_id, json_agg(id order by asked_at) as ids from warm group by build_id) b) as warm`;
   return row;
 }
 
-/** A copy a batch writes: a reserved slot (creating) or a place in the queue (queued). */
-export interface BatchCopy {
-  id: string;
-  runnerId: string;
+/** An arrival as `admit_arrivals` takes it (migrations/00035_admit_arrivals.sql). */
+export interface ArrivalAsk {
+  sessionId: string;
   workspaceId: string;
   projectId: string;
   buildId: string;
-  sessionId: string;
-  state: 'creating' | 'queued';
+  copyCap: number;
+  roomCap: number;
+  after?: string | null;
+}
+
+export interface ArrivalDecision {
+  i: number;
+  kind: 'existing' | 'full' | 'claimed' | 'admitted' | 'queued' | 'evicted';
+  reason: 'plan' | 'room' | null;
+  copyId: string | null;
 }
 
 /**
- * Writes a batch's copies in the order given (asked_at and admitted_at follow it: each row takes
- * the clock as it is written), with a `queued` event for each place in the queue. A session that
- * already has a copy not ended keeps it (the unique index decides): its row is not written.
+ * Decides a batch of arrivals on this host in one statement: the locks, the counts, each
+ * decision and its copy, all inside Postgres (the function's header says how). Autocommit: the
+ * locks go with the statement.
  */
-export async function insertCopies(tx: Db, copies: BatchCopy[]): Promise<CopyRow[]> {
-  if (!copies.length) return [];
-  return tx<CopyRow[]>`
-    with wanted as (
-      select * from jsonb_to_recordset(${tx.json(copies.map((c, i) => ({ ...c, i })) as never)}) as c(
-        id uuid, "runnerId" text, "workspaceId" uuid, "projectId" uuid, "buildId" uuid, "sessionId" uuid, state text, i bigint)
-    ), made as (
-      insert into runner_copies (id, runner_id, workspace_id, project_id, build_id, session_id, origin, state, admitted_at, active_at)
-      select id, "runnerId", "workspaceId", "projectId", "buildId", "sessionId", 'viewer', state,
-             case when state = 'creating' then clock_timestamp() end, clock_timestamp()
-      from wanted order by i
-      on conflict (session_id) where state <> 'ended' do nothing
-      returning ${tx.unsafe(columns)}
-    ), events as (
-      insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind)
-      select id, seq, workspace_id, project_id, build_id, 'queued' from made where state = 'queued'
-      on conflict (copy_id, seq) do nothing
-    )
-    select * from made`;
+export function admitArrivals(sql: Sql, runnerId: string, hostCapacity: number, asks: ArrivalAsk[]) {
+  return sql<
+    ArrivalDecision[]
+  >`select i, kind, reason, copy_id from admit_arrivals(${runnerId}, ${hostCapacity}, ${sql.json(asks as never)})`;
+}
+
+/** The copies with these ids. */
+export function copiesByIds(db: Db, ids: string[]) {
+  if (!ids.length) return Promise.resolve([] as CopyRow[]);
+  return db<CopyRow[]>`select ${db.unsafe(columns)} from runner_copies where id = any(${ids}::uuid[])`;
 }
 
 /** Queued viewers of each workspace, in their order, at most `each` per workspace. */
