@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Db, Sql } from '../../services/core/db.js';
 import { planOf } from '../../services/core/plans.js';
 import { transition, type CopyRow } from '../../services/data/copies.sql.js';
