@@ -3,7 +3,7 @@ import type { RunnerContext } from '../runner-context.js';
 import { CopyExited, Withdrawn } from './copy-errors.js';
 import { recordExit } from './copy-exits.js';
 import { probeHealth } from './health-probe.js';
-import { copyById, liveStates, transition, type CopyRow } from '../../services/data/copies.sql.js';
+import { copyById, liveStates, transition, type CopyRow, type CopyState } from '../../services/data/copies.sql.js';
 
 // Stopping, pausing and resuming copies. Every path writes the record first and touches the
 // engine second: a runner that dies in between leaves a record that says what to do, and the
@@ -49,8 +49,14 @@ export async function stopCopy(
  * viewer is told before the engine is asked to remove anything (a removal may be slow, or hang
  * with the engine that made the start fail); waiting viewers are let in once it is done.
  */
-export async function failCopy(ctx: RunnerContext, copyId: string, why: string, message: string): Promise<void> {
-  const ended = await transition(ctx.sql, copyId, ['creating', 'starting', 'warm', 'running'], 'ended', {
+export async function failCopy(
+  ctx: RunnerContext,
+  copyId: string,
+  why: string,
+  message: string,
+  from: readonly CopyState[] = ['creating', 'starting', 'warm', 'running'],
+): Promise<void> {
+  const ended = await transition(ctx.sql, copyId, from, 'ended', {
     set: { endReason: `failed:${why}` },
     event: 'fail',
     detail: message.slice(0, 500),

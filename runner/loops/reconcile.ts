@@ -28,6 +28,13 @@ import { startCopy } from '../copies/copy-starter.js';
 // the first pass that begins after it appeared (a pass begins at most 1.1 × RUNNER_RECONCILE_S after
 // the last one ended), or, when this process was starting it, by the first after its start's deadline.
 
+/**
+ * What an interrupted start may be failed from. The engine is listed before the records are read
+ * and this process's starts are checked last, so a start that finished in between looks
+ * interrupted (made, not running, not starting here): its copy is running by then, and is left so.
+ */
+const UNSTARTED = ['creating', 'starting'] as const;
+
 export async function reconcile(
   ctx: RunnerContext,
   opts: { initial?: boolean } = {},
@@ -71,7 +78,7 @@ export async function reconcile(
     }
     if (c.status === 'created') {
       // Made but never started by a runner that died: nothing to adopt.
-      await failCopy(ctx, row.id, 'interrupted', 'the runner stopped while starting the copy');
+      await failCopy(ctx, row.id, 'interrupted', 'the runner stopped while starting the copy', UNSTARTED);
       closed++;
       continue;
     }
@@ -99,8 +106,13 @@ export async function reconcile(
   for (const row of rows) {
     if (row.state === 'queued' || withContainer.has(row.id) || busy(row.id) || settling(row)) continue;
     if (row.state === 'creating' || row.state === 'starting')
-      await failCopy(ctx, row.id, 'interrupted', 'the runner stopped while starting the copy');
-    else await stopCopy(ctx, row.id, 'vanished');
+      await failCopy(ctx, row.id, 'interrupted', 'the runner stopped while starting the copy', UNSTARTED);
+    else {
+      // Not listed, but perhaps started after the engine was listed (a crowd's starts finish while
+      // a pass runs): asked once more by its own handle before it is closed as vanished.
+      if (row.containerId && (await ctx.engine.state(row.containerId).catch(() => null))) continue;
+      await stopCopy(ctx, row.id, 'vanished');
+    }
     closed++;
   }
 
