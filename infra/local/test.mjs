@@ -21,6 +21,7 @@ import { ensureDatabase, withDatabase } from './postgres.mjs';
 import { flushRedisDb } from './redis.mjs';
 import { freshBucket } from './s3.mjs';
 import { ensureSecrets } from './secrets.mjs';
+import { ensureSystemPackages } from './packages.mjs';
 
 const TEST_DATABASE = 'rooms_test';
 const TEST_REDIS_DB = 1;
@@ -67,6 +68,8 @@ async function main() {
   if (unitOnly) return runVitest({ ...process.env, NODE_ENV: 'test' });
   await ensureWebApp(log);
   await ensureRoomScripts(log);
+  // The data plane's tests start HAProxy of their own (dataplane.mjs), as `npm start` does.
+  await ensureSystemPackages(['dataplane']);
   components = await startComponents({ dataDir, role: 'test', reuseFrom: devDataDir, fast: true });
   const env = {
     ...process.env,
