@@ -8,6 +8,9 @@ import type { BodyOf, ReplyOf, RoomHooks, ShellCall } from './room-hooks.js';
 import type { z } from 'zod';
 
 /** What a panel's state card says: a notice (CopyNotice's words), or words alone. */
+/** How long a hash-only step waits to hear the app took the hash before it loads the step's address. */
+const HASH_TAKEN_MS = 2_000;
+
 type StateNotice = ReplyOf<'grant'> | string;
 type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
 
@@ -567,13 +570,24 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
   // keeping its state, and nothing reloads. Otherwise the frame's address is set anew, even when
   // it equals the last one set (through a blank frame: setting `src` to the value it already
   // holds would not move the app).
+  const lastOpened: Record<string, string> = {};
   function openPath(appId: string, path: string) {
     const frame = frameOf(appId)!;
     const target = new URL(path, origins[appId]);
+    lastOpened[appId] = target.href;
     const on = screens[appId] != null ? new URL(screens[appId], origins[appId]) : null;
     if (on && target.hash && on.pathname === target.pathname && on.search === target.search) {
-      if (on.hash !== target.hash)
+      if (on.hash !== target.hash) {
         frame.contentWindow!.postMessage({ type: 'pp:hash', hash: target.hash } satisfies RoomMessage, origins[appId]);
+        // The helper tells of the new hash (pp:screen) as soon as the app has it. An app that did
+        // not take it (it reads its hash only when it loads, or the message was lost on a busy
+        // page) gets the step's address loaded instead: a step lands whatever the app does.
+        setTimeout(() => {
+          const now = screens[appId] != null ? new URL(screens[appId], origins[appId]) : null;
+          // Unless another step has been opened since.
+          if (lastOpened[appId] === target.href && now?.hash !== target.hash && frame.isConnected) frame.src = target.href;
+        }, HASH_TAKEN_MS);
+      }
       return;
     }
     const url = target.href;
