@@ -101,7 +101,7 @@ export function createAdmissionPasses(ctx: RunnerContext, sql: Sql, overSpend: (
   /** Whether admitted copies wait for a start slot now (a crowd is being started). */
   const startsQueued = () => inLine > 0;
 
-  return { admit: batcher.admit, startsQueued, admissionStats: batcher.stats, afterAdmission, admitWaiting, topUp, close: batcher.close };
+  return { admit: batcher.admit, startsQueued, afterAdmission, admitWaiting, topUp, close: batcher.close };
 }
 
 export type AdmissionPasses = ReturnType<typeof createAdmissionPasses>;

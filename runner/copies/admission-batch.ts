@@ -1,5 +1,6 @@
 import type { Db, Sql } from '../../services/core/db.js';
-import { planOf } from '../../services/core/plans.js';
+import { allowance, planOf } from '../../services/core/plans.js';
+import { planNamesOf } from '../../services/data/workspaces.sql.js';
 import { transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { liveCopyCounts } from '../../services/data/copy-admission.sql.js';
 import {
@@ -8,14 +9,13 @@ import {
   admitQueuedCopies,
   type ArrivalAsk,
   copiesByIds,
-  plansOf,
   queuedIn,
   tryWorkspacesThenHost,
 } from '../../services/data/copy-admission-batch.sql.js';
 import { queueHeadsOn } from '../../services/data/copy-admission.sql.js';
 import type { HostScope } from '../runner-context.js';
 import { type Decision, queuePass, Tally } from './queue-pass.js';
-import { type Admission, claimCopy, copyCapOf, reserve } from './copy-admission.js';
+import { type Admission, claimCopy, reserve } from './copy-admission.js';
 
 // A batch of arrivals decided by one statement (admit_arrivals, migrations/00035: the locks, the
 // counts and every decision inside Postgres, the locks held for milliseconds), and a pass over the
@@ -31,7 +31,7 @@ export interface Ask {
   buildId: string;
   /** The room's own viewers at once, when it has one; else the plan's. */
   roomViewerCap?: number;
-  /** The session's latest copy when the ask arrived (admission-decision.ts `Arrival.after`). */
+  /** The session's latest copy when the ask arrived: the attempt this ask is the next of (admit_arrivals). */
   after?: string | null;
   /** Whether whoever asked is gone (their call timed out and was closed): such an ask starts nothing. */
   gone?: () => boolean;
@@ -39,7 +39,7 @@ export interface Ask {
 
 /** The caps of each ask from its workspace's plan (read before the locks: a plan changed a moment ago applies to the next batch). */
 async function arrivalsOf(sql: Sql | Db, asks: Ask[]): Promise<ArrivalAsk[]> {
-  const plans = await plansOf(sql as Db, [...new Set(asks.map((a) => a.workspaceId))]);
+  const plans = await planNamesOf(sql as Db, [...new Set(asks.map((a) => a.workspaceId))]);
   return asks.map((a) => {
     const plan = planOf(plans.get(a.workspaceId) ?? 'free');
     return {
@@ -47,7 +47,7 @@ async function arrivalsOf(sql: Sql | Db, asks: Ask[]): Promise<ArrivalAsk[]> {
       workspaceId: a.workspaceId,
       projectId: a.projectId,
       buildId: a.buildId,
-      copyCap: copyCapOf(plan),
+      copyCap: allowance('containers', plan),
       roomCap: a.roomViewerCap ?? plan.concurrentViewers,
       ...(a.after !== undefined ? { after: a.after } : {}),
     };
@@ -111,11 +111,11 @@ export async function admitQueuedOnce(
 ): Promise<{ let: number; skipped: number }> {
   const heads = await queueHeadsOn(sql, host.runnerId, peers);
   if (!heads.length) return { let: 0, skipped: 0 };
-  const plans = await plansOf(
+  const plans = await planNamesOf(
     sql,
     heads.map((h) => h.workspaceId),
   );
-  const copyCaps = new Map(heads.map((h) => [h.workspaceId, copyCapOf(planOf(plans.get(h.workspaceId) ?? 'free'))]));
+  const copyCaps = new Map(heads.map((h) => [h.workspaceId, allowance('containers', planOf(plans.get(h.workspaceId) ?? 'free'))]));
   let skipped = 0;
   const out = (await sql.begin(async (tx) => {
     const taken = await tryWorkspacesThenHost(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Sql } from '../../services/core/db.js';
 import { planFor } from '../../services/data/workspaces.sql.js';
-import type { Plan } from '../../services/core/plans.js';
+import { allowance } from '../../services/core/plans.js';
 import { insertCopy, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { copyToEvict, liveCopyCounts, lockCopySlots, warmCopiesComing, workspaceHasQueue } from '../../services/data/copy-admission.sql.js';
 import type { HostScope } from '../runner-context.js';
@@ -28,12 +28,9 @@ export type Admission =
   | { kind: 'claimed'; copy: CopyRow; evicted: CopyRow[] }
   | { kind: 'admitted'; copy: CopyRow; evicted: CopyRow[] };
 
-/** The copies a plan allows at once (0: it runs no containers). */
-export const copyCapOf = (plan: Plan) => (plan.staticOnly ? 0 : plan.containerCopies);
-
 async function capsOf(tx: Db, workspaceId: string) {
   const plan = await planFor(tx, workspaceId);
-  return { plan, copies: copyCapOf(plan) };
+  return { plan, copies: allowance('containers', plan) };
 }
 
 /** The viewer takes this unclaimed copy (locked by the caller): a healthy one is theirs at once, one still starting when it is healthy. */

@@ -18,7 +18,7 @@ describe('a pass over the queue', () => {
   const q = (id: string, workspaceId: string) => ({ id, workspaceId, buildId: 'b1' });
 
   it('lets in each workspace while its cap allows, in order, and stops a workspace at its head', () => {
-    const tally = new Tally(empty({ workspaces: { w1: [1, 3, 0], w2: [0, 2, 0] } }), 100);
+    const tally = new Tally(empty({ workspaces: { w1: [1, 0], w2: [0, 0] } }), 100);
     const caps = new Map([
       ['w1', 2],
       ['w2', 5],
@@ -42,7 +42,7 @@ describe('a pass over the queue', () => {
   });
 
   it('stops where a copy must be given up, and carries on past it with the workspaces already blocked', () => {
-    const tally = new Tally(empty({ workspaces: { w1: [1, 2, 0], w2: [1, 1, 1] } }), 100);
+    const tally = new Tally(empty({ workspaces: { w1: [1, 0], w2: [1, 1] } }), 100);
     const caps = new Map([
       ['w1', 1],
       ['w2', 1],

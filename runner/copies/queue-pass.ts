@@ -10,7 +10,7 @@ export type Decision = { kind: 'claim'; copyId: string } | { kind: 'admit' };
 
 /** The counts as the pass goes: each decision moves them. */
 export class Tally {
-  private readonly workspaces: Map<string, { live: number; queued: number; spare: number }>;
+  private readonly workspaces: Map<string, { live: number; spare: number }>;
   private readonly warm: Map<string, string[]>;
   host: { live: number; spare: number };
 
@@ -18,14 +18,14 @@ export class Tally {
     counts: AdmissionCounts,
     readonly hostCapacity: number,
   ) {
-    this.workspaces = new Map(Object.entries(counts.workspaces).map(([w, [live, queued, spare]]) => [w, { live, queued, spare }]));
+    this.workspaces = new Map(Object.entries(counts.workspaces).map(([w, [live, spare]]) => [w, { live, spare }]));
     this.warm = new Map(Object.entries(counts.warm).map(([b, ids]) => [b, [...ids]]));
     this.host = { live: counts.host[0], spare: counts.host[1] };
   }
 
   workspace(id: string) {
     let w = this.workspaces.get(id);
-    if (!w) this.workspaces.set(id, (w = { live: 0, queued: 0, spare: 0 }));
+    if (!w) this.workspaces.set(id, (w = { live: 0, spare: 0 }));
     return w;
   }
 

@@ -229,6 +229,11 @@ const limitText: Record<LimitName, string> = {
 };
 
 /** The cheapest plan above `current` that allows more of `limit`, or null when none does. */
+/** What a plan allows of a limit (0: none; `containers`: the copies it runs at once). */
+export function allowance(limit: LimitName, plan: Plan): number {
+  return allows[limit](plan);
+}
+
 export function upgradeFor(limit: LimitName, current: PlanName): PlanName | null {
   const from = plans.findIndex((p) => p.name === current);
   const now = allows[limit](plans[from]);

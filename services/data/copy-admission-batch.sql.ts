@@ -1,6 +1,5 @@
 import type { Db, Sql } from '../core/db.js';
 import { liveStates, type CopyRow } from './copies.sql.js';
-import type { PlanName } from '../core/plans.js';
 
 // Admission in batches (runner/copies/admission-batch.ts, docs/scale.md "Admission"): arrivals are
 // decided by one statement (admit_arrivals, migrations/00035), a pass over the queue against one
@@ -24,16 +23,10 @@ export async function tryWorkspacesThenHost(tx: Db, workspaceIds: string[], runn
   return rows.map((r) => r.w);
 }
 
-/** The plan of each workspace (a team with none is held to Free's: workspaces.sql.ts `effectivePlan`). */
-export async function plansOf(db: Db, workspaceIds: string[]): Promise<Map<string, PlanName>> {
-  const rows = await db<{ id: string; plan: PlanName | null }[]>`select id, plan from workspaces where id = any(${workspaceIds}::uuid[])`;
-  return new Map(rows.map((r) => [r.id, r.plan ?? 'free']));
-}
-
 /** What a pass over the queue is decided against, read once under the locks. */
 export interface AdmissionCounts {
-  /** Per workspace: [copies live, viewers queued, copies that may be given up (warm or paused)]. */
-  workspaces: Record<string, [number, number, number]>;
+  /** Per workspace: [copies live, copies that may be given up (warm or paused)]. */
+  workspaces: Record<string, [number, number]>;
   /** The host: [copies live, copies that may be given up]. */
   host: [number, number];
   /** Per build: this host's healthy unclaimed copies a waiting viewer may take, locked for this pass. */
@@ -52,10 +45,9 @@ export async function admissionCounts(
       for update skip locked
     )
     select
-      (select coalesce(json_object_agg(workspace_id, json_build_array(n, queued, spare)), '{}') from (
+      (select coalesce(json_object_agg(workspace_id, json_build_array(n, spare)), '{}') from (
         select workspace_id,
                count(*) filter (where state = any(${live as string[]})) as n,
-               count(*) filter (where state = 'queued') as queued,
                count(*) filter (where state in ('warm', 'paused')) as spare
         from runner_copies where workspace_id = any(${q.workspaceIds}::uuid[]) and state <> 'ended' group by workspace_id) w) as workspaces,
       (select json_build_array(count(*) filter (where state = any(${live as string[]})), count(*) filter (where state in ('warm', 'paused')))

@@ -34,6 +34,12 @@ export async function planNameOf(sql: Db, workspaceId: string): Promise<PlanName
   return effectivePlan(await workspaceById(sql, workspaceId));
 }
 
+/** The plan each workspace is held to now, by id (one read for a batch of them). */
+export async function planNamesOf(db: Db, workspaceIds: string[]): Promise<Map<string, PlanName>> {
+  const rows = await db<{ id: string; plan: PlanName | null }[]>`select id, plan from workspaces where id = any(${workspaceIds}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, effectivePlan(r)]));
+}
+
 /** The plan a workspace is held to now, with its numbers and switches (its `name` for a refusal). */
 export async function planFor(sql: Db, workspaceId: string): Promise<Plan> {
   return planOf(await planNameOf(sql, workspaceId));
