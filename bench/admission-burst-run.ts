@@ -2,8 +2,12 @@
 // what the records say of it afterwards. bench/admission-burst.bench.ts runs a baseline and the
 // 10,000-viewer burst with it; test/bench/admission-burst.int.test.ts runs a small one.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
+import { loadConfig } from '../services/core/config.js';
+import type { ViewersDone, ViewersJob } from './admission-viewers.js';
+import { testRunnerEnv } from '../test/support/runner/test-runner.js';
 import { planOf } from '../services/core/plans.js';
-import { capChecks, type Group, liveNow, queueOvertakes, type Room, seedRooms, startFleet, type Viewer, viewer } from './admission-kit.js';
+import { capChecks, type Group, liveNow, queueOvertakes, type Room, seedRooms, startFleet, type Viewer } from './admission-kit.js';
 
 /**
  * The 10,000-viewer shape: demand on every paid plan that runs containers, each room asked by
@@ -42,6 +46,8 @@ export interface BurstOptions {
   pool?: number;
   /** How often the live copies are sampled while the burst runs (ms). */
   sampleMs?: number;
+  /** Sockets the viewers share per runner host (admission-kit.ts limitConnections). */
+  connections?: number;
 }
 
 export interface BurstResult {
@@ -82,13 +88,6 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
     const arrivals: Room[] = [];
     for (let i = 0; i < most; i++) for (const r of rooms) if (i < r.viewers) arrivals.push(r.room);
 
-    let answered = 0;
-    let allAnswered!: () => void;
-    const everyoneAnswered = new Promise<void>((resolve) => (allAnswered = resolve));
-    const onAnswered = () => {
-      if (++answered === arrivals.length) allAnswered();
-    };
-
     let sampling = true;
     const sampled = { host: 0, workspace: 0, samples: 0 };
     const sampler = (async () => {
@@ -101,35 +100,16 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
       }
     })();
 
-    const t0 = performance.now();
-    let allAnsweredMs = 0;
-    void everyoneAnswered.then(() => (allAnsweredMs = performance.now() - t0));
-    const viewers = await Promise.all(
-      arrivals.map(async (room) => {
-        let told = false;
-        const once = () => {
-          if (!told) onAnswered();
-          told = true;
-        };
-        try {
-          return await viewer(fleet.client, room, t0, everyoneAnswered, o.dwellMs, once, o.giveUpMs);
-        } catch (err) {
-          once();
-          return {
-            sessionId: '',
-            room,
-            first: 'failed',
-            firstPlace: null,
-            answeredMs: performance.now() - t0,
-            runningMs: null,
-            outcome: 'failed',
-            reloads: 0,
-            detail: (err as Error).message,
-          } satisfies Viewer;
-        }
-      }),
-    );
-    const doneMs = performance.now() - t0;
+    const done = await viewersApart({
+      fleet: fleet.fleet,
+      lostS: fleet.lostS,
+      arrivals,
+      dwellMs: o.dwellMs,
+      giveUpMs: o.giveUpMs,
+      connections: o.connections,
+    });
+    const viewers: Viewer[] = done.viewers.map((v, i) => ({ ...v, room: arrivals[i] }));
+    const { allAnsweredMs, doneMs } = done;
     sampling = false;
     await sampler;
 
@@ -173,6 +153,21 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
   } finally {
     await fleet.close();
   }
+}
+
+/** The viewers in a thread of their own (admission-viewers.ts); resolves with what became of each, in arrival order. */
+function viewersApart(
+  o: Pick<ViewersJob, 'fleet' | 'lostS' | 'arrivals' | 'dwellMs' | 'giveUpMs'> & { connections?: number },
+): Promise<ViewersDone> {
+  const config = loadConfig(testRunnerEnv());
+  const job: ViewersJob = { ...o, databaseUrl: config.DATABASE_URL, appSecret: config.APP_SECRET, connections: o.connections ?? 2000 };
+  // The thread loads TypeScript as the bench does (tsx), whoever started the bench (npm run bench, vitest).
+  const worker = new Worker(new URL('./admission-viewers.ts', import.meta.url), { workerData: job, execArgv: ['--import', 'tsx'] });
+  return new Promise((resolve, reject) => {
+    worker.once('message', (m: ViewersDone) => resolve(m));
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the viewers' thread exited (${code}) before it answered`)));
+  });
 }
 
 /** What is wrong with a burst, one line each; empty when every check holds. */

@@ -78,6 +78,7 @@ try {
       healthPort: health.port,
       giveUpMs: GIVE_UP_S * 1000,
       pool: POOL,
+      connections: CONNECTIONS,
     };
     const base = await step(`baseline (100 viewers, ${label})`, () => runBurst({ groups: baselineGroups, ...shape }));
     const b = stats(base);

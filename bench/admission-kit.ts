@@ -4,9 +4,9 @@
 // plans' caps; viewers that enter through the room's fleet client (placement by runner_hosts)
 // and wait as the room does; and the checks of the caps, read from the database afterwards.
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { createRunnerFleet } from '../services/data/runner-fleet.js';
 import { loadConfig } from '../services/core/config.js';
@@ -41,6 +41,8 @@ export interface Room {
 
 export interface Fleet {
   fleet: string;
+  /** RUNNER_HOST_LOST_S of its hosts: the room's fleet client reads live hosts with it. */
+  lostS: number;
   hostIds: string[];
   hostCapacity: number;
   engines: StubEngine[];
@@ -64,20 +66,37 @@ export function limitConnections(connections: number): void {
   setGlobalDispatcher(new Agent({ connections, keepAliveTimeout: 30_000 }));
 }
 
-/** The health path every stub copy answers: one loopback server, 200 to everything. */
+/**
+ * The health path every stub copy answers: one loopback server, 200 to everything, in a thread of
+ * its own: copies run in their own containers, and their answers are not the runners' work to
+ * pay for in the runners' event loop.
+ */
 export async function startHealthServer(): Promise<{ port: number; close(): Promise<void> }> {
-  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const worker = new Worker(HEALTH_SERVER, { eval: true });
+  const port = await new Promise<number>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
   return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    port,
+    close: async () => {
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.postMessage('close');
+      await exited;
+    },
   };
 }
+
+const HEALTH_SERVER = `
+const http = require('node:http');
+const { parentPort } = require('node:worker_threads');
+const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+server.keepAliveTimeout = 30_000;
+server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
+parentPort.once('message', () => {
+  server.closeAllConnections();
+  server.close(() => process.exit(0));
+});`;
 
 /** `hosts` real runners over stub engines, in a fleet of their own, each registered in runner_hosts. */
 export async function startFleet(opts: {
@@ -145,6 +164,7 @@ export async function startFleet(opts: {
   });
   return {
     fleet,
+    lostS: config.RUNNER_HOST_LOST_S,
     hostIds,
     hostCapacity: opts.hostCapacity,
     engines,

@@ -18,7 +18,8 @@ export async function viewOf(db: Db, row: CopyRow | null): Promise<CopyView> {
   const version = (extra = '') => `${row.id}:${row.seq}${extra}`;
   switch (row.state) {
     case 'queued': {
-      const place = await placeOf(db, row);
+      // Counted by the read that found the row (copies.sql.ts sessionCopy), else counted now.
+      const place = typeof row.place === 'number' ? row.place : await placeOf(db, row);
       // Let in (or gone) between the two reads: answer what it is now.
       if (place === 0) return viewOf(db, await copyById(db, row.id));
       return {
@@ -33,7 +34,9 @@ export async function viewOf(db: Db, row: CopyRow | null): Promise<CopyView> {
     case 'creating':
     case 'starting':
     case 'warm':
-      return { state: 'starting', copyId: row.id, version: version() };
+      // One version for the whole start: a long-poll wakes when the copy runs (or fails), not at
+      // each step of its start, which the viewer cannot tell apart.
+      return { state: 'starting', copyId: row.id, version: `${row.id}:starting` };
     case 'running':
       return { state: 'running', copyId: row.id, target: { host: row.host!, port: row.port! }, version: version() };
     case 'paused':

@@ -1,7 +1,7 @@
 import type { CopyView, EnterBody } from '../../services/contract/runner/runner-api.schema.js';
 import { RunnerRefusal } from '../../services/contract/runner/runner-refusal.js';
 import type { Sql } from '../../services/core/db.js';
-import { copyOfSession, updateCopy, type CopyRow } from '../../services/data/copies.sql.js';
+import { copyOfSession, sessionCopy, updateCopy, type CopyRow } from '../../services/data/copies.sql.js';
 import { NoSuchBuild } from '../build-runs.js';
 import { resumeCopy, stopCopy } from '../copies/copy-control.js';
 import { viewOf } from '../copies/copy-view.js';
@@ -36,6 +36,8 @@ export interface SessionEntryDeps {
 export function createSessionEntry({ ctx, passes, overSpend, isClosed }: SessionEntryDeps) {
   const { sql, settings, log } = ctx;
   const view = (row: CopyRow | null) => viewOf(sql, row);
+  // One write per couple of seconds per copy is plenty for a culler that thinks in minutes.
+  const activeFloorMs = Math.min(2_000, settings.idlePauseMs / 4);
 
   async function checkBuild(body: EnterBody) {
     if (settings.workspaces && !settings.workspaces.includes(body.workspaceId))
@@ -84,13 +86,13 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed }: Session
     // No guard, no copies (engine/host-guard.ts): the firewall never fails open.
     if (!ctx.hostGuard.copies) throw new RunnerRefusal(503, ctx.hostGuard.refusal ?? 'host guard not installed');
     await checkBuild(body);
-    const current = await copyOfSession(sql, sessionId);
+    // Read and marked seen (and active) in one round trip: the viewer is here.
+    const current = await sessionCopy(sql, sessionId, 'active', activeFloorMs);
     if (current && current.state !== 'ended') {
       if (current.buildId !== body.buildId) {
         // The project went live with another build: this viewer moves to it.
         await stopCopy(ctx, current.id, 'build-changed');
       } else {
-        await touch(sql, current);
         if (current.state === 'paused') return old(await wake(current, body));
         return old(await view(current));
       }
@@ -117,9 +119,7 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed }: Session
 
   /** The session's copy now; `seen` records that the room still asks (a queued viewer who stops asking is let go). */
   async function current(sessionId: string, seen = true): Promise<CopyView> {
-    const row = await copyOfSession(sql, sessionId);
-    if (seen && row && row.state !== 'ended') await updateCopy(sql, row.id, {}, ['seenAt']);
-    return view(row);
+    return view(await sessionCopy(sql, sessionId, seen ? 'seen' : 'none'));
   }
 
   /** Long-poll: the view once it differs from `seen`, or as it is after `waitMs`. Re-read every REREAD_MS, so another runner's changes show too. */
@@ -135,12 +135,8 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed }: Session
   }
 
   async function activity(sessionId: string): Promise<CopyView> {
-    const row = await copyOfSession(sql, sessionId);
-    if (!row || row.state === 'ended') return view(row);
-    // One write per couple of seconds per copy is plenty for a culler that thinks in minutes.
-    const every = Math.min(2_000, settings.idlePauseMs / 4);
-    if (!row.activeAt || Date.now() - row.activeAt.getTime() > every || row.state !== 'running') await touch(sql, row);
-    if (row.state === 'paused') return wake(row, null);
+    const row = await sessionCopy(sql, sessionId, 'active', activeFloorMs);
+    if (row?.state === 'paused') return wake(row, null);
     return view(row);
   }
 

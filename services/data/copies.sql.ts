@@ -34,6 +34,8 @@ export interface CopyRow {
   seenAt: Date;
   endedAt: Date | null;
   coldStartMs: number | null;
+  /** A queued copy's place in its workspace's queue, when the read that found it counted it (`sessionCopy`). */
+  place?: number | null;
 }
 
 const columns =
@@ -132,6 +134,40 @@ export async function copyOfSession(db: Db, sessionId: string): Promise<CopyRow 
   const [row] = await db<CopyRow[]>`
     select ${db.unsafe(columns)} from runner_copies where session_id = ${sessionId}
     order by (state <> 'ended') desc, asked_at desc limit 1`;
+  return row ?? null;
+}
+
+/** What a read of the session's copy records: nothing, that the room still asks, or that the viewer is active too. */
+export type SessionTouch = 'none' | 'seen' | 'active';
+
+/**
+ * `copyOfSession` in one round trip with what the read records and what the view needs: the copy
+ * is marked seen (and active, when it runs or is paused) unless it was within `floorMs`, and a
+ * queued copy's place is counted. A crowd re-asks every few seconds; a write for each ask, and a
+ * second read for the place, were most of what a waiting viewer cost (docs/scale.md).
+ */
+export async function sessionCopy(db: Db, sessionId: string, touch: SessionTouch, floorMs = 2_000): Promise<CopyRow | null> {
+  const active = touch === 'active';
+  const [row] = await db<CopyRow[]>`
+    with latest as (
+      select id from runner_copies where session_id = ${sessionId}
+      order by (state <> 'ended') desc, asked_at desc limit 1
+    ), touched as (
+      update runner_copies c set seen_at = clock_timestamp(),
+        active_at = case when ${active} and c.state in ('running', 'paused') then clock_timestamp() else c.active_at end
+      from latest
+      where c.id = latest.id and ${touch !== 'none'} and c.state <> 'ended'
+        and (c.seen_at < clock_timestamp() - make_interval(secs => ${floorMs / 1000})
+             or (${active} and c.state in ('running', 'paused')
+                 and (c.active_at is null or c.active_at < clock_timestamp() - make_interval(secs => ${floorMs / 1000}))))
+      returning c.id
+    )
+    select ${db.unsafe(columns)},
+      case when state = 'queued' then (
+        select count(*)::int from runner_copies q
+        where q.workspace_id = runner_copies.workspace_id and q.state = 'queued'
+          and (q.asked_at, q.id) <= (runner_copies.asked_at, runner_copies.id)) end as place
+    from runner_copies where id = (select id from latest)`;
   return row ?? null;
 }
 

@@ -4,10 +4,11 @@ import { createSql, type Sql } from '../core/db.js';
 import { testEnv } from '../../test/support/services.js';
 import { containerUsage } from './container-usage.sql.js';
 import { insertCopy, transition } from './copies.sql.js';
-import { beat, placeSession, settleLostHosts } from './runner-hosts.sql.js';
+import { placeOn } from '../contract/runner/fleet-placement.js';
+import { beat, fleetPicture, hostOfSession, settleLostHosts } from './runner-hosts.sql.js';
 
 // The fleet's rows alone (the two-host test in test/hosts/ runs them with real hosts): placement's
-// order, and a lost host settled once, at its last beat. Each test has its own fleet and hosts.
+// order read from the fleet's picture, and a lost host settled once, at its last beat. Each test has its own fleet and hosts.
 
 let sql: Sql;
 beforeAll(() => {
@@ -56,7 +57,9 @@ async function copyOn(f: F, runnerId: string, state: 'running' | 'warm' | 'queue
 describe('placement', () => {
   it("sends a session to its own copy's host, else a warm copy's host, else the host with the most free slots", async () => {
     const f = await fleetOf({ a: 4, b: 4 });
-    const place = (sessionId: string) => placeSession(sql, { fleet: f.fleet, lostS: 20, sessionId, buildId: f.buildId });
+    // As the fleet client places: a fresh picture each time (fleet-client.ts reads one a second).
+    const place = async (sessionId: string) =>
+      placeOn(await fleetPicture(sql, f.fleet, 20), f.buildId, await hostOfSession(sql, sessionId))?.id;
     await copyOn(f, f.ids.a, 'running');
     // b has more free slots.
     expect(await place(randomUUID())).toBe(f.ids.b);

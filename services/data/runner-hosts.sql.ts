@@ -1,8 +1,9 @@
 import type { Db, Sql } from '../core/db.js';
+import type { PictureHost } from '../contract/runner/fleet-placement.js';
 import { liveStates } from './copies.sql.js';
 
 // The runner hosts of a fleet (migration 00030, docs/runner.md "Several runner hosts"): their
-// registration and beat, where a viewer's copy is placed, and the one-time ending of a lost
+// registration and beat, the picture placement reads (fleet-placement.ts), and the one-time ending of a lost
 // host's copies. Times are compared in the database's clock, never a process's.
 
 const live = liveStates as readonly string[];
@@ -29,12 +30,6 @@ export async function beat(sql: Sql, h: HostRegistration): Promise<void> {
       started_at = case when runner_hosts.lost_at is null then runner_hosts.started_at else clock_timestamp() end`;
 }
 
-/** One host by id (its API and copy origin), live or not. */
-export async function hostById(sql: Sql, id: string): Promise<RunnerHost | undefined> {
-  const [h] = await sql<RunnerHost[]>`select id, fleet, api_url, copy_origin, slots, seen_at, lost_at from runner_hosts where id = ${id}`;
-  return h;
-}
-
 /** The fleet's hosts that beat within `lostS` seconds, with their free slots now. */
 export function liveHosts(sql: Sql, fleet: string, lostS: number) {
   return sql<(RunnerHost & { free: number })[]>`
@@ -46,27 +41,27 @@ export function liveHosts(sql: Sql, fleet: string, lostS: number) {
 }
 
 /**
- * Where a session's copy goes (docs/runner.md, "Placement"): the live host that already holds
- * the session's copy; else a live host holding an unclaimed warm (or warming) copy of the build,
- * healthy ones first (claiming it takes no new slot); else the live host with the most free
- * slots, a random one among equals. Undefined when the fleet has no live host.
+ * What placement needs of the fleet's live hosts (fleet-placement.ts): free slots, and the pool's
+ * copies by build, ready (`warm`) or starting for no viewer yet (`warming`). One read for the
+ * whole fleet, which the room repeats at most once a second.
  */
-export async function placeSession(
-  sql: Sql,
-  p: { fleet: string; lostS: number; sessionId: string; buildId: string | null },
-): Promise<string | undefined> {
-  const [h] = await sql<{ id: string }[]>`
-    select h.id from runner_hosts h
-    where h.fleet = ${p.fleet} and h.seen_at > now() - make_interval(secs => ${p.lostS})
-    order by
-      exists (select 1 from runner_copies c where c.runner_id = h.id and c.session_id = ${p.sessionId} and c.state <> 'ended') desc,
-      exists (select 1 from runner_copies c where c.runner_id = h.id and c.build_id = ${p.buildId} and c.session_id is null and c.state = 'warm') desc,
-      exists (select 1 from runner_copies c where c.runner_id = h.id and c.build_id = ${p.buildId} and c.session_id is null
-              and c.state in ('creating', 'starting')) desc,
-      h.slots - (select count(*) from runner_copies c where c.runner_id = h.id and c.state = any(${live as string[]})) desc,
-      random()
-    limit 1`;
-  return h?.id;
+export async function fleetPicture(sql: Sql, fleet: string, lostS: number): Promise<PictureHost[]> {
+  const rows = await sql<{ id: string; apiUrl: string; free: number; pool: { buildId: string; warm: boolean; n: number }[] }[]>`
+    select h.id, h.api_url,
+      h.slots - (select count(*)::int from runner_copies c where c.runner_id = h.id and c.state = any(${live as string[]})) as free,
+      coalesce((
+        select json_agg(json_build_object('buildId', p.build_id, 'warm', p.warm, 'n', p.n))
+        from (select c.build_id, c.state = 'warm' as warm, count(*)::int as n from runner_copies c
+              where c.runner_id = h.id and c.session_id is null and c.state in ('warm', 'creating', 'starting')
+              group by 1, 2) p), '[]') as pool
+    from runner_hosts h
+    where h.fleet = ${fleet} and h.seen_at > now() - make_interval(secs => ${lostS})`;
+  return rows.map((r) => {
+    const warm: Record<string, number> = {};
+    const warming: Record<string, number> = {};
+    for (const p of r.pool) (p.warm ? warm : warming)[p.buildId] = p.n;
+    return { id: r.id, apiUrl: r.apiUrl, free: r.free, warm, warming };
+  });
 }
 
 /** The host of the session's copy: the one not ended, else its latest one; undefined when it never had one. */

@@ -10,3 +10,5 @@ export * from './runner-client.js';
 export * from './runner-key.js';
 export * from './runner-refusal.js';
 export * from './docker-create-options.js';
+export * from './fleet-client.js';
+export * from './fleet-placement.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createRunnerFleet, type RunnerFleet } from '../../../services/data/runner-fleet.js';
+import { createRunnerFleet } from '../../../services/data/runner-fleet.js';
+import type { FleetClient } from '../../../services/contract/runner/fleet-client.js';
 import { createSql, type Sql } from '../../../services/core/db.js';
 import { testEnv } from '../services.js';
 import { dataplaneHook } from './host-dataplane.js';
@@ -14,8 +15,8 @@ export interface Fleet {
   fleet: string;
   hosts: RunnerHost[];
   sql: Sql;
-  /** The room's and the api's client: placement and the session's host (services/data/runner-fleet.ts). */
-  runners: RunnerFleet;
+  /** The room's and the api's client: placement and the session's host (services/contract/runner/fleet-client.ts). */
+  runners: FleetClient;
   /** Which host holds the session's copy now (runner_copies.runner_id of its copy not ended). */
   hostOf(sessionId: string): Promise<string | undefined>;
   /** The room's COPY_TOKEN_KEY, which every host's data plane checks (with `dataplanes`). */
