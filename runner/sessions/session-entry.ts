@@ -16,8 +16,13 @@ export async function touch(sql: Sql, row: CopyRow) {
   await updateCopy(sql, row.id, {}, row.state === 'running' || row.state === 'paused' ? ['seenAt', 'activeAt'] : ['seenAt']);
 }
 
-/** How long an enter that admitted the viewer waits for their copy's start to settle, at most (ms). */
-const FRESH_SETTLE_MS = 1_000;
+/**
+ * How long an enter that admitted the viewer waits for their copy's start to settle, at most (ms):
+ * long enough that a start of a few hundred ms is answered running in one trip, short enough that
+ * the first answer stays the admission (a real engine's start takes longer; its viewer is told
+ * "starting" and long-polls).
+ */
+const FRESH_SETTLE_MS = 250;
 
 /**
  * How often a long-poll reads the session's copy again (ms). This runner wakes its waiters on
