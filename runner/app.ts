@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Logger } from '../services/core/log.js';
 import { opsPlugin } from '../services/core/http/ops.plugin.js';
 import { logRequests, requestLogging } from '../services/core/http/request-log.js';
+import { fitLoadBalancer } from '../services/core/http/server-timeouts.js';
 import { CallsBody, EnterBody, PrepareQuery, Uuid, WaitQuery } from '../services/contract/runner/runner-api.schema.js';
 import { RUNNER_KEY_HEADER, keyMatches } from '../services/contract/runner/runner-key.js';
 import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
@@ -44,6 +45,7 @@ function invalid(issues: { instancePath: string; message?: string }[]) {
 
 export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: deps.log as unknown as FastifyBaseLogger, ...requestLogging() });
+  fitLoadBalancer(app.server);
   logRequests(app);
   await app.register(opsPlugin, { token: deps.opsToken });
   app.get('/healthz', async () => ({ ok: true, service: 'demo-rooms-runner' }));
@@ -80,7 +82,7 @@ export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance>
         return reply.status(500).send({ error: 'internal error' });
       });
 
-      /** Enter: the session's copy (idempotent: the same session gets its same copy). `?wait=ms` waits for it to settle (a fresh admission at most 1 s: session-entry.ts). */
+      /** Enter: the session's copy (idempotent: the same session gets its same copy). `?wait=ms` waits for it to settle (a fresh admission at most 250 ms: session-entry.ts). */
       api.post('/sessions/:sessionId/copy', { schema: { params: SessionParams, body: EnterBody, querystring: WaitQuery } }, async (req) => {
         // A caller that gave up (its call timed out) closed the socket: its ask, if still waiting to be decided, starts nothing.
         const gone = () => req.raw.socket?.destroyed === true;

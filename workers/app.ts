@@ -1,4 +1,4 @@
-import { Worker } from 'bullmq';
+import { DelayedError, Worker } from 'bullmq';
 import { createRedis, queueNames, type QueueName } from '../services/core/queues.js';
 import type { WorkerDeps } from './worker-deps.js';
 import { processorsFor } from './processors.js';
@@ -29,8 +29,9 @@ const concurrencyOf: Partial<Record<QueueName, number>> = { 'webhook.deliver': 1
 export function buildWorkers(deps: WorkerDeps, opts: WorkerOptions = {}): WorkersApp {
   const wanted = processorsFor(opts.queues ?? queueNames);
   const connection = createRedis(deps.config.REDIS_URL);
+  const jobDeps: WorkerDeps = { ...deps, redis: connection };
   const workers = wanted.map(([name, process]) => {
-    const w = new Worker(name, (job) => timed(name, () => process(deps, job)), {
+    const w = new Worker(name, (job, token) => timed(name, () => process(jobDeps, job, token)), {
       connection,
       prefix: deps.config.QUEUE_PREFIX,
       concurrency: opts.concurrency ?? concurrencyOf[name] ?? 2,
@@ -55,7 +56,8 @@ export function buildWorkers(deps: WorkerDeps, opts: WorkerOptions = {}): Worker
 
 /**
  * queue_job_duration_seconds by outcome: `done`, `refused` (the job answered a refusal on the
- * merits, `{ok: false}`, which BullMQ counts as completed) or `failed` (it threw, and may be retried).
+ * merits, `{ok: false}`, which BullMQ counts as completed), `delayed` (it put itself back to wait)
+ * or `failed` (it threw, and may be retried).
  */
 async function timed<T>(queue: QueueName, run: () => Promise<T>): Promise<T> {
   const end = jobDuration.startTimer({ queue });
@@ -65,7 +67,8 @@ async function timed<T>(queue: QueueName, run: () => Promise<T>): Promise<T> {
     end({ outcome: refused ? 'refused' : 'done' });
     return result;
   } catch (err) {
-    end({ outcome: 'failed' });
+    // `delayed`: the job put itself back to wait (webhook.deliver with no free workspace slot).
+    end({ outcome: err instanceof DelayedError ? 'delayed' : 'failed' });
     throw err;
   }
 }

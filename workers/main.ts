@@ -11,6 +11,7 @@ import { usageSchedule } from './usage-rollup/usage.job.js';
 import { eventDaysSchedule } from './event-days/event-days.job.js';
 import { fanoutSchedule } from './events-fanout/events-fanout.job.js';
 import { digestSchedule } from './alerts/digest.job.js';
+import { SWEEP_EVERY_MS } from './sweep/sweep.job.js';
 import { createMailer } from '../services/core/mailer.js';
 
 const config = loadConfig();
@@ -53,7 +54,7 @@ const repeat = (queue: QueueName, id: string, when: number | { pattern: string; 
     opts: { removeOnComplete: { count: 48 }, removeOnFail: { count: 48 } },
   });
 // The sweep runs hourly.
-await repeat('leftovers.sweep', 'hourly-sweep', 60 * 60 * 1000);
+await repeat('leftovers.sweep', 'hourly-sweep', SWEEP_EVERY_MS);
 // The month's container usage is rolled up for billing on the same kind of schedule.
 await repeat('usage.rollup', usageSchedule.id, usageSchedule.every);
 // The room's events are summed per project per UTC day for analytics (yesterday, and any day missed).

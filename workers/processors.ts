@@ -11,7 +11,8 @@ import { unpack } from './unpack/unpack.job.js';
 import { usage } from './usage-rollup/usage.job.js';
 import { webhookDeliver } from './webhook-deliver/webhook-deliver.job.js';
 
-export type Processor = (deps: WorkerDeps, job: Job) => Promise<unknown>;
+/** `token` is the job's lock, for a processor that moves its own job (webhook.deliver's delay). */
+export type Processor = (deps: WorkerDeps, job: Job, token?: string) => Promise<unknown>;
 
 /** One processor per queue of the job catalog: a queue without one does not compile. */
 export const processors: Record<QueueName, Processor> = {

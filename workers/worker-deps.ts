@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Config } from '../services/core/config.js';
 import type { Sql } from '../services/core/db.js';
 import type { Logger } from '../services/core/log.js';
@@ -14,4 +15,6 @@ export interface WorkerDeps {
   mailer?: Mailer;
   /** Jobs that queue others (events.fanout's webhooks consumer queues webhook.deliver); tests without them pass none. */
   queues?: Queues;
+  /** The workers' own Redis connection (buildWorkers sets it): webhook.deliver's per-workspace slots. */
+  redis?: Redis;
 }

@@ -8,7 +8,18 @@ export interface DataplaneOptions {
   frameAncestors: string;
   tokenKey: string;
   threads?: number;
+  /** Each unset one from its DATAPLANE_* variable, else its default (DATAPLANE_LIMIT_DEFAULTS). */
+  limits?: Partial<DataplaneLimits>;
 }
+export interface DataplaneLimits {
+  maxConnPerSource: number;
+  maxConnPerCopy: number;
+  copyRequestsPer10s: number;
+  tunnelIdleS: number;
+  uncappedSources: string[];
+}
+export const DATAPLANE_LIMIT_DEFAULTS: DataplaneLimits;
+export function dataplaneLimits(env?: Record<string, string | undefined>): DataplaneLimits;
 export interface Dataplane {
   pid: number;
   port: number;
@@ -25,6 +36,7 @@ export interface DataplanePaths {
   config: string;
   adminSocket: string;
   routesMap: string;
+  uncappedSources: string;
   pidFile: string;
 }
 export function renderDataplaneConfig(options: DataplaneOptions): DataplanePaths;

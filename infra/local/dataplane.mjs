@@ -13,6 +13,47 @@ const log = logger('dplane');
 
 export const DATAPLANE_DEFAULT_PORT = 8084;
 
+/**
+ * What one viewer may hold of the data plane (docs/runner.md, "Data plane", "Limits"; security-4.md
+ * H2), each from its DATAPLANE_* variable; services/core/config.ts documents the same defaults.
+ */
+export const DATAPLANE_LIMIT_DEFAULTS = {
+  /** DATAPLANE_MAX_CONN_PER_SOURCE: connections one address holds open, idle ones included. */
+  maxConnPerSource: 200,
+  /** DATAPLANE_MAX_CONN_PER_COPY: requests in flight and open WebSockets to one copy. */
+  maxConnPerCopy: 64,
+  /** DATAPLANE_COPY_REQUESTS_PER_10S: requests to one copy in any 10 s. */
+  copyRequestsPer10s: 2000,
+  /** DATAPLANE_TUNNEL_IDLE_S: a WebSocket silent both ways this long is closed (seconds). */
+  tunnelIdleS: 300,
+  /** DATAPLANE_UNCAPPED_SOURCES: addresses or CIDR ranges, comma-separated, the per-source cap does not count (the room's, a load balancer's). */
+  uncappedSources: [],
+};
+
+const LIMIT_VARIABLES = {
+  maxConnPerSource: 'DATAPLANE_MAX_CONN_PER_SOURCE',
+  maxConnPerCopy: 'DATAPLANE_MAX_CONN_PER_COPY',
+  copyRequestsPer10s: 'DATAPLANE_COPY_REQUESTS_PER_10S',
+  tunnelIdleS: 'DATAPLANE_TUNNEL_IDLE_S',
+};
+const ADDRESS = /^[0-9a-f:.]+(\/\d{1,3})?$/i;
+
+/** The limits from the environment, each variable unset taking its default. */
+export function dataplaneLimits(env = process.env) {
+  const limits = { ...DATAPLANE_LIMIT_DEFAULTS };
+  for (const [name, variable] of Object.entries(LIMIT_VARIABLES)) {
+    if (env[variable] === undefined || env[variable] === '') continue;
+    const value = Number(env[variable]);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${variable} must be a whole number of at least 1`);
+    limits[name] = value;
+  }
+  if (env.DATAPLANE_UNCAPPED_SOURCES)
+    limits.uncappedSources = env.DATAPLANE_UNCAPPED_SOURCES.split(',')
+      .map((a) => a.trim())
+      .filter(Boolean);
+  return limits;
+}
+
 /** Where the data plane of `dir` keeps its files. */
 export function dataplanePaths(dir) {
   return {
@@ -20,6 +61,7 @@ export function dataplanePaths(dir) {
     config: path.join(dir, 'haproxy.cfg'),
     adminSocket: path.join(dir, 'admin.sock'),
     routesMap: path.join(dir, 'routes.map'),
+    uncappedSources: path.join(dir, 'uncapped-sources.lst'),
     pidFile: path.join(dir, 'haproxy.pid'),
   };
 }
@@ -29,9 +71,12 @@ export function dataplanePaths(dir) {
  * go there); `frameAncestors` the room's origin; `tokenKey` the copy-token key (COPY_TOKEN_KEY,
  * hex), written into the file, which is the owner's alone.
  */
-export function renderDataplaneConfig({ dir, port, bind = '127.0.0.1', room, frameAncestors, tokenKey, threads = 1 }) {
+export function renderDataplaneConfig({ dir, port, bind = '127.0.0.1', room, frameAncestors, tokenKey, threads = 1, limits = {} }) {
   if (!/^[0-9a-f]{32,}$/i.test(tokenKey ?? '')) throw new Error('the data plane needs COPY_TOKEN_KEY (hex, 32+ characters)');
   const paths = dataplanePaths(dir);
+  const limit = { ...dataplaneLimits(), ...limits };
+  for (const address of limit.uncappedSources)
+    if (!ADDRESS.test(address)) throw new Error(`DATAPLANE_UNCAPPED_SOURCES: ${address} is not an address or CIDR range`);
   const values = {
     ADMIN_SOCKET: paths.adminSocket,
     PID_FILE: paths.pidFile,
@@ -42,11 +87,16 @@ export function renderDataplaneConfig({ dir, port, bind = '127.0.0.1', room, fra
     FRAME_ANCESTORS: frameAncestors,
     TOKEN_KEY: tokenKey,
     THREADS: String(threads),
+    MAX_CONN_PER_SOURCE: String(limit.maxConnPerSource),
+    MAX_CONN_PER_COPY: String(limit.maxConnPerCopy),
+    COPY_REQUESTS_PER_10S: String(limit.copyRequestsPer10s),
+    TUNNEL_IDLE_S: String(limit.tunnelIdleS),
+    UNCAPPED_SOURCES: paths.uncappedSources,
   };
   for (const [name, value] of Object.entries(values))
     if (/["\s]/.test(value)) throw new Error(`data plane ${name} may hold no space or quote`);
   const template = readFileSync(path.join(repoRoot, 'infra/dataplane/haproxy.cfg.tmpl'), 'utf8');
-  const config = template.replace(/\{\{([A-Z_]+)\}\}/g, (_, name) => {
+  const config = template.replace(/\{\{([A-Z0-9_]+)\}\}/g, (_, name) => {
     if (!(name in values)) throw new Error(`haproxy.cfg.tmpl names {{${name}}}, which nothing fills`);
     return values[name];
   });
@@ -54,6 +104,7 @@ export function renderDataplaneConfig({ dir, port, bind = '127.0.0.1', room, fra
   writeFileSync(paths.config, config, { mode: 0o600 });
   chmodSync(paths.config, 0o600);
   if (!existsSync(paths.routesMap)) writeFileSync(paths.routesMap, '', { mode: 0o600 });
+  writeFileSync(paths.uncappedSources, limit.uncappedSources.map((a) => `${a}\n`).join(''), { mode: 0o600 });
   return paths;
 }
 
@@ -132,7 +183,8 @@ export async function startDataplane(options) {
 /**
  * The production images render the config from the environment (`node process.mjs dataplane-config`,
  * run before HAProxy starts, into a volume HAProxy reads): DATAPLANE_DIR, DATAPLANE_PORT,
- * DATAPLANE_BIND, DATAPLANE_ROOM (the room's host:port), PUBLIC_URL, COPY_TOKEN_KEY, DATAPLANE_THREADS.
+ * DATAPLANE_BIND, DATAPLANE_ROOM (the room's host:port), PUBLIC_URL, COPY_TOKEN_KEY, DATAPLANE_THREADS,
+ * and the limits (dataplaneLimits).
  */
 function renderFromEnv(env = process.env) {
   const paths = renderDataplaneConfig({
@@ -143,6 +195,7 @@ function renderFromEnv(env = process.env) {
     frameAncestors: new URL(env.PUBLIC_URL ?? 'http://localhost:8080').origin,
     tokenKey: env.COPY_TOKEN_KEY,
     threads: Number(env.DATAPLANE_THREADS ?? 2),
+    limits: dataplaneLimits(env),
   });
   log(`wrote ${paths.config}`);
 }

@@ -82,6 +82,9 @@ export function registryConfig({ port, storageDir, certFile, realm, env = proces
       redirect: { disable: true },
       // No blob descriptor cache (none is configured on purpose): after garbage-collect a cached
       // descriptor would answer a HEAD for a blob that is gone, and a push would skip sending it.
+      // An upload never finished is removed after a day, as in production (infra/k8s/registry.yaml):
+      // the api counts its bytes against the workspace until then (registry-usage.sql.ts).
+      maintenance: { uploadpurging: { enabled: true, age: '24h', interval: '1h', dryrun: false } },
     },
     http: { addr: `127.0.0.1:${port}`, secret: randomBytes(24).toString('hex') },
     auth: { token: { realm, service: SERVICE, issuer: ISSUER, rootcertbundle: certFile } },

@@ -14,6 +14,7 @@ import { containersConf } from './podman.mjs';
 import { DATAPLANE_DEFAULT_PORT, startDataplane } from './dataplane.mjs';
 import { ensureSystemPackages } from './packages.mjs';
 import { ensureSecrets } from './secrets.mjs';
+import { localWebhooks } from './local-webhooks.mjs';
 
 const log = logger('start');
 const began = Date.now();
@@ -62,6 +63,9 @@ async function main() {
     DATA_DIR: dataDir,
     CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? containersConf,
   };
+  // A builder's webhook receiver on this machine (http://127.0.0.1:<port>): local development only.
+  const webhooks = localWebhooks(env);
+  env.WEBHOOKS_ALLOW_PRIVATE = webhooks.value;
   printEnv(env, [
     'DATABASE_URL',
     'REDIS_URL',
@@ -76,6 +80,7 @@ async function main() {
     'DATA_DIR',
   ]);
   if (!env.SMTP_URL) log(`no SMTP_URL: mail goes to the log and ${path.join(dataDir, 'outbox')}/`);
+  log(webhooks.line);
 
   // The data plane before the runner, which sets its routes (docs/runner.md, "Data plane"). The
   // copy origins are served through it: what it does not carry straight to a copy it passes to the room.

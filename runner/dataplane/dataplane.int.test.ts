@@ -109,9 +109,34 @@ describe('the data plane', () => {
   it("drops the same viewer-address headers as the room's proxy", () => {
     const template = readFileSync(new URL('../../infra/dataplane/haproxy.cfg.tmpl', import.meta.url), 'utf8');
     const dataplaneDrops = [...template.matchAll(/^ +http-request del-header (\S+)$/gm)].map((m) => m[1]);
-    // The cookies (set again without the room's) and the personal headers (set again from the token) come around them.
-    const personal = [VIEWER_NAME_HEADER, VIEWER_COMPANY_HEADER].map((h) => h.toLowerCase());
-    expect(dataplaneDrops).toEqual(['cookie', ...VIEWER_ADDRESS_HEADERS, ...personal]);
+    // The cookies (set again without the room's) come before them; the personal headers, in every
+    // spelling, after (set again from the token: the next tests).
+    expect(dataplaneDrops).toEqual(['cookie', ...VIEWER_ADDRESS_HEADERS]);
+  });
+
+  it('passes no spelling of the viewer headers a server may read as the same name (L3)', async () => {
+    await dataplaneRoutes(dataplane).set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
+    // Node keeps each spelling apart, as it came: the copy sees exactly what HAProxy passed on.
+    const spellings = {
+      X_Demo_Viewer_Name: 'Mallory',
+      x_demo_viewer_company: 'EvilCo',
+      'X-Demo_Viewer-Name': 'Mallory2',
+      'x-demo-viewer_company': 'EvilCo2',
+      'X-DEMO-VIEWER-NAME': 'Mallory3',
+      'X-Demo-Viewer-Role': 'admin',
+    };
+    const direct = await get({ cookie: `${copyCookie}=${tokenFor()}`, 'sec-fetch-dest': 'empty', ...spellings });
+    expect(direct.headers['x-served-by']).toBe('copy');
+    const passed = Object.keys(seenByCopy.at(-1)!).filter((name) => /demo.viewer/i.test(name));
+    expect(passed).toEqual([]);
+  });
+
+  it("never passes the room's copy token on, however many times the cookie is sent (L4)", async () => {
+    await dataplaneRoutes(dataplane).set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
+    const token = tokenFor();
+    const cookie = `${copyCookie}=${token}; theirs=1; ${copyCookie}=${token}; ${viewCookie}=v; ${viewCookie}=w; also=2`;
+    expect((await get({ cookie, 'sec-fetch-dest': 'empty' })).headers['x-served-by']).toBe('copy');
+    expect(seenByCopy.at(-1)!.cookie).toBe('theirs=1; also=2');
   });
 
   it('takes a request with a valid token straight to the copy, with the room header rules, and the rest to the room', async () => {
@@ -269,5 +294,40 @@ describe('the data plane', () => {
     await routes.set({ sessionId: other, host: '127.0.0.1', port: copyPort, copyId });
     await routes.replaceAll([{ sessionId: session, host: '127.0.0.1', port: copyPort, copyId }]);
     expect([...(await routes.list()).keys()]).toEqual([copyOriginKey(session)]);
+  });
+
+  it("closes the open WebSockets of a route the runner's start drops, and keeps the others' (L2)", async () => {
+    const routes = dataplaneRoutes(dataplane);
+    // A second copy, on an address of its own: the one whose link went while the runner was down.
+    const droppedPort = await listen(standInCopy());
+    const dropped = randomUUID();
+    const droppedCopy = randomUUID();
+    await routes.set({ sessionId: dropped, host: '127.0.0.1', port: droppedPort, copyId: droppedCopy });
+    await routes.set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
+    const open = async (sid: string, cid: string) => {
+      const socket = net.connect(dataplane.port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (d) => (answer += d));
+      socket.on('error', () => {});
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      const label = copyOriginKey(sid);
+      socket.write(
+        `GET /ws HTTP/1.1\r\nhost: demo--${label}.rooms.localhost:8080\r\nupgrade: websocket\r\nconnection: Upgrade\r\n` +
+          `sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n` +
+          `cookie: ${copyCookie}=${tokens.sign({ lbl: label, sid, cid })}\r\n\r\n`,
+      );
+      await waitFor('the upgrade', async () => answer.startsWith('HTTP/1.1 101'));
+      return { socket, closed };
+    };
+    const gone = await open(dropped, droppedCopy);
+    const kept = await open(session, copyId);
+    const replaced = Date.now();
+    await routes.replaceAll([{ sessionId: session, host: '127.0.0.1', port: copyPort, copyId }]);
+    await Promise.race([gone.closed, new Promise((r) => setTimeout(r, 2_000))]);
+    expect(gone.socket.destroyed).toBe(true);
+    expect(Date.now() - replaced).toBeLessThan(1_000);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(kept.socket.destroyed).toBe(false);
+    kept.socket.destroy();
   });
 });

@@ -3,6 +3,7 @@ import { liveCopiesOf } from '../../services/data/copies.sql.js';
 import { sessionStandings } from '../../services/data/room-sessions.sql.js';
 import type { RunnerContext } from '../runner-context.js';
 import { activitySince } from './activity.js';
+import { refusalsCounter } from './refusals.js';
 import { dataplaneRoutes, type Route } from './routes.js';
 
 // Keeps this host's data plane (docs/runner.md, "Data plane") in step with the runner's copies:
@@ -13,7 +14,8 @@ import { dataplaneRoutes, type Route } from './routes.js';
 // in this process (ready, paused, stopped, ended: every change wakes that session's waiters) and
 // every half second (changes made elsewhere: a revoke, a takedown; one query for all standings). A route that goes closes its
 // copy's open connections at once. The same tick reads which copies viewers used on the direct
-// path and tells the idle culler, as the room's proxy does for the requests it carries.
+// path and tells the idle culler, as the room's proxy does for the requests it carries, and adds
+// what the data plane's limits refused to the runner's metrics (refusals.ts).
 
 export interface DataplaneSettings {
   adminSocket: string;
@@ -23,6 +25,7 @@ export interface DataplaneSettings {
 export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings, onActivity: (sessionId: string) => Promise<unknown>) {
   const routes = dataplaneRoutes(dataplane);
   const used = activitySince();
+  const countRefusals = refusalsCounter();
   let pending: Promise<void> | null = null;
   let again = false;
 
@@ -74,6 +77,8 @@ export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings
   }
 
   async function reportActivity(): Promise<void> {
+    // The same few seconds suit the limits' refusals (dataplane_refused_total).
+    await countRefusals(dataplane.adminSocket).catch((err) => ctx.log.warn({ err }, 'data plane refusals not read'));
     const keys = new Set(await used(dataplane.adminSocket));
     if (!keys.size) return;
     for (const r of await wanted()) if (keys.has(copyOriginKey(r.sessionId))) await onActivity(r.sessionId);

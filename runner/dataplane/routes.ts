@@ -1,4 +1,4 @@
-import { writeFile, rename } from 'node:fs/promises';
+import { chown, rename, stat, writeFile } from 'node:fs/promises';
 import { copyOriginKey } from '../../services/core/copy-origin-key.js';
 import { adminCommand, AdminSocketError } from './admin-socket.js';
 
@@ -7,7 +7,8 @@ import { adminCommand, AdminSocketError } from './admin-socket.js';
 // copy is ready and removes it at every other transition (stopped, paused, removed; and a revoke,
 // takedown or deletion, which stop the copy); a removal also ends the connections open to that
 // copy at once, WebSockets included. At the runner's start the whole map is replaced, atomically
-// (prepare/commit map), and written to the file HAProxy reads should it restart.
+// (prepare/commit map), and written to the file HAProxy reads should it restart; connections to a
+// copy no route names then are ended too.
 
 export interface Route {
   /** The viewer session whose copy this is: its copy origin's `v<12 hex>` key is the map's key. */
@@ -55,17 +56,18 @@ export function dataplaneRoutes(opts: { adminSocket: string; routesMap: string }
   const send = (command: string) => adminCommand(opts.adminSocket, command);
   const map = opts.routesMap;
 
-  /** Ends the sessions (viewer connections) whose copy side is `host:port`: `show sess` lists them, `shutdown session` ends one. */
-  async function closeSessions(target: { host: string; port: number }) {
+  /**
+   * Ends the sessions (viewer connections) whose copy side's address (`ip:port`) `ends` says: `show
+   * sess all` lists them, `shutdown session` ends one.
+   */
+  async function closeSessions(ends: (address: string) => boolean) {
     const listing = await send('show sess all');
     const ids: string[] = [];
     // Each session starts with "0x<ptr>: [date] id=..." and names its copy side "server=copy (id=1) addr=ip:port".
-    const copySide = `server=copy (id=`;
-    const address = ` addr=${target.host}:${target.port}\n`;
     for (const block of listing.split(/\n(?=0x[0-9a-f]+: )/)) {
       const ptr = /^(0x[0-9a-f]+): /.exec(block)?.[1];
-      const server = block.indexOf(copySide);
-      if (ptr && server >= 0 && block.slice(server, block.indexOf('\n', server) + 1).endsWith(address)) ids.push(ptr);
+      const address = /server=copy \(id=\d+\) addr=(\S+)\n/.exec(block)?.[1];
+      if (ptr && address && ends(address)) ids.push(ptr);
     }
     for (const id of ids) await send(`shutdown session ${id}`);
   }
@@ -88,19 +90,24 @@ export function dataplaneRoutes(opts: { adminSocket: string; routesMap: string }
       if (!/^v[0-9a-f]{12}$/.test(key)) throw new AdminSocketError('not a route key');
       const before = await send(`get map ${map} ${key}`);
       await send(`del map ${map} ${key}`);
-      const address = /value="(\d[\d.]+):(\d+)\|/.exec(before);
-      if (address) await closeSessions({ host: address[1], port: Number(address[2]) });
+      const address = /value="(\d[\d.]+:\d+)\|/.exec(before)?.[1];
+      if (address) await closeSessions((open) => open === address);
     },
 
     async replaceAll(routes) {
       const lines = routes.map((r) => `${routeKey(r.sessionId)} ${routeValue(r)}`);
       // The file first: a HAProxy that restarts reads it; then the live map, swapped whole.
       await writeFile(`${map}.new`, lines.map((l) => `${l}\n`).join(''), { mode: 0o600 });
+      await keepOwner(map, `${map}.new`);
       await rename(`${map}.new`, map);
       const version = /New version created: (\d+)/.exec(expectOk(await send(`prepare map ${map}`), 'prepare map'))?.[1];
       if (!version) throw new AdminSocketError('the data plane gave no map version');
       for (const line of lines) expectOk(await send(`add map @${version} ${map} ${line}`), 'add map');
       expectOk(await send(`commit map @${version} ${map}`), 'commit map');
+      // A route that left (a link revoked while the runner was down) takes its open tunnels with it:
+      // every copy-side session whose address no route names now is ended (security-4.md L2).
+      const kept = new Set(routes.map((r) => `${r.host}:${r.port}`));
+      await closeSessions((open) => !kept.has(open));
     },
 
     async list() {
@@ -112,4 +119,16 @@ export function dataplaneRoutes(opts: { adminSocket: string; routesMap: string }
       return out;
     },
   };
+}
+
+/**
+ * A root runner (Docker hosts: the engine socket is root's) gives the new map file to the owner of
+ * the one it replaces: HAProxy runs as a user of its own and no capability (infra/k8s,
+ * infra/compose), and must still read the file, mode 600, when it restarts. Anyone else writes as
+ * the data plane's user already (the same uid on Kubernetes).
+ */
+async function keepOwner(previous: string, next: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const owner = await stat(previous).catch(() => null);
+  if (owner) await chown(next, owner.uid, owner.gid);
 }

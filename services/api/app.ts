@@ -11,12 +11,14 @@ import { errorHandler } from './routing/error-handler.js';
 import { registerRoutes } from './routing/register-routes.js';
 import { registerWebApp } from './web-app/web-app.routes.js';
 import { registerConnector } from './mcp/mcp.routes.js';
+import { registerRegistryGate } from './registry/registry-gate.routes.js';
 import { registerRegistryTokens } from './registry/registry-token.routes.js';
 import { opsOptions, opsPlugin } from '../core/http/ops.plugin.js';
 import { closePagePool } from './community/page-check-pool.js';
 import { trustProxyOption } from '../core/trust-proxy.js';
 import { headroomCheck, registerLoadShedding } from '../core/http/load-shedding.js';
 import { logRequests, requestLogging } from '../core/http/request-log.js';
+import { fitLoadBalancer } from '../core/http/server-timeouts.js';
 
 /**
  * Another app served by the same process and listener (the room, in development and tests; see
@@ -41,6 +43,7 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
     bodyLimit: 8 * 1024 * 1024,
     trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
   });
+  fitLoadBalancer(app.server);
   // First, so that a process under pressure answers 503 before any other work (the room's routes, alongside, too).
   logRequests(app);
   await registerLoadShedding(app, deps.config);
@@ -69,6 +72,7 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
   registerWebApp(app, deps);
   registerConnector(app, deps);
   registerRegistryTokens(app, deps);
+  registerRegistryGate(app, deps);
   opts.alongside?.register(app);
   return app;
 }

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 // Text a stranger typed, made fit to store. Postgres refuses a NUL in text and `\u0000` or a lone
 // surrogate in jsonb, so one such character in one request fails its whole statement (and, in a
 // batch, everyone else's); other control characters are never meant in a name, an email or a
@@ -13,3 +15,21 @@ export function storableText(text: string): string {
 
 /** For a schema's preprocess step: strings cleaned, anything else left for the schema to judge. */
 export const storable = (value: unknown): unknown => (typeof value === 'string' ? storableText(value) : value);
+
+// A name (a person's, a viewer's, a company's, a project's, a workspace's, a token's...) is one
+// line: it is shown in lists, put in mail subjects and in copies' headers, where a line break or
+// a tab is never meant and a CR/LF could start a header of its own (issue 45). So a name loses
+// every C0 control (tab and line breaks too), DEL and every C1 control, besides what
+// storableText drops.
+const notInAName = /[\u0000-\u001F\u007F-\u009F]/g;
+
+/** `text` fit to store as a name: storable, and without tab, line breaks or any other control character. */
+export function storableName(text: string): string {
+  return storableText(text).replace(notInAName, '');
+}
+
+/** For a name's schema: strings cleaned, anything else left for the schema to judge. */
+export const storableNameOf = (value: unknown): unknown => (typeof value === 'string' ? storableName(value) : value);
+
+/** A name's schema: cleaned as above, trimmed, then 1–`max` characters. */
+export const nameText = (max: number) => z.preprocess(storableNameOf, z.string().trim().min(1).max(max));

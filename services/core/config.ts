@@ -50,6 +50,12 @@ const Env = z.object({
    * images to and the runner pulls from; unset, container builds travel as tarballs only.
    */
   REGISTRY_URL: z.url().optional(),
+  /**
+   * Where builders and the cluster's nodes reach the registry: the api's registry gate
+   * (services/api/registry/registry-gate.routes.ts), which holds each workspace to its plan's
+   * registry bytes and forwards to REGISTRY_URL. Default: the api's own PUBLIC_URL.
+   */
+  REGISTRY_PUBLIC_URL: z.url().optional(),
   /** The EC P-256 private key (PEM file) that signs registry tokens; its certificate is the registry's rootcertbundle. */
   REGISTRY_TOKEN_KEY_FILE: z.string().optional(),
   /** The registry's own config file, for `docker-registry garbage-collect` from the sweep (same host only). */
@@ -130,6 +136,18 @@ const Env = z.object({
   /** This runner host's data plane (docs/runner.md, "Data plane"): HAProxy's admin socket and the routes map file it loaded. */
   DATAPLANE_ADMIN_SOCKET: z.string().min(1).optional(),
   DATAPLANE_ROUTES_MAP: z.string().min(1).optional(),
+  // What one viewer may hold of a host's data plane (docs/runner.md, "Data plane", "Limits"). HAProxy's
+  // config reads them where it is rendered (infra/local/dataplane.mjs, DATAPLANE_LIMIT_DEFAULTS: the same defaults).
+  /** Connections one address holds open to the data plane, idle ones included; one more is closed at once. */
+  DATAPLANE_MAX_CONN_PER_SOURCE: z.coerce.number().int().min(1).default(200),
+  /** Requests in flight and open WebSockets to one copy, whoever holds its token; past it, 429. */
+  DATAPLANE_MAX_CONN_PER_COPY: z.coerce.number().int().min(1).default(64),
+  /** Requests to one copy in any 10 s; past it, 429. */
+  DATAPLANE_COPY_REQUESTS_PER_10S: z.coerce.number().int().min(1).default(2000),
+  /** A WebSocket to a copy silent both ways this long is closed (seconds). */
+  DATAPLANE_TUNNEL_IDLE_S: z.coerce.number().int().min(1).default(300),
+  /** Addresses or CIDR ranges (comma-separated) the per-source cap does not count: the room's, a load balancer's. */
+  DATAPLANE_UNCAPPED_SOURCES: z.string().optional(),
   /** The key of the copy tokens the room mints and the data plane checks (hex); without it the room mints none and carries every copy byte itself. */
   COPY_TOKEN_KEY: z
     .string()
@@ -281,6 +299,11 @@ const Env = z.object({
   WEBHOOKS_RESPONSE_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
   /** Deliveries in a row whose every attempt failed, after which the endpoint is disabled (also after 24 h of nothing but failures). */
   WEBHOOKS_DISABLE_AFTER: z.coerce.number().int().min(1).max(1000).default(5),
+  /**
+   * Attempts one workspace may have in flight at once, over every worker (security-4 M3): an
+   * endpoint that never answers holds at most these of webhook.deliver's 16 slots per process.
+   */
+  WEBHOOKS_WORKSPACE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
 });
 
 export type Config = z.infer<typeof Env> & { publicUrl: string; contentOrigin: string };

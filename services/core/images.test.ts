@@ -91,3 +91,30 @@ describe('a decompression bomb (security-3 H1)', () => {
     });
   }, 30_000);
 });
+
+describe('the decode slot between clients (security review 4, L6)', () => {
+  it('one client posting back to back holds one decode and one place in line; another client is served next', async () => {
+    const heavy = await sharp({
+      create: { width: 2400, height: 2400, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 30 } },
+    })
+      .jpeg()
+      .toBuffer();
+    const heavyRules = { types: ['image/jpeg' as const], maxBytes: 20_000_000, maxSide: 4096 };
+    const done: string[] = [];
+    const flood = Array.from({ length: 8 }, (_, i) =>
+      reencodeImage(heavy, heavyRules, 'flooder').then(
+        () => done.push(`flooder ${i}`),
+        (err: unknown) => err,
+      ),
+    );
+    const other = reencodeImage(await png(), rules as never, 'viewer-b').then(() => done.push('viewer-b'));
+    const refusals = (await Promise.all(flood)).filter((r) => typeof r !== 'number');
+    await other;
+    // The flood: one decoding and one waiting; the rest told to come back, with the queue's room left to others.
+    expect(refusals).toHaveLength(6);
+    for (const r of refusals) expect(r).toMatchObject({ status: 503, reason: 'unavailable', extra: { retryAfter: 2 } });
+    // The other client's one picture ran as soon as the slot was free: before the flooder's second.
+    expect(done.map((d) => d.replace(/ \d+$/, ''))).toEqual(['flooder', 'viewer-b', 'flooder']);
+    expect(decodeSlots.load()).toEqual({ running: 0, waiting: 0 });
+  }, 60_000);
+});

@@ -31,9 +31,11 @@ const RATIO_FLOOR = 1024 * 1024;
 
 /**
  * Decodes of the whole process: one at a time (an at-limit WebP costs ~100 MB while encoding),
- * three waiting (four comments at once are all served), and 503 with Retry-After: 2 beyond.
+ * three waiting (four comments at once are all served), and 503 with Retry-After: 2 beyond. One
+ * client (a viewer's address, a workspace) has at most one waiting, and clients take turns
+ * (security review 4, L6): one posting back to back cannot keep the slot from the others.
  */
-export const decodeSlots = workSlots({ running: 1, waiting: 3, retryAfter: 2, what: 'images being read' });
+export const decodeSlots = workSlots({ running: 1, waiting: 3, perClient: 1, retryAfter: 2, what: 'images being read' });
 
 export type ImageType = 'image/png' | 'image/webp' | 'image/jpeg';
 
@@ -123,15 +125,16 @@ function checkSize(width: number, height: number, bytes: number, rules: ImageRul
 
 /**
  * `bytes` re-encoded in their own format, when they are a whole image of one of `rules.types`
- * within its limits; ImageRefused, saying which limit, otherwise.
+ * within its limits; ImageRefused, saying which limit, otherwise. `client` is who sent them (a
+ * viewer's address, a workspace): decodes are shared fairly between clients.
  */
-export async function reencodeImage(bytes: Buffer, rules: ImageRules): Promise<CheckedImage> {
+export async function reencodeImage(bytes: Buffer, rules: ImageRules, client?: string): Promise<CheckedImage> {
   if (bytes.length === 0) throw new ImageRefused('the image is empty');
   if (bytes.length > rules.maxBytes) throw new ImageRefused(`the image is ${bytes.length} bytes; at most ${rules.maxBytes} are taken`);
   const header = await headerOf(bytes, rules.types);
   checkSize(header.width, header.height, bytes.length, rules);
   // Only now, within every limit, is it decoded: in its turn, one at a time in the process.
-  return decodeSlots.run(() => decode(bytes, header.type, rules));
+  return decodeSlots.run(() => decode(bytes, header.type, rules), client);
 }
 
 async function decode(bytes: Buffer, type: ImageType, rules: ImageRules): Promise<CheckedImage> {
@@ -157,9 +160,9 @@ async function decode(bytes: Buffer, type: ImageType, rules: ImageRules): Promis
  * `what` ("the logo", "the photo", a build file's path) and the limit it missed. A full decode
  * queue stays what it is: 503 `unavailable` with `retryAfter`.
  */
-export async function reencodeOrRefuse(bytes: Buffer, rules: ImageRules, what: string): Promise<CheckedImage> {
+export async function reencodeOrRefuse(bytes: Buffer, rules: ImageRules, what: string, client?: string): Promise<CheckedImage> {
   try {
-    return await reencodeImage(bytes, rules);
+    return await reencodeImage(bytes, rules, client);
   } catch (err) {
     throw err instanceof ImageRefused ? refused(422, 'file', `${what}: ${err.message}`) : err;
   }

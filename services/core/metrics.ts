@@ -71,3 +71,10 @@ export const shedRequests = new Counter({
   labelNames: ['cause'] as const,
   registers: [registry],
 });
+
+export const dataplaneRefused = new Counter({
+  name: 'dataplane_refused_total',
+  help: "Viewer connections and requests this host's data plane refused, by limit (source_connections, copy_connections, copy_rate)",
+  labelNames: ['limit'] as const,
+  registers: [registry],
+});

@@ -26,6 +26,11 @@ export interface PlanNumbers {
   feedbackPerHour: number;
   /** Webhook endpoints a workspace may register (issue 34). */
   webhookEndpoints: number;
+  /**
+   * Bytes a workspace may keep in the image registry (issue 45): pushed layers, configs and
+   * manifests, each distinct blob once, and uploads not yet finished. 0: no pushes at all.
+   */
+  registryBytes: number;
 }
 
 export interface PlanSwitches {
@@ -39,6 +44,9 @@ export interface PlanSwitches {
 }
 
 export type Plan = { name: PlanName; monthlyUsd: number | null } & PlanNumbers & PlanSwitches;
+
+/** A gibibyte (bytes). */
+const GiB = 1024 ** 3;
 
 const paid: PlanSwitches = {
   staticOnly: false,
@@ -65,6 +73,7 @@ export const plans: readonly Plan[] = [
     warmCopies: 0,
     feedbackPerHour: 10,
     webhookEndpoints: 0,
+    registryBytes: 0,
     staticOnly: true,
     privateLinks: false,
     pipeline: false,
@@ -86,6 +95,7 @@ export const plans: readonly Plan[] = [
     warmCopies: 1,
     feedbackPerHour: 20,
     webhookEndpoints: 2,
+    registryBytes: 5 * GiB,
     ...paid,
   },
   {
@@ -101,6 +111,7 @@ export const plans: readonly Plan[] = [
     warmCopies: 1,
     feedbackPerHour: 20,
     webhookEndpoints: 5,
+    registryBytes: 10 * GiB,
     ...paid,
     ownBranding: true,
   },
@@ -117,6 +128,7 @@ export const plans: readonly Plan[] = [
     warmCopies: 2,
     feedbackPerHour: 30,
     webhookEndpoints: 10,
+    registryBytes: 20 * GiB,
     ...paid,
     ownBranding: true,
   },
@@ -133,6 +145,7 @@ export const plans: readonly Plan[] = [
     warmCopies: 2,
     feedbackPerHour: 30,
     webhookEndpoints: 20,
+    registryBytes: 40 * GiB,
     ...paid,
     ownBranding: true,
   },
@@ -149,6 +162,7 @@ export const plans: readonly Plan[] = [
     warmCopies: 3,
     feedbackPerHour: 40,
     webhookEndpoints: 30,
+    registryBytes: 80 * GiB,
     ...paid,
     ownBranding: true,
   },
@@ -165,6 +179,7 @@ export const plans: readonly Plan[] = [
     warmCopies: 4,
     feedbackPerHour: 60,
     webhookEndpoints: 50,
+    registryBytes: 160 * GiB,
     ...paid,
     ownBranding: true,
   },
@@ -181,6 +196,7 @@ export const plans: readonly Plan[] = [
     warmCopies: 8,
     feedbackPerHour: 120,
     webhookEndpoints: 100,
+    registryBytes: 500 * GiB,
     ...paid,
     ownBranding: true,
   },
@@ -204,7 +220,16 @@ export function planOf(name: string): Plan {
   return plan;
 }
 
-export type LimitName = 'projects' | 'deploys' | 'links' | 'viewerHours' | 'analytics' | 'pipeline' | 'containers' | 'webhooks';
+export type LimitName =
+  | 'projects'
+  | 'deploys'
+  | 'links'
+  | 'viewerHours'
+  | 'analytics'
+  | 'pipeline'
+  | 'containers'
+  | 'webhooks'
+  | 'registry';
 
 const allows: Record<LimitName, (p: Plan) => number> = {
   projects: (p) => p.projects,
@@ -215,6 +240,7 @@ const allows: Record<LimitName, (p: Plan) => number> = {
   pipeline: (p) => (p.pipeline ? 1 : 0),
   containers: (p) => (p.staticOnly ? 0 : p.containerCopies),
   webhooks: (p) => p.webhookEndpoints,
+  registry: (p) => p.registryBytes,
 };
 
 const limitText: Record<LimitName, string> = {
@@ -226,6 +252,7 @@ const limitText: Record<LimitName, string> = {
   pipeline: 'Your plan has no pipeline.',
   containers: 'Your plan allows static demos only.',
   webhooks: 'Your plan allows no more webhook endpoints.',
+  registry: "Your plan's image storage is full.",
 };
 
 /** The cheapest plan above `current` that allows more of `limit`, or null when none does. */

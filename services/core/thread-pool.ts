@@ -1,17 +1,22 @@
 import { Piscina } from 'piscina';
 import { unavailable } from './errors.js';
+import { workSlots } from './work-slots.js';
 
 // A bounded pool of worker threads for CPU-heavy work that must stay off the event loop (room
 // pages rendered, listing checks): at most `threads` at once, at most `queued` waiting, and beyond
 // that the spec's 503 `unavailable` with Retry-After rather than a queue that grows with the
-// attack. Threads start on demand and stop after a minute idle; the pool itself is made at first
-// use, so a process that never needs it starts none.
+// attack. The queue is fair between clients (work-slots.ts; security review 4, L6): each client
+// waits in a line of its own, at most `perClient` deep, and clients take turns at the threads.
+// Threads start on demand and stop after a minute idle; the pool itself is made at first use, so
+// a process that never needs it starts none.
 
 export interface ThreadPoolOptions {
   /** The worker module without its extension, beside its caller: `new URL('./x.worker', import.meta.url)`. */
   worker: URL;
   threads: number;
   queued: number;
+  /** Most one client may have queued; `queued` when not given. */
+  perClient?: number;
   retryAfterSeconds: number;
   /** Said in the 503's detail. */
   busyDetail: string;
@@ -20,8 +25,8 @@ export interface ThreadPoolOptions {
 }
 
 export interface ThreadPool<Task, Result> {
-  /** `task` run in a thread; the 503 when the queue is full. */
-  run(task: Task): Promise<Result>;
+  /** `task` run in a thread in `client`'s turn; the 503 when the queue, or this client's line, is full. */
+  run(task: Task, client?: string): Promise<Result>;
   /** The 503 this pool answers when busy (for callers that bound more than the queue's length). */
   busy(): Error;
   /** Ends the threads (the process's close, tests); a later run starts a new pool. */
@@ -34,6 +39,16 @@ const fromSources = import.meta.url.endsWith('.ts');
 
 export function threadPool<Task, Result>(opts: ThreadPoolOptions): ThreadPool<Task, Result> {
   let pool: Piscina<Task, Result> | null = null;
+  // The order is kept here: no more tasks reach Piscina than it has threads, so its own queue
+  // (first come, first served) stays empty.
+  const slots = workSlots({
+    running: opts.threads,
+    waiting: opts.queued,
+    perClient: opts.perClient,
+    retryAfter: opts.retryAfterSeconds,
+    what: 'tasks',
+    busyDetail: opts.busyDetail,
+  });
   const busy = () => unavailable(opts.busyDetail, opts.retryAfterSeconds);
   const poolOf = () =>
     (pool ??= new Piscina<Task, Result>({
@@ -46,13 +61,15 @@ export function threadPool<Task, Result>(opts: ThreadPoolOptions): ThreadPool<Ta
       ...(opts.heapMb ? { resourceLimits: { maxOldGenerationSizeMb: opts.heapMb } } : {}),
     }));
   return {
-    async run(task) {
-      try {
-        return await poolOf().run(task);
-      } catch (err) {
-        if (err instanceof Error && /queue is at limit/i.test(err.message)) throw busy();
-        throw err;
-      }
+    run(task, client) {
+      return slots.run(async () => {
+        try {
+          return await poolOf().run(task);
+        } catch (err) {
+          if (err instanceof Error && /queue is at limit/i.test(err.message)) throw busy();
+          throw err;
+        }
+      }, client);
     },
     busy,
     async close() {

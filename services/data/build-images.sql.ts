@@ -36,15 +36,29 @@ export function buildsToKeep(db: Db, buildIds: string[], recentDays: number) {
 }
 
 /**
- * Pushed builds of purged projects whose manifest the registry still holds (issue 32): the sweep
- * deletes each manifest from the project's repository, and the registry's garbage-collect then
- * frees the layers no manifest names any more.
+ * Pushed builds whose manifest the registry should no longer hold (issue 32; issue 45, H1): the
+ * sweep deletes each manifest from the project's repository, and the registry's garbage-collect
+ * then frees the layers no manifest names any more. A manifest goes when its project is purged,
+ * or when its build is superseded: not the project's live build, not the one live before it (the
+ * rollback a builder is most likely to want), held by no copy not ended, and either older than the
+ * live build or unused for `keepHours` (a deploy never made live). A manifest another build of
+ * the project made later also names (the same image deployed again) is left to that build.
  */
-export function pushedManifestsToDelete(db: Db, limit: number) {
+export function pushedManifestsToDelete(db: Db, limit: number, keepHours = 24) {
   return db<{ id: string; workspaceId: string; projectId: string; imageManifest: string }[]>`
     select b.id, b.workspace_id, b.project_id, b.image_manifest from builds b
     join projects p on p.id = b.project_id and p.workspace_id = b.workspace_id
-    where b.image_manifest is not null and b.manifest_deleted_at is null and p.purged_at is not null
+    left join builds live on live.id = p.live_build_id
+    where b.image_manifest is not null and b.manifest_deleted_at is null
+      and not exists (select 1 from builds later where later.project_id = b.project_id and later.id <> b.id
+                        and later.image_manifest = b.image_manifest and later.created_at >= b.created_at)
+      and (p.purged_at is not null or (
+        b.id is distinct from p.live_build_id
+        and b.id is distinct from (select r.build_id from releases r
+                                   where r.project_id = p.id and r.build_id is distinct from p.live_build_id
+                                   order by r.released_at desc limit 1)
+        and not exists (select 1 from runner_copies c where c.build_id = b.id and c.state <> 'ended')
+        and (live.created_at > b.created_at or b.created_at < now() - make_interval(hours => ${keepHours}))))
     order by b.created_at limit ${limit}`;
 }
 

@@ -3,7 +3,14 @@ import type { Db } from '../core/db.js';
 // Notices (spec 2.9, 6): what the platform tells a workspace's people about their listings and
 // appeals. Written once for each member of the workspace at the time; each reads their own.
 
-export type NoticeKind = 'listing.blocked' | 'listing.pulled' | 'listing.takedown' | 'appeal.upheld' | 'appeal.denied' | 'webhook.disabled';
+export type NoticeKind =
+  | 'listing.blocked'
+  | 'listing.pulled'
+  | 'listing.takedown'
+  | 'appeal.upheld'
+  | 'appeal.denied'
+  | 'webhook.disabled'
+  | 'webhook.added';
 export interface NoticeRow {
   id: string;
   kind: NoticeKind;
@@ -17,11 +24,13 @@ export interface NoticeRow {
 export async function noticeWorkspace(
   tx: Db,
   n: { workspaceId: string; projectId: string | null; kind: NoticeKind; title: string; body: string; href: string | null },
+  /** `owners`: only the workspace's owners hear it (a new webhook endpoint, security-4 L5). */
+  to: 'members' | 'owners' = 'members',
 ) {
   await tx`
     insert into notices (person_id, workspace_id, project_id, kind, title, body, href)
     select m.person_id, ${n.workspaceId}, ${n.projectId}, ${n.kind}, ${n.title}, ${n.body}, ${n.href}
-    from memberships m where m.workspace_id = ${n.workspaceId}`;
+    from memberships m where m.workspace_id = ${n.workspaceId} ${to === 'owners' ? tx`and m.role = 'owner'` : tx``}`;
 }
 
 /**

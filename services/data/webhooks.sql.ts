@@ -18,6 +18,10 @@ export interface EndpointRow {
   disabledReason: string | null;
   failedInARow: number;
   failingSince: Date | null;
+  /** Who added it; null for endpoints from before this was kept. */
+  createdBy: string | null;
+  /** Its maker is no longer a member (removed, left, or deleted): for the owners to review (security-4 L5). */
+  creatorLeft: boolean;
   createdAt: Date;
 }
 
@@ -44,6 +48,10 @@ export interface AttemptRow {
   bodyExcerpt: string | null;
 }
 
+/** Every endpoint read answers whether its maker is still a member of the workspace. */
+const withCreatorLeft = (sql: Db) => sql`*, (created_by is not null and not exists (
+  select 1 from memberships m where m.workspace_id = webhook_endpoints.workspace_id and m.person_id = webhook_endpoints.created_by)) as creator_left`;
+
 /** Most series one delivery may have: re-sends are for a fixed receiver, not a loop. */
 export const MAX_SERIES = 20;
 
@@ -59,23 +67,35 @@ export async function countEndpoints(tx: Db, workspaceId: string): Promise<numbe
 
 export async function insertEndpoint(
   tx: Db,
-  e: { id: string; workspaceId: string; url: string; description: string; kinds: string[]; enabled: boolean; secretSealed: Buffer },
+  e: {
+    id: string;
+    workspaceId: string;
+    url: string;
+    description: string;
+    kinds: string[];
+    enabled: boolean;
+    secretSealed: Buffer;
+    createdBy: string;
+  },
 ): Promise<EndpointRow> {
   const [row] = await tx<EndpointRow[]>`
-    insert into webhook_endpoints (id, workspace_id, url, description, kinds, enabled, secret_sealed)
-    values (${e.id}, ${e.workspaceId}, ${e.url}, ${e.description}, ${e.kinds}::text[], ${e.enabled}, ${e.secretSealed})
-    returning *`;
+    insert into webhook_endpoints (id, workspace_id, url, description, kinds, enabled, secret_sealed, created_by)
+    values (${e.id}, ${e.workspaceId}, ${e.url}, ${e.description}, ${e.kinds}::text[], ${e.enabled}, ${e.secretSealed}, ${e.createdBy})
+    returning ${withCreatorLeft(tx)}`;
   return row;
 }
 
 export function endpointsOf(sql: Db, workspaceId: string) {
-  return sql<EndpointRow[]>`select * from webhook_endpoints where workspace_id = ${workspaceId} order by created_at, id`;
+  return sql<
+    EndpointRow[]
+  >`select ${withCreatorLeft(sql)} from webhook_endpoints where workspace_id = ${workspaceId} order by created_at, id`;
 }
 
 /** The workspace's endpoint, or 404 (another workspace's too). */
 export async function endpointIn(sql: Db, workspaceId: string, endpointId: string): Promise<EndpointRow> {
   if (!isUuid(endpointId)) throw notFound();
-  const [row] = await sql<EndpointRow[]>`select * from webhook_endpoints where id = ${endpointId} and workspace_id = ${workspaceId}`;
+  const [row] = await sql<EndpointRow[]>`
+    select ${withCreatorLeft(sql)} from webhook_endpoints where id = ${endpointId} and workspace_id = ${workspaceId}`;
   if (!row) throw notFound();
   return row;
 }
@@ -99,7 +119,7 @@ export async function updateEndpoint(
       failing_since = ${enabling ? null : current.failingSince},
       updated_at = now()
     where id = ${endpointId} and workspace_id = ${workspaceId}
-    returning *`;
+    returning ${withCreatorLeft(sql)}`;
   if (!row) throw notFound();
   return row;
 }
@@ -113,7 +133,7 @@ export async function deleteEndpoint(sql: Db, workspaceId: string, endpointId: s
 export async function setEndpointSecret(sql: Db, workspaceId: string, endpointId: string, secretSealed: Buffer): Promise<EndpointRow> {
   const [row] = await sql<EndpointRow[]>`
     update webhook_endpoints set secret_sealed = ${secretSealed}, updated_at = now()
-    where id = ${endpointId} and workspace_id = ${workspaceId} returning *`;
+    where id = ${endpointId} and workspace_id = ${workspaceId} returning ${withCreatorLeft(sql)}`;
   if (!row) throw notFound();
   return row;
 }

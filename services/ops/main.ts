@@ -4,6 +4,7 @@ import { createSql } from '../core/db.js';
 import { createStorage } from '../core/storage.js';
 import { issueToken, setPlan, setSuspended } from './ops.service.js';
 import { latestProductFeedback } from '../data/product-feedback.sql.js';
+import { revokePullLogins } from '../data/pull-logins.sql.js';
 import { opsProjectCommands } from './ops-projects.js';
 import { review } from './ops-review.js';
 import { terminalSafe } from '../contract/terminal-text.js';
@@ -18,6 +19,7 @@ const usage = `usage: npm run ops -- <command>
   plan <email> <plan>                                                 sets the personal workspace's plan
   plan <workspaceId> <plan|none>                                      sets a workspace's plan (none: a team's is cancelled)
   suspend <email> | unsuspend <email>                                 the workspace's platform pause
+  revoke-pull-logins <workspaceId>                                    refuses every registry pull login issued so far (a leaked pull secret)
   takedown <slug> | restore <slug>                                    a project's platform pause (a takedown also pulls its listing)
   review [list | approve <slug> | reject <slug> <reason> | pull <slug> <reason>
          | cover <slug> <file> | approve-cover <slug> | reject-cover <slug> <reason>
@@ -79,6 +81,11 @@ async function run(command: string, args: string[]) {
       need(1);
       await setSuspended(sql, args[0], command === 'suspend');
       console.log(`${args[0]}: ${command === 'suspend' ? 'suspended' : 'no longer suspended'}`);
+      return;
+    case 'revoke-pull-logins':
+      need(1);
+      if (!(await revokePullLogins(sql, args[0]))) throw new Error(`no workspace ${args[0]}`);
+      console.log(`${args[0]}: every pull login issued so far is refused; the runner's next one is honoured`);
       return;
     case 'review':
       console.log(terminalSafe(await review(sql, storage, args)));

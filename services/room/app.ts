@@ -5,6 +5,7 @@ import { trustProxyOption } from '../core/trust-proxy.js';
 import { headroomCheck, registerLoadShedding } from '../core/http/load-shedding.js';
 import { checkReadiness } from '../core/http/readiness.js';
 import { logRequests, requestLogging } from '../core/http/request-log.js';
+import { fitLoadBalancer } from '../core/http/server-timeouts.js';
 
 /**
  * The room on its own, as production runs it: the load balancer sends `/r/`, `/preview/`, `/p/`
@@ -19,6 +20,7 @@ export async function buildRoomApp(deps: RoomDeps): Promise<FastifyInstance> {
     ...requestLogging(),
     trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
   });
+  fitLoadBalancer(app.server);
   logRequests(app);
   await registerLoadShedding(app, deps.config);
   await app.register(cookie);

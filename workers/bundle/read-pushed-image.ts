@@ -2,6 +2,7 @@ import {
   MANIFEST_TYPES,
   readBlob,
   readManifest,
+  registryBlobSize,
   RegistryReadError,
   UNCOMPRESSED_LAYER_TYPES,
   type Registry,
@@ -12,7 +13,9 @@ import { BundleRefusal, describeConfig, type BundleImage, type BundleLimits } fr
 // read from its manifest and config. One image: a manifest of one config and its layers, never a
 // list or an index; no tag is read (the build names it by digest); the layers' bytes together
 // within the unpacked limit and their count within the entry limit; the config within the held
-// limit. The registry checked every blob against its digest when it was pushed.
+// limit. The registry checked every blob against its digest when it was pushed, but not a
+// layer's size against the manifest's: each is checked against the stored blob's before the
+// sizes are added up (issue 45, L1), so a manifest cannot declare a large layer small.
 
 const HEX_DIGEST = /^sha256:[0-9a-f]{64}$/;
 
@@ -49,6 +52,9 @@ export async function readPushedImage(
       // The engine stores the layers unpacked: a compressed one could unpack past the limit unseen.
       if (!UNCOMPRESSED_LAYER_TYPES.has(String(layer.mediaType)))
         throw new BundleRefusal(`the layer ${layer.digest} is ${String(layer.mediaType)}: push layers uncompressed (pitch deploy does)`);
+      const stored = await registryBlobSize(registry, repository, layer.digest);
+      if (stored !== layer.size)
+        throw new BundleRefusal(`the layer ${layer.digest} is declared as ${layer.size} bytes, but its blob has ${stored}`);
       total += layer.size;
     }
     if (total > limits.maxUnpackedBytes) throw new BundleRefusal(`the pushed image unpacks to more than ${limits.maxUnpackedBytes} bytes`);

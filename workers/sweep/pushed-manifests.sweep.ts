@@ -4,8 +4,9 @@ import { repositoryOf } from '../../services/core/registry/registry-token.js';
 import { markManifestDeleted, pushedManifestsToDelete } from '../../services/data/build-images.sql.js';
 
 /**
- * The manifests of purged projects' pushed builds, deleted from the registry (DELETE
- * /v2/<repository>/manifests/<digest>; the registry has `storage.delete` on). Their layers are then
+ * The manifests of purged projects' pushed builds and of superseded ones (build-images.sql.ts
+ * says which), deleted from the registry (DELETE /v2/<repository>/manifests/<digest>; the
+ * registry has `storage.delete` on). Their layers are then
  * unreferenced, and `docker-registry garbage-collect` frees them (docs/runner.md: run it in a
  * maintenance window, since a collection during a push can take that push's fresh layers).
  * A manifest already gone (404) counts as deleted.

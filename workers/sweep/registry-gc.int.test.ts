@@ -16,7 +16,8 @@ import { saveImage } from '../../test/fixtures/make-bundle.js';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { testEnv } from '../../test/support/services.js';
 import { sweepAccountPurges } from '../account-purge/account-purge.job.js';
-import { sweep } from './sweep.job.js';
+import { SWEEP_EVERY_MS, sweep } from './sweep.job.js';
+import { registryGcEveryHours, registryGcTargetOf, registryGcWaitSeconds } from './registry-gc.sweep.js';
 import { containerDemo, containerDemoManifest } from '../../test/fixtures/container-demo.js';
 
 // The registry's garbage collection, scheduled by the sweep (issue 32): a purged project's
@@ -161,5 +162,63 @@ describe('the registry garbage collection', () => {
     // Its config was its own (a build of its own, made at another second): freed with the manifest.
     expect(await blobStored(gone.image.manifestDigest)).toBe(false);
     expect(await blobStored(gone.image.configDigest)).toBe(false);
+  }, 300_000);
+
+  it("collects a superseded build's layers on the schedule, within a day of it being superseded (issue 45, H1)", async () => {
+    // The schedule: the sweep every hour deletes the manifest; a collection runs at most every
+    // registryGcEveryHours, after its wait; so from superseded to freed is under a day.
+    const waitHours = (registryGcWaitSeconds(registryGcTargetOf(config())!) + 30) / 3600;
+    expect(SWEEP_EVERY_MS / 3_600_000 + registryGcEveryHours + waitHours + 1).toBeLessThanOrEqual(24);
+
+    const person = await platform.person({ plan: 'solo' });
+    const slug = `s-${randomBytes(6).toString('hex')}`;
+    const project = await person.client.call('createProject', { body: { slug, name: 'S' } });
+    const account = await person.client.call('whoami', {});
+    const repository = `${account.workspace.id}/${project.id}`;
+    const { token, registry: url } = (await tokenFor(person, repository, 'push,pull')).body as { token: string; registry: string };
+    const pull = registryOf(config())!;
+    const deploy = async (line: string) => {
+      const dir = await mkdtemp(join(tmpdir(), 'registry-gc-superseded-'));
+      await cp(demo, dir, { recursive: true });
+      await writeFile(join(dir, 'server.js'), `// ${line}\n`, { flag: 'a' });
+      const image = await pushImage({ registryUrl: url, repository, token }, Readable.from(await saveImage(dir, env)));
+      await rm(dir, { recursive: true, force: true });
+      const build = await person.client.call('createBuild', {
+        params: { projectId: project.id },
+        body: { image: { digest: image.manifestDigest }, manifest },
+      });
+      const pushed = (await (
+        await registryGet(pull, repository, `manifests/${image.manifestDigest}`, MANIFEST_TYPES.join(', '))
+      ).json()) as {
+        layers: { digest: string }[];
+      };
+      return { id: build.id, manifest: image.manifestDigest, config: image.configDigest, layers: pushed.layers.map((l) => l.digest) };
+    };
+    const one = await deploy(`one ${randomBytes(8).toString('hex')}`);
+    const two = await deploy(`two ${randomBytes(8).toString('hex')}`);
+    const three = await deploy(`three ${randomBytes(8).toString('hex')}`);
+    // Two made live in turn, then three: one is superseded; two stays as the rollback.
+    for (const build of [one, two, three]) {
+      await sql`update projects set live_build_id = ${build.id} where id = ${project.id}`;
+      await sql`insert into releases (workspace_id, project_id, build_id) values (${account.workspace.id}, ${project.id}, ${build.id})`;
+    }
+    const kept = [two, three].flatMap((b) => [b.manifest, b.config, ...b.layers]);
+    const onlyOne = [one.manifest, one.config, ...one.layers.filter((d) => !kept.includes(d))];
+    expect(onlyOne.length).toBeGreaterThan(2);
+    for (const digest of onlyOne) expect(await blobStored(digest)).toBe(true);
+
+    // The next sweep deletes its manifest; the collection then waits its turn (the last ran minutes ago).
+    expect(await runSweep()).toMatchObject({ pushedManifests: 1, registryGc: 'not due' });
+    await expect(registryGet(pull, repository, `manifests/${one.manifest}`)).rejects.toBeInstanceOf(RegistryReadError);
+    await sql`update registry_gc set last_run_at = last_run_at - make_interval(hours => ${registryGcEveryHours + 1})`;
+    expect(await runSweep()).toMatchObject({ registryGc: 'pushes closed' });
+    await sql`update registry_gc set pushes_closed_at = pushes_closed_at - interval '1 hour'`;
+    expect(await runSweep()).toMatchObject({ registryGc: 'collected' });
+    for (const digest of onlyOne) expect(await blobStored(digest)).toBe(false);
+    for (const digest of kept) expect(await blobStored(digest)).toBe(true);
+    // And what was freed no longer counts against the workspace's quota.
+    const counted = await sql<{ digest: string }[]>`
+      select digest from registry_pushes where workspace_id = ${account.workspace.id} and digest = any(${onlyOne}::text[])`;
+    expect(counted).toEqual([]);
   }, 300_000);
 });

@@ -5,11 +5,16 @@ import type { Sql } from '../../services/core/db.js';
 import type { Logger } from '../../services/core/log.js';
 import { registryTokenGraceSeconds } from '../../services/core/registry/registry-token.js';
 import { claimRegistryGc, closeRegistryPushes, endRegistryGc, registryGcState } from '../../services/data/registry-gc.sql.js';
+import { forgetRegistryBlobs } from '../../services/data/registry-usage.sql.js';
 
 const run = promisify(execFile);
 
-/** At most one collection a day: each closes pushes for a token's lifetime (15 min by default). */
-export const registryGcEveryHours = 24;
+/**
+ * At most one collection in this many hours: each closes pushes for a token's lifetime (15 min by
+ * default). Under a day, so that with the hourly sweep and the wait a superseded build's layers
+ * are freed within a day of it being superseded (issue 45, H1).
+ */
+export const registryGcEveryHours = 20;
 
 /** What a collection needs: the registry's URL (the row's key) and its config file (the storage). */
 export interface RegistryGcTarget {
@@ -32,7 +37,8 @@ export type RegistryGcStep = 'off' | 'not wanted' | 'not due' | 'pushes closed' 
  * The sweep's share of the registry's garbage (docs/decisions.md, "the registry's garbage
  * collection"). Distribution's `garbage-collect` is an offline operation: a blob pushed but not yet
  * named by a manifest is unreferenced and would be deleted under the push. So, across sweeps:
- * 1. when manifests were deleted (wanted) and none ran for a day, pushes close: the api's
+ * 1. when manifests were deleted or anything was pushed since the last run (wanted: a blob no
+ *    manifest names waits for a collection too) and none ran for `registryGcEveryHours`, pushes close: the api's
  *    /v2/token issues no push token (pulls go on);
  * 2. once every push token issued before that has expired (its lifetime and a margin), one
  *    sweep (queued by the closing one for then) claims the run and calls `docker-registry garbage-collect <the registry's config>`
@@ -59,7 +65,9 @@ export async function collectRegistryGarbage(
   if (!(await claimRegistryGc(sql, target.registry, registryGcWaitSeconds(target), now))) return 'waiting';
   const started = Date.now();
   try {
-    const freed = await garbageCollect(target.configFile);
+    const { all, ...freed } = await garbageCollect(target.configFile);
+    // What was deleted no workspace holds any more: their registry bytes go down (registry-usage.sql.ts).
+    await forgetRegistryBlobs(sql, all);
     const result = { ...freed, ms: Date.now() - started };
     await endRegistryGc(sql, target.registry, result, true, new Date(now.getTime() + result.ms));
     log.info({ registry: target.registry, ...result }, 'registry garbage collection done; pushes reopened');
@@ -73,7 +81,9 @@ export async function collectRegistryGarbage(
 }
 
 /** Runs the registry's collector against its config; answers what it deleted. */
-async function garbageCollect(configFile: string): Promise<{ blobs: number; manifests: number; kept: number; digests: string[] }> {
+async function garbageCollect(
+  configFile: string,
+): Promise<{ blobs: number; manifests: number; kept: number; digests: string[]; all: string[] }> {
   // A clean environment: Distribution reads every REGISTRY_* variable as a config override, and the
   // platform's own (REGISTRY_URL, REGISTRY_CONFIG) are not its. Only the storage's overrides pass:
   // where the store's keys come from the environment (infra/k8s/registry.yaml), not the file.
@@ -86,5 +96,11 @@ async function garbageCollect(configFile: string): Promise<{ blobs: number; mani
   const summary = /(\d+) blobs marked, (\d+) blobs and (\d+) manifests eligible for deletion/.exec(stdout);
   if (!summary) throw new Error(`garbage-collect printed no summary: ${stdout.slice(-500)}`);
   const digests = [...stdout.matchAll(/blob eligible for deletion: (sha256:[0-9a-f]{64})/g)].map((m) => m[1]!);
-  return { kept: Number(summary[1]), blobs: Number(summary[2]), manifests: Number(summary[3]), digests: digests.slice(0, 50) };
+  return {
+    kept: Number(summary[1]),
+    blobs: Number(summary[2]),
+    manifests: Number(summary[3]),
+    digests: digests.slice(0, 50),
+    all: digests,
+  };
 }

@@ -5,11 +5,15 @@ import { sweepExpiredSecrets } from './expired-secrets.sweep.js';
 import { sweepUnfinishedUploads } from './unfinished-uploads.sweep.js';
 import { sweepPushedManifests } from './pushed-manifests.sweep.js';
 import { registryOf } from '../../services/core/registry/registry-pull.js';
-import { wantRegistryGc } from '../../services/data/registry-gc.sql.js';
+import { registryGcState, wantRegistryGc } from '../../services/data/registry-gc.sql.js';
+import { forgetPurgedRegistryUploads, registryPushedSince } from '../../services/data/registry-usage.sql.js';
 import { collectRegistryGarbage, registryGcTargetOf, registryGcWaitSeconds } from './registry-gc.sweep.js';
 import { sweepAccountPurges } from '../account-purge/account-purge.job.js';
 import { endQuietVisitsEverywhere } from '../../services/data/visits.sql.js';
 import { deleteOldDeliveries } from '../../services/data/webhooks.sql.js';
+
+/** How often the sweep runs (ms; workers/main.ts schedules it). */
+export const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * sweep (hourly, scheduled by workers/main.ts): removes what can no longer be used. Every step is
@@ -31,9 +35,14 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
   const quietVisits = await endQuietVisitsEverywhere(deps.sql);
   // A deleted account's objects whose purge job never finished (its enqueue was lost in a crash).
   const accountPurges = await sweepAccountPurges(deps);
-  // Deleted manifests leave layers only the registry's garbage-collect frees (one step per sweep).
+  // Deleted manifests leave layers only the registry's garbage-collect frees (one step per sweep),
+  // and so do blobs pushed that no manifest names: any push since the last run wants one.
   const gcTarget = registryGcTargetOf(deps.config);
-  if (gcTarget && pushedManifests > 0) await wantRegistryGc(deps.sql, gcTarget.registry);
+  const gcState = gcTarget ? await registryGcState(deps.sql, gcTarget.registry) : null;
+  if (gcTarget && (pushedManifests > 0 || (await registryPushedSince(deps.sql, gcState?.lastRunAt ?? null))))
+    await wantRegistryGc(deps.sql, gcTarget.registry);
+  // Uploads never finished that the registry's upload purging has removed count no more.
+  const purgedUploads = await forgetPurgedRegistryUploads(deps.sql);
   const registryGc = await collectRegistryGarbage(deps.sql, gcTarget, deps.log);
   // Pushes stay closed until a sweep collects: one is queued for when the wait ends, not the next hour's.
   if (registryGc === 'pushes closed' && gcTarget)
@@ -47,6 +56,7 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
     purgedProjects: purged.projects,
     purgedObjects: purged.objects,
     pushedManifests,
+    purgedUploads,
     registryGc,
     quietVisits,
     accountPurges,

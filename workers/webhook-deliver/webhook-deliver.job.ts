@@ -1,15 +1,22 @@
 import { readFile } from 'node:fs/promises';
-import { UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { postPinned } from '../../services/core/outbound/pinned-post.js';
 import { openSecret } from '../../services/core/sealed-secret.js';
 import { WebhookDeliverJob, webhookSealingKey } from '../../services/core/webhook-jobs.js';
 import { deliveryWithEndpoint, finishSeries, recordAttempt } from '../../services/data/webhooks.sql.js';
 import type { WorkerDeps } from '../worker-deps.js';
+import { workspaceSlots } from './workspace-slots.js';
 
 // webhook.deliver: one attempt of a delivery's series per run (docs/decisions.md, "Webhooks").
 // A failed attempt throws, and BullMQ retries it with the series' exponential back-off; the last
 // one ends the series and counts towards switching the endpoint off. Every attempt is logged.
+// An attempt first takes one of its workspace's slots (workspace-slots.ts); with none free the
+// job is put back, delayed, without spending an attempt, so one tenant's endpoint that never
+// answers cannot hold the slots every other tenant's deliveries need (security-4 M3).
+
+/** How long a job with no free slot waits before asking again (ms), with jitter so they spread. */
+const SLOT_RETRY_MS = 250;
 
 /** The extra certificate authorities file, read once per process (tests' self-signed receiver). */
 let extraCa: { path: string; pem: Promise<string> } | undefined;
@@ -19,10 +26,28 @@ function extraCaOf(path: string | undefined): Promise<string> | undefined {
   return extraCa.pem;
 }
 
-export async function webhookDeliver(deps: WorkerDeps, job: Job) {
+export async function webhookDeliver(deps: WorkerDeps, job: Job, token?: string) {
   const parsed = WebhookDeliverJob.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`bad webhook.deliver payload: ${parsed.error.message}`);
-  const { deliveryId, workspaceId, series } = parsed.data;
+  const { workspaceId } = parsed.data;
+  const config = deps.config;
+  if (!deps.redis) throw new Error('webhook.deliver needs the workers’ Redis connection (buildWorkers gives it)');
+  // The lease outlasts any attempt: connect and answer are each bounded, and pinned-post aborts at their sum.
+  const leaseMs = config.WEBHOOKS_CONNECT_TIMEOUT_MS + config.WEBHOOKS_RESPONSE_TIMEOUT_MS + 30_000;
+  const slots = workspaceSlots(deps.redis, config.QUEUE_PREFIX, config.WEBHOOKS_WORKSPACE_CONCURRENCY, leaseMs);
+  const holder = String(job.id);
+  if (!(await slots.take(workspaceId, holder))) {
+    await job.moveToDelayed(Date.now() + SLOT_RETRY_MS + Math.floor(Math.random() * SLOT_RETRY_MS), token);
+    throw new DelayedError();
+  }
+  try {
+    return await attemptOnce(deps, job, parsed.data);
+  } finally {
+    await slots.release(workspaceId, holder);
+  }
+}
+
+async function attemptOnce(deps: WorkerDeps, job: Job, { deliveryId, workspaceId, series }: WebhookDeliverJob) {
   const d = await deliveryWithEndpoint(deps.sql, workspaceId, deliveryId);
   // Gone with its endpoint, or a series already ended or overtaken by a re-send: nothing to do.
   if (!d || d.series !== series || d.status !== 'pending') return { ok: false, reason: 'gone' };

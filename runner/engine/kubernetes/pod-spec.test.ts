@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { CopySpec } from '../../../services/contract/runner/copy-spec.js';
+import { restrictedViolations, type PodSpecLike } from '../../../test/support/kubernetes/pod-security.js';
 import { onTheWire, unknownFields, validateStrict } from '../../../test/support/kubernetes/strict-objects.js';
 import { copyNetworkPolicy } from './copy-network-policy.js';
 import { copyPod, COPY_CONTAINER, RECORD_GATE, SEED_CONTAINER } from './copy-pod.js';
@@ -102,6 +103,27 @@ describe('the objects of a copy on Kubernetes', () => {
     const seed = p.initContainers!.find((c) => c.name === SEED_CONTAINER)!;
     expect(seed.volumeMounts).toEqual([{ name: 'app', mountPath: '/seed' }]);
     expect(seed.command!.join(' ')).toContain('cp -a /app/. /seed/');
+  });
+
+  it("meets Pod Security `restricted`, which the copies' namespace enforces (infra/k8s/copies.yaml)", () => {
+    for (const s of [spec(), spec({ start: null, env: {} })]) {
+      const pod = onTheWire(copyPod(s, { namespace: 'copies', image: s.image, pullSecret: 'pull-x' }), 'V1Pod');
+      expect(restrictedViolations(pod.spec as PodSpecLike)).toEqual([]);
+    }
+    // The check reads what admission reads: one container short of any control is refused.
+    const s = spec();
+    const pod = onTheWire(copyPod(s, { namespace: 'copies', image: s.image, pullSecret: null }), 'V1Pod').spec as PodSpecLike;
+    const seed = pod.initContainers![0];
+    seed.securityContext = { ...seed.securityContext, capabilities: { drop: ['ALL'], add: ['NET_RAW'] } };
+    delete pod.securityContext!.seccompProfile;
+    pod.volumes!.push({ name: 'node', hostPath: { path: '/' } });
+    expect(restrictedViolations(pod)).toEqual([
+      'hostPath volume node',
+      'volume type hostPath (node)',
+      `capability NET_RAW added: container ${SEED_CONTAINER}`,
+      `seccompProfile not RuntimeDefault or Localhost: container ${SEED_CONTAINER}`,
+      `seccompProfile not RuntimeDefault or Localhost: container ${COPY_CONTAINER}`,
+    ]);
   });
 
   it("keeps the runner's PORT and HOST whatever run.env says, and the image's command when run.start is null", () => {

@@ -18,7 +18,7 @@ export const photoLimits = { maxBytes: 2 * 1024 * 1024, maxSide: 4096, maxPixels
 export const photoKey = (personId: string, hash: string) => `${photoPrefix(personId)}${hash}`;
 
 export async function savePhoto(sql: Sql, storage: Storage, personId: string, bytes: Buffer) {
-  const image = await reencodeOrRefuse(bytes, { types: ['image/png', 'image/jpeg', 'image/webp'], ...photoLimits }, 'the photo');
+  const image = await reencodeOrRefuse(bytes, { types: ['image/png', 'image/jpeg', 'image/webp'], ...photoLimits }, 'the photo', personId);
   const hash = createHash('sha256').update(image.bytes).digest('hex');
   await storage.put(photoKey(personId, hash), image.bytes, { contentType: image.type, size: image.bytes.length });
   const before = await rememberPhoto(sql, personId, hash);

@@ -64,7 +64,7 @@ export const resetTheme = (sql: Sql, workspaceId: string) => saveTheme(sql, work
  */
 /** The logo's bytes (read by `imageBody`, within `logoRules.maxBytes`), checked and stored. */
 export async function receiveLogo(sql: Sql, storage: Storage, workspaceId: string, bytes: Buffer) {
-  const image = await reencodeOrRefuse(bytes, logoRules, 'the logo');
+  const image = await reencodeOrRefuse(bytes, logoRules, 'the logo', workspaceId);
   const hash = createHash('sha256').update(image.bytes).digest('base64url').slice(0, 32);
   const key = logoKey(workspaceId, hash);
   await storage.put(key, image.bytes, { contentType: image.type, size: image.bytes.length });

@@ -8,7 +8,10 @@ import { checkPagesOffLoop } from './page-check-pool.js';
 import type { PageBatch } from './page-check.worker.js';
 
 // The page checks of a static build (issue 28, H3), once per build: its HTML pages are read
-// within caps, parsed in a worker thread, and what they found is stored with the build.
+// within caps, parsed in a worker thread, and what they found is stored with the build. A build
+// with pages left unread, in whole or in part, does not list (security review 4, L7): what the
+// checks did not read could be anything (a phishing form after 256 KB of padding, or behind 200
+// shallower pages), so the listing is blocked with reason `unread`; an appeal puts it before a person.
 
 /**
  * What is read of a build (issue 28, H3): at most 200 HTML pages, the first 256 KB of each and
@@ -19,7 +22,7 @@ export const pageCaps = { pages: 200, bytesPerPage: 256 * 1024, bytesPerBuild: 4
 
 const depth = (key: string) => key.split('/').length;
 
-/** The build's HTML pages as far as the caps allow, with a warning for what was not read. */
+/** The build's HTML pages as far as the caps allow, and a finding for what was not read (it blocks a listing). */
 export async function readBuildPages(storage: Storage, buildId: string) {
   const prefix = buildFilesPrefix(buildId);
   const html = (await storage.list(prefix))
@@ -42,20 +45,20 @@ export async function readBuildPages(storage: Storage, buildId: string) {
     budget -= bytes.length;
     pages.push({ path: `/${o.key.slice(prefix.length)}`, html: bytes.toString('utf8') });
   }
-  const warnings: Finding[] = [];
+  const unreadFindings: Finding[] = [];
   if (partly)
-    warnings.push({
+    unreadFindings.push({
       part: 'pages',
       reason: 'unread',
-      detail: `${partly} page(s) were read only in part (the first ${pageCaps.bytesPerPage / 1024} KB of a page, ${pageCaps.bytesPerBuild / 1024 / 1024} MB in all)`,
+      detail: `${partly} page(s) were read only in part (the first ${pageCaps.bytesPerPage / 1024} KB of a page, ${pageCaps.bytesPerBuild / 1024 / 1024} MB in all): make them smaller, or appeal for a review`,
     });
   if (unread)
-    warnings.push({
+    unreadFindings.push({
       part: 'pages',
       reason: 'unread',
-      detail: `${unread} page(s) were not read (at most ${pageCaps.pages} pages and ${pageCaps.bytesPerBuild / 1024 / 1024} MB are)`,
+      detail: `${unread} page(s) were not read (at most ${pageCaps.pages} pages and ${pageCaps.bytesPerBuild / 1024 / 1024} MB are): make fewer or smaller pages, or appeal for a review`,
     });
-  return { pages, warnings, bytesRead: pageCaps.bytesPerBuild - budget };
+  return { pages, unread: unreadFindings, bytesRead: pageCaps.bytesPerBuild - budget };
 }
 
 // One check of a build at a time in this process: a second caller waits for the first's result.
@@ -65,18 +68,25 @@ const inFlight = new Map<string, Promise<Checked>>();
  * What the page checks found in a static build: stored once per build (build_page_checks), so a
  * listing or rehearsal after the first reads them; the first parses the pages in a worker thread.
  */
-export async function buildPageFindings(sql: Sql, storage: Storage, buildId: string): Promise<Checked> {
+export async function buildPageFindings(sql: Sql, storage: Storage, buildId: string, workspaceId: string): Promise<Checked> {
   const stored = await buildPageChecksOf(sql, buildId);
-  if (stored) return stored as Checked;
+  if (stored) return unreadBlocks(stored as Checked);
   let running = inFlight.get(buildId);
   if (!running) {
     running = (async () => {
       const read = await readBuildPages(storage, buildId);
-      const found = merge(await checkPagesOffLoop({ pages: read.pages }), { blocked: [], warnings: read.warnings });
+      const found = merge(await checkPagesOffLoop({ pages: read.pages }, workspaceId), { blocked: read.unread, warnings: [] });
       await storeBuildPageChecks(sql, buildId, { ...found, pagesRead: read.pages.length, bytesRead: read.bytesRead });
       return found;
     })().finally(() => inFlight.delete(buildId));
     inFlight.set(buildId, running);
   }
   return running;
+}
+
+/** Findings stored before unread pages blocked (they were warnings then) block as they do now. */
+function unreadBlocks(checked: Checked): Checked {
+  const unread = checked.warnings.filter((w) => w.part === 'pages' && w.reason === 'unread');
+  if (!unread.length) return checked;
+  return { blocked: [...checked.blocked, ...unread], warnings: checked.warnings.filter((w) => !unread.includes(w)) };
 }

@@ -157,7 +157,7 @@ async function shownChecks(sql: Sql, project: ProjectRow): Promise<Checked> {
     checkWords('name', project.name),
     brandName ? checkWords('brand', brandName) : nothing,
     bio ? checkWords('bio', bio) : nothing,
-    roomPages.length ? await checkPagesOffLoop({ pages: [], roomPages }) : nothing,
+    roomPages.length ? await checkPagesOffLoop({ pages: [], roomPages }, project.workspaceId) : nothing,
   );
 }
 
@@ -183,7 +183,7 @@ export async function listingChecks(
       ],
     });
   }
-  return merge(words, await buildPageFindings(sql, storage, project.liveBuildId));
+  return merge(words, await buildPageFindings(sql, storage, project.liveBuildId, project.workspaceId));
 }
 
 /**
@@ -273,9 +273,9 @@ export async function blockListedIfFailed(sql: Sql, config: Config, projectIds: 
 /** Whether the project's card is listed: only then is a change to what it shows checked at once. */
 export const isListed = async (sql: Sql, projectId: string) => (await cardOf(sql, projectId))?.status === 'listed';
 
-/** A room page about to be saved on a listed project, checked in the page checks' worker thread. */
-export const checkRoomPageOffLoop = (page: { title: string; kind: 'markdown' | 'html'; content: string }) =>
-  checkPagesOffLoop({ pages: [], roomPages: [{ ...page, content: page.content.slice(0, pageCaps.bytesPerPage) }] });
+/** A room page about to be saved on a listed project, checked in the page checks' worker thread in its workspace's turn. */
+export const checkRoomPageOffLoop = (page: { title: string; kind: 'markdown' | 'html'; content: string }, workspaceId: string) =>
+  checkPagesOffLoop({ pages: [], roomPages: [{ ...page, content: page.content.slice(0, pageCaps.bytesPerPage) }] }, workspaceId);
 
 /** unlistProject: the public address stops answering; the card stays as a draft. */
 export async function unlistProject(sql: Sql, config: Config, workspaceId: string, projectId: string) {

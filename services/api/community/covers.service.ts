@@ -25,7 +25,9 @@ import { readCard } from './cards.service.js';
 export const coverLimits = { maxBytes: 1024 * 1024, maxSide: 4096, maxPixels: 4096 * 4096, storedSide: 2048 };
 const coverTypes = ['image/png', 'image/jpeg', 'image/webp'] as const;
 
-const checkedCover = (bytes: Buffer, what: string) => reencodeOrRefuse(bytes, { types: [...coverTypes], ...coverLimits }, what);
+/** `workspaceId` takes its turn at the decode slot (images.ts). */
+const checkedCover = (bytes: Buffer, what: string, workspaceId: string) =>
+  reencodeOrRefuse(bytes, { types: [...coverTypes], ...coverLimits }, what, workspaceId);
 
 async function cardFor(sql: Sql, workspaceId: string, projectId: string) {
   const project = await projectIn(sql, workspaceId, projectId);
@@ -67,7 +69,7 @@ async function deleteCovers(storage: Storage, projectId: string, hashes: string[
 
 export async function uploadCover(sql: Sql, storage: Storage, config: Config, workspaceId: string, projectId: string, bytes: Buffer) {
   const { project } = await cardFor(sql, workspaceId, projectId);
-  await replaceCover(sql, storage, project, await checkedCover(bytes, 'the cover'));
+  await replaceCover(sql, storage, project, await checkedCover(bytes, 'the cover', project.workspaceId));
   return readCard(sql, config, workspaceId, project.id);
 }
 
@@ -103,14 +105,14 @@ async function buildFile(sql: Sql, storage: Storage, project: ProjectRow, path: 
 export async function checkBuildCover(sql: Sql, storage: Storage, workspaceId: string, projectId: string, path: string) {
   const project = await projectIn(sql, workspaceId, projectId);
   const bytes = await buildFile(sql, storage, project, path);
-  const image = await checkedCover(bytes, path);
+  const image = await checkedCover(bytes, path, project.workspaceId);
   return { path, type: image.type, bytes: bytes.length };
 }
 
 /** coverFromBuild: the file copied on the platform, checked and held back as an upload is. */
 export async function coverFromBuild(sql: Sql, storage: Storage, config: Config, workspaceId: string, projectId: string, path: string) {
   const { project } = await cardFor(sql, workspaceId, projectId);
-  const image = await checkedCover(await buildFile(sql, storage, project, path), path);
+  const image = await checkedCover(await buildFile(sql, storage, project, path), path, project.workspaceId);
   await replaceCover(sql, storage, project, image);
   return readCard(sql, config, workspaceId, project.id);
 }

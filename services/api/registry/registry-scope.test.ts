@@ -9,14 +9,14 @@ const project = randomUUID();
 describe('registry token scopes', () => {
   it('grants push and pull on the active workspace’s own project only', async () => {
     const asked = parseScopes([`repository:${ws}/${project}:push,pull`, `repository:${other}/${project}:pull`]);
-    const granted = await grantScopes(asked, { workspaceId: ws, readOnly: false }, async (id) => id === project);
+    const granted = await grantScopes(asked, { workspaceId: ws, mayPush: true }, async (id) => id === project);
     expect(granted).toEqual([{ type: 'repository', name: `${ws}/${project}`, actions: ['push', 'pull'] }]);
   });
 
-  it('grants nothing on a project that is not in the workspace, and pull only to a read-only session', async () => {
+  it('grants nothing on a project that is not in the workspace, and pull only to a caller who may not push (read-only, or a plan without containers)', async () => {
     const asked = parseScopes(`repository:${ws}/${project}:push,pull`);
-    expect(await grantScopes(asked, { workspaceId: ws, readOnly: false }, async () => false)).toEqual([]);
-    expect(await grantScopes(asked, { workspaceId: ws, readOnly: true }, async () => true)).toEqual([
+    expect(await grantScopes(asked, { workspaceId: ws, mayPush: true }, async () => false)).toEqual([]);
+    expect(await grantScopes(asked, { workspaceId: ws, mayPush: false }, async () => true)).toEqual([
       { type: 'repository', name: `${ws}/${project}`, actions: ['pull'] },
     ]);
   });

@@ -42,17 +42,18 @@ export function parseScopes(raw: string | string[] | undefined): AskedScope[] {
 
 /**
  * What is granted: the asked actions on repositories of `workspaceId` whose project `exists`
- * there; nothing on any other workspace's. `readOnly` sessions get pull only.
+ * there; nothing on any other workspace's. Pull only unless `mayPush` (a session not read-only on
+ * a plan with container builds: issue 45, H1).
  */
 export async function grantScopes(
   asked: AskedScope[],
-  who: { workspaceId: string; readOnly: boolean },
+  who: { workspaceId: string; mayPush: boolean },
   exists: (projectId: string) => Promise<boolean>,
 ): Promise<RegistryAccess[]> {
   const granted: RegistryAccess[] = [];
   for (const scope of asked) {
     if (scope.workspaceId !== who.workspaceId || !(await exists(scope.projectId))) continue;
-    const actions = scope.actions.filter((a) => a === 'pull' || !who.readOnly);
+    const actions = scope.actions.filter((a) => a === 'pull' || who.mayPush);
     if (actions.length) granted.push({ type: 'repository', name: repositoryOf(scope.workspaceId, scope.projectId), actions });
   }
   return granted;

@@ -10,6 +10,7 @@ import { startPlatform, type Platform } from '../../../test/support/platform.js'
 import { testEnv } from '../../../test/support/services.js';
 import { pushImage } from '../../cli/registry/push-image.js';
 import { workspacePullLogin } from '../../core/registry/registry-pull.js';
+import { revokePullLogins } from '../../data/pull-logins.sql.js';
 import { registryTokenKey } from '../../core/registry/registry-token.js';
 
 // The registry for real (docker-registry, token auth) with tokens from the api's /v2/token: what
@@ -129,6 +130,35 @@ describe('the image registry', () => {
     // The login itself is no registry token, and a login altered by a byte is no login.
     expect(denied).toContain((await reg(`${a.repository}/manifests/${pushed.manifestDigest}`, login.password, { method: 'HEAD' })).status);
     expect((await tokenFor(`repository:${a.repository}:pull`, `${login.password.slice(0, -2)}AA`)).status).toBe(401);
+  });
+
+  it('never takes a token it handed out as a pull login, and refuses a login once revoked or its workspace is suspended or deleted (issue 45, M1)', async () => {
+    const key = registryTokenKey(await readFile(env.REGISTRY_TOKEN_KEY_FILE!, 'utf8'));
+    const trade = (repository: string, password: string) =>
+      platform.fetch(`/v2/token?service=demo-rooms-registry&scope=${encodeURIComponent(`repository:${repository}:pull`)}`, {
+        headers: { authorization: `Basic ${Buffer.from(`workspace-pull:${password}`).toString('base64')}` },
+      });
+    const a = await builder();
+    const workspaceId = a.repository.split('/')[0];
+    const login = workspacePullLogin(key, workspaceId);
+    const first = await trade(a.repository, login.password);
+    expect(first.status).toBe(200);
+    // The token it gave, used as the password in turn: no login (it would renew the login for ever).
+    const traded = (first.body as { token: string }).token;
+    expect((await trade(a.repository, traded)).status).toBe(401);
+
+    // Revoked: every login issued so far is refused; one issued afterwards is honoured.
+    await revokePullLogins(platform.deps.sql, workspaceId);
+    expect((await trade(a.repository, login.password)).status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const fresh = workspacePullLogin(key, workspaceId);
+    expect((await trade(a.repository, fresh.password)).status).toBe(200);
+
+    // Suspended, then deleted: refused.
+    await platform.deps.sql`update workspaces set suspended_at = now() where id = ${workspaceId}`;
+    expect((await trade(a.repository, fresh.password)).status).toBe(401);
+    await platform.deps.sql`update workspaces set suspended_at = null, deleted_at = now() where id = ${workspaceId}`;
+    expect((await trade(a.repository, fresh.password)).status).toBe(401);
   });
 
   it('refuses a token to no one signed in, and scopes of other shapes or too many', async () => {

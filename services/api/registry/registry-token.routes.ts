@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../api-deps.js';
-import { pullLoginWorkspace } from '../../core/registry/registry-pull.js';
+import { allowance, planLimit, planOf } from '../../core/plans.js';
+import { pullLoginOf, pulledForSubject } from '../../core/registry/registry-pull.js';
 import {
   registryTokenGraceSeconds,
   registryTokenKey,
@@ -10,8 +11,11 @@ import {
 } from '../../core/registry/registry-token.js';
 import { isUuid } from '../../core/ids.js';
 import { projectById } from '../../data/projects.sql.js';
+import { pullLoginHonoured } from '../../data/pull-logins.sql.js';
 import { registryPushesClosedAt } from '../../data/registry-gc.sql.js';
+import { registryBytesUsed } from '../../data/registry-usage.sql.js';
 import { resolveSession } from '../../data/sessions.sql.js';
+import { planNameOf } from '../../data/workspaces.sql.js';
 import { grantScopes, parseScopes, ScopeRefusal } from './registry-scope.js';
 
 // The registry's token endpoint (Docker token authentication, as `auth.token.realm` names it):
@@ -19,7 +23,10 @@ import { grantScopes, parseScopes, ScopeRefusal } from './registry-scope.js';
 // token as the Basic password (what `docker login` and the Docker clients send) or as a Bearer.
 // The token grants what registry-scope.ts allows of what was asked; the registry refuses the rest.
 // A workspace's pull login (registry-pull.ts; a Kubernetes node pulling a copy's image) is
-// taken as the password too, and gets pull on that workspace's repositories only.
+// taken as the password too, and gets pull on that workspace's repositories only, while the
+// workspace stands and its logins were not revoked (issue 45, M1). Push is granted only on a plan
+// with container builds, and refused with the plan's 402 once the workspace's registry bytes are
+// at its quota (issue 45, H1; the registry gate, registry-gate.routes.ts, holds it mid-push).
 export const REGISTRY_TOKEN_PATH = '/v2/token';
 
 export function registerRegistryTokens(app: FastifyInstance, deps: Deps) {
@@ -34,12 +41,13 @@ export function registerRegistryTokens(app: FastifyInstance, deps: Deps) {
     const signer = signingKey();
     if (!signer) return reply.status(404).send({ error: 'not found', detail: 'this platform has no image registry' });
     const token = apiTokenOf(req);
-    const puller = token ? pullLoginWorkspace(signer, token) : null;
-    const session = token && !puller ? await resolveSession(deps.sql, token) : null;
+    const login = token ? pullLoginOf(signer, token) : null;
+    const puller = login && (await pullLoginHonoured(deps.sql, login.workspaceId, login.issuedAt)) ? login.workspaceId : null;
+    const session = token && !login ? await resolveSession(deps.sql, token) : null;
     const who = puller
-      ? { workspaceId: puller, readOnly: true, subject: `workspace-pull:${puller}` }
+      ? { workspaceId: puller, mayPush: false, subject: pulledForSubject(puller) }
       : session && (session.kind === 'cli' || session.kind === 'web')
-        ? { workspaceId: session.workspaceId, readOnly: session.readOnly, subject: session.personId }
+        ? { workspaceId: session.workspaceId, mayPush: !session.readOnly, subject: session.personId }
         : null;
     if (!who) {
       return reply
@@ -64,7 +72,16 @@ export function registerRegistryTokens(app: FastifyInstance, deps: Deps) {
           detail: 'pushes pause for a garbage collection at most once a day',
         });
     }
-    const access = await grantScopes(asked, who, async (projectId) => {
+    const plan = planOf(await planNameOf(deps.sql, who.workspaceId));
+    // Free (static demos only) pushes nothing: no push is granted, whatever is asked.
+    const mayPush = who.mayPush && allowance('containers', plan) > 0;
+    if (mayPush && asked.some((scope) => scope.actions.includes('push'))) {
+      if ((await registryBytesUsed(deps.sql, who.workspaceId)) >= allowance('registry', plan)) {
+        const full = planLimit('registry', plan.name);
+        return reply.status(full.status).send(full.body());
+      }
+    }
+    const access = await grantScopes(asked, { workspaceId: who.workspaceId, mayPush }, async (projectId) => {
       if (!isUuid(projectId)) return false;
       const project = await projectById(deps.sql, projectId, { notDeleted: true });
       return project?.workspaceId === who.workspaceId;
@@ -75,13 +92,14 @@ export function registerRegistryTokens(app: FastifyInstance, deps: Deps) {
       ttlSeconds: deps.config.REGISTRY_TOKEN_SECONDS,
     });
     reply.header('cache-control', 'no-store');
-    // `registry` is ours, not the protocol's: where `pitch deploy` pushes (the CLI asks here first).
+    // `registry` is ours, not the protocol's: where `pitch deploy` pushes (the CLI asks here first):
+    // the registry gate (registry-gate.routes.ts), never the registry itself.
     return {
       token: signed.token,
       access_token: signed.token,
       expires_in: signed.expiresIn,
       issued_at: signed.issuedAt,
-      registry: deps.config.REGISTRY_URL,
+      registry: deps.config.REGISTRY_PUBLIC_URL ?? deps.config.publicUrl,
     };
   });
 }

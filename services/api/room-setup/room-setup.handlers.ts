@@ -31,7 +31,7 @@ export const roomSetupHandlers = {
     // A listed project's page shows in its public room: checked before it is saved (in the page
     // checks' worker thread; 503 when busy), and a failure takes the listing off (issue 28, M5).
     const project = await projectIn(deps.sql, auth.workspaceId, params.projectId);
-    const checked = (await isListed(deps.sql, project.id)) ? await checkRoomPageOffLoop(body) : null;
+    const checked = (await isListed(deps.sql, project.id)) ? await checkRoomPageOffLoop(body, project.workspaceId) : null;
     const page = await addPage(deps.sql, auth, params.projectId, body);
     if (checked) await blockListedIfFailed(deps.sql, deps.config, [project.id], checked);
     return page;

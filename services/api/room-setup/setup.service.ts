@@ -84,7 +84,7 @@ export async function addPage(sql: Sql, actor: Actor, projectId: string, input: 
   const project = await projectIn(sql, actor.workspaceId, projectId);
   // Checked before the render, so a refused page costs no rendering, and again under the lock.
   await roomForPage(sql, project.id, input);
-  const rendered = await renderStoredPage(input.kind, input.content);
+  const rendered = await renderStoredPage(input.kind, input.content, project.workspaceId);
   return sql.begin(async (tx) => {
     await lockPages(tx, project.id);
     await roomForPage(tx, project.id, input);

@@ -22,6 +22,8 @@ const endpointView = (e: EndpointRow): WebhookEndpoint => ({
   kinds: e.kinds as ProductEventKind[],
   enabled: e.enabled,
   disabledReason: e.disabledReason,
+  createdBy: e.createdBy,
+  creatorLeft: e.creatorLeft,
   createdAt: e.createdAt.toISOString(),
 });
 

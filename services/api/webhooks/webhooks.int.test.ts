@@ -9,6 +9,13 @@ import { deleteOldDeliveries } from '../../data/webhooks.sql.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../../../test/support/https-receiver.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
+import { readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { loadConfig } from '../../core/config.js';
+import { testEnv } from '../../../test/support/services.js';
+import { localWebhooks } from '../../../infra/local/local-webhooks.mjs';
 import { waitFor } from '../../../test/support/wait-for.js';
 import { buildWorkers, type WorkersApp } from '../../../workers/app.js';
 import { consumers } from '../../../workers/events-fanout/consumers.js';
@@ -304,7 +311,7 @@ describe('webhook deliveries', () => {
     const [shown] = await b.me.client.call('listWebhookEndpoints');
     expect(shown).toMatchObject({ id: e.endpoint.id, enabled: false, disabledReason: expect.stringMatching(/failed/) });
     const notices = await b.me.client.call('listNotices');
-    expect(notices).toMatchObject([{ kind: 'webhook.disabled', href: '/webhooks' }]);
+    expect(notices.filter((n) => n.kind === 'webhook.disabled')).toMatchObject([{ href: '/webhooks' }]);
     // Switched off, it hears nothing more, and nothing is re-sent to it until switched back on.
     await webhooksConsumer.handle(consumerDeps(), [openedEvent(b)]);
     expect(receiver.received(path)).toHaveLength(6);
@@ -343,6 +350,111 @@ describe('webhook deliveries', () => {
     } finally {
       await strict.close();
       await queues.close();
+    }
+  });
+});
+
+/** The mails the local outbox wrote to `email`, whole. */
+async function outboxOf(dataDir: string, email: string): Promise<string[]> {
+  const dir = join(dataDir, 'outbox');
+  const mine = (await readdir(dir)).filter((f) => f.endsWith('.txt') && f.includes(email.replace(/[^a-z0-9@.-]/gi, '_')));
+  return Promise.all(mine.map((f) => readFile(join(dir, f), 'utf8')));
+}
+
+describe('who may add an endpoint (security-4 L5)', () => {
+  it('only an owner; every owner is told by a notice and a mail; one left behind by a removed person shows for review', async () => {
+    const owner = await platform.person({ plan: 'pro' });
+    const team = await owner.client.call('createTeam', { body: { name: `Team ${uniqueSlug('wh')}` } });
+    await platform.deps.sql`update workspaces set plan = 'team' where id = ${team.id}`;
+    const mate = await platform.person();
+    const { invitation } = await owner.client.call('createInvitation', { params: { workspaceId: team.id }, body: { email: mate.email } });
+    await mate.client.call('acceptInvitation', { params: { invitationId: invitation.id } });
+    const mateId = (await mate.client.call('whoami')).userId;
+    const body = { url: receiver.url(`/team-${randomUUID()}`), kinds: ['link.opened' as const] };
+
+    // A member (not an owner) cannot add one: 403 permission, and nothing is made.
+    expect(await refusal(mate.client.call('createWebhookEndpoint', { body }))).toMatchObject({
+      status: 403,
+      body: { reason: 'permission', action: 'createWebhookEndpoint' },
+    });
+    expect(await owner.client.call('listWebhookEndpoints')).toEqual([]);
+
+    // Made an owner, they can; both owners hear of it, in the app and by mail.
+    await owner.client.call('setMemberRole', { params: { workspaceId: team.id, userId: mateId }, body: { role: 'owner' } });
+    const { endpoint: made } = await mate.client.call('createWebhookEndpoint', { body });
+    expect(made).toMatchObject({ createdBy: mateId, creatorLeft: false });
+    for (const p of [owner, mate]) {
+      const notices = await p.client.call('listNotices');
+      expect(notices.filter((n) => n.kind === 'webhook.added')).toMatchObject([
+        { title: 'A webhook endpoint was added', href: '/webhooks', body: expect.stringContaining(body.url) },
+      ]);
+      const mails = await outboxOf(platform.deps.config.DATA_DIR, p.email);
+      expect(mails.filter((m) => m.includes('Subject: A webhook endpoint was added') && m.includes(body.url))).toHaveLength(1);
+    }
+
+    // Removed, their endpoint stays (it is the workspace's) and shows as left behind, for review.
+    await owner.client.call('setMemberRole', { params: { workspaceId: team.id, userId: mateId }, body: { role: 'member' } });
+    await owner.client.call('removeMember', { params: { workspaceId: team.id, userId: mateId } });
+    expect(await owner.client.call('listWebhookEndpoints')).toMatchObject([{ id: made.id, createdBy: mateId, creatorLeft: true }]);
+  });
+});
+
+describe('local development: a webhook receiver on this machine (issue 45)', () => {
+  it('npm start sets the switch and an http://127.0.0.1 receiver gets a signed event; without it, refused; never in production', async () => {
+    const got: { headers: Record<string, string>; body: string }[] = [];
+    const local = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        got.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(local.address() as AddressInfo).port}/hook`;
+    try {
+      // What `npm start` gives the processes (infra/local/start.mjs), and what production gets.
+      const dev = localWebhooks({ NODE_ENV: 'development' });
+      expect(dev.value).toBe('true');
+      expect(dev.line).toMatch(/local receivers allowed/);
+      expect(localWebhooks({ NODE_ENV: 'production', WEBHOOKS_ALLOW_PRIVATE: 'true' }).value).toBe('false');
+      expect(() => loadConfig({ ...testEnv(), NODE_ENV: 'production', WEBHOOKS_ALLOW_PRIVATE: 'true' })).toThrow(/WEBHOOKS_ALLOW_PRIVATE/);
+
+      // With the switch (this file's platform runs with npm start's value): delivered, signed.
+      expect(platform.deps.config.WEBHOOKS_ALLOW_PRIVATE).toBe(dev.value === 'true');
+      const b = await builder();
+      const created = await b.me.client.call('createWebhookEndpoint', { body: { url, kinds: ['link.opened'] } });
+      const event = openedEvent(b);
+      await webhooksConsumer.handle(consumerDeps(), [event]);
+      await waitFor('the local delivery', async () => got.length === 1);
+      const verified = new Webhook(created.secret).verify(got[0].body, {
+        'webhook-id': got[0].headers['webhook-id'],
+        'webhook-timestamp': got[0].headers['webhook-timestamp'],
+        'webhook-signature': got[0].headers['webhook-signature'],
+      });
+      expect(verified).toMatchObject({ type: 'link.opened', data: { id: event.id } });
+
+      // Without it (production's rules): refused with the spec's 400, naming the url.
+      const strict = await startPlatform({
+        env: { WEBHOOKS_ALLOW_PRIVATE: localWebhooks({ NODE_ENV: 'development', WEBHOOKS_ALLOW_PRIVATE: 'false' }).value },
+      });
+      try {
+        const me = await strict.person({ plan: 'pro' });
+        const res = await strict.fetch('/api/webhooks', { method: 'POST', token: me.token, json: { url, kinds: ['link.opened'] } });
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ error: 'invalid', issues: [{ path: 'url', message: 'must start with https://' }] });
+        const https = await strict.fetch('/api/webhooks', {
+          method: 'POST',
+          token: me.token,
+          json: { url: url.replace('http:', 'https:'), kinds: ['link.opened'] },
+        });
+        expect(https.body).toMatchObject({ issues: [{ path: 'url', message: 'must not be a private, loopback or link-local address' }] });
+      } finally {
+        await strict.close();
+      }
+    } finally {
+      local.closeAllConnections();
+      await new Promise<void>((resolve) => local.close(() => resolve()));
     }
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ProductEvent, ProductEventKind } from '../../contract/resources/product-event.js';
 import { webhookPayload } from '../../contract/resources/webhook.js';
 import { invalid, refused, roleCannot } from '../../core/errors.js';
+import { createRateLimiter, type RateRule } from '../../core/rate-limit.js';
 import { planLimit, planOf } from '../../core/plans.js';
 import { sealSecret } from '../../core/sealed-secret.js';
 import { webhookUrlProblem } from '../../core/outbound/webhook-url.js';
@@ -22,9 +23,29 @@ import {
 } from '../../data/webhooks.sql.js';
 import type { Deps } from '../api-deps.js';
 import type { Actor } from '../links/links.service.js';
+import { tellOwnersOfNewEndpoint } from './endpoint-added.js';
 
 // Issue 34: a workspace's webhook endpoints (docs/decisions.md, "Webhooks"). Creating, changing
-// and sending are for full connections; a read-only one may look.
+// and sending are for full connections; a read-only one may look. Adding an endpoint is for the
+// workspace's owners, and tells them (security-4 L5): it sends the workspace's events outward.
+// Test events and re-sends share a per-workspace rate, and a test event is tried once (M3).
+
+/** Tests and re-sends a workspace may ask for an hour: enough to fix a receiver, not a loop. */
+export const SENDS_PER_HOUR = 60;
+const sendRate: RateRule = {
+  name: 'webhook-sends',
+  limit: SENDS_PER_HOUR,
+  windowSeconds: 3600,
+  text: `at most ${SENDS_PER_HOUR} test events and re-sends an hour`,
+};
+
+/** Counts one test or re-send of the workspace; the spec's 429 past the hour's allowance. */
+async function takeSend(deps: Deps, workspaceId: string): Promise<void> {
+  await createRateLimiter(deps.queues.redis, deps.queues.prefix).take(sendRate, workspaceId);
+}
+
+/** A test event's id: its delivery (and a re-send of it) is tried once, not a day-long series. */
+const isTestEvent = (eventId: string) => eventId.startsWith('test_');
 
 export interface CreateEndpointInput {
   url: string;
@@ -44,8 +65,12 @@ function checkUrl(deps: Deps, url: string): void {
   if (problem) throw invalid([{ path: 'url', message: problem }]);
 }
 
-export async function createEndpoint(deps: Deps, actor: Actor, input: CreateEndpointInput): Promise<EndpointWithSecret> {
-  if (actor.readOnly) throw roleCannot('createWebhookEndpoint');
+export async function createEndpoint(
+  deps: Deps,
+  actor: Actor & { role: 'owner' | 'member' },
+  input: CreateEndpointInput,
+): Promise<EndpointWithSecret> {
+  if (actor.readOnly || actor.role !== 'owner') throw roleCannot('createWebhookEndpoint');
   checkUrl(deps, input.url);
   const plan = await planNameOf(deps.sql, actor.workspaceId);
   const id = randomUUID();
@@ -62,8 +87,10 @@ export async function createEndpoint(deps: Deps, actor: Actor, input: CreateEndp
       kinds: input.kinds,
       enabled: input.enabled ?? true,
       secretSealed: sealSecret(webhookSealingKey(deps.config.APP_SECRET), id, secret),
+      createdBy: actor.personId,
     });
   });
+  await tellOwnersOfNewEndpoint(deps, actor, endpoint);
   return { endpoint, secret };
 }
 
@@ -89,10 +116,16 @@ export async function resendDelivery(deps: Deps, actor: Actor, deliveryId: strin
   if (!endpoint.enabled) throw refused(422, 'disabled', 'Switch the endpoint on before re-sending.');
   if (delivery.status === 'pending') throw refused(409, 'pending', 'This delivery is still being attempted.');
   if (delivery.series >= MAX_SERIES) throw refused(422, 'resent', `A delivery may be sent in at most ${MAX_SERIES} series.`);
+  await takeSend(deps, actor.workspaceId);
   const started = await startSeries(deps.sql, actor.workspaceId, delivery.id);
   // Another request started one between the read and the update.
   if (!started) throw refused(409, 'pending', 'This delivery is still being attempted.');
-  await queueWebhookDelivery(deps.queues, deps.config, { deliveryId: started.id, workspaceId: actor.workspaceId, series: started.series });
+  await queueWebhookDelivery(
+    deps.queues,
+    deps.config,
+    { deliveryId: started.id, workspaceId: actor.workspaceId, series: started.series },
+    isTestEvent(started.eventId) ? 1 : deps.config.WEBHOOKS_ATTEMPTS,
+  );
   return deliveryView(deps, actor.workspaceId, endpoint.id, started.id);
 }
 
@@ -101,6 +134,7 @@ export async function sendTestEvent(deps: Deps, actor: Actor, endpointId: string
   if (actor.readOnly) throw roleCannot('testWebhookEndpoint');
   const endpoint = await endpointIn(deps.sql, actor.workspaceId, endpointId);
   if (!endpoint.enabled) throw refused(422, 'disabled', 'Switch the endpoint on before sending a test.');
+  await takeSend(deps, actor.workspaceId);
   const event = testEventOf(kind ?? (endpoint.kinds[0] as ProductEventKind), actor.workspaceId);
   const [delivery] = await ensureDeliveries(deps.sql, {
     workspaceId: actor.workspaceId,
@@ -109,11 +143,12 @@ export async function sendTestEvent(deps: Deps, actor: Actor, endpointId: string
     kind: event.kind,
     payload: webhookPayload(event),
   });
-  await queueWebhookDelivery(deps.queues, deps.config, {
-    deliveryId: delivery.id,
-    workspaceId: actor.workspaceId,
-    series: delivery.series,
-  });
+  await queueWebhookDelivery(
+    deps.queues,
+    deps.config,
+    { deliveryId: delivery.id, workspaceId: actor.workspaceId, series: delivery.series },
+    1,
+  );
   return deliveryView(deps, actor.workspaceId, endpoint.id, delivery.id);
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Email, Id, Obj, Uri } from '../common.js';
+import { nameText } from '../storable-text.js';
 
 // Spec 2.10: the signed-in person.
 
@@ -70,7 +71,7 @@ export const DeletionBlocker = z.object({
 export type DeletionBlocker = z.infer<typeof DeletionBlocker>;
 
 /** A passkey's name: what the person calls the device or manager that holds it. */
-export const PasskeyName = z.string().trim().min(1).max(60);
+export const PasskeyName = nameText(60);
 
 /** One of the person's passkeys. The credential and its key are never shown. */
 export const Passkey = z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Colour, DateTime, PlanName } from '../common.js';
+import { nameText } from '../storable-text.js';
 
 // Spec 2.8. The logo image itself (PNG, JPEG or WebP, up to 256 KB, 16×16 to 2048×2048 pixels, at
 // most 8 times as wide as tall) is checked by the upload, not here.
@@ -36,7 +37,7 @@ export const Logo = z.object({
 });
 export type Logo = z.infer<typeof Logo>;
 
-export const BrandName = z.string().trim().min(1).max(80);
+export const BrandName = nameText(80);
 
 export const Brand = z.object({
   name: z.string().nullable(),

@@ -75,6 +75,7 @@ export const NoticeKind = z.enum([
   'appeal.upheld',
   'appeal.denied',
   'webhook.disabled',
+  'webhook.added',
 ]);
 
 export const Notice = z.object({

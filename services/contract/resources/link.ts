@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Email, Id } from '../common.js';
-import { storable } from '../storable-text.js';
+import { nameText } from '../storable-text.js';
 import { NextStepKind } from './room-setup.js';
 
 /** Days a link lasts when its making does not say: one default for the web app, the CLI and the connector (issue 29). */
@@ -17,9 +17,12 @@ export type LinkOutcome = z.infer<typeof LinkOutcome>;
 
 /**
  * The company a link's viewer is at (issue 34, personalised copies): passed to a build that opts
- * in (manifest `personalise`), with the name. Stored without control characters, 1–80 characters.
+ * in (manifest `personalise`), with the name. Stored without control characters (line breaks too), 1–80 characters.
  */
-export const ViewerCompany = z.preprocess(storable, z.string().trim().min(1).max(80));
+export const ViewerCompany = nameText(80);
+
+/** The name a link is made for, as the builder typed it: 1–80 characters, no control characters (line breaks too). */
+export const ViewerName = nameText(80);
 
 export const LinkRec = z.object({
   id: Id,

@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import { Device } from '../common.js';
 import { CallOutcome, CopyView } from '../runner/runner-api.schema.js';
-import { storable } from '../storable-text.js';
+import { storable, storableNameOf } from '../storable-text.js';
 import { Area, Point, ScreenshotNote } from './activity.js';
 import { NextStep, NextStepKind } from './room-setup.js';
 
 // What the room shell (services/room/shell) and the room's `/room/:sessionId/*` endpoints say to
 // each other: the data the shell page carries, and each endpoint's body and reply. Every text a
-// viewer types is stored without control characters or lone surrogates (storable-text.ts).
+// viewer types is stored without control characters or lone surrogates (storable-text.ts); names
+// (and companies) lose tabs and line breaks too.
 
-const Name = z.preprocess(storable, z.string().trim().min(1).max(80));
+const Name = z.preprocess(storableNameOf, z.string().trim().min(1).max(80));
 const Email = z.preprocess(storable, z.email().max(254));
 
 /** What the viewer can say back (viewer-voice): the offered steps, and their comments with replies. */

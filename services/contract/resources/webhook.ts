@@ -23,6 +23,10 @@ export const WebhookEndpoint = z.object({
   enabled: z.boolean(),
   /** Why the platform switched the endpoint off (it kept failing); null otherwise. */
   disabledReason: z.string().nullable(),
+  /** The person who added it; null for endpoints from before this was kept. */
+  createdBy: Id.nullable(),
+  /** Its maker is no longer a member of the workspace (removed, left or deleted): the owners should review it (security-4 L5). */
+  creatorLeft: z.boolean(),
   createdAt: DateTime,
 });
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DateTime, Id, Obj } from '../common.js';
 import { Account, DeletionBlocker, Passkey, PasskeyName, Preferences, Session, SignIns } from '../resources/account.js';
 import { route } from '../route.js';
+import { nameText } from '../storable-text.js';
 
 // Spec 4.6: own account.
 export const accountRoutes = {
@@ -21,7 +22,7 @@ export const accountRoutes = {
     status: 200,
     tag: 'account',
     summary: 'Sets the display name.',
-    body: z.object({ name: z.string().min(1).max(80) }),
+    body: z.object({ name: nameText(80) }),
     reply: Account,
   }),
   uploadPhoto: route({

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { Id, Uri } from '../common.js';
 import { Arrangement, Notice, Profile, PublicListing, PublicProfile } from '../resources/community.js';
 import { route } from '../route.js';
+import { nameText } from '../storable-text.js';
 
 // Spec 4.5: notices, profile, the projects' arrangement, reports, and the open community endpoints.
 
-const GroupName = z.string().min(1).max(40);
+const GroupName = nameText(40);
 const ListedSlug = z.string().min(1).max(63);
 /**
  * A group as arrangeProjects places it (the spec leaves the shape to us): its id and the ids of

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Email, Uri } from '../common.js';
-import { LINK_DEFAULT_DAYS, LinkRec, PipelineRec, ViewerCompany } from '../resources/link.js';
+import { LINK_DEFAULT_DAYS, LinkRec, PipelineRec, ViewerCompany, ViewerName } from '../resources/link.js';
 import { route } from '../route.js';
 import { LinkParams, ProjectParams } from './params.js';
 
@@ -18,7 +18,7 @@ export const linkRoutes = {
     summary: `A link for one named viewer; nothing is sent to the email. It expires after \`expiresInDays\` (1–365), ${LINK_DEFAULT_DAYS} days when absent; \`expiresInDays: null\` makes one that never expires, only on purpose. 402 without private links, beyond links per project, or when the viewer-hours are used.`,
     params: ProjectParams,
     body: z.object({
-      viewerName: z.string().min(1).max(80),
+      viewerName: ViewerName,
       viewerEmail: Email.optional(),
       /** The viewer's company, for a build that personalises its copies (manifest `personalise`). */
       viewerCompany: ViewerCompany.optional(),

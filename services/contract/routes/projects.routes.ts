@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CopyExit } from '../resources/copy-exit.js';
 import { Project } from '../resources/project.js';
 import { route } from '../route.js';
+import { nameText } from '../storable-text.js';
 import { ProjectParams } from './params.js';
 
 // Spec 4.2: projects.
@@ -23,7 +24,7 @@ export const projectRoutes = {
     tag: 'projects',
     summary: 'A new project. 409 if the slug is taken or deleted under 30 days ago; 422 for format, reserved, impersonation, banned.',
     // The slug's format is checked by the service so that it answers 422 format, not 400.
-    body: z.object({ slug: z.string().min(3).max(40), name: z.string().min(1).max(80) }),
+    body: z.object({ slug: z.string().min(3).max(40), name: nameText(80) }),
     reply: Project,
     errors: [402, 409, 422],
   }),
@@ -46,7 +47,7 @@ export const projectRoutes = {
     tag: 'projects',
     summary: 'Renames the project; its slug and address stay.',
     params: ProjectParams,
-    body: z.object({ name: z.string().min(1).max(80) }),
+    body: z.object({ name: nameText(80) }),
     reply: Project,
     errors: [404],
   }),

@@ -23,7 +23,7 @@ export const webhookRoutes = {
     status: 201,
     tag: 'webhooks',
     summary:
-      'An https endpoint for some event kinds; answers its signing secret (`whsec_…`) this once. 400 for an address that is not https or names a private, loopback or link-local host; 402 beyond the plan’s endpoints.',
+      'An https endpoint for some event kinds; answers its signing secret (`whsec_…`) this once. Owners only (403 `permission` for a member), and every owner is told by a notice and a mail. 400 for an address that is not https or names a private, loopback or link-local host; 402 beyond the plan’s endpoints.',
     body: z.object({
       url: WebhookUrl,
       description: WebhookDescription.optional(),
@@ -39,7 +39,8 @@ export const webhookRoutes = {
     path: '/api/webhooks',
     status: 200,
     tag: 'webhooks',
-    summary: "The workspace's endpoints, oldest first; never their secrets.",
+    summary:
+      "The workspace's endpoints, oldest first; never their secrets. `createdBy` and `creatorLeft` show who added each, and the ones whose maker is no longer a member, for the owners to review.",
     reply: z.array(WebhookEndpoint),
   }),
   updateWebhookEndpoint: route({
@@ -94,10 +95,10 @@ export const webhookRoutes = {
     status: 200,
     tag: 'webhooks',
     summary:
-      'Sends the same body again, in a new series of attempts; 409 while a series is still running, 422 past 20 series or to a disabled endpoint.',
+      'Sends the same body again, in a new series of attempts (one attempt for a test event); 409 while a series is still running, 422 past 20 series or to a disabled endpoint; 429 past 60 tests and re-sends a workspace an hour.',
     params: DeliveryParams,
     reply: WebhookDelivery,
-    errors: [403, 404, 409, 422],
+    errors: [403, 404, 409, 422, 429],
   }),
   testWebhookEndpoint: route({
     operation: 'testWebhookEndpoint',
@@ -106,10 +107,10 @@ export const webhookRoutes = {
     status: 200,
     tag: 'webhooks',
     summary:
-      'Sends a made-up event of the kind given (the endpoint’s first kind when absent), signed like any other, and answers its delivery; 422 to a disabled endpoint.',
+      'Sends a made-up event of the kind given (the endpoint’s first kind when absent), signed like any other, in one attempt, and answers its delivery; 422 to a disabled endpoint; 429 past 60 tests and re-sends a workspace an hour.',
     params: EndpointParams,
     body: z.object({ kind: WebhookKinds.element.optional() }),
     reply: WebhookDelivery,
-    errors: [403, 404, 422],
+    errors: [403, 404, 422, 429],
   }),
 };

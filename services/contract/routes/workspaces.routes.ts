@@ -3,6 +3,7 @@ import { Email, Uri } from '../common.js';
 import { Billing, ContainerUsage } from '../resources/billing.js';
 import { Invitation, InvitationView, Member, Person, Role, Workspace } from '../resources/workspace.js';
 import { route } from '../route.js';
+import { nameText } from '../storable-text.js';
 import { WorkspaceParams } from './params.js';
 
 const MemberParams = z.object({ workspaceId: z.string(), userId: z.string() });
@@ -35,7 +36,7 @@ export const workspaceRoutes = {
     status: 200,
     tag: 'workspaces',
     summary: 'A new team with the caller as owner and no plan; 422 unlicensed while the caller owns a team without a plan.',
-    body: z.object({ name: z.string().min(1).max(80) }),
+    body: z.object({ name: nameText(80) }),
     reply: Workspace,
     errors: [422],
   }),
@@ -59,7 +60,7 @@ export const workspaceRoutes = {
     tag: 'workspaces',
     summary: 'Renames the workspace; owner only.',
     params: WorkspaceParams,
-    body: z.object({ name: z.string().min(1).max(80) }),
+    body: z.object({ name: nameText(80) }),
     reply: Workspace,
     errors: [403, 404, 422],
   }),

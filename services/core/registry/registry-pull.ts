@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.js';
-import { registryTokenKey, signRegistryToken, verifyRegistryToken, type RegistryTokenKey } from './registry-token.js';
+import { PULL_LOGIN_AUDIENCE, registryTokenKey, signRegistryToken, verifyRegistryToken, type RegistryTokenKey } from './registry-token.js';
 
 // The platform's own reads of the registry (the bundle check, the runner's pull): a pull token
 // for the one repository, signed with the platform's key, never a builder's token.
@@ -42,6 +42,22 @@ export async function registryGet(registry: Registry, repository: string, path: 
   if (res.status === 404) throw new RegistryReadError(`the registry has no ${path.split('/')[1]} in ${repository}`);
   if (!res.ok) throw new Error(`the registry answered ${res.status} to GET ${path}`);
   return res;
+}
+
+/**
+ * The size of a blob as the registry stores it (its HEAD's Content-Length): the bytes behind the
+ * digest, whatever a manifest declares (Distribution 2.8 never checks a layer's declared size).
+ */
+export async function registryBlobSize(registry: Registry, repository: string, digest: string): Promise<number> {
+  const res = await fetch(`${registry.url}/v2/${repository}/blobs/${digest}`, {
+    method: 'HEAD',
+    headers: { authorization: `Bearer ${pullToken(registry, repository)}` },
+  });
+  if (res.status === 404) throw new RegistryReadError(`the registry has no blob ${digest} in ${repository}`);
+  if (!res.ok) throw new Error(`the registry answered ${res.status} to HEAD blobs/${digest}`);
+  const size = Number(res.headers.get('content-length'));
+  if (!Number.isSafeInteger(size) || size < 0) throw new Error(`the registry gave no size for blobs/${digest}`);
+  return size;
 }
 
 /** The manifest's bytes, at most `maxBytes`, checked against `digest`. */
@@ -88,20 +104,32 @@ export async function registryDelete(registry: Registry, repository: string, pat
 // A workspace's pull login (issue 33): what a Kubernetes node shows the registry to pull that
 // workspace's pushed images. A node cannot be handed a registry token (the kubelet's pull secrets
 // hold a user name and a password, which the node's runtime sends to the token endpoint), so the
-// password is a token the platform signed for the workspace with no access of its own: the
-// registry grants it nothing, and the token endpoint (services/api/registry) trades it for pull on
-// that workspace's repositories alone.
+// password is a token the platform signed for the workspace with no access of its own, for the
+// pull-login audience (never the registry's): the registry grants it nothing, and the token
+// endpoint (services/api/registry) trades it for pull on that workspace's repositories alone.
+// Issue 45 (M1): what the endpoint hands out is for the registry's audience, under another
+// subject, so it is never a login again; a login ends at its expiry, and the endpoint refuses it
+// once its workspace is suspended or deleted, or its logins were revoked (pull-logins.sql.ts).
 
 /** How long a pull login lasts: the runner writes a new one into the pull secret after half of it. */
 export const PULL_LOGIN_SECONDS = 24 * 3600;
 const PULL_SUBJECT = /^workspace-pull:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/** The subject of the registry tokens a pull login is traded for (not a login's). */
+export const pulledForSubject = (workspaceId: string) => `workspace-pull-token:${workspaceId}`;
 
 export function workspacePullLogin(
   key: RegistryTokenKey,
   workspaceId: string,
   now = new Date(),
 ): { username: string; password: string; expiresAt: Date } {
-  const signed = signRegistryToken(key, { subject: `workspace-pull:${workspaceId}`, access: [], ttlSeconds: PULL_LOGIN_SECONDS, now });
+  const signed = signRegistryToken(key, {
+    subject: `workspace-pull:${workspaceId}`,
+    access: [],
+    ttlSeconds: PULL_LOGIN_SECONDS,
+    now,
+    audience: PULL_LOGIN_AUDIENCE,
+  });
   return {
     username: 'workspace-pull',
     password: signed.token,
@@ -109,8 +137,12 @@ export function workspacePullLogin(
   };
 }
 
-/** The workspace whose pull login `password` is, or null when it is none (a person's API token, expired, another key). */
-export function pullLoginWorkspace(key: RegistryTokenKey, password: string): string | null {
-  const claims = verifyRegistryToken(key, password);
-  return claims ? (PULL_SUBJECT.exec(claims.sub)?.[1] ?? null) : null;
+/**
+ * The workspace whose pull login `password` is, and when it was issued; null when it is none (a
+ * person's API token, a registry token, expired, another key).
+ */
+export function pullLoginOf(key: RegistryTokenKey, password: string): { workspaceId: string; issuedAt: Date } | null {
+  const claims = verifyRegistryToken(key, password, new Date(), PULL_LOGIN_AUDIENCE);
+  const workspaceId = claims ? PULL_SUBJECT.exec(claims.sub)?.[1] : undefined;
+  return claims && workspaceId ? { workspaceId, issuedAt: claims.issuedAt } : null;
 }

@@ -22,6 +22,11 @@ export interface RegistryTokenKey {
 /** The name the registry and its tokens know each other by (`auth.token.service` and `issuer`). */
 export const REGISTRY_SERVICE = 'demo-rooms-registry';
 export const REGISTRY_ISSUER = 'demo-rooms';
+/**
+ * The audience of a workspace's pull login (registry-pull.ts): not the registry's, so the registry
+ * honours none, and the token endpoint takes as a login only what carries it (never a token it issued).
+ */
+export const PULL_LOGIN_AUDIENCE = 'demo-rooms-pull-login';
 
 /**
  * How long past its `exp` a token may still be honoured (s): Distribution accepts one up to a
@@ -51,14 +56,14 @@ export function registryTokenKey(pem: string): RegistryTokenKey {
 /** A signed token for `subject` granting `access`, valid from a minute ago (clock skew) for `ttlSeconds`. */
 export function signRegistryToken(
   key: RegistryTokenKey,
-  claims: { subject: string; access: RegistryAccess[]; ttlSeconds: number; now?: Date },
+  claims: { subject: string; access: RegistryAccess[]; ttlSeconds: number; now?: Date; audience?: string },
 ): { token: string; issuedAt: string; expiresIn: number } {
   const now = Math.floor((claims.now ?? new Date()).getTime() / 1000);
   const header = { alg: 'ES256', typ: 'JWT', kid: key.kid };
   const payload = {
     iss: REGISTRY_ISSUER,
     sub: claims.subject,
-    aud: REGISTRY_SERVICE,
+    aud: claims.audience ?? REGISTRY_SERVICE,
     exp: now + claims.ttlSeconds,
     nbf: now - 60,
     iat: now,
@@ -77,12 +82,16 @@ export function signRegistryToken(
 
 const b64url = (text: string) => Buffer.from(text).toString('base64url');
 
-/** The claims of a token this key signed, still valid at `now`; null for anything else (another key, expired, not a token). */
+/**
+ * The claims of a token this key signed for `audience` (the registry's unless told), still valid
+ * at `now`; null for anything else (another key or audience, expired, not a token).
+ */
 export function verifyRegistryToken(
   key: RegistryTokenKey,
   token: string,
   now = new Date(),
-): { sub: string; access: RegistryAccess[] } | null {
+  audience = REGISTRY_SERVICE,
+): { sub: string; access: RegistryAccess[]; issuedAt: Date } | null {
   const parts = token.split('.');
   if (parts.length !== 3 || token.length > 8192) return null;
   try {
@@ -97,9 +106,10 @@ export function verifyRegistryToken(
     if (!signed) return null;
     const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as Record<string, unknown>;
     const at = Math.floor(now.getTime() / 1000);
-    if (claims.iss !== REGISTRY_ISSUER || claims.aud !== REGISTRY_SERVICE || typeof claims.sub !== 'string') return null;
+    if (claims.iss !== REGISTRY_ISSUER || claims.aud !== audience || typeof claims.sub !== 'string') return null;
     if (typeof claims.exp !== 'number' || claims.exp <= at || typeof claims.nbf !== 'number' || claims.nbf > at) return null;
-    return { sub: claims.sub, access: (claims.access as RegistryAccess[]) ?? [] };
+    if (typeof claims.iat !== 'number') return null;
+    return { sub: claims.sub, access: (claims.access as RegistryAccess[]) ?? [], issuedAt: new Date(claims.iat * 1000) };
   } catch {
     return null;
   }

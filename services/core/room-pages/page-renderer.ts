@@ -19,6 +19,13 @@ const threads = 1;
  */
 export const RENDER_QUEUE_MAX = 64;
 export const RENDER_QUEUE_CHARS_MAX = 16_000_000;
+/**
+ * Pages one client (a workspace, a viewer's address) may have waiting (security review 4, L6):
+ * clients take turns at the thread, and four of the largest pages (8 M characters) leave room in
+ * RENDER_QUEUE_CHARS_MAX for others'. addPage re-renders a page on every save: saving back to back
+ * fills this client's line, not the queue.
+ */
+export const RENDER_QUEUE_PER_CLIENT = 4;
 /** Seconds a refused caller is told to wait: about what a full queue takes to drain. */
 export const RENDER_RETRY_SECONDS = 5;
 /** A thread's heap: a 2 MB page of dense markdown peaks near 250 MB; anything above is refused. */
@@ -28,6 +35,7 @@ const renderer = threadPool<RenderTask, RenderedPage>({
   worker: new URL('./render-page.worker', import.meta.url),
   threads,
   queued: RENDER_QUEUE_MAX,
+  perClient: RENDER_QUEUE_PER_CLIENT,
   retryAfterSeconds: RENDER_RETRY_SECONDS,
   busyDetail: 'pages are being prepared for many rooms at once; try again shortly',
   heapMb,
@@ -36,15 +44,16 @@ const renderer = threadPool<RenderTask, RenderedPage>({
 let pendingChars = 0;
 
 /**
- * A page's safe HTML and its hash, made in the pool's thread. Throws the pool's 503 when the queue
- * is full, and a 422 `size` refusal for a page too large to render within the thread's heap.
+ * A page's safe HTML and its hash, made in the pool's thread in `client`'s turn. Throws the pool's
+ * 503 when the queue (or this client's line in it) is full, and a 422 `size` refusal for a page too
+ * large to render within the thread's heap.
  */
-export async function renderStoredPage(kind: RenderTask['kind'], content: string): Promise<RenderedPage> {
+export async function renderStoredPage(kind: RenderTask['kind'], content: string, client?: string): Promise<RenderedPage> {
   // One page alone is always taken, whatever its size; it is the queue behind it that is bounded.
   if (pendingChars > 0 && pendingChars + content.length > RENDER_QUEUE_CHARS_MAX) throw renderer.busy();
   pendingChars += content.length;
   try {
-    return await renderer.run({ kind, content });
+    return await renderer.run({ kind, content }, client);
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY')
       throw refused(422, 'size', 'this page is too large to prepare; split it into smaller pages');

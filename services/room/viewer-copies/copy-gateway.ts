@@ -30,6 +30,12 @@ import { mayUseCopy, watchSocketStandings } from './socket-standing-watch.js';
 // gets, which carries the room's frame helper (copy-forward.ts) when the copy's own
 // Content-Security-Policy lets it run; whether it does is recorded for the session's comments.
 
+/**
+ * The room's own cookies on a copy origin: neither reaches the copy on any path (the copy token is
+ * the room's credential, security-4.md L4), and a copy may set neither.
+ */
+export const ROOM_COOKIES = [viewCookie, copyCookie];
+
 /** How long the runner's answer about a session's copy is reused between requests. */
 const targetMs = 2_000;
 
@@ -69,11 +75,11 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
   /** The copy origin (slug) each session's open WebSockets came through, for the standing watch. */
   const socketSlugs = new Map<string, string>();
   const proxy = createCopyProxy({
-    dropCookies: [viewCookie],
+    dropCookies: ROOM_COOKIES,
     // The room decides who may frame a copy and which cookies it may set (copy-response-headers.ts).
     // Its copy token after the rules: the copy cannot set that name, the room can.
     responseHeaders: (headers, target) => {
-      enforceRoomHeaders(headers, { frameAncestors, reservedCookies: [viewCookie, copyCookie] });
+      enforceRoomHeaders(headers, { frameAncestors, reservedCookies: ROOM_COOKIES });
       if (target?.roomCookies?.length) headers['set-cookie'] = [...(headers['set-cookie'] ?? []), ...target.roomCookies];
     },
     // The demo's pages get the room's frame helper, as a static build's do (story rings, comment

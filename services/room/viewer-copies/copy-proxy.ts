@@ -91,6 +91,13 @@ export const VIEWER_ADDRESS_HEADERS = [
   'x-original-forwarded-for',
 ];
 
+/**
+ * The personal headers in every spelling a copy's server may read as the same name: CGI-style
+ * stacks (Rack, WSGI, PHP) map `-` and `_` alike (security-4.md L3). Any such header the viewer sent
+ * goes; the room's own (personal.ts) are set after.
+ */
+export const VIEWER_HEADER_SPELLINGS = /^x[-_]demo[-_]viewer[-_]/i;
+
 /** The forwarding headers the room sets on every request to a copy (HTTP and WebSocket alike). */
 function forwardingHeaders(req: http.IncomingMessage): Record<string, string> {
   return { 'x-forwarded-proto': 'http', ...(req.headers.host ? { 'x-forwarded-host': req.headers.host } : {}) };
@@ -125,6 +132,7 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
       else headers.cookie = cookie;
       // Who the viewer is, the room alone says (personal.ts): never what the viewer sent.
       for (const name of [...VIEWER_ADDRESS_HEADERS, ...PERSONAL_HEADERS, 'x-forwarded-proto', 'x-forwarded-host']) delete headers[name];
+      for (const name of Object.keys(headers)) if (VIEWER_HEADER_SPELLINGS.test(name)) delete headers[name];
       return { ...headers, ...forwardingHeaders(req), ...target.viewerHeaders, ...target.upstreamHeaders };
     },
     responseHeaders: (headers, target) => {
@@ -139,6 +147,7 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   // A WebSocket's request as the copy sees it: the same cookies and forwarding headers as an HTTP request's.
   const asCopySees = (proxyReq: http.ClientRequest, req: http.IncomingMessage, viewerHeaders: Record<string, string> = {}) => {
     for (const name of [...VIEWER_ADDRESS_HEADERS, ...PERSONAL_HEADERS]) proxyReq.removeHeader(name);
+    for (const name of proxyReq.getHeaderNames()) if (VIEWER_HEADER_SPELLINGS.test(name)) proxyReq.removeHeader(name);
     for (const [name, value] of Object.entries({ ...forwardingHeaders(req), ...viewerHeaders })) proxyReq.setHeader(name, value);
     if (!drop.length) return;
     const cookie = withoutCookies(req.headers.cookie, drop);

@@ -57,7 +57,7 @@ export function registerRoomPages(app: FastifyInstance, deps: { sql: Sql }) {
     let page = body.html !== null && body.htmlHash !== null ? { html: body.html, hash: body.htmlHash } : null;
     if (!page) {
       try {
-        page = await renderStoredPage(body.kind, body.content ?? '');
+        page = await renderStoredPage(body.kind, body.content ?? '', req.ip);
       } catch (err) {
         if (!(err instanceof Refusal)) throw err;
         // The renderer is full (or the page too large for it): the frame says so, and may ask again.

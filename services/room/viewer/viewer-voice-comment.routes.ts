@@ -44,7 +44,8 @@ export function commentHandlers(deps: ViewerDeps & { storage: Storage }, evidenc
       let picture = null;
       if (c.screenshot) {
         try {
-          picture = await reencodeImage(Buffer.from(c.screenshot.data, 'base64'), screenshotRules(config.SCREENSHOT_MAX_BYTES));
+          // Viewers take turns at the decode slot by address: a new session is free, an address is not.
+          picture = await reencodeImage(Buffer.from(c.screenshot.data, 'base64'), screenshotRules(config.SCREENSHOT_MAX_BYTES), req.ip);
         } catch (err) {
           if (err instanceof Refusal && err.status === 503)
             return reply.status(503).header('retry-after', String(err.extra.retryAfter)).send(err.body());

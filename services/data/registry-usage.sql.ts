@@ -1,0 +1,79 @@
+import type { Db, Sql } from '../core/db.js';
+
+// What each workspace keeps in the image registry (migration 00037; docs/decisions.md, "the
+// registry's quota"). Distribution cannot count or refuse bytes itself, so every push body passes
+// the api's registry gate, which reserves its bytes here before it forwards them.
+
+/**
+ * How long the data of an upload never finished may stay in the registry's store (hours): the
+ * registry's `maintenance.uploadpurging.age` (infra/k8s/registry.yaml) and its purge interval.
+ * Until then an unfinished upload's bytes count.
+ */
+export const unfinishedUploadHours = 26;
+
+/**
+ * Bytes the workspace holds in the registry now: each finished blob or manifest once (by its
+ * digest, whatever repository or upload), and every unfinished upload still in the store.
+ */
+export async function registryBytesUsed(db: Db, workspaceId: string): Promise<number> {
+  const [row] = await db<{ bytes: string }[]>`
+    select (
+      coalesce((select sum(b) from (select max(bytes) as b from registry_pushes
+                where workspace_id = ${workspaceId} and digest is not null group by digest) d), 0)
+      + coalesce((select sum(bytes) from registry_pushes
+                where workspace_id = ${workspaceId} and digest is null
+                  and started_at > now() - make_interval(hours => ${unfinishedUploadHours})), 0)
+    )::text as bytes`;
+  return Number(row.bytes);
+}
+
+/**
+ * Reserves `bytes` more for the upload `upload` of the workspace when they fit under `quota`;
+ * answers whether they did. One workspace's reservations run one at a time (an advisory lock),
+ * so two pushes at once cannot both take the last bytes.
+ */
+export async function reserveRegistryBytes(sql: Sql, workspaceId: string, upload: string, bytes: number, quota: number): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtext(${`registry-usage:${workspaceId}`}))`;
+    if ((await registryBytesUsed(tx, workspaceId)) + bytes > quota) return false;
+    await tx`
+      insert into registry_pushes (workspace_id, upload, bytes) values (${workspaceId}, ${upload}, ${bytes})
+      on conflict (workspace_id, upload) do update set bytes = registry_pushes.bytes + excluded.bytes`;
+    return true;
+  });
+}
+
+/** Gives back reserved bytes that were not forwarded (a body cut short, a request the registry refused). */
+export async function releaseRegistryBytes(db: Db, workspaceId: string, upload: string, bytes: number): Promise<void> {
+  if (bytes <= 0) return;
+  await db`
+    update registry_pushes set bytes = greatest(bytes - ${bytes}, 0)
+    where workspace_id = ${workspaceId} and upload = ${upload}`;
+}
+
+/** The registry stored the upload under `digest` (its 201): counted once per digest from now on. */
+export async function finishRegistryUpload(db: Db, workspaceId: string, upload: string, digest: string): Promise<void> {
+  await db`update registry_pushes set digest = ${digest} where workspace_id = ${workspaceId} and upload = ${upload}`;
+}
+
+/** The garbage collection deleted these blobs from the store: no workspace holds them any more. */
+export async function forgetRegistryBlobs(db: Db, digests: string[]): Promise<number> {
+  if (!digests.length) return 0;
+  const rows = await db`delete from registry_pushes where digest = any(${digests}::text[]) returning 1`;
+  return rows.length;
+}
+
+/** Unfinished uploads the registry's upload purging has removed by now. */
+export async function forgetPurgedRegistryUploads(db: Db): Promise<number> {
+  const rows = await db`
+    delete from registry_pushes
+    where digest is null and started_at < now() - make_interval(hours => ${unfinishedUploadHours}) returning 1`;
+  return rows.length;
+}
+
+/** Whether anything was pushed since `since` (null: ever): blobs no manifest may name wait for a collection. */
+export async function registryPushedSince(db: Db, since: Date | null): Promise<boolean> {
+  const [row] = await db<{ any: boolean }[]>`
+    select exists (select 1 from registry_pushes where ${since}::timestamptz is null or started_at > ${since}::timestamptz) as any`;
+  return row.any;
+}
