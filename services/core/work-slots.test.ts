@@ -9,10 +9,7 @@ describe('workSlots', () => {
   it('runs one at a time, queues three, refuses the fifth with 503 and Retry-After, and frees its slots', async () => {
     const slots = workSlots({ running: 1, waiting: 3, retryAfter: 2, what: 'images being read' });
     const order: number[] = [];
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
+    const { gate, open } = closedGate();
     const jobs = [0, 1, 2, 3].map((i) =>
       slots.run(async () => {
         order.push(i);
@@ -40,10 +37,7 @@ describe('workSlots', () => {
   it('is fair between clients: one that floods holds one slot and a short line, and another is served next (L6)', async () => {
     const slots = workSlots({ running: 1, waiting: 3, perClient: 1, retryAfter: 2, what: 'images being read' });
     const order: string[] = [];
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
+    const { gate, open } = closedGate();
     const job = (name: string, client: string) =>
       slots.run(async () => {
         order.push(name);
@@ -68,10 +62,7 @@ describe('workSlots', () => {
   it('takes turns in a round: a client with many waiting gives way after each of its own', async () => {
     const slots = workSlots({ running: 1, waiting: 10, perClient: 4, retryAfter: 2, what: 'pages being rendered' });
     const order: string[] = [];
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
+    const { gate, open } = closedGate();
     const job = (name: string, client: string) =>
       slots.run(async () => {
         order.push(name);
@@ -84,3 +75,12 @@ describe('workSlots', () => {
     expect(slots.load()).toEqual({ running: 0, waiting: 0 });
   });
 });
+
+/** A promise that holds whoever awaits it until `open` is called. */
+function closedGate() {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { gate, open };
+}

@@ -67,16 +67,7 @@ export async function countEndpoints(tx: Db, workspaceId: string): Promise<numbe
 
 export async function insertEndpoint(
   tx: Db,
-  e: {
-    id: string;
-    workspaceId: string;
-    url: string;
-    description: string;
-    kinds: string[];
-    enabled: boolean;
-    secretSealed: Buffer;
-    createdBy: string;
-  },
+  e: Pick<EndpointRow, 'id' | 'workspaceId' | 'url' | 'description' | 'kinds' | 'enabled' | 'secretSealed'> & { createdBy: string },
 ): Promise<EndpointRow> {
   const [row] = await tx<EndpointRow[]>`
     insert into webhook_endpoints (id, workspace_id, url, description, kinds, enabled, secret_sealed, created_by)
