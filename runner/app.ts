@@ -8,6 +8,7 @@ import { fitLoadBalancer } from '../services/core/http/server-timeouts.js';
 import { CallsBody, EnterBody, PrepareQuery, Uuid, WaitQuery } from '../services/contract/runner/runner-api.schema.js';
 import { RUNNER_KEY_HEADER, keyMatches } from '../services/contract/runner/runner-key.js';
 import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
+import { RUNNER_DEADLINE_HEADER } from '../services/contract/runner/runner-client.js';
 import type { CopyEngine } from './engine/copy-engine.js';
 import type { RunnerService } from './runner-service.js';
 
@@ -84,8 +85,11 @@ export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance>
 
       /** Enter: the session's copy (idempotent: the same session gets its same copy). `?wait=ms` waits for it to settle (a fresh admission at most 250 ms: session-entry.ts). */
       api.post('/sessions/:sessionId/copy', { schema: { params: SessionParams, body: EnterBody, querystring: WaitQuery } }, async (req) => {
-        // A caller that gave up (its call timed out) closed the socket: its ask, if still waiting to be decided, starts nothing.
-        const gone = () => req.raw.socket?.destroyed === true;
+        // A caller that gave up starts nothing with an ask still waiting to be decided: it closed the
+        // socket, or its deadline has passed (a loop too busy to have seen the close, or to have
+        // read the request for a while, would not know otherwise).
+        const deadline = Number(req.headers[RUNNER_DEADLINE_HEADER]);
+        const gone = () => req.raw.socket?.destroyed === true || (deadline > 0 && Date.now() > deadline);
         return service.enterAndWait(req.params.sessionId, req.body, req.query.wait ?? 0, gone);
       });
 

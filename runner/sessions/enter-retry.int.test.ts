@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RUNNER_DEADLINE_HEADER } from '../../services/contract/runner/runner-client.js';
 import { RUNNER_KEY_HEADER, runnerKey } from '../../services/contract/runner/runner-key.js';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
@@ -101,5 +102,29 @@ describe('a start keyed by the session', () => {
     await runner.client.leave(session);
     await eventually(async () => (await containersOfBuild(b.buildId)).length === 0);
     start.mockRestore();
+  });
+
+  it('an ask the caller gave up on before it was decided starts nothing, whether or not its socket is still open', async () => {
+    const b = await slowBuild();
+    const session = randomUUID();
+    // The room's client stamps each call with when it gives up (runner-client.ts); a runner whose
+    // loop is behind may read a request only after that, with its socket not yet seen closed.
+    const res = await fetch(`${runner.baseUrl}/sessions/${session}/copy`, {
+      method: 'POST',
+      headers: {
+        [RUNNER_KEY_HEADER]: runnerKey(runner.env.APP_SECRET),
+        [RUNNER_DEADLINE_HEADER]: String(Date.now() - 1_000),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(enterBody(b)),
+    });
+    expect(res.status).toBe(200);
+    expect(await recordsOf(session)).toEqual([]);
+    expect(await containersOfBuild(b.buildId)).toEqual([]);
+    // The viewer's next call, in time, is decided as any other.
+    const again = await runner.client.enter(session, enterBody(b));
+    expect(['starting', 'running']).toContain(again.state);
+    await runner.client.leave(session);
+    await eventually(async () => (await containersOfBuild(b.buildId)).length === 0);
   });
 });

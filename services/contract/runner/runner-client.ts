@@ -16,19 +16,33 @@ export interface RunnerClientOptions {
   timeoutMs?: number;
 }
 
+/** How long the client waits for an answer on top of any long-poll wait (ms), unless told otherwise. */
+const RUNNER_CALL_TIMEOUT_MS = 15_000;
+
+/**
+ * When the client gives up on a call (ms since the epoch, its own clock): the runner starts
+ * nothing for an ask still undecided past it. A runner too busy to have read the request for a
+ * while, or to have seen its socket close, cannot tell otherwise that the viewer has gone.
+ */
+export const RUNNER_DEADLINE_HEADER = 'x-runner-deadline';
+
 export type RunnerClient = ReturnType<typeof createRunnerClient>;
 
 export function createRunnerClient(opts: RunnerClientOptions) {
   const base = opts.baseUrl.replace(/\/$/, '');
   const key = runnerKey(opts.appSecret);
-  const timeout = opts.timeoutMs ?? 15_000;
+  const timeout = opts.timeoutMs ?? RUNNER_CALL_TIMEOUT_MS;
 
   async function call<T extends z.ZodType>(schema: T, method: string, path: string, body?: unknown, waitMs = 0): Promise<z.output<T>> {
     // undici's request, not fetch: a crowd's calls are many and small, and fetch's Request,
     // Headers and streams cost more than the call itself (docs/scale.md).
     const res = await request(base + path, {
       method: method as Dispatcher.HttpMethod,
-      headers: { [RUNNER_KEY_HEADER]: key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        [RUNNER_KEY_HEADER]: key,
+        [RUNNER_DEADLINE_HEADER]: String(Date.now() + timeout + waitMs),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       body: body !== undefined ? JSON.stringify(body) : undefined,
       signal: AbortSignal.timeout(timeout + waitMs),
     });
