@@ -43,7 +43,7 @@ describe('renderStoredPage', () => {
   it('is fair between clients: one saving pages back to back holds the thread for one page, and another is next (L6)', async () => {
     const large = `<p>${'word '.repeat(200_000)}</p>`;
     const done: string[] = [];
-    const flood = Array.from({ length: 10 }, () =>
+    const flood = Array.from({ length: 20 }, () =>
       renderStoredPage('html', large, 'workspace-a').then(
         () => done.push('a'),
         (err: unknown) => err as Refusal,
@@ -54,7 +54,7 @@ describe('renderStoredPage', () => {
     await other;
     const refused = answers.filter((r): r is Refusal => r instanceof Refusal);
     // One rendering, RENDER_QUEUE_PER_CLIENT waiting; the rest are told to come back.
-    expect(refused).toHaveLength(10 - 1 - RENDER_QUEUE_PER_CLIENT);
+    expect(refused).toHaveLength(20 - 1 - RENDER_QUEUE_PER_CLIENT);
     for (const r of refused) expect(r.status).toBe(503);
     // The other workspace's page was rendered right after the flooder's first.
     expect(done.slice(0, 2)).toEqual(['a', 'b']);

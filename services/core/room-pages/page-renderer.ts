@@ -21,11 +21,12 @@ export const RENDER_QUEUE_MAX = 64;
 export const RENDER_QUEUE_CHARS_MAX = 16_000_000;
 /**
  * Pages one client (a workspace, a viewer's address) may have waiting (security review 4, L6):
- * clients take turns at the thread, and four of the largest pages (8 M characters) leave room in
- * RENDER_QUEUE_CHARS_MAX for others'. addPage re-renders a page on every save: saving back to back
- * fills this client's line, not the queue.
+ * clients take turns at the thread, so whoever waits behind a flood is next after one of its
+ * pages, and one client fills at most this share of RENDER_QUEUE_MAX. Enough for a builder's
+ * script adding a room's pages at once (ten racing additions is a tested case); addPage renders
+ * a page on every save, so saving back to back fills this client's line, not the queue.
  */
-export const RENDER_QUEUE_PER_CLIENT = 4;
+export const RENDER_QUEUE_PER_CLIENT = 12;
 /** Seconds a refused caller is told to wait: about what a full queue takes to drain. */
 export const RENDER_RETRY_SECONDS = 5;
 /** A thread's heap: a 2 MB page of dense markdown peaks near 250 MB; anything above is refused. */

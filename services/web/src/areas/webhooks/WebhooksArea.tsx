@@ -106,6 +106,9 @@ function EndpointItem({ endpoint: e, onSecret }: { endpoint: WebhookEndpoint; on
         <span className="muted">{e.kinds.map((k) => kindWords[k]).join(', ')}</span>
         {e.enabled ? <span className="badge ok">Enabled</span> : <span className="badge warn">Disabled</span>}
         {e.disabledReason && <p className="problem">Switched off by the platform: {e.disabledReason}</p>}
+        {e.creatorLeft && (
+          <p className="problem">Added by someone who is no longer a member of this workspace: check where it sends your events.</p>
+        )}
       </div>
       <div className="row">
         <button
