@@ -44,6 +44,11 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
       // Registered once the first reconcile has adopted what a previous run left: placement may send viewers now.
       await beatAndSettle(ctx);
       if (settings.advertise) every(beatMs, () => beatAndSettle(ctx), 'host-beat');
+      // In a fleet, a host with room takes the fleet's queued viewers every second, not only when
+      // one of its own copies ends: a host that has admitted nobody yet (its first batches came
+      // after the others had taken the caps) would otherwise wait for the reconcile while the
+      // queue moves only onto the hosts whose copies end.
+      if (settings.advertise) every(1_000, () => admitWaiting(), 'queue-pull');
       every(
         settings.reconcileMs,
         async () => {

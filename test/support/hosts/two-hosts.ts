@@ -55,7 +55,15 @@ export async function startFleet(o: {
           env: { RUNNER_HOST_LOST_S: String(o.lostS) },
         }),
       );
-    const runners = createRunnerFleet(sql, { fleet, lostS: o.lostS, appSecret: env.APP_SECRET, fallbackUrl: hosts[0].apiUrl });
+    // The fleet's picture read fresh for every call (the room reads it at most once a second): these
+    // tests place viewers one after another and check exactly where each went.
+    const runners = createRunnerFleet(sql, {
+      fleet,
+      lostS: o.lostS,
+      appSecret: env.APP_SECRET,
+      fallbackUrl: hosts[0].apiUrl,
+      pictureMs: 0,
+    });
     return {
       fleet,
       hosts,
