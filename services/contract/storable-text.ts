@@ -28,13 +28,8 @@ export function storableName(text: string): string {
   return storableText(text).replace(notInAName, '');
 }
 
-/**
- * For a name's schema: strings cleaned, anything else left for the schema to judge. A string with
- * a NUL is left as it is: the api refuses any field carrying one, naming it (routing/validator.ts),
- * and a name is no exception.
- */
-export const storableNameOf = (value: unknown): unknown =>
-  typeof value === 'string' && !value.includes('\u0000') ? storableName(value) : value;
+/** For a name's schema: strings cleaned, anything else left for the schema to judge. */
+export const storableNameOf = (value: unknown): unknown => (typeof value === 'string' ? storableName(value) : value);
 
 /** A name's schema: cleaned as above, trimmed, then 1–`max` characters. */
 export const nameText = (max: number) => z.preprocess(storableNameOf, z.string().trim().min(1).max(max));
