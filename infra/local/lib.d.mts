@@ -7,3 +7,5 @@ export function waitUntil<T>(
 export function canListen(port: number): Promise<boolean>;
 /** The full path of `command` on PATH (or the sbin folders), or null. */
 export function which(command: string): string | null;
+/** Vite's `build`, putting NODE_ENV back as it was (Vite sets it to 'production'). */
+export function viteBuild(config: import('vite').InlineConfig): Promise<void>;

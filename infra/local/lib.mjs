@@ -189,4 +189,20 @@ export async function terminate(pid, { group = false, timeoutMs = 10_000 } = {})
 /** Quotes one word for /bin/sh (pg_ctl hands its -o string to a shell). */
 export const shellQuote = (word) => `'${String(word).replaceAll("'", `'\\''`)}'`;
 
+/**
+ * Runs Vite's `build` and puts NODE_ENV back as it was: Vite sets process.env.NODE_ENV to
+ * 'production' for the build, and `npm start` decides NODE_ENV after building (a fresh clone's
+ * first start would otherwise run the whole platform as production: no local webhook receivers).
+ */
+export async function viteBuild(config) {
+  const before = process.env.NODE_ENV;
+  const { build } = await import('vite');
+  try {
+    await build(config);
+  } finally {
+    if (before === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = before;
+  }
+}
+
 export const seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;

@@ -7,7 +7,7 @@
 // the last build (a hash of the sources, kept beside the output).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot, seconds } from './lib.mjs';
+import { repoRoot, seconds, viteBuild } from './lib.mjs';
 import { hashOfSources } from './sources-hash.mjs';
 
 const outDir = path.join(repoRoot, 'services/room/dist');
@@ -39,9 +39,8 @@ export async function ensureRoomScripts(log) {
   const hash = sourcesHash();
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash && built()) return;
   log('building the room scripts (services/room/dist)');
-  const { build } = await import('vite');
   for (const [i, { entry, file }] of ROOM_SCRIPTS.entries()) {
-    await build({
+    await viteBuild({
       configFile: false,
       root: repoRoot,
       logLevel: 'warn',

@@ -4,7 +4,7 @@
 // a few milliseconds.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot, seconds } from './lib.mjs';
+import { repoRoot, seconds, viteBuild } from './lib.mjs';
 import { hashOfSources } from './sources-hash.mjs';
 
 const webRoot = path.join(repoRoot, 'services/web');
@@ -29,8 +29,7 @@ export async function ensureWebApp(log) {
   const hash = sourcesHash();
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash && existsSync(path.join(outDir, 'index.html'))) return;
   log('building the web app (services/web)');
-  const { build } = await import('vite');
-  await build({ configFile: path.join(webRoot, 'vite.config.ts'), logLevel: 'warn' });
+  await viteBuild({ configFile: path.join(webRoot, 'vite.config.ts'), logLevel: 'warn' });
   writeFileSync(stampFile, hash);
   log(`web app built in ${seconds(Date.now() - began)}`);
 }

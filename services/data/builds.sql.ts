@@ -19,6 +19,8 @@ export interface BuildRow {
   image: Record<string, unknown> | null;
   /** A static build's content digest (services/contract/static-digest.ts); null for containers and older builds. */
   digest: string | null;
+  /** When the registry's copy of a pushed image was deleted (the sweep: superseded, or its project purged). */
+  manifestDeletedAt: Date | null;
   createdBy: string | null;
   createdAt: Date;
 }

@@ -10,7 +10,7 @@ import { review } from './ops-review.js';
 import { terminalSafe } from '../contract/terminal-text.js';
 
 // `npm run ops -- <command>`: operator commands against DATABASE_URL and, for covers, the object
-// store's S3_* settings (the launcher's local defaults are read from .data/components.json when
+// store's S3_* settings (the launcher's local defaults are read from <DATA_DIR or .data>/components.json when
 // DATABASE_URL is not set). What they print holds words others wrote (feedback, report details,
 // appeals), so it goes out through terminalSafe.
 
@@ -117,11 +117,12 @@ async function run(command: string, args: string[]) {
 async function localEnv(): Promise<Record<string, string>> {
   const { readFile } = await import('node:fs/promises');
   try {
-    // The launcher records each component it started with the variables it gives the processes.
-    const state = JSON.parse(await readFile('.data/components.json', 'utf8'));
+    // The launcher records each component it started with the variables it gives the processes,
+    // under the data dir `npm start` was given (DATA_DIR, else .data).
+    const state = JSON.parse(await readFile(`${process.env.DATA_DIR ?? '.data'}/components.json`, 'utf8'));
     const env = Object.assign({}, ...Object.values(state.components ?? {}).map((c) => (c as { env?: Record<string, string> }).env ?? {}));
     if (env.DATABASE_URL) return env;
   } catch {}
-  console.error('ops: DATABASE_URL is not set and no local platform is running (.data/components.json): run npm start first');
+  console.error(`ops: DATABASE_URL is not set and no local platform is running (${process.env.DATA_DIR ?? '.data'}/components.json): run npm start first`);
   process.exit(1);
 }

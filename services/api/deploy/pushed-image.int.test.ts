@@ -114,4 +114,18 @@ describe('a build from a pushed image', () => {
     const [mark] = await sql<{ deleted: boolean }[]>`select manifest_deleted_at is not null as deleted from builds where id = ${build.id}`;
     expect(mark.deleted).toBe(true);
   });
+
+  it('cannot be made live again once its image was collected, and the live build stays', async () => {
+    const { client, project, image } = await pushed();
+    const body = { image: { digest: image.manifestDigest }, manifest };
+    const older = await client.call('createBuild', { params: { projectId: project.id }, body });
+    const newer = await client.call('createBuild', { params: { projectId: project.id }, body });
+    await client.call('makeLive', { params: { projectId: project.id, buildId: newer.id } });
+    // What the sweep records when it deletes a superseded build's manifest (registry-gc).
+    await sql`update builds set manifest_deleted_at = now() where id = ${older.id}`;
+    const err = await refusal(client.call('makeLive', { params: { projectId: project.id, buildId: older.id } }));
+    expect(err).toMatchObject({ status: 422, body: { error: 'refused: collected', reason: 'collected' } });
+    const [row] = await sql<{ live: string }[]>`select live_build_id as live from projects where id = ${project.id}`;
+    expect(row.live).toBe(newer.id);
+  });
 });
