@@ -19,7 +19,7 @@ try {
     const session = newSession();
     const t0 = performance.now();
     const view = await step('a viewer entering (copy start)', () => enterRunning(kit, session));
-    kit.route(view.target!);
+    kit.route(await kit.runner.addressOf(view.copyId!));
     const res = await fetch(kit.proxyUrl + '/');
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`proxy answered ${res.status}`);

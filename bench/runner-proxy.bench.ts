@@ -129,15 +129,16 @@ let dataplane: BenchDataplane | null = null;
 try {
   const session = newSession();
   const view = await step('a viewer entering (copy start)', () => enterRunning(kit, session));
-  kit.route(view.target!);
-  const upstream = `${view.target!.host}:${view.target!.port}`;
+  const at = await kit.runner.addressOf(view.copyId!);
+  kit.route(at);
+  const upstream = `${at.host}:${at.port}`;
   const direct = `http://${upstream}`;
   if (withNginx) nginx = await step('starting nginx', () => startNginx(upstream, nginxPort));
   const nginxUrl = `http://127.0.0.1:${nginxPort}/`;
   chp = await step('starting configurable-http-proxy and adding the route', () => startChp(upstream, chpPort));
   const chpUrl = `http://127.0.0.1:${chpPort}/`;
   dataplane = await step('starting the data plane (haproxy) and setting the route', () =>
-    startBenchDataplane({ sessionId: session, copyId: view.copyId!, target: view.target! }),
+    startBenchDataplane({ sessionId: session, copyId: view.copyId!, target: at }),
   );
   const viewer = dataplane.headers;
   await step('warming the data plane', () => load(dataplane!.url, viewer));

@@ -16,7 +16,7 @@ try {
     const t0 = performance.now();
     const view = await kit.runner.client.activity(session);
     if (view.state !== 'running' || view.copyId !== paused.copyId) throw new Error(`resume gave ${view.state}`);
-    kit.route(view.target!);
+    kit.route(await kit.runner.addressOf(view.copyId!));
     const res = await fetch(kit.proxyUrl + '/');
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`proxy answered ${res.status}`);

@@ -28,7 +28,7 @@ try {
     const t0 = performance.now();
     const view = await kit.runner.client.enter(session, kit.body);
     if (view.state !== 'running') throw new Error(`expected a warm hand-off, got ${view.state}`);
-    kit.route(view.target!);
+    kit.route(await kit.runner.addressOf(view.copyId!));
     const res = await fetch(kit.proxyUrl + '/');
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`proxy answered ${res.status}`);

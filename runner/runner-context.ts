@@ -44,14 +44,21 @@ export interface RunnerSettings {
   /** The fleet this host joins (RUNNER_FLEET), and how long a silent host has before it is lost (ms). */
   fleet: string;
   hostLostMs: number;
-  /** How the room reaches this host: set, the runner registers in runner_hosts and beats; null (in-process tests) it does not. */
+  /**
+   * How the room reaches this host: set, the runner registers in runner_hosts and beats; null
+   * (in-process tests) it does not. `copyOrigin` is its data plane, the only way to its copies.
+   */
   advertise: { apiUrl: string; copyOrigin: string | null } | null;
-  /** This host's data plane (HAProxy's admin socket and routes map file); null when none runs (the room's proxy carries every byte). */
+  /** This host's data plane (HAProxy's admin socket and routes map file); null when none runs (then no viewer reaches its copies). */
   dataplane: { adminSocket: string; routesMap: string } | null;
 }
 
 /** `listening`: the runner process registers itself (main.ts); without it the runner joins no fleet. */
 export function runnerSettings(c: Config, listening = false): RunnerSettings {
+  // The room reaches copies only through their host's data plane (docs/runner.md, "One way to a
+  // copy"): a host that runs one must say where the room finds it.
+  if (listening && c.DATAPLANE_ADMIN_SOCKET && !c.RUNNER_COPY_ORIGIN)
+    throw new Error('bad configuration:\n  RUNNER_COPY_ORIGIN: the address the room reaches this host\'s data plane at (e.g. http://127.0.0.1:8084)');
   return {
     runnerId:
       c.RUNNER_ID ??

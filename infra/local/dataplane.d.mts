@@ -10,6 +10,8 @@ export interface DataplaneOptions {
   threads?: number;
   /** Each unset one from its DATAPLANE_* variable, else its default (DATAPLANE_LIMIT_DEFAULTS). */
   limits?: Partial<DataplaneLimits>;
+  /** Started as root, HAProxy runs as this uid (and the gid of the same number) once its files are read. */
+  runAs?: number;
 }
 export interface DataplaneLimits {
   maxConnPerSource: number;

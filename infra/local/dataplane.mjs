@@ -71,7 +71,7 @@ export function dataplanePaths(dir) {
  * go there); `frameAncestors` the room's origin; `tokenKey` the copy-token key (COPY_TOKEN_KEY,
  * hex), written into the file, which is the owner's alone.
  */
-export function renderDataplaneConfig({ dir, port, bind = '127.0.0.1', room, frameAncestors, tokenKey, threads = 1, limits = {} }) {
+export function renderDataplaneConfig({ dir, port, bind = '127.0.0.1', room, frameAncestors, tokenKey, threads = 1, limits = {}, runAs }) {
   if (!/^[0-9a-f]{32,}$/i.test(tokenKey ?? '')) throw new Error('the data plane needs COPY_TOKEN_KEY (hex, 32+ characters)');
   const paths = dataplanePaths(dir);
   const limit = { ...dataplaneLimits(), ...limits };
@@ -96,10 +96,15 @@ export function renderDataplaneConfig({ dir, port, bind = '127.0.0.1', room, fra
   for (const [name, value] of Object.entries(values))
     if (/["\s]/.test(value)) throw new Error(`data plane ${name} may hold no space or quote`);
   const template = readFileSync(path.join(repoRoot, 'infra/dataplane/haproxy.cfg.tmpl'), 'utf8');
-  const config = template.replace(/\{\{([A-Z0-9_]+)\}\}/g, (_, name) => {
+  let config = template.replace(/\{\{([A-Z0-9_]+)\}\}/g, (_, name) => {
     if (!(name in values)) throw new Error(`haproxy.cfg.tmpl names {{${name}}}, which nothing fills`);
     return values[name];
   });
+  // Started as root, it reads its files and binds, then runs as this uid (and its gid).
+  if (runAs !== undefined) {
+    if (!Number.isInteger(runAs) || runAs < 1) throw new Error('the data plane runs as a uid of at least 1');
+    config = config.replace(/^global\n/m, `global\n    uid ${runAs}\n    gid ${runAs}\n`);
+  }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(paths.config, config, { mode: 0o600 });
   chmodSync(paths.config, 0o600);

@@ -9,3 +9,5 @@ export function canListen(port: number): Promise<boolean>;
 export function which(command: string): string | null;
 /** Vite's `build`, putting NODE_ENV back as it was (Vite sets it to 'production'). */
 export function viteBuild(config: import('vite').InlineConfig): Promise<void>;
+/** `preferred` when it is free, else a port the kernel hands out. */
+export function freePort(preferred?: number): Promise<number>;

@@ -95,6 +95,8 @@ async function main() {
   env.DATAPLANE_ADMIN_SOCKET = dataplane.adminSocket;
   env.DATAPLANE_ROUTES_MAP = dataplane.routesMap;
   env.CONTENT_ORIGIN = process.env.CONTENT_ORIGIN ?? `http://{slug}.rooms.localhost:${dataplanePort}`;
+  // The room reaches every copy through it, page loads included (docs/runner.md, "One way to a copy").
+  env.RUNNER_COPY_ORIGIN = process.env.RUNNER_COPY_ORIGIN ?? `http://127.0.0.1:${dataplanePort}`;
   log(`content origins through the data plane: ${env.CONTENT_ORIGIN}`);
 
   await ensureBaseImage(env.DOCKER_HOST);

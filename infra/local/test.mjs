@@ -46,6 +46,7 @@ const EXPORTED = [
   'SMTP_URL',
   'APP_SECRET',
   'OPS_TOKEN',
+  'COPY_TOKEN_KEY',
 ];
 
 const log = logger('test');
@@ -79,9 +80,9 @@ async function main() {
     DATA_DIR: dataDir,
     CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? containersConf,
   };
-  // The test platform serves copy origins from the room alone: no data plane in front, so no copy
-  // tokens (the data plane's own tests start one with a key of their own).
-  if (!process.env.COPY_TOKEN_KEY) delete env.COPY_TOKEN_KEY;
+  // Copies are reached only through their host's data plane, in the tests as under `npm start`:
+  // every test runner starts one (test/support/runner/test-dataplane.ts) with this key, which the
+  // room signs its copy tokens with.
   await isolate(env, components.origins);
   const envFile = path.join(dataDir, 'test-env.json');
   const exported = Object.fromEntries(EXPORTED.filter((key) => env[key] !== undefined).map((key) => [key, env[key]]));

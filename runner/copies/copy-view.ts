@@ -38,7 +38,8 @@ export async function viewOf(db: Db, row: CopyRow | null): Promise<CopyView> {
       // each step of its start, which the viewer cannot tell apart.
       return { state: 'starting', copyId: row.id, version: `${row.id}:starting` };
     case 'running':
-      return { state: 'running', copyId: row.id, target: { host: row.host!, port: row.port! }, version: version() };
+      // No address: the room reaches the copy through its host's data plane (the copy origin).
+      return { state: 'running', copyId: row.id, version: version() };
     case 'paused':
       return { state: 'paused', copyId: row.id, version: version() };
     case 'ended': {

@@ -41,15 +41,15 @@ const hostAddresses = () =>
 
 describe('network isolation of copies', () => {
   it('reaches no address outside its own network', async () => {
-    const a = (await runner.until(sessions.a, ['running'])).target!;
+    const a = await runner.runningAt(sessions.a);
     for (const to of ['1.1.1.1:80', '8.8.8.8:53', '169.254.169.254:80', ...hostAddresses().map((ip) => `${ip}:${hostPort}`)]) {
       expect(await probe(a, to), to).not.toBe('connected');
     }
   });
 
   it('cannot reach another copy', async () => {
-    const a = (await runner.until(sessions.a, ['running'])).target!;
-    const b = (await runner.until(sessions.b, ['running'])).target!;
+    const a = await runner.runningAt(sessions.a);
+    const b = await runner.runningAt(sessions.b);
     expect(a.host).not.toBe(b.host);
     // The host reaches both; neither reaches the other.
     expect((await fetch(`http://${b.host}:${b.port}/`)).status).toBe(200);
@@ -58,7 +58,7 @@ describe('network isolation of copies', () => {
   });
 
   it("cannot open the host's ports through its gateway when the host guard is installed", async () => {
-    const a = (await runner.until(sessions.a, ['running'])).target!;
+    const a = await runner.runningAt(sessions.a);
     const gateway = a.host.replace(/\d+$/, (last) => String(Number(last) - 1));
     // The copy itself answers on its own address (a sanity check that probing works at all).
     expect(await probe(a, `${a.host}:${a.port}`)).toBe('connected');
@@ -67,7 +67,7 @@ describe('network isolation of copies', () => {
   });
 
   it("has no IPv6: no address of its own, so no way to a host service on [::] through the bridge's link-local address", async () => {
-    const a = (await runner.until(sessions.a, ['running'])).target!;
+    const a = await runner.runningAt(sessions.a);
     // Careless host software listening on every IPv6 address (and IPv4 through mapped addresses).
     const v6 = createServer((s) => s.end('host secret\n'));
     await new Promise<void>((resolve) => v6.listen({ port: 0, host: '::' }, resolve));

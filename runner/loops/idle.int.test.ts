@@ -33,7 +33,8 @@ describe('idle copies', () => {
     // The viewer is back: activity wakes the same copy, which answers at once.
     const resumed = await runner.client.activity(session);
     expect(resumed).toMatchObject({ state: 'running', copyId: running.copyId });
-    expect((await fetch(`http://${resumed.target!.host}:${resumed.target!.port}/`)).status).toBe(200);
+    const at = await runner.addressOf(resumed.copyId!);
+    expect((await fetch(`http://${at.host}:${at.port}/`)).status).toBe(200);
 
     // Activity keeps it running…
     for (let i = 0; i < 4; i++) {

@@ -48,7 +48,8 @@ describe('warm pool', () => {
       buildId: build.buildId,
     });
     expect(entered).toMatchObject({ state: 'running', copyId: warm.id });
-    expect((await fetch(`http://${entered.target!.host}:${entered.target!.port}/`)).status).toBe(200);
+    const at = await runner.addressOf(entered.copyId!);
+    expect((await fetch(`http://${at.host}:${at.port}/`)).status).toBe(200);
     const [claim] = await runner.sql<{ kind: string }[]>`select kind from copy_events where copy_id = ${warm.id} order by seq desc limit 1`;
     expect(claim.kind).toBe('claim');
 

@@ -31,11 +31,9 @@ describe('copies per viewer session', () => {
     await runner.client.enter(s2, enterBody(b));
     const [v1, v2] = [await runner.until(s1, ['running']), await runner.until(s2, ['running'])];
     expect(v1.copyId).not.toBe(v2.copyId);
-    expect(v1.target).not.toEqual(v2.target);
-    const [a1, a2] = [
-      await fetchJson(`http://${v1.target!.host}:${v1.target!.port}/`),
-      await fetchJson(`http://${v2.target!.host}:${v2.target!.port}/`),
-    ];
+    const [at1, at2] = [await runner.addressOf(v1.copyId!), await runner.addressOf(v2.copyId!)];
+    expect(at1).not.toEqual(at2);
+    const [a1, a2] = [await fetchJson(`http://${at1.host}:${at1.port}/`), await fetchJson(`http://${at2.host}:${at2.port}/`)];
     expect(a1).toMatchObject({ port: runner.settings.copy.port, host: '0.0.0.0', mode: 'demo', uid: 1000 });
     expect(a2).toMatchObject({ port: runner.settings.copy.port, host: '0.0.0.0', mode: 'demo', uid: 1000 });
     expect(a1.copy).not.toBe(a2.copy);

@@ -16,6 +16,10 @@ export function createStandingCache(sql: Sql) {
     async get(sessionId: string): Promise<Standing> {
       const hit = cache.get(sessionId);
       if (hit) return hit.standing;
+      return this.fresh(sessionId);
+    },
+    /** Read now, whatever the cache holds (a copy's side just closed: was it a revoke?). */
+    async fresh(sessionId: string): Promise<Standing> {
       const standing = await sessionStanding(sql, sessionId);
       cache.set(sessionId, { standing });
       return standing;

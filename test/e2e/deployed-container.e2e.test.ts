@@ -49,9 +49,10 @@ describe('a deployed container build, end to end', () => {
     await runner.client.enter(v2, body);
     expect(await runner.client.enter(v3, body)).toMatchObject({ state: 'queued', place: 1 });
     const [c1, c2] = [await runner.until(v1, ['running']), await runner.until(v2, ['running'])];
-    const answers = await Promise.all([c1, c2].map(async (c) => (await fetch(`http://${c.target!.host}:${c.target!.port}/`)).json()));
-    expect(answers[0]).toMatchObject({ port: c1.target!.port, host: '0.0.0.0', mode: 'e2e' });
-    expect(answers[1]).toMatchObject({ port: c2.target!.port, host: '0.0.0.0', mode: 'e2e' });
+    const at = await Promise.all([c1, c2].map((c) => runner.addressOf(c.copyId!)));
+    const answers = await Promise.all(at.map(async (a) => (await fetch(`http://${a.host}:${a.port}/`)).json()));
+    expect(answers[0]).toMatchObject({ port: at[0].port, host: '0.0.0.0', mode: 'e2e' });
+    expect(answers[1]).toMatchObject({ port: at[1].port, host: '0.0.0.0', mode: 'e2e' });
     expect(answers[0].copy).not.toBe(answers[1].copy);
 
     await runner.client.leave(v1);

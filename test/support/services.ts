@@ -20,6 +20,8 @@ export type TestEnv = {
   CONTAINERS_CONF: string;
   APP_SECRET: string;
   OPS_TOKEN: string;
+  /** The data planes' copy-token key (every test runner's data plane, and the room, sign and check with it). */
+  COPY_TOKEN_KEY: string;
   SMTP_URL?: string;
   REGISTRY_URL?: string;
   REGISTRY_TOKEN_KEY_FILE?: string;

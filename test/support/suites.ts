@@ -29,6 +29,8 @@ export function platformWithRunner(use: (platform: Platform, runner: TestRunner)
   beforeAll(async () => {
     runner = await startTestRunner(runnerEnv);
     platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl } });
+    // What the runner's data plane does not carry to a copy goes to this platform's room.
+    await runner.dataplane?.pointRoomAt(Number(new URL(platform.baseUrl).port));
     use(platform, runner);
   });
   afterAll(async () => {

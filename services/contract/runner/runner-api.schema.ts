@@ -49,7 +49,7 @@ export type EnterBody = z.infer<typeof EnterBody>;
  *   starting → "starting"; queued → "high demand" with `place` (and, after a while by
  *   `queuedSince`, "still in high demand"); full → "demo full"; spend → "live demo paused for
  *   the platform"; paused → "paused while away"; failed → "could not start"; running → the copy
- *   at `target`; gone → nothing now (the viewer left, it was idle too long, or it vanished):
+ *   answers through its host's data plane (its address stays inside the runner); gone → nothing now (the viewer left, it was idle too long, or it vanished):
  *   entering again starts a fresh one.
  */
 export const CopyView = z.object({
@@ -59,7 +59,6 @@ export const CopyView = z.object({
   queuedSince: z.iso.datetime().optional(),
   /** Queued: when to ask again (ms), later the further back in line, jittered so a crowd does not ask in step. */
   retryMs: z.number().int().min(0).optional(),
-  target: z.object({ host: z.string(), port: z.number().int() }).optional(),
   /** Why: failed (image, exited, oom, health, engine, interrupted), gone (left, idle, max-age, evicted, exited, oom, vanished, …), full (room, plan). */
   detail: z.string().optional(),
   /** Changes whenever anything above does: pass it back as `seen` to wait for the next change. */

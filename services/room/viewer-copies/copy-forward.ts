@@ -3,6 +3,13 @@ import { Writable } from 'node:stream';
 import { Pool } from 'undici';
 import { HeadTagSplicer, isDocumentRequest, type PageHead } from '../content/frame-helper-tag.js';
 
+/** Set by the data plane on an answer of its own (infra/dataplane/haproxy.cfg.tmpl): no copy answered. */
+export const dataplaneErrorHeader = 'x-pp-dataplane-error';
+
+/** The data plane's 504 is a copy too slow to answer; its 502 and 503, one that did not answer. */
+const dataplaneError = (status: number) =>
+  Object.assign(new Error(`the data plane answered ${status}`), { code: status === 504 ? 'UND_ERR_HEADERS_TIMEOUT' : 'ECONNRESET' });
+
 // HTTP requests from a viewer to their copy, over one pooled keep-alive connection set per copy
 // (undici's Pool: its HTTP/1.1 client parses and writes far less per request than node:http's
 // client under http-proxy-3, which cost four times the requests per second here; see
@@ -137,6 +144,11 @@ export function createCopyForward<T extends ForwardTarget = ForwardTarget>(opts:
           signal: aborted.signal,
         },
         ({ statusCode, headers: answer }) => {
+          // No copy answered: the data plane says so, and the room answers in its own words.
+          if (answer[dataplaneErrorHeader] !== undefined) {
+            onError(dataplaneError(statusCode));
+            return new Writable({ write: (_chunk, _encoding, done) => done() });
+          }
           // As node:http gives them: Set-Cookie always a list (undici gives one cookie as a string).
           const cookies = answer['set-cookie'];
           if (typeof cookies === 'string') answer['set-cookie'] = [cookies];

@@ -76,7 +76,10 @@ describe("a copy's response headers", () => {
     expect(ancestors).toEqual([`frame-ancestors ${new URL(platform.baseUrl).origin}`]);
     // The copy's other directives still hold.
     expect(csp.join(';')).toContain("script-src 'self'");
-    expect(answer.headers['set-cookie']).toEqual(['x=1; Path=/; HttpOnly']);
+    // The copy's cookie host-only; beside it only the room's own copy token, for the data plane.
+    const [theirs, ...rooms] = [answer.headers['set-cookie'] ?? []].flat();
+    expect(theirs).toBe('x=1; Path=/; HttpOnly');
+    expect(rooms.map((c) => c.split('=')[0])).toEqual(['__Host-pp_copy']);
     expect(answer.headers['clear-site-data']).toBe('"cache"');
   });
 

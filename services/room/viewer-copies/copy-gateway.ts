@@ -21,7 +21,7 @@ import { contentOriginOf, copyLabelOf, type ContentLabel } from '../origins.js';
 import { createCaptureBlockNotes } from './capture-block-notes.js';
 import { copyNotice } from './copy-states.js';
 import { enforceRoomHeaders } from './copy-response-headers.js';
-import { mayUseCopy, watchSocketStandings } from './socket-standing-watch.js';
+import { mayUseCopy, noLongerAllowed, watchSocketStandings } from './socket-standing-watch.js';
 
 // A viewer's copy origin (`<slug>--v<session>`): every request and WebSocket, whatever its
 // method, goes to that session's own copy, and to no other. The cookie names the session and is
@@ -53,20 +53,26 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
       ? [fastifyCookie.serialize(copyCookie, copyToken(sessionId, view.copyId, viewerHeaders)!, copyTokenMint.cookieOptions)]
       : [];
   const hops = createCopyHops(deps.sql);
+  /** Logged once: a copy the room cannot reach (no copy-token key here, or a host without a data plane). */
+  let unreachableLogged = false;
   /**
-   * Where the room sends a request for the copy: its host's data plane when that host has one
-   * (copy-hop.ts; its address on another host's bridge is unreachable from here), else the copy.
+   * The room's way to a copy, the only one (docs/runner.md, "One way to a copy"): its host's data
+   * plane with a fresh copy token (copy-hop.ts). The room never learns a copy's own address. Null
+   * when there is no way: the room has no COPY_TOKEN_KEY, or the host registered no copy origin.
    */
   async function hopTo(
     req: IncomingMessage,
     sessionId: string,
-    view: CopyView,
-    copy: { host: string; port: number },
+    copyId: string,
     viewerHeaders: Record<string, string>,
-  ): Promise<Pick<CopyTarget, 'host' | 'port' | 'upstreamHeaders'>> {
-    const dataplane = copyTokenMint && view.copyId ? await hops.dataplaneOf(view.copyId) : null;
-    if (!dataplane || !view.copyId) return copy;
-    return { ...dataplane, upstreamHeaders: hops.upstreamHeaders(req.headers, copyToken(sessionId, view.copyId, viewerHeaders)!) };
+  ): Promise<Pick<CopyTarget, 'host' | 'port' | 'upstreamHeaders'> | null> {
+    const dataplane = copyTokenMint ? await hops.dataplaneOf(copyId) : null;
+    if (!dataplane) {
+      if (!unreachableLogged) deps.log.error({ copyId, copyTokenKey: Boolean(copyTokenMint) }, "a copy's host has no data plane the room can reach");
+      unreachableLogged = true;
+      return null;
+    }
+    return { ...dataplane, upstreamHeaders: hops.upstreamHeaders(req.headers, copyToken(sessionId, copyId, viewerHeaders)!) };
   }
   const activity = throttledActivity((sessionId) => deps.runner.activity(sessionId));
   const views = new LRUCache<string, CopyView>({ max: 50_000, ttl: targetMs });
@@ -94,6 +100,12 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
       return allowed ? frameHelperTag(frameAncestors) : '';
     },
     onActivity: (target) => target.sessionId && activity(target.sessionId),
+    // The data plane ended the tunnel: a revoke, pause or takedown is told as the room's check tells it.
+    copyClosed: async ({ sessionId }) => {
+      const slug = sessionId ? socketSlugs.get(sessionId) : undefined;
+      if (!sessionId || !slug) return null;
+      return mayUseCopy(await deps.standings.fresh(sessionId), slug) ? null : noLongerAllowed;
+    },
     onError: (err, target, out) => {
       // The copy stopped answering: ask the runner afresh next time (it may be paused or gone).
       if (target.sessionId) views.delete(target.sessionId);
@@ -115,19 +127,19 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
 
   const watch = watchSocketStandings({ proxy, standings: deps.standings, slugOf: (id) => socketSlugs.get(id), log: deps.log });
 
-  /** The running copy of the session, waking it when paused; null with what to tell the viewer otherwise. */
-  async function runningCopy(sessionId: string): Promise<{ view: CopyView; target: { host: string; port: number } | null }> {
+  /** The session's running copy, waking it when paused: its view, and its id while it runs. */
+  async function runningCopy(sessionId: string): Promise<{ view: CopyView; copyId: string | null }> {
     let view = views.get(sessionId) ?? (await deps.runner.copy(sessionId));
     if (view.state === 'paused') {
       view = await deps.runner.activity(sessionId);
       if (view.state !== 'running') view = await deps.runner.copy(sessionId, { seen: view.version, waitMs: 5_000 });
     }
-    if (view.state === 'running' && view.target) {
+    if (view.state === 'running' && view.copyId) {
       views.set(sessionId, view);
-      return { view, target: view.target };
+      return { view, copyId: view.copyId };
     }
     views.delete(sessionId);
-    return { view, target: null };
+    return { view, copyId: null };
   }
 
   /**
@@ -161,13 +173,13 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
       // Sent to a data plane that had no route for the copy (stopped or revoked since): not again.
       const cameBack = hops.cameBack(req.headers);
       if (cameBack) views.delete(sessionId);
-      const { view, target } = await runningCopy(sessionId);
-      if (!target || cameBack) {
-        const notice = target ? { title: 'The demo is not answering', message: 'Reload in a moment.' } : copyNotice(view);
+      const { view, copyId } = await runningCopy(sessionId);
+      const hop = copyId && !cameBack ? await hopTo(req, sessionId, copyId, viewerHeaders) : null;
+      if (!hop) {
+        const notice = copyId ? { title: 'The demo is not answering', message: 'Reload in a moment.' } : copyNotice(view);
         res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '2' });
         return res.end(noticePage('Demo', notice.title, [notice.message]));
       }
-      const hop = await hopTo(req, sessionId, view, target, viewerHeaders);
       proxy.web(req, res, {
         ...hop,
         sessionId,
@@ -180,7 +192,8 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
     async ws(req: IncomingMessage, socket: Duplex, head: Buffer, label: ContentLabel) {
       const { sessionId, viewerHeaders } = await sessionFor(req, label);
       const copy = sessionId && !hops.cameBack(req.headers) ? await runningCopy(sessionId) : null;
-      if (!sessionId || !copy?.target) {
+      const hop = sessionId && copy?.copyId ? await hopTo(req, sessionId, copy.copyId, viewerHeaders) : null;
+      if (!sessionId || !hop) {
         socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
         return;
       }
@@ -191,7 +204,7 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
           if (!proxy.sessionsWithSockets().includes(sessionId)) socketSlugs.delete(sessionId);
         }),
       );
-      proxy.ws(req, socket, head, { ...(await hopTo(req, sessionId, copy.view, copy.target, viewerHeaders)), sessionId, viewerHeaders });
+      proxy.ws(req, socket, head, { ...hop, sessionId, viewerHeaders });
     },
 
     close: async () => {

@@ -6,13 +6,12 @@ import { copyCookie } from './copy-token.js';
 import { viewCookie } from '../content/view-token.js';
 import { withoutCookies } from './copy-proxy.js';
 
-// The room's way to a copy on a host that has a data plane (docs/runner.md, "Several runner
-// hosts", "Copy traffic across hosts"). A copy's address is on its host's bridge, which only that
-// host routes to; a host with a data plane registers it as its copy origin (runner_hosts.copy_origin).
-// What the room carries itself for such a copy (page loads, requests without a token, WebSockets
-// opened through it) goes to that data plane instead, with a fresh copy token of the room's, so
-// HAProxy takes it straight to the copy. A copy's host never changes: its origin is cached per copy.
-// A host without one (a single-host setup, `npm start`) keeps the direct path.
+// The room's way to a copy, the only one (docs/runner.md, "One way to a copy"): its host's data
+// plane. A copy's address is on its host's engine network, which stays the runner's; each host
+// registers its data plane as its copy origin (RUNNER_COPY_ORIGIN, runner_hosts.copy_origin).
+// What the room carries itself for a copy (page loads, requests without a token, WebSockets opened
+// through it) goes there with a fresh copy token of the room's, so HAProxy takes it straight to
+// the copy. A copy's host never changes: its origin is cached per copy.
 
 /** Set on every request the room sends to a data plane: one that comes back to the room (no route there) is not sent again. */
 export const roomHopHeader = 'x-pp-room-hop';
@@ -22,7 +21,7 @@ export function createCopyHops(sql: Sql) {
   const origins = new LRUCache<string, { value: { host: string; port: number } | null }>({ max: 50_000, ttl: 10 * 60_000 });
 
   return {
-    /** Where the room sends the copy's traffic: its host's data plane, or null for the copy's own address. */
+    /** Where the room sends the copy's traffic: its host's data plane; null when the host has none (no way to the copy). */
     async dataplaneOf(copyId: string): Promise<{ host: string; port: number } | null> {
       const hit = origins.get(copyId);
       if (hit) return hit.value;

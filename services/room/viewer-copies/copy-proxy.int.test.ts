@@ -28,7 +28,7 @@ beforeAll(async () => {
   const session = randomUUID();
   await runner.client.enter(session, { workspaceId: b.workspaceId, projectId: b.projectId, buildId: b.buildId });
   const v = await runner.until(session, ['running']);
-  target = { ...v.target!, sessionId: session };
+  target = { ...(await runner.addressOf(v.copyId!)), sessionId: session };
   route = target;
   server = http.createServer((req, res) => proxy.web(req, res, route));
   server.on('upgrade', (req, socket, head) => proxy.ws(req, socket, head, route));

@@ -42,6 +42,12 @@ export interface CopyProxyOptions {
    * helper answers 502 (not answering) or 504 (too slow), or closes the WebSocket.
    */
   onError?: (err: Error & { code?: string }, target: CopyTarget, out: http.ServerResponse | Duplex) => boolean | void;
+  /**
+   * The copy's side of a WebSocket ended first: the close the viewer gets instead of a bare one, or
+   * null. The data plane ends a session's tunnels when its standing ends (a revoke drops the route),
+   * usually before the room's own standing check would: the viewer is still told why.
+   */
+  copyClosed?: (target: CopyTarget) => Promise<{ code: number; reason: string } | null>;
   /** Time the copy has to start answering a request (ms). Long enough for slow demo endpoints. */
   proxyTimeoutMs?: number;
   /** Time a viewer's idle request socket is kept (ms). */
@@ -158,10 +164,13 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   // The upgrade's personal headers ride in its options (`headers`, set by ws() below).
   // A WebSocket's upstream headers (CopyTarget.upstreamHeaders), by its request, until it is sent.
   const upstreamOf = new WeakMap<http.IncomingMessage, Record<string, string>>();
+  const targetOf = new WeakMap<http.IncomingMessage, CopyTarget>();
   proxy.on('proxyReqWs', (proxyReq, req, socket, options) => {
     asCopySees(proxyReq, req, options.headers as Record<string, string> | undefined);
     for (const [name, value] of Object.entries(upstreamOf.get(req) ?? {})) proxyReq.setHeader(name, value);
-    proxyReq.once('upgrade', (_res, copySocket: Duplex) => tieHalves(socket, copySocket));
+    const target = targetOf.get(req);
+    const told = target && opts.copyClosed ? () => opts.copyClosed!(target) : undefined;
+    proxyReq.once('upgrade', (_res, copySocket: Duplex) => tieHalves(socket, copySocket, told));
   });
   // For answers through http-proxy-3 (a WebSocket request the copy answers without upgrading);
   // HTTP answers get the same in copy-forward.ts.
@@ -211,6 +220,7 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
       });
       const upgrade = { target: { host: target.host, port: target.port, protocol: 'http:' }, headers: { ...target.viewerHeaders } };
       if (target.upstreamHeaders) upstreamOf.set(req, target.upstreamHeaders);
+      targetOf.set(req, target);
       proxy.ws(req, socket, head, upgrade, (err) => {
         if (opts.onError?.(err as Error & { code?: string }, target, socket)) return;
         if (!socket.destroyed) {
@@ -255,21 +265,52 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
  * are destroyed; a peer that never reads gets `endGraceMs` at most.
  */
 const endGraceMs = 1_000;
-function tieHalves(viewer: Duplex, copy: Duplex): void {
+function tieHalves(viewer: Duplex, copy: Duplex, copyClosed?: () => Promise<{ code: number; reason: string } | null>): void {
   const both = () => {
     viewer.destroy();
     copy.destroy();
   };
+  // http-proxy-3 ends the viewer's half as soon as the copy's ends (its pipe, its close handler).
+  // When the room may have a reason to give (copyClosed), those ends wait until it has asked:
+  // these listeners run first (this is called before http-proxy-3 sets up its own), so `held` is
+  // up before either of its calls.
+  const end = viewer.end.bind(viewer);
+  let held = false;
+  if (copyClosed) viewer.end = ((...args: Parameters<Duplex['end']>) => (held ? viewer : end(...args))) as Duplex['end'];
+  const release = () => {
+    held = false;
+    viewer.end = end;
+  };
+  let settled = false;
   for (const [one, other] of [
     [viewer, copy],
     [copy, viewer],
   ]) {
-    one.once('end', () => {
-      other.end(both);
-      setTimeout(both, endGraceMs).unref();
-    });
-    one.once('error', both);
-    one.once('close', both);
+    const ended = (how: () => void) => () => {
+      if (settled) return;
+      settled = true;
+      if (one !== copy || !copyClosed) return how();
+      // The copy's side went first: the viewer hears why when there is a why.
+      held = true;
+      viewer.removeAllListeners('data');
+      void copyClosed()
+        .catch(() => null)
+        .then((close) => {
+          release();
+          if (close && !viewer.destroyed) closeWebSocket(viewer, close.code, close.reason);
+          else how();
+        })
+        .finally(() => copy.destroy());
+    };
+    one.once(
+      'end',
+      ended(() => {
+        other.end(both);
+        setTimeout(both, endGraceMs).unref();
+      }),
+    );
+    one.once('error', ended(both));
+    one.once('close', ended(both));
   }
 }
 

@@ -15,9 +15,15 @@ import { imageTagOf } from '../../../runner/images/image-store.js';
 import { runnerSettings, type RunnerSettings } from '../../../runner/runner-context.js';
 import { runnerKey } from '../../../services/contract/runner/runner-key.js';
 import { createRunnerService, type RunnerService } from '../../../runner/runner-service.js';
+import { copyById } from '../../../services/data/copies.sql.js';
+import { beat } from '../../../services/data/runner-hosts.sql.js';
+import { startTestDataplane, type TestDataplane } from './test-dataplane.js';
 
 // A real runner for tests: the real database, object store and engine, its own instance id (so
-// it adopts and removes only its own containers), its HTTP API on a loopback port, and a client.
+// it adopts and removes only its own containers), its HTTP API on a loopback port, a client, and
+// its own data plane (test-dataplane.ts), the only way a room reaches its copies, as under
+// `npm start`. It registers in a fleet of its own (runner_hosts: its copy origin, which is how the
+// room finds the data plane), so no other test's fleet ever places viewers on it or settles it.
 
 export interface TestRunner {
   runnerId: string;
@@ -29,11 +35,17 @@ export interface TestRunner {
   service: RunnerService;
   client: RunnerClient;
   baseUrl: string;
+  /** Its data plane: the copy origin it registered (null when the test gave its own DATAPLANE_* settings). */
+  dataplane: TestDataplane | null;
+  /** Where a copy listens on the engine's network: the runner's own knowledge, never the room's. */
+  addressOf(copyId: string): Promise<{ host: string; port: number }>;
+  /** Waits until the session's copy runs, and answers where it listens (a runner test's way to the copy itself). */
+  runningAt(sessionId: string, timeoutMs?: number): Promise<{ host: string; port: number }>;
   /** Waits until the session's copy is in one of `states` (polling the API), and returns it. */
   until(sessionId: string, states: CopyView['state'][], timeoutMs?: number): Promise<CopyView>;
   /** Containers in the engine carrying this runner's id. */
   containers(): Promise<{ id: string; status: string; labels: Record<string, string> }[]>;
-  /** Stops loops and listener but leaves copies (as a killed runner would). */
+  /** Stops loops and listener but leaves copies and the data plane (as a killed runner would). */
   stop(): Promise<void>;
   /** Removes everything this runner made, then stops. */
   close(): Promise<void>;
@@ -54,7 +66,17 @@ export async function startTestRunner(
   overrides: Record<string, string> = {},
   opts: { env?: Record<string, string> } = {},
 ): Promise<TestRunner> {
-  const env = opts.env ?? testRunnerEnv(overrides);
+  const given = opts.env ?? testRunnerEnv(overrides);
+  const dataplane = given.DATAPLANE_ADMIN_SOCKET ? null : await startTestDataplane(given.COPY_TOKEN_KEY);
+  const env = dataplane
+    ? {
+        ...given,
+        DATAPLANE_ADMIN_SOCKET: dataplane.adminSocket,
+        DATAPLANE_ROUTES_MAP: dataplane.routesMap,
+        RUNNER_COPY_ORIGIN: dataplane.url,
+        RUNNER_FLEET: given.RUNNER_FLEET ?? given.RUNNER_ID,
+      }
+    : given;
   const config = loadConfig(env);
   const settings = runnerSettings(config);
   const log = createLogger({ name: 'runner-test', level: config.LOG_LEVEL });
@@ -68,6 +90,16 @@ export async function startTestRunner(
   await app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const client = createRunnerClient({ baseUrl, appSecret: config.APP_SECRET });
+  // The host's record once, as a runner process's first beat writes it: the room reads its copy
+  // origin. No beats follow (an in-process runner joins no fleet's placement or settling).
+  if (config.RUNNER_COPY_ORIGIN)
+    await beat(sql, {
+      id: settings.runnerId,
+      fleet: settings.fleet,
+      apiUrl: baseUrl,
+      copyOrigin: config.RUNNER_COPY_ORIGIN,
+      slots: settings.hostCapacity,
+    });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -75,7 +107,7 @@ export async function startTestRunner(
     await app.close();
     await service.close();
   };
-  return {
+  const runner: TestRunner = {
     runnerId: settings.runnerId,
     env,
     settings,
@@ -85,6 +117,15 @@ export async function startTestRunner(
     service,
     client,
     baseUrl,
+    dataplane,
+    async addressOf(copyId) {
+      const row = await copyById(sql, copyId);
+      if (!row?.host || !row.port) throw new Error(`copy ${copyId} has no address (${row?.state ?? 'no record'})`);
+      return { host: row.host, port: row.port };
+    },
+    async runningAt(sessionId, timeoutMs) {
+      return runner.addressOf((await runner.until(sessionId, ['running'], timeoutMs)).copyId!);
+    },
     async until(sessionId, states, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       let v = await client.copy(sessionId);
@@ -105,9 +146,12 @@ export async function startTestRunner(
       // The tags of the builds this runner loaded (same bytes, one image: only the names go).
       for (const buildId of service.ctx.images.loaded()) await engine.removeImage(imageTagOf(buildId)).catch(() => {});
       await stop();
+      // After the runner: a runner stopped and started again on the same env (a restart) keeps it.
+      await dataplane?.stop();
       await sql.end({ timeout: 2 });
     },
   };
+  return runner;
 }
 
 /** Polls `check` until it returns something truthy. */
