@@ -91,6 +91,9 @@ async function main() {
     room: `127.0.0.1:${port}`,
     frameAncestors: new URL(env.PUBLIC_URL).origin,
     tokenKey: env.COPY_TOKEN_KEY,
+    // The room's hops (every page load of a copy) come from 127.0.0.1: the per-source cap is not
+    // theirs (docs/runner.md, "Limits"). Local viewers share that address, so here it is off for them too.
+    ...(process.env.DATAPLANE_UNCAPPED_SOURCES ? {} : { limits: { uncappedSources: ['127.0.0.1'] } }),
   });
   env.DATAPLANE_ADMIN_SOCKET = dataplane.adminSocket;
   env.DATAPLANE_ROUTES_MAP = dataplane.routesMap;

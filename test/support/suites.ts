@@ -22,14 +22,19 @@ export function platformAndChromium(use: (platform: Platform, browser: Browser) 
   });
 }
 
-/** A runner of its own, and a platform with its workers that asks that runner for copies. */
+/**
+ * A runner of its own with its data plane, and a platform with its workers that asks that runner
+ * for copies and serves its copy origins through that data plane.
+ */
 export function platformWithRunner(use: (platform: Platform, runner: TestRunner) => void, runnerEnv: Record<string, string> = {}) {
   let platform: Platform | undefined;
   let runner: TestRunner | undefined;
   beforeAll(async () => {
     runner = await startTestRunner(runnerEnv);
-    platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl } });
-    // What the runner's data plane does not carry to a copy goes to this platform's room.
+    // Viewers meet copy origins at the runner's data plane, as under `npm start`: it takes what
+    // carries a copy token straight to the copy, and hands the rest to this platform's room.
+    const contentOrigin: Record<string, string> = runner.dataplane ? { CONTENT_ORIGIN: `http://{slug}.rooms.localhost:${runner.dataplane.port}` } : {};
+    platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl, ...contentOrigin } });
     await runner.dataplane?.pointRoomAt(Number(new URL(platform.baseUrl).port));
     use(platform, runner);
   });

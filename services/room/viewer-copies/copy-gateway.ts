@@ -82,6 +82,8 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
   const socketSlugs = new Map<string, string>();
   const proxy = createCopyProxy({
     dropCookies: ROOM_COOKIES,
+    // Every copy of a host shares the way to its data plane: room for many viewers' page loads at once.
+    connectionsPerUpstream: 256,
     // The room decides who may frame a copy and which cookies it may set (copy-response-headers.ts).
     // Its copy token after the rules: the copy cannot set that name, the room can.
     responseHeaders: (headers, target) => {

@@ -52,6 +52,8 @@ export interface CopyProxyOptions {
   proxyTimeoutMs?: number;
   /** Time a viewer's idle request socket is kept (ms). */
   idleSocketMs?: number;
+  /** Pooled connections per upstream (32): a copy, or a data plane, which carries all of its host's copies' hops. */
+  connectionsPerUpstream?: number;
   wsTickMs?: number;
   wsMessageEveryMs?: number;
   /** Cookies (by name) never passed to the copy: the room's own cookie on the copy origin is not the demo's business. */
@@ -131,6 +133,7 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   const forward = createCopyForward<CopyTarget>({
     headersTimeoutMs: proxyTimeout,
     idleSocketMs: opts.idleSocketMs ?? 30_000,
+    connectionsPerCopy: opts.connectionsPerUpstream,
     requestHeaders: (req, target) => {
       const headers = endToEnd(req.headers);
       const cookie = withoutCookies(req.headers.cookie, drop);

@@ -31,7 +31,16 @@ export async function startTestDataplane(tokenKey: string, opts: { runAs?: numbe
   for (let attempt = 1; !plane; attempt++) {
     const port = await freePort();
     try {
-      plane = await startDataplane({ dir, port, room: '127.0.0.1:1', frameAncestors: TEST_FRAME_ANCESTORS, tokenKey, runAs: opts.runAs });
+      plane = await startDataplane({
+        dir,
+        port,
+        room: '127.0.0.1:1',
+        frameAncestors: TEST_FRAME_ANCESTORS,
+        tokenKey,
+        runAs: opts.runAs,
+        // As `npm start`: the room's hops come from loopback (runner/dataplane/dataplane-limits.int.test.ts tests the cap).
+        limits: { uncappedSources: ['127.0.0.1'] },
+      });
     } catch (error) {
       if (attempt >= 3) {
         rmSync(dir, { recursive: true, force: true });
