@@ -38,9 +38,9 @@ const manifest = {
   ],
 };
 
-async function enterStatic(viewport = { width: 1280, height: 800 }) {
+async function enterStatic(viewport = { width: 1280, height: 800 }, demo: { files: Record<string, string>; manifest: object } = { files, manifest }) {
   const person = await platform.person({ plan: 'solo' });
-  const { project } = await deployStaticRoom(platform, person, { files, manifest });
+  const { project } = await deployStaticRoom(platform, person, demo);
   await person.client.call('setNextSteps', { params: { projectId: project.id }, body: { steps: [{ kind: 'yes' }, { kind: 'question' }] } });
   const { url } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
   const context = await browser.newContext({ viewport });
@@ -52,7 +52,46 @@ async function enterStatic(viewport = { width: 1280, height: 800 }) {
 }
 
 const textIn = (frame: Frame, selector: string) => frame.locator(selector).textContent();
-const stepIs = (page: Page, n: number) => expect.poll(() => page.textContent('.step-count')).toBe(`Step ${n} of 3`);
+const stepIs = (page: Page, n: number, of = 3) => expect.poll(() => page.textContent('.step-count')).toBe(`Step ${n} of ${of}`);
+
+// An app that reads its hash only when it loads (a profiler's `#profileURL=…`), and never listens for a change.
+const loadOnly = {
+  files: {
+    'index.html': '<!doctype html><title>Profiler</title><p id="shown"></p><script src="/read.js"></script>',
+    'read.js': 'document.getElementById("shown").textContent = location.hash || "welcome";',
+  },
+  manifest: {
+    kind: 'static',
+    name: 'Profiler demo',
+    output: 'dist',
+    apps: [{ id: 'web', name: 'Profiler', path: '/', device: 'laptop', default: true }],
+    story: [
+      { id: 'welcome', title: 'Welcome', say: 'Where it starts.', app: 'web', path: '/' },
+      { id: 'profile', title: 'A profile', say: 'One recorded run.', app: 'web', path: '/#profileURL=run.json' },
+    ],
+  },
+};
+
+describe('a story with an app that reads its hash only when it loads', () => {
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
+    it(`shows the step's screen when only the hash changes (${viewport.width} px)`, async () => {
+      const { page, web, context } = await enterStatic(viewport, loadOnly);
+      // On a phone the tour is in the Menu.
+      if (await page.locator('#tools-toggle').isVisible()) await page.click('#tools-toggle');
+      await page.click('#story-toggle');
+      await stepIs(page, 1, 2);
+      await expect.poll(() => textIn(web, '#shown')).toBe('welcome');
+      await page.click('.story [data-step="1"]');
+      await stepIs(page, 2, 2);
+      // The app is loaded again at the step's address (a new document: look the frame up afresh).
+      await expect.poll(async () => textIn(await appFrame(page, 'web'), '#shown').catch(() => null), { timeout: 15_000 }).toBe('#profileURL=run.json');
+      await context.close();
+    });
+  }
+});
 
 describe('a story with a hash-routed app', () => {
   it("moves the app to each step's hash without reloading it, even after the viewer moved it", async () => {

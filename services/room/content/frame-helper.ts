@@ -421,7 +421,11 @@ type Cut = { after: number; tag: string; box: string };
     if (event.origin !== room || event.source !== window.parent) return;
     const message: Incoming = event.data || {};
     if (message.type !== 'pp:hash' || typeof message.hash !== 'string' || !message.hash.startsWith('#')) return;
-    if (location.hash !== message.hash) location.hash = message.hash;
+    if (location.hash === message.hash) return;
+    location.hash = message.hash;
+    // An app that reads its hash only when it loads (a profiler's `#profileURL=…`) would stay
+    // where it was: it is loaded again at the new address, so the step lands whatever the app does.
+    if (!hashRouted()) location.reload();
   });
 
   // Which screen of the app the viewer is on: each new document says so when ready, and a
@@ -444,6 +448,17 @@ type Cut = { after: number; tag: string; box: string };
   }
   window.addEventListener('popstate', moved);
   window.addEventListener('hashchange', moved);
+
+  // Whether the app routes by its hash while it runs: a router listens for hashchange or popstate.
+  // Counted from here on, so the helper's own two listeners above are not; the helper runs in the
+  // page's head, before the app's scripts.
+  let routerListens = false;
+  const addListener = window.addEventListener;
+  window.addEventListener = function (this: Window, type: string, ...rest: unknown[]) {
+    if (type === 'hashchange' || type === 'popstate') routerListens = true;
+    return (addListener as (...args: unknown[]) => void).apply(this, [type, ...rest]);
+  } as typeof window.addEventListener;
+  const hashRouted = () => routerListens || window.onhashchange != null || window.onpopstate != null;
 
   // A new document in the frame (a navigation inside the app) can take a ring again.
   const ready = () => {
