@@ -5,6 +5,7 @@ import { WebhookPayload, webhookPayload } from '../../contract/resources/webhook
 import { containerUsage, containerUsageByProject } from '../../data/container-usage.sql.js';
 import { toEvent, type EventRow } from '../../data/product-events.sql.js';
 import { viewerHoursThisMonth } from '../../data/visits.sql.js';
+import { parseCsv } from '../../../test/support/csv.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { pastMonth, seedCopy, seedProject, seedVisit, workspaceOf } from '../../../test/support/usage-seed.js';
 import { usage } from '../../../workers/usage-rollup/usage.job.js';
@@ -36,24 +37,7 @@ async function csvOf(token: string, month: string) {
   const res = await fetch(`${platform.baseUrl}/api/usage/statements/${month}.csv`, { headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-  const text = await res.text();
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), i++;
-    else field += c;
-  }
-  expect(field + row.join('')).toBe('');
-  return rows;
+  return parseCsv(await res.text());
 }
 
 /** The JSON statement's lines as the CSV writes them. */
