@@ -149,7 +149,8 @@ export async function projectTotals(
            coalesce((select sum(seconds) from l where l.project_id = ids.project_id and l.corrects_month is null), 0)::float8 as use_seconds,
            coalesce((select sum(seconds) from l where l.project_id = ids.project_id and l.corrects_month is not null), 0)::float8 as correction_seconds,
            coalesce(v.seconds, 0)::float8 as viewer_seconds
-    from ids left join v on v.project_id = ids.project_id left join projects p on p.id = ids.project_id`;
+    from ids left join v on v.project_id = ids.project_id
+    left join projects p on p.id = ids.project_id and p.workspace_id = ${workspaceId}`;
 }
 
 /**
@@ -170,5 +171,5 @@ export async function freezeStatement(tx: Db, workspaceId: string, month: MonthB
     from (select project_id from usage_statement_lines where workspace_id = ${workspaceId} and month = ${month.start}
           union select project_id from (${viewers}) v0) ids
     left join (${viewers}) v on v.project_id = ids.project_id
-    left join projects p on p.id = ids.project_id`;
+    left join projects p on p.id = ids.project_id and p.workspace_id = ${workspaceId}`;
 }
