@@ -161,9 +161,35 @@ describe('usageStatement', () => {
     expect((await csvOf(b.token, m.name)).slice(1).map((r) => r[2])).toEqual([foreign]);
   });
 
+  it('lists at most 1,000 lines in JSON with every line in the totals, and every line in the CSV', async () => {
+    const { sql } = platform.deps;
+    const a = await builder();
+    const m = pastMonth(7, 3);
+    const project = await seedProject(sql, a.workspaceId, 'Busy');
+    // 1,001 copies of i + 1 seconds each, written in two statements.
+    await sql`
+      insert into runner_copies (id, runner_id, workspace_id, project_id, build_id, origin, state, asked_at, ended_at, seq)
+      select gen_random_uuid(), 'statement-test', ${a.workspaceId}, ${project}, gen_random_uuid(), 'viewer', 'ended',
+             ${m.start}::timestamptz + make_interval(mins => i), ${m.start}::timestamptz + make_interval(mins => i, secs => i + 1), 2
+      from generate_series(0, 1000) i`;
+    await sql`
+      insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind, at)
+      select c.id, e.seq, c.workspace_id, c.project_id, c.build_id, e.kind, case e.seq when 1 then c.asked_at else c.ended_at end
+      from runner_copies c, (values (1, 'start'), (2, 'stop')) e(seq, kind)
+      where c.workspace_id = ${a.workspaceId}`;
+    const s = await a.client.call('usageStatement', { params: { month: m.name } });
+    expect(s).toMatchObject({ lineCount: 1001, linesCut: true, containerSeconds: (1001 * 1002) / 2 });
+    expect(s.lines).toHaveLength(1000);
+    expect(s.containerHours).toBe((await containerUsage(sql, a.workspaceId, m.start)).containerHours);
+    const rows = (await csvOf(a.token, m.name)).slice(1);
+    expect(rows).toHaveLength(1001);
+    expect(rows.slice(0, 1000)).toEqual(asCsv(s));
+    expect(rows.reduce((sum, r) => sum + Number(r[7]), 0)).toBe(s.containerSeconds);
+  });
+
   it('refuses a month that is not YYYY-MM (400 naming it) and one that has not begun (422 future)', async () => {
     const { token } = await builder();
-    for (const month of ['2026-13', '2026-1', 'latest']) {
+    for (const month of ['2026-13', '2026-1', '0050-01', 'latest']) {
       const r = await platform.fetch(`/api/usage/statements/${month}`, { token });
       expect(r.status, month).toBe(400);
       expect(r.body).toMatchObject({ error: 'invalid', issues: [{ path: 'month' }] });

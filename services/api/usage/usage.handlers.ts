@@ -28,6 +28,7 @@ export const usageHandlers = {
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="usage-${params.month}.csv"`)
       .header('cache-control', 'private, no-store')
+      .header('x-content-type-options', 'nosniff')
       .send(body);
   },
 } satisfies HandlerGroup;

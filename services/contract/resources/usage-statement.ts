@@ -7,8 +7,8 @@ import { DateTime, Id } from '../common.js';
 // plans' viewer-hour allowance. A closed month never changes: a later correction is a line of the
 // next open month naming the month and the copy it corrects.
 
-/** A UTC month, YYYY-MM. */
-export const UsageMonth = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a UTC month, YYYY-MM');
+/** A UTC month, YYYY-MM (years from 1000: Date.UTC reads years below 100 as 19xx). */
+export const UsageMonth = z.string().regex(/^[1-9]\d{3}-(0[1-9]|1[0-2])$/, 'must be a UTC month, YYYY-MM');
 
 /** At most this many lines in the JSON statement; the CSV export holds every line. */
 export const STATEMENT_LINE_CAP = 1000;
