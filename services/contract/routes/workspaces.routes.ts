@@ -240,6 +240,7 @@ export const workspaceRoutes = {
     tag: 'workspaces',
     summary: 'The same statement as CSV (RFC 4180, text/csv): a header row, then every line, one per copy and correction.',
     params: StatementParams,
+    download: 'text/csv',
     errors: [422],
   }),
 };
