@@ -58,7 +58,7 @@ export const UsageStatement = z.object({
   /** The sum of the correction lines (of earlier closed months), and its cost. */
   correctionSeconds: z.number(),
   correctionUsd: z.number(),
-  /** Viewers' time in the rooms, as the plans' viewer-hour allowance counts it. */
+  /** Viewers' time in the rooms through every way in (private links and public rooms), counted as the viewer-hour allowances count it (previews never). */
   viewerHours: z.number(),
   /** Per project, most container seconds first. */
   projects: z.array(StatementProject),
