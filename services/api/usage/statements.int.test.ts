@@ -5,7 +5,9 @@ import { WebhookPayload, webhookPayload } from '../../contract/resources/webhook
 import { containerUsage, containerUsageByProject } from '../../data/container-usage.sql.js';
 import { toEvent, type EventRow } from '../../data/product-events.sql.js';
 import { viewerHoursThisMonth } from '../../data/visits.sql.js';
+import { createSql } from '../../core/db.js';
 import { parseCsv } from '../../../test/support/csv.js';
+import { statementCsv } from './statement-csv.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { pastMonth, seedCopy, seedProject, seedVisit, workspaceOf } from '../../../test/support/usage-seed.js';
 import { usage } from '../../../workers/usage-rollup/usage.job.js';
@@ -185,6 +187,20 @@ describe('usageStatement', () => {
     expect(rows).toHaveLength(1001);
     expect(rows.slice(0, 1000)).toEqual(asCsv(s));
     expect(rows.reduce((sum, r) => sum + Number(r[7]), 0)).toBe(s.containerSeconds);
+
+    // A client that stops reading holds the cursor's connection until the deadline cuts it.
+    const one = createSql(platform.deps.config.DATABASE_URL, { max: 1 });
+    try {
+      const stalled = await statementCsv(one, a.workspaceId, m, 300);
+      const closed = new Promise((resolve) => stalled.on('close', resolve));
+      stalled.on('error', () => {});
+      stalled.read(); // starts the records: the cursor takes the pool's one connection, then nobody reads
+      await closed;
+      expect(stalled.destroyed).toBe(true);
+      expect(await one`select 1 as ok`).toEqual([{ ok: 1 }]);
+    } finally {
+      await one.end({ timeout: 2 });
+    }
   });
 
   it('refuses a month that is not YYYY-MM (400 naming it) and one that has not begun (422 future)', async () => {
