@@ -6,7 +6,8 @@ import { LinkStage } from './link.js';
 // what a viewer did that a builder wants to hear of, written once to an outbox in the same
 // transaction as the fact itself, then fanned out to each consumer (alerts by mail and in the app,
 // signed webhooks). The same shape is a webhook's `data` and an alert's source. Never written for
-// a preview or a bot: the evidence rules decide (services/data/link-evidence.sql.ts).
+// a preview or a bot: the evidence rules decide (services/data/link-evidence.sql.ts). One kind is
+// the workspace's own, of no viewer: usage.month_closed (issue 46), written as a month closes.
 
 export const ProductEventKind = z.enum([
   'link.opened',
