@@ -21,6 +21,7 @@ export * from './resources/link.js';
 export * from './resources/product-event.js';
 export * from './resources/project.js';
 export * from './resources/room-setup.js';
+export * from './resources/usage-statement.js';
 export * from './resources/webhook.js';
 export * from './resources/workspace.js';
 export * from './room-palettes.js';

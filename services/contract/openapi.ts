@@ -17,7 +17,11 @@ function operationOf(r: RouteDef): ZodOpenApiOperationObject {
   const refusals = new Set([400, 500, ...(r.open ? [] : [401]), ...(r.errors ?? [])]);
   if (!r.body && !r.raw) refusals.delete(400);
   const responses: Record<string, unknown> = {
-    [String(r.status)]: r.reply ? { description: 'success', content: json(r.reply) } : { description: 'success, no body' },
+    [String(r.status)]: r.reply
+      ? { description: 'success', content: json(r.reply) }
+      : r.download
+        ? { description: 'success, a download', content: { [r.download]: { schema: { type: 'string' } } } }
+        : { description: 'success, no body' },
   };
   for (const status of [...refusals].sort()) {
     responses[String(status)] = { description: errorStatusText[status] ?? 'refused', content: json(ErrorBody) };

@@ -18,6 +18,8 @@ export interface RouteDef {
   query?: z.ZodObject;
   /** The success reply's body; absent for 204. */
   reply?: z.ZodType;
+  /** A reply that is not JSON but a download of this media type (`text/csv`), described as a string. */
+  download?: string;
   status: 200 | 201 | 204;
   /** No sign-in needed. */
   open?: boolean;

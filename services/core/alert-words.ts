@@ -1,17 +1,17 @@
-import type { ProductEvent } from '../contract/resources/product-event.js';
+import type { ViewerEvent } from '../contract/resources/product-event.js';
 
 // What an alert says and where it leads, one wording for the mail, the digest and the in-app list.
 
 const quoted = (s: string, max = 140) => `“${s.length > max ? `${s.slice(0, max - 1)}…` : s}”`;
 
 /** The viewer as named by the link or who-are-you, with their company when known. */
-export function viewerOf(event: ProductEvent): string {
+export function viewerOf(event: ViewerEvent): string {
   const name = event.viewer.name?.trim() || 'A viewer';
   return event.viewer.company ? `${name} (${event.viewer.company})` : name;
 }
 
 /** What the viewer did, as a sentence without the project ("Ada opened the room"). */
-export function alertSummary(event: ProductEvent): string {
+export function alertSummary(event: ViewerEvent): string {
   const who = viewerOf(event);
   switch (event.kind) {
     case 'link.opened':
@@ -28,4 +28,4 @@ export function alertSummary(event: ProductEvent): string {
 }
 
 /** The place in the web app: the link's journey, or the project's activity for a public room. */
-export const alertHref = (event: ProductEvent) => (event.linkId ? `/journey/${event.linkId}` : `/projects/${event.projectId}/activity`);
+export const alertHref = (event: ViewerEvent) => (event.linkId ? `/journey/${event.linkId}` : `/projects/${event.projectId}/activity`);

@@ -1,5 +1,5 @@
 import type { AlertKind, AlertMode } from '../contract/resources/alert.js';
-import type { ProductEvent } from '../contract/resources/product-event.js';
+import type { ViewerEvent } from '../contract/resources/product-event.js';
 import type { Db, Sql } from '../core/db.js';
 import { notFound } from '../core/errors.js';
 import { type EventRow, toEvent } from './product-events.sql.js';
@@ -76,7 +76,8 @@ export interface AlertRow {
   readAt: Date | null;
   createdAt: Date;
   projectName: string;
-  event: ProductEvent;
+  /** Alerts are made of alert kinds only, each a viewer's doing. */
+  event: ViewerEvent;
 }
 
 interface ListedRow extends Omit<EventRow, 'id'> {
@@ -92,7 +93,7 @@ const toAlert = (r: ListedRow): AlertRow => ({
   readAt: r.readAt,
   createdAt: r.createdAt,
   projectName: r.projectName,
-  event: toEvent({ ...r, id: r.eventId }),
+  event: toEvent({ ...r, id: r.eventId }) as ViewerEvent,
 });
 
 const selectAlerts = (sql: Db) => sql`

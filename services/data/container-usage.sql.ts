@@ -1,3 +1,4 @@
+import type { PendingQuery, Row } from 'postgres';
 import type { Db } from '../core/db.js';
 
 // ContainerUsage (spec 2.10) of one UTC month, computed from the runner's copy events alone, so
@@ -28,11 +29,46 @@ export interface ContainerUsage extends UsageFigures {
   month: string;
 }
 
+/** Container-hours as every figure shows them: four decimals (0.36 s), never below zero. */
+export const roundHours = (hours: number) => Math.round(Math.max(0, hours) * 10_000) / 10_000;
+
 /** The UTC month holding `at`: its name (YYYY-MM) and its bounds [start, end). */
 export function monthOf(at: Date): { month: string; start: Date; end: Date } {
   const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
   const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
   return { month: start.toISOString().slice(0, 7), start, end };
+}
+
+/**
+ * Each copy's container time in [start, end), one row per copy with time in the month: the one
+ * computation of billed seconds (containerUsage, its split by project, the statements). Time runs
+ * from each start or resume to the next pause, stop or fail, clipped to the month; a copy still
+ * running counts up to now. Intervals need each copy's events from before the month too (a copy
+ * started on the 31st). `inScope` filters both copy_events and runner_copies (a workspace, or all).
+ *   seconds    float8, unrounded
+ *   startedAt  the first counted moment in the month; endedAt the last, null while it still runs
+ *   opens, closes  the seqs of the copy_events opening and closing the counted spans
+ */
+export function copySeconds(db: Db, inScope: PendingQuery<Row[]>, month: { start: Date; end: Date }) {
+  const { start, end } = month;
+  return db`
+    select copy_id, project_id,
+           sum(extract(epoch from least(coalesce(until, clock_timestamp()), ${end}::timestamptz) - greatest(at, ${start}::timestamptz)))::float8 as seconds,
+           min(greatest(at, ${start}::timestamptz)) as started_at,
+           case when bool_or(until is null) and clock_timestamp() < ${end}::timestamptz then null
+                else max(least(coalesce(until, clock_timestamp()), ${end}::timestamptz)) end as ended_at,
+           array_agg(seq order by seq) as opens,
+           array_remove(array_agg(until_seq order by seq), null) as closes
+    from (
+      select copy_id, project_id, kind, seq, at,
+             lead(at) over (partition by copy_id order by seq) as until,
+             lead(seq) over (partition by copy_id order by seq) as until_seq
+      from copy_events
+      where ${inScope} and kind in ('start', 'resume', 'pause', 'stop', 'fail') and at < ${end}
+        and copy_id in (select id from runner_copies where ${inScope} and asked_at < ${end} and (ended_at is null or ended_at >= ${start}))
+    ) spans
+    where kind in ('start', 'resume') and coalesce(until, clock_timestamp()) > ${start}
+    group by copy_id, project_id`;
 }
 
 /** The month's usage of one workspace, or of the whole platform when workspaceId is null. */
@@ -47,21 +83,12 @@ export async function containerUsage(db: Db, workspaceId: string | null, at: Dat
            round(percentile_cont(0.5) within group (order by cold_start_ms) filter (where kind = 'ready' and cold_start_ms is not null))::int as median_cold_start_ms
     from copy_events
     where ${inScope} and at >= ${start} and at < ${end}`;
-  // Intervals need each copy's events from before the month too (a copy started on the 31st).
   const [hours] = await db<{ hours: number }[]>`
-    with spans as (
-      select kind, at, lead(at) over (partition by copy_id order by seq) as until
-      from copy_events
-      where ${inScope} and kind in ('start', 'resume', 'pause', 'stop', 'fail') and at < ${end}
-        and copy_id in (select id from runner_copies where ${inScope} and asked_at < ${end} and (ended_at is null or ended_at >= ${start}))
-    )
-    select coalesce(sum(extract(epoch from least(coalesce(until, clock_timestamp()), ${end}::timestamptz) - greatest(at, ${start}::timestamptz))), 0)::float8 / 3600 as hours
-    from spans
-    where kind in ('start', 'resume') and coalesce(until, clock_timestamp()) > ${start}`;
+    select coalesce(sum(seconds), 0)::float8 / 3600 as hours from (${copySeconds(db, inScope, { start, end })}) c`;
   return {
     month,
     runs: counts.runs,
-    containerHours: Math.round(Math.max(0, hours.hours) * 10_000) / 10_000,
+    containerHours: roundHours(hours.hours),
     failedStarts: counts.failedStarts,
     crashes: counts.crashes,
     heldBack: counts.heldBack,
@@ -88,24 +115,16 @@ export async function containerUsageByProject(db: Db, workspaceId: string, at: D
     from copy_events
     where workspace_id = ${workspaceId} and at >= ${start} and at < ${end}
     group by project_id`;
-  // The same spans as containerUsage, summed per project.
   const hours = await db<{ projectId: string; hours: number }[]>`
-    with spans as (
-      select project_id, kind, at, lead(at) over (partition by copy_id order by seq) as until
-      from copy_events
-      where workspace_id = ${workspaceId} and kind in ('start', 'resume', 'pause', 'stop', 'fail') and at < ${end}
-        and copy_id in (select id from runner_copies where workspace_id = ${workspaceId} and asked_at < ${end} and (ended_at is null or ended_at >= ${start}))
-    )
-    select project_id, coalesce(sum(extract(epoch from least(coalesce(until, clock_timestamp()), ${end}::timestamptz) - greatest(at, ${start}::timestamptz))), 0)::float8 / 3600 as hours
-    from spans
-    where kind in ('start', 'resume') and coalesce(until, clock_timestamp()) > ${start}
+    select project_id, sum(seconds)::float8 / 3600 as hours
+    from (${copySeconds(db, db`workspace_id = ${workspaceId}`, { start, end })}) c
     group by project_id`;
   const ids = [...new Set([...counts.map((c) => c.projectId), ...hours.map((h) => h.projectId)])];
   if (!ids.length) return [];
   const names = new Map(
     (await db<{ id: string; name: string }[]>`select id, name from projects where id = any(${ids}::uuid[])`).map((p) => [p.id, p.name]),
   );
-  const hoursOf = new Map(hours.map((h) => [h.projectId, Math.round(Math.max(0, h.hours) * 10_000) / 10_000]));
+  const hoursOf = new Map(hours.map((h) => [h.projectId, roundHours(h.hours)]));
   const zero = { runs: 0, failedStarts: 0, crashes: 0, heldBack: 0, medianColdStartMs: null };
   return ids
     .map((projectId) => ({

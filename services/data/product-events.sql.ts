@@ -31,6 +31,17 @@ export async function emitProductEvent<K extends ProductEventKind>(tx: Db, e: Ne
             ${JSON.stringify(e.data)}::text::jsonb)`;
 }
 
+/**
+ * usage.month_closed (issue 46): the workspace's own event, of no project, link or viewer;
+ * written in the usage roll-up's transaction that closes the month, so it exists exactly when the
+ * month is final.
+ */
+export async function emitMonthClosed(tx: Db, workspaceId: string, data: Payload<'usage.month_closed'>) {
+  await tx`
+    insert into product_events (workspace_id, project_id, link_id, kind, data)
+    values (${workspaceId}, null, null, 'usage.month_closed', ${JSON.stringify(data)}::text::jsonb)`;
+}
+
 /** A link's stage move, for emitStageMoves: the stage before and after one update. */
 export interface StageMove {
   id: string;

@@ -182,15 +182,24 @@ export type HoursOf = 'links' | 'public' | 'all';
  * Hours, fractional.
  */
 export async function viewerHoursThisMonth(sql: Sql, workspaceId: string, at = new Date(), of: HoursOf = 'all'): Promise<number> {
-  const from = utcMonthStart(at);
-  const which = of === 'links' ? sql`and link_id is not null` : of === 'public' ? sql`and link_id is null` : sql``;
   const [row] = await sql<{ seconds: number }[]>`
-    select coalesce(sum(extract(epoch from
-             least(coalesce(ended_at, last_seen_at), ${at}::timestamptz) - greatest(started_at, ${from}::timestamptz))), 0)::float8 as seconds
+    select coalesce(sum(seconds), 0)::float8 as seconds from (${viewerSecondsByProject(sql, workspaceId, { from: utcMonthStart(at), until: at }, of)}) v`;
+  return row.seconds / 3600;
+}
+
+/**
+ * The viewer time of viewerHoursThisMonth between `from` and `until`, one row per project
+ * (project_id, seconds): the one computation behind the allowance and the statements (issue 46).
+ */
+export function viewerSecondsByProject(sql: Db, workspaceId: string, { from, until }: { from: Date; until: Date }, of: HoursOf = 'all') {
+  const which = of === 'links' ? sql`and link_id is not null` : of === 'public' ? sql`and link_id is null` : sql``;
+  return sql`
+    select project_id, sum(extract(epoch from
+             least(coalesce(ended_at, last_seen_at), ${until}::timestamptz) - greatest(started_at, ${from}::timestamptz)))::float8 as seconds
     from visits
     where workspace_id = ${workspaceId} and not preview ${which}
-      and coalesce(ended_at, last_seen_at) > ${from}::timestamptz and started_at < ${at}::timestamptz`;
-  return row.seconds / 3600;
+      and coalesce(ended_at, last_seen_at) > ${from}::timestamptz and started_at < ${until}::timestamptz
+    group by project_id`;
 }
 
 /**

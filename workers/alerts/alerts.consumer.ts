@@ -1,4 +1,4 @@
-import type { ProductEvent } from '../../services/contract/resources/product-event.js';
+import { isViewerEvent, type ViewerEvent } from '../../services/contract/resources/product-event.js';
 import { alertHref, alertSummary } from '../../services/core/alert-words.js';
 import { createMailer, type Mailer } from '../../services/core/mailer.js';
 import { addAlert, isAlertKind, liveProjectNames, recipientsOf, settleAlertMail, takeMailCap } from '../../services/data/alerts.sql.js';
@@ -19,7 +19,7 @@ export const mailerOf = (deps: WorkerDeps): Mailer =>
 export const alertsConsumer: Consumer = {
   name: 'alerts',
   async handle(deps, events) {
-    const worthy = events.filter((e) => isAlertKind(e.kind));
+    const worthy = events.filter(isViewerEvent).filter((e) => isAlertKind(e.kind));
     if (!worthy.length) return;
     const projects = await liveProjectNames(deps.tx, [...new Set(worthy.map((e) => e.projectId))]);
     const mailer = mailerOf(deps);
@@ -30,7 +30,7 @@ export const alertsConsumer: Consumer = {
   },
 };
 
-async function alertEveryone(deps: ConsumerDeps, mailer: Mailer, event: ProductEvent, projectName: string) {
+async function alertEveryone(deps: ConsumerDeps, mailer: Mailer, event: ViewerEvent, projectName: string) {
   if (!isAlertKind(event.kind)) return;
   for (const person of await recipientsOf(deps.tx, event.workspaceId, event.kind)) {
     const alertId = await addAlert(deps.tx, {

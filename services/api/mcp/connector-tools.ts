@@ -154,6 +154,8 @@ export const connectorTools: Record<Operation, ToolChoice> = {
   workspacePeople: tool('workspace', 'people'),
   personPhoto: bytes,
   containerUsage: tool('workspace', 'usage', 'Demo container runs, hours and cold starts this UTC month.'),
+  usageStatement: tool('workspace', 'statement', 'month is YYYY-MM (UTC). Lines are capped at 1,000; the CSV export has them all.'),
+  usageStatementCsv: leftOut('a CSV download of the statement, for spreadsheets; `workspace statement` gives the same numbers as JSON'),
 
   listProjects: tool('projects', 'ls', 'Each project has one room; ids here feed every project action.'),
   createProject: tool('projects', 'create'),

@@ -264,6 +264,19 @@ describe('the connector', () => {
     await client.close();
   });
 
+  it("answers `workspace statement` with the API's statement of the month (issue 46), and 400 naming a bad month", async () => {
+    const person = await platform.person({ plan: 'pro' });
+    const client = await connect(await connectorToken(person));
+    const month = new Date().toISOString().slice(0, 7);
+    const { result } = await call(client, 'workspace', { action: 'statement', month });
+    expect(result).toEqual(await person.client.call('usageStatement', { params: { month } }));
+    expect((await call(client, 'workspace', { action: 'statement', month: '2026-13' })).refused).toMatchObject({
+      status: 400,
+      issues: [{ path: 'month' }],
+    });
+    await client.close();
+  });
+
   it('answers a CLI token or no token with 401 and WWW-Authenticate; the api refuses the connector token', async () => {
     const person = await platform.person();
     const hello = {

@@ -21,6 +21,9 @@ import { buildWorkers, type WorkersApp } from '../../../workers/app.js';
 import { consumers } from '../../../workers/events-fanout/consumers.js';
 import { fanOut } from '../../../workers/events-fanout/fanout.js';
 import { webhooksConsumer } from '../../../workers/webhook-deliver/webhook-consumer.js';
+import { pastMonth, seedCopy } from '../../../test/support/usage-seed.js';
+import { usage } from '../../../workers/usage-rollup/usage.job.js';
+import type { WorkerDeps } from '../../../workers/worker-deps.js';
 
 // Signed webhooks end to end (issue 34): endpoints through the API, product events handed to the
 // webhooks consumer as events.fanout would, delivered by a real webhook.deliver worker to a real
@@ -216,6 +219,40 @@ describe('webhook deliveries', () => {
     }) as { type: string; data: ProductEvent };
     expect(body.type).toBe('comment.left');
     expect(body.data).toMatchObject({ kind: 'comment.left', linkId: b.linkId, viewer: { name: 'Ada', company: 'Analytical Engines' } });
+  });
+
+  it("tell a workspace's month closing (usage.month_closed, issue 46) once, with its statement's numbers", async () => {
+    const b = await builder();
+    const path = `/month-${randomUUID()}`;
+    const created = await endpoint(b.me, path, ['usage.month_closed']);
+    const m = pastMonth(8, 9);
+    await seedCopy(platform.deps.sql, b.workspaceId, b.projectId, [
+      ['start', m.at(3_600_000)],
+      ['stop', m.at(5_400_000)],
+    ]);
+    const rollUp = () =>
+      usage(platform.deps as unknown as WorkerDeps, { data: { month: m.name }, updateProgress: async () => {} } as never);
+    await rollUp();
+    await rollUp();
+    const registered = consumers.filter((c) => c.name === 'webhooks');
+    expect(await fanOut(platform.deps, { consumers: registered, workspaceIds: [b.workspaceId] })).toEqual({ webhooks: 1 });
+    await deliveriesWhen(b.me, created.endpoint.id, 'the delivery to succeed', (ds) => ds[0]?.status === 'succeeded');
+    const [got] = receiver.received(path);
+    const body = new Webhook(created.secret).verify(got.body, got.headers as Record<string, string>) as {
+      type: string;
+      data: ProductEvent;
+    };
+    const statement = await b.me.client.call('usageStatement', { params: { month: m.name } });
+    expect(body).toMatchObject({
+      type: 'usage.month_closed',
+      data: {
+        kind: 'usage.month_closed',
+        workspaceId: b.workspaceId,
+        projectId: null,
+        data: { month: m.name, copies: 1, containerSeconds: 1800, containerHours: statement.containerHours, spendUsd: statement.spendUsd },
+      },
+    });
+    expect(receiver.received(path)).toHaveLength(1);
   });
 
   it('go only to enabled endpoints of the workspace that hear the kind', async () => {

@@ -175,5 +175,16 @@ function testEventOf(kind: ProductEventKind, workspaceId: string): ProductEvent 
       return { ...base, kind, data: { commentId: none, body: 'A test comment.' } };
     case 'link.stage_changed':
       return { ...base, kind, data: { from: null, to: 'engaged' } };
+    case 'usage.month_closed': {
+      const month = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
+      return {
+        ...base,
+        projectId: null,
+        linkId: null,
+        viewer: { name: null, company: null },
+        kind,
+        data: { month, copies: 3, containerSeconds: 5400, containerHours: 1.5, correctionSeconds: 0, viewerHours: 2.25, spendUsd: 0.015 },
+      };
+    }
   }
 }

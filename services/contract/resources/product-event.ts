@@ -6,9 +6,17 @@ import { LinkStage } from './link.js';
 // what a viewer did that a builder wants to hear of, written once to an outbox in the same
 // transaction as the fact itself, then fanned out to each consumer (alerts by mail and in the app,
 // signed webhooks). The same shape is a webhook's `data` and an alert's source. Never written for
-// a preview or a bot: the evidence rules decide (services/data/link-evidence.sql.ts).
+// a preview or a bot: the evidence rules decide (services/data/link-evidence.sql.ts). One kind is
+// the workspace's own, of no viewer: usage.month_closed (issue 46), written as a month closes.
 
-export const ProductEventKind = z.enum(['link.opened', 'visit.ended', 'next_step.answered', 'comment.left', 'link.stage_changed']);
+export const ProductEventKind = z.enum([
+  'link.opened',
+  'visit.ended',
+  'next_step.answered',
+  'comment.left',
+  'link.stage_changed',
+  'usage.month_closed',
+]);
 export type ProductEventKind = z.infer<typeof ProductEventKind>;
 
 /** Who the viewer is, as far as the link and who-are-you tell. */
@@ -48,5 +56,30 @@ export const ProductEvent = z.discriminatedUnion('kind', [
   z.object({ ...base, kind: z.literal('comment.left'), data: z.object({ commentId: Id, body: z.string() }) }),
   /** The link's stage moved (by evidence or by the builder on the pipeline). */
   z.object({ ...base, kind: z.literal('link.stage_changed'), data: z.object({ from: LinkStage.nullable(), to: LinkStage }) }),
+  /**
+   * Issue 46: the usage roll-up closed the workspace's UTC month; its statement (GET
+   * /api/usage/statements/{month}) never changes from now on. A workspace's event: no project,
+   * link or viewer. Sent once per workspace and month.
+   */
+  z.object({
+    ...base,
+    projectId: z.null(),
+    linkId: z.null(),
+    viewer: z.object({ name: z.null(), company: z.null() }),
+    kind: z.literal('usage.month_closed'),
+    data: z.object({
+      month: z.string(),
+      copies: z.number().int().nonnegative(),
+      containerSeconds: z.number(),
+      containerHours: z.number(),
+      correctionSeconds: z.number(),
+      viewerHours: z.number(),
+      spendUsd: z.number(),
+    }),
+  }),
 ]);
 export type ProductEvent = z.infer<typeof ProductEvent>;
+
+/** An event of something a viewer did (every kind but a workspace's own, usage.month_closed): it has a project. */
+export type ViewerEvent = Exclude<ProductEvent, { kind: 'usage.month_closed' }>;
+export const isViewerEvent = (e: ProductEvent): e is ViewerEvent => e.kind !== 'usage.month_closed';

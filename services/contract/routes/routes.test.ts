@@ -185,6 +185,9 @@ const beyondSpec = [
   'GET /api/webhooks/:endpointId/deliveries',
   'POST /api/webhooks/:endpointId/test',
   'POST /api/webhook-deliveries/:deliveryId/resend',
+  // Issue 46: statements billing can read (docs/decisions.md, "Issue 46: statements").
+  'GET /api/usage/statements/:month',
+  'GET /api/usage/statements/:month.csv',
   // Issue 34: what a link says of its viewer (their company, for a build that personalises its copies).
   'POST /api/links/:linkId',
 ];
@@ -269,8 +272,8 @@ describe('route table', () => {
   });
 
   it('lists 404 for every row that names something in its path', () => {
-    // Analytics days are not names: a bad day is 422 range.
-    const names = (r: RouteDef) => pathParams(r.path).filter((p) => p !== 'from' && p !== 'to');
+    // Analytics days are not names: a bad day is 422 range. Nor are statement months (400 invalid, 422 future).
+    const names = (r: RouteDef) => pathParams(r.path).filter((p) => p !== 'from' && p !== 'to' && p !== 'month');
     for (const r of rows.filter((r) => names(r).length > 0)) expect(r.errors, r.operation).toContain(404);
   });
 

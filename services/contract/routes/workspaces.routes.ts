@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Email, Uri } from '../common.js';
 import { Billing, ContainerUsage } from '../resources/billing.js';
+import { UsageStatement } from '../resources/usage-statement.js';
 import { Invitation, InvitationView, Member, Person, Role, Workspace } from '../resources/workspace.js';
 import { route } from '../route.js';
 import { nameText } from '../storable-text.js';
@@ -8,6 +9,8 @@ import { WorkspaceParams } from './params.js';
 
 const MemberParams = z.object({ workspaceId: z.string(), userId: z.string() });
 const InvitationParams = z.object({ workspaceId: z.string(), invitationId: z.string() });
+/** A plain string like every path parameter: a month that is not YYYY-MM is the service's 400 naming `month`. */
+const StatementParams = z.object({ month: z.string().describe('a UTC month, YYYY-MM') });
 
 // Spec 4.3: workspaces, teams and billing.
 export const workspaceRoutes = {
@@ -216,5 +219,28 @@ export const workspaceRoutes = {
     tag: 'workspaces',
     summary: 'Demo container use in the current UTC month.',
     reply: ContainerUsage,
+  }),
+  usageStatement: route({
+    operation: 'usageStatement',
+    method: 'GET',
+    path: '/api/usage/statements/:month',
+    status: 200,
+    tag: 'workspaces',
+    summary:
+      "The active workspace's statement of a UTC month (YYYY-MM): container seconds per project and per copy, viewer-hours, spend, and corrections of closed months. A closed month never changes.",
+    params: StatementParams,
+    reply: UsageStatement,
+    errors: [422],
+  }),
+  usageStatementCsv: route({
+    operation: 'usageStatementCsv',
+    method: 'GET',
+    path: '/api/usage/statements/:month.csv',
+    status: 200,
+    tag: 'workspaces',
+    summary: 'The same statement as CSV (RFC 4180, text/csv): a header row, then every line, one per copy and correction.',
+    params: StatementParams,
+    download: 'text/csv',
+    errors: [422],
   }),
 };

@@ -1,11 +1,13 @@
 import { useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Page, Section } from '../../ui/Page.js';
+import { Statement } from './Statement.js';
 import '../../ui/figures.css';
 import './usage.css';
 
-// Demo containers this UTC month, and the plan's allowance beside it. A workspace with static
-// builds only runs no containers: it says so and how to start one.
+// Demo containers this UTC month, a month's statement (what billing reads, issue 46), and the
+// plan's allowance. A workspace with static builds only runs no containers: it says so and how
+// to start one.
 
 export default function UsageArea() {
   const usage = useOp('containerUsage');
@@ -86,6 +88,7 @@ export default function UsageArea() {
           }
         </Async>
       </div>
+      <Statement />
       <Section title="Your plan">
         <Async query={billing} lines={3}>
           {(b) => (

@@ -7,6 +7,7 @@ export const kindWords: Record<ProductEventKind, string> = {
   'next_step.answered': 'Next step answered',
   'comment.left': 'Comment left',
   'link.stage_changed': 'Stage changed',
+  'usage.month_closed': 'Usage month closed',
 };
 
 /** The kinds an endpoint hears, as checkboxes. */

@@ -1,0 +1,22 @@
+// Reads CSV as RFC 4180 writes it (quoted fields may hold commas, doubled quotes and line
+// breaks; records end with CRLF), to check exports against the JSON they repeat.
+
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
+      else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') row.push(field), (field = '');
+    else if (c === '\r' && text[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), i++;
+    else field += c;
+  }
+  if (field || row.length) throw new Error('the CSV does not end with CRLF');
+  return rows;
+}
