@@ -49,6 +49,8 @@ export interface CheckedImage {
   type: ImageType;
   width: number;
   height: number;
+  /** One colour all over (rules.judgeBlank): a picture of nothing. */
+  blank?: boolean;
 }
 
 export interface ImageRules {
@@ -64,6 +66,8 @@ export interface ImageRules {
   minSide?: number;
   /** How many times longer one side may be than the other. */
   maxAspect?: number;
+  /** Say whether the image is one colour all over (CheckedImage.blank): a screenshot of nothing is no picture. */
+  judgeBlank?: boolean;
 }
 
 /**
@@ -90,7 +94,11 @@ export const screenshotRules = (maxBytes: number): ImageRules => ({
   maxSide: 4096,
   maxPixels: 4096 * 4096,
   storedSide: 2560,
+  judgeBlank: true,
 });
+
+/** How far apart a channel's darkest and lightest pixel may be in a blank picture (lossy encodings dither a little). */
+const BLANK_SPREAD = 3;
 
 /** The width, height and type the header declares; nothing is decoded. */
 async function headerOf(bytes: Buffer, types: ImageType[]) {
@@ -152,7 +160,11 @@ async function decode(bytes: Buffer, type: ImageType, rules: ImageRules): Promis
   const out = await encoded.toBuffer({ resolveWithObject: true }).catch(() => {
     throw new ImageRefused('the image could not be decoded');
   });
-  return { bytes: out.data, type, width: out.info.width, height: out.info.height };
+  // Judged on the decoded pixels, in sharp's threads like the decode: every channel (alpha too) one value.
+  const blank = rules.judgeBlank
+    ? (await image.clone().stats()).channels.every((c) => c.max - c.min <= BLANK_SPREAD)
+    : undefined;
+  return { bytes: out.data, type, width: out.info.width, height: out.info.height, ...(blank === undefined ? {} : { blank }) };
 }
 
 /**

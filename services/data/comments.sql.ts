@@ -13,7 +13,7 @@ import type { RoomSessionRow } from './room-sessions.sql.js';
 export const screenshotPrefix = (projectId: string) => `screenshots/${projectId}/`;
 export const screenshotKey = (projectId: string, commentId: string) => `${screenshotPrefix(projectId)}${commentId}`;
 
-export type ScreenshotNote = 'removed' | 'no-answer' | 'timeout' | 'blocked' | 'tainted' | 'too-large' | 'failed';
+export type ScreenshotNote = 'removed' | 'no-answer' | 'timeout' | 'blocked' | 'tainted' | 'too-large' | 'failed' | 'blank';
 export type Device = 'phone' | 'tablet' | 'laptop' | 'screen' | 'none';
 
 export interface CommentRow {

@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { deployStaticRoom, enterRoom, hit, shellData } from '../../test/support/room.js';
+import { screenshotPng } from '../../test/support/pictures.js';
 import { noteCaptureBlock } from '../data/capture-blocks.sql.js';
 import { staticLabelOf } from './origins.js';
 
@@ -31,10 +32,7 @@ async function viewer(plan = 'solo') {
   return { person, project, build, url, link, room, post, stage };
 }
 
-const png = (width = 64, height = 40) =>
-  sharp({ create: { width, height, channels: 4, background: '#2f6fde' } })
-    .png()
-    .toBuffer();
+const png = (width = 64, height = 40) => screenshotPng(width, height);
 const comment = (extra: Record<string, unknown> = {}) => ({
   appId: 'web',
   screen: '/',
@@ -240,6 +238,22 @@ describe('comments pinned to screens', () => {
     expect(second.json.askEmail).toBe(false);
     const detail = await v.person.client.call('getFeedback', { params: { commentId: second.json.comment.id } });
     expect(detail.viewer?.email).toBe('grace@example.com');
+  });
+
+  it('keeps a picture of one colour all over as no picture, noted blank, and stores nothing', async () => {
+    const v = await viewer();
+    // What a capture of a heavy page gave under load: a white box the builder would have been shown.
+    const white = await sharp({ create: { width: 320, height: 200, channels: 4, background: '#ffffff' } })
+      .png()
+      .toBuffer();
+    const sent = await v.post('comments', comment({ screenshot: { type: 'image/png', data: white.toString('base64') }, screenshotNote: null }));
+    expect(sent.status).toBe(200);
+    expect(sent.json.comment).toMatchObject({ hasScreenshot: false, screenshotNote: 'blank' });
+    const [listed] = await v.person.client.call('listComments', { params: { projectId: v.project.id } });
+    expect(listed).toMatchObject({ hasScreenshot: false });
+    const detail = await v.person.client.call('getFeedback', { params: { commentId: listed.id } });
+    expect(detail).toMatchObject({ screenshotNote: 'blank' });
+    expect(await platform.deps.storage.get(`screenshots/${v.project.id}/${listed.id}`)).toBeNull();
   });
 
   it('refuses an empty or 2,001-character body, a point outside the frame, and pictures that are not images or too large', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 import { deployStaticRoom, enterRoom, hit } from '../../../test/support/room.js';
+import { screenshotPng } from '../../../test/support/pictures.js';
 import { tgz } from '../../../test/support/archives.js';
 
 // The builder's side of the viewer's voice (spec 4.2): next steps, the tour, answers, comments,
@@ -27,9 +28,7 @@ async function roomWithComment(person?: Person) {
   const { url, link } = await owner.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
   const room = await enterRoom(platform, url, { appId: 'web' });
   const post = (path: string, json: unknown) => hit(platform, `${room.base}/${path}`, { method: 'POST', jar: room.jar, json });
-  const picture = await sharp({ create: { width: 48, height: 32, channels: 4, background: '#0b7285' } })
-    .png()
-    .toBuffer();
+  const picture = await screenshotPng(48, 32, '#0b7285');
   const sent = await post('comments', {
     appId: 'web',
     screen: '/pricing',

@@ -56,7 +56,7 @@ export const Comment = z.object({
 export type Comment = z.infer<typeof Comment>;
 
 /** Why a comment has no screenshot to show. */
-export const ScreenshotNote = z.enum(['removed', 'no-answer', 'timeout', 'blocked', 'tainted', 'too-large', 'failed']);
+export const ScreenshotNote = z.enum(['removed', 'no-answer', 'timeout', 'blocked', 'tainted', 'too-large', 'failed', 'blank']);
 
 export const FeedbackRec = Comment.extend({
   /** One reply per comment; a second replaces it. */

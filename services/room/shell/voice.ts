@@ -349,6 +349,7 @@ window.ppVoice = (room: RoomHooks) => {
       tainted: 'the app shows images from elsewhere that cannot be copied',
       'too-large': 'it was too large',
       failed: 'it could not be made',
+      blank: 'it came out blank',
     };
     commentForm.addEventListener('submit', async (event) => {
       event.preventDefault();

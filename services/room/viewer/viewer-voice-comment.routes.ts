@@ -53,9 +53,12 @@ export function commentHandlers(deps: ViewerDeps & { storage: Storage }, evidenc
           return reply.status(422).send({ error: 'refused: file', reason: 'file', detail: `the screenshot: ${err.message}` });
         }
       }
+      // A picture of one colour all over (a heavy page the capture could not draw) is no picture.
+      const blank = picture?.blank === true;
+      if (blank) picture = null;
       // A frame that never answered may have had the agent stopped by the app's own policy.
       const label = sessionLabelOf(standing, session.id);
-      let note = picture ? null : (c.screenshotNote ?? 'no-answer');
+      let note = picture ? null : blank ? 'blank' : (c.screenshotNote ?? 'no-answer');
       if (note === 'no-answer' && (await captureBlocked(sql, session.id, label))) note = 'blocked';
 
       const id = randomUUID();

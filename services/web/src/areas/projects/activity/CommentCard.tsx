@@ -17,6 +17,7 @@ const NOTE_WORDS: Record<string, string> = {
   tainted: 'No screenshot: the page shows images from another site that cannot be captured.',
   'too-large': 'No screenshot: it was too large to keep.',
   failed: 'No screenshot: taking it failed.',
+  blank: 'No screenshot: the picture came out blank.',
 };
 
 export function CommentCard({ comment }: { comment: FeedbackRec }) {
