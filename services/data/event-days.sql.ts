@@ -55,13 +55,19 @@ function summed(sql: Db, scope: DayScope, from: string, to: string) {
       select project_id, workspace_id, (at at time zone 'utc')::date as day, kind, subject, seconds, session_id
       from room_events where at >= ${start}::timestamptz and at < ${end}::timestamptz ${whose}
     ),
+    -- A viewer is a person: one name on one link, whatever devices and browsers it came from
+    -- (a public room's sessions, or a session that gave no name, count one each).
+    people as (
+      select s.id as session_id, coalesce(s.link_id::text || ':' || lower(btrim(s.viewer_name)), s.id::text) as person
+      from room_sessions s where s.id in (select distinct session_id from e where kind = 'entry')
+    ),
     counts as (
       select project_id, workspace_id, day,
              count(*) filter (where kind = 'entry')::int as views,
-             count(distinct session_id) filter (where kind = 'entry')::int as viewers,
+             count(distinct coalesce(p.person, e.session_id::text)) filter (where kind = 'entry')::int as viewers,
              coalesce(sum(seconds) filter (where kind = 'time'), 0)::bigint as active_seconds,
              count(*) filter (where kind = 'comment')::int as comments
-      from e group by project_id, workspace_id, day
+      from e left join people p using (session_id) group by project_id, workspace_id, day
     ),
     keyed as (
       select project_id, day, kind, subject,

@@ -223,6 +223,24 @@ describe('projectAnalytics', () => {
     await expect(rollJob(today)).rejects.toThrow(/has not ended/);
   });
 
+  it('counts one viewer for one person on three devices of their link, and two for another name (issue 47, item 4)', async () => {
+    const owner = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, owner, { manifest: storyManifest });
+    const { link } = await owner.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
+    const where = { workspaceId: await workspaceOf(project.id), projectId: project.id, linkId: link.id };
+    const today = dayOf(new Date());
+    // Each browser its own session (laptop, phone, tablet), one name, as the room records them.
+    for (const name of ['Ada Lovelace', 'ada lovelace', 'Ada Lovelace ', 'Bo Colleague']) {
+      const [s] = await platform.deps.sql<{ id: string }[]>`
+        insert into room_sessions (workspace_id, project_id, link_id, entry_hash, token_hash, viewer_name, expires_at)
+        values (${where.workspaceId}, ${project.id}, ${link.id}, ${Buffer.from('e')}, ${Buffer.from(randomUUID())}, ${name}, now() + interval '1 day')
+        returning id`;
+      await events(where, s.id, [{ kind: 'entry' }]);
+    }
+    const reply = await owner.client.call('projectAnalytics', { params: { projectId: project.id, from: today, to: today } });
+    expect(reply).toMatchObject({ full: true, totals: { views: 4, viewers: 2 } });
+  });
+
   it('answers total views only on Free', async () => {
     const owner = await platform.person({ plan: 'free' });
     const project = await owner.client.call('createProject', { body: { slug: uniqueSlug('an'), name: 'Free' } });

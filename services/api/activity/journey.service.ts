@@ -76,19 +76,13 @@ export async function journeyOf(sql: Sql, workspaceId: string, linkId: string): 
     (a, b) => (a.startedAt?.getTime() ?? 0) - (b.startedAt?.getTime() ?? 0) || a.id.localeCompare(b.id),
   );
 
-  const people = new Map<string, Journey['people'][number]>();
-  for (const s of sessions) {
-    const key = JSON.stringify([s.name, s.email?.toLowerCase() ?? null]);
-    const p = people.get(key);
-    if (p) p.sessions++;
-    else people.set(key, { name: s.name, email: s.email, sessions: 1 });
-  }
+  const people = peopleOf(sessions);
 
   const story = stories.get(link.projectId);
   const taken = new Set(events.filter((e) => e.kind === 'step' && e.subject).map((e) => e.subject as string));
   return {
     link: linkView(link),
-    people: [...people.values()],
+    people,
     sessions: sessions.map((s) => {
       const time: Record<string, number> = {};
       for (const e of s.events) if (e.kind === 'time' && e.subject) time[e.subject] = (time[e.subject] ?? 0) + e.seconds;
@@ -110,4 +104,23 @@ export async function journeyOf(sql: Sql, workspaceId: string, linkId: string): 
     windowStart: null,
     names,
   };
+}
+
+/**
+ * The people behind a link's sessions: one person per name (trimmed, any case), whatever browser
+ * or device each session came from, and whether or not a session gave the email; two sessions
+ * under one name with two different emails are two people. Unnamed sessions are one person each.
+ */
+export function peopleOf(sessions: { name: string | null; email: string | null }[]): Journey['people'] {
+  const people: (Journey['people'][number] & { key: string | null })[] = [];
+  for (const s of sessions) {
+    const key = s.name?.trim().toLowerCase() || null;
+    const email = s.email?.toLowerCase() ?? null;
+    const same = key === null ? undefined : people.find((p) => p.key === key && (!email || !p.email || p.email.toLowerCase() === email));
+    if (same) {
+      same.sessions++;
+      same.email ??= s.email;
+    } else people.push({ key, name: s.name, email: s.email, sessions: 1 });
+  }
+  return people.map(({ key: _key, ...person }) => person);
 }

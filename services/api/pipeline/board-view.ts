@@ -14,7 +14,9 @@ export const forwardedShown = 20;
 
 /**
  * Who else is behind the link: a claim under another name or email than the link was made for,
- * or from another browser than the first claim's. `claims` come oldest first; the card keeps the
+ * or, when it gives no name, from another browser than the first claim's. A claim under the
+ * link's own name (and its email, when both have one) from another browser is the same person on
+ * another device (their phone), not a forward. `claims` come oldest first; the card keeps the
  * newest `forwardedShown`, oldest first, and says how many there were in all.
  */
 export function forwardedOf(
@@ -26,7 +28,8 @@ export function forwardedOf(
     const why: ('name' | 'email' | 'browser')[] = [];
     if (c.name && !same(c.name, row.viewerName)) why.push('name');
     if (c.email && row.viewerEmail && !same(c.email, row.viewerEmail)) why.push('email');
-    if (c.browserHash && firstBrowser && !c.browserHash.equals(firstBrowser)) why.push('browser');
+    const ownName = c.name !== null && !why.length;
+    if (!ownName && c.browserHash && firstBrowser && !c.browserHash.equals(firstBrowser)) why.push('browser');
     return why.length ? [{ c, why }] : [];
   });
   const shown = all.slice(-forwardedShown).map(({ c, why }) => ({
