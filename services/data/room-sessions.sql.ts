@@ -1,5 +1,6 @@
 import type { Manifest } from '../contract/manifest/manifest.schema.js';
 import type { Db, Sql } from '../core/db.js';
+import { markLinkOpened } from './link-opened.sql.js';
 import { hashSecret, isUuid, newSecret } from '../core/ids.js';
 
 // Room sessions (table room_sessions, migrations/00005): one viewer's browser in one room. The cookie carries the token; the
@@ -73,15 +74,21 @@ export async function holdRoomAdmission(tx: Db, projectId: string) {
 }
 
 export async function saveWhoYouAre(sql: Sql, sessionId: string, answer: { name?: string; email?: string; company?: string }) {
-  const [row] = await sql<RoomSessionRow[]>`
-    update room_sessions set
-      viewer_name = coalesce(${answer.name ?? null}, viewer_name),
-      viewer_company = coalesce(${answer.company ?? null}, viewer_company),
-      viewer_email = coalesce(${answer.email ?? null}, viewer_email)
-    where id = ${sessionId} returning *`;
-  // The visit carries the name the viewer gave, so listVisits shows who really came.
-  if (answer.name && row.visitId) await sql`update visits set viewer_name = ${answer.name} where id = ${row.visitId}`;
-  return row;
+  return sql.begin(async (tx) => {
+    const [row] = await tx<RoomSessionRow[]>`
+      update room_sessions set
+        viewer_name = coalesce(${answer.name ?? null}, viewer_name),
+        viewer_company = coalesce(${answer.company ?? null}, viewer_company),
+        viewer_email = coalesce(${answer.email ?? null}, viewer_email)
+      where id = ${sessionId} returning *`;
+    if (answer.name && row.visitId) {
+      // The visit carries the name the viewer gave, so listVisits shows who really came.
+      await tx`update visits set viewer_name = ${answer.name} where id = ${row.visitId}`;
+      // In the room and named: the link is opened now (link-opened.sql.ts).
+      await markLinkOpened(tx, row, row.visitId);
+    }
+    return row;
+  });
 }
 
 /**

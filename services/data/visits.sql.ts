@@ -1,7 +1,8 @@
 import type { Db, Sql } from '../core/db.js';
 import { planOf, publicViewerHours, type PlanName } from '../core/plans.js';
 import { engagedSeconds, recordEvidence } from './link-evidence.sql.js';
-import { emitProductEvent, emitStageMoves, endVisitsWithEvents, type StageMove } from './product-events.sql.js';
+import { endVisitsWithEvents } from './product-events.sql.js';
+import { markLinkOpened } from './link-opened.sql.js';
 import { holdRoomAdmission, viewersPresent, type RoomSessionRow } from './room-sessions.sql.js';
 
 // Visits (spec 2.5) as the room writes them. A visit starts on entry, is moved on by the shell's
@@ -10,7 +11,7 @@ import { holdRoomAdmission, viewersPresent, type RoomSessionRow } from './room-s
 /** A visit with no beacon for this long has ended, at its last beacon. */
 export const quietSeconds = 120;
 
-/** Starts the session's visit and marks its link opened (sent → opened; later stages stay). */
+/** Starts the session's visit, and marks its link opened when the viewer has said who they are (link-opened.sql.ts). */
 export async function startVisit(tx: Db, session: RoomSessionRow, viewerName: string | null): Promise<string | null> {
   if (session.preview) return null;
   const [visit] = await tx<{ id: string }[]>`
@@ -18,30 +19,7 @@ export async function startVisit(tx: Db, session: RoomSessionRow, viewerName: st
     values (${session.workspaceId}, ${session.projectId}, ${session.linkId}, ${session.viewerName ?? viewerName})
     returning id`;
   await tx`update room_sessions set visit_id = ${visit.id}, last_seen_at = now() where id = ${session.id}`;
-  if (session.linkId) {
-    // The link's state before the update, read in the statement itself (held by `for update`),
-    // tells whether this is its first open and whether its stage moved: each is a product event.
-    const [link] = await tx<(StageMove & { wasOpened: boolean; placed: boolean })[]>`
-      update links l set opened_at = coalesce(l.opened_at, now()), last_opened_at = now(),
-                         stage = case when l.stage = 'sent' then 'opened' else l.stage end
-      from (select id, opened_at, stage from links where id = ${session.linkId} for update) old
-      where l.id = old.id
-      returning l.id, l.workspace_id, l.project_id, l.viewer_name, old.opened_at is not null as was_opened,
-                l.placed_stage is not null as placed, old.stage as from, l.stage as to`;
-    if (link && !link.wasOpened) {
-      await emitProductEvent(tx, {
-        workspaceId: session.workspaceId,
-        projectId: session.projectId,
-        linkId: session.linkId,
-        kind: 'link.opened',
-        viewerName: session.viewerName ?? viewerName ?? link.viewerName,
-        viewerCompany: session.viewerCompany,
-        data: { visitId: visit.id },
-      });
-    }
-    // A stage the builder placed hides the evidence's: nothing the builder sees moved.
-    if (link && !link.placed) await emitStageMoves(tx, [link]);
-  }
+  await markLinkOpened(tx, session, visit.id);
   return visit.id;
 }
 

@@ -50,20 +50,32 @@ const linkState = (linkId: string) => platform.deps.sql<{ stage: string; visits:
   select stage, (select count(*)::int from visits where link_id = l.id) as visits from links l where id = ${linkId}`;
 
 describe('an open is the shell running', () => {
-  it('a page fetched without its script starts no visit and opens nothing; the shell arriving does', async () => {
+  it('a page fetched without its script starts no visit and opens nothing; the shell arriving starts the visit; saying who they are opens the link', async () => {
     const { url, link } = await linkedRoom();
     const viewer = await openPage(url);
     expect(await linkState(link.id)).toEqual([{ stage: 'sent', visits: 0 }]);
     expect(await eventsOfLink(platform.deps.sql, link.id)).toEqual([]);
 
     expect((await viewer.post('arrive', {})).status).toBe(200);
+    // Only the who-are-you prompt seen: a visit, but the link is not opened (no alert, no webhook).
+    expect(await linkState(link.id)).toEqual([{ stage: 'sent', visits: 1 }]);
+    expect(await opened(link.id)).toBe(0);
+    expect((await viewer.post('hello', { name: 'Ada Buyer' })).status).toBe(200);
     expect(await linkState(link.id)).toEqual([{ stage: 'opened', visits: 1 }]);
-    // A reload's arrival finds the visit still open: one visit, one entry.
+    // A reload's arrival finds the visit still open: one visit, one entry, one open.
     await viewer.post('arrive', {});
+    await viewer.post('hello', { name: 'Ada Buyer' });
     expect(await linkState(link.id)).toEqual([{ stage: 'opened', visits: 1 }]);
     expect((await eventsOfLink(platform.deps.sql, link.id)).map((e) => e.kind)).toEqual(['entry']);
+    expect(await opened(link.id)).toBe(1);
   });
 });
+
+/** The link's opened product events (alerts and webhooks read them). */
+async function opened(linkId: string) {
+  const [row] = await platform.deps.sql<{ n: number }[]>`select count(*)::int as n from product_events where link_id = ${linkId} and kind = 'link.opened'`;
+  return row.n;
+}
 
 describe('events', () => {
   it('writes what the visit did, with the coarse device, and nothing from a preview', async () => {

@@ -21,7 +21,10 @@ afterAll(async () => {
   await platform.close();
 });
 
-/** Routes whose ids are not a team's: one's own account, groups, and the open community pages. */
+/**
+ * Routes whose ids are not a team's: one's own account, groups, the open community pages, and the
+ * active workspace's own figures by date (analytics, statements by month: no id to be foreign).
+ */
 const notTeamIds = new Set([
   'revokeSession',
   'disconnect',
@@ -32,6 +35,8 @@ const notTeamIds = new Set([
   'communityProfile',
   'communityCover',
   'workspaceAnalytics',
+  'usageStatement',
+  'usageStatementCsv',
 ]);
 
 /** A body of the right shape for each route that takes one: the refusal must be for the id, not the body. */
