@@ -58,7 +58,9 @@ export function runnerSettings(c: Config, listening = false): RunnerSettings {
   // The room reaches copies only through their host's data plane (docs/runner.md, "One way to a
   // copy"): a host that runs one must say where the room finds it.
   if (listening && c.DATAPLANE_ADMIN_SOCKET && !c.RUNNER_COPY_ORIGIN)
-    throw new Error('bad configuration:\n  RUNNER_COPY_ORIGIN: the address the room reaches this host\'s data plane at (e.g. http://127.0.0.1:8084)');
+    throw new Error(
+      "bad configuration:\n  RUNNER_COPY_ORIGIN: the address the room reaches this host's data plane at (e.g. http://127.0.0.1:8084)",
+    );
   return {
     runnerId:
       c.RUNNER_ID ??

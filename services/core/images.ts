@@ -161,9 +161,7 @@ async function decode(bytes: Buffer, type: ImageType, rules: ImageRules): Promis
     throw new ImageRefused('the image could not be decoded');
   });
   // Judged on the decoded pixels, in sharp's threads like the decode: every channel (alpha too) one value.
-  const blank = rules.judgeBlank
-    ? (await image.clone().stats()).channels.every((c) => c.max - c.min <= BLANK_SPREAD)
-    : undefined;
+  const blank = rules.judgeBlank ? (await image.clone().stats()).channels.every((c) => c.max - c.min <= BLANK_SPREAD) : undefined;
   return { bytes: out.data, type, width: out.info.width, height: out.info.height, ...(blank === undefined ? {} : { blank }) };
 }
 

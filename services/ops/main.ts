@@ -123,6 +123,8 @@ async function localEnv(): Promise<Record<string, string>> {
     const env = Object.assign({}, ...Object.values(state.components ?? {}).map((c) => (c as { env?: Record<string, string> }).env ?? {}));
     if (env.DATABASE_URL) return env;
   } catch {}
-  console.error(`ops: DATABASE_URL is not set and no local platform is running (${process.env.DATA_DIR ?? '.data'}/components.json): run npm start first`);
+  console.error(
+    `ops: DATABASE_URL is not set and no local platform is running (${process.env.DATA_DIR ?? '.data'}/components.json): run npm start first`,
+  );
   process.exit(1);
 }

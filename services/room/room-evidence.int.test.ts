@@ -73,7 +73,9 @@ describe('an open is the shell running', () => {
 
 /** The link's opened product events (alerts and webhooks read them). */
 async function opened(linkId: string) {
-  const [row] = await platform.deps.sql<{ n: number }[]>`select count(*)::int as n from product_events where link_id = ${linkId} and kind = 'link.opened'`;
+  const [row] = await platform.deps.sql<
+    { n: number }[]
+  >`select count(*)::int as n from product_events where link_id = ${linkId} and kind = 'link.opened'`;
   return row.n;
 }
 

@@ -246,7 +246,10 @@ describe('comments pinned to screens', () => {
     const white = await sharp({ create: { width: 320, height: 200, channels: 4, background: '#ffffff' } })
       .png()
       .toBuffer();
-    const sent = await v.post('comments', comment({ screenshot: { type: 'image/png', data: white.toString('base64') }, screenshotNote: null }));
+    const sent = await v.post(
+      'comments',
+      comment({ screenshot: { type: 'image/png', data: white.toString('base64') }, screenshotNote: null }),
+    );
     expect(sent.status).toBe(200);
     expect(sent.json.comment).toMatchObject({ hasScreenshot: false, screenshotNote: 'blank' });
     const [listed] = await v.person.client.call('listComments', { params: { projectId: v.project.id } });

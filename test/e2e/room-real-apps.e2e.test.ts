@@ -38,7 +38,10 @@ const manifest = {
   ],
 };
 
-async function enterStatic(viewport = { width: 1280, height: 800 }, demo: { files: Record<string, string>; manifest: object } = { files, manifest }) {
+async function enterStatic(
+  viewport = { width: 1280, height: 800 },
+  demo: { files: Record<string, string>; manifest: object } = { files, manifest },
+) {
   const person = await platform.person({ plan: 'solo' });
   const { project } = await deployStaticRoom(platform, person, demo);
   await person.client.call('setNextSteps', { params: { projectId: project.id }, body: { steps: [{ kind: 'yes' }, { kind: 'question' }] } });
@@ -87,7 +90,9 @@ describe('a story with an app that reads its hash only when it loads', () => {
       await page.click('.story [data-step="1"]');
       await stepIs(page, 2, 2);
       // The app is loaded again at the step's address (a new document: look the frame up afresh).
-      await expect.poll(async () => textIn(await appFrame(page, 'web'), '#shown').catch(() => null), { timeout: 15_000 }).toBe('#profileURL=run.json');
+      await expect
+        .poll(async () => textIn(await appFrame(page, 'web'), '#shown').catch(() => null), { timeout: 15_000 })
+        .toBe('#profileURL=run.json');
       await context.close();
     });
   }

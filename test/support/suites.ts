@@ -33,7 +33,9 @@ export function platformWithRunner(use: (platform: Platform, runner: TestRunner)
     runner = await startTestRunner(runnerEnv);
     // Viewers meet copy origins at the runner's data plane, as under `npm start`: it takes what
     // carries a copy token straight to the copy, and hands the rest to this platform's room.
-    const contentOrigin: Record<string, string> = runner.dataplane ? { CONTENT_ORIGIN: `http://{slug}.rooms.localhost:${runner.dataplane.port}` } : {};
+    const contentOrigin: Record<string, string> = runner.dataplane
+      ? { CONTENT_ORIGIN: `http://{slug}.rooms.localhost:${runner.dataplane.port}` }
+      : {};
     platform = await startPlatform({ workers: true, env: { RUNNER_URL: runner.baseUrl, ...contentOrigin } });
     await runner.dataplane?.pointRoomAt(Number(new URL(platform.baseUrl).port));
     use(platform, runner);

@@ -168,7 +168,11 @@ export async function makeLive(sql: Sql, auth: { workspaceId: string; personId: 
   // Its image is gone from the registry (docs/decisions.md, "Superseded images go"): live, it
   // would fail at every viewer's pull, so it is refused here, where the builder can deploy again.
   if (build.manifestDeletedAt)
-    throw refused(422, 'collected', "this build's image was removed from the registry (a superseded build, unused for a day): deploy it again");
+    throw refused(
+      422,
+      'collected',
+      "this build's image was removed from the registry (a superseded build, unused for a day): deploy it again",
+    );
   const current = project.liveBuildId ? await buildIn(sql, project.id, project.liveBuildId) : null;
   const rollback = current !== null && build.createdAt < current.createdAt;
   await releaseBuild(sql, { workspaceId: auth.workspaceId, projectId: project.id, buildId: build.id, releasedBy: auth.personId, rollback });

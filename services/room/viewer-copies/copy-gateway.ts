@@ -68,7 +68,8 @@ export function createCopyGateway(deps: { config: Config; sql: Sql; runner: Runn
   ): Promise<Pick<CopyTarget, 'host' | 'port' | 'upstreamHeaders'> | null> {
     const dataplane = copyTokenMint ? await hops.dataplaneOf(copyId) : null;
     if (!dataplane) {
-      if (!unreachableLogged) deps.log.error({ copyId, copyTokenKey: Boolean(copyTokenMint) }, "a copy's host has no data plane the room can reach");
+      if (!unreachableLogged)
+        deps.log.error({ copyId, copyTokenKey: Boolean(copyTokenMint) }, "a copy's host has no data plane the room can reach");
       unreachableLogged = true;
       return null;
     }

@@ -48,7 +48,23 @@ describe.skipIf(!canFilter)('the way from the room to a copy', () => {
     const [copy] = await runner.sql<{ id: string }[]>`select id from runner_copies where session_id = ${v.sessionId} and state = 'running'`;
     const at = await runner.addressOf(copy.id);
     // Root's connections to the copy are refused (HAProxy, as nobody, is not root).
-    const rule = ['OUTPUT', '-p', 'tcp', '-d', at.host, '--dport', String(at.port), '-m', 'owner', '--uid-owner', '0', '-j', 'REJECT', '--reject-with', 'tcp-reset'];
+    const rule = [
+      'OUTPUT',
+      '-p',
+      'tcp',
+      '-d',
+      at.host,
+      '--dport',
+      String(at.port),
+      '-m',
+      'owner',
+      '--uid-owner',
+      '0',
+      '-j',
+      'REJECT',
+      '--reject-with',
+      'tcp-reset',
+    ];
     execFileSync('iptables', ['-I', ...rule]);
     try {
       await expect(fetch(`http://${at.host}:${at.port}/headers`, { signal: AbortSignal.timeout(3_000) })).rejects.toThrow();

@@ -56,7 +56,8 @@ export async function startTestDataplane(tokenKey: string, opts: { runAs?: numbe
     routesMap: started.routesMap,
     async pointRoomAt(port) {
       const answer = await adminCommand(started.adminSocket, `set server room/room addr 127.0.0.1 port ${port}`);
-      if (answer.trim() && !/changed|no need to change/i.test(answer)) throw new Error(`the data plane refused the room's address: ${answer.trim()}`);
+      if (answer.trim() && !/changed|no need to change/i.test(answer))
+        throw new Error(`the data plane refused the room's address: ${answer.trim()}`);
     },
     async stop() {
       await started.stop();
