@@ -224,6 +224,8 @@ describe('a scenario in a container room', () => {
     await progress.waitFor({ state: 'hidden' });
     const after = (await (await page.waitForSelector('iframe[data-app="web"]:not(.incoming)')).contentFrame())!;
     expect(JSON.parse((await after.textContent('body'))!).counter).toBe(5);
+    // The outcome goes after a few seconds, rather than stay over the panel's title (issue 47, item 6).
+    await page.locator('.run-outcome').waitFor({ state: 'hidden', timeout: 10_000 });
 
     // The story step's calls run; the viewer reads no call, no status.
     await page.click('#story-toggle');

@@ -10,6 +10,9 @@ import type { z } from 'zod';
 /** What a panel's state card says: a notice (CopyNotice's words), or words alone. */
 /** How long a hash-only step waits to hear the app took the hash before it loads the step's address. */
 const HASH_TAKEN_MS = 2_000;
+/** How long a scenario's "Ready: …" stays over the panel, and a failure's words. */
+const OUTCOME_READY_MS = 4_000;
+const OUTCOME_FAILED_MS = 12_000;
 
 type StateNotice = ReplyOf<'grant'> | string;
 type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
@@ -297,6 +300,13 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
 
   function setUpControls() {
     const outcome = document.querySelector<HTMLElement>('.run-outcome')!;
+    // What a run came to stays a while, then goes: it sits over the panel's title, and "Ready"
+    // minutes later tells nothing (a failure stays longer, to be read).
+    let fading: ReturnType<typeof setTimeout> | undefined;
+    const fadeOutcome = (ms: number) => {
+      clearTimeout(fading);
+      fading = setTimeout(() => (outcome.hidden = true), ms);
+    };
     for (const button of document.querySelectorAll<HTMLButtonElement>('[data-run]')) {
       button.addEventListener('click', async () => {
         closeMenus();
@@ -306,6 +316,7 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
         const name = button.dataset.run === 'reset' ? 'Resetting the demo' : button.textContent!.trim();
         const app = data.apps.find((a) => a.id === current);
         const progress = progressOver(app && app.id, name);
+        clearTimeout(fading);
         outcome.hidden = false;
         outcome.textContent = `${name}…`;
         try {
@@ -315,6 +326,7 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
           if (!ok) {
             outcome.textContent = `${name} could not be done. Try again in a moment.`;
             if (data.preview && outcomes.length) outcome.textContent += ` ${callsDetail(outcomes.filter((o) => !o.ok)).join(', ')}`;
+            fadeOutcome(OUTCOME_FAILED_MS);
             return;
           }
           if (app && origins[app.id]) {
@@ -322,6 +334,7 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
             await reloadBehind(app.id, origins[app.id] + app.path);
           }
           outcome.textContent = `Ready: ${name}`;
+          fadeOutcome(OUTCOME_READY_MS);
         } finally {
           progress.done();
           button.disabled = false;
