@@ -423,6 +423,8 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
     const calls = panel.querySelector<HTMLElement>('.step-calls')!;
     const back = panel.querySelector<HTMLElement>('[data-step="-1"]')!;
     const next = panel.querySelector<HTMLElement>('[data-step="1"]')!;
+    // At the last step, Done closes the card (on a phone it covers much of the app).
+    const done = panel.querySelector<HTMLElement>('.story-done')!;
     const offer = panel.querySelector<HTMLElement>('.next-offer');
     const nextToggle = document.getElementById('next-toggle');
     const nextPanel = document.getElementById('next');
@@ -446,6 +448,7 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
       panel.querySelector('.step-say')!.textContent = step.say;
       back.hidden = at === 0;
       next.hidden = at === data.story.length - 1;
+      done.hidden = !next.hidden;
       calls.textContent = '';
       calls.hidden = true;
       say('');
@@ -473,13 +476,17 @@ type Outcome = NonNullable<z.infer<typeof RunReply>['outcomes']>[number];
       if (step.path && origins[step.app]) openPath(step.app, step.path);
       ringFor(step.point ? { app: step.app, selector: step.point } : null);
     }
+    const showCard = (shown: boolean) => {
+      panel.hidden = !shown;
+      toggle.setAttribute('aria-expanded', String(shown));
+      document.body.classList.toggle('touring', shown);
+    };
     toggle.addEventListener('click', () => {
       closeTools();
-      panel.hidden = !panel.hidden;
-      toggle.setAttribute('aria-expanded', String(!panel.hidden));
-      document.body.classList.toggle('touring', !panel.hidden);
+      showCard(panel.hidden);
       if (!panel.hidden && at < 0) go(0);
     });
+    done.addEventListener('click', () => showCard(false));
     for (const b of panel.querySelectorAll<HTMLElement>('[data-step]')) b.addEventListener('click', () => go(at + Number(b.dataset.step)));
     if (offer) {
       offer.querySelector('.offer-open')!.addEventListener('click', () => {

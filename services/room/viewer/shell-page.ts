@@ -200,7 +200,7 @@ const storyPanel = (offerNext: boolean) => `
   <p class="step-status" role="status" hidden></p>
   <ul class="step-calls" hidden></ul>
   ${offerNext ? '<div class="next-offer" hidden><p>That was the last step.</p><div class="row"><button type="button" class="offer-open">What happens next</button><button type="button" class="offer-dismiss">Not now</button></div></div>' : ''}
-  <div class="step-nav"><button type="button" data-step="-1">Back</button><button type="button" data-step="1">Next</button></div>
+  <div class="step-nav"><button type="button" data-step="-1">Back</button><button type="button" data-step="1">Next</button><button type="button" class="story-done" hidden>Done</button></div>
 </aside>`;
 
 const tab = (id: string, name: string, kind: 'app' | 'page') =>
