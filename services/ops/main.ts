@@ -69,7 +69,12 @@ async function run(command: string, args: string[]) {
       need(1);
       const kind = (values.kind ?? 'cli') as 'cli' | 'connector';
       if (!['cli', 'connector'].includes(kind)) throw new Error('--kind is cli or connector');
-      const { token, expiresAt } = await issueToken(sql, args[0], { name: values.name, rename: values.rename, kind, readOnly: values['read-only'] });
+      const { token, expiresAt } = await issueToken(sql, args[0], {
+        name: values.name,
+        rename: values.rename,
+        kind,
+        readOnly: values['read-only'],
+      });
       console.log(`# ${kind}${values['read-only'] ? ' read-only' : ''} token for ${args[0]}, valid until ${expiresAt.toISOString()}`);
       console.log(token);
       return;
@@ -126,6 +131,8 @@ async function localEnv(): Promise<Record<string, string>> {
     const env = Object.assign({}, ...Object.values(state.components ?? {}).map((c) => (c as { env?: Record<string, string> }).env ?? {}));
     if (env.DATABASE_URL) return env;
   } catch {}
-  console.error(`ops: DATABASE_URL is not set and no local platform is running (${process.env.DATA_DIR ?? '.data'}/components.json): run npm start first`);
+  console.error(
+    `ops: DATABASE_URL is not set and no local platform is running (${process.env.DATA_DIR ?? '.data'}/components.json): run npm start first`,
+  );
   process.exit(1);
 }

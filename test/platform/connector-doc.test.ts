@@ -37,7 +37,12 @@ const answerPattern = (answer: string) =>
   new RegExp(
     answer
       .split('…')
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/: /g, ': ?').replace(/, /g, ', ?'))
+      .map((part) =>
+        part
+          .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+          .replace(/: /g, ': ?')
+          .replace(/, /g, ', ?'),
+      )
       .join('[\\s\\S]*'),
   );
 
@@ -63,7 +68,10 @@ it("runs docs/connector.md's commands for getting a token, and each answers as t
     const command = step.command.replaceAll('http://127.0.0.1:8080', platform.baseUrl);
     let output: string;
     if (command.startsWith('npm run ops -- ')) {
-      const args = command.slice('npm run ops -- '.length).split(' ').map((a) => (a === 'you@example.com' ? cli.email : a));
+      const args = command
+        .slice('npm run ops -- '.length)
+        .split(' ')
+        .map((a) => (a === 'you@example.com' ? cli.email : a));
       const result = await opsCommand(platform, ...args);
       expect(result.code, result.stderr).toBe(0);
       output = result.stdout.trim().split('\n').at(-1)!;

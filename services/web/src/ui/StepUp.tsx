@@ -46,7 +46,10 @@ export function StepUp({ retry }: { retry?: () => void }) {
       rememberHere();
       stopWaiting.current?.();
       stopWaiting.current = waitForSignIn(() => retried('Signed in again in the other tab.'));
-      setState({ text: `We sent a sign-in link to ${email}. Open it in this browser: this page goes on once you have signed in.`, done: true });
+      setState({
+        text: `We sent a sign-in link to ${email}. Open it in this browser: this page goes on once you have signed in.`,
+        done: true,
+      });
     });
 
   return (

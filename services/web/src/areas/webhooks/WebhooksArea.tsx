@@ -46,22 +46,22 @@ export default function WebhooksArea() {
         {endpointsAllowed === 0 ? (
           <Paywall upgrade="solo">Webhooks: your plan sends no events to your systems.</Paywall>
         ) : (
-        <form className="webhook-form" onSubmit={submit} noValidate ref={formRef}>
-          <Field
-            label="Address (https)"
-            name="url"
-            type="url"
-            placeholder="https://hooks.example.com/demo-rooms"
-            maxLength={2000}
-            required
-            error={create.error}
-          />
-          <Field label="What it is for" name="description" placeholder="Our CRM" maxLength={200} error={create.error} />
-          <KindChoice legend="Events it hears" value={kinds} onChange={setKinds} />
-          <button type="submit" disabled={create.isPending || kinds.length === 0}>
-            Add endpoint
-          </button>
-        </form>
+          <form className="webhook-form" onSubmit={submit} noValidate ref={formRef}>
+            <Field
+              label="Address (https)"
+              name="url"
+              type="url"
+              placeholder="https://hooks.example.com/demo-rooms"
+              maxLength={2000}
+              required
+              error={create.error}
+            />
+            <Field label="What it is for" name="description" placeholder="Our CRM" maxLength={200} error={create.error} />
+            <KindChoice legend="Events it hears" value={kinds} onChange={setKinds} />
+            <button type="submit" disabled={create.isPending || kinds.length === 0}>
+              Add endpoint
+            </button>
+          </form>
         )}
         <Refusal error={create.error} />
         {secret && <SecretOnce {...secret} onDone={() => setSecret(null)} />}

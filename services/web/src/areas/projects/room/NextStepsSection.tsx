@@ -58,9 +58,7 @@ function Editor({ projectId, steps, planAllows }: { projectId: string; steps: Ne
       }}
     >
       <p className="hint">The buttons a viewer meets at the end of the demo, in this order.</p>
-      {!planAllows && (
-        <Paywall>Choosing the steps: your plan offers viewers only a question. What you set here is kept.</Paywall>
-      )}
+      {!planAllows && <Paywall>Choosing the steps: your plan offers viewers only a question. What you set here is kept.</Paywall>}
       {draft.length === 0 && <p className="muted">No steps: the room asks nothing at the end. Add one below.</p>}
       {draft.map((d, i) => (
         <fieldset key={d.kind} className="step-editor">
