@@ -102,7 +102,7 @@ function sidewaysScrollers(page: Page) {
   );
 }
 
-it('shows the sign-in page accessibly to a signed-out browser at both widths', async () => {
+it('shows the sign-in page accessibly to a signed-out browser at every width', async () => {
   for (const viewport of [PHONE, WIDE_PHONE, DESKTOP]) {
     const signedOut = await webContext(browser, platform, undefined, viewport);
     const page = await signedOut.newPage();
