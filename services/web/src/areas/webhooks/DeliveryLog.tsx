@@ -12,7 +12,7 @@ import { kindWords } from './KindChoice.js';
 const statusWords: Record<WebhookDelivery['status'], string> = { pending: 'Sending', succeeded: 'Delivered', failed: 'Failed' };
 
 /** Whose event it was: the viewer (and company) its link names, or the room's public address. */
-export function aboutWords({ linkId, viewer }: Pick<WebhookDelivery, 'linkId' | 'viewer'>): string {
+function aboutWords({ linkId, viewer }: Pick<WebhookDelivery, 'linkId' | 'viewer'>): string {
   const who = [viewer.name, viewer.company].filter(Boolean).join(', ');
   if (!linkId) return who ? `${who}, at the room's public address` : "at the room's public address";
   return who ? `for ${who}` : 'for a link whose viewer gave no name';
