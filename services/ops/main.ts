@@ -15,7 +15,9 @@ import { terminalSafe } from '../contract/terminal-text.js';
 // appeals), so it goes out through terminalSafe.
 
 const usage = `usage: npm run ops -- <command>
-  token <email> [--name NAME] [--kind cli|connector] [--read-only]   prints a new bearer token (last line)
+  token <email> [--name NAME [--rename]] [--kind cli|connector] [--read-only]
+                                                                      prints a new bearer token (last line); --name names a
+                                                                      new person, and changes an existing one's only with --rename
   plan <email> <plan>                                                 sets the personal workspace's plan
   plan <workspaceId> <plan|none>                                      sets a workspace's plan (none: a team's is cancelled)
   suspend <email> | unsuspend <email>                                 the workspace's platform pause
@@ -32,6 +34,7 @@ const { values, positionals } = parseArgs({
   options: {
     limit: { type: 'string' },
     name: { type: 'string' },
+    rename: { type: 'boolean' },
     kind: { type: 'string' },
     'read-only': { type: 'boolean' },
     help: { type: 'boolean' },
@@ -66,7 +69,12 @@ async function run(command: string, args: string[]) {
       need(1);
       const kind = (values.kind ?? 'cli') as 'cli' | 'connector';
       if (!['cli', 'connector'].includes(kind)) throw new Error('--kind is cli or connector');
-      const { token, expiresAt } = await issueToken(sql, args[0], { name: values.name, kind, readOnly: values['read-only'] });
+      const { token, expiresAt } = await issueToken(sql, args[0], {
+        name: values.name,
+        rename: values.rename,
+        kind,
+        readOnly: values['read-only'],
+      });
       console.log(`# ${kind}${values['read-only'] ? ' read-only' : ''} token for ${args[0]}, valid until ${expiresAt.toISOString()}`);
       console.log(token);
       return;

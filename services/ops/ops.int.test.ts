@@ -29,6 +29,23 @@ describe('npm run ops', () => {
     expect(me2.body.workspace.id).toBe(me.body.workspace.id);
   });
 
+  // Issue 47: --name renamed an existing person silently, and that name is the one viewers see.
+  it('token --name refuses to rename an existing person unless told --rename, and makes no token then', async () => {
+    const email = `ops-${crypto.randomUUID()}@example.com`;
+    const first = await ops('token', email, '--name', 'Grace Hopper');
+    const token = lastLine(first.stdout);
+    const refused = await ops('token', email, '--name', 'Ada');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/is named "Grace Hopper", the name viewers see; .*--rename/);
+    expect((await platform.fetch('/api/me/account', { token })).body.displayName).toBe('Grace Hopper');
+    expect(await platform.deps.sql`select 1 from sessions s join people p on p.id = s.person_id where p.email = ${email}`).toHaveLength(1);
+    // The same name again is no rename.
+    expect((await ops('token', email, '--name', 'Grace Hopper')).code).toBe(0);
+    const renamed = await ops('token', email, '--name', 'Ada', '--rename');
+    expect(renamed.code).toBe(0);
+    expect((await platform.fetch('/api/me/account', { token: lastLine(renamed.stdout) })).body.displayName).toBe('Ada');
+  });
+
   it('token --kind connector makes a token this API refuses', async () => {
     const out = await ops('token', `con-${crypto.randomUUID()}@example.com`, '--kind', 'connector');
     expect(out.code).toBe(0);

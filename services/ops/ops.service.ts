@@ -8,8 +8,21 @@ import { isUuid } from '../core/ids.js';
 
 // Operator actions. Each takes its dependencies so that tests call the same code the command runs.
 
-export async function issueToken(sql: Sql, email: string, opts: { name?: string; kind?: SessionKind; readOnly?: boolean; days?: number }) {
+/**
+ * A new session for the person with `email`, made if new. `name` names a new person (or one with
+ * no name yet); an existing name is the one viewers see, so changing it takes `rename` (issue 47:
+ * `--name` renamed a builder silently). Refused before anything is made.
+ */
+export async function issueToken(
+  sql: Sql,
+  email: string,
+  opts: { name?: string; rename?: boolean; kind?: SessionKind; readOnly?: boolean; days?: number },
+) {
   const person = await ensurePerson(sql, email, { name: opts.name, verified: true });
+  if (opts.name && person.name && person.name !== opts.name && !opts.rename)
+    throw new Error(
+      `${email} is named ${JSON.stringify(person.name)}, the name viewers see; leave out --name to keep it, or add --rename to change it to ${JSON.stringify(opts.name)}`,
+    );
   if (opts.name && person.name !== opts.name) await overwriteName(sql, person.id, opts.name);
   return createSession(sql, {
     personId: person.id,

@@ -203,7 +203,7 @@ it("says what to do first when nothing happened yet, and shows the Free plan's r
   await openArea(freePage, `${platform.baseUrl}/pipeline`);
   await expect.poll(() => freePage.getByRole('alert').textContent()).toMatch(/plan/i);
   await openArea(freePage, `${platform.baseUrl}/analytics`);
-  await expect.poll(() => freePage.locator('main').textContent()).toContain('need a paid plan');
+  await expect.poll(() => freePage.getByTestId('paywall').textContent()).toMatch(/^Not on your plan\. Charts, viewers/);
   await expectAccessible(freePage);
   expect(freeProblems).toEqual([]);
   await free.context.close();

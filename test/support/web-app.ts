@@ -13,6 +13,8 @@ import { mailedSignInLink, type Platform } from './platform.js';
 export const SCREENSHOTS = join(import.meta.dirname, '../../test-output/screenshots');
 export const PHONE = { width: 360, height: 740 };
 export const DESKTOP = { width: 1280, height: 800 };
+/** The phone the builder of issue 47 held (an iPhone 12 to 15's CSS width). */
+export const WIDE_PHONE = { width: 390, height: 844 };
 
 const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -26,7 +28,10 @@ export async function signedInBuilder(platform: Platform, browser: Browser, opts
 }
 
 export async function webContext(browser: Browser, platform: Platform, person?: Person, viewport = DESKTOP): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport });
+  // A phone's width is a phone (isMobile): its layout viewport widens to whatever the page lays
+  // out, as a real phone's does, so a page too wide shows in scrollWidth, never as a scroll bar.
+  const phone = viewport.width < 900;
+  const context = await browser.newContext({ viewport, isMobile: phone, hasTouch: phone });
   // axe-core comes in before the page's own scripts, as devtools would add it (not subject to the
   // page's CSP, which allows no inline script).
   await context.addInitScript({ path: axeSource });

@@ -1,5 +1,5 @@
 import type { ProductEventKind } from '../../contract/resources/product-event.js';
-import type { WebhookDelivery, WebhookEndpoint } from '../../contract/resources/webhook.js';
+import type { WebhookDelivery, WebhookEndpoint, WebhookPayload } from '../../contract/resources/webhook.js';
 import { roleCannot } from '../../core/errors.js';
 import {
   deleteEndpoint,
@@ -29,6 +29,12 @@ const endpointView = (e: EndpointRow): WebhookEndpoint => ({
 
 const withSecret = ({ endpoint, secret }: EndpointWithSecret) => ({ endpoint: endpointView(endpoint), secret });
 
+/** Whom a delivery's event was about, read from the payload it carries (the product event as sent). */
+function aboutOf(payload: unknown): Pick<WebhookDelivery, 'linkId' | 'viewer'> {
+  const event = (payload as Partial<WebhookPayload> | null)?.data;
+  return { linkId: event?.linkId ?? null, viewer: event?.viewer ?? { name: null, company: null } };
+}
+
 /** Attempts come from json_agg: their times are text already, in Postgres's own format. */
 const deliveryView = (d: DeliveryRow & { attempts: AttemptRow[] }): WebhookDelivery => ({
   id: d.id,
@@ -38,6 +44,7 @@ const deliveryView = (d: DeliveryRow & { attempts: AttemptRow[] }): WebhookDeliv
   status: d.status,
   series: d.series,
   createdAt: d.createdAt.toISOString(),
+  ...aboutOf(d.payload),
   attempts: d.attempts.map((a) => ({ ...a, at: new Date(a.at).toISOString() })),
 });
 

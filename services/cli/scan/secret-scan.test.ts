@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { describe, expect, it } from 'vitest';
 import { entropyBits, looksRandom } from './entropy-rule.js';
+import { secretsRefusal } from './findings.js';
 import { scanBundle } from './scan-bundle.js';
 import { scanEnvironment } from './scan-environment.js';
 import { SecretScanner } from './secret-scan.js';
@@ -81,5 +82,17 @@ describe('the container bundle scan', () => {
     // Without knowing the base, its layer is scanned too.
     const all = await scanBundle(new SecretScanner(), Readable.from([bundle]), new Set());
     expect(all.findings.map((f) => f.where)).toEqual(['image /etc/base.conf', 'image /app/.env']);
+  });
+});
+
+describe('the advice of a refusal', () => {
+  // Issue 47: a disable comment was advised for a finding in a JSON file, which holds no comment.
+  it('offers a disable comment where a comment can go, and a made-up value in a JSON file', () => {
+    const rule = 'HighEntropyAssignment, pitch/high-entropy-assignment';
+    expect(secretsRefusal('the project folder', [{ where: 'src/settings.ts', line: 2, rule }]).hint).toMatch(/secretlint-disable-line/);
+    const inJson = secretsRefusal('the project folder', [{ where: 'config/app.json', line: 3, rule }]).hint;
+    expect(inJson).not.toMatch(/secretlint-disable-line/);
+    expect(inJson).toMatch(/JSON holds no comment/);
+    expect(inJson).toMatch(/made-up value/);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Id } from '../common.js';
-import { ProductEvent, ProductEventKind } from './product-event.js';
+import { EventViewer, ProductEvent, ProductEventKind } from './product-event.js';
 
 // Issue 34, signed webhooks (docs/decisions.md, "Webhooks"): a workspace's HTTPS endpoints, each
 // hearing some product event kinds, each delivery signed per the Standard Webhooks spec.
@@ -58,6 +58,10 @@ export const WebhookDelivery = z.object({
   /** The series now running: each re-send starts one. */
   series: z.number().int(),
   createdAt: DateTime,
+  /** The link the event was about (null for a room's public address), as its payload names it, so the log says whose event it was. */
+  linkId: Id.nullable(),
+  /** The viewer the event was about, as its payload names them. */
+  viewer: EventViewer,
   /** Newest first. */
   attempts: z.array(WebhookAttempt),
 });

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { api } from '../api/client.js';
 import { isStatus, wordsFor } from '../api/refusal-words.js';
 import { goOn } from './next.js';
+import { tellWaitingTab } from './step-up-channel.js';
 import { Plain, Status } from './Plain.js';
 
 // The page the emailed link opens. Opening it spends nothing: it only asks what the link would do
@@ -18,6 +19,7 @@ export function EmailPage() {
   const [check, setCheck] = useState<Check | null>(null);
   const [problem, setProblem] = useState('');
   const [busy, setBusy] = useState(false);
+  const [resumed, setResumed] = useState(false);
   const say = (error: unknown) => setProblem(isStatus(error, 404) ? gone : wordsFor(error).headline);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the link is checked once per token; say only sets state
@@ -29,6 +31,8 @@ export function EmailPage() {
     setBusy(true);
     try {
       await api.call('emailVerify', { body: { token, ...(check?.thisBrowser ? {} : { confirm: true }) } });
+      // A tab that asked to sign in again goes on with its change; this one says so and stays.
+      if (await tellWaitingTab()) return setResumed(true);
       goOn();
     } catch (error) {
       say(error);
@@ -36,6 +40,14 @@ export function EmailPage() {
     }
   };
 
+  if (resumed) {
+    return (
+      <Plain title="Signed in again">
+        <h1>Signed in again</h1>
+        <p role="status">What you asked for goes on in the tab you came from. You can close this one.</p>
+      </Plain>
+    );
+  }
   if (problem || !check) {
     return (
       <Plain title="Sign in">

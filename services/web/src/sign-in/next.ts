@@ -10,6 +10,11 @@ export function rememberNext(search: string) {
   if (next) sessionStorage.setItem(KEY, samePath(next));
 }
 
+/** Back to this page after signing in, when the emailed link opens in this tab (a step-up). */
+export function rememberHere() {
+  sessionStorage.setItem(KEY, samePath(window.location.pathname + window.location.search));
+}
+
 export function goOn() {
   const next = samePath(sessionStorage.getItem(KEY));
   sessionStorage.removeItem(KEY);

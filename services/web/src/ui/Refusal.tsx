@@ -1,4 +1,6 @@
+import { ApiError } from '../api/client.js';
 import { needsSignInAgain, wordsFor } from '../api/refusal-words.js';
+import { Paywall } from './Paywall.js';
 import { StepUp } from './StepUp.js';
 
 /**
@@ -8,6 +10,13 @@ import { StepUp } from './StepUp.js';
 export function Refusal({ error, id, retry }: { error: unknown; id?: string; retry?: () => void }) {
   if (!error) return null;
   const { headline, details } = wordsFor(error);
+  // A plan's limit is no error of the person's: it reads as every page's paywall.
+  if (error instanceof ApiError && error.status === 402)
+    return (
+      <Paywall upgrade={error.body.upgrade ?? undefined} alert>
+        {headline}
+      </Paywall>
+    );
   return (
     <div className="refusal" role="alert" id={id}>
       <p>{headline}</p>

@@ -25,6 +25,16 @@ export function Time({ at }: { at: string | null | undefined }) {
   );
 }
 
+/** A day as a date ("27 Feb 2027"), for "until …": "until in 3 months" read wrongly (issue 47); the relative time on hover. */
+export function Day({ at }: { at: string }) {
+  const day = new Date(at).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+  return (
+    <time dateTime={at} title={ago(at)}>
+      {day}
+    </time>
+  );
+}
+
 export function duration(seconds: number): string {
   if (seconds < 60) return `${Math.round(seconds)} s`;
   if (seconds < 3600) return `${Math.round(seconds / 60)} min`;

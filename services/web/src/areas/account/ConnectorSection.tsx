@@ -8,7 +8,7 @@ import { CopyButton } from '../../ui/CopyButton.js';
 import { Field } from '../../ui/Field.js';
 import { Section } from '../../ui/Page.js';
 import { Refusal } from '../../ui/Refusal.js';
-import { Time } from '../../ui/Time.js';
+import { Day, Time } from '../../ui/Time.js';
 import { isConnector } from './connector-sessions.js';
 
 // Tokens for an AI assistant (MCP at /mcp, docs/connector.md). The token is in the reply once and
@@ -74,7 +74,7 @@ export function ConnectorSection() {
       {made && (
         <div className="token-once" role="region" aria-label="The new token">
           <p>
-            <strong>Copy this token now: it is not shown again.</strong> It is valid until <Time at={made.expiresAt} />
+            <strong>Copy this token now: it is not shown again.</strong> It is valid until <Day at={made.expiresAt} />
             {made.readOnly ? ', read-only' : ''}.
           </p>
           <code id="connector-token">{made.token}</code>

@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import type { AnalyticsDay, Figures, Names, WorkspaceAnalytics } from '@demo-rooms/contract';
 import { useOp } from '../../api/hooks.js';
+import { Paywall } from '../../ui/Paywall.js';
 import { Async } from '../../ui/Async.js';
 import { Field } from '../../ui/Field.js';
 import { Page, Section } from '../../ui/Page.js';
@@ -93,9 +94,7 @@ export default function AnalyticsArea() {
               <div className="totals">
                 <Total label="Views" value={a.totals.views} />
               </div>
-              <p className="notice">
-                Charts, viewers, time per app and answers need a paid plan (Solo or above). On Free you see the total views.
-              </p>
+              <Paywall upgrade="Solo">Charts, viewers, time per app and answers. On Free you see the total views.</Paywall>
             </>
           )
         }

@@ -4,6 +4,7 @@ import { addressOf } from '../../api/client.js';
 import { useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Section } from '../../ui/Page.js';
+import { Paywall } from '../../ui/Paywall.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { ColourInput } from './ColourInput.js';
 import { Problems, problemsOf, tokenWords } from './Problems.js';
@@ -62,9 +63,7 @@ function Editor({ state }: { state: ThemeState }) {
   return (
     <>
       {!state.planAllows && (
-        <p className="notice">
-          Your plan shows rooms in their own look; the theme is kept{state.shownOn ? ` and shown from the ${state.shownOn} plan on` : ''}.
-        </p>
+        <Paywall upgrade={state.shownOn ?? undefined}>Your own theme: your plan shows rooms in their own look. The theme is kept.</Paywall>
       )}
       {state.fellBack.length > 0 && (
         <div className="notice">

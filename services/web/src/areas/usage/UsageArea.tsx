@@ -14,6 +14,9 @@ export default function UsageArea() {
   const billing = useOp('getBilling');
   const allowance = billing.data?.allowance as Record<string, unknown> | undefined;
   const copies = typeof allowance?.containerCopies === 'number' ? allowance.containerCopies : null;
+  // A plan of no copies (Free) runs static builds only: it must not promise a copy per viewer, nor
+  // say "Up to 0" (issue 47).
+  const staticOnly = copies === 0;
   return (
     <Page title="Container usage" lead="Demo containers started for your viewers this month (UTC).">
       <div className="usage-month">
@@ -21,10 +24,17 @@ export default function UsageArea() {
           {(u) =>
             u.runs === 0 && u.failedStarts === 0 ? (
               <div className="empty">
-                <p>
-                  No containers ran in {u.month}. Static builds need none; deploy a container build (a Dockerfile in your project,{' '}
-                  <code>pitch deploy</code>) and each viewer gets their own copy of it, counted here.
-                </p>
+                {staticOnly ? (
+                  <p data-testid="usage-static-only">
+                    No containers ran in {u.month}: your plan shows static builds only. A paid plan runs container builds (a Dockerfile in
+                    your project), each viewer in their own copy, counted here.
+                  </p>
+                ) : (
+                  <p>
+                    No containers ran in {u.month}. Static builds need none; deploy a container build (a Dockerfile in your project,{' '}
+                    <code>pitch deploy</code>) and each viewer gets their own copy of it, counted here.
+                  </p>
+                )}
               </div>
             ) : (
               <>
@@ -102,8 +112,13 @@ export default function UsageArea() {
                   </>
                 )}
               </p>
-              {copies !== null && (
-                <p>
+              {staticOnly && (
+                <p data-testid="plan-copies">
+                  Static builds only: your plan runs no container copies. Container builds come with a paid plan.
+                </p>
+              )}
+              {copies !== null && !staticOnly && (
+                <p data-testid="plan-copies">
                   Up to <strong>{copies}</strong> container copies at once
                   {typeof allowance?.warmCopies === 'number' ? <>, {allowance.warmCopies} kept warm</> : null}.
                 </p>

@@ -11,6 +11,13 @@ import { kindWords } from './KindChoice.js';
 
 const statusWords: Record<WebhookDelivery['status'], string> = { pending: 'Sending', succeeded: 'Delivered', failed: 'Failed' };
 
+/** Whose event it was: the viewer (and company) its link names, or the room's public address. */
+function aboutWords({ linkId, viewer }: Pick<WebhookDelivery, 'linkId' | 'viewer'>): string {
+  const who = [viewer.name, viewer.company].filter(Boolean).join(', ');
+  if (!linkId) return who ? `${who}, at the room's public address` : "at the room's public address";
+  return who ? `for ${who}` : 'for a link whose viewer gave no name';
+}
+
 export function DeliveryLog({ endpointId, name }: { endpointId: string; name: string }) {
   const deliveries = useOp(
     'listWebhookDeliveries',
@@ -28,6 +35,7 @@ export function DeliveryLog({ endpointId, name }: { endpointId: string; name: st
               <li key={d.id} className="webhook-delivery">
                 <div className="row">
                   <strong>{kindWords[d.kind]}</strong>
+                  <span data-testid="delivery-about">{aboutWords(d)}</span>
                   <span className={`badge ${d.status === 'failed' ? 'bad' : d.status === 'succeeded' ? 'ok' : ''}`}>
                     {statusWords[d.status]}
                   </span>

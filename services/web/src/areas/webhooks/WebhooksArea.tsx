@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import type { ProductEventKind, WebhookEndpoint } from '@demo-rooms/contract';
 import { useChange, useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
@@ -6,6 +6,7 @@ import { Confirm } from '../../ui/Confirm.js';
 import { CopyButton } from '../../ui/CopyButton.js';
 import { Field } from '../../ui/Field.js';
 import { Page, Section } from '../../ui/Page.js';
+import { Paywall, useAllowance } from '../../ui/Paywall.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { DeliveryLog } from './DeliveryLog.js';
 import { KindChoice, kindWords } from './KindChoice.js';
@@ -18,8 +19,16 @@ import './webhooks.css';
 export default function WebhooksArea() {
   const endpoints = useOp('listWebhookEndpoints');
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
-  const create = useChange('createWebhookEndpoint', (made) => setSecret({ url: made.endpoint.url, secret: made.secret }));
   const [kinds, setKinds] = useState<ProductEventKind[]>(['link.opened']);
+  const formRef = useRef<HTMLFormElement>(null);
+  // A plan of no endpoints (Free) is told so before the form, not refused after it (issue 47).
+  const endpointsAllowed = useAllowance('webhookEndpoints');
+  // An endpoint added empties the form: the address left in it read as not yet added (issue 47).
+  const create = useChange('createWebhookEndpoint', (made) => {
+    setSecret({ url: made.endpoint.url, secret: made.secret });
+    formRef.current?.reset();
+    setKinds(['link.opened']);
+  });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -34,22 +43,26 @@ export default function WebhooksArea() {
       lead="Your systems hear at once when a viewer opens a link, answers, comments or moves stage: each delivery signed (Standard Webhooks)."
     >
       <Section title="Add an endpoint">
-        <form className="webhook-form" onSubmit={submit} noValidate>
-          <Field
-            label="Address (https)"
-            name="url"
-            type="url"
-            placeholder="https://hooks.example.com/demo-rooms"
-            maxLength={2000}
-            required
-            error={create.error}
-          />
-          <Field label="What it is for" name="description" placeholder="Our CRM" maxLength={200} error={create.error} />
-          <KindChoice legend="Events it hears" value={kinds} onChange={setKinds} />
-          <button type="submit" disabled={create.isPending || kinds.length === 0}>
-            Add endpoint
-          </button>
-        </form>
+        {endpointsAllowed === 0 ? (
+          <Paywall upgrade="solo">Webhooks: your plan sends no events to your systems.</Paywall>
+        ) : (
+          <form className="webhook-form" onSubmit={submit} noValidate ref={formRef}>
+            <Field
+              label="Address (https)"
+              name="url"
+              type="url"
+              placeholder="https://hooks.example.com/demo-rooms"
+              maxLength={2000}
+              required
+              error={create.error}
+            />
+            <Field label="What it is for" name="description" placeholder="Our CRM" maxLength={200} error={create.error} />
+            <KindChoice legend="Events it hears" value={kinds} onChange={setKinds} />
+            <button type="submit" disabled={create.isPending || kinds.length === 0}>
+              Add endpoint
+            </button>
+          </form>
+        )}
         <Refusal error={create.error} />
         {secret && <SecretOnce {...secret} onDone={() => setSecret(null)} />}
       </Section>

@@ -3,6 +3,7 @@ import type { NextStep, NextStepKind } from '@demo-rooms/contract';
 import { useChange, useOp } from '../../../api/hooks.js';
 import { Async } from '../../../ui/Async.js';
 import { Section } from '../../../ui/Page.js';
+import { Paywall } from '../../../ui/Paywall.js';
 import { Refusal } from '../../../ui/Refusal.js';
 import { moved } from './OrderList.js';
 
@@ -57,11 +58,7 @@ function Editor({ projectId, steps, planAllows }: { projectId: string; steps: Ne
       }}
     >
       <p className="hint">The buttons a viewer meets at the end of the demo, in this order.</p>
-      {!planAllows && (
-        <p className="notice">
-          Your plan offers viewers only a question; a paid plan lets you choose the steps. What you set here is kept.
-        </p>
-      )}
+      {!planAllows && <Paywall>Choosing the steps: your plan offers viewers only a question. What you set here is kept.</Paywall>}
       {draft.length === 0 && <p className="muted">No steps: the room asks nothing at the end. Add one below.</p>}
       {draft.map((d, i) => (
         <fieldset key={d.kind} className="step-editor">

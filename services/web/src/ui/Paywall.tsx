@@ -1,0 +1,28 @@
+import type { ReactNode } from 'react';
+import { useOp } from '../api/hooks.js';
+import { Link } from 'wouter';
+
+// What the workspace's plan does not include, said the same way on every page (issue 47: a red
+// refusal on one page, a yellow note on another, a whole form and then a refusal on a third). A 402
+// of the API comes here through Refusal; a page that knows beforehand shows it instead of the form.
+
+export function Paywall({ children, upgrade, alert }: { children: ReactNode; upgrade?: string; alert?: boolean }) {
+  return (
+    <div className="paywall" data-testid="paywall" role={alert ? 'alert' : undefined}>
+      <p>
+        <strong>Not on your plan.</strong> {children}
+      </p>
+      <p>
+        {upgrade ? `The ${upgrade[0].toUpperCase()}${upgrade.slice(1)} plan includes it. ` : 'A paid plan includes it. '}
+        <Link href="/usage">See your plan</Link>
+      </p>
+    </div>
+  );
+}
+
+/** How much of `what` the workspace's plan allows (a number, or a yes or no); undefined until the plan is read. */
+export function useAllowance(what: string): number | boolean | undefined {
+  const billing = useOp('getBilling');
+  const value = (billing.data?.allowance as Record<string, unknown> | undefined)?.[what];
+  return typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
+}
