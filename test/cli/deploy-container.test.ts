@@ -242,16 +242,24 @@ describe('pitch deploy of a container demo', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(await builds()).toHaveLength(1);
 
-    // The same sources again: the image comes whole from the layer cache, so it is the live
-    // build's image, and the deploy stops there.
+    // The same sources again: the digest of the build's inputs is the one the live build was
+    // made from (issue 48, item 3), so the deploy stops before the engine builds anything. The
+    // project's tag is moved aside meanwhile: an engine build would have made it again.
+    const tag = `localhost/pitch-${slug}:deploy`;
+    const aside = `localhost/pitch-${slug}:aside`;
+    await engine().getImage(tag).tag({ repo: `localhost/pitch-${slug}`, tag: 'aside' });
+    await engine().getImage(tag).remove();
     const second = await pitch(['deploy', '--project', slug], ctx.env, dir);
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(/^build +image built in [\d.]+ s \(unchanged: every layer from the cache\)$/m);
-    expect(second.stderr).toMatch(/^unchanged .*nothing changed, nothing uploaded, no build made/m);
-    expect(second.stderr).not.toMatch(/^(rehearse|upload|created) /m);
+    expect(second.stderr).toMatch(/^read +\d+ files, [\d.]+ K?B to build from \([\d.]+ s\)$/m);
+    expect(second.stderr).toMatch(/^unchanged .*nothing changed, nothing built or uploaded, no build made/m);
+    expect(second.stderr).not.toMatch(/^(build|scan|rehearse|push|upload|created) /m);
     expect(second.stdout).toMatch(/\/preview\/pp_pre_\S+\n$/);
+    expect(await imageExists(tag)).toBe(false);
     expect(await builds()).toHaveLength(1);
     expect(await uploads()).toHaveLength(1);
+    await engine().getImage(aside).tag({ repo: `localhost/pitch-${slug}`, tag: 'deploy' });
+    await engine().getImage(aside).remove();
 
     // --force deploys the same sources anyway.
     const forced = await pitch(['deploy', '--project', slug, '--force'], ctx.env, dir);
