@@ -26,6 +26,7 @@ import { askRegistryToken } from '../registry/registry-token.js';
 import { cleanupsFinished } from './on-interrupt.js';
 import { readContainerInputs, recordInputs } from './unchanged-inputs.js';
 import { findEngine } from '../local-engine/local-docker.js';
+import { layeringNote } from '../local-engine/layering-note.js';
 
 export interface DeployOptions {
   project?: string;
@@ -183,6 +184,8 @@ async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile
   const files = inputs.context.entries.filter((entry) => entry.type === 'file').length;
   const keptBack = inputs.context.excludedBytes > 0 ? `; .dockerignore kept back ${bytes(inputs.context.excludedBytes)}` : '';
   log.done('read', `${files} files, ${bytes(inputs.context.bytes)} to build from${keptBack} (${(inputs.ms / 1000).toFixed(2)} s)`);
+  const layering = layeringNote(inputs.dockerfile, inputs.context);
+  if (layering) log.note(layering);
   return inputs;
 }
 

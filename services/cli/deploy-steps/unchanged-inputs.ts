@@ -16,6 +16,7 @@ import { folderKey } from '../project/find-project.js';
 // engine's cache and the image-id comparison (unchanged.ts) still stop an unchanged one.
 
 export interface ContainerInputs {
+  dockerfile: string;
   context: BuildContext;
   /** `sha256:<hex>` of the Dockerfile, context, build args, bases and pitch.json. */
   digest: string;
@@ -43,7 +44,7 @@ export async function readContainerInputs(
     recorded?.projectId === project.id &&
     recorded.buildId === project.liveBuildId &&
     recorded.inputs === digest;
-  return { context, digest, unchanged, ms: performance.now() - started };
+  return { dockerfile, context, digest, unchanged, ms: performance.now() - started };
 }
 
 /** Records the inputs `buildId` was built from, for the folder's next deploy. */
