@@ -112,7 +112,9 @@ describe('pitch init and validate', () => {
     const noted = await pitch(['validate', '--json'], env, dir);
     expect(JSON.parse(noted.stdout).notes).toContainEqual({
       code: 'copy-carries-node-modules',
-      message: expect.stringMatching(/^the Dockerfile's line 3 copies the whole folder, node_modules \(29 KB\) with the code: each change resends 29 KB\. Copy package\*\.json and node_modules in layers of their own/),
+      message: expect.stringMatching(
+        /^the Dockerfile's line 3 copies the whole folder, node_modules \(29 KB\) with the code: each change resends 29 KB\. Copy package\*\.json and node_modules in layers of their own/,
+      ),
     });
   });
 

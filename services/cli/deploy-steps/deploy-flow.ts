@@ -178,7 +178,13 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
  * read and what .dockerignore kept back; null without a Dockerfile (the build step refuses that).
  */
 async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile, project: Project | null) {
-  if (!(await stat(join(file.dir, 'Dockerfile')).then((info) => info.isFile(), () => false))) return null;
+  if (
+    !(await stat(join(file.dir, 'Dockerfile')).then(
+      (info) => info.isFile(),
+      () => false,
+    ))
+  )
+    return null;
   const { docker } = await findEngine();
   const inputs = await readContainerInputs(ctx, docker, file.dir, file.text, project);
   const files = inputs.context.entries.filter((entry) => entry.type === 'file').length;

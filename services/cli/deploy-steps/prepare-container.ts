@@ -144,7 +144,7 @@ export async function prepareContainer(
   const scanned = unread
     ? `the live build's image, its layers scanned when it was deployed and not read again`
     : fromEngine
-      ? `${scan.layers} layers of yours, ${scan.files} text files in the ${fromEngine.layers} the engine sent (${bytes(fromEngine.bytes)}: the platform has the rest)`
+      ? `read ${fromEngine.layers} new ${fromEngine.layers === 1 ? 'layer' : 'layers'} (${bytes(fromEngine.bytes)}) from the engine, ${scan.files} text files scanned; the other ${(rootFs?.Layers?.length ?? 0) - fromEngine.layers} the platform already has, not read`
       : `${scan.layers} layers of yours, ${scan.files} text files`;
   log.done('scan', `image: ${scanned}; start environment: ${env.length} variables; no secrets`);
 
