@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import type { Project } from '@demo-rooms/contract';
@@ -6,6 +6,7 @@ import { readConfig, updateConfig } from '../config/config-file.js';
 import type { CliContext } from '../context.js';
 import { readBuildContext, type BuildContext } from '../local-engine/build-context.js';
 import { buildInputsDigest } from '../local-engine/build-inputs.js';
+import { FileDigestCache } from '../local-engine/file-digest-cache.js';
 import { folderKey } from '../project/find-project.js';
 
 // "Unchanged means instant" (issue 48, item 3): a container deploy whose inputs digest equals the
@@ -37,7 +38,16 @@ export async function readContainerInputs(
   const started = performance.now();
   const context = await readBuildContext(dir);
   const dockerfile = await readFile(join(dir, 'Dockerfile'), 'utf8');
-  const digest = await buildInputsDigest(docker, { dockerfile, manifestText, context, buildArgs: {} });
+  const cache = await FileDigestCache.open(await realpath(dir));
+  const digest = await buildInputsDigest(docker, {
+    dockerfile,
+    manifestText,
+    context,
+    buildArgs: {},
+    digestOf: (path) => cache.digest(path),
+  });
+  // A cache that cannot be written costs the next deploy a read of every file, nothing more.
+  await cache.save().catch((err: Error) => ctx.detail(`digests   not kept (${err.message})`));
   const recorded = (await readConfig()).builtFrom[await folderKey(ctx.apiUrl, dir)];
   const unchanged =
     project?.liveBuildId != null &&

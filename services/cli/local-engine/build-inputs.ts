@@ -29,11 +29,14 @@ export interface BuildInputs {
   context: BuildContext;
   /** Build arguments the build is given (none today: the deploy passes none). */
   buildArgs: Record<string, string>;
+  /** A file's sha256 (hex); a FileDigestCache's reads only what changed. */
+  digestOf?: (path: string) => Promise<string>;
 }
 
 /** sha256 (`sha256:<hex>`) of the build's inputs, read before any build. */
 export async function buildInputsDigest(docker: Docker, inputs: BuildInputs): Promise<string> {
   const hash = createHash('sha256');
+  const digestOf = inputs.digestOf ?? fileDigest;
   const line = (...parts: (string | number)[]) => hash.update(`${JSON.stringify(parts)}\n`);
   line('dockerfile', inputs.dockerfile);
   line('pitch.json', inputs.manifestText);
@@ -49,7 +52,7 @@ export async function buildInputsDigest(docker: Docker, inputs: BuildInputs): Pr
     line('base', reference, id);
   }
   for (const entry of inputs.context.entries) {
-    const content = entry.type === 'file' ? await fileDigest(join(inputs.context.dir, entry.path)) : (entry.target ?? '');
+    const content = entry.type === 'file' ? await digestOf(join(inputs.context.dir, entry.path)) : (entry.target ?? '');
     line(entry.type, entry.path, entry.mode.toString(8), content);
   }
   return `sha256:${hash.digest('hex')}`;
