@@ -43,9 +43,9 @@ const deploy = pitchDeployer(platform.baseUrl, builder.token, work);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const runs = (values: number[]) => values.map((ms) => ms.toFixed(0)).join(', ');
 
-/** The push line's sent bytes: "N layer(s) sent (X KB), M skipped (Y MB …)". */
+/** The push line's sent bytes: "sent X KB in N new layers, M layers already there (Y MB)". */
 function sentBytes(stderr: string): number {
-  const m = /layer\(s\) sent \(([\d.]+) (B|KB|MB|GB)\)/.exec(stderr);
+  const m = /^push +sent ([\d.]+) (B|KB|MB|GB) in /m.exec(stderr);
   if (!m) throw new Error(`no push line in the redeploy:\n${stderr}`);
   return Number(m[1]) * { B: 1, KB: 1e3, MB: 1e6, GB: 1e9 }[m[2] as 'B'];
 }

@@ -81,6 +81,43 @@ describe('pitch init and validate', () => {
     expect(JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8')).health).toBe('/api/status');
   });
 
+  it('writes a layered Dockerfile and a .dockerignore for a Node app, and notes a COPY . . that carries node_modules', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pitch-init-'));
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'shop', main: 'server.js' }));
+    await writeFile(join(dir, 'server.js'), 'require("dep");\n');
+    await mkdir(join(dir, 'public'));
+    await writeFile(join(dir, 'public', 'index.html'), '<h1>Shop</h1>\n');
+    await mkdir(join(dir, 'node_modules', 'dep'), { recursive: true });
+    await writeFile(join(dir, 'node_modules', 'dep', 'index.js'), `module.exports = ${JSON.stringify('x'.repeat(30_000))};\n`);
+    const made = await pitch(['init', '--kind', 'container', '--name', 'Shop', '--health', '/healthz'], env, dir);
+    expect(made.code, made.stderr).toBe(0);
+    const dockerfile = await readFile(join(dir, 'Dockerfile'), 'utf8');
+    const steps = dockerfile.split('\n').filter((line) => /^[A-Z]/.test(line));
+    expect(steps).toEqual([
+      'FROM localhost/demo-node:24',
+      'WORKDIR /app',
+      'COPY package*.json ./',
+      'COPY node_modules ./node_modules',
+      'COPY server.js ./',
+      'COPY public ./public',
+      'CMD ["node", "server.js"]',
+    ]);
+    expect((await readFile(join(dir, '.dockerignore'), 'utf8')).split('\n')).toEqual(expect.arrayContaining(['.git', '.env', '*.log']));
+    const valid = await pitch(['validate'], env, dir);
+    expect(valid.code, valid.stderr).toBe(0);
+    expect(valid.stderr).not.toMatch(/node_modules/);
+
+    // The one-layer Dockerfile of old: the note says what each change costs, and how to fix it.
+    await writeFile(join(dir, 'Dockerfile'), 'FROM localhost/demo-node:24\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.js"]\n');
+    const noted = await pitch(['validate', '--json'], env, dir);
+    expect(JSON.parse(noted.stdout).notes).toContainEqual({
+      code: 'copy-carries-node-modules',
+      message: expect.stringMatching(
+        /^the Dockerfile's line 3 copies the whole folder, node_modules \(29 KB\) with the code: each change resends 29 KB\. Copy package\*\.json and node_modules in layers of their own/,
+      ),
+    });
+  });
+
   it('lists every problem with its field, and the notes, and exits 1', async () => {
     const dir = await fixture('static-site');
     const file = join(dir, 'pitch.json');

@@ -175,7 +175,7 @@ describe('pitch deploy of a container demo', () => {
     await appendFile(join(dir, 'server.js'), '\nprocess.exit(3);\n');
     const failed = await pitch(['deploy', '--project', slug], ctx.env, dir);
     expectRefusal(failed, /^pitch: the local copy stopped \(exit code 3\) before its health path \/healthz answered$/);
-    expect(failed.stderr).toMatch(/^scan +image: 1 layers of yours, .*no secrets$/m);
+    expect(failed.stderr).toMatch(/^scan +image: read 1 new layer .*no secrets$/m);
     expect(failed.stderr).not.toMatch(/^(push|created|live) /m);
 
     // The new layer was read and kept on disk only: the project's repository does not have it.
@@ -197,6 +197,23 @@ describe('pitch deploy of a container demo', () => {
     const builds = await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } });
     expect(builds).toHaveLength(1);
     expect(builds[0].live).toBe(true);
+  }, 300_000);
+
+  it("sends a second project's base layers once: they are mounted from the workspace's other project, not uploaded", async () => {
+    const first = await pitch(['deploy', '--project', slugFor('cli-base-a')], ctx.env, await fixture('container-app'));
+    expect(first.code, first.stderr).toBe(0);
+    const secondDir = await fixture('container-app');
+    await appendFile(join(secondDir, 'server.js'), '\n// the second project\n');
+    const second = await pitch(['deploy', '--project', slugFor('cli-base-b')], ctx.env, secondDir);
+    expect(second.code, second.stderr).toBe(0);
+    const push =
+      /^push +sent ([\d.]+) (B|KB|MB) in \d+ new layers?, (\d+) layers? \([\d.]+ [KMG]B\) taken from your workspace's other projects, not sent, /m.exec(
+        second.stderr,
+      );
+    expect(push, second.stderr).not.toBeNull();
+    const sent = Number(push![1]) * { B: 1, KB: 1024, MB: 1024 * 1024 }[push![2] as 'B'];
+    expect(sent).toBeLessThan(1024 * 1024);
+    expect(Number(push![3])).toBeGreaterThan(0);
   }, 300_000);
 
   it('refuses a container demo on Free before any build, creating nothing, with a hint that leads somewhere', async () => {
@@ -242,16 +259,28 @@ describe('pitch deploy of a container demo', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(await builds()).toHaveLength(1);
 
-    // The same sources again: the image comes whole from the layer cache, so it is the live
-    // build's image, and the deploy stops there.
+    // The same sources again: the digest of the build's inputs is the one the live build was
+    // made from (issue 48, item 3), so the deploy stops before the engine builds anything. The
+    // project's tag is moved aside meanwhile: an engine build would have made it again.
+    const tag = `localhost/pitch-${slug}:deploy`;
+    const aside = `localhost/pitch-${slug}:aside`;
+    await engine()
+      .getImage(tag)
+      .tag({ repo: `localhost/pitch-${slug}`, tag: 'aside' });
+    await engine().getImage(tag).remove();
     const second = await pitch(['deploy', '--project', slug], ctx.env, dir);
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(/^build +image built in [\d.]+ s \(unchanged: every layer from the cache\)$/m);
-    expect(second.stderr).toMatch(/^unchanged .*nothing changed, nothing uploaded, no build made/m);
-    expect(second.stderr).not.toMatch(/^(rehearse|upload|created) /m);
+    expect(second.stderr).toMatch(/^read +\d+ files, [\d.]+ K?B to build from \([\d.]+ s\)$/m);
+    expect(second.stderr).toMatch(/^unchanged .*nothing changed, nothing built or uploaded, no build made/m);
+    expect(second.stderr).not.toMatch(/^(build|scan|rehearse|push|upload|created) /m);
     expect(second.stdout).toMatch(/\/preview\/pp_pre_\S+\n$/);
+    expect(await imageExists(tag)).toBe(false);
     expect(await builds()).toHaveLength(1);
     expect(await uploads()).toHaveLength(1);
+    await engine()
+      .getImage(aside)
+      .tag({ repo: `localhost/pitch-${slug}`, tag: 'deploy' });
+    await engine().getImage(aside).remove();
 
     // --force deploys the same sources anyway.
     const forced = await pitch(['deploy', '--project', slug, '--force'], ctx.env, dir);
@@ -269,7 +298,7 @@ describe('pitch deploy of a container demo', () => {
     expect(renamed.code, renamed.stderr).toBe(0);
     expect(renamed.stderr).toMatch(/^scan +image: the live build's image, its layers scanned when it was deployed and not read again;/m);
     expect(renamed.stderr).toMatch(/^rehearse +healthy in /m);
-    expect(renamed.stderr).toMatch(/^push +0 layer\(s\) sent \(0 B\), \d+ skipped /m);
+    expect(renamed.stderr).toMatch(/^push +sent 0 B in 0 new layers, \d+ layers already there /m);
     const [renamedBuild] = await ctx.platform.deps.sql<{ name: string; live: boolean }[]>`
       select b.manifest->>'name' as name, p.live_build_id = b.id as live
       from builds b join projects p on p.id = b.project_id where p.slug = ${slug} order by b.created_at desc limit 1`;
@@ -285,10 +314,10 @@ describe('pitch deploy of a container demo', () => {
     // The engine pushed only that layer to the tool (it was told the platform has the others):
     // the image was not saved whole out of the engine.
     expect(changed.stderr).toMatch(
-      /^scan +image: 1 layers of yours, \d+ text files in the 1 the engine sent \([\d.]+ K?B: the platform has the rest\);/m,
+      /^scan +image: read 1 new layer \([\d.]+ K?B\) from the engine, \d+ text files scanned; the other \d+ the platform already has, not read;/m,
     );
     // Only the layer the change made travels; the base's layers were pushed the first time.
-    expect(changed.stderr).toMatch(/^push +1 layer\(s\) sent \([\d.]+ K?B\), \d+ skipped \([\d.]+ [KMG]B the platform already had\)$/m);
+    expect(changed.stderr).toMatch(/^push +sent [\d.]+ K?B in 1 new layer, \d+ layers? already there \([\d.]+ [KMG]B\)$/m);
     expect(await builds()).toHaveLength(4);
     expect(await uploads()).toHaveLength(4);
   }, 300_000);

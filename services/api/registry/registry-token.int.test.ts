@@ -104,6 +104,34 @@ describe('the image registry', () => {
     expect(denied).toContain((await reg(`${a.repository}/manifests/${pushed.manifestDigest}`, await b.token([]))).status);
   });
 
+  it("mounts a layer another project of the same workspace holds, and never one of another workspace's (issue 48, item 4)", async () => {
+    const a = await builder();
+    const pushA = await a.token([`repository:${a.repository}:push,pull`]);
+    const image = await saveImage(demo, env);
+    const firstPush = await pushImage({ registryUrl, repository: a.repository, token: pushA }, Readable.from(image));
+    expect(firstPush.sent.bytes).toBeGreaterThan(1024 * 1024);
+
+    // A second project of A's workspace: the base's layers are mounted from the first, not sent.
+    const second = await a.person.client.call('createProject', { body: { slug: `r-${crypto.randomUUID().slice(0, 12)}`, name: 'R2' } });
+    const secondRepository = `${a.repository.split('/')[0]}/${second.id}`;
+    const pushSecond = await a.token([`repository:${secondRepository}:push,pull`, `repository:${a.repository}:pull`]);
+    const mounted = await pushImage(
+      { registryUrl, repository: secondRepository, token: pushSecond, mountFrom: [a.repository] },
+      Readable.from(image),
+    );
+    expect(mounted.mounted.layers).toBeGreaterThan(0);
+    expect(mounted.sent.bytes).toBeLessThan(1024 * 1024);
+    expect((await reg(`${secondRepository}/manifests/${mounted.manifestDigest}`, pushSecond, { method: 'HEAD' })).status).toBe(200);
+
+    // B names A's repository as a source: its token grants nothing there, so nothing is mounted
+    // and B sends every layer itself.
+    const b = await builder();
+    const pushB = await b.token([`repository:${b.repository}:push,pull`, `repository:${a.repository}:pull`]);
+    const own = await pushImage({ registryUrl, repository: b.repository, token: pushB, mountFrom: [a.repository] }, Readable.from(image));
+    expect(own.mounted.layers).toBe(0);
+    expect(own.sent.bytes).toBe(firstPush.sent.bytes);
+  });
+
   it("trades a workspace's pull login (a Kubernetes node's pull secret) for pull on that workspace's repositories alone", async () => {
     const a = await builder();
     const b = await builder();

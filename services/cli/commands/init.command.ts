@@ -7,6 +7,7 @@ import type { CliContext } from '../context.js';
 import { MANIFEST_FILE, problemsRefusal } from '../project/read-manifest.js';
 import { Refusal } from '../refusal.js';
 import { contextOf } from './command-context.js';
+import { NODE_DOCKERIGNORE, nodeDockerfile } from '../project/node-dockerfile.js';
 
 interface Options {
   kind?: 'static' | 'container';
@@ -92,5 +93,22 @@ async function init(ctx: CliContext, folder: string, options: Options): Promise<
   if (!checked.ok) throw problemsRefusal(checked.problems);
   await writeFile(path, `${JSON.stringify(manifest, null, 2)}\n`);
   ctx.info(`Wrote ${path} (${kind}). Check it with \`pitch validate\`, then \`pitch deploy\`.`);
-  if (kind === 'container') ctx.info("The start command is taken from the image's CMD unless pitch.json gives run.start.");
+  if (kind === 'container') {
+    await writeNodeDockerfile(ctx, dir);
+    ctx.info("The start command is taken from the image's CMD unless pitch.json gives run.start.");
+  }
+}
+
+/**
+ * A Node app (package.json) without a Dockerfile gets one, layered so that a code change sends one
+ * small layer (node-dockerfile.ts), and a .dockerignore when it has none. Existing files stay.
+ */
+async function writeNodeDockerfile(ctx: CliContext, dir: string): Promise<void> {
+  if ((await exists(join(dir, 'Dockerfile'))) || !(await exists(join(dir, 'package.json')))) return;
+  await writeFile(join(dir, 'Dockerfile'), await nodeDockerfile(dir));
+  ctx.info(`Wrote ${join(dir, 'Dockerfile')}: package*.json, then node_modules, then the code, each in its own layer.`);
+  if (!(await exists(join(dir, '.dockerignore')))) {
+    await writeFile(join(dir, '.dockerignore'), NODE_DOCKERIGNORE);
+    ctx.info(`Wrote ${join(dir, '.dockerignore')}: what is never sent to the engine.`);
+  }
 }

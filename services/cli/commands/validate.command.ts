@@ -1,9 +1,19 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { checkManifest, type ManifestNote, type Problem } from '@demo-rooms/contract/manifest';
 import { checkManifestFolder } from '@demo-rooms/contract/node';
 import type { CliContext } from '../context.js';
 import { formatProblem, MANIFEST_FILE, readManifestFile } from '../project/read-manifest.js';
 import { contextOf } from './command-context.js';
+import { readBuildContext } from '../local-engine/build-context.js';
+import { layeringNote } from '../local-engine/layering-note.js';
+
+/** The Dockerfile's layering note (layering-note.ts), or null; none without a Dockerfile. */
+async function dockerfileLayeringNote(dir: string): Promise<string | null> {
+  const dockerfile = await readFile(join(dir, 'Dockerfile'), 'utf8').catch(() => null);
+  return dockerfile === null ? null : layeringNote(dockerfile, await readBuildContext(dir));
+}
 
 export function validateCommand(): Command {
   return new Command('validate')
@@ -17,7 +27,8 @@ async function validate(ctx: CliContext, dir: string, options: { json?: boolean 
   const file = await readManifestFile(dir);
   const checked = checkManifest(file.json, { requireRun: false });
   let problems: Problem[];
-  let notes: ManifestNote[] = [];
+  // The contract's notes, and the tool's own (copy-carries-node-modules: it reads the build context).
+  let notes: { code: ManifestNote['code'] | 'copy-carries-node-modules'; message: string }[] = [];
   if (!checked.ok) {
     // The folder rules read fields the schema vouches for, so they wait for a manifest that fits.
     problems = checked.problems;
@@ -25,6 +36,10 @@ async function validate(ctx: CliContext, dir: string, options: { json?: boolean 
     const folder = await checkManifestFolder(checked.manifest, file.dir);
     problems = folder.problems;
     notes = folder.notes;
+    if (checked.manifest.kind === 'container') {
+      const layering = await dockerfileLayeringNote(file.dir);
+      if (layering) notes = [...notes, { code: 'copy-carries-node-modules', message: layering }];
+    }
   }
   if (options.json) ctx.json({ ok: problems.length === 0, problems, notes });
   else {

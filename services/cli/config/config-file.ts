@@ -14,6 +14,11 @@ export const PitchConfig = z.object({
   hosts: z.record(z.string(), HostEntry).default({}),
   /** By `<platform address> <absolute project folder>`: the slug that folder deploys to. */
   projects: z.record(z.string(), z.string()).default({}),
+  /**
+   * By the same key: the build this folder's last container deploy made and the digest of the
+   * inputs it was built from (build-inputs.ts), so an unchanged redeploy stops before any build.
+   */
+  builtFrom: z.record(z.string(), z.object({ projectId: z.string(), buildId: z.string(), inputs: z.string() })).default({}),
 });
 export type PitchConfig = z.infer<typeof PitchConfig>;
 

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, type Client, type Project } from '@demo-rooms/contract';
@@ -24,6 +24,9 @@ import { uploadFile } from './upload.js';
 import { pushAndBuild, registryTarget } from './push-build.js';
 import { askRegistryToken } from '../registry/registry-token.js';
 import { cleanupsFinished } from './on-interrupt.js';
+import { readContainerInputs, recordInputs } from './unchanged-inputs.js';
+import { findEngine } from '../local-engine/local-docker.js';
+import { layeringNote } from '../local-engine/layering-note.js';
 
 export interface DeployOptions {
   project?: string;
@@ -81,6 +84,18 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   const work = await mkdtemp(join(tmpdir(), 'pitch-deploy-'));
   const early = manifest.kind === 'static' ? await packEarly(file.dir, manifest, work) : null;
   try {
+    // A container's build inputs, read before anything else is: when the live build was made
+    // from the same, the deploy stops here, with no scan, build or push (issue 48, item 3).
+    const inputs = manifest.kind === 'container' ? await containerInputs(ctx, log, file, project) : null;
+    if (inputs?.unchanged && !options.force && project?.liveBuildId) {
+      log.done(
+        'unchanged',
+        `${project.slug} already shows a build made from these files, Dockerfile and pitch.json (build ${project.liveBuildId}): nothing changed, nothing built or uploaded, no build made (--force deploys anyway)`,
+      );
+      await finishUnchanged(ctx, log, client, project, file.dir, manifest, options.live);
+      return;
+    }
+
     // 2. The project folder's secrets.
     const scanner = new SecretScanner();
     const envLines = runEnvLines(file, manifest);
@@ -102,6 +117,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
             healthTimeoutMs: options.healthTimeoutMs,
             live,
             registry: registry!,
+            context: inputs?.context ?? null,
           });
     const pages = await readPages(file.dir, manifest);
 
@@ -113,12 +129,8 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
         'unchanged',
         `${project!.slug} already shows ${manifest.kind === 'static' ? 'these files' : 'this image'} and pitch.json (build ${build.id}): nothing changed, nothing uploaded, no build made (--force deploys anyway)`,
       );
-      if (pages.length > 0) {
-        await sendPages(client, project!.id, pages);
-        log.done('pages', `${pages.length} sent`);
-      }
-      if (options.live) await printWaysIn(ctx, client, project!);
-      else ctx.result(project!.roomUrl);
+      if (inputs && build.live) await recordInputs(ctx, file.dir, project!.id, build.id, inputs.digest);
+      await finishUnchanged(ctx, log, client, project!, file.dir, manifest, options.live, pages);
       return;
     }
     const artefact = prepared;
@@ -140,6 +152,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
         )
       : await upload(ctx, client, token.token, project, artefact, options.note);
     log.done('created', `build ${buildId}`);
+    if (inputs) await recordInputs(ctx, file.dir, project.id, buildId, inputs.digest);
     if (pages.length > 0) {
       await sendPages(client, project.id, pages);
       log.done('pages', `${pages.length} sent`);
@@ -158,6 +171,48 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     // The rehearsal copy's removal, started when its checks passed, ends before the tool does.
     await cleanupsFinished();
   }
+}
+
+/**
+ * The container build's inputs and their digest (unchanged-inputs.ts), with a line saying what was
+ * read and what .dockerignore kept back; null without a Dockerfile (the build step refuses that).
+ */
+async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile, project: Project | null) {
+  if (
+    !(await stat(join(file.dir, 'Dockerfile')).then(
+      (info) => info.isFile(),
+      () => false,
+    ))
+  )
+    return null;
+  const { docker } = await findEngine();
+  const inputs = await readContainerInputs(ctx, docker, file.dir, file.text, project);
+  const files = inputs.context.entries.filter((entry) => entry.type === 'file').length;
+  const keptBack = inputs.context.excludedBytes > 0 ? `; .dockerignore kept back ${bytes(inputs.context.excludedBytes)}` : '';
+  log.done('read', `${files} files, ${bytes(inputs.context.bytes)} to build from${keptBack} (${(inputs.ms / 1000).toFixed(2)} s)`);
+  const layering = layeringNote(inputs.dockerfile, inputs.context);
+  if (layering) log.note(layering);
+  return inputs;
+}
+
+/** An unchanged deploy's end: the pages (the room's, not the build's) sent as every deploy sends them, then the ways in. */
+async function finishUnchanged(
+  ctx: CliContext,
+  log: StepLog,
+  client: Client,
+  project: Project,
+  dir: string,
+  manifest: Manifest,
+  live: boolean,
+  pages?: Awaited<ReturnType<typeof readPages>>,
+): Promise<void> {
+  const sent = pages ?? (await readPages(dir, manifest));
+  if (sent.length > 0) {
+    await sendPages(client, project.id, sent);
+    log.done('pages', `${sent.length} sent`);
+  }
+  if (live) await printWaysIn(ctx, client, project);
+  else ctx.result(project.roomUrl);
 }
 
 /**

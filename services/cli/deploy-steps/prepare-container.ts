@@ -6,6 +6,7 @@ import { checkManifest, type ContainerManifest } from '@demo-rooms/contract/mani
 import type { Build } from '@demo-rooms/contract';
 import type { CliContext } from '../context.js';
 import { buildImage } from '../local-engine/build-image.js';
+import { readBuildContext, type BuildContext } from '../local-engine/build-context.js';
 import { engineMessage, findEngine } from '../local-engine/local-docker.js';
 import { checkBuiltImage, startCommandOf } from '../local-engine/image-checks.js';
 import { engineKind } from '../local-engine/local-copy.js';
@@ -36,6 +37,8 @@ export interface ContainerOptions {
    * project exists (what it has is not kept to be sent).
    */
   registry: Promise<{ pushes: boolean; repository: AskedTarget | null }>;
+  /** The build context as read for the inputs digest (the same list is sent); read here when null. */
+  context: BuildContext | null;
 }
 
 /**
@@ -80,7 +83,7 @@ export async function prepareContainer(
 
   const before = await imageIdOf(docker, tag);
   log.begin('build', 'image from Dockerfile');
-  await buildImage(docker, dir, tag, (line) => ctx.detail(line));
+  await buildImage(docker, options.context ?? (await readBuildContext(dir)), tag, (line) => ctx.detail(line));
   const { Id: imageId, Config: image, RootFS: rootFs, Size: imageSize } = await docker.getImage(tag).inspect();
   log.done('build', `image built in ${log.elapsed()}${imageId === before ? ' (unchanged: every layer from the cache)' : ''}`);
   // The image the tag held before, now untagged, is nobody's cache any more.
@@ -141,7 +144,7 @@ export async function prepareContainer(
   const scanned = unread
     ? `the live build's image, its layers scanned when it was deployed and not read again`
     : fromEngine
-      ? `${scan.layers} layers of yours, ${scan.files} text files in the ${fromEngine.layers} the engine sent (${bytes(fromEngine.bytes)}: the platform has the rest)`
+      ? `read ${fromEngine.layers} new ${fromEngine.layers === 1 ? 'layer' : 'layers'} (${bytes(fromEngine.bytes)}) from the engine, ${scan.files} text files scanned; the other ${(rootFs?.Layers?.length ?? 0) - fromEngine.layers} the platform already has, not read`
       : `${scan.layers} layers of yours, ${scan.files} text files`;
   log.done('scan', `image: ${scanned}; start environment: ${env.length} variables; no secrets`);
 

@@ -1,7 +1,7 @@
 import type { Client, Project } from '@demo-rooms/contract';
 import { ask, type CliContext } from '../context.js';
 import { Refusal } from '../refusal.js';
-import { sendImage, type PushTarget } from '../registry/push-image.js';
+import { sendImage, type PushResult, type PushTarget } from '../registry/push-image.js';
 import type { ReadImage } from '../registry/read-image.js';
 import { askRegistryToken } from '../registry/registry-token.js';
 import { bytes } from '../ui/table.js';
@@ -18,12 +18,34 @@ export type AskedTarget = PushTarget & { askedAt: number };
  */
 const TOKEN_REUSE_MS = 20_000;
 
-/** The project's repository in the platform's registry, with a token to push and pull it; null when the platform has no registry. */
+/**
+ * Repositories a layer may be mounted from besides the project's own: its workspace's other
+ * projects with a live build, the newest first (the platform grants at most 4 scopes in one token,
+ * the project's own among them). Only the workspace's: the api grants pull on no other's.
+ */
+const MOUNT_SOURCES = 3;
+
+/**
+ * The project's repository in the platform's registry, with a token to push and pull it and to
+ * pull (so mount from) the workspace's other projects' repositories; null when the platform has
+ * no registry.
+ */
 export async function registryTarget(ctx: CliContext, client: Client, apiToken: string, project: Project): Promise<AskedTarget | null> {
-  const account = await ask('reading your workspace', () => client.call('whoami', {}));
+  const [account, projects] = await Promise.all([
+    ask('reading your workspace', () => client.call('whoami', {})),
+    ask('listing projects', () => client.call('listProjects')),
+  ]);
   const repository = `${account.workspace.id}/${project.id}`;
-  const grant = await askRegistryToken(ctx.apiUrl, apiToken, [`repository:${repository}:push,pull`]);
-  return grant && { registryUrl: grant.registry, repository, token: grant.token, askedAt: performance.now() };
+  const siblings = projects
+    .filter((other) => other.id !== project.id && other.liveBuildId)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+    .slice(0, MOUNT_SOURCES)
+    .map((other) => `${account.workspace.id}/${other.id}`);
+  const grant = await askRegistryToken(ctx.apiUrl, apiToken, [
+    `repository:${repository}:push,pull`,
+    ...siblings.map((sibling) => `repository:${sibling}:pull`),
+  ]);
+  return grant && { registryUrl: grant.registry, repository, token: grant.token, mountFrom: siblings, askedAt: performance.now() };
 }
 
 /**
@@ -48,10 +70,7 @@ export async function pushAndBuild(
   if (!target) throw new Refusal('the platform no longer offers its image registry', 'deploy again: the image is then sent as a bundle');
   log.begin('push', `image to ${target.registryUrl}`);
   const pushed = await sendImage(target, image);
-  log.done(
-    'push',
-    `${pushed.sent.layers} layer(s) sent (${bytes(pushed.sent.bytes)}), ${pushed.skipped.layers} skipped (${bytes(pushed.skipped.bytes)} the platform already had)`,
-  );
+  log.done('push', pushLine(pushed));
   const build = await ask('creating the build', () =>
     client.call('createBuild', {
       params: { projectId: project.id },
@@ -59,4 +78,14 @@ export async function pushAndBuild(
     }),
   );
   return build.id;
+}
+
+/** What a push sent and what it did not have to: `sent 3 KB in 1 new layer, 12 layers already there (167.7 MB)`. */
+export function pushLine(pushed: PushResult): string {
+  const layers = (n: number) => `${n} ${n === 1 ? 'layer' : 'layers'}`;
+  const parts = [`sent ${bytes(pushed.sent.bytes)} in ${pushed.sent.layers} new ${pushed.sent.layers === 1 ? 'layer' : 'layers'}`];
+  if (pushed.mounted.layers > 0)
+    parts.push(`${layers(pushed.mounted.layers)} (${bytes(pushed.mounted.bytes)}) taken from your workspace's other projects, not sent`);
+  parts.push(`${layers(pushed.skipped.layers)} already there (${bytes(pushed.skipped.bytes)})`);
+  return parts.join(', ');
 }

@@ -1,6 +1,6 @@
-import { readdir } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import { Refusal } from '../refusal.js';
+import { contextTar, type BuildContext } from './build-context.js';
 import { engineMessage } from './local-docker.js';
 
 interface BuildEvent {
@@ -11,15 +11,15 @@ interface BuildEvent {
 }
 
 /**
- * Builds the project folder's Dockerfile into an image with the given tag. The build context is
- * the folder, less what .dockerignore names (dockerode applies it as the docker CLI does). Each
- * line of the engine's output goes to `onLine`; a failed build is a refusal quoting its error.
+ * Builds the project folder's Dockerfile into an image with the given tag. The engine is sent the
+ * context as read (build-context.ts: the folder less what .dockerignore excludes, at any depth)
+ * and nothing else. Each line of the engine's output goes to `onLine`; a failed build is a
+ * refusal quoting its error.
  */
-export async function buildImage(docker: Docker, dir: string, tag: string, onLine: (line: string) => void): Promise<void> {
-  const src = await readdir(dir);
+export async function buildImage(docker: Docker, context: BuildContext, tag: string, onLine: (line: string) => void): Promise<void> {
   let stream: NodeJS.ReadableStream;
   try {
-    stream = await docker.buildImage({ context: dir, src }, { t: tag, dockerfile: 'Dockerfile', rm: true, forcerm: true });
+    stream = await docker.buildImage(contextTar(context), { t: tag, dockerfile: 'Dockerfile', rm: true, forcerm: true });
   } catch (err) {
     throw new Refusal(`the image build failed to start: ${engineMessage(err)}`);
   }

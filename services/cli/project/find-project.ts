@@ -7,7 +7,7 @@ import { manifestOf, readManifestFile } from './read-manifest.js';
 import { slugFromName } from './slug.js';
 
 /** The key under which a folder's project is remembered: one per platform and folder. */
-async function folderKey(apiUrl: string, dir: string): Promise<string> {
+export async function folderKey(apiUrl: string, dir: string): Promise<string> {
   return `${apiUrl} ${await realpath(dir).catch(() => dir)}`;
 }
 

@@ -6,6 +6,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoBaseLayers, fileDigest, secretStepDemo } from '../../../test/fixtures/secret-step-demo.js';
 import { testEnv } from '../../../test/support/services.js';
+import { readBuildContext } from '../local-engine/build-context.js';
 import { buildImage } from '../local-engine/build-image.js';
 import { SecretScanner } from '../scan/secret-scan.js';
 import { EnginePushUnavailable, readImageByEnginePush, type InspectedImage } from './engine-push.js';
@@ -23,7 +24,7 @@ let baseLayers: Set<string>;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'engine-push-test-'));
   const dir = await secretStepDemo(work);
-  await buildImage(docker, dir, tag, () => {});
+  await buildImage(docker, await readBuildContext(dir), tag, () => {});
   const built = await docker.getImage(tag).inspect();
   image = { id: built.Id, diffIds: built.RootFS.Layers!, size: built.Size };
   baseLayers = await demoBaseLayers(docker);

@@ -21,8 +21,14 @@ export interface PushTarget {
   registryUrl: string;
   /** `<workspace id>/<project id>`. */
   repository: string;
-  /** A registry token granting push and pull on the repository. */
+  /** A registry token granting push and pull on the repository (and pull on `mountFrom`). */
   token: string;
+  /**
+   * Repositories of the same workspace a missing layer is mounted from (the registry's
+   * cross-repository mount) rather than uploaded; never another workspace's (the token would not
+   * grant it, and the registry then uploads instead).
+   */
+  mountFrom?: string[];
 }
 
 export interface PushResult {
@@ -31,6 +37,8 @@ export interface PushResult {
   /** The image id (the config's digest). */
   configDigest: string;
   sent: { layers: number; bytes: number };
+  /** Layers the repository lacked and another repository of the workspace had: mounted, not sent. */
+  mounted: { layers: number; bytes: number };
   skipped: { layers: number; bytes: number };
 }
 
@@ -62,11 +70,18 @@ export async function pushImage(target: PushTarget, archive: Readable): Promise<
  */
 export async function sendImage(target: PushTarget, image: ReadImage): Promise<PushResult> {
   const sent = { layers: 0, bytes: 0 };
+  const mounted = { layers: 0, bytes: 0 };
   const skipped = { layers: 0, bytes: 0 };
   const sendLayer = async (layer: ImageLayer) => {
     if (layer.file === null || (layer.size > ASK_FIRST_ABOVE && (await has(target, layer.digest)))) {
       skipped.layers++;
       skipped.bytes += layer.size;
+      return;
+    }
+    // A small layer is sent as soon as asked about elsewhere: the mount's round trips cost as much.
+    if (layer.size > ASK_FIRST_ABOVE && (await mountBlob(target, layer.digest))) {
+      mounted.layers++;
+      mounted.bytes += layer.size;
       return;
     }
     await uploadBlob(target, layer.digest, layer.size, createReadStream(layer.file), 'layer');
@@ -96,7 +111,7 @@ export async function sendImage(target: PushTarget, image: ReadImage): Promise<P
     body: manifest,
   });
   if (put.status !== 201) throw refused('the image manifest', put);
-  return { manifestDigest, configDigest, sent, skipped };
+  return { manifestDigest, configDigest, sent, mounted, skipped };
 }
 
 /**
@@ -138,6 +153,27 @@ export async function blobSize(target: PushTarget, digest: string): Promise<numb
   if (reply.status === 200 && Number.isSafeInteger(size) && size >= 0) return size;
   if (reply.status === 404) return null;
   throw refused(`the check for ${digest}`, reply);
+}
+
+/**
+ * The registry's cross-repository mount (`POST …/blobs/uploads/?mount=<digest>&from=<repository>`):
+ * 201 when `from` holds the blob and the token may pull it, and the blob is then the target's
+ * without a byte sent. Any other answer opens an upload instead, which is cancelled; the next
+ * repository is tried, and false answered when none had it.
+ */
+async function mountBlob(target: PushTarget, digest: string): Promise<boolean> {
+  for (const from of target.mountFrom ?? []) {
+    const url = `${base(target)}/blobs/uploads/?mount=${encodeURIComponent(digest)}&from=${encodeURIComponent(from)}`;
+    const reply = await registryRequest(url, { method: 'POST', token: target.token, headers: { 'content-length': 0 } });
+    if (reply.status === 201) return true;
+    if (reply.status === 202 && typeof reply.headers.location === 'string') {
+      await registryRequest(new URL(reply.headers.location, target.registryUrl).toString(), {
+        method: 'DELETE',
+        token: target.token,
+      }).catch(() => {});
+    }
+  }
+  return false;
 }
 
 /** One monolithic upload: POST opens it, PUT with ?digest= sends the bytes and closes it; the registry checks the digest. */

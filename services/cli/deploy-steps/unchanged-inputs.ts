@@ -1,0 +1,66 @@
+import { readFile, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import type { Project } from '@demo-rooms/contract';
+import { readConfig, updateConfig } from '../config/config-file.js';
+import type { CliContext } from '../context.js';
+import { readBuildContext, type BuildContext } from '../local-engine/build-context.js';
+import { buildInputsDigest } from '../local-engine/build-inputs.js';
+import { FileDigestCache } from '../local-engine/file-digest-cache.js';
+import { folderKey } from '../project/find-project.js';
+
+// "Unchanged means instant" (issue 48, item 3): a container deploy whose inputs digest equals the
+// one this folder's last deploy recorded, for the build that is still the project's live one,
+// stops before the engine builds anything. The record is kept in the tool's own config file
+// (docs/decisions.md, "Issue 48: redeploys"): on another machine, or after a deploy from elsewhere
+// made another build live, there is no matching record and the deploy builds as before, where the
+// engine's cache and the image-id comparison (unchanged.ts) still stop an unchanged one.
+
+export interface ContainerInputs {
+  dockerfile: string;
+  context: BuildContext;
+  /** `sha256:<hex>` of the Dockerfile, context, build args, bases and pitch.json. */
+  digest: string;
+  /** Whether it equals the record for the project's live build. */
+  unchanged: boolean;
+  /** ms spent reading and hashing. */
+  ms: number;
+}
+
+/** The folder's build context and inputs digest, and whether the project's live build was made from the same. */
+export async function readContainerInputs(
+  ctx: CliContext,
+  docker: Docker,
+  dir: string,
+  manifestText: string,
+  project: Project | null,
+): Promise<ContainerInputs> {
+  const started = performance.now();
+  const context = await readBuildContext(dir);
+  const dockerfile = await readFile(join(dir, 'Dockerfile'), 'utf8');
+  const cache = await FileDigestCache.open(await realpath(dir));
+  const digest = await buildInputsDigest(docker, {
+    dockerfile,
+    manifestText,
+    context,
+    buildArgs: {},
+    digestOf: (path) => cache.digest(path),
+  });
+  // A cache that cannot be written costs the next deploy a read of every file, nothing more.
+  await cache.save().catch((err: Error) => ctx.detail(`digests   not kept (${err.message})`));
+  const recorded = (await readConfig()).builtFrom[await folderKey(ctx.apiUrl, dir)];
+  const unchanged =
+    project?.liveBuildId != null &&
+    recorded?.projectId === project.id &&
+    recorded.buildId === project.liveBuildId &&
+    recorded.inputs === digest;
+  return { dockerfile, context, digest, unchanged, ms: performance.now() - started };
+}
+
+/** Records the inputs `buildId` was built from, for the folder's next deploy. */
+export async function recordInputs(ctx: CliContext, dir: string, projectId: string, buildId: string, inputs: string): Promise<void> {
+  const key = await folderKey(ctx.apiUrl, dir);
+  await updateConfig((config) => {
+    config.builtFrom[key] = { projectId, buildId, inputs };
+  });
+}

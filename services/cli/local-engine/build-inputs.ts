@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import { fileDigest, type BuildContext } from './build-context.js';
+
+// The digest of everything an image build reads (issue 48, item 3): the Dockerfile, each file of
+// the context with its mode (what .dockerignore leaves: build-context.ts), the build arguments,
+// and each base image by its reference and the id the engine has for it (a `docker pull` that
+// moved `node:24` is a change). pitch.json is in it too, as the build that goes live carries it.
+// Two deploys with the same digest would build the same image, so the second need not build.
+
+/** The base image references of a Dockerfile's FROM lines, less stages named earlier and `scratch`. */
+export function baseReferences(dockerfile: string): string[] {
+  const stages = new Set<string>();
+  const bases: string[] = [];
+  for (const line of dockerfile.split('\n')) {
+    const m = /^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?/i.exec(line);
+    if (!m) continue;
+    const [, image, stage] = m;
+    if (!stages.has(image.toLowerCase()) && image !== 'scratch') bases.push(image);
+    if (stage) stages.add(stage.toLowerCase());
+  }
+  return bases;
+}
+
+export interface BuildInputs {
+  dockerfile: string;
+  manifestText: string;
+  context: BuildContext;
+  /** Build arguments the build is given (none today: the deploy passes none). */
+  buildArgs: Record<string, string>;
+  /** A file's sha256 (hex); a FileDigestCache's reads only what changed. */
+  digestOf?: (path: string) => Promise<string>;
+}
+
+/** sha256 (`sha256:<hex>`) of the build's inputs, read before any build. */
+export async function buildInputsDigest(docker: Docker, inputs: BuildInputs): Promise<string> {
+  const hash = createHash('sha256');
+  const digestOf = inputs.digestOf ?? fileDigest;
+  const line = (...parts: (string | number)[]) => hash.update(`${JSON.stringify(parts)}\n`);
+  line('dockerfile', inputs.dockerfile);
+  line('pitch.json', inputs.manifestText);
+  for (const [name, value] of Object.entries(inputs.buildArgs).sort()) line('arg', name, value);
+  for (const reference of baseReferences(inputs.dockerfile)) {
+    const id = await docker
+      .getImage(reference)
+      .inspect()
+      .then(
+        (info) => info.Id,
+        () => 'absent',
+      );
+    line('base', reference, id);
+  }
+  for (const entry of inputs.context.entries) {
+    const content = entry.type === 'file' ? await digestOf(join(inputs.context.dir, entry.path)) : (entry.target ?? '');
+    line(entry.type, entry.path, entry.mode.toString(8), content);
+  }
+  return `sha256:${hash.digest('hex')}`;
+}

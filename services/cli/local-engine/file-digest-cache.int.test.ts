@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { FileDigestCache } from './file-digest-cache.js';
+
+// The digests kept between deploys: a file whose bytes changed is read again even when its size
+// and mtime were put back (its ctime moved), and a file changed just now is not kept at all.
+
+let dir: string;
+let home: string;
+const savedHome = process.env.XDG_CONFIG_HOME;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'digest-cache-'));
+  home = await mkdtemp(join(tmpdir(), 'digest-cache-home-'));
+  process.env.XDG_CONFIG_HOME = home;
+});
+afterAll(async () => {
+  process.env.XDG_CONFIG_HOME = savedHome;
+  await rm(dir, { recursive: true, force: true });
+  await rm(home, { recursive: true, force: true });
+});
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+it('keeps an old file’s digest, reads a changed one again whatever its size and mtime, and keeps no recent one', async () => {
+  const old = join(dir, 'old.js');
+  const recent = join(dir, 'recent.js');
+  await writeFile(old, 'aaaa');
+  await writeFile(recent, 'rrrr');
+  const past = new Date(Date.now() - 60_000);
+  await utimes(old, past, past);
+
+  const first = await FileDigestCache.open(dir);
+  expect(await first.digest(old)).toBe(sha('aaaa'));
+  expect(await first.digest(recent)).toBe(sha('rrrr'));
+  await first.save();
+  const [file] = await readdir(join(home, 'pitch', 'file-digests'));
+  const kept = JSON.parse(await readFile(join(home, 'pitch', 'file-digests', file), 'utf8'));
+  expect(Object.keys(kept)).toEqual([old]);
+  expect((await stat(join(home, 'pitch', 'file-digests', file))).mode & 0o777).toBe(0o600);
+
+  // The same size and mtime, other bytes: the ctime moved, so the file is read again.
+  await writeFile(old, 'bbbb');
+  await utimes(old, past, past);
+  const second = await FileDigestCache.open(dir);
+  expect(await second.digest(old)).toBe(sha('bbbb'));
+});

@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { configPath } from '../config/config-file.js';
+import { fileDigest } from './build-context.js';
+
+// The sha256 of each context file, kept between deploys by what git's index keys on (size, inode,
+// mtime and ctime, in nanoseconds): an unchanged redeploy of an app with 100 MB of node_modules
+// then reads no file, only stats them, and takes about the time of `pitch validate` (issue 48).
+// As git does for "racy" entries, a file changed less than RACY_MS before the cache was written
+// is not trusted and is read again, as a write in the same tick would keep its times.
+
+const RACY_MS = 2_000n;
+
+interface Stamp {
+  key: string;
+  digest: string;
+  mtimeMs: string;
+}
+
+export class FileDigestCache {
+  private readonly next = new Map<string, Stamp>();
+  private constructor(
+    private readonly file: string,
+    private readonly known: Map<string, Stamp>,
+  ) {}
+
+  /** The cache of one project folder (its absolute path), kept beside the tool's config file. */
+  static async open(dir: string): Promise<FileDigestCache> {
+    const name = createHash('sha256').update(dir).digest('hex').slice(0, 32);
+    const file = join(dirname(configPath()), 'file-digests', `${name}.json`);
+    const known = await readFile(file, 'utf8').then(
+      (text) => new Map(Object.entries(JSON.parse(text) as Record<string, Stamp>)),
+      () => new Map<string, Stamp>(),
+    );
+    return new FileDigestCache(file, known);
+  }
+
+  /** The file's sha256 (hex): the cached one when its stamp is unchanged, else read. */
+  async digest(path: string): Promise<string> {
+    const info = await lstat(path, { bigint: true });
+    const key = `${info.size} ${info.ino} ${info.mtimeNs} ${info.ctimeNs}`;
+    const known = this.known.get(path);
+    const digest = known?.key === key ? known.digest : await fileDigest(path);
+    this.next.set(path, { key, digest, mtimeMs: String(info.mtimeMs) });
+    return digest;
+  }
+
+  /** Writes the stamps of the files asked about this time (no others), less those too recent to trust. */
+  async save(): Promise<void> {
+    const now = BigInt(Date.now());
+    const kept = Object.fromEntries([...this.next].filter(([, stamp]) => BigInt(stamp.mtimeMs) < now - RACY_MS));
+    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+    const temp = `${this.file}.${process.pid}.tmp`;
+    await writeFile(temp, JSON.stringify(kept), { mode: 0o600 });
+    await rename(temp, this.file);
+  }
+}
