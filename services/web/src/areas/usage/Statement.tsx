@@ -48,9 +48,13 @@ function StatementFigures({ s }: { s: UsageStatement }) {
             Closed
           </span>
         ) : (
-          <span className="badge warn" data-testid="statement-state">
-            Open: figures move until the month is closed
-          </span>
+          <>
+            {/* A badge does not wrap: its words short, the why beside it (a phone is 360 px). */}
+            <span className="badge warn" data-testid="statement-state">
+              Open
+            </span>{' '}
+            figures move until the month is closed
+          </>
         )}
       </p>
       <div className="totals">
