@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../services/core/config.js';
 import { createSql } from '../../services/core/db.js';
 import { containerUsage } from '../../services/data/container-usage.sql.js';
 import { usage } from '../../workers/usage-rollup/usage.job.js';
@@ -72,7 +73,8 @@ describe('warm pool', () => {
     const live = await containerUsage(runner.sql, build.workspaceId);
     expect(live.runs).toBeGreaterThanOrEqual(2);
     expect(live.medianColdStartMs).toBeGreaterThan(0);
-    await usage({ sql: runner.sql, log: { info: () => {} } } as unknown as WorkerDeps);
+    // The roll-up closes earlier months of every workspace (other test files' too): the whole config it reads.
+    await usage({ sql: runner.sql, config: loadConfig(runner.env), log: { info: () => {} } } as unknown as WorkerDeps);
     const [rolled] = await runner.sql<{ medianColdStartMs: number | null }[]>`
       select median_cold_start_ms from usage_months where workspace_id = ${build.workspaceId}`;
     expect(rolled.medianColdStartMs).toBe(live.medianColdStartMs);

@@ -40,7 +40,7 @@ export async function usage(deps: WorkerDeps, job?: Job) {
     const final = now >= end;
     const workspaces = await workspacesToRollUp(deps.sql, { start, end });
     for (const { workspaceId } of workspaces) {
-      if (final) await closeMonth(deps, workspaceId, { start, end });
+      if (final) await closeMonthOnce(deps, workspaceId, { start, end });
       else await writeUsageMonth(deps.sql, workspaceId, start, await containerUsage(deps.sql, workspaceId, at), false);
       rows++;
     }
@@ -48,6 +48,20 @@ export async function usage(deps: WorkerDeps, job?: Job) {
   await job?.updateProgress(100);
   deps.log.info({ rows }, 'usage rolled up');
   return { rows };
+}
+
+/**
+ * closeMonth, where another run closing the same month at the same moment (repeatable read:
+ * Postgres refuses the second writer, 40001) leaves it to that run: it wrote the row, the
+ * statement and the event once.
+ */
+async function closeMonthOnce(deps: WorkerDeps, workspaceId: string, month: MonthBounds) {
+  try {
+    await closeMonth(deps, workspaceId, month);
+  } catch (err) {
+    if ((err as { code?: string }).code !== '40001') throw err;
+    deps.log.info({ workspaceId, month: month.start }, 'month closed by another run');
+  }
 }
 
 /**
