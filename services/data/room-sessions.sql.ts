@@ -144,9 +144,16 @@ function standingOf(sql: Sql, sessionIds: string[]) {
  * none: true for the call that should ask (and marks it asked), false ever after.
  */
 export async function askEmailOnce(sql: Db, sessionId: string): Promise<boolean> {
+  // Not when the link already carries the viewer's email, nor when the same person (their name on
+  // their link) gave it in another browser: a viewer is asked once, not once per device.
   const asked = await sql`
-    update room_sessions set email_asked_at = now()
-    where id = ${sessionId} and email_asked_at is null and viewer_email is null and not preview`;
+    update room_sessions s set email_asked_at = now()
+    where s.id = ${sessionId} and s.email_asked_at is null and s.viewer_email is null and not s.preview
+      and not exists (select 1 from links l where l.id = s.link_id and l.viewer_email is not null)
+      and not exists (
+        select 1 from room_sessions o
+        where o.link_id = s.link_id and o.id <> s.id and o.viewer_email is not null
+          and lower(btrim(o.viewer_name)) = lower(btrim(s.viewer_name)))`;
   return asked.count === 1;
 }
 

@@ -240,6 +240,34 @@ describe('comments pinned to screens', () => {
     expect(detail.viewer?.email).toBe('grace@example.com');
   });
 
+  it('does not ask for the email when the link carries it, nor again in another browser of the same person (issue 47, item 6)', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, person);
+    const mailed = await person.client.call('createLink', {
+      params: { projectId: project.id },
+      body: { viewerName: 'Grace Prospect', viewerEmail: 'grace@example.com' },
+    });
+    const known = await enterRoom(platform, mailed.url, { name: 'Grace Prospect' });
+    const sent = await hit(platform, `${known.base}/comments`, { method: 'POST', jar: known.jar, json: comment() });
+    expect(sent.json.askEmail).toBe(false);
+
+    const plain = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
+    const laptop = await enterRoom(platform, plain.url, { name: 'Ada' });
+    const first = await hit(platform, `${laptop.base}/comments`, { method: 'POST', jar: laptop.jar, json: comment() });
+    expect(first.json.askEmail).toBe(true);
+    expect(
+      (await hit(platform, `${laptop.base}/email`, { method: 'POST', jar: laptop.jar, json: { email: 'ada@example.com' } })).status,
+    ).toBe(200);
+    // Her phone: another browser, the same name on the same link.
+    const phone = await enterRoom(platform, plain.url, { name: 'ada ' });
+    const again = await hit(platform, `${phone.base}/comments`, { method: 'POST', jar: phone.jar, json: comment() });
+    expect(again.json.askEmail).toBe(false);
+    // Someone else on that link is still asked.
+    const other = await enterRoom(platform, plain.url, { name: 'Bo Colleague' });
+    const theirs = await hit(platform, `${other.base}/comments`, { method: 'POST', jar: other.jar, json: comment() });
+    expect(theirs.json.askEmail).toBe(true);
+  });
+
   it('keeps a picture of one colour all over as no picture, noted blank, and stores nothing', async () => {
     const v = await viewer();
     // What a capture of a heavy page gave under load: a white box the builder would have been shown.
