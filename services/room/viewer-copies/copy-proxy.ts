@@ -284,37 +284,47 @@ function tieHalves(viewer: Duplex, copy: Duplex, copyClosed?: () => Promise<{ co
     held = false;
     viewer.end = end;
   };
-  let settled = false;
-  for (const [one, other] of [
-    [viewer, copy],
-    [copy, viewer],
-  ]) {
-    const ended = (how: () => void) => () => {
-      if (settled) return;
-      settled = true;
-      if (one !== copy || !copyClosed) return how();
-      // The copy's side went first: the viewer hears why when there is a why.
-      held = true;
-      viewer.removeAllListeners('data');
-      void copyClosed()
-        .catch(() => null)
-        .then((close) => {
-          release();
-          if (close && !viewer.destroyed) closeWebSocket(viewer, close.code, close.reason);
-          else how();
-        })
-        .finally(() => copy.destroy());
-    };
-    one.once(
-      'end',
-      ended(() => {
-        other.end(both);
-        setTimeout(both, endGraceMs).unref();
-      }),
-    );
-    one.once('error', ended(both));
-    one.once('close', ended(both));
-  }
+  // The viewer's side going first is the plain case (a tab closed): both go, nothing to ask.
+  let viewerWent = false;
+  const viewerGone = (how: () => void) => () => {
+    viewerWent = true;
+    how();
+  };
+  viewer.once(
+    'end',
+    viewerGone(() => {
+      copy.end(both);
+      setTimeout(both, endGraceMs).unref();
+    }),
+  );
+  viewer.once('error', viewerGone(both));
+  viewer.once('close', viewerGone(both));
+  // The copy's side going first: the viewer hears why when there is a why (asked once).
+  let asked = false;
+  const copyGone = (how: () => void) => () => {
+    if (!copyClosed || viewerWent) return how();
+    if (asked) return;
+    asked = true;
+    held = true;
+    viewer.removeAllListeners('data');
+    void copyClosed()
+      .catch(() => null)
+      .then((close) => {
+        release();
+        if (close && !viewer.destroyed) closeWebSocket(viewer, close.code, close.reason);
+        else how();
+      })
+      .finally(() => copy.destroy());
+  };
+  copy.once(
+    'end',
+    copyGone(() => {
+      viewer.end(both);
+      setTimeout(both, endGraceMs).unref();
+    }),
+  );
+  copy.once('error', copyGone(both));
+  copy.once('close', copyGone(both));
 }
 
 /**
