@@ -66,9 +66,10 @@ export function createRunnerService(deps: RunnerDeps) {
     },
   };
   const passes = createAdmissionPasses(ctx, sql, overSpend);
-  const sessions = createSessionCopies({ ctx, passes, overSpend, isClosed: () => work.closed });
   // The data plane follows every change to a session's copy (each wakes the session's waiters).
   const routes = settings.dataplane ? createRouteSync(ctx, settings.dataplane, (sessionId) => sessions.activity(sessionId)) : null;
+  // A viewer told "running" finds their copy's route in the data plane.
+  const sessions = createSessionCopies({ ctx, passes, overSpend, isClosed: () => work.closed, routed: routes?.routed });
   if (routes) {
     const wake = ctx.waiters.wake;
     ctx.waiters.wake = (sessionId) => {

@@ -172,6 +172,19 @@ describe('the data plane', () => {
     expect((await get({ cookie: `${copyCookie}=${tokenFor({ cid: randomUUID() })}` })).body).toBe('room');
   });
 
+  it("answers the room's own hop that finds no route itself, as no copy answering (sent back, it would reach the room without the viewer's cookies)", async () => {
+    const routes = dataplaneRoutes(dataplane);
+    await routes.set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
+    const hop = { cookie: `${copyCookie}=${tokenFor()}`, 'sec-fetch-dest': 'empty', 'x-pp-room-hop': '1' };
+    expect((await get(hop)).headers['x-served-by']).toBe('copy');
+    // Replaced since: the token names another copy.
+    const replaced = await get({ ...hop, cookie: `${copyCookie}=${tokenFor({ cid: randomUUID() })}` });
+    expect([replaced.status, replaced.headers['x-pp-dataplane-error']]).toEqual([503, '1']);
+    await routes.remove(session);
+    const gone = await get(hop);
+    expect([gone.status, gone.headers['x-pp-dataplane-error'], gone.body]).toEqual([503, '1', 'The demo is not answering.']);
+  });
+
   it('refuses a forged token, an expired one and one for another copy origin', async () => {
     await dataplaneRoutes(dataplane).set({ sessionId: session, host: '127.0.0.1', port: copyPort, copyId });
     const forged = copyTokens(randomBytes(32).toString('hex')).sign({ lbl: copyOriginKey(session), sid: session, cid: copyId });

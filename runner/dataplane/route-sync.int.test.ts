@@ -125,6 +125,22 @@ describe('the runner keeps its data plane in step', () => {
     expect(await routeOf(sessionId)).toBeUndefined();
   });
 
+  it('tells a caller when the route of a copy just made running is in place, whatever sync was under way', async () => {
+    const runnerId = `dp-${randomUUID().slice(0, 8)}`;
+    const ctx = {
+      sql,
+      settings: { runnerId },
+      log: createLogger({ name: 'route-sync-test', level: 'silent' }),
+    } as unknown as RunnerContext;
+    const sync = createRouteSync(ctx, dataplane, async () => {});
+    // A sync under way that began before the copy ran: the caller waits for the one after it.
+    const before = sync.sync();
+    const { sessionId, copyId } = await runningCopy(runnerId);
+    await sync.routed(sessionId, copyId);
+    expect(await routeOf(sessionId)).toBe(`127.0.0.1:${copyPort}|${copyId}`);
+    await before;
+  });
+
   it('drops the route of a copy that ends', async () => {
     const runnerId = `dp-${randomUUID().slice(0, 8)}`;
     const ctx = {

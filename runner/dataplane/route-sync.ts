@@ -22,12 +22,18 @@ export interface DataplaneSettings {
   routesMap: string;
 }
 
+/** A route's value in the map: `ip:port|copyId` (routes.ts). */
+const valueOf = (r: Route) => `${r.host}:${r.port}|${r.copyId}`;
+
 export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings, onActivity: (sessionId: string) => Promise<unknown>) {
   const routes = dataplaneRoutes(dataplane);
   const used = activitySince();
   const countRefusals = refusalsCounter();
   let pending: Promise<void> | null = null;
-  let again = false;
+  /** The sync after the running one, shared by everyone who asked while it ran. */
+  let next: Promise<void> | null = null;
+  /** What HAProxy held after the last sync (key → `ip:port|copyId`). */
+  let held = new Map<string, string>();
 
   async function wanted(): Promise<Route[]> {
     const rows = (await liveCopiesOf(ctx.sql, ctx.settings.runnerId)).filter(
@@ -53,27 +59,39 @@ export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings
     const have = await routes.list();
     for (const [key, value] of have) {
       const r = want.get(key);
-      if (!r || value !== `${r.host}:${r.port}|${r.copyId}`) await routes.removeKey(key);
+      if (!r || value !== valueOf(r)) await routes.removeKey(key);
     }
-    for (const [key, r] of want) if (have.get(key) !== `${r.host}:${r.port}|${r.copyId}`) await routes.set(r);
+    for (const [key, r] of want) if (have.get(key) !== valueOf(r)) await routes.set(r);
+    held = new Map([...want].map(([key, r]) => [key, valueOf(r)]));
   }
 
-  /** One sync at a time; asked during one, another follows it. */
+  /**
+   * One sync at a time. Resolves once a sync that began after the call has ended: asked during
+   * one, the caller waits for the one after it, which everyone who asked meanwhile shares.
+   */
   function sync(): Promise<void> {
-    if (pending) {
-      again = true;
+    if (!pending) {
+      pending = syncOnce()
+        .catch((err) => ctx.log.error({ err }, 'data plane routes not synced'))
+        .finally(() => (pending = null));
       return pending;
     }
-    pending = syncOnce()
-      .catch((err) => ctx.log.error({ err }, 'data plane routes not synced'))
-      .finally(() => {
-        pending = null;
-        if (again) {
-          again = false;
-          void sync();
-        }
-      });
-    return pending;
+    next ??= pending.then(() => {
+      next = null;
+      return sync();
+    });
+    return next;
+  }
+
+  /**
+   * Resolves once the data plane holds the route of a copy the records say runs, so that a viewer
+   * told "running" finds it (a long-poll or a warm claim can read the state before the sync that
+   * follows every change has set it). One sync at most: a copy it did not route (its standing
+   * ended meanwhile) is the room's to tell.
+   */
+  async function routed(sessionId: string, copyId: string): Promise<void> {
+    if (held.get(copyOriginKey(sessionId))?.endsWith(`|${copyId}`)) return;
+    await sync();
   }
 
   async function reportActivity(): Promise<void> {
@@ -87,9 +105,12 @@ export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings
   return {
     /** The whole map from the records, at the runner's start. */
     async start(): Promise<void> {
-      await routes.replaceAll(await wanted());
+      const all = await wanted();
+      await routes.replaceAll(all);
+      held = new Map(all.map((r) => [copyOriginKey(r.sessionId), valueOf(r)]));
     },
     sync,
+    routed,
     /** Routes against the records (a revoke made elsewhere shuts its copy's connections within this tick). */
     tick: sync,
     /** Which copies viewers used on the direct path, for the idle culler (a few seconds is plenty). */

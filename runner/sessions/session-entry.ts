@@ -36,11 +36,18 @@ export interface SessionEntryDeps {
   passes: AdmissionPasses;
   overSpend: () => Promise<boolean>;
   isClosed: () => boolean;
+  /** Resolves once this host's data plane routes the session's running copy (route-sync.ts); none without a data plane. */
+  routed?: (sessionId: string, copyId: string) => Promise<void>;
 }
 
-export function createSessionEntry({ ctx, passes, overSpend, isClosed }: SessionEntryDeps) {
+export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }: SessionEntryDeps) {
   const { sql, settings, log } = ctx;
-  const view = (row: CopyRow | null) => viewOf(sql, row);
+  /** The copy as the room is told it: "running" only once the data plane can take the viewer there. */
+  async function view(row: CopyRow | null): Promise<CopyView> {
+    const told = await viewOf(sql, row);
+    if (told.state === 'running' && row?.sessionId && routed) await routed(row.sessionId, row.id);
+    return told;
+  }
   // One write per couple of seconds per copy is plenty for a culler that thinks in minutes.
   const activeFloorMs = Math.min(2_000, settings.idlePauseMs / 4);
 

@@ -13,7 +13,10 @@ import { withoutCookies } from './copy-proxy.js';
 // through it) goes there with a fresh copy token of the room's, so HAProxy takes it straight to
 // the copy. A copy's host never changes: its origin is cached per copy.
 
-/** Set on every request the room sends to a data plane: one that comes back to the room (no route there) is not sent again. */
+/**
+ * Set on every request the room sends to a data plane. A hop the data plane cannot route it answers
+ * itself (503, haproxy.cfg.tmpl); one that comes back anyway (a data plane of an older config) is not sent again.
+ */
 export const roomHopHeader = 'x-pp-room-hop';
 
 export function createCopyHops(sql: Sql) {
