@@ -24,7 +24,7 @@ const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 // nginx and the data plane are measured in turns this many times: on a shared machine the load moves
 // between two runs, and the median of paired ratios holds better than one pair.
-const ROUNDS = Number(process.env.BENCH_RUNS ?? 3);
+const ROUNDS = Number(process.env.BENCH_RUNS ?? 5);
 type Load = { rps: number; p50: number; p99: number; errors: number };
 
 async function hasCommand(name: string) {
