@@ -1,6 +1,6 @@
 -- A deploy is reserved when createBuild accepts it, under the workspace's lock, so racing
--- createBuilds cannot all pass the deploys-per-24-hours check (docs/decisions.md, "Deploys are
--- reserved"). The reservation is the deploy: it counts from reserved_at whatever becomes of it,
+-- createBuilds cannot all pass the deploys-per-24-hours check (docs/decisions/projects-and-deploys.md).
+-- The reservation is the deploy: it counts from reserved_at whatever becomes of it,
 -- unless it is released because the build was refused or given up before it was made.
 -- `made` is set in the transaction that writes the build row; a released (deleted) reservation
 -- stops a job still running from making its build.

@@ -1,6 +1,5 @@
 -- Issue 28 (security review 3, M6): a deploy that fails still costs, an upload refused by the
--- archive check stays refused, and unused uploads are bounded (docs/decisions.md, "Issue 28:
--- deploys, uploads, pipeline, notices, suggested wording").
+-- archive check stays refused, and unused uploads are bounded (docs/decisions/projects-and-deploys.md).
 
 -- `refused`: the archive check refused the bytes; no createBuild may unpack them again. The
 -- check's words are kept to answer the next attempt with. The bytes are deleted at once.

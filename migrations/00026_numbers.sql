@@ -1,4 +1,4 @@
--- Issue 29, item 7: fields the web app had to work around (docs/decisions.md, "Issue 29: numbers").
+-- Issue 29, item 7: fields the web app had to work around (docs/decisions/analytics.md).
 
 -- A passkey's name: given when it is registered, renamable; null for passkeys made before.
 alter table passkeys add column name text check (char_length(name) between 1 and 60);

@@ -1,5 +1,5 @@
 -- Issue 34: product events (an outbox written in the same transaction as the fact) and the
--- alerts built on them (docs/decisions.md, "Product events and alerts").
+-- alerts built on them (docs/decisions/product-events-and-alerts.md).
 
 -- What a viewer did that a builder hears of (services/contract/resources/product-event.ts).
 -- Written by services/data beside the fact itself; never for a preview or a bot.

@@ -1,4 +1,4 @@
--- Signed webhooks (issue 34; docs/decisions.md, "Webhooks"): a workspace's HTTPS endpoints, one
+-- Signed webhooks (issue 34; docs/decisions/webhooks.md): a workspace's HTTPS endpoints, one
 -- delivery per (endpoint, product event), and every attempt at sending it.
 
 create table webhook_endpoints (

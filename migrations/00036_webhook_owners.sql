@@ -1,4 +1,4 @@
--- Webhook endpoints and their owners (security-4 L5; docs/decisions.md, "Webhooks"): who added
+-- Webhook endpoints and their owners (security-4 L5; docs/decisions/webhooks.md): who added
 -- each endpoint, so the owners can review the ones a person no longer in the workspace left behind,
 -- and a notice to the owners whenever one is added.
 

@@ -1,4 +1,4 @@
--- Issue 46: statements billing can read (docs/decisions.md, "Issue 46: statements"). When the
+-- Issue 46: statements billing can read (docs/decisions/usage-and-billing.md). When the
 -- usage roll-up makes a workspace's month final, its statement is frozen here in the same
 -- transaction: a closed month never changes. A later correction is a line of the next open month
 -- that names the month and the copy it corrects.

@@ -4,7 +4,7 @@
 //
 // Storage: the platform's S3 store, in a bucket of its own (REGISTRY_S3_BUCKET, default
 // `registry`), as in production. The local store answers what Distribution's s3 driver needs
-// (infra/local/s3-multipart.mjs; docs/decisions.md, "registry blobs in the S3 store").
+// (infra/local/s3-multipart.mjs; docs/decisions/registry-and-images.md).
 // REGISTRY_STORAGE=filesystem keeps the blobs under <data>/registry instead.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';

@@ -5,7 +5,7 @@
 // - AbortMultipartUpload (s3rver: 405): the sweep aborts abandoned direct uploads.
 // - ListMultipartUploads and ListParts (s3rver: 501 and 405): Distribution's s3 driver calls both
 //   on every blob upload it resumes (the PUT that ends a push), so without them the registry
-//   cannot keep its blobs in this store (docs/decisions.md, "registry blobs in the S3 store").
+//   cannot keep its blobs in this store (docs/decisions/registry-and-images.md).
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 // AWS Signature V4 checked in front of s3rver, which parses V4 signatures but never checks them
 // (and lets unsigned requests through): a presigned upload URL is only a limit when the store
-// refuses a request whose signature, length or time does not match (docs/decisions.md, issue 32).
+// refuses a request whose signature, length or time does not match (docs/decisions/uploads.md).
 // The signature is recomputed with @smithy/signature-v4, the AWS SDK's own signer.
 import { HttpRequest } from '@smithy/core/protocols';
 import { Hash } from '@smithy/core/serde';

@@ -1,7 +1,7 @@
 // Sizes as every client shows them (issue 29: the web app said MB where the command line meant
 // another MB). One convention, as the spec writes its own limits ("up to 1 MB" is 1,048,576
 // bytes): units of 1,024, spelled KB, MB and GB, one decimal from MB up. Written down in
-// docs/decisions.md ("Issue 29: the smaller items").
+// docs/decisions/contract-and-wire.md.
 
 const KB = 1024;
 const MB = KB * 1024;

@@ -115,7 +115,7 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** How long a sign-in session (cookie or CLI token) lives, in days. */
   SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
-  // --- External sign-in providers (docs/decisions.md, "Own account"): each is set up when its client id and secret are set. ---
+  // --- External sign-in providers (docs/decisions/sign-in-providers-and-passkeys.md): each is set up when its client id and secret are set. ---
   GITHUB_CLIENT_ID: z.string().min(1).optional(),
   GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
   /** GitHub's web origin (authorize and token endpoints) and its API; a stand-in's in tests. */
@@ -282,7 +282,7 @@ const Env = z.object({
     .min(1)
     .default(4 * 1024 ** 3),
 
-  // --- Webhooks (issue 34; services/core/outbound, workers/webhook-deliver; docs/decisions.md, "Webhooks"). ---
+  // --- Webhooks (issue 34; services/core/outbound, workers/webhook-deliver; docs/decisions/webhooks.md). ---
   /**
    * Local development only: let endpoints be http:// and private, loopback or link-local
    * addresses (a receiver on this machine). Refused in production.

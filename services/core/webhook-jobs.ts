@@ -5,7 +5,7 @@ import type { Queues } from './queues.js';
 import { sealingKey } from './sealed-secret.js';
 
 // What the api (re-send, test event) and the workers (the events consumer) share about webhook
-// deliveries (docs/decisions.md, "Webhooks"): the signing secrets and the delivery job.
+// deliveries (docs/decisions/webhooks.md): the signing secrets and the delivery job.
 
 /**
  * A Standard Webhooks signing secret: `whsec_` and 32 random bytes in base64, the format the

@@ -4,7 +4,7 @@ import type { Db, Sql } from '../core/db.js';
 import { notFound } from '../core/errors.js';
 import { type EventRow, toEvent } from './product-events.sql.js';
 
-// Alerts (issue 34; migrations/00027; docs/decisions.md, "Product events and alerts"): each
+// Alerts (issue 34; migrations/00027; docs/decisions/product-events-and-alerts.md): each
 // member's in-app list of what viewers did, their choice per kind (instant mail, the day's
 // digest, or none), and the mail cap (one mail per person, kind and link an hour, held in SQL).
 

@@ -65,7 +65,7 @@ export async function deploysInLastDay(db: Db, workspaceId: string): Promise<num
 /**
  * Deploy attempts of the last 24 hours that made no build: refused on their merits by the worker,
  * failed, or given up when the wait ran out. Each one unpacked or read an upload, so each costs
- * (docs/decisions.md, "Issue 28: deploys").
+ * (docs/decisions/projects-and-deploys.md).
  */
 export async function failedDeploysInLastDay(db: Db, workspaceId: string): Promise<number> {
   const [row] = await db<{ n: number }[]>`
@@ -182,8 +182,7 @@ export async function liveManifestOf(db: Db, project: { liveBuildId: string | nu
  * The last step of every build job: the build row appears and the upload is spent, in one
  * transaction. Until this commits nothing of the build is visible; run twice, it changes nothing.
  * Returns false, making nothing, when createBuild gave the deploy up before the job got here
- * (its reservation was released, the upload handed back: docs/decisions.md, "A createBuild that
- * times out").
+ * (its reservation was released, the upload handed back: docs/decisions/projects-and-deploys.md).
  */
 export async function commitBuild(
   sql: Sql,

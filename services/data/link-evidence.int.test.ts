@@ -3,7 +3,7 @@ import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { uniqueSlug } from '../../test/support/refusal.js';
 import { recordEvidence, type Evidence } from './link-evidence.sql.js';
 
-// The stage rules one by one (docs/decisions.md, "A link's stage by evidence"): evidence only
+// The stage rules one by one (docs/decisions/pipeline-and-evidence.md): evidence only
 // moves a link forward, and an answer is replaced only by another answer.
 
 let platform: Platform;

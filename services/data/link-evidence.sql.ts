@@ -1,8 +1,8 @@
 import type { Db } from '../core/db.js';
 import { emitStageMoves, type StageMove } from './product-events.sql.js';
 
-// How what a viewer does moves their link's stage (spec 3 leaves it open; docs/decisions.md,
-// "A link's stage by evidence"). Evidence only ever moves a link forward: sent → opened (the
+// How what a viewer does moves their link's stage (spec 3 leaves it open; docs/decisions/pipeline-and-evidence.md).
+// Evidence only ever moves a link forward: sent → opened (the
 // first real entry, visits.sql.ts) → engaged (sustained time, a story step, a scenario, a
 // comment) → the viewer's answer (yes, later or no; the latest answer wins). A preview records
 // nothing, so it moves nothing.

@@ -2,7 +2,7 @@ import type { NextStep, NextStepInput, NextStepKind } from '../contract/resource
 import type { Db, Sql } from '../core/db.js';
 import { planOf, type PlanName } from '../core/plans.js';
 
-// A project's What happens next steps (migrations/00010, docs/decisions.md "Next steps"). A
+// A project's What happens next steps (migrations/00010, docs/decisions/viewer-voice.md). A
 // project that never set them offers the defaults below. A step left out keeps its words (a row
 // with no position), so putting it back restores them.
 

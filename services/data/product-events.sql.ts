@@ -3,7 +3,7 @@ import type { ProductEvent, ProductEventKind } from '../contract/resources/produ
 import type { PendingQuery, Row } from 'postgres';
 import type { Db, Tx } from '../core/db.js';
 
-// The product-events outbox (migrations/00027; docs/decisions.md, "Product events and alerts").
+// The product-events outbox (migrations/00027; docs/decisions/product-events-and-alerts.md).
 // Each event is written in the SAME transaction as the fact it tells of (a visit started, an
 // answer, a comment, a stage moved), so an event exists exactly when its fact does. Consumers
 // (workers/events-fanout) then handle each event once each, recorded in product_event_handled.

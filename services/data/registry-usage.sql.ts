@@ -1,7 +1,7 @@
 import type { Db, Sql } from '../core/db.js';
 
-// What each workspace keeps in the image registry (migration 00037; docs/decisions.md, "the
-// registry's quota"). Distribution cannot count or refuse bytes itself, so every push body passes
+// What each workspace keeps in the image registry (migration 00037; docs/decisions/registry-and-images.md).
+// Distribution cannot count or refuse bytes itself, so every push body passes
 // the api's registry gate, which reserves its bytes here before it forwards them.
 
 /**

@@ -15,7 +15,7 @@ export interface MonthBounds {
   end: Date;
 }
 
-/** A statement looks this many months back for closed months to correct (docs/decisions.md, "Issue 46: statements"). */
+/** A statement looks this many months back for closed months to correct (docs/decisions/usage-and-billing.md). */
 export const correctionMonths = 3;
 
 /** A line as the SQL gives it (corrects_month null for a copy's own use). */

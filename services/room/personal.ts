@@ -1,4 +1,4 @@
-// Personalised copies (issue 34, part 3; docs/decisions.md, "Personalised copies"). A build whose
+// Personalised copies (issue 34, part 3; docs/decisions/personalised-copies.md). A build whose
 // manifest says `personalise: true` is told who is viewing: its container copy gets the viewer's
 // name and company as request headers, on every request and WebSocket upgrade. Kept apart from the
 // proxy that sends them, so whichever data plane carries copy traffic (the room's Node proxy

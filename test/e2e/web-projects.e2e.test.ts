@@ -227,7 +227,7 @@ it('asks a new builder for a name, which viewers then meet; links no public page
   await page.getByRole('heading', { name: 'Builds (1)' }).waitFor();
   expect(await page.locator('a[href*="/p/"]').count()).toBe(0);
   await page.getByText('Not public: viewers come in by the links you make.').waitFor();
-  // Its size as the command line prints it: units of 1,024, spelled MB (docs/decisions.md).
+  // Its size as the command line prints it: units of 1,024, spelled MB (docs/decisions/contract-and-wire.md).
   const mb = `${(first.sizeBytes / 1024 / 1024).toFixed(1)} MB`;
   expect(await page.locator('tbody').textContent()).toContain(
     `Room demo · ${first.sizeBytes >= 1024 * 1024 ? mb : `${Math.round(first.sizeBytes / 1024)} KB`}`,

@@ -106,7 +106,7 @@ it('signs in by the emailed link only on a press; a link asked for elsewhere nam
   await expectAccessible(page);
   await screenshots(page, 'sign-in-link-elsewhere');
 
-  // Only the explicit confirmation signs this browser in (the review's choice, docs/decisions.md).
+  // Only the explicit confirmation signs this browser in (the review's choice, docs/decisions/sign-in-and-sessions.md).
   await page.getByRole('button', { name: 'Sign in as l\u2022\u2022\u2022@example.com' }).click();
   await page.waitForURL(`${platform.baseUrl}/`);
   await expect.poll(() => page.textContent('#who')).toBe(email);

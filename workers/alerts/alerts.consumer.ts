@@ -6,7 +6,7 @@ import type { Consumer, ConsumerDeps } from '../events-fanout/consumer.js';
 import type { WorkerDeps } from '../worker-deps.js';
 import { renderAlertMail } from './alert-mail.js';
 
-// The `alerts` consumer of the product events (docs/decisions.md, "Product events and alerts"):
+// The `alerts` consumer of the product events (docs/decisions/product-events-and-alerts.md):
 // each alert-worthy event (a first open, an answer, a comment) becomes an in-app alert for every
 // member of the workspace, and a mail at once for those who chose `instant`, unless the cap
 // (one mail per person, kind and link an hour, alert_mail_caps) already went. Everything it

@@ -34,8 +34,8 @@ export const registryGcWaitSeconds = (target: RegistryGcTarget) => target.tokenS
 export type RegistryGcStep = 'off' | 'not wanted' | 'not due' | 'pushes closed' | 'waiting' | 'collected' | 'failed';
 
 /**
- * The sweep's share of the registry's garbage (docs/decisions.md, "the registry's garbage
- * collection"). Distribution's `garbage-collect` is an offline operation: a blob pushed but not yet
+ * The sweep's share of the registry's garbage (docs/decisions/registry-garbage.md).
+ * Distribution's `garbage-collect` is an offline operation: a blob pushed but not yet
  * named by a manifest is unreferenced and would be deleted under the push. So, across sweeps:
  * 1. when manifests were deleted or anything was pushed since the last run (wanted: a blob no
  *    manifest names waits for a collection too) and none ran for `registryGcEveryHours`, pushes close: the api's

@@ -47,7 +47,7 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
   // Pushes stay closed until a sweep collects: one is queued for when the wait ends, not the next hour's.
   if (registryGc === 'pushes closed' && gcTarget)
     await deps.queues?.add('leftovers.sweep', {}, { delay: (registryGcWaitSeconds(gcTarget) + 30) * 1000 });
-  // Webhook deliveries' logs are kept a month (docs/decisions.md, "Issue 34: webhooks").
+  // Webhook deliveries' logs are kept a month (docs/decisions/webhooks.md).
   const webhookDeliveries = await deleteOldDeliveries(deps.sql);
   await job?.updateProgress(100);
   const counts = {

@@ -1,6 +1,6 @@
 // The limits a static build's archive is held to (spec 8: "at most 5,000 files; 32 MB per file;
 // 256 MB unpacked; files and folders only") and the refusal every check throws. The rule codes are
-// stable: tests, logs and the job's detail text rely on them. docs/decisions.md lists them.
+// stable: tests, logs and the job's detail text rely on them. docs/decisions/archives.md lists them.
 
 export interface ArchiveLimits {
   /** Regular files, at most. Folders are counted apart, against the same number. */

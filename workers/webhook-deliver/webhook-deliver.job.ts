@@ -8,7 +8,7 @@ import { deliveryWithEndpoint, finishSeries, recordAttempt } from '../../service
 import type { WorkerDeps } from '../worker-deps.js';
 import { workspaceSlots } from './workspace-slots.js';
 
-// webhook.deliver: one attempt of a delivery's series per run (docs/decisions.md, "Webhooks").
+// webhook.deliver: one attempt of a delivery's series per run (docs/decisions/webhooks.md).
 // A failed attempt throws, and BullMQ retries it with the series' exponential back-off; the last
 // one ends the series and counts towards switching the endpoint off. Every attempt is logged.
 // An attempt first takes one of its workspace's slots (workspace-slots.ts); with none free the

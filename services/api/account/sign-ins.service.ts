@@ -8,7 +8,7 @@ import { isProvider, providerNames, providerSetUp } from '../auth/providers.serv
 // The ways into an account (spec 2.10 SignIns, 4.6 signIns and disconnect). Emailed links always
 // reach the account's own address (`magicLinks: true`), but they do not count as a way in when a
 // provider is disconnected: the spec's rule (no other provider, no passkey) stands as written,
-// since a provider's email may be one the person never reads (docs/decisions.md).
+// since a provider's email may be one the person never reads (docs/decisions/sign-in-providers-and-passkeys.md).
 
 export async function signInsOf(sql: Sql, config: Config, personId: string) {
   const linked = new Set((await providerLinksOf(sql, personId)).map((l) => l.provider));

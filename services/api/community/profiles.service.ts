@@ -21,7 +21,7 @@ export async function setProfile(sql: Sql, personId: string, input: { handle: st
 
 /**
  * The open profile. `name` is the handle and `image` is null: the account's name and picture are
- * given for sign-in and teams, not chosen for the public (docs/decisions.md). `projects` are the
+ * given for sign-in and teams, not chosen for the public (docs/decisions/profiles-and-arrangement.md). `projects` are the
  * listed projects whose card credits this person (saveCard's `credit`): no other is ever named.
  */
 export async function publicProfile(sql: Sql, config: Config, handle: string) {

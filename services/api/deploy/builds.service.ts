@@ -57,7 +57,7 @@ export interface BuildDeps {
  * The deploy is reserved, and the upload claimed, under the workspace's lock before the job is
  * enqueued (reserveDeploy). Whatever the job's fate, the reservation ends one of two ways: the
  * worker marks it made with the build row, or this request releases it (refusal, failure, or the
- * wait running out), and from then on the job can no longer make its build (docs/decisions.md).
+ * wait running out), and from then on the job can no longer make its build (docs/decisions/projects-and-deploys.md).
  * A reservation given up is kept: it counts as a failed attempt, and the plan's deploys bound
  * those too. An upload the archive check refused is `refused` for good, its bytes deleted, and
  * every later createBuild of it answers the same 422 without unpacking anything.
@@ -165,7 +165,7 @@ export async function makeLive(sql: Sql, auth: { workspaceId: string; personId: 
   await assertNotPaused(sql, project);
   const plan = await planFor(sql, auth.workspaceId);
   if (build.kind === 'container' && plan.staticOnly) throw planLimit('containers', plan.name);
-  // Its image is gone from the registry (docs/decisions.md, "Superseded images go"): live, it
+  // Its image is gone from the registry (docs/decisions/registry-garbage.md): live, it
   // would fail at every viewer's pull, so it is refused here, where the builder can deploy again.
   if (build.manifestDeletedAt)
     throw refused(

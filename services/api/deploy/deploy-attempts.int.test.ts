@@ -5,7 +5,7 @@ import { refusal, uniqueSlug } from '../../../test/support/refusal.js';
 
 // Security review 3, M6: a createBuild that makes nothing still costs (it unpacked or read the
 // upload), an upload the archive check refused can never be unpacked again, and a workspace's
-// unbuilt uploads are bounded in bytes (docs/decisions.md, "Issue 28: deploys").
+// unbuilt uploads are bounded in bytes (docs/decisions/projects-and-deploys.md).
 
 let platform: Platform;
 beforeAll(async () => {

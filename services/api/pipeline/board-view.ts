@@ -4,8 +4,7 @@ import type { ClaimRow } from '../../data/link-claims.sql.js';
 import type { BoardRow } from '../../data/pipeline.sql.js';
 import { linkView } from '../links/link-view.js';
 
-// Board rows as the contract's PipelineRec and BoardCard (spec 2.4; docs/decisions.md "The
-// pipeline").
+// Board rows as the contract's PipelineRec and BoardCard (spec 2.4; docs/decisions/pipeline-and-evidence.md).
 
 const same = (a: string | null, b: string | null) => (a ?? '').trim().toLowerCase() === (b ?? '').trim().toLowerCase();
 

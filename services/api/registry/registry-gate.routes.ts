@@ -20,7 +20,7 @@ import { planNameOf } from '../../data/workspaces.sql.js';
 //   first step that does not fit: the registry never holds more than the quota.
 // Who may push is the registry's question (the token); the gate charges a body only when the
 // token it carries grants push on the repository, so nobody can spend another workspace's bytes.
-// docs/decisions.md, "the registry's quota".
+// docs/decisions/registry-and-images.md.
 
 /** A chunked body reserves this many bytes at a time (one Postgres round trip each). */
 const RESERVE_STEP = 8 * 1024 * 1024;

@@ -7,8 +7,8 @@ import { projectIn } from '../../data/projects.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import type { HandlerGroup } from '../routing/handler.js';
 
-// What happens next, as the builder sets it (spec 2.7 NextSteps; docs/decisions.md "The viewer's
-// voice"). The plan decides whether the room offers the builder's choice or only a question;
+// What happens next, as the builder sets it (spec 2.7 NextSteps; docs/decisions/viewer-voice.md).
+// The plan decides whether the room offers the builder's choice or only a question;
 // the choice is kept either way.
 
 async function nextStepsState(sql: Db, project: { id: string; workspaceId: string }): Promise<NextSteps> {

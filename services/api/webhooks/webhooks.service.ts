@@ -25,7 +25,7 @@ import type { Deps } from '../api-deps.js';
 import type { Actor } from '../links/links.service.js';
 import { tellOwnersOfNewEndpoint } from './endpoint-added.js';
 
-// Issue 34: a workspace's webhook endpoints (docs/decisions.md, "Webhooks"). Creating, changing
+// Issue 34: a workspace's webhook endpoints (docs/decisions/webhooks.md). Creating, changing
 // and sending are for full connections; a read-only one may look. Adding an endpoint is for the
 // workspace's owners, and tells them (security-4 L5): it sends the workspace's events outward.
 // Test events and re-sends share a per-workspace rate, and a test event is tried once (M3).

@@ -12,7 +12,7 @@ import { folderKey } from '../project/find-project.js';
 // "Unchanged means instant" (issue 48, item 3): a container deploy whose inputs digest equals the
 // one this folder's last deploy recorded, for the build that is still the project's live one,
 // stops before the engine builds anything. The record is kept in the tool's own config file
-// (docs/decisions.md, "Issue 48: redeploys"): on another machine, or after a deploy from elsewhere
+// (docs/decisions/cli-deploy.md): on another machine, or after a deploy from elsewhere
 // made another build live, there is no matching record and the deploy builds as before, where the
 // engine's cache and the image-id comparison (unchanged.ts) still stop an unchanged one.
 

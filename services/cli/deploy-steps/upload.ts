@@ -16,7 +16,7 @@ export interface UploadOptions {
 }
 
 /**
- * putUrl is a path on the API's address (decisions: `/api/uploads/:id`), joined as the client joins paths. The PUT carries
+ * putUrl is a path on the API's address (docs/decisions/contract-and-wire.md: `/api/uploads/:id`), joined as the client joins paths. The PUT carries
  * the bearer token, so an address on any other origin (an absolute URL elsewhere, or a path such as `@evil.example/x`
  * that moves the host once joined) is refused before a byte or the token leaves.
  */

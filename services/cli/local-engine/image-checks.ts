@@ -33,7 +33,7 @@ export function checkBuiltImage(dockerfile: string, image: ImageConfig): void {
 
 /**
  * run.start when pitch.json leaves it out: the image's CMD. The runner puts run.start in the CMD's
- * place and keeps any ENTRYPOINT (decisions: the runner), so this starts the copy exactly as the
+ * place and keeps any ENTRYPOINT (docs/decisions/runner.md), so this starts the copy exactly as the
  * image would start itself.
  */
 export function startCommandOf(image: ImageConfig): string[] {

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { DateTime } from '../common.js';
 import { ProductEvent } from './product-event.js';
 
-// Issue 34: alerts, each member's own word of what viewers did (docs/decisions.md, "Product
-// events and alerts"). Three kinds alert; each person chooses per kind how they hear of it.
+// Issue 34: alerts, each member's own word of what viewers did (docs/decisions/product-events-and-alerts.md).
+// Three kinds alert; each person chooses per kind how they hear of it.
 
 export const AlertKind = z.enum(['link.opened', 'next_step.answered', 'comment.left']);
 export type AlertKind = z.infer<typeof AlertKind>;

@@ -3,7 +3,7 @@ import { DateTime, Id } from '../common.js';
 import { LinkRec } from './link.js';
 
 // Issue 15: the analytics replies and the journey of a link. The spec leaves these bodies "not
-// shown"; these are the shapes we keep stable (docs/decisions.md, "Analytics (issue 15)").
+// shown"; these are the shapes we keep stable (docs/decisions/analytics.md).
 
 const Count = z.number().int().min(0);
 /** Id → a count or seconds. */

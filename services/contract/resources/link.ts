@@ -49,7 +49,7 @@ export type PipelineRec = z.infer<typeof PipelineRec>;
 /** A reminder the builder keeps for themselves: a day, words, or both; nothing is sent to anyone. */
 export const FollowUp = z.object({ on: z.iso.date().nullable(), note: z.string().nullable() });
 
-/** What the evidence says of a link, in numbers (docs/decisions.md, "The pipeline"). */
+/** What the evidence says of a link, in numbers (docs/decisions/pipeline-and-evidence.md). */
 export const Signals = z.object({
   lastSeenAt: DateTime.nullable(),
   /** Visible seconds over all its visits. */

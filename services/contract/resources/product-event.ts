@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DateTime, Id } from '../common.js';
 import { LinkStage } from './link.js';
 
-// Issue 34 (the spec leaves outbound events "not shown"; docs/decisions.md, "Product events"):
+// Issue 34 (the spec leaves outbound events "not shown"; docs/decisions/product-events-and-alerts.md):
 // what a viewer did that a builder wants to hear of, written once to an outbox in the same
 // transaction as the fact itself, then fanned out to each consumer (alerts by mail and in the app,
 // signed webhooks). The same shape is a webhook's `data` and an alert's source. Never written for

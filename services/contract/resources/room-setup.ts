@@ -77,7 +77,7 @@ export const NextStepKind = z.enum(['meeting', 'yes', 'later', 'colleague', 'que
 export type NextStepKind = z.infer<typeof NextStepKind>;
 
 /**
- * One What happens next step (docs/decisions.md, "Next steps"): its kind, the words on its button
+ * One What happens next step (docs/decisions/viewer-voice.md): its kind, the words on its button
  * (`label`), an optional line the panel shows under it (`prompt`), and for `meeting` the
  * builder's booking address (`url`, opened in a new tab).
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DateTime, Id } from '../common.js';
 
 // Issue 46: a workspace's statement of a UTC month, as billing reads it (docs/runner.md, "Usage
-// and billing"; docs/decisions.md, "Issue 46: statements"). Container seconds come from the same
+// and billing"; docs/decisions/usage-and-billing.md). Container seconds come from the same
 // computation as containerUsage and the platform's spend check; viewer-hours from the same as the
 // plans' viewer-hour allowance. A closed month never changes: a later correction is a line of the
 // next open month naming the month and the copy it corrects.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DateTime, Id } from '../common.js';
 import { EventViewer, ProductEvent, ProductEventKind } from './product-event.js';
 
-// Issue 34, signed webhooks (docs/decisions.md, "Webhooks"): a workspace's HTTPS endpoints, each
+// Issue 34, signed webhooks (docs/decisions/webhooks.md): a workspace's HTTPS endpoints, each
 // hearing some product event kinds, each delivery signed per the Standard Webhooks spec.
 
 /** An https address of at most 2,000 characters; the server refuses private and loopback targets. */

@@ -89,7 +89,7 @@ export const accountRoutes = {
     errors: [404, 422],
   }),
   // Passkeys: the spec shows only the `passkeys` count of signIns; these four rows are ours
-  // (docs/decisions.md, "Own account (issue 19)").
+  // (docs/decisions/sign-in-providers-and-passkeys.md).
   passkeys: route({
     operation: 'passkeys',
     method: 'GET',

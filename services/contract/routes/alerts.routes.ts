@@ -3,7 +3,7 @@ import { AlertList, AlertSettings } from '../resources/alert.js';
 import { route } from '../route.js';
 
 // Issue 34: the signed-in person's alerts in the active workspace and how they hear of them. The
-// spec leaves these "not shown"; docs/decisions.md, "Product events and alerts".
+// spec leaves these "not shown"; docs/decisions/product-events-and-alerts.md.
 
 /** An alert's id: a decimal string (the list's `id`). */
 const AlertId = z.string().regex(/^\d{1,18}$/, 'an alert id');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DateTime, Email, Obj } from '../common.js';
 import { route } from '../route.js';
 
-// Sign-in (spec 5.8 leaves the endpoints to us; docs/decisions.md records the choices).
+// Sign-in (spec 5.8 leaves the endpoints to us; docs/decisions/sign-in-and-sessions.md).
 
 export const authRoutes = {
   emailSignIn: route({

@@ -35,7 +35,7 @@ export const brandRoutes = {
     tag: 'brand',
     summary:
       'The logo image bytes: PNG, JPEG or WebP, up to 256 KB, 16×16 to 2048×2048 pixels, at most 8 times as wide as tall; else 422 file.',
-    // The spec does not show this reply: the Brand with its new logo (docs/decisions.md).
+    // The spec does not show this reply: the Brand with its new logo (docs/decisions/brand-and-theme.md).
     reply: Brand,
     errors: [403, 411, 422],
   }),

@@ -13,7 +13,7 @@ const ListedSlug = z.string().min(1).max(63);
  * the projects it starts with, in order; each ids list at most 100 (spec 8).
  */
 const GroupPlacement = z.object({ id: z.string(), projects: z.array(z.string()).max(100) });
-/** A public bio's length; the spec does not give one (docs/decisions.md). */
+/** A public bio's length; the spec does not give one (docs/decisions/profiles-and-arrangement.md). */
 const Bio = z.string().max(500);
 
 export const communityRoutes = {

@@ -155,7 +155,7 @@ const beyondSpec = [
   'POST /api/auth/logout',
   // Issue 32: a direct upload's end (the parts assembled, the size checked by the store).
   'POST /api/uploads/:uploadId/complete',
-  // Issue 19: passkeys (spec 2.10 shows only their count) and the providers' flow (docs/decisions.md).
+  // Issue 19: passkeys (spec 2.10 shows only their count) and the providers' flow (docs/decisions/sign-in-providers-and-passkeys.md).
   'POST /api/auth/passkey/options',
   'POST /api/auth/passkey',
   'POST /api/auth/:provider/start',
@@ -165,18 +165,18 @@ const beyondSpec = [
   'POST /api/me/passkeys',
   'POST /api/me/passkeys/:passkeyId/remove',
   'POST /api/me/passkeys/:passkeyId/rename',
-  // Issue 13: a builder reads why their demo's copies stopped (docs/decisions.md).
+  // Issue 13: a builder reads why their demo's copies stopped (docs/decisions/runner.md).
   'GET /api/projects/:projectId/exits',
-  // Issue 14: a comment's screenshot, to members only, and its removal (docs/decisions.md).
+  // Issue 14: a comment's screenshot, to members only, and its removal (docs/decisions/screenshots.md).
   'GET /api/comments/:commentId/screenshot',
   'POST /api/comments/:commentId/screenshot/remove',
-  // Issue 16: a session picks its active workspace (spec 1 leaves the switch unshown; docs/decisions.md).
+  // Issue 16: a session picks its active workspace (spec 1 leaves the switch unshown; docs/decisions/workspaces.md).
   'POST /api/workspaces/:workspaceId/activate',
-  // Issue 20: connector tokens are issued from the account (docs/decisions.md).
+  // Issue 20: connector tokens are issued from the account (docs/decisions/connector.md).
   'POST /api/me/connector-tokens',
   'GET /api/openapi.json',
   'GET /api/manifest.schema.json',
-  // Issue 34: signed webhooks (the spec leaves outbound events unshown; docs/decisions.md, "Webhooks").
+  // Issue 34: signed webhooks (the spec leaves outbound events unshown; docs/decisions/webhooks.md).
   'POST /api/webhooks',
   'GET /api/webhooks',
   'POST /api/webhooks/:endpointId/update',
@@ -185,7 +185,7 @@ const beyondSpec = [
   'GET /api/webhooks/:endpointId/deliveries',
   'POST /api/webhooks/:endpointId/test',
   'POST /api/webhook-deliveries/:deliveryId/resend',
-  // Issue 46: statements billing can read (docs/decisions.md, "Issue 46: statements").
+  // Issue 46: statements billing can read (docs/decisions/usage-and-billing.md).
   'GET /api/usage/statements/:month',
   'GET /api/usage/statements/:month.csv',
   // Issue 34: what a link says of its viewer (their company, for a build that personalises its copies).

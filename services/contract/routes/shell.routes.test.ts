@@ -3,8 +3,8 @@ import { AnswerBody, GrantBody, LeaveBody } from '../resources/room-shell.js';
 import { routes } from './route-table.js';
 import { shellRoutes } from './shell.routes.js';
 
-// The room shell's rows are a table apart (docs/decisions.md, "Issue 30: the room shell under the
-// contract"): the api's handler map, its client, its OpenAPI document and the connector's tools
+// The room shell's rows are a table apart (docs/decisions/room-shell-code.md):
+// the api's handler map, its client, its OpenAPI document and the connector's tools
 // are built from `routes`, and must not take them.
 
 describe('the room shell rows', () => {

@@ -22,7 +22,7 @@ import type { RouteDef } from '../route.js';
 // The room shell's endpoints: what the shell page (services/room/shell) calls on the platform
 // origin for its viewer session. Served by the room, not the api: they are kept apart from the
 // api's route table (no handler in the api's map, no tool for the connector, not in the api's
-// OpenAPI document; docs/decisions.md, "Issue 30: the room shell under the contract").
+// OpenAPI document; docs/decisions/room-shell-code.md).
 
 /**
  * Who may call, checked before the body is read. Every one comes from the room's own page (its

@@ -9,7 +9,7 @@ import {
 } from '../resources/webhook.js';
 import { route } from '../route.js';
 
-// Issue 34: the workspace's webhook endpoints (docs/decisions.md, "Webhooks"). Every id is the
+// Issue 34: the workspace's webhook endpoints (docs/decisions/webhooks.md). Every id is the
 // active workspace's: another workspace's answers 404 like a missing one.
 
 const EndpointParams = z.object({ endpointId: z.string() });

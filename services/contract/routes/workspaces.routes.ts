@@ -50,7 +50,7 @@ export const workspaceRoutes = {
     status: 200,
     tag: 'workspaces',
     summary:
-      "Makes this workspace the calling session's active one: every endpoint acts on it from the next request (spec 1 leaves the switch unshown; docs/decisions.md).",
+      "Makes this workspace the calling session's active one: every endpoint acts on it from the next request (spec 1 leaves the switch unshown; docs/decisions/workspaces.md).",
     params: WorkspaceParams,
     reply: Workspace,
     errors: [404],

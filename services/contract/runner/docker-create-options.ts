@@ -6,7 +6,7 @@ import { COPY_HOST, COPY_USER, STOP_TIMEOUT_S, type CopySpec } from './copy-spec
 // the hardening can be read and tested in one place: whatever the build asks for, these fields are
 // the runner's. Two callers speak that API: the runner's DockerEngine (runner/engine/docker/) and
 // the CLI's local rehearsal, which holds a local copy to the same hardening; the CLI may import
-// only the contract, so this file is here and not under runner/engine (docs/decisions.md, issue 30).
+// only the contract, so this file is here and not under runner/engine (docs/decisions/contract-package.md).
 
 /** A CopySpec as the Docker Engine API needs it: on the copy's own network, and how /app is writable. */
 export interface DockerCopySpec extends CopySpec {
@@ -44,7 +44,7 @@ export type EngineKind = 'podman' | 'docker';
  * - otherwise, podman: a tmpfs filled from the image at start (`tmpcopyup`; `U` gives it to the
  *   copy's user); Docker, which has neither option, an anonymous volume on a tmpfs device, filled
  *   on first mount and removed with the container (`v: true`). Both hold the image's /app in RAM,
- *   so the image's /app counts against writableMb there (docs/decisions.md, issue 29).
+ *   so the image's /app counts against writableMb there (docs/decisions/copies-writable-layer.md).
  */
 function writableLayer(s: DockerCopySpec, engine: EngineKind): Pick<Docker.HostConfig, 'Tmpfs' | 'Mounts' | 'Binds'> {
   const size = `size=${s.writableMb}m`;

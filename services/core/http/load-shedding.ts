@@ -37,7 +37,7 @@ export function loadLimits(c: LoadSettings) {
  * Registers shedding on `app` (and every route registered in it after). `/readyz` is never shed:
  * it answers its own 503 with `headroom: false` (see headroomCheck), so a load balancer stops
  * sending here while the probe's body still says which check failed. `/healthz` is shed like any
- * route: its 503 is how liveness sees a process stuck under pressure (docs/decisions.md).
+ * route: its 503 is how liveness sees a process stuck under pressure (docs/decisions/operations.md).
  */
 export async function registerLoadShedding(app: FastifyInstance, settings: LoadSettings, opts: { exempt?: string[] } = {}) {
   const exempt = new Set(opts.exempt ?? ['/readyz']);

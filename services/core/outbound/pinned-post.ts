@@ -6,7 +6,7 @@ import { addressLiteralOf, isPublicAddress } from './public-address.js';
 import { urlShapeProblem } from './webhook-url.js';
 
 // One POST to an address a builder gave (a webhook endpoint), safe against request forgery
-// (docs/decisions.md, "Webhooks"): the name is resolved once and the connection made to that very
+// (docs/decisions/webhooks.md): the name is resolved once and the connection made to that very
 // address (so a second answer of the DNS cannot point it inward), private addresses refused,
 // redirects never followed, each step given a small deadline, and only the first KiB of the
 // answer read.

@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 // is gone (link revoked, room paused, project taken down), until its next update check. The
 // browser marks every fetch of a worker's script (registration and update) with
 // `Service-Worker: script`; refusing those means no worker is ever installed. Demos lose
-// offline caching, which a demo viewed through the room never needs (docs/decisions.md, Issue 28).
+// offline caching, which a demo viewed through the room never needs (docs/decisions/room-pages-and-static-files.md).
 
 export const SERVICE_WORKER_REFUSED = 'Service workers are not served on demo origins.\n';
 

@@ -83,7 +83,7 @@ const keyOf = (t: CopyTarget) => `${t.host}:${t.port}`;
  * Headers that carry a viewer's address (put there by the viewer, by the platform's ingress, or by a proxy of theirs). A
  * copy is the builder's code: it learns nothing of who views it but what the page itself tells it, so these never reach
  * it. X-Forwarded-Host and X-Forwarded-Proto stay (set by the room, not passed on): they say only which origin the copy
- * is served on, which a copy needs to build its own absolute URLs (docs/decisions.md, Issue 28).
+ * is served on, which a copy needs to build its own absolute URLs (docs/decisions/security.md).
  */
 export const VIEWER_ADDRESS_HEADERS = [
   'forwarded',

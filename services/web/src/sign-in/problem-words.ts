@@ -1,6 +1,5 @@
 // What went wrong with a provider sign-in, said on /login: the api's callback sends a browser here
-// with `?problem=<reason>` instead of showing its JSON refusal (docs/decisions.md, "Web app:
-// provider callback failures").
+// with `?problem=<reason>` instead of showing its JSON refusal (docs/decisions/sign-in-providers-and-passkeys.md).
 
 const words: Record<string, string> = {
   state: 'That sign-in took too long or was already used. Try again.',
