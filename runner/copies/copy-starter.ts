@@ -3,10 +3,11 @@ import { EngineError, ExitedAtStart, ImageGone, ImageMissing, type StartHooks } 
 import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
 import type { RunnerContext } from '../runner-context.js';
 import { ProbeTimeout, probeHealth } from './health-probe.js';
-import { markCopyReady, transition, type CopyRow } from '../../services/data/copies.sql.js';
+import type { CopyRow } from '../../services/data/copies.sql.js';
 import { failCopy, looksOom, removeResources } from './copy-control.js';
 import { CopyExited, StartDeadline, Withdrawn } from './copy-errors.js';
 import { recordExit } from './copy-exits.js';
+import { startWritesOf } from './start-writes.js';
 
 // Starting one copy: record → engine.start → record → probe → ready, phase by phase (load, then
 // the engine's own phases, healthy), each timed. The record exists before the engine is asked
@@ -111,6 +112,7 @@ async function startPhases(
     last = now;
   };
   const run = await ctx.runs(row.buildId);
+  const writes = startWritesOf(ctx.sql);
   let address: string | null = null;
   let containerId = progress.containerId;
   if (!containerId) {
@@ -125,11 +127,10 @@ async function startPhases(
       async made(handle) {
         progress.containerId = handle;
         // Recorded before it runs: from here a crash leaves a record naming the copy.
-        const recorded = await transition(ctx.sql, row.id, ['creating'], 'starting', { set: { containerId: handle } });
-        if (!recorded) throw new Withdrawn('ended while creating');
+        if (!(await writes.made(row.id, handle))) throw new Withdrawn('ended while creating');
       },
       async running() {
-        await transition(ctx.sql, row.id, ['starting'], 'starting', { now: ['startedAt'], event: 'start' });
+        await writes.started(row.id);
       },
     };
     const started = await startInEngine(ctx, row, spec, hooks);
@@ -160,7 +161,11 @@ async function startPhases(
   mark('healthy');
   const coldStartMs = Date.now() - t0;
   // An adopted start was timed by the process that died, not this one: no figure is better than a wrong one.
-  const ready = await markReady(ctx, row, { host: address, port, coldStartMs: opts.adoptContainer ? null : coldStartMs, phases });
+  // Every copy's start counts, warm ones too (issue 29, item 7): on a paid plan nearly every
+  // viewer takes a warm copy, and counting only the viewers' own starts left the figure empty
+  // while the runner timed each start. The viewer's wait on a warm hand-off is not a start. The
+  // `ready` event is written by the same statement as the state (copy-start-writes.sql.ts).
+  const ready = await writes.ready({ id: row.id, host: address, port, coldStartMs: opts.adoptContainer ? null : coldStartMs, phases });
   if (!ready) throw new Withdrawn('ended while starting');
   if (row.origin === 'viewer' && !opts.adoptContainer) coldStart.observe(coldStartMs / 1000);
   ctx.failures.delete(row.buildId);
@@ -191,16 +196,3 @@ const labelsOfSpec = (row: CopyRow) => ({
   workspaceId: row.workspaceId,
   runnerId: row.runnerId,
 });
-
-/** Healthy: the viewer's copy runs, or a warm copy joins the pool (whichever it is by now: a viewer may have claimed it while it started). */
-async function markReady(
-  ctx: RunnerContext,
-  row: CopyRow,
-  r: { host: string; port: number; coldStartMs: number | null; phases: Record<string, number> },
-): Promise<CopyRow | null> {
-  // Every copy's start counts, warm ones too (issue 29, item 7): on a paid plan nearly every
-  // viewer takes a warm copy, and counting only the viewers' own starts left the figure empty
-  // while the runner timed each start. The viewer's wait on a warm hand-off is not a start. The
-  // `ready` event is written by the same statement as the state (copies.sql.ts `markCopyReady`).
-  return markCopyReady(ctx.sql, row.id, r);
-}

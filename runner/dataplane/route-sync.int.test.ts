@@ -12,7 +12,7 @@ import { createLogger } from '../../services/core/log.js';
 import { insertCopy, transition } from '../../services/data/copies.sql.js';
 import { createSession } from '../../services/data/room-sessions.sql.js';
 import { copyCookie, copyTokens } from '../../services/room/viewer-copies/copy-token.js';
-import { seedWorkspace } from '../../test/support/runner/seed.js';
+import { seedBuildRecords, seedWorkspace } from '../../test/support/runner/seed.js';
 import { testEnv } from '../../test/support/services.js';
 import { waitFor } from '../../test/support/wait-for.js';
 import type { RunnerContext } from '../runner-context.js';
@@ -64,18 +64,7 @@ afterAll(async () => {
 
 /** A project with a live container build, a preview session in it and a running copy of that session at the stand-in. */
 async function runningCopy(runnerId: string) {
-  const workspaceId = await seedWorkspace(sql);
-  const projectId = randomUUID();
-  const uploadId = randomUUID();
-  const buildId = randomUUID();
-  await sql.begin(async (tx) => {
-    await tx`insert into projects (id, workspace_id, slug, name) values (${projectId}, ${workspaceId}, ${`d-${projectId.slice(0, 13)}`}, 'D')`;
-    await tx`insert into uploads (id, workspace_id, project_id, kind, size_bytes, state, received_at, used_at)
-             values (${uploadId}, ${workspaceId}, ${projectId}, 'container', 1, 'used', now(), now())`;
-    await tx`insert into builds (id, workspace_id, project_id, upload_id, kind, manifest, size_bytes)
-             values (${buildId}, ${workspaceId}, ${projectId}, ${uploadId}, 'container', ${tx.json({ kind: 'container' })}, 1)`;
-    await tx`update projects set live_build_id = ${buildId} where id = ${projectId}`;
-  });
+  const { workspaceId, projectId, buildId } = await seedBuildRecords(sql, await seedWorkspace(sql));
   const { session } = await createSession(sql, { workspaceId, projectId, linkId: null, entryKey: randomUUID(), preview: true });
   const row = await insertCopy(sql, {
     id: randomUUID(),

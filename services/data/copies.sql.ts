@@ -190,32 +190,6 @@ export async function countsByState(db: Db, runnerId: string): Promise<Record<st
   return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }
 
-/**
- * Healthy: the starting copy becomes the viewer's (running) or joins the pool (warm), with its
- * address and timings, and its `ready` event, in one statement; null if it left `starting`.
- */
-export async function markCopyReady(
-  db: Db,
-  id: string,
-  r: { host: string; port: number; coldStartMs: number | null; phases: Record<string, number> },
-): Promise<CopyRow | null> {
-  const [ready] = await db<CopyRow[]>`
-    with moved as (
-      update runner_copies set
-        state = case when session_id is null then 'warm' else 'running' end, seq = seq + 1,
-        host = ${r.host}, port = ${r.port}, ready_at = clock_timestamp(), active_at = clock_timestamp(),
-        cold_start_ms = ${r.coldStartMs}, phases = ${db.json(r.phases)}
-      where id = ${id} and state = 'starting'
-      returning ${db.unsafe(columns)}
-    ), written as (
-      insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind, cold_start_ms)
-      select id, seq, workspace_id, project_id, build_id, 'ready', ${r.coldStartMs} from moved
-      on conflict (copy_id, seq) do nothing
-    )
-    select * from moved`;
-  return ready ?? null;
-}
-
 /** Unclaimed copies of the build on this host, not ended (the warm pool a prepare call reports). */
 export async function unclaimedCopiesOf(db: Db, runnerId: string, buildId: string): Promise<number> {
   const [warm] = await db<{ n: number }[]>`

@@ -48,3 +48,19 @@ export async function seedContainerBuild(
   });
   return { workspaceId: opts.workspaceId, projectId, buildId };
 }
+
+/** The rows alone (no bundle in the store), for tests of the records that never start a copy. */
+export async function seedBuildRecords(sql: Sql, workspaceId: string): Promise<Seeded> {
+  const projectId = randomUUID();
+  const uploadId = randomUUID();
+  const buildId = randomUUID();
+  await sql.begin(async (tx) => {
+    await tx`insert into projects (id, workspace_id, slug, name) values (${projectId}, ${workspaceId}, ${`d-${projectId.slice(0, 13)}`}, 'D')`;
+    await tx`insert into uploads (id, workspace_id, project_id, kind, size_bytes, state, received_at, used_at)
+             values (${uploadId}, ${workspaceId}, ${projectId}, 'container', 1, 'used', now(), now())`;
+    await tx`insert into builds (id, workspace_id, project_id, upload_id, kind, manifest, size_bytes)
+             values (${buildId}, ${workspaceId}, ${projectId}, ${uploadId}, 'container', ${tx.json({ kind: 'container' })}, 1)`;
+    await tx`update projects set live_build_id = ${buildId} where id = ${projectId}`;
+  });
+  return { workspaceId, projectId, buildId };
+}
