@@ -1,14 +1,15 @@
 import type { Sql } from '../../services/core/db.js';
+import { groupCommit } from '../../services/core/group-commit.js';
 import type { HostScope } from '../runner-context.js';
 import { admitViewers, type Ask } from './admission-batch.js';
 import type { Admission } from './copy-admission.js';
 
-// Group commit for arrivals: one batch of this host's arrivals is decided at a time
-// (admission-batch.ts); whoever arrives while it is decided joins the next, so a quiet host
-// decides a viewer at once and a crowd is decided a few hundred at a time. Waiting viewers wait
-// here, in memory, not on a database connection: one connection a host decides them all. A batch
-// that fails is decided again one viewer at a time, so one viewer's bad ask (a project deleted a
-// moment ago) fails only their own request, never another tenant's.
+// Group commit for arrivals (services/core/group-commit.ts): one batch of this host's arrivals is
+// decided at a time (admission-batch.ts); whoever arrives while it is decided joins the next, so
+// a quiet host decides a viewer at once and a crowd is decided a few hundred at a time. Waiting
+// viewers wait in memory, not on a database connection: one connection a host decides them all.
+// A batch that fails is decided again one viewer at a time, so one viewer's bad ask (a project
+// deleted a moment ago) fails only their own request, never another tenant's.
 
 export interface AdmissionBatcher {
   admit(ask: Ask): Promise<Admission>;
@@ -17,10 +18,6 @@ export interface AdmissionBatcher {
 }
 
 export function createAdmissionBatcher(sql: Sql, host: HostScope, opts: { maxBatch?: number } = {}): AdmissionBatcher & { close(): void } {
-  const maxBatch = opts.maxBatch ?? 500;
-  const stats = { decisions: 0, batches: 0, largest: 0 };
-  let waiting: { ask: Ask; resolve: (a: Admission) => void; reject: (e: unknown) => void }[] = [];
-  let deciding = false;
   // A connection of its own out of the pool: under a crowd the pool's queue is thousands of the
   // starts' and the viewers' reads deep, and a batch waiting its turn behind them is every
   // arrival of the host waiting. Given back when it fails, and taken again for the next batch.
@@ -30,47 +27,32 @@ export function createAdmissionBatcher(sql: Sql, host: HostScope, opts: { maxBat
     (own as unknown as { release(): void } | null)?.release();
     own = null;
   };
-
-  async function drain() {
-    deciding = true;
-    try {
-      while (waiting.length) {
-        const batch = waiting.slice(0, maxBatch);
-        waiting = waiting.slice(batch.length);
-        stats.batches++;
-        stats.largest = Math.max(stats.largest, batch.length);
-        try {
-          const out = await admitViewers(
-            await connection(),
-            host,
-            batch.map((w) => w.ask),
-          );
-          batch.forEach((w, i) => w.resolve(out[i]));
-        } catch (err) {
-          drop();
-          if (batch.length === 1) batch[0].reject(err);
-          else await oneByOne(batch);
-        }
-        stats.decisions += batch.length;
+  const admit = groupCommit(
+    async (asks: Ask[]) => {
+      try {
+        return await admitViewers(await connection(), host, asks);
+      } catch (err) {
+        drop();
+        throw err;
       }
-    } finally {
-      deciding = false;
-    }
-  }
-
-  async function oneByOne(batch: typeof waiting) {
-    for (const w of batch) await admitViewers(sql, host, [w.ask]).then(([a]) => w.resolve(a), w.reject);
-  }
+    },
+    { maxBatch: opts.maxBatch ?? 500 },
+  );
 
   return {
-    stats,
+    stats: {
+      get decisions() {
+        return admit.stats.items;
+      },
+      get batches() {
+        return admit.stats.batches;
+      },
+      get largest() {
+        return admit.stats.largest;
+      },
+    },
     /** Gives the batcher's own connection back to the pool. */
     close: drop,
-    admit(ask) {
-      return new Promise((resolve, reject) => {
-        waiting.push({ ask, resolve, reject });
-        if (!deciding) void drain();
-      });
-    },
+    admit,
   };
 }

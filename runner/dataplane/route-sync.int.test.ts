@@ -93,15 +93,16 @@ function openSocket(sessionId: string, copyId: string) {
   return { upgraded: () => answer.startsWith('HTTP/1.1 101'), closed };
 }
 
+/** A route sync of a runner of its own (its copies are only the test's). */
+function newSync() {
+  const runnerId = `dp-${randomUUID().slice(0, 8)}`;
+  const ctx = { sql, settings: { runnerId }, log: createLogger({ name: 'route-sync-test', level: 'silent' }) } as unknown as RunnerContext;
+  return { runnerId, sync: createRouteSync(ctx, dataplane, async () => {}) };
+}
+
 describe('the runner keeps its data plane in step', () => {
   it('routes a running copy while its session stands, and ends its WebSocket when the project is taken down', async () => {
-    const runnerId = `dp-${randomUUID().slice(0, 8)}`;
-    const ctx = {
-      sql,
-      settings: { runnerId },
-      log: createLogger({ name: 'route-sync-test', level: 'silent' }),
-    } as unknown as RunnerContext;
-    const sync = createRouteSync(ctx, dataplane, async () => {});
+    const { runnerId, sync } = newSync();
     const { projectId, sessionId, copyId } = await runningCopy(runnerId);
     await sync.start();
     expect(await routeOf(sessionId)).toBe(`127.0.0.1:${copyPort}|${copyId}`);
@@ -115,13 +116,7 @@ describe('the runner keeps its data plane in step', () => {
   });
 
   it('tells a caller when the route of a copy just made running is in place, whatever sync was under way', async () => {
-    const runnerId = `dp-${randomUUID().slice(0, 8)}`;
-    const ctx = {
-      sql,
-      settings: { runnerId },
-      log: createLogger({ name: 'route-sync-test', level: 'silent' }),
-    } as unknown as RunnerContext;
-    const sync = createRouteSync(ctx, dataplane, async () => {});
+    const { runnerId, sync } = newSync();
     // A sync under way that began before the copy ran: the caller waits for the one after it.
     const before = sync.sync();
     const { sessionId, copyId } = await runningCopy(runnerId);
@@ -131,13 +126,7 @@ describe('the runner keeps its data plane in step', () => {
   });
 
   it('drops the route of a copy that ends', async () => {
-    const runnerId = `dp-${randomUUID().slice(0, 8)}`;
-    const ctx = {
-      sql,
-      settings: { runnerId },
-      log: createLogger({ name: 'route-sync-test', level: 'silent' }),
-    } as unknown as RunnerContext;
-    const sync = createRouteSync(ctx, dataplane, async () => {});
+    const { runnerId, sync } = newSync();
     const { sessionId, copyId } = await runningCopy(runnerId);
     await sync.sync();
     expect(await routeOf(sessionId)).toBe(`127.0.0.1:${copyPort}|${copyId}`);

@@ -16,7 +16,7 @@ describe('group commit', () => {
     release();
     expect(await Promise.all([first, ...rest])).toEqual([10, 20, 30, 40]);
     expect(batches).toEqual([[1], [2, 3, 4]]);
-    expect(write.stats).toEqual({ items: 4, batches: 2 });
+    expect(write.stats).toEqual({ items: 4, batches: 2, largest: 3 });
   });
 
   it('fails only the item a batch could not take: the others are written again one by one', async () => {

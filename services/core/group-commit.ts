@@ -6,14 +6,14 @@
 
 export interface GroupCommit<I, O> {
   (item: I): Promise<O>;
-  /** Items written and batches run since start. */
-  readonly stats: { items: number; batches: number };
+  /** Items written, batches run and the largest batch, since start. */
+  readonly stats: { items: number; batches: number; largest: number };
 }
 
 /** `write` answers every item of a batch, in order. */
 export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>, opts: { maxBatch?: number } = {}): GroupCommit<I, O> {
   const maxBatch = opts.maxBatch ?? 500;
-  const stats = { items: 0, batches: 0 };
+  const stats = { items: 0, batches: 0, largest: 0 };
   let waiting: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
   let writing = false;
 
@@ -25,6 +25,7 @@ export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>, opts: { m
         waiting = waiting.slice(batch.length);
         stats.batches++;
         stats.items += batch.length;
+        stats.largest = Math.max(stats.largest, batch.length);
         try {
           const out = await write(batch.map((w) => w.item));
           batch.forEach((w, i) => w.resolve(out[i]));
