@@ -231,6 +231,29 @@ window.ppVoice = (room: RoomHooks) => {
     if (commentForm) commentForm.hidden = true;
   }
 
+  /** Which hold each frame is under: only the newest one lets go (a new pin while a picture renders). */
+  const holds = new WeakMap<HTMLElement, object>();
+  /**
+   * Keeps the app's frame at its size until its picture is taken, and returns what lets it go.
+   * The point is a fraction of the area the viewer tapped in; on a phone the comment sheet below
+   * the app grows as the pin opens the form, and the app's visible area would shrink under the
+   * capture, giving a picture of a smaller area than the point's (issue 47, item 3: the pin was
+   * drawn on a line above the one tapped). Meanwhile the frame's foot is hidden under the sheet.
+   */
+  function holdSize(box: HTMLElement): () => void {
+    const token = {};
+    holds.set(box, token);
+    const r = box.getBoundingClientRect();
+    Object.assign(box.style, { width: `${r.width}px`, height: `${r.height}px` });
+    box.parentElement!.classList.add('holding');
+    return () => {
+      if (holds.get(box) !== token) return;
+      holds.delete(box);
+      Object.assign(box.style, { width: '', height: '' });
+      box.parentElement!.classList.remove('holding');
+    };
+  }
+
   /** A layer over the app's frame that takes a click (a point) or a drag (an area). */
   function pinLayer(app: string) {
     dropPin();
@@ -251,14 +274,15 @@ window.ppVoice = (room: RoomHooks) => {
         y: Math.min(1, Math.max(0, (event.clientY - r.top) / r.height)),
       };
     };
+    // In pixels from the frame's top left, not fractions: when the frame is shorter later (a
+    // phone's comment sheet grows below it), the mark stays on what the viewer tapped.
     const draw = (a: { x: number; y: number }, b: { x: number; y: number }) => {
-      const x = Math.min(a.x, b.x);
-      const y = Math.min(a.y, b.y);
+      const r = layer!.getBoundingClientRect();
       Object.assign(mark.style, {
-        left: `${x * 100}%`,
-        top: `${y * 100}%`,
-        width: `${Math.abs(a.x - b.x) * 100}%`,
-        height: `${Math.abs(a.y - b.y) * 100}%`,
+        left: `${Math.min(a.x, b.x) * r.width}px`,
+        top: `${Math.min(a.y, b.y) * r.height}px`,
+        width: `${Math.abs(a.x - b.x) * r.width}px`,
+        height: `${Math.abs(a.y - b.y) * r.height}px`,
       });
     };
     layer.addEventListener('pointerdown', (event) => {
@@ -306,7 +330,8 @@ window.ppVoice = (room: RoomHooks) => {
       start = null;
       // The picture is taken now, as the viewer saw the screen they pinned; the form waits for it.
       const device = (box!.className.replace(/^frame frame-/, '') || 'none') as Pin['device'];
-      pin = { ...spot, app, device, picture: capture(app) };
+      const release = holdSize(box!);
+      pin = { ...spot, app, device, picture: capture(app).finally(release) };
       commentForm!.hidden = false;
       commentForm!.querySelector('.error')!.textContent = '';
       commentBody().focus();
