@@ -29,6 +29,8 @@ export const VoiceData = z.object({
       reply: z.string().nullable(),
       repliedAt: z.string().nullable(),
       from: z.string().nullable(),
+      /** The reply is one the viewer has not seen in the room yet (the shell counts these on Comment). */
+      replyNew: z.boolean(),
     }),
   ),
   screenshotMaxBytes: z.number(),
@@ -186,3 +188,5 @@ export const CommentReply = z.union([
 ]);
 
 export const EmailBody = z.object({ email: Email });
+/** The comments whose replies the viewer has now seen (the Comment panel opened on them). */
+export const RepliesSeenBody = z.object({ comments: z.array(z.string().max(64)).max(500) });

@@ -15,6 +15,7 @@ import {
   LeaveBody,
   Ok,
   RunBody,
+  RepliesSeenBody,
   RunReply,
 } from '../resources/room-shell.js';
 import type { RouteDef } from '../route.js';
@@ -168,6 +169,20 @@ export const shellRoutes = {
     summary: 'The email the room asks for once; not verified, nothing is sent.',
     params: SessionParams,
     body: EmailBody,
+    reply: Ok,
+    errors: [403, 404],
+  }),
+  shellRepliesSeen: shellRoute({
+    operation: 'shellRepliesSeen',
+    method: 'POST',
+    path: at('replies-seen'),
+    status: 200,
+    tag,
+    guard: 'named',
+    summary:
+      "The viewer saw the builder's replies to these comments of their link: they are no longer counted as new. A preview records nothing.",
+    params: SessionParams,
+    body: RepliesSeenBody,
     reply: Ok,
     errors: [403, 404],
   }),

@@ -17,6 +17,7 @@ type Calls = {
   answer: 'shellAnswer';
   comments: 'shellComment';
   email: 'shellEmail';
+  'replies-seen': 'shellRepliesSeen';
 };
 export type ShellCall = keyof Calls;
 type Row<C extends ShellCall> = ShellRoutes[Calls[C]];

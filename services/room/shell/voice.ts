@@ -210,11 +210,40 @@ window.ppVoice = (room: RoomHooks) => {
         const reply = document.createElement('p');
         reply.className = 'comment-reply';
         reply.textContent = `${c.from || 'Reply'}: ${c.reply}`;
+        if (c.replyNew || shownNew.has(c.id)) {
+          li.classList.add('new-reply');
+          const label = document.createElement('strong');
+          label.className = 'new-label';
+          label.textContent = 'New';
+          reply.prepend(label, ' ');
+        }
         li.append(reply);
       }
       list.append(li);
     }
     (list.previousElementSibling as HTMLElement).hidden = !voice.comments.length;
+  }
+
+  /**
+   * The replies new to the viewer, now in front of them: marked as seen (the room stops counting
+   * them, here and in the viewer's next visits), the counts and the notice taken away. They stay
+   * marked New in the list until the page is left.
+   */
+  const shownNew = new Set<string>();
+  function seeReplies() {
+    const fresh = voice.comments.filter((c) => c.replyNew);
+    if (!fresh.length) return;
+    for (const c of fresh) {
+      shownNew.add(c.id);
+      c.replyNew = false;
+    }
+    const first = commentsPanel!.querySelector(`[data-comment="${fresh[0].id}"]`);
+    if (first) first.scrollIntoView({ block: 'nearest' });
+    for (const count of document.querySelectorAll('.reply-count')) count.remove();
+    document.getElementById('reply-note')?.remove();
+    const menu = document.getElementById('tools-toggle');
+    if (menu) menu.setAttribute('aria-label', 'Menu');
+    if (!room.data.preview) room.post('replies-seen', { comments: fresh.map((c) => c.id) }).catch(() => {});
   }
 
   function closeComments() {
@@ -360,6 +389,11 @@ window.ppVoice = (room: RoomHooks) => {
       document.body.classList.add('commenting');
       commentsPanel.querySelector('.comment-outcome')!.textContent = '';
       startCommenting();
+      seeReplies();
+    });
+    // The notice of new replies opens them.
+    document.getElementById('reply-note-open')?.addEventListener('click', () => {
+      if (commentsPanel.hidden) commentToggle.click();
     });
     commentsPanel.querySelector('.close')!.addEventListener('click', () => closeComments());
     room.onShow(() => {
@@ -427,7 +461,7 @@ window.ppVoice = (room: RoomHooks) => {
             ? `Sent without a picture: ${withoutPicture[note]}. Thank you.`
             : 'Sent. Thank you.';
         if (answer.recorded) {
-          voice.comments.push({ ...answer.comment!, reply: null, repliedAt: null, from: null });
+          voice.comments.push({ ...answer.comment!, reply: null, repliedAt: null, from: null, replyNew: false });
           renderMine();
         }
         if (pin === sent) startCommenting();

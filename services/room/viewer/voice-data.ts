@@ -1,6 +1,6 @@
 import type { VoiceData } from '../../contract/resources/room-shell.js';
 import type { Sql } from '../../core/db.js';
-import { commentsOfLink } from '../../data/comments.sql.js';
+import { commentsOfLink, replyIsNew } from '../../data/comments.sql.js';
 import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
 import type { ProjectRow } from '../../data/projects.sql.js';
 import { stepsAnsweredIn } from '../../data/responses.sql.js';
@@ -25,6 +25,7 @@ export async function voiceOf(sql: Sql, project: ProjectRow, session: RoomSessio
       reply: c.reply,
       repliedAt: c.repliedAt?.toISOString() ?? null,
       from: c.replierName,
+      replyNew: replyIsNew(c),
     })),
     screenshotMaxBytes,
   };
