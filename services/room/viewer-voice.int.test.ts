@@ -387,6 +387,12 @@ describe('comments pinned to screens', () => {
     expect(await news(other.url)).toEqual([true]);
     expect((await v.post('replies-seen', { comments: [mine] })).json).toEqual({ ok: true });
     expect(await news(v.url)).toEqual([false]);
+    // Asked from the room as it is: the same comments, the same word on each reply.
+    const asked = await v.post('replies', {});
+    expect(asked.status).toBe(200);
+    expect(asked.json.comments.map((c: { id: string; reply: string; replyNew: boolean }) => [c.id, c.reply, c.replyNew])).toEqual([
+      [mine, 'Fixed.', false],
+    ]);
     // A reply that replaces the one seen is new again.
     await v.person.client.call('replyToComment', { params: { commentId: mine }, body: { body: 'Fixed, and more.' } });
     expect(await news(v.url)).toEqual([true]);

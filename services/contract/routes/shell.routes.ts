@@ -15,6 +15,7 @@ import {
   LeaveBody,
   Ok,
   RunBody,
+  RepliesReply,
   RepliesSeenBody,
   RunReply,
 } from '../resources/room-shell.js';
@@ -170,6 +171,19 @@ export const shellRoutes = {
     params: SessionParams,
     body: EmailBody,
     reply: Ok,
+    errors: [403, 404],
+  }),
+  shellReplies: shellRoute({
+    operation: 'shellReplies',
+    method: 'POST',
+    path: at('replies'),
+    status: 200,
+    tag,
+    guard: 'named',
+    summary:
+      "The link's comments with the builder's replies, as now: the shell asks every minute or so while the viewer is in the room and has comments. A preview has none.",
+    params: SessionParams,
+    reply: RepliesReply,
     errors: [403, 404],
   }),
   shellRepliesSeen: shellRoute({

@@ -17,6 +17,7 @@ type Calls = {
   answer: 'shellAnswer';
   comments: 'shellComment';
   email: 'shellEmail';
+  replies: 'shellReplies';
   'replies-seen': 'shellRepliesSeen';
 };
 export type ShellCall = keyof Calls;

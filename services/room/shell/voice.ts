@@ -7,6 +7,7 @@
 // infra/local/room-scripts.mjs), loaded before shell.js, which calls window.ppVoice.
 import type { CaptureNote, RoomMessage } from '../content/frame-messages.js';
 import type { CommentBody } from '../../contract/resources/room-shell.js';
+import { replyNotice } from './reply-notice.js';
 import type { BodyOf, ReplyOf, RoomHooks } from './room-hooks.js';
 
 /** Why a comment has no picture: the frame's note, or the shell's own when the frame did not answer. */
@@ -210,7 +211,7 @@ window.ppVoice = (room: RoomHooks) => {
         const reply = document.createElement('p');
         reply.className = 'comment-reply';
         reply.textContent = `${c.from || 'Reply'}: ${c.reply}`;
-        if (c.replyNew || shownNew.has(c.id)) {
+        if (c.replyNew || replies.shownNew(c.id)) {
           li.classList.add('new-reply');
           const label = document.createElement('strong');
           label.className = 'new-label';
@@ -222,28 +223,6 @@ window.ppVoice = (room: RoomHooks) => {
       list.append(li);
     }
     (list.previousElementSibling as HTMLElement).hidden = !voice.comments.length;
-  }
-
-  /**
-   * The replies new to the viewer, now in front of them: marked as seen (the room stops counting
-   * them, here and in the viewer's next visits), the counts and the notice taken away. They stay
-   * marked New in the list until the page is left.
-   */
-  const shownNew = new Set<string>();
-  function seeReplies() {
-    const fresh = voice.comments.filter((c) => c.replyNew);
-    if (!fresh.length) return;
-    for (const c of fresh) {
-      shownNew.add(c.id);
-      c.replyNew = false;
-    }
-    const first = commentsPanel!.querySelector(`[data-comment="${fresh[0].id}"]`);
-    if (first) first.scrollIntoView({ block: 'nearest' });
-    for (const count of document.querySelectorAll('.reply-count')) count.remove();
-    document.getElementById('reply-note')?.remove();
-    const menu = document.getElementById('tools-toggle');
-    if (menu) menu.setAttribute('aria-label', 'Menu');
-    if (!room.data.preview) room.post('replies-seen', { comments: fresh.map((c) => c.id) }).catch(() => {});
   }
 
   function closeComments() {
@@ -378,6 +357,17 @@ window.ppVoice = (room: RoomHooks) => {
   }
 
   const commentBody = () => commentForm!.elements.namedItem('body') as HTMLTextAreaElement;
+  // The notice of new replies opens the Comment panel; a reply that comes while it is open is seen.
+  const replies = replyNotice(
+    room,
+    () => {
+      if (commentsPanel && commentsPanel.hidden) commentToggle.click();
+    },
+    () => {
+      if (commentsPanel && !commentsPanel.hidden) replies.seen();
+      if (commentsPanel) renderMine();
+    },
+  );
   if (commentsPanel && commentForm) {
     renderMine();
     commentToggle.addEventListener('click', () => {
@@ -389,11 +379,7 @@ window.ppVoice = (room: RoomHooks) => {
       document.body.classList.add('commenting');
       commentsPanel.querySelector('.comment-outcome')!.textContent = '';
       startCommenting();
-      seeReplies();
-    });
-    // The notice of new replies opens them.
-    document.getElementById('reply-note-open')?.addEventListener('click', () => {
-      if (commentsPanel.hidden) commentToggle.click();
+      replies.seen();
     });
     commentsPanel.querySelector('.close')!.addEventListener('click', () => closeComments());
     room.onShow(() => {

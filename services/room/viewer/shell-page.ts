@@ -12,7 +12,7 @@ import type { RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { workspaceLook } from '../../data/brand-look.js';
 import { escapeHtml, roomDocument } from '../html.js';
 import { brandMark, lookStyle, madeWithBadge } from './room-look.js';
-import { commentButton, commentsPanel, emailDialog, menuButton, newReplyCount, nextButton, nextPanel, replyNote } from './voice-panels.js';
+import { commentButton, commentsPanel, emailDialog, nextButton, nextPanel } from './voice-panels.js';
 import { voiceOf } from './voice-data.js';
 
 // The room shell: the project's apps as tabs, each in its device frame, then its pages. The apps
@@ -127,15 +127,14 @@ export async function shellPage(
 <header class="bar">
   ${brandMark(look, `/room/${session.id}/logo`)}<span class="project" title="${escapeHtml(project.name)}">${escapeHtml(project.name)}</span>${session.preview ? '<span class="badge">Preview</span>' : ''}
   <nav class="tabs" role="tablist">${tabs}</nav>
-  ${menuButton(ordered.length ? newReplyCount(data.voice) : 0)}
-  <span class="tools" id="tools">${data.story.length ? '<button type="button" id="story-toggle" aria-expanded="false" aria-controls="story">Tour</button>' : ''}${ordered.length ? deviceMenu : ''}${controlsMenu(data.controls)}${ordered.length ? commentButton(data.voice) : ''}${data.voice.steps.length ? nextButton : ''}</span>
+  <button type="button" class="tools-toggle" id="tools-toggle" aria-expanded="false" aria-controls="tools" aria-label="Menu">Menu</button>
+  <span class="tools" id="tools">${data.story.length ? '<button type="button" id="story-toggle" aria-expanded="false" aria-controls="story">Tour</button>' : ''}${ordered.length ? deviceMenu : ''}${controlsMenu(data.controls)}${ordered.length ? commentButton : ''}${data.voice.steps.length ? nextButton : ''}</span>
 </header>
 ${data.controls.reset || data.controls.scenarios.length ? '<p class="run-outcome" role="status" hidden></p>' : ''}
 ${data.story.length ? storyPanel(data.voice.steps.length > 0) : ''}
 ${data.voice.steps.length ? nextPanel(data.voice, session.preview) : ''}
 ${ordered.length ? commentsPanel(session.preview) : ''}
 ${personalised ? personalNote : ''}
-${ordered.length ? replyNote(data.voice) : ''}
 <main class="stage">${empty}${appPanels}${pagePanels}</main>
 <dialog id="who">
   <form method="dialog" id="who-form">

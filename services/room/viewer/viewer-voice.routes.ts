@@ -4,6 +4,7 @@ import { recordResponse } from '../../data/responses.sql.js';
 import { askEmailOnce, saveWhoYouAre } from '../../data/room-sessions.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import type { RoomEvidence } from './room-evidence.js';
+import { viewerCommentsOf } from './voice-data.js';
 import type { ShellHandlers } from './shell-routes.js';
 import type { ViewerDeps } from './room-entry.routes.js';
 
@@ -16,7 +17,7 @@ import type { ViewerDeps } from './room-entry.routes.js';
 export function voiceHandlers(
   { sql }: ViewerDeps,
   evidence: RoomEvidence,
-): Pick<ShellHandlers, 'shellAnswer' | 'shellEmail' | 'shellRepliesSeen'> {
+): Pick<ShellHandlers, 'shellAnswer' | 'shellEmail' | 'shellReplies' | 'shellRepliesSeen'> {
   return {
     async shellAnswer({ session, body: { step, detail }, req, reply }) {
       const offered = offeredOn(await planNameOf(sql, session.workspaceId), (await nextStepsOf(sql, session.projectId)).steps);
@@ -31,6 +32,10 @@ export function voiceHandlers(
     async shellEmail({ session, body }) {
       if (!session.preview) await saveWhoYouAre(sql, session.id, { email: body.email });
       return { ok: true };
+    },
+
+    async shellReplies({ session }) {
+      return { comments: await viewerCommentsOf(sql, session) };
     },
 
     // Only comments of the session's own link: the ids come from the page, which lists that link's.

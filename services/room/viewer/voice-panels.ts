@@ -8,36 +8,8 @@ import type { VoiceData } from '../../contract/resources/room-shell.js';
 
 export const nextButton = '<button type="button" id="next-toggle" aria-expanded="false" aria-controls="next">What happens next</button>';
 
-/** Replies the viewer has not seen yet (issue 47, item 6: a reply was found only inside Comment). */
-const newReplies = (voice: VoiceData) => voice.comments.filter((c) => c.replyNew);
-export const newReplyCount = (voice: VoiceData) => newReplies(voice).length;
-
-/** How many new replies, as a badge; voice.ts takes it away once the viewer has seen them. */
-const replyCount = (n: number) => (n ? ` <span class="count reply-count" title="New replies to your comments">${n}</span>` : '');
-
-/** The Comment button, with the count of new replies to the viewer's comments. */
-export const commentButton = (voice: VoiceData) =>
-  `<button type="button" id="comment-toggle" aria-pressed="false" aria-controls="comments">Comment${replyCount(newReplies(voice).length)}</button>`;
-
-/** The Menu button of a narrow screen (its tools, Comment among them, are folded into it): the same count. */
-export const menuButton = (n: number) => {
-  const label = n ? `Menu, ${n} new ${n === 1 ? 'reply' : 'replies'}` : 'Menu';
-  return `<button type="button" class="tools-toggle" id="tools-toggle" aria-expanded="false" aria-controls="tools" aria-label="${label}">Menu${replyCount(n)}</button>`;
-};
-
-/**
- * Said as the room opens when the builder has replied since the viewer last looked: who replied,
- * and a button that opens the replies. Nothing when there is none.
- */
-export const replyNote = (voice: VoiceData) => {
-  const fresh = newReplies(voice);
-  if (!fresh.length) return '';
-  const from = [...new Set(fresh.map((c) => c.from).filter(Boolean))];
-  const who = from.length === 1 ? escapeHtml(from[0]!) : 'The sender';
-  const what = fresh.length === 1 ? 'your comment' : `${fresh.length} of your comments`;
-  return `
-<p class="reply-note" id="reply-note" role="status">${who} replied to ${what}. <button type="button" id="reply-note-open">Read</button></p>`;
-};
+/** The Comment button; shell/reply-notice.ts puts the count of new replies on it. */
+export const commentButton = '<button type="button" id="comment-toggle" aria-pressed="false" aria-controls="comments">Comment</button>';
 
 /** Each offered step is a button with its own words; the ones that need words open a small form. */
 export const nextPanel = (voice: VoiceData, preview: boolean) => `
