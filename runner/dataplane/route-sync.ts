@@ -23,7 +23,7 @@ export interface DataplaneSettings {
 }
 
 /** A route's value in the map: `ip:port|copyId` (routes.ts). */
-const valueOf = (r: Route) => `${r.host}:${r.port}|${r.copyId}`;
+const routeText = (r: Route) => `${r.host}:${r.port}|${r.copyId}`;
 
 export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings, onActivity: (sessionId: string) => Promise<unknown>) {
   const routes = dataplaneRoutes(dataplane);
@@ -59,10 +59,10 @@ export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings
     const have = await routes.list();
     for (const [key, value] of have) {
       const r = want.get(key);
-      if (!r || value !== valueOf(r)) await routes.removeKey(key);
+      if (!r || value !== routeText(r)) await routes.removeKey(key);
     }
-    for (const [key, r] of want) if (have.get(key) !== valueOf(r)) await routes.set(r);
-    held = new Map([...want].map(([key, r]) => [key, valueOf(r)]));
+    for (const [key, r] of want) if (have.get(key) !== routeText(r)) await routes.set(r);
+    held = new Map([...want].map(([key, r]) => [key, routeText(r)]));
   }
 
   /**
@@ -107,7 +107,7 @@ export function createRouteSync(ctx: RunnerContext, dataplane: DataplaneSettings
     async start(): Promise<void> {
       const all = await wanted();
       await routes.replaceAll(all);
-      held = new Map(all.map((r) => [copyOriginKey(r.sessionId), valueOf(r)]));
+      held = new Map(all.map((r) => [copyOriginKey(r.sessionId), routeText(r)]));
     },
     sync,
     routed,

@@ -40,6 +40,8 @@ export interface CommentRow {
   reply: string | null;
   repliedAt: Date | null;
   repliedBy: string | null;
+  /** When the viewer last saw the reply in the room (migrations/00041); a later reply is new to them. */
+  replySeenAt: Date | null;
   /** The replying member's display name (joined). */
   replierName: string | null;
   /** The name of the app it was made on, in the manifest of the build it was made on (joined). */
@@ -127,6 +129,23 @@ export async function resolveComment(sql: Db, id: string, resolved: boolean): Pr
 export async function replyToComment(sql: Db, id: string, body: string, personId: string): Promise<CommentRow> {
   await sql`update comments set reply = ${body}, replied_at = now(), replied_by = ${personId} where id = ${id}`;
   return commentById(sql, id);
+}
+
+/** A reply the viewer has not seen in the room: none yet, or one written since. */
+export const replyIsNew = (c: Pick<CommentRow, 'reply' | 'repliedAt' | 'replySeenAt'>) =>
+  c.reply !== null && (c.replySeenAt === null || (c.repliedAt !== null && c.replySeenAt < c.repliedAt));
+
+/**
+ * The viewer saw the replies to these comments of their link (ids of other links' comments, or of
+ * comments without a reply, change nothing). Answers how many were marked.
+ */
+export async function markRepliesSeen(sql: Db, linkId: string, commentIds: string[]): Promise<number> {
+  const ids = commentIds.filter(isUuid);
+  if (!ids.length) return 0;
+  const rows = await sql`
+    update comments set reply_seen_at = now()
+    where link_id = ${linkId} and id = any(${ids}::uuid[]) and reply is not null`;
+  return rows.count;
 }
 
 /**

@@ -159,8 +159,8 @@ export async function askEmailOnce(sql: Db, sessionId: string): Promise<boolean>
 
 /** A link's sessions (not previews), first first: who they said they were and when they ran. */
 export function sessionsOfLink(sql: Db, linkId: string) {
-  return sql<Pick<RoomSessionRow, 'id' | 'viewerName' | 'viewerEmail' | 'createdAt' | 'endedAt'>[]>`
-    select id, viewer_name, viewer_email, created_at, ended_at from room_sessions
+  return sql<Pick<RoomSessionRow, 'id' | 'viewerName' | 'viewerEmail' | 'createdAt' | 'endedAt' | 'lastSeenAt'>[]>`
+    select id, viewer_name, viewer_email, created_at, ended_at, last_seen_at from room_sessions
     -- Only sessions whose shell ran (they have had a visit): a page fetched and never run is nobody.
     where link_id = ${linkId} and not preview and visit_id is not null order by created_at, id`;
 }

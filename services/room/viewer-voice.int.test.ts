@@ -368,4 +368,46 @@ describe('comments pinned to screens', () => {
     await v.person.client.call('revokeLink', { params: { linkId: v.link.id } });
     expect((await v.person.client.call('listComments', { params: { projectId: v.project.id } })).length).toBe(1);
   });
+
+  it("counts a reply as new until the viewer has seen it, and only their link's comments are marked (issue 47, item 6)", async () => {
+    const v = await viewer();
+    const other = await viewer();
+    const mine = (await v.post('comments', comment())).json.comment.id;
+    const theirs = (await other.post('comments', comment())).json.comment.id;
+    await v.person.client.call('replyToComment', { params: { commentId: mine }, body: { body: 'Fixed.' } });
+    await other.person.client.call('replyToComment', { params: { commentId: theirs }, body: { body: 'Fixed too.' } });
+    const news = async (url: string, jar = new Map<string, string>()) =>
+      shellData((await hit(platform, new URL(url).pathname, { jar })).text).voice.comments.map((c) => c.replyNew);
+    expect(await news(v.url)).toEqual([true]);
+
+    // Another link's comment, and ids that are no comment: nothing marked, no refusal.
+    const seen = await v.post('replies-seen', { comments: [theirs, 'not-an-id'] });
+    expect(seen.status).toBe(200);
+    expect(seen.json).toEqual({ ok: true });
+    expect(await news(other.url)).toEqual([true]);
+    expect((await v.post('replies-seen', { comments: [mine] })).json).toEqual({ ok: true });
+    expect(await news(v.url)).toEqual([false]);
+    // Asked from the room as it is: the same comments, the same word on each reply.
+    const asked = await v.post('replies', {});
+    expect(asked.status).toBe(200);
+    expect(asked.json.comments.map((c: { id: string; reply: string; replyNew: boolean }) => [c.id, c.reply, c.replyNew])).toEqual([
+      [mine, 'Fixed.', false],
+    ]);
+    // A reply that replaces the one seen is new again.
+    await v.person.client.call('replyToComment', { params: { commentId: mine }, body: { body: 'Fixed, and more.' } });
+    expect(await news(v.url)).toEqual([true]);
+
+    // A body that does not fit: 400 naming the field; another origin: 403.
+    const bad = await v.post('replies-seen', { comments: 'all' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.issues.map((i: { path: string }) => i.path)).toEqual(['comments']);
+    const stranger = await hit(platform, `${v.room.base}/replies-seen`, {
+      method: 'POST',
+      jar: v.room.jar,
+      json: { comments: [mine] },
+      noOrigin: true,
+    });
+    expect(stranger.status).toBe(403);
+    expect(await news(v.url)).toEqual([true]);
+  });
 });

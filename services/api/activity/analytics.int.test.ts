@@ -380,9 +380,10 @@ describe('journey', () => {
       { name: 'Ada', email: null, sessions: 1 },
       { name: 'Bo', email: 'bo@example.com', sessions: 1 },
     ]);
-    expect(j.sessions.map((s) => [s.id, s.name, s.device, s.endedAt])).toEqual([
-      [a, 'Ada', 'desktop', t(110).toISOString()],
-      [b, 'Bo', 'phone', null],
+    // Bo's browser went silent long ago without a leave: ended at the last moment heard from.
+    expect(j.sessions.map((s) => [s.id, s.name, s.device, s.endedAt, s.endReason])).toEqual([
+      [a, 'Ada', 'desktop', t(110).toISOString(), 'left'],
+      [b, 'Bo', 'phone', t(210).toISOString(), 'quiet'],
     ]);
     expect(j.sessions[0].startedAt).toBe(t(0).toISOString());
     expect(j.sessions[0].timeline.map((e) => [e.kind, e.subject, e.seconds])).toEqual([
@@ -404,6 +405,49 @@ describe('journey', () => {
     expect(j.tour).toEqual({ steps: 2, taken: 1 });
     expect(j.windowStart).toBeNull();
     expect(j.names).toEqual(storyNames);
+  });
+
+  it('makes one line of consecutive time on one app, and ends a session the room has not heard from for 120 s (issue 47, item 8)', async () => {
+    const owner = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, owner, { manifest: storyManifest });
+    const { link } = await owner.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
+    const where = { workspaceId: await workspaceOf(project.id), projectId: project.id, linkId: link.id };
+    const [closed, going, reloaded] = [randomUUID(), randomUUID(), randomUUID()];
+    const now = Date.now();
+    const ago = (s: number) => new Date(now - s * 1000);
+    // A quarter of an hour on one app, a beat every 5 s, then the browser closed without a word
+    // 15 minutes ago.
+    const beats = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ kind: 'time' as const, subject: 'web', seconds: 5, at: ago(from - 5 * (i + 1)) }));
+    await events(where, closed, [{ kind: 'entry', at: ago(1800) }, ...beats(1800, 180)]);
+    // Still beating, 10 s ago.
+    await events(where, going, [{ kind: 'entry', at: ago(70) }, ...beats(70, 12)]);
+    // Left and came back (a reload): going on after the leave.
+    await events(where, reloaded, [
+      { kind: 'entry', at: ago(100) },
+      { kind: 'time', subject: 'web', seconds: 5, at: ago(95) },
+      { kind: 'leave', at: ago(94) },
+      { kind: 'entry', at: ago(93) },
+      { kind: 'time', subject: 'web', seconds: 5, at: ago(88) },
+    ]);
+
+    const j = await owner.client.call('journey', { params: { linkId: link.id } });
+    const of = (id: string) => j.sessions.find((s) => s.id === id)!;
+    expect(of(closed).timeline.map((e) => [e.kind, e.subject, e.seconds])).toEqual([
+      ['entry', null, 0],
+      ['time', 'web', 900],
+    ]);
+    // At the first beat of the run; the time per app is the same sum.
+    expect(of(closed).timeline[1].at).toBe(ago(1795).toISOString());
+    expect(of(closed).time).toEqual({ web: 900 });
+    // Ended at its last beat, and says it went quiet.
+    expect([of(closed).endReason, of(closed).endedAt]).toEqual(['quiet', ago(900).toISOString()]);
+    expect([of(going).endReason, of(going).endedAt]).toEqual([null, null]);
+    expect(of(going).timeline.map((e) => [e.kind, e.seconds])).toEqual([
+      ['entry', 0],
+      ['time', 60],
+    ]);
+    expect([of(reloaded).endReason, of(reloaded).endedAt]).toEqual([null, null]);
   });
 
   it('names room pages by their title and apps and steps by their manifest names, in visits, journey and analytics (issue 29, item 7)', async () => {

@@ -9,6 +9,7 @@ import { namesOf } from '../../data/subject-names.sql.js';
 import { sessionsOfLink } from '../../data/room-sessions.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import { linkView } from '../links/link-view.js';
+import { collapseTime, sessionEnd } from './journey-timeline.js';
 
 // journey (spec 4.2; issue 15, item 6): one link's people, sessions with their timelines, time
 // outside the room, and the tour's progress. Sessions come from the events (which outlive the
@@ -47,16 +48,26 @@ export async function journeyOf(sql: Sql, workspaceId: string, linkId: string): 
     device: Journey['sessions'][number]['device'];
     startedAt: Date | null;
     endedAt: Date | null;
+    /** The last moment the room heard from the session: its last beat or event. */
+    lastHeardAt: Date | null;
     events: EventRow[];
   };
   const seen = new Map<string, Seen>();
   const sessionOf = (id: string) => {
     let s = seen.get(id);
-    if (!s) seen.set(id, (s = { id, name: null, email: null, device: null, startedAt: null, endedAt: null, events: [] }));
+    if (!s)
+      seen.set(id, (s = { id, name: null, email: null, device: null, startedAt: null, endedAt: null, lastHeardAt: null, events: [] }));
     return s;
   };
+  const later = (a: Date | null, b: Date) => (a && a > b ? a : b);
   for (const r of roomSessions)
-    Object.assign(sessionOf(r.id), { name: r.viewerName, email: r.viewerEmail, startedAt: r.createdAt, endedAt: r.endedAt });
+    Object.assign(sessionOf(r.id), {
+      name: r.viewerName,
+      email: r.viewerEmail,
+      startedAt: r.createdAt,
+      endedAt: r.endedAt,
+      lastHeardAt: r.lastSeenAt,
+    });
   for (const c of claims) {
     const s = sessionOf(c.sessionId);
     s.name = c.name ?? s.name;
@@ -70,8 +81,12 @@ export async function journeyOf(sql: Sql, workspaceId: string, linkId: string): 
     s.events.push(e);
     s.device ??= e.device;
     if (!s.startedAt || e.at < s.startedAt) s.startedAt = e.at;
+    s.lastHeardAt = later(s.lastHeardAt, e.at);
+    // A leave ends the session unless it went on after it (a reload leaves, then enters again).
     if (e.kind === 'leave') s.endedAt = e.at;
+    else if (s.endedAt && e.at > s.endedAt) s.endedAt = null;
   }
+  const now = new Date();
   const sessions = [...seen.values()].sort(
     (a, b) => (a.startedAt?.getTime() ?? 0) - (b.startedAt?.getTime() ?? 0) || a.id.localeCompare(b.id),
   );
@@ -86,13 +101,16 @@ export async function journeyOf(sql: Sql, workspaceId: string, linkId: string): 
     sessions: sessions.map((s) => {
       const time: Record<string, number> = {};
       for (const e of s.events) if (e.kind === 'time' && e.subject) time[e.subject] = (time[e.subject] ?? 0) + e.seconds;
+      const startedAt = s.startedAt ?? now;
+      const end = sessionEnd({ endedAt: s.endedAt, lastHeardAt: later(s.lastHeardAt, startedAt) }, now);
       return {
         id: s.id,
         name: s.name,
         device: s.device,
-        startedAt: (s.startedAt ?? new Date()).toISOString(),
-        endedAt: s.endedAt?.toISOString() ?? null,
-        timeline: s.events.map((e) => ({ kind: e.kind, subject: e.subject, seconds: e.seconds, at: e.at.toISOString() })),
+        startedAt: startedAt.toISOString(),
+        endedAt: end.endedAt?.toISOString() ?? null,
+        endReason: end.endReason,
+        timeline: collapseTime(s.events.map((e) => ({ kind: e.kind, subject: e.subject, seconds: e.seconds, at: e.at.toISOString() }))),
         time,
       };
     }),

@@ -65,7 +65,7 @@ export async function prepareStatic(
     await runBuildScript(dir, ctx.verbose);
     log.done('build', `done in ${log.elapsed()}`);
   } else {
-    log.done('build', 'no build script in package.json: the output is deployed as it is');
+    log.done('build', 'nothing to build (no package.json with a build script): the output is deployed as it is');
   }
 
   const output = await checkStaticOutput(dir, manifest);

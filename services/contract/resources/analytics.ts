@@ -119,9 +119,14 @@ export const JourneySession = z.object({
   name: z.string().nullable(),
   device: z.enum(['desktop', 'tablet', 'phone']).nullable(),
   startedAt: DateTime,
-  /** The leave, or the session's end; null while it may still be going. */
+  /**
+   * The leave, or the last moment the room heard from the session once it has heard nothing for
+   * 120 s (its beat timeout, as a quiet visit ends); null while it may still be going.
+   */
   endedAt: DateTime.nullable(),
-  /** Every event of the session, oldest first. */
+  /** `left`: the viewer left the room; `quiet`: the browser went silent without saying so (closed, lost its network); null while going. */
+  endReason: z.enum(['left', 'quiet']).nullable(),
+  /** The session's events, oldest first; consecutive time on one app or page is one event, its seconds summed, at the first beat. */
   timeline: z.array(JourneyEvent),
   /** App or page id → seconds. */
   time: Tally,

@@ -13,24 +13,28 @@ import { NextStep, NextStepKind } from './room-setup.js';
 const Name = z.preprocess(storableNameOf, z.string().trim().min(1).max(80));
 const Email = z.preprocess(storable, z.email().max(254));
 
+/** A comment left through the link, with the builder's reply when there is one. */
+export const ViewerComment = z.object({
+  id: z.string(),
+  appId: z.string().nullable(),
+  screen: z.string().nullable(),
+  body: z.string(),
+  createdAt: z.string(),
+  reply: z.string().nullable(),
+  repliedAt: z.string().nullable(),
+  from: z.string().nullable(),
+  /** The reply is one the viewer has not seen in the room yet (the shell counts these on Comment). */
+  replyNew: z.boolean(),
+});
+export type ViewerComment = z.infer<typeof ViewerComment>;
+
 /** What the viewer can say back (viewer-voice): the offered steps, and their comments with replies. */
 export const VoiceData = z.object({
   steps: z.array(NextStep),
   /** Steps this visit already answered. */
   answered: z.array(NextStepKind),
-  /** Comments left through this link, oldest first, each with the builder's reply when there is one. */
-  comments: z.array(
-    z.object({
-      id: z.string(),
-      appId: z.string().nullable(),
-      screen: z.string().nullable(),
-      body: z.string(),
-      createdAt: z.string(),
-      reply: z.string().nullable(),
-      repliedAt: z.string().nullable(),
-      from: z.string().nullable(),
-    }),
-  ),
+  /** Comments left through this link, oldest first. */
+  comments: z.array(ViewerComment),
   screenshotMaxBytes: z.number(),
 });
 export type VoiceData = z.infer<typeof VoiceData>;
@@ -186,3 +190,7 @@ export const CommentReply = z.union([
 ]);
 
 export const EmailBody = z.object({ email: Email });
+/** The link's comments as they are now, asked while the viewer is in the room (a reply written meanwhile). */
+export const RepliesReply = z.object({ comments: z.array(ViewerComment) });
+/** The comments whose replies the viewer has now seen (the Comment panel opened on them). */
+export const RepliesSeenBody = z.object({ comments: z.array(z.string().max(64)).max(500) });

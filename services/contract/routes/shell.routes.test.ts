@@ -10,7 +10,7 @@ import { shellRoutes } from './shell.routes.js';
 describe('the room shell rows', () => {
   const rows = Object.entries(shellRoutes);
 
-  it('are the nine endpoints the shell calls, each a POST under its session', () => {
+  it('are the eleven endpoints the shell calls, each a POST under its session', () => {
     expect(rows.map(([, r]) => r.path.replace('/room/:sessionId/', '')).sort()).toEqual([
       'answer',
       'arrive',
@@ -20,6 +20,8 @@ describe('the room shell rows', () => {
       'grant',
       'hello',
       'leave',
+      'replies',
+      'replies-seen',
       'run',
     ]);
     for (const [operation, row] of rows) {

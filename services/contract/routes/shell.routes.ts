@@ -15,6 +15,8 @@ import {
   LeaveBody,
   Ok,
   RunBody,
+  RepliesReply,
+  RepliesSeenBody,
   RunReply,
 } from '../resources/room-shell.js';
 import type { RouteDef } from '../route.js';
@@ -168,6 +170,33 @@ export const shellRoutes = {
     summary: 'The email the room asks for once; not verified, nothing is sent.',
     params: SessionParams,
     body: EmailBody,
+    reply: Ok,
+    errors: [403, 404],
+  }),
+  shellReplies: shellRoute({
+    operation: 'shellReplies',
+    method: 'POST',
+    path: at('replies'),
+    status: 200,
+    tag,
+    guard: 'named',
+    summary:
+      "The link's comments with the builder's replies, as now: the shell asks every minute or so while the viewer is in the room and has comments. A preview has none.",
+    params: SessionParams,
+    reply: RepliesReply,
+    errors: [403, 404],
+  }),
+  shellRepliesSeen: shellRoute({
+    operation: 'shellRepliesSeen',
+    method: 'POST',
+    path: at('replies-seen'),
+    status: 200,
+    tag,
+    guard: 'named',
+    summary:
+      "The viewer saw the builder's replies to these comments of their link: they are no longer counted as new. A preview records nothing.",
+    params: SessionParams,
+    body: RepliesSeenBody,
     reply: Ok,
     errors: [403, 404],
   }),

@@ -17,6 +17,8 @@ type Calls = {
   answer: 'shellAnswer';
   comments: 'shellComment';
   email: 'shellEmail';
+  replies: 'shellReplies';
+  'replies-seen': 'shellRepliesSeen';
 };
 export type ShellCall = keyof Calls;
 type Row<C extends ShellCall> = ShellRoutes[Calls[C]];

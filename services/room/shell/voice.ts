@@ -7,6 +7,7 @@
 // infra/local/room-scripts.mjs), loaded before shell.js, which calls window.ppVoice.
 import type { CaptureNote, RoomMessage } from '../content/frame-messages.js';
 import type { CommentBody } from '../../contract/resources/room-shell.js';
+import { replyNotice } from './reply-notice.js';
 import type { BodyOf, ReplyOf, RoomHooks } from './room-hooks.js';
 
 /** Why a comment has no picture: the frame's note, or the shell's own when the frame did not answer. */
@@ -210,6 +211,13 @@ window.ppVoice = (room: RoomHooks) => {
         const reply = document.createElement('p');
         reply.className = 'comment-reply';
         reply.textContent = `${c.from || 'Reply'}: ${c.reply}`;
+        if (c.replyNew || replies.shownNew(c.id)) {
+          li.classList.add('new-reply');
+          const label = document.createElement('strong');
+          label.className = 'new-label';
+          label.textContent = 'New';
+          reply.prepend(label, ' ');
+        }
         li.append(reply);
       }
       list.append(li);
@@ -229,6 +237,29 @@ window.ppVoice = (room: RoomHooks) => {
     layer = null;
     pin = null;
     if (commentForm) commentForm.hidden = true;
+  }
+
+  /** Which hold each frame is under: only the newest one lets go (a new pin while a picture renders). */
+  const holds = new WeakMap<HTMLElement, object>();
+  /**
+   * Keeps the app's frame at its size until its picture is taken, and returns what lets it go.
+   * The point is a fraction of the area the viewer tapped in; on a phone the comment sheet below
+   * the app grows as the pin opens the form, and the app's visible area would shrink under the
+   * capture, giving a picture of a smaller area than the point's (issue 47, item 3: the pin was
+   * drawn on a line above the one tapped). Meanwhile the frame's foot is hidden under the sheet.
+   */
+  function holdSize(box: HTMLElement): () => void {
+    const token = {};
+    holds.set(box, token);
+    const r = box.getBoundingClientRect();
+    Object.assign(box.style, { width: `${r.width}px`, height: `${r.height}px` });
+    box.parentElement!.classList.add('holding');
+    return () => {
+      if (holds.get(box) !== token) return;
+      holds.delete(box);
+      Object.assign(box.style, { width: '', height: '' });
+      box.parentElement!.classList.remove('holding');
+    };
   }
 
   /** A layer over the app's frame that takes a click (a point) or a drag (an area). */
@@ -251,14 +282,15 @@ window.ppVoice = (room: RoomHooks) => {
         y: Math.min(1, Math.max(0, (event.clientY - r.top) / r.height)),
       };
     };
+    // In pixels from the frame's top left, not fractions: when the frame is shorter later (a
+    // phone's comment sheet grows below it), the mark stays on what the viewer tapped.
     const draw = (a: { x: number; y: number }, b: { x: number; y: number }) => {
-      const x = Math.min(a.x, b.x);
-      const y = Math.min(a.y, b.y);
+      const r = layer!.getBoundingClientRect();
       Object.assign(mark.style, {
-        left: `${x * 100}%`,
-        top: `${y * 100}%`,
-        width: `${Math.abs(a.x - b.x) * 100}%`,
-        height: `${Math.abs(a.y - b.y) * 100}%`,
+        left: `${Math.min(a.x, b.x) * r.width}px`,
+        top: `${Math.min(a.y, b.y) * r.height}px`,
+        width: `${Math.abs(a.x - b.x) * r.width}px`,
+        height: `${Math.abs(a.y - b.y) * r.height}px`,
       });
     };
     layer.addEventListener('pointerdown', (event) => {
@@ -306,7 +338,8 @@ window.ppVoice = (room: RoomHooks) => {
       start = null;
       // The picture is taken now, as the viewer saw the screen they pinned; the form waits for it.
       const device = (box!.className.replace(/^frame frame-/, '') || 'none') as Pin['device'];
-      pin = { ...spot, app, device, picture: capture(app) };
+      const release = holdSize(box!);
+      pin = { ...spot, app, device, picture: capture(app).finally(release) };
       commentForm!.hidden = false;
       commentForm!.querySelector('.error')!.textContent = '';
       commentBody().focus();
@@ -324,6 +357,17 @@ window.ppVoice = (room: RoomHooks) => {
   }
 
   const commentBody = () => commentForm!.elements.namedItem('body') as HTMLTextAreaElement;
+  // The notice of new replies opens the Comment panel; a reply that comes while it is open is seen.
+  const replies = replyNotice(
+    room,
+    () => {
+      if (commentsPanel && commentsPanel.hidden) commentToggle.click();
+    },
+    () => {
+      if (commentsPanel && !commentsPanel.hidden) replies.seen();
+      if (commentsPanel) renderMine();
+    },
+  );
   if (commentsPanel && commentForm) {
     renderMine();
     commentToggle.addEventListener('click', () => {
@@ -335,6 +379,7 @@ window.ppVoice = (room: RoomHooks) => {
       document.body.classList.add('commenting');
       commentsPanel.querySelector('.comment-outcome')!.textContent = '';
       startCommenting();
+      replies.seen();
     });
     commentsPanel.querySelector('.close')!.addEventListener('click', () => closeComments());
     room.onShow(() => {
@@ -402,7 +447,7 @@ window.ppVoice = (room: RoomHooks) => {
             ? `Sent without a picture: ${withoutPicture[note]}. Thank you.`
             : 'Sent. Thank you.';
         if (answer.recorded) {
-          voice.comments.push({ ...answer.comment!, reply: null, repliedAt: null, from: null });
+          voice.comments.push({ ...answer.comment!, reply: null, repliedAt: null, from: null, replyNew: false });
           renderMine();
         }
         if (pin === sent) startCommenting();

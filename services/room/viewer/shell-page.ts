@@ -128,7 +128,7 @@ export async function shellPage(
   ${brandMark(look, `/room/${session.id}/logo`)}<span class="project" title="${escapeHtml(project.name)}">${escapeHtml(project.name)}</span>${session.preview ? '<span class="badge">Preview</span>' : ''}
   <nav class="tabs" role="tablist">${tabs}</nav>
   <button type="button" class="tools-toggle" id="tools-toggle" aria-expanded="false" aria-controls="tools" aria-label="Menu">Menu</button>
-  <span class="tools" id="tools">${data.story.length ? '<button type="button" id="story-toggle" aria-expanded="false" aria-controls="story">Tour</button>' : ''}${ordered.length ? deviceMenu : ''}${controlsMenu(data.controls)}${ordered.length ? commentButton(data.voice) : ''}${data.voice.steps.length ? nextButton : ''}</span>
+  <span class="tools" id="tools">${data.story.length ? '<button type="button" id="story-toggle" aria-expanded="false" aria-controls="story">Tour</button>' : ''}${ordered.length ? deviceMenu : ''}${controlsMenu(data.controls)}${ordered.length ? commentButton : ''}${data.voice.steps.length ? nextButton : ''}</span>
 </header>
 ${data.controls.reset || data.controls.scenarios.length ? '<p class="run-outcome" role="status" hidden></p>' : ''}
 ${data.story.length ? storyPanel(data.voice.steps.length > 0) : ''}

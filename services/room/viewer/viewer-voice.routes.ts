@@ -1,8 +1,10 @@
+import { markRepliesSeen } from '../../data/comments.sql.js';
 import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
 import { recordResponse } from '../../data/responses.sql.js';
 import { askEmailOnce, saveWhoYouAre } from '../../data/room-sessions.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import type { RoomEvidence } from './room-evidence.js';
+import { viewerCommentsOf } from './voice-data.js';
 import type { ShellHandlers } from './shell-routes.js';
 import type { ViewerDeps } from './room-entry.routes.js';
 
@@ -12,7 +14,10 @@ import type { ViewerDeps } from './room-entry.routes.js';
 // carry the name). A preview records nothing; the shell says so. Every text a viewer types is
 // stored without control characters or lone surrogates (contract/storable-text.ts).
 
-export function voiceHandlers({ sql }: ViewerDeps, evidence: RoomEvidence): Pick<ShellHandlers, 'shellAnswer' | 'shellEmail'> {
+export function voiceHandlers(
+  { sql }: ViewerDeps,
+  evidence: RoomEvidence,
+): Pick<ShellHandlers, 'shellAnswer' | 'shellEmail' | 'shellReplies' | 'shellRepliesSeen'> {
   return {
     async shellAnswer({ session, body: { step, detail }, req, reply }) {
       const offered = offeredOn(await planNameOf(sql, session.workspaceId), (await nextStepsOf(sql, session.projectId)).steps);
@@ -26,6 +31,16 @@ export function voiceHandlers({ sql }: ViewerDeps, evidence: RoomEvidence): Pick
 
     async shellEmail({ session, body }) {
       if (!session.preview) await saveWhoYouAre(sql, session.id, { email: body.email });
+      return { ok: true };
+    },
+
+    async shellReplies({ session }) {
+      return { comments: await viewerCommentsOf(sql, session) };
+    },
+
+    // Only comments of the session's own link: the ids come from the page, which lists that link's.
+    async shellRepliesSeen({ session, body }) {
+      if (!session.preview && session.linkId) await markRepliesSeen(sql, session.linkId, body.comments);
       return { ok: true };
     },
   };

@@ -1,6 +1,6 @@
-import type { VoiceData } from '../../contract/resources/room-shell.js';
+import type { ViewerComment, VoiceData } from '../../contract/resources/room-shell.js';
 import type { Sql } from '../../core/db.js';
-import { commentsOfLink } from '../../data/comments.sql.js';
+import { commentsOfLink, replyIsNew } from '../../data/comments.sql.js';
 import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
 import type { ProjectRow } from '../../data/projects.sql.js';
 import { stepsAnsweredIn } from '../../data/responses.sql.js';
@@ -12,20 +12,26 @@ import { planNameOf } from '../../data/workspaces.sql.js';
 
 export async function voiceOf(sql: Sql, project: ProjectRow, session: RoomSessionRow, screenshotMaxBytes: number): Promise<VoiceData> {
   const steps = offeredOn(await planNameOf(sql, project.workspaceId), (await nextStepsOf(sql, project.id)).steps);
-  const comments = session.linkId ? await commentsOfLink(sql, session.linkId) : [];
   return {
     steps,
     answered: await stepsAnsweredIn(sql, session.visitId),
-    comments: comments.map((c) => ({
-      id: c.id,
-      appId: c.appId,
-      screen: c.screen,
-      body: c.body,
-      createdAt: c.createdAt.toISOString(),
-      reply: c.reply,
-      repliedAt: c.repliedAt?.toISOString() ?? null,
-      from: c.replierName,
-    })),
+    comments: await viewerCommentsOf(sql, session),
     screenshotMaxBytes,
   };
+}
+
+/** The comments left through the session's link, oldest first, with the replies; none in a preview. */
+export async function viewerCommentsOf(sql: Sql, session: RoomSessionRow): Promise<ViewerComment[]> {
+  const comments = session.linkId ? await commentsOfLink(sql, session.linkId) : [];
+  return comments.map((c) => ({
+    id: c.id,
+    appId: c.appId,
+    screen: c.screen,
+    body: c.body,
+    createdAt: c.createdAt.toISOString(),
+    reply: c.reply,
+    repliedAt: c.repliedAt?.toISOString() ?? null,
+    from: c.replierName,
+    replyNew: replyIsNew(c),
+  }));
 }

@@ -8,11 +8,8 @@ import type { VoiceData } from '../../contract/resources/room-shell.js';
 
 export const nextButton = '<button type="button" id="next-toggle" aria-expanded="false" aria-controls="next">What happens next</button>';
 
-/** The Comment button; it shows how many of the viewer's comments have a reply. */
-export const commentButton = (voice: VoiceData) => {
-  const replies = voice.comments.filter((c) => c.reply).length;
-  return `<button type="button" id="comment-toggle" aria-pressed="false" aria-controls="comments">Comment${replies ? ` <span class="count" title="Replies to your comments">${replies}</span>` : ''}</button>`;
-};
+/** The Comment button; shell/reply-notice.ts puts the count of new replies on it. */
+export const commentButton = '<button type="button" id="comment-toggle" aria-pressed="false" aria-controls="comments">Comment</button>';
 
 /** Each offered step is a button with its own words; the ones that need words open a small form. */
 export const nextPanel = (voice: VoiceData, preview: boolean) => `

@@ -112,7 +112,11 @@ export default function JourneyArea() {
               <Section key={s.id} title={`Session ${i + 1}: ${s.name ?? 'no name given'}`}>
                 <p className="muted">
                   <Time at={s.startedAt} /> · {s.device ?? 'unknown device'} ·{' '}
-                  {s.endedAt ? (
+                  {s.endedAt && s.endReason === 'quiet' ? (
+                    <>
+                      ended <Time at={s.endedAt} />, when the browser went silent (closed or offline without saying so)
+                    </>
+                  ) : s.endedAt ? (
                     <>
                       ended <Time at={s.endedAt} />
                     </>
