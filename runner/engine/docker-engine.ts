@@ -78,7 +78,10 @@ export class DockerEngine extends DockerApi implements CopyEngine {
     const container = copy.handle ?? containerName(copy.copyId);
     let run: EngineRun | null = null;
     await attempt('container', async () => {
-      await this.kill(container);
+      // A kill refused is no reason to keep the container: the forced removal ends it, and the
+      // run's finish is then the moment the runner kept the record (no FinishedAt). A record that
+      // cannot be read fails the stop instead: null would say the engine never ran the copy.
+      await this.kill(container).catch(() => {});
       run = await this.runOf(container);
       await this.remove(container);
     });

@@ -1,4 +1,5 @@
 import { lstat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { LABEL, lowerName } from '../../../services/contract/runner/copy-labels.js';
@@ -13,6 +14,9 @@ import { WritableLayers } from './writable-layer.js';
 // The Docker Engine API one call at a time (podman's compatible socket locally, Docker in
 // production), under one bounded limit: what DockerEngine (../docker-engine.ts) builds a copy's
 // lifecycle from. Tests reach these calls to look behind the lifecycle (a container's settings).
+
+/** How long a stop waits for a killed container to be stopped before it removes it anyway, ms. */
+const KILL_WAIT_MS = 10_000;
 
 export class DockerApi {
   readonly limit: Limit;
@@ -259,7 +263,13 @@ export class DockerApi {
       if (gone(err) || /not running|state improper|is not running/i.test((err as Error).message)) return;
       throw err;
     }
-    await this.limit(() => c.wait({ condition: 'not-running' })).catch(() => {});
+    // Bounded: a container the kernel cannot stop at once is removed by force all the same.
+    const bound = new AbortController();
+    await Promise.race([
+      this.limit(() => c.wait({ condition: 'not-running' })).catch(() => {}),
+      sleep(KILL_WAIT_MS, undefined, { signal: bound.signal, ref: false }).catch(() => {}),
+    ]);
+    bound.abort();
   }
 
   async logTail(id: string, lines: number): Promise<string> {
