@@ -116,7 +116,7 @@ export async function reconcileUsage(ctx: RunnerContext, opts: { since: Date; ma
  * The engine's record of a copy: the unit it holds, else the record kept at its removal; a run
  * that never started when the engine held a unit that never ran, or held none when it was
  * removed. Undefined when there is none to judge by: a live copy whose unit is being made or
- * removed right now (or is gone, which the reconcile closes as vanished), an ended copy removed
+ * removed right now (or is gone, or has exited: the reconcile closes it), an ended copy removed
  * before records were kept.
  */
 function engineRecordOf(
@@ -124,7 +124,8 @@ function engineRecordOf(
   held: EngineRun | undefined,
   busy: boolean,
 ): Pick<EngineRun, 'startedAt' | 'finishedAt'> | undefined {
-  if (row.state !== 'ended') return busy || !held ? undefined : held;
+  // A live copy's unit that has ended is the reconcile's to close: judged once its record ends.
+  if (row.state !== 'ended') return busy || !held || held.finishedAt ? undefined : held;
   if (row.engineCheckedAt) return { startedAt: row.engineStartedAt, finishedAt: row.engineFinishedAt ?? row.engineCheckedAt };
   return undefined;
 }
