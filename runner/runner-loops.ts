@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdmissionPasses } from './admission-passes.js';
 import type { BackgroundWork } from './background-work.js';
 import { onCopyExit, stopCopy } from './copies/copy-control.js';
+import { endUnowned } from './copies/unowned-copies.js';
 import { followExits, type ExitFollower } from './loops/exit-follower.js';
 import { beatAndSettle, beatMs } from './loops/host-beat.js';
 import { cullIdle } from './loops/idle.js';
@@ -81,7 +82,8 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
         const rows = await liveCopiesOf(sql, settings.runnerId);
         await Promise.all(rows.map((r) => stopCopy(ctx, r.id, 'drained')));
         const left = await engine.list(settings.runnerId);
-        for (const c of left) await engine.stop({ runnerId: settings.runnerId, copyId: c.copyId, handle: c.handle }).catch(() => {});
+        // What no record owns now is ended as the reconcile ends it: its engine time billed as unowned.
+        for (const c of left) await endUnowned(ctx, c).catch(() => {});
         if (!rows.length && !left.some((c) => c.handle) && !ctx.starting.size) return;
         await sleep(200);
       }
