@@ -1,4 +1,5 @@
 import { LABEL } from '../../services/contract/runner/copy-labels.js';
+import { unownedSecondsBilled } from '../../services/core/metrics.js';
 import { accountUnowned } from '../../services/data/usage-reconciliation.sql.js';
 import type { Listed } from '../engine/copy-engine.js';
 import type { RunnerContext } from '../runner-context.js';
@@ -35,6 +36,7 @@ export async function endUnowned(ctx: RunnerContext, c: Listed): Promise<Unowned
       startedAt: run.startedAt,
       finishedAt: run.finishedAt ?? new Date(),
     });
+    if (end.seconds) unownedSecondsBilled.inc(end.seconds);
   } catch (err) {
     // The engine has forgotten the run: its times go to the log, for the operator to account by hand.
     ctx.log.error(

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
+import { unownedSecondsBilled, usageDifferences } from '../../services/core/metrics.js';
 import { copyById, insertCopy, transition } from '../../services/data/copies.sql.js';
 import { billedCopiesOf } from '../../services/data/usage-reconciliation.sql.js';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
@@ -42,6 +43,10 @@ async function startInEngine(copyId: string) {
   };
   await runner.engine.start(spec, { signal: new AbortController().signal, made: async () => {}, running: async () => {}, phase: () => {} });
 }
+
+/** A counter's value now (of one kind when given). */
+const counted = async (c: typeof unownedSecondsBilled | typeof usageDifferences, kind?: string) =>
+  (await c.get()).values.find((v) => !kind || v.labels.kind === kind)?.value ?? 0;
 
 const window = () => ({ start: since, end: new Date() });
 const billedOf = async (copyId: string) => (await billedCopiesOf(runner.sql, runner.runnerId, window())).find((c) => c.copyId === copyId);
@@ -89,7 +94,11 @@ describe('usage reconciled against the engine', () => {
     await transition(runner.sql, failed.id, ['creating'], 'ended', { set: { endReason: 'failed:deadline' }, event: 'fail' });
     await startInEngine(failed.id);
 
+    const billedBefore = await counted(unownedSecondsBilled);
+    const unownedBefore = await counted(usageDifferences, 'unowned');
     const first = await reconcileUsage(runner.service.ctx, { since });
+    expect((await counted(usageDifferences, 'unowned')) - unownedBefore).toBe(2);
+    expect((await counted(unownedSecondsBilled)) - billedBefore).toBeGreaterThan(0);
     const unowned = first.differences.filter((d) => d.kind === 'unowned').map((d) => d.copyId);
     expect(unowned.sort()).toEqual([stray, failed.id].sort());
     expect(first.differences.find((d) => d.copyId === stray)).toMatchObject({ workspaceId: b.workspaceId, fixed: true, billedSeconds: 0 });

@@ -1,4 +1,5 @@
 import type { UsageDifference, UsageReconciliation } from '../../services/contract/runner/runner-api.schema.js';
+import { usageDifferences } from '../../services/core/metrics.js';
 import { liveCopiesOf } from '../../services/data/copies.sql.js';
 import { billedCopiesOf, voidUnrun, type BilledCopy } from '../../services/data/usage-reconciliation.sql.js';
 import type { UnownedEnd } from '../copies/unowned-copies.js';
@@ -108,6 +109,7 @@ export async function reconcileUsage(ctx: RunnerContext, opts: { since: Date; ma
     differences,
     fixesLeft,
   };
+  for (const d of differences) usageDifferences.inc({ kind: d.kind });
   if (differences.length) ctx.log.warn({ ...report, differences: differences.slice(0, 20) }, 'usage differs from the engine');
   return report;
 }
