@@ -92,7 +92,8 @@ export type PrepareReply = z.infer<typeof PrepareReply>;
  *   unowned    the engine ran it and no record owned it: ended, its seconds billed to its workspace
  *   never-ran  billed, but the engine never ran it: voided (a correction, in the next statement
  *              when its month has closed)
- * `fixed` says this pass did the fix; billed is before it.
+ * `fixed` says this pass did the fix; billed is before it. For `unowned`, engineSeconds are the
+ * engine's seconds no record had billed, billed now.
  */
 export const UsageDifference = z.object({
   copyId: z.string(),
