@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LABEL, labelsOf } from '../services/contract/runner/copy-labels.js';
 import type { CopySpec } from '../services/contract/runner/copy-spec.js';
-import type { CopyEngine, CopyExit, CopyRef, CopyState, HostGuardState, Listed, StartHooks } from '../runner/engine/copy-engine.js';
+import type {
+  CopyEngine,
+  CopyExit,
+  CopyRef,
+  CopyState,
+  EngineRun,
+  HostGuardState,
+  Listed,
+  StartHooks,
+} from '../runner/engine/copy-engine.js';
 
 // A CopyEngine that runs nothing, for the admission benchmark (bench/admission-burst.bench.ts):
 // the runner above it is the real one (admission, queue, starter, probe, records); only the
@@ -25,6 +34,8 @@ interface Held {
   copyId: string;
   status: CopyState['status'];
   labels: Record<string, string>;
+  /** The stub's own clock of the copy's run: the truth its usage is reconciled against. */
+  startedAt: Date | null;
 }
 
 export class StubEngine implements CopyEngine {
@@ -66,7 +77,14 @@ export class StubEngine implements CopyEngine {
   async start(spec: CopySpec, hooks: StartHooks): Promise<{ handle: string; address: string }> {
     this.starts++;
     const handle = `stub-${randomUUID()}`;
-    this.held.set(handle, { handle, runnerId: spec.runnerId, copyId: spec.copyId, status: 'created', labels: labelsOf(spec) });
+    this.held.set(handle, {
+      handle,
+      runnerId: spec.runnerId,
+      copyId: spec.copyId,
+      status: 'created',
+      labels: labelsOf(spec),
+      startedAt: null,
+    });
     hooks.phase('create');
     await hooks.made(handle);
     if (this.opts.startDelayMs > 0) await sleep(this.opts.startDelayMs, undefined, { signal: hooks.signal });
@@ -74,18 +92,30 @@ export class StubEngine implements CopyEngine {
     const copy = this.held.get(handle);
     if (!copy) throw new Error('the copy was stopped while starting');
     copy.status = 'running';
+    copy.startedAt = new Date();
     hooks.phase('start');
     await hooks.running();
     return { handle, address: this.opts.address };
   }
 
-  async stop(copy: CopyRef): Promise<void> {
+  async stop(copy: CopyRef): Promise<EngineRun | null> {
+    let run: EngineRun | null = null;
     for (const [handle, c] of this.held) {
       if (c.runnerId === copy.runnerId && (c.copyId === copy.copyId || handle === copy.handle)) {
         this.held.delete(handle);
         this.stops++;
+        run = { ...this.runOf(c), finishedAt: c.startedAt ? new Date() : null };
       }
     }
+    return run;
+  }
+
+  async runs(runnerId: string): Promise<EngineRun[]> {
+    return [...this.held.values()].filter((c) => c.runnerId === runnerId).map((c) => this.runOf(c));
+  }
+
+  private runOf(c: Held): EngineRun {
+    return { copyId: c.copyId, handle: c.handle, labels: c.labels, startedAt: c.startedAt, finishedAt: null };
   }
 
   async state(handle: string): Promise<CopyState | null> {

@@ -5,12 +5,13 @@ import type { Logger } from '../services/core/log.js';
 import { opsPlugin } from '../services/core/http/ops.plugin.js';
 import { logRequests, requestLogging } from '../services/core/http/request-log.js';
 import { fitLoadBalancer } from '../services/core/http/server-timeouts.js';
-import { CallsBody, EnterBody, PrepareQuery, Uuid, WaitQuery } from '../services/contract/runner/runner-api.schema.js';
+import { CallsBody, EnterBody, PrepareQuery, UsageReconcileBody, Uuid, WaitQuery } from '../services/contract/runner/runner-api.schema.js';
 import { RUNNER_KEY_HEADER, keyMatches } from '../services/contract/runner/runner-key.js';
 import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
 import { RUNNER_DEADLINE_HEADER } from '../services/contract/runner/runner-client.js';
 import type { CopyEngine } from './engine/copy-engine.js';
 import type { RunnerService } from './runner-service.js';
+import { reconcileUsage } from './loops/usage-reconcile.js';
 
 export { dockerFrom } from './engine/docker/docker-calls.js';
 
@@ -114,6 +115,10 @@ export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance>
       /** A build went live: load its image and fill its warm pool ahead of viewers. */
       api.post('/builds/:buildId/prepare', { schema: { params: BuildParams, querystring: PrepareQuery } }, async (req) =>
         service.prepare(req.params.buildId, req.query.wait ?? 0),
+      );
+      /** The operator's usage reconciliation (`npm run ops -- usage reconcile`): this host's billed seconds against its engine's record. */
+      api.post('/usage/reconcile', { schema: { body: UsageReconcileBody } }, async (req) =>
+        reconcileUsage(service.ctx, { since: new Date(req.body.since) }),
       );
       // The room long-polls and heartbeats all day: those requests are not news in the log.
     },

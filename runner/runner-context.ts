@@ -26,6 +26,8 @@ export interface RunnerSettings {
   maxAgeMs: number;
   warmMax: number;
   reconcileMs: number;
+  /** How often the usage reconciliation runs (loops/usage-reconcile.ts). */
+  usageReconcileMs: number;
   subnets: string;
   spendLimitUsd: number | null;
   copyHourUsd: number;
@@ -88,6 +90,7 @@ export function runnerSettings(c: Config, listening = false): RunnerSettings {
     maxAgeMs: c.RUNNER_MAX_AGE_S * 1000,
     warmMax: c.RUNNER_WARM_MAX,
     reconcileMs: c.RUNNER_RECONCILE_S * 1000,
+    usageReconcileMs: c.RUNNER_USAGE_RECONCILE_S * 1000,
     subnets: c.RUNNER_SUBNETS,
     spendLimitUsd: c.RUNNER_SPEND_LIMIT_USD ?? null,
     copyHourUsd: c.RUNNER_COPY_HOUR_USD,

@@ -2,10 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdmissionPasses } from './admission-passes.js';
 import type { BackgroundWork } from './background-work.js';
 import { onCopyExit, stopCopy } from './copies/copy-control.js';
+import { endUnowned } from './copies/unowned-copies.js';
 import { followExits, type ExitFollower } from './loops/exit-follower.js';
 import { beatAndSettle, beatMs } from './loops/host-beat.js';
 import { cullIdle } from './loops/idle.js';
 import { reconcile, updateGauges } from './loops/reconcile.js';
+import { LOOP_WINDOW_MS, reconcileUsage } from './loops/usage-reconcile.js';
 import type { RunnerContext } from './runner-context.js';
 import type { RouteSync } from './dataplane/route-sync.js';
 import { liveCopiesOf } from '../services/data/copies.sql.js';
@@ -60,6 +62,8 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
       );
       // The culler ticks a few times per idle period and maximum age, at least every 10 s.
       every(Math.min(10_000, settings.idlePauseMs / 4, settings.maxAgeMs / 4), () => cullIdle(ctx), 'idle');
+      // Billed seconds against the engine's record over the last hour; a pass makes a bounded number of fixes.
+      every(settings.usageReconcileMs, () => reconcileUsage(ctx, { since: new Date(Date.now() - LOOP_WINDOW_MS) }), 'usage-reconcile');
       every(60 * 60 * 1000, () => ctx.images.collect(), 'images');
       every(5_000, () => updateGauges(ctx), 'gauges');
       work.track(topUp().catch((err) => log.error({ err }, 'warm pool top-up failed')));
@@ -78,7 +82,8 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
         const rows = await liveCopiesOf(sql, settings.runnerId);
         await Promise.all(rows.map((r) => stopCopy(ctx, r.id, 'drained')));
         const left = await engine.list(settings.runnerId);
-        for (const c of left) await engine.stop({ runnerId: settings.runnerId, copyId: c.copyId, handle: c.handle }).catch(() => {});
+        // What no record owns now is ended as the reconcile ends it: its engine time billed as unowned.
+        for (const c of left) await endUnowned(ctx, c).catch(() => {});
         if (!rows.length && !left.some((c) => c.handle) && !ctx.starting.size) return;
         await sleep(200);
       }

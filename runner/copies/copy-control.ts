@@ -4,6 +4,7 @@ import { CopyExited, Withdrawn } from './copy-errors.js';
 import { recordExit } from './copy-exits.js';
 import { probeHealth } from './health-probe.js';
 import { copyById, liveStates, transition, type CopyRow, type CopyState } from '../../services/data/copies.sql.js';
+import { keepEngineRun } from '../../services/data/usage-reconciliation.sql.js';
 
 // Stopping, pausing and resuming copies. Every path writes the record first and touches the
 // engine second: a runner that dies in between leaves a record that says what to do, and the
@@ -12,10 +13,18 @@ import { copyById, liveStates, transition, type CopyRow, type CopyState } from '
 /** Exit 137 is SIGKILL: with no stop asked for, that is the kernel's OOM killer (podman on cgroup v1 does not always say so). */
 export const looksOom = (exitCode: number | null, oomKilled: boolean) => oomKilled || exitCode === 137;
 
+/**
+ * Removes what the copy has in the engine, keeping the engine's record of its run on the copy's
+ * row first thing after (the engine forgets a removed unit): what the usage reconciliation
+ * compares the billed seconds with (loops/usage-reconcile.ts).
+ */
 export async function removeResources(ctx: RunnerContext, copyId: string): Promise<void> {
-  await ctx.engine
-    .stop({ runnerId: ctx.settings.runnerId, copyId })
-    .catch((err) => ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed'));
+  try {
+    const run = await ctx.engine.stop({ runnerId: ctx.settings.runnerId, copyId });
+    await keepEngineRun(ctx.sql, copyId, run);
+  } catch (err) {
+    ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed');
+  }
 }
 
 /** Ends a copy for `reason` (left, idle, max-age, …) and removes what it has in the engine. */

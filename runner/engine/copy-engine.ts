@@ -41,6 +41,19 @@ export interface Listed {
   labels: Record<string, string>;
 }
 
+/**
+ * The engine's own record of one copy's run (issue 46), on the engine's clock: podman's
+ * State.StartedAt/FinishedAt, a pod's container status. What usage is reconciled against.
+ * `startedAt` is null when the unit never ran; `finishedAt` null while it still runs.
+ */
+export interface EngineRun {
+  copyId: string;
+  handle: string;
+  labels: Record<string, string>;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
 /** A copy's end, as the engine reported it. `at` is the engine's clock (seconds), to resume from. */
 export interface CopyExit {
   copyId: string;
@@ -114,12 +127,18 @@ export interface CopyEngine {
 
   /** Makes the copy, isolated and limited, runs it, and says where it answers. */
   start(spec: CopySpec, opts: StartHooks): Promise<{ handle: string; address: string }>;
-  /** Removes whatever `start` made for the copy; resolves when there is nothing. */
-  stop(copy: CopyRef): Promise<void>;
+  /**
+   * Removes whatever `start` made for the copy; resolves when there is nothing, with the engine's
+   * record of the unit it removed (ended first, so its finish is the engine's), or null when there
+   * was none. The engine forgets a unit once removed: the caller keeps this record.
+   */
+  stop(copy: CopyRef): Promise<EngineRun | null>;
   /** The copy's state, or null when it is gone. */
   state(handle: string): Promise<CopyState | null>;
   /** Everything the engine holds for this runner's copies, in any state (for reconcile). */
   list(runnerId: string): Promise<Listed[]>;
+  /** The engine's record of each unit of this runner's copies it holds now (the usage reconciliation). */
+  runs(runnerId: string): Promise<EngineRun[]>;
   /**
    * This runner's copies' exits, from `since` (engine seconds) on, once the stream is open. The
    * stream ends or throws when the engine's connection breaks; the caller opens it again.

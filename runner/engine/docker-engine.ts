@@ -10,6 +10,7 @@ import {
   type CopyExit,
   type CopyRef,
   type CopyState,
+  type EngineRun,
   type HostGuardState,
   type Listed,
   type StartHooks,
@@ -65,17 +66,30 @@ export class DockerEngine extends DockerApi implements CopyEngine {
     return { handle, address: state.address };
   }
 
-  /** The container, its network and its writable places; each is tried even when another fails. */
-  async stop(copy: CopyRef): Promise<void> {
+  /**
+   * The container (ended first and its run read, as the engine forgets it once removed), its
+   * network and its writable places; each is tried even when another fails.
+   */
+  async stop(copy: CopyRef): Promise<EngineRun | null> {
     const failed: string[] = [];
     const attempt = async (what: string, step: () => Promise<void>) => {
       await step().catch((err: Error) => failed.push(`${what}: ${err.message}`));
     };
-    await attempt('container', () => this.remove(copy.handle ?? containerName(copy.copyId)));
+    const container = copy.handle ?? containerName(copy.copyId);
+    let run: EngineRun | null = null;
+    await attempt('container', async () => {
+      // A kill refused is no reason to keep the container: the forced removal ends it, and the
+      // run's finish is then the moment the runner kept the record (no FinishedAt). A record that
+      // cannot be read fails the stop instead: null would say the engine never ran the copy.
+      await this.kill(container).catch(() => {});
+      run = await this.runOf(container);
+      await this.remove(container);
+    });
     await attempt('network', () => this.removeNetwork(networkName(copy.copyId)));
     // After the container: its overlay no longer holds the copy's tmpfs.
     await attempt('writable place', () => this.releaseWritable(copy.runnerId, copy.copyId));
     if (failed.length) throw new EngineError(`not removed: ${failed.join('; ')}`);
+    return run;
   }
 
   state(handle: string): Promise<CopyState | null> {
@@ -99,6 +113,13 @@ export class DockerEngine extends DockerApi implements CopyEngine {
     for (const n of await this.networksOf(runnerId)) leftover(n.labels[LABEL.copy], n.labels);
     for (const copyId of await this.writableHeld(runnerId)) leftover(copyId, {});
     return [...byCopy.values()];
+  }
+
+  /** Each container of this runner's copies, as the engine records its run. */
+  async runs(runnerId: string): Promise<EngineRun[]> {
+    const copies = (await this.containersOf(runnerId)).filter((c) => c.labels[LABEL.copy]);
+    const runs = await Promise.all(copies.map((c) => this.runOf(c.id)));
+    return runs.filter((r): r is EngineRun => r !== null);
   }
 
   exits(runnerId: string, opts?: { since?: number; signal?: AbortSignal }): Promise<AsyncIterable<CopyExit>> {

@@ -6,6 +6,7 @@ import { countsByState, endAbandonedQueue, liveCopiesOf, transition, type CopyRo
 import { failCopy, looksOom, stopCopy } from '../copies/copy-control.js';
 import { recordExit } from '../copies/copy-exits.js';
 import { startCopy } from '../copies/copy-starter.js';
+import { endUnowned, type UnownedEnd } from '../copies/unowned-copies.js';
 
 // Engine, records and routes agree after this (JupyterHub's init_spawners, tmpnb's heartbeat):
 //   a container of this runner that no live record knows (or whose record ended) is removed;
@@ -16,7 +17,8 @@ import { startCopy } from '../copies/copy-starter.js';
 //   a record that says paused while the container runs (or the reverse) is set right, with the
 //     usage event it missed;
 //   what the engine holds for a copy with no live record is removed (engine.list lists leftovers
-//     of a start or a crash too: for Docker, networks and writable places without a container);
+//     of a start or a crash too: for Docker, networks and writable places without a container),
+//     and the engine time no record billed is accounted to its workspace as 'unowned';
 //   queued viewers the room stopped asking about are let go.
 // Only things carrying this runner's id are looked at. Copies this process is starting or stopping
 // right now are left to the code doing it (a start ends by RUNNER_START_DEADLINE_S).
@@ -126,21 +128,22 @@ export async function reconcile(
 
 /**
  * Removes what the engine holds for copies no live record owns, side by side, waiting at most
- * `boundMs`; the number of copies (containers, pods) removed by then. Leftovers without one (a
- * network, a writable place) are removed but not counted as copies.
+ * `boundMs`; the number of copies (containers, pods) removed by then, each also pushed to `ended`
+ * with the engine seconds accounted to its workspace (copies/unowned-copies.ts). Leftovers without
+ * one (a network, a writable place) are removed but not counted as copies.
  */
-async function removeOrphans(ctx: RunnerContext, orphans: Listed[], boundMs: number): Promise<number> {
+export async function removeOrphans(ctx: RunnerContext, orphans: Listed[], boundMs: number, ended: UnownedEnd[] = []): Promise<number> {
   if (!orphans.length) return 0;
-  const runnerId = ctx.settings.runnerId;
   let removed = 0;
   const removals = orphans.map(async (c) => {
     ctx.stopping.add(c.copyId);
     try {
-      await ctx.engine.stop({ runnerId, copyId: c.copyId, handle: c.handle });
+      const end = await endUnowned(ctx, c);
       if (c.handle) {
         removed++;
         orphanCopiesRemoved.inc();
-        ctx.log.info({ copyId: c.copyId, handle: c.handle, labels: c.labels }, 'copy no record owns removed');
+        ended.push(end);
+        ctx.log.info({ copyId: c.copyId, handle: c.handle, labels: c.labels, unownedSeconds: end.seconds }, 'copy no record owns removed');
       }
     } catch (err) {
       ctx.log.warn({ copyId: c.copyId, err: (err as Error).message }, 'copy not removed');

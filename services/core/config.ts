@@ -210,6 +210,8 @@ const Env = z.object({
   RUNNER_WARM_MAX: z.coerce.number().int().min(0).default(2),
   /** Reconcile engine, records and live builds every this many seconds (jittered). */
   RUNNER_RECONCILE_S: z.coerce.number().positive().default(30),
+  /** Reconcile this host's billed seconds with the engine's record every this many seconds, over the last hour (issue 46). */
+  RUNNER_USAGE_RECONCILE_S: z.coerce.number().positive().default(300),
   /** Address pool for the copies' own networks, cut into /29s. */
   RUNNER_SUBNETS: z
     .string()

@@ -65,6 +65,21 @@ export const orphanCopiesRemoved = new Counter({
   registers: [registry],
 });
 
+/** Issue 46: each difference the usage reconciliation found, by kind (differs, unowned, never-ran); a copy is counted each pass that finds it. */
+export const usageDifferences = new Counter({
+  name: 'runner_usage_differences_total',
+  help: "Copies whose billed seconds differed from the engine's record by more than a second, by kind",
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+
+/** Issue 46: engine seconds billed to a workspace for copies no record owned. */
+export const unownedSecondsBilled = new Counter({
+  name: 'runner_unowned_seconds_billed_total',
+  help: 'Engine seconds of copies no record owned, billed to the workspace their labels name',
+  registers: [registry],
+});
+
 export const shedRequests = new Counter({
   name: 'http_shed_total',
   help: 'Requests answered 503 because the process was under pressure, by cause (eventLoopDelay, heapUsedBytes, rssBytes)',

@@ -45,11 +45,18 @@ export function monthOf(at: Date): { month: string; start: Date; end: Date } {
  * from each start or resume to the next pause, stop or fail, clipped to the month; a copy still
  * running counts up to now. Intervals need each copy's events from before the month too (a copy
  * started on the 31st). `inScope` filters both copy_events and runner_copies (a workspace, or all).
+ * `copies` narrows the copies further, as a condition on runner_copies (one runner's: the usage
+ * reconciliation). A copy with a 'void' event (the engine never ran it: usage-reconciliation.sql.ts) counts nothing.
  *   seconds    float8, unrounded
  *   startedAt  the first counted moment in the month; endedAt the last, null while it still runs
  *   opens, closes  the seqs of the copy_events opening and closing the counted spans
  */
-export function copySeconds(db: Db, inScope: PendingQuery<Row[]>, month: { start: Date; end: Date }) {
+export function copySeconds(
+  db: Db,
+  inScope: PendingQuery<Row[]>,
+  month: { start: Date; end: Date },
+  copies: PendingQuery<Row[]> = db`true`,
+) {
   const { start, end } = month;
   return db`
     select copy_id, project_id,
@@ -65,7 +72,9 @@ export function copySeconds(db: Db, inScope: PendingQuery<Row[]>, month: { start
              lead(seq) over (partition by copy_id order by seq) as until_seq
       from copy_events
       where ${inScope} and kind in ('start', 'resume', 'pause', 'stop', 'fail') and at < ${end}
-        and copy_id in (select id from runner_copies where ${inScope} and asked_at < ${end} and (ended_at is null or ended_at >= ${start}))
+        and copy_id in (select id from runner_copies where ${inScope} and ${copies} and asked_at < ${end} and (ended_at is null or ended_at >= ${start}))
+        -- A copy the reconciliation found the engine never ran bills nothing, in every month (migrations/00040).
+        and not exists (select 1 from copy_events v where v.copy_id = copy_events.copy_id and v.kind = 'void')
     ) spans
     where kind in ('start', 'resume') and coalesce(until, clock_timestamp()) > ${start}
     group by copy_id, project_id`;

@@ -7,7 +7,7 @@ import type { Db, Sql } from '../core/db.js';
 
 export const liveStates = ['creating', 'starting', 'warm', 'running', 'paused'] as const;
 export type CopyState = 'queued' | (typeof liveStates)[number] | 'ended';
-export type EventKind = 'queued' | 'start' | 'ready' | 'claim' | 'pause' | 'resume' | 'stop' | 'fail';
+export type EventKind = 'queued' | 'start' | 'ready' | 'claim' | 'pause' | 'resume' | 'stop' | 'fail' | 'void';
 
 export interface CopyRow {
   id: string;
@@ -16,7 +16,7 @@ export interface CopyRow {
   projectId: string;
   buildId: string;
   sessionId: string | null;
-  origin: 'viewer' | 'warm';
+  origin: 'viewer' | 'warm' | 'unowned';
   state: CopyState;
   endReason: string | null;
   containerId: string | null;

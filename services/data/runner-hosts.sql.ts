@@ -40,6 +40,12 @@ export function liveHosts(sql: Sql, fleet: string, lostS: number) {
     order by h.id`;
 }
 
+/** Every fleet's hosts that beat within `lostS` seconds (the operator's commands that ask each host). */
+export function hostsSeenWithin(sql: Sql, lostS: number) {
+  return sql<Pick<RunnerHost, 'id' | 'fleet' | 'apiUrl'>[]>`
+    select id, fleet, api_url from runner_hosts where seen_at > now() - make_interval(secs => ${lostS}) order by fleet, id`;
+}
+
 /**
  * What placement needs of the fleet's live hosts (fleet-placement.ts): free slots, and the pool's
  * copies by build, ready (`warm`) or starting for no viewer yet (`warming`). One read for the

@@ -62,7 +62,8 @@ function correctionsOf(db: Db, workspaceId: string, c: MonthBounds, before: Date
     select coalesce(l.copy_id, b.copy_id) as copy_id, coalesce(l.project_id, b.project_id) as project_id,
            coalesce(l.started_at, b.started_at) as started_at, case when l.copy_id is null then b.ended_at else l.ended_at end as ended_at,
            coalesce(l.seconds, 0) - coalesce(b.seconds, 0) as seconds, ${c.start}::timestamptz as corrects_month,
-           array(select unnest(l.opens || l.closes) order by 1) as event_seqs
+           -- A copy voided since (the engine never ran it) is traced to its 'void' event.
+           array(select unnest(coalesce(l.opens || l.closes, array(select seq from copy_events v where v.copy_id = b.copy_id and v.kind = 'void'))) order by 1) as event_seqs
     from (${copySeconds(db, db`workspace_id = ${workspaceId}`, c)}) l
     full join (
       select copy_id, (array_agg(project_id))[1] as project_id, min(started_at) as started_at, max(ended_at) as ended_at, sum(seconds) as seconds

@@ -7,6 +7,7 @@ import { latestProductFeedback } from '../data/product-feedback.sql.js';
 import { revokePullLogins } from '../data/pull-logins.sql.js';
 import { opsProjectCommands } from './ops-projects.js';
 import { review } from './ops-review.js';
+import { reconcileUsageOnHosts, usageHosts } from './ops-usage.js';
 import { terminalSafe } from '../contract/terminal-text.js';
 
 // `npm run ops -- <command>`: operator commands against DATABASE_URL and, for covers, the object
@@ -27,12 +28,15 @@ const usage = `usage: npm run ops -- <command>
          | cover <slug> <file> | approve-cover <slug> | reject-cover <slug> <reason>
          | uphold <appeal id> [note] | deny <appeal id> [note] | handled <report id>]
                                                                       the community's pending cards, held covers, appeals and reports
-  feedback [--limit N]                                                the newest product feedback (50 unless told)`;
+  feedback [--limit N]                                                the newest product feedback (50 unless told)
+  usage reconcile [--since <ISO date>]                                each live runner host's billed seconds against its engine's
+                                                                      record (the last 24 h unless told): differences and a summary`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     limit: { type: 'string' },
+    since: { type: 'string' },
     name: { type: 'string' },
     rename: { type: 'boolean' },
     kind: { type: 'string' },
@@ -109,6 +113,21 @@ async function run(command: string, args: string[]) {
         );
         console.log(terminalSafe(`  ${f.body.replace(/\n/g, '\n  ')}`));
       }
+      return;
+    }
+    case 'usage': {
+      if (args[0] !== 'reconcile') throw new Error(`usage takes reconcile\n${usage}`);
+      const since = values.since ? new Date(values.since) : new Date(Date.now() - 24 * 60 * 60 * 1000);
+      if (Number.isNaN(since.getTime())) throw new Error('--since is an ISO date, e.g. 2026-11-01 or 2026-11-01T00:00:00Z');
+      if (!env.APP_SECRET) throw new Error('APP_SECRET is not set: the runners answer only with the key made from it');
+      const hosts = await usageHosts(sql, {
+        appSecret: env.APP_SECRET,
+        runnerUrl: env.RUNNER_URL,
+        fallbackUrl: `http://127.0.0.1:${env.RUNNER_PORT ?? 8081}`,
+      });
+      const { lines, failed } = await reconcileUsageOnHosts(hosts, env.APP_SECRET, since);
+      for (const line of lines) console.log(terminalSafe(line));
+      if (failed) process.exitCode = 1;
       return;
     }
     default:

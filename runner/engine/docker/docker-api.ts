@@ -1,18 +1,22 @@
 import { lstat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { LABEL, lowerName } from '../../../services/contract/runner/copy-labels.js';
 import { copyCreateOptions, type DockerCopySpec } from '../../../services/contract/runner/docker-create-options.js';
 import { demuxLogs } from '../../../services/contract/runner/log-frames.js';
 import { createLimit, type Limit } from '../../limit.js';
-import { EngineError, ImageGone, type CopyState } from '../copy-engine.js';
-import { bare, codeOf, dial, gone, statusOf } from './docker-calls.js';
+import { EngineError, ImageGone, type CopyState, type EngineRun } from '../copy-engine.js';
+import { bare, codeOf, dial, engineTime, gone, statusOf } from './docker-calls.js';
 import { networksOf, removeNetwork } from './docker-networks.js';
 import { WritableLayers } from './writable-layer.js';
 
 // The Docker Engine API one call at a time (podman's compatible socket locally, Docker in
 // production), under one bounded limit: what DockerEngine (../docker-engine.ts) builds a copy's
 // lifecycle from. Tests reach these calls to look behind the lifecycle (a container's settings).
+
+/** How long a stop waits for a killed container to be stopped before it removes it anyway, ms. */
+const KILL_WAIT_MS = 10_000;
 
 export class DockerApi {
   readonly limit: Limit;
@@ -221,6 +225,51 @@ export class DockerApi {
       if (gone(err)) return null;
       throw err;
     }
+  }
+
+  /**
+   * The engine's record of the container's run (State.StartedAt/FinishedAt), or null when it is
+   * gone. Docker and podman write the zero time (year 1) for a moment that has not happened.
+   */
+  async runOf(id: string): Promise<EngineRun | null> {
+    try {
+      const info = await this.limit(() => this.docker.getContainer(id).inspect());
+      const labels = info.Config.Labels ?? {};
+      const running = info.State.Running || info.State.Paused;
+      return {
+        copyId: labels[LABEL.copy] ?? '',
+        handle: info.Id,
+        labels,
+        startedAt: engineTime(info.State.StartedAt),
+        finishedAt: running ? null : engineTime(info.State.FinishedAt),
+      };
+    } catch (err) {
+      if (gone(err)) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * Ends the container (SIGKILL, paused ones too) and waits until the engine has it stopped, so
+   * its FinishedAt is written before a removal forgets it. A container already stopped or gone is
+   * no error.
+   */
+  async kill(id: string): Promise<void> {
+    const c = this.docker.getContainer(id);
+    try {
+      await this.limit(() => c.kill({ signal: 'KILL' }));
+    } catch (err) {
+      // 404: gone; 409/500 "not running": it had stopped already.
+      if (gone(err) || /not running|state improper|is not running/i.test((err as Error).message)) return;
+      throw err;
+    }
+    // Bounded: a container the kernel cannot stop at once is removed by force all the same.
+    const bound = new AbortController();
+    await Promise.race([
+      this.limit(() => c.wait({ condition: 'not-running' })).catch(() => {}),
+      sleep(KILL_WAIT_MS, undefined, { signal: bound.signal, ref: false }).catch(() => {}),
+    ]);
+    bound.abort();
   }
 
   async logTail(id: string, lines: number): Promise<string> {

@@ -21,6 +21,8 @@ export const statusOf = (s: string | undefined): CopyState['status'] =>
 
 export const codeOf = (err: unknown) => (err as { statusCode?: number }).statusCode;
 export const gone = (err: unknown) => codeOf(err) === 404;
+/** An engine timestamp (RFC 3339, nanoseconds), or null for the zero time (year 1) it writes for "not yet". */
+export const engineTime = (t: string | undefined): Date | null => (t && !t.startsWith('0001-') ? new Date(t) : null);
 export const bare = (imageId: string) => imageId.replace(/^sha256:/, '');
 
 /** A call dockerode has no method for (podman's own API), through its modem. */

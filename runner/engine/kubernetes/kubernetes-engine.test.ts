@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryPodWatch } from '../../../test/support/kubernetes/memory-pod-watch.js';
 import { ImageMissing, type BuildImage } from '../copy-engine.js';
 import { KubernetesEngine } from './kubernetes-engine.js';
+import { podRun } from './pod-status.js';
 
 // What the Kubernetes engine answers without an API server: its image refs, what it can do, its
 // guard, and copies' states from its pod cache. Its calls to the API run in kubernetes-engine.k8s.test.ts.
@@ -65,5 +66,53 @@ describe('the Kubernetes engine, without a cluster', () => {
     expect(await e.state(name)).toMatchObject({ handle: name, status: 'created', address: null });
     watch.delete(name);
     expect(await e.state(name)).toBeNull();
+  });
+
+  it("reports each of its runner's copies' runs from the pods' container statuses (issue 46)", async () => {
+    const watch = new MemoryPodWatch();
+    const e = engine(watch);
+    const pod = (name: string, runner: string, state: object) => ({
+      metadata: { name, labels: { 'rooms.runner': runner, 'rooms.copy': name.slice(3) } },
+      status: { phase: 'Running', containerStatuses: [{ name: 'copy', image: 'i', imageID: '', ready: true, restartCount: 0, state }] },
+    });
+    const [running, ended, pending, other] = ['a', 'b', 'c', 'd'].map((x) => `rc-${x}${randomUUID().slice(1)}`);
+    watch.set(pod(running, 'r1', { running: { startedAt: new Date('2026-11-01T10:00:00Z') } }));
+    watch.set(
+      pod(ended, 'r1', {
+        terminated: { exitCode: 0, startedAt: new Date('2026-11-01T10:00:00Z'), finishedAt: new Date('2026-11-01T10:05:00.500Z') },
+      }),
+    );
+    watch.set(pod(pending, 'r1', { waiting: { reason: 'ContainerCreating' } }));
+    watch.set(pod(other, 'r2', { running: { startedAt: new Date('2026-11-01T10:00:00Z') } }));
+    const runs = new Map((await e.runs('r1')).map((r) => [r.handle, r]));
+    expect([...runs.keys()].sort()).toEqual([running, ended, pending].sort());
+    expect(runs.get(running)).toMatchObject({ copyId: running.slice(3), startedAt: new Date('2026-11-01T10:00:00Z'), finishedAt: null });
+    expect(runs.get(ended)).toMatchObject({
+      startedAt: new Date('2026-11-01T10:00:00Z'),
+      finishedAt: new Date('2026-11-01T10:05:00.500Z'),
+    });
+    expect(runs.get(pending)).toMatchObject({ startedAt: null, finishedAt: null });
+  });
+
+  it("dates the end of a pod that ended without its container's word (evicted) when the caller saw it", () => {
+    const seen = new Date('2026-11-01T11:00:00Z');
+    const evicted = {
+      metadata: { name: 'rc-x', labels: { 'rooms.copy': 'x' } },
+      status: {
+        phase: 'Failed',
+        containerStatuses: [
+          {
+            name: 'copy',
+            image: 'i',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { running: { startedAt: new Date('2026-11-01T10:00:00Z') } },
+          },
+        ],
+      },
+    };
+    expect(podRun(evicted, seen)).toMatchObject({ copyId: 'x', startedAt: new Date('2026-11-01T10:00:00Z'), finishedAt: seen });
+    expect(podRun(evicted)).toMatchObject({ finishedAt: null });
   });
 });

@@ -11,6 +11,7 @@ import {
   type CopyExit,
   type CopyRef,
   type CopyState,
+  type EngineRun,
   type HostGuardState,
   type Listed,
   type StartHooks,
@@ -18,7 +19,7 @@ import {
 import { copyNetworkPolicy, type CopyReachers } from './copy-network-policy.js';
 import { copyPod, COPY_CONTAINER, podName } from './copy-pod.js';
 import { podExits } from './pod-exits.js';
-import { copyOf, podCopyStatus, podEnd, podRunning, podState, podStuck } from './pod-status.js';
+import { copyOf, podCopyStatus, podEnd, podRun, podRunning, podState, podStuck } from './pod-status.js';
 import type { PodWatch } from './pod-watch.js';
 import { EXPIRES_ANNOTATION, pullSecret, pullSecretName, type PullCredential } from './pull-secret.js';
 
@@ -223,10 +224,15 @@ export class KubernetesEngine implements CopyEngine {
     }
   }
 
-  /** The pod and its policy, each tried even when the other fails; resolves once the cache has no pod. */
-  async stop(copy: CopyRef): Promise<void> {
+  /**
+   * The pod and its policy, each tried even when the other fails; resolves once the cache has no
+   * pod, with the pod's run as last seen before it went: the kubelet's terminated.finishedAt when
+   * it reported one, else the moment the cache saw the pod gone (a deleted pod is forgotten).
+   */
+  async stop(copy: CopyRef): Promise<EngineRun | null> {
     await this.ready();
     const name = copy.handle ?? podName(copy.copyId);
+    let last = this.o.watch.get(name);
     const failed: string[] = [];
     const attempt = async (what: string, step: () => Promise<unknown>) => {
       await step().catch((err: Error) => {
@@ -237,10 +243,30 @@ export class KubernetesEngine implements CopyEngine {
     await attempt('policy', () => this.net.deleteNamespacedNetworkPolicy({ name: podName(copy.copyId), namespace: this.ns }));
     if (failed.length) throw new EngineError(`not removed: ${failed.join('; ')}`);
     await this.o.watch
-      .waitFor(name, (p) => p === undefined, AbortSignal.timeout(STOP_WAIT_MS))
+      .waitFor(
+        name,
+        (p) => {
+          if (p) last = p;
+          return p === undefined;
+        },
+        AbortSignal.timeout(STOP_WAIT_MS),
+      )
       .catch(() => {
         throw new EngineError(`the pod ${name} was not gone within ${STOP_WAIT_MS / 1000} s`);
       });
+    if (!last) return null;
+    const run = podRun(last, new Date());
+    // Deleted while running: its end is the deletion, which the cache saw just now.
+    return run.startedAt && !run.finishedAt ? { ...run, finishedAt: new Date() } : run;
+  }
+
+  /** Each pod of this runner's copies, as its container status records the run. */
+  async runs(runnerId: string): Promise<EngineRun[]> {
+    await this.ready();
+    return this.o.watch
+      .list()
+      .filter((pod) => copyOf(pod, runnerId))
+      .map((pod) => podRun(pod));
   }
 
   async state(handle: string): Promise<CopyState | null> {

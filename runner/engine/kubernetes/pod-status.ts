@@ -1,6 +1,6 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { LABEL } from '../../../services/contract/runner/copy-labels.js';
-import type { CopyState } from '../copy-engine.js';
+import type { CopyState, EngineRun } from '../copy-engine.js';
 import { COPY_CONTAINER } from './copy-pod.js';
 
 // A copy's state read from its pod as the cache last saw it: KubeSpawner's readiness, and the
@@ -77,4 +77,23 @@ export function podState(pod: V1Pod): CopyState {
 export function copyOf(pod: V1Pod, runnerId: string): string | undefined {
   const labels = pod.metadata?.labels ?? {};
   return labels[LABEL.runner] === runnerId ? labels[LABEL.copy] : undefined;
+}
+
+/**
+ * The engine's record of the copy's run (issue 46): its container's status, `running.startedAt`
+ * while it runs, `terminated.startedAt`/`finishedAt` once it ended. A pod that ended without its
+ * container's word (evicted, its node lost) is finished at `endedAt` when the caller saw it end.
+ */
+export function podRun(pod: V1Pod, endedAt: Date | null = null): EngineRun {
+  const state = copyStatus(pod)?.state;
+  const started = state?.running?.startedAt ?? state?.terminated?.startedAt ?? null;
+  const finished = state?.terminated?.finishedAt ?? (started && podEnd(pod) ? endedAt : null) ?? null;
+  const labels = pod.metadata?.labels ?? {};
+  return {
+    copyId: labels[LABEL.copy] ?? '',
+    handle: pod.metadata?.name ?? '',
+    labels,
+    startedAt: started ? new Date(started) : null,
+    finishedAt: finished ? new Date(finished) : null,
+  };
 }

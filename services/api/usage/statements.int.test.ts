@@ -5,6 +5,7 @@ import { WebhookPayload, webhookPayload } from '../../contract/resources/webhook
 import { containerUsage, containerUsageByProject } from '../../data/container-usage.sql.js';
 import { toEvent, type EventRow } from '../../data/product-events.sql.js';
 import { viewerHoursThisMonth } from '../../data/visits.sql.js';
+import { voidUnrun } from '../../data/usage-reconciliation.sql.js';
 import { createSql } from '../../core/db.js';
 import { parseCsv } from '../../../test/support/csv.js';
 import { statementCsv } from './statement-csv.js';
@@ -274,5 +275,31 @@ describe('usageStatement', () => {
       data: { containerSeconds: 4 * 3600, copies: 1, spendUsd: closed.spendUsd },
     });
     expect(WebhookPayload.parse(webhookPayload(told))).toMatchObject({ type: 'usage.month_closed', data: { kind: 'usage.month_closed' } });
+  });
+
+  it('lists a billed copy the engine never ran, voided by the usage reconciliation after its month closed, as a correction of that month', async () => {
+    const { sql } = platform.deps;
+    const a = await builder();
+    const c = pastMonth(7, 10);
+    const d = pastMonth(7, 11);
+    const project = await seedProject(sql, a.workspaceId, 'Never ran');
+    const ghost = await seedCopy(sql, a.workspaceId, project, [
+      ['start', c.at(2 * h)],
+      ['stop', c.at(3 * h)],
+    ]);
+    await rollUp(c.name);
+    const closed = await a.client.call('usageStatement', { params: { month: c.name } });
+    expect(closed).toMatchObject({ closed: true, containerSeconds: 3600, lineCount: 1 });
+
+    // The reconciliation finds the engine never ran it (runner/loops/usage-reconcile.ts).
+    expect(await voidUnrun(sql, ghost, 'the engine never ran it')).toBe(true);
+    expect(await voidUnrun(sql, ghost, 'the engine never ran it')).toBe(false);
+    expect(await a.client.call('usageStatement', { params: { month: c.name } })).toEqual(closed);
+    const next = await a.client.call('usageStatement', { params: { month: d.name } });
+    expect(next).toMatchObject({ closed: false, containerSeconds: 0, correctionSeconds: -3600, lineCount: 1 });
+    // Traced to the event that voided it (seq 3, after its start and stop).
+    expect(next.lines.map((l) => [l.kind, l.copyId, l.correctsMonth, l.seconds, l.eventSeqs])).toEqual([
+      ['correction', ghost, c.name, -3600, [3]],
+    ]);
   });
 });

@@ -85,3 +85,42 @@ export const PrepareReply = z.object({
   warm: z.number().int(),
 });
 export type PrepareReply = z.infer<typeof PrepareReply>;
+
+/**
+ * One copy whose billed seconds and the engine's record differ by more than a second (issue 46):
+ *   differs    both know the copy, and disagree (reported; the operator looks: docs/runner.md)
+ *   unowned    the engine ran it and no record owned it: ended, its seconds billed to its workspace
+ *   never-ran  billed, but the engine never ran it: voided (a correction, in the next statement
+ *              when its month has closed)
+ * `fixed` says this pass did the fix; billed is before it. For `unowned`, engineSeconds are the
+ * engine's seconds no record had billed, billed now.
+ */
+export const UsageDifference = z.object({
+  copyId: z.string(),
+  workspaceId: z.string().nullable(),
+  kind: z.enum(['differs', 'unowned', 'never-ran']),
+  billedSeconds: z.number(),
+  engineSeconds: z.number(),
+  fixed: z.boolean(),
+});
+export type UsageDifference = z.infer<typeof UsageDifference>;
+
+/** A runner's usage reconciliation over [since, until): each difference and a summary. */
+export const UsageReconciliation = z.object({
+  runnerId: z.string(),
+  since: z.string(),
+  until: z.string(),
+  /** Copies compared with the engine's record, and those within a second of it. */
+  copies: z.number().int(),
+  within: z.number().int(),
+  /** Copies with no engine record to judge by: live ones the engine is still making or removing, ended ones removed before records were kept. */
+  unjudged: z.number().int(),
+  billedSeconds: z.number(),
+  engineSeconds: z.number(),
+  differences: z.array(UsageDifference),
+  /** Fixes left for the next pass (each pass makes at most a bounded number). */
+  fixesLeft: z.boolean(),
+});
+export type UsageReconciliation = z.infer<typeof UsageReconciliation>;
+
+export const UsageReconcileBody = z.object({ since: z.iso.datetime({ offset: true }) });

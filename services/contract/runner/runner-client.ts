@@ -1,6 +1,6 @@
 import { type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
-import { CallsReply, CopyView, PrepareReply, type Call, type EnterBody } from './runner-api.schema.js';
+import { CallsReply, CopyView, PrepareReply, UsageReconciliation, type Call, type EnterBody } from './runner-api.schema.js';
 import { RUNNER_KEY_HEADER, runnerKey } from './runner-key.js';
 import { RunnerRefusal } from './runner-refusal.js';
 
@@ -28,12 +28,19 @@ export const RUNNER_DEADLINE_HEADER = 'x-runner-deadline';
 
 export type RunnerClient = ReturnType<typeof createRunnerClient>;
 
-export function createRunnerClient(opts: RunnerClientOptions) {
+/** Calls to one runner, replies checked by `schema`; a refusal throws RunnerRefusal. */
+function callerOf(opts: RunnerClientOptions) {
   const base = opts.baseUrl.replace(/\/$/, '');
   const key = runnerKey(opts.appSecret);
   const timeout = opts.timeoutMs ?? RUNNER_CALL_TIMEOUT_MS;
 
-  async function call<T extends z.ZodType>(schema: T, method: string, path: string, body?: unknown, waitMs = 0): Promise<z.output<T>> {
+  return async function call<T extends z.ZodType>(
+    schema: T,
+    method: string,
+    path: string,
+    body?: unknown,
+    waitMs = 0,
+  ): Promise<z.output<T>> {
     // undici's request, not fetch: a crowd's calls are many and small, and fetch's Request,
     // Headers and streams cost more than the call itself (docs/scale.md).
     const res = await request(base + path, {
@@ -64,8 +71,11 @@ export function createRunnerClient(opts: RunnerClientOptions) {
       );
     }
     return schema.parse(json);
-  }
+  };
+}
 
+export function createRunnerClient(opts: RunnerClientOptions) {
+  const call = callerOf(opts);
   const q = (params: Record<string, string | number | undefined>) => {
     const s = new URLSearchParams(
       Object.entries(params)
@@ -102,6 +112,15 @@ export function createRunnerClient(opts: RunnerClientOptions) {
       return call(PrepareReply, 'POST', `/builds/${encodeURIComponent(buildId)}/prepare${q({ wait: waitMs })}`, undefined, waitMs);
     },
   };
+}
+
+/**
+ * One host's billed seconds against its engine's record since `since`: each difference and a
+ * summary (the operator's `npm run ops -- usage reconcile`, host by host; not a viewer's call, so
+ * not in RunnerClient, which the fleet client routes by session).
+ */
+export function reconcileUsageAt(opts: RunnerClientOptions, since: Date): Promise<UsageReconciliation> {
+  return callerOf(opts)(UsageReconciliation, 'POST', '/usage/reconcile', { since: since.toISOString() }, 120_000);
 }
 
 /**

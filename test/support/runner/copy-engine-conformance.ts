@@ -216,7 +216,13 @@ export function copyEngineConformance(name: string, harness: () => Promise<Engin
     it('stops a copy leaving nothing behind, and a start abandoned once the copy exists too', async () => {
       const s = spec();
       const started = await engine.start(s, hooks());
-      await engine.stop({ runnerId: h.runnerId, copyId: s.copyId, handle: started.handle });
+      // The engine's record of the run (issue 46): started while it runs, finished once stopped, kept by the caller.
+      const held = (await engine.runs(h.runnerId)).find((r) => r.copyId === s.copyId);
+      expect(held).toMatchObject({ handle: started.handle, finishedAt: null });
+      expect(held!.startedAt).toBeInstanceOf(Date);
+      const run = await engine.stop({ runnerId: h.runnerId, copyId: s.copyId, handle: started.handle });
+      expect(run).toMatchObject({ copyId: s.copyId, startedAt: held!.startedAt });
+      expect(run!.finishedAt!.getTime()).toBeGreaterThanOrEqual(run!.startedAt!.getTime());
       expect(await engine.state(started.handle)).toBeNull();
       expect(await listedIds(engine)).not.toContain(s.copyId);
       // Record before act: the runner's record refused the copy, so the start throws before it runs.
@@ -236,10 +242,11 @@ export function copyEngineConformance(name: string, harness: () => Promise<Engin
       expect(made).toBeTruthy();
       expect(await engine.state(made!)).toMatchObject({ status: 'created' });
       expect(await listedIds(engine)).toContain(abandoned.copyId);
-      await engine.stop({ runnerId: h.runnerId, copyId: abandoned.copyId });
+      // Made, never run: the engine's record says so.
+      expect(await engine.stop({ runnerId: h.runnerId, copyId: abandoned.copyId })).toMatchObject({ startedAt: null });
       expect(await listedIds(engine)).not.toContain(abandoned.copyId);
-      // Stopping what is already gone is no error.
-      await engine.stop({ runnerId: h.runnerId, copyId: abandoned.copyId });
+      // Stopping what is already gone is no error, and there is no run to tell of.
+      expect(await engine.stop({ runnerId: h.runnerId, copyId: abandoned.copyId })).toBeNull();
     });
 
     it('pauses and resumes a copy when it says it can', async () => {

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
+import { unownedSecondsBilled, usageDifferences } from '../../services/core/metrics.js';
+import { copyById, insertCopy, transition } from '../../services/data/copies.sql.js';
+import { billedCopiesOf } from '../../services/data/usage-reconciliation.sql.js';
+import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
+import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
+import { stopCopy } from '../copies/copy-control.js';
+import { MAX_DIFF_S, reconcileUsage } from './usage-reconcile.js';
+
+// Billed seconds against the engine's own record (issue 46, item 1), with podman as the engine:
+// a copy a viewer ran bills within a second of podman's StartedAt/FinishedAt; a container with
+// the runner's labels and no record is ended and billed to its workspace as 'unowned'; a billed
+// copy podman never ran is voided; a second pass changes nothing. The loops' own passes are
+// pushed out of the way (an hour), so the passes here are the ones that act.
+let runner: TestRunner;
+let b: Seeded;
+let image: string;
+const since = new Date();
+beforeAll(async () => {
+  runner = await startTestRunner({ RUNNER_RECONCILE_S: '3600', RUNNER_USAGE_RECONCILE_S: '3600' });
+  b = await seedContainerBuild(runner.sql, runner.storage, await demoBundle(), { workspaceId: await seedWorkspace(runner.sql) });
+  image = await runner.service.ctx.images.ensure(b.buildId);
+});
+afterAll(async () => {
+  await runner?.close();
+});
+
+/** Starts a copy straight in the engine, labelled as the runner labels its own, with no record behind it. */
+async function startInEngine(copyId: string) {
+  const spec: CopySpec = {
+    copyId,
+    buildId: b.buildId,
+    projectId: b.projectId,
+    workspaceId: b.workspaceId,
+    runnerId: runner.runnerId,
+    image,
+    start: ['node', 'server.js'],
+    env: {},
+    ...runner.settings.copy,
+  };
+  await runner.engine.start(spec, { signal: new AbortController().signal, made: async () => {}, running: async () => {}, phase: () => {} });
+}
+
+/** A counter's value now (of one kind when given). */
+const counted = async (c: typeof unownedSecondsBilled | typeof usageDifferences, kind?: string) =>
+  (await c.get()).values.find((v) => !kind || v.labels.kind === kind)?.value ?? 0;
+
+const window = () => ({ start: since, end: new Date() });
+const billedOf = async (copyId: string) => (await billedCopiesOf(runner.sql, runner.runnerId, window())).find((c) => c.copyId === copyId);
+const engineSeconds = (c: { engineStartedAt: Date | null; engineFinishedAt: Date | null; pausedSeconds: number }) =>
+  (c.engineFinishedAt!.getTime() - c.engineStartedAt!.getTime()) / 1000 - c.pausedSeconds;
+
+describe('usage reconciled against the engine', () => {
+  it("bills a viewer's copy within a second of podman's record, paused time free", async () => {
+    const session = randomUUID();
+    await runner.client.enter(session, { workspaceId: b.workspaceId, projectId: b.projectId, buildId: b.buildId });
+    const copyId = (await runner.until(session, ['running'])).copyId!;
+    // A pause and a resume, as the idle culler makes them: podman counts the paused time, billing does not.
+    const row = (await copyById(runner.sql, copyId))!;
+    await runner.engine.pause(row.containerId!);
+    await transition(runner.sql, copyId, ['running'], 'paused', { now: ['pausedAt'], event: 'pause' });
+    await runner.engine.resume(row.containerId!);
+    await transition(runner.sql, copyId, ['paused'], 'running', { now: ['activeAt'], event: 'resume' });
+    // While it runs, the engine's record is the container's.
+    const running = await reconcileUsage(runner.service.ctx, { since });
+    expect(running.differences.filter((d) => d.copyId === copyId)).toEqual([]);
+
+    await runner.client.leave(session);
+    await eventually(async () => (await billedOf(copyId))?.engineCheckedAt);
+    const billed = (await billedOf(copyId))!;
+    expect(billed.engineStartedAt).not.toBeNull();
+    expect(billed.engineFinishedAt).not.toBeNull();
+    expect(billed.pausedSeconds).toBeGreaterThan(0);
+    expect(Math.abs(billed.billedSeconds - engineSeconds(billed))).toBeLessThanOrEqual(MAX_DIFF_S);
+    const ended = await reconcileUsage(runner.service.ctx, { since });
+    expect(ended.differences.filter((d) => d.copyId === copyId)).toEqual([]);
+  });
+
+  it('ends a container no record owns and bills its engine time to the workspace its labels name, once', async () => {
+    const stray = randomUUID();
+    await startInEngine(stray);
+    // A record ended before its container went (a failed start whose container lived on): its time is unbilled.
+    const failed = await insertCopy(runner.sql, {
+      ...b,
+      id: randomUUID(),
+      runnerId: runner.runnerId,
+      sessionId: null,
+      origin: 'warm',
+      state: 'creating',
+    });
+    await transition(runner.sql, failed.id, ['creating'], 'ended', { set: { endReason: 'failed:deadline' }, event: 'fail' });
+    await startInEngine(failed.id);
+
+    const billedBefore = await counted(unownedSecondsBilled);
+    const unownedBefore = await counted(usageDifferences, 'unowned');
+    const first = await reconcileUsage(runner.service.ctx, { since });
+    expect((await counted(usageDifferences, 'unowned')) - unownedBefore).toBe(2);
+    expect((await counted(unownedSecondsBilled)) - billedBefore).toBeGreaterThan(0);
+    const unowned = first.differences.filter((d) => d.kind === 'unowned').map((d) => d.copyId);
+    expect(unowned.sort()).toEqual([stray, failed.id].sort());
+    expect(first.differences.find((d) => d.copyId === stray)).toMatchObject({ workspaceId: b.workspaceId, fixed: true, billedSeconds: 0 });
+    expect((await runner.containers()).map((c) => c.labels['rooms.copy'])).not.toEqual(expect.arrayContaining([stray]));
+    expect((await runner.containers()).map((c) => c.labels['rooms.copy'])).not.toEqual(expect.arrayContaining([failed.id]));
+
+    for (const copyId of [stray, failed.id]) {
+      const billed = (await billedOf(copyId))!;
+      expect(billed.workspaceId).toBe(b.workspaceId);
+      expect(billed.billedSeconds).toBeGreaterThan(0);
+      expect(Math.abs(billed.billedSeconds - engineSeconds(billed))).toBeLessThanOrEqual(MAX_DIFF_S);
+    }
+    expect(await copyById(runner.sql, stray)).toMatchObject({ origin: 'unowned', state: 'ended', endReason: 'unowned' });
+
+    // Twice: nothing more to end, nothing billed again.
+    const before = await Promise.all([stray, failed.id].map(async (id) => (await billedOf(id))!.billedSeconds));
+    const second = await reconcileUsage(runner.service.ctx, { since });
+    expect(second.differences.filter((d) => [stray, failed.id].includes(d.copyId))).toEqual([]);
+    expect(await Promise.all([stray, failed.id].map(async (id) => (await billedOf(id))!.billedSeconds))).toEqual(before);
+  });
+
+  it('voids a billed copy the engine never ran: a correction, its events kept', async () => {
+    // A record that says it ran, with no container ever behind it (the engine lost it, or never had it).
+    const ghost = await insertCopy(runner.sql, {
+      ...b,
+      id: randomUUID(),
+      runnerId: runner.runnerId,
+      sessionId: null,
+      origin: 'warm',
+      state: 'creating',
+    });
+    await transition(runner.sql, ghost.id, ['creating'], 'starting', { now: ['startedAt'], event: 'start' });
+    await transition(runner.sql, ghost.id, ['starting'], 'warm', { now: ['readyAt'], event: 'ready' });
+    // The runner ends it: the engine holds nothing for it, and that is kept as its record.
+    await stopCopy(runner.service.ctx, ghost.id, 'left');
+    expect((await billedOf(ghost.id))!.billedSeconds).toBeGreaterThan(0);
+
+    const first = await reconcileUsage(runner.service.ctx, { since });
+    expect(first.differences.find((d) => d.copyId === ghost.id)).toMatchObject({ kind: 'never-ran', fixed: true, engineSeconds: 0 });
+    expect(await billedOf(ghost.id)).toMatchObject({ billedSeconds: 0, voided: true });
+    const kinds = await runner.sql<{ kind: string }[]>`select kind from copy_events where copy_id = ${ghost.id} order by seq`;
+    expect(kinds.map((k) => k.kind)).toEqual(['start', 'ready', 'stop', 'void']);
+
+    const second = await reconcileUsage(runner.service.ctx, { since });
+    expect(second.differences.filter((d) => d.copyId === ghost.id)).toEqual([]);
+    expect(await billedOf(ghost.id)).toMatchObject({ billedSeconds: 0, voided: true });
+    expect((await runner.sql`select count(*)::int as n from copy_events where copy_id = ${ghost.id}`)[0].n).toBe(4);
+  });
+});
