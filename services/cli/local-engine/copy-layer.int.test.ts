@@ -62,7 +62,12 @@ interface Seen {
 async function entriesOf(tar: Readable): Promise<Map<string, Seen>> {
   const seen = new Map<string, Seen>();
   const reader = extract();
-  const feeding = new Promise((resolve, reject) => tar.pipe(reader).on('error', reject).on('finish', resolve));
+  const feeding = new Promise<void>((resolve, reject) =>
+    tar
+      .pipe(reader)
+      .on('error', reject)
+      .on('finish', () => resolve()),
+  );
   for await (const entry of reader) {
     const hash = createHash('sha256');
     for await (const chunk of entry) hash.update(chunk as Buffer);
@@ -88,7 +93,12 @@ async function engineLayers(tag: string, n: number): Promise<Map<string, Seen>[]
   const archive = (await docker.getImage(tag).get()) as Readable;
   const found = new Map<string, Map<string, Seen>>();
   const reader = extract();
-  const feeding = new Promise((resolve, reject) => archive.pipe(reader).on('error', reject).on('finish', resolve));
+  const feeding = new Promise<void>((resolve, reject) =>
+    archive
+      .pipe(reader)
+      .on('error', reject)
+      .on('finish', () => resolve()),
+  );
   for await (const entry of reader) {
     if (layers.includes(entry.header.name)) found.set(entry.header.name, await entriesOf(entry as unknown as Readable));
     else entry.resume();
