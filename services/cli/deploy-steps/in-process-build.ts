@@ -119,11 +119,12 @@ export async function layInProcess(
   const sizes = laid.newLayers.reduce((sum, layer) => sum + layer.size, 0);
   const count = laid.newLayers.length;
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
+  const layers = (n: number) => `${n} ${n === 1 ? 'layer' : 'layers'}`;
   log.done(
     'build',
     count === 0
       ? `the live build's image: the files its last COPY steps copy are unchanged (checked without the engine in ${seconds} s)`
-      : `image laid without the engine in ${seconds} s: ${count} new ${count === 1 ? 'layer' : 'layers'} (${bytes(sizes)}) from the files its last COPY steps copy; the live build's ${laid.read.layers.length - count} other layers kept`,
+      : `image laid without the engine in ${seconds} s: ${count} new ${count === 1 ? 'layer' : 'layers'} (${bytes(sizes)}) from the files its last COPY steps copy; the live build's ${layers(laid.read.layers.length - count)} below kept`,
   );
   ctx.detail(`image     ${imageId} pulled into the engine from this machine for the rehearsal`);
   return { tag, imageId, image: laid.config.config ?? {}, read: laid.read };
