@@ -20,7 +20,7 @@ import { splitDockerfile } from './dockerfile-tail.js';
 // those folders come, as in a deploy, from the earlier build's layer for the same COPY.
 
 const docker = new Docker({ socketPath: testEnv().DOCKER_HOST.replace(/^unix:\/\//, '') });
-const tags = [`localhost/copy-layer-test:a${Date.now()}`, `localhost/copy-layer-test:b${Date.now()}`];
+const tags = ['a', 'b', 'c'].map((name) => `localhost/copy-layer-test:${name}${Date.now()}`);
 const DOCKERFILE =
   'FROM localhost/demo-node:24\nWORKDIR /app\nCOPY server.js .\nCOPY sub ./lib/\nCOPY sub/a.txt /opt/tool/a\nCMD ["node", "server.js"]\n';
 let dir: string;
@@ -87,8 +87,8 @@ async function entriesOf(tar: Readable): Promise<Map<string, Seen>> {
 }
 
 /** The engine's build of the folder: its last `n` layers' entries, in order. */
-async function engineLayers(tag: string, n: number): Promise<Map<string, Seen>[]> {
-  await buildImage(docker, await readBuildContext(dir), tag, () => {});
+async function engineLayers(tag: string, n: number, folder = dir): Promise<Map<string, Seen>[]> {
+  await buildImage(docker, await readBuildContext(folder), tag, () => {});
   const layers = (await docker.getImage(tag).inspect()).RootFS!.Layers!.slice(-n).map((id) => `${id.slice(7)}.tar`);
   const archive = (await docker.getImage(tag).get()) as Readable;
   const found = new Map<string, Map<string, Seen>>();
@@ -154,3 +154,28 @@ it('lays each COPY as podman does: the same entries, modes, owners, contents and
   expect(engine[0].get('app/server.js')?.mtime).toBe(0);
   expect(engine[1].get('app/lib/inner/c.txt')).toBeDefined();
 }, 180_000);
+
+it('leaves out of `COPY . dest` what .dockerignore excludes, the Dockerfile and .dockerignore included, as podman does', async () => {
+  const folder = join(work, 'whole');
+  await mkdir(join(folder, 'src'), { recursive: true });
+  const dockerfile = 'FROM localhost/demo-node:24\nWORKDIR /app\nCOPY . /srv/site/\nCMD ["node", "server.js"]\n';
+  await writeFile(join(folder, 'Dockerfile'), dockerfile);
+  await writeFile(join(folder, '.dockerignore'), 'Dockerfile\n.dockerignore\n*.log\n');
+  await writeFile(join(folder, 'index.html'), '<h1>hi</h1>\n');
+  await writeFile(join(folder, 'src', 'app.js'), 'x\n');
+  await writeFile(join(folder, 'src', 'debug.log'), 'never copied\n');
+  const [theirs] = await engineLayers(tags[2], 1, folder);
+  const [copy] = splitDockerfile(dockerfile).tail.flatMap((step) => (step.kind === 'copy' ? [step.copy] : []));
+  const below: FolderHeaders = new Map(
+    [...theirs].filter(([, seen]) => seen.type === 'directory').map(([name, seen]) => [`/${name}`, seen]),
+  );
+  const { digest } = await writeLayer(
+    copyLayerEntries(await readBuildContext(folder), copy, '/app', below, new Date()),
+    join(work, 'whole.tar'),
+  );
+  expect(digest).toMatch(/^sha256:/);
+  const mine = await entriesOf(createReadStream(join(work, 'whole.tar')));
+  expect([...mine.keys()].sort()).toEqual([...theirs.keys()].sort());
+  expect(theirs.has('srv/site/Dockerfile')).toBe(false);
+  expect(theirs.has('srv/site/src/app.js')).toBe(true);
+}, 120_000);

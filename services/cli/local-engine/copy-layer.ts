@@ -74,6 +74,7 @@ export function copyLayerEntries(
     if (root) put(dest, root); // replaced below by the destination's own header
     for (const entry of context.entries) {
       if (source !== '' && !entry.path.startsWith(`${source}/`)) continue;
+      if (entry.ignored) continue; // the engine was sent it to read, and its COPY honours .dockerignore
       put(`${dest}/${source === '' ? entry.path : entry.path.slice(source.length + 1)}`, entry);
     }
   }
