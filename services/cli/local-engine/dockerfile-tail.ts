@@ -1,4 +1,4 @@
-import { DockerfileParser } from 'dockerfile-ast';
+import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 
 // The Dockerfile split where the in-process image build (issue 48, item 1) needs it: the head,
 // everything up to and including its last step that runs or fetches something (RUN, ADD, FROM,
@@ -53,11 +53,11 @@ export function splitDockerfile(text: string): DockerfileSplit {
     const line = instruction.getRange().start.line + 1;
     if (keyword === 'FROM') headWorkdir = null;
     if (keyword === 'WORKDIR') headWorkdir = absoluteWorkdir(headWorkdir, words(instruction.getArgumentsContent()).join(' '));
-    if (keyword === 'RUN' && /--mount/.test(instruction.getArgumentsContent() ?? '')) reads.push({ line, sources: ['*'] });
+    // A RUN may mount the context (--mount=type=bind): it then counts as reading every file.
+    if (keyword === 'RUN' && flagsOf(instruction).includes('mount')) reads.push({ line, sources: ['*'] });
     if (keyword !== 'COPY' && keyword !== 'ADD') continue;
-    const parts = words(instruction.getArgumentsContent());
-    if (parts.some((part) => part.startsWith('--from'))) continue; // reads a stage or an image, not the context
-    const sources = parts.filter((part) => !part.startsWith('--')).slice(0, -1);
+    if (flagsOf(instruction).includes('from')) continue; // reads a stage or an image, not the context
+    const sources = words(instruction.getArgumentsContent()).slice(0, -1);
     if (keyword === 'ADD' && sources.some((source) => /^[a-z]+:\/\//i.test(source)))
       throw new NoTail(`line ${line} ADDs from a URL, which can change without a file here changing`);
     // Anything but a plain path (a wildcard, a variable, JSON or a heredoc) counts as reading every file.
@@ -81,8 +81,8 @@ export function splitDockerfile(text: string): DockerfileSplit {
     }
     // COPY: the only other tail step (isTailStep).
     const parts = words(content);
-    const flag = parts.find((part) => part.startsWith('--'));
-    if (flag) throw new NoTail(`the COPY on line ${line} has ${flag.split('=')[0]}, which only the engine applies`);
+    const flag = flagsOf(instruction)[0];
+    if (flag) throw new NoTail(`the COPY on line ${line} has --${flag}, which only the engine applies`);
     if (content.trim().startsWith('[') || content.includes('<<')) throw new NoTail(`the COPY on line ${line} is in JSON or heredoc form`);
     if (parts.length < 2) throw new NoTail(`the COPY on line ${line} names no destination`);
     const sources = parts.slice(0, -1);
@@ -92,6 +92,12 @@ export function splitDockerfile(text: string): DockerfileSplit {
     tail.push({ kind: 'copy', copy: { line, sources, dest } });
   }
   return { head, tail, reads, headWorkdir };
+}
+
+/** A step's flags by name (`--chown=…` is `chown`): the parser keeps them out of its arguments. */
+function flagsOf(instruction: Instruction): string[] {
+  const flags = (instruction as { getFlags?: () => { getName(): string }[] }).getFlags?.() ?? [];
+  return flags.map((flag) => flag.getName());
 }
 
 function isTailStep(keyword: string): boolean {
