@@ -45,7 +45,7 @@ const runs = (values: number[]) => values.map((ms) => ms.toFixed(0)).join(', ');
 
 /** The push line's sent bytes: "sent X KB in N new layers, M layers already there (Y MB)". */
 function sentBytes(stderr: string): number {
-  const m = /^push +sent ([\d.]+) (B|KB|MB|GB) in /m.exec(stderr);
+  const m = /^(?:\[[\d.]+ s\] )?push +sent ([\d.]+) (B|KB|MB|GB) in /m.exec(stderr);
   if (!m) throw new Error(`no push line in the redeploy:\n${stderr}`);
   return Number(m[1]) * { B: 1, KB: 1e3, MB: 1e6, GB: 1e9 }[m[2] as 'B'];
 }

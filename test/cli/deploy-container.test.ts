@@ -34,10 +34,11 @@ const slugFor = (prefix: string) => {
 };
 afterAll(async () => {
   for (const slug of slugs)
-    await engine()
-      .getImage(`localhost/pitch-${slug}:deploy`)
-      .remove()
-      .catch(() => {});
+    for (const tag of ['deploy', 'in-process'])
+      await engine()
+        .getImage(`localhost/pitch-${slug}:${tag}`)
+        .remove()
+        .catch(() => {});
 });
 
 const deploy = async (folder: string, ...flags: string[]) =>
@@ -175,11 +176,13 @@ describe('pitch deploy of a container demo', () => {
     await appendFile(join(dir, 'server.js'), '\nprocess.exit(3);\n');
     const failed = await pitch(['deploy', '--project', slug], ctx.env, dir);
     expectRefusal(failed, /^pitch: the local copy stopped \(exit code 3\) before its health path \/healthz answered$/);
-    expect(failed.stderr).toMatch(/^scan +image: read 1 new layer .*no secrets$/m);
+    // Laid without the engine (only a file the last COPY copies changed) and rehearsed as pulled
+    // into the engine from this machine.
+    expect(failed.stderr).toMatch(/^scan +image: 1 new layer laid from your files, .*no secrets$/m);
     expect(failed.stderr).not.toMatch(/^(push|created|live) /m);
 
-    // The new layer was read and kept on disk only: the project's repository does not have it.
-    const { RootFS } = await engine().getImage(`localhost/pitch-${slug}:deploy`).inspect();
+    // The new layer was laid and kept on disk only: the project's repository does not have it.
+    const { RootFS } = await engine().getImage(`localhost/pitch-${slug}:in-process`).inspect();
     const newLayer = RootFS.Layers!.at(-1)!;
     const account = await ctx.builder.client.call('whoami', {});
     const repository = `${account.workspace.id}/${project.id}`;
@@ -305,20 +308,28 @@ describe('pitch deploy of a container demo', () => {
     expect(renamedBuild).toEqual({ name: `${edited.name} again`, live: true });
     expect(await builds()).toHaveLength(3);
 
-    // A changed source is a new image, deployed as ever.
+    // A changed source the Dockerfile copies after its last RUN-like step: the layer is laid
+    // without the engine (issue 48, item 1; test/cli/deploy-in-process.test.ts has the rest).
     await appendFile(join(dir, 'server.js'), '\n// changed\n');
     const changed = await pitch(['deploy', '--project', slug], ctx.env, dir);
     expect(changed.code, changed.stderr).toBe(0);
     expect(changed.stderr).not.toMatch(/nothing changed/);
-    expect(changed.stderr).toMatch(/^created +build /m);
-    // The engine pushed only that layer to the tool (it was told the platform has the others):
-    // the image was not saved whole out of the engine.
-    expect(changed.stderr).toMatch(
+    expect(changed.stderr).toMatch(/^build +image laid without the engine in /m);
+    expect(changed.stderr).toMatch(/^push +sent [\d.]+ K?B in 1 new layer, \d+ layers? already there \([\d.]+ [KMG]B\)$/m);
+
+    // A changed step in the Dockerfile's tail is the engine's to build: it pushed only the new
+    // layer to the tool (it was told the platform has the others), the image not saved whole.
+    await appendFile(join(dir, 'Dockerfile'), 'ENV SHOP=open\n');
+    const engineBuilt = await pitch(['deploy', '--project', slug], ctx.env, dir);
+    expect(engineBuilt.code, engineBuilt.stderr).toBe(0);
+    expect(engineBuilt.stderr).toMatch(/^build +with the engine: the steps after its last RUN changed/m);
+    expect(engineBuilt.stderr).toMatch(/^created +build /m);
+    expect(engineBuilt.stderr).toMatch(
       /^scan +image: read 1 new layer \([\d.]+ K?B\) from the engine, \d+ text files scanned; the other \d+ the platform already has, not read;/m,
     );
     // Only the layer the change made travels; the base's layers were pushed the first time.
-    expect(changed.stderr).toMatch(/^push +sent [\d.]+ K?B in 1 new layer, \d+ layers? already there \([\d.]+ [KMG]B\)$/m);
-    expect(await builds()).toHaveLength(4);
-    expect(await uploads()).toHaveLength(4);
+    expect(engineBuilt.stderr).toMatch(/^push +sent [\d.]+ K?B in 1 new layer, \d+ layers? already there \([\d.]+ [KMG]B\)$/m);
+    expect(await builds()).toHaveLength(5);
+    expect(await uploads()).toHaveLength(5);
   }, 300_000);
 });

@@ -16,9 +16,23 @@ export const PitchConfig = z.object({
   projects: z.record(z.string(), z.string()).default({}),
   /**
    * By the same key: the build this folder's last container deploy made and the digest of the
-   * inputs it was built from (build-inputs.ts), so an unchanged redeploy stops before any build.
+   * inputs it was built from (build-inputs.ts), so an unchanged redeploy stops before any build;
+   * and, when its Dockerfile ends in steps that only copy files or set metadata, what its image
+   * below those steps was made from (build-recipe.ts), so a redeploy may lay them in-process.
    */
-  builtFrom: z.record(z.string(), z.object({ projectId: z.string(), buildId: z.string(), inputs: z.string() })).default({}),
+  builtFrom: z
+    .record(
+      z.string(),
+      z.object({
+        projectId: z.string(),
+        buildId: z.string(),
+        inputs: z.string(),
+        recipe: z
+          .object({ head: z.string(), tail: z.string(), reads: z.array(z.object({ line: z.number(), files: z.string() })) })
+          .optional(),
+      }),
+    )
+    .default({}),
 });
 export type PitchConfig = z.infer<typeof PitchConfig>;
 

@@ -118,6 +118,8 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
             live,
             registry: registry!,
             context: inputs?.context ?? null,
+            recipe: inputs?.recipe,
+            liveRecipe: inputs?.liveRecipe,
           });
     const pages = await readPages(file.dir, manifest);
 
@@ -129,7 +131,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
         'unchanged',
         `${project!.slug} already shows ${manifest.kind === 'static' ? 'these files' : 'this image'} and pitch.json (build ${build.id}): nothing changed, nothing uploaded, no build made (--force deploys anyway)`,
       );
-      if (inputs && build.live) await recordInputs(ctx, file.dir, project!.id, build.id, inputs.digest);
+      if (inputs && build.live) await recordInputs(ctx, file.dir, project!.id, build.id, inputs);
       await finishUnchanged(ctx, log, client, project!, file.dir, manifest, options.live, pages);
       return;
     }
@@ -152,7 +154,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
         )
       : await upload(ctx, client, token.token, project, artefact, options.note);
     log.done('created', `build ${buildId}`);
-    if (inputs) await recordInputs(ctx, file.dir, project.id, buildId, inputs.digest);
+    if (inputs) await recordInputs(ctx, file.dir, project.id, buildId, inputs);
     if (pages.length > 0) {
       await sendPages(client, project.id, pages);
       log.done('pages', `${pages.length} sent`);

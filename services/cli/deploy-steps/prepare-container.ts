@@ -25,6 +25,8 @@ import { blobSize, has, imageInRegistry, type PushTarget } from '../registry/pus
 import { EnginePushUnavailable, readImageByEnginePush, type InspectedImage } from '../registry/engine-push.js';
 import type { AskedTarget } from './push-build.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
+import type { BuildRecipe, RecipeOrReason } from '../local-engine/build-recipe.js';
+import { layInProcess } from './in-process-build.js';
 
 export interface ContainerOptions {
   slug: string;
@@ -39,6 +41,9 @@ export interface ContainerOptions {
   registry: Promise<{ pushes: boolean; repository: AskedTarget | null }>;
   /** The build context as read for the inputs digest (the same list is sent); read here when null. */
   context: BuildContext | null;
+  /** What the image below the Dockerfile's tail is made from, and the live build's record of it (in-process-build.ts). */
+  recipe?: RecipeOrReason;
+  liveRecipe?: BuildRecipe | null;
 }
 
 /**
@@ -81,17 +86,19 @@ export async function prepareContainer(
   void engineKind(docker);
   const tag = `localhost/pitch-${options.slug}:deploy`;
 
-  const before = await imageIdOf(docker, tag);
-  log.begin('build', 'image from Dockerfile');
-  await buildImage(docker, options.context ?? (await readBuildContext(dir)), tag, (line) => ctx.detail(line));
-  const { Id: imageId, Config: image, RootFS: rootFs, Size: imageSize } = await docker.getImage(tag).inspect();
-  log.done('build', `image built in ${log.elapsed()}${imageId === before ? ' (unchanged: every layer from the cache)' : ''}`);
-  // The image the tag held before, now untagged, is nobody's cache any more.
-  if (before && before !== imageId)
-    await docker
-      .getImage(before)
-      .remove()
-      .catch(() => {});
+  // A redeploy whose only changes are files its last COPY steps copy: laid without the engine.
+  const laid = await layInProcess(ctx, log, docker, scanner, work, options);
+  const built = laid
+    ? {
+        tag: laid.tag,
+        imageId: laid.imageId,
+        image: laid.image as ImageConfig,
+        diffIds: laid.read.layers.map((l) => l.digest),
+        imageSize: 0,
+      }
+    : await buildWithEngine(ctx, log, docker, tag, dir, options.context);
+  const { imageId, image, imageSize } = built;
+  const rootFs = { Layers: built.diffIds };
 
   checkBuiltImage(dockerfile, image);
   const run = { ...manifest.run, start: manifest.run?.start ?? startCommandOf(image) };
@@ -115,15 +122,20 @@ export async function prepareContainer(
   const baseLayers = await baseLayersOf(docker, dockerfile);
   log.begin('scan', 'image layers the build added');
   log.begin('rehearse', `a local copy with PORT and HOST, health path ${manifest.health}`);
-  const rehearsing = rehearseLocally(docker, tag, manifest, run, options.healthTimeoutMs);
+  const rehearsing = rehearseLocally(docker, built.tag, manifest, run, options.healthTimeoutMs);
   let read: ReadImage | null = null;
   let bundle: SavedBundle | null = null;
   let unread = false;
   try {
     const { pushes, repository } = await options.registry;
+    // Laid in-process: its new layers scanned as they were laid, the others the live build's.
+    if (laid) {
+      read = laid.read;
+      unread = laid.read.scan.layers === 0;
+    }
     // The live build's image with another pitch.json: scanned when it was deployed, and its
     // repository holds it whole, so it is not read at all (the rehearsal still runs).
-    if (pushes && repository && liveImage === imageId) {
+    else if (pushes && repository && liveImage === imageId) {
       read = await imageInRegistry(repository, imageId, rootFs?.Layers ?? []);
       unread = read !== null;
     }
@@ -141,11 +153,14 @@ export async function prepareContainer(
     throw secretsRefusal('the container image', scan.findings);
   }
   const fromEngine = read?.fromEngine;
-  const scanned = unread
-    ? `the live build's image, its layers scanned when it was deployed and not read again`
-    : fromEngine
-      ? `read ${fromEngine.layers} new ${fromEngine.layers === 1 ? 'layer' : 'layers'} (${bytes(fromEngine.bytes)}) from the engine, ${scan.files} text files scanned; the other ${(rootFs?.Layers?.length ?? 0) - fromEngine.layers} the platform already has, not read`
-      : `${scan.layers} layers of yours, ${scan.files} text files`;
+  const scanned =
+    laid && !unread
+      ? `${laid.read.scan.layers} new ${laid.read.scan.layers === 1 ? 'layer' : 'layers'} laid from your files, ${scan.files} text files; the live build's other layers scanned when it was deployed`
+      : unread
+        ? `the live build's image, its layers scanned when it was deployed and not read again`
+        : fromEngine
+          ? `read ${fromEngine.layers} new ${fromEngine.layers === 1 ? 'layer' : 'layers'} (${bytes(fromEngine.bytes)}) from the engine, ${scan.files} text files scanned; the other ${(rootFs?.Layers?.length ?? 0) - fromEngine.layers} the platform already has, not read`
+          : `${scan.layers} layers of yours, ${scan.files} text files`;
   log.done('scan', `image: ${scanned}; start environment: ${env.length} variables; no secrets`);
 
   const rehearsal = await rehearsing.result;
@@ -155,7 +170,8 @@ export async function prepareContainer(
     `healthy in ${(rehearsal.health!.ms / 1000).toFixed(1)} s; ${rehearsal.steps.length} story steps, ${calls} calls passed`,
   );
 
-  if (read) return { kind: 'container' as const, file: '', sizeBytes: 0, image: { tag, read }, manifest: checked.manifest, rehearsal };
+  if (read)
+    return { kind: 'container' as const, file: '', sizeBytes: 0, image: { tag: built.tag, read }, manifest: checked.manifest, rehearsal };
   const file = join(work, 'bundle.tar.gz');
   log.done('pack', `image bundle, ${bytes(bundle!.sizeBytes)} gzipped`);
   return { kind: 'container' as const, file, sizeBytes: bundle!.sizeBytes, manifest: checked.manifest, rehearsal };
@@ -209,6 +225,26 @@ async function readImageOnce(
  */
 function enginePushMayReach(docker: Docker): boolean {
   return process.platform === 'linux' && typeof (docker.modem as { socketPath?: unknown }).socketPath === 'string';
+}
+
+type ImageConfig = Docker.ImageInspectInfo['Config'];
+
+/**
+ * The engine's build of the Dockerfile, tagged `tag`; the image the tag held before is removed
+ * (nobody's cache any more).
+ */
+async function buildWithEngine(ctx: CliContext, log: StepLog, docker: Docker, tag: string, dir: string, context: BuildContext | null) {
+  const before = await imageIdOf(docker, tag);
+  log.begin('build', 'image from Dockerfile');
+  await buildImage(docker, context ?? (await readBuildContext(dir)), tag, (line) => ctx.detail(line));
+  const { Id: imageId, Config: image, RootFS: rootFs, Size: imageSize } = await docker.getImage(tag).inspect();
+  log.done('build', `image built in ${log.elapsed()}${imageId === before ? ' (unchanged: every layer from the cache)' : ''}`);
+  if (before && before !== imageId)
+    await docker
+      .getImage(before)
+      .remove()
+      .catch(() => {});
+  return { tag, imageId, image, diffIds: rootFs?.Layers ?? [], imageSize };
 }
 
 /** The id of the image a tag names, or null when there is none. */

@@ -6,6 +6,7 @@ import { readConfig, updateConfig } from '../config/config-file.js';
 import type { CliContext } from '../context.js';
 import { readBuildContext, type BuildContext } from '../local-engine/build-context.js';
 import { buildInputsDigest } from '../local-engine/build-inputs.js';
+import { buildRecipe, type BuildRecipe, type RecipeOrReason } from '../local-engine/build-recipe.js';
 import { FileDigestCache } from '../local-engine/file-digest-cache.js';
 import { folderKey } from '../project/find-project.js';
 
@@ -25,6 +26,10 @@ export interface ContainerInputs {
   unchanged: boolean;
   /** ms spent reading and hashing. */
   ms: number;
+  /** What the image below the Dockerfile's tail is made from, or why it has no tail laid in-process. */
+  recipe: RecipeOrReason;
+  /** The record of the live build's recipe, when this folder's last deploy made the live build. */
+  liveRecipe: BuildRecipe | null;
 }
 
 /** The folder's build context and inputs digest, and whether the project's live build was made from the same. */
@@ -46,6 +51,7 @@ export async function readContainerInputs(
     buildArgs: {},
     digestOf: (path) => cache.digest(path),
   });
+  const recipe = await buildRecipe(docker, dockerfile, context, (path) => cache.digest(path));
   // A cache that cannot be written costs the next deploy a read of every file, nothing more.
   await cache.save().catch((err: Error) => ctx.detail(`digests   not kept (${err.message})`));
   const recorded = (await readConfig()).builtFrom[await folderKey(ctx.apiUrl, dir)];
@@ -54,13 +60,22 @@ export async function readContainerInputs(
     recorded?.projectId === project.id &&
     recorded.buildId === project.liveBuildId &&
     recorded.inputs === digest;
-  return { dockerfile, context, digest, unchanged, ms: performance.now() - started };
+  const live = project?.liveBuildId != null && recorded?.projectId === project.id && recorded.buildId === project.liveBuildId;
+  const liveRecipe = live ? (recorded.recipe ?? null) : null;
+  return { dockerfile, context, digest, unchanged, ms: performance.now() - started, recipe, liveRecipe };
 }
 
-/** Records the inputs `buildId` was built from, for the folder's next deploy. */
-export async function recordInputs(ctx: CliContext, dir: string, projectId: string, buildId: string, inputs: string): Promise<void> {
+/** Records the inputs `buildId` was built from (and its recipe, when it has one), for the folder's next deploy. */
+export async function recordInputs(
+  ctx: CliContext,
+  dir: string,
+  projectId: string,
+  buildId: string,
+  inputs: Pick<ContainerInputs, 'digest' | 'recipe'>,
+): Promise<void> {
   const key = await folderKey(ctx.apiUrl, dir);
+  const recipe = 'recipe' in inputs.recipe ? inputs.recipe.recipe : undefined;
   await updateConfig((config) => {
-    config.builtFrom[key] = { projectId, buildId, inputs };
+    config.builtFrom[key] = { projectId, buildId, inputs: inputs.digest, recipe };
   });
 }

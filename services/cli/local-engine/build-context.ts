@@ -25,6 +25,8 @@ export interface ContextEntry {
   size: number;
   /** A symlink's target. */
   target?: string;
+  /** Sent although .dockerignore excludes it (Dockerfile, .dockerignore): the engine's COPY leaves it out. */
+  ignored?: true;
 }
 
 export interface BuildContext {
@@ -57,7 +59,9 @@ export async function readBuildContext(dir: string): Promise<BuildContext> {
     for (const name of names) {
       const path = rel ? `${rel}/${name}` : name;
       const info = await lstat(join(dir, path));
-      const excluded = !(rel === '' && ALWAYS_SENT.has(name)) && ignore.ignores(path);
+      const alwaysSent = rel === '' && ALWAYS_SENT.has(name);
+      const excluded = !alwaysSent && ignore.ignores(path);
+      const ignored = alwaysSent && ignore.ignores(path) ? { ignored: true as const } : {};
       if (info.isDirectory()) {
         if (!excluded) context.entries.push({ path, type: 'directory', mode: info.mode & 0o7777, size: 0 });
         if (!excluded || mayReinclude) await walk(path);
@@ -66,7 +70,7 @@ export async function readBuildContext(dir: string): Promise<BuildContext> {
       else if (info.isSymbolicLink())
         context.entries.push({ path, type: 'symlink', mode: info.mode & 0o7777, size: 0, target: await readlink(join(dir, path)) });
       else if (info.isFile()) {
-        context.entries.push({ path, type: 'file', mode: info.mode & 0o7777, size: info.size });
+        context.entries.push({ path, type: 'file', mode: info.mode & 0o7777, size: info.size, ...ignored });
         context.bytes += info.size;
       }
       // Sockets, fifos and devices are not build inputs; the docker CLI skips them too.

@@ -1,10 +1,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Docker from 'dockerode';
 import { expect, it } from 'vitest';
 import { testEnv } from '../../../test/support/services.js';
 import { Refusal } from '../refusal.js';
 import { findEngine } from './local-docker.js';
+import { engineKind } from './local-copy.js';
 
 // Without DOCKER_HOST and without Docker's socket, the tool finds the podman a local platform
 // (`npm start`) serves, from the components file the launcher keeps in its data folder.
@@ -29,4 +31,11 @@ it("finds the local platform's podman, and says plainly where it looked when non
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
+});
+
+it('tells podman from its ping (the version call takes seconds), and a socket with no engine as Docker', async () => {
+  const socketPath = testEnv().DOCKER_HOST.replace(/^unix:\/\//, '');
+  expect(await engineKind(new Docker({ socketPath }))).toBe('podman');
+  // No engine answers there: neither the ping nor the version call says podman.
+  expect(await engineKind(new Docker({ socketPath: join(tmpdir(), `no-engine-${process.pid}.sock`) }))).toBe('docker');
 });

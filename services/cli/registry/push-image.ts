@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { eachAtMost } from '../each-at-most.js';
+import { manifestBytes } from './image-manifest.js';
 import { Refusal } from '../refusal.js';
 import { readImage, type ImageLayer, type ReadImage } from './read-image.js';
 import { registryErrors, registryRequest, type RegistryReply } from './registry-http.js';
@@ -42,11 +42,6 @@ export interface PushResult {
   skipped: { layers: number; bytes: number };
 }
 
-const MEDIA = {
-  manifest: 'application/vnd.docker.distribution.manifest.v2+json',
-  config: 'application/vnd.docker.container.image.v1+json',
-  layer: 'application/vnd.docker.image.rootfs.diff.tar',
-};
 /**
  * Pushes a docker-archive: read once (`readImage`), the layers the repository lacks kept in a
  * temporary folder meanwhile, then sent (`sendImage`). `pitch deploy` does the two halves apart,
@@ -95,19 +90,11 @@ export async function sendImage(target: PushTarget, image: ReadImage): Promise<P
   // The blobs side by side (each registry request waits on its storage), the manifest after them all.
   await eachAtMost(UPLOADS_AT_ONCE, [sendConfig, ...image.layers.map((layer) => () => sendLayer(layer))]);
 
-  const manifest = Buffer.from(
-    JSON.stringify({
-      schemaVersion: 2,
-      mediaType: MEDIA.manifest,
-      config: { mediaType: MEDIA.config, size: configSize, digest: configDigest },
-      layers: image.layers.map((layer) => ({ mediaType: MEDIA.layer, size: layer.size, digest: layer.digest })),
-    }),
-  );
-  const manifestDigest = `sha256:${createHash('sha256').update(manifest).digest('hex')}`;
+  const { bytes: manifest, digest: manifestDigest, mediaType } = manifestBytes(image);
   const put = await registryRequest(`${base(target)}/manifests/${manifestDigest}`, {
     method: 'PUT',
     token: target.token,
-    headers: { 'content-type': MEDIA.manifest, 'content-length': manifest.length },
+    headers: { 'content-type': mediaType, 'content-length': manifest.length },
     body: manifest,
   });
   if (put.status !== 201) throw refused('the image manifest', put);

@@ -1,0 +1,131 @@
+import { createReadStream } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import type { Build } from '@demo-rooms/contract';
+import type { CliContext } from '../context.js';
+import type { BuildContext } from '../local-engine/build-context.js';
+import type { BuildRecipe, RecipeOrReason } from '../local-engine/build-recipe.js';
+import { engineKind } from '../local-engine/local-copy.js';
+import { Refusal } from '../refusal.js';
+import type { Finding } from '../scan/findings.js';
+import { scanLayer } from '../scan/scan-bundle.js';
+import type { SecretScanner } from '../scan/secret-scan.js';
+import { pullIntoEngine, type LocalBlob } from '../registry/serving-registry.js';
+import type { ReadImage } from '../registry/read-image.js';
+import { bytes } from '../ui/table.js';
+import type { StepLog } from '../ui/step-log.js';
+import { buildInProcess } from './in-process-image.js';
+import type { AskedTarget } from './push-build.js';
+
+// The deploy's side of the in-process image (in-process-image.ts): tried before the engine is
+// asked to build; the image laid, its new layers scanned, then pulled into the local engine by
+// its manifest's digest and tagged, so the rehearsal starts exactly the image that goes live.
+// Whatever it cannot do is said in one line, and the engine builds as before.
+
+export interface InProcessOptions {
+  slug: string;
+  live: Build | null;
+  registry: Promise<{ pushes: boolean; repository: AskedTarget | null }>;
+  context: BuildContext | null;
+  /** What this deploy's image below the Dockerfile's tail is made from, or why there is no such tail. */
+  recipe?: RecipeOrReason;
+  /** The recipe this folder's last deploy recorded for the live build. */
+  liveRecipe?: BuildRecipe | null;
+}
+
+export interface LaidImage {
+  /** The engine's tag for it, which the rehearsal starts. */
+  tag: string;
+  /** The config's digest: the image id in the engine and on the platform. */
+  imageId: string;
+  /** The config's `config` (Env, Cmd, WorkingDir...), as the engine's inspect gives it. */
+  image: Record<string, unknown>;
+  /** As the push takes it, with the new layers' scan. */
+  read: ReadImage;
+}
+
+/** The image laid in-process and in the engine, or null (the line saying why is written) when the engine must build. */
+export async function layInProcess(
+  ctx: CliContext,
+  log: StepLog,
+  docker: Docker,
+  scanner: SecretScanner,
+  work: string,
+  options: InProcessOptions,
+): Promise<LaidImage | null> {
+  // No live container build (a first deploy, or --force): nothing to lay the files on, nothing to say.
+  if (options.live?.kind !== 'container' || !options.recipe || !options.context) return null;
+  const engine = (reason: string) => {
+    log.done('build', `with the engine: ${reason}`);
+    return null;
+  };
+  if ('reason' in options.recipe) return engine(options.recipe.reason);
+  if (!options.live.digest) return engine('the live build records no image id');
+  const { repository } = await options.registry;
+  if (!repository) return engine("the platform has no image registry to take the live build's layers from");
+  // The pull below speaks podman's API (plain HTTP on the loopback); Docker's pull has no such switch.
+  if ((await engineKind(docker)) !== 'podman') return engine('the in-process image is rehearsed through podman, and this engine is Docker');
+
+  const started = performance.now();
+  const spoolDir = await mkdtemp(join(work, 'in-process-'));
+  const laid = await buildInProcess({
+    context: options.context,
+    split: options.recipe.split,
+    recipe: options.recipe.recipe,
+    liveRecipe: options.liveRecipe ?? null,
+    liveImage: options.live.digest,
+    target: repository,
+    spoolDir,
+  });
+  if ('reason' in laid) return engine(laid.reason);
+
+  // The new layers' scan, before anything is served to the engine or sent anywhere.
+  for (const layer of laid.newLayers) {
+    const found: Finding[] = [];
+    if ((await scanLayer(scanner, createReadStream(layer.file), laid.read.scan, found)) !== null) laid.read.scan.findings.push(...found);
+    laid.read.scan.layers++;
+  }
+  laid.read.scan.baseLayers = laid.read.layers.length - laid.newLayers.length;
+
+  const local = new Map<string, LocalBlob>(laid.newLayers.map((layer) => [layer.digest, { file: layer.file, size: layer.size }]));
+  local.set(laid.read.configDigest, { bytes: laid.read.config! });
+  let imageId: string;
+  try {
+    imageId = await pullIntoEngine(docker, laid.read, local, repository);
+  } catch (err) {
+    if (err instanceof Refusal) return engine(`the engine could not take the image laid in-process (${err.message})`);
+    throw err;
+  }
+  if (imageId !== laid.read.configDigest)
+    return engine(`the engine read the image laid in-process as ${imageId}, not ${laid.read.configDigest}`);
+  // Tagged, so the engine keeps it while it is rehearsed; the image the tag held before is nobody's now.
+  const repo = `localhost/pitch-${options.slug}`;
+  const tag = `${repo}:in-process`;
+  const before = await docker
+    .getImage(tag)
+    .inspect()
+    .then(
+      (info) => info.Id,
+      () => null,
+    );
+  await docker.getImage(imageId).tag({ repo, tag: 'in-process' });
+  if (before && !imageId.endsWith(before.replace(/^sha256:/, '')))
+    await docker
+      .getImage(before)
+      .remove()
+      .catch(() => {});
+
+  const sizes = laid.newLayers.reduce((sum, layer) => sum + layer.size, 0);
+  const count = laid.newLayers.length;
+  const seconds = ((performance.now() - started) / 1000).toFixed(2);
+  const layers = (n: number) => `${n} ${n === 1 ? 'layer' : 'layers'}`;
+  log.done(
+    'build',
+    count === 0
+      ? `the live build's image: the files its last COPY steps copy are unchanged (checked without the engine in ${seconds} s)`
+      : `image laid without the engine in ${seconds} s: ${count} new ${count === 1 ? 'layer' : 'layers'} (${bytes(sizes)}) from the files its last COPY steps copy; the live build's ${layers(laid.read.layers.length - count)} below kept`,
+  );
+  ctx.detail(`image     ${imageId} pulled into the engine from this machine for the rehearsal`);
+  return { tag, imageId, image: laid.config.config ?? {}, read: laid.read };
+}

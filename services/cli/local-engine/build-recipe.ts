@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import { baseReferences } from './build-inputs.js';
+import type { BuildContext, ContextEntry } from './build-context.js';
+import { NoTail, splitDockerfile, type DockerfileSplit } from './dockerfile-tail.js';
+
+// What a build's image below its tail was made from (issue 48, item 1): the Dockerfile's head,
+// each base by the id the engine has for it, and the files each head COPY or ADD reads. Recorded
+// beside the inputs digest for the live build (unchanged-inputs.ts); a redeploy whose recipe
+// equals the record, and whose Dockerfile tail is the same text, may remake the tail's layers
+// in-process. Each part is kept apart so the fallback can say which one changed.
+
+export interface BuildRecipe {
+  /** sha256 of the Dockerfile's head (text up to its last RUN-like step) and bases. */
+  head: string;
+  /** sha256 of the text after the head. */
+  tail: string;
+  /** Per head COPY/ADD that reads the context: its line and the sha256 of the files it reads. */
+  reads: { line: number; files: string }[];
+}
+
+/** The recipe, with the split it came from; or the reason the Dockerfile has no in-process tail. */
+export type RecipeOrReason = { recipe: BuildRecipe; split: DockerfileSplit } | { reason: string };
+
+export async function buildRecipe(
+  docker: Docker,
+  dockerfile: string,
+  context: BuildContext,
+  digestOf: (path: string) => Promise<string>,
+): Promise<RecipeOrReason> {
+  let split: DockerfileSplit;
+  try {
+    split = splitDockerfile(dockerfile);
+  } catch (err) {
+    if (err instanceof NoTail) return { reason: err.message };
+    throw err;
+  }
+  const head = createHash('sha256').update(split.head);
+  for (const reference of baseReferences(dockerfile)) {
+    const id = await docker
+      .getImage(reference)
+      .inspect()
+      .then(
+        (info) => info.Id,
+        () => 'absent',
+      );
+    head.update(`\n${JSON.stringify(['base', reference, id])}`);
+  }
+  const reads: BuildRecipe['reads'] = [];
+  for (const read of split.reads) {
+    const hash = createHash('sha256');
+    for (const entry of entriesUnder(context, read.sources)) {
+      const content = entry.type === 'file' ? await digestOf(join(context.dir, entry.path)) : (entry.target ?? '');
+      hash.update(`${JSON.stringify([entry.type, entry.path, entry.mode, content])}\n`);
+    }
+    reads.push({ line: read.line, files: hash.digest('hex') });
+  }
+  const tail = createHash('sha256').update(dockerfile.slice(split.head.length)).digest('hex');
+  return { recipe: { head: head.digest('hex'), tail, reads }, split };
+}
+
+/** The context's entries a step with these sources reads (`*`, `.` or `./`: all of them). */
+export function entriesUnder(context: BuildContext, sources: string[]): ContextEntry[] {
+  const roots = sources.map(contextPath);
+  if (roots.some((root) => root === '' || root === '*')) return context.entries;
+  return context.entries.filter((entry) => roots.some((root) => entry.path === root || entry.path.startsWith(`${root}/`)));
+}
+
+/** A COPY source as a context path: no leading `./` or `/`, no trailing `/`; the context's root is ''. */
+export function contextPath(source: string): string {
+  if (source === '*') return '*';
+  return source
+    .split('/')
+    .filter((part) => part !== '' && part !== '.')
+    .join('/');
+}
+
+/** Why two recipes differ, in one clause; null when they are the same. */
+export function recipeChange(recorded: BuildRecipe, now: BuildRecipe): string | null {
+  if (recorded.head !== now.head) return 'the Dockerfile up to its last RUN, or its base image, changed';
+  const changed = now.reads.find((read, i) => recorded.reads[i]?.line !== read.line || recorded.reads[i]?.files !== read.files);
+  if (changed || recorded.reads.length !== now.reads.length)
+    return `files an earlier step reads changed (the COPY or ADD on line ${changed?.line ?? now.reads.at(-1)?.line})`;
+  if (recorded.tail !== now.tail) return 'the steps after its last RUN changed (only their files may change in-process)';
+  return null;
+}

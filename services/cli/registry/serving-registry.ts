@@ -1,0 +1,102 @@
+import { createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type Docker from 'dockerode';
+import { Refusal } from '../refusal.js';
+import { blobSize, type PushTarget } from './push-image.js';
+import { manifestBytes, type ImageManifest } from './image-manifest.js';
+import { openBlob } from './registry-blobs.js';
+
+// The in-process image (issue 48, item 1) into the local engine, so the rehearsal starts the very
+// image that will go live: a registry on 127.0.0.1 serves its manifest, config and new layers from
+// this machine, and any other layer from the project's repository on the platform (the engine
+// usually has those already: it asks by the layer's digest, which is its diff id, and pulls none
+// it holds). Nothing is pushed to the platform before the scan and the rehearsal have passed. The
+// engine pulls by the manifest's digest, the one the push will record.
+
+/** A blob this machine holds: bytes in memory, or a file. */
+export type LocalBlob = { bytes: Buffer } | { file: string; size: number };
+
+/** Pulls the image into the engine; answers the engine's image id (the config's digest). */
+export async function pullIntoEngine(
+  docker: Docker,
+  image: ImageManifest,
+  local: Map<string, LocalBlob>,
+  platform: PushTarget,
+): Promise<string> {
+  const manifest = manifestBytes(image);
+  const name = `pitch-pull-${randomBytes(8).toString('hex')}`;
+  const server = createServer((req, res) => {
+    void (async () => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const head = req.method === 'HEAD';
+      if (path === '/v2/' || path === '/v2') return void res.writeHead(200).end();
+      if (path === `/v2/${name}/manifests/${manifest.digest}`) {
+        res.writeHead(200, {
+          'content-type': manifest.mediaType,
+          'content-length': manifest.bytes.length,
+          'docker-content-digest': manifest.digest,
+        });
+        return void res.end(head ? undefined : manifest.bytes);
+      }
+      const blob = new RegExp(`^/v2/${name}/blobs/(sha256:[0-9a-f]{64})$`).exec(path)?.[1];
+      if (!blob || (req.method !== 'GET' && !head)) return void res.writeHead(404).end();
+      const mine = local.get(blob);
+      if (mine) {
+        const size = 'bytes' in mine ? mine.bytes.length : mine.size;
+        res.writeHead(200, { 'content-length': size, 'docker-content-digest': blob, 'content-type': 'application/octet-stream' });
+        if (head) return void res.end();
+        if ('bytes' in mine) return void res.end(mine.bytes);
+        return void (await pipeline(createReadStream(mine.file), res));
+      }
+      if (head) {
+        const size = await blobSize(platform, blob);
+        return void (size === null ? res.writeHead(404).end() : res.writeHead(200, { 'content-length': size }).end());
+      }
+      const size = await blobSize(platform, blob);
+      const stream: Readable | null = size === null ? null : await openBlob(platform, blob);
+      if (!stream) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-length': size!, 'docker-content-digest': blob, 'content-type': 'application/octet-stream' });
+      await pipeline(stream, res);
+    })().catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const reference = `127.0.0.1:${(server.address() as AddressInfo).port}/${name}@${manifest.digest}`;
+  try {
+    await enginePull(docker, reference);
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+  }
+  const info = await docker.getImage(reference).inspect();
+  return info.Id.startsWith('sha256:') ? info.Id : `sha256:${info.Id}`;
+}
+
+/** podman's pull (libpod API: it takes tlsVerify for this plain-HTTP loopback); its progress read to the end. */
+async function enginePull(docker: Docker, reference: string): Promise<void> {
+  const stream = await new Promise<Readable>((resolve, reject) =>
+    docker.modem.dial(
+      {
+        path: '/v4.0.0/libpod/images/pull?',
+        method: 'POST',
+        options: { _query: { reference, tlsVerify: false, quiet: false }, _body: {} },
+        isStream: true,
+        statusCodes: { 200: true, 400: 'bad parameter', 500: 'server error' },
+      },
+      (err, reply) =>
+        err ? reject(new Refusal(`the engine could not pull the image: ${(err as Error).message}`)) : resolve(reply as Readable),
+    ),
+  );
+  let text = '';
+  for await (const chunk of stream) text = (text + (chunk as Buffer).toString('utf8')).slice(-(1 << 20));
+  for (const line of text.split('\n')) {
+    let said: { error?: string } = {};
+    try {
+      said = JSON.parse(line) as { error?: string };
+    } catch {}
+    if (said.error) throw new Refusal(`the engine could not pull the image: ${said.error}`);
+  }
+}

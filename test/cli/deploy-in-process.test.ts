@@ -1,0 +1,113 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startLocalCopy } from '../../services/cli/local-engine/local-copy.js';
+import { uniqueSlug } from '../support/refusal.js';
+import { testEnv } from '../support/services.js';
+import { fixture, pitch, platformForPitch } from './support/pitch.js';
+
+// Issue 48, item 1, end to end: a redeploy whose only change is a file the Dockerfile copies after
+// its last RUN lays that layer in-process, has the local engine pull the image by digest, rehearses
+// that very image and pushes only the new layer; a change an earlier step reads, or a changed RUN,
+// is built by the engine, and the deploy says why. Real platform, registry and podman.
+
+const ctx = platformForPitch();
+const docker = new Docker({ socketPath: testEnv().DOCKER_HOST.replace(/^unix:\/\//, '') });
+const slug = uniqueSlug('cli-inproc');
+afterAll(async () => {
+  for (const tag of ['deploy', 'in-process'])
+    await docker
+      .getImage(`localhost/pitch-${slug}:${tag}`)
+      .remove()
+      .catch(() => {});
+});
+
+// The package file is read by a step before the RUN; server.js only after it.
+const DOCKERFILE = `FROM localhost/demo-node:24
+WORKDIR /app
+COPY package.json .
+RUN ["node", "-e", "require('node:fs').readFileSync('/app/package.json')"]
+COPY server.js .
+CMD ["node", "server.js"]
+`;
+
+/** The live build's image id (Build.digest: its config's digest). */
+const liveBuild = async () => {
+  const project = (await ctx.builder.client.call('listProjects')).find((p) => p.slug === slug)!;
+  const builds = await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } });
+  return builds.find((build) => build.id === project.liveBuildId)!.digest;
+};
+
+describe('pitch deploy lays the files copied after the last RUN without the engine', () => {
+  it('takes the in-process path for such a change, rehearses that image, and falls back to the engine for any other', async () => {
+    const dir = await fixture('container-app');
+    await writeFile(join(dir, 'Dockerfile'), DOCKERFILE);
+    await writeFile(join(dir, 'package.json'), '{"name":"shop"}\n');
+    const deploy = () => pitch(['deploy', '--project', slug], ctx.env, dir);
+    const server = join(dir, 'server.js');
+    const original = await readFile(server, 'utf8');
+
+    const first = await deploy();
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/^build +image built in /m);
+
+    // One line of the code the last COPY copies: one new layer, laid here, and only it sent.
+    await writeFile(server, original.replace("demo: 'container app'", "demo: 'container app, changed'"));
+    const changed = await deploy();
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stderr).toMatch(
+      /^build +image laid without the engine in [\d.]+ s: 1 new layer \([\d.]+ K?B\) from the files its last COPY steps copy; the live build's \d+ layers? below kept$/m,
+    );
+    expect(changed.stderr).not.toMatch(/image built in/);
+    expect(changed.stderr).toMatch(/^rehearse +healthy in /m);
+    expect(changed.stderr).toMatch(/^push +sent [\d.]+ K?B in 1 new layer, \d+ layers already there /m);
+    // The image that went live is the one the engine holds and rehearsed, and it serves the change.
+    const live = await liveBuild();
+    const local = await docker.getImage(`localhost/pitch-${slug}:in-process`).inspect();
+    expect(local.Id.replace(/^(sha256:)?/, 'sha256:')).toBe(live);
+    const copy = await startLocalCopy(docker, `localhost/pitch-${slug}:in-process`, ['node', 'server.js'], {});
+    try {
+      let body = '';
+      for (let tries = 0; tries < 100 && !body; tries++) {
+        body = await fetch(`${copy.baseUrl}/`).then(
+          (res) => res.text(),
+          async () => (await new Promise((resolve) => setTimeout(resolve, 100)), ''),
+        );
+      }
+      expect(JSON.parse(body)).toMatchObject({ demo: 'container app, changed' });
+    } finally {
+      await copy.remove();
+    }
+
+    // The rehearsal starts the laid image: a change that breaks the health path is refused.
+    await writeFile(server, original.replace("'GET /healthz': () => [200,", "'GET /healthz': () => [500,"));
+    const broken = await deploy();
+    expect(broken.code).not.toBe(0);
+    expect(broken.stderr).toMatch(/^build +image laid without the engine/m);
+    expect(broken.stderr).toMatch(/health path \/healthz did not answer 200/);
+    expect(await liveBuild()).toBe(live);
+
+    // A file a step before the RUN reads: the engine builds, and the deploy says why.
+    await writeFile(server, original);
+    await writeFile(join(dir, 'package.json'), '{"name":"shop","version":"2.0.0"}\n');
+    const dependencies = await deploy();
+    expect(dependencies.code, dependencies.stderr).toBe(0);
+    expect(dependencies.stderr).toMatch(/^build +with the engine: files an earlier step reads changed \(the COPY or ADD on line 3\)$/m);
+    expect(dependencies.stderr).toMatch(/^build +image built in /m);
+
+    // A changed RUN line: the engine builds, and says so.
+    await writeFile(join(dir, 'Dockerfile'), DOCKERFILE.replace("readFileSync('/app/package.json')", "statSync('/app/package.json')"));
+    const run = await deploy();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^build +with the engine: the Dockerfile up to its last RUN, or its base image, changed$/m);
+    expect(run.stderr).toMatch(/^build +image built in /m);
+
+    // After an engine build, the next change to the code is laid in-process again.
+    await writeFile(server, `${original}\n// one more line\n`);
+    const again = await deploy();
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/^build +image laid without the engine in /m);
+    expect(again.stderr).toMatch(/^push +sent [\d.]+ K?B in 1 new layer, /m);
+  }, 600_000);
+});
