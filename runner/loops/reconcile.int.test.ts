@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
 import { orphanCopiesRemoved } from '../../services/core/metrics.js';
 import { insertCopy, transition } from '../../services/data/copies.sql.js';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { startOrphanInEngine } from '../../test/support/runner/orphan-copy.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
 import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
 import { reconcile } from './reconcile.js';
@@ -28,21 +28,7 @@ afterAll(async () => {
 
 const removedSoFar = async () => (await orphanCopiesRemoved.get()).values[0]?.value ?? 0;
 
-/** Starts a copy straight in the engine, as the runner would label it, with no record behind it. */
-async function startInEngine(copyId: string) {
-  const spec: CopySpec = {
-    copyId,
-    buildId: b.buildId,
-    projectId: b.projectId,
-    workspaceId: b.workspaceId,
-    runnerId: runner.runnerId,
-    image,
-    start: ['node', 'server.js'],
-    env: {},
-    ...runner.settings.copy,
-  };
-  await runner.engine.start(spec, { signal: new AbortController().signal, made: async () => {}, running: async () => {}, phase: () => {} });
-}
+const startInEngine = (copyId: string) => startOrphanInEngine(runner, b, image, copyId);
 
 const copiesInEngine = async () => (await runner.containers()).map((c) => c.labels['rooms.copy']).sort();
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
 import { unownedSecondsBilled, usageDifferences } from '../../services/core/metrics.js';
 import { copyById, insertCopy, transition } from '../../services/data/copies.sql.js';
 import { billedCopiesOf } from '../../services/data/usage-reconciliation.sql.js';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
+import { startOrphanInEngine } from '../../test/support/runner/orphan-copy.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
 import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
 import { stopCopy } from '../copies/copy-control.js';
@@ -28,21 +28,7 @@ afterAll(async () => {
   await runner?.close();
 });
 
-/** Starts a copy straight in the engine, labelled as the runner labels its own, with no record behind it. */
-async function startInEngine(copyId: string) {
-  const spec: CopySpec = {
-    copyId,
-    buildId: b.buildId,
-    projectId: b.projectId,
-    workspaceId: b.workspaceId,
-    runnerId: runner.runnerId,
-    image,
-    start: ['node', 'server.js'],
-    env: {},
-    ...runner.settings.copy,
-  };
-  await runner.engine.start(spec, { signal: new AbortController().signal, made: async () => {}, running: async () => {}, phase: () => {} });
-}
+const startInEngine = (copyId: string) => startOrphanInEngine(runner, b, image, copyId);
 
 /** A counter's value now (of one kind when given). */
 const counted = async (c: typeof unownedSecondsBilled | typeof usageDifferences, kind?: string) =>

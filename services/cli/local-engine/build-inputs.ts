@@ -23,6 +23,22 @@ export function baseReferences(dockerfile: string): string[] {
   return bases;
 }
 
+/** Each base the Dockerfile names, with the local engine's image id for it ('absent' when it has none). */
+export async function baseImageIds(docker: Docker, dockerfile: string): Promise<[string, string][]> {
+  const ids: [string, string][] = [];
+  for (const reference of baseReferences(dockerfile)) {
+    const id = await docker
+      .getImage(reference)
+      .inspect()
+      .then(
+        (info) => info.Id,
+        () => 'absent',
+      );
+    ids.push([reference, id]);
+  }
+  return ids;
+}
+
 export interface BuildInputs {
   dockerfile: string;
   manifestText: string;
@@ -41,14 +57,7 @@ export async function buildInputsDigest(docker: Docker, inputs: BuildInputs): Pr
   line('dockerfile', inputs.dockerfile);
   line('pitch.json', inputs.manifestText);
   for (const [name, value] of Object.entries(inputs.buildArgs).sort()) line('arg', name, value);
-  for (const reference of baseReferences(inputs.dockerfile)) {
-    const id = await docker
-      .getImage(reference)
-      .inspect()
-      .then(
-        (info) => info.Id,
-        () => 'absent',
-      );
+  for (const [reference, id] of await baseImageIds(docker, inputs.dockerfile)) {
     line('base', reference, id);
   }
   for (const entry of inputs.context.entries) {

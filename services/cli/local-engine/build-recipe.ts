@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { baseReferences } from './build-inputs.js';
+import { baseImageIds } from './build-inputs.js';
 import type { BuildContext, ContextEntry } from './build-context.js';
 import { NoTail, splitDockerfile, type DockerfileSplit } from './dockerfile-tail.js';
 
@@ -37,16 +37,7 @@ export async function buildRecipe(
     throw err;
   }
   const head = createHash('sha256').update(split.head);
-  for (const reference of baseReferences(dockerfile)) {
-    const id = await docker
-      .getImage(reference)
-      .inspect()
-      .then(
-        (info) => info.Id,
-        () => 'absent',
-      );
-    head.update(`\n${JSON.stringify(['base', reference, id])}`);
-  }
+  for (const [reference, id] of await baseImageIds(docker, dockerfile)) head.update(`\n${JSON.stringify(['base', reference, id])}`);
   const reads: BuildRecipe['reads'] = [];
   for (const read of split.reads) {
     const hash = createHash('sha256');

@@ -1,0 +1,23 @@
+import type { CopySpec } from '../../../services/contract/runner/copy-spec.js';
+import type { Seeded } from './seed.js';
+import type { TestRunner } from './test-runner.js';
+
+/**
+ * Starts a copy straight in the runner's engine, labelled as the runner labels its own, with no
+ * record behind it: what a crash between the engine's start and the record leaves, for the
+ * reconcile and the usage reconciliation to find.
+ */
+export async function startOrphanInEngine(runner: TestRunner, build: Seeded, image: string, copyId: string): Promise<void> {
+  const spec: CopySpec = {
+    copyId,
+    buildId: build.buildId,
+    projectId: build.projectId,
+    workspaceId: build.workspaceId,
+    runnerId: runner.runnerId,
+    image,
+    start: ['node', 'server.js'],
+    env: {},
+    ...runner.settings.copy,
+  };
+  await runner.engine.start(spec, { signal: new AbortController().signal, made: async () => {}, running: async () => {}, phase: () => {} });
+}
