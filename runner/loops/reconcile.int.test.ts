@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orphanCopiesRemoved } from '../../services/core/metrics.js';
-import { insertCopy, transition } from '../../services/data/copies.sql.js';
+import { transition } from '../../services/data/copies.sql.js';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
-import { startOrphanInEngine } from '../../test/support/runner/orphan-copy.js';
+import { startOrphanInEngine, warmRecord } from '../../test/support/runner/orphan-copy.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
 import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
 import { reconcile } from './reconcile.js';
@@ -41,14 +41,7 @@ describe('the reconcile and copies no record owns', () => {
     // Two the records do not own: one never recorded, one whose record has ended.
     const stray = randomUUID();
     await startInEngine(stray);
-    const ended = await insertCopy(runner.sql, {
-      ...b,
-      id: randomUUID(),
-      runnerId: runner.runnerId,
-      sessionId: null,
-      origin: 'warm',
-      state: 'creating',
-    });
+    const ended = await warmRecord(runner, b);
     await transition(runner.sql, ended.id, ['creating'], 'ended', { set: { endReason: 'failed:deadline' }, event: 'fail' });
     await startInEngine(ended.id);
     expect(await copiesInEngine()).toEqual([owned, stray, ended.id].sort());

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unownedSecondsBilled, usageDifferences } from '../../services/core/metrics.js';
-import { copyById, insertCopy, transition } from '../../services/data/copies.sql.js';
+import { copyById, transition } from '../../services/data/copies.sql.js';
 import { billedCopiesOf } from '../../services/data/usage-reconciliation.sql.js';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
-import { startOrphanInEngine } from '../../test/support/runner/orphan-copy.js';
+import { startOrphanInEngine, warmRecord } from '../../test/support/runner/orphan-copy.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
 import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
 import { stopCopy } from '../copies/copy-control.js';
@@ -69,14 +69,7 @@ describe('usage reconciled against the engine', () => {
     const stray = randomUUID();
     await startInEngine(stray);
     // A record ended before its container went (a failed start whose container lived on): its time is unbilled.
-    const failed = await insertCopy(runner.sql, {
-      ...b,
-      id: randomUUID(),
-      runnerId: runner.runnerId,
-      sessionId: null,
-      origin: 'warm',
-      state: 'creating',
-    });
+    const failed = await warmRecord(runner, b);
     await transition(runner.sql, failed.id, ['creating'], 'ended', { set: { endReason: 'failed:deadline' }, event: 'fail' });
     await startInEngine(failed.id);
 
@@ -108,14 +101,7 @@ describe('usage reconciled against the engine', () => {
 
   it('voids a billed copy the engine never ran: a correction, its events kept', async () => {
     // A record that says it ran, with no container ever behind it (the engine lost it, or never had it).
-    const ghost = await insertCopy(runner.sql, {
-      ...b,
-      id: randomUUID(),
-      runnerId: runner.runnerId,
-      sessionId: null,
-      origin: 'warm',
-      state: 'creating',
-    });
+    const ghost = await warmRecord(runner, b);
     await transition(runner.sql, ghost.id, ['creating'], 'starting', { now: ['startedAt'], event: 'start' });
     await transition(runner.sql, ghost.id, ['starting'], 'warm', { now: ['readyAt'], event: 'ready' });
     // The runner ends it: the engine holds nothing for it, and that is kept as its record.

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { CopySpec } from '../../../services/contract/runner/copy-spec.js';
+import { insertCopy, type CopyRow } from '../../../services/data/copies.sql.js';
 import type { Seeded } from './seed.js';
 import type { TestRunner } from './test-runner.js';
 
@@ -20,4 +22,16 @@ export async function startOrphanInEngine(runner: TestRunner, build: Seeded, ima
     ...runner.settings.copy,
   };
   await runner.engine.start(spec, { signal: new AbortController().signal, made: async () => {}, running: async () => {}, phase: () => {} });
+}
+
+/** A warm copy's record of the build on the runner, just admitted (creating), with no container behind it yet. */
+export function warmRecord(runner: TestRunner, build: Seeded): Promise<CopyRow> {
+  return insertCopy(runner.sql, {
+    ...build,
+    id: randomUUID(),
+    runnerId: runner.runnerId,
+    sessionId: null,
+    origin: 'warm',
+    state: 'creating',
+  });
 }
