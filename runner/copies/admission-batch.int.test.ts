@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../services/core/config.js';
 import { createSql } from '../../services/core/db.js';
 import type { PlanName } from '../../services/core/plans.js';
+import { placeOf } from '../../services/data/copies.sql.js';
 import { seedWorkspace } from '../../test/support/runner/seed.js';
 import { testRunnerEnv } from '../../test/support/runner/test-runner.js';
 import { type Ask, admitViewers } from './admission-batch.js';
@@ -36,6 +37,9 @@ describe('a batch of arrivals', () => {
     expect(kinds(out)).toEqual(['admitted', 'admitted', 'admitted', 'queued', 'queued', 'full', 'full']);
     const queued = out.filter((a) => a.kind === 'queued').map((a) => (a.kind === 'queued' ? a.copy : null)!);
     expect(queued[0].askedAt.getTime()).toBeLessThanOrEqual(queued[1].askedAt.getTime());
+    // Each told their place by the batch's own read, as a read of its own would count it.
+    expect(queued.map((q) => q.place)).toEqual([1, 2]);
+    for (const q of queued) expect(await placeOf(sql, q)).toBe(q.place);
     const [events] = await sql<{ n: number }[]>`
       select count(*)::int as n from copy_events where copy_id = any(${queued.map((q) => q.id)}::uuid[]) and kind = 'queued'`;
     expect(events.n).toBe(2);
@@ -48,7 +52,8 @@ describe('a batch of arrivals', () => {
     expect(kinds(first)).toEqual(['admitted', 'admitted', 'admitted', 'queued']);
     const one = first[0].kind === 'admitted' ? first[0].copy : null;
     await sql`update runner_copies set state = 'ended', ended_at = clock_timestamp(), end_reason = 'left' where id = ${one!.id}`;
-    expect(kinds(await admitViewers(sql, h, asks(r, 1)))).toEqual(['queued']);
+    const [later] = await admitViewers(sql, h, asks(r, 1));
+    expect(later.kind === 'queued' && later.copy.place).toBe(2);
   });
 
   it('holds the host to its capacity across workspaces, and a plan without containers is full', async () => {

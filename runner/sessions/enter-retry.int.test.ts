@@ -67,8 +67,11 @@ describe('a start keyed by the session', () => {
     const again = await runner.client.enter(session, enterBody(b));
     expect(again.copyId).toBe(underWay.id);
     expect(['starting', 'running']).toContain(again.state);
-    // Many reloads at once, as a crowd of timed-out calls would send them.
-    const crowd = await Promise.all(Array.from({ length: 8 }, () => runner.client.enter(session, enterBody(b))));
+    // Many reloads at once, as a crowd of timed-out calls would send them; half say the session
+    // never had a copy, as a room whose read raced the first start would (EnterBody.fresh).
+    const crowd = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => runner.client.enter(session, { ...enterBody(b), fresh: i % 2 === 0 })),
+    );
     expect(new Set(crowd.map((v) => v.copyId))).toEqual(new Set([underWay.id]));
 
     const running = await runner.until(session, ['running']);
@@ -88,7 +91,10 @@ describe('a start keyed by the session', () => {
     const startsOfBuild = () => start.mock.calls.filter(([spec]) => spec.buildId === b.buildId).length;
     const session = randomUUID();
 
-    const views = await Promise.all(Array.from({ length: 8 }, () => runner.client.enter(session, enterBody(b))));
+    // As the fleet client sends them: fresh, the session never had a copy (half without the hint).
+    const views = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => runner.client.enter(session, { ...enterBody(b), fresh: i % 2 === 0 })),
+    );
     const ids = new Set(views.map((v) => v.copyId));
     expect(ids.size).toBe(1);
     const [copyId] = [...ids];
@@ -99,6 +105,13 @@ describe('a start keyed by the session', () => {
     expect(startsOfBuild()).toBe(1);
     expect((await containersOfBuild(b.buildId)).map((c) => c.labels['rooms.copy'])).toEqual([copyId]);
 
+    await runner.client.leave(session);
+    await eventually(async () => (await containersOfBuild(b.buildId)).length === 0);
+    // A caller whose hint is stale (the session had a copy, now ended) still gets one new copy.
+    const next = await runner.client.enter(session, { ...enterBody(b), fresh: true });
+    expect(next.copyId).toBeTruthy();
+    expect(next.copyId).not.toBe(copyId);
+    expect((await recordsOf(session)).filter((r) => r.state !== 'ended').map((r) => r.id)).toEqual([next.copyId]);
     await runner.client.leave(session);
     await eventually(async () => (await containersOfBuild(b.buildId)).length === 0);
     start.mockRestore();

@@ -98,6 +98,13 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }:
     // No guard, no copies (engine/host-guard.ts): the firewall never fails open.
     if (!ctx.hostGuard.copies) throw new RunnerRefusal(503, ctx.hostGuard.refusal ?? 'host guard not installed');
     await checkBuild(body);
+    // A session that never had a copy (as its caller read it): nothing to read or mark seen, and
+    // a crowd's first enters skip a round trip each. Keyed as its first attempt, admission answers
+    // `existing` if a copy appeared since; that ask is then read as any other.
+    if (body.fresh) {
+      const first = await admitted(sessionId, body, null, askedAt, gone);
+      if (first) return first;
+    }
     // Read and marked seen (and active) in one round trip: the viewer is here.
     const current = await sessionCopy(sql, sessionId, 'active', activeFloorMs);
     if (current && current.state !== 'ended') {
@@ -119,11 +126,24 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }:
       // copy that just failed over and over; the room offers a retry.
       return old(await view(current));
     }
-    if (await overSpend()) return old({ state: 'spend', copyId: null, version: 'spend' });
-    // Keyed by the session and the attempt: this ask is the next after `current` (or the first).
-    const a = await passes.admit({ sessionId, ...body, after: current?.id ?? null, gone });
-    if (a.kind === 'full') return old({ state: 'full', copyId: null, detail: a.reason, version: `full:${a.reason}` });
-    if (a.kind === 'existing') return old(await view(await copyOfSession(sql, sessionId)));
+    return (await admitted(sessionId, body, current?.id ?? null, askedAt, gone)) ?? old(await view(await copyOfSession(sql, sessionId)));
+  }
+
+  /**
+   * The ask decided, keyed by the session and the attempt (this ask is the next after `after`, or
+   * the first): let in, queued, full or over spend; null when the session has a copy already.
+   */
+  async function admitted(
+    sessionId: string,
+    body: EnterBody,
+    after: string | null,
+    askedAt: number,
+    gone?: () => boolean,
+  ): Promise<{ view: CopyView; fresh: boolean } | null> {
+    if (await overSpend()) return { view: { state: 'spend', copyId: null, version: 'spend' }, fresh: false };
+    const a = await passes.admit({ sessionId, ...body, after, gone });
+    if (a.kind === 'full') return { view: { state: 'full', copyId: null, detail: a.reason, version: `full:${a.reason}` }, fresh: false };
+    if (a.kind === 'existing') return null;
     passes.afterAdmission(a, askedAt);
     if (a.kind === 'queued') log.info({ copyId: a.copy.id, workspaceId: body.workspaceId }, 'viewer held back: copy cap reached');
     return { view: await view(a.copy), fresh: true };

@@ -86,10 +86,21 @@ export function admitArrivals(sql: Sql, runnerId: string, hostCapacity: number, 
   >`select i, kind, reason, copy_id from admit_arrivals(${runnerId}, ${hostCapacity}, ${sql.json(asks as never)})`;
 }
 
-/** The copies with these ids. */
+/**
+ * The copies with these ids, a queued one with its place in its workspace's line counted in the
+ * same read (as copies.sql.ts placeOf counts it): a batch's queued viewers are told their place
+ * without a read each.
+ */
 export function copiesByIds(db: Db, ids: string[]) {
   if (!ids.length) return Promise.resolve([] as CopyRow[]);
-  return db<CopyRow[]>`select ${db.unsafe(columns)} from runner_copies where id = any(${ids}::uuid[])`;
+  return db<CopyRow[]>`
+    with wanted as (select ${db.unsafe(columns)} from runner_copies where id = any(${ids}::uuid[])),
+    lines as (
+      select q.id, count(*) over (partition by q.workspace_id order by q.asked_at, q.id)::int as place
+      from runner_copies q
+      where q.state = 'queued' and q.workspace_id in (select workspace_id from wanted where state = 'queued')
+    )
+    select wanted.*, lines.place from wanted left join lines using (id)`;
 }
 
 /** Queued viewers of each workspace, in their order, at most `each` per workspace. */

@@ -54,11 +54,11 @@ export function createFleetClient(sources: FleetSources, opts: FleetClientOption
     return reading;
   }
 
-  /** Where a viewer entering goes: the session's own host while live, else placement. */
-  async function placed(sessionId: string, buildId: string): Promise<RunnerClient> {
+  /** Where a viewer entering goes (the session's own host while live, else placement), and whether the session never had a copy. */
+  async function placed(sessionId: string, buildId: string): Promise<{ to: RunnerClient; fresh: boolean }> {
     const [held, live] = await Promise.all([sources.hostOfSession(sessionId), picture()]);
     const h = placeOn(live, buildId, held);
-    return clientAt(h?.apiUrl ?? opts.fallbackUrl);
+    return { to: clientAt(h?.apiUrl ?? opts.fallbackUrl), fresh: held === undefined };
   }
 
   /**
@@ -73,7 +73,11 @@ export function createFleetClient(sources: FleetSources, opts: FleetClientOption
   }
 
   const client: RunnerClient = {
-    enter: async (sessionId, body, waitMs) => (await placed(sessionId, body.buildId)).enter(sessionId, body, waitMs),
+    // A session with no copy ever is told so: its host need not read it again (runner-api.schema.ts EnterBody.fresh).
+    enter: async (sessionId, body, waitMs) => {
+      const { to, fresh } = await placed(sessionId, body.buildId);
+      return to.enter(sessionId, fresh ? { ...body, fresh } : body, waitMs);
+    },
     copy: async (sessionId, wait) => (await holding(sessionId)).copy(sessionId, wait),
     activity: async (sessionId) => (await holding(sessionId)).activity(sessionId),
     calls: async (sessionId, calls) => (await holding(sessionId)).calls(sessionId, calls),

@@ -41,6 +41,12 @@ export const EnterBody = z.object({
   roomViewerCap: z.number().int().min(0).optional(),
   /** Start again after "could not start" (otherwise a recent failure is answered as it stands). */
   retry: z.boolean().optional(),
+  /**
+   * The caller found no copy of this session, ever (the fleet client's read of the session's host):
+   * the runner goes straight to admission, keyed as the session's first attempt, which answers
+   * `existing` if a copy appeared meanwhile; then it reads the session as for any other enter.
+   */
+  fresh: z.boolean().optional(),
 });
 export type EnterBody = z.infer<typeof EnterBody>;
 
