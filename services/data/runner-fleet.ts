@@ -1,8 +1,9 @@
-import { createFleetClient, type FleetClient } from '../contract/runner/fleet-client.js';
+import { createFleetClient, type FleetClient, type FleetSources } from '../contract/runner/fleet-client.js';
 import { createRunnerClient, type RunnerClient } from '../contract/runner/runner-client.js';
 import type { Config } from '../core/config.js';
 import type { Sql } from '../core/db.js';
-import { fleetPicture, hostOfSession } from './runner-hosts.sql.js';
+import { groupCommit } from '../core/group-commit.js';
+import { fleetPicture, hostsOfSessions } from './runner-hosts.sql.js';
 
 // The fleet client (services/contract/runner/fleet-client.ts) on this database: the fleet's
 // picture and a session's host, read from runner_hosts and runner_copies. RUNNER_URL pins one
@@ -32,8 +33,18 @@ export interface FleetOptions {
 }
 
 export function createRunnerFleet(sql: Sql, opts: FleetOptions): FleetClient {
-  return createFleetClient(
-    { picture: () => fleetPicture(sql, opts.fleet, opts.lostS), hostOfSession: (sessionId) => hostOfSession(sql, sessionId) },
-    opts,
-  );
+  return createFleetClient(fleetSources(sql, opts), opts);
+}
+
+/**
+ * The fleet's rows as the fleet client reads them. A crowd's sessions are looked up together
+ * (group commit: those asked while one read is out go in the next), one statement for hundreds
+ * of viewers instead of one each in front of the pool.
+ */
+export function fleetSources(sql: Sql, opts: Pick<FleetOptions, 'fleet' | 'lostS'>): FleetSources {
+  const hostOf = groupCommit(async (sessionIds: string[]) => {
+    const hosts = await hostsOfSessions(sql, sessionIds);
+    return sessionIds.map((id) => hosts.get(id));
+  });
+  return { picture: () => fleetPicture(sql, opts.fleet, opts.lostS), hostOfSession: hostOf };
 }

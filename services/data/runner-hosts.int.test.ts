@@ -6,6 +6,7 @@ import { containerUsage } from './container-usage.sql.js';
 import { insertCopy, transition } from './copies.sql.js';
 import { placeOn } from '../contract/runner/fleet-placement.js';
 import { beat, fleetPicture, hostOfSession, settleLostHosts } from './runner-hosts.sql.js';
+import { fleetSources } from './runner-fleet.js';
 
 // The fleet's rows alone (the two-host test in test/hosts/ runs them with real hosts): placement's
 // order read from the fleet's picture, and a lost host settled once, at its last beat. Each test has its own fleet and hosts.
@@ -73,6 +74,32 @@ describe('placement', () => {
     // A host that stopped beating is never chosen.
     await sql`update runner_hosts set seen_at = now() - interval '1 minute' where id = ${f.ids.b}`;
     expect(await place(mine)).toBe(f.ids.a);
+  });
+});
+
+describe("a crowd's sessions", () => {
+  it('are looked up together: each told its own host (the live copy over an ended one), a new session none', async () => {
+    const f = await fleetOf({ a: 4, b: 4 });
+    const [onA, onB, moved] = [randomUUID(), randomUUID(), randomUUID()];
+    await copyOn(f, f.ids.a, 'running', onA);
+    await copyOn(f, f.ids.b, 'queued', onB);
+    const old = await copyOn(f, f.ids.a, 'running', moved);
+    await transition(sql, old.id, ['running'], 'ended', { set: { endReason: 'left' } });
+    await copyOn(f, f.ids.b, 'running', moved);
+    let reads = 0;
+    const counted = new Proxy(sql, {
+      apply(target, self, args) {
+        if (Array.isArray(args[0]) && (args[0] as string[]).join('').includes('distinct on (session_id)')) reads++;
+        return Reflect.apply(target, self, args);
+      },
+    });
+    const { hostOfSession: hostOf } = fleetSources(counted, { fleet: f.fleet, lostS: 20 });
+    const asked = Array.from({ length: 60 }, (_, i) => [onA, onB, moved, randomUUID()][i % 4]);
+    const told = await Promise.all(asked.map((s) => hostOf(s)));
+    const want = { [onA]: f.ids.a, [onB]: f.ids.b, [moved]: f.ids.b };
+    expect(told).toEqual(asked.map((s) => want[s]));
+    // The first read went alone; everyone who asked while it was out went in one more.
+    expect(reads).toBe(2);
   });
 });
 

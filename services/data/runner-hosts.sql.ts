@@ -72,10 +72,16 @@ export async function fleetPicture(sql: Sql, fleet: string, lostS: number): Prom
 
 /** The host of the session's copy: the one not ended, else its latest one; undefined when it never had one. */
 export async function hostOfSession(sql: Sql, sessionId: string): Promise<string | undefined> {
-  const [c] = await sql<{ runnerId: string }[]>`
-    select runner_id from runner_copies where session_id = ${sessionId}
-    order by (state <> 'ended') desc, asked_at desc limit 1`;
-  return c?.runnerId;
+  return (await hostsOfSessions(sql, [sessionId])).get(sessionId);
+}
+
+/** hostOfSession for many sessions in one read: each session's host, sessions that never had a copy left out. */
+export async function hostsOfSessions(sql: Sql, sessionIds: string[]): Promise<Map<string, string>> {
+  const rows = await sql<{ sessionId: string; runnerId: string }[]>`
+    select distinct on (session_id) session_id, runner_id from runner_copies
+    where session_id = any(${sessionIds}::uuid[])
+    order by session_id, (state <> 'ended') desc, asked_at desc`;
+  return new Map(rows.map((r) => [r.sessionId, r.runnerId]));
 }
 
 /** The copy origin (its data plane, as the room reaches it) of the host that holds a copy; null when that host has none. */
