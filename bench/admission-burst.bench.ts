@@ -51,11 +51,14 @@ const stats = (r: BurstResult) => {
   const atOnce = r.viewers.filter((v) => v.runningMs !== null && v.first !== 'queued').map((v) => v.runningMs!);
   const queued = r.viewers.filter((v) => v.runningMs !== null && v.first === 'queued').map((v) => v.runningMs!);
   const answers = r.viewers.map((v) => v.answeredMs).filter((x) => !Number.isNaN(x));
+  const firstWords = r.viewers.map((v) => v.firstWordMs).filter((x) => !Number.isNaN(x));
   const pick = (xs: number[]) => ({ p50: percentile(xs, 50), p95: percentile(xs, 95), p99: percentile(xs, 99), n: xs.length });
   return {
     atOnce: pick(atOnce),
     queued: pick(queued),
     answers: pick(answers),
+    firstWords: pick(firstWords),
+    toldAgain: { viewers: r.viewers.filter((v) => v.askedAgain).length, times: r.viewers.reduce((n, v) => n + v.askedAgain, 0) },
     // Every first answer is an admission decision (let in, a place in the queue, or full).
     decisionsPeak: peakIn(answers),
     decisionsMean: answers.length / (Math.max(...answers, 1) / 1000),
@@ -99,7 +102,11 @@ try {
       console.log(
         `${name}: p50 ${ms(x.p50)} (${ratio(x.p50, y.p50)}), p95 ${ms(x.p95)} (${ratio(x.p95, y.p95)}), p99 ${ms(x.p99)} (${ratio(x.p99, y.p99)})   baseline p50 ${ms(y.p50)}, p95 ${ms(y.p95)}, p99 ${ms(y.p99)}`,
       );
-    line('first answer (enter)', s.answers, b.answers);
+    line('first answer (enter: let in, a place, or full)', s.answers, b.answers);
+    line('first word (the answer, or an earlier "high demand, ask again")', s.firstWords, b.firstWords);
+    console.log(
+      `told to ask again before an answer (a host's line of newcomers full, RUNNER_ARRIVALS_IN_FLIGHT): ${s.toldAgain.viewers} viewers, ${s.toldAgain.times} times (baseline ${b.toldAgain.viewers})`,
+    );
     line('request to running, let in at once', s.atOnce, b.atOnce);
     if (s.queued.n)
       console.log(
@@ -118,6 +125,8 @@ try {
       ['first answer p50', s.answers.p50, b.answers.p50, 'ms'],
       ['first answer p95', s.answers.p95, b.answers.p95, 'ms'],
       ['first answer p99', s.answers.p99, b.answers.p99, 'ms'],
+      ['first word p99', s.firstWords.p99, b.firstWords.p99, 'ms'],
+      ['viewers told to ask again', s.toldAgain.viewers, b.toldAgain.viewers, 'count'],
       ['at once to running p50', s.atOnce.p50, b.atOnce.p50, 'ms'],
       ['at once to running p99', s.atOnce.p99, b.atOnce.p99, 'ms'],
       ['every answer in', burst.allAnsweredMs, base.allAnsweredMs, 'ms'],

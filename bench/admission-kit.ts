@@ -198,10 +198,15 @@ export async function seedRooms(sql: Sql, groups: Group[]): Promise<{ room: Room
 export interface Viewer {
   sessionId: string;
   room: Room;
-  /** The first answer: running, starting, queued (with a place), or full. */
+  /** The first decision: running, starting, queued (with a place), or full. */
   first: CopyView['state'];
   firstPlace: number | null;
+  /** When that decision came (ms from the burst's start). */
   answeredMs: number;
+  /** When the first word came: the decision, or earlier "high demand, ask again" from a host whose line of newcomers was full. */
+  firstWordMs: number;
+  /** Times the viewer was told to ask again before a decision. */
+  askedAgain: number;
   /** When the room saw the copy running; null if it never did. */
   runningMs: number | null;
   /** What it ended as: running (then left), full (room or plan), or failed. */
@@ -237,6 +242,8 @@ export async function viewer(
     first: 'gone',
     firstPlace: null,
     answeredMs: Number.NaN,
+    firstWordMs: Number.NaN,
+    askedAgain: 0,
     runningMs: null,
     outcome: 'failed',
     reloads: 0,
@@ -258,7 +265,15 @@ export async function viewer(
       await sleep(2_000);
       continue;
     }
+    if (view.version === 'busy') {
+      // High demand, nothing taken yet (RUNNER_ARRIVALS_IN_FLIGHT): asked again when the host says, as the room does.
+      if (Number.isNaN(v.firstWordMs)) v.firstWordMs = performance.now() - t0;
+      v.askedAgain++;
+      await sleep(view.retryMs ?? 2_000);
+      continue;
+    }
     if (Number.isNaN(v.answeredMs)) {
+      if (Number.isNaN(v.firstWordMs)) v.firstWordMs = performance.now() - t0;
       v.first = view.state;
       v.firstPlace = view.state === 'queued' ? (view.place ?? null) : null;
       v.answeredMs = performance.now() - t0;

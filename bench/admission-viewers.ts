@@ -54,6 +54,8 @@ const viewers = await Promise.all(
         first: 'failed',
         firstPlace: null,
         answeredMs: performance.now() - t0,
+        firstWordMs: performance.now() - t0,
+        askedAgain: 0,
         runningMs: null,
         outcome: 'failed',
         reloads: 0,

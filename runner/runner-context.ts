@@ -13,6 +13,8 @@ export interface RunnerSettings {
   hostCapacity: number;
   /** Copies started at once; the rest of those admitted wait their turn (RUNNER_START_CONCURRENCY). */
   startConcurrency: number;
+  /** New viewers held undecided at once; past it a newcomer is told to ask again (RUNNER_ARRIVALS_IN_FLIGHT). */
+  arrivalsInFlight: number;
   copy: { memoryMb: number; cpus: number; pids: number; port: number; writableMb: number };
   /** Where copies' writable tmpfs mounts go on the host (podman), absolute. */
   writableDir: string;
@@ -74,6 +76,7 @@ export function runnerSettings(c: Config, listening = false): RunnerSettings {
         'runner'),
     hostCapacity: c.RUNNER_HOST_CAPACITY,
     startConcurrency: c.RUNNER_START_CONCURRENCY,
+    arrivalsInFlight: c.RUNNER_ARRIVALS_IN_FLIGHT,
     copy: {
       memoryMb: c.RUNNER_COPY_MEMORY_MB,
       cpus: c.RUNNER_COPY_CPUS,

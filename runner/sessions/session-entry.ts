@@ -1,6 +1,7 @@
 import type { CopyView, EnterBody } from '../../services/contract/runner/runner-api.schema.js';
 import { RunnerRefusal } from '../../services/contract/runner/runner-refusal.js';
 import type { Sql } from '../../services/core/db.js';
+import { arrivalsDeferred } from '../../services/core/metrics.js';
 import { copyOfSession, sessionCopy, updateCopy, type CopyRow } from '../../services/data/copies.sql.js';
 import { NoSuchBuild } from '../build-runs.js';
 import { resumeCopy, stopCopy } from '../copies/copy-control.js';
@@ -40,8 +41,15 @@ export interface SessionEntryDeps {
   routed?: (sessionId: string, copyId: string) => Promise<void>;
 }
 
+/** What a newcomer told to ask again reads: high demand, no place (none was taken), when to ask (1–3 s, jittered). */
+export function askAgainSoon(random = Math.random): CopyView {
+  return { state: 'queued', copyId: null, retryMs: Math.round(1_000 + 2_000 * random()), version: 'busy' };
+}
+
 export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }: SessionEntryDeps) {
   const { sql, settings, log } = ctx;
+  /** Newcomers being decided now. */
+  let undecided = 0;
   /** The copy as the room is told it: "running" only once the data plane can take the viewer there. */
   async function view(row: CopyRow | null): Promise<CopyView> {
     const told = await viewOf(sql, row);
@@ -81,7 +89,20 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }:
    * on an answer.
    */
   async function enterAndWait(sessionId: string, body: EnterBody, waitMs = 0, gone?: () => boolean): Promise<CopyView> {
-    const entered = await enterOnce(sessionId, body, gone);
+    // A newcomer past the host's line of undecided arrivals is told at once to ask again (nothing
+    // recorded): a line longer than the host decides within a call's timeout only makes calls
+    // time out and come back as reloads. A session that has a copy is never turned away so.
+    if (body.fresh && undecided >= settings.arrivalsInFlight) {
+      arrivalsDeferred.inc();
+      return askAgainSoon();
+    }
+    if (body.fresh) undecided++;
+    let entered: { view: CopyView; fresh: boolean };
+    try {
+      entered = await enterOnce(sessionId, body, gone);
+    } finally {
+      if (body.fresh) undecided--;
+    }
     if (!waitMs || entered.view.state !== 'starting') return entered.view;
     // Copies waiting for a start slot: a crowd is being started, and this one will not settle soon.
     if (entered.fresh && passes.startsQueued()) return entered.view;

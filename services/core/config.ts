@@ -179,6 +179,12 @@ const Env = z.object({
    * viewers' admissions are not stuck behind them (docs/scale.md "Admission").
    */
   RUNNER_START_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  /**
+   * New viewers a host holds undecided at once; past it a newcomer is told at once to ask again in
+   * a second or two (high demand, nothing recorded) instead of waiting in a line of calls that
+   * could outlast their timeout (JupyterHub's 429 with a jittered Retry-After; docs/scale.md).
+   */
+  RUNNER_ARRIVALS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(1000),
   /** Per copy: memory (MiB, no swap), CPU (cores), processes. */
   RUNNER_COPY_MEMORY_MB: z.coerce.number().int().min(32).default(256),
   RUNNER_COPY_CPUS: z.coerce.number().positive().max(64).default(0.5),

@@ -59,6 +59,12 @@ export const failedStarts = new Counter({
   registers: [registry],
 });
 
+export const arrivalsDeferred = new Counter({
+  name: 'runner_arrivals_deferred_total',
+  help: 'New viewers told to ask again at once because the host held RUNNER_ARRIVALS_IN_FLIGHT undecided',
+  registers: [registry],
+});
+
 export const orphanCopiesRemoved = new Counter({
   name: 'runner_orphan_copies_removed_total',
   help: 'Copies of this runner found in the engine with no live record, removed by the reconcile',
