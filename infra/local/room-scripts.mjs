@@ -23,6 +23,7 @@ export const ROOM_SCRIPTS = [
 const SOURCES = [
   'services/room/shell',
   'services/room/content/frame-helper.ts',
+  'services/room/content/frame-helper',
   'services/room/content/frame-messages.ts',
   'infra/local/room-scripts.mjs',
   'package-lock.json',
