@@ -217,7 +217,7 @@ export interface Viewer {
 }
 
 /**
- * One viewer, as the room's shell drives them (services/room/shell/shell.ts `load`): it asks for
+ * One viewer, as the room's shell drives them (services/room/shell/app-opening.ts `load`): it asks for
  * a grant, which enters with a 10 s wait for a start to settle (shell-grant.routes.ts), and asks
  * again when the runner says while queued (`retryMs`), 500 ms later while starting. A call that fails (the runner client
  * gives up after 15 s plus the wait) shows "Could not open… Reload"; the viewer reloads 2 s later,
