@@ -11,3 +11,6 @@ export function which(command: string): string | null;
 export function viteBuild(config: import('vite').InlineConfig): Promise<void>;
 /** `preferred` when it is free, else a port the kernel hands out. */
 export function freePort(preferred?: number): Promise<number>;
+/** True when `pid` is a live process (a zombie counts as dead). */
+export function isAlive(pid: number | undefined): boolean;
+export function sleep(ms: number): Promise<void>;

@@ -62,6 +62,16 @@ export function pushedManifestsToDelete(db: Db, limit: number, keepHours = 24) {
     order by b.created_at limit ${limit}`;
 }
 
+/**
+ * Records that the registry no longer holds `buildId`'s manifest. The repository is the project's,
+ * so every build of the project that names the same manifest (the same image deployed more than
+ * once) lost it too: each is marked, so none can be made live again (makeLive's 422 `collected`).
+ */
 export async function markManifestDeleted(db: Db, workspaceId: string, buildId: string): Promise<void> {
-  await db`update builds set manifest_deleted_at = now() where id = ${buildId} and workspace_id = ${workspaceId}`;
+  await db`
+    update builds b set manifest_deleted_at = now()
+    from builds deleted
+    where deleted.id = ${buildId} and deleted.workspace_id = ${workspaceId}
+      and b.project_id = deleted.project_id and b.workspace_id = deleted.workspace_id
+      and b.image_manifest = deleted.image_manifest and b.manifest_deleted_at is null`;
 }

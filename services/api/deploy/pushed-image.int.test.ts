@@ -128,4 +128,25 @@ describe('a build from a pushed image', () => {
     const [row] = await sql<{ live: string }[]>`select live_build_id as live from projects where id = ${project.id}`;
     expect(row.live).toBe(newer.id);
   });
+
+  it('cannot be made live once the sweep collected the image under a later build of the same image', async () => {
+    const { client, project, image } = await pushed();
+    const body = { image: { digest: image.manifestDigest }, manifest };
+    // The same image deployed twice, neither made live, both unused for two days: the sweep
+    // deletes the manifest for the later one, which is the repository's one manifest of both.
+    const first = await client.call('createBuild', { params: { projectId: project.id }, body });
+    const second = await client.call('createBuild', { params: { projectId: project.id }, body });
+    await sql`update builds set created_at = created_at - interval '2 days' where id in (${first.id}, ${second.id})`;
+    const registry = registryOf(config)!;
+    const repository = `${(await buildImageOf(sql, first.id))!.workspaceId}/${project.id}`;
+    expect(await sweepPushedManifests(sql, registry)).toBeGreaterThanOrEqual(1);
+    await expect(registryGet(registry, repository, `manifests/${image.manifestDigest}`)).rejects.toBeInstanceOf(RegistryReadError);
+
+    for (const build of [first, second]) {
+      const err = await refusal(client.call('makeLive', { params: { projectId: project.id, buildId: build.id } }));
+      expect(err).toMatchObject({ status: 422, body: { error: 'refused: collected', reason: 'collected' } });
+    }
+    const [row] = await sql<{ live: string | null }[]>`select live_build_id as live from projects where id = ${project.id}`;
+    expect(row.live).toBeNull();
+  });
 });

@@ -167,6 +167,28 @@ describe("the registry's quota (issue 45, H1)", () => {
     expect(patched.status).toBe(402);
     expect(JSON.parse(patched.body)).toMatchObject({ reason: 'limit', limit: 'registry' });
     expect((await storedBytes()) - before).toBeLessThanOrEqual(remaining);
+
+    // Past its quota (a token taken before it got there is still good for its 15 minutes): a push
+    // is refused at its first byte, declared or chunked, and the store does not grow at all.
+    await platform.deps.sql`
+      insert into registry_pushes (workspace_id, upload, bytes, digest)
+      values (${solo.workspaceId}, 'more earlier pushes', ${remaining + (1 << 20)}, ${`sha256:${randomBytes(32).toString('hex')}`})`;
+    expect(await registryBytesUsed(platform.deps.sql, solo.workspaceId)).toBeGreaterThan(planOf('solo').registryBytes);
+    const past = await storedBytes();
+    const again = await fetch(`${gate}/v2/${solo.repository}/blobs/uploads/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(again.status).toBe(202);
+    const pastLocation = new URL(again.headers.get('location')!, gate);
+    const small = await fetch(`${pastLocation}&digest=sha256:${'0'.repeat(64)}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(randomBytes(1024)),
+    });
+    expect(small.status).toBe(402);
+    expect((await chunkedPatch(pastLocation.toString(), token, 4 << 20)).status).toBe(402);
+    expect(await storedBytes()).toBe(past);
   }, 120_000);
 
   it("counts docker's way of pushing (a chunked PATCH, then an empty PUT) by what it sent, and forwards no body it cannot charge", async () => {
