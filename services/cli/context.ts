@@ -41,6 +41,14 @@ export class CliContext {
     process.stderr.write(`${at}${terminalSafe(line)}\n`);
   }
 
+  /**
+   * With PITCH_TIMINGS=1, a line of where a step's time went (`[1.234 s]   · pulled into the engine`),
+   * between its step lines; nothing otherwise.
+   */
+  trace(line: string): void {
+    if (this.env.PITCH_TIMINGS === '1') this.info(`  · ${line}`);
+  }
+
   /** Detail shown only with --verbose. */
   detail(line: string): void {
     if (this.verbose) process.stderr.write(`  ${terminalSafe(line)}\n`);

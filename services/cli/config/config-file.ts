@@ -28,7 +28,12 @@ export const PitchConfig = z.object({
         buildId: z.string(),
         inputs: z.string(),
         recipe: z
-          .object({ head: z.string(), tail: z.string(), reads: z.array(z.object({ line: z.number(), files: z.string() })) })
+          .object({
+            head: z.string(),
+            tail: z.string(),
+            reads: z.array(z.object({ line: z.number(), files: z.string() })),
+            copies: z.array(z.object({ line: z.number(), files: z.string() })).optional(),
+          })
           .optional(),
       }),
     )

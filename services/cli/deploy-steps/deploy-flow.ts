@@ -8,21 +8,16 @@ import { ask, type CliContext } from '../context.js';
 import { findProject, projectSlugFor, rememberProject } from '../project/find-project.js';
 import { manifestOf, MANIFEST_FILE, problemsRefusal, readManifestFile, type ManifestFile } from '../project/read-manifest.js';
 import { apiRefusal, Refusal, refusedStatus } from '../refusal.js';
-import { secretsRefusal, type Finding } from '../scan/findings.js';
-import { scanFolder } from '../scan/scan-folder.js';
-import { SecretScanner } from '../scan/secret-scan.js';
-import { ProgressBar } from '../ui/progress-bar.js';
+import type { Finding } from '../scan/findings.js';
 import { StepLog } from '../ui/step-log.js';
 import { bytes } from '../ui/table.js';
 import type { Artefact } from './artefact.js';
 import { readPages, sendPages } from './pages.js';
 import { checkPlanAllows } from './plan-check.js';
-import { packEarly, prepareStatic } from './prepare-static.js';
 import { liveBuildOf } from './unchanged.js';
-import { uploadDirect } from './direct-upload.js';
-import { uploadFile } from './upload.js';
-import { pushAndBuild, registryTarget } from './push-build.js';
-import { askRegistryToken } from '../registry/registry-token.js';
+// The scan, the static half, the upload and the push are loaded once a deploy goes past the
+// unchanged check (below): an unchanged container deploy needs none of them, and loading them cost
+// it about as long as the rest of its work (issue 48, item 3: "about the time of pitch validate").
 import { cleanupsFinished } from './on-interrupt.js';
 import { readContainerInputs, recordInputs } from './unchanged-inputs.js';
 import { findEngine } from '../local-engine/local-docker.js';
@@ -76,13 +71,15 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   // The plan, before anything is built or created: Free learns "static demos only" now, not
   // after an image build and with a project made on the way.
   await checkPlanAllows(client, ctx.apiUrl, manifest);
+  ctx.trace('plan checked');
 
   // Which project, asked now: a bad token or an unreachable platform should stop us before the build.
   const slug = await projectSlugFor(ctx, options.project, file.dir);
   let project = await findProject(client, slug);
+  ctx.trace('project found');
 
   const work = await mkdtemp(join(tmpdir(), 'pitch-deploy-'));
-  const early = manifest.kind === 'static' ? await packEarly(file.dir, manifest, work) : null;
+  const early = manifest.kind === 'static' ? await (await import('./prepare-static.js')).packEarly(file.dir, manifest, work) : null;
   try {
     // A container's build inputs, read before anything else is: when the live build was made
     // from the same, the deploy stops here, with no scan, build or push (issue 48, item 3).
@@ -96,6 +93,22 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
       return;
     }
 
+    // Asked now, while the folder is scanned: the live build, and (a container) whether the platform
+    // has a registry, with a token for the project's repository (prepareContainer awaits it later).
+    // A failure meanwhile is not an unhandled one.
+    const registry = manifest.kind === 'container' ? registryOf(ctx, client, token.token, project) : null;
+    registry?.catch(() => {});
+    const liveAsked = options.force ? Promise.resolve(null) : liveBuildOf(client, project);
+    liveAsked.catch(() => {});
+
+    const [{ secretsRefusal }, { scanFolder }, { SecretScanner }, { prepareStatic }, { pushAndBuild }] = await Promise.all([
+      import('../scan/findings.js'),
+      import('../scan/scan-folder.js'),
+      import('../scan/secret-scan.js'),
+      import('./prepare-static.js'),
+      import('./push-build.js'),
+    ]);
+
     // 2. The project folder's secrets.
     const scanner = new SecretScanner();
     const envLines = runEnvLines(file, manifest);
@@ -105,10 +118,8 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     log.done('scan', `project: ${projectScan.files} text files, ${projectScan.binary} binary, no secrets`);
 
     // 3-7. Build, checks, scans, rehearsal and pack, by kind.
-    // Asked while the image builds (prepareContainer awaits it after); a failure is not an unhandled one meanwhile.
-    const registry = manifest.kind === 'container' ? registryOf(ctx, client, token.token, project) : null;
-    registry?.catch(() => {});
-    const live = options.force ? null : await liveBuildOf(client, project);
+    const live = await liveAsked;
+    ctx.trace('live build read');
     const prepared =
       manifest.kind === 'static'
         ? await prepareStatic(ctx, log, file.dir, manifest, scanner, work, early, live)
@@ -155,6 +166,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
       : await upload(ctx, client, token.token, project, artefact, options.note);
     log.done('created', `build ${buildId}`);
     if (inputs) await recordInputs(ctx, file.dir, project.id, buildId, inputs);
+    ctx.trace('inputs recorded');
     if (pages.length > 0) {
       await sendPages(client, project.id, pages);
       log.done('pages', `${pages.length} sent`);
@@ -188,6 +200,7 @@ async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile
   )
     return null;
   const { docker } = await findEngine();
+  ctx.trace('engine found');
   const inputs = await readContainerInputs(ctx, docker, file.dir, file.text, project);
   const files = inputs.context.entries.filter((entry) => entry.type === 'file').length;
   const keptBack = inputs.context.excludedBytes > 0 ? `; .dockerignore kept back ${bytes(inputs.context.excludedBytes)}` : '';
@@ -222,7 +235,11 @@ async function finishUnchanged(
  * exists (a first deploy makes the project only once every check has passed).
  */
 async function registryOf(ctx: CliContext, client: Client, apiToken: string, project: Project | null) {
-  if (!project) return { pushes: (await askRegistryToken(ctx.apiUrl, apiToken, [])) !== null, repository: null };
+  if (!project) {
+    const { askRegistryToken } = await import('../registry/registry-token.js');
+    return { pushes: (await askRegistryToken(ctx.apiUrl, apiToken, [])) !== null, repository: null };
+  }
+  const { registryTarget } = await import('./push-build.js');
   const repository = await registryTarget(ctx, client, apiToken, project);
   return { pushes: repository !== null, repository };
 }
@@ -272,6 +289,11 @@ async function upload(
   const { uploadId, putUrl, direct } = await ask('starting the upload', () =>
     client.call('startUpload', { params, body: { kind: artefact.kind, sizeBytes: artefact.sizeBytes, direct: true } }),
   );
+  const [{ ProgressBar }, { uploadDirect }, { uploadFile }] = await Promise.all([
+    import('../ui/progress-bar.js'),
+    import('./direct-upload.js'),
+    import('./upload.js'),
+  ]);
   const bar = new ProgressBar('upload', artefact.sizeBytes);
   try {
     if (direct) {

@@ -63,6 +63,7 @@ export async function layInProcess(
   if ('reason' in options.recipe) return engine(options.recipe.reason);
   if (!options.live.digest) return engine('the live build records no image id');
   const { repository } = await options.registry;
+  ctx.trace('registry token ready');
   if (!repository) return engine("the platform has no image registry to take the live build's layers from");
   // The pull below speaks podman's API (plain HTTP on the loopback); Docker's pull has no such switch.
   if ((await engineKind(docker)) !== 'podman') return engine('the in-process image is rehearsed through podman, and this engine is Docker');
@@ -77,6 +78,7 @@ export async function layInProcess(
     liveImage: options.live.digest,
     target: repository,
     spoolDir,
+    trace: (line) => ctx.trace(line),
   });
   if ('reason' in laid) return engine(laid.reason);
 
@@ -87,6 +89,7 @@ export async function layInProcess(
     laid.read.scan.layers++;
   }
   laid.read.scan.baseLayers = laid.read.layers.length - laid.newLayers.length;
+  ctx.trace('new layers scanned');
 
   const local = new Map<string, LocalBlob>(laid.newLayers.map((layer) => [layer.digest, { file: layer.file, size: layer.size }]));
   local.set(laid.read.configDigest, { bytes: laid.read.config! });
@@ -97,6 +100,7 @@ export async function layInProcess(
     if (err instanceof Refusal) return engine(`the engine could not take the image laid in-process (${err.message})`);
     throw err;
   }
+  ctx.trace('pulled into the engine');
   if (imageId !== laid.read.configDigest)
     return engine(`the engine read the image laid in-process as ${imageId}, not ${laid.read.configDigest}`);
   // Tagged, so the engine keeps it while it is rehearsed; the image the tag held before is nobody's now.

@@ -50,6 +50,8 @@ export interface InProcessInputs {
   liveImage: string;
   target: PushTarget;
   spoolDir: string;
+  /** Where the time went, a line at a time (PITCH_TIMINGS). */
+  trace?: (line: string) => void;
 }
 
 /** The image, or why the engine must build it (one clause). */
@@ -60,6 +62,8 @@ export async function buildInProcess(inputs: InProcessInputs): Promise<InProcess
   if (change) return { reason: change };
   const configBytes = await readSmallBlob(target, inputs.liveImage);
   if (!configBytes) return { reason: "the project's repository does not hold the live build's image" };
+  const trace = inputs.trace ?? (() => {});
+  trace("live build's config read");
   const live = JSON.parse(configBytes.toString('utf8')) as ImageConfig;
   const history = live.history ?? [];
   const diffIds = live.rootfs?.diff_ids ?? [];
@@ -82,6 +86,13 @@ export async function buildInProcess(inputs: InProcessInputs): Promise<InProcess
       if (step.kind === 'workdir') workdir = step.path;
       if (step.kind !== 'copy') continue;
       const liveDigest = liveTail[laidLayers.length];
+      // Its files as the live build's record has them: that layer is kept, its bytes not read.
+      const recorded = inputs.liveRecipe.copies?.[laidLayers.length];
+      const now = inputs.recipe.copies?.[laidLayers.length];
+      if (recorded && now && recorded.line === now.line && recorded.files === now.files) {
+        laidLayers.push({ digest: liveDigest, size: -1, file: null });
+        continue;
+      }
       const liveBlob = await openBlob(target, liveDigest);
       if (!liveBlob) return { reason: "the project's repository does not hold the live build's layers" };
       const liveLayer = await readLayer(liveBlob);
@@ -97,6 +108,7 @@ export async function buildInProcess(inputs: InProcessInputs): Promise<InProcess
     throw err;
   }
 
+  trace('tail layers laid');
   // Sizes of the layers kept, as the repository holds them (a HEAD each): the manifest names them.
   const kept = [...below, ...laidLayers.filter((layer) => layer.file === null).map((layer) => layer.digest)];
   const sizes = await Promise.all(kept.map((digest) => blobSize(target, digest)));
@@ -105,6 +117,7 @@ export async function buildInProcess(inputs: InProcessInputs): Promise<InProcess
   const layers = [...below.map((digest) => ({ digest, size: 0, file: null })), ...laidLayers].map((layer) =>
     layer.file === null ? { ...layer, size: sizeOf.get(layer.digest)! } : layer,
   );
+  trace("kept layers' sizes read");
   const newLayers = laidLayers.flatMap((layer) => (layer.file === null ? [] : [{ ...layer, file: layer.file }]));
   const scan = { layers: 0, baseLayers: 0, files: 0, findings: [] };
   // The same files as the live build's: its image is this one (same id).

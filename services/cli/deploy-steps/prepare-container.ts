@@ -21,7 +21,7 @@ import type { StepLog } from '../ui/step-log.js';
 import type { Artefact, Unchanged } from './artefact.js';
 import { sameBuild } from './unchanged.js';
 import { rehearseLocally } from './rehearsal.js';
-import { blobSize, has, imageInRegistry, type PushTarget } from '../registry/push-image.js';
+import { blobSize, has, imageInRegistry, sendBlobs, type BlobsSent, type PushTarget } from '../registry/push-image.js';
 import { EnginePushUnavailable, readImageByEnginePush, type InspectedImage } from '../registry/engine-push.js';
 import type { AskedTarget } from './push-build.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
@@ -120,9 +120,14 @@ export async function prepareContainer(
   // start and health take as long. Nothing leaves this machine before both have passed; a failed
   // scan stops the rehearsal and is the refusal, as it came first before.
   const baseLayers = await baseLayersOf(docker, dockerfile);
+  ctx.trace('image checked, start environment scanned, base layers listed');
   log.begin('scan', 'image layers the build added');
   log.begin('rehearse', `a local copy with PORT and HOST, health path ${manifest.health}`);
-  const rehearsing = rehearseLocally(docker, built.tag, manifest, run, options.healthTimeoutMs);
+  const rehearsing = rehearseLocally(docker, built.tag, manifest, run, options.healthTimeoutMs, (line) => ctx.trace(line));
+  // An image laid in-process was scanned as it was laid: its new layers and config go up to the
+  // project's repository while the copy starts and answers. No manifest names them until the
+  // rehearsal has passed (push-build.ts), so nothing is deployable, or deployed, before it.
+  const blobs = laid && laid.read.scan.findings.length === 0 ? sendBlobsEarly(ctx, options.registry, laid.read) : undefined;
   let read: ReadImage | null = null;
   let bundle: SavedBundle | null = null;
   let unread = false;
@@ -145,11 +150,13 @@ export async function prepareContainer(
     } else if (!pushes) bundle = await saveBundle(docker, tag, join(work, 'bundle.tar.gz'), scanner, baseLayers);
   } catch (err) {
     await rehearsing.stop();
+    await blobs?.catch(() => {});
     throw err;
   }
   const scan = (read ?? bundle)!.scan;
   if (scan.findings.length > 0) {
     await rehearsing.stop();
+    await blobs?.catch(() => {});
     throw secretsRefusal('the container image', scan.findings);
   }
   const fromEngine = read?.fromEngine;
@@ -163,7 +170,11 @@ export async function prepareContainer(
           : `${scan.layers} layers of yours, ${scan.files} text files`;
   log.done('scan', `image: ${scanned}; start environment: ${env.length} variables; no secrets`);
 
-  const rehearsal = await rehearsing.result;
+  // A failed rehearsal waits for the layers under way (their files are removed after it).
+  const rehearsal = await rehearsing.result.catch(async (err: unknown) => {
+    await blobs?.catch(() => {});
+    throw err;
+  });
   const calls = rehearsal.steps.reduce((n, step) => n + step.calls.length, 0);
   log.done(
     'rehearse',
@@ -171,10 +182,35 @@ export async function prepareContainer(
   );
 
   if (read)
-    return { kind: 'container' as const, file: '', sizeBytes: 0, image: { tag: built.tag, read }, manifest: checked.manifest, rehearsal };
+    return {
+      kind: 'container' as const,
+      file: '',
+      sizeBytes: 0,
+      image: { tag: built.tag, read, blobs },
+      manifest: checked.manifest,
+      rehearsal,
+    };
   const file = join(work, 'bundle.tar.gz');
   log.done('pack', `image bundle, ${bytes(bundle!.sizeBytes)} gzipped`);
   return { kind: 'container' as const, file, sizeBytes: bundle!.sizeBytes, manifest: checked.manifest, rehearsal };
+}
+
+/** The in-process image's blobs sent to the project's repository (sendBlobs), started beside the rehearsal. */
+function sendBlobsEarly(
+  ctx: CliContext,
+  registry: ContainerOptions['registry'],
+  read: ReadImage,
+): Promise<{ target: PushTarget; sent: BlobsSent }> {
+  const sending = (async () => {
+    const { repository } = await registry;
+    if (!repository) throw new Refusal('the platform no longer offers its image registry', 'deploy again');
+    const sent = await sendBlobs(repository, read);
+    ctx.trace('layers and config sent, beside the rehearsal');
+    return { target: repository, sent };
+  })();
+  // Awaited by the push, or after a failure: a failure meanwhile is not an unhandled one.
+  sending.catch(() => {});
+  return sending;
 }
 
 /**

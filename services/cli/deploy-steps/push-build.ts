@@ -1,7 +1,7 @@
 import type { Client, Project } from '@demo-rooms/contract';
 import { ask, type CliContext } from '../context.js';
 import { Refusal } from '../refusal.js';
-import { sendImage, type PushResult, type PushTarget } from '../registry/push-image.js';
+import { putManifest, sendImage, type PushResult, type PushTarget } from '../registry/push-image.js';
 import type { ReadImage } from '../registry/read-image.js';
 import { askRegistryToken } from '../registry/registry-token.js';
 import { bytes } from '../ui/table.js';
@@ -65,11 +65,17 @@ export async function pushAndBuild(
   note: string | undefined,
   earlier: AskedTarget | null = null,
 ): Promise<string> {
+  // An in-process image's blobs went up beside its rehearsal (prepare-container.ts): the manifest is what is left.
+  const early = artefact.image?.blobs ? await artefact.image.blobs : null;
   const fresh = earlier !== null && performance.now() - earlier.askedAt < TOKEN_REUSE_MS;
   const target = fresh ? earlier : await registryTarget(ctx, client, apiToken, project);
   if (!target) throw new Refusal('the platform no longer offers its image registry', 'deploy again: the image is then sent as a bundle');
-  log.begin('push', `image to ${target.registryUrl}`);
-  const pushed = await sendImage(target, image);
+  log.begin(
+    'push',
+    early ? `image manifest to ${target.registryUrl} (its layers went up beside the rehearsal)` : `image to ${target.registryUrl}`,
+  );
+  if (!fresh) ctx.trace('registry token asked again');
+  const pushed = early ? await putManifest(target, image, early.sent) : await sendImage(target, image);
   log.done('push', pushLine(pushed));
   const build = await ask('creating the build', () =>
     client.call('createBuild', {

@@ -171,12 +171,14 @@ export function rehearseLocally(
   manifest: ContainerManifest,
   run: { start: string[] | null; env?: Record<string, string> },
   healthTimeoutMs: number,
+  trace: (line: string) => void = () => {},
 ): RunningRehearsal {
   let copy: LocalCopy | null = null;
   let stopped = false;
   const result = (async () => {
     const started = await startLocalCopy(docker, image, run.start, run.env ?? {});
     copy = started;
+    trace('rehearsal copy made and started');
     if (stopped) {
       await started.remove();
       throw new Refusal('the rehearsal was stopped');
@@ -184,12 +186,14 @@ export function rehearseLocally(
     return cleanedUpOnInterrupt(
       async () => {
         const health = await waitForHealth(started, manifest.health, healthTimeoutMs);
+        trace('rehearsal copy healthy');
         const steps = await rehearseStory(started, manifest);
         await checkStillUp(
           started,
           manifest.health,
           steps.reduce((n, step) => n + step.calls.length, 0),
         );
+        trace('rehearsal copy still up after the story');
         return { tool: `pitch/${version}`, at: new Date().toISOString(), health: { path: manifest.health, ...health }, steps };
       },
       () => started.remove(),

@@ -43,6 +43,7 @@ export async function readContainerInputs(
   const started = performance.now();
   const context = await readBuildContext(dir);
   const dockerfile = await readFile(join(dir, 'Dockerfile'), 'utf8');
+  ctx.trace(`build context listed (${context.entries.length} entries)`);
   const cache = await FileDigestCache.open(await realpath(dir));
   const digest = await buildInputsDigest(docker, {
     dockerfile,
@@ -51,9 +52,11 @@ export async function readContainerInputs(
     buildArgs: {},
     digestOf: (path) => cache.digest(path),
   });
+  ctx.trace('inputs digest made');
   const recipe = await buildRecipe(docker, dockerfile, context, (path) => cache.digest(path));
   // A cache that cannot be written costs the next deploy a read of every file, nothing more.
   await cache.save().catch((err: Error) => ctx.detail(`digests   not kept (${err.message})`));
+  ctx.trace('recipe made, digests kept');
   const recorded = (await readConfig()).builtFrom[await folderKey(ctx.apiUrl, dir)];
   const unchanged =
     project?.liveBuildId != null &&

@@ -23,8 +23,25 @@ export function baseReferences(dockerfile: string): string[] {
   return bases;
 }
 
-/** Each base the Dockerfile names, with the local engine's image id for it ('absent' when it has none). */
-export async function baseImageIds(docker: Docker, dockerfile: string): Promise<[string, string][]> {
+const asked = new WeakMap<Docker, Map<string, Promise<[string, string][]>>>();
+
+/**
+ * Each base the Dockerfile names, with the local engine's image id for it ('absent' when it has
+ * none); asked once per engine and Dockerfile in a run of the tool (the inputs digest and the
+ * build recipe both read it, before any build).
+ */
+export function baseImageIds(docker: Docker, dockerfile: string): Promise<[string, string][]> {
+  let byText = asked.get(docker);
+  if (!byText) asked.set(docker, (byText = new Map()));
+  let ids = byText.get(dockerfile);
+  if (!ids) {
+    ids = askBaseImageIds(docker, dockerfile);
+    byText.set(dockerfile, ids);
+  }
+  return ids;
+}
+
+async function askBaseImageIds(docker: Docker, dockerfile: string): Promise<[string, string][]> {
   const ids: [string, string][] = [];
   for (const reference of baseReferences(dockerfile)) {
     const id = await docker

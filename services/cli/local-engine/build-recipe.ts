@@ -18,6 +18,12 @@ export interface BuildRecipe {
   tail: string;
   /** Per head COPY/ADD that reads the context: its line and the sha256 of the files it reads. */
   reads: { line: number; files: string }[];
+  /**
+   * Per tail COPY, the same: a COPY whose files equal the live build's record keeps the live
+   * build's layer without its bytes being read (node_modules is not laid again for a code change).
+   * Absent in a record made before it was kept: every tail COPY is then laid and compared.
+   */
+  copies?: { line: number; files: string }[];
 }
 
 /** The recipe, with the split it came from; or the reason the Dockerfile has no in-process tail. */
@@ -38,24 +44,58 @@ export async function buildRecipe(
   }
   const head = createHash('sha256').update(split.head);
   for (const [reference, id] of await baseImageIds(docker, dockerfile)) head.update(`\n${JSON.stringify(['base', reference, id])}`);
-  const reads: BuildRecipe['reads'] = [];
-  for (const read of split.reads) {
+  const filesDigest = async (sources: string[]) => {
     const hash = createHash('sha256');
-    for (const entry of entriesUnder(context, read.sources)) {
+    for (const entry of entriesUnder(context, sources)) {
       const content = entry.type === 'file' ? await digestOf(join(context.dir, entry.path)) : (entry.target ?? '');
       hash.update(`${JSON.stringify([entry.type, entry.path, entry.mode, content])}\n`);
     }
-    reads.push({ line: read.line, files: hash.digest('hex') });
-  }
+    return hash.digest('hex');
+  };
+  const reads: BuildRecipe['reads'] = [];
+  for (const read of split.reads) reads.push({ line: read.line, files: await filesDigest(read.sources) });
+  const copies: NonNullable<BuildRecipe['copies']> = [];
+  for (const step of split.tail)
+    if (step.kind === 'copy') copies.push({ line: step.copy.line, files: await filesDigest(step.copy.sources) });
   const tail = createHash('sha256').update(dockerfile.slice(split.head.length)).digest('hex');
-  return { recipe: { head: head.digest('hex'), tail, reads }, split };
+  return { recipe: { head: head.digest('hex'), tail, reads, copies }, split };
 }
 
-/** The context's entries a step with these sources reads (`*`, `.` or `./`: all of them). */
+/** The context's entries a step with these sources reads (`*`, `.` or `./`: all of them; `package*.json`: what it matches). */
 export function entriesUnder(context: BuildContext, sources: string[]): ContextEntry[] {
-  const roots = sources.map(contextPath);
-  if (roots.some((root) => root === '' || root === '*')) return context.entries;
+  const named = sources.map(contextPath);
+  if (named.some((root) => root === '' || root === '*')) return context.entries;
+  const roots = named.flatMap((root) => (isGlob(root) ? globPaths(context, root) : [root]));
   return context.entries.filter((entry) => roots.some((root) => entry.path === root || entry.path.startsWith(`${root}/`)));
+}
+
+/** Whether a context path names files by `*` or `?` (in its last segment: dockerfile-tail.ts). */
+export function isGlob(path: string): boolean {
+  return path !== '*' && /[*?]/.test(path);
+}
+
+/**
+ * The context paths a source with `*` or `?` in its last segment matches, as Go's filepath.Match
+ * (the engine's COPY) reads it: `*` any run of characters but `/`, `?` one; entries the engine
+ * was sent only to read (Dockerfile, .dockerignore when ignored) are not copied, so not matched.
+ */
+export function globPaths(context: BuildContext, path: string): string[] {
+  const slash = path.lastIndexOf('/');
+  const folder = path.slice(0, Math.max(slash, 0));
+  const pattern = new RegExp(
+    `^${path
+      .slice(slash + 1)
+      .replace(/[.+^${}()|\\]/g, '\\$&')
+      .replace(/\*/g, '[^/]*')
+      .replace(/\?/g, '[^/]')}$`,
+  );
+  return context.entries
+    .filter((entry) => !entry.ignored)
+    .filter((entry) => {
+      const at = entry.path.lastIndexOf('/');
+      return entry.path.slice(0, Math.max(at, 0)) === folder && pattern.test(entry.path.slice(at + 1));
+    })
+    .map((entry) => entry.path);
 }
 
 /** A COPY source as a context path: no leading `./` or `/`, no trailing `/`; the context's root is ''. */

@@ -20,7 +20,7 @@ import { splitDockerfile } from './dockerfile-tail.js';
 // those folders come, as in a deploy, from the earlier build's layer for the same COPY.
 
 const docker = new Docker({ socketPath: testEnv().DOCKER_HOST.replace(/^unix:\/\//, '') });
-const tags = ['a', 'b', 'c'].map((name) => `localhost/copy-layer-test:${name}${Date.now()}`);
+const tags = ['a', 'b', 'c', 'd'].map((name) => `localhost/copy-layer-test:${name}${Date.now()}`);
 const DOCKERFILE =
   'FROM localhost/demo-node:24\nWORKDIR /app\nCOPY server.js .\nCOPY sub ./lib/\nCOPY sub/a.txt /opt/tool/a\nCMD ["node", "server.js"]\n';
 let dir: string;
@@ -178,4 +178,36 @@ it('leaves out of `COPY . dest` what .dockerignore excludes, the Dockerfile and 
   expect([...mine.keys()].sort()).toEqual([...theirs.keys()].sort());
   expect(theirs.has('srv/site/Dockerfile')).toBe(false);
   expect(theirs.has('srv/site/src/app.js')).toBe(true);
+}, 120_000);
+
+it('lays `COPY package*.json ./` (a name with * or ?) as podman does: the files it matches, and no other', async () => {
+  const folder = join(work, 'glob');
+  await mkdir(join(folder, 'lib'), { recursive: true });
+  const dockerfile = 'FROM localhost/demo-node:24\nWORKDIR /app\nCOPY package*.json ./\nCOPY lib/?.js ./lib/\nCMD ["node", "server.js"]\n';
+  await writeFile(join(folder, 'Dockerfile'), dockerfile);
+  await writeFile(join(folder, 'package.json'), '{"name":"glob"}\n');
+  await writeFile(join(folder, 'package-lock.json'), '{"lockfileVersion":3}\n');
+  await chmod(join(folder, 'package-lock.json'), 0o600);
+  await writeFile(join(folder, 'packages.txt'), 'not matched\n');
+  await writeFile(join(folder, 'lib', 'a.js'), 'a\n');
+  await writeFile(join(folder, 'lib', 'ab.js'), 'not matched\n');
+  const theirs = await engineLayers(tags[3], 2, folder);
+  const copies = splitDockerfile(dockerfile).tail.flatMap((step) => (step.kind === 'copy' ? [step.copy] : []));
+  const context = await readBuildContext(folder);
+  for (const [i, copy] of copies.entries()) {
+    const below: FolderHeaders = new Map(
+      [...theirs[i]].filter(([, seen]) => seen.type === 'directory').map(([name, seen]) => [`/${name}`, seen]),
+    );
+    const file = join(work, `glob-${i}.tar`);
+    await writeLayer(copyLayerEntries(context, copy, '/app', below, new Date()), file);
+    const mine = await entriesOf(createReadStream(file));
+    expect([...mine.keys()].sort()).toEqual([...theirs[i].keys()].sort());
+    for (const [name, seen] of theirs[i]) if (seen.type === 'file') expect(mine.get(name), name).toEqual(seen);
+  }
+  expect([...theirs[0].keys()].sort()).toEqual(['app', 'app/package-lock.json', 'app/package.json']);
+  expect(theirs[1].has('app/lib/a.js') && !theirs[1].has('app/lib/ab.js')).toBe(true);
+  // A name that matches nothing is the engine's to refuse.
+  expect(() => copyLayerEntries(context, { line: 3, sources: ['*.md'], dest: './' }, '/app', new Map(), new Date())).toThrow(
+    /matches no file of the build context/,
+  );
 }, 120_000);

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pack } from 'tar-stream';
 import type { BuildContext, ContextEntry } from './build-context.js';
-import { contextPath } from './build-recipe.js';
+import { contextPath, globPaths, isGlob } from './build-recipe.js';
 import { NoTail, type TailCopy } from './dockerfile-tail.js';
 
 // A COPY's layer written in-process (issue 48, item 1), laid out as podman 4.3 (buildah 1.28)
@@ -45,8 +45,18 @@ export function copyLayerEntries(
   if (!copy.dest.startsWith('/') && !workdir)
     throw new NoTail(`the COPY on line ${copy.line} copies relative to a WORKDIR the Dockerfile does not set`);
   const dest = posix.resolve(workdir ?? '/', copy.dest);
-  const intoFolder = copy.dest.endsWith('/') || copy.dest === '.' || copy.sources.length > 1 || below.has(dest);
   const byPath = new Map(context.entries.map((entry) => [entry.path, entry]));
+  // A source with `*` or `?` stands for the files it matches, each copied as if named; one that
+  // matches none, or a folder, is left to the engine (its refusal, its way of copying a folder).
+  const sources = copy.sources.map(contextPath).flatMap((source) => {
+    if (!isGlob(source)) return [source];
+    const matched = globPaths(context, source);
+    if (matched.length === 0) throw new NoTail(`the COPY on line ${copy.line} names ${source}, which matches no file of the build context`);
+    if (matched.some((path) => byPath.get(path)?.type !== 'file'))
+      throw new NoTail(`the COPY on line ${copy.line} names ${source}, which matches a folder or a link`);
+    return matched;
+  });
+  const intoFolder = copy.dest.endsWith('/') || copy.dest === '.' || sources.length > 1 || below.has(dest);
   const entries = new Map<string, LayerEntry>();
   const put = (path: string, entry: ContextEntry) => {
     if (entry.type === 'symlink') throw new NoTail(`the COPY on line ${copy.line} copies the symbolic link ${entry.path}`);
@@ -62,7 +72,7 @@ export function copyLayerEntries(
     });
   };
   const folders = new Set<string>([dest]); // the destination and its parents, laid as they were below
-  for (const source of copy.sources.map(contextPath)) {
+  for (const source of sources) {
     const root = source === '' ? null : byPath.get(source);
     if (source !== '' && !root) throw new NoTail(`the COPY on line ${copy.line} names ${source}, which the build context does not hold`);
     if (root?.type === 'file') {

@@ -1,5 +1,7 @@
 import { expect, it } from 'vitest';
-import { recipeChange, type BuildRecipe } from './build-recipe.js';
+import type Docker from 'dockerode';
+import type { BuildContext } from './build-context.js';
+import { buildRecipe, globPaths, recipeChange, type BuildRecipe } from './build-recipe.js';
 import { NoTail, splitDockerfile } from './dockerfile-tail.js';
 
 // Where the Dockerfile splits for the in-process image (issue 48, item 1), and the one clause a
@@ -33,7 +35,9 @@ it('splits after the last RUN: the head and what it reads, the tail COPY and met
 it('says why a tail only the engine can make is not laid in-process', () => {
   const tail = (line: string) => () => splitDockerfile(`FROM localhost/demo-node:24\nWORKDIR /app\n${line}\nCMD ["node", "server.js"]\n`);
   expect(tail('COPY --chown=1000:1000 server.js .')).toThrow(new NoTail('the COPY on line 3 has --chown, which only the engine applies'));
-  expect(tail('COPY *.js .')).toThrow(/names \*\.js, not a plain path/);
+  expect(tail('COPY $SRC .')).toThrow(/names \$SRC, not a plain path/);
+  expect(tail('COPY lib/[ab].js .')).toThrow(/names lib\/\[ab\]\.js, not a plain path/);
+  expect(tail('COPY *.js .')).not.toThrow();
   expect(tail('COPY ["server.js", "."]')).toThrow(/JSON or heredoc form/);
   expect(tail('WORKDIR lib')).toThrow(/WORKDIR on line 3 is not a plain absolute path/);
   expect(() => splitDockerfile('FROM localhost/demo-node:24\nADD https://example.com/x.tgz /x\n')).toThrow(/ADDs from a URL/);
@@ -55,4 +59,45 @@ it('reads flags the parser keeps apart: a head COPY --from reads no file here, a
   );
   expect(split.reads).toEqual([{ line: 4, sources: ['*'] }]);
   expect(() => splitDockerfile('FROM localhost/demo-node:24\nCOPY --from=build /x /app/\n')).toThrow(/has --from/);
+});
+
+it("records each tail COPY's files apart, so a code change leaves node_modules' record, and so its layer, as it was", async () => {
+  const dockerfile = `FROM localhost/demo-node:24
+WORKDIR /app
+RUN mkdir -p /app/data
+COPY package*.json ./
+COPY node_modules ./node_modules
+COPY server.js ./
+CMD ["node", "server.js"]
+`;
+  const file = (path: string) => ({ path, type: 'file' as const, mode: 0o644, size: 1 });
+  const context: BuildContext = {
+    dir: '/x',
+    entries: [
+      { path: 'Dockerfile', type: 'file', mode: 0o644, size: 1, ignored: true },
+      file('README.md'),
+      { path: 'node_modules', type: 'directory', mode: 0o755, size: 0 },
+      file('node_modules/heavy.js'),
+      file('package-lock.json'),
+      file('package.json'),
+      file('server.js'),
+    ],
+    bytes: 0,
+    excludedBytes: 0,
+  };
+  expect(globPaths(context, 'package*.json')).toEqual(['package-lock.json', 'package.json']);
+  expect(globPaths(context, '*')).toEqual(['README.md', 'node_modules', 'package-lock.json', 'package.json', 'server.js']);
+  const noEngine = { getImage: () => ({ inspect: () => Promise.reject(new Error('none')) }) } as unknown as Docker;
+  const recipeWith = async (contents: Record<string, string>) => {
+    const made = await buildRecipe(noEngine, dockerfile, context, async (path) => contents[path.slice(3)] ?? 'same');
+    if (!('recipe' in made)) throw new Error(made.reason);
+    return made.recipe;
+  };
+  const before = await recipeWith({});
+  const codeChanged = await recipeWith({ 'server.js': 'changed' });
+  const lockChanged = await recipeWith({ 'package-lock.json': 'changed' });
+  expect(before.copies?.map((copy) => copy.line)).toEqual([4, 5, 6]);
+  expect(codeChanged.copies?.map((copy, i) => copy.files === before.copies![i].files)).toEqual([true, true, false]);
+  expect(lockChanged.copies?.map((copy, i) => copy.files === before.copies![i].files)).toEqual([false, true, true]);
+  expect(recipeChange(before, codeChanged)).toBeNull();
 });

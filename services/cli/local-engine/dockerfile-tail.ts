@@ -87,8 +87,8 @@ export function splitDockerfile(text: string): DockerfileSplit {
     if (parts.length < 2) throw new NoTail(`the COPY on line ${line} names no destination`);
     const sources = parts.slice(0, -1);
     const dest = parts.at(-1)!;
-    const odd = [...sources, dest].find((part) => !isPlainPath(part));
-    if (odd) throw new NoTail(`the COPY on line ${line} names ${odd}, not a plain path (a wildcard, variable or ..)`);
+    const odd = [...sources.filter((source) => !isTailGlob(source)), dest].find((part) => !isPlainPath(part));
+    if (odd) throw new NoTail(`the COPY on line ${line} names ${odd}, not a plain path or a name with * or ? (a variable, [..] or ..)`);
     tail.push({ kind: 'copy', copy: { line, sources, dest } });
   }
   return { head, tail, reads, headWorkdir };
@@ -121,6 +121,17 @@ function words(content: string | null): string[] {
 /** A path with no wildcard, variable, quote or `..` step: what it names is known without the engine. */
 function isPlainPath(path: string): boolean {
   return !/[*?[\]$"'\\]/.test(path) && !path.split('/').includes('..');
+}
+
+/**
+ * A source whose last segment holds `*` or `?` and is otherwise plain (`package*.json`,
+ * `src/*.js`): the context files it names are known here, as Go's filepath.Match reads them
+ * (build-recipe.ts, globPaths).
+ */
+function isTailGlob(path: string): boolean {
+  const slash = path.lastIndexOf('/');
+  const last = path.slice(slash + 1);
+  return /[*?]/.test(last) && isPlainPath(path.slice(0, slash + 1)) && isPlainPath(last.replace(/[*?]/g, ''));
 }
 
 function absoluteWorkdir(current: string | null, path: string): string | null {

@@ -64,6 +64,18 @@ export async function pushImage(target: PushTarget, archive: Readable): Promise<
  * config, is sent without asking: the question costs a round trip, as the upload does.
  */
 export async function sendImage(target: PushTarget, image: ReadImage): Promise<PushResult> {
+  return putManifest(target, image, await sendBlobs(target, image));
+}
+
+/** What `sendBlobs` sent, mounted and skipped. */
+export type BlobsSent = Omit<PushResult, 'manifestDigest' | 'configDigest'>;
+
+/**
+ * The blobs of a push, without its manifest: the layers read as missing and the config. Alone, it
+ * makes no image in the repository (no manifest names the blobs yet): `pitch deploy` sends an
+ * in-process image's blobs while its rehearsal runs, and the manifest only once it has passed.
+ */
+export async function sendBlobs(target: PushTarget, image: ReadImage): Promise<BlobsSent> {
   const sent = { layers: 0, bytes: 0 };
   const mounted = { layers: 0, bytes: 0 };
   const skipped = { layers: 0, bytes: 0 };
@@ -89,7 +101,12 @@ export async function sendImage(target: PushTarget, image: ReadImage): Promise<P
   };
   // The blobs side by side (each registry request waits on its storage), the manifest after them all.
   await eachAtMost(UPLOADS_AT_ONCE, [sendConfig, ...image.layers.map((layer) => () => sendLayer(layer))]);
+  return { sent, mounted, skipped };
+}
 
+/** The push's last request: the manifest, by its digest, once every blob it names is in the repository (`sendBlobs`). */
+export async function putManifest(target: PushTarget, image: ReadImage, blobs: BlobsSent): Promise<PushResult> {
+  const { configDigest } = image;
   const { bytes: manifest, digest: manifestDigest, mediaType } = manifestBytes(image);
   const put = await registryRequest(`${base(target)}/manifests/${manifestDigest}`, {
     method: 'PUT',
@@ -98,7 +115,7 @@ export async function sendImage(target: PushTarget, image: ReadImage): Promise<P
     body: manifest,
   });
   if (put.status !== 201) throw refused('the image manifest', put);
-  return { manifestDigest, configDigest, sent, mounted, skipped };
+  return { manifestDigest, configDigest, ...blobs };
 }
 
 /**
