@@ -117,12 +117,7 @@ export function createImageStore(deps: {
     async collect() {
       if (!deps.hostImages) return [];
       const host = deps.hostImages;
-      const images: TaggedImage[] = (await host.listImages()).flatMap((image) =>
-        image.tags.flatMap((tag) => {
-          const buildId = buildIdOfTag(tag);
-          return buildId ? [{ tag, buildId, created: image.created }] : [];
-        }),
-      );
+      const images = taggedBuildImages(await host.listImages());
       if (!images.length) return [];
       const ids = [...new Set(images.map((i) => i.buildId))];
       const rows = await buildsToKeep(deps.sql, ids, RECENT_BUILD_DAYS);
@@ -136,4 +131,14 @@ export function createImageStore(deps: {
       return removed;
     },
   };
+}
+
+/** The host's images by each tag that names a build (images/image-rule.ts). */
+function taggedBuildImages(images: { tags: string[]; created: number }[]): TaggedImage[] {
+  return images.flatMap((image) =>
+    image.tags.flatMap((tag) => {
+      const buildId = buildIdOfTag(tag);
+      return buildId ? [{ tag, buildId, created: image.created }] : [];
+    }),
+  );
 }
