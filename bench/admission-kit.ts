@@ -137,7 +137,7 @@ export async function startFleet(opts: {
     // transaction's BEGIN without reserving its connection until patches/ fixed it (docs/scale.md);
     // the bench's pool is `pool` (30 by default: see admission-burst.bench.ts).
     const sql = createSql(config.DATABASE_URL, { max: opts.pool ?? 30 });
-    const service = createRunnerService({ sql, storage: createStorage(config), engine, log, settings });
+    const service = createRunnerService({ sql, storage: createStorage(config), engine, host: engine, log, settings });
     const app = await buildRunner({ engine, log, service, key: runnerKey(config.APP_SECRET) });
     await app.listen({ port: 0, host: '127.0.0.1' });
     // Advertised at the port it got, before its first beat (service.start registers it).

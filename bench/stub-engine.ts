@@ -2,16 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LABEL, labelsOf } from '../services/contract/runner/copy-labels.js';
 import type { CopySpec } from '../services/contract/runner/copy-spec.js';
-import type {
-  CopyEngine,
-  CopyExit,
-  CopyRef,
-  CopyState,
-  EngineRun,
-  HostGuardState,
-  Listed,
-  StartHooks,
-} from '../runner/engine/copy-engine.js';
+import type { CopyEngine, CopyExit, CopyRef, CopyState, EngineRun, Listed, StartHooks } from '../runner/engine/copy-engine.js';
+import type { HostEngine, HostGuardState } from '../runner/engine/host-engine.js';
 
 // A CopyEngine that runs nothing, for the admission benchmark (bench/admission-burst.bench.ts):
 // the runner above it is the real one (admission, queue, starter, probe, records); only the
@@ -38,7 +30,7 @@ interface Held {
   startedAt: Date | null;
 }
 
-export class StubEngine implements CopyEngine {
+export class StubEngine implements CopyEngine, HostEngine {
   readonly can = { pause: false, checkpoint: false };
   /** Copies by handle: what `list` and `state` answer from. */
   private readonly held = new Map<string, Held>();

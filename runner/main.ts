@@ -15,8 +15,8 @@ const log = createLogger({ name: 'runner', level: config.LOG_LEVEL, pretty: conf
 const settings = runnerSettings(config, true);
 const sql = createSql(config.DATABASE_URL);
 const storage = createStorage(config);
-const engine = createEngine(config, settings, log);
-const service = createRunnerService({ sql, storage, engine, log, settings, registry: registryOf(config) });
+const { engine, host } = createEngine(config, settings, log);
+const service = createRunnerService({ sql, storage, engine, host, log, settings, registry: registryOf(config) });
 
 // Reconcile before listening: copies a previous run left are adopted (or cleaned up) before the
 // room can ask about them.

@@ -4,7 +4,8 @@ import type { Config } from '../services/core/config.js';
 import type { Sql } from '../services/core/db.js';
 import type { Logger } from '../services/core/log.js';
 import type { BuildRuns } from './build-runs.js';
-import type { CopyEngine, HostGuardState } from './engine/copy-engine.js';
+import type { CopyEngine } from './engine/copy-engine.js';
+import type { HostEngine, HostGuardState } from './engine/host-engine.js';
 import type { ImageStore } from './images/image-store.js';
 
 /** The runner's settings, in the units the code uses, read from the platform config. */
@@ -140,6 +141,8 @@ export interface Waiters {
 export interface RunnerContext {
   sql: Sql;
   engine: CopyEngine;
+  /** The engine's side on the runner's own host (the Docker engine): its guard and images; null on Kubernetes. */
+  hostEngine: HostEngine | null;
   images: ImageStore;
   runs: BuildRuns;
   log: Logger;
@@ -152,7 +155,7 @@ export interface RunnerContext {
   stopping: Set<string>;
   /** Asks for admissions of waiting viewers and a warm-pool top-up soon (a slot may have freed). */
   kick(): void;
-  /** The host guard after start; copies start only while `copies` (engine.guardHost). */
+  /** The host guard after start; copies start only while `copies` (hostEngine.guardHost). */
   hostGuard: HostGuardState;
   /** Start failures per build, so the warm pool backs off a build that keeps failing. */
   failures: Map<string, { count: number; until: number }>;

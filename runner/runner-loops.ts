@@ -9,6 +9,7 @@ import { cullIdle } from './loops/idle.js';
 import { reconcile, updateGauges } from './loops/reconcile.js';
 import { LOOP_WINDOW_MS, reconcileUsage } from './loops/usage-reconcile.js';
 import type { RunnerContext } from './runner-context.js';
+import { NO_HOST_TO_GUARD } from './engine/host-engine.js';
 import type { RouteSync } from './dataplane/route-sync.js';
 import { liveCopiesOf } from '../services/data/copies.sql.js';
 
@@ -24,7 +25,10 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
   return {
     /** Guard, exits, a first reconcile (adopting what a previous run left), then the loops. */
     async start(): Promise<void> {
-      ctx.hostGuard = await engine.guardHost({ mode: settings.hostGuard, iptables: settings.iptables, log });
+      // Only an engine on this host has a host to guard; on Kubernetes the copies' NetworkPolicy is the guard.
+      ctx.hostGuard = ctx.hostEngine
+        ? await ctx.hostEngine.guardHost({ mode: settings.hostGuard, iptables: settings.iptables, log })
+        : NO_HOST_TO_GUARD;
       exits = followExits({
         engine,
         runnerId: settings.runnerId,

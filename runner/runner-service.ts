@@ -7,6 +7,7 @@ import { createBackgroundWork } from './background-work.js';
 import { createBuildRuns } from './build-runs.js';
 import { createWaiters } from './copies/session-waiters.js';
 import type { CopyEngine } from './engine/copy-engine.js';
+import type { HostEngine } from './engine/host-engine.js';
 import { createImageStore } from './images/image-store.js';
 import type { RunnerContext, RunnerSettings } from './runner-context.js';
 import { createRunnerLoops } from './runner-loops.js';
@@ -22,6 +23,8 @@ export interface RunnerDeps {
   sql: Sql;
   storage: Storage;
   engine: CopyEngine;
+  /** The engine's side on this host (the Docker engine itself: createEngine's `host`); absent on Kubernetes. */
+  host?: HostEngine | null;
   log: Logger;
   settings: RunnerSettings;
   /** Where pushed builds' images are pulled from (issue 32); null when the platform has no registry. */
@@ -39,7 +42,16 @@ export function createRunnerService(deps: RunnerDeps) {
   const ctx: RunnerContext = {
     sql,
     engine,
-    images: createImageStore({ sql, storage: deps.storage, engine, log, maxImageBytes: settings.maxImageBytes, registry: deps.registry }),
+    hostEngine: deps.host ?? null,
+    images: createImageStore({
+      sql,
+      storage: deps.storage,
+      engine,
+      hostImages: deps.host ?? null,
+      log,
+      maxImageBytes: settings.maxImageBytes,
+      registry: deps.registry,
+    }),
     runs: createBuildRuns(sql),
     log,
     settings,

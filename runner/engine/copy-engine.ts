@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
-import type { Logger } from '../../services/core/log.js';
 
 // The runner's one door to where copies run, at the height of a copy's life: prepare an image,
 // start a copy and say where it answers, pause it, stop it, list what runs, follow the exits.
@@ -9,7 +8,9 @@ import type { Logger } from '../../services/core/log.js';
 // implementation, as trigger.dev's WorkloadManager and JupyterHub's Spawner keep theirs.
 // DockerEngine (docker-engine.ts) and KubernetesEngine (kubernetes/kubernetes-engine.ts) implement it,
 // RUNNER_ENGINE choosing (engine-factory.ts); test/support/runner/copy-engine-conformance.ts holds the
-// promises every engine keeps, and both run it.
+// promises every engine keeps, and both run it. What only an engine on the runner's own host does
+// (the host guard, the host's images) is not here: it is HostEngine (host-engine.ts), which the
+// Docker engine implements besides.
 
 /** What this engine can do beyond start and stop; the runner asks here before it asks for it. */
 export interface EngineCan {
@@ -102,28 +103,13 @@ export interface StartHooks {
   phase(name: string): void;
 }
 
-/** Whether copies may start on this host, after the engine secured it (the host guard). */
-export interface HostGuardState {
-  installed: boolean;
-  copies: boolean;
-  refusal: string | null;
-}
-
 export interface CopyEngine {
   readonly can: EngineCan;
   /** The engine answers. */
   ping(): Promise<void>;
-  /** Secures the host once at start, as `mode` asks; copies start only while the answer's `copies`. */
-  guardHost(opts: { mode: 'auto' | 'on' | 'off'; iptables: string; log: Logger }): Promise<HostGuardState>;
 
   /** The build's image, ready to start copies from; idempotent. Returns its ref (an image id). */
   prepare(build: BuildImage, signal?: AbortSignal): Promise<string>;
-  /** The image's id, or null when the engine does not hold it. */
-  imageId(ref: string): Promise<string | null>;
-  /** Every image's tags and creation time (seconds since the epoch), for the image collection. */
-  listImages(): Promise<{ id: string; tags: string[]; created: number }[]>;
-  /** Untags `ref`, removing the image when nothing else holds it; false when it is gone or in use. */
-  removeImage(ref: string): Promise<boolean>;
 
   /** Makes the copy, isolated and limited, runs it, and says where it answers. */
   start(spec: CopySpec, opts: StartHooks): Promise<{ handle: string; address: string }>;

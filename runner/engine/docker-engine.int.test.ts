@@ -25,6 +25,7 @@ copyEngineConformance('Docker', async () => {
     });
   const buildId = randomUUID();
   const tag = `localhost/build-${buildId}:latest`;
+  const log = createLogger({ name: 'engine-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   return {
     runnerId: settings.runnerId,
     make,
@@ -35,8 +36,10 @@ copyEngineConformance('Docker', async () => {
       maxBytes: settings.maxImageBytes,
       bundle: async () => ({ body: Readable.from([bundle]), size: bundle.length }),
     },
-    guard: { mode: settings.hostGuard, iptables: settings.iptables },
-    log: createLogger({ name: 'engine-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    // The host guard is the Docker engine's own (a HostEngine's), not the CopyEngine's.
+    secure: async (engine) => (await engine.guardHost({ mode: settings.hostGuard, iptables: settings.iptables, log })).installed,
+    holds: async (engine, image) => Boolean(await engine.imageId(image)),
+    log,
     hostAddresses: (guarded) =>
       Object.entries(networkInterfaces())
         .filter(([name]) => name !== 'lo' && (guarded || !name.startsWith(BRIDGE_PREFIX)))

@@ -11,11 +11,11 @@ import {
   type CopyRef,
   type CopyState,
   type EngineRun,
-  type HostGuardState,
   type Listed,
   type StartHooks,
 } from './copy-engine.js';
 import { DockerApi } from './docker/docker-api.js';
+import type { HostEngine, HostGuardState } from './host-engine.js';
 import { dockerExits } from './docker/docker-exits.js';
 import { createNetwork } from './docker/docker-networks.js';
 import { prepareImage } from './docker/docker-prepare.js';
@@ -26,11 +26,13 @@ import { installHostGuard, type GuardMode } from './docker/host-guard.js';
 // with a writable /app on a tmpfs of the host (writable-layer.ts, podman), behind the host guard's
 // iptables rules (host-guard.ts); its image comes from the build's bundle (docker-prepare.ts) and its
 // exits from /events (docker-exits.ts). The calls one at a time are DockerApi (docker/docker-api.ts).
+// Besides the CopyEngine it is a HostEngine (host-engine.ts): the host guard, and the host's images
+// (imageId, listImages, removeImage, in DockerApi) for the image collection.
 
 /** RUNNER_SUBNETS' default: where copies' /29 networks come from. */
 const DEFAULT_SUBNETS = '10.213.0.0/16';
 
-export class DockerEngine extends DockerApi implements CopyEngine {
+export class DockerEngine extends DockerApi implements CopyEngine, HostEngine {
   /** Docker pauses a container in place (the cgroup freezer); checkpoints need CRIU, which no host of ours has. */
   readonly can = { pause: true, checkpoint: false };
   private readonly subnets: string;

@@ -21,7 +21,8 @@ let storage: Storage;
 let engine: DockerEngine;
 const log = createLogger({ name: 'image-store-test', level: 'silent' });
 const tags: string[] = [];
-const store = (maxImageBytes = config.RUNNER_MAX_IMAGE_BYTES) => createImageStore({ sql, storage, engine, log, maxImageBytes });
+const store = (maxImageBytes = config.RUNNER_MAX_IMAGE_BYTES) =>
+  createImageStore({ sql, storage, engine, hostImages: engine, log, maxImageBytes });
 
 beforeAll(() => {
   sql = createSql(config.DATABASE_URL, { max: 4 });

@@ -4,6 +4,7 @@ import type { Sql } from '../../services/core/db.js';
 import type { Logger } from '../../services/core/log.js';
 import type { Storage } from '../../services/core/storage.js';
 import { ImageMissing, ImageTooLarge, type CopyEngine } from '../engine/copy-engine.js';
+import type { HostImages } from '../engine/host-engine.js';
 import { registryArchive } from './registry-archive.js';
 import { repositoryOf } from '../../services/core/registry/registry-token.js';
 import type { Registry } from '../../services/core/registry/registry-pull.js';
@@ -27,7 +28,7 @@ export interface ImageStore {
   forget(buildId: string): void;
   /** Builds whose image this store loaded or found (tests remove their tags afterwards). */
   loaded(): string[];
-  /** Removes build images no live, recent or running build needs (images/image-rule.ts). Returns the tags removed. */
+  /** Removes build images no live, recent or running build needs (images/image-rule.ts), from the host's images. Returns the tags removed. */
   collect(): Promise<string[]>;
 }
 
@@ -38,6 +39,8 @@ export function createImageStore(deps: {
   sql: Sql;
   storage: Storage;
   engine: CopyEngine;
+  /** The host's images (the Docker engine); null where nodes keep and collect their own (Kubernetes). */
+  hostImages: HostImages | null;
   log: Logger;
   maxImageBytes: number;
   /** The registry pushed builds are pulled from; null when the platform has none. */
@@ -109,26 +112,33 @@ export function createImageStore(deps: {
       known.delete(buildId);
     },
     async has(buildId) {
-      return Boolean(known.get(buildId) ?? (await deps.engine.imageId(tagOf(buildId))));
+      return Boolean(known.get(buildId) ?? (await deps.hostImages?.imageId(tagOf(buildId))));
     },
     async collect() {
-      const images: TaggedImage[] = (await deps.engine.listImages()).flatMap((image) =>
-        image.tags.flatMap((tag) => {
-          const buildId = buildIdOfTag(tag);
-          return buildId ? [{ tag, buildId, created: image.created }] : [];
-        }),
-      );
+      if (!deps.hostImages) return [];
+      const host = deps.hostImages;
+      const images = taggedBuildImages(await host.listImages());
       if (!images.length) return [];
       const ids = [...new Set(images.map((i) => i.buildId))];
       const rows = await buildsToKeep(deps.sql, ids, RECENT_BUILD_DAYS);
       const removed: string[] = [];
       for (const tag of tagsToRemove(images, new Map(rows.map((r) => [r.id, { keep: r.keep }])))) {
         // By tag: an image that carries other names too only loses this one.
-        if (await deps.engine.removeImage(tag)) removed.push(tag);
+        if (await host.removeImage(tag)) removed.push(tag);
         known.delete(buildIdOfTag(tag)!);
       }
       if (removed.length) deps.log.info({ removed }, 'unused build images removed');
       return removed;
     },
   };
+}
+
+/** The host's images by each tag that names a build (images/image-rule.ts). */
+function taggedBuildImages(images: { tags: string[]; created: number }[]): TaggedImage[] {
+  return images.flatMap((image) =>
+    image.tags.flatMap((tag) => {
+      const buildId = buildIdOfTag(tag);
+      return buildId ? [{ tag, buildId, created: image.created }] : [];
+    }),
+  );
 }

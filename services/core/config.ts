@@ -247,18 +247,11 @@ const Env = z.object({
   RUNNER_ENGINE: z.enum(['docker', 'kubernetes']).default('docker'),
   /** Read by @kubernetes/client-node itself (loadFromDefault): the kubeconfig file; unset in a pod, the pod's service account. */
   KUBECONFIG: z.string().optional(),
-  /** The namespace of copies' pods, NetworkPolicies and pull secrets; default the kubeconfig context's, else `default`. */
+  /** The namespace of copies' pods and pull secrets; default the kubeconfig context's, else `default`. */
   RUNNER_K8S_NAMESPACE: z
     .string()
     .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a Kubernetes namespace name')
     .optional(),
-  /** The labels of the pods that may reach copies (the data plane beside the runner), `key=value` comma-separated. */
-  RUNNER_K8S_REACHERS: z
-    .string()
-    .regex(/^[\w./-]+=[\w.-]*(,[\w./-]+=[\w.-]*)*$/, 'key=value pairs, comma-separated')
-    .default('app.kubernetes.io/name=demo-rooms,app.kubernetes.io/component=runner'),
-  /** Their namespace, when it is not the copies'. */
-  RUNNER_K8S_REACHERS_NAMESPACE: z.string().optional(),
   /** The platform's registry as the cluster's nodes reach it (`host[:port]`); default REGISTRY_URL's host. */
   RUNNER_K8S_REGISTRY_HOST: z.string().max(255).optional(),
   /** Engine calls in flight at once: the engine serialises much, and an unbounded burst only queues there. */

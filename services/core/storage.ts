@@ -47,54 +47,78 @@ export interface Storage {
  */
 const signedUploadHeaders = new Set(['content-length', 'content-type']);
 
-export function createStorage(
-  config: Pick<
-    Config,
-    'S3_ENDPOINT' | 'S3_PUBLIC_ENDPOINT' | 'S3_BUCKET' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_FORCE_PATH_STYLE'
-  >,
-): Storage {
-  const clientAt = (endpoint: string | undefined) =>
-    new S3Client({
-      endpoint,
-      region: config.S3_REGION,
-      forcePathStyle: config.S3_FORCE_PATH_STYLE,
-      credentials: config.S3_ACCESS_KEY_ID
-        ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY ?? '' }
-        : undefined,
-      // Checksums only where S3 demands them: S3-compatible stores do not all speak the newer
-      // aws-chunked trailer encoding, and a streamed body cannot be hashed up front anyway.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
-  const client = clientAt(config.S3_ENDPOINT);
+type StorageConfig = Pick<
+  Config,
+  'S3_ENDPOINT' | 'S3_PUBLIC_ENDPOINT' | 'S3_BUCKET' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_FORCE_PATH_STYLE'
+>;
+
+/** A client of the store at `endpoint`, with the config's region, addressing and credentials. */
+function s3Client(config: StorageConfig, endpoint: string | undefined): S3Client {
+  return new S3Client({
+    endpoint,
+    region: config.S3_REGION,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    credentials: config.S3_ACCESS_KEY_ID
+      ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY ?? '' }
+      : undefined,
+    // Checksums only where S3 demands them: S3-compatible stores do not all speak the newer
+    // aws-chunked trailer encoding, and a streamed body cannot be hashed up front anyway.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+/** One object written: a single streamed PUT when its size is known, else a multipart upload. */
+async function putObject(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  body: Parameters<Storage['put']>[1],
+  opts: NonNullable<Parameters<Storage['put']>[2]>,
+): Promise<void> {
+  // With a known size a single streamed PUT holds nothing in memory; S3 takes up to 5 GB so.
+  if (opts.size !== undefined) {
+    const broken = body instanceof Readable ? abortWhenBroken(body) : undefined;
+    await client.send(
+      new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: opts.contentType, ContentLength: opts.size }),
+      { abortSignal: broken?.signal },
+    );
+    return;
+  }
+  // Upload switches to multipart above 5 MiB, keeping at most queueSize parts in memory.
+  const upload = new Upload({
+    client,
+    params: { Bucket: bucket, Key: key, Body: body, ContentType: opts.contentType, ContentLength: opts.size },
+    queueSize: 2,
+    partSize: 8 * 1024 * 1024,
+    leavePartsOnError: false,
+  });
+  await upload.done();
+}
+
+/** Every object under `prefix`, page by page. */
+async function listObjects(client: S3Client, bucket: string, prefix: string) {
+  const found: { key: string; size: number; etag?: string }[] = [];
+  let token: string | undefined;
+  do {
+    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }));
+    for (const o of page.Contents ?? []) found.push({ key: o.Key!, size: Number(o.Size ?? 0), etag: o.ETag });
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return found;
+}
+
+export function createStorage(config: StorageConfig): Storage {
+  const client = s3Client(config, config.S3_ENDPOINT);
   // Presigned URLs name the address builders reach (the signature covers the host); no request is sent through it.
   const signer =
-    config.S3_PUBLIC_ENDPOINT && config.S3_PUBLIC_ENDPOINT !== config.S3_ENDPOINT ? clientAt(config.S3_PUBLIC_ENDPOINT) : client;
+    config.S3_PUBLIC_ENDPOINT && config.S3_PUBLIC_ENDPOINT !== config.S3_ENDPOINT ? s3Client(config, config.S3_PUBLIC_ENDPOINT) : client;
   const bucket = config.S3_BUCKET;
 
   return {
     bucket,
     client,
-    async put(key, body, opts = {}) {
-      // With a known size a single streamed PUT holds nothing in memory; S3 takes up to 5 GB so.
-      if (opts.size !== undefined) {
-        const broken = body instanceof Readable ? abortWhenBroken(body) : undefined;
-        await client.send(
-          new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: opts.contentType, ContentLength: opts.size }),
-          { abortSignal: broken?.signal },
-        );
-        return;
-      }
-      // Upload switches to multipart above 5 MiB, keeping at most queueSize parts in memory.
-      const upload = new Upload({
-        client,
-        params: { Bucket: bucket, Key: key, Body: body, ContentType: opts.contentType, ContentLength: opts.size },
-        queueSize: 2,
-        partSize: 8 * 1024 * 1024,
-        leavePartsOnError: false,
-      });
-      await upload.done();
-    },
+    put: (key, body, opts = {}) => putObject(client, bucket, key, body, opts),
     async get(key, range) {
       try {
         const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
@@ -118,18 +142,7 @@ export function createStorage(
         throw err;
       }
     },
-    async list(prefix) {
-      const found: { key: string; size: number; etag?: string }[] = [];
-      let token: string | undefined;
-      do {
-        const page = await client.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }),
-        );
-        for (const o of page.Contents ?? []) found.push({ key: o.Key!, size: Number(o.Size ?? 0), etag: o.ETag });
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
-      return found;
-    },
+    list: (prefix) => listObjects(client, bucket, prefix),
     async deletePrefix(prefix) {
       const keys = await this.list(prefix);
       for (let i = 0; i < keys.length; i += 1000) {

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { copyNetworkPolicy } from '../../runner/engine/kubernetes/copy-network-policy.js';
+import { LABEL } from '../../services/contract/runner/copy-labels.js';
 import { copyPod } from '../../runner/engine/kubernetes/copy-pod.js';
 import { restrictedViolations, type PodSpecLike } from '../support/kubernetes/pod-security.js';
 import { onTheWire } from '../support/kubernetes/strict-objects.js';
@@ -66,7 +66,12 @@ describe("copies' namespace (M2)", () => {
     const inCopies = all
       .filter((o) => o.object.metadata.namespace === copiesNamespace())
       .map((o) => `${o.object.kind} ${o.object.metadata.name}`);
-    expect(inCopies.sort()).toEqual(['NetworkPolicy default-deny', 'Role demo-rooms-runner', 'RoleBinding demo-rooms-runner']);
+    expect(inCopies.sort()).toEqual([
+      'NetworkPolicy copies',
+      'NetworkPolicy default-deny',
+      'Role demo-rooms-runner',
+      'RoleBinding demo-rooms-runner',
+    ]);
   });
 
   it.skipIf(!hasKubectl())('is where `kubectl kustomize` puts them (kubectl on this machine)', () => {
@@ -75,6 +80,7 @@ describe("copies' namespace (M2)", () => {
     );
     const where = (kind: string, name: string) => rendered.find((o) => o.kind === kind && o.metadata.name === name)?.metadata.namespace;
     expect(where('NetworkPolicy', 'default-deny')).toBe(copiesNamespace());
+    expect(where('NetworkPolicy', 'copies')).toBe(copiesNamespace());
     expect(where('Role', 'demo-rooms-runner')).toBe(copiesNamespace());
     expect(where('RoleBinding', 'demo-rooms-runner')).toBe(copiesNamespace());
     expect(where('Deployment', 'demo-rooms-runner')).toBe(platformNamespace());
@@ -82,32 +88,37 @@ describe("copies' namespace (M2)", () => {
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'demo-rooms-runner', namespace: platformNamespace() }]);
   });
 
-  it('denies all ingress and egress to every pod there; the one way in is a copy’s own policy, from the runner’s pod', () => {
+  it('denies all ingress and egress to every pod there; the one way in is the copies’ policy, from the runner’s pod', () => {
     const deny = one('copies.yaml', 'NetworkPolicy', 'default-deny');
     expect(deny.metadata.namespace).toBe(copiesNamespace());
     expect(deny.spec.podSelector).toEqual({});
     expect([...deny.spec.policyTypes].sort()).toEqual(['Egress', 'Ingress']);
     expect(deny.spec.ingress ?? []).toEqual([]);
     expect(deny.spec.egress ?? []).toEqual([]);
-    // Each copy's policy, as the runner's settings make it: the runner's pod, in the runner's namespace, on the copy's port.
-    const pod = runnerPod();
-    const env = envOf(container(pod, 'runner'));
-    expect(env.RUNNER_K8S_REACHERS_NAMESPACE.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.namespace' } });
-    const podLabels = Object.fromEntries(env.RUNNER_K8S_REACHERS.value.split(',').map((p: string) => p.split('=')));
-    expect(pod.metadata.labels).toMatchObject(podLabels);
-    const policy = onTheWire(
-      copyNetworkPolicy(copySpec(), copiesNamespace(), { podLabels, namespace: platformNamespace() }),
-      'V1NetworkPolicy',
-    ) as Obj;
-    expect(policy.spec.ingress).toEqual([
-      {
-        from: [
-          { podSelector: { matchLabels: podLabels }, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'demo-rooms' } } },
-        ],
-        ports: [{ protocol: 'TCP', port: 8080 }],
-      },
-    ]);
+    // One policy for every copy (the runner makes none): it selects them by the label each copy's
+    // pod carries, lets in the runner's pod alone, in the platform's namespace, on the port each
+    // copy's container names, and lets nothing out.
+    const policy = one('copies.yaml', 'NetworkPolicy', 'copies');
+    expect(policy.metadata.namespace).toBe(copiesNamespace());
+    expect(policy.spec.podSelector).toEqual({ matchExpressions: [{ key: LABEL.copy, operator: 'Exists' }] });
+    expect([...policy.spec.policyTypes].sort()).toEqual(['Egress', 'Ingress']);
     expect(policy.spec.egress).toEqual([]);
+    const pod = runnerPod();
+    const [rule, ...others] = policy.spec.ingress;
+    expect(others).toEqual([]);
+    expect(rule.from).toHaveLength(1);
+    expect(pod.metadata.labels).toMatchObject(rule.from[0].podSelector.matchLabels);
+    // No pod of the platform but a runner's carries those labels (runner-docker-hosts.yaml is the other way to run it).
+    const alike = all.filter((o) =>
+      Object.entries(rule.from[0].podSelector.matchLabels).every(([k, v]) => o.object.spec?.template?.metadata?.labels?.[k] === v),
+    );
+    expect(alike.map((o) => o.file).sort()).toEqual(['runner-docker-hosts.yaml', 'runner.yaml']);
+    expect(rule.from[0].namespaceSelector).toEqual({ matchLabels: { 'kubernetes.io/metadata.name': platformNamespace() } });
+    const copy = copyPod(copySpec(), { namespace: copiesNamespace(), image: copySpec().image, pullSecret: null });
+    const copyPort = copy.spec!.containers.find((c) => c.name === 'copy')!.ports!;
+    expect(rule.ports).toEqual([{ protocol: 'TCP', port: copyPort[0].name }]);
+    expect(copyPort).toEqual([{ name: rule.ports[0].port, containerPort: 8080, protocol: 'TCP' }]);
+    expect(copy.metadata!.labels).toHaveProperty(LABEL.copy);
   });
 
   it("admits a copy's pod: it meets `restricted`", () => {
@@ -144,7 +155,6 @@ describe("the runner's rights (M2)", () => {
       pods: ['create', 'delete', 'list', 'patch', 'watch'],
       'pods/log': ['get'],
       secrets: ['create', 'get', 'update'],
-      networkpolicies: ['create', 'delete', 'list'],
     });
   });
 

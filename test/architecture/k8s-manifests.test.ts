@@ -34,10 +34,10 @@ describe('the shipped Kubernetes files', () => {
     expect(kustomization.resources).toEqual(expect.arrayContaining(['runner.yaml', 'dataplane.yaml']));
   });
 
-  it("gives the runner the copies' namespace's pods, logs, pull secrets and network policies, and nothing cluster-wide", () => {
+  it("gives the runner the copies' namespace's pods, logs and pull secrets, and nothing cluster-wide", () => {
     expect(all.filter((o) => /^Cluster/.test(o.object.kind))).toEqual([]);
     const role = find('Role', 'demo-rooms-runner') as { rules: { resources: string[]; verbs: string[] }[] };
-    expect(role.rules.flatMap((r) => r.resources).sort()).toEqual(['networkpolicies', 'pods', 'pods/log', 'secrets']);
+    expect(role.rules.flatMap((r) => r.resources).sort()).toEqual(['pods', 'pods/log', 'secrets']);
     expect(role.rules.flatMap((r) => r.verbs)).not.toContain('*');
     const deployment = find('Deployment', 'demo-rooms-runner') as {
       spec: { template: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> } };
@@ -52,9 +52,10 @@ describe('the shipped Kubernetes files', () => {
     const runner = pod.containers.find((c) => c.name === 'runner')!;
     const env = Object.fromEntries(runner.env.map((e) => [e.name, e.value]));
     expect(env.RUNNER_ENGINE).toBe('kubernetes');
-    // Copies admit this pod's labels: the data plane beside the runner.
-    const reachers = Object.fromEntries(env.RUNNER_K8S_REACHERS!.split(',').map((p) => p.split('=')));
-    expect(deployment.spec.template.metadata.labels).toMatchObject(reachers);
+    // The copies' NetworkPolicy admits this pod's labels: the data plane beside the runner.
+    const policy = all.find((o) => o.file === 'copies.yaml' && o.object.kind === 'NetworkPolicy' && o.object.metadata.name === 'copies')!
+      .object as unknown as { spec: { ingress: { from: { podSelector: { matchLabels: Record<string, string> } }[] }[] } };
+    expect(deployment.spec.template.metadata.labels).toMatchObject(policy.spec.ingress[0].from[0].podSelector.matchLabels);
     // The admin socket shared through one volume.
     const dataplane = pod.containers.find((c) => c.name === 'dataplane')!;
     expect(dataplane.volumeMounts).toContainEqual({ name: 'dataplane', mountPath: '/dataplane' });

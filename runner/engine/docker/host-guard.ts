@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Logger } from '../../../services/core/log.js';
-import type { HostGuardState } from '../copy-engine.js';
+import type { HostGuardState } from '../host-engine.js';
 import { BRIDGE_PREFIX } from '../../../services/contract/runner/copy-labels.js';
 
 const run = promisify(execFile);

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { KubeConfig } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { KubeConfig, NetworkingV1Api, type V1NetworkPolicy } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
 import { describe, it } from 'vitest';
+import { LABEL } from '../../../services/contract/runner/copy-labels.js';
 import { createLogger } from '../../../services/core/log.js';
 import { copyEngineConformance } from '../../../test/support/runner/copy-engine-conformance.js';
 import { KubernetesEngine, runnerPodSelector } from './kubernetes-engine.js';
@@ -15,7 +18,33 @@ import { PodReflector } from './pod-reflector.js';
 //   K8S_TEST_IMAGE         the demo image (test/support/runner/demo) by digest: host/repository@sha256:…
 //   K8S_TEST_NAMESPACE     where its pods go (default `default`); the suite removes what it made
 //   K8S_TEST_INGRESS_CIDR  this machine's address range as the pods see it: the suite reaches the
-//                          copies from here, so their NetworkPolicy lets it in besides the data plane
+//                          copies from here, so the copies' NetworkPolicy lets it in
+// The engine makes no NetworkPolicy: the shipped one (infra/k8s/copies.yaml, `copies`) is applied to
+// the namespace for this suite's copies, with this machine in place of the runner's pod.
+
+/** The shipped copies' policy, for this suite's copies alone, letting in `cidr` instead of the runner's pod. */
+function suitePolicy(namespace: string, runnerId: string, cidr: string | undefined): V1NetworkPolicy {
+  const copiesYaml = new URL('../../../infra/k8s/copies.yaml', import.meta.url);
+  const shipped = parseAllDocuments(readFileSync(copiesYaml, 'utf8'))
+    .map((d) => d.toJS() as V1NetworkPolicy & { spec: { ingress: { ports: unknown }[] } })
+    .find((o) => o.kind === 'NetworkPolicy' && o.metadata?.name === 'copies')!;
+  return {
+    ...shipped,
+    metadata: { name: `copies-${runnerId}`, namespace },
+    spec: {
+      ...shipped.spec,
+      podSelector: { ...shipped.spec.podSelector, matchLabels: { [LABEL.runner]: runnerId } },
+      // `_from`: client-node's name for `from`; its serializer sends `from`. A label no pod carries,
+      // so only this machine reaches the copies.
+      ingress: [
+        {
+          _from: [{ podSelector: { matchLabels: { 'rooms.test-reacher': runnerId } } }, ...(cidr ? [{ ipBlock: { cidr } }] : [])],
+          ports: shipped.spec.ingress[0].ports,
+        },
+      ],
+    } as V1NetworkPolicy['spec'],
+  };
+}
 
 const kubeconfig = process.env.KUBECONFIG;
 
@@ -41,11 +70,6 @@ if (!kubeconfig) {
         namespace,
         watch: new PodReflector({ kc, namespace, labelSelector: runnerPodSelector(runnerId), log }),
         registryHost,
-        // A label no pod carries: only this machine (below) reaches the copies.
-        reachers: {
-          podLabels: { 'rooms.test-reacher': runnerId },
-          ...(process.env.K8S_TEST_INGRESS_CIDR ? { cidrs: [process.env.K8S_TEST_INGRESS_CIDR] } : {}),
-        },
       });
       engines.push(engine);
       return engine;
@@ -53,6 +77,8 @@ if (!kubeconfig) {
     const kc = new KubeConfig();
     kc.loadFromDefault();
     const server = new URL(kc.getCurrentCluster()?.server ?? 'https://127.0.0.1');
+    const net = kc.makeApiClient(NetworkingV1Api);
+    const policy = suitePolicy(namespace, runnerId, process.env.K8S_TEST_INGRESS_CIDR);
     return {
       runnerId,
       make,
@@ -64,7 +90,11 @@ if (!kubeconfig) {
         pushed: { repository, digest },
         bundle: () => Promise.reject(new Error('the Kubernetes engine pulls; it never reads a bundle')),
       },
-      guard: { mode: 'auto', iptables: 'iptables' },
+      // No host to guard: the copies' NetworkPolicy is the guard, applied before any copy starts.
+      secure: async () => {
+        await net.createNamespacedNetworkPolicy({ namespace, body: policy });
+        return true;
+      },
       log,
       // No egress at all: this machine's addresses and the API server's are as unreachable as the world.
       hostAddresses: () => [
@@ -76,6 +106,7 @@ if (!kubeconfig) {
       pidsLimited: false,
       close: async () => {
         for (const engine of engines) await engine.close();
+        await net.deleteNamespacedNetworkPolicy({ name: policy.metadata!.name!, namespace }).catch(() => {});
       },
     };
   });

@@ -7,8 +7,9 @@ import { ImageMissing, type BuildImage } from '../copy-engine.js';
 import { KubernetesEngine } from './kubernetes-engine.js';
 import { podRun } from './pod-status.js';
 
-// What the Kubernetes engine answers without an API server: its image refs, what it can do, its
-// guard, and copies' states from its pod cache. Its calls to the API run in kubernetes-engine.k8s.test.ts.
+// What the Kubernetes engine answers without an API server: its image refs, what it can do (and
+// what it is not: a host engine), and copies' states and list from its pod cache. Its calls to the
+// API run in kubernetes-engine.k8s.test.ts.
 
 const engine = (watch = new MemoryPodWatch()) => {
   const kc = new KubeConfig();
@@ -24,7 +25,6 @@ const engine = (watch = new MemoryPodWatch()) => {
     namespace: 'copies',
     watch,
     registryHost: 'registry.example.com',
-    reachers: { podLabels: { a: 'b' } },
   });
 };
 const build = (over: Partial<BuildImage> = {}): BuildImage => ({
@@ -43,8 +43,6 @@ describe('the Kubernetes engine, without a cluster', () => {
     const ref = await e.prepare(build({ pushed: { repository: 'ws/project', digest } }));
     expect(ref).toBe(`registry.example.com/ws/project@${digest}`);
     expect(await e.prepare(build({ pushed: { repository: 'ws/project', digest } }))).toBe(ref);
-    expect(await e.imageId(ref)).toBe(ref);
-    expect(await e.imageId('localhost/build-x:latest')).toBeNull();
     await expect(e.prepare(build())).rejects.toBeInstanceOf(ImageMissing);
   });
 
@@ -54,8 +52,24 @@ describe('the Kubernetes engine, without a cluster', () => {
     expect('pause' in e || 'resume' in e || 'checkpoint' in e || 'restore' in e).toBe(false);
   });
 
-  it('lets copies start: their NetworkPolicies are the guard', async () => {
-    expect(await engine().guardHost()).toEqual({ installed: true, copies: true, refusal: null });
+  it("is no engine of the runner's host: no guard to install, no images to keep, no policy of its own to make", () => {
+    const e = engine();
+    for (const call of ['guardHost', 'imageId', 'listImages', 'removeImage']) expect(call in e, call).toBe(false);
+    expect(Object.getOwnPropertyNames(KubernetesEngine.prototype).filter((m) => /polic/i.test(m))).toEqual([]);
+  });
+
+  it('lists only pods: a start leaves nothing of its own before its pod', async () => {
+    const watch = new MemoryPodWatch();
+    const e = engine(watch);
+    const copyId = randomUUID();
+    watch.set({ metadata: { name: `rc-${copyId}`, labels: { 'rooms.runner': 'r1', 'rooms.copy': copyId } }, status: { phase: 'Pending' } });
+    watch.set({
+      metadata: { name: `rc-${randomUUID()}`, labels: { 'rooms.runner': 'r2', 'rooms.copy': 'other' } },
+      status: { phase: 'Pending' },
+    });
+    expect(await e.list('r1')).toEqual([
+      { copyId, handle: `rc-${copyId}`, status: 'created', labels: { 'rooms.runner': 'r1', 'rooms.copy': copyId } },
+    ]);
   });
 
   it("reads a copy's state from the pod cache, and null once the pod is gone", async () => {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiException, CoreV1Api, NetworkingV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { LABEL } from '../../../services/contract/runner/copy-labels.js';
 import { STOP_TIMEOUT_S, type CopySpec } from '../../../services/contract/runner/copy-spec.js';
 import {
@@ -12,11 +12,9 @@ import {
   type CopyRef,
   type CopyState,
   type EngineRun,
-  type HostGuardState,
   type Listed,
   type StartHooks,
 } from '../copy-engine.js';
-import { copyNetworkPolicy, type CopyReachers } from './copy-network-policy.js';
 import { copyPod, COPY_CONTAINER, podName } from './copy-pod.js';
 import { podExits } from './pod-exits.js';
 import { copyOf, podCopyStatus, podEnd, podRun, podRunning, podState, podStuck } from './pod-status.js';
@@ -24,15 +22,17 @@ import type { PodWatch } from './pod-watch.js';
 import { EXPIRES_ANNOTATION, pullSecret, pullSecretName, type PullCredential } from './pull-secret.js';
 
 // The CopyEngine (../copy-engine.ts) over the Kubernetes API: a copy is a pod of its own
-// (copy-pod.ts) behind a NetworkPolicy of its own (copy-network-policy.ts), its image pulled by
-// digest from the platform's registry with its workspace's pull secret (pull-secret.ts). The pods'
-// states come from one shared cache of the runner's pods (PodWatch, pod-reflector.ts), never from
-// polling the API; exits too (pod-exits.ts). Nothing runs on the runner's host: no image to load,
-// no host to guard (the NetworkPolicy is the guard), no pause.
+// (copy-pod.ts), its image pulled by digest from the platform's registry with its workspace's pull
+// secret (pull-secret.ts). The pods' states come from one shared cache of the runner's pods
+// (PodWatch, pod-reflector.ts), never from polling the API; exits too (pod-exits.ts). Nothing runs
+// on the runner's host: no image to load or collect, no host to guard (it is no HostEngine,
+// ../host-engine.ts), no pause. Copies' isolation is one label-selected NetworkPolicy the shipped
+// manifests carry (infra/k8s/copies.yaml, `copies`), as JupyterHub's chart does for its user pods:
+// the engine makes no policy of its own, so a start is a pod and a stop is its deletion.
 
 export interface KubernetesEngineOptions {
   kc: KubeConfig;
-  /** Where copies' pods, policies and pull secrets live. */
+  /** Where copies' pods and pull secrets live (and the copies' NetworkPolicy, infra/k8s/copies.yaml). */
   namespace: string;
   /** The runner's pods as last seen; started by the engine on first use. */
   watch: PodWatch;
@@ -40,8 +40,6 @@ export interface KubernetesEngineOptions {
   registryHost: string | null;
   /** A pull credential for a workspace's repositories; absent when nodes pull without one (a test registry). */
   pullCredential?: (workspaceId: string) => PullCredential;
-  /** Who may reach copies (the data plane's pods). */
-  reachers: CopyReachers;
 }
 
 const CREATE_RETRIES = 3;
@@ -59,7 +57,6 @@ export class KubernetesEngine implements CopyEngine {
    */
   readonly can = { pause: false, checkpoint: false };
   private readonly core: CoreV1Api;
-  private readonly net: NetworkingV1Api;
   private readonly ns: string;
   private started: Promise<void> | null = null;
   /** When each workspace's pull secret this process wrote expires (ms since the epoch). */
@@ -67,7 +64,6 @@ export class KubernetesEngine implements CopyEngine {
 
   constructor(private readonly o: KubernetesEngineOptions) {
     this.core = o.kc.makeApiClient(CoreV1Api);
-    this.net = o.kc.makeApiClient(NetworkingV1Api);
     this.ns = o.namespace;
   }
 
@@ -84,15 +80,6 @@ export class KubernetesEngine implements CopyEngine {
     await this.core.getAPIResources();
   }
 
-  /**
-   * Nothing to install on a host: each copy's NetworkPolicy is its guard, and copies start. The
-   * cluster's network plugin must enforce NetworkPolicies (Calico, Cilium, kube-router, k3s's
-   * default); one that does not leaves copies open, which the API cannot tell (docs/kubernetes.md).
-   */
-  async guardHost(): Promise<HostGuardState> {
-    return { installed: true, copies: true, refusal: null };
-  }
-
   /** Nothing to load: a node pulls the pushed image by its digest. A build never pushed cannot run here. */
   async prepare(build: BuildImage): Promise<string> {
     if (!build.pushed) throw new ImageMissing(`build ${build.buildId} has no image in the registry: this engine runs pushed images only`);
@@ -101,22 +88,8 @@ export class KubernetesEngine implements CopyEngine {
     return `${this.o.registryHost}/${build.pushed.repository}@${build.pushed.digest}`;
   }
 
-  /** A digest names its image for good; whether a node holds it is the node's. */
-  async imageId(ref: string): Promise<string | null> {
-    return /@sha256:[0-9a-f]{64}$/.test(ref) ? ref : null;
-  }
-
-  /** Nodes keep and collect images themselves (the kubelet's image garbage collection). */
-  async listImages(): Promise<{ id: string; tags: string[]; created: number }[]> {
-    return [];
-  }
-
-  async removeImage(): Promise<boolean> {
-    return false;
-  }
-
   /**
-   * Policy, then the pod behind its gate (recorded through `made`), the gate lifted, then the pod
+   * The pod behind its gate (recorded through `made`), the gate lifted, then the pod
    * running as KubeSpawner waits for it, from the cache. What was made stays for the caller's stop.
    * A pod that never runs (no node has room, an image still pulling) is waited for until the
    * signal ends the start: the runner's start deadline (RUNNER_START_DEADLINE_S) is this engine's
@@ -127,12 +100,6 @@ export class KubernetesEngine implements CopyEngine {
     o.signal.throwIfAborted();
     const pullSecret = await this.ensurePullSecret(spec.workspaceId);
     o.phase('pull secret');
-    await this.create(
-      'policy',
-      () => this.net.createNamespacedNetworkPolicy({ namespace: this.ns, body: copyNetworkPolicy(spec, this.ns, this.o.reachers) }),
-      o.signal,
-    );
-    o.phase('policy');
     o.signal.throwIfAborted();
     const handle = podName(spec.copyId);
     await this.create(
@@ -225,23 +192,16 @@ export class KubernetesEngine implements CopyEngine {
   }
 
   /**
-   * The pod and its policy, each tried even when the other fails; resolves once the cache has no
-   * pod, with the pod's run as last seen before it went: the kubelet's terminated.finishedAt when
+   * The pod, deleted; resolves once the cache has no pod, with the pod's run as last seen before it went: the kubelet's terminated.finishedAt when
    * it reported one, else the moment the cache saw the pod gone (a deleted pod is forgotten).
    */
   async stop(copy: CopyRef): Promise<EngineRun | null> {
     await this.ready();
     const name = copy.handle ?? podName(copy.copyId);
     let last = this.o.watch.get(name);
-    const failed: string[] = [];
-    const attempt = async (what: string, step: () => Promise<unknown>) => {
-      await step().catch((err: Error) => {
-        if (!gone(err)) failed.push(`${what}: ${err.message}`);
-      });
-    };
-    await attempt('pod', () => this.core.deleteNamespacedPod({ name, namespace: this.ns, gracePeriodSeconds: STOP_TIMEOUT_S }));
-    await attempt('policy', () => this.net.deleteNamespacedNetworkPolicy({ name: podName(copy.copyId), namespace: this.ns }));
-    if (failed.length) throw new EngineError(`not removed: ${failed.join('; ')}`);
+    await this.core.deleteNamespacedPod({ name, namespace: this.ns, gracePeriodSeconds: STOP_TIMEOUT_S }).catch((err: Error) => {
+      if (!gone(err)) throw new EngineError(`not removed: pod: ${err.message}`, status(err));
+    });
     await this.o.watch
       .waitFor(
         name,
@@ -275,22 +235,16 @@ export class KubernetesEngine implements CopyEngine {
     return pod ? podState(pod) : null;
   }
 
-  /** Pods of this runner, then policies with no pod (a start that ended before its pod, a stop half done). */
+  /**
+   * The pods of this runner, from the cache. A start leaves nothing of its own before its pod (the
+   * pull secret is the workspace's, kept for its next copies), so there are no leftovers to list.
+   */
   async list(runnerId: string): Promise<Listed[]> {
     await this.ready();
-    const byCopy = new Map<string, Listed>();
-    for (const pod of this.o.watch.list()) {
+    return this.o.watch.list().flatMap((pod) => {
       const copyId = copyOf(pod, runnerId);
-      if (copyId)
-        byCopy.set(copyId, { copyId, handle: pod.metadata!.name!, status: podCopyStatus(pod), labels: pod.metadata?.labels ?? {} });
-    }
-    const policies = await this.net.listNamespacedNetworkPolicy({ namespace: this.ns, labelSelector: `${LABEL.runner}=${runnerId}` });
-    for (const policy of policies.items) {
-      const labels = policy.metadata?.labels ?? {};
-      const copyId = labels[LABEL.copy];
-      if (copyId && !byCopy.has(copyId)) byCopy.set(copyId, { copyId, handle: null, status: null, labels });
-    }
-    return [...byCopy.values()];
+      return copyId ? [{ copyId, handle: pod.metadata!.name!, status: podCopyStatus(pod), labels: pod.metadata?.labels ?? {} }] : [];
+    });
   }
 
   async exits(runnerId: string, opts?: { since?: number; signal?: AbortSignal }): Promise<AsyncIterable<CopyExit>> {

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import type { CopySpec } from '../../../services/contract/runner/copy-spec.js';
 import { restrictedViolations, type PodSpecLike } from '../../../test/support/kubernetes/pod-security.js';
 import { onTheWire, unknownFields, validateStrict } from '../../../test/support/kubernetes/strict-objects.js';
-import { copyNetworkPolicy } from './copy-network-policy.js';
 import { copyPod, COPY_CONTAINER, RECORD_GATE, SEED_CONTAINER } from './copy-pod.js';
 import { pullSecret } from './pull-secret.js';
 
@@ -26,7 +25,6 @@ const spec = (over: Partial<CopySpec> = {}): CopySpec => ({
   writableMb: 16,
   ...over,
 });
-const reachers = { podLabels: { 'app.kubernetes.io/name': 'demo-rooms', 'app.kubernetes.io/component': 'runner' } };
 
 describe('the objects of a copy on Kubernetes', () => {
   it('builds a pod the API takes as it is, with no field it would drop', async () => {
@@ -140,38 +138,6 @@ describe('the objects of a copy on Kubernetes', () => {
     expect(() => copyPod(spec({ runnerId: 'Runner A' }), { namespace: 'copies', image: 'x', pullSecret: null })).toThrow(
       /label rooms.runner/,
     );
-  });
-
-  it("builds a network policy that leaves a copy no egress and only the data plane's ingress on its port", async () => {
-    const s = spec();
-    const policy = copyNetworkPolicy(s, 'copies', reachers);
-    expect(unknownFields(policy, 'V1NetworkPolicy', 'typed')).toEqual([]);
-    const wire = onTheWire(policy, 'V1NetworkPolicy');
-    await validateStrict(wire);
-    expect(wire).toMatchObject({
-      metadata: { name: `rc-${s.copyId}`, namespace: 'copies', labels: { 'rooms.copy': s.copyId, 'rooms.runner': s.runnerId } },
-      spec: {
-        podSelector: { matchLabels: { 'rooms.copy': s.copyId } },
-        policyTypes: ['Ingress', 'Egress'],
-        egress: [],
-        ingress: [{ from: [{ podSelector: { matchLabels: reachers.podLabels } }], ports: [{ protocol: 'TCP', port: 8080 }] }],
-      },
-    });
-  });
-
-  it('names the data plane by namespace too when it runs in another, and a test host by address', async () => {
-    const wire = onTheWire(
-      copyNetworkPolicy(spec(), 'copies', { ...reachers, namespace: 'demo-rooms', cidrs: ['10.0.0.5/32'] }),
-      'V1NetworkPolicy',
-    );
-    await validateStrict(wire);
-    expect((wire.spec as { ingress: { from: unknown[] }[] }).ingress[0].from).toEqual([
-      {
-        podSelector: { matchLabels: reachers.podLabels },
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'demo-rooms' } },
-      },
-      { ipBlock: { cidr: '10.0.0.5/32' } },
-    ]);
   });
 
   it("builds a workspace's pull secret for its registry alone", async () => {

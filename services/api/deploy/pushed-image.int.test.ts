@@ -68,6 +68,7 @@ describe('a build from a pushed image', () => {
       sql,
       storage: createStorage(config),
       engine,
+      hostImages: engine,
       log: createLogger({ name: 'pushed-test', level: 'silent' }),
       maxImageBytes: config.RUNNER_MAX_IMAGE_BYTES,
       registry: registryOf(config),

@@ -54,43 +54,29 @@ interface Upload {
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const MAX_MANIFEST = 4 << 20;
 
-export async function startReceivingRegistry(options: ReceivingOptions): Promise<ReceivingRegistry> {
-  const name = `pitch-push-${randomBytes(8).toString('hex')}`;
+const reply = (res: ServerResponse, status: number, headers: Record<string, string | number> = {}, code?: string) => {
+  const body = code ? JSON.stringify({ errors: [{ code, message: code.toLowerCase().replace(/_/g, ' ') }] }) : '';
+  res.writeHead(status, { 'docker-distribution-api-version': 'registry/2.0', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+};
+
+/** A manifest's bytes, or null past MAX_MANIFEST. */
+async function readManifest(req: IncomingMessage): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_MANIFEST) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The push's uploads, spooled to files, and the blobs they became, within one byte bound for the push. */
+function uploadSpool(spoolDir: string, maxBytes: number) {
   const received = new Map<string, ReceivedBlob>();
   const uploads = new Map<string, Upload>();
-  let manifest: Buffer | null = null;
   let written = 0;
-  let reachedNow!: () => void;
-  const reached = new Promise<void>((resolve) => (reachedNow = resolve));
-
-  const reply = (res: ServerResponse, status: number, headers: Record<string, string | number> = {}, code?: string) => {
-    const body = code ? JSON.stringify({ errors: [{ code, message: code.toLowerCase().replace(/_/g, ' ') }] }) : '';
-    res.writeHead(status, { 'docker-distribution-api-version': 'registry/2.0', 'content-length': Buffer.byteLength(body), ...headers });
-    res.end(body);
-  };
-
-  /**
-   * Appends a request body to an upload, within the push's byte bound. Past it, the rest of the
-   * body is read and dropped (the answer then reaches the engine, which a reset would not) and the
-   * upload is forgotten: false.
-   */
-  const append = async (req: IncomingMessage, id: string, upload: Upload): Promise<boolean> => {
-    let over = false;
-    for await (const chunk of req) {
-      if (over) continue;
-      written += (chunk as Buffer).length;
-      if (written > options.maxBytes) {
-        over = true;
-        continue;
-      }
-      if (upload.failed) throw upload.failed;
-      upload.size += (chunk as Buffer).length;
-      upload.hash.update(chunk as Buffer);
-      if (!upload.out.write(chunk)) await new Promise<void>((resolve) => upload.out.once('drain', () => resolve()));
-    }
-    if (over) await drop(id, upload);
-    return !over;
-  };
 
   const drop = async (id: string, upload: Upload) => {
     uploads.delete(id);
@@ -98,31 +84,105 @@ export async function startReceivingRegistry(options: ReceivingOptions): Promise
     await rm(upload.file, { force: true });
   };
 
-  const open = () => {
-    const id = randomBytes(12).toString('hex');
-    const file = join(options.spoolDir, `upload-${id}`);
-    const upload: Upload = { file, out: createWriteStream(file), hash: createHash('sha256'), size: 0 };
-    upload.out.on('error', (err) => {
-      upload.failed = err;
-    });
-    uploads.set(id, upload);
-    return id;
+  return {
+    received,
+    uploads,
+    drop,
+    open() {
+      const id = randomBytes(12).toString('hex');
+      const file = join(spoolDir, `upload-${id}`);
+      const upload: Upload = { file, out: createWriteStream(file), hash: createHash('sha256'), size: 0 };
+      upload.out.on('error', (err) => {
+        upload.failed = err;
+      });
+      uploads.set(id, upload);
+      return id;
+    },
+    /**
+     * Appends a request body to an upload, within the push's byte bound. Past it, the rest of the
+     * body is read and dropped (the answer then reaches the engine, which a reset would not) and the
+     * upload is forgotten: false.
+     */
+    async append(req: IncomingMessage, id: string, upload: Upload): Promise<boolean> {
+      let over = false;
+      for await (const chunk of req) {
+        if (over) continue;
+        written += (chunk as Buffer).length;
+        if (written > maxBytes) {
+          over = true;
+          continue;
+        }
+        if (upload.failed) throw upload.failed;
+        upload.size += (chunk as Buffer).length;
+        upload.hash.update(chunk as Buffer);
+        if (!upload.out.write(chunk)) await new Promise<void>((resolve) => upload.out.once('drain', () => resolve()));
+      }
+      if (over) await drop(id, upload);
+      return !over;
+    },
+    /** Closes an upload as `digest`: its bytes must hash to it. */
+    async finish(id: string, upload: Upload, digest: string): Promise<boolean> {
+      uploads.delete(id);
+      await new Promise((resolve, reject) => upload.out.end((err?: Error | null) => (err ? reject(err) : resolve(null))));
+      if (upload.failed) throw upload.failed;
+      if (`sha256:${upload.hash.digest('hex')}` !== digest) {
+        await rm(upload.file, { force: true });
+        return false;
+      }
+      const file = join(spoolDir, `blob-${digest.slice(7)}`);
+      await rename(upload.file, file);
+      received.set(digest, { file, size: upload.size });
+      return true;
+    },
   };
+}
 
-  /** Closes an upload as `digest`: its bytes must hash to it. */
-  const finish = async (id: string, upload: Upload, digest: string): Promise<boolean> => {
-    uploads.delete(id);
-    await new Promise((resolve, reject) => upload.out.end((err?: Error | null) => (err ? reject(err) : resolve(null))));
-    if (upload.failed) throw upload.failed;
-    if (`sha256:${upload.hash.digest('hex')}` !== digest) {
-      await rm(upload.file, { force: true });
-      return false;
+type Spool = ReturnType<typeof uploadSpool>;
+
+/** `/v2/<name>/blobs/uploads/[id]`: a new upload (or a whole blob in one POST), a chunk, its end, its removal. */
+async function handleUpload(spool: Spool, prefix: string, req: IncomingMessage, res: ServerResponse, url: URL, id: string) {
+  const method = req.method ?? 'GET';
+  const location = (uploadId: string) => `${prefix}blobs/uploads/${uploadId}`;
+  if (method === 'POST' && !id) {
+    // A mount (`?mount=&from=`) is never done here: the answer is a new upload, as the spec allows.
+    const opened = spool.open();
+    const digest = url.searchParams.get('digest');
+    if (digest && !url.searchParams.has('mount')) {
+      const upload = spool.uploads.get(opened)!;
+      if (!(await spool.append(req, opened, upload))) return reply(res, 400, {}, 'BLOB_UPLOAD_INVALID');
+      if (!(await spool.finish(opened, upload, digest))) return reply(res, 400, {}, 'DIGEST_INVALID');
+      return reply(res, 201, { location: `${prefix}blobs/${digest}`, 'docker-content-digest': digest });
     }
-    const file = join(options.spoolDir, `blob-${digest.slice(7)}`);
-    await rename(upload.file, file);
-    received.set(digest, { file, size: upload.size });
-    return true;
-  };
+    req.resume();
+    return reply(res, 202, { location: location(opened), range: '0-0', 'docker-upload-uuid': opened });
+  }
+  const upload = spool.uploads.get(id);
+  if (!upload) return reply(res, 404, {}, 'BLOB_UPLOAD_UNKNOWN');
+  if (method === 'PATCH') {
+    if (!(await spool.append(req, id, upload))) return reply(res, 400, {}, 'BLOB_UPLOAD_INVALID');
+    return reply(res, 202, { location: location(id), range: `0-${Math.max(0, upload.size - 1)}`, 'docker-upload-uuid': id });
+  }
+  if (method === 'PUT') {
+    const digest = url.searchParams.get('digest') ?? '';
+    if (!DIGEST.test(digest)) return reply(res, 400, {}, 'DIGEST_INVALID');
+    if (!(await spool.append(req, id, upload))) return reply(res, 400, {}, 'BLOB_UPLOAD_INVALID');
+    if (!(await spool.finish(id, upload, digest))) return reply(res, 400, {}, 'DIGEST_INVALID');
+    return reply(res, 201, { location: `${prefix}blobs/${digest}`, 'docker-content-digest': digest });
+  }
+  if (method === 'DELETE') {
+    await spool.drop(id, upload);
+    return reply(res, 204);
+  }
+  return reply(res, 405, {}, 'UNSUPPORTED');
+}
+
+export async function startReceivingRegistry(options: ReceivingOptions): Promise<ReceivingRegistry> {
+  const name = `pitch-push-${randomBytes(8).toString('hex')}`;
+  const spool = uploadSpool(options.spoolDir, options.maxBytes);
+  const { received, uploads } = spool;
+  let manifest: Buffer | null = null;
+  let reachedNow!: () => void;
+  const reached = new Promise<void>((resolve) => (reachedNow = resolve));
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     reachedNow();
@@ -143,50 +203,11 @@ export async function startReceivingRegistry(options: ReceivingOptions): Promise
       res.writeHead(200, { 'docker-content-digest': ref, 'content-length': size, 'content-type': 'application/octet-stream' });
       return res.end();
     }
-    if (kind === 'blobs') {
-      const id = rest[1] ?? '';
-      const location = (uploadId: string) => `${prefix}blobs/uploads/${uploadId}`;
-      if (method === 'POST' && !id) {
-        // A mount (`?mount=&from=`) is never done here: the answer is a new upload, as the spec allows.
-        const opened = open();
-        const digest = url.searchParams.get('digest');
-        if (digest && !url.searchParams.has('mount')) {
-          const upload = uploads.get(opened)!;
-          if (!(await append(req, opened, upload))) return reply(res, 400, {}, 'BLOB_UPLOAD_INVALID');
-          if (!(await finish(opened, upload, digest))) return reply(res, 400, {}, 'DIGEST_INVALID');
-          return reply(res, 201, { location: `${prefix}blobs/${digest}`, 'docker-content-digest': digest });
-        }
-        req.resume();
-        return reply(res, 202, { location: location(opened), range: '0-0', 'docker-upload-uuid': opened });
-      }
-      const upload = uploads.get(id);
-      if (!upload) return reply(res, 404, {}, 'BLOB_UPLOAD_UNKNOWN');
-      if (method === 'PATCH') {
-        if (!(await append(req, id, upload))) return reply(res, 400, {}, 'BLOB_UPLOAD_INVALID');
-        return reply(res, 202, { location: location(id), range: `0-${Math.max(0, upload.size - 1)}`, 'docker-upload-uuid': id });
-      }
-      if (method === 'PUT') {
-        const digest = url.searchParams.get('digest') ?? '';
-        if (!DIGEST.test(digest)) return reply(res, 400, {}, 'DIGEST_INVALID');
-        if (!(await append(req, id, upload))) return reply(res, 400, {}, 'BLOB_UPLOAD_INVALID');
-        if (!(await finish(id, upload, digest))) return reply(res, 400, {}, 'DIGEST_INVALID');
-        return reply(res, 201, { location: `${prefix}blobs/${digest}`, 'docker-content-digest': digest });
-      }
-      if (method === 'DELETE') {
-        await drop(id, upload);
-        return reply(res, 204);
-      }
-      return reply(res, 405, {}, 'UNSUPPORTED');
-    }
+    if (kind === 'blobs') return handleUpload(spool, prefix, req, res, url, rest[1] ?? '');
     if (kind === 'manifests' && method === 'PUT') {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of req) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_MANIFEST) return reply(res, 400, {}, 'MANIFEST_INVALID');
-        chunks.push(chunk as Buffer);
-      }
-      manifest = Buffer.concat(chunks);
+      const body = await readManifest(req);
+      if (!body) return reply(res, 400, {}, 'MANIFEST_INVALID');
+      manifest = body;
       const digest = `sha256:${createHash('sha256').update(manifest).digest('hex')}`;
       return reply(res, 201, { location: `${prefix}manifests/${digest}`, 'docker-content-digest': digest });
     }

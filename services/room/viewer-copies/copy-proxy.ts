@@ -121,16 +121,9 @@ export function withoutCookies(header: string | undefined, names: string[]): str
   return kept.length ? kept.join('; ') : undefined;
 }
 
-export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
-  const proxyTimeout = opts.proxyTimeoutMs ?? 60_000;
-  const wsTick = opts.wsTickMs ?? 30_000;
-  const wsMessageEvery = opts.wsMessageEveryMs ?? 5_000;
-  const drop = opts.dropCookies ?? [];
-  // Keep-alive to each copy: most of a page's requests then reuse a warm connection.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 8, timeout: opts.idleSocketMs ?? 30_000 });
-  // No xfwd: it would add the viewer's address (X-Forwarded-For); the room sets its own forwarding headers below.
-  const proxy = createProxyServer({ agent, xfwd: false, proxyTimeout });
-  const forward = createCopyForward<CopyTarget>({
+/** The HTTP way to copies: the viewer's request headers cleaned and the room's own set, the copy's answer headers passed on. */
+function copyForward(opts: CopyProxyOptions, proxyTimeout: number, drop: string[]) {
+  return createCopyForward<CopyTarget>({
     headersTimeoutMs: proxyTimeout,
     idleSocketMs: opts.idleSocketMs ?? 30_000,
     connectionsPerCopy: opts.connectionsPerUpstream,
@@ -150,6 +143,50 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
     },
     htmlHead: opts.htmlHead,
   });
+}
+
+/** A request the copy did not answer: the caller's own answer (onError), else 504 when it was too slow, 502 otherwise. */
+function failWeb(
+  opts: CopyProxyOptions,
+  proxyTimeout: number,
+  res: http.ServerResponse,
+  started: number,
+  err: Error & { code?: string },
+  target: CopyTarget,
+) {
+  if (opts.onError?.(err, target, res)) return;
+  if (res.headersSent) return void res.destroy();
+  const slow = Date.now() - started >= proxyTimeout - 50;
+  res.writeHead(slow ? 504 : 502, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(slow ? 'The demo took too long to answer.\n' : 'The demo is not answering.\n');
+}
+
+/** A WebSocket's activity: its opening, a message at most every `messageEvery` ms, and a tick while open. Returns the tick, to clear. */
+function reportWsActivity(socket: Duplex, target: CopyTarget, opts: CopyProxyOptions, tickMs: number, messageEvery: number) {
+  opts.onActivity?.(target, 'ws-open');
+  let lastMessage = Date.now();
+  const onData = () => {
+    if (Date.now() - lastMessage < messageEvery) return;
+    lastMessage = Date.now();
+    opts.onActivity?.(target, 'ws-message');
+  };
+  // An open socket is activity even when silent (a dashboard waiting for pushes).
+  const tick = setInterval(() => opts.onActivity?.(target, 'ws-open-tick'), tickMs);
+  tick.unref();
+  socket.on('data', onData);
+  return tick;
+}
+
+export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
+  const proxyTimeout = opts.proxyTimeoutMs ?? 60_000;
+  const wsTick = opts.wsTickMs ?? 30_000;
+  const wsMessageEvery = opts.wsMessageEveryMs ?? 5_000;
+  const drop = opts.dropCookies ?? [];
+  // Keep-alive to each copy: most of a page's requests then reuse a warm connection.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 8, timeout: opts.idleSocketMs ?? 30_000 });
+  // No xfwd: it would add the viewer's address (X-Forwarded-For); the room sets its own forwarding headers below.
+  const proxy = createProxyServer({ agent, xfwd: false, proxyTimeout });
+  const forward = copyForward(opts, proxyTimeout, drop);
   const sockets = new Map<string, Set<Duplex>>();
   const bySession = new Map<string, Set<Duplex>>();
 
@@ -181,19 +218,11 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
   // Errors without a callback of their own (should not happen: every call passes one) must not crash the room.
   proxy.on('error', () => {});
 
-  const failWeb = (res: http.ServerResponse, started: number, err: Error & { code?: string }, target: CopyTarget) => {
-    if (opts.onError?.(err, target, res)) return;
-    if (res.headersSent) return void res.destroy();
-    const slow = Date.now() - started >= proxyTimeout - 50;
-    res.writeHead(slow ? 504 : 502, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-    res.end(slow ? 'The demo took too long to answer.\n' : 'The demo is not answering.\n');
-  };
-
   return {
     web(req, res, target) {
       opts.onActivity?.(target, 'http');
       const started = Date.now();
-      forward.web(req, res, target, (err) => failWeb(res, started, err, target));
+      forward.web(req, res, target, (err) => failWeb(opts, proxyTimeout, res, started, err, target));
     },
 
     ws(req, socket, head, target) {
@@ -203,17 +232,7 @@ export function createCopyProxy(opts: CopyProxyOptions = {}): CopyProxy {
       open.add(socket);
       const session = target.sessionId ? (bySession.get(target.sessionId) ?? new Set()) : null;
       if (session) bySession.set(target.sessionId!, session.add(socket));
-      opts.onActivity?.(target, 'ws-open');
-      let lastMessage = Date.now();
-      const onData = () => {
-        if (Date.now() - lastMessage < wsMessageEvery) return;
-        lastMessage = Date.now();
-        opts.onActivity?.(target, 'ws-message');
-      };
-      // An open socket is activity even when silent (a dashboard waiting for pushes).
-      const tick = setInterval(() => opts.onActivity?.(target, 'ws-open-tick'), wsTick);
-      tick.unref();
-      socket.on('data', onData);
+      const tick = reportWsActivity(socket, target, opts, wsTick, wsMessageEvery);
       socket.once('close', () => {
         clearInterval(tick);
         open.delete(socket);

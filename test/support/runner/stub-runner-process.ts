@@ -53,7 +53,7 @@ const log = createLogger({ name: 'stub-runner', level: config.LOG_LEVEL, destina
 const settings = runnerSettings(config, true);
 const engine = new CountingEngine({ startDelayMs: Number(process.env.STUB_START_DELAY_MS ?? 20), address: '127.0.0.1' });
 const sql = createSql(config.DATABASE_URL, { max: Number(process.env.STUB_DB_POOL ?? 10) });
-const service = createRunnerService({ sql, storage: createStorage(config), engine, log, settings });
+const service = createRunnerService({ sql, storage: createStorage(config), engine, host: engine, log, settings });
 const app = await buildRunner({ engine, log, service, key: runnerKey(config.APP_SECRET) });
 await app.listen({ port: 0, host: '127.0.0.1' });
 // Advertised at the port it got, before its first beat (service.start registers it).

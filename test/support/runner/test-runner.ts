@@ -84,7 +84,7 @@ export async function startTestRunner(
   const storage = createStorage(config);
   const docker = dockerFrom(config.DOCKER_HOST);
   const engine = new DockerEngine(docker, { concurrency: settings.engineConcurrency, writableDir: settings.writableDir });
-  const service = createRunnerService({ sql, storage, engine, log, settings, registry: registryOf(config) });
+  const service = createRunnerService({ sql, storage, engine, host: engine, log, settings, registry: registryOf(config) });
   await service.start();
   const app = await buildRunner({ engine, log, service, key: runnerKey(config.APP_SECRET) });
   await app.listen({ port: 0, host: '127.0.0.1' });

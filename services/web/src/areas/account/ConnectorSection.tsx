@@ -21,29 +21,16 @@ const tokenName = (t: Session) => t.connectorName ?? 'Connector token';
 
 export function ConnectorSection() {
   const sessions = useOp('sessions');
-  const create = useChange('createConnectorToken');
   const queries = useQueryClient();
   const [revoking, setRevoking] = useState<Session | null>(null);
   const revoke = useChange('revokeSession', (left) => {
     queries.setQueryData(['sessions', null, null], left);
     setRevoking(null);
   });
-  const readOnlyId = useId();
-  const daysId = useId();
-  const [shown, setShown] = useState(true);
   const tokens = (sessions.data ?? []).filter(isConnector);
   // Each revoke button's accessible name tells its token apart, by its id when names repeat.
   const spoken = (t: Session) =>
     `“${tokenName(t)}”${tokens.filter((o) => tokenName(o) === tokenName(t)).length > 1 ? ` (${t.id.slice(0, 8)})` : ''}`;
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const name = String(form.get('name') ?? '').trim();
-    setShown(true);
-    create.mutate({ body: { ...(name ? { name } : {}), readOnly: form.get('readOnly') === 'on', days: Number(form.get('days') ?? 90) } });
-  };
-  const made = shown ? create.data : undefined;
 
   return (
     <Section title={`AI-assistant connector${sessions.data ? ` (${tokens.length})` : ''}`}>
@@ -51,46 +38,7 @@ export function ConnectorSection() {
         A token lets an AI assistant (Claude, Cursor, VS Code) work on your active workspace through the connector. A read-only token cannot
         change anything.
       </p>
-      <form className="inline" onSubmit={submit} noValidate>
-        <Field label="What it is for" name="name" placeholder="Claude Code on my laptop" maxLength={80} error={create.error} />
-        <div className="field">
-          <label htmlFor={daysId}>Valid for</label>
-          <select id={daysId} name="days" defaultValue="90">
-            <option value="7">7 days</option>
-            <option value="30">30 days</option>
-            <option value="90">90 days</option>
-            <option value="365">365 days</option>
-          </select>
-        </div>
-        <div className="field row">
-          <input id={readOnlyId} type="checkbox" name="readOnly" />
-          <label htmlFor={readOnlyId}>Read-only</label>
-        </div>
-        <button type="submit" disabled={create.isPending}>
-          Create token
-        </button>
-      </form>
-      <Refusal error={create.error} retry={() => create.variables && create.mutate(create.variables)} />
-      {made && (
-        <div className="token-once" role="region" aria-label="The new token">
-          <p>
-            <strong>Copy this token now: it is not shown again.</strong> It is valid until <Day at={made.expiresAt} />
-            {made.readOnly ? ', read-only' : ''}.
-          </p>
-          <code id="connector-token">{made.token}</code>
-          <div className="row">
-            <CopyButton value={made.token} label="Copy token" />
-            <button type="button" className="link" onClick={() => setShown(false)}>
-              I have copied it
-            </button>
-          </div>
-          <p className="spaced">In Claude Code:</p>
-          <pre>{`claude mcp add --transport http demo-rooms ${made.mcpUrl} \\\n  --header "Authorization: Bearer ${made.token}"`}</pre>
-          <p>
-            Any other client: the address <code>{made.mcpUrl}</code> and the header <code>Authorization: Bearer …</code> with this token.
-          </p>
-        </div>
-      )}
+      <NewToken />
       <h3 className="spaced">Tokens in use</h3>
       <Async
         query={sessions}
@@ -148,5 +96,66 @@ export function ConnectorSection() {
         error={revoke.error}
       />
     </Section>
+  );
+}
+
+/** A new token: what it is for, how long, read-only or not; shown once, with how to use it. */
+function NewToken() {
+  const create = useChange('createConnectorToken');
+  const readOnlyId = useId();
+  const daysId = useId();
+  const [shown, setShown] = useState(true);
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const name = String(form.get('name') ?? '').trim();
+    setShown(true);
+    create.mutate({ body: { ...(name ? { name } : {}), readOnly: form.get('readOnly') === 'on', days: Number(form.get('days') ?? 90) } });
+  };
+  const made = shown ? create.data : undefined;
+
+  return (
+    <>
+      <form className="inline" onSubmit={submit} noValidate>
+        <Field label="What it is for" name="name" placeholder="Claude Code on my laptop" maxLength={80} error={create.error} />
+        <div className="field">
+          <label htmlFor={daysId}>Valid for</label>
+          <select id={daysId} name="days" defaultValue="90">
+            <option value="7">7 days</option>
+            <option value="30">30 days</option>
+            <option value="90">90 days</option>
+            <option value="365">365 days</option>
+          </select>
+        </div>
+        <div className="field row">
+          <input id={readOnlyId} type="checkbox" name="readOnly" />
+          <label htmlFor={readOnlyId}>Read-only</label>
+        </div>
+        <button type="submit" disabled={create.isPending}>
+          Create token
+        </button>
+      </form>
+      <Refusal error={create.error} retry={() => create.variables && create.mutate(create.variables)} />
+      {made && (
+        <div className="token-once" role="region" aria-label="The new token">
+          <p>
+            <strong>Copy this token now: it is not shown again.</strong> It is valid until <Day at={made.expiresAt} />
+            {made.readOnly ? ', read-only' : ''}.
+          </p>
+          <code id="connector-token">{made.token}</code>
+          <div className="row">
+            <CopyButton value={made.token} label="Copy token" />
+            <button type="button" className="link" onClick={() => setShown(false)}>
+              I have copied it
+            </button>
+          </div>
+          <p className="spaced">In Claude Code:</p>
+          <pre>{`claude mcp add --transport http demo-rooms ${made.mcpUrl} \\\n  --header "Authorization: Bearer ${made.token}"`}</pre>
+          <p>
+            Any other client: the address <code>{made.mcpUrl}</code> and the header <code>Authorization: Bearer …</code> with this token.
+          </p>
+        </div>
+      )}
+    </>
   );
 }

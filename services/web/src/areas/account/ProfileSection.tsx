@@ -28,20 +28,12 @@ function Profile({ account }: { account: Account }) {
   // The photo's address does not change with its bytes: a new query after each change makes the
   // browser fetch the new one instead of showing the cached one.
   const [version, setVersion] = useState(() => Date.now());
-  const [saved, setSaved] = useState(false);
-  const setName = useChange('setName', () => setSaved(true));
   const upload = useAction(
     (file: File) => api.upload('uploadPhoto', file, file.type || 'application/octet-stream'),
     () => setVersion(Date.now()),
   );
   const remove = useChange('removePhoto', () => setVersion(Date.now()));
   const fileId = useId();
-
-  const saveName = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setSaved(false);
-    setName.mutate({ body: { name: String(new FormData(event.currentTarget).get('name') ?? '') } });
-  };
 
   const photo = account.photo
     ? `${addressOf('personPhoto', { userId: account.userId })}?v=${version}`
@@ -61,33 +53,7 @@ function Profile({ account }: { account: Account }) {
         )}
       </div>
       <div>
-        <form className="inline" onSubmit={saveName} noValidate>
-          <Field
-            label="Name"
-            name="name"
-            defaultValue={account.nameChosen === false ? '' : account.displayName}
-            placeholder={account.suggestedName ?? ''}
-            maxLength={80}
-            required
-            error={setName.error}
-            hint={
-              account.nameChosen === false && account.suggestedName
-                ? `Until you choose one, people see "${account.displayName}".`
-                : 'What people in your teams and on community cards see.'
-            }
-            onChange={() => setSaved(false)}
-          />
-          <button type="submit" disabled={setName.isPending}>
-            Save name
-          </button>
-        </form>
-        {/* A 400's issue is said beneath the field; anything else here. */}
-        <Refusal error={isStatus(setName.error, 400) && fieldProblem(setName.error, 'name') ? null : setName.error} />
-        {saved && (
-          <p className="ok" role="status">
-            Name saved: {account.displayName}.
-          </p>
-        )}
+        <NameForm account={account} />
 
         <div className="photo-controls">
           <label htmlFor={fileId} className="label">
@@ -131,5 +97,47 @@ function Profile({ account }: { account: Account }) {
         <p className="hint">Sign-in links go to this address. It cannot be changed here.</p>
       </div>
     </div>
+  );
+}
+
+/** The account's name, as people in its teams and on community cards see it. */
+function NameForm({ account }: { account: Account }) {
+  const [saved, setSaved] = useState(false);
+  const setName = useChange('setName', () => setSaved(true));
+  const saveName = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setSaved(false);
+    setName.mutate({ body: { name: String(new FormData(event.currentTarget).get('name') ?? '') } });
+  };
+  return (
+    <>
+      <form className="inline" onSubmit={saveName} noValidate>
+        <Field
+          label="Name"
+          name="name"
+          defaultValue={account.nameChosen === false ? '' : account.displayName}
+          placeholder={account.suggestedName ?? ''}
+          maxLength={80}
+          required
+          error={setName.error}
+          hint={
+            account.nameChosen === false && account.suggestedName
+              ? `Until you choose one, people see "${account.displayName}".`
+              : 'What people in your teams and on community cards see.'
+          }
+          onChange={() => setSaved(false)}
+        />
+        <button type="submit" disabled={setName.isPending}>
+          Save name
+        </button>
+      </form>
+      {/* A 400's issue is said beneath the field; anything else here. */}
+      <Refusal error={isStatus(setName.error, 400) && fieldProblem(setName.error, 'name') ? null : setName.error} />
+      {saved && (
+        <p className="ok" role="status">
+          Name saved: {account.displayName}.
+        </p>
+      )}
+    </>
   );
 }

@@ -20,8 +20,23 @@ const providerLabel: Record<string, string> = { github: 'GitHub', google: 'Googl
 class NoPasskey extends Error {}
 
 export function SignInSection() {
+  return (
+    <Section title="Sign-in methods">
+      <p className="muted">
+        Emailed links always reach your address. A passkey signs you in with your device's lock (fingerprint, face, PIN), no email needed.
+      </p>
+
+      <Passkeys />
+
+      <h3 className="spaced">Providers</h3>
+      <Providers />
+    </Section>
+  );
+}
+
+/** The account's passkeys: one made here by the browser's authenticator, each renamed or removed. */
+function Passkeys() {
   const passkeys = useOp('passkeys');
-  const signIns = useOp('signIns');
   const [removing, setRemoving] = useState<string | null>(null);
   const [newName, setNewName] = useState('');
   const add = useAction(async () => {
@@ -40,18 +55,9 @@ export function SignInSection() {
     return list;
   });
   const remove = useChange('removePasskey', () => setRemoving(null));
-  const connect = useAction(async (provider: string) => {
-    const { url } = await api.call('providerStart', { params: { provider }, body: { next: '/account' } });
-    window.location.assign(url);
-  });
-  const disconnect = useChange('disconnect');
 
   return (
-    <Section title="Sign-in methods">
-      <p className="muted">
-        Emailed links always reach your address. A passkey signs you in with your device's lock (fingerprint, face, PIN), no email needed.
-      </p>
-
+    <>
       <div className="panel-head">
         <h3>Passkeys{passkeys.data ? ` (${passkeys.data.length})` : ''}</h3>
         {passkeysHere() && (
@@ -124,8 +130,21 @@ export function SignInSection() {
         pending={remove.isPending}
         error={remove.error}
       />
+    </>
+  );
+}
 
-      <h3 className="spaced">Providers</h3>
+/** The providers the operator set up (or the account linked), each connected or disconnected here. */
+function Providers() {
+  const signIns = useOp('signIns');
+  const connect = useAction(async (provider: string) => {
+    const { url } = await api.call('providerStart', { params: { provider }, body: { next: '/account' } });
+    window.location.assign(url);
+  });
+  const disconnect = useChange('disconnect');
+
+  return (
+    <>
       <Async query={signIns} lines={2}>
         {(ways) => {
           const providers = (ways.providers as { provider: string; setUp: boolean; linked: boolean }[]).filter((p) => p.setUp || p.linked);
@@ -168,7 +187,7 @@ export function SignInSection() {
       </Async>
       <Refusal error={disconnect.error} retry={() => disconnect.variables && disconnect.mutate(disconnect.variables)} />
       <Refusal error={connect.error} retry={() => connect.variables && connect.mutate(connect.variables)} />
-    </Section>
+    </>
   );
 }
 

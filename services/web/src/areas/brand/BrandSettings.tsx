@@ -27,15 +27,6 @@ function BrandForm({ brand, workspaceId }: { brand: Brand; workspaceId?: string 
   const [name, setName] = useState(brand.name ?? '');
   const [accent, setAccent] = useState(brand.accent ?? '');
   const save = useChange('setBrand');
-  const file = useRef<HTMLInputElement>(null);
-  const upload = useAction(
-    (f: File) => api.upload('uploadLogo', f, f.type),
-    () => {
-      if (file.current) file.current.value = '';
-    },
-  );
-  const remove = useChange('removeLogo');
-  const logoSrc = brand.logo && workspaceId ? `${addressOf('workspaceLogo', { workspaceId })}?v=${brand.logo.etag.slice(0, 12)}` : null;
   return (
     <>
       {!brand.planAllows && (
@@ -85,43 +76,59 @@ function BrandForm({ brand, workspaceId }: { brand: Brand; workspaceId?: string 
             </>
           )}
         </form>
-        <div>
-          <div className="field">
-            <label htmlFor="logo-file">Logo</label>
-            <input
-              id="logo-file"
-              ref={file}
-              type="file"
-              accept="image/png,image/jpeg,image/webp"
-              onChange={(e) => {
-                const f = e.target.files?.[0];
-                if (f) upload.mutate(f);
-              }}
-            />
-            <p className="hint">PNG, JPEG or WebP, up to 256 KB, 16 to 2048 pixels a side.</p>
-          </div>
-          {upload.isPending && (
-            <p className="muted" role="status">
-              Uploading…
-            </p>
-          )}
-          <Refusal error={upload.error} />
-          {brand.logo && logoSrc ? (
-            <div className="logo-now">
-              <img src={logoSrc} alt={`Logo of ${brand.name ?? brand.workspaceName}`} data-testid="brand-logo" />
-              <p className="muted">
-                {brand.logo.width}×{brand.logo.height} px · {sizeText(brand.logo.bytes)}
-              </p>
-              <button type="button" className="secondary" disabled={remove.isPending} onClick={() => remove.mutate({})}>
-                Remove logo
-              </button>
-              <Refusal error={remove.error} />
-            </div>
-          ) : (
-            <p className="muted">No logo yet: rooms show the brand name alone.</p>
-          )}
-        </div>
+        <LogoPanel brand={brand} workspaceId={workspaceId} />
       </div>
     </>
+  );
+}
+
+/** The workspace's logo: uploaded, shown with its size, removed. */
+function LogoPanel({ brand, workspaceId }: { brand: Brand; workspaceId?: string }) {
+  const file = useRef<HTMLInputElement>(null);
+  const upload = useAction(
+    (f: File) => api.upload('uploadLogo', f, f.type),
+    () => {
+      if (file.current) file.current.value = '';
+    },
+  );
+  const remove = useChange('removeLogo');
+  const logoSrc = brand.logo && workspaceId ? `${addressOf('workspaceLogo', { workspaceId })}?v=${brand.logo.etag.slice(0, 12)}` : null;
+  return (
+    <div>
+      <div className="field">
+        <label htmlFor="logo-file">Logo</label>
+        <input
+          id="logo-file"
+          ref={file}
+          type="file"
+          accept="image/png,image/jpeg,image/webp"
+          onChange={(e) => {
+            const f = e.target.files?.[0];
+            if (f) upload.mutate(f);
+          }}
+        />
+        <p className="hint">PNG, JPEG or WebP, up to 256 KB, 16 to 2048 pixels a side.</p>
+      </div>
+      {upload.isPending && (
+        <p className="muted" role="status">
+          Uploading…
+        </p>
+      )}
+      <Refusal error={upload.error} />
+      {brand.logo && logoSrc ? (
+        <div className="logo-now">
+          <img src={logoSrc} alt={`Logo of ${brand.name ?? brand.workspaceName}`} data-testid="brand-logo" />
+          <p className="muted">
+            {brand.logo.width}×{brand.logo.height} px · {sizeText(brand.logo.bytes)}
+          </p>
+          <button type="button" className="secondary" disabled={remove.isPending} onClick={() => remove.mutate({})}>
+            Remove logo
+          </button>
+          <Refusal error={remove.error} />
+        </div>
+      ) : (
+        <p className="muted">No logo yet: rooms show the brand name alone.</p>
+      )}
+    </div>
   );
 }

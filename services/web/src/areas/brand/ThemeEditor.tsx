@@ -40,24 +40,12 @@ function Editor({ state }: { state: ThemeState }) {
   const check = useOp('checkTheme', { body: { theme: settled } });
   const save = useChange('setTheme');
   const reset = useChange('resetTheme', (s) => setDraft(s.theme ?? {}));
-  const brand = useOp('getBrand');
-  const me = useOp('whoami');
   const effective = check.data?.effective ?? state.effective;
   // Only the answer for the draft as it is now: not the last draft's while the new one is asked.
   const problems = check.data && settled === draft && !check.isPlaceholderData ? check.data.problems : [];
   const refused = problemsOf(save.error);
   const set = (token: string, value: string) => setDraft((d) => ({ ...d, [token]: value }));
 
-  const colours = useMemo(() => {
-    const drawn: Record<string, string> = Object.fromEntries(
-      colourTokens.map((t) => [t, (draft as Record<string, string | undefined>)[t] ?? effective[t] ?? '']),
-    );
-    if (!draft.accentText && /^#[0-9a-f]{6}$/i.test(drawn.accent)) drawn.accentText = readableOn(drawn.accent);
-    return drawn;
-  }, [draft, effective]);
-  const workspaceId = me.data?.workspace?.id;
-  const logo =
-    brand.data?.logo && workspaceId ? `${addressOf('workspaceLogo', { workspaceId })}?v=${brand.data.logo.etag.slice(0, 12)}` : null;
   const changed = JSON.stringify(draft) !== JSON.stringify(state.theme ?? {});
 
   return (
@@ -134,18 +122,37 @@ function Editor({ state }: { state: ThemeState }) {
           <Problems problems={refused} onUse={set} />
           <Refusal error={reset.error} />
         </form>
-        <div className="theme-preview">
-          <h3>Preview</h3>
-          <RoomPreview
-            colours={colours}
-            radius={(draft.radius ?? effective.radius ?? 'soft') as RadiusName}
-            font={(draft.font ?? effective.font ?? 'system') as FontName}
-            name={brand.data?.name ?? brand.data?.workspaceName ?? 'Your project'}
-            logo={logo}
-          />
-        </div>
+        <ThemePreview draft={draft} effective={effective} />
       </div>
     </>
+  );
+}
+
+/** The room as the draft would draw it, with the workspace's name and logo. */
+function ThemePreview({ draft, effective }: { draft: Theme; effective: ThemeState['effective'] }) {
+  const brand = useOp('getBrand');
+  const me = useOp('whoami');
+  const colours = useMemo(() => {
+    const drawn: Record<string, string> = Object.fromEntries(
+      colourTokens.map((t) => [t, (draft as Record<string, string | undefined>)[t] ?? effective[t] ?? '']),
+    );
+    if (!draft.accentText && /^#[0-9a-f]{6}$/i.test(drawn.accent)) drawn.accentText = readableOn(drawn.accent);
+    return drawn;
+  }, [draft, effective]);
+  const workspaceId = me.data?.workspace?.id;
+  const logo =
+    brand.data?.logo && workspaceId ? `${addressOf('workspaceLogo', { workspaceId })}?v=${brand.data.logo.etag.slice(0, 12)}` : null;
+  return (
+    <div className="theme-preview">
+      <h3>Preview</h3>
+      <RoomPreview
+        colours={colours}
+        radius={(draft.radius ?? effective.radius ?? 'soft') as RadiusName}
+        font={(draft.font ?? effective.font ?? 'system') as FontName}
+        name={brand.data?.name ?? brand.data?.workspaceName ?? 'Your project'}
+        logo={logo}
+      />
+    </div>
   );
 }
 

@@ -20,31 +20,9 @@ const STANDING: Record<string, string> = { unlisted: '', listed: 'ok', blocked: 
 export function Arrangement() {
   const arrangement = useOp('getArrangement');
   const arrange = useChange('arrangeProjects');
-  const [name, setName] = useState('');
-  const create = useChange('createGroup', () => setName(''));
   return (
     <Section title="Groups of projects">
-      <form
-        className="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate({ body: { name } });
-        }}
-      >
-        <Field
-          label="New group"
-          name="name"
-          value={name}
-          maxLength={40}
-          required
-          onChange={(e) => setName(e.target.value)}
-          error={create.error}
-        />
-        <button type="submit" disabled={create.isPending || !name.trim()}>
-          Add group
-        </button>
-      </form>
-      <Refusal error={create.error} />
+      <NewGroup />
       <Refusal error={arrange.error} />
       <Async
         query={arrangement}
@@ -93,55 +71,16 @@ export function Arrangement() {
                         const p = byId.get(id);
                         if (!p) return null;
                         return (
-                          <li key={id} className="row">
-                            <span className="grow">
-                              <strong>{p.name}</strong> <span className="muted">{p.slug}</span>
-                            </span>
-                            {p.standing !== 'unlisted' && <span className={`badge ${STANDING[p.standing] ?? ''}`}>{p.standing}</span>}
-                            {p.standing === 'listed' && (
-                              <>
-                                <a href={`/p/${p.slug}`} target="_blank" rel="noreferrer">
-                                  Public page<span className="sr-only"> of {p.name}</span>
-                                </a>
-                                <PassButton slug={p.slug} name={p.name} />
-                              </>
-                            )}
-                            <button
-                              type="button"
-                              className="secondary small"
-                              disabled={i === 0 || arrange.isPending}
-                              onClick={() => move(id, l.id, l.id, -1)}
-                            >
-                              Up<span className="sr-only">: {p.name}</span>
-                            </button>
-                            <button
-                              type="button"
-                              className="secondary small"
-                              disabled={i === ids.length - 1 || arrange.isPending}
-                              onClick={() => move(id, l.id, l.id, 1)}
-                            >
-                              Down<span className="sr-only">: {p.name}</span>
-                            </button>
-                            <label className="sr-only" htmlFor={`move-${id}`}>
-                              Move {p.name} to
-                            </label>
-                            <select
-                              id={`move-${id}`}
-                              className="move-to"
-                              value=""
-                              disabled={arrange.isPending}
-                              onChange={(e) => move(id, l.id, e.target.value === 'none' ? null : e.target.value)}
-                            >
-                              <option value="">Move to…</option>
-                              {lists
-                                .filter((o) => o.id !== l.id)
-                                .map((o) => (
-                                  <option key={o.id ?? 'none'} value={o.id ?? 'none'}>
-                                    {o.name}
-                                  </option>
-                                ))}
-                            </select>
-                          </li>
+                          <PlacedProject
+                            key={id}
+                            project={p}
+                            first={i === 0}
+                            last={i === ids.length - 1}
+                            here={l.id}
+                            lists={lists}
+                            pending={arrange.isPending}
+                            move={(to, by) => move(id, l.id, to, by)}
+                          />
                         );
                       })}
                     </ol>
@@ -223,6 +162,98 @@ export function PassButton({ slug, name }: { slug: string; name: string }) {
         Open signed in<span className="sr-only">: {name}</span>
       </button>
       <Refusal error={pass.error} />
+    </>
+  );
+}
+
+/** One project in its list: its standing, its public page, and its moves (up, down, to another list). */
+function PlacedProject({
+  project: p,
+  first,
+  last,
+  here,
+  lists,
+  pending,
+  move,
+}: {
+  project: Placed;
+  first: boolean;
+  last: boolean;
+  here: string | null;
+  lists: { id: string | null; name: string }[];
+  pending: boolean;
+  move: (to: string | null, by?: number) => void;
+}) {
+  return (
+    <li className="row">
+      <span className="grow">
+        <strong>{p.name}</strong> <span className="muted">{p.slug}</span>
+      </span>
+      {p.standing !== 'unlisted' && <span className={`badge ${STANDING[p.standing] ?? ''}`}>{p.standing}</span>}
+      {p.standing === 'listed' && (
+        <>
+          <a href={`/p/${p.slug}`} target="_blank" rel="noreferrer">
+            Public page<span className="sr-only"> of {p.name}</span>
+          </a>
+          <PassButton slug={p.slug} name={p.name} />
+        </>
+      )}
+      <button type="button" className="secondary small" disabled={first || pending} onClick={() => move(here, -1)}>
+        Up<span className="sr-only">: {p.name}</span>
+      </button>
+      <button type="button" className="secondary small" disabled={last || pending} onClick={() => move(here, 1)}>
+        Down<span className="sr-only">: {p.name}</span>
+      </button>
+      <label className="sr-only" htmlFor={`move-${p.id}`}>
+        Move {p.name} to
+      </label>
+      <select
+        id={`move-${p.id}`}
+        className="move-to"
+        value=""
+        disabled={pending}
+        onChange={(e) => move(e.target.value === 'none' ? null : e.target.value)}
+      >
+        <option value="">Move to…</option>
+        {lists
+          .filter((o) => o.id !== here)
+          .map((o) => (
+            <option key={o.id ?? 'none'} value={o.id ?? 'none'}>
+              {o.name}
+            </option>
+          ))}
+      </select>
+    </li>
+  );
+}
+
+/** A new group, by name. */
+function NewGroup() {
+  const [name, setName] = useState('');
+  const create = useChange('createGroup', () => setName(''));
+  return (
+    <>
+      <form
+        className="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate({ body: { name } });
+        }}
+      >
+        <Field
+          label="New group"
+          name="name"
+          value={name}
+          maxLength={40}
+          required
+          onChange={(e) => setName(e.target.value)}
+          error={create.error}
+        />
+        <button type="submit" disabled={create.isPending || !name.trim()}>
+          Add group
+        </button>
+      </form>
+      <Refusal error={create.error} />
     </>
   );
 }

@@ -14,26 +14,7 @@ import { stageName } from './stages.js';
 
 export function LinkPanel({ card, onClose }: { card: BoardCard; onClose: () => void }) {
   const params = { linkId: card.id };
-  const [outcome, setOutcomeValue] = useState<string>(card.outcome ?? '');
-  const [on, setOn] = useState(card.followUp.on ?? '');
-  const [followNote, setFollowNote] = useState(card.followUp.note ?? '');
-  const [note, setNote] = useState('');
-  const [removing, setRemoving] = useState<string | null>(null);
-  const setOutcome = useChange('setOutcome');
-  const followUp = useChange('followUp');
   const setStage = useChange('setStage');
-  const notes = useOp('listNotes', { params });
-  const addNote = useChange('addNote', () => setNote(''));
-  const removeNote = useChange('removeNote', () => setRemoving(null));
-
-  const saveFollowUp = (e: FormEvent) => {
-    e.preventDefault();
-    followUp.mutate({ params, body: { on: on || null, note: followNote.trim() || null } });
-  };
-  const add = (e: FormEvent) => {
-    e.preventDefault();
-    addNote.mutate({ params, body: { body: note } });
-  };
   return (
     <Dialog
       open
@@ -57,6 +38,24 @@ export function LinkPanel({ card, onClose }: { card: BoardCard; onClose: () => v
       <Refusal error={setStage.error} />
 
       <h3>Outcome</h3>
+      <OutcomeForm card={card} />
+
+      <h3>Follow-up</h3>
+      <FollowUpForm card={card} />
+
+      <h3>Notes</h3>
+      <LinkNotes linkId={card.id} />
+    </Dialog>
+  );
+}
+
+/** What came of the link: won, lost, later, or none yet. */
+function OutcomeForm({ card }: { card: BoardCard }) {
+  const params = { linkId: card.id };
+  const [outcome, setOutcomeValue] = useState<string>(card.outcome ?? '');
+  const setOutcome = useChange('setOutcome');
+  return (
+    <>
       <form
         className="row"
         onSubmit={(e) => {
@@ -81,45 +80,73 @@ export function LinkPanel({ card, onClose }: { card: BoardCard; onClose: () => v
         )}
       </form>
       <Refusal error={setOutcome.error} />
+    </>
+  );
+}
 
-      <h3>Follow-up</h3>
-      <form onSubmit={saveFollowUp}>
-        <Field label="On" type="date" name="on" value={on} onChange={(e) => setOn(e.target.value)} error={followUp.error} />
-        <Field
-          label="Reminder"
-          name="note"
-          value={followNote}
-          onChange={(e) => setFollowNote(e.target.value)}
-          error={followUp.error}
-          maxLength={2000}
-        />
-        <div className="row">
-          <button type="submit" disabled={followUp.isPending}>
-            Save follow-up
+/** The builder's reminder: a day and a note, saved or cleared. */
+function FollowUpForm({ card }: { card: BoardCard }) {
+  const params = { linkId: card.id };
+  const [on, setOn] = useState(card.followUp.on ?? '');
+  const [followNote, setFollowNote] = useState(card.followUp.note ?? '');
+  const followUp = useChange('followUp');
+  const saveFollowUp = (e: FormEvent) => {
+    e.preventDefault();
+    followUp.mutate({ params, body: { on: on || null, note: followNote.trim() || null } });
+  };
+  return (
+    <form onSubmit={saveFollowUp}>
+      <Field label="On" type="date" name="on" value={on} onChange={(e) => setOn(e.target.value)} error={followUp.error} />
+      <Field
+        label="Reminder"
+        name="note"
+        value={followNote}
+        onChange={(e) => setFollowNote(e.target.value)}
+        error={followUp.error}
+        maxLength={2000}
+      />
+      <div className="row">
+        <button type="submit" disabled={followUp.isPending}>
+          Save follow-up
+        </button>
+        {(card.followUp.on || card.followUp.note) && (
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              setOn('');
+              setFollowNote('');
+              followUp.mutate({ params, body: { on: null, note: null } });
+            }}
+          >
+            Clear follow-up
           </button>
-          {(card.followUp.on || card.followUp.note) && (
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => {
-                setOn('');
-                setFollowNote('');
-                followUp.mutate({ params, body: { on: null, note: null } });
-              }}
-            >
-              Clear follow-up
-            </button>
-          )}
-          {followUp.isSuccess && (
-            <span className="ok" role="status">
-              Saved
-            </span>
-          )}
-        </div>
-        <Refusal error={followUp.error} />
-      </form>
+        )}
+        {followUp.isSuccess && (
+          <span className="ok" role="status">
+            Saved
+          </span>
+        )}
+      </div>
+      <Refusal error={followUp.error} />
+    </form>
+  );
+}
 
-      <h3>Notes</h3>
+/** The team's notes on the link: a new one added, each removed after a second word. */
+function LinkNotes({ linkId }: { linkId: string }) {
+  const params = { linkId };
+  const [note, setNote] = useState('');
+  const [removing, setRemoving] = useState<string | null>(null);
+  const notes = useOp('listNotes', { params });
+  const addNote = useChange('addNote', () => setNote(''));
+  const removeNote = useChange('removeNote', () => setRemoving(null));
+  const add = (e: FormEvent) => {
+    e.preventDefault();
+    addNote.mutate({ params, body: { body: note } });
+  };
+  return (
+    <>
       <form onSubmit={add}>
         <label htmlFor="card-note">New note</label>
         <textarea id="card-note" value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} />
@@ -158,6 +185,6 @@ export function LinkPanel({ card, onClose }: { card: BoardCard; onClose: () => v
         )}
       </Async>
       <Refusal error={removeNote.error} />
-    </Dialog>
+    </>
   );
 }

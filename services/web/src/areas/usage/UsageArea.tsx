@@ -1,3 +1,4 @@
+import type { ContainerUsage } from '@demo-rooms/contract';
 import { useOp } from '../../api/hooks.js';
 import { Async } from '../../ui/Async.js';
 import { Page, Section } from '../../ui/Page.js';
@@ -37,63 +38,7 @@ export default function UsageArea() {
                 )}
               </div>
             ) : (
-              <>
-                <div className="totals">
-                  <div className="total">
-                    <span className="n">{u.runs}</span>
-                    <span className="muted">Runs</span>
-                  </div>
-                  <div className="total">
-                    <span className="n">{u.containerHours.toFixed(1)}</span>
-                    <span className="muted">Container hours</span>
-                  </div>
-                  <div className="total">
-                    <span className="n">{seconds(u.medianColdStartMs)}</span>
-                    <span className="muted">Median cold start</span>
-                  </div>
-                  <div className="total">
-                    <span className="n">{u.failedStarts}</span>
-                    <span className="muted">Failed starts</span>
-                  </div>
-                  <div className="total">
-                    <span className="n">{u.crashes}</span>
-                    <span className="muted">Crashes</span>
-                  </div>
-                  <div className="total">
-                    <span className="n">{u.heldBack}</span>
-                    <span className="muted">Held back (limit reached)</span>
-                  </div>
-                </div>
-                {u.heldBack > 0 && <p className="notice">{u.heldBack} viewers waited because every copy your plan allows was in use.</p>}
-                {u.projects.length > 0 && (
-                  <Section title="By project">
-                    <table className="stack">
-                      <thead>
-                        <tr>
-                          <th>Project</th>
-                          <th>Runs</th>
-                          <th>Container hours</th>
-                          <th>Median cold start</th>
-                          <th>Failed starts</th>
-                          <th>Crashes</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {u.projects.map((p) => (
-                          <tr key={p.projectId}>
-                            <td data-label="Project">{p.name}</td>
-                            <td data-label="Runs">{p.runs}</td>
-                            <td data-label="Container hours">{p.containerHours.toFixed(1)}</td>
-                            <td data-label="Median cold start">{seconds(p.medianColdStartMs)}</td>
-                            <td data-label="Failed starts">{p.failedStarts}</td>
-                            <td data-label="Crashes">{p.crashes}</td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </Section>
-                )}
-              </>
+              <MonthFigures usage={u} />
             )
           }
         </Async>
@@ -134,6 +79,69 @@ export default function UsageArea() {
         </Async>
       </Section>
     </Page>
+  );
+}
+
+/** The month's figures (runs, hours, cold start, failures, crashes, held back), then the same per project. */
+function MonthFigures({ usage: u }: { usage: ContainerUsage }) {
+  return (
+    <>
+      <div className="totals">
+        <div className="total">
+          <span className="n">{u.runs}</span>
+          <span className="muted">Runs</span>
+        </div>
+        <div className="total">
+          <span className="n">{u.containerHours.toFixed(1)}</span>
+          <span className="muted">Container hours</span>
+        </div>
+        <div className="total">
+          <span className="n">{seconds(u.medianColdStartMs)}</span>
+          <span className="muted">Median cold start</span>
+        </div>
+        <div className="total">
+          <span className="n">{u.failedStarts}</span>
+          <span className="muted">Failed starts</span>
+        </div>
+        <div className="total">
+          <span className="n">{u.crashes}</span>
+          <span className="muted">Crashes</span>
+        </div>
+        <div className="total">
+          <span className="n">{u.heldBack}</span>
+          <span className="muted">Held back (limit reached)</span>
+        </div>
+      </div>
+      {u.heldBack > 0 && <p className="notice">{u.heldBack} viewers waited because every copy your plan allows was in use.</p>}
+      {u.projects.length > 0 && (
+        <Section title="By project">
+          <table className="stack">
+            <thead>
+              <tr>
+                <th>Project</th>
+                <th>Runs</th>
+                <th>Container hours</th>
+                <th>Median cold start</th>
+                <th>Failed starts</th>
+                <th>Crashes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {u.projects.map((p) => (
+                <tr key={p.projectId}>
+                  <td data-label="Project">{p.name}</td>
+                  <td data-label="Runs">{p.runs}</td>
+                  <td data-label="Container hours">{p.containerHours.toFixed(1)}</td>
+                  <td data-label="Median cold start">{seconds(p.medianColdStartMs)}</td>
+                  <td data-label="Failed starts">{p.failedStarts}</td>
+                  <td data-label="Crashes">{p.crashes}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Section>
+      )}
+    </>
   );
 }
 

@@ -29,7 +29,6 @@ export function CommentCard({ comment }: { comment: FeedbackRec }) {
   const params = { commentId: comment.id };
   const where = [comment.appName ?? comment.appId, comment.screen].filter(Boolean).join(' · ');
   const who = comment.viewerName ?? 'A viewer';
-  const note = comment.screenshotNote;
   const send = (e: FormEvent) => {
     e.preventDefault();
     reply.mutate({ params, body: { body: text } });
@@ -47,36 +46,7 @@ export function CommentCard({ comment }: { comment: FeedbackRec }) {
       </div>
       <blockquote>{comment.body}</blockquote>
       <p className="meta">{pinWords(comment)}</p>
-      {comment.hasScreenshot ? (
-        <div className="shot">
-          <img
-            src={addressOf('getScreenshot', params)}
-            alt={`What ${who} saw on ${where || 'the room'} when commenting, with the ${comment.area ? 'area' : 'point'} marked`}
-            loading="lazy"
-          />
-          {comment.position && (
-            <span
-              className="pin"
-              aria-hidden="true"
-              style={{ left: `${comment.position.x * 100}%`, top: `${comment.position.y * 100}%` }}
-            />
-          )}
-          {comment.area && (
-            <span
-              className="box"
-              aria-hidden="true"
-              style={{
-                left: `${comment.area.x * 100}%`,
-                top: `${comment.area.y * 100}%`,
-                width: `${comment.area.width * 100}%`,
-                height: `${comment.area.height * 100}%`,
-              }}
-            />
-          )}
-        </div>
-      ) : (
-        <p className="muted">{note ? NOTE_WORDS[note] : 'No screenshot with this comment.'}</p>
-      )}
+      <Screenshot comment={comment} who={who} where={where} />
       {comment.reply && (
         <ul className="thread" aria-label="Replies">
           <li>
@@ -134,6 +104,38 @@ export function CommentCard({ comment }: { comment: FeedbackRec }) {
         error={remove.error}
       />
     </li>
+  );
+}
+
+/** What the viewer saw when commenting, with the point or area marked; or why there is no picture. */
+function Screenshot({ comment, who, where }: { comment: FeedbackRec; who: string; where: string }) {
+  const params = { commentId: comment.id };
+  const note = comment.screenshotNote;
+  return comment.hasScreenshot ? (
+    <div className="shot">
+      <img
+        src={addressOf('getScreenshot', params)}
+        alt={`What ${who} saw on ${where || 'the room'} when commenting, with the ${comment.area ? 'area' : 'point'} marked`}
+        loading="lazy"
+      />
+      {comment.position && (
+        <span className="pin" aria-hidden="true" style={{ left: `${comment.position.x * 100}%`, top: `${comment.position.y * 100}%` }} />
+      )}
+      {comment.area && (
+        <span
+          className="box"
+          aria-hidden="true"
+          style={{
+            left: `${comment.area.x * 100}%`,
+            top: `${comment.area.y * 100}%`,
+            width: `${comment.area.width * 100}%`,
+            height: `${comment.area.height * 100}%`,
+          }}
+        />
+      )}
+    </div>
+  ) : (
+    <p className="muted">{note ? NOTE_WORDS[note] : 'No screenshot with this comment.'}</p>
   );
 }
 

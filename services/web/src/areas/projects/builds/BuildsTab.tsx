@@ -56,60 +56,9 @@ export function BuildsTab({ project }: TabProps) {
                   </tr>
                 </thead>
                 <tbody>
-                  {builds.map((b) => {
-                    const releases = b.releases as Release[];
-                    const last = releases[0];
-                    return (
-                      <tr key={b.id}>
-                        <td data-label="Build">
-                          <code>{b.id.slice(0, 8)}</code>
-                          {b.note && <div className="muted">{b.note}</div>}
-                          <div className="muted">
-                            {b.manifest.name} · {sizeText(b.sizeBytes)}
-                          </div>
-                        </td>
-                        <td data-label="State">
-                          {b.state === 'live' ? <span className="badge live">Live</span> : <span className="badge">Ready</span>}
-                          {b.problems.length > 0 && (
-                            <ul className="muted" aria-label="To look at">
-                              {b.problems.map((p) => (
-                                <li key={p.code + p.message}>{p.message}</li>
-                              ))}
-                            </ul>
-                          )}
-                        </td>
-                        <td data-label="Kind">{b.kind}</td>
-                        <td data-label="Deployed">
-                          <Time at={b.createdAt} />
-                        </td>
-                        <td data-label="By">{who(b.deployedBy) ?? <span className="muted">—</span>}</td>
-                        <td data-label="Made live">
-                          {last ? (
-                            <>
-                              <Time at={last.at} />
-                              {last.rollback && (
-                                <>
-                                  {' '}
-                                  <span className="badge warn">Rollback</span>
-                                </>
-                              )}
-                              {releases.length > 1 && <span className="muted"> · {releases.length} times</span>}
-                            </>
-                          ) : (
-                            <span className="muted">never</span>
-                          )}
-                        </td>
-                        <td>
-                          {!b.live && (
-                            <button type="button" className="secondary" onClick={() => setChosen(b)}>
-                              {isRollback(b, live) ? 'Roll back to this build' : 'Make live'}
-                              <span className="sr-only"> build {b.id.slice(0, 8)}</span>
-                            </button>
-                          )}
-                        </td>
-                      </tr>
-                    );
-                  })}
+                  {builds.map((b) => (
+                    <BuildRow key={b.id} build={b} live={live} choose={() => setChosen(b)} />
+                  ))}
                 </tbody>
               </table>
             </div>
@@ -119,6 +68,62 @@ export function BuildsTab({ project }: TabProps) {
       </Section>
       <ManifestCheck />
     </>
+  );
+}
+
+/** One build: its name and size, state and problems, kind, who deployed it, when it went live, and its way to go live. */
+function BuildRow({ build: b, live, choose }: { build: BuildHistory; live: BuildHistory | undefined; choose: () => void }) {
+  const releases = b.releases as Release[];
+  const last = releases[0];
+  return (
+    <tr>
+      <td data-label="Build">
+        <code>{b.id.slice(0, 8)}</code>
+        {b.note && <div className="muted">{b.note}</div>}
+        <div className="muted">
+          {b.manifest.name} · {sizeText(b.sizeBytes)}
+        </div>
+      </td>
+      <td data-label="State">
+        {b.state === 'live' ? <span className="badge live">Live</span> : <span className="badge">Ready</span>}
+        {b.problems.length > 0 && (
+          <ul className="muted" aria-label="To look at">
+            {b.problems.map((p) => (
+              <li key={p.code + p.message}>{p.message}</li>
+            ))}
+          </ul>
+        )}
+      </td>
+      <td data-label="Kind">{b.kind}</td>
+      <td data-label="Deployed">
+        <Time at={b.createdAt} />
+      </td>
+      <td data-label="By">{who(b.deployedBy) ?? <span className="muted">—</span>}</td>
+      <td data-label="Made live">
+        {last ? (
+          <>
+            <Time at={last.at} />
+            {last.rollback && (
+              <>
+                {' '}
+                <span className="badge warn">Rollback</span>
+              </>
+            )}
+            {releases.length > 1 && <span className="muted"> · {releases.length} times</span>}
+          </>
+        ) : (
+          <span className="muted">never</span>
+        )}
+      </td>
+      <td>
+        {!b.live && (
+          <button type="button" className="secondary" onClick={choose}>
+            {isRollback(b, live) ? 'Roll back to this build' : 'Make live'}
+            <span className="sr-only"> build {b.id.slice(0, 8)}</span>
+          </button>
+        )}
+      </td>
+    </tr>
   );
 }
 

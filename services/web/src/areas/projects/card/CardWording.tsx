@@ -24,18 +24,7 @@ export function CardWording({ card, projectId }: { card: Card; projectId: string
   const body = { title, line };
   const filled = title.trim() !== '' && line.trim() !== '';
   return (
-    <Section
-      title="Card"
-      actions={
-        card.updatedAt ? (
-          <span className="muted">
-            Saved <Time at={card.updatedAt} />
-          </span>
-        ) : (
-          <span className="badge">Not saved yet</span>
-        )
-      }
-    >
+    <Section title="Card" actions={<SavedAt at={card.updatedAt} />}>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -109,5 +98,16 @@ export function CardWording({ card, projectId }: { card: Card; projectId: string
           ))}
       </form>
     </Section>
+  );
+}
+
+/** When the card was last saved, or that it never was. */
+function SavedAt({ at }: { at: Card['updatedAt'] }) {
+  return at ? (
+    <span className="muted">
+      Saved <Time at={at} />
+    </span>
+  ) : (
+    <span className="badge">Not saved yet</span>
   );
 }

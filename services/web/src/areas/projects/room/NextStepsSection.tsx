@@ -61,49 +61,15 @@ function Editor({ projectId, steps, planAllows }: { projectId: string; steps: Ne
       {!planAllows && <Paywall>Choosing the steps: your plan offers viewers only a question. What you set here is kept.</Paywall>}
       {draft.length === 0 && <p className="muted">No steps: the room asks nothing at the end. Add one below.</p>}
       {draft.map((d, i) => (
-        <fieldset key={d.kind} className="step-editor">
-          <legend>
-            {i + 1}. {KIND_WORDS[d.kind]}
-          </legend>
-          <div className="row">
-            <div className="field">
-              <label htmlFor={`step-${d.kind}-label`}>Button words</label>
-              <input id={`step-${d.kind}-label`} value={d.label} maxLength={60} onChange={(e) => change(i, { label: e.target.value })} />
-            </div>
-            <div className="field">
-              <label htmlFor={`step-${d.kind}-prompt`}>Line under it (optional)</label>
-              <input
-                id={`step-${d.kind}-prompt`}
-                value={d.prompt}
-                maxLength={200}
-                onChange={(e) => change(i, { prompt: e.target.value })}
-              />
-            </div>
-            {d.kind === 'meeting' && (
-              <div className="field">
-                <label htmlFor="step-meeting-url">Booking address</label>
-                <input
-                  id="step-meeting-url"
-                  type="url"
-                  placeholder="https://cal.com/you"
-                  value={d.url}
-                  onChange={(e) => change(i, { url: e.target.value })}
-                />
-              </div>
-            )}
-          </div>
-          <div className="row">
-            <button type="button" className="secondary" disabled={i === 0} onClick={() => setDraft(moved(draft, i, -1))}>
-              Up<span className="sr-only">: move {KIND_WORDS[d.kind]} up</span>
-            </button>
-            <button type="button" className="secondary" disabled={i === draft.length - 1} onClick={() => setDraft(moved(draft, i, 1))}>
-              Down<span className="sr-only">: move {KIND_WORDS[d.kind]} down</span>
-            </button>
-            <button type="button" className="link" onClick={() => setDraft(draft.filter((_, j) => j !== i))}>
-              Remove<span className="sr-only"> {KIND_WORDS[d.kind]}</span>
-            </button>
-          </div>
-        </fieldset>
+        <StepFields
+          key={d.kind}
+          step={d}
+          index={i}
+          last={i === draft.length - 1}
+          change={(part) => change(i, part)}
+          move={(by) => setDraft(moved(draft, i, by))}
+          remove={() => setDraft(draft.filter((_, j) => j !== i))}
+        />
       ))}
       <div className="row">
         {unused.length > 0 && draft.length < 6 && (
@@ -139,5 +105,63 @@ function Editor({ projectId, steps, planAllows }: { projectId: string; steps: Ne
       </div>
       <Refusal error={save.error} />
     </form>
+  );
+}
+
+/** One step: its button words, the line under it, a meeting's booking address, and its moves. */
+function StepFields({
+  step: d,
+  index: i,
+  last,
+  change,
+  move,
+  remove,
+}: {
+  step: Draft;
+  index: number;
+  last: boolean;
+  change: (part: Partial<Draft>) => void;
+  move: (by: 1 | -1) => void;
+  remove: () => void;
+}) {
+  return (
+    <fieldset className="step-editor">
+      <legend>
+        {i + 1}. {KIND_WORDS[d.kind]}
+      </legend>
+      <div className="row">
+        <div className="field">
+          <label htmlFor={`step-${d.kind}-label`}>Button words</label>
+          <input id={`step-${d.kind}-label`} value={d.label} maxLength={60} onChange={(e) => change({ label: e.target.value })} />
+        </div>
+        <div className="field">
+          <label htmlFor={`step-${d.kind}-prompt`}>Line under it (optional)</label>
+          <input id={`step-${d.kind}-prompt`} value={d.prompt} maxLength={200} onChange={(e) => change({ prompt: e.target.value })} />
+        </div>
+        {d.kind === 'meeting' && (
+          <div className="field">
+            <label htmlFor="step-meeting-url">Booking address</label>
+            <input
+              id="step-meeting-url"
+              type="url"
+              placeholder="https://cal.com/you"
+              value={d.url}
+              onChange={(e) => change({ url: e.target.value })}
+            />
+          </div>
+        )}
+      </div>
+      <div className="row">
+        <button type="button" className="secondary" disabled={i === 0} onClick={() => move(-1)}>
+          Up<span className="sr-only">: move {KIND_WORDS[d.kind]} up</span>
+        </button>
+        <button type="button" className="secondary" disabled={last} onClick={() => move(1)}>
+          Down<span className="sr-only">: move {KIND_WORDS[d.kind]} down</span>
+        </button>
+        <button type="button" className="link" onClick={remove}>
+          Remove<span className="sr-only"> {KIND_WORDS[d.kind]}</span>
+        </button>
+      </div>
+    </fieldset>
   );
 }
