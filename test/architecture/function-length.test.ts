@@ -15,10 +15,6 @@ const LONGEST = 150;
 const LONG = 100;
 const MANY_ALLOWED = 10;
 
-// The room's three browser scripts are being split into modules right now (issue 49, item 2);
-// until that lands they are measured by that work, not here. Remove these when it does.
-const EXEMPT = new Set(['services/room/shell/shell.ts', 'services/room/content/frame-helper.ts', 'services/room/shell/voice.ts']);
-
 const skipped = new Set(['node_modules', 'dist', '.data', 'test', 'bench', 'coverage']);
 
 /** Production TypeScript under the given folders: no tests, no test support, no benches, no builds. */
@@ -74,7 +70,6 @@ const describeLong = (fns: Measured[]) => fns.map((f) => `${f.where} ${f.name}: 
 describe('function length', () => {
   const all = FOLDERS.flatMap((folder) => productionFiles(path.join(root, folder)))
     .map((file) => path.relative(root, file).split(path.sep).join('/'))
-    .filter((file) => !EXEMPT.has(file))
     .flatMap((file) => measureFunctions(file, readFileSync(path.join(root, file), 'utf8')))
     .sort((a, b) => b.lines - a.lines);
   const long = all.filter((f) => f.lines > LONG);
