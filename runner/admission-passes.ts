@@ -17,8 +17,6 @@ import type { RunnerContext } from './runner-context.js';
 /** A pass that found workspaces another host was letting in tries again this often, this many times. */
 const SKIPPED_RETRY_MS = 100;
 const SKIPPED_RETRIES = 20;
-/** How long a start waits, at most, for the arrivals waiting to be decided (ms): a second in a crowd, nothing on a quiet host. */
-const ADMISSIONS_FIRST_MS = 1_000;
 
 export function createAdmissionPasses(ctx: RunnerContext, sql: Sql, overSpend: () => Promise<boolean>) {
   const batcher = createAdmissionBatcher(sql, ctx.host);
@@ -37,10 +35,6 @@ export function createAdmissionPasses(ctx: RunnerContext, sql: Sql, overSpend: (
     ctx.starting.set(row.id, turn);
     inLine++;
     void startLimit(async () => {
-      // Answers before starts: while a crowd's arrivals wait to be decided, a start (its writes,
-      // its probe) waits for them, a little at most. A viewer's first answer is the admission; a
-      // start that waits for it keeps the host's loop and pool for the next viewers' answers.
-      await batcher.idle(ADMISSIONS_FIRST_MS);
       inLine--;
       if (turn.signal.aborted) {
         if (ctx.starting.get(row.id) === turn) ctx.starting.delete(row.id);

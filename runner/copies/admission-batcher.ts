@@ -15,8 +15,6 @@ export interface AdmissionBatcher {
   admit(ask: Ask): Promise<Admission>;
   /** Decisions made and batches run since start (for the bench and the metrics). */
   readonly stats: { decisions: number; batches: number; largest: number };
-  /** Resolves once no arrival waits to be decided, or after `maxMs`. */
-  idle(maxMs: number): Promise<void>;
 }
 
 export function createAdmissionBatcher(sql: Sql, host: HostScope, opts: { maxBatch?: number } = {}): AdmissionBatcher & { close(): void } {
@@ -56,6 +54,5 @@ export function createAdmissionBatcher(sql: Sql, host: HostScope, opts: { maxBat
     /** Gives the batcher's own connection back to the pool. */
     close: drop,
     admit,
-    idle: admit.idle,
   };
 }

@@ -41,26 +41,4 @@ describe('group commit', () => {
     await Promise.all([1, 2, 3, 4, 5].map((i) => write(i)));
     expect(sizes).toEqual([1, 2, 2]);
   });
-
-  it('tells when it is idle: at once when nothing waits, else when the last batch is written, or at the time given', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    const write = groupCommit(async (items: number[]) => {
-      await held;
-      return items;
-    });
-    let idleNow = false;
-    await write.idle(60_000).then(() => (idleNow = true));
-    expect(idleNow).toBe(true);
-    const writes = Promise.all([write(1), write(2)]);
-    let idled = false;
-    const idle = write.idle(60_000).then(() => (idled = true));
-    const capped = await Promise.race([write.idle(10).then(() => 'gave up waiting'), held.then(() => 'written')]);
-    expect(capped).toBe('gave up waiting');
-    expect(idled).toBe(false);
-    release();
-    await writes;
-    await idle;
-    expect(idled).toBe(true);
-  });
 });

@@ -8,8 +8,6 @@ export interface GroupCommit<I, O> {
   (item: I): Promise<O>;
   /** Items written, batches run and the largest batch, since start. */
   readonly stats: { items: number; batches: number; largest: number };
-  /** Resolves once nothing waits and no batch is being written, or after `maxMs`, whichever comes first. */
-  idle(maxMs: number): Promise<void>;
 }
 
 /** `write` answers every item of a batch, in order. */
@@ -18,7 +16,6 @@ export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>, opts: { m
   const stats = { items: 0, batches: 0, largest: 0 };
   let waiting: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
   let writing = false;
-  let idlers: (() => void)[] = [];
 
   async function drain() {
     writing = true;
@@ -39,21 +36,7 @@ export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>, opts: { m
       }
     } finally {
       writing = false;
-      const now = idlers;
-      idlers = [];
-      for (const resolve of now) resolve();
     }
-  }
-
-  function idle(maxMs: number): Promise<void> {
-    if (!writing && !waiting.length) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, maxMs);
-      idlers.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
   }
 
   const add = (item: I) =>
@@ -61,5 +44,5 @@ export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>, opts: { m
       waiting.push({ item, resolve, reject });
       if (!writing) void drain();
     });
-  return Object.assign(add, { stats, idle });
+  return Object.assign(add, { stats });
 }
