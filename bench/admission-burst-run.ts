@@ -70,6 +70,9 @@ export interface BurstResult {
   /** Copies the stub engines still held after every viewer left. */
   leftInEngines: number;
   starts: number;
+  /** The workspaces of the burst, and the stub engines' own clock of every copy they ran (bench/usage-metering.bench.ts). */
+  workspaceIds: string[];
+  engineClock: { copyId: string; startedAt: Date | null; finishedAt: Date | null }[];
 }
 
 export async function runBurst(o: BurstOptions): Promise<BurstResult> {
@@ -149,6 +152,8 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
       waitedOut: viewers.filter((v) => v.outcome === 'waited-out'),
       leftInEngines,
       starts: fleet.engines.reduce((n, e) => n + e.starts, 0),
+      workspaceIds,
+      engineClock: fleet.engines.flatMap((e) => e.clock()),
     };
   } finally {
     await fleet.close();

@@ -35,6 +35,11 @@ export class StubEngine implements CopyEngine, HostEngine {
   /** Copies by handle: what `list` and `state` answer from. */
   private readonly held = new Map<string, Held>();
   private readonly images = new Map<string, string>();
+  /**
+   * The stub's own start/stop clock of every copy it ever ran, by handle, kept after the copy is
+   * removed (the engine's record the usage benches compare billing with: bench/usage-metering.bench.ts).
+   */
+  private readonly ledger = new Map<string, { copyId: string; startedAt: Date | null; finishedAt: Date | null }>();
   /** Starts asked for and stops done, for the harness's own account (never for its checks of the caps). */
   starts = 0;
   stops = 0;
@@ -85,6 +90,7 @@ export class StubEngine implements CopyEngine, HostEngine {
     if (!copy) throw new Error('the copy was stopped while starting');
     copy.status = 'running';
     copy.startedAt = new Date();
+    this.ledger.set(handle, { copyId: spec.copyId, startedAt: copy.startedAt, finishedAt: null });
     hooks.phase('start');
     await hooks.running();
     return { handle, address: this.opts.address };
@@ -97,6 +103,8 @@ export class StubEngine implements CopyEngine, HostEngine {
         this.held.delete(handle);
         this.stops++;
         run = { ...this.runOf(c), finishedAt: c.startedAt ? new Date() : null };
+        const kept = this.ledger.get(handle);
+        if (kept) kept.finishedAt = run.finishedAt;
       }
     }
     return run;
@@ -120,6 +128,14 @@ export class StubEngine implements CopyEngine, HostEngine {
     return [...this.held.values()]
       .filter((c) => c.runnerId === runnerId)
       .map((c) => ({ copyId: c.copyId, handle: c.handle, status: c.status, labels: c.labels }));
+  }
+
+  /**
+   * Every run this engine ever started, on its own clock: started when it ran, finished when it
+   * was stopped (null while it runs). A copy id started twice is listed twice.
+   */
+  clock(): { copyId: string; startedAt: Date | null; finishedAt: Date | null }[] {
+    return [...this.ledger.values()].map((r) => ({ ...r }));
   }
 
   /** Copies this engine holds for `runnerId` now. */

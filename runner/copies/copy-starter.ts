@@ -130,7 +130,8 @@ async function startPhases(
         if (!(await writes.made(row.id, handle))) throw new Withdrawn('ended while creating');
       },
       async running() {
-        await writes.started(row.id);
+        // Dated now, as the engine says it runs, not when the group-committed write gets its turn.
+        await writes.started(row.id, new Date());
       },
     };
     const started = await startInEngine(ctx, row, spec, hooks);

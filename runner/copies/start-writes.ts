@@ -11,8 +11,8 @@ import { recordContainers, recordReady, recordStarted, type ReadyCopy } from '..
 export interface StartWrites {
   /** creating → starting with the engine's handle; false when the copy was withdrawn meanwhile. */
   made(id: string, containerId: string): Promise<boolean>;
-  /** The engine runs it: started_at and the `start` event. */
-  started(id: string): Promise<void>;
+  /** The engine runs it (since `at`, now by default): started_at and the `start` event. */
+  started(id: string, at?: Date): Promise<void>;
   /** Healthy: running (or warm); null when it was withdrawn meanwhile. */
   ready(copy: ReadyCopy): Promise<{ sessionId: string | null } | null>;
   /** Writes asked for and statements run since start, all three kinds together. */
@@ -28,9 +28,9 @@ export function startWritesOf(sql: Sql): StartWrites {
       const moved = await recordContainers(sql, items);
       return items.map((i) => moved.has(i.id));
     });
-    const started = groupCommit(async (ids: string[]) => {
-      await recordStarted(sql, ids);
-      return ids.map(() => undefined);
+    const started = groupCommit(async (items: { id: string; at: Date }[]) => {
+      await recordStarted(sql, items);
+      return items.map(() => undefined);
     });
     const ready = groupCommit(async (items: ReadyCopy[]) => {
       const moved = await recordReady(sql, items);
@@ -39,7 +39,7 @@ export function startWritesOf(sql: Sql): StartWrites {
     const all = [made, started, ready];
     writes = {
       made: (id, containerId) => made({ id, containerId }),
-      started,
+      started: (id, at = new Date()) => started({ id, at }),
       ready,
       stats: () => ({
         writes: all.reduce((n, w) => n + w.stats.items, 0),

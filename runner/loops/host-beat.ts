@@ -6,8 +6,16 @@ import type { RunnerContext } from '../runner-context.js';
 // API; and, as any survivor does, it settles hosts of its fleet that stopped beating: their
 // copies end once (`host-lost`, usage stopped at the last beat), their queued viewers move here.
 
-/** Every 5 s: often enough that RUNNER_HOST_LOST_S (20 by default) spans a few missed beats. */
-export const beatMs = 5_000;
+/**
+ * Every second: a lost host's copies are billed up to its last beat (never later), so the beat's
+ * period is how much engine time a machine that dies can leave unbilled per copy; at 1 s it is
+ * within billing's tolerance (issue 46, docs/runner.md "Usage and billing"). RUNNER_HOST_LOST_S
+ * (20 by default, 10 at least) spans many missed beats.
+ */
+export const beatMs = 1_000;
+/** Survivors look for lost hosts this often: losing one is a matter of RUNNER_HOST_LOST_S, not of the beat. */
+const settleMs = 5_000;
+const lastSettle = new WeakMap<RunnerContext, number>();
 
 export async function beatAndSettle(ctx: RunnerContext): Promise<void> {
   const { sql, settings, log } = ctx;
@@ -19,6 +27,8 @@ export async function beatAndSettle(ctx: RunnerContext): Promise<void> {
     copyOrigin: settings.advertise.copyOrigin,
     slots: settings.hostCapacity,
   });
+  if (Date.now() - (lastSettle.get(ctx) ?? 0) < settleMs) return;
+  lastSettle.set(ctx, Date.now());
   const lost = await settleLostHosts(sql, settings.fleet, settings.runnerId, settings.hostLostMs / 1000);
   for (const h of lost) log.warn({ host: h.id, lastBeat: h.seenAt, copiesEnded: h.ended, queueMoved: h.movedQueue }, 'runner host lost');
   if (lost.length) {

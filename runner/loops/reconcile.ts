@@ -165,8 +165,18 @@ export async function removeOrphans(ctx: RunnerContext, orphans: Listed[], bound
 async function adoptStart(ctx: RunnerContext, row: CopyRow, containerId: string) {
   const recorded = row.state === 'creating' ? await transition(ctx.sql, row.id, ['creating'], 'starting', { set: { containerId } }) : row;
   if (!recorded) return;
-  if (!recorded.startedAt)
-    await transition(ctx.sql, row.id, ['starting'], 'starting', { now: ['startedAt'], event: 'start', detail: 'reconciled' });
+  if (!recorded.startedAt) {
+    // The runner died between the engine's start and its record of it: the copy has run since the
+    // engine started it, not since now. Its start is dated at the engine's StartedAt, else that
+    // time (the runner's downtime) would be engine time no record bills.
+    const run = (await ctx.engine.runs(ctx.settings.runnerId).catch(() => [])).find((r) => r.copyId === row.id);
+    const at = run?.startedAt && run.startedAt.getTime() <= Date.now() ? run.startedAt : null;
+    await transition(ctx.sql, row.id, ['starting'], 'starting', {
+      ...(at ? { set: { startedAt: at }, at } : { now: ['startedAt'] }),
+      event: 'start',
+      detail: 'reconciled',
+    });
+  }
   void startCopy(ctx, { ...recorded, state: 'starting' }, { adoptContainer: containerId });
 }
 

@@ -128,6 +128,10 @@ function engineRecordOf(
 ): Pick<EngineRun, 'startedAt' | 'finishedAt'> | undefined {
   // A live copy's unit that has ended is the reconcile's to close: judged once its record ends.
   if (row.state !== 'ended') return busy || !held || held.finishedAt ? undefined : held;
+  // Closed as vanished: it ran (only a copy that got going is closed so), and its unit went
+  // behind the runner's back (removed by hand, the engine reset): the engine's record went with
+  // it, so there is nothing to judge by, and "never ran" would void seconds it did run.
+  if (row.endReason === 'vanished' && !row.engineStartedAt) return undefined;
   if (row.engineCheckedAt) return { startedAt: row.engineStartedAt, finishedAt: row.engineFinishedAt ?? row.engineCheckedAt };
   return undefined;
 }

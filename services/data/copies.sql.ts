@@ -75,6 +75,8 @@ export interface Change {
   event?: EventKind;
   coldStartMs?: number | null;
   detail?: string | null;
+  /** When the event happened, if not now: a moment the engine recorded (an adopted start's StartedAt). */
+  at?: Date | null;
 }
 
 const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -95,8 +97,9 @@ export async function transition(
   // round trips (a crowd's starts make three of these each).
   const event = change.event
     ? db`, written as (
-        insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind, cold_start_ms, detail)
-        select id, seq, workspace_id, project_id, build_id, ${change.event}, ${change.coldStartMs ?? null}, ${change.detail ?? null} from moved
+        insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind, cold_start_ms, detail, at)
+        select id, seq, workspace_id, project_id, build_id, ${change.event}, ${change.coldStartMs ?? null}, ${change.detail ?? null},
+               coalesce(${change.at ?? null}::timestamptz, clock_timestamp()) from moved
         on conflict (copy_id, seq) do nothing
       )`
     : db``;

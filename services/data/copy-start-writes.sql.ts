@@ -16,16 +16,26 @@ export async function recordContainers(db: Db, items: { id: string; containerId:
   return new Set(rows.map((r) => r.id));
 }
 
-/** The engine runs them (still starting): `started_at` and the `start` event. */
-export async function recordStarted(db: Db, ids: string[]): Promise<void> {
+/**
+ * The engine runs them (still starting): `started_at` and the `start` event, dated when the engine
+ * said so (`at`), not when this statement runs: under a crowd a group commit waits seconds for its
+ * turn, and billing counts from the `start` event (issue 46: the stub engine's clock showed starts
+ * billed 1–4 s late in a burst).
+ */
+export async function recordStarted(db: Db, items: { id: string; at: Date }[]): Promise<void> {
+  const ids = items.map((i) => i.id);
+  const ats = items.map((i) => i.at.toISOString());
   await db`
-    with moved as (
-      update runner_copies set state = 'starting', seq = seq + 1, started_at = clock_timestamp()
-      where id = any(${ids}::uuid[]) and state = 'starting'
-      returning id, seq, workspace_id, project_id, build_id
+    with given as (
+      select * from unnest(${ids}::uuid[], ${ats}::timestamptz[]) as g(id, at)
+    ), moved as (
+      update runner_copies c set state = 'starting', seq = c.seq + 1, started_at = least(g.at, clock_timestamp())
+      from given g
+      where c.id = g.id and c.state = 'starting'
+      returning c.id, c.seq, c.workspace_id, c.project_id, c.build_id, c.started_at
     )
-    insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind)
-    select id, seq, workspace_id, project_id, build_id, 'start' from moved
+    insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind, at)
+    select id, seq, workspace_id, project_id, build_id, 'start', started_at from moved
     on conflict (copy_id, seq) do nothing`;
 }
 

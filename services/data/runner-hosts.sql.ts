@@ -20,7 +20,7 @@ export interface RunnerHost {
 
 export type HostRegistration = Pick<RunnerHost, 'id' | 'fleet' | 'apiUrl' | 'copyOrigin' | 'slots'>;
 
-/** Registers the host or beats (every 5 s): its addresses and slots as configured now, seen now, not lost. */
+/** Registers the host or beats (every second: host-beat.ts): its addresses and slots as configured now, seen now, not lost. */
 export async function beat(sql: Sql, h: HostRegistration): Promise<void> {
   await sql`
     insert into runner_hosts (id, fleet, api_url, copy_origin, slots)

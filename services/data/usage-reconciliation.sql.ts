@@ -122,6 +122,8 @@ export interface BilledCopy {
   projectId: string;
   state: string;
   origin: string;
+  /** Why it ended ('vanished': the runner found its unit gone while the record was live). */
+  endReason: string | null;
   /** Seconds billed in the window (copySeconds), and paused there (free, and not in the engine's record). */
   billedSeconds: number;
   pausedSeconds: number;
@@ -152,7 +154,7 @@ export function billedCopiesOf(db: Db, runnerId: string, window: { start: Date; 
       where kind = 'pause' and coalesce(until, clock_timestamp()) > ${start}
       group by copy_id
     )
-    select c.id as copy_id, c.workspace_id, c.project_id, c.state, c.origin,
+    select c.id as copy_id, c.workspace_id, c.project_id, c.state, c.origin, c.end_reason,
            coalesce(b.seconds, 0)::float8 as billed_seconds, coalesce(p.seconds, 0)::float8 as paused_seconds,
            c.engine_started_at, c.engine_finished_at, c.engine_checked_at,
            exists (select 1 from copy_events v where v.copy_id = c.id and v.kind = 'void') as voided

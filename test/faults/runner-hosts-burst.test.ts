@@ -7,6 +7,8 @@ import type { Sql } from '../../services/core/db.js';
 import { planOf } from '../../services/core/plans.js';
 import { waitFor } from './support/platform-processes.js';
 import { startStubFleet, type StubFleet } from './support/stub-runners.js';
+import type { EngineReport } from '../support/runner/stub-runner-process.js';
+import { describeUsage, type EngineRecord, usageAgainstEngine, usageProblems } from '../support/usage-against-engine.js';
 
 // Issue 43: a crowd at the door, met by several runner hosts at once, each the real runner (its
 // API, admission, queue, starter and loops) in a process of its own over the stub engine
@@ -79,8 +81,14 @@ async function notEnded(sql: Sql, workspaceIds: string[]): Promise<{ state: stri
   return rows;
 }
 
+/** A stub engine's clock, as the usage comparison takes it. */
+function clockRecords(clock: EngineReport['clock']): EngineRecord[] {
+  const at = (s: string | null) => (s ? new Date(s) : null);
+  return clock.map((r) => ({ copyId: r.copyId, startedAt: at(r.startedAt), finishedAt: at(r.finishedAt) }));
+}
+
 /** What the live hosts' engines hold once every viewer has left (removals may be in flight for a moment). */
-async function leftInEngines(f: StubFleet): Promise<{ id: string; holding: number; startedTwice: string[]; starts: number }[]> {
+async function leftInEngines(f: StubFleet): Promise<({ id: string } & EngineReport)[]> {
   let reports = await f.engines();
   for (let i = 0; i < 50 && reports.some((r) => r.report.holding > 0); i++) {
     await sleep(100);
@@ -195,7 +203,10 @@ describe('a burst of viewers on runner hosts in processes of their own', () => {
         60_000,
         50,
       );
+      // Its engine's clock as it dies: what it ran until the kill (the stub engine dies with it).
+      const victimClock = (await victim.engine()).clock;
       await victim.kill();
+      const killedAt = new Date();
       const answeredAtKill = answered.count;
       const onVictim = await f.sql<{ state: string; n: number }[]>`
         select state, count(*)::int as n from runner_copies where runner_id = ${victim.id} and state <> 'ended' group by state`;
@@ -250,6 +261,26 @@ describe('a burst of viewers on runner hosts in processes of their own', () => {
           `${count('served')} served, ${count('full-room')} refused, ${shells.reduce((n, s) => n + s.errors, 0)} calls failed and asked again; ` +
           `host peak ${checks.hostPeak}/${hostCapacity}; queue overtakes ${overtakes}; other hosts marked lost: ${othersLost.length}`,
       );
+
+      // Usage against the engines' own clocks (issue 46): the survivors' runs as they kept them,
+      // the dead host's until it died. A lost host's copies are billed up to its last beat, beaten
+      // every second: within billing's 1 s of what the engine ran.
+      const records = [
+        ...engines.flatMap((e) => clockRecords(e.clock)),
+        ...clockRecords(victimClock).map((r) => ({ ...r, finishedAt: r.finishedAt ?? (r.startedAt ? killedAt : null) })),
+      ];
+      const usage = await usageAgainstEngine(f.sql, { workspaceIds, engine: records });
+      console.info(describeUsage(usage).join('\n'));
+
+      // The survivors' copies: within 1 s each, none twice, no engine second unbilled. The dead
+      // host's: billed up to its last beat (every second), never beyond what its engine ran, and
+      // short of it by at most a beat and the kill's own moment (2 s here, on a loaded machine).
+      const victimCopies = new Set(clockRecords(victimClock).map((r) => r.copyId));
+      const survivorsUsage = { ...usage, over: usage.over.filter((c) => !victimCopies.has(c.copyId)) };
+      survivorsUsage.unbilled = usage.unbilled.filter((c) => !victimCopies.has(c.copyId));
+      expect(usageProblems(survivorsUsage)).toEqual([]);
+      const onVictimUsage = usage.copies.filter((c) => victimCopies.has(c.copyId));
+      expect(onVictimUsage.filter((c) => c.diffSeconds > 1 || c.diffSeconds < -2)).toEqual([]);
 
       // The kill met copies, and the survivors settled them.
       expect(lostCopies.length).toBeGreaterThan(0);

@@ -14,6 +14,12 @@ import { imageTagOf } from '../../runner/images/image-store.js';
 import { demoBundle } from '../support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../support/runner/seed.js';
 import { eventually, startTestRunner, testRunnerEnv } from '../support/runner/test-runner.js';
+import { describeUsage, usageAgainstEngine, usageProblems, type EngineRecord } from '../support/usage-against-engine.js';
+import { createEngine } from '../../runner/engine/engine-factory.js';
+import { runnerSettings } from '../../runner/runner-context.js';
+import { createLogger } from '../../services/core/log.js';
+import { insertCopy } from '../../services/data/copies.sql.js';
+import { reconcileUsageAt } from '../../services/contract/runner/runner-client.js';
 
 // The runner as its own process, killed with SIGKILL while copies run, and started again with the
 // same instance id: it adopts every copy by its labels, closes records whose container vanished
@@ -28,25 +34,29 @@ const freePort = () =>
   });
 
 let env: Record<string, string>;
-let buildId: string | null = null;
+const buildIds: string[] = [];
 let sql: Sql;
 let client: RunnerClient;
 let child: ChildProcess | null = null;
+/** Every runner process started, so none outlives a failed test. */
+const children: ChildProcess[] = [];
 const docker = () => dockerFrom(env.DOCKER_HOST);
 
-async function startRunnerProcess() {
+async function startRunnerProcess(e = env) {
   child = spawn(process.execPath, ['--import', 'tsx', 'runner/main.ts'], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...e },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  await eventually(async () => (await fetch(`http://127.0.0.1:${env.RUNNER_PORT}/healthz`).catch(() => null))?.ok, 30_000, 100);
+  children.push(child);
+  // Generous: on a shared machine a cold `node --import tsx` start can take tens of seconds.
+  await eventually(async () => (await fetch(`http://127.0.0.1:${e.RUNNER_PORT}/healthz`).catch(() => null))?.ok, 90_000, 100);
 }
 
 async function until(session: string, states: CopyView['state'][]) {
   return eventually(async () => {
     const v = await client.copy(session);
     return states.includes(v.state) ? v : null;
-  }, 30_000);
+  }, 90_000);
 }
 
 beforeAll(async () => {
@@ -55,19 +65,26 @@ beforeAll(async () => {
   client = createRunnerClient({ baseUrl: `http://127.0.0.1:${env.RUNNER_PORT}`, appSecret: env.APP_SECRET });
 });
 afterAll(async () => {
-  child?.kill('SIGKILL');
-  // Whatever happened, nothing of this runner stays in the engine.
-  const cleaner = await startTestRunner({}, { env: { ...env, RUNNER_PORT: '0' } });
-  if (buildId) await cleaner.engine.removeImage(imageTagOf(buildId));
-  await cleaner.close();
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  // Whatever happened, nothing of these runners stays in the engine.
+  for (const e of [env, env2].filter(Boolean)) {
+    const cleaner = await startTestRunner({}, { env: { ...e, RUNNER_PORT: '0' } });
+    for (const id of buildIds) await cleaner.engine.removeImage(imageTagOf(id)).catch(() => {});
+    await cleaner.close();
+  }
   await sql.end({ timeout: 2 });
 });
 
+async function killRunner() {
+  child!.kill('SIGKILL');
+  await new Promise((resolve) => child!.once('exit', resolve));
+}
+
 describe('restart safety', () => {
-  it('loses no copy and leaks no container when the runner is killed and started again', async () => {
+  it('loses no copy and leaks no container when the runner is killed and started again', { timeout: 300_000 }, async () => {
     const storage = createStorage(loadConfig(env));
     const b: Seeded = await seedContainerBuild(sql, storage, await demoBundle(), { workspaceId: await seedWorkspace(sql) });
-    buildId = b.buildId;
+    buildIds.push(b.buildId);
     const body = { workspaceId: b.workspaceId, projectId: b.projectId, buildId: b.buildId };
     await startRunnerProcess();
     const [s1, s2, s3] = [randomUUID(), randomUUID(), randomUUID()];
@@ -83,7 +100,10 @@ describe('restart safety', () => {
     await new Promise((resolve) => child!.once('exit', resolve));
     // While it is down: one copy's container vanishes, and a container appears that no record knows.
     const [gone] = await sql<{ containerId: string }[]>`select container_id from runner_copies where id = ${before[2].copyId}`;
+    // The engine's record of it, read before it forgets: it ran until this removal.
+    const goneStarted = new Date((await docker().getContainer(gone.containerId).inspect()).State.StartedAt);
     await docker().getContainer(gone.containerId).remove({ force: true });
+    const goneFinished = new Date();
     const stray = await docker().createContainer({
       Image: 'localhost/demo-node:24',
       Cmd: ['node', '-e', 'setInterval(() => {}, 1e6)'],
@@ -116,9 +136,141 @@ describe('restart safety', () => {
         (await docker().listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.runner}=${env.RUNNER_ID}`] }) })).length ===
         0,
     );
+
+    // Usage against the engine (issue 46): the usage reconciliation has run; the adopted copies
+    // are billed their engine run within 1 s, nothing twice, no engine second unbilled. The copy
+    // whose container was removed by hand while the runner was away ran (it answered its health
+    // path): it is not voided as one the engine never ran; its stop is written when the runner
+    // came back and saw it gone, so it is billed up to the runner's downtime beyond the engine's
+    // run, which the reconciliation reports (a difference the operator judges).
+    const reconciled = await reconcileUsageAt(
+      { baseUrl: `http://127.0.0.1:${env.RUNNER_PORT}`, appSecret: env.APP_SECRET },
+      new Date(Date.now() - 3_600_000),
+    );
+    expect(reconciled.differences.filter((d) => d.kind === 'never-ran')).toEqual([]);
+    const engine: EngineRecord[] = [{ copyId: before[2].copyId!, startedAt: goneStarted, finishedAt: goneFinished }];
+    const usage = await usageAgainstEngine(sql, { workspaceIds: [b.workspaceId], engine });
+    console.info(describeUsage(usage).join('\n'));
+    const handRemoved = usage.copies.find((c) => c.copyId === before[2].copyId)!;
+    expect(handRemoved.billedSeconds).toBeGreaterThan(0);
+    expect(handRemoved.unbilledSeconds).toBeLessThan(1);
+    expect(usageProblems({ ...usage, over: usage.over.filter((c) => c !== handRemoved) })).toEqual([]);
+
     child!.kill('SIGTERM');
     await new Promise((resolve) => child!.once('exit', resolve));
     child = null;
     await sleep(10);
+  });
+});
+
+let env2: Record<string, string>;
+
+describe('usage through kills mid-start and mid-run, and pauses (issue 46)', () => {
+  it('bills each copy its engine run within 1 s, once, with no engine second unbilled', { timeout: 400_000 }, async () => {
+    env2 = testRunnerEnv({
+      RUNNER_PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      RUNNER_RECONCILE_S: '2',
+      // Copies nobody touches pause within seconds; a viewer's enter resumes them.
+      RUNNER_IDLE_PAUSE_S: '3',
+    });
+    const storage = createStorage(loadConfig(env2));
+    const b: Seeded = await seedContainerBuild(sql, storage, await demoBundle(), { workspaceId: await seedWorkspace(sql) });
+    buildIds.push(b.buildId);
+    const body = { workspaceId: b.workspaceId, projectId: b.projectId, buildId: b.buildId };
+    const runnerClient = createRunnerClient({ baseUrl: `http://127.0.0.1:${env2.RUNNER_PORT}`, appSecret: env2.APP_SECRET });
+    // Read from the records: a viewer's read of its copy counts as activity, and would keep it from pausing.
+    const stateOf = (s: string, states: string[]) =>
+      eventually(async () => {
+        const [row] = await sql<
+          { state: string }[]
+        >`select state from runner_copies where session_id = ${s} order by asked_at desc limit 1`;
+        return row && states.includes(row.state) ? row : null;
+      }, 120_000);
+    await startRunnerProcess(env2);
+    const [a, p, c] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const s of [a, p, c]) await runnerClient.enter(s, body);
+    for (const s of [a, p, c]) await stateOf(s, ['running']);
+    // Pauses: all three idle into paused; two are resumed by their viewers, one stays paused.
+    for (const s of [a, p, c]) await stateOf(s, ['paused']);
+    await runnerClient.enter(a, body);
+    await runnerClient.enter(c, body);
+    await stateOf(a, ['running']);
+
+    // Killed mid-start: a viewer's copy is being made when the runner dies.
+    const d = randomUUID();
+    await runnerClient.enter(d, body, 0);
+    await eventually(
+      async () => (await sql`select 1 from runner_copies where session_id = ${d} and container_id is not null`).length > 0,
+      30_000,
+      5,
+    );
+    await killRunner();
+    // And the crash window a kill rarely hits by chance: the engine started a copy, the runner died
+    // before it wrote so (state starting, a container, no start event).
+    const config = loadConfig(env2);
+    const settings = runnerSettings(config, true);
+    const engine = createEngine(config, settings, createLogger({ name: 'test', level: 'silent' }));
+    const e = randomUUID();
+    const row = await insertCopy(sql, {
+      ...body,
+      id: randomUUID(),
+      runnerId: env2.RUNNER_ID,
+      sessionId: e,
+      origin: 'viewer',
+      state: 'creating',
+    });
+    let handle = '';
+    await engine.start(
+      {
+        copyId: row.id,
+        buildId: b.buildId,
+        projectId: b.projectId,
+        workspaceId: b.workspaceId,
+        runnerId: env2.RUNNER_ID,
+        image: (await engine.imageId(imageTagOf(b.buildId)))!,
+        start: ['node', 'server.js'],
+        env: {},
+        ...settings.copy,
+      },
+      {
+        signal: new AbortController().signal,
+        made: async (h) => {
+          handle = h;
+          await sql`update runner_copies set state = 'starting', container_id = ${h}, seq = seq + 1 where id = ${row.id}`;
+        },
+        running: async () => {},
+        phase: () => {},
+      },
+    );
+    expect(handle).not.toBe('');
+    // Down for a few seconds: engine time the records must not lose.
+    await sleep(3_000);
+    await startRunnerProcess(env2);
+    for (const s of [a, d, e]) await stateOf(s, ['running', 'paused']);
+
+    // Killed mid-run, down for a few seconds again.
+    await killRunner();
+    await sleep(2_000);
+    await startRunnerProcess(env2);
+    for (const s of [a, c, d, e, p]) await runnerClient.leave(s);
+    await eventually(
+      async () =>
+        (await docker().listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.runner}=${env2.RUNNER_ID}`] }) })).length ===
+        0,
+    );
+    const reconciled = await reconcileUsageAt(
+      { baseUrl: `http://127.0.0.1:${env2.RUNNER_PORT}`, appSecret: env2.APP_SECRET },
+      new Date(Date.now() - 3_600_000),
+    );
+    const usage = await usageAgainstEngine(sql, { workspaceIds: [b.workspaceId] });
+    console.info(`${describeUsage(usage).join('\n')}\nreconciled: ${JSON.stringify(reconciled.differences)}`);
+    expect(usage.copies.length).toBeGreaterThanOrEqual(5);
+    expect(usageProblems(usage)).toEqual([]);
+
+    child!.kill('SIGTERM');
+    await new Promise((resolve) => child!.once('exit', resolve));
+    child = null;
   });
 });

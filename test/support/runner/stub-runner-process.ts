@@ -30,6 +30,8 @@ export interface EngineReport {
   /** Starts asked for, and the copies started more than once (a copy id is started at most once). */
   starts: number;
   startedTwice: string[];
+  /** The stub engine's own clock of every run it made (ISO times; null: not started, or still running). */
+  clock: { copyId: string; startedAt: string | null; finishedAt: string | null }[];
 }
 
 export type StubRunnerMessage = { ready: { runnerId: string; url: string } } | { engine: EngineReport };
@@ -68,6 +70,9 @@ process.on('message', (m: unknown) => {
       holding: engine.holding(settings.runnerId),
       starts: engine.starts,
       startedTwice: [...engine.startsOf].filter(([, n]) => n > 1).map(([id]) => id),
+      clock: engine
+        .clock()
+        .map((r) => ({ copyId: r.copyId, startedAt: r.startedAt?.toISOString() ?? null, finishedAt: r.finishedAt?.toISOString() ?? null })),
     },
   });
 });
