@@ -211,7 +211,7 @@ describe('usage through kills mid-start and mid-run, and pauses (issue 46)', () 
     // before it wrote so (state starting, a container, no start event).
     const config = loadConfig(env2);
     const settings = runnerSettings(config, true);
-    const engine = createEngine(config, settings, createLogger({ name: 'test', level: 'silent' }));
+    const { engine, host } = createEngine(config, settings, createLogger({ name: 'test', level: 'silent' }));
     const e = randomUUID();
     const row = await insertCopy(sql, {
       ...body,
@@ -229,7 +229,7 @@ describe('usage through kills mid-start and mid-run, and pauses (issue 46)', () 
         projectId: b.projectId,
         workspaceId: b.workspaceId,
         runnerId: env2.RUNNER_ID,
-        image: (await engine.imageId(imageTagOf(b.buildId)))!,
+        image: (await host!.imageId(imageTagOf(b.buildId)))!,
         start: ['node', 'server.js'],
         env: {},
         ...settings.copy,
