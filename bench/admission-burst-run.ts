@@ -2,7 +2,8 @@
 // what the records say of it afterwards. bench/admission-burst.bench.ts runs a baseline and the
 // 10,000-viewer burst with it; test/bench/admission-burst.int.test.ts runs a small one.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../services/core/config.js';
 import type { ViewersDone, ViewersJob } from './admission-viewers.js';
 import { testRunnerEnv } from '../test/support/runner/test-runner.js';
@@ -160,18 +161,22 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
   }
 }
 
-/** The viewers in a thread of their own (admission-viewers.ts); resolves with what became of each, in arrival order. */
+/** The viewers in a process of their own (admission-viewers.ts); resolves with what became of each, in arrival order. */
 function viewersApart(
   o: Pick<ViewersJob, 'fleet' | 'lostS' | 'arrivals' | 'dwellMs' | 'giveUpMs'> & { connections?: number },
 ): Promise<ViewersDone> {
   const config = loadConfig(testRunnerEnv());
-  const job: ViewersJob = { ...o, databaseUrl: config.DATABASE_URL, appSecret: config.APP_SECRET, connections: o.connections ?? 2000 };
-  // The thread loads TypeScript as the bench does (tsx), whoever started the bench (npm run bench, vitest).
-  const worker = new Worker(new URL('./admission-viewers.ts', import.meta.url), { workerData: job, execArgv: ['--import', 'tsx'] });
+  const job: ViewersJob = { ...o, databaseUrl: config.DATABASE_URL, appSecret: config.APP_SECRET, connections: o.connections ?? 4000 };
+  // The process loads TypeScript as the bench does (tsx), whoever started the bench (npm run bench, vitest).
+  const child = fork(fileURLToPath(new URL('./admission-viewers.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    serialization: 'advanced',
+  });
+  child.send(job);
   return new Promise((resolve, reject) => {
-    worker.once('message', (m: ViewersDone) => resolve(m));
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the viewers' thread exited (${code}) before it answered`)));
+    child.once('message', (m: ViewersDone) => resolve(m));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the viewers' process exited (${code}) before it answered`)));
   });
 }
 

@@ -27,8 +27,8 @@ const HOST_CAPACITY = Number(process.env.BENCH_HOST_CAPACITY ?? 1750);
 const DELAYS = (process.env.BENCH_START_DELAYS_MS ?? '0,200').split(',').map(Number);
 /** How long a viewer stays once everyone has an answer and their copy runs (ms): then they leave and the queue moves. */
 const DWELL_MS = Number(process.env.BENCH_DWELL_MS ?? 1_000);
-/** Sockets the viewers share per runner host (admission-kit.ts limitConnections): both ends live here, under 20,000 descriptors. */
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 2000);
+/** Sockets the viewers share per runner host (admission-kit.ts limitConnections): the hosts' ends are in this process, under its 20,000 descriptors. */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4000);
 /** A viewer still not running this long after the burst began gives up, and the run fails saying how many did (s). */
 const GIVE_UP_S = Number(process.env.BENCH_GIVE_UP_S ?? 900);
 
