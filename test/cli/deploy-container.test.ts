@@ -165,7 +165,7 @@ describe('pitch deploy of a container demo', () => {
     expect(result.stderr).toMatch(/^scan +image: .*no secrets$/m);
   });
 
-  it('sends nothing and makes no build when a redeploy fails its rehearsal: the live build stays', async () => {
+  it('makes no build when a redeploy fails its rehearsal, and sends its new layer at most: the live build stays', async () => {
     const slug = slugFor('cli-rehearse');
     const dir = await fixture('container-app');
     const first = await pitch(['deploy', '--project', slug], ctx.env, dir);
@@ -181,9 +181,10 @@ describe('pitch deploy of a container demo', () => {
     expect(failed.stderr).toMatch(/^scan +image: 1 new layer laid from your files, .*no secrets$/m);
     expect(failed.stderr).not.toMatch(/^(push|created|live) /m);
 
-    // The new layer was laid and kept on disk only: the project's repository does not have it.
+    // The new layer was laid on disk and sent beside the rehearsal (docs/decisions/cli-deploy.md):
+    // the repository may hold it, unreferenced until the registry's collection, but no manifest
+    // names it and no build was made.
     const { RootFS } = await engine().getImage(`localhost/pitch-${slug}:in-process`).inspect();
-    const newLayer = RootFS.Layers!.at(-1)!;
     const account = await ctx.builder.client.call('whoami', {});
     const repository = `${account.workspace.id}/${project.id}`;
     const grant = await ctx.platform.fetch(
@@ -196,7 +197,6 @@ describe('pitch deploy of a container demo', () => {
     const head = (digest: string) =>
       fetch(`${registry}/v2/${repository}/blobs/${digest}`, { method: 'HEAD', headers: { authorization: `Bearer ${token}` } });
     expect((await head(RootFS.Layers![0])).status).toBe(200); // the base, sent by the first deploy
-    expect((await head(newLayer)).status).toBe(404);
     const builds = await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } });
     expect(builds).toHaveLength(1);
     expect(builds[0].live).toBe(true);
