@@ -20,9 +20,22 @@ export function Paywall({ children, upgrade, alert }: { children: ReactNode; upg
   );
 }
 
-/** How much of `what` the workspace's plan allows (a number, or a yes or no); undefined until the plan is read. */
-export function useAllowance(what: string): number | boolean | undefined {
+/**
+ * How much of `what` the workspace's plan allows (a number, or a yes or no); `null` while the plan
+ * is being read, undefined when it could not be or does not say.
+ */
+export function useAllowance(what: string): number | boolean | null | undefined {
   const billing = useOp('getBilling');
+  if (billing.isPending) return null;
   const value = (billing.data?.allowance as Record<string, unknown> | undefined)?.[what];
   return typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
+}
+
+/** What a page shows where a form or its paywall goes while the plan is read: neither, yet (a form shown then taken away misleads). */
+export function PlanPending() {
+  return (
+    <p className="muted" aria-busy="true">
+      Reading your plan…
+    </p>
+  );
 }

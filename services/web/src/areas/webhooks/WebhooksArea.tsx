@@ -6,7 +6,7 @@ import { Confirm } from '../../ui/Confirm.js';
 import { CopyButton } from '../../ui/CopyButton.js';
 import { Field } from '../../ui/Field.js';
 import { Page, Section } from '../../ui/Page.js';
-import { Paywall, useAllowance } from '../../ui/Paywall.js';
+import { Paywall, PlanPending, useAllowance } from '../../ui/Paywall.js';
 import { Refusal } from '../../ui/Refusal.js';
 import { DeliveryLog } from './DeliveryLog.js';
 import { KindChoice, kindWords } from './KindChoice.js';
@@ -43,7 +43,9 @@ export default function WebhooksArea() {
       lead="Your systems hear at once when a viewer opens a link, answers, comments or moves stage: each delivery signed (Standard Webhooks)."
     >
       <Section title="Add an endpoint">
-        {endpointsAllowed === 0 ? (
+        {endpointsAllowed === null ? (
+          <PlanPending />
+        ) : endpointsAllowed === 0 ? (
           <Paywall upgrade="solo">Webhooks: your plan sends no events to your systems.</Paywall>
         ) : (
           <form className="webhook-form" onSubmit={submit} noValidate ref={formRef}>

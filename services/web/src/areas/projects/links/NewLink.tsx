@@ -3,7 +3,7 @@ import { LINK_DEFAULT_DAYS } from '@demo-rooms/contract';
 import { useChange } from '../../../api/hooks.js';
 import { Field } from '../../../ui/Field.js';
 import { Section } from '../../../ui/Page.js';
-import { Paywall, useAllowance } from '../../../ui/Paywall.js';
+import { Paywall, PlanPending, useAllowance } from '../../../ui/Paywall.js';
 import { Refusal } from '../../../ui/Refusal.js';
 import { AddressBox } from './AddressBox.js';
 
@@ -24,6 +24,12 @@ export function NewLink({ projectId }: { projectId: string }) {
   });
   // A plan of no private links (Free) is told so in place of the form, not refused after it (issue 47).
   const linksAllowed = useAllowance('linksPerProject');
+  if (linksAllowed === null)
+    return (
+      <Section title="New link">
+        <PlanPending />
+      </Section>
+    );
   if (linksAllowed === 0)
     return (
       <Section title="New link">
