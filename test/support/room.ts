@@ -30,7 +30,7 @@ export async function deployStaticRoom(
     body: { kind: 'static', sizeBytes: bytes.length },
   });
   const put = await platform.fetch(putUrl, { method: 'PUT', token, body: bytes, headers: { 'content-type': 'application/gzip' } });
-  if (put.status !== 204) throw new Error(`upload answered ${put.status}`);
+  if (put.status !== 204) throw new Error(`upload answered ${put.status}: ${JSON.stringify(put.body)}`);
   const manifest = opts.manifest ?? {
     kind: 'static',
     name: 'Room demo',

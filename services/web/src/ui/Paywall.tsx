@@ -31,11 +31,15 @@ export function useAllowance(what: string): number | boolean | null | undefined 
   return typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
 }
 
-/** What a page shows where a form or its paywall goes while the plan is read: neither, yet (a form shown then taken away misleads). */
-export function PlanPending() {
+/**
+ * A form whose plan is still being read: it keeps its place on the page, unseen and out of reach
+ * (inert, hidden), so that it neither shows for a moment before a paywall takes its place (a form
+ * shown then taken away misleads) nor moves the page down when it appears (a layout shift).
+ */
+export function PlanPending({ children }: { children: ReactNode }) {
   return (
-    <p className="muted" aria-busy="true">
-      Reading your plan…
-    </p>
+    <div className="plan-pending" aria-busy="true" inert>
+      {children}
+    </div>
   );
 }

@@ -37,33 +37,37 @@ export default function WebhooksArea() {
     create.mutate({ body: { url: String(form.get('url') ?? '').trim(), kinds, ...(description ? { description } : {}) } });
   };
 
+  const form = (
+    <form className="webhook-form" onSubmit={submit} noValidate ref={formRef}>
+      <Field
+        label="Address (https)"
+        name="url"
+        type="url"
+        placeholder="https://hooks.example.com/demo-rooms"
+        maxLength={2000}
+        required
+        error={create.error}
+      />
+      <Field label="What it is for" name="description" placeholder="Our CRM" maxLength={200} error={create.error} />
+      <KindChoice legend="Events it hears" value={kinds} onChange={setKinds} />
+      <button type="submit" disabled={create.isPending || kinds.length === 0}>
+        Add endpoint
+      </button>
+    </form>
+  );
+
   return (
     <Page
       title="Webhooks"
       lead="Your systems hear at once when a viewer opens a link, answers, comments or moves stage: each delivery signed (Standard Webhooks)."
     >
       <Section title="Add an endpoint">
-        {endpointsAllowed === null ? (
-          <PlanPending />
-        ) : endpointsAllowed === 0 ? (
+        {endpointsAllowed === 0 ? (
           <Paywall upgrade="solo">Webhooks: your plan sends no events to your systems.</Paywall>
+        ) : endpointsAllowed === null ? (
+          <PlanPending>{form}</PlanPending>
         ) : (
-          <form className="webhook-form" onSubmit={submit} noValidate ref={formRef}>
-            <Field
-              label="Address (https)"
-              name="url"
-              type="url"
-              placeholder="https://hooks.example.com/demo-rooms"
-              maxLength={2000}
-              required
-              error={create.error}
-            />
-            <Field label="What it is for" name="description" placeholder="Our CRM" maxLength={200} error={create.error} />
-            <KindChoice legend="Events it hears" value={kinds} onChange={setKinds} />
-            <button type="submit" disabled={create.isPending || kinds.length === 0}>
-              Add endpoint
-            </button>
-          </form>
+          form
         )}
         <Refusal error={create.error} />
         {secret && <SecretOnce {...secret} onDone={() => setSecret(null)} />}
