@@ -169,7 +169,11 @@ function viewersApart(
   const job: ViewersJob = { ...o, databaseUrl: config.DATABASE_URL, appSecret: config.APP_SECRET, connections: o.connections ?? 4000 };
   // The process loads TypeScript as the bench does (tsx), whoever started the bench (npm run bench, vitest).
   const child = fork(fileURLToPath(new URL('./admission-viewers.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_VIEWERS_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_VIEWERS_PROF}`] : []),
+    ],
     serialization: 'advanced',
   });
   child.send(job);

@@ -11,6 +11,7 @@ import { Agent, setGlobalDispatcher } from 'undici';
 import { createRunnerFleet } from '../services/data/runner-fleet.js';
 import { loadConfig } from '../services/core/config.js';
 import { createSql, type Sql } from '../services/core/db.js';
+import { LISTEN_BACKLOG } from '../services/core/http/listen.js';
 import { createLogger } from '../services/core/log.js';
 import { planOf, type PlanName } from '../services/core/plans.js';
 import { createStorage } from '../services/core/storage.js';
@@ -92,7 +93,8 @@ const http = require('node:http');
 const { parentPort } = require('node:worker_threads');
 const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
 server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
+// Thousands of copies' first probes arrive at once: the queue of a crowd's listener (services/core/http/listen.ts).
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => parentPort.postMessage(server.address().port));
 parentPort.once('message', () => {
   server.closeAllConnections();
   server.close(() => process.exit(0));
@@ -139,7 +141,8 @@ export async function startFleet(opts: {
     const sql = createSql(config.DATABASE_URL, { max: opts.pool ?? 30 });
     const service = createRunnerService({ sql, storage: createStorage(config), engine, host: engine, log, settings });
     const app = await buildRunner({ engine, log, service, key: runnerKey(config.APP_SECRET) });
-    await app.listen({ port: 0, host: '127.0.0.1' });
+    // BENCH_LISTEN_BACKLOG=511 (Node's default) measures the hosts as they listened before (docs/scale.md, "Fifth round").
+    await app.listen({ port: 0, host: '127.0.0.1', backlog: Number(process.env.BENCH_LISTEN_BACKLOG ?? LISTEN_BACKLOG) });
     // Advertised at the port it got, before its first beat (service.start registers it).
     settings.advertise = { apiUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, copyOrigin: null };
     await service.start();

@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../services/core/config.js';
 import { registryOf } from '../services/core/registry/registry-pull.js';
 import { createSql } from '../services/core/db.js';
+import { listenForCrowds } from '../services/core/http/listen.js';
 import { createLogger } from '../services/core/log.js';
 import { createStorage } from '../services/core/storage.js';
 import { buildRunner } from './app.js';
@@ -32,5 +33,5 @@ closeWithGrace({ delay: config.SHUTDOWN_SECONDS * 1000 }, async ({ err }) => {
   await sql.end({ timeout: 5 });
 });
 
-await app.listen({ port: config.RUNNER_PORT, host: config.HOST });
+await listenForCrowds(app, config.RUNNER_PORT, config.HOST);
 log.info({ runnerId: settings.runnerId, port: config.RUNNER_PORT }, 'runner started');

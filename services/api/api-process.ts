@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { runnerClientFor } from '../data/runner-fleet.js';
 import { loadConfig } from '../core/config.js';
 import { createSql } from '../core/db.js';
+import { listenForCrowds } from '../core/http/listen.js';
 import { createLogger } from '../core/log.js';
 import { createMailer } from '../core/mailer.js';
 import { createQueues } from '../core/queues.js';
@@ -52,5 +53,5 @@ export async function runApiProcess(alongside?: (deps: Deps) => Alongside): Prom
     await sql.end({ timeout: err ? 1 : 5 });
   });
 
-  await app.listen({ port: config.PORT, host: config.HOST });
+  await listenForCrowds(app, config.PORT, config.HOST);
 }

@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../core/config.js';
 import { createSql } from '../core/db.js';
+import { listenForCrowds } from '../core/http/listen.js';
 import { createLogger } from '../core/log.js';
 import { createStorage } from '../core/storage.js';
 import { buildRoomApp } from './app.js';
@@ -19,4 +20,4 @@ closeWithGrace({ delay: 20_000 }, async ({ err, signal }) => {
   await sql.end({ timeout: 5 });
 });
 
-await app.listen({ port: config.ROOM_PORT, host: config.HOST });
+await listenForCrowds(app, config.ROOM_PORT, config.HOST);
