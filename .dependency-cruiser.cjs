@@ -88,7 +88,8 @@ forbidden.push(
     to: { path: CONTRACT_NODE_ONLY },
   },
   {
-    // Tests too: `npm run layers` cruises test/ and bench/ as well, for this rule alone.
+    // Tests too: `npm run layers` cruises test/, bench/ and infra/ as well, where only this rule and
+    // no-circular apply.
     name: 'contract-imported-by-name',
     comment:
       'outside services/contract, the contract is `@demo-rooms/contract` and its exported subpaths, never a relative path into it (docs/decisions/contract-package.md)',
