@@ -88,11 +88,15 @@ forbidden.push(
     to: { path: CONTRACT_NODE_ONLY },
   },
   {
-    name: 'web-and-cli-import-the-contract-by-name',
-    comment: 'the web app and the cli import `@demo-rooms/contract` and its exported subpaths, never a path into it',
+    // Tests too: `npm run layers` cruises test/, bench/ and infra/ as well, where only this rule and
+    // no-circular apply.
+    name: 'contract-imported-by-name',
+    comment:
+      'outside services/contract, the contract is `@demo-rooms/contract` and its exported subpaths, never a relative path into it (docs/decisions/contract-package.md)',
     severity: 'error',
-    from: { path: '^services/(web|cli)/', pathNot: notTest },
-    to: { path: AREAS.contract, dependencyTypesNot: ['aliased-workspace'] },
+    from: { pathNot: AREAS.contract },
+    // By name it is `aliased` (tsconfig.json `paths`, or the workspace link); a relative path is not.
+    to: { path: AREAS.contract, dependencyTypesNot: ['aliased'] },
   },
   {
     name: 'no-circular',
@@ -123,7 +127,7 @@ module.exports = {
   forbidden,
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^node_modules|^dist|^\\.data|^services/web/dist)' },
+    exclude: { path: '(^node_modules|^dist|^\\.data|^services/web/dist|^test/fixtures/)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
   },

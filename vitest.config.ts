@@ -11,6 +11,9 @@ const FAULTS = ['test/faults/**/*.test.ts'];
 const KUBERNETES = ['**/*.k8s.test.ts'];
 
 export default defineConfig({
+  // `@demo-rooms/contract` and its subpaths from this checkout's sources (tsconfig.json `paths`),
+  // not from whatever checkout a shared node_modules links to.
+  resolve: { tsconfigPaths: true },
   test: {
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
-import { checkManifest } from '../services/contract/manifest/manifest.js';
+import { checkManifest } from '@demo-rooms/contract/manifest';
 import { arbManifest } from '../test/fixtures/manifest/manifest.arbitrary.js';
 import { figure } from './report.js';
 

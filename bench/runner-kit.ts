@@ -14,7 +14,7 @@ import { imageTagOf } from '../runner/images/image-store.js';
 import { demoBundle } from '../test/support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../test/support/runner/seed.js';
 import { startTestRunner, type TestRunner } from '../test/support/runner/test-runner.js';
-import type { CopyView } from '../services/contract/runner/runner-api.schema.js';
+import type { CopyView } from '@demo-rooms/contract/runner';
 import { step } from './report.js';
 
 /** How long a bench waits for its image to load and for a copy to start, on a machine where nothing ran before (s). */

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LABEL, labelsOf } from '../services/contract/runner/copy-labels.js';
-import type { CopySpec } from '../services/contract/runner/copy-spec.js';
+import { LABEL, labelsOf, type CopySpec } from '@demo-rooms/contract/runner';
 import type { CopyEngine, CopyExit, CopyRef, CopyState, EngineRun, Listed, StartHooks } from '../runner/engine/copy-engine.js';
 import type { HostEngine, HostGuardState } from '../runner/engine/host-engine.js';
 

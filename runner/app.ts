@@ -5,10 +5,18 @@ import type { Logger } from '../services/core/log.js';
 import { opsPlugin } from '../services/core/http/ops.plugin.js';
 import { logRequests, requestLogging } from '../services/core/http/request-log.js';
 import { fitLoadBalancer } from '../services/core/http/server-timeouts.js';
-import { CallsBody, EnterBody, PrepareQuery, UsageReconcileBody, Uuid, WaitQuery } from '../services/contract/runner/runner-api.schema.js';
-import { RUNNER_KEY_HEADER, keyMatches } from '../services/contract/runner/runner-key.js';
-import { RunnerRefusal } from '../services/contract/runner/runner-refusal.js';
-import { RUNNER_DEADLINE_HEADER } from '../services/contract/runner/runner-client.js';
+import {
+  CallsBody,
+  EnterBody,
+  PrepareQuery,
+  UsageReconcileBody,
+  Uuid,
+  WaitQuery,
+  RUNNER_KEY_HEADER,
+  keyMatches,
+  RunnerRefusal,
+  RUNNER_DEADLINE_HEADER,
+} from '@demo-rooms/contract/runner';
 import type { CopyEngine } from './engine/copy-engine.js';
 import type { RunnerService } from './runner-service.js';
 import { reconcileUsage } from './loops/usage-reconcile.js';

@@ -8,7 +8,7 @@ import { createStorage } from '../services/core/storage.js';
 import { buildRunner } from './app.js';
 import { createEngine } from './engine/engine-factory.js';
 import { runnerSettings } from './runner-context.js';
-import { runnerKey } from '../services/contract/runner/runner-key.js';
+import { runnerKey } from '@demo-rooms/contract/runner';
 import { createRunnerService } from './runner-service.js';
 
 const config = loadConfig();

@@ -1,4 +1,4 @@
-import type { Call, CallOutcome } from '../../services/contract/runner/runner-api.schema.js';
+import type { Call, CallOutcome } from '@demo-rooms/contract/runner';
 
 // Controls and story calls (spec 2.1): `controls.reset`, a scenario's call with its body, a
 // story step's `run` calls. The room sends them; the runner makes them on the viewer's own copy,

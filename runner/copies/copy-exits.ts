@@ -1,6 +1,6 @@
 import { insertExit } from '../../services/data/copy-exits.sql.js';
 import type { CopyRow } from '../../services/data/copies.sql.js';
-import { terminalSafe } from '../../services/contract/terminal-text.js';
+import { terminalSafe } from '@demo-rooms/contract';
 import type { RunnerContext } from '../runner-context.js';
 
 // What a copy said before it died, kept for its builder (copy_exits): read from the engine

@@ -1,6 +1,6 @@
 import { coldStart } from '../../services/core/metrics.js';
 import { EngineError, ExitedAtStart, ImageGone, ImageMissing, type StartHooks } from '../engine/copy-engine.js';
-import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
+import type { CopySpec } from '@demo-rooms/contract/runner';
 import type { RunnerContext } from '../runner-context.js';
 import { ProbeTimeout, probeHealth } from './health-probe.js';
 import type { CopyRow } from '../../services/data/copies.sql.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../../services/core/db.js';
-import type { CopyView } from '../../services/contract/runner/runner-api.schema.js';
+import type { CopyView } from '@demo-rooms/contract/runner';
 import { copyById, placeOf, type CopyRow } from '../../services/data/copies.sql.js';
 
 /**

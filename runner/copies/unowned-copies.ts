@@ -1,4 +1,4 @@
-import { LABEL } from '../../services/contract/runner/copy-labels.js';
+import { LABEL } from '@demo-rooms/contract/runner';
 import { unownedSecondsBilled } from '../../services/core/metrics.js';
 import { accountUnowned } from '../../services/data/usage-reconciliation.sql.js';
 import type { Listed } from '../engine/copy-engine.js';

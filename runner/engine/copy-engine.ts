@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
+import type { CopySpec } from '@demo-rooms/contract/runner';
 
 // The runner's one door to where copies run, at the height of a copy's life: prepare an image,
 // start a copy and say where it answers, pause it, stop it, list what runs, follow the exits.

@@ -3,7 +3,7 @@ import { networkInterfaces } from 'node:os';
 import { Readable } from 'node:stream';
 import { loadConfig } from '../../services/core/config.js';
 import { createLogger } from '../../services/core/log.js';
-import { BRIDGE_PREFIX } from '../../services/contract/runner/copy-labels.js';
+import { BRIDGE_PREFIX } from '@demo-rooms/contract/runner';
 import { testEnv } from '../../test/support/services.js';
 import { runnerSettings } from '../runner-context.js';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';

@@ -1,6 +1,5 @@
 import type Docker from 'dockerode';
-import { LABEL, containerName, labelsOf, networkName } from '../../services/contract/runner/copy-labels.js';
-import type { CopySpec } from '../../services/contract/runner/copy-spec.js';
+import { LABEL, containerName, labelsOf, networkName, type CopySpec } from '@demo-rooms/contract/runner';
 import type { Logger } from '../../services/core/log.js';
 import {
   EngineError,

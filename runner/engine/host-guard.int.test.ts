@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RunnerRefusal } from '../../services/contract/runner/runner-refusal.js';
+import { RunnerRefusal } from '@demo-rooms/contract/runner';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace } from '../../test/support/runner/seed.js';
 import { startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containerUsage } from '../../services/data/container-usage.sql.js';
 import { exitsOfProject } from '../../services/data/copy-exits.sql.js';
 import { copyNotice } from '../../services/room/viewer-copies/copy-states.js';
-import { lowerName } from '../../services/contract/runner/copy-labels.js';
+import { lowerName } from '@demo-rooms/contract/runner';
 import { reconcile } from '../loops/reconcile.js';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';

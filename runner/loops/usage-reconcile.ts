@@ -1,4 +1,4 @@
-import type { UsageDifference, UsageReconciliation } from '../../services/contract/runner/runner-api.schema.js';
+import type { UsageDifference, UsageReconciliation } from '@demo-rooms/contract/runner';
 import { usageDifferences } from '../../services/core/metrics.js';
 import { liveCopiesOf } from '../../services/data/copies.sql.js';
 import { billedCopiesOf, voidUnrun, type BilledCopy } from '../../services/data/usage-reconciliation.sql.js';

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PrepareReply } from '../../services/contract/runner/runner-api.schema.js';
-import { RunnerRefusal } from '../../services/contract/runner/runner-refusal.js';
+import { type PrepareReply, RunnerRefusal } from '@demo-rooms/contract/runner';
 import { unclaimedCopiesOf } from '../../services/data/copies.sql.js';
 import { NoSuchBuild } from '../build-runs.js';
 import type { RunnerContext } from '../runner-context.js';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RUNNER_DEADLINE_HEADER } from '../../services/contract/runner/runner-client.js';
-import { RUNNER_KEY_HEADER, runnerKey } from '../../services/contract/runner/runner-key.js';
+import { RUNNER_DEADLINE_HEADER, RUNNER_KEY_HEADER, runnerKey } from '@demo-rooms/contract/runner';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
 import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';

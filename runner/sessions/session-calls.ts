@@ -1,5 +1,4 @@
-import type { Call, CallsReply, CopyView } from '../../services/contract/runner/runner-api.schema.js';
-import { RunnerRefusal } from '../../services/contract/runner/runner-refusal.js';
+import { type Call, type CallsReply, type CopyView, RunnerRefusal } from '@demo-rooms/contract/runner';
 import { copyOfSession } from '../../services/data/copies.sql.js';
 import { runCalls } from '../copies/calls.js';
 import { resumeCopy, stopCopy } from '../copies/copy-control.js';

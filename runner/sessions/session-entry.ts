@@ -1,5 +1,4 @@
-import type { CopyView, EnterBody } from '../../services/contract/runner/runner-api.schema.js';
-import { RunnerRefusal } from '../../services/contract/runner/runner-refusal.js';
+import { type CopyView, type EnterBody, RunnerRefusal } from '@demo-rooms/contract/runner';
 import type { Sql } from '../../services/core/db.js';
 import { arrivalsDeferred } from '../../services/core/metrics.js';
 import { copyOfSession, sessionCopy, updateCopy, type CopyRow } from '../../services/data/copies.sql.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageTagOf } from '../images/image-store.js';
-import { RUNNER_KEY_HEADER, runnerKey } from '../../services/contract/runner/runner-key.js';
+import { RUNNER_KEY_HEADER, runnerKey } from '@demo-rooms/contract/runner';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
 import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';

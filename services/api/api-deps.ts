@@ -1,4 +1,4 @@
-import type { RunnerClient } from '../contract/runner/runner-client.js';
+import type { RunnerClient } from '@demo-rooms/contract/runner';
 import type { Config } from '../core/config.js';
 import type { Sql } from '../core/db.js';
 import type { Logger } from '../core/log.js';

@@ -1,5 +1,5 @@
-import { manifestJsonSchema } from '../contract/manifest/manifest.js';
-import { openApiDocument } from '../contract/openapi.js';
+import { manifestJsonSchema } from '@demo-rooms/contract/manifest';
+import { openApiDocument } from '@demo-rooms/contract/openapi';
 import type { HandlerGroup } from './routing/handler.js';
 
 // Built once: both documents are pure functions of the contract.

@@ -1,4 +1,4 @@
-import type { ViewerEvent } from '../contract/resources/product-event.js';
+import type { ViewerEvent } from '@demo-rooms/contract';
 
 // What an alert says and where it leads, one wording for the mail, the digest and the in-app list.
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { contrastRatio } from './contrast.js';
 import { composeLook, drawnLook, effectiveOf, problemsOf, type LookAsked } from './room-theme.js';
-import { roomPalettes } from '../contract/room-palettes.js';
+import { roomPalettes } from '@demo-rooms/contract';
 
 const check = (asked: LookAsked) => problemsOf(composeLook(asked), asked);
 

@@ -1,6 +1,5 @@
-import type { Theme } from '../contract/resources/brand.js';
-import { contrastRatio, nearestPassingShade, needed, shownRatio, type Against } from './contrast.js';
 import {
+  type Theme,
   colourTokens,
   roomFont,
   roomPalettes,
@@ -10,7 +9,8 @@ import {
   type Palette,
   type RadiusName,
   type Scheme,
-} from '../contract/room-palettes.js';
+} from '@demo-rooms/contract';
+import { contrastRatio, nearestPassingShade, needed, shownRatio, type Against } from './contrast.js';
 
 // What the room draws from a workspace's theme and brand accent (spec 2.8, 4.4), and whether it
 // is readable there. One function for the api's replies and the room's page, so the checks and

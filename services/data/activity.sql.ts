@@ -1,4 +1,4 @@
-import type { Visit } from '../contract/resources/activity.js';
+import type { Visit } from '@demo-rooms/contract';
 import type { Sql } from '../core/db.js';
 import { quietSeconds } from './visits.sql.js';
 

@@ -1,5 +1,4 @@
-import type { AlertKind, AlertMode } from '../contract/resources/alert.js';
-import type { ViewerEvent } from '../contract/resources/product-event.js';
+import type { AlertKind, AlertMode, ViewerEvent } from '@demo-rooms/contract';
 import type { Db, Sql } from '../core/db.js';
 import { notFound } from '../core/errors.js';
 import { type EventRow, toEvent } from './product-events.sql.js';

@@ -1,4 +1,4 @@
-import type { Theme } from '../contract/resources/brand.js';
+import type { Theme } from '@demo-rooms/contract';
 import type { Db } from '../core/db.js';
 import type { ImageType } from '../core/images.js';
 

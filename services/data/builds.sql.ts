@@ -1,4 +1,4 @@
-import type { Manifest } from '../contract/manifest/manifest.schema.js';
+import type { Manifest } from '@demo-rooms/contract/manifest';
 import type { Db, Sql } from '../core/db.js';
 import type { BuildJob } from '../core/jobs.js';
 import { notFound } from '../core/errors.js';

@@ -1,4 +1,4 @@
-import type { LinkStage } from '../contract/resources/link.js';
+import type { LinkStage } from '@demo-rooms/contract';
 import type { Db, Sql } from '../core/db.js';
 import { notFound } from '../core/errors.js';
 import { hashSecret, isUuid } from '../core/ids.js';

@@ -1,4 +1,4 @@
-import type { NextStep, NextStepInput, NextStepKind } from '../contract/resources/room-setup.js';
+import type { NextStep, NextStepInput, NextStepKind } from '@demo-rooms/contract';
 import type { Db, Sql } from '../core/db.js';
 import { planOf, type PlanName } from '../core/plans.js';
 

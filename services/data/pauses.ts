@@ -1,4 +1,4 @@
-import type { RoomPause } from '../contract/resources/room-setup.js';
+import type { RoomPause } from '@demo-rooms/contract';
 import type { Db, Sql } from '../core/db.js';
 import { Refusal } from '../core/errors.js';
 import { displayNameOf } from './people.sql.js';

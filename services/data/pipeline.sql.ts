@@ -1,4 +1,4 @@
-import type { LinkStage } from '../contract/resources/link.js';
+import type { LinkStage } from '@demo-rooms/contract';
 import type { Db } from '../core/db.js';
 import type { ClaimRow } from './link-claims.sql.js';
 import type { LinkRow } from './links.sql.js';

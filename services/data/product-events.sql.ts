@@ -1,5 +1,4 @@
-import type { LinkStage } from '../contract/resources/link.js';
-import type { ProductEvent, ProductEventKind } from '../contract/resources/product-event.js';
+import type { LinkStage, ProductEvent, ProductEventKind } from '@demo-rooms/contract';
 import type { PendingQuery, Row } from 'postgres';
 import type { Db, Tx } from '../core/db.js';
 

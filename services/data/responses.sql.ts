@@ -1,4 +1,4 @@
-import type { NextStepKind } from '../contract/resources/room-setup.js';
+import type { NextStepKind } from '@demo-rooms/contract';
 import type { Db, Sql } from '../core/db.js';
 import { recordEvidence } from './link-evidence.sql.js';
 import { emitProductEvent } from './product-events.sql.js';

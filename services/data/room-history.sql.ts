@@ -1,4 +1,4 @@
-import type { HistoryEntry } from '../contract/resources/room-setup.js';
+import type { HistoryEntry } from '@demo-rooms/contract';
 import type { Db, Sql } from '../core/db.js';
 import { displayNameOf } from './people.sql.js';
 

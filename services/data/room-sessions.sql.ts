@@ -1,4 +1,4 @@
-import type { Manifest } from '../contract/manifest/manifest.schema.js';
+import type { Manifest } from '@demo-rooms/contract/manifest';
 import type { Db, Sql } from '../core/db.js';
 import { markLinkOpened } from './link-opened.sql.js';
 import { hashSecret, isUuid, newSecret } from '../core/ids.js';

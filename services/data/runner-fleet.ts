@@ -1,5 +1,4 @@
-import { createFleetClient, type FleetClient, type FleetSources } from '../contract/runner/fleet-client.js';
-import { createRunnerClient, type RunnerClient } from '../contract/runner/runner-client.js';
+import { createFleetClient, type FleetClient, type FleetSources, createRunnerClient, type RunnerClient } from '@demo-rooms/contract/runner';
 import type { Config } from '../core/config.js';
 import type { Sql } from '../core/db.js';
 import { groupCommit } from '../core/group-commit.js';

@@ -4,7 +4,7 @@ import { createSql, type Sql } from '../core/db.js';
 import { testEnv } from '../../test/support/services.js';
 import { containerUsage } from './container-usage.sql.js';
 import { insertCopy, transition } from './copies.sql.js';
-import { placeOn } from '../contract/runner/fleet-placement.js';
+import { placeOn } from '@demo-rooms/contract/runner';
 import { beat, fleetPicture, hostOfSession, settleLostHosts } from './runner-hosts.sql.js';
 import { fleetSources } from './runner-fleet.js';
 

@@ -1,5 +1,5 @@
 import type { Db, Sql } from '../core/db.js';
-import type { PictureHost } from '../contract/runner/fleet-placement.js';
+import type { PictureHost } from '@demo-rooms/contract/runner';
 import { liveStates } from './copies.sql.js';
 
 // The runner hosts of a fleet (migration 00030, docs/runner.md "Several runner hosts"): their

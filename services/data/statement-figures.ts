@@ -1,5 +1,4 @@
-import type { StatementLine, UsageStatement } from '../contract/resources/usage-statement.js';
-import { STATEMENT_LINE_CAP } from '../contract/resources/usage-statement.js';
+import { type StatementLine, type UsageStatement, STATEMENT_LINE_CAP } from '@demo-rooms/contract';
 import type { Db } from '../core/db.js';
 import { roundHours } from './container-usage.sql.js';
 import {

@@ -8,7 +8,7 @@ import { revokePullLogins } from '../data/pull-logins.sql.js';
 import { opsProjectCommands } from './ops-projects.js';
 import { review } from './ops-review.js';
 import { reconcileUsageOnHosts, usageHosts } from './ops-usage.js';
-import { terminalSafe } from '../contract/terminal-text.js';
+import { terminalSafe } from '@demo-rooms/contract';
 
 // `npm run ops -- <command>`: operator commands against DATABASE_URL and, for covers, the object
 // store's S3_* settings (the launcher's local defaults are read from <DATA_DIR or .data>/components.json when

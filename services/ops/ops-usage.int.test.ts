@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CopySpec } from '../contract/runner/copy-spec.js';
+import type { CopySpec } from '@demo-rooms/contract/runner';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
 import { startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';

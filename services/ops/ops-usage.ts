@@ -1,5 +1,4 @@
-import { reconcileUsageAt } from '../contract/runner/runner-client.js';
-import type { UsageDifference, UsageReconciliation } from '../contract/runner/runner-api.schema.js';
+import { reconcileUsageAt, type UsageDifference, type UsageReconciliation } from '@demo-rooms/contract/runner';
 import type { Sql } from '../core/db.js';
 import { hostsSeenWithin } from '../data/runner-hosts.sql.js';
 

@@ -129,7 +129,7 @@ describe('npm run ops', () => {
   it('feedback lists the newest product feedback with who sent it and from where', async () => {
     const email = `fb-${crypto.randomUUID()}@example.com`;
     const token = lastLine((await ops('token', email)).stdout);
-    const { createClient } = await import('../contract/api-client.js');
+    const { createClient } = await import('@demo-rooms/contract');
     const client = createClient({ baseUrl: platform.baseUrl, token });
     const note = `Feedback ${crypto.randomUUID()}\non two lines`;
     await client.call('sendProductFeedback', { body: { body: note, page: '/settings', appVersion: '2.0.1' } });
@@ -143,7 +143,7 @@ describe('npm run ops', () => {
   it("feedback and review print others' words without a terminal control (no ESC [2J, no OSC 8 link)", async () => {
     const email = `esc-${crypto.randomUUID()}@example.com`;
     const token = lastLine((await ops('token', email)).stdout);
-    const { createClient } = await import('../contract/api-client.js');
+    const { createClient } = await import('@demo-rooms/contract');
     const client = createClient({ baseUrl: platform.baseUrl, token });
     const marker = crypto.randomUUID();
     const hostile = `\u001b[2J\u001b]8;;https://evil.example/\u0007click ${marker}\u001b]8;;\u0007\r\u009b31m\u001bc`;

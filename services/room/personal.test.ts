@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HelloBody } from '../contract/resources/room-shell.js';
+import { HelloBody } from '@demo-rooms/contract';
 import { PERSONAL_HEADERS, personalHeaders } from './personal.js';
 
 describe('personalHeaders', () => {

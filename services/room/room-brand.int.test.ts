@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plainImage } from '../../test/fixtures/images.js';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { deployStaticRoom, hit, shellData } from '../../test/support/room.js';
-import { roomPalettes } from '../contract/room-palettes.js';
+import { roomPalettes } from '@demo-rooms/contract';
 
 // The brand and theme in the room's page, and the logo at the room's own address.
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { RunnerClient } from '../contract/runner/runner-client.js';
+import type { RunnerClient } from '@demo-rooms/contract/runner';
 import { runnerClientFor } from '../data/runner-fleet.js';
 import { buildContentApp, type ContentDeps } from './content/content-app.js';
 import { createCopyGateway, type CopyGateway } from './viewer-copies/copy-gateway.js';

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { LABEL } from '../../services/contract/runner/copy-labels.js';
+import { LABEL } from '@demo-rooms/contract/runner';
 import { copyPod } from '../../runner/engine/kubernetes/copy-pod.js';
 import { restrictedViolations, type PodSpecLike } from '../support/kubernetes/pod-security.js';
 import { onTheWire } from '../support/kubernetes/strict-objects.js';

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Manifest } from '../../services/contract/manifest/manifest.js';
+import { Manifest } from '@demo-rooms/contract/manifest';
 import { startPlatform, type Platform } from '../support/platform.js';
 import { uniqueSlug } from '../support/refusal.js';
 import { expectRefusal } from './support/expect-refusal.js';

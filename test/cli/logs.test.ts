@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../services/contract/api-client.js';
+import { ApiError } from '@demo-rooms/contract';
 import { demoBundle } from '../support/runner/demo-bundle.js';
 import type { TestRunner } from '../support/runner/test-runner.js';
 import type { Platform } from '../support/platform.js';

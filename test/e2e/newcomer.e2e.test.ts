@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { createClient } from '../../services/contract/api-client.js';
+import { createClient } from '@demo-rooms/contract';
 import type { Platform } from '../support/platform.js';
 import { platformAndChromium } from '../support/suites.js';
 import { deployStaticRoom } from '../support/room.js';

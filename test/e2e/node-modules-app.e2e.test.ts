@@ -7,7 +7,7 @@ import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { imageTagOf } from '../../runner/images/image-store.js';
 import { eventually, type TestRunner } from '../support/runner/test-runner.js';
-import { lowerName } from '../../services/contract/runner/copy-labels.js';
+import { lowerName } from '@demo-rooms/contract/runner';
 import { configHome, pitch } from '../cli/support/pitch.js';
 import type { Platform } from '../support/platform.js';
 import { uniqueSlug } from '../support/refusal.js';

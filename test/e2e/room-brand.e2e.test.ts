@@ -4,7 +4,7 @@ import { plainImage } from '../fixtures/images.js';
 import type { Platform } from '../support/platform.js';
 import { platformAndChromium } from '../support/suites.js';
 import { answerWhoAreYou, deployStaticRoom } from '../support/room.js';
-import { roomPalettes } from '../../services/contract/room-palettes.js';
+import { roomPalettes } from '@demo-rooms/contract';
 
 // The brand and theme as a viewer's browser draws them: computed colours, font and corners, the
 // logo and the made-with badge, on a plan with own branding and on one without.

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SESSION_COOKIE } from '../../services/contract/common.js';
+import { SESSION_COOKIE } from '@demo-rooms/contract';
 import { issueToken } from '../../services/ops/ops.service.js';
 import { launchChromium } from '../support/browser.js';
 import { mailsTo, startPlatform, type Platform } from '../support/platform.js';

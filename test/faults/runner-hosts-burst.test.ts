@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { capChecks, type Group, queueOvertakes, type Room, seedRooms, type Viewer, viewer } from '../../bench/admission-kit.js';
-import type { CopyView, RunnerClient } from '../../services/contract/runner/runner-client.js';
+import type { CopyView, RunnerClient } from '@demo-rooms/contract/runner';
 import type { Sql } from '../../services/core/db.js';
 import { planOf } from '../../services/core/plans.js';
 import { waitFor } from './support/platform-processes.js';

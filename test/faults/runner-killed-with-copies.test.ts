@@ -8,8 +8,7 @@ import { copyById } from '../../services/data/copies.sql.js';
 import { createSql, type Sql } from '../../services/core/db.js';
 import { createStorage } from '../../services/core/storage.js';
 import { dockerFrom } from '../../runner/app.js';
-import { createRunnerClient, type CopyView, type RunnerClient } from '../../services/contract/runner/runner-client.js';
-import { LABEL } from '../../services/contract/runner/copy-labels.js';
+import { createRunnerClient, type CopyView, type RunnerClient, LABEL, reconcileUsageAt } from '@demo-rooms/contract/runner';
 import { imageTagOf } from '../../runner/images/image-store.js';
 import { demoBundle } from '../support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../support/runner/seed.js';
@@ -19,7 +18,6 @@ import { createEngine } from '../../runner/engine/engine-factory.js';
 import { runnerSettings } from '../../runner/runner-context.js';
 import { createLogger } from '../../services/core/log.js';
 import { insertCopy } from '../../services/data/copies.sql.js';
-import { reconcileUsageAt } from '../../services/contract/runner/runner-client.js';
 
 // The runner as its own process, killed with SIGKILL while copies run, and started again with the
 // same instance id: it adopts every copy by its labels, closes records whose container vanished

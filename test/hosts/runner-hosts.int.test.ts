@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CopyView } from '../../services/contract/runner/runner-client.js';
+import type { CopyView } from '@demo-rooms/contract/runner';
 import { loadConfig } from '../../services/core/config.js';
 import { copyOriginKey } from '../../services/core/copy-origin-key.js';
 import { hashSecret } from '../../services/core/ids.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { checkDockerfile } from '../../services/contract/manifest/manifest.js';
+import { checkDockerfile } from '@demo-rooms/contract/manifest';
 import { PITCH_BIN } from '../cli/support/pitch.js';
 import { testEnv } from '../support/services.js';
 

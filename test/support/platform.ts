@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../services/api/app.js';
 import { createRoom } from '../../services/room/room-server.js';
-import { createClient } from '../../services/contract/api-client.js';
-import { createRunnerClient, type RunnerClient } from '../../services/contract/runner/runner-client.js';
+import { createClient, SESSION_COOKIE } from '@demo-rooms/contract';
+import { createRunnerClient, type RunnerClient } from '@demo-rooms/contract/runner';
 import { loadConfig, runnerBaseUrl, type Config } from '../../services/core/config.js';
 import { createSql } from '../../services/core/db.js';
 import { createLogger } from '../../services/core/log.js';
@@ -13,7 +13,6 @@ import { issueToken } from '../../services/ops/ops.service.js';
 import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SESSION_COOKIE } from '../../services/contract/common.js';
 import { waitFor } from './wait-for.js';
 import { testEnv } from './services.js';
 import type { DestinationStream } from 'pino';

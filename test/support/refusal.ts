@@ -1,4 +1,4 @@
-import { ApiError } from '../../services/contract/api-client.js';
+import { ApiError } from '@demo-rooms/contract';
 
 /** The status and body a typed-client call was refused with; fails the test if it succeeded. */
 export async function refusal(call: Promise<unknown>): Promise<{ status: number; body: ApiError['body'] }> {

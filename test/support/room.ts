@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { ShellData } from '../../services/contract/resources/room-shell.js';
+import { ShellData } from '@demo-rooms/contract';
 import { staticLabelOf } from '../../services/room/origins.js';
 import type { Frame, Page } from 'playwright-core';
 import { expect } from 'vitest';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { SESSION_COOKIE } from '../../services/contract/common.js';
+import { SESSION_COOKIE } from '@demo-rooms/contract';
 import { mailedSignInLink, type Platform } from './platform.js';
 
 // Driving the builder's web app (services/web) in Chromium: a browser signed in as a person, what

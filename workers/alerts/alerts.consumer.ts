@@ -1,4 +1,4 @@
-import { isViewerEvent, type ViewerEvent } from '../../services/contract/resources/product-event.js';
+import { isViewerEvent, type ViewerEvent } from '@demo-rooms/contract';
 import { alertHref, alertSummary } from '../../services/core/alert-words.js';
 import { createMailer, type Mailer } from '../../services/core/mailer.js';
 import { addAlert, isAlertKind, liveProjectNames, recipientsOf, settleAlertMail, takeMailCap } from '../../services/data/alerts.sql.js';

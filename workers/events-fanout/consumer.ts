@@ -1,4 +1,4 @@
-import type { ProductEvent } from '../../services/contract/resources/product-event.js';
+import type { ProductEvent } from '@demo-rooms/contract';
 import type { Tx } from '../../services/core/db.js';
 import type { WorkerDeps } from '../worker-deps.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProductEvent } from '../../services/contract/resources/product-event.js';
+import type { ProductEvent } from '@demo-rooms/contract';
 import { eventsOf } from '../../services/data/product-events.sql.js';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { deployStaticRoom, enterRoom, hit } from '../../test/support/room.js';

@@ -1,4 +1,4 @@
-import type { ProductEvent } from '../../services/contract/resources/product-event.js';
+import type { ProductEvent } from '@demo-rooms/contract';
 import { claimUnhandled, markHandled } from '../../services/data/product-events.sql.js';
 import type { WorkerDeps } from '../worker-deps.js';
 import type { Consumer } from './consumer.js';

@@ -1,5 +1,4 @@
-import type { ProductEvent } from '../../services/contract/resources/product-event.js';
-import { webhookPayload } from '../../services/contract/resources/webhook.js';
+import { type ProductEvent, webhookPayload } from '@demo-rooms/contract';
 import type { Config } from '../../services/core/config.js';
 import type { Sql } from '../../services/core/db.js';
 import type { Queues } from '../../services/core/queues.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProductEvent } from '../../services/contract/resources/product-event.js';
+import type { ProductEvent } from '@demo-rooms/contract';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { refusal, uniqueSlug } from '../../test/support/refusal.js';
 import { waitFor } from '../../test/support/wait-for.js';

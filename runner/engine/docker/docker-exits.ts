@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { LABEL } from '../../../services/contract/runner/copy-labels.js';
+import { LABEL } from '@demo-rooms/contract/runner';
 import type { CopyExit } from '../copy-engine.js';
 
 // The Docker Engine API's /events, read here and nowhere else: the runner sees only parsed exits

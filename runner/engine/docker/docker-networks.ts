@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { LABEL, bridgeName, networkName } from '../../../services/contract/runner/copy-labels.js';
+import { LABEL, bridgeName, networkName } from '@demo-rooms/contract/runner';
 import type { Limit } from '../../limit.js';
 import { EngineError } from '../copy-engine.js';
 import { codeOf, dial, gone } from './docker-calls.js';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Logger } from '../../../services/core/log.js';
 import type { HostGuardState } from '../host-engine.js';
-import { BRIDGE_PREFIX } from '../../../services/contract/runner/copy-labels.js';
+import { BRIDGE_PREFIX } from '@demo-rooms/contract/runner';
 
 const run = promisify(execFile);
 

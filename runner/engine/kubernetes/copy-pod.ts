@@ -1,6 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { containerName, labelsOf } from '../../../services/contract/runner/copy-labels.js';
-import { COPY_HOST, COPY_USER, STOP_TIMEOUT_S, type CopySpec } from '../../../services/contract/runner/copy-spec.js';
+import { containerName, labelsOf, COPY_HOST, COPY_USER, STOP_TIMEOUT_S, type CopySpec } from '@demo-rooms/contract/runner';
 
 // A copy as a Kubernetes pod (issue 33): the same hardening as a container of the Docker engine
 // (services/contract/runner/docker-create-options.ts), in the pod's words. Pure, so every field

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { KubeConfig, NetworkingV1Api, type V1NetworkPolicy } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { describe, it } from 'vitest';
-import { LABEL } from '../../../services/contract/runner/copy-labels.js';
+import { LABEL } from '@demo-rooms/contract/runner';
 import { createLogger } from '../../../services/core/log.js';
 import { copyEngineConformance } from '../../../test/support/runner/copy-engine-conformance.js';
 import { KubernetesEngine, runnerPodSelector } from './kubernetes-engine.js';

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiException, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
-import { LABEL } from '../../../services/contract/runner/copy-labels.js';
-import { STOP_TIMEOUT_S, type CopySpec } from '../../../services/contract/runner/copy-spec.js';
+import { LABEL, STOP_TIMEOUT_S, type CopySpec } from '@demo-rooms/contract/runner';
 import {
   EngineError,
   ExitedAtStart,

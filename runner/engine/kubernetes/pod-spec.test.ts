@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { CopySpec } from '../../../services/contract/runner/copy-spec.js';
+import type { CopySpec } from '@demo-rooms/contract/runner';
 import { restrictedViolations, type PodSpecLike } from '../../../test/support/kubernetes/pod-security.js';
 import { onTheWire, unknownFields, validateStrict } from '../../../test/support/kubernetes/strict-objects.js';
 import { copyPod, COPY_CONTAINER, RECORD_GATE, SEED_CONTAINER } from './copy-pod.js';

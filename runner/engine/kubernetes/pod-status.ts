@@ -1,5 +1,5 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
-import { LABEL } from '../../../services/contract/runner/copy-labels.js';
+import { LABEL } from '@demo-rooms/contract/runner';
 import type { CopyState, EngineRun } from '../copy-engine.js';
 import { COPY_CONTAINER } from './copy-pod.js';
 

@@ -1,5 +1,5 @@
 import type { V1Secret } from '@kubernetes/client-node';
-import { LABEL } from '../../../services/contract/runner/copy-labels.js';
+import { LABEL } from '@demo-rooms/contract/runner';
 
 // A workspace's pull secret: what a node shows the platform's registry to pull that workspace's
 // pushed images (issue 32), and nothing else. One per workspace in the copies' namespace, shared

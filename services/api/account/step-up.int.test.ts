@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, createClient } from '../../contract/api-client.js';
-import { SESSION_COOKIE } from '../../contract/common.js';
+import { ApiError, createClient, SESSION_COOKIE } from '@demo-rooms/contract';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { refusal } from '../../../test/support/refusal.js';
 import { hashSecret } from '../../core/ids.js';

@@ -1,4 +1,4 @@
-import type { AnalyticsDay, Figures, ProjectAnalytics, WorkspaceAnalytics } from '../../contract/resources/analytics.js';
+import type { AnalyticsDay, Figures, ProjectAnalytics, WorkspaceAnalytics } from '@demo-rooms/contract';
 import type { Sql } from '../../core/db.js';
 import { refused } from '../../core/errors.js';
 import { liveStories } from '../../data/builds.sql.js';

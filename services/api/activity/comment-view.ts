@@ -1,4 +1,4 @@
-import type { Comment, FeedbackDetail, FeedbackRec } from '../../contract/resources/activity.js';
+import type { Comment, FeedbackDetail, FeedbackRec } from '@demo-rooms/contract';
 import { replierOf, type CommentRow } from '../../data/comments.sql.js';
 
 // Comment rows as the contract's Comment, FeedbackRec and FeedbackDetail (spec 2.5).

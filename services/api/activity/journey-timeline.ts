@@ -1,4 +1,4 @@
-import type { Journey } from '../../contract/resources/analytics.js';
+import type { Journey } from '@demo-rooms/contract';
 import { quietSeconds } from '../../data/visits.sql.js';
 
 // What a journey says of one session's events (issue 47, item 8): the room's beat sends the

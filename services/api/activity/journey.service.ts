@@ -1,4 +1,4 @@
-import type { Journey } from '../../contract/resources/analytics.js';
+import type { Journey } from '@demo-rooms/contract';
 import type { Sql } from '../../core/db.js';
 import { planLimit, planOf } from '../../core/plans.js';
 import { liveStories } from '../../data/builds.sql.js';

@@ -1,5 +1,5 @@
 import * as oidc from 'openid-client';
-import { samePath } from '../../contract/same-path.js';
+import { samePath } from '@demo-rooms/contract';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { notFound, Refusal, refused } from '../../core/errors.js';

@@ -1,4 +1,4 @@
-import type { Brand, Logo, ThemeState } from '../../contract/resources/brand.js';
+import type { Brand, Logo, ThemeState } from '@demo-rooms/contract';
 import { firstPlanWith } from '../../core/plans.js';
 import type { ContrastProblem } from '../../core/room-theme.js';
 import type { WorkspaceLook } from '../../data/brand-look.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Theme } from '../../contract/resources/brand.js';
+import type { Theme } from '@demo-rooms/contract';
 import type { Sql } from '../../core/db.js';
 import { Refusal, roleCannot } from '../../core/errors.js';
 import { logoRules, reencodeOrRefuse } from '../../core/images.js';

@@ -201,7 +201,7 @@ describe('cards and listing', () => {
       for (let i = 0; i < 4; i++) projects.push((await projectWithCard(owner)).params);
       await owner.client.call('listProject', { params: projects[0] });
       await owner.client.call('unlistProject', { params: projects[0] });
-      const other = (await import('../../contract/api-client.js')).createClient({ baseUrl: second.baseUrl, token: owner.token });
+      const other = (await import('@demo-rooms/contract')).createClient({ baseUrl: second.baseUrl, token: owner.token });
       await other.call('listProject', { params: projects[1] });
       await owner.client.call('listProject', { params: projects[2] });
       expect(await refusal(other.call('listProject', { params: projects[3] }))).toMatchObject({ status: 429, body: { reason: 'rate' } });
@@ -386,7 +386,7 @@ describe('covers from the build, reports, suggested wording', () => {
     });
     const second = await startPlatform();
     try {
-      const other = (await import('../../contract/api-client.js')).createClient({ baseUrl: second.baseUrl, token: reporter.token });
+      const other = (await import('@demo-rooms/contract')).createClient({ baseUrl: second.baseUrl, token: reporter.token });
       for (let i = 0; i < 20; i++)
         await (i % 2 ? other : reporter.client).call('reportProject', {
           body: { slug: project.slug, reason: 'phishing', detail: `#${i}` },
@@ -435,7 +435,7 @@ describe('covers from the build, reports, suggested wording', () => {
       env: { AI_BASE_URL: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`, AI_API_KEY: 'test-key', AI_MODEL: 'test-model' },
     });
     try {
-      const client = (await import('../../contract/api-client.js')).createClient({ baseUrl: withModel.baseUrl, token: owner.token });
+      const client = (await import('@demo-rooms/contract')).createClient({ baseUrl: withModel.baseUrl, token: owner.token });
       expect(await client.call('suggestWording', { params, body: { title: 'crm', line: 'deals' } })).toEqual({
         title: 'Acme CRM for small teams',
         line: 'Every deal, every follow-up, one board.',

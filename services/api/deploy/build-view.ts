@@ -1,6 +1,5 @@
-import { manifestNotes } from '../../contract/manifest/manifest.notes.js';
-import type { Manifest } from '../../contract/manifest/manifest.schema.js';
-import type { Build } from '../../contract/resources/build.js';
+import { manifestNotes, type Manifest } from '@demo-rooms/contract/manifest';
+import type { Build } from '@demo-rooms/contract';
 import type { BuildRow } from '../../data/builds.sql.js';
 
 /** A build row as the contract's Build; `live` against the project's live build. */

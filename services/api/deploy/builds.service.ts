@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Manifest } from '../../contract/manifest/manifest.schema.js';
-import type { Rehearsal } from '../../contract/resources/build.js';
+import type { Manifest } from '@demo-rooms/contract/manifest';
+import type { Rehearsal } from '@demo-rooms/contract';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { invalid, Refusal, refused, unavailable } from '../../core/errors.js';

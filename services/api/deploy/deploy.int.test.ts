@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '../../contract/api-client.js';
+import type { Client } from '@demo-rooms/contract';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { tgz } from '../../../test/support/archives.js';
 import { refusal, uniqueSlug } from '../../../test/support/refusal.js';

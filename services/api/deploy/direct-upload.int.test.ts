@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DirectUpload } from '../../contract/resources/direct-upload.js';
+import type { DirectUpload } from '@demo-rooms/contract';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { tgz } from '../../../test/support/archives.js';
 import { refusal, uniqueSlug } from '../../../test/support/refusal.js';

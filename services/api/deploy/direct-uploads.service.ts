@@ -1,4 +1,4 @@
-import { type DirectUpload, directPartBytes } from '../../contract/resources/direct-upload.js';
+import { type DirectUpload, directPartBytes } from '@demo-rooms/contract';
 import type { Sql } from '../../core/db.js';
 import { refused } from '../../core/errors.js';
 import type { Storage } from '../../core/storage.js';

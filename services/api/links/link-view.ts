@@ -1,4 +1,4 @@
-import type { LinkRec } from '../../contract/resources/link.js';
+import type { LinkRec } from '@demo-rooms/contract';
 import type { Config } from '../../core/config.js';
 import { stageOf, type LinkRow } from '../../data/links.sql.js';
 

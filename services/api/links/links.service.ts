@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LINK_DEFAULT_DAYS } from '../../contract/resources/link.js';
-import { storableName } from '../../contract/storable-text.js';
+import { LINK_DEFAULT_DAYS, storableName } from '@demo-rooms/contract';
 import type { Sql } from '../../core/db.js';
 import { refused, roleCannot } from '../../core/errors.js';
 import { hashSecret } from '../../core/ids.js';

@@ -8,8 +8,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { checkManifest } from '../../contract/manifest/manifest.check.js';
-import { manifestNotes } from '../../contract/manifest/manifest.notes.js';
+import { checkManifest, manifestNotes } from '@demo-rooms/contract/manifest';
 import { Refusal, roleCannot } from '../../core/errors.js';
 import type { Deps } from '../api-deps.js';
 import { handlers } from '../handlers.js';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CONTRACT_VERSION } from '../../contract/openapi.js';
+import { CONTRACT_VERSION } from '@demo-rooms/contract/openapi';
 import type { Deps } from '../api-deps.js';
 import { platformHandlers } from '../platform.handlers.js';
 import type { Auth } from '../routing/request-auth.js';

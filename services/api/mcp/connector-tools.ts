@@ -1,5 +1,4 @@
-import type { Operation } from '../../contract/routes/route-table.js';
-import { LINK_DEFAULT_DAYS } from '../../contract/resources/link.js';
+import { type Operation, LINK_DEFAULT_DAYS } from '@demo-rooms/contract';
 
 // Which operations of the contract the AI-assistant connector offers, and under which name
 // (issues 20 and 29). Every operation of the route table is named here once: as an action of a

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes, type Operation } from '../../contract/routes/route-table.js';
+import { routes, type Operation, SESSION_COOKIE } from '@demo-rooms/contract';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { uniqueSlug } from '../../../test/support/refusal.js';
 import { deployStaticRoom } from '../../../test/support/room.js';
@@ -10,7 +10,6 @@ import { buildProgram } from '../../cli/program.js';
 import { connectorToolNames, connectorTools } from './connector-tools.js';
 import { actionName, actions, argumentNames } from './tool-catalog.js';
 import { issueToken } from '../../ops/ops.service.js';
-import { SESSION_COOKIE } from '../../contract/common.js';
 
 // The AI-assistant connector (issues 20 and 29), driven by the MCP SDK's own client over real
 // HTTP: its few tools and their size, strict arguments, the command line's names, resources, full

@@ -1,7 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { routes, type Operation } from '../../contract/routes/route-table.js';
-import type { RouteDef } from '../../contract/route.js';
+import { routes, type Operation, type RouteDef } from '@demo-rooms/contract';
 import { connectorToolNames, connectorTools, toolAreas, type ToolName } from './connector-tools.js';
 import { jsonSchemaOf } from './tool-json-schema.js';
 

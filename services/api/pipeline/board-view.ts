@@ -1,5 +1,4 @@
-import type { BoardCard, PipelineRec } from '../../contract/resources/link.js';
-import type { NextStepKind } from '../../contract/resources/room-setup.js';
+import type { BoardCard, PipelineRec, NextStepKind } from '@demo-rooms/contract';
 import type { ClaimRow } from '../../data/link-claims.sql.js';
 import type { BoardRow } from '../../data/pipeline.sql.js';
 import { linkView } from '../links/link-view.js';

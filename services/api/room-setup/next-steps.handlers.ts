@@ -1,4 +1,4 @@
-import type { NextSteps } from '../../contract/resources/room-setup.js';
+import type { NextSteps } from '@demo-rooms/contract';
 import type { Db } from '../../core/db.js';
 import { invalid } from '../../core/errors.js';
 import { planOf } from '../../core/plans.js';

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../contract/api-client.js';
+import { createClient } from '@demo-rooms/contract';
 import { hashSecret } from '../../core/ids.js';
 import { issueToken } from '../../ops/ops.service.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';

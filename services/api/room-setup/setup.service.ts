@@ -16,7 +16,7 @@ import {
 import { liveManifestOf } from '../../data/builds.sql.js';
 import { appOrderOf, saveAppOrder } from '../../data/rooms.sql.js';
 import { renderStoredPage } from '../../core/room-pages/page-renderer.js';
-import { ROOM_PAGES_CHARS_MAX, ROOM_PAGES_MAX } from '../../contract/resources/room-setup.js';
+import { ROOM_PAGES_CHARS_MAX, ROOM_PAGES_MAX } from '@demo-rooms/contract';
 
 // The room's setup (spec 2.7 RoomSetup, 4.2): the order of its apps and its pages. Pages are
 // rendered and sanitised when added, and stored with their HTML; the room serves that HTML.

@@ -1,5 +1,4 @@
-import type { Rehearsal } from '../../contract/resources/build.js';
-import type { Tour, TourStep } from '../../contract/resources/room-setup.js';
+import type { Rehearsal, Tour, TourStep } from '@demo-rooms/contract';
 import type { Sql } from '../../core/db.js';
 import { buildIn } from '../../data/builds.sql.js';
 import type { ProjectRow } from '../../data/projects.sql.js';

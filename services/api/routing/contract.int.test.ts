@@ -1,9 +1,8 @@
 import { Writable } from 'node:stream';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createClient, ContractError } from '../../contract/api-client.js';
+import { createClient, ContractError, routes } from '@demo-rooms/contract';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
-import { routes } from '../../contract/routes/route-table.js';
 import { handlers } from '../handlers.js';
 import type { Handlers } from './handler.js';
 

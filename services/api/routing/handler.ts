@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { Operation, Routes } from '../../contract/routes/route-table.js';
-import type { RouteDef } from '../../contract/route.js';
+import type { Operation, Routes, RouteDef } from '@demo-rooms/contract';
 import type { Deps } from '../api-deps.js';
 import type { Auth } from './request-auth.js';
 

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { routes } from '../../contract/routes/route-table.js';
-import type { RouteDef } from '../../contract/route.js';
+import { routes, type RouteDef } from '@demo-rooms/contract';
 import type { Deps } from '../api-deps.js';
 import type { Handlers } from './handler.js';
 import { authenticate, type Auth } from './request-auth.js';

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_COOKIE } from '../../contract/common.js';
+import { SESSION_COOKIE } from '@demo-rooms/contract';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import { Refusal, signInFirst } from '../../core/errors.js';

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../contract/routes/route-table.js';
-import type { RouteDef } from '../../contract/route.js';
+import { routes, type RouteDef } from '@demo-rooms/contract';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 
 // Spec 5.2: without a session every endpoint but the open ones answers 401 "sign in first",

@@ -1,8 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
-import { plainMessage, toProblems } from '../../contract/manifest/manifest.check.js';
-import { formatPath } from '../../contract/manifest/manifest.problem.js';
-import type { Issue } from '../../contract/errors.schema.js';
+import { plainMessage, toProblems, formatPath } from '@demo-rooms/contract/manifest';
+import type { Issue } from '@demo-rooms/contract';
 
 /** A request that does not fit its schema: each field that does not fit, as a person reads it. */
 export class InvalidRequest extends Error {

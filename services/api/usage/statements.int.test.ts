@@ -1,7 +1,6 @@
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UsageStatement } from '../../contract/resources/usage-statement.js';
-import { WebhookPayload, webhookPayload } from '../../contract/resources/webhook.js';
+import { type UsageStatement, WebhookPayload, webhookPayload } from '@demo-rooms/contract';
 import { containerUsage, containerUsageByProject } from '../../data/container-usage.sql.js';
 import { toEvent, type EventRow } from '../../data/product-events.sql.js';
 import { viewerHoursThisMonth } from '../../data/visits.sql.js';

@@ -1,4 +1,4 @@
-import { UsageMonth } from '../../contract/resources/usage-statement.js';
+import { UsageMonth } from '@demo-rooms/contract';
 import { invalid, refused } from '../../core/errors.js';
 import { monthOf } from '../../data/container-usage.sql.js';
 import type { MonthBounds } from '../../data/usage-statements.sql.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { samePath } from '../../contract/same-path.js';
+import { samePath } from '@demo-rooms/contract';
 import type { Deps } from '../api-deps.js';
 import { providerNames, providerSetUp } from '../auth/providers.service.js';
 import { passkeyOrigin } from '../account/passkeys.service.js';

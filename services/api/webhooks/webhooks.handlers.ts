@@ -1,5 +1,4 @@
-import type { ProductEventKind } from '../../contract/resources/product-event.js';
-import type { WebhookDelivery, WebhookEndpoint, WebhookPayload } from '../../contract/resources/webhook.js';
+import type { ProductEventKind, WebhookDelivery, WebhookEndpoint, WebhookPayload } from '@demo-rooms/contract';
 import { roleCannot } from '../../core/errors.js';
 import {
   deleteEndpoint,

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProductEvent } from '../../contract/resources/product-event.js';
-import type { WebhookDelivery } from '../../contract/resources/webhook.js';
+import type { ProductEvent, WebhookDelivery } from '@demo-rooms/contract';
 import { createQueues } from '../../core/queues.js';
 import { emitProductEvent } from '../../data/product-events.sql.js';
 import { deleteOldDeliveries } from '../../data/webhooks.sql.js';

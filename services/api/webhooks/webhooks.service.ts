@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ProductEvent, ProductEventKind } from '../../contract/resources/product-event.js';
-import { webhookPayload } from '../../contract/resources/webhook.js';
+import { type ProductEvent, type ProductEventKind, webhookPayload } from '@demo-rooms/contract';
 import { invalid, refused, roleCannot } from '../../core/errors.js';
 import { createRateLimiter, type RateRule } from '../../core/rate-limit.js';
 import { planLimit, planOf } from '../../core/plans.js';

@@ -1,7 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../contract/routes/route-table.js';
-import type { RouteDef } from '../../contract/route.js';
+import { routes, type RouteDef } from '@demo-rooms/contract';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { uniqueSlug } from '../../../test/support/refusal.js';
 import { deployStaticRoom, enterRoom, hit } from '../../../test/support/room.js';

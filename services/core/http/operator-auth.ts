@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_COOKIE } from '../../contract/common.js';
+import { SESSION_COOKIE } from '@demo-rooms/contract';
 import { Refusal, roleCannot, signInFirst } from '../errors.js';
 
 // The operator's pages (/ops/*) open to OPS_TOKEN alone, never to a builder's session. Prometheus

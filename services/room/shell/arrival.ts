@@ -1,7 +1,7 @@
 // The viewer's way in: the arrival (the visit starts), the note of a personalised build, and the
 // who-are-you prompt, asked once per session, with an email when the project requires one.
 // Part of shell.js.
-import type { ShellData } from '../../contract/resources/room-shell.js';
+import type { ShellData } from '@demo-rooms/contract';
 import type { BodyOf, ReplyOf } from './room-hooks.js';
 import type { ShellState } from './room-state.js';
 

@@ -5,7 +5,7 @@
 // in the room are asked for every twelve flushes (a minute) while the room is in view and the
 // viewer has comments. Opening Comment shows them marked New and tells the room they were seen.
 // Part of voice.js (voice.ts calls it).
-import type { ViewerComment } from '../../contract/resources/room-shell.js';
+import type { ViewerComment } from '@demo-rooms/contract';
 import type { ReplyOf, RoomHooks } from './room-hooks.js';
 
 export type ReplyNotice = {

@@ -1,7 +1,5 @@
 import type { z } from 'zod';
-import type { ErrorBody } from '../../contract/errors.schema.js';
-import type { ShellData } from '../../contract/resources/room-shell.js';
-import type { ShellRoutes } from '../../contract/routes/shell.routes.js';
+import type { ErrorBody, ShellData, ShellRoutes } from '@demo-rooms/contract';
 
 // Types only, shared by the shell's two scripts (shell.ts, voice.ts), which are bundled apart
 // and meet at run time through window.ppVoice: the calls the shell makes on its room endpoints

@@ -2,7 +2,7 @@
 // the room's endpoints, the tab in view, each app's content origin, the screen each app's page
 // says it is on, the time counted for the beat, and word of a frame's load and a tab shown (which
 // voice.js hears through RoomHooks). Part of shell.js.
-import type { ShellData } from '../../contract/resources/room-shell.js';
+import type { ShellData } from '@demo-rooms/contract';
 import type { BodyOf, ShellCall } from './room-hooks.js';
 import { VisitClock } from './visit-clock.js';
 

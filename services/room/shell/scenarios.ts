@@ -5,7 +5,7 @@
 // reads "Ready" or that it could not be done. Story steps run their calls here too. Part of
 // shell.js.
 import type { z } from 'zod';
-import type { RunReply } from '../../contract/resources/room-shell.js';
+import type { RunReply } from '@demo-rooms/contract';
 import { closeMenus, closeTools } from './bar-menus.js';
 import { watchFrame } from './frames.js';
 import type { BodyOf, ReplyOf } from './room-hooks.js';

@@ -12,7 +12,7 @@
 //   story.ts        the story runner (story-step.ts its pure rules), pointing.ts the ring,
 //                   open-path.ts a step's page
 //   arrival.ts      the arrival, the personal note and the who-are-you prompt
-import type { ShellData } from '../../contract/resources/room-shell.js';
+import type { ShellData } from '@demo-rooms/contract';
 import { arrive, personalNote, whoAreYou } from './arrival.js';
 import { setUpMenus, setUpTools } from './bar-menus.js';
 import { startBeat } from './beat.js';

@@ -3,7 +3,7 @@
 // on the last, which has Done. The last step offers What happens next; it opens only when the
 // viewer asks, and "Not now" (or closing the panel) is kept for the rest of the session, on every
 // step and tab (story-step.ts). Part of shell.js.
-import type { ShellData } from '../../contract/resources/room-shell.js';
+import type { ShellData } from '@demo-rooms/contract';
 import { load } from './app-opening.js';
 import { closeTools } from './bar-menus.js';
 import { picked, setDevice } from './devices.js';

@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import type { Logger } from '../../core/log.js';
-import { throttledActivity, type CopyView, type RunnerClient } from '../../contract/runner/runner-client.js';
+import { throttledActivity, type CopyView, type RunnerClient } from '@demo-rooms/contract/runner';
 import { isServiceWorkerScript, refuseServiceWorker } from '../content/service-worker-refusal.js';
 import { CLEAR_SITE_DATA, viewCookie, viewTokens } from '../content/view-token.js';
 import { createCopyWay } from './copy-way.js';

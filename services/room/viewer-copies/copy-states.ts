@@ -1,4 +1,4 @@
-import type { CopyView } from '../../contract/runner/runner-client.js';
+import type { CopyView } from '@demo-rooms/contract/runner';
 
 // What a viewer reads while their own copy of a container demo is not (yet) in front of them
 // (spec 7, "Container copy states"). Waiting states say so; the shell keeps asking.

@@ -4,7 +4,7 @@ import type { Config } from '../../core/config.js';
 import { copyOriginKey } from '../../core/copy-origin-key.js';
 import type { Sql } from '../../core/db.js';
 import type { Logger } from '../../core/log.js';
-import type { CopyView } from '../../contract/runner/runner-client.js';
+import type { CopyView } from '@demo-rooms/contract/runner';
 import { createCopyHops } from './copy-hop.js';
 import type { CopyTarget } from './copy-proxy.js';
 import { copyCookie, copyTokens, personalClaims } from './copy-token.js';

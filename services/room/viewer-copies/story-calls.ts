@@ -1,4 +1,4 @@
-import type { Call } from '../../contract/runner/runner-client.js';
+import type { Call } from '@demo-rooms/contract/runner';
 
 // The calls a control or a story step makes on the viewer's copy, read from the live manifest
 // (spec 2.1): `controls.reset`, a scenario's call with its body, a step's `run` list. The shell

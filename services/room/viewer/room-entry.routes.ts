@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { RunnerClient } from '../../contract/runner/runner-client.js';
+import type { RunnerClient } from '@demo-rooms/contract/runner';
 import type { Config } from '../../core/config.js';
 import type { Sql } from '../../core/db.js';
 import type { Logger } from '../../core/log.js';

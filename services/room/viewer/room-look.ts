@@ -1,4 +1,4 @@
-import { fontCss, radiusCss, type Palette } from '../../contract/room-palettes.js';
+import { fontCss, radiusCss, type Palette } from '@demo-rooms/contract';
 import type { Look } from '../../core/room-theme.js';
 import type { WorkspaceLook } from '../../data/brand-look.js';
 import { escapeHtml } from '../html.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { BeatBody } from '../../contract/resources/room-shell.js';
+import type { BeatBody } from '@demo-rooms/contract';
 import { hashSecret, isUuid } from '../../core/ids.js';
 import type { RoomEvent } from '../../data/room-events.sql.js';
 import { seenWithin, sessionByToken, type RoomSessionRow } from '../../data/room-sessions.sql.js';

@@ -1,6 +1,6 @@
 import type { Sql } from '../../core/db.js';
-import type { Manifest } from '../../contract/manifest/manifest.schema.js';
-import type { ShellData } from '../../contract/resources/room-shell.js';
+import type { Manifest } from '@demo-rooms/contract/manifest';
+import type { ShellData } from '@demo-rooms/contract';
 import type { ProjectRow } from '../../data/projects.sql.js';
 import { liveManifestOf } from '../../data/builds.sql.js';
 import { appOrderOf } from '../../data/rooms.sql.js';

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import type { Issue } from '../../contract/errors.schema.js';
-import { shellRoutes, type ShellOperation, type ShellRouteDef, type ShellRoutes } from '../../contract/routes/shell.routes.js';
+import { type Issue, shellRoutes, type ShellOperation, type ShellRouteDef, type ShellRoutes } from '@demo-rooms/contract';
 import type { RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { fromRoomPage, type ShellGuard } from './shell-guard.js';
 import type { ViewerDeps } from './room-entry.routes.js';

@@ -1,4 +1,4 @@
-import { RunnerRefusal } from '../../contract/runner/runner-refusal.js';
+import { RunnerRefusal } from '@demo-rooms/contract/runner';
 import { recordEvidence } from '../../data/link-evidence.sql.js';
 import { sessionStanding } from '../../data/room-sessions.sql.js';
 import { copyNotice } from '../viewer-copies/copy-states.js';

@@ -1,4 +1,4 @@
-import type { ViewerComment, VoiceData } from '../../contract/resources/room-shell.js';
+import type { ViewerComment, VoiceData } from '@demo-rooms/contract';
 import type { Sql } from '../../core/db.js';
 import { commentsOfLink, replyIsNew } from '../../data/comments.sql.js';
 import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';

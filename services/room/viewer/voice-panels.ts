@@ -1,6 +1,5 @@
-import type { NextStep } from '../../contract/resources/room-setup.js';
+import type { NextStep, VoiceData } from '@demo-rooms/contract';
 import { escapeHtml } from '../html.js';
-import type { VoiceData } from '../../contract/resources/room-shell.js';
 
 // The parts of the shell through which a viewer answers (issue 14): the What happens next panel,
 // the comment mode's panel with the viewer's own comments and the builder's replies, and the

@@ -1,4 +1,4 @@
-import type { Client } from '../../../services/contract/api-client.js';
+import type { Client } from '@demo-rooms/contract';
 import { tgz } from '../../support/archives.js';
 
 // A static deploy through the api, step by step, so a fault test can strike between the steps.

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { createClient } from '../../../services/contract/api-client.js';
+import { createClient } from '@demo-rooms/contract';
 import { createSql, type Sql } from '../../../services/core/db.js';
 import { issueToken } from '../../../services/ops/ops.service.js';
 import { repoRoot, type ThrowawayServices } from './throwaway-services.js';

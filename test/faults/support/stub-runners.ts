@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createSql, type Sql } from '../../../services/core/db.js';
-import type { RunnerClient } from '../../../services/contract/runner/runner-client.js';
+import type { RunnerClient } from '@demo-rooms/contract/runner';
 import { createRunnerFleet } from '../../../services/data/runner-fleet.js';
 import type { EngineReport, StubRunnerMessage } from '../../support/runner/stub-runner-process.js';
 import { testRunnerEnv } from '../../support/runner/test-runner.js';

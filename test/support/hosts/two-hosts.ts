@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createRunnerFleet } from '../../../services/data/runner-fleet.js';
-import type { FleetClient } from '../../../services/contract/runner/fleet-client.js';
+import type { FleetClient } from '@demo-rooms/contract/runner';
 import { createSql, type Sql } from '../../../services/core/db.js';
 import { testEnv } from '../services.js';
 import { dataplaneHook } from './host-dataplane.js';

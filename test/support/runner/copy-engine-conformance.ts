@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CopySpec } from '../../../services/contract/runner/copy-spec.js';
+import type { CopySpec } from '@demo-rooms/contract/runner';
 import type { Logger } from '../../../services/core/log.js';
 import type { BuildImage, CopyEngine, CopyExit, StartHooks } from '../../../runner/engine/copy-engine.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CopySpec } from '../../../services/contract/runner/copy-spec.js';
+import type { CopySpec } from '@demo-rooms/contract/runner';
 import { insertCopy, type CopyRow } from '../../../services/data/copies.sql.js';
 import type { Seeded } from './seed.js';
 import type { TestRunner } from './test-runner.js';

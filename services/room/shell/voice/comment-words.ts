@@ -1,6 +1,6 @@
 // What the comment panel says, and the picture as a comment carries it. Pure. Part of voice.js
 // (comments.ts).
-import type { CommentBody } from '../../../contract/resources/room-shell.js';
+import type { CommentBody } from '@demo-rooms/contract';
 import type { ReplyOf } from '../room-hooks.js';
 import type { Picture } from './capture-ask.js';
 

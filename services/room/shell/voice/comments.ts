@@ -1,7 +1,7 @@
 // Comments pinned to screens: the Comment panel, the viewer's own comments with the builder's
 // replies (the notice of new ones: ../reply-notice.ts), and the form that sends a comment with
 // its pin and picture. Part of voice.js.
-import type { ViewerComment } from '../../../contract/resources/room-shell.js';
+import type { ViewerComment } from '@demo-rooms/contract';
 import { replyNotice } from '../reply-notice.js';
 import type { ReplyOf, RoomHooks } from '../room-hooks.js';
 import { base64Of } from './base64.js';

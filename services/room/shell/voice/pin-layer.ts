@@ -1,7 +1,7 @@
 // The layer over the app's frame that takes a click (a point) or a drag (an area) to pin a
 // comment to, or Enter or Space (the middle of the screen), and takes the app's picture as the
 // viewer saw it when they pinned. Part of voice.js.
-import type { CommentBody } from '../../../contract/resources/room-shell.js';
+import type { CommentBody } from '@demo-rooms/contract';
 import type { RoomHooks } from '../room-hooks.js';
 import type { Picture } from './capture-ask.js';
 import { type Fraction, fractionIn, markBox, pinSpot } from './pin-spot.js';

@@ -1,7 +1,7 @@
 // Where a comment is pinned, from where the viewer pressed and let go on the app's frame: a point
 // (a click, or a move of a few pixels) or an area (a drag), each a fraction of the frame's box.
 // Pure. Part of voice.js (pin-layer.ts).
-import type { CommentBody } from '../../../contract/resources/room-shell.js';
+import type { CommentBody } from '@demo-rooms/contract';
 
 export type Fraction = { x: number; y: number };
 export type Spot = Pick<CommentBody, 'position' | 'area'>;

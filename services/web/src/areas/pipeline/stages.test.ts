@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { LinkStage } from '../../../../contract/resources/link.js';
+import { LinkStage } from '@demo-rooms/contract';
 import { STAGES, stageName } from './stages.js';
 
 it('has one column for each stage of the contract, in the order a link moves through them', () => {
