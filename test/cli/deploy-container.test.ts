@@ -319,7 +319,8 @@ describe('pitch deploy of a container demo', () => {
 
     // A changed step in the Dockerfile's tail is the engine's to build: it pushed only the new
     // layer to the tool (it was told the platform has the others), the image not saved whole.
-    await appendFile(join(dir, 'Dockerfile'), 'ENV SHOP=open\n');
+    // (A changed metadata step alone is laid in-process too: test/cli/deploy-in-process.test.ts.)
+    await appendFile(join(dir, 'Dockerfile'), 'COPY pitch.json ./\n');
     const engineBuilt = await pitch(['deploy', '--project', slug], ctx.env, dir);
     expect(engineBuilt.code, engineBuilt.stderr).toBe(0);
     expect(engineBuilt.stderr).toMatch(/^build +with the engine: the steps after its last RUN changed/m);

@@ -42,7 +42,9 @@ export async function tailChange(
     const keys = [...fields].flatMap((field) => (field === 'Cmd' ? (['Cmd', 'Entrypoint'] as const) : [field]));
     if (!sameFields(modelConfig(base, before.steps, fields, liveConfig), liveConfig, keys))
       return { reason: `pitch's reading of the live Dockerfile's last steps does not give the live image's ${keys.join(', ')}` };
-    return { liveTail: live.tail, fields: modelConfig(base, now.steps, fields, liveConfig), changed: keys };
+    const written = modelConfig(base, now.steps, fields, liveConfig);
+    const changed = keys.filter((key) => !sameFields(written, liveConfig, [key]));
+    return { liveTail: live.tail, fields: written, changed };
   } catch (err) {
     if (err instanceof NoTail) return { reason: err.message };
     throw err;

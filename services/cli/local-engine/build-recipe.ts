@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type Docker from 'dockerode';
 import { baseImageIds } from './build-inputs.js';
 import type { BuildContext, ContextEntry } from './build-context.js';
+import type { ImageInspector } from './engine-socket.js';
 import { NoTail, splitDockerfile, type DockerfileSplit } from './dockerfile-tail.js';
 
 // What a build's image below its tail was made from (issue 48, item 1): the Dockerfile's head,
@@ -36,7 +36,7 @@ export interface BuildRecipe {
 export type RecipeOrReason = { recipe: BuildRecipe; split: DockerfileSplit } | { reason: string };
 
 export async function buildRecipe(
-  docker: Docker,
+  docker: ImageInspector,
   dockerfile: string,
   context: BuildContext,
   digestOf: (path: string) => Promise<string>,
