@@ -113,7 +113,10 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     // Only metadata after the last RUN changed: a new config over the live layers, no engine build,
     // no layer sent; the image that goes live has the new Env.
     const changedRun = DOCKERFILE.replace("readFileSync('/app/package.json')", "statSync('/app/package.json')");
-    await writeFile(join(dir, 'Dockerfile'), changedRun.replace('CMD ["node", "server.js"]', 'ENV SHOP=open\nLABEL shop=open\nCMD ["node", "server.js"]'));
+    await writeFile(
+      join(dir, 'Dockerfile'),
+      changedRun.replace('CMD ["node", "server.js"]', 'ENV SHOP=open\nLABEL shop=open\nCMD ["node", "server.js"]'),
+    );
     const metadata = await deploy();
     expect(metadata.code, metadata.stderr).toBe(0);
     expect(metadata.stderr).toMatch(

@@ -201,9 +201,7 @@ async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile
     return null;
   // Over the socket with node:http when there is one: dockerode is loaded only past this check.
   const socket = await engineSocket();
-  const docker = socket
-    ? socketInspector(socket)
-    : (await (await import('../local-engine/local-docker.js')).findEngine()).docker;
+  const docker = socket ? socketInspector(socket) : (await (await import('../local-engine/local-docker.js')).findEngine()).docker;
   ctx.trace('engine found');
   const inputs = await readContainerInputs(ctx, docker, file.dir, file.text, project);
   const files = inputs.context.entries.filter((entry) => entry.type === 'file').length;

@@ -133,7 +133,8 @@ export async function layInProcess(
   const count = laid.newLayers.length;
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   const layers = (n: number) => `${n} ${n === 1 ? 'layer' : 'layers'}`;
-  const config = laid.configChanged.length > 0 ? `; its config's ${laid.configChanged.join(', ')} written from the steps after the last RUN` : '';
+  const config =
+    laid.configChanged.length > 0 ? `; its config's ${laid.configChanged.join(', ')} written from the steps after the last RUN` : '';
   log.done(
     'build',
     count === 0 && !config

@@ -9,10 +9,11 @@ import { fieldsSet, finalStage, modelConfig, sameFields, type ConfigFields } fro
 // the live image's own fields: a reading of the Dockerfile that does not give what the engine
 // wrote is not trusted with the new one.
 
-export type TailChange =
-  /** The live build's tail steps (its history's last entries), and the config fields to write (null: the live ones). */
-  | { liveTail: TailStep[]; fields: ConfigFields | null; changed: string[] }
-  | { reason: string };
+/**
+ * The live build's tail steps (its history's last entries), the config fields to write (null: the
+ * live ones) and those that differ from the live config; or why the engine must build.
+ */
+export type TailChange = { liveTail: TailStep[]; fields: ConfigFields | null; changed: string[] } | { reason: string };
 
 export async function tailChange(
   split: DockerfileSplit,

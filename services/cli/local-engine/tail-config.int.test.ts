@@ -108,7 +108,15 @@ it('says why a change it cannot honour goes to the engine', async () => {
     reason: expect.stringMatching(/record of the live build has not their text/),
   });
   // A live config the reading does not give (an image someone else built) is not trusted with the new one.
-  expect(await tailChange(splitDockerfile(`${HEAD}COPY a.txt ./\nCMD ["node"]\n`), recipe('COPY a.txt ./\nCMD ["node"]\n'), recipe(LIVE_TAIL), { ...live, Env: ['X=1'] }, baseConfig)).toMatchObject({
+  expect(
+    await tailChange(
+      splitDockerfile(`${HEAD}COPY a.txt ./\nCMD ["node"]\n`),
+      recipe('COPY a.txt ./\nCMD ["node"]\n'),
+      recipe(LIVE_TAIL),
+      { ...live, Env: ['X=1'] },
+      baseConfig,
+    ),
+  ).toMatchObject({
     reason: expect.stringMatching(/does not give the live image's .*Env/),
   });
 }, 120_000);

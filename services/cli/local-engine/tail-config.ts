@@ -53,7 +53,8 @@ export function finalStage(dockerfile: string): { base: string | null; steps: In
     .filter((i) => i.getKeyword() === 'FROM')
     .map((i) => /\s+AS\s+(\S+)/i.exec(i.getArgumentsContent() ?? '')?.[1]?.toLowerCase());
   const reference = (instructions[from].getArgumentsContent() ?? '').split(/\s+/).find((word) => !word.startsWith('--')) ?? '';
-  if (stages.includes(reference.toLowerCase())) throw new NoTail('its last stage starts from another stage, whose config only the engine knows');
+  if (stages.includes(reference.toLowerCase()))
+    throw new NoTail('its last stage starts from another stage, whose config only the engine knows');
   return { base: reference === 'scratch' ? null : reference, steps: instructions.slice(from + 1) };
 }
 
@@ -89,7 +90,9 @@ export function modelConfig(base: ConfigFields, steps: Instruction[], fields: Se
     const content = (step.getArgumentsContent() ?? '').trim();
     if (/[$\\]/.test(content) || content.includes('\n'))
       throw new NoTail(`the ${keyword} on line ${line} has a variable, an escape or a continuation, which the engine expands`);
-    if (keyword === 'ENV') for (const [name, value] of properties(step, line)) out.Env = [...out.Env!.filter((e) => !e.startsWith(`${name}=`)), `${name}=${value}`];
+    if (keyword === 'ENV')
+      for (const [name, value] of properties(step, line))
+        out.Env = [...out.Env!.filter((e) => !e.startsWith(`${name}=`)), `${name}=${value}`];
     if (keyword === 'LABEL') for (const [name, value] of properties(step, line)) out.Labels![name] = value;
     if (keyword === 'CMD') {
       out.Cmd = command(content, line, keyword, shell);
@@ -101,7 +104,8 @@ export function modelConfig(base: ConfigFields, steps: Instruction[], fields: Se
     }
     if (keyword === 'WORKDIR') out.WorkingDir = content.startsWith('/') ? content : `${out.WorkingDir!.replace(/\/$/, '')}/${content}`;
     if (keyword === 'USER') {
-      if (!/^\d+(:\d+)?$/.test(content)) throw new NoTail(`the USER on line ${line} names a user, which the engine resolves; a numeric id is laid without it`);
+      if (!/^\d+(:\d+)?$/.test(content))
+        throw new NoTail(`the USER on line ${line} names a user, which the engine resolves; a numeric id is laid without it`);
       out.User = content;
     }
     if (keyword === 'EXPOSE')
