@@ -30,12 +30,8 @@ beforeAll(async () => {
   await writeFile(join(dir, 'a.txt'), 'a\n');
 });
 afterAll(async () => {
-  for (const tag of tags)
-    await docker
-      .getImage(tag)
-      .remove()
-      .catch(() => {});
-  await rm(dir, { recursive: true, force: true });
+  const removals = tags.map((tag) => docker.getImage(tag).remove());
+  await Promise.allSettled([...removals, rm(dir, { recursive: true, force: true })]);
 });
 
 const FIELDS = ['Env', 'Cmd', 'Entrypoint', 'WorkingDir', 'User', 'ExposedPorts', 'Labels', 'StopSignal'] as const;
