@@ -29,6 +29,8 @@ export async function tailChange(
   const liveText = split.head + liveRecipe.tailText;
   try {
     const live = splitDockerfile(liveText);
+    // The same steps, only comments or blank lines moved: the live config and history as they are.
+    if (stepsText(live.tail) === stepsText(split.tail)) return { liveTail: live.tail, fields: null, changed: [] };
     if (layerSteps(live.tail) !== layerSteps(split.tail))
       return { reason: 'the steps after its last RUN changed beyond their metadata (a COPY or WORKDIR added, removed or changed)' };
     const headLines = split.head.split('\n').length;
@@ -50,6 +52,11 @@ export async function tailChange(
     if (err instanceof NoTail) return { reason: err.message };
     throw err;
   }
+}
+
+/** Every step of the tail as a comparable text, lines left out. */
+function stepsText(tail: TailStep[]): string {
+  return JSON.stringify(tail.map((step) => (step.kind === 'metadata' ? step.text : layerSteps([step]))));
 }
 
 /** The tail's COPY and WORKDIR steps as a comparable text (lines left out: a metadata step may move them). */

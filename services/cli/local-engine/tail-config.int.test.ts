@@ -88,6 +88,12 @@ it('says why a change it cannot honour goes to the engine', async () => {
   const live = (await docker.getImage(tags[0]).inspect()).Config as ConfigFields;
   const reason = async (tail: string, withText = true) =>
     tailChange(splitDockerfile(HEAD + tail), recipe(tail), recipe(LIVE_TAIL, withText), live, baseConfig);
+  // Only a comment added: the live config and history stand (the same image, so "nothing changed").
+  expect(await reason(LIVE_TAIL.replace('ENV', '# the mode\nENV'))).toEqual({
+    liveTail: splitDockerfile(HEAD + LIVE_TAIL).tail,
+    fields: null,
+    changed: [],
+  });
   expect(await reason('COPY a.txt ./\nUSER node\nCMD ["node", "server.js"]\n')).toEqual({
     reason: 'the USER on line 5 names a user, which the engine resolves; a numeric id is laid without it',
   });
