@@ -109,5 +109,32 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/^build +image laid without the engine in /m);
     expect(again.stderr).toMatch(/^push +sent [\d.]+ K?B in 1 new layer, /m);
+
+    // Only metadata after the last RUN changed: a new config over the live layers, no engine build,
+    // no layer sent; the image that goes live has the new Env.
+    const changedRun = DOCKERFILE.replace("readFileSync('/app/package.json')", "statSync('/app/package.json')");
+    await writeFile(
+      join(dir, 'Dockerfile'),
+      changedRun.replace('CMD ["node", "server.js"]', 'ENV SHOP=open\nLABEL shop=open\nCMD ["node", "server.js"]'),
+    );
+    const metadata = await deploy();
+    expect(metadata.code, metadata.stderr).toBe(0);
+    expect(metadata.stderr).toMatch(
+      /^build +image laid without the engine in [\d.]+ s: the live build's \d+ layers kept; its config's Env, Labels written from the steps after the last RUN$/m,
+    );
+    expect(metadata.stderr).toMatch(/^push +sent [\d.]+ K?B in 0 new layers, /m);
+    const relabelled = await docker.getImage(`localhost/pitch-${slug}:in-process`).inspect();
+    expect(relabelled.Config.Env).toContain('SHOP=open');
+    expect(relabelled.Config.Labels).toMatchObject({ shop: 'open' });
+    expect(relabelled.Id.replace(/^(sha256:)?/, 'sha256:')).toBe(await liveBuild());
+
+    // A metadata step it cannot work out for sure (a variable the engine expands): the engine builds, and says why.
+    await writeFile(join(dir, 'Dockerfile'), changedRun.replace('CMD ["node", "server.js"]', 'ENV SHOP=$HOME\nCMD ["node", "server.js"]'));
+    const expanded = await deploy();
+    expect(expanded.code, expanded.stderr).toBe(0);
+    expect(expanded.stderr).toMatch(
+      /^build +with the engine: the ENV on line 6 has a variable, an escape or a continuation, which the engine expands$/m,
+    );
+    expect(expanded.stderr).toMatch(/^build +image built in /m);
   }, 600_000);
 });

@@ -31,6 +31,7 @@ export const PitchConfig = z.object({
           .object({
             head: z.string(),
             tail: z.string(),
+            tailText: z.string().optional(),
             reads: z.array(z.object({ line: z.number(), files: z.string() })),
             copies: z.array(z.object({ line: z.number(), files: z.string() })).optional(),
           })

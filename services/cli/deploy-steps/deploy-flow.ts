@@ -20,7 +20,7 @@ import { liveBuildOf } from './unchanged.js';
 // it about as long as the rest of its work (issue 48, item 3: "about the time of pitch validate").
 import { cleanupsFinished } from './on-interrupt.js';
 import { readContainerInputs, recordInputs } from './unchanged-inputs.js';
-import { findEngine } from '../local-engine/local-docker.js';
+import { engineSocket, socketInspector } from '../local-engine/engine-socket.js';
 import { layeringNote } from '../local-engine/layering-note.js';
 
 export interface DeployOptions {
@@ -199,7 +199,9 @@ async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile
     ))
   )
     return null;
-  const { docker } = await findEngine();
+  // Over the socket with node:http when there is one: dockerode is loaded only past this check.
+  const socket = await engineSocket();
+  const docker = socket ? socketInspector(socket) : (await (await import('../local-engine/local-docker.js')).findEngine()).docker;
   ctx.trace('engine found');
   const inputs = await readContainerInputs(ctx, docker, file.dir, file.text, project);
   const files = inputs.context.entries.filter((entry) => entry.type === 'file').length;

@@ -6,6 +6,7 @@ import type { Build } from '@demo-rooms/contract';
 import type { CliContext } from '../context.js';
 import type { BuildContext } from '../local-engine/build-context.js';
 import type { BuildRecipe, RecipeOrReason } from '../local-engine/build-recipe.js';
+import type { ConfigFields } from '../local-engine/tail-config.js';
 import { engineKind } from '../local-engine/local-copy.js';
 import { Refusal } from '../refusal.js';
 import type { Finding } from '../scan/findings.js';
@@ -79,6 +80,14 @@ export async function layInProcess(
     target: repository,
     spoolDir,
     trace: (line) => ctx.trace(line),
+    baseConfig: (reference) =>
+      docker
+        .getImage(reference)
+        .inspect()
+        .then(
+          (info) => info.Config as ConfigFields,
+          () => null,
+        ),
   });
   if ('reason' in laid) return engine(laid.reason);
 
@@ -124,11 +133,15 @@ export async function layInProcess(
   const count = laid.newLayers.length;
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   const layers = (n: number) => `${n} ${n === 1 ? 'layer' : 'layers'}`;
+  const config =
+    laid.configChanged.length > 0 ? `; its config's ${laid.configChanged.join(', ')} written from the steps after the last RUN` : '';
   log.done(
     'build',
-    count === 0
+    count === 0 && !config
       ? `the live build's image: the files its last COPY steps copy are unchanged (checked without the engine in ${seconds} s)`
-      : `image laid without the engine in ${seconds} s: ${count} new ${count === 1 ? 'layer' : 'layers'} (${bytes(sizes)}) from the files its last COPY steps copy; the live build's ${layers(laid.read.layers.length - count)} below kept`,
+      : count === 0
+        ? `image laid without the engine in ${seconds} s: the live build's ${layers(laid.read.layers.length)} kept${config}`
+        : `image laid without the engine in ${seconds} s: ${count} new ${count === 1 ? 'layer' : 'layers'} (${bytes(sizes)}) from the files its last COPY steps copy; the live build's ${layers(laid.read.layers.length - count)} below kept${config}`,
   );
   ctx.detail(`image     ${imageId} pulled into the engine from this machine for the rehearsal`);
   return { tag, imageId, image: laid.config.config ?? {}, read: laid.read };

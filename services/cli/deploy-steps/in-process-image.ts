@@ -7,10 +7,12 @@ import tar from 'tar-stream';
 import type { BuildContext } from '../local-engine/build-context.js';
 import { recipeChange, type BuildRecipe } from '../local-engine/build-recipe.js';
 import { copyLayerEntries, writeLayer, type FolderHeaders } from '../local-engine/copy-layer.js';
-import { NoTail, type DockerfileSplit } from '../local-engine/dockerfile-tail.js';
+import { NoTail, type DockerfileSplit, type TailStep } from '../local-engine/dockerfile-tail.js';
+import { withFields, type ConfigFields } from '../local-engine/tail-config.js';
 import { blobSize, type PushTarget } from '../registry/push-image.js';
 import type { ReadImage } from '../registry/read-image.js';
 import { openBlob, readSmallBlob } from '../registry/registry-blobs.js';
+import { tailChange } from './tail-metadata.js';
 
 // A redeploy's image without the engine (issue 48, item 1): when the Dockerfile ends in steps that
 // only copy files from the context or set metadata, and the live build was made from the same
@@ -18,9 +20,10 @@ import { openBlob, readSmallBlob } from '../registry/registry-blobs.js';
 // folder's last deploy recorded), only the tail's COPY layers can differ. They are laid here from
 // the files (copy-layer.ts); every layer below is the live build's, taken by digest from its
 // config in the project's repository; the new config is the live one with the new diff ids, and
-// the history's tail entries dated now. The tail's text is the live one's, so the metadata its
-// steps set (Env, WorkingDir, Cmd...) is the live config's as it stands. Anything else is a reason,
-// and the engine builds.
+// the history's tail entries dated now. When the tail's text is the live one's, the metadata its
+// steps set (Env, WorkingDir, Cmd...) is the live config's as it stands; when only its metadata
+// steps changed, those fields are worked out as the engine would write them (tail-metadata.ts).
+// Anything else is a reason, and the engine builds.
 
 /** The image's config as the engine writes it: the fields this code reads or rewrites. */
 interface ImageConfig {
@@ -38,6 +41,8 @@ export interface InProcessImage {
   config: ImageConfig;
   /** The new layers' files, for their scan and the engine's pull. */
   newLayers: { digest: string; size: number; file: string }[];
+  /** The config fields a changed metadata step after the last RUN rewrote (Env, Cmd...); empty when none. */
+  configChanged: string[];
 }
 
 export interface InProcessInputs {
@@ -50,6 +55,8 @@ export interface InProcessInputs {
   liveImage: string;
   target: PushTarget;
   spoolDir: string;
+  /** A base image's config as the local engine has it (null: not there), for a changed metadata step. */
+  baseConfig: (reference: string) => Promise<ConfigFields | null>;
   /** Where the time went, a line at a time (PITCH_TIMINGS). */
   trace?: (line: string) => void;
 }
@@ -67,14 +74,17 @@ export async function buildInProcess(inputs: InProcessInputs): Promise<InProcess
   const live = JSON.parse(configBytes.toString('utf8')) as ImageConfig;
   const history = live.history ?? [];
   const diffIds = live.rootfs?.diff_ids ?? [];
+  const tail = await tailChange(split, inputs.recipe, inputs.liveRecipe, (live.config ?? {}) as ConfigFields, inputs.baseConfig);
+  if ('reason' in tail) return tail;
 
-  // The tail's steps are the last history entries, one each; only its COPY steps made layers.
-  const tailHistory = history.slice(history.length - split.tail.length);
-  const keywords = split.tail.map((step) => (step.kind === 'copy' ? 'COPY' : step.kind === 'workdir' ? 'WORKDIR' : null));
+  // The live tail's steps are the last history entries, one each; only its COPY steps made layers.
+  const tailHistory = history.slice(history.length - tail.liveTail.length);
+  const keywords = tail.liveTail.map((step) => (step.kind === 'copy' ? 'COPY' : step.kind === 'workdir' ? 'WORKDIR' : null));
   const mismatch =
-    tailHistory.length !== split.tail.length || tailHistory.some((entry, i) => !matches(entry, keywords[i], split.tail[i].kind === 'copy'));
+    tailHistory.length !== tail.liveTail.length ||
+    tailHistory.some((entry, i) => !matches(entry, keywords[i], tail.liveTail[i].kind === 'copy'));
   if (mismatch) return { reason: "the live image's history does not match its Dockerfile's last steps" };
-  const copies = split.tail.filter((step) => step.kind === 'copy').length;
+  const copies = tail.liveTail.filter((step) => step.kind === 'copy').length;
   const below = diffIds.slice(0, diffIds.length - copies);
   const liveTail = diffIds.slice(diffIds.length - copies);
 
@@ -89,7 +99,8 @@ export async function buildInProcess(inputs: InProcessInputs): Promise<InProcess
       // Its files as the live build's record has them: that layer is kept, its bytes not read.
       const recorded = inputs.liveRecipe.copies?.[laidLayers.length];
       const now = inputs.recipe.copies?.[laidLayers.length];
-      if (recorded && now && recorded.line === now.line && recorded.files === now.files) {
+      // (The COPY steps are the live ones in the same order, tail-metadata.ts: a line may have moved.)
+      if (recorded && now && recorded.files === now.files) {
         laidLayers.push({ digest: liveDigest, size: -1, file: null });
         continue;
       }
@@ -120,31 +131,21 @@ export async function buildInProcess(inputs: InProcessInputs): Promise<InProcess
   trace("kept layers' sizes read");
   const newLayers = laidLayers.flatMap((layer) => (layer.file === null ? [] : [{ ...layer, file: layer.file }]));
   const scan = { layers: 0, baseLayers: 0, files: 0, findings: [] };
-  // The same files as the live build's: its image is this one (same id).
-  if (newLayers.length === 0) {
+  // The same files and metadata as the live build's: its image is this one (same id).
+  if (newLayers.length === 0 && tail.fields === null) {
     const read = { config: configBytes, configDigest: inputs.liveImage, configSize: configBytes.length, layers, scan };
-    return { read, config: live, newLayers };
+    return { read, config: live, newLayers, configChanged: [] };
   }
 
   const created = stepTime.toISOString();
-  let copyIndex = 0;
   const config: ImageConfig = {
     ...live,
     created,
+    config: tail.fields ? withFields(live.config ?? {}, tail.fields) : live.config,
     rootfs: { type: 'layers', diff_ids: layers.map((layer) => layer.digest) },
     history: [
-      ...history.slice(0, history.length - split.tail.length),
-      ...tailHistory.map((entry, i) => {
-        const step = split.tail[i];
-        if (step.kind !== 'copy') return { ...entry, created };
-        const layer = laidLayers[copyIndex++];
-        if (layer.file === null) return entry;
-        return {
-          created,
-          created_by: `/bin/sh -c #(nop) COPY file:${layer.digest.slice(7)} in ${step.copy.dest} `,
-          comment: 'laid by pitch from the files, without the engine',
-        };
-      }),
+      ...history.slice(0, history.length - tail.liveTail.length),
+      ...tailEntries(split.tail, tail.liveTail, tailHistory, laidLayers, created, tail.fields !== null),
     ],
   };
   // The engine's own references to its intermediate images mean nothing outside it.
@@ -158,7 +159,40 @@ export async function buildInProcess(inputs: InProcessInputs): Promise<InProcess
     layers,
     scan,
   };
-  return { read, config, newLayers };
+  return { read, config, newLayers, configChanged: tail.changed };
+}
+
+/**
+ * The history's entries for the tail's steps: a kept layer's and a WORKDIR's are the live ones (the
+ * WORKDIR dated now), a new layer's says it was laid here; a metadata step's is the live one
+ * (dated now) when the tail is unchanged, else written as the engine writes it.
+ */
+function tailEntries(
+  steps: TailStep[],
+  liveSteps: TailStep[],
+  liveHistory: NonNullable<ImageConfig['history']>,
+  laid: { digest: string; file: string | null }[],
+  created: string,
+  metadataChanged: boolean,
+): NonNullable<ImageConfig['history']> {
+  const liveOf = (kind: TailStep['kind']) => liveHistory.filter((_, i) => liveSteps[i].kind === kind);
+  const [liveCopies, liveWorkdirs] = [liveOf('copy'), liveOf('workdir')];
+  let [copyIndex, workdirIndex] = [0, 0];
+  return steps.map((step, i) => {
+    if (step.kind === 'workdir') return { ...liveWorkdirs[workdirIndex++], created };
+    if (step.kind === 'metadata')
+      return metadataChanged
+        ? { created, created_by: `/bin/sh -c #(nop) ${step.text}`, comment: 'written by pitch, without the engine', empty_layer: true }
+        : { ...liveHistory[i], created };
+    const layer = laid[copyIndex];
+    const entry = liveCopies[copyIndex++];
+    if (layer.file === null) return entry;
+    return {
+      created,
+      created_by: `/bin/sh -c #(nop) COPY file:${layer.digest.slice(7)} in ${step.copy.dest} `,
+      comment: 'laid by pitch from the files, without the engine',
+    };
+  });
 }
 
 /** Whether a history entry is the tail step's: its keyword, and a layer only for a COPY. */

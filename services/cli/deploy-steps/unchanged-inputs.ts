@@ -1,11 +1,11 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import type Docker from 'dockerode';
 import type { Project } from '@demo-rooms/contract';
 import { readConfig, updateConfig } from '../config/config-file.js';
 import type { CliContext } from '../context.js';
 import { readBuildContext, type BuildContext } from '../local-engine/build-context.js';
 import { buildInputsDigest } from '../local-engine/build-inputs.js';
+import type { ImageInspector } from '../local-engine/engine-socket.js';
 import { buildRecipe, type BuildRecipe, type RecipeOrReason } from '../local-engine/build-recipe.js';
 import { FileDigestCache } from '../local-engine/file-digest-cache.js';
 import { folderKey } from '../project/find-project.js';
@@ -35,7 +35,7 @@ export interface ContainerInputs {
 /** The folder's build context and inputs digest, and whether the project's live build was made from the same. */
 export async function readContainerInputs(
   ctx: CliContext,
-  docker: Docker,
+  docker: ImageInspector,
   dir: string,
   manifestText: string,
   project: Project | null,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type Docker from 'dockerode';
+import type { ImageInspector } from './engine-socket.js';
 import { fileDigest, type BuildContext } from './build-context.js';
 
 // The digest of everything an image build reads (issue 48, item 3): the Dockerfile, each file of
@@ -23,14 +23,14 @@ export function baseReferences(dockerfile: string): string[] {
   return bases;
 }
 
-const asked = new WeakMap<Docker, Map<string, Promise<[string, string][]>>>();
+const asked = new WeakMap<ImageInspector, Map<string, Promise<[string, string][]>>>();
 
 /**
  * Each base the Dockerfile names, with the local engine's image id for it ('absent' when it has
  * none); asked once per engine and Dockerfile in a run of the tool (the inputs digest and the
  * build recipe both read it, before any build).
  */
-export function baseImageIds(docker: Docker, dockerfile: string): Promise<[string, string][]> {
+export function baseImageIds(docker: ImageInspector, dockerfile: string): Promise<[string, string][]> {
   let byText = asked.get(docker);
   if (!byText) asked.set(docker, (byText = new Map()));
   let ids = byText.get(dockerfile);
@@ -41,7 +41,7 @@ export function baseImageIds(docker: Docker, dockerfile: string): Promise<[strin
   return ids;
 }
 
-async function askBaseImageIds(docker: Docker, dockerfile: string): Promise<[string, string][]> {
+async function askBaseImageIds(docker: ImageInspector, dockerfile: string): Promise<[string, string][]> {
   const ids: [string, string][] = [];
   for (const reference of baseReferences(dockerfile)) {
     const id = await docker
@@ -67,7 +67,7 @@ export interface BuildInputs {
 }
 
 /** sha256 (`sha256:<hex>`) of the build's inputs, read before any build. */
-export async function buildInputsDigest(docker: Docker, inputs: BuildInputs): Promise<string> {
+export async function buildInputsDigest(docker: ImageInspector, inputs: BuildInputs): Promise<string> {
   const hash = createHash('sha256');
   const digestOf = inputs.digestOf ?? fileDigest;
   const line = (...parts: (string | number)[]) => hash.update(`${JSON.stringify(parts)}\n`);

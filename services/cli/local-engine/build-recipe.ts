@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type Docker from 'dockerode';
 import { baseImageIds } from './build-inputs.js';
 import type { BuildContext, ContextEntry } from './build-context.js';
+import type { ImageInspector } from './engine-socket.js';
 import { NoTail, splitDockerfile, type DockerfileSplit } from './dockerfile-tail.js';
 
 // What a build's image below its tail was made from (issue 48, item 1): the Dockerfile's head,
@@ -16,6 +16,12 @@ export interface BuildRecipe {
   head: string;
   /** sha256 of the text after the head. */
   tail: string;
+  /**
+   * The text after the head: when only its metadata steps changed (ENV, CMD...), the live image's
+   * config is checked against it and rewritten without the engine (tail-config.ts). Absent in a
+   * record made before it was kept: such a change then goes to the engine.
+   */
+  tailText?: string;
   /** Per head COPY/ADD that reads the context: its line and the sha256 of the files it reads. */
   reads: { line: number; files: string }[];
   /**
@@ -30,7 +36,7 @@ export interface BuildRecipe {
 export type RecipeOrReason = { recipe: BuildRecipe; split: DockerfileSplit } | { reason: string };
 
 export async function buildRecipe(
-  docker: Docker,
+  docker: ImageInspector,
   dockerfile: string,
   context: BuildContext,
   digestOf: (path: string) => Promise<string>,
@@ -57,8 +63,9 @@ export async function buildRecipe(
   const copies: NonNullable<BuildRecipe['copies']> = [];
   for (const step of split.tail)
     if (step.kind === 'copy') copies.push({ line: step.copy.line, files: await filesDigest(step.copy.sources) });
-  const tail = createHash('sha256').update(dockerfile.slice(split.head.length)).digest('hex');
-  return { recipe: { head: head.digest('hex'), tail, reads, copies }, split };
+  const tailText = dockerfile.slice(split.head.length);
+  const tail = createHash('sha256').update(tailText).digest('hex');
+  return { recipe: { head: head.digest('hex'), tail, tailText, reads, copies }, split };
 }
 
 /** The context's entries a step with these sources reads (`*`, `.` or `./`: all of them; `package*.json`: what it matches). */
@@ -107,12 +114,14 @@ export function contextPath(source: string): string {
     .join('/');
 }
 
-/** Why two recipes differ, in one clause; null when they are the same. */
+/**
+ * Why the image below the tail may differ, in one clause; null when it is the same. A changed
+ * tail is the in-process build's to judge (only its metadata may have changed: in-process-image.ts).
+ */
 export function recipeChange(recorded: BuildRecipe, now: BuildRecipe): string | null {
   if (recorded.head !== now.head) return 'the Dockerfile up to its last RUN, or its base image, changed';
   const changed = now.reads.find((read, i) => recorded.reads[i]?.line !== read.line || recorded.reads[i]?.files !== read.files);
   if (changed || recorded.reads.length !== now.reads.length)
     return `files an earlier step reads changed (the COPY or ADD on line ${changed?.line ?? now.reads.at(-1)?.line})`;
-  if (recorded.tail !== now.tail) return 'the steps after its last RUN changed (only their files may change in-process)';
   return null;
 }

@@ -21,7 +21,7 @@ export interface TailCopy {
 export type TailStep =
   | { kind: 'copy'; copy: TailCopy }
   | { kind: 'workdir'; line: number; path: string }
-  | { kind: 'metadata'; line: number };
+  | { kind: 'metadata'; line: number; text: string };
 
 export interface DockerfileSplit {
   /** The text of every line up to and including the head's last step (comments, continuations and all). */
@@ -70,7 +70,8 @@ export function splitDockerfile(text: string): DockerfileSplit {
     const line = instruction.getRange().start.line + 1;
     const content = instruction.getArgumentsContent() ?? '';
     if (METADATA.has(keyword)) {
-      tail.push({ kind: 'metadata', line });
+      // As the engine's history names the step: the keyword and its arguments as written.
+      tail.push({ kind: 'metadata', line, text: `${keyword} ${words(content).join(' ')}` });
       continue;
     }
     if (keyword === 'WORKDIR') {

@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
 import { Refusal } from '../refusal.js';
+import { localPlatformEngine } from './engine-socket.js';
 
 // The tool talks to the container engine over the Docker Engine API, like the platform's runner:
 // Docker itself, or podman's Docker-compatible socket. It looks, in order, at DOCKER_HOST (unix://
@@ -13,21 +12,6 @@ export interface FoundEngine {
   docker: Docker;
   /** Where the engine answered, to say so. */
   where: string;
-}
-
-/** The DOCKER_HOST of the podman that `npm start` runs from this repository, if it runs. */
-export async function localPlatformEngine(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
-  const repo = fileURLToPath(new URL('../../../', import.meta.url));
-  const dataDir = env.DATA_DIR ?? `${repo}.data`;
-  try {
-    const state = JSON.parse(await readFile(`${dataDir}/components.json`, 'utf8')) as {
-      running?: boolean;
-      components?: { podman?: { env?: { DOCKER_HOST?: string } } };
-    };
-    return state.running ? (state.components?.podman?.env?.DOCKER_HOST ?? null) : null;
-  } catch {
-    return null;
-  }
 }
 
 const fromHost = (host: string) => new Docker({ socketPath: host.replace(/^unix:\/\//, '') });

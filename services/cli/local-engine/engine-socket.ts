@@ -1,0 +1,66 @@
+import { readFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+
+// What the "nothing changed" check asks of the engine (each base image's id, for the inputs
+// digest), asked over the engine's unix socket with node:http: loading dockerode took longer than
+// the whole check (1.9 s of an unchanged redeploy at load 7, where `pitch validate` loads nothing
+// of it; issue 48, item 3). The socket is found in findEngine's order (local-docker.ts); an engine
+// over TCP or TLS is left to dockerode.
+
+/** The one call the inputs digest and the recipe make of an engine: an image's id by reference. */
+export interface ImageInspector {
+  getImage(reference: string): { inspect(): Promise<{ Id: string }> };
+}
+
+/** The DOCKER_HOST of the podman that `npm start` runs from this repository, if it runs. */
+export async function localPlatformEngine(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+  const repo = fileURLToPath(new URL('../../../', import.meta.url));
+  const dataDir = env.DATA_DIR ?? `${repo}.data`;
+  try {
+    const state = JSON.parse(await readFile(`${dataDir}/components.json`, 'utf8')) as {
+      running?: boolean;
+      components?: { podman?: { env?: { DOCKER_HOST?: string } } };
+    };
+    return state.running ? (state.components?.podman?.env?.DOCKER_HOST ?? null) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The engine's unix socket as findEngine would pick it; null when it would use TCP or find none (dockerode then). */
+export async function engineSocket(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+  if (env.DOCKER_HOST) return env.DOCKER_HOST.startsWith('unix://') ? env.DOCKER_HOST.slice('unix://'.length) : null;
+  if ((await get('/var/run/docker.sock', '/_ping')) !== null) return '/var/run/docker.sock';
+  const local = await localPlatformEngine(env);
+  return local?.startsWith('unix://') ? local.slice('unix://'.length) : null;
+}
+
+/** Image inspects over the socket; an image the engine has not is a rejection, as dockerode's. */
+export function socketInspector(socketPath: string): ImageInspector {
+  return {
+    getImage: (reference) => ({
+      inspect: async () => {
+        const body = await get(socketPath, `/images/${encodeURIComponent(reference)}/json`);
+        if (body === null) throw new Error(`the engine has no image ${reference}`);
+        return JSON.parse(body) as { Id: string };
+      },
+    }),
+  };
+}
+
+/** A GET's body when it answers 200; null on any other answer or none. */
+function get(socketPath: string, path: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const req = request({ socketPath, path, method: 'GET', timeout: 10_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve(res.statusCode === 200 ? body : null));
+      res.on('error', () => resolve(null));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(null));
+    req.end();
+  });
+}
