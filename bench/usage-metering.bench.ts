@@ -217,10 +217,20 @@ async function podmanPart() {
           chaosDone.lost = true;
           B.lost = true;
           await kill(B.process!);
-          // The machine is gone: its containers die with it. What the engine ran is read as they die.
-          for (const c of await containersOf(B)) {
+          // The machine is gone: its containers die with it, all at once (killed one after another,
+          // the last would run on for seconds the host's last beat cannot know of). What the engine
+          // ran is read as they die.
+          const lostOnes = await containersOf(B);
+          await Promise.all(
+            lostOnes.map((c) =>
+              docker
+                .getContainer(c.Id)
+                .kill()
+                .catch(() => {}),
+            ),
+          );
+          for (const c of lostOnes) {
             const ctr = docker.getContainer(c.Id);
-            await ctr.kill().catch(() => {});
             const info = await ctr.inspect();
             const at = (s: string) => (s && !s.startsWith('0001') ? new Date(s) : null);
             lostRecords.push({ copyId: c.Labels[LABEL.copy], startedAt: at(info.State.StartedAt), finishedAt: at(info.State.FinishedAt) });
