@@ -216,19 +216,23 @@ async function podmanPart() {
         if (!chaosDone.lost && chaosAt(0.5)) {
           chaosDone.lost = true;
           B.lost = true;
-          await kill(B.process!);
-          // The machine is gone: its containers die with it, all at once (killed one after another,
-          // the last would run on for seconds the host's last beat cannot know of). What the engine
-          // ran is read as they die.
+          // The machine is gone: the runner and its containers die together, at once (killed one
+          // after another, or after the runner's exit, they would run on for seconds the host's
+          // last beat cannot know of). Those listed now die with the process; any it started
+          // meanwhile, right after. What the engine ran is read as they die.
+          const killAll = (ids: string[]) =>
+            Promise.all(
+              ids.map((id) =>
+                docker
+                  .getContainer(id)
+                  .kill()
+                  .catch(() => {}),
+              ),
+            );
+          const held = await containersOf(B);
+          await Promise.all([kill(B.process!), killAll(held.map((c) => c.Id))]);
           const lostOnes = await containersOf(B);
-          await Promise.all(
-            lostOnes.map((c) =>
-              docker
-                .getContainer(c.Id)
-                .kill()
-                .catch(() => {}),
-            ),
-          );
+          await killAll(lostOnes.map((c) => c.Id));
           for (const c of lostOnes) {
             const ctr = docker.getContainer(c.Id);
             const info = await ctr.inspect();
