@@ -91,7 +91,7 @@ export class StubEngine implements CopyEngine, HostEngine {
     copy.startedAt = new Date();
     this.ledger.set(handle, { copyId: spec.copyId, startedAt: copy.startedAt, finishedAt: null });
     hooks.phase('start');
-    await hooks.running();
+    await hooks.running(copy.startedAt);
     return { handle, address: this.opts.address };
   }
 

@@ -215,11 +215,25 @@ async function podmanPart() {
         if (!chaosDone.lost && chaosAt(0.5)) {
           chaosDone.lost = true;
           B.lost = true;
-          await kill(B.process!);
-          // The machine is gone: its containers die with it. What the engine ran is read as they die.
-          for (const c of await containersOf(B)) {
+          // The machine is gone: the runner and its containers die together, at once (killed one
+          // after another, or after the runner's exit, they would run on for seconds the host's
+          // last beat cannot know of). Those listed now die with the process; any it started
+          // meanwhile, right after. What the engine ran is read as they die.
+          const killAll = (ids: string[]) =>
+            Promise.all(
+              ids.map((id) =>
+                docker
+                  .getContainer(id)
+                  .kill()
+                  .catch(() => {}),
+              ),
+            );
+          const held = await containersOf(B);
+          await Promise.all([kill(B.process!), killAll(held.map((c) => c.Id))]);
+          const lostOnes = await containersOf(B);
+          await killAll(lostOnes.map((c) => c.Id));
+          for (const c of lostOnes) {
             const ctr = docker.getContainer(c.Id);
-            await ctr.kill().catch(() => {});
             const info = await ctr.inspect();
             const at = (s: string) => (s && !s.startsWith('0001') ? new Date(s) : null);
             lostRecords.push({ copyId: c.Labels[LABEL.copy], startedAt: at(info.State.StartedAt), finishedAt: at(info.State.FinishedAt) });

@@ -48,7 +48,7 @@ export function createAdmissionPasses(ctx: RunnerContext, sql: Sql, overSpend: (
   function afterAdmission(a: Admission, askedAt = Date.now()): void {
     if (a.kind !== 'admitted' && a.kind !== 'claimed') return;
     for (const victim of a.evicted) {
-      if (victim.runnerId === ctx.settings.runnerId) void removeResources(ctx, victim.id);
+      if (victim.runnerId === ctx.settings.runnerId) void removeResources(ctx, victim.id, victim.seq);
       ctx.waiters.wake(victim.sessionId);
     }
     if (a.kind === 'admitted') startInTurn(a.copy, askedAt);

@@ -16,12 +16,14 @@ export const looksOom = (exitCode: number | null, oomKilled: boolean) => oomKill
 /**
  * Removes what the copy has in the engine, keeping the engine's record of its run on the copy's
  * row first thing after (the engine forgets a removed unit): what the usage reconciliation
- * compares the billed seconds with (loops/usage-reconcile.ts).
+ * compares the billed seconds with (loops/usage-reconcile.ts). `closingSeq`: the seq of the
+ * `stop`/`fail` event the caller has just written, dated then at the engine's own finish
+ * (keepEngineRun).
  */
-export async function removeResources(ctx: RunnerContext, copyId: string): Promise<void> {
+export async function removeResources(ctx: RunnerContext, copyId: string, closingSeq: number | null = null): Promise<void> {
   try {
     const run = await ctx.engine.stop({ runnerId: ctx.settings.runnerId, copyId });
-    await keepEngineRun(ctx.sql, copyId, run);
+    await keepEngineRun(ctx.sql, copyId, run, closingSeq);
   } catch (err) {
     ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed');
   }
@@ -42,7 +44,7 @@ export async function stopCopy(
       event: kind,
       detail: reason,
     });
-    await removeResources(ctx, copyId);
+    await removeResources(ctx, copyId, ended?.seq ?? null);
     if (ended) {
       ctx.waiters.wake(ended.sessionId);
       if (ended.state === 'ended') ctx.kick();
@@ -79,20 +81,23 @@ export async function failCopy(
     ctx.failures.set(ended.buildId, f);
     ctx.log.warn({ copyId, buildId: ended.buildId, why, message }, 'copy could not start');
   }
-  await removeResources(ctx, copyId);
+  await removeResources(ctx, copyId, ended?.seq ?? null);
   if (ended) ctx.kick();
 }
 
 export async function pauseCopy(ctx: RunnerContext, row: CopyRow): Promise<void> {
   if (!row.containerId || ctx.stopping.has(row.id) || !ctx.engine.pause) return;
+  // Dated when the engine has it frozen, not after the record's write waits its turn.
+  let at: Date;
   try {
     await ctx.engine.pause(row.containerId);
+    at = new Date();
   } catch (err) {
     ctx.log.warn({ copyId: row.id, err: (err as Error).message }, 'pause failed; the copy is closed');
     await stopCopy(ctx, row.id, 'vanished');
     return;
   }
-  const paused = await transition(ctx.sql, row.id, ['running'], 'paused', { now: ['pausedAt'], event: 'pause' });
+  const paused = await transition(ctx.sql, row.id, ['running'], 'paused', { now: ['pausedAt'], event: 'pause', at });
   // Activity may have raced the pause: a viewer came back in between, so the copy runs again.
   if (!paused) await ctx.engine.resume?.(row.containerId).catch(() => {});
   else ctx.waiters.wake(row.sessionId);
@@ -114,9 +119,11 @@ export function resumeCopy(ctx: RunnerContext, row: CopyRow): Promise<CopyRow | 
         if (!row.containerId || !row.host || !row.port) throw new Error('no container recorded');
         if (!ctx.engine.resume) throw new Error('the engine cannot resume a copy');
         await ctx.engine.resume(row.containerId);
+        // Billed from the moment the engine runs it again, as a start is, not once it answers.
+        const at = new Date();
         const run = await ctx.runs(row.buildId);
         await probeHealth(`http://${row.host}:${row.port}${run.health}`, { deadline: Date.now() + ctx.settings.resumeTimeoutMs });
-        const resumed = await transition(ctx.sql, row.id, ['paused'], 'running', { now: ['activeAt'], event: 'resume' });
+        const resumed = await transition(ctx.sql, row.id, ['paused'], 'running', { now: ['activeAt'], event: 'resume', at });
         ctx.log.info({ copyId: row.id, ms: Date.now() - started }, 'copy resumed');
         ctx.waiters.wake(row.sessionId);
         return resumed ?? (await copyById(ctx.sql, row.id));

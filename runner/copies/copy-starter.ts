@@ -129,9 +129,10 @@ async function startPhases(
         // Recorded before it runs: from here a crash leaves a record naming the copy.
         if (!(await writes.made(row.id, handle))) throw new Withdrawn('ended while creating');
       },
-      async running() {
-        // Dated now, as the engine says it runs, not when the group-committed write gets its turn.
-        await writes.started(row.id, new Date());
+      async running(at) {
+        // Dated at the engine's own start (else now, as it says it runs), not when the engine's
+        // call returned nor when the group-committed write gets its turn.
+        await writes.started(row.id, at ?? new Date());
       },
     };
     const started = await startInEngine(ctx, row, spec, hooks);

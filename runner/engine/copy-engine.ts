@@ -97,8 +97,12 @@ export interface StartHooks {
    * start (the caller stops what was made).
    */
   made(handle: string): Promise<void>;
-  /** Called once the copy runs: its clock starts (usage and the maximum age count from here). */
-  running(): Promise<void>;
+  /**
+   * Called once the copy runs: its clock starts (usage and the maximum age count from here). `at`
+   * is the engine's own record of the moment (podman's State.StartedAt, a pod's
+   * `running.startedAt`); billing counts from it, not from when the engine's call returned.
+   */
+  running(at?: Date): Promise<void>;
   /** Called as each phase of the start ends (network, create, start…), for the start's timings. */
   phase(name: string): void;
 }

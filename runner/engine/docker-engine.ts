@@ -59,9 +59,12 @@ export class DockerEngine extends DockerApi implements CopyEngine, HostEngine {
     await o.made(handle);
     o.signal.throwIfAborted();
     await this.startContainer(handle);
-    await o.running();
+    // The start is dated at podman's own StartedAt: the start call returns later (a few tenths
+    // of a second under load), and billing counts from the start (issue 46).
+    const inspected = await this.inspectStarted(handle, network);
+    await o.running(inspected?.startedAt ?? undefined);
     o.phase('start');
-    const state = await this.inspect(handle, network);
+    const state = inspected?.state;
     if (!state || state.status === 'exited') throw new ExitedAtStart(state?.exitCode ?? null, state?.oomKilled ?? false);
     if (!state.address) throw new EngineError('the copy has no address on its network');
     return { handle, address: state.address };

@@ -65,6 +65,24 @@ describe('usage reconciled against the engine', () => {
     expect(ended.differences.filter((d) => d.copyId === copyId)).toEqual([]);
   });
 
+  it("dates a copy's start and stop at podman's own StartedAt and FinishedAt: billed is the engine's run, to the millisecond", async () => {
+    const session = randomUUID();
+    await runner.client.enter(session, { workspaceId: b.workspaceId, projectId: b.projectId, buildId: b.buildId });
+    const copyId = (await runner.until(session, ['running'])).copyId!;
+    await runner.client.leave(session);
+    await eventually(async () => (await billedOf(copyId))?.engineCheckedAt);
+    const billed = (await billedOf(copyId))!;
+    const events = await runner.sql<{ kind: string; at: Date }[]>`
+      select kind, at from copy_events where copy_id = ${copyId} and kind in ('start', 'stop') order by seq`;
+    // The start call returns after podman's StartedAt, and the stop is recorded before podman
+    // kills the container: each dated at the engine's own moment instead, short copies bill
+    // what the engine ran, not a few percent less (issue 46).
+    expect(events.map((e) => e.kind)).toEqual(['start', 'stop']);
+    expect(events[0].at).toEqual(billed.engineStartedAt);
+    expect(events[1].at).toEqual(billed.engineFinishedAt);
+    expect(billed.billedSeconds).toBeCloseTo(engineSeconds(billed), 3);
+  });
+
   it('ends a container no record owns and bills its engine time to the workspace its labels name, once', async () => {
     const stray = randomUUID();
     await startInEngine(stray);

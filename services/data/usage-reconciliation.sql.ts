@@ -18,14 +18,34 @@ export interface KeptRun {
 /**
  * Keeps the engine's record of the copy's run as the runner removes its unit (null: the engine held
  * none). The first record kept stays: a copy is removed more than once (a failure, then its stop).
+ *
+ * `closingSeq`, given by the path that has just ended the copy and now removes it, names the
+ * `stop`/`fail` event it wrote: that event is dated at the engine's finish. The record is written
+ * before the engine is asked (a runner that dies in between leaves a record saying what to do),
+ * so the event's first date is the moment the runner decided, not the moment the engine ended
+ * the unit (a kill and its wait: tenths of a second, up to KILL_WAIT_MS); a copy that exited on
+ * its own finished before it. Never before the copy's previous billed event (no span runs
+ * backwards), never in the future. A removal retried later by the reconcile gives no seq: what
+ * the engine ran after a failed removal stays the platform's cost (issue 46).
  */
-export async function keepEngineRun(db: Db, copyId: string, run: KeptRun | null): Promise<void> {
+export async function keepEngineRun(db: Db, copyId: string, run: KeptRun | null, closingSeq: number | null = null): Promise<void> {
+  const finished = run?.finishedAt ?? null;
   await db`
-    update runner_copies
-    set engine_started_at = coalesce(engine_started_at, ${run?.startedAt ?? null}),
-        engine_finished_at = coalesce(engine_finished_at, ${run?.finishedAt ?? null}),
-        engine_checked_at = coalesce(engine_checked_at, clock_timestamp())
-    where id = ${copyId}`;
+    with kept as (
+      update runner_copies
+      set engine_started_at = coalesce(engine_started_at, ${run?.startedAt ?? null}),
+          engine_finished_at = coalesce(engine_finished_at, ${finished}),
+          engine_checked_at = coalesce(engine_checked_at, clock_timestamp())
+      where id = ${copyId}
+      returning id, engine_finished_at
+    )
+    update copy_events e
+    set at = greatest(least(k.engine_finished_at, clock_timestamp()), (
+          select max(p.at) from copy_events p
+          where p.copy_id = e.copy_id and p.seq < e.seq and p.kind in ('start', 'resume', 'pause', 'stop', 'fail')))
+    from kept k
+    where ${closingSeq}::int is not null and k.engine_finished_at is not null
+      and e.copy_id = k.id and e.seq = ${closingSeq}::int and e.kind in ('stop', 'fail')`;
 }
 
 /** A unit the engine ran that no live record owned, as its labels name it. */

@@ -39,6 +39,10 @@ export interface CopyComparison {
   unbilledSeconds: number;
   /** Seconds billed twice (overlapping billed spans). */
   doubleSeconds: number;
+  /** Where a difference comes from: the first start dated after the engine's start (s; billed less when > 0). */
+  startLateS: number;
+  /** The last stop or fail dated before the engine's finish (s; billed less when > 0). */
+  stopEarlyS: number;
 }
 
 export interface UsageComparison {
@@ -104,7 +108,7 @@ export async function usageAgainstEngine(
     select copy_id, kind, at from copy_events
     where ${scope} and kind in ('start', 'resume', 'pause', 'stop', 'fail') order by copy_id, seq`;
   const billedOf = new Map(billed.map((b) => [b.copyId, b.seconds]));
-  const spansOf = new Map<string, { open: Span[]; paused: Span[] }>();
+  const spansOf = new Map<string, { open: Span[]; paused: Span[]; firstStart?: number; lastEnd?: number }>();
   for (let i = 0; i < events.length; i++) {
     const e = events[i];
     const next = events[i + 1]?.copyId === e.copyId ? events[i + 1].at.getTime() : now.getTime();
@@ -112,6 +116,8 @@ export async function usageAgainstEngine(
     spansOf.set(e.copyId, s);
     if (e.kind === 'start' || e.kind === 'resume') s.open.push([e.at.getTime(), next]);
     else if (e.kind === 'pause') s.paused.push([e.at.getTime(), next]);
+    if (e.kind === 'start') s.firstStart ??= e.at.getTime();
+    if (e.kind === 'stop' || e.kind === 'fail') s.lastEnd = e.at.getTime();
   }
   const given = new Map((opts.engine ?? []).map((r) => [r.copyId, r]));
   const workspaceOf = new Map(rows.map((r) => [r.id, r.workspaceId]));
@@ -145,6 +151,8 @@ export async function usageAgainstEngine(
       diffSeconds: billedSeconds - engineSeconds,
       unbilledSeconds: Math.max(0, engineSeconds - covered),
       doubleSeconds: Math.max(0, length(open) - length(merged)) / 1000,
+      startLateS: run && spans.firstStart !== undefined ? (spans.firstStart - run[0]) / 1000 : 0,
+      stopEarlyS: run && record.finishedAt && spans.lastEnd !== undefined ? (run[1] - spans.lastEnd) / 1000 : 0,
     });
   }
   const byWorkspace = new Map<string, { billedSeconds: number; engineSeconds: number }>();
@@ -185,6 +193,14 @@ export function describeUsage(u: UsageComparison, limit = 20): string[] {
     `workspaces: ${u.workspaces.length}, worst total ${(u.worstWorkspaceRel * 100).toFixed(4)} % (bound ${WORKSPACE_TOLERANCE * 100} %)`,
     `double counts: ${u.doubleCounts.length}; unbilled engine-seconds: ${f(u.unbilledEngineSeconds)} in ${u.unbilled.length} copies (all uncovered, within tolerance too: ${f(u.uncoveredEngineSeconds)} s); unjudged: ${u.unjudged.length}`,
   ];
+  // Where the totals' differences come from: starts dated late and stops dated early bill less.
+  for (const w of [...u.workspaces].sort((a, b) => Math.abs(b.relDiff) - Math.abs(a.relDiff)).slice(0, 10)) {
+    const mine = u.copies.filter((c) => c.workspaceId === w.workspaceId);
+    const sum = (k: 'startLateS' | 'stopEarlyS') => mine.reduce((t, c) => t + c[k], 0);
+    lines.push(
+      `  workspace ${w.workspaceId.slice(0, 8)}: billed ${f(w.billedSeconds)} s, engine ${f(w.engineSeconds)} s (${(w.relDiff * 100).toFixed(4)} %); starts late ${f(sum('startLateS'))} s, stops early ${f(sum('stopEarlyS'))} s`,
+    );
+  }
   const worst = [...new Set([...u.over, ...u.doubleCounts, ...u.unbilled])].slice(0, limit);
   for (const c of worst)
     lines.push(

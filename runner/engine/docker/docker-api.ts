@@ -207,11 +207,16 @@ export class DockerApi {
 
   /** The container's state, its address on `network` (else its first network); null when it is gone. */
   async inspect(id: string, network?: string): Promise<CopyState | null> {
+    return (await this.inspectStarted(id, network))?.state ?? null;
+  }
+
+  /** `inspect`, with the engine's record of when the container started (State.StartedAt; null before it did). */
+  async inspectStarted(id: string, network?: string): Promise<{ state: CopyState; startedAt: Date | null } | null> {
     try {
       const info = await this.limit(() => this.docker.getContainer(id).inspect());
       const nets = info.NetworkSettings?.Networks ?? {};
       const net = network ? nets[network] : Object.values(nets)[0];
-      return {
+      const state: CopyState = {
         handle: info.Id,
         status: info.State.Paused ? 'paused' : statusOf(info.State.Status),
         exitCode: info.State.Running ? null : info.State.ExitCode,
@@ -219,6 +224,7 @@ export class DockerApi {
         labels: info.Config.Labels ?? {},
         address: net?.IPAddress || null,
       };
+      return { state, startedAt: engineTime(info.State.StartedAt) };
     } catch (err) {
       if (gone(err)) return null;
       throw err;

@@ -133,7 +133,7 @@ export class KubernetesEngine implements CopyEngine {
     if (stuck) throw new EngineError(`the copy's pod cannot start: ${stuck}`);
     // The watch stopped (the runner is closing): the pod as last seen, not yet running.
     if (!podRunning(pod)) throw new EngineError('the pod watch ended while the copy was starting');
-    await o.running();
+    await o.running(podRun(pod).startedAt ?? undefined);
     o.phase('running');
     return { handle, address: pod.status!.podIP! };
   }
