@@ -253,10 +253,13 @@ describe('usage through kills mid-start and mid-run, and pauses (issue 46)', () 
     await sleep(2_000);
     await startRunnerProcess(env2);
     for (const s of [a, c, d, e, p]) await runnerClient.leave(s);
+    // Five removals on a loaded engine (a paused copy's among them) may take a while: a minute and a half.
     await eventually(
       async () =>
         (await docker().listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.runner}=${env2.RUNNER_ID}`] }) })).length ===
         0,
+      90_000,
+      250,
     );
     const reconciled = await reconcileUsageAt(
       { baseUrl: `http://127.0.0.1:${env2.RUNNER_PORT}`, appSecret: env2.APP_SECRET },
