@@ -92,7 +92,7 @@ const { parentPort } = require('node:worker_threads');
 const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
 server.keepAliveTimeout = 30_000;
 // Thousands of copies' first probes arrive at once: the queue of a crowd's listener (services/core/http/listen.ts).
-server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => parentPort.postMessage(server.address().port));
+server.listen({ port: 0, host: '127.0.0.1', backlog: ${LISTEN_BACKLOG} }, () => parentPort.postMessage(server.address().port));
 parentPort.once('message', () => {
   server.closeAllConnections();
   server.close(() => process.exit(0));

@@ -14,7 +14,7 @@ export interface ImageInspector {
 }
 
 /** The DOCKER_HOST of the podman that `npm start` runs from this repository, if it runs. */
-export async function localPlatformEngine(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+async function localPlatformEngine(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
   const repo = fileURLToPath(new URL('../../../', import.meta.url));
   const dataDir = env.DATA_DIR ?? `${repo}.data`;
   try {
@@ -28,12 +28,23 @@ export async function localPlatformEngine(env: NodeJS.ProcessEnv = process.env):
   }
 }
 
+/**
+ * The unix sockets an engine is looked for at when DOCKER_HOST is not set, in the order findEngine
+ * tries them (local-docker.ts): Docker's own, then the podman of a local platform.
+ */
+export async function fallbackSockets(env: NodeJS.ProcessEnv = process.env): Promise<{ path: string; where: string }[]> {
+  const local = await localPlatformEngine(env);
+  return [
+    { path: '/var/run/docker.sock', where: 'unix:///var/run/docker.sock' },
+    ...(local?.startsWith('unix://') ? [{ path: local.slice('unix://'.length), where: `${local} (the local platform's podman)` }] : []),
+  ];
+}
+
 /** The engine's unix socket as findEngine would pick it; null when it would use TCP or find none (dockerode then). */
 export async function engineSocket(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
   if (env.DOCKER_HOST) return env.DOCKER_HOST.startsWith('unix://') ? env.DOCKER_HOST.slice('unix://'.length) : null;
-  if ((await get('/var/run/docker.sock', '/_ping')) !== null) return '/var/run/docker.sock';
-  const local = await localPlatformEngine(env);
-  return local?.startsWith('unix://') ? local.slice('unix://'.length) : null;
+  for (const socket of await fallbackSockets(env)) if ((await get(socket.path, '/_ping')) !== null) return socket.path;
+  return null;
 }
 
 /** Image inspects over the socket; an image the engine has not is a rejection, as dockerode's. */

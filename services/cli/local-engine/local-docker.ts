@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import { Refusal } from '../refusal.js';
-import { localPlatformEngine } from './engine-socket.js';
+import { fallbackSockets } from './engine-socket.js';
 
 // The tool talks to the container engine over the Docker Engine API, like the platform's runner:
 // Docker itself, or podman's Docker-compatible socket. It looks, in order, at DOCKER_HOST (unix://
@@ -14,7 +14,6 @@ export interface FoundEngine {
   where: string;
 }
 
-const fromHost = (host: string) => new Docker({ socketPath: host.replace(/^unix:\/\//, '') });
 const answers = (docker: Docker) =>
   docker.ping().then(
     () => true,
@@ -35,12 +34,9 @@ export async function findEngine(env: NodeJS.ProcessEnv = process.env): Promise<
     }
     return { docker, where: env.DOCKER_HOST };
   }
-  const own = new Docker({ socketPath: '/var/run/docker.sock' });
-  if (await answers(own)) return { docker: own, where: 'unix:///var/run/docker.sock' };
-  const local = await localPlatformEngine(env);
-  if (local?.startsWith('unix://')) {
-    const docker = fromHost(local);
-    if (await answers(docker)) return { docker, where: `${local} (the local platform's podman)` };
+  for (const socket of await fallbackSockets(env)) {
+    const docker = new Docker({ socketPath: socket.path });
+    if (await answers(docker)) return { docker, where: socket.where };
   }
   throw new Refusal(
     'cannot reach a container engine: DOCKER_HOST is not set, /var/run/docker.sock does not answer, and no local platform (npm start) runs',
