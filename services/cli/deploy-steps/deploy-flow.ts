@@ -309,6 +309,7 @@ async function upload(
         file: artefact.file,
         sizeBytes: artefact.sizeBytes,
         onBytes: (n) => bar.add(n),
+        onRetry: (line) => bar.note(line),
       });
     }
   } catch (err) {

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile, mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { uniqueSlug } from '../../../test/support/refusal.js';
+import { flakyGateway } from '../../../test/support/flaky-gateway.js';
 import { uploadDirect } from './direct-upload.js';
 
 // The CLI's direct upload against the real store: a part whose first try breaks off is sent
@@ -23,45 +22,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/**
- * A pass-through in front of the store that cuts the connection of the first PUT of part 2 half
- * way. The Host header is put back to the store's, so the presigned signature still holds.
- */
-async function flakyStore(target: string): Promise<{ origin: string; close: () => Promise<void> }> {
-  const to = new URL(target);
-  let broken = false;
-  const server: Server = createServer((req, res) => {
-    const partTwo = /[?&]partNumber=2(&|$)/.test(req.url ?? '');
-    if (partTwo && !broken) {
-      broken = true;
-      let seen = 0;
-      req.on('data', (chunk: Buffer) => {
-        seen += chunk.length;
-        if (seen > 1024 * 1024) req.socket.destroy();
-      });
-      return;
-    }
-    const upstream = request(
-      { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } },
-      (reply) => {
-        res.writeHead(reply.statusCode ?? 502, reply.headers);
-        reply.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 describe('uploadDirect', () => {
   it('sends a part again on its own when its first try breaks off, then the upload completes whole', async () => {
     const { client } = await platform.person();
@@ -73,7 +33,13 @@ describe('uploadDirect', () => {
       params: { projectId: project.id },
       body: { kind: 'static', sizeBytes: bytes.length, direct: true },
     });
-    const store = await flakyStore(platform.deps.config.S3_ENDPOINT!);
+    // The first PUT of part 2 is cut half way.
+    let broken = false;
+    const store = await flakyGateway(platform.deps.config.S3_ENDPOINT!, (req) => {
+      if (broken || !/[?&]partNumber=2(&|$)/.test(req.url ?? '')) return 'pass';
+      broken = true;
+      return { breakAfter: 1024 * 1024 };
+    });
     const via = {
       ...direct!,
       parts: direct!.parts.map((p) => ({ ...p, url: store.origin + new URL(p.url).pathname + new URL(p.url).search })),

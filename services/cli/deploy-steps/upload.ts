@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, ErrorBody } from '@demo-rooms/contract';
 import { Refusal } from '../refusal.js';
 import { userAgent } from '../version.js';
@@ -12,8 +13,14 @@ export interface UploadOptions {
   putUrl: string;
   file: string;
   sizeBytes: number;
+  /** Bytes as they leave; a failed try gives its bytes back (negative count). */
   onBytes: (count: number) => void;
+  /** One line per try that failed and is tried again. */
+  onRetry?: (line: string) => void;
 }
+
+/** Tries of the PUT before the deploy gives up: the first and two more. */
+export const uploadTries = 3;
 
 /**
  * putUrl is a path on the API's address (docs/decisions/contract-and-wire.md: `/api/uploads/:id`), joined as the client joins paths. The PUT carries
@@ -36,11 +43,45 @@ export function uploadAddress(apiUrl: string, putUrl: string): URL {
 }
 
 /**
- * PUTs the archive streamed from disk with its exact Content-Length (spec 4.1), counting bytes as
- * they leave. Anything but 204 is the platform's refusal, thrown as an ApiError.
+ * Whether a failed try may be tried again: the platform or a gateway in front of it failed (5xx),
+ * or the connection broke before any answer. A failed PUT puts the upload back to `declared`
+ * (uploads.service.ts), so the next try starts afresh; a `used` answer right after a broken try
+ * is the platform not yet done putting it back. A 4xx says what is wrong with the upload: trying
+ * it again would only say it again.
  */
-export function uploadFile(options: UploadOptions): Promise<void> {
+function worthAnotherTry(err: unknown, afterBreak: boolean): boolean {
+  if (!(err instanceof ApiError)) return true;
+  return err.status >= 500 || (afterBreak && err.status === 422 && err.body.reason === 'used');
+}
+
+/**
+ * PUTs the archive streamed from disk with its exact Content-Length (spec 4.1), counting bytes as
+ * they leave, up to `uploadTries` times while the failure is the platform's or the line's (as the
+ * direct upload tries each part: direct-upload.ts). Anything but 204 that is not worth another try
+ * is the platform's refusal, thrown as an ApiError.
+ */
+export async function uploadFile(options: UploadOptions): Promise<void> {
   const url = uploadAddress(options.apiUrl, options.putUrl);
+  let afterBreak = false;
+  for (let attempt = 1; ; attempt++) {
+    let sent = 0;
+    try {
+      return await putOnce(url, options, (n) => {
+        sent += n;
+        options.onBytes(n);
+      });
+    } catch (err) {
+      options.onBytes(-sent);
+      if (attempt >= uploadTries || !worthAnotherTry(err, afterBreak)) throw err;
+      afterBreak = !(err instanceof ApiError);
+      const why = err instanceof ApiError ? `${err.status} ${err.body.error}` : (err as Error).message;
+      options.onRetry?.(`upload: try ${attempt} failed (${why}); trying again`);
+      await sleep(500 * 2 ** (attempt - 1));
+    }
+  }
+}
+
+function putOnce(url: URL, options: UploadOptions, counted: (n: number) => void): Promise<void> {
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     let answered = false;
@@ -77,7 +118,7 @@ export function uploadFile(options: UploadOptions): Promise<void> {
     // broken pipe comes first, the reply just after it, and the reply is what says why.
     req.on('error', (err) => setTimeout(() => answered || reject(err), 1000));
     const source = createReadStream(options.file, { highWaterMark: 1 << 20 });
-    source.on('data', (chunk) => options.onBytes(chunk.length));
+    source.on('data', (chunk) => counted(chunk.length));
     source.on('error', (err) => req.destroy(err));
     source.pipe(req);
   });
