@@ -18,7 +18,7 @@ export async function viewOf(db: Db, row: CopyRow | null): Promise<CopyView> {
   const version = (extra = '') => `${row.id}:${row.seq}${extra}`;
   switch (row.state) {
     case 'queued': {
-      // Counted by the read that found the row (copies.sql.ts sessionCopy), else counted now.
+      // Counted by the read that found the row (copies.sql.ts sessionCopies), else counted now.
       const place = typeof row.place === 'number' ? row.place : await placeOf(db, row);
       // Let in (or gone) between the two reads: answer what it is now.
       if (place === 0) return viewOf(db, await copyById(db, row.id));

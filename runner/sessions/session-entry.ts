@@ -1,12 +1,13 @@
 import { type CopyView, type EnterBody, RunnerRefusal } from '@demo-rooms/contract/runner';
 import type { Sql } from '../../services/core/db.js';
 import { arrivalsDeferred } from '../../services/core/metrics.js';
-import { copyOfSession, sessionCopy, updateCopy, type CopyRow } from '../../services/data/copies.sql.js';
+import { copyOfSession, updateCopy, type CopyRow } from '../../services/data/copies.sql.js';
 import { NoSuchBuild } from '../build-runs.js';
 import { resumeCopy, stopCopy } from '../copies/copy-control.js';
 import { viewOf } from '../copies/copy-view.js';
 import type { AdmissionPasses } from '../admission-passes.js';
 import type { RunnerContext } from '../runner-context.js';
+import { createSessionReader } from './session-reads.js';
 
 // A viewer arriving and staying: enter (admitted, queued, full, or their same copy again), the
 // room's long-poll of that copy, and the activity that keeps it awake or wakes it.
@@ -47,6 +48,7 @@ export function askAgainSoon(random = Math.random): CopyView {
 
 export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }: SessionEntryDeps) {
   const { sql, settings, log } = ctx;
+  const sessionCopy = createSessionReader(sql);
   /** Newcomers being decided now. */
   let undecided = 0;
   /** The copy as the room is told it: "running" only once the data plane can take the viewer there. */
@@ -126,7 +128,7 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }:
       if (first) return first;
     }
     // Read and marked seen (and active) in one round trip: the viewer is here.
-    const current = await sessionCopy(sql, sessionId, 'active', activeFloorMs);
+    const current = await sessionCopy(sessionId, 'active', activeFloorMs);
     if (current && current.state !== 'ended') {
       if (current.buildId !== body.buildId) {
         // The project went live with another build: this viewer moves to it.
@@ -171,7 +173,7 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }:
 
   /** The session's copy now; `seen` records that the room still asks (a queued viewer who stops asking is let go). */
   async function current(sessionId: string, seen = true): Promise<CopyView> {
-    return view(await sessionCopy(sql, sessionId, seen ? 'seen' : 'none'));
+    return view(await sessionCopy(sessionId, seen ? 'seen' : 'none'));
   }
 
   /** Long-poll: the view once it differs from `seen`, or as it is after `waitMs`. Re-read every REREAD_MS, so another runner's changes show too. */
@@ -187,7 +189,7 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }:
   }
 
   async function activity(sessionId: string): Promise<CopyView> {
-    const row = await sessionCopy(sql, sessionId, 'active', activeFloorMs);
+    const row = await sessionCopy(sessionId, 'active', activeFloorMs);
     if (row?.state === 'paused') return wake(row, null);
     return view(row);
   }

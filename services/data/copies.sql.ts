@@ -34,7 +34,7 @@ export interface CopyRow {
   seenAt: Date;
   endedAt: Date | null;
   coldStartMs: number | null;
-  /** A queued copy's place in its workspace's queue, when the read that found it counted it (`sessionCopy`). */
+  /** A queued copy's place in its workspace's queue, when the read that found it counted it (`sessionCopies`). */
   place?: number | null;
 }
 
@@ -143,26 +143,48 @@ export async function copyOfSession(db: Db, sessionId: string): Promise<CopyRow 
 /** What a read of the session's copy records: nothing, that the room still asks, or that the viewer is active too. */
 export type SessionTouch = 'none' | 'seen' | 'active';
 
+/** One session's read in a batch of `sessionCopies`: what it records, and how recent a mark is recent enough. */
+export interface SessionRead {
+  sessionId: string;
+  touch: SessionTouch;
+  floorMs: number;
+}
+
 /**
- * `copyOfSession` in one round trip with what the read records and what the view needs: the copy
- * is marked seen (and active, when it runs or is paused) unless it was within `floorMs`, and a
- * queued copy's place is counted. A crowd re-asks every few seconds; a write for each ask, and a
- * second read for the place, were most of what a waiting viewer cost (docs/scale.md).
+ * `copyOfSession` for many sessions in one statement, with what each read records and what the
+ * view needs: the copy is marked seen (and active, when it runs or is paused) unless it was within
+ * `floorMs`, and a queued copy's place is counted. A crowd re-asks every few seconds; a write for
+ * each ask, a second read for the place, and a statement per ask were most of what a waiting
+ * viewer cost (docs/scale.md), so a host batches its reads (runner/sessions/session-reads.ts).
+ * Answered in the order asked; a session asked twice is read once and touched as its most
+ * demanding ask says.
  */
-export async function sessionCopy(db: Db, sessionId: string, touch: SessionTouch, floorMs = 2_000): Promise<CopyRow | null> {
-  const active = touch === 'active';
-  const [row] = await db<CopyRow[]>`
-    with latest as (
-      select id from runner_copies where session_id = ${sessionId}
-      order by (state <> 'ended') desc, asked_at desc limit 1
+export async function sessionCopies(db: Db, reads: SessionRead[]): Promise<(CopyRow | null)[]> {
+  if (!reads.length) return [];
+  const rank = { none: 0, seen: 1, active: 2 } as const;
+  const each = new Map<string, SessionRead>();
+  for (const r of reads) {
+    const had = each.get(r.sessionId);
+    if (!had || rank[r.touch] > rank[had.touch] || (r.touch === had.touch && r.floorMs < had.floorMs)) each.set(r.sessionId, r);
+  }
+  const asks = [...each.values()];
+  const rows = await db<CopyRow[]>`
+    with asks as (
+      select * from unnest(${asks.map((a) => a.sessionId)}::uuid[], ${asks.map((a) => a.touch)}::text[],
+        ${asks.map((a) => a.floorMs / 1000)}::float8[]) as a(session_id, touch, floor_s)
+    ), latest as (
+      select l.id, a.touch, a.floor_s from asks a
+      cross join lateral (
+        select id from runner_copies where session_id = a.session_id
+        order by (state <> 'ended') desc, asked_at desc limit 1) l
     ), touched as (
       update runner_copies c set seen_at = clock_timestamp(),
-        active_at = case when ${active} and c.state in ('running', 'paused') then clock_timestamp() else c.active_at end
-      from latest
-      where c.id = latest.id and ${touch !== 'none'} and c.state <> 'ended'
-        and (c.seen_at < clock_timestamp() - make_interval(secs => ${floorMs / 1000})
-             or (${active} and c.state in ('running', 'paused')
-                 and (c.active_at is null or c.active_at < clock_timestamp() - make_interval(secs => ${floorMs / 1000}))))
+        active_at = case when t.touch = 'active' and c.state in ('running', 'paused') then clock_timestamp() else c.active_at end
+      from latest t
+      where c.id = t.id and t.touch <> 'none' and c.state <> 'ended'
+        and (c.seen_at < clock_timestamp() - make_interval(secs => t.floor_s)
+             or (t.touch = 'active' and c.state in ('running', 'paused')
+                 and (c.active_at is null or c.active_at < clock_timestamp() - make_interval(secs => t.floor_s))))
       returning c.id
     )
     select ${db.unsafe(columns)},
@@ -170,8 +192,9 @@ export async function sessionCopy(db: Db, sessionId: string, touch: SessionTouch
         select count(*)::int from runner_copies q
         where q.workspace_id = runner_copies.workspace_id and q.state = 'queued'
           and (q.asked_at, q.id) <= (runner_copies.asked_at, runner_copies.id)) end as place
-    from runner_copies where id = (select id from latest)`;
-  return row ?? null;
+    from runner_copies where id in (select id from latest)`;
+  const bySession = new Map(rows.map((r) => [r.sessionId, r]));
+  return reads.map((r) => bySession.get(r.sessionId) ?? null);
 }
 
 /** 1-based place of a queued copy in its workspace's queue (first come, first served). */
