@@ -62,17 +62,17 @@ describe('sessionCopies', () => {
     expect(rows[2]?.place ?? null).toBeNull();
 
     const recent = (d: Date | null) => d !== null && Date.now() - d.getTime() < 60_000;
-    const after = async (id: string) => (await copyById(sql, id))!;
-    expect(recent((await after(active.id)).seenAt)).toBe(true);
-    expect(recent((await after(active.id)).activeAt)).toBe(true);
-    expect(recent((await after(seen.id)).seenAt)).toBe(true);
-    expect(recent((await after(seen.id)).activeAt)).toBe(false);
-    expect(recent((await after(untouched.id)).seenAt)).toBe(false);
-    expect(recent((await after(second.id)).seenAt)).toBe(true);
+    const reread = async (id: string) => (await copyById(sql, id))!;
+    expect(recent((await reread(active.id)).seenAt)).toBe(true);
+    expect(recent((await reread(active.id)).activeAt)).toBe(true);
+    expect(recent((await reread(seen.id)).seenAt)).toBe(true);
+    expect(recent((await reread(seen.id)).activeAt)).toBe(false);
+    expect(recent((await reread(untouched.id)).seenAt)).toBe(false);
+    expect(recent((await reread(second.id)).seenAt)).toBe(true);
     // Marked just now, within its 60 s floor: no write, the marks stay as they were.
-    const before = await after(fresh.id);
+    const before = await reread(fresh.id);
     await sessionCopies(sql, [{ sessionId: fresh.sessionId, touch: 'active', floorMs: 60_000 }]);
-    expect((await after(fresh.id)).seq).toBe(before.seq);
-    expect((await after(fresh.id)).seenAt.getTime()).toBe(before.seenAt.getTime());
+    expect((await reread(fresh.id)).seq).toBe(before.seq);
+    expect((await reread(fresh.id)).seenAt.getTime()).toBe(before.seenAt.getTime());
   });
 });
