@@ -30,7 +30,8 @@ async function copyIn(b: { workspaceId: string; projectId: string; buildId: stri
   });
   if (state === 'running') await transition(sql, row.id, ['creating'], 'running', { now: ['readyAt'] });
   // Marks an hour old: any floor is past, so a touch writes.
-  if (old) await sql`update runner_copies set seen_at = now() - interval '1 hour', active_at = now() - interval '1 hour' where id = ${row.id}`;
+  if (old)
+    await sql`update runner_copies set seen_at = now() - interval '1 hour', active_at = now() - interval '1 hour' where id = ${row.id}`;
   return { sessionId, id: row.id };
 }
 
