@@ -3,7 +3,8 @@ import type { RunnerContext } from '../runner-context.js';
 import { CopyExited, Withdrawn } from './copy-errors.js';
 import { recordExit } from './copy-exits.js';
 import { probeHealth } from './health-probe.js';
-import { copyById, liveStates, transition, type CopyRow, type CopyState } from '../../services/data/copies.sql.js';
+import { copyById, transition, type CopyRow, type CopyState } from '../../services/data/copies.sql.js';
+import { endWritesOf } from './end-writes.js';
 import { keepEngineRun } from '../../services/data/usage-reconciliation.sql.js';
 
 // Stopping, pausing and resuming copies. Every path writes the record first and touches the
@@ -39,11 +40,7 @@ export async function stopCopy(
   ctx.stopping.add(copyId);
   try {
     ctx.starting.get(copyId)?.abort(new Withdrawn(reason));
-    const ended = await transition(ctx.sql, copyId, ['queued', ...liveStates], 'ended', {
-      set: { endReason: reason },
-      event: kind,
-      detail: reason,
-    });
+    const ended = await endWritesOf(ctx.sql)({ id: copyId, reason, kind, detail: reason });
     await removeResources(ctx, copyId, ended?.seq ?? null);
     if (ended) {
       ctx.waiters.wake(ended.sessionId);

@@ -5,6 +5,7 @@ import { resumeCopy, stopCopy } from '../copies/copy-control.js';
 import { viewOf } from '../copies/copy-view.js';
 import type { RunnerContext } from '../runner-context.js';
 import { touch } from './session-entry.js';
+import { sessionReaderOf } from './session-reads.js';
 
 // What a viewer does on their copy, and their leaving: controls and story calls run in order on
 // the session's own copy; leaving ends it (or gives up the place in the queue).
@@ -31,7 +32,7 @@ export function createSessionCalls(ctx: RunnerContext) {
   }
 
   async function leave(sessionId: string): Promise<CopyView> {
-    const row = await copyOfSession(sql, sessionId);
+    const row = await sessionReaderOf(sql)(sessionId, 'none');
     if (!row || row.state === 'ended') return viewOf(sql, row);
     const ended = await stopCopy(ctx, row.id, 'left');
     if (row.state === 'queued') ctx.waiters.wakeAll();

@@ -7,7 +7,7 @@ import { resumeCopy, stopCopy } from '../copies/copy-control.js';
 import { viewOf } from '../copies/copy-view.js';
 import type { AdmissionPasses } from '../admission-passes.js';
 import type { RunnerContext } from '../runner-context.js';
-import { createSessionReader } from './session-reads.js';
+import { sessionReaderOf } from './session-reads.js';
 
 // A viewer arriving and staying: enter (admitted, queued, full, or their same copy again), the
 // room's long-poll of that copy, and the activity that keeps it awake or wakes it.
@@ -48,7 +48,7 @@ export function askAgainSoon(random = Math.random): CopyView {
 
 export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }: SessionEntryDeps) {
   const { sql, settings, log } = ctx;
-  const sessionCopy = createSessionReader(sql);
+  const sessionCopy = sessionReaderOf(sql);
   /** Newcomers being decided now. */
   let undecided = 0;
   /** The copy as the room is told it: "running" only once the data plane can take the viewer there. */

@@ -38,7 +38,7 @@ export interface CopyRow {
   place?: number | null;
 }
 
-const columns =
+export const copyColumns =
   'id, runner_id, workspace_id, project_id, build_id, session_id, origin, state, end_reason, container_id, network_id, host, port, seq, asked_at, admitted_at, started_at, ready_at, claimed_at, paused_at, active_at, seen_at, ended_at, cold_start_ms';
 
 /** A copy as admission first writes it: queued for a slot, or creating at once. */
@@ -51,7 +51,7 @@ export async function insertCopy(db: Db, c: NewCopy, event?: EventKind): Promise
     insert into runner_copies (id, runner_id, workspace_id, project_id, build_id, session_id, origin, state, admitted_at, active_at)
     values (${c.id}, ${c.runnerId}, ${c.workspaceId}, ${c.projectId}, ${c.buildId}, ${c.sessionId}, ${c.origin}, ${c.state},
             ${c.state === 'creating' ? db`clock_timestamp()` : null}, clock_timestamp())
-    returning ${db.unsafe(columns)}`;
+    returning ${db.unsafe(copyColumns)}`;
   if (event) await insertEvent(db, row, event);
   return row;
 }
@@ -107,7 +107,7 @@ export async function transition(
     with moved as (
       update runner_copies set state = ${to}, seq = seq + 1 ${extra}
       where id = ${id} and state = any(${from as string[]})
-      returning ${db.unsafe(columns)}
+      returning ${db.unsafe(copyColumns)}
     ) ${event}
     select * from moved`;
   return row ?? null;
@@ -128,14 +128,14 @@ function assignments(db: Db, set: Record<string, unknown>, now: string[]) {
 }
 
 export async function copyById(db: Db, id: string): Promise<CopyRow | null> {
-  const [row] = await db<CopyRow[]>`select ${db.unsafe(columns)} from runner_copies where id = ${id}`;
+  const [row] = await db<CopyRow[]>`select ${db.unsafe(copyColumns)} from runner_copies where id = ${id}`;
   return row ?? null;
 }
 
 /** The session's copy not ended, else its latest one (what it last became), else null. */
 export async function copyOfSession(db: Db, sessionId: string): Promise<CopyRow | null> {
   const [row] = await db<CopyRow[]>`
-    select ${db.unsafe(columns)} from runner_copies where session_id = ${sessionId}
+    select ${db.unsafe(copyColumns)} from runner_copies where session_id = ${sessionId}
     order by (state <> 'ended') desc, asked_at desc limit 1`;
   return row ?? null;
 }
@@ -187,7 +187,7 @@ export async function sessionCopies(db: Db, reads: SessionRead[]): Promise<(Copy
                  and (c.active_at is null or c.active_at < clock_timestamp() - make_interval(secs => t.floor_s))))
       returning c.id
     )
-    select ${db.unsafe(columns)},
+    select ${db.unsafe(copyColumns)},
       case when state = 'queued' then (
         select count(*)::int from runner_copies q
         where q.workspace_id = runner_copies.workspace_id and q.state = 'queued'
@@ -207,7 +207,7 @@ export async function placeOf(db: Db, row: Pick<CopyRow, 'id'>): Promise<number>
 }
 
 export async function liveCopiesOf(db: Db, runnerId: string): Promise<CopyRow[]> {
-  return db<CopyRow[]>`select ${db.unsafe(columns)} from runner_copies where runner_id = ${runnerId} and state <> 'ended'`;
+  return db<CopyRow[]>`select ${db.unsafe(copyColumns)} from runner_copies where runner_id = ${runnerId} and state <> 'ended'`;
 }
 
 export async function countsByState(db: Db, runnerId: string): Promise<Record<string, number>> {
