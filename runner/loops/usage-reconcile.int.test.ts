@@ -137,4 +137,23 @@ describe('usage reconciled against the engine', () => {
     expect(await billedOf(ghost.id)).toMatchObject({ billedSeconds: 0, voided: true });
     expect((await runner.sql`select count(*)::int as n from copy_events where copy_id = ${ghost.id}`)[0].n).toBe(4);
   });
+
+  it('does not void a copy closed because the engine said it exited, whose container went before the removal read it', async () => {
+    // The engine reported its exit (137), so it ran; its container was gone when the runner's
+    // removal asked (another removal first), so the row says "the engine held nothing". Nothing
+    // to judge by: unjudged, never voided as never-ran (issue 46).
+    const killed = await warmRecord(runner, b);
+    await transition(runner.sql, killed.id, ['creating'], 'starting', { now: ['startedAt'], event: 'start' });
+    await transition(runner.sql, killed.id, ['starting'], 'running', { now: ['readyAt'], event: 'ready' });
+    await stopCopy(runner.service.ctx, killed.id, 'oom');
+    const billed = (await billedOf(killed.id))!;
+    expect(billed).toMatchObject({ engineStartedAt: null });
+    expect(billed.engineCheckedAt).not.toBeNull();
+    expect(billed.billedSeconds).toBeGreaterThan(0);
+
+    const pass = await reconcileUsage(runner.service.ctx, { since });
+    expect(pass.differences.filter((d) => d.copyId === killed.id)).toEqual([]);
+    expect(pass.unjudged).toBeGreaterThan(0);
+    expect(await billedOf(killed.id)).toMatchObject({ billedSeconds: billed.billedSeconds, voided: false });
+  });
 });
