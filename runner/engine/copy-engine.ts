@@ -130,6 +130,14 @@ export interface CopyEngine {
   /** The engine's record of each unit of this runner's copies it holds now (the usage reconciliation). */
   runs(runnerId: string): Promise<EngineRun[]>;
   /**
+   * Another runner's copies, as a survivor settles a lost host (issue 46): each unit of `runnerId`
+   * this engine can see is ended (one still running is stopped now) and removed, with what `start`
+   * made for it, and its record returned as `stop` returns it (so its finish is the engine's). An
+   * engine that cannot see that runner's units (another machine's Docker) returns none; a unit
+   * whose removal fails is left out (its copy stays billed to the host's last beat).
+   */
+  endRunsOf(runnerId: string): Promise<EngineRun[]>;
+  /**
    * This runner's copies' exits, from `since` (engine seconds) on, once the stream is open. The
    * stream ends or throws when the engine's connection breaks; the caller opens it again.
    */

@@ -126,6 +126,13 @@ export class DockerEngine extends DockerApi implements CopyEngine, HostEngine {
     return runs.filter((r): r is EngineRun => r !== null);
   }
 
+  /** Another runner's containers (and leftovers) on this engine: on one podman or Docker shared by hosts, a lost host's. */
+  async endRunsOf(runnerId: string): Promise<EngineRun[]> {
+    const held = await this.list(runnerId);
+    const ended = await Promise.allSettled(held.map((c) => this.stop({ runnerId, copyId: c.copyId, handle: c.handle })));
+    return ended.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
+  }
+
   exits(runnerId: string, opts?: { since?: number; signal?: AbortSignal }): Promise<AsyncIterable<CopyExit>> {
     return dockerExits(this.docker, runnerId, opts);
   }
