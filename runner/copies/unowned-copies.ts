@@ -1,6 +1,6 @@
 import { LABEL } from '@demo-rooms/contract/runner';
 import { unownedSecondsBilled } from '../../services/core/metrics.js';
-import { accountUnowned } from '../../services/data/usage-reconciliation.sql.js';
+import { accountUnowned, keepEngineRun } from '../../services/data/usage-reconciliation.sql.js';
 import type { EngineRun, Listed } from '../engine/copy-engine.js';
 import type { RunnerContext } from '../runner-context.js';
 
@@ -29,7 +29,12 @@ export async function endUnowned(ctx: RunnerContext, c: Listed): Promise<Unowned
     unit: c.handle !== null || run !== null,
     seconds: null,
   };
-  if (run) end.seconds = await accountRun(ctx, { ...run, copyId: c.copyId, labels }, runnerId);
+  if (!run) return end;
+  end.seconds = await accountRun(ctx, { ...run, copyId: c.copyId, labels }, runnerId);
+  // An ended record keeps the engine's record too, though nothing was left to bill: a runner
+  // killed between its stop's write and its removal's keeping leaves the unit for this removal,
+  // which alone read the engine (issue 46; without it the copy has no engine record at all).
+  await keepEngineRun(ctx.sql, c.copyId, run);
   return end;
 }
 

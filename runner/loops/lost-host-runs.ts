@@ -29,7 +29,10 @@ export async function endLostRuns(ctx: RunnerContext, host: Pick<LostHost, 'id' 
     if (seq !== undefined) {
       await keepEngineRun(ctx.sql, run.copyId, run, seq);
       if (run.finishedAt) out.dated++;
-    } else out.unownedSeconds += (await accountRun(ctx, run, host.id)) ?? 0;
+    } else {
+      out.unownedSeconds += (await accountRun(ctx, run, host.id)) ?? 0;
+      await keepEngineRun(ctx.sql, run.copyId, run);
+    }
   }
   return out;
 }

@@ -138,6 +138,30 @@ describe('usage reconciled against the engine', () => {
     expect((await runner.sql`select count(*)::int as n from copy_events where copy_id = ${ghost.id}`)[0].n).toBe(4);
   });
 
+  it("keeps the engine's record of a copy whose runner died between its stop and its removal, found by the next", async () => {
+    // A copy stopped by its runner, which died as its removal killed the container: the record
+    // says ended, the container has exited (before the stop's moment), and nothing was kept. The
+    // next runner removes it as a unit no live record owns, with nothing left to bill: its
+    // engine record is kept all the same, or the copy is billed with none to judge it by.
+    const copy = await warmRecord(runner, b);
+    await startInEngine(copy.id);
+    await transition(runner.sql, copy.id, ['creating'], 'starting', { now: ['startedAt'], event: 'start' });
+    await transition(runner.sql, copy.id, ['starting'], 'running', { now: ['readyAt'], event: 'ready' });
+    const ctx = runner.service.ctx;
+    ctx.stopping.add(copy.id); // the dead runner's removal: its exit is not this runner's to close
+    await runner.engine.kill((await runner.containers()).find((c) => c.labels['rooms.copy'] === copy.id)!.id);
+    await transition(runner.sql, copy.id, ['running'], 'ended', { set: { endReason: 'left' }, event: 'stop', detail: 'left' });
+    ctx.stopping.delete(copy.id);
+
+    await reconcileUsage(ctx, { since });
+    expect((await runner.containers()).map((c) => c.labels['rooms.copy'])).not.toContain(copy.id);
+    const billed = (await billedOf(copy.id))!;
+    expect(billed.engineStartedAt).not.toBeNull();
+    expect(billed.engineFinishedAt).not.toBeNull();
+    const judged = await reconcileUsage(ctx, { since });
+    expect(judged.differences.filter((d) => d.copyId === copy.id)).toEqual([]);
+  });
+
   it('does not void a copy closed because the engine said it exited, whose container went before the removal read it', async () => {
     // The engine reported its exit (137), so it ran; its container was gone when the runner's
     // removal asked (another removal first), so the row says "the engine held nothing". Nothing
