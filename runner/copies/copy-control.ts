@@ -23,8 +23,11 @@ export const looksOom = (exitCode: number | null, oomKilled: boolean) => oomKill
  */
 export async function removeResources(ctx: RunnerContext, copyId: string, closingSeq: number | null = null): Promise<void> {
   try {
-    const run = await removal(ctx, copyId);
-    await keepEngineRun(ctx.sql, copyId, run, closingSeq);
+    // Kept as soon as the engine has read it, before it forgets the unit (a runner killed between
+    // the removal and a later keeping left a copy with no engine record), and again once removed
+    // (an engine that reads it only then; a removal shared with another path).
+    const keep = (run: EngineRun | null) => keepEngineRun(ctx.sql, copyId, run, closingSeq);
+    await keep(await removal(ctx, copyId, keep));
   } catch (err) {
     ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed');
   }
@@ -38,10 +41,10 @@ const removing = new Map<string, Promise<EngineRun | null>>();
  * record. Two side by side would each read the engine: the later one finds the unit the earlier
  * removed and would keep "the engine held nothing", voiding seconds the copy ran (issue 46).
  */
-function removal(ctx: RunnerContext, copyId: string): Promise<EngineRun | null> {
+function removal(ctx: RunnerContext, copyId: string, read: (run: EngineRun) => Promise<void>): Promise<EngineRun | null> {
   let p = removing.get(copyId);
   if (!p) {
-    p = ctx.engine.stop({ runnerId: ctx.settings.runnerId, copyId }).finally(() => removing.delete(copyId));
+    p = ctx.engine.stop({ runnerId: ctx.settings.runnerId, copyId }, { read }).finally(() => removing.delete(copyId));
     removing.set(copyId, p);
   }
   return p;

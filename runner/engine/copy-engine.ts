@@ -89,6 +89,16 @@ export interface BuildImage {
   pushed?: { repository: string; digest: string };
 }
 
+export interface StopHooks {
+  /**
+   * Called with the unit's record once the engine has ended it and before the engine forgets it
+   * (removes it), where the engine can tell the two apart (Docker): the runner keeps the record
+   * here, so a runner that dies in between leaves the record kept (record before act). A throw
+   * leaves the unit in place and fails the stop.
+   */
+  read?(run: EngineRun): Promise<void>;
+}
+
 export interface StartHooks {
   signal: AbortSignal;
   /**
@@ -122,7 +132,7 @@ export interface CopyEngine {
    * record of the unit it removed (ended first, so its finish is the engine's), or null when there
    * was none. The engine forgets a unit once removed: the caller keeps this record.
    */
-  stop(copy: CopyRef): Promise<EngineRun | null>;
+  stop(copy: CopyRef, hooks?: StopHooks): Promise<EngineRun | null>;
   /** The copy's state, or null when it is gone. */
   state(handle: string): Promise<CopyState | null>;
   /** Everything the engine holds for this runner's copies, in any state (for reconcile). */

@@ -12,6 +12,7 @@ import {
   type EngineRun,
   type Listed,
   type StartHooks,
+  type StopHooks,
 } from './copy-engine.js';
 import { DockerApi } from './docker/docker-api.js';
 import type { HostEngine, HostGuardState } from './host-engine.js';
@@ -74,7 +75,7 @@ export class DockerEngine extends DockerApi implements CopyEngine, HostEngine {
    * The container (ended first and its run read, as the engine forgets it once removed), its
    * network and its writable places; each is tried even when another fails.
    */
-  async stop(copy: CopyRef): Promise<EngineRun | null> {
+  async stop(copy: CopyRef, hooks?: StopHooks): Promise<EngineRun | null> {
     const failed: string[] = [];
     const attempt = async (what: string, step: () => Promise<void>) => {
       await step().catch((err: Error) => failed.push(`${what}: ${err.message}`));
@@ -87,6 +88,7 @@ export class DockerEngine extends DockerApi implements CopyEngine, HostEngine {
       // cannot be read fails the stop instead: null would say the engine never ran the copy.
       await this.kill(container).catch(() => {});
       run = await this.runOf(container);
+      if (run) await hooks?.read?.(run);
       await this.remove(container);
     });
     await attempt('network', () => this.removeNetwork(networkName(copy.copyId)));
