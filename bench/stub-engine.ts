@@ -113,6 +113,13 @@ export class StubEngine implements CopyEngine, HostEngine {
     return [...this.held.values()].filter((c) => c.runnerId === runnerId).map((c) => this.runOf(c));
   }
 
+  /** Another runner's copies this engine holds (none, when each host has its own stub), stopped now. */
+  async endRunsOf(runnerId: string): Promise<EngineRun[]> {
+    const held = [...this.held.values()].filter((c) => c.runnerId === runnerId);
+    const runs = await Promise.all(held.map((c) => this.stop({ runnerId, copyId: c.copyId, handle: c.handle })));
+    return runs.filter((r): r is EngineRun => r !== null);
+  }
+
   private runOf(c: Held): EngineRun {
     return { copyId: c.copyId, handle: c.handle, labels: c.labels, startedAt: c.startedAt, finishedAt: null };
   }

@@ -6,6 +6,7 @@ import { probeHealth } from './health-probe.js';
 import { copyById, transition, type CopyRow, type CopyState } from '../../services/data/copies.sql.js';
 import { endWritesOf } from './end-writes.js';
 import { keepEngineRun } from '../../services/data/usage-reconciliation.sql.js';
+import type { EngineRun } from '../engine/copy-engine.js';
 
 // Stopping, pausing and resuming copies. Every path writes the record first and touches the
 // engine second: a runner that dies in between leaves a record that says what to do, and the
@@ -23,11 +24,31 @@ export const looksOom = (exitCode: number | null, oomKilled: boolean) => oomKill
  */
 export async function removeResources(ctx: RunnerContext, copyId: string, closingSeq: number | null = null): Promise<void> {
   try {
-    const run = await ctx.engine.stop({ runnerId: ctx.settings.runnerId, copyId });
-    await keepEngineRun(ctx.sql, copyId, run, closingSeq);
+    // Kept as soon as the engine has read it, before it forgets the unit (a runner killed between
+    // the removal and a later keeping left a copy with no engine record), and again once removed
+    // (an engine that reads it only then; a removal shared with another path).
+    const keep = (run: EngineRun | null) => keepEngineRun(ctx.sql, copyId, run, closingSeq);
+    await keep(await removal(ctx, copyId, keep));
   } catch (err) {
     ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed');
   }
+}
+
+const removing = new Map<string, Promise<EngineRun | null>>();
+
+/**
+ * The engine's removal of the copy, one at a time per copy: a second path that ends the same copy
+ * meanwhile (its exit seen by the exit follower and by the reconcile) shares the first's, and its
+ * record. Two side by side would each read the engine: the later one finds the unit the earlier
+ * removed and would keep "the engine held nothing", voiding seconds the copy ran (issue 46).
+ */
+function removal(ctx: RunnerContext, copyId: string, read: (run: EngineRun) => Promise<void>): Promise<EngineRun | null> {
+  let p = removing.get(copyId);
+  if (!p) {
+    p = ctx.engine.stop({ runnerId: ctx.settings.runnerId, copyId }, { read }).finally(() => removing.delete(copyId));
+    removing.set(copyId, p);
+  }
+  return p;
 }
 
 /** Ends a copy for `reason` (left, idle, max-age, …) and removes what it has in the engine. */
@@ -56,6 +77,11 @@ export async function stopCopy(
  * Marks a copy that could not start as failed ("could not start"), counts it, and cleans up. The
  * viewer is told before the engine is asked to remove anything (a removal may be slow, or hang
  * with the engine that made the start fail); waiting viewers are let in once it is done.
+ *
+ * A copy found live in a state not in `from` is not failed and keeps what it has in the engine:
+ * the caller judged it from a moment ago (the reconcile's list of the engine, a start that has
+ * since finished), and it runs now. Its removal would kill a running copy behind its record's
+ * back (exit 137, then closed `oom` with its container gone: issue 46).
  */
 export async function failCopy(
   ctx: RunnerContext,
@@ -78,6 +104,8 @@ export async function failCopy(
     ctx.failures.set(ended.buildId, f);
     ctx.log.warn({ copyId, buildId: ended.buildId, why, message }, 'copy could not start');
   }
+  const now = ended ? null : await copyById(ctx.sql, copyId);
+  if (now && now.state !== 'ended') return;
   await removeResources(ctx, copyId, ended?.seq ?? null);
   if (ended) ctx.kick();
 }

@@ -1,7 +1,7 @@
 import { LABEL } from '@demo-rooms/contract/runner';
 import { unownedSecondsBilled } from '../../services/core/metrics.js';
-import { accountUnowned } from '../../services/data/usage-reconciliation.sql.js';
-import type { Listed } from '../engine/copy-engine.js';
+import { accountUnowned, keepEngineRun } from '../../services/data/usage-reconciliation.sql.js';
+import type { EngineRun, Listed } from '../engine/copy-engine.js';
 import type { RunnerContext } from '../runner-context.js';
 
 // A copy the engine runs that no live record owns (a start that outlived its record, a record
@@ -23,12 +23,32 @@ export async function endUnowned(ctx: RunnerContext, c: Listed): Promise<Unowned
   const runnerId = ctx.settings.runnerId;
   const run = await ctx.engine.stop({ runnerId, copyId: c.copyId, handle: c.handle });
   const labels = run?.labels ?? c.labels;
+  const end: UnownedEnd = {
+    copyId: c.copyId,
+    workspaceId: labels[LABEL.workspace] ?? null,
+    unit: c.handle !== null || run !== null,
+    seconds: null,
+  };
+  if (!run) return end;
+  end.seconds = await accountRun(ctx, { ...run, copyId: c.copyId, labels }, runnerId);
+  // An ended record keeps the engine's record too, though nothing was left to bill: a runner
+  // killed between its stop's write and its removal's keeping leaves the unit for this removal,
+  // which alone read the engine (issue 46; without it the copy has no engine record at all).
+  await keepEngineRun(ctx.sql, c.copyId, run);
+  return end;
+}
+
+/**
+ * Accounts a removed unit's engine time that no record billed to the workspace its labels name
+ * (runnerId: the runner whose unit it was); the seconds newly billed, or null.
+ */
+export async function accountRun(ctx: RunnerContext, run: EngineRun, runnerId: string): Promise<number | null> {
+  const labels = run.labels;
   const workspaceId = labels[LABEL.workspace] ?? null;
-  const end: UnownedEnd = { copyId: c.copyId, workspaceId, unit: c.handle !== null || run !== null, seconds: null };
-  if (!run?.startedAt || !workspaceId || !labels[LABEL.project] || !labels[LABEL.build]) return end;
+  if (!run.startedAt || !workspaceId || !labels[LABEL.project] || !labels[LABEL.build]) return null;
   try {
-    end.seconds = await accountUnowned(ctx.sql, {
-      copyId: c.copyId,
+    const seconds = await accountUnowned(ctx.sql, {
+      copyId: run.copyId,
       runnerId,
       workspaceId,
       projectId: labels[LABEL.project],
@@ -36,13 +56,14 @@ export async function endUnowned(ctx: RunnerContext, c: Listed): Promise<Unowned
       startedAt: run.startedAt,
       finishedAt: run.finishedAt ?? new Date(),
     });
-    if (end.seconds) unownedSecondsBilled.inc(end.seconds);
+    if (seconds) unownedSecondsBilled.inc(seconds);
+    return seconds;
   } catch (err) {
     // The engine has forgotten the run: its times go to the log, for the operator to account by hand.
     ctx.log.error(
-      { copyId: c.copyId, workspaceId, run, err: (err as Error).message },
+      { copyId: run.copyId, workspaceId, run, err: (err as Error).message },
       'unowned copy removed but its seconds not accounted',
     );
+    return null;
   }
-  return end;
 }

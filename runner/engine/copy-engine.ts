@@ -89,6 +89,16 @@ export interface BuildImage {
   pushed?: { repository: string; digest: string };
 }
 
+export interface StopHooks {
+  /**
+   * Called with the unit's record once the engine has ended it and before the engine forgets it
+   * (removes it), where the engine can tell the two apart (Docker): the runner keeps the record
+   * here, so a runner that dies in between leaves the record kept (record before act). A throw
+   * leaves the unit in place and fails the stop.
+   */
+  read?(run: EngineRun): Promise<void>;
+}
+
 export interface StartHooks {
   signal: AbortSignal;
   /**
@@ -122,13 +132,21 @@ export interface CopyEngine {
    * record of the unit it removed (ended first, so its finish is the engine's), or null when there
    * was none. The engine forgets a unit once removed: the caller keeps this record.
    */
-  stop(copy: CopyRef): Promise<EngineRun | null>;
+  stop(copy: CopyRef, hooks?: StopHooks): Promise<EngineRun | null>;
   /** The copy's state, or null when it is gone. */
   state(handle: string): Promise<CopyState | null>;
   /** Everything the engine holds for this runner's copies, in any state (for reconcile). */
   list(runnerId: string): Promise<Listed[]>;
   /** The engine's record of each unit of this runner's copies it holds now (the usage reconciliation). */
   runs(runnerId: string): Promise<EngineRun[]>;
+  /**
+   * Another runner's copies, as a survivor settles a lost host (issue 46): each unit of `runnerId`
+   * this engine can see is ended (one still running is stopped now) and removed, with what `start`
+   * made for it, and its record returned as `stop` returns it (so its finish is the engine's). An
+   * engine that cannot see that runner's units (another machine's Docker) returns none; a unit
+   * whose removal fails is left out (its copy stays billed to the host's last beat).
+   */
+  endRunsOf(runnerId: string): Promise<EngineRun[]>;
   /**
    * This runner's copies' exits, from `since` (engine seconds) on, once the stream is open. The
    * stream ends or throws when the engine's connection breaks; the caller opens it again.

@@ -12,6 +12,7 @@ import {
   type EngineRun,
   type Listed,
   type StartHooks,
+  type StopHooks,
 } from './copy-engine.js';
 import { DockerApi } from './docker/docker-api.js';
 import type { HostEngine, HostGuardState } from './host-engine.js';
@@ -74,7 +75,7 @@ export class DockerEngine extends DockerApi implements CopyEngine, HostEngine {
    * The container (ended first and its run read, as the engine forgets it once removed), its
    * network and its writable places; each is tried even when another fails.
    */
-  async stop(copy: CopyRef): Promise<EngineRun | null> {
+  async stop(copy: CopyRef, hooks?: StopHooks): Promise<EngineRun | null> {
     const failed: string[] = [];
     const attempt = async (what: string, step: () => Promise<void>) => {
       await step().catch((err: Error) => failed.push(`${what}: ${err.message}`));
@@ -87,6 +88,7 @@ export class DockerEngine extends DockerApi implements CopyEngine, HostEngine {
       // cannot be read fails the stop instead: null would say the engine never ran the copy.
       await this.kill(container).catch(() => {});
       run = await this.runOf(container);
+      if (run) await hooks?.read?.(run);
       await this.remove(container);
     });
     await attempt('network', () => this.removeNetwork(networkName(copy.copyId)));
@@ -124,6 +126,13 @@ export class DockerEngine extends DockerApi implements CopyEngine, HostEngine {
     const copies = (await this.containersOf(runnerId)).filter((c) => c.labels[LABEL.copy]);
     const runs = await Promise.all(copies.map((c) => this.runOf(c.id)));
     return runs.filter((r): r is EngineRun => r !== null);
+  }
+
+  /** Another runner's containers (and leftovers) on this engine: on one podman or Docker shared by hosts, a lost host's. */
+  async endRunsOf(runnerId: string): Promise<EngineRun[]> {
+    const held = await this.list(runnerId);
+    const ended = await Promise.allSettled(held.map((c) => this.stop({ runnerId, copyId: c.copyId, handle: c.handle })));
+    return ended.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
   }
 
   exits(runnerId: string, opts?: { since?: number; signal?: AbortSignal }): Promise<AsyncIterable<CopyExit>> {

@@ -6,6 +6,7 @@ import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { startOrphanInEngine, warmRecord } from '../../test/support/runner/orphan-copy.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
 import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
+import { failCopy } from '../copies/copy-control.js';
 import { reconcile } from './reconcile.js';
 
 // No copy left behind (issue 43 item 2): a copy in the engine with this runner's labels that no
@@ -59,6 +60,25 @@ describe('the reconcile and copies no record owns', () => {
     expect((await reconcile(runner.service.ctx)).removed).toBe(0);
     expect((await removedSoFar()) - before).toBe(2);
     expect(await runner.client.copy(session)).toMatchObject({ state: 'running', copyId: owned });
+
+    await runner.client.leave(session);
+    await eventually(async () => (await runner.containers()).length === 0);
+  });
+});
+
+describe('a judgement made a moment ago', () => {
+  it('leaves a running copy alone when it is failed as a start it no longer is (its container is not killed)', async () => {
+    // The reconcile lists the engine, then reads the records, then acts: a start that finished in
+    // between still looks interrupted to it. Failing it from the states it had must not remove the
+    // container of a copy that runs now (it was killed with exit 137, then closed `oom` with its
+    // container gone, and its seconds voided as never run: issue 46).
+    const session = randomUUID();
+    await runner.client.enter(session, { workspaceId: b.workspaceId, projectId: b.projectId, buildId: b.buildId });
+    const copyId = (await runner.until(session, ['running'])).copyId!;
+    await failCopy(runner.service.ctx, copyId, 'interrupted', 'the runner stopped while starting the copy', ['creating', 'starting']);
+    expect(await runner.client.copy(session)).toMatchObject({ state: 'running', copyId });
+    const container = (await runner.containers()).find((c) => c.labels['rooms.copy'] === copyId);
+    expect(container?.status).toBe('running');
 
     await runner.client.leave(session);
     await eventually(async () => (await runner.containers()).length === 0);

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CopySpec } from '@demo-rooms/contract/runner';
 import { unownedSecondsBilled, usageDifferences } from '../../services/core/metrics.js';
-import { copyById, transition } from '../../services/data/copies.sql.js';
+import { copyById, insertCopy, transition } from '../../services/data/copies.sql.js';
+import { beat, settleLostHosts } from '../../services/data/runner-hosts.sql.js';
 import { billedCopiesOf } from '../../services/data/usage-reconciliation.sql.js';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { startOrphanInEngine, warmRecord } from '../../test/support/runner/orphan-copy.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
 import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
 import { stopCopy } from '../copies/copy-control.js';
+import { endLostRuns } from './lost-host-runs.js';
 import { MAX_DIFF_S, reconcileUsage } from './usage-reconcile.js';
 
 // Billed seconds against the engine's own record (issue 46, item 1), with podman as the engine:
@@ -136,5 +140,119 @@ describe('usage reconciled against the engine', () => {
     expect(second.differences.filter((d) => d.copyId === ghost.id)).toEqual([]);
     expect(await billedOf(ghost.id)).toMatchObject({ billedSeconds: 0, voided: true });
     expect((await runner.sql`select count(*)::int as n from copy_events where copy_id = ${ghost.id}`)[0].n).toBe(4);
+  });
+
+  it("keeps the engine's record of a copy whose runner died between its stop and its removal, found by the next", async () => {
+    // A copy stopped by its runner, which died as its removal killed the container: the record
+    // says ended, the container has exited (before the stop's moment), and nothing was kept. The
+    // next runner removes it as a unit no live record owns, with nothing left to bill: its
+    // engine record is kept all the same, or the copy is billed with none to judge it by.
+    const copy = await warmRecord(runner, b);
+    await startInEngine(copy.id);
+    await transition(runner.sql, copy.id, ['creating'], 'starting', { now: ['startedAt'], event: 'start' });
+    await transition(runner.sql, copy.id, ['starting'], 'running', { now: ['readyAt'], event: 'ready' });
+    const ctx = runner.service.ctx;
+    ctx.stopping.add(copy.id); // the dead runner's removal: its exit is not this runner's to close
+    await runner.engine.kill((await runner.containers()).find((c) => c.labels['rooms.copy'] === copy.id)!.id);
+    await transition(runner.sql, copy.id, ['running'], 'ended', { set: { endReason: 'left' }, event: 'stop', detail: 'left' });
+    ctx.stopping.delete(copy.id);
+
+    await reconcileUsage(ctx, { since });
+    expect((await runner.containers()).map((c) => c.labels['rooms.copy'])).not.toContain(copy.id);
+    const billed = (await billedOf(copy.id))!;
+    expect(billed.engineStartedAt).not.toBeNull();
+    expect(billed.engineFinishedAt).not.toBeNull();
+    const judged = await reconcileUsage(ctx, { since });
+    expect(judged.differences.filter((d) => d.copyId === copy.id)).toEqual([]);
+  });
+
+  it("hands the engine's record to be kept before the engine forgets the container (a runner killed in between keeps it)", async () => {
+    const copyId = randomUUID();
+    await startInEngine(copyId);
+    let held: unknown;
+    const run = await runner.engine.stop(
+      { runnerId: runner.runnerId, copyId },
+      { read: async (r) => void (held = await runner.engine.state(r.handle)) },
+    );
+    expect(held).toMatchObject({ status: 'exited' });
+    expect(run?.finishedAt).toBeInstanceOf(Date);
+    expect(await runner.engine.state(run!.handle)).toBeNull();
+  });
+
+  it('does not void a copy closed because the engine said it exited, whose container went before the removal read it', async () => {
+    // The engine reported its exit (137), so it ran; its container was gone when the runner's
+    // removal asked (another removal first), so the row says "the engine held nothing". Nothing
+    // to judge by: unjudged, never voided as never-ran (issue 46).
+    const killed = await warmRecord(runner, b);
+    await transition(runner.sql, killed.id, ['creating'], 'starting', { now: ['startedAt'], event: 'start' });
+    await transition(runner.sql, killed.id, ['starting'], 'running', { now: ['readyAt'], event: 'ready' });
+    await stopCopy(runner.service.ctx, killed.id, 'oom');
+    const billed = (await billedOf(killed.id))!;
+    expect(billed).toMatchObject({ engineStartedAt: null });
+    expect(billed.engineCheckedAt).not.toBeNull();
+    expect(billed.billedSeconds).toBeGreaterThan(0);
+
+    const pass = await reconcileUsage(runner.service.ctx, { since });
+    expect(pass.differences.filter((d) => d.copyId === killed.id)).toEqual([]);
+    expect(pass.unjudged).toBeGreaterThan(0);
+    expect(await billedOf(killed.id)).toMatchObject({ billedSeconds: billed.billedSeconds, voided: false });
+  });
+});
+
+// A lost host's copies billed to the engine's finish, not its last beat (issue 46): a host of the
+// survivor's fleet goes silent with a copy running and one it had ended without removing its
+// container; on one podman, the survivor's engine sees both containers. Settling ends the first
+// at the host's last beat; the survivor's engine then stops both, the first's stop is dated at
+// podman's FinishedAt, and the second's engine time after its stop is accounted as unowned.
+
+/** A copy of `runnerId` running in the engine, with its record started at the engine's StartedAt. */
+async function runningCopyOf(runnerId: string) {
+  const row = await insertCopy(runner.sql, { ...b, id: randomUUID(), runnerId, sessionId: null, origin: 'warm', state: 'creating' });
+  const spec: CopySpec = { copyId: row.id, ...b, runnerId, image, start: ['node', 'server.js'], env: {}, ...runner.settings.copy };
+  let startedAt = new Date();
+  const { handle } = await runner.engine.start(spec, {
+    signal: new AbortController().signal,
+    made: async () => {},
+    running: async (at) => void (startedAt = at ?? startedAt),
+    phase: () => {},
+  });
+  await transition(runner.sql, row.id, ['creating'], 'starting', {
+    set: { startedAt, containerId: handle },
+    at: startedAt,
+    event: 'start',
+  });
+  await transition(runner.sql, row.id, ['starting'], 'running', { now: ['readyAt'], event: 'ready' });
+  return row.id;
+}
+
+describe("a lost host's copies, as the survivor's engine saw them end", () => {
+  it("dates a settled copy's stop at the engine's finish, and bills a unit whose stop was never carried out as unowned", async () => {
+    const lostId = `lost-${randomUUID().slice(0, 8)}`;
+    const fleet = runner.settings.fleet;
+    await beat(runner.sql, { id: lostId, fleet, apiUrl: 'http://127.0.0.1:1', copyOrigin: null, slots: 2 });
+    const running = await runningCopyOf(lostId);
+    // Ended by the host, which died before its removal: the container runs on.
+    const unremoved = await runningCopyOf(lostId);
+    await transition(runner.sql, unremoved, ['running'], 'ended', { set: { endReason: 'left' }, event: 'stop', detail: 'left' });
+    await runner.sql`update runner_hosts set seen_at = now() - interval '60 seconds' where id = ${lostId}`;
+    const [lost] = await settleLostHosts(runner.sql, fleet, runner.runnerId, 10);
+    expect(lost.copies.map((c) => c.copyId)).toEqual([running]);
+    // The engine runs them on past the records' last moment.
+    await sleep(1_500);
+
+    const ended = await endLostRuns(runner.service.ctx, lost);
+    expect(ended.dated).toBe(1);
+    expect(ended.unownedSeconds).toBeGreaterThan(1);
+    expect(await runner.engine.containersOf(lostId)).toEqual([]);
+
+    const billedHere = new Map((await billedCopiesOf(runner.sql, lostId, { start: since, end: new Date() })).map((c) => [c.copyId, c]));
+    const [stop] = await runner.sql<{ at: Date }[]>`select at from copy_events where copy_id = ${running} and kind = 'stop'`;
+    const r = billedHere.get(running)!;
+    expect(r.engineFinishedAt).not.toBeNull();
+    expect(stop.at).toEqual(r.engineFinishedAt);
+    expect(r.billedSeconds).toBeCloseTo((r.engineFinishedAt!.getTime() - r.engineStartedAt!.getTime()) / 1000, 3);
+    const u = billedHere.get(unremoved)!;
+    expect(u.billedSeconds).toBeCloseTo((u.engineFinishedAt!.getTime() - u.engineStartedAt!.getTime()) / 1000, 3);
+    await runner.sql`delete from runner_hosts where id = ${lostId}`;
   });
 });

@@ -114,6 +114,9 @@ export async function reconcileUsage(ctx: RunnerContext, opts: { since: Date; ma
   return report;
 }
 
+/** End reasons that say the copy's unit ran: it vanished from a running copy, or the engine reported its exit. */
+const RAN = new Set(['vanished', 'exited', 'oom', 'failed:exited', 'failed:oom']);
+
 /**
  * The engine's record of a copy: the unit it holds, else the record kept at its removal; a run
  * that never started when the engine held a unit that never ran, or held none when it was
@@ -128,10 +131,11 @@ function engineRecordOf(
 ): Pick<EngineRun, 'startedAt' | 'finishedAt'> | undefined {
   // A live copy's unit that has ended is the reconcile's to close: judged once its record ends.
   if (row.state !== 'ended') return busy || !held || held.finishedAt ? undefined : held;
-  // Closed as vanished: it ran (only a copy that got going is closed so), and its unit went
-  // behind the runner's back (removed by hand, the engine reset): the engine's record went with
-  // it, so there is nothing to judge by, and "never ran" would void seconds it did run.
-  if (row.endReason === 'vanished' && !row.engineStartedAt) return undefined;
+  // Closed as vanished, or because the engine said its unit exited: it ran (only a copy that got
+  // going is closed so), and its unit went before the runner's removal read it (removed by hand,
+  // the engine reset, another removal first): the engine's record went with it, so there is
+  // nothing to judge by, and "never ran" would void seconds it did run.
+  if (RAN.has(row.endReason ?? '') && !row.engineStartedAt) return undefined;
   if (row.engineCheckedAt) return { startedAt: row.engineStartedAt, finishedAt: row.engineFinishedAt ?? row.engineCheckedAt };
   return undefined;
 }

@@ -96,6 +96,8 @@ export interface LostHost {
   id: string;
   seenAt: Date;
   ended: number;
+  /** Each copy ended, with the seq of the `stop` written for it: the survivor dates it at the engine's finish when its engine can see the unit. */
+  copies: { copyId: string; seq: number }[];
   movedQueue: number;
 }
 
@@ -104,7 +106,8 @@ export interface LostHost {
  * once, in one transaction under the fleet's lock (two survivors never settle the same host):
  * its copies not ended end `host-lost` with one `stop` event each, dated at the host's last beat
  * (or the copy's own latest event if later: an interval never runs backwards), so usage stops
- * where the host went silent; its queued viewers move to `survivor` in their order; and it is
+ * where the host went silent, until the survivor's engine says when each really stopped
+ * (runner/loops/lost-host-runs.ts); its queued viewers move to `survivor` in their order; and it is
  * marked lost. A transition's seq bump and `unique (copy_id, seq)` keep a racing runner's own
  * write from counting twice.
  */
@@ -117,7 +120,7 @@ export async function settleLostHosts(sql: Sql, fleet: string, survivor: string,
       for update`;
     const out: LostHost[] = [];
     for (const h of hosts) {
-      const ended = await tx`
+      const ended = await tx<{ copyId: string; seq: number }[]>`
         with gone as (
           update runner_copies c set state = 'ended', seq = seq + 1, end_reason = 'host-lost', ended_at = clock_timestamp()
           where c.runner_id = ${h.id} and c.state = any(${live as string[]})
@@ -127,11 +130,18 @@ export async function settleLostHosts(sql: Sql, fleet: string, survivor: string,
         select g.id, g.seq, g.workspace_id, g.project_id, g.build_id, 'stop',
                greatest(${h.seenAt}::timestamptz, (select max(e.at) from copy_events e where e.copy_id = g.id)), 'host-lost'
         from gone g
-        on conflict (copy_id, seq) do nothing`;
+        on conflict (copy_id, seq) do nothing
+        returning copy_id, seq`;
       // Nobody waits on a queued viewer's container: the place in the queue moves to a survivor.
       const moved = await tx`update runner_copies set runner_id = ${survivor} where runner_id = ${h.id} and state = 'queued'`;
       await tx`update runner_hosts set lost_at = clock_timestamp() where id = ${h.id}`;
-      out.push({ id: h.id, seenAt: h.seenAt, ended: ended.count, movedQueue: moved.count });
+      out.push({
+        id: h.id,
+        seenAt: h.seenAt,
+        ended: ended.count,
+        copies: ended.map((e) => ({ copyId: e.copyId, seq: e.seq })),
+        movedQueue: moved.count,
+      });
     }
     return out;
   }) as Promise<LostHost[]>;

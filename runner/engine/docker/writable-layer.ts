@@ -73,7 +73,11 @@ export class WritableLayers {
   /** Unmounts and removes the copy's tmpfs; nothing happens when it is already gone. */
   async release(runnerId: string, copyId: string): Promise<void> {
     const at = await this.of(runnerId, copyId);
-    if ((await mountPoints()).has(at)) await run('umount', ['-l', at]);
+    if ((await mountPoints()).has(at))
+      await run('umount', ['-l', at]).catch(async (err: Error) => {
+        // Another removal of the same copy unmounted it in between: released all the same.
+        if ((await mountPoints()).has(at)) throw err;
+      });
     await rm(at, { recursive: true, force: true });
     await rmdir(dirname(at)).catch(() => {}); // the runner's folder, once it holds no copy
   }

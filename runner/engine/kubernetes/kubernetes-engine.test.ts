@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryPodWatch } from '../../../test/support/kubernetes/memory-pod-watch.js';
 import { ImageMissing, type BuildImage } from '../copy-engine.js';
 import { KubernetesEngine } from './kubernetes-engine.js';
-import { podRun } from './pod-status.js';
+import { podRun, runAtDeletion } from './pod-status.js';
 
 // What the Kubernetes engine answers without an API server: its image refs, what it can do (and
 // what it is not: a host engine), and copies' states and list from its pod cache. Its calls to the
@@ -128,5 +128,29 @@ describe('the Kubernetes engine, without a cluster', () => {
     };
     expect(podRun(evicted, seen)).toMatchObject({ copyId: 'x', startedAt: new Date('2026-11-01T10:00:00Z'), finishedAt: seen });
     expect(podRun(evicted)).toMatchObject({ finishedAt: null });
+  });
+
+  it("dates a deleted pod's end at the kubelet's finish, else when it was seen gone (a lost host's pods, issue 46)", () => {
+    const goneAt = new Date('2026-11-01T11:00:00Z');
+    const started = new Date('2026-11-01T10:00:00Z');
+    const pod = (state: object) => ({
+      metadata: { name: 'rc-y', labels: { 'rooms.copy': 'y' } },
+      status: { phase: 'Running', containerStatuses: [{ name: 'copy', image: 'i', imageID: '', ready: true, restartCount: 0, state }] },
+    });
+    // Deleted while it ran: the API forgets it, so its end is when it was seen gone.
+    expect(runAtDeletion(pod({ running: { startedAt: started } }), goneAt)).toMatchObject({
+      copyId: 'y',
+      startedAt: started,
+      finishedAt: goneAt,
+    });
+    // Ended before it went: the kubelet's own finish.
+    const finished = new Date('2026-11-01T10:30:00.250Z');
+    expect(runAtDeletion(pod({ terminated: { exitCode: 137, startedAt: started, finishedAt: finished } }), goneAt)).toMatchObject({
+      startedAt: started,
+      finishedAt: finished,
+    });
+    // Never ran, or never seen: nothing to bill.
+    expect(runAtDeletion(pod({ waiting: { reason: 'ContainerCreating' } }), goneAt)).toMatchObject({ startedAt: null, finishedAt: null });
+    expect(runAtDeletion(undefined, goneAt)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiException, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { LABEL, STOP_TIMEOUT_S, type CopySpec } from '@demo-rooms/contract/runner';
 import {
   EngineError,
@@ -16,7 +16,7 @@ import {
 } from '../copy-engine.js';
 import { copyPod, COPY_CONTAINER, podName } from './copy-pod.js';
 import { podExits } from './pod-exits.js';
-import { copyOf, podCopyStatus, podEnd, podRun, podRunning, podState, podStuck } from './pod-status.js';
+import { copyOf, podCopyStatus, podEnd, podRun, podRunning, podState, podStuck, runAtDeletion } from './pod-status.js';
 import type { PodWatch } from './pod-watch.js';
 import { EXPIRES_ANNOTATION, pullSecret, pullSecretName, type PullCredential } from './pull-secret.js';
 
@@ -44,6 +44,8 @@ export interface KubernetesEngineOptions {
 const CREATE_RETRIES = 3;
 /** How long a stop waits for the pod to be gone from the cache after its grace period, ms. */
 const STOP_WAIT_MS = (STOP_TIMEOUT_S + 60) * 1000;
+/** How often another runner's pod, outside this runner's cache, is read while it goes, ms. */
+const FOREIGN_POLL_MS = 500;
 
 const status = (err: unknown) => (err instanceof ApiException ? err.code : undefined);
 const gone = (err: unknown) => status(err) === 404;
@@ -213,10 +215,37 @@ export class KubernetesEngine implements CopyEngine {
       .catch(() => {
         throw new EngineError(`the pod ${name} was not gone within ${STOP_WAIT_MS / 1000} s`);
       });
-    if (!last) return null;
-    const run = podRun(last, new Date());
     // Deleted while running: its end is the deletion, which the cache saw just now.
-    return run.startedAt && !run.finishedAt ? { ...run, finishedAt: new Date() } : run;
+    return runAtDeletion(last, new Date());
+  }
+
+  /**
+   * Another runner's pods (a lost host's: they run on in the cluster after their runner went),
+   * read from the API, not this runner's cache: each deleted, and watched by polling until it is
+   * gone, its run as last seen (`runAtDeletion`). One not gone within the stop's wait (its node
+   * lost too) finishes at that moment: billing stops when the deletion was asked for and waited.
+   */
+  async endRunsOf(runnerId: string): Promise<EngineRun[]> {
+    const pods = (await this.core.listNamespacedPod({ namespace: this.ns, labelSelector: runnerPodSelector(runnerId) })).items;
+    const ended = await Promise.allSettled(pods.map((pod) => this.deleteAndWatch(pod)));
+    return ended.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
+  }
+
+  private async deleteAndWatch(pod: V1Pod): Promise<EngineRun | null> {
+    const name = pod.metadata!.name!;
+    let last: V1Pod | undefined = pod;
+    await this.core.deleteNamespacedPod({ name, namespace: this.ns, gracePeriodSeconds: STOP_TIMEOUT_S }).catch((err: Error) => {
+      if (!gone(err)) throw new EngineError(`not removed: pod: ${err.message}`, status(err));
+    });
+    for (const until = Date.now() + STOP_WAIT_MS; Date.now() < until; await sleep(FOREIGN_POLL_MS)) {
+      const now = await this.core.readNamespacedPod({ name, namespace: this.ns }).catch((err: unknown) => {
+        if (gone(err)) return undefined;
+        throw err;
+      });
+      if (!now) break;
+      last = now;
+    }
+    return runAtDeletion(last, new Date());
   }
 
   /** Each pod of this runner's copies, as its container status records the run. */

@@ -97,3 +97,14 @@ export function podRun(pod: V1Pod, endedAt: Date | null = null): EngineRun {
     finishedAt: finished ? new Date(finished) : null,
   };
 }
+
+/**
+ * The run of a pod the engine deleted, from the pod as last seen before it went (null: never
+ * seen). The kubelet's `terminated.finishedAt` when it reported one; a pod deleted while it ran
+ * finished when it was seen gone (`goneAt`): the API forgets a deleted pod, and with it its end.
+ */
+export function runAtDeletion(last: V1Pod | undefined, goneAt: Date): EngineRun | null {
+  if (!last) return null;
+  const run = podRun(last, goneAt);
+  return run.startedAt && !run.finishedAt ? { ...run, finishedAt: goneAt } : run;
+}

@@ -255,6 +255,21 @@ export function copyEngineConformance<E extends CopyEngine>(name: string, harnes
       expect(await engine.stop({ runnerId: h.runnerId, copyId: abandoned.copyId })).toBeNull();
     });
 
+    it("ends another runner's copies it can see (a lost host's), with each run's record, its finish the engine's", async () => {
+      const s = spec();
+      const started = await engine.start(s, hooks());
+      await answering(started.address);
+      // A survivor's engine over the same place copies run: the copy is not its runner's.
+      const survivor = h.make();
+      const runs = await survivor.endRunsOf(h.runnerId);
+      const run = runs.find((r) => r.copyId === s.copyId);
+      expect(run?.startedAt).toBeInstanceOf(Date);
+      expect(run?.finishedAt).toBeInstanceOf(Date);
+      expect(run!.finishedAt!.getTime()).toBeGreaterThanOrEqual(run!.startedAt!.getTime());
+      expect(await listedIds(engine)).not.toContain(s.copyId);
+      expect(await survivor.endRunsOf(h.runnerId)).toEqual([]);
+    });
+
     it('pauses and resumes a copy when it says it can', async () => {
       if (!engine.can.pause) {
         expect(engine.pause).toBeUndefined();
