@@ -5,7 +5,6 @@ import { recordExit } from './copy-exits.js';
 import { probeHealth } from './health-probe.js';
 import { copyById, transition, type CopyRow, type CopyState } from '../../services/data/copies.sql.js';
 import { endWritesOf } from './end-writes.js';
-import { keepEngineRun } from '../../services/data/usage-reconciliation.sql.js';
 import type { EngineRun } from '../engine/copy-engine.js';
 
 // Stopping, pausing and resuming copies. Every path writes the record first and touches the
@@ -27,7 +26,7 @@ export async function removeResources(ctx: RunnerContext, copyId: string, closin
     // Kept as soon as the engine has read it, before it forgets the unit (a runner killed between
     // the removal and a later keeping left a copy with no engine record), and again once removed
     // (an engine that reads it only then; a removal shared with another path).
-    const keep = (run: EngineRun | null) => keepEngineRun(ctx.sql, copyId, run, closingSeq);
+    const keep = (run: EngineRun | null) => endWritesOf(ctx.sql).engineRun({ copyId, run, closingSeq });
     await keep(await removal(ctx, copyId, keep));
   } catch (err) {
     ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed');
@@ -61,7 +60,7 @@ export async function stopCopy(
   ctx.stopping.add(copyId);
   try {
     ctx.starting.get(copyId)?.abort(new Withdrawn(reason));
-    const ended = await endWritesOf(ctx.sql)({ id: copyId, reason, kind, detail: reason });
+    const ended = await endWritesOf(ctx.sql).ended({ id: copyId, reason, kind, detail: reason });
     await removeResources(ctx, copyId, ended?.seq ?? null);
     if (ended) {
       ctx.waiters.wake(ended.sessionId);

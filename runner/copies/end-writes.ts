@@ -2,22 +2,28 @@ import type { Sql } from '../../services/core/db.js';
 import { groupCommit, type GroupCommit } from '../../services/core/group-commit.js';
 import type { CopyRow } from '../../services/data/copies.sql.js';
 import { type CopyEnd, endCopies } from '../../services/data/copy-end-writes.sql.js';
+import { type KeptRunOf, keepEngineRuns } from '../../services/data/usage-reconciliation.sql.js';
 
-// A copy's end, group-committed per host as its start's writes are (start-writes.ts): a crowd
-// leaving at once ends hundreds of copies a second, and each end was a statement of its own in
-// the pool's queue. The copies ending while one batch is written share the next statement
-// (services/data/copy-end-writes.sql.ts); a quiet host still writes at once. One per database
-// client, so the runner's host and a test's host each keep their own.
+// A copy's end and its removal's record of the engine, group-committed per host as its start's
+// writes are (start-writes.ts): a crowd leaving at once ends hundreds of copies a second, and
+// each end and each kept record was a statement of its own in the pool's queue. Those asked while
+// one batch is written share the next statement (services/data/copy-end-writes.sql.ts,
+// keepEngineRuns); a quiet host still writes at once. One set per database client, so the
+// runner's host and a test's host each keep their own.
 
-/** Ends the copy if it is not ended yet: the row as ended, or null when it already was (or is unknown). */
-export type EndWrite = GroupCommit<CopyEnd, CopyRow | null>;
+export interface EndWrites {
+  /** Ends the copy if it is not ended yet: the row as ended, or null when it already was (or is unknown). */
+  ended: GroupCommit<CopyEnd, CopyRow | null>;
+  /** Keeps the engine's record of the copy's run (keepEngineRun). */
+  engineRun: GroupCommit<KeptRunOf, void>;
+}
 
-const bySql = new WeakMap<Sql, EndWrite>();
+const bySql = new WeakMap<Sql, EndWrites>();
 
-export function endWritesOf(sql: Sql): EndWrite {
-  let end = bySql.get(sql);
-  if (!end) {
-    end = groupCommit(async (ends: CopyEnd[]) => {
+export function endWritesOf(sql: Sql): EndWrites {
+  let writes = bySql.get(sql);
+  if (!writes) {
+    const ended = groupCommit(async (ends: CopyEnd[]) => {
       const moved = new Map((await endCopies(sql, ends)).map((r) => [r.id, r]));
       // A copy asked to end twice in one batch ended once: the first ask has the row, as the
       // first of two racing transitions would.
@@ -27,7 +33,12 @@ export function endWritesOf(sql: Sql): EndWrite {
         return row;
       });
     });
-    bySql.set(sql, end);
+    const engineRun = groupCommit(async (runs: KeptRunOf[]) => {
+      await keepEngineRuns(sql, runs);
+      return runs.map(() => undefined);
+    });
+    writes = { ended, engineRun };
+    bySql.set(sql, writes);
   }
-  return end;
+  return writes;
 }

@@ -29,23 +29,55 @@ export interface KeptRun {
  * the engine ran after a failed removal stays the platform's cost (issue 46).
  */
 export async function keepEngineRun(db: Db, copyId: string, run: KeptRun | null, closingSeq: number | null = null): Promise<void> {
-  const finished = run?.finishedAt ?? null;
+  await keepEngineRuns(db, [{ copyId, run, closingSeq }]);
+}
+
+/** One copy's record in a batch of `keepEngineRuns`. */
+export interface KeptRunOf {
+  copyId: string;
+  run: KeptRun | null;
+  closingSeq: number | null;
+}
+
+/**
+ * `keepEngineRun` for many copies in one statement (a host's removals, group-committed:
+ * runner/copies/end-writes.ts). A copy named twice keeps what two calls in turn would keep.
+ */
+export async function keepEngineRuns(db: Db, runs: KeptRunOf[]): Promise<void> {
+  if (!runs.length) return;
+  const given = runs.map((r) => ({
+    copy_id: r.copyId,
+    started_at: r.run?.startedAt?.toISOString() ?? null,
+    finished_at: r.run?.finishedAt?.toISOString() ?? null,
+    closing_seq: r.closingSeq,
+  }));
   await db`
-    with kept as (
-      update runner_copies
-      set engine_started_at = coalesce(engine_started_at, ${run?.startedAt ?? null}),
-          engine_finished_at = coalesce(engine_finished_at, ${finished}),
-          engine_checked_at = coalesce(engine_checked_at, clock_timestamp())
-      where id = ${copyId}
-      returning id, engine_finished_at
+    with given as (
+      -- A copy named twice: each column's first value given, as two calls in turn would coalesce.
+      select copy_id,
+        (array_agg(started_at order by n) filter (where started_at is not null))[1] as started_at,
+        (array_agg(finished_at order by n) filter (where finished_at is not null))[1] as finished_at,
+        (array_agg(closing_seq order by n) filter (where closing_seq is not null))[1] as closing_seq
+      from rows from (jsonb_to_recordset(${db.json(given as never)})
+        as (copy_id uuid, started_at timestamptz, finished_at timestamptz, closing_seq int))
+        with ordinality as g(copy_id, started_at, finished_at, closing_seq, n)
+      group by copy_id
+    ), kept as (
+      update runner_copies c
+      set engine_started_at = coalesce(c.engine_started_at, g.started_at),
+          engine_finished_at = coalesce(c.engine_finished_at, g.finished_at),
+          engine_checked_at = coalesce(c.engine_checked_at, clock_timestamp())
+      from given g
+      where c.id = g.copy_id
+      returning c.id, c.engine_finished_at, g.closing_seq
     )
     update copy_events e
     set at = greatest(least(k.engine_finished_at, clock_timestamp()), (
           select max(p.at) from copy_events p
           where p.copy_id = e.copy_id and p.seq < e.seq and p.kind in ('start', 'resume', 'pause', 'stop', 'fail')))
     from kept k
-    where ${closingSeq}::int is not null and k.engine_finished_at is not null
-      and e.copy_id = k.id and e.seq = ${closingSeq}::int and e.kind in ('stop', 'fail')`;
+    where k.closing_seq is not null and k.engine_finished_at is not null
+      and e.copy_id = k.id and e.seq = k.closing_seq and e.kind in ('stop', 'fail')`;
 }
 
 /** A unit the engine ran that no live record owned, as its labels name it. */
