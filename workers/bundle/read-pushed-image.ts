@@ -59,9 +59,11 @@ export async function readPushedImage(
     // The stored sizes and the config asked together, AT_ONCE at a time: a round trip's wait in
     // createBuild per AT_ONCE layers, not one a layer, and never a manifest's thousand at once.
     const sizes = async () => {
-      const found: (number | null)[] = [];
+      const found: number[] = [];
       for (let i = 0; i < layers.length; i += AT_ONCE)
-        found.push(...(await Promise.all(layers.slice(i, i + AT_ONCE).map((l) => registryBlobSize(registry, repository, l.digest as string)))));
+        found.push(
+          ...(await Promise.all(layers.slice(i, i + AT_ONCE).map((l) => registryBlobSize(registry, repository, l.digest as string)))),
+        );
       return found;
     };
     const [stored, configBytes] = await Promise.all([
