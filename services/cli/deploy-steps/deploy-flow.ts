@@ -277,7 +277,7 @@ async function registryOf(ctx: CliContext, client: Client, apiToken: string, pro
     const { askRegistryToken } = await import('../registry/registry-token.js');
     return { pushes: (await askRegistryToken(ctx.apiUrl, apiToken, [])) !== null, repository: null };
   }
-  const { registryTarget } = await import('./push-build.js');
+  const { registryTarget } = await import('../registry/registry-target.js');
   const repository = await registryTarget(ctx, client, apiToken, project);
   return { pushes: repository !== null, repository };
 }

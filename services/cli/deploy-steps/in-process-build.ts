@@ -17,7 +17,7 @@ import type { ReadImage } from '../registry/read-image.js';
 import { bytes } from '../ui/table.js';
 import type { StepLog } from '../ui/step-log.js';
 import { buildInProcess, type InProcessImage } from './in-process-image.js';
-import type { AskedTarget } from './push-build.js';
+import type { AskedTarget } from '../registry/registry-target.js';
 
 // The deploy's side of the in-process image (in-process-image.ts): tried before the engine is
 // asked to build; the image laid, its new layers scanned, then pulled into the local engine by

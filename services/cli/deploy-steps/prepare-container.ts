@@ -23,7 +23,7 @@ import { sameBuild } from './unchanged.js';
 import { rehearseLocally } from './rehearsal.js';
 import { blobSize, has, imageInRegistry, sendBlobs, type BlobsSent, type PushTarget } from '../registry/push-image.js';
 import { EnginePushUnavailable, readImageByEnginePush, type InspectedImage } from '../registry/engine-push.js';
-import type { AskedTarget } from './push-build.js';
+import type { AskedTarget } from '../registry/registry-target.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
 import type { BuildRecipe, RecipeOrReason } from '../local-engine/build-recipe.js';
 import { layInProcess, layOnDisk, type OnDisk } from './in-process-build.js';
