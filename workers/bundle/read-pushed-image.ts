@@ -18,6 +18,8 @@ import { BundleRefusal, describeConfig, type BundleImage, type BundleLimits } fr
 // sizes are added up (issue 45, L1), so a manifest cannot declare a large layer small.
 
 const HEX_DIGEST = /^sha256:[0-9a-f]{64}$/;
+/** Layers whose stored size is asked of the registry at once. */
+const AT_ONCE = 8;
 
 export async function readPushedImage(
   registry: Registry,
@@ -52,13 +54,27 @@ export async function readPushedImage(
       // The engine stores the layers unpacked: a compressed one could unpack past the limit unseen.
       if (!UNCOMPRESSED_LAYER_TYPES.has(String(layer.mediaType)))
         throw new BundleRefusal(`the layer ${layer.digest} is ${String(layer.mediaType)}: push layers uncompressed (pitch deploy does)`);
-      const stored = await registryBlobSize(registry, repository, layer.digest);
-      if (stored !== layer.size)
-        throw new BundleRefusal(`the layer ${layer.digest} is declared as ${layer.size} bytes, but its blob has ${stored}`);
       total += layer.size;
     }
+    // The stored sizes and the config asked together, AT_ONCE at a time: a round trip's wait in
+    // createBuild per AT_ONCE layers, not one a layer, and never a manifest's thousand at once.
+    const sizes = async () => {
+      const found: number[] = [];
+      for (let i = 0; i < layers.length; i += AT_ONCE)
+        found.push(
+          ...(await Promise.all(layers.slice(i, i + AT_ONCE).map((l) => registryBlobSize(registry, repository, l.digest as string)))),
+        );
+      return found;
+    };
+    const [stored, configBytes] = await Promise.all([
+      sizes(),
+      readBlob(registry, repository, config.digest, Math.min(4 * 1024 * 1024, limits.maxHeldBytes)),
+    ]);
+    layers.forEach((layer, i) => {
+      if (stored[i] !== layer.size)
+        throw new BundleRefusal(`the layer ${layer.digest} is declared as ${layer.size} bytes, but its blob has ${stored[i]}`);
+    });
     if (total > limits.maxUnpackedBytes) throw new BundleRefusal(`the pushed image unpacks to more than ${limits.maxUnpackedBytes} bytes`);
-    const configBytes = await readBlob(registry, repository, config.digest, Math.min(4 * 1024 * 1024, limits.maxHeldBytes));
     return {
       ...describeConfig(configBytes),
       configFile: `${config.digest.slice(7)}.json`,

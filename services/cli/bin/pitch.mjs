@@ -27,3 +27,9 @@ const code = await main(process.argv.slice(2));
 // open (a keep-alive socket) cannot hold the tool for more than a moment.
 process.exitCode = code;
 setTimeout(() => process.exit(code), 2000).unref();
+if (process.env.PITCH_TIMINGS === '1') {
+  // Where the time between the last line and the exit goes: what still holds the event loop.
+  const at = () => `[${(performance.now() / 1000).toFixed(3)} s]`;
+  process.stderr.write(`${at()}   · done; still open: ${process.getActiveResourcesInfo().join(', ') || 'nothing'}\n`);
+  process.on('exit', () => process.stderr.write(`${at()}   · exit\n`));
+}

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiError, type Client, type Project } from '@demo-rooms/contract';
+import { ApiError, type Build, type Client, type Project } from '@demo-rooms/contract';
 import { checkManifestFolder } from '@demo-rooms/contract/node';
 import type { FolderProblemCode, Manifest } from '@demo-rooms/contract/manifest';
 import { ask, type CliContext } from '../context.js';
@@ -22,6 +22,8 @@ import { cleanupsFinished } from './on-interrupt.js';
 import { readContainerInputs, recordInputs } from './unchanged-inputs.js';
 import { engineSocket, socketInspector } from '../local-engine/engine-socket.js';
 import { layeringNote } from '../local-engine/layering-note.js';
+import type { FoundEngine } from '../local-engine/local-docker.js';
+import type { OnDisk } from './in-process-build.js';
 
 export interface DeployOptions {
   project?: string;
@@ -79,6 +81,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   ctx.trace('project found');
 
   const work = await mkdtemp(join(tmpdir(), 'pitch-deploy-'));
+  let onDisk: Promise<OnDisk> | undefined;
   const early = manifest.kind === 'static' ? await (await import('./prepare-static.js')).packEarly(file.dir, manifest, work) : null;
   try {
     // A container's build inputs, read before anything else is: when the live build was made
@@ -100,6 +103,12 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     registry?.catch(() => {});
     const liveAsked = options.force ? Promise.resolve(null) : liveBuildOf(client, project);
     liveAsked.catch(() => {});
+    // A container redeploy's image laid on disk while the folder is scanned: the live build's
+    // config and layer sizes are round trips to the registry, which the scan's reading and module
+    // loading would otherwise wait for. Nothing is served to the engine or sent before the scans.
+    const engine = manifest.kind === 'container' ? import('../local-engine/local-docker.js').then((m) => m.findEngine()) : undefined;
+    engine?.catch(() => {});
+    onDisk = engine && inputs ? layEarly(ctx, engine, work, slug, liveAsked, registry!, inputs) : undefined;
 
     const [{ secretsRefusal }, { scanFolder }, { SecretScanner }, { prepareStatic }, { pushAndBuild }] = await Promise.all([
       import('../scan/findings.js'),
@@ -131,6 +140,8 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
             context: inputs?.context ?? null,
             recipe: inputs?.recipe,
             liveRecipe: inputs?.liveRecipe,
+            engine,
+            onDisk,
           });
     const pages = await readPages(file.dir, manifest);
 
@@ -181,6 +192,8 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     }
   } finally {
     await early?.stop();
+    // A layer being written into `work` (a refusal came first) ends before `work` goes.
+    await onDisk?.catch(() => {});
     await rm(work, { recursive: true, force: true });
     // The rehearsal copy's removal, started when its checks passed, ends before the tool does.
     await cleanupsFinished();
@@ -212,6 +225,29 @@ async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile
   return inputs;
 }
 
+/** layOnDisk (in-process-build.ts) once the live build is known, started beside the folder's scan. */
+function layEarly(
+  ctx: CliContext,
+  engine: Promise<FoundEngine>,
+  work: string,
+  slug: string,
+  live: Promise<Build | null>,
+  registry: ReturnType<typeof registryOf>,
+  inputs: NonNullable<Awaited<ReturnType<typeof containerInputs>>>,
+): Promise<OnDisk> {
+  const laying = Promise.all([live, import('./in-process-build.js')]).then(([build, { layOnDisk }]) =>
+    layOnDisk(
+      ctx,
+      engine.then((found) => found.docker),
+      work,
+      { slug, live: build, registry, context: inputs.context, recipe: inputs.recipe, liveRecipe: inputs.liveRecipe },
+    ),
+  );
+  // Awaited by prepareContainer, or by the deploy's end after a refusal: not an unhandled one.
+  laying.catch(() => {});
+  return laying;
+}
+
 /** An unchanged deploy's end: the pages (the room's, not the build's) sent as every deploy sends them, then the ways in. */
 async function finishUnchanged(
   ctx: CliContext,
@@ -241,7 +277,7 @@ async function registryOf(ctx: CliContext, client: Client, apiToken: string, pro
     const { askRegistryToken } = await import('../registry/registry-token.js');
     return { pushes: (await askRegistryToken(ctx.apiUrl, apiToken, [])) !== null, repository: null };
   }
-  const { registryTarget } = await import('./push-build.js');
+  const { registryTarget } = await import('../registry/registry-target.js');
   const repository = await registryTarget(ctx, client, apiToken, project);
   return { pushes: repository !== null, repository };
 }

@@ -16,8 +16,8 @@ import { pullIntoEngine, type LocalBlob } from '../registry/serving-registry.js'
 import type { ReadImage } from '../registry/read-image.js';
 import { bytes } from '../ui/table.js';
 import type { StepLog } from '../ui/step-log.js';
-import { buildInProcess } from './in-process-image.js';
-import type { AskedTarget } from './push-build.js';
+import { buildInProcess, type InProcessImage } from './in-process-image.js';
+import type { AskedTarget } from '../registry/registry-target.js';
 
 // The deploy's side of the in-process image (in-process-image.ts): tried before the engine is
 // asked to build; the image laid, its new layers scanned, then pulled into the local engine by
@@ -46,29 +46,26 @@ export interface LaidImage {
   read: ReadImage;
 }
 
-/** The image laid in-process and in the engine, or null (the line saying why is written) when the engine must build. */
-export async function layInProcess(
-  ctx: CliContext,
-  log: StepLog,
-  docker: Docker,
-  scanner: SecretScanner,
-  work: string,
-  options: InProcessOptions,
-): Promise<LaidImage | null> {
-  // No live container build (a first deploy, or --force): nothing to lay the files on, nothing to say.
+/** The image laid on this machine's disk (in-process-image.ts), and how long that took (ms). */
+export type OnDisk = { laid: InProcessImage; ms: number; target: AskedTarget } | { reason: string } | null;
+
+/**
+ * The first half, started before the project folder's scan (deploy-flow.ts): the live build's
+ * config and the kept layers' sizes read from the project's repository, the tail's new layers
+ * written to `work`. Nothing is served to the engine or sent anywhere: that waits for the scans
+ * (layInProcess). Null when there is no live container build to lay the files on (a first deploy,
+ * or --force); a reason when the engine must build.
+ */
+export async function layOnDisk(ctx: CliContext, engine: Promise<Docker>, work: string, options: InProcessOptions): Promise<OnDisk> {
   if (options.live?.kind !== 'container' || !options.recipe || !options.context) return null;
-  const engine = (reason: string) => {
-    log.done('build', `with the engine: ${reason}`);
-    return null;
-  };
-  if ('reason' in options.recipe) return engine(options.recipe.reason);
-  if (!options.live.digest) return engine('the live build records no image id');
+  if ('reason' in options.recipe) return { reason: options.recipe.reason };
+  if (!options.live.digest) return { reason: 'the live build records no image id' };
   const { repository } = await options.registry;
   ctx.trace('registry token ready');
-  if (!repository) return engine("the platform has no image registry to take the live build's layers from");
-  // The pull below speaks podman's API (plain HTTP on the loopback); Docker's pull has no such switch.
-  if ((await engineKind(docker)) !== 'podman') return engine('the in-process image is rehearsed through podman, and this engine is Docker');
-
+  if (!repository) return { reason: "the platform has no image registry to take the live build's layers from" };
+  // The engine is asked beside the laying (loading its client is slow): only a changed metadata step needs its answer before.
+  const kind = engine.then(engineKind);
+  kind.catch(() => {});
   const started = performance.now();
   const spoolDir = await mkdtemp(join(work, 'in-process-'));
   const laid = await buildInProcess({
@@ -81,15 +78,45 @@ export async function layInProcess(
     spoolDir,
     trace: (line) => ctx.trace(line),
     baseConfig: (reference) =>
-      docker
-        .getImage(reference)
-        .inspect()
-        .then(
-          (info) => info.Config as ConfigFields,
-          () => null,
-        ),
+      engine.then((docker) =>
+        docker
+          .getImage(reference)
+          .inspect()
+          .then(
+            (info) => info.Config as ConfigFields,
+            () => null,
+          ),
+      ),
   });
-  if ('reason' in laid) return engine(laid.reason);
+  // The pull (layInProcess) speaks podman's API (plain HTTP on the loopback); Docker's pull has no such switch.
+  if ('reason' in laid) return laid;
+  if ((await kind) !== 'podman') return { reason: 'the in-process image is rehearsed through podman, and this engine is Docker' };
+  return { laid, ms: performance.now() - started, target: repository };
+}
+
+/**
+ * The second half: the image laid on disk (layOnDisk, awaited here), its new layers scanned, then
+ * pulled into the engine by its manifest's digest and tagged; null (the line saying why is
+ * written) when the engine must build.
+ */
+export async function layInProcess(
+  ctx: CliContext,
+  log: StepLog,
+  docker: Docker,
+  scanner: SecretScanner,
+  options: InProcessOptions,
+  onDisk: Promise<OnDisk>,
+): Promise<LaidImage | null> {
+  const laying = await onDisk;
+  if (!laying) return null;
+  const engine = (reason: string) => {
+    log.done('build', `with the engine: ${reason}`);
+    return null;
+  };
+  if ('reason' in laying) return engine(laying.reason);
+  const { laid, target: repository } = laying;
+  // The line's time is the laying's own and this half's, not the scan's it ran beside.
+  const started = performance.now() - laying.ms;
 
   // The new layers' scan, before anything is served to the engine or sent anywhere.
   for (const layer of laid.newLayers) {

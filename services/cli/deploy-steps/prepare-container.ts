@@ -7,7 +7,7 @@ import type { Build } from '@demo-rooms/contract';
 import type { CliContext } from '../context.js';
 import { buildImage } from '../local-engine/build-image.js';
 import { readBuildContext, type BuildContext } from '../local-engine/build-context.js';
-import { engineMessage, findEngine } from '../local-engine/local-docker.js';
+import { engineMessage, findEngine, type FoundEngine } from '../local-engine/local-docker.js';
 import { checkBuiltImage, startCommandOf } from '../local-engine/image-checks.js';
 import { engineKind } from '../local-engine/local-copy.js';
 import { baseLayersOf, saveBundle, type SavedBundle } from '../local-engine/save-bundle.js';
@@ -23,10 +23,10 @@ import { sameBuild } from './unchanged.js';
 import { rehearseLocally } from './rehearsal.js';
 import { blobSize, has, imageInRegistry, sendBlobs, type BlobsSent, type PushTarget } from '../registry/push-image.js';
 import { EnginePushUnavailable, readImageByEnginePush, type InspectedImage } from '../registry/engine-push.js';
-import type { AskedTarget } from './push-build.js';
+import type { AskedTarget } from '../registry/registry-target.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
 import type { BuildRecipe, RecipeOrReason } from '../local-engine/build-recipe.js';
-import { layInProcess } from './in-process-build.js';
+import { layInProcess, layOnDisk, type OnDisk } from './in-process-build.js';
 
 export interface ContainerOptions {
   slug: string;
@@ -44,6 +44,10 @@ export interface ContainerOptions {
   /** What the image below the Dockerfile's tail is made from, and the live build's record of it (in-process-build.ts). */
   recipe?: RecipeOrReason;
   liveRecipe?: BuildRecipe | null;
+  /** The engine, looked for while the folder was scanned; looked for here when absent. */
+  engine?: Promise<FoundEngine>;
+  /** A redeploy's image, laid on disk while the folder was scanned (layOnDisk); laid here when absent. */
+  onDisk?: Promise<OnDisk>;
 }
 
 /**
@@ -80,14 +84,15 @@ export async function prepareContainer(
     );
   }
   const dockerfile = await readFile(dockerfilePath, 'utf8');
-  const { docker, where } = await findEngine();
+  const { docker, where } = await (options.engine ?? findEngine());
   ctx.detail(`engine    ${where}`);
   // Asked now, while the image builds: the rehearsal needs it (see engineKind).
   void engineKind(docker);
   const tag = `localhost/pitch-${options.slug}:deploy`;
 
   // A redeploy whose only changes are files its last COPY steps copy: laid without the engine.
-  const laid = await layInProcess(ctx, log, docker, scanner, work, options);
+  const onDisk = options.onDisk ?? layOnDisk(ctx, Promise.resolve(docker), work, options);
+  const laid = await layInProcess(ctx, log, docker, scanner, options, onDisk);
   const built = laid
     ? {
         tag: laid.tag,

@@ -1,15 +1,12 @@
 import type { Client, Project } from '@demo-rooms/contract';
 import { ask, type CliContext } from '../context.js';
 import { Refusal } from '../refusal.js';
-import { putManifest, sendImage, type PushResult, type PushTarget } from '../registry/push-image.js';
+import { putManifest, sendImage, type PushResult } from '../registry/push-image.js';
 import type { ReadImage } from '../registry/read-image.js';
-import { askRegistryToken } from '../registry/registry-token.js';
+import { registryTarget, type AskedTarget } from '../registry/registry-target.js';
 import { bytes } from '../ui/table.js';
 import type { StepLog } from '../ui/step-log.js';
 import type { Artefact } from './artefact.js';
-
-/** A push target and when its token was asked for (performance.now(), ms). */
-export type AskedTarget = PushTarget & { askedAt: number };
 
 /**
  * A registry token asked for this long ago (ms) is used again for the push: the shortest a
@@ -17,36 +14,6 @@ export type AskedTarget = PushTarget & { askedAt: number };
  * starts. An older one is asked for again.
  */
 const TOKEN_REUSE_MS = 20_000;
-
-/**
- * Repositories a layer may be mounted from besides the project's own: its workspace's other
- * projects with a live build, the newest first (the platform grants at most 4 scopes in one token,
- * the project's own among them). Only the workspace's: the api grants pull on no other's.
- */
-const MOUNT_SOURCES = 3;
-
-/**
- * The project's repository in the platform's registry, with a token to push and pull it and to
- * pull (so mount from) the workspace's other projects' repositories; null when the platform has
- * no registry.
- */
-export async function registryTarget(ctx: CliContext, client: Client, apiToken: string, project: Project): Promise<AskedTarget | null> {
-  const [account, projects] = await Promise.all([
-    ask('reading your workspace', () => client.call('whoami', {})),
-    ask('listing projects', () => client.call('listProjects')),
-  ]);
-  const repository = `${account.workspace.id}/${project.id}`;
-  const siblings = projects
-    .filter((other) => other.id !== project.id && other.liveBuildId)
-    .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
-    .slice(0, MOUNT_SOURCES)
-    .map((other) => `${account.workspace.id}/${other.id}`);
-  const grant = await askRegistryToken(ctx.apiUrl, apiToken, [
-    `repository:${repository}:push,pull`,
-    ...siblings.map((sibling) => `repository:${sibling}:pull`),
-  ]);
-  return grant && { registryUrl: grant.registry, repository, token: grant.token, mountFrom: siblings, askedAt: performance.now() };
-}
 
 /**
  * A container build through the platform's registry (issue 32): the image, read from the local
