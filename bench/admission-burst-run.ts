@@ -4,10 +4,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../services/core/config.js';
+import { loadConfig } from '../services/core/infra/config.js';
 import type { ViewersDone, ViewersJob } from './admission-viewers.js';
 import { testRunnerEnv } from '../test/support/runner/test-runner.js';
-import { planOf } from '../services/core/plans.js';
+import { planOf } from '../services/core/rules/plans.js';
 import { capChecks, type Group, liveNow, queueOvertakes, type Room, seedRooms, startFleet, type Viewer } from './admission-kit.js';
 
 /**

@@ -9,16 +9,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { createRunnerFleet } from '../services/data/runner-fleet.js';
-import { loadConfig } from '../services/core/config.js';
-import { createSql, type Sql } from '../services/core/db.js';
-import { LISTEN_BACKLOG } from '../services/core/http/listen.js';
-import { createLogger } from '../services/core/log.js';
-import { planOf, type PlanName } from '../services/core/plans.js';
-import { createStorage } from '../services/core/storage.js';
+import { loadConfig } from '../services/core/infra/config.js';
+import { createSql, type Sql } from '../services/core/infra/db.js';
+import { LISTEN_BACKLOG } from '../services/core/infra/http/listen.js';
+import { createLogger } from '../services/core/infra/log.js';
+import { planOf, type PlanName } from '../services/core/rules/plans.js';
+import { createStorage } from '../services/core/infra/storage.js';
 import { type CopyView, type RunnerClient, runnerKey } from '@demo-rooms/contract/runner';
 import { buildRunner } from '../runner/app.js';
-import { runnerSettings } from '../runner/runner-context.js';
-import { createRunnerService } from '../runner/runner-service.js';
+import { runnerSettings } from '../runner/service/runner-context.js';
+import { createRunnerService } from '../runner/service/runner-service.js';
 import { seedContainerBuild, seedWorkspace } from '../test/support/runner/seed.js';
 import { testRunnerEnv } from '../test/support/runner/test-runner.js';
 import { StubEngine } from './stub-engine.js';
@@ -91,7 +91,7 @@ const http = require('node:http');
 const { parentPort } = require('node:worker_threads');
 const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
 server.keepAliveTimeout = 30_000;
-// Thousands of copies' first probes arrive at once: the queue of a crowd's listener (services/core/http/listen.ts).
+// Thousands of copies' first probes arrive at once: the queue of a crowd's listener (services/core/infra/http/listen.ts).
 server.listen({ port: 0, host: '127.0.0.1', backlog: ${LISTEN_BACKLOG} }, () => parentPort.postMessage(server.address().port));
 parentPort.once('message', () => {
   server.closeAllConnections();

@@ -13,7 +13,7 @@
 //   engine API's create + start as the baseline instead of the `podman run` command.
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { planOf } from '../services/core/plans.js';
+import { planOf } from '../services/core/rules/plans.js';
 import { capChecks, percentile, queueOvertakes, type Room, type Viewer, viewer } from './admission-kit.js';
 import { enterRunning, ms, newSession, type RawVia, rawCopy, rawStart, removeRaw, startKit } from './runner-kit.js';
 import { figure, step } from './report.js';

@@ -11,8 +11,8 @@
 //   npm run bench -- admission-step          (BENCH_VIEWERS=2000 for a smaller one)
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { loadConfig } from '../services/core/config.js';
-import { createSql } from '../services/core/db.js';
+import { loadConfig } from '../services/core/infra/config.js';
+import { createSql } from '../services/core/infra/db.js';
 import type { Ask } from '../runner/copies/admission-batch.js';
 import { createAdmissionBatcher } from '../runner/copies/admission-batcher.js';
 import type { Admission } from '../runner/copies/copy-admission.js';

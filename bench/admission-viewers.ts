@@ -7,7 +7,7 @@
 // client behind other viewers' 10 s long-polls (seconds before they were even sent).
 import process from 'node:process';
 import { createRunnerFleet } from '../services/data/runner-fleet.js';
-import { createSql } from '../services/core/db.js';
+import { createSql } from '../services/core/infra/db.js';
 import { limitConnections, type Room, type Viewer, viewer } from './admission-kit.js';
 
 export interface ViewersJob {

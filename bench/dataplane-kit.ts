@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDataplane } from '../infra/local/dataplane.mjs';
 import { canListen } from '../infra/local/lib.mjs';
-import { copyOriginKey } from '../services/core/copy-origin-key.js';
+import { copyOriginKey } from '../services/core/rules/copy-origin-key.js';
 import { copyCookie, copyTokens } from '../services/room/viewer-copies/copy-token.js';
 import { dataplaneRoutes } from '../runner/dataplane/routes.js';
 

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { startPlatform } from '../test/support/platform.js';
 import { desktopChrome } from '../test/support/browser.js';
 import { deployStaticRoom, hit, shellData, type Jar } from '../test/support/room.js';
-import { renderPage } from '../services/core/room-pages/render-page.js';
+import { renderPage } from '../services/core/rules/room-pages/render-page.js';
 import { figure } from './report.js';
 
 const run = promisify(execFile);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { createSql } from '../services/core/db.js';
+import { createSql } from '../services/core/infra/db.js';
 import { testEnv } from '../test/support/services.js';
 import { createCopyProxy, type CopyTarget } from '../services/room/viewer-copies/copy-proxy.js';
 import { probeHealth } from '../runner/copies/health-probe.js';

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { END, file, mixedBlocks, writeTgz } from '../test/fixtures/archives/tar-builder.js';
-import { unpackArchive } from '../workers/unpack/unpack-archive.js';
+import { unpackArchive } from '../workers/archive-unpack/unpack-archive.js';
 import { figure } from './report.js';
 
 const run = promisify(execFile);

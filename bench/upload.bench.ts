@@ -19,9 +19,9 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadConfig } from '../services/core/config.js';
-import { createSql } from '../services/core/db.js';
-import { createStorage } from '../services/core/storage.js';
+import { loadConfig } from '../services/core/infra/config.js';
+import { createSql } from '../services/core/infra/db.js';
+import { createStorage } from '../services/core/infra/storage.js';
 import { uploadDirect } from '../services/cli/deploy-steps/direct-upload.js';
 import { issueToken } from '../services/ops/ops.service.js';
 import { testEnv } from '../test/support/services.js';
@@ -60,7 +60,7 @@ await new Promise<void>((resolve, reject) => {
 });
 
 // The baseline: the same bytes PUT straight into the same bucket, streamed from the file with
-// its length known, as the api does (services/core/storage.ts).
+// its length known, as the api does (services/core/infra/storage.ts).
 const storage = createStorage(loadConfig(env));
 async function directPut(): Promise<number> {
   const directKey = `bench/direct-${Date.now()}`;

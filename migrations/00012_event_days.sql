@@ -1,6 +1,6 @@
 -- Analytics roll-ups (issue 15, item 8): the room's events summed per project per UTC day, so a
 -- range of days answers from at most one row a project a day however many events there were.
--- Written by the worker job event-days.rollup (workers/event-days/), read by projectAnalytics and
+-- Written by the worker job event-days.rollup (workers/event-days-rollup/), read by projectAnalytics and
 -- workspaceAnalytics (services/data/event-days.sql.ts). Today is never rolled: it answers from the
 -- raw events, so the figures are current.
 

@@ -9,7 +9,7 @@ create table workspace_brands (
   accent text check (accent ~ '^#[0-9a-f]{6}$'),
   -- The theme's tokens (colours `#rrggbb`, `radius`, `font`); null is the room's own look.
   theme jsonb,
-  -- The logo as re-encoded by the platform (services/core/images.ts), in the object store under
+  -- The logo as re-encoded by the platform (services/core/rules/images.ts), in the object store under
   -- logo_key; logo_hash (sha256 of those bytes, base64url) names the key and is the ETag.
   logo_key text,
   logo_type text check (logo_type in ('image/png', 'image/jpeg', 'image/webp')),

@@ -9,7 +9,7 @@ create table webhook_endpoints (
   -- A subset of ProductEventKind (services/contract/resources/product-event.ts).
   kinds text[] not null check (cardinality(kinds) between 1 and 16),
   enabled boolean not null default true,
-  -- The Standard Webhooks signing secret (whsec_…), sealed with APP_SECRET (services/core/sealed-secret.ts).
+  -- The Standard Webhooks signing secret (whsec_…), sealed with APP_SECRET (services/core/infra/sealed-secret.ts).
   secret_sealed bytea not null,
   -- Why the platform switched the endpoint off (null when it did not, or the builder switched it back on).
   disabled_reason text check (char_length(disabled_reason) <= 300),

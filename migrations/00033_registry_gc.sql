@@ -2,7 +2,7 @@
 -- platform uses (its REGISTRY_URL). Distribution's garbage-collect is unsafe beside a push (a
 -- layer sent before its manifest is unreferenced and would go), so a collection first closes
 -- pushes (the api's /v2/token grants no push while pushes_closed_at is set), waits out the
--- longest push token, runs, and reopens them (workers/sweep/registry-gc.sweep.ts).
+-- longest push token, runs, and reopens them (workers/leftovers-sweep/registry-gc.sweep.ts).
 create table registry_gc (
   registry text primary key check (length(registry) <= 500),
   -- The sweep deleted manifests since the last collection: their layers wait to be freed.

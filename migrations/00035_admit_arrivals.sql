@@ -8,7 +8,7 @@
 -- stalled every admission on its host.
 --
 -- p_asks: [{ sessionId, workspaceId, projectId, buildId, copyCap, roomCap, after? }], where the
--- caps come from the workspace's plan (services/core/plans.ts) and `after` is the session's latest
+-- caps come from the workspace's plan (services/core/rules/plans.ts) and `after` is the session's latest
 -- copy when its call arrived (absent: not checked; null: it had none).
 --
 -- One row per arrival (i: its index in p_asks), and one more, kind 'evicted', for a copy given up

@@ -5,7 +5,7 @@
 -- upload id) or manifest PUT, its bytes reserved before they were forwarded. A finished one has
 -- the digest the registry stored it under; an unfinished one counts until the registry's upload
 -- purging has surely removed its data (registry-usage.sql.ts). Rows of a digest the garbage
--- collection deleted are forgotten then (workers/sweep/registry-gc.sweep.ts).
+-- collection deleted are forgotten then (workers/leftovers-sweep/registry-gc.sweep.ts).
 create table registry_pushes (
   workspace_id uuid not null references workspaces(id) on delete cascade,
   upload text not null check (length(upload) <= 200),

@@ -1,10 +1,10 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Logger } from '../services/core/log.js';
-import { opsPlugin } from '../services/core/http/ops.plugin.js';
-import { logRequests, requestLogging } from '../services/core/http/request-log.js';
-import { fitLoadBalancer } from '../services/core/http/server-timeouts.js';
+import type { Logger } from '../services/core/infra/log.js';
+import { opsPlugin } from '../services/core/infra/http/ops.plugin.js';
+import { logRequests, requestLogging } from '../services/core/infra/http/request-log.js';
+import { fitLoadBalancer } from '../services/core/infra/http/server-timeouts.js';
 import {
   CallsBody,
   EnterBody,
@@ -18,7 +18,7 @@ import {
   RUNNER_DEADLINE_HEADER,
 } from '@demo-rooms/contract/runner';
 import type { CopyEngine } from './engine/copy-engine.js';
-import type { RunnerService } from './runner-service.js';
+import type { RunnerService } from './service/runner-service.js';
 import { reconcileUsage } from './loops/usage-reconcile.js';
 
 export { dockerFrom } from './engine/docker/docker-calls.js';

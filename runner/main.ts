@@ -1,15 +1,15 @@
 import closeWithGrace from 'close-with-grace';
-import { loadConfig } from '../services/core/config.js';
-import { registryOf } from '../services/core/registry/registry-pull.js';
-import { createSql } from '../services/core/db.js';
-import { listenForCrowds } from '../services/core/http/listen.js';
-import { createLogger } from '../services/core/log.js';
-import { createStorage } from '../services/core/storage.js';
+import { loadConfig } from '../services/core/infra/config.js';
+import { registryOf } from '../services/core/infra/registry/registry-pull.js';
+import { createSql } from '../services/core/infra/db.js';
+import { listenForCrowds } from '../services/core/infra/http/listen.js';
+import { createLogger } from '../services/core/infra/log.js';
+import { createStorage } from '../services/core/infra/storage.js';
 import { buildRunner } from './app.js';
 import { createEngine } from './engine/engine-factory.js';
-import { runnerSettings } from './runner-context.js';
+import { runnerSettings } from './service/runner-context.js';
 import { runnerKey } from '@demo-rooms/contract/runner';
-import { createRunnerService } from './runner-service.js';
+import { createRunnerService } from './service/runner-service.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'runner', level: config.LOG_LEVEL, pretty: config.NODE_ENV !== 'production' });

@@ -1,8 +1,8 @@
 import { DelayedError, Worker } from 'bullmq';
-import { createRedis, queueNames, type QueueName } from '../services/core/queues.js';
+import { createRedis, queueNames, type QueueName } from '../services/core/infra/queues.js';
 import type { WorkerDeps } from './worker-deps.js';
 import { processorsFor } from './processors.js';
-import { jobDuration } from '../services/core/metrics.js';
+import { jobDuration } from '../services/core/infra/metrics.js';
 
 export interface WorkersApp {
   workers: Worker[];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { queueNames, type QueueName } from '../services/core/queues.js';
+import { queueNames, type QueueName } from '../services/core/infra/queues.js';
 import { buildWorkers } from './app.js';
 import { processorsFor } from './processors.js';
 import type { WorkerDeps } from './worker-deps.js';

@@ -1,13 +1,13 @@
 import type { Job } from 'bullmq';
-import type { QueueName } from '../services/core/queues.js';
+import type { QueueName } from '../services/core/infra/queues.js';
 import type { WorkerDeps } from './worker-deps.js';
 import { accountPurge } from './account-purge/account-purge.job.js';
-import { bundle } from './bundle/bundle.job.js';
-import { alertsDigest } from './alerts/digest.job.js';
-import { eventDays } from './event-days/event-days.job.js';
+import { bundle } from './bundle-check/bundle.job.js';
+import { alertsDigest } from './alerts-digest/digest.job.js';
+import { eventDays } from './event-days-rollup/event-days.job.js';
 import { eventsFanout } from './events-fanout/events-fanout.job.js';
-import { sweep } from './sweep/sweep.job.js';
-import { unpack } from './unpack/unpack.job.js';
+import { sweep } from './leftovers-sweep/sweep.job.js';
+import { unpack } from './archive-unpack/unpack.job.js';
 import { usage } from './usage-rollup/usage.job.js';
 import { webhookDeliver } from './webhook-deliver/webhook-deliver.job.js';
 

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import type { Config } from '../services/core/config.js';
-import type { Sql } from '../services/core/db.js';
-import type { Logger } from '../services/core/log.js';
-import type { Mailer } from '../services/core/mailer.js';
-import type { Queues } from '../services/core/queues.js';
-import type { Storage } from '../services/core/storage.js';
+import type { Config } from '../services/core/infra/config.js';
+import type { Sql } from '../services/core/infra/db.js';
+import type { Logger } from '../services/core/infra/log.js';
+import type { Mailer } from '../services/core/infra/mailer.js';
+import type { Queues } from '../services/core/infra/queues.js';
+import type { Storage } from '../services/core/infra/storage.js';
 
 export interface WorkerDeps {
   config: Config;

@@ -7,7 +7,7 @@ const mains = {
   room: './dist/services/room/main.js',
   workers: './dist/workers/main.js',
   runner: './dist/runner/main.js',
-  migrate: './dist/services/core/migrate.main.js',
+  migrate: './dist/services/core/infra/migrate.main.js',
   // Writes this host's data plane config (HAProxy) from the environment: infra/local/dataplane.mjs.
   'dataplane-config': './infra/local/dataplane.mjs',
 };

@@ -15,7 +15,7 @@ export const DATAPLANE_DEFAULT_PORT = 8084;
 
 /**
  * What one viewer may hold of the data plane (docs/runner.md, "Data plane", "Limits"; security-4.md
- * H2), each from its DATAPLANE_* variable; services/core/config.ts documents the same defaults.
+ * H2), each from its DATAPLANE_* variable; services/core/infra/config.ts documents the same defaults.
  */
 export const DATAPLANE_LIMIT_DEFAULTS = {
   /** DATAPLANE_MAX_CONN_PER_SOURCE: connections one address holds open, idle ones included. */

@@ -1,5 +1,5 @@
 // `npm start` lets a builder point a webhook at a receiver on this machine (issue 45): local
-// development's switch, WEBHOOKS_ALLOW_PRIVATE (services/core/config.ts; docs/decisions/webhooks.md),
+// development's switch, WEBHOOKS_ALLOW_PRIVATE (services/core/infra/config.ts; docs/decisions/webhooks.md),
 // allows http:// and private, loopback and link-local addresses. It is on unless the
 // environment says otherwise, and never with NODE_ENV=production (the platform refuses to start so).
 

@@ -11,7 +11,7 @@ export const PROCESSES = [
   { name: 'workers', main: 'workers/main.ts' },
   { name: 'runner', main: 'runner/main.ts' },
 ];
-const MIGRATE = { name: 'migrate', main: 'services/core/migrate.main.ts' };
+const MIGRATE = { name: 'migrate', main: 'services/core/infra/migrate.main.ts' };
 
 /** The file a process runs, or null (with a warning) while it does not exist yet. */
 export function mainFile({ name, main }, log) {

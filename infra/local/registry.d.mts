@@ -1,4 +1,4 @@
-// Types of the registry.mjs launcher that TypeScript imports (workers/sweep/registry-gc.int.test.ts
+// Types of the registry.mjs launcher that TypeScript imports (workers/leftovers-sweep/registry-gc.int.test.ts
 // starts a registry of its own, so its garbage collection touches no other test's).
 export function startRegistry(options: {
   dataDir: string;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { freePort, run, startProcess, which } from './lib.mjs';
 import { s3Client } from './s3.mjs';
 
-/** Names the registry and the api's tokens agree on (services/core/registry/registry-token.ts). */
+/** Names the registry and the api's tokens agree on (services/core/infra/registry/registry-token.ts). */
 const SERVICE = 'demo-rooms-registry';
 const ISSUER = 'demo-rooms';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/core/config.js';
-import { createSql } from '../../services/core/db.js';
-import type { PlanName } from '../../services/core/plans.js';
+import { loadConfig } from '../../services/core/infra/config.js';
+import { createSql } from '../../services/core/infra/db.js';
+import type { PlanName } from '../../services/core/rules/plans.js';
 import { placeOf } from '../../services/data/copies.sql.js';
 import { seedWorkspace } from '../../test/support/runner/seed.js';
 import { testRunnerEnv } from '../../test/support/runner/test-runner.js';

@@ -1,5 +1,5 @@
-import type { Db, Sql } from '../../services/core/db.js';
-import { allowance, planOf } from '../../services/core/plans.js';
+import type { Db, Sql } from '../../services/core/infra/db.js';
+import { allowance, planOf } from '../../services/core/rules/plans.js';
 import { planNamesOf } from '../../services/data/workspaces.sql.js';
 import { transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { liveCopyCounts } from '../../services/data/copy-admission.sql.js';
@@ -13,7 +13,7 @@ import {
   tryWorkspacesThenHost,
 } from '../../services/data/copy-admission-batch.sql.js';
 import { queueHeadsOn } from '../../services/data/copy-admission.sql.js';
-import type { HostScope } from '../runner-context.js';
+import type { HostScope } from '../service/runner-context.js';
 import { type Decision, queuePass, Tally } from './queue-pass.js';
 import { type Admission, claimCopy, reserve } from './copy-admission.js';
 

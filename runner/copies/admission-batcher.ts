@@ -1,10 +1,10 @@
-import type { Sql } from '../../services/core/db.js';
-import { groupCommit } from '../../services/core/group-commit.js';
-import type { HostScope } from '../runner-context.js';
+import type { Sql } from '../../services/core/infra/db.js';
+import { groupCommit } from '../../services/core/infra/group-commit.js';
+import type { HostScope } from '../service/runner-context.js';
 import { admitViewers, type Ask } from './admission-batch.js';
 import type { Admission } from './copy-admission.js';
 
-// Group commit for arrivals (services/core/group-commit.ts): one batch of this host's arrivals is
+// Group commit for arrivals (services/core/infra/group-commit.ts): one batch of this host's arrivals is
 // decided at a time (admission-batch.ts); whoever arrives while it is decided joins the next, so
 // a quiet host decides a viewer at once and a crowd is decided a few hundred at a time. Waiting
 // viewers wait in memory, not on a database connection: one connection a host decides them all.

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Sql } from '../../services/core/db.js';
+import type { Db, Sql } from '../../services/core/infra/db.js';
 import { planFor } from '../../services/data/workspaces.sql.js';
-import { allowance } from '../../services/core/plans.js';
+import { allowance } from '../../services/core/rules/plans.js';
 import { insertCopy, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { copyToEvict, liveCopyCounts, lockCopySlots, warmCopiesComing, workspaceHasQueue } from '../../services/data/copy-admission.sql.js';
-import type { HostScope } from '../runner-context.js';
+import type { HostScope } from '../service/runner-context.js';
 
 // Caps, reserved atomically before the engine is asked for anything (research/runner.md #1):
 //   the room's viewers at once   (the plan's concurrentViewers, or the room's own number)

@@ -1,5 +1,5 @@
-import { failedStarts } from '../../services/core/metrics.js';
-import type { RunnerContext } from '../runner-context.js';
+import { failedStarts } from '../../services/core/infra/metrics.js';
+import type { RunnerContext } from '../service/runner-context.js';
 import { CopyExited, Withdrawn } from './copy-errors.js';
 import { recordExit } from './copy-exits.js';
 import { probeHealth } from './health-probe.js';

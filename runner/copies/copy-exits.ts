@@ -1,7 +1,7 @@
 import { insertExit } from '../../services/data/copy-exits.sql.js';
 import type { CopyRow } from '../../services/data/copies.sql.js';
 import { terminalSafe } from '@demo-rooms/contract';
-import type { RunnerContext } from '../runner-context.js';
+import type { RunnerContext } from '../service/runner-context.js';
 
 // What a copy said before it died, kept for its builder (copy_exits): read from the engine
 // before the container is removed, bounded, with run.env's secrets masked, and without terminal

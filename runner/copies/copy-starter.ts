@@ -1,7 +1,7 @@
-import { coldStart } from '../../services/core/metrics.js';
+import { coldStart } from '../../services/core/infra/metrics.js';
 import { EngineError, ExitedAtStart, ImageGone, ImageMissing, type StartHooks } from '../engine/copy-engine.js';
 import type { CopySpec } from '@demo-rooms/contract/runner';
-import type { RunnerContext } from '../runner-context.js';
+import type { RunnerContext } from '../service/runner-context.js';
 import { ProbeTimeout, probeHealth } from './health-probe.js';
 import type { CopyRow } from '../../services/data/copies.sql.js';
 import { failCopy, looksOom, removeResources } from './copy-control.js';

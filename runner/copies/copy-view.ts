@@ -1,4 +1,4 @@
-import type { Db } from '../../services/core/db.js';
+import type { Db } from '../../services/core/infra/db.js';
 import type { CopyView } from '@demo-rooms/contract/runner';
 import { copyById, placeOf, type CopyRow } from '../../services/data/copies.sql.js';
 

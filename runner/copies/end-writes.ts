@@ -1,5 +1,5 @@
-import type { Sql } from '../../services/core/db.js';
-import { groupCommit, type GroupCommit } from '../../services/core/group-commit.js';
+import type { Sql } from '../../services/core/infra/db.js';
+import { groupCommit, type GroupCommit } from '../../services/core/infra/group-commit.js';
 import type { CopyRow } from '../../services/data/copies.sql.js';
 import { type CopyEnd, endCopies } from '../../services/data/copy-end-writes.sql.js';
 import { type KeptRunOf, keepEngineRuns } from '../../services/data/usage-reconciliation.sql.js';

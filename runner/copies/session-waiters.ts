@@ -1,4 +1,4 @@
-import type { Waiters } from '../runner-context.js';
+import type { Waiters } from '../service/runner-context.js';
 
 // Long-polls of the room: `GET /sessions/:id/copy?wait=ms&seen=…` sleeps here until something
 // about that session changes in this process (or a broadcast wakes every waiter, e.g. when the

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSql, type Sql } from '../../services/core/db.js';
+import { createSql, type Sql } from '../../services/core/infra/db.js';
 import { insertCopy, transition } from '../../services/data/copies.sql.js';
 import { createSession } from '../../services/data/room-sessions.sql.js';
 import { seedBuildRecords, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';

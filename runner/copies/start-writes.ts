@@ -1,5 +1,5 @@
-import type { Sql } from '../../services/core/db.js';
-import { groupCommit } from '../../services/core/group-commit.js';
+import type { Sql } from '../../services/core/infra/db.js';
+import { groupCommit } from '../../services/core/infra/group-commit.js';
 import { recordContainers, recordReady, recordStarted, type ReadyCopy } from '../../services/data/copy-start-writes.sql.js';
 
 // A start's three writes (made, running, ready: copy-starter.ts), group-committed per host: under

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSql, type Sql } from '../../services/core/db.js';
+import { createSql, type Sql } from '../../services/core/infra/db.js';
 import { testEnv } from '../../test/support/services.js';
 import { seedWorkspace } from '../../test/support/runner/seed.js';
 import { insertCopy, transition } from '../../services/data/copies.sql.js';

@@ -1,8 +1,8 @@
 import { LABEL } from '@demo-rooms/contract/runner';
-import { unownedSecondsBilled } from '../../services/core/metrics.js';
+import { unownedSecondsBilled } from '../../services/core/infra/metrics.js';
 import { accountUnowned, keepEngineRun } from '../../services/data/usage-reconciliation.sql.js';
 import type { EngineRun, Listed } from '../engine/copy-engine.js';
-import type { RunnerContext } from '../runner-context.js';
+import type { RunnerContext } from '../service/runner-context.js';
 
 // A copy the engine runs that no live record owns (a start that outlived its record, a record
 // ended by another runner, a container made by hand with the runner's labels) is ended, and the

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDataplane, type Dataplane } from '../../infra/local/dataplane.mjs';
 import { VIEWER_ADDRESS_HEADERS } from '../../services/room/viewer-copies/copy-proxy.js';
-import { copyOriginKey } from '../../services/core/copy-origin-key.js';
+import { copyOriginKey } from '../../services/core/rules/copy-origin-key.js';
 import { copyCookie, copyTokens, personalClaims } from '../../services/room/viewer-copies/copy-token.js';
 import { personalHeaders, VIEWER_COMPANY_HEADER, VIEWER_NAME_HEADER } from '../../services/room/personal.js';
 import { viewCookie } from '../../services/room/content/view-token.js';

@@ -1,4 +1,4 @@
-import { dataplaneRefused } from '../../services/core/metrics.js';
+import { dataplaneRefused } from '../../services/core/infra/metrics.js';
 import { adminCommand } from './admin-socket.js';
 
 // What the data plane's limits refused (docs/runner.md, "Data plane", "Limits"), from HAProxy's own

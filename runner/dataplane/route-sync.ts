@@ -1,7 +1,7 @@
-import { copyOriginKey } from '../../services/core/copy-origin-key.js';
+import { copyOriginKey } from '../../services/core/rules/copy-origin-key.js';
 import { liveCopiesOf } from '../../services/data/copies.sql.js';
 import { sessionStandings } from '../../services/data/room-sessions.sql.js';
-import type { RunnerContext } from '../runner-context.js';
+import type { RunnerContext } from '../service/runner-context.js';
 import { activitySince } from './activity.js';
 import { refusalsCounter } from './refusals.js';
 import { dataplaneRoutes, type Route } from './routes.js';

@@ -1,5 +1,5 @@
 import { chown, rename, stat, writeFile } from 'node:fs/promises';
-import { copyOriginKey } from '../../services/core/copy-origin-key.js';
+import { copyOriginKey } from '../../services/core/rules/copy-origin-key.js';
 import { adminCommand, AdminSocketError } from './admin-socket.js';
 
 // The data plane's routes (issue 31; docs/runner.md, "Data plane"): HAProxy's map file keyed by a

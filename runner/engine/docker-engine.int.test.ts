@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import { Readable } from 'node:stream';
-import { loadConfig } from '../../services/core/config.js';
-import { createLogger } from '../../services/core/log.js';
+import { loadConfig } from '../../services/core/infra/config.js';
+import { createLogger } from '../../services/core/infra/log.js';
 import { BRIDGE_PREFIX } from '@demo-rooms/contract/runner';
 import { testEnv } from '../../test/support/services.js';
-import { runnerSettings } from '../runner-context.js';
+import { runnerSettings } from '../service/runner-context.js';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { copyEngineConformance } from '../../test/support/runner/copy-engine-conformance.js';
 import { dockerFrom } from './docker/docker-calls.js';

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { LABEL, containerName, labelsOf, networkName, type CopySpec } from '@demo-rooms/contract/runner';
-import type { Logger } from '../../services/core/log.js';
+import type { Logger } from '../../services/core/infra/log.js';
 import {
   EngineError,
   ExitedAtStart,

@@ -1,8 +1,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import type { Config } from '../../services/core/config.js';
-import type { Logger } from '../../services/core/log.js';
-import { registryOf, workspacePullLogin } from '../../services/core/registry/registry-pull.js';
-import type { RunnerSettings } from '../runner-context.js';
+import type { Config } from '../../services/core/infra/config.js';
+import type { Logger } from '../../services/core/infra/log.js';
+import { registryOf, workspacePullLogin } from '../../services/core/infra/registry/registry-pull.js';
+import type { RunnerSettings } from '../service/runner-context.js';
 import type { CopyEngine } from './copy-engine.js';
 import type { HostEngine } from './host-engine.js';
 import { dockerFrom } from './docker/docker-calls.js';

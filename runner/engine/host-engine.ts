@@ -1,4 +1,4 @@
-import type { Logger } from '../../services/core/log.js';
+import type { Logger } from '../../services/core/infra/log.js';
 
 // What an engine that runs copies on the runner's own host does besides the CopyEngine
 // (copy-engine.ts): it secures that host (the host guard) and keeps that host's images. The Docker

@@ -1,9 +1,9 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/core/config.js';
-import { createSql, type Sql } from '../../services/core/db.js';
-import { createLogger } from '../../services/core/log.js';
-import { createStorage, type Storage } from '../../services/core/storage.js';
+import { loadConfig } from '../../services/core/infra/config.js';
+import { createSql, type Sql } from '../../services/core/infra/db.js';
+import { createLogger } from '../../services/core/infra/log.js';
+import { createStorage, type Storage } from '../../services/core/infra/storage.js';
 import { claimingBundle, entriesOfBundle, tarOf } from '../../test/fixtures/bundle-tricks.js';
 import { testEnv } from '../../test/support/services.js';
 import { dockerFrom } from '../app.js';

@@ -1,13 +1,13 @@
 import { uploadKey } from '../../services/data/uploads.sql.js';
 import { buildImageOf, buildsToKeep } from '../../services/data/build-images.sql.js';
-import type { Sql } from '../../services/core/db.js';
-import type { Logger } from '../../services/core/log.js';
-import type { Storage } from '../../services/core/storage.js';
+import type { Sql } from '../../services/core/infra/db.js';
+import type { Logger } from '../../services/core/infra/log.js';
+import type { Storage } from '../../services/core/infra/storage.js';
 import { ImageMissing, ImageTooLarge, type CopyEngine } from '../engine/copy-engine.js';
 import type { HostImages } from '../engine/host-engine.js';
 import { registryArchive } from './registry-archive.js';
-import { repositoryOf } from '../../services/core/registry/registry-token.js';
-import type { Registry } from '../../services/core/registry/registry-pull.js';
+import { repositoryOf } from '../../services/core/infra/registry/registry-token.js';
+import type { Registry } from '../../services/core/infra/registry/registry-pull.js';
 import { buildIdOfTag, RECENT_BUILD_DAYS, tagsToRemove, type TaggedImage } from './image-rule.js';
 
 // Images of container builds. A build's image is prepared in the engine (engine.prepare: for

@@ -1,7 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
-import { readBlob, readManifest, registryGet, type Registry } from '../../services/core/registry/registry-pull.js';
+import { readBlob, readManifest, registryGet, type Registry } from '../../services/core/infra/registry/registry-pull.js';
 
 // A pushed build's image as the engine loads it (issue 32): its manifest and config from the
 // registry, its layers streamed from the registry one after the other into a docker-archive

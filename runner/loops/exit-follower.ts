@@ -1,4 +1,4 @@
-import type { Logger } from '../../services/core/log.js';
+import type { Logger } from '../../services/core/infra/log.js';
 import type { CopyEngine, CopyExit } from '../engine/copy-engine.js';
 
 // The runner follows the engine's exits of its own copies instead of polling each copy: an exit

@@ -1,5 +1,5 @@
 import { beat, settleLostHosts } from '../../services/data/runner-hosts.sql.js';
-import type { RunnerContext } from '../runner-context.js';
+import type { RunnerContext } from '../service/runner-context.js';
 import { endLostRuns } from './lost-host-runs.js';
 
 // A runner host in its fleet (docs/runner.md, "Several runner hosts"): it registers and beats

@@ -1,7 +1,7 @@
-import type { RunnerContext } from '../runner-context.js';
+import type { RunnerContext } from '../service/runner-context.js';
 import { pauseCopy, stopCopy } from '../copies/copy-control.js';
 import { copiesToCull } from '../../services/data/copies.sql.js';
-import { createLimit } from '../limit.js';
+import { createLimit } from '../engine/limit.js';
 
 // Two idle tiers and a maximum age (JupyterHub's culler, mybinder's max age, Fly's suspend):
 //   a viewer's copy without activity for RUNNER_IDLE_PAUSE_S is paused ("paused while away"),

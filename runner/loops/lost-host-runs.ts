@@ -1,7 +1,7 @@
 import { keepEngineRun } from '../../services/data/usage-reconciliation.sql.js';
 import type { LostHost } from '../../services/data/runner-hosts.sql.js';
 import { accountRun } from '../copies/unowned-copies.js';
-import type { RunnerContext } from '../runner-context.js';
+import type { RunnerContext } from '../service/runner-context.js';
 
 // A lost host's copies, as the engine saw them end (issue 46; docs/runner.md "Usage and billing").
 // Settling a lost host ends its copies with a `stop` dated at its last beat: the one moment the

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orphanCopiesRemoved } from '../../services/core/metrics.js';
+import { orphanCopiesRemoved } from '../../services/core/infra/metrics.js';
 import { transition } from '../../services/data/copies.sql.js';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { startOrphanInEngine, warmRecord } from '../../test/support/runner/orphan-copy.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { copies as copiesGauge, orphanCopiesRemoved } from '../../services/core/metrics.js';
+import { copies as copiesGauge, orphanCopiesRemoved } from '../../services/core/infra/metrics.js';
 import type { Listed } from '../engine/copy-engine.js';
-import type { RunnerContext } from '../runner-context.js';
+import type { RunnerContext } from '../service/runner-context.js';
 import { countsByState, endAbandonedQueue, liveCopiesOf, transition, type CopyRow } from '../../services/data/copies.sql.js';
 import { failCopy, looksOom, stopCopy } from '../copies/copy-control.js';
 import { recordExit } from '../copies/copy-exits.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CopySpec } from '@demo-rooms/contract/runner';
-import { unownedSecondsBilled, usageDifferences } from '../../services/core/metrics.js';
+import { unownedSecondsBilled, usageDifferences } from '../../services/core/infra/metrics.js';
 import { copyById, insertCopy, transition } from '../../services/data/copies.sql.js';
 import { beat, settleLostHosts } from '../../services/data/runner-hosts.sql.js';
 import { billedCopiesOf } from '../../services/data/usage-reconciliation.sql.js';

@@ -1,10 +1,10 @@
 import type { UsageDifference, UsageReconciliation } from '@demo-rooms/contract/runner';
-import { usageDifferences } from '../../services/core/metrics.js';
+import { usageDifferences } from '../../services/core/infra/metrics.js';
 import { liveCopiesOf } from '../../services/data/copies.sql.js';
 import { billedCopiesOf, voidUnrun, type BilledCopy } from '../../services/data/usage-reconciliation.sql.js';
 import type { UnownedEnd } from '../copies/unowned-copies.js';
 import type { EngineRun } from '../engine/copy-engine.js';
-import type { RunnerContext } from '../runner-context.js';
+import type { RunnerContext } from '../service/runner-context.js';
 import { removeOrphans } from './reconcile.js';
 
 // Billed seconds against the engine's own record (issue 46, item 1; docs/runner.md "Usage and

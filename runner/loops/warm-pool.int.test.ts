@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/core/config.js';
-import { createSql } from '../../services/core/db.js';
+import { loadConfig } from '../../services/core/infra/config.js';
+import { createSql } from '../../services/core/infra/db.js';
 import { containerUsage } from '../../services/data/container-usage.sql.js';
 import { usage } from '../../workers/usage-rollup/usage.job.js';
 import type { WorkerDeps } from '../../workers/worker-deps.js';

@@ -1,8 +1,8 @@
-import { planOf } from '../../services/core/plans.js';
+import { planOf } from '../../services/core/rules/plans.js';
 import { reserveWarm } from '../copies/copy-admission.js';
 import { stopCopy } from '../copies/copy-control.js';
 import { startCopy } from '../copies/copy-starter.js';
-import type { RunnerContext } from '../runner-context.js';
+import type { RunnerContext } from '../service/runner-context.js';
 import { liveContainerBuilds, type LiveBuild } from '../../services/data/live-builds.sql.js';
 import { warmCopiesNotIn } from '../../services/data/copies.sql.js';
 

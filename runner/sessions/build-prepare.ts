@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type PrepareReply, RunnerRefusal } from '@demo-rooms/contract/runner';
 import { unclaimedCopiesOf } from '../../services/data/copies.sql.js';
-import { NoSuchBuild } from '../build-runs.js';
-import type { RunnerContext } from '../runner-context.js';
+import { NoSuchBuild } from './build-runs.js';
+import type { RunnerContext } from '../service/runner-context.js';
 
 /** Loads a build's image (best effort, when it goes live) and tops up its warm pool. */
 export async function prepareBuild(

@@ -3,7 +3,7 @@ import { copyOfSession } from '../../services/data/copies.sql.js';
 import { runCalls } from '../copies/calls.js';
 import { resumeCopy, stopCopy } from '../copies/copy-control.js';
 import { viewOf } from '../copies/copy-view.js';
-import type { RunnerContext } from '../runner-context.js';
+import type { RunnerContext } from '../service/runner-context.js';
 import { touch } from './session-entry.js';
 import { sessionReaderOf } from './session-reads.js';
 

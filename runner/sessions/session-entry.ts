@@ -1,12 +1,12 @@
 import { type CopyView, type EnterBody, RunnerRefusal } from '@demo-rooms/contract/runner';
-import type { Sql } from '../../services/core/db.js';
-import { arrivalsDeferred } from '../../services/core/metrics.js';
+import type { Sql } from '../../services/core/infra/db.js';
+import { arrivalsDeferred } from '../../services/core/infra/metrics.js';
 import { copyOfSession, updateCopy, type CopyRow } from '../../services/data/copies.sql.js';
-import { NoSuchBuild } from '../build-runs.js';
+import { NoSuchBuild } from './build-runs.js';
 import { resumeCopy, stopCopy } from '../copies/copy-control.js';
 import { viewOf } from '../copies/copy-view.js';
-import type { AdmissionPasses } from '../admission-passes.js';
-import type { RunnerContext } from '../runner-context.js';
+import type { AdmissionPasses } from '../copies/admission-passes.js';
+import type { RunnerContext } from '../service/runner-context.js';
 import { sessionReaderOf } from './session-reads.js';
 
 // A viewer arriving and staying: enter (admitted, queued, full, or their same copy again), the

@@ -1,8 +1,8 @@
-import type { Sql } from '../../services/core/db.js';
-import { groupCommit } from '../../services/core/group-commit.js';
+import type { Sql } from '../../services/core/infra/db.js';
+import { groupCommit } from '../../services/core/infra/group-commit.js';
 import { sessionCopies, type CopyRow, type SessionRead, type SessionTouch } from '../../services/data/copies.sql.js';
 
-// A host's reads of its viewers' copies, batched (services/core/group-commit.ts): every enter,
+// A host's reads of its viewers' copies, batched (services/core/infra/group-commit.ts): every enter,
 // long-poll re-read, activity and leave asks for its session's copy (and marks it seen or active), and a
 // crowd asks thousands of times a second. Whatever asks while a read is in flight goes in the
 // next one, so a quiet host reads at once and a crowd's reads are one statement a few hundred

@@ -1,12 +1,12 @@
 import closeWithGrace from 'close-with-grace';
 import { runnerClientFor } from '../data/runner-fleet.js';
-import { loadConfig } from '../core/config.js';
-import { createSql } from '../core/db.js';
-import { listenForCrowds } from '../core/http/listen.js';
-import { createLogger } from '../core/log.js';
-import { createMailer } from '../core/mailer.js';
-import { createQueues } from '../core/queues.js';
-import { createStorage } from '../core/storage.js';
+import { loadConfig } from '../core/infra/config.js';
+import { createSql } from '../core/infra/db.js';
+import { listenForCrowds } from '../core/infra/http/listen.js';
+import { createLogger } from '../core/infra/log.js';
+import { createMailer } from '../core/infra/mailer.js';
+import { createQueues } from '../core/infra/queues.js';
+import { createStorage } from '../core/infra/storage.js';
 import { buildApp, type Alongside } from './app.js';
 import type { Deps } from './api-deps.js';
 

@@ -13,12 +13,12 @@ import { registerWebApp } from './web-app/web-app.routes.js';
 import { registerConnector } from './mcp/mcp.routes.js';
 import { registerRegistryGate } from './registry/registry-gate.routes.js';
 import { registerRegistryTokens } from './registry/registry-token.routes.js';
-import { opsOptions, opsPlugin } from '../core/http/ops.plugin.js';
+import { opsOptions, opsPlugin } from '../core/infra/http/ops.plugin.js';
 import { closePagePool } from './community/page-check-pool.js';
-import { trustProxyOption } from '../core/trust-proxy.js';
-import { headroomCheck, registerLoadShedding } from '../core/http/load-shedding.js';
-import { logRequests, requestLogging } from '../core/http/request-log.js';
-import { fitLoadBalancer } from '../core/http/server-timeouts.js';
+import { trustProxyOption } from '../core/infra/trust-proxy.js';
+import { headroomCheck, registerLoadShedding } from '../core/infra/http/load-shedding.js';
+import { logRequests, requestLogging } from '../core/infra/http/request-log.js';
+import { fitLoadBalancer } from '../core/infra/http/server-timeouts.js';
 
 /**
  * Another app served by the same process and listener (the room, in development and tests; see

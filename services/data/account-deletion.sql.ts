@@ -1,5 +1,5 @@
-import type { Db, Sql } from '../core/db.js';
-import { repositoryOf } from '../core/registry/registry-token.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { repositoryOf } from '../core/infra/registry/registry-token.js';
 import { photoPrefix } from './people.sql.js';
 import { logoPrefix } from './brand.sql.js';
 import { holdSlugsOf } from './projects.sql.js';

@@ -1,5 +1,5 @@
 import type { Visit } from '@demo-rooms/contract';
-import type { Sql } from '../core/db.js';
+import type { Sql } from '../core/infra/db.js';
 import { quietSeconds } from './visits.sql.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { AlertKind, AlertMode, ViewerEvent } from '@demo-rooms/contract';
-import type { Db, Sql } from '../core/db.js';
-import { notFound } from '../core/errors.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { notFound } from '../core/rules/errors.js';
 import { type EventRow, toEvent } from './product-events.sql.js';
 
 // Alerts (issue 34; migrations/00027; docs/decisions/product-events-and-alerts.md): each

@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // Appeals of a blocked or taken-off card (spec 3 Card; migrations/00014), and the operator's
 // decisions on cards and appeals (review_decisions).

@@ -1,4 +1,4 @@
-import type { Db, Tx } from '../core/db.js';
+import type { Db, Tx } from '../core/infra/db.js';
 
 // The projects' arrangement in a workspace (spec 4.5): its groups, in order, and each project's
 // place (ungrouped or in a group, at a position within that list). Every read and write names the

@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Sql } from '../core/infra/db.js';
 import { engagedSeconds } from './link-evidence.sql.js';
 import { stageEventsFromMoved } from './product-events.sql.js';
 import type { CoarseDevice } from './room-events.sql.js';

@@ -1,5 +1,5 @@
-import { drawnLook, type DrawnLook } from '../core/room-theme.js';
-import type { Db } from '../core/db.js';
+import { drawnLook, type DrawnLook } from '../core/rules/room-theme.js';
+import type { Db } from '../core/infra/db.js';
 import { brandOf, type BrandRow } from './brand.sql.js';
 import { planFor } from './workspaces.sql.js';
 

@@ -1,6 +1,6 @@
 import type { Theme } from '@demo-rooms/contract';
-import type { Db } from '../core/db.js';
-import type { ImageType } from '../core/images.js';
+import type { Db } from '../core/infra/db.js';
+import type { ImageType } from '../core/rules/images.js';
 
 // A workspace's brand and theme (migrations/00015): the name, accent, theme tokens and the logo's
 // record. The logo's bytes live in the object store under `logoKey`.

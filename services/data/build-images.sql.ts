@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // What the runner's image store reads of builds (runner/images/image-store.ts): where a
 // container build's image comes from, and which builds still need theirs on a host.

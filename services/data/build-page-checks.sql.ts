@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 import type { Finding } from './cards.sql.js';
 
 // What the listing checks found in a static build's pages (migrations/00020): computed once per

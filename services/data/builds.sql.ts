@@ -1,8 +1,8 @@
 import type { Manifest } from '@demo-rooms/contract/manifest';
-import type { Db, Sql } from '../core/db.js';
-import type { BuildJob } from '../core/jobs.js';
-import { notFound } from '../core/errors.js';
-import { isUuid } from '../core/ids.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import type { BuildJob } from '../core/infra/jobs.js';
+import { notFound } from '../core/rules/errors.js';
+import { isUuid } from '../core/infra/ids.js';
 
 export interface BuildRow {
   id: string;
@@ -165,7 +165,7 @@ export async function liveStories(sql: Db, workspaceId: string, projectId: strin
 export type BuildManifest = Pick<BuildRow, 'id' | 'workspaceId' | 'projectId' | 'kind'> & { manifest: Manifest };
 
 /**
- * The one reader of a stored manifest. jsonb comes back with its keys as stored (core/db.ts
+ * The one reader of a stored manifest. jsonb comes back with its keys as stored (core/infra/db.ts
  * converts column names only), so run.env's `MOCK_MODE` and an app id `sign-up` stay as written.
  */
 export async function manifestOfBuild(db: Db, buildId: string): Promise<BuildManifest | null> {

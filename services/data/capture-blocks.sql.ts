@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // What a content origin learnt about the room's capture agent in a session's frame
 // (migrations/00010): whether the latest page it sent that session carries a

@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 
 // Community cards (spec 2.9, 3 Card; migrations/00014): the words and cover a project is listed
 // with, its status, and what the checks found. A card is read with its project's slug and live

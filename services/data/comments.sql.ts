@@ -1,6 +1,6 @@
-import type { Db, Sql } from '../core/db.js';
-import { notFound } from '../core/errors.js';
-import { isUuid } from '../core/ids.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { notFound } from '../core/rules/errors.js';
+import { isUuid } from '../core/infra/ids.js';
 import { recordEvidence } from './link-evidence.sql.js';
 import { emitProductEvent } from './product-events.sql.js';
 import type { RoomSessionRow } from './room-sessions.sql.js';

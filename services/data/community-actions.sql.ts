@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // The community's limits (spec 8), counted in Postgres so they hold across api processes and
 // restarts: card edits of a listed card, listings and appeals per workspace, reports per person.

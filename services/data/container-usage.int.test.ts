@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '../core/db.js';
+import type { Sql } from '../core/infra/db.js';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { containerUsage, monthOf } from './container-usage.sql.js';
 

@@ -1,5 +1,5 @@
 import type { PendingQuery, Row } from 'postgres';
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // ContainerUsage (spec 2.10) of one UTC month, computed from the runner's copy events alone, so
 // the api's live figure, the usage worker's roll-up and the runner's spend check cannot disagree.

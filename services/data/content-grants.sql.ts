@@ -1,5 +1,5 @@
-import type { Sql } from '../core/db.js';
-import { hashSecret, newSecret } from '../core/ids.js';
+import type { Sql } from '../core/infra/db.js';
+import { hashSecret, newSecret } from '../core/infra/ids.js';
 
 // Grants carry a viewer session from the room shell to a content origin: one use, a minute,
 // good for one origin only.

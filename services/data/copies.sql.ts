@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 
 // The runner's records: one row per copy (runner_copies) and its usage events (copy_events).
 // Every change of state goes through `transition`: one statement that moves the row only from the

@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 import { liveStates, type CopyRow } from './copies.sql.js';
 
 // Admission in batches (runner/copies/admission-batch.ts, docs/scale.md "Admission"): arrivals are

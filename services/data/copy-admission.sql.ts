@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 import { liveStates, type CopyRow } from './copies.sql.js';
 
 // The runner's admission reads (runner/copies/copy-admission.ts): the counts behind its caps and

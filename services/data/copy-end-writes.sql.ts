@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 import { type CopyRow, copyColumns, liveStates } from './copies.sql.js';
 
 // A copy's end (stop or fail, with its reason and event) for a batch of copies in one statement

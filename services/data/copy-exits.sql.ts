@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // Copies that exited on their own (copy_exits, migration 00008): what the runner saw when a copy
 // died, read back by the builder (GET /api/projects/:projectId/exits, `pitch logs`).

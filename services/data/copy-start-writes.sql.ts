@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // The three writes of a copy's start (runner/copies/copy-starter.ts), each for a batch of copies
 // in one statement (runner/copies/start-writes.ts groups them): a crowd's starts made three

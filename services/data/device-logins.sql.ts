@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Sql } from '../core/infra/db.js';
 
 // Device logins (the CLI's sign-in, RFC 8628 in spirit): the tool holds a device code, kept here
 // only as its hash; the person approves the short user code in a browser; the tool's poll then

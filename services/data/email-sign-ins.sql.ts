@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Sql } from '../core/infra/db.js';
 
 // Emailed sign-in links: each kept as the hash of its token, with the hash of the nonce of the
 // browser that asked for it (null for links made before the nonce existed).

@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 
 // Analytics roll-ups (migrations/00012; issue 15): the room's events summed per project per UTC
 // day. One query (`summed`) sums raw events for a span of days; the roll-up job stores what it

@@ -1,5 +1,5 @@
-import type { Db } from '../core/db.js';
-import { hashSecret, isUuid, newSecret } from '../core/ids.js';
+import type { Db } from '../core/infra/db.js';
+import { hashSecret, isUuid, newSecret } from '../core/infra/ids.js';
 
 // Invitations to a team (spec 2.6, 3 Invitation, 4.3). The address carries a key shown once and
 // kept only as a hash. An invitation is waiting while neither used nor revoked and unexpired.

@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 import type { CoarseDevice } from './room-events.sql.js';
 
 // Who said they were behind a link (migrations/00011): a row per session of the link, with the

@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 import { emitStageMoves, type StageMove } from './product-events.sql.js';
 
 // How what a viewer does moves their link's stage (spec 3 leaves it open; docs/decisions/pipeline-and-evidence.md).

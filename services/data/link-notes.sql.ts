@@ -1,6 +1,6 @@
-import type { Db } from '../core/db.js';
-import { notFound } from '../core/errors.js';
-import { isUuid } from '../core/ids.js';
+import type { Db } from '../core/infra/db.js';
+import { notFound } from '../core/rules/errors.js';
+import { isUuid } from '../core/infra/ids.js';
 
 // A builder's notes on a link (spec 2.5 Note; migrations/00011). Never shown in the room.
 

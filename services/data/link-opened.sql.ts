@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 import { emitProductEvent, emitStageMoves, type StageMove } from './product-events.sql.js';
 
 // A link is opened when its viewer is in the room: their visit has started (the shell ran) and

@@ -1,7 +1,7 @@
 import type { LinkStage } from '@demo-rooms/contract';
-import type { Db, Sql } from '../core/db.js';
-import { notFound } from '../core/errors.js';
-import { hashSecret, isUuid } from '../core/ids.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { notFound } from '../core/rules/errors.js';
+import { hashSecret, isUuid } from '../core/infra/ids.js';
 import type { ProjectRow } from './projects.sql.js';
 
 export interface LinkRow {

@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // What a listed project shows besides its card and build (issue 28, M5), read for the listing
 // checks: its room pages, its workspace's brand name, the credited person's bio; and which listed

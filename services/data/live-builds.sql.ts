@@ -1,5 +1,5 @@
-import type { Sql } from '../core/db.js';
-import type { PlanName } from '../core/plans.js';
+import type { Sql } from '../core/infra/db.js';
+import type { PlanName } from '../core/rules/plans.js';
 
 export interface LiveBuild {
   buildId: string;

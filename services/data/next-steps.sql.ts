@@ -1,6 +1,6 @@
 import type { NextStep, NextStepInput, NextStepKind } from '@demo-rooms/contract';
-import type { Db, Sql } from '../core/db.js';
-import { planOf, type PlanName } from '../core/plans.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { planOf, type PlanName } from '../core/rules/plans.js';
 
 // A project's What happens next steps (migrations/00010, docs/decisions/viewer-voice.md). A
 // project that never set them offers the defaults below. A step left out keeps its words (a row

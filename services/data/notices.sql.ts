@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // Notices (spec 2.9, 6): what the platform tells a workspace's people about their listings and
 // appeals. Written once for each member of the workspace at the time; each reads their own.

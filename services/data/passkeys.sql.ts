@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 
 export interface PasskeyRow {
   id: string;

@@ -1,6 +1,6 @@
 import type { RoomPause } from '@demo-rooms/contract';
-import type { Db, Sql } from '../core/db.js';
-import { Refusal } from '../core/errors.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { Refusal } from '../core/rules/errors.js';
 import { displayNameOf } from './people.sql.js';
 import type { ProjectRow } from './projects.sql.js';
 import { workspaceById } from './workspaces.sql.js';

@@ -1,5 +1,5 @@
 import type { LinkStage } from '@demo-rooms/contract';
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 import type { ClaimRow } from './link-claims.sql.js';
 import type { LinkRow } from './links.sql.js';
 import { stageEventsFromMoved } from './product-events.sql.js';

@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Sql } from '../core/infra/db.js';
 
 export interface PreferencesRow {
   welcomeSeenAt: Date | null;

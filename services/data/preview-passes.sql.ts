@@ -1,6 +1,6 @@
-import type { Config } from '../core/config.js';
-import type { Sql } from '../core/db.js';
-import { hashSecret, newSecret } from '../core/ids.js';
+import type { Config } from '../core/infra/config.js';
+import type { Sql } from '../core/infra/db.js';
+import { hashSecret, newSecret } from '../core/infra/ids.js';
 import { projectIn } from './projects.sql.js';
 
 type Actor = { workspaceId: string; personId: string };

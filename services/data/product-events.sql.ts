@@ -1,6 +1,6 @@
 import type { LinkStage, ProductEvent, ProductEventKind } from '@demo-rooms/contract';
 import type { PendingQuery, Row } from 'postgres';
-import type { Db, Tx } from '../core/db.js';
+import type { Db, Tx } from '../core/infra/db.js';
 
 // The product-events outbox (migrations/00027; docs/decisions/product-events-and-alerts.md).
 // Each event is written in the SAME transaction as the fact it tells of (a visit started, an

@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Sql } from '../core/infra/db.js';
 
 /** Files a note on the product under the person and the workspace they have active. */
 export async function fileProductFeedback(

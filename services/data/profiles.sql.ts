@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Sql } from '../core/infra/db.js';
 
 // A person's community profile: the public handle (people.handle, unique among people) and bio.
 

@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 import { screenshotPrefix } from './comments.sql.js';
 import { uploadKey } from './uploads.sql.js';
 import { coverPrefix } from './cards.sql.js';

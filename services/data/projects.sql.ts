@@ -1,6 +1,6 @@
-import type { Db, Sql } from '../core/db.js';
-import { isUuid } from '../core/ids.js';
-import { notFound } from '../core/errors.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { isUuid } from '../core/infra/ids.js';
+import { notFound } from '../core/rules/errors.js';
 
 export interface ProjectRow {
   id: string;

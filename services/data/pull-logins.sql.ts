@@ -1,6 +1,6 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
-// A workspace's pull logins (services/core/registry/registry-pull.ts; migration 00037): the token
+// A workspace's pull logins (services/core/infra/registry/registry-pull.ts; migration 00037): the token
 // endpoint honours one only while its workspace stands (not suspended, not deleted) and it was
 // issued after the workspace's last revocation.
 

@@ -1,6 +1,6 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
-// The registry's garbage collection (migration 00033, workers/sweep/registry-gc.sweep.ts): one
+// The registry's garbage collection (migration 00033, workers/leftovers-sweep/registry-gc.sweep.ts): one
 // row per registry (its URL). Every step is one conditional update, so two sweeps at once never
 // both close, both run, or reopen each other's window.
 

@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 
 // What each workspace keeps in the image registry (migration 00037; docs/decisions/registry-and-images.md).
 // Distribution cannot count or refuse bytes itself, so every push body passes

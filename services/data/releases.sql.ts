@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 
 // A project's releases: each time a build was made live (makeLive), by whom, and whether it was a
 // rollback. The project's live build moves in the same transaction as its release is written.

@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // Reports about a project, from any signed-in person (spec 4.5; migrations/00014), for the
 // operator's review.

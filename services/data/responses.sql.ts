@@ -1,5 +1,5 @@
 import type { NextStepKind } from '@demo-rooms/contract';
-import type { Db, Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 import { recordEvidence } from './link-evidence.sql.js';
 import { emitProductEvent } from './product-events.sql.js';
 import type { RoomSessionRow } from './room-sessions.sql.js';

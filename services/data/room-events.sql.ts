@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // What the room saw, as events (migrations/00011; issue 15). The room writes them in batches, one
 // insert a batch, so a busy room costs Postgres one statement per beacon, not one per event.

@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '@demo-rooms/contract';
-import type { Db, Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 import { displayNameOf } from './people.sql.js';
 
 // The project history (spec 2.7, 6): append-only (a trigger refuses updates), newest first.

@@ -1,4 +1,4 @@
-import type { Db, Tx } from '../core/db.js';
+import type { Db, Tx } from '../core/infra/db.js';
 
 export type PageKind = 'markdown' | 'html';
 

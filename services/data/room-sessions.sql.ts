@@ -1,7 +1,7 @@
 import type { Manifest } from '@demo-rooms/contract/manifest';
-import type { Db, Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 import { markLinkOpened } from './link-opened.sql.js';
-import { hashSecret, isUuid, newSecret } from '../core/ids.js';
+import { hashSecret, isUuid, newSecret } from '../core/infra/ids.js';
 
 // Room sessions (table room_sessions, migrations/00005): one viewer's browser in one room. The cookie carries the token; the
 // session id is public (it names the shell's endpoints), the token is not.

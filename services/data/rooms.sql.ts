@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // A project's room row (rooms): the order of its apps (orderApps). Its pause columns are read and
 // written in pauses.ts, its pages are room_pages (room-pages.sql.ts).

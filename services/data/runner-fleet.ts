@@ -1,7 +1,7 @@
 import { createFleetClient, type FleetClient, type FleetSources, createRunnerClient, type RunnerClient } from '@demo-rooms/contract/runner';
-import type { Config } from '../core/config.js';
-import type { Sql } from '../core/db.js';
-import { groupCommit } from '../core/group-commit.js';
+import type { Config } from '../core/infra/config.js';
+import type { Sql } from '../core/infra/db.js';
+import { groupCommit } from '../core/infra/group-commit.js';
 import { fleetPicture, hostsOfSessions } from './runner-hosts.sql.js';
 
 // The fleet client (services/contract/runner/fleet-client.ts) on this database: the fleet's

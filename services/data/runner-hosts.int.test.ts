@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSql, type Sql } from '../core/db.js';
+import { createSql, type Sql } from '../core/infra/db.js';
 import { testEnv } from '../../test/support/services.js';
 import { containerUsage } from './container-usage.sql.js';
 import { insertCopy, transition } from './copies.sql.js';

@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../core/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 import type { PictureHost } from '@demo-rooms/contract/runner';
 import { liveStates } from './copies.sql.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSql, type Sql } from '../core/db.js';
+import { createSql, type Sql } from '../core/infra/db.js';
 import { testEnv } from '../../test/support/services.js';
 import { seedBuildRecords, seedWorkspace } from '../../test/support/runner/seed.js';
 import { copyById, insertCopy, sessionCopies, transition } from './copies.sql.js';

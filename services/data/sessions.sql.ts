@@ -1,5 +1,5 @@
-import type { Db, Sql } from '../core/db.js';
-import { hashSecret, newSecret } from '../core/ids.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { hashSecret, newSecret } from '../core/infra/ids.js';
 
 export type SessionKind = 'web' | 'cli' | 'connector';
 

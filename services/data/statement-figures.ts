@@ -1,5 +1,5 @@
 import { type StatementLine, type UsageStatement, STATEMENT_LINE_CAP } from '@demo-rooms/contract';
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 import { roundHours } from './container-usage.sql.js';
 import {
   monthClosedAt,

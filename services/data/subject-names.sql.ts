@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // What the builder called the things a room's events name by id (issue 29, item 7): an app's
 // name, a room page's title (together: the keys of `time`), a story step's title and a

@@ -1,6 +1,6 @@
-import type { Db, Sql } from '../core/db.js';
-import { isUuid } from '../core/ids.js';
-import type { PlanName } from '../core/plans.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { isUuid } from '../core/infra/ids.js';
+import type { PlanName } from '../core/rules/plans.js';
 import type { WorkspaceRow } from './workspaces.sql.js';
 
 // Teams and their members (spec 2.6, 4.3). Every change to who is in a team, or with which role,

@@ -1,6 +1,6 @@
-import type { Db, Sql } from '../core/db.js';
-import { notFound } from '../core/errors.js';
-import { isUuid } from '../core/ids.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { notFound } from '../core/rules/errors.js';
+import { isUuid } from '../core/infra/ids.js';
 
 /** `refused`: the archive check refused the bytes (kept in `refusal`); they can never make a build. */
 export type UploadState = 'declared' | 'receiving' | 'received' | 'building' | 'used' | 'refused';

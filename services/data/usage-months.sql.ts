@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 import type { ContainerUsage } from './container-usage.sql.js';
 import { correctionMonths } from './usage-statements.sql.js';
 

@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 import { copySeconds } from './container-usage.sql.js';
 
 // Usage against the engine's own record (issue 46, item 1; migrations/00040; docs/runner.md

@@ -1,5 +1,5 @@
 import type { PendingQuery, Row } from 'postgres';
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 import { copySeconds } from './container-usage.sql.js';
 import { viewerSecondsByProject } from './visits.sql.js';
 

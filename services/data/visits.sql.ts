@@ -1,5 +1,5 @@
-import type { Db, Sql } from '../core/db.js';
-import { planOf, publicViewerHours, type PlanName } from '../core/plans.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { planOf, publicViewerHours, type PlanName } from '../core/rules/plans.js';
 import { engagedSeconds, recordEvidence } from './link-evidence.sql.js';
 import { endVisitsWithEvents } from './product-events.sql.js';
 import { markLinkOpened } from './link-opened.sql.js';

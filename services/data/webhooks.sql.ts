@@ -1,7 +1,7 @@
 import type { JSONValue } from 'postgres';
-import type { Db, Sql } from '../core/db.js';
-import { notFound } from '../core/errors.js';
-import { isUuid } from '../core/ids.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { notFound } from '../core/rules/errors.js';
+import { isUuid } from '../core/infra/ids.js';
 import { noticeWorkspace } from './notices.sql.js';
 
 // Webhook endpoints, their deliveries and every attempt (issue 34; migrations/00028_webhooks.sql).

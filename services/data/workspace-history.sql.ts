@@ -1,4 +1,4 @@
-import type { Db } from '../core/db.js';
+import type { Db } from '../core/infra/db.js';
 
 // The team's record (spec 6: joining a team is written in the team's record), with the other
 // changes to who is in it and what it is called.

@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Sql } from '../core/infra/db.js';
 import { seatsTaken } from './teams.sql.js';
 
 /** What a workspace uses of its plan now. Each area adds its own count here as it lands. */

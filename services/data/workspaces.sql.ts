@@ -1,5 +1,5 @@
-import type { Db, Sql } from '../core/db.js';
-import { planOf, type Plan, type PlanName } from '../core/plans.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import { planOf, type Plan, type PlanName } from '../core/rules/plans.js';
 
 export interface WorkspaceRow {
   id: string;

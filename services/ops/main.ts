@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { loadStorageConfig } from '../core/config.js';
-import { createSql } from '../core/db.js';
-import { createStorage } from '../core/storage.js';
+import { loadStorageConfig } from '../core/infra/config.js';
+import { createSql } from '../core/infra/db.js';
+import { createStorage } from '../core/infra/storage.js';
 import { issueToken, setPlan, setSuspended } from './ops.service.js';
 import { latestProductFeedback } from '../data/product-feedback.sql.js';
 import { revokePullLogins } from '../data/pull-logins.sql.js';

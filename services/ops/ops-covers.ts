@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
-import type { Db, Sql } from '../core/db.js';
-import type { Storage } from '../core/storage.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import type { Storage } from '../core/infra/storage.js';
 import { recordDecision } from '../data/appeals.sql.js';
 import { cardOf, coverKey, heldCovers, holdCover, setCover } from '../data/cards.sql.js';
 import { noticeWorkspace } from '../data/notices.sql.js';

@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.js';
+import type { Sql } from '../core/infra/db.js';
 import { cardOnCommunity } from '../data/cards.sql.js';
 import { setTakenDown } from '../data/projects.sql.js';
 import { pullCard } from './ops-review.js';

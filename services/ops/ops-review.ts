@@ -1,5 +1,5 @@
-import type { Db, Sql } from '../core/db.js';
-import type { Storage } from '../core/storage.js';
+import type { Db, Sql } from '../core/infra/db.js';
+import type { Storage } from '../core/infra/storage.js';
 import { decideAppeal, openAppeals, recordDecision } from '../data/appeals.sql.js';
 import { cardOf, clearTakenOff, pendingCards, setCardOutcome, takeCardOff } from '../data/cards.sql.js';
 import { projectById, projectBySlug } from '../data/projects.sql.js';

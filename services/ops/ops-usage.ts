@@ -1,5 +1,5 @@
 import { reconcileUsageAt, type UsageDifference, type UsageReconciliation } from '@demo-rooms/contract/runner';
-import type { Sql } from '../core/db.js';
+import type { Sql } from '../core/infra/db.js';
 import { hostsSeenWithin } from '../data/runner-hosts.sql.js';
 
 // `npm run ops -- usage reconcile [--since <ISO date>]` (issue 46, item 1): each live runner host

@@ -1,10 +1,10 @@
-import type { Sql } from '../core/db.js';
-import { PlanName, planOf } from '../core/plans.js';
+import type { Sql } from '../core/infra/db.js';
+import { PlanName, planOf } from '../core/rules/plans.js';
 import { createSession, type SessionKind } from '../data/sessions.sql.js';
 import { ensurePerson, overwriteName } from '../data/people.sql.js';
 import { refitProjects } from '../data/projects.sql.js';
 import { liveWorkspaceKind, personalWorkspaceOf, planFor, setWorkspacePlan, setWorkspaceSuspended } from '../data/workspaces.sql.js';
-import { isUuid } from '../core/ids.js';
+import { isUuid } from '../core/infra/ids.js';
 
 // Operator actions. Each takes its dependencies so that tests call the same code the command runs.
 

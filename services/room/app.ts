@@ -1,11 +1,11 @@
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createRoom, type RoomDeps } from './room-server.js';
-import { trustProxyOption } from '../core/trust-proxy.js';
-import { headroomCheck, registerLoadShedding } from '../core/http/load-shedding.js';
-import { checkReadiness } from '../core/http/readiness.js';
-import { logRequests, requestLogging } from '../core/http/request-log.js';
-import { fitLoadBalancer } from '../core/http/server-timeouts.js';
+import { trustProxyOption } from '../core/infra/trust-proxy.js';
+import { headroomCheck, registerLoadShedding } from '../core/infra/http/load-shedding.js';
+import { checkReadiness } from '../core/infra/http/readiness.js';
+import { logRequests, requestLogging } from '../core/infra/http/request-log.js';
+import { fitLoadBalancer } from '../core/infra/http/server-timeouts.js';
 
 /**
  * The room on its own, as production runs it: the load balancer sends `/r/`, `/preview/`, `/p/`

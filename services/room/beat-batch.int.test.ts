@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../core/ids.js';
+import { hashSecret } from '../core/infra/ids.js';
 import { recordBeats, type QueuedBeat } from '../data/beat-batch.sql.js';
 import { beatBatcher } from './viewer/beat-batcher.js';
 import { startPlatform, type Platform } from '../../test/support/platform.js';

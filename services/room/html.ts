@@ -1,7 +1,7 @@
 // The room's own pages, as plain server-rendered HTML. Every value from a builder or a viewer
 // goes through `escapeHtml`; nothing here runs build code.
 
-import { escapeHtml } from '../core/escape-html.js';
+import { escapeHtml } from '../core/rules/escape-html.js';
 
 export { escapeHtml };
 

@@ -1,9 +1,9 @@
 import closeWithGrace from 'close-with-grace';
-import { loadConfig } from '../core/config.js';
-import { createSql } from '../core/db.js';
-import { listenForCrowds } from '../core/http/listen.js';
-import { createLogger } from '../core/log.js';
-import { createStorage } from '../core/storage.js';
+import { loadConfig } from '../core/infra/config.js';
+import { createSql } from '../core/infra/db.js';
+import { listenForCrowds } from '../core/infra/http/listen.js';
+import { createLogger } from '../core/infra/log.js';
+import { createStorage } from '../core/infra/storage.js';
 import { buildRoomApp } from './app.js';
 
 // The room process (production): viewers' side of the platform, scaled apart from the api.

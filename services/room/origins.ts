@@ -1,5 +1,5 @@
-import type { Config } from '../core/config.js';
-import { copyOriginKey } from '../core/copy-origin-key.js';
+import type { Config } from '../core/infra/config.js';
+import { copyOriginKey } from '../core/rules/copy-origin-key.js';
 
 // Content origins (DESIGN.md, "Origins"): build content never shares the platform origin, where
 // the builder's session cookie lives. CONTENT_ORIGIN is a template such as

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '../../test/support/platform.js';
 import { refusal } from '../../test/support/refusal.js';
 import { deployStaticRoom, hit, shellData, type Jar } from '../../test/support/room.js';
-import { planOf, publicViewerHours } from '../core/plans.js';
+import { planOf, publicViewerHours } from '../core/rules/plans.js';
 
 // What anyone can cause at a public room /p/<slug> (issue 28, M2): a fetch that never runs the
 // shell holds no seat, and public visits draw on their own allowance of hours, so strangers can

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Sql } from '../core/db.js';
+import type { Sql } from '../core/infra/db.js';
 import { sessionStanding } from '../data/room-sessions.sql.js';
 
 // A room session's standing (room-sessions.sql.ts) is read on content requests, at most once every few

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { DATAPLANE_LIMIT_DEFAULTS, dataplaneLimits } from '../../infra/local/dataplane.mjs';
-import { loadConfig } from '../../services/core/config.js';
+import { loadConfig } from '../../services/core/infra/config.js';
 
 // The data plane's limits are read where HAProxy's config is rendered (infra/local/dataplane.mjs,
 // Node builtins only, before `npm ci`) and documented with the platform's other settings
-// (services/core/config.ts): one set of defaults, and the same reading of the same variables.
+// (services/core/infra/config.ts): one set of defaults, and the same reading of the same variables.
 
 const base = { DATABASE_URL: 'postgres://x', REDIS_URL: 'redis://x', APP_SECRET: 'a'.repeat(64) };
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { REGISTRY_ISSUER, REGISTRY_SERVICE } from '../../services/core/registry/registry-token.js';
+import { REGISTRY_ISSUER, REGISTRY_SERVICE } from '../../services/core/infra/registry/registry-token.js';
 import { validateStrict } from '../support/kubernetes/strict-objects.js';
 
 // The shipped Kubernetes files (infra/k8s) as the API server would take them: every object against

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSlug } from '../../services/core/slug-rules.js';
+import { checkSlug } from '../../services/core/rules/slug-rules.js';
 import { slugFromName } from '../../services/cli/project/slug.js';
 
 describe('slugFromName', () => {

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fanOut } from '../../workers/events-fanout/fanout.js';
-import { alertsConsumer } from '../../workers/alerts/alerts.consumer.js';
+import { alertsConsumer } from '../../workers/alerts-digest/alerts.consumer.js';
 import { launchChromium } from '../support/browser.js';
 import { startPlatform, type Platform } from '../support/platform.js';
 import { deployStaticRoom, enterRoom, hit } from '../support/room.js';

@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/core/config.js';
-import type { Sql } from '../../services/core/db.js';
-import { createQueues, type Queues } from '../../services/core/queues.js';
-import { createStorage } from '../../services/core/storage.js';
+import { loadConfig } from '../../services/core/infra/config.js';
+import type { Sql } from '../../services/core/infra/db.js';
+import { createQueues, type Queues } from '../../services/core/infra/queues.js';
+import { createStorage } from '../../services/core/infra/storage.js';
 import { siteArchive, staticManifest, uploadBytes } from './support/deploy.js';
 import { builder, databaseOf, startApi, startWorkers, waitFor, type PlatformProcess } from './support/platform-processes.js';
 import { startThrowawayServices, type ThrowawayServices } from './support/throwaway-services.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '../../services/core/db.js';
+import type { Sql } from '../../services/core/infra/db.js';
 import { siteArchive, staticManifest, uploadBytes } from './support/deploy.js';
 import { desktopChrome } from '../support/browser.js';
 import {

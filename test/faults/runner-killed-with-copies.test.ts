@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/core/config.js';
+import { loadConfig } from '../../services/core/infra/config.js';
 import { copyById } from '../../services/data/copies.sql.js';
-import { createSql, type Sql } from '../../services/core/db.js';
-import { createStorage } from '../../services/core/storage.js';
+import { createSql, type Sql } from '../../services/core/infra/db.js';
+import { createStorage } from '../../services/core/infra/storage.js';
 import { dockerFrom } from '../../runner/app.js';
 import { createRunnerClient, type CopyView, type RunnerClient, LABEL, reconcileUsageAt } from '@demo-rooms/contract/runner';
 import { imageTagOf } from '../../runner/images/image-store.js';
@@ -15,8 +15,8 @@ import { seedContainerBuild, seedWorkspace, type Seeded } from '../support/runne
 import { eventually, startTestRunner, testRunnerEnv } from '../support/runner/test-runner.js';
 import { describeUsage, usageAgainstEngine, usageProblems, type EngineRecord } from '../support/usage-against-engine.js';
 import { createEngine } from '../../runner/engine/engine-factory.js';
-import { runnerSettings } from '../../runner/runner-context.js';
-import { createLogger } from '../../services/core/log.js';
+import { runnerSettings } from '../../runner/service/runner-context.js';
+import { createLogger } from '../../services/core/infra/log.js';
 import { insertCopy } from '../../services/data/copies.sql.js';
 
 // The runner as its own process, killed with SIGKILL while copies run, and started again with the

@@ -2,14 +2,14 @@ import net from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../services/api/app.js';
-import { SERVER_TIMEOUTS } from '../../services/core/http/server-timeouts.js';
-import { createLogger } from '../../services/core/log.js';
+import { SERVER_TIMEOUTS } from '../../services/core/infra/http/server-timeouts.js';
+import { createLogger } from '../../services/core/infra/log.js';
 import { buildRoomApp } from '../../services/room/app.js';
 import { buildRunner } from '../../runner/app.js';
 import { startPlatform, type Platform } from '../support/platform.js';
 
 // The api, the room and the runner keep an idle keep-alive connection longer than a load
-// balancer in front of them does (services/core/http/server-timeouts.ts; issue 44 item 3), with
+// balancer in front of them does (services/core/infra/http/server-timeouts.ts; issue 44 item 3), with
 // their headers and request timeouts set, whether fastify made the server or a serverFactory did.
 
 let platform: Platform;

@@ -3,12 +3,12 @@ import { buildApp } from '../../services/api/app.js';
 import { createRoom } from '../../services/room/room-server.js';
 import { createClient, SESSION_COOKIE } from '@demo-rooms/contract';
 import { createRunnerClient, type RunnerClient } from '@demo-rooms/contract/runner';
-import { loadConfig, runnerBaseUrl, type Config } from '../../services/core/config.js';
-import { createSql } from '../../services/core/db.js';
-import { createLogger } from '../../services/core/log.js';
-import { createMailer } from '../../services/core/mailer.js';
-import { createQueues } from '../../services/core/queues.js';
-import { createStorage } from '../../services/core/storage.js';
+import { loadConfig, runnerBaseUrl, type Config } from '../../services/core/infra/config.js';
+import { createSql } from '../../services/core/infra/db.js';
+import { createLogger } from '../../services/core/infra/log.js';
+import { createMailer } from '../../services/core/infra/mailer.js';
+import { createQueues } from '../../services/core/infra/queues.js';
+import { createStorage } from '../../services/core/infra/storage.js';
 import { issueToken } from '../../services/ops/ops.service.js';
 import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
@@ -29,7 +29,7 @@ export async function startPlatform(
   // Each platform gets its own queues, so parallel test files never take each other's jobs.
   // Load shedding by event-loop delay and resident memory is off unless a test turns it on: the
   // test's own code shares this event loop and process (building a large fixture would shed the
-  // next request), and several platforms share one process (services/core/http/load-shedding.int.test.ts).
+  // next request), and several platforms share one process (services/core/infra/http/load-shedding.int.test.ts).
   const shedding = { LOAD_MAX_EVENT_LOOP_DELAY_MS: '0', LOAD_MAX_RSS_MB: '0' };
   const env = {
     ...testEnv(),

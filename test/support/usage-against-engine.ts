@@ -1,4 +1,4 @@
-import type { Sql } from '../../services/core/db.js';
+import type { Sql } from '../../services/core/infra/db.js';
 import { copySeconds } from '../../services/data/container-usage.sql.js';
 
 // Billed usage against the engine's own record (issue 46, item 3), one check for the fault tests

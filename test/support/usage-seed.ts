@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../services/core/db.js';
+import type { Db } from '../../services/core/infra/db.js';
 
 // Copies and visits written as the runner and the room write them, for the usage and statement
 // tests (issue 46): a copy record with its lifecycle events, a project, a visit.

@@ -1,7 +1,7 @@
-import { loadConfig } from '../../services/core/config.js';
-import { createSql } from '../../services/core/db.js';
-import { createLogger } from '../../services/core/log.js';
-import { createStorage } from '../../services/core/storage.js';
+import { loadConfig } from '../../services/core/infra/config.js';
+import { createSql } from '../../services/core/infra/db.js';
+import { createLogger } from '../../services/core/infra/log.js';
+import { createStorage } from '../../services/core/infra/storage.js';
 import { buildWorkers } from '../../workers/app.js';
 
 // A worker in a process of its own, so a test can kill it with SIGKILL mid-job. Short locks let

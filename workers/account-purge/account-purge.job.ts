@@ -1,9 +1,9 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { AccountPurgeJob } from '../../services/core/jobs.js';
-import { registryDelete, registryOf } from '../../services/core/registry/registry-pull.js';
+import { AccountPurgeJob } from '../../services/core/infra/jobs.js';
+import { registryDelete, registryOf } from '../../services/core/infra/registry/registry-pull.js';
 import { type PurgeRemovers, runAccountPurge, stalePurges } from '../../services/data/account-deletion.sql.js';
 import { wantRegistryGc } from '../../services/data/registry-gc.sql.js';
-import { registryGcTargetOf } from '../sweep/registry-gc.sweep.js';
+import { registryGcTargetOf } from '../leftovers-sweep/registry-gc.sweep.js';
 import type { WorkerDeps } from '../worker-deps.js';
 
 /**
@@ -31,7 +31,7 @@ export async function sweepAccountPurges(deps: Pick<WorkerDeps, 'sql' | 'storage
 /**
  * The object store's prefixes, and the registry's manifests (repositories are per workspace):
  * each manifest deleted makes a garbage collection wanted, which frees the layers no other
- * manifest names (workers/sweep/registry-gc.sweep.ts).
+ * manifest names (workers/leftovers-sweep/registry-gc.sweep.ts).
  */
 function purgeRemovers(deps: Pick<WorkerDeps, 'sql' | 'storage' | 'config'>): PurgeRemovers {
   const registry = registryOf(deps.config);

@@ -1,5 +1,5 @@
 import type { ProductEvent } from '@demo-rooms/contract';
-import type { Tx } from '../../services/core/db.js';
+import type { Tx } from '../../services/core/infra/db.js';
 import type { WorkerDeps } from '../worker-deps.js';
 
 /**

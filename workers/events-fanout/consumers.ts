@@ -1,4 +1,4 @@
-import { alertsConsumer } from '../alerts/alerts.consumer.js';
+import { alertsConsumer } from '../alerts-digest/alerts.consumer.js';
 import { webhooksConsumer } from '../webhook-deliver/webhook-consumer.js';
 import type { Consumer } from './consumer.js';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/core/config.js';
-import { createSql, type Sql } from '../../services/core/db.js';
-import { createLogger } from '../../services/core/log.js';
-import { createStorage } from '../../services/core/storage.js';
+import { loadConfig } from '../../services/core/infra/config.js';
+import { createSql, type Sql } from '../../services/core/infra/db.js';
+import { createLogger } from '../../services/core/infra/log.js';
+import { createStorage } from '../../services/core/infra/storage.js';
 import { testEnv } from '../../test/support/services.js';
 import type { WorkerDeps } from '../worker-deps.js';
 import { usage } from './usage.job.js';

@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
-import type { Db } from '../../services/core/db.js';
+import type { Db } from '../../services/core/infra/db.js';
 import { containerUsage, monthOf } from '../../services/data/container-usage.sql.js';
 import { emitMonthClosed } from '../../services/data/product-events.sql.js';
 import { usageStatement } from '../../services/data/statement-figures.js';

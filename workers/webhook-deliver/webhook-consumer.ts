@@ -1,8 +1,8 @@
 import { type ProductEvent, webhookPayload } from '@demo-rooms/contract';
-import type { Config } from '../../services/core/config.js';
-import type { Sql } from '../../services/core/db.js';
-import type { Queues } from '../../services/core/queues.js';
-import { queueWebhookDelivery } from '../../services/core/webhook-jobs.js';
+import type { Config } from '../../services/core/infra/config.js';
+import type { Sql } from '../../services/core/infra/db.js';
+import type { Queues } from '../../services/core/infra/queues.js';
+import { queueWebhookDelivery } from '../../services/core/infra/webhook-jobs.js';
 import { endpointsHearing, ensureDeliveries } from '../../services/data/webhooks.sql.js';
 
 // The webhooks' consumer of the product events (issue 34), called by events.fanout with each

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
-import { postPinned } from '../../services/core/outbound/pinned-post.js';
-import { openSecret } from '../../services/core/sealed-secret.js';
-import { WebhookDeliverJob, webhookSealingKey } from '../../services/core/webhook-jobs.js';
+import { postPinned } from '../../services/core/infra/outbound/pinned-post.js';
+import { openSecret } from '../../services/core/infra/sealed-secret.js';
+import { WebhookDeliverJob, webhookSealingKey } from '../../services/core/infra/webhook-jobs.js';
 import { deliveryWithEndpoint, finishSeries, recordAttempt } from '../../services/data/webhooks.sql.js';
 import type { WorkerDeps } from '../worker-deps.js';
 import { workspaceSlots } from './workspace-slots.js';

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { LABEL, lowerName, copyCreateOptions, type DockerCopySpec, demuxLogs } from '@demo-rooms/contract/runner';
-import { createLimit, type Limit } from '../../limit.js';
+import { createLimit, type Limit } from '../limit.js';
 import { EngineError, ImageGone, type CopyState, type EngineRun } from '../copy-engine.js';
 import { bare, codeOf, dial, engineTime, gone, statusOf } from './docker-calls.js';
 import { networksOf, removeNetwork } from './docker-networks.js';

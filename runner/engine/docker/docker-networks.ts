@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { LABEL, bridgeName, networkName } from '@demo-rooms/contract/runner';
-import type { Limit } from '../../limit.js';
+import type { Limit } from '../limit.js';
 import { EngineError } from '../copy-engine.js';
 import { codeOf, dial, gone } from './docker-calls.js';
 import { pickSubnet } from './subnets.js';

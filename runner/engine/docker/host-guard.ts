@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { Logger } from '../../../services/core/log.js';
+import type { Logger } from '../../../services/core/infra/log.js';
 import type { HostGuardState } from '../host-engine.js';
 import { BRIDGE_PREFIX } from '@demo-rooms/contract/runner';
 

@@ -9,7 +9,7 @@ import tar from 'tar-stream';
 // dropped, an OCI index is refused, and the image id is computed from the config's bytes as the
 // archive passes. The runner then tags that id itself (image-store.ts).
 //
-// The bundle worker (workers/bundle) checked names already; this is the runner's own line, since
+// The bundle worker (workers/bundle-check) checked names already; this is the runner's own line, since
 // it cannot lean on a check it cannot see: a name must be plain (one folder level at most, no
 // `.`, `..`, empty segment or odd character) and unique ignoring case, as the engine matches
 // names only after cleaning them and takes the first. What passes is re-serialised by tar-stream,

@@ -6,7 +6,7 @@ import { KubeConfig, NetworkingV1Api, type V1NetworkPolicy } from '@kubernetes/c
 import { parseAllDocuments } from 'yaml';
 import { describe, it } from 'vitest';
 import { LABEL } from '@demo-rooms/contract/runner';
-import { createLogger } from '../../../services/core/log.js';
+import { createLogger } from '../../../services/core/infra/log.js';
 import { copyEngineConformance } from '../../../test/support/runner/copy-engine-conformance.js';
 import { KubernetesEngine, runnerPodSelector } from './kubernetes-engine.js';
 import { PodReflector } from './pod-reflector.js';

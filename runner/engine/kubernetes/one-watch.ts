@@ -1,5 +1,5 @@
 import { type KubeConfig, Watch } from '@kubernetes/client-node';
-import type { Logger } from '../../../services/core/log.js';
+import type { Logger } from '../../../services/core/infra/log.js';
 import { describeKubeError, raceAbort } from './watch-util.js';
 
 /** What client-node's `ListWatch` calls to open a watch: the real `Watch`, or a scripted one in tests. */

@@ -1,6 +1,6 @@
 import type { V1Pod, V1PodList, Watch } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../../services/core/log.js';
+import { createLogger } from '../../../services/core/infra/log.js';
 import type { WatchLike } from './one-watch.js';
 import { PodReflector } from './pod-reflector.js';
 import type { PodChange } from './pod-watch.js';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, ListWatch, type V1Pod, type V1PodList, Watch } from '@kubernetes/client-node';
-import type { Logger } from '../../../services/core/log.js';
+import type { Logger } from '../../../services/core/infra/log.js';
 import { OneWatch, type WatchLike } from './one-watch.js';
 import type { PodChange, PodWatch } from './pod-watch.js';
 import { describeKubeError, raceAbort } from './watch-util.js';

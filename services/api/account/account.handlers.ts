@@ -9,7 +9,7 @@ import { listPasskeys, registerPasskey, registrationOptions, removePasskey, rena
 import { disconnectProvider, signInsOf } from './sign-ins.service.js';
 import { sendProductFeedback } from './product-feedback.service.js';
 import { foldFeedbackTab, myPreferences, welcomeSeen } from './preferences.service.js';
-import { invalid } from '../../core/errors.js';
+import { invalid } from '../../core/rules/errors.js';
 import { setNameOf } from '../../data/people.sql.js';
 import { requireRecentSignIn } from '../auth/step-up.js';
 import { mailNewSignInMethod } from './new-method-mail.js';

@@ -1,6 +1,6 @@
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import { signInFirst } from '../../core/errors.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import { signInFirst } from '../../core/rules/errors.js';
 import type { SessionAuth } from '../../data/sessions.sql.js';
 import { displayNameOf, personInWorkspace } from '../../data/people.sql.js';
 import { pictureOf } from '../workspaces/workspace-views.js';

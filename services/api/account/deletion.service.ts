@@ -1,5 +1,5 @@
-import { Refusal, refused, signInFirst } from '../../core/errors.js';
-import type { AccountPurgeJob } from '../../core/jobs.js';
+import { Refusal, refused, signInFirst } from '../../core/rules/errors.js';
+import type { AccountPurgeJob } from '../../core/infra/jobs.js';
 import { deleteAccountRows, deletionBlockers } from '../../data/account-deletion.sql.js';
 import type { Deps } from '../api-deps.js';
 

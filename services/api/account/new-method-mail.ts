@@ -1,6 +1,6 @@
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import type { Mailer } from '../../core/mailer.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import type { Mailer } from '../../core/infra/mailer.js';
 import { emailOf } from '../../data/people.sql.js';
 
 // Whenever a way in is added (a passkey, a GitHub or Google account), the person hears of it by

@@ -7,10 +7,10 @@ import {
   type AuthenticationResponseJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import { notFound, refused } from '../../core/errors.js';
-import { isUuid } from '../../core/ids.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import { notFound, refused } from '../../core/rules/errors.js';
+import { isUuid } from '../../core/infra/ids.js';
 import {
   addPasskey,
   keepChallenge,

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Sql } from '../../core/db.js';
-import { notFound } from '../../core/errors.js';
-import { reencodeOrRefuse } from '../../core/images.js';
-import type { Storage } from '../../core/storage.js';
-import { isUuid } from '../../core/ids.js';
+import type { Sql } from '../../core/infra/db.js';
+import { notFound } from '../../core/rules/errors.js';
+import { reencodeOrRefuse } from '../../core/rules/images.js';
+import type { Storage } from '../../core/infra/storage.js';
+import { isUuid } from '../../core/infra/ids.js';
 import { sharesWorkspace } from '../../data/teams.sql.js';
 import { forgetPhoto, photoOf, photoPrefix, rememberPhoto } from '../../data/people.sql.js';
 

@@ -1,4 +1,4 @@
-import type { Sql } from '../../core/db.js';
+import type { Sql } from '../../core/infra/db.js';
 import { markWelcomeSeen, preferencesOf, setFeedbackTabFolded, type PreferencesRow } from '../../data/preferences.sql.js';
 
 // Own preferences (spec 2.10 Preferences, 4.6): the defaults until one is set.

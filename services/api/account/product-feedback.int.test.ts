@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { refusal } from '../../../test/support/refusal.js';
 import { createClient } from '@demo-rooms/contract';
-import { planOf } from '../../core/plans.js';
+import { planOf } from '../../core/rules/plans.js';
 
 let platform: Platform;
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { createRateLimiter } from '../../core/rate-limit.js';
+import { createRateLimiter } from '../../core/infra/rate-limit.js';
 import { fileProductFeedback } from '../../data/product-feedback.sql.js';
 import { planFor } from '../../data/workspaces.sql.js';
 import type { Deps } from '../api-deps.js';
@@ -6,7 +6,7 @@ import type { Auth } from '../routing/request-auth.js';
 
 // Feedback on the product (spec 4.6 sendProductFeedback): filed under the caller and the active
 // workspace whatever the body says, at most the plan's `feedbackPerHour` notes a person an hour.
-// The count lives in Redis (core/rate-limit.ts), so every api process shares it.
+// The count lives in Redis (core/infra/rate-limit.ts), so every api process shares it.
 
 export async function sendProductFeedback(
   deps: Pick<Deps, 'sql' | 'queues'>,

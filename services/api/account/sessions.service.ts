@@ -1,6 +1,6 @@
-import type { Sql } from '../../core/db.js';
-import { notFound } from '../../core/errors.js';
-import { isUuid } from '../../core/ids.js';
+import type { Sql } from '../../core/infra/db.js';
+import { notFound } from '../../core/rules/errors.js';
+import { isUuid } from '../../core/infra/ids.js';
 import { cancelApprovedDeviceLogins, endEverySession, endOwnSession, liveSessionsOf, type SessionKind } from '../../data/sessions.sql.js';
 import { removeRecentPasskeys } from '../../data/passkeys.sql.js';
 import { unlinkRecentProviders } from '../../data/provider-links.sql.js';

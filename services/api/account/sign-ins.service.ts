@@ -1,6 +1,6 @@
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import { notFound, refused } from '../../core/errors.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import { notFound, refused } from '../../core/rules/errors.js';
 import { passkeyCount } from '../../data/passkeys.sql.js';
 import { providerLinksOf, unlinkProvider } from '../../data/provider-links.sql.js';
 import { isProvider, providerNames, providerSetUp } from '../auth/providers.service.js';

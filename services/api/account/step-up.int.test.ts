@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createClient, SESSION_COOKIE } from '@demo-rooms/contract';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { refusal } from '../../../test/support/refusal.js';
-import { hashSecret } from '../../core/ids.js';
+import { hashSecret } from '../../core/infra/ids.js';
 import { STEP_UP_MINUTES } from '../auth/step-up.js';
 
 // Account power (security-3 M4): adding or removing a way in, minting connector tokens, deleting

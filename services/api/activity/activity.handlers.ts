@@ -1,4 +1,4 @@
-import { planLimit, planOf } from '../../core/plans.js';
+import { planLimit, planOf } from '../../core/rules/plans.js';
 import type { HandlerGroup } from '../routing/handler.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';

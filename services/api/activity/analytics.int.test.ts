@@ -7,7 +7,7 @@ import { deployStaticRoom } from '../../../test/support/room.js';
 import { claimLink } from '../../data/link-claims.sql.js';
 import { dayOf, nextDay, rollDay, rolledDays } from '../../data/event-days.sql.js';
 import { recordEvents, type CoarseDevice, type RoomEvent } from '../../data/room-events.sql.js';
-import { eventDays } from '../../../workers/event-days/event-days.job.js';
+import { eventDays } from '../../../workers/event-days-rollup/event-days.job.js';
 import type { WorkerDeps } from '../../../workers/worker-deps.js';
 
 // projectAnalytics, workspaceAnalytics and journey (spec 4.2; issue 15) against real Postgres:

@@ -1,6 +1,6 @@
 import type { AnalyticsDay, Figures, ProjectAnalytics, WorkspaceAnalytics } from '@demo-rooms/contract';
-import type { Sql } from '../../core/db.js';
-import { refused } from '../../core/errors.js';
+import type { Sql } from '../../core/infra/db.js';
+import { refused } from '../../core/rules/errors.js';
 import { liveStories } from '../../data/builds.sql.js';
 import { dayOf, nextDay, rawRows, rolledDays, rolledRows, type DayRow } from '../../data/event-days.sql.js';
 import { projectsIn, type ProjectRow } from '../../data/projects.sql.js';

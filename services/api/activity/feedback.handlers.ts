@@ -1,4 +1,4 @@
-import { notFound } from '../../core/errors.js';
+import { notFound } from '../../core/rules/errors.js';
 import { commentIn, commentsOf, forgetScreenshot, replyToComment, resolveComment } from '../../data/comments.sql.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { responsesOf } from '../../data/responses.sql.js';

@@ -1,6 +1,6 @@
 import type { Journey } from '@demo-rooms/contract';
-import type { Sql } from '../../core/db.js';
-import { planLimit, planOf } from '../../core/plans.js';
+import type { Sql } from '../../core/infra/db.js';
+import { planLimit, planOf } from '../../core/rules/plans.js';
 import { liveStories } from '../../data/builds.sql.js';
 import { claimsOf } from '../../data/link-claims.sql.js';
 import { linkIn } from '../../data/links.sql.js';

@@ -1,5 +1,5 @@
 import type { Alert } from '@demo-rooms/contract';
-import { alertHref, alertSummary } from '../../core/alert-words.js';
+import { alertHref, alertSummary } from '../../core/rules/alert-words.js';
 import { alertSettingsOf, listAlerts, markAlertsRead, putAlertSettings, type AlertRow } from '../../data/alerts.sql.js';
 import type { HandlerGroup } from '../routing/handler.js';
 

@@ -1,14 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { HandlerGroup } from '../routing/handler.js';
-import { newSecret } from '../../core/ids.js';
+import { newSecret } from '../../core/infra/ids.js';
 import { mailNewSignInMethod } from '../account/new-method-mail.js';
 import { requireBrowser, requireRecentSignIn } from './step-up.js';
 import { clearSessionCookie, setSessionCookie, type Auth } from '../routing/request-auth.js';
-import type { Sql } from '../../core/db.js';
+import type { Sql } from '../../core/infra/db.js';
 import { endSession } from '../../data/sessions.sql.js';
 import { takeSignIn } from './sign-in-limits.js';
 import { signInOptions, signInWithPasskey } from '../account/passkeys.service.js';
-import { notFound, Refusal, refused } from '../../core/errors.js';
+import { notFound, Refusal, refused } from '../../core/rules/errors.js';
 import { finishProvider, isProvider, startProvider } from './providers.service.js';
 import {
   approveDeviceLogin,

@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import { notFound, Refusal } from '../../core/errors.js';
-import { hashSecret, newSecret } from '../../core/ids.js';
-import type { Mailer } from '../../core/mailer.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import { notFound, Refusal } from '../../core/rules/errors.js';
+import { hashSecret, newSecret } from '../../core/infra/ids.js';
+import type { Mailer } from '../../core/infra/mailer.js';
 import { ensurePerson } from '../../data/people.sql.js';
 import { createSession } from '../../data/sessions.sql.js';
 import { keepEmailSignIn, liveEmailSignIn, spendEmailSignIn } from '../../data/email-sign-ins.sql.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailsTo, startPlatform, type Platform } from '../../../test/support/platform.js';
 import { githubStandIn, type GithubUser } from '../../../test/support/github-stand-in.js';
 import { refusal } from '../../../test/support/refusal.js';
-import { hashSecret } from '../../core/ids.js';
+import { hashSecret } from '../../core/infra/ids.js';
 
 // GitHub and Google sign-in against stand-ins on loopback: a real OpenID Connect provider
 // (oidc-provider, certified) for Google, and a small OAuth 2.0 server speaking GitHub's endpoints.

@@ -1,8 +1,8 @@
 import * as oidc from 'openid-client';
 import { samePath } from '@demo-rooms/contract';
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import { notFound, Refusal, refused } from '../../core/errors.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import { notFound, Refusal, refused } from '../../core/rules/errors.js';
 import { ensurePerson } from '../../data/people.sql.js';
 import {
   keepOAuthState,

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Config } from '../../core/config.js';
-import { createRateLimiter, type RateRule } from '../../core/rate-limit.js';
+import type { Config } from '../../core/infra/config.js';
+import { createRateLimiter, type RateRule } from '../../core/infra/rate-limit.js';
 import type { Deps } from '../api-deps.js';
 
 // Throttles on the open sign-in endpoints (no session yet, so nothing else stands in the way):

@@ -1,4 +1,4 @@
-import { Refusal } from '../../core/errors.js';
+import { Refusal } from '../../core/rules/errors.js';
 import type { Auth } from '../routing/request-auth.js';
 
 // Account power (security-3 M4): adding or removing a way in, minting connector tokens, deleting

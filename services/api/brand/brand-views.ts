@@ -1,6 +1,6 @@
 import type { Brand, Logo, ThemeState } from '@demo-rooms/contract';
-import { firstPlanWith } from '../../core/plans.js';
-import type { ContrastProblem } from '../../core/room-theme.js';
+import { firstPlanWith } from '../../core/rules/plans.js';
+import type { ContrastProblem } from '../../core/rules/room-theme.js';
 import type { WorkspaceLook } from '../../data/brand-look.js';
 import type { BrandRow } from '../../data/brand.sql.js';
 

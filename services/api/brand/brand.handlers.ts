@@ -1,6 +1,6 @@
-import { sendStoredImage } from '../../core/http/send-stored-image.js';
-import { notFound } from '../../core/errors.js';
-import { composeLook, effectiveOf } from '../../core/room-theme.js';
+import { sendStoredImage } from '../../core/infra/http/send-stored-image.js';
+import { notFound } from '../../core/rules/errors.js';
+import { composeLook, effectiveOf } from '../../core/rules/room-theme.js';
 import { workspaceLook } from '../../data/brand-look.js';
 import { brandOf } from '../../data/brand.sql.js';
 import { listedProjectsOf } from '../../data/listing-subjects.sql.js';
@@ -9,7 +9,7 @@ import { checkWords } from '../community/listing-checks.js';
 import { asMember } from '../workspaces/team-access.js';
 import type { HandlerGroup } from '../routing/handler.js';
 import { imageBody } from '../routing/image-body.js';
-import { logoRules } from '../../core/images.js';
+import { logoRules } from '../../core/rules/images.js';
 import { brandView, themeStateView } from './brand-views.js';
 import { assertMayBrand, checkLook, receiveLogo, removeLogo, resetTheme, setBrand, setTheme } from './brand.service.js';
 

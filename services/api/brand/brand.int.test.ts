@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { refusal } from '../../../test/support/refusal.js';
 import { roomPalettes } from '@demo-rooms/contract';
-import { contrastRatio } from '../../core/contrast.js';
+import { contrastRatio } from '../../core/rules/contrast.js';
 
 let platform: Platform;
 beforeAll(async () => {

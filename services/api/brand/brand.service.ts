@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Theme } from '@demo-rooms/contract';
-import type { Sql } from '../../core/db.js';
-import { Refusal, roleCannot } from '../../core/errors.js';
-import { logoRules, reencodeOrRefuse } from '../../core/images.js';
-import { composeLook, problemsOf, type ContrastProblem, type LookAsked } from '../../core/room-theme.js';
-import type { Storage } from '../../core/storage.js';
+import type { Sql } from '../../core/infra/db.js';
+import { Refusal, roleCannot } from '../../core/rules/errors.js';
+import { logoRules, reencodeOrRefuse } from '../../core/rules/images.js';
+import { composeLook, problemsOf, type ContrastProblem, type LookAsked } from '../../core/rules/room-theme.js';
+import type { Storage } from '../../core/infra/storage.js';
 import { brandOf, forgetLogo, logoKey, saveBrandWords, saveLogo, saveTheme } from '../../data/brand.sql.js';
 import { workspaceById } from '../../data/workspaces.sql.js';
 

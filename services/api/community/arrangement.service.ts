@@ -1,6 +1,6 @@
-import type { Db, Sql, Tx } from '../../core/db.js';
-import { invalid, notFound, refused } from '../../core/errors.js';
-import { isUuid } from '../../core/ids.js';
+import type { Db, Sql, Tx } from '../../core/infra/db.js';
+import { invalid, notFound, refused } from '../../core/rules/errors.js';
+import { isUuid } from '../../core/infra/ids.js';
 import {
   countGroups,
   deleteGroupRow,

@@ -1,6 +1,6 @@
 import { buffer } from 'node:stream/consumers';
-import type { Sql } from '../../core/db.js';
-import type { Storage } from '../../core/storage.js';
+import type { Sql } from '../../core/infra/db.js';
+import type { Storage } from '../../core/infra/storage.js';
 import { buildPageChecksOf, storeBuildPageChecks } from '../../data/build-page-checks.sql.js';
 import { buildFilesPrefix } from '../../data/builds.sql.js';
 import { merge, type Checked, type Finding } from './listing-checks.js';

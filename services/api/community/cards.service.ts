@@ -1,9 +1,9 @@
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import { refused, Refusal } from '../../core/errors.js';
-import type { Db } from '../../core/db.js';
-import { planLimit, planOf } from '../../core/plans.js';
-import type { Storage } from '../../core/storage.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import { refused, Refusal } from '../../core/rules/errors.js';
+import type { Db } from '../../core/infra/db.js';
+import { planLimit, planOf } from '../../core/rules/plans.js';
+import type { Storage } from '../../core/infra/storage.js';
 import { latestAppeal, insertAppeal, type AppealRow } from '../../data/appeals.sql.js';
 import { cardOf, saveCardWords, setCardOutcome, unlistCard, type CardRow } from '../../data/cards.sql.js';
 import { profileOf } from '../../data/profiles.sql.js';

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../core/config.js';
+import type { Config } from '../../core/infra/config.js';
 import type { HandlerGroup } from '../routing/handler.js';
 import { listings, listNotices, readNotices, reportProject } from './community.service.js';
 import { publicCover } from './covers.service.js';
-import { sendStoredImage } from '../../core/http/send-stored-image.js';
-import { notFound } from '../../core/errors.js';
+import { sendStoredImage } from '../../core/infra/http/send-stored-image.js';
+import { notFound } from '../../core/rules/errors.js';
 import { publicListings } from '../../data/cards.sql.js';
 import { createCommunityPass } from '../../data/preview-passes.sql.js';
 

@@ -1,7 +1,7 @@
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import { notFound, unavailable } from '../../core/errors.js';
-import { isUuid } from '../../core/ids.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import { notFound, unavailable } from '../../core/rules/errors.js';
+import { isUuid } from '../../core/infra/ids.js';
 import { publicListings } from '../../data/cards.sql.js';
 import { projectBySlug } from '../../data/projects.sql.js';
 import { countActions, lockFor, recordAction } from '../../data/community-actions.sql.js';

@@ -1,10 +1,10 @@
 import { buffer } from 'node:stream/consumers';
 import { createHash } from 'node:crypto';
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import { notFound, refused } from '../../core/errors.js';
-import { reencodeOrRefuse, type CheckedImage } from '../../core/images.js';
-import type { Storage } from '../../core/storage.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import { notFound, refused } from '../../core/rules/errors.js';
+import { reencodeOrRefuse, type CheckedImage } from '../../core/rules/images.js';
+import type { Storage } from '../../core/infra/storage.js';
 import { buildFilesPrefix, liveBuildKind } from '../../data/builds.sql.js';
 import { cardOf, coverKey, holdCover, publicListings, setCover, type CardStatus } from '../../data/cards.sql.js';
 import { projectIn, type ProjectRow } from '../../data/projects.sql.js';

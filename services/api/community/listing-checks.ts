@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import unhomoglyph from 'unhomoglyph';
 import { RegExpMatcher, englishDataset, englishRecommendedTransformers } from 'obscenity';
-import { trustBorrowedBy } from '../../core/slug-rules.js';
+import { trustBorrowedBy } from '../../core/rules/slug-rules.js';
 
 // The listing checks on a card's words (spec 2.9, issue 18): impersonation of well-known brands
 // (look-alike letters included: the UTS #39 skeleton from Unicode's confusables data, invisible

@@ -1,4 +1,4 @@
-import { threadPool } from '../../core/thread-pool.js';
+import { threadPool } from '../../core/infra/thread-pool.js';
 import type { Checked } from './listing-checks.js';
 import type { PageBatch } from './page-check.worker.js';
 

@@ -1,7 +1,7 @@
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import { notFound, refused } from '../../core/errors.js';
-import { checkSlug } from '../../core/slug-rules.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import { notFound, refused } from '../../core/rules/errors.js';
+import { checkSlug } from '../../core/rules/slug-rules.js';
 import { handleHoldDays, personByHandle, profileOf, writeProfile } from '../../data/profiles.sql.js';
 import { listings } from './community.service.js';
 

@@ -1,7 +1,7 @@
-import type { Config } from '../../core/config.js';
-import type { Queues } from '../../core/queues.js';
-import { createRateLimiter } from '../../core/rate-limit.js';
-import { workSlots } from '../../core/work-slots.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Queues } from '../../core/infra/queues.js';
+import { createRateLimiter } from '../../core/infra/rate-limit.js';
+import { workSlots } from '../../core/rules/work-slots.js';
 
 // suggestWording's bounds (security review 3, L1). Each call is a paid model request that can
 // hold its connection for up to 20 s, so:

@@ -1,4 +1,4 @@
-import type { Sql } from '../../core/db.js';
+import type { Sql } from '../../core/infra/db.js';
 import type { HandlerGroup } from '../routing/handler.js';
 import { displayNameOf } from '../../data/people.sql.js';
 import { projectIn } from '../../data/projects.sql.js';

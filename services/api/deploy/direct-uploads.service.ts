@@ -1,7 +1,7 @@
 import { type DirectUpload, directPartBytes } from '@demo-rooms/contract';
-import type { Sql } from '../../core/db.js';
-import { refused } from '../../core/errors.js';
-import type { Storage } from '../../core/storage.js';
+import type { Sql } from '../../core/infra/db.js';
+import { refused } from '../../core/rules/errors.js';
+import type { Storage } from '../../core/infra/storage.js';
 import { moveUpload, setMultipartId, uploadIn, uploadKey } from '../../data/uploads.sql.js';
 
 // Uploads straight to the object store (issue 32): the api signs URLs and checks the result, the

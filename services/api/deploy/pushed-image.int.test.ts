@@ -8,12 +8,12 @@ import { refusal } from '../../../test/support/refusal.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { testEnv } from '../../../test/support/services.js';
 import { pushImage } from '../../cli/registry/push-image.js';
-import { loadConfig } from '../../core/config.js';
-import { createSql, type Sql } from '../../core/db.js';
-import { createLogger } from '../../core/log.js';
-import { registryGet, registryOf, RegistryReadError } from '../../core/registry/registry-pull.js';
-import { sweepPushedManifests } from '../../../workers/sweep/pushed-manifests.sweep.js';
-import { createStorage } from '../../core/storage.js';
+import { loadConfig } from '../../core/infra/config.js';
+import { createSql, type Sql } from '../../core/infra/db.js';
+import { createLogger } from '../../core/infra/log.js';
+import { registryGet, registryOf, RegistryReadError } from '../../core/infra/registry/registry-pull.js';
+import { sweepPushedManifests } from '../../../workers/leftovers-sweep/pushed-manifests.sweep.js';
+import { createStorage } from '../../core/infra/storage.js';
 import { buildImageOf } from '../../data/build-images.sql.js';
 import { containerDemo, containerDemoManifest } from '../../../test/fixtures/container-demo.js';
 

@@ -1,8 +1,8 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
-import type { Sql } from '../../core/db.js';
-import { Refusal, refused } from '../../core/errors.js';
-import { planLimit } from '../../core/plans.js';
-import type { Storage } from '../../core/storage.js';
+import type { Sql } from '../../core/infra/db.js';
+import { Refusal, refused } from '../../core/rules/errors.js';
+import { planLimit } from '../../core/rules/plans.js';
+import type { Storage } from '../../core/infra/storage.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { assertNotPaused } from '../../data/pauses.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
@@ -15,7 +15,7 @@ export const maxUploadBytes = 512 * 1024 * 1024;
 /**
  * The bytes a workspace may hold in uploads not yet built: four uploads at the largest size. A
  * build spends its upload; one left unbuilt is swept a day after its bytes arrived
- * (workers/sweep/unfinished-uploads.sweep.ts), so the quota frees itself.
+ * (workers/leftovers-sweep/unfinished-uploads.sweep.ts), so the quota frees itself.
  */
 export const uploadQuotaBytes = 4 * maxUploadBytes;
 

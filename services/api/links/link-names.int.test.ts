@@ -6,7 +6,7 @@ import { emitProductEvent } from '../../data/product-events.sql.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { uniqueSlug } from '../../../test/support/refusal.js';
 import { fanOut } from '../../../workers/events-fanout/fanout.js';
-import { alertsConsumer } from '../../../workers/alerts/alerts.consumer.js';
+import { alertsConsumer } from '../../../workers/alerts-digest/alerts.consumer.js';
 
 // Issue 45: a name typed with CR/LF is stored on one line, and no mail header the platform writes
 // can be split by one. The mails are the real alert mails, written by the local outbox (no

@@ -1,5 +1,5 @@
 import type { LinkRec } from '@demo-rooms/contract';
-import type { Config } from '../../core/config.js';
+import type { Config } from '../../core/infra/config.js';
 import { stageOf, type LinkRow } from '../../data/links.sql.js';
 
 /** A link's full address: shown only by createLink, revealLink and reissueLink. */

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { Config } from '../../core/config.js';
+import type { Config } from '../../core/infra/config.js';
 import type { HandlerGroup } from '../routing/handler.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { linkUrlOf, linkView } from './link-view.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '@demo-rooms/contract';
-import { hashSecret } from '../../core/ids.js';
+import { hashSecret } from '../../core/infra/ids.js';
 import { issueToken } from '../../ops/ops.service.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { resolveLinkKey } from '../../data/links.sql.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { LINK_DEFAULT_DAYS, storableName } from '@demo-rooms/contract';
-import type { Sql } from '../../core/db.js';
-import { refused, roleCannot } from '../../core/errors.js';
-import { hashSecret } from '../../core/ids.js';
-import { planLimit, planOf } from '../../core/plans.js';
+import type { Sql } from '../../core/infra/db.js';
+import { refused, roleCannot } from '../../core/rules/errors.js';
+import { hashSecret } from '../../core/infra/ids.js';
+import { planLimit, planOf } from '../../core/rules/plans.js';
 import { assertNotPaused } from '../../data/pauses.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { recordHistory } from '../../data/room-history.sql.js';

@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { checkManifest, manifestNotes } from '@demo-rooms/contract/manifest';
-import { Refusal, roleCannot } from '../../core/errors.js';
+import { Refusal, roleCannot } from '../../core/rules/errors.js';
 import type { Deps } from '../api-deps.js';
 import { handlers } from '../handlers.js';
 import type { Auth } from '../routing/request-auth.js';

@@ -1,5 +1,5 @@
-import type { Db } from '../../core/db.js';
-import { planLimit, planOf } from '../../core/plans.js';
+import type { Db } from '../../core/infra/db.js';
+import { planLimit, planOf } from '../../core/rules/plans.js';
 import { addNote, notesOf, removeNote } from '../../data/link-notes.sql.js';
 import { linkIn } from '../../data/links.sql.js';
 import { boardRows, claimsByLink, placeStage, setFollowUp, setOutcome } from '../../data/pipeline.sql.js';

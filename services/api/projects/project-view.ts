@@ -1,4 +1,4 @@
-import type { Config } from '../../core/config.js';
+import type { Config } from '../../core/infra/config.js';
 import type { ProjectRow } from '../../data/projects.sql.js';
 
 /** The room's public address: the platform origin's /p/<slug>. Private links open /r/<key>. */

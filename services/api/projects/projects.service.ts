@@ -1,8 +1,8 @@
-import type { Sql } from '../../core/db.js';
-import { refused } from '../../core/errors.js';
-import { planLimit, planOf } from '../../core/plans.js';
+import type { Sql } from '../../core/infra/db.js';
+import { refused } from '../../core/rules/errors.js';
+import { planLimit, planOf } from '../../core/rules/plans.js';
 import { effectivePlan, workspaceById } from '../../data/workspaces.sql.js';
-import { checkSlug } from '../../core/slug-rules.js';
+import { checkSlug } from '../../core/rules/slug-rules.js';
 import {
   countProjects,
   insertProject,

@@ -5,8 +5,8 @@ import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../api-deps.js';
-import { allowance, planLimit, planOf, type PlanName } from '../../core/plans.js';
-import { registryTokenKey, repositoryOf, verifyRegistryToken, type RegistryTokenKey } from '../../core/registry/registry-token.js';
+import { allowance, planLimit, planOf, type PlanName } from '../../core/rules/plans.js';
+import { registryTokenKey, repositoryOf, verifyRegistryToken, type RegistryTokenKey } from '../../core/infra/registry/registry-token.js';
 import { finishRegistryUpload, releaseRegistryBytes, reserveRegistryBytes } from '../../data/registry-usage.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 

@@ -1,4 +1,4 @@
-import { repositoryOf, type RegistryAccess } from '../../core/registry/registry-token.js';
+import { repositoryOf, type RegistryAccess } from '../../core/infra/registry/registry-token.js';
 
 // What a registry token may grant (Docker token protocol: the client asks with `scope=` values,
 // the server grants what it allows and leaves out the rest, and the registry answers 401/403 to

@@ -9,9 +9,9 @@ import { saveImage } from '../../../test/fixtures/make-bundle.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { testEnv } from '../../../test/support/services.js';
 import { pushImage } from '../../cli/registry/push-image.js';
-import { workspacePullLogin } from '../../core/registry/registry-pull.js';
+import { workspacePullLogin } from '../../core/infra/registry/registry-pull.js';
 import { revokePullLogins } from '../../data/pull-logins.sql.js';
-import { registryTokenKey } from '../../core/registry/registry-token.js';
+import { registryTokenKey } from '../../core/infra/registry/registry-token.js';
 
 // The registry for real (docker-registry, token auth) with tokens from the api's /v2/token: what
 // one workspace's token may do to another's repository, and the push that skips what is there.

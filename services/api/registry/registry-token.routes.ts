@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../api-deps.js';
-import { allowance, planLimit, planOf } from '../../core/plans.js';
-import { pullLoginOf, pulledForSubject } from '../../core/registry/registry-pull.js';
+import { allowance, planLimit, planOf } from '../../core/rules/plans.js';
+import { pullLoginOf, pulledForSubject } from '../../core/infra/registry/registry-pull.js';
 import {
   registryTokenGraceSeconds,
   registryTokenKey,
   signRegistryToken,
   type RegistryTokenKey,
-} from '../../core/registry/registry-token.js';
-import { isUuid } from '../../core/ids.js';
+} from '../../core/infra/registry/registry-token.js';
+import { isUuid } from '../../core/infra/ids.js';
 import { projectById } from '../../data/projects.sql.js';
 import { pullLoginHonoured } from '../../data/pull-logins.sql.js';
 import { registryPushesClosedAt } from '../../data/registry-gc.sql.js';
@@ -105,7 +105,7 @@ export function registerRegistryTokens(app: FastifyInstance, deps: Deps) {
 }
 
 /**
- * While the registry's garbage collection has pushes closed (workers/sweep/registry-gc.sweep.ts),
+ * While the registry's garbage collection has pushes closed (workers/leftovers-sweep/registry-gc.sweep.ts),
  * a token request that asks to push is refused with when to try again: a push token now could
  * outlive the wait and push into the collection. Pull-only requests are served.
  */

@@ -1,4 +1,4 @@
-import type { Sql } from '../../core/db.js';
+import type { Sql } from '../../core/infra/db.js';
 import { projectIn, setRequireEmail, type ProjectRow } from '../../data/projects.sql.js';
 import { planFor } from '../../data/workspaces.sql.js';
 

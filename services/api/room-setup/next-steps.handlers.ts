@@ -1,7 +1,7 @@
 import type { NextSteps } from '@demo-rooms/contract';
-import type { Db } from '../../core/db.js';
-import { invalid } from '../../core/errors.js';
-import { planOf } from '../../core/plans.js';
+import type { Db } from '../../core/infra/db.js';
+import { invalid } from '../../core/rules/errors.js';
+import { planOf } from '../../core/rules/plans.js';
 import { nextStepsOf, offeredOn, saveNextSteps, StepIncomplete } from '../../data/next-steps.sql.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { planNameOf } from '../../data/workspaces.sql.js';

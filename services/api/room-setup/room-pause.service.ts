@@ -1,5 +1,5 @@
-import type { Sql } from '../../core/db.js';
-import { refused } from '../../core/errors.js';
+import type { Sql } from '../../core/infra/db.js';
+import { refused } from '../../core/rules/errors.js';
 import { liftOwnerPause, pauseByOwner, roomPauseOf } from '../../data/pauses.js';
 import { projectIn } from '../../data/projects.sql.js';
 import { recordHistory } from '../../data/room-history.sql.js';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '@demo-rooms/contract';
-import { hashSecret } from '../../core/ids.js';
+import { hashSecret } from '../../core/infra/ids.js';
 import { issueToken } from '../../ops/ops.service.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
 import { spendPreviewPass } from '../../data/preview-passes.sql.js';

@@ -1,6 +1,6 @@
-import type { Db, Sql } from '../../core/db.js';
-import { notFound, refused } from '../../core/errors.js';
-import { isUuid } from '../../core/ids.js';
+import type { Db, Sql } from '../../core/infra/db.js';
+import { notFound, refused } from '../../core/rules/errors.js';
+import { isUuid } from '../../core/infra/ids.js';
 import { projectIn, type ProjectRow } from '../../data/projects.sql.js';
 import { effectiveAppOrder, namedAppOrder } from '../../data/app-order.js';
 import {
@@ -15,7 +15,7 @@ import {
 } from '../../data/room-pages.sql.js';
 import { liveManifestOf } from '../../data/builds.sql.js';
 import { appOrderOf, saveAppOrder } from '../../data/rooms.sql.js';
-import { renderStoredPage } from '../../core/room-pages/page-renderer.js';
+import { renderStoredPage } from '../../core/infra/room-pages/page-renderer.js';
 import { ROOM_PAGES_CHARS_MAX, ROOM_PAGES_MAX } from '@demo-rooms/contract';
 
 // The room's setup (spec 2.7 RoomSetup, 4.2): the order of its apps and its pages. Pages are

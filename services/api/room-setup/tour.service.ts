@@ -1,5 +1,5 @@
 import type { Rehearsal, Tour, TourStep } from '@demo-rooms/contract';
-import type { Sql } from '../../core/db.js';
+import type { Sql } from '../../core/infra/db.js';
 import { buildIn } from '../../data/builds.sql.js';
 import type { ProjectRow } from '../../data/projects.sql.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isResponseSerializationError } from 'fastify-type-provider-zod';
 import { InvalidRequest } from './validator.js';
-import { Refusal } from '../../core/errors.js';
+import { Refusal } from '../../core/rules/errors.js';
 
 /**
  * The one place where errors become replies (spec section 7). Refusals keep their status and body;

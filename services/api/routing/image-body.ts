@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { Refusal, refused } from '../../core/errors.js';
+import { Refusal, refused } from '../../core/rules/errors.js';
 
 // The body of an image PUT (a photo, a logo, a cover): raw bytes, read whole since they are
 // small, but never more than the limit. The declared length is checked before a byte is read, and

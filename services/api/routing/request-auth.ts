@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '@demo-rooms/contract';
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import { Refusal, signInFirst } from '../../core/errors.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import { Refusal, signInFirst } from '../../core/rules/errors.js';
 import { resolveSession, type SessionAuth } from '../../data/sessions.sql.js';
 
 export const sessionCookie = SESSION_COOKIE;

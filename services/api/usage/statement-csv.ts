@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { csvRow } from '../../core/csv.js';
-import type { Db } from '../../core/db.js';
+import { csvRow } from '../../core/rules/csv.js';
+import type { Db } from '../../core/infra/db.js';
 import { lineOf, statementSource } from '../../data/statement-figures.js';
 import { eachLineBatch, type MonthBounds } from '../../data/usage-statements.sql.js';
 

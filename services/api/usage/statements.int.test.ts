@@ -5,7 +5,7 @@ import { containerUsage, containerUsageByProject } from '../../data/container-us
 import { toEvent, type EventRow } from '../../data/product-events.sql.js';
 import { viewerHoursThisMonth } from '../../data/visits.sql.js';
 import { voidUnrun } from '../../data/usage-reconciliation.sql.js';
-import { createSql } from '../../core/db.js';
+import { createSql } from '../../core/infra/db.js';
 import { parseCsv } from '../../../test/support/csv.js';
 import { statementCsv } from './statement-csv.js';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';

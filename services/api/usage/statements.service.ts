@@ -1,5 +1,5 @@
 import { UsageMonth } from '@demo-rooms/contract';
-import { invalid, refused } from '../../core/errors.js';
+import { invalid, refused } from '../../core/rules/errors.js';
 import { monthOf } from '../../data/container-usage.sql.js';
 import type { MonthBounds } from '../../data/usage-statements.sql.js';
 

@@ -1,5 +1,5 @@
 import type { ProductEventKind, WebhookDelivery, WebhookEndpoint, WebhookPayload } from '@demo-rooms/contract';
-import { roleCannot } from '../../core/errors.js';
+import { roleCannot } from '../../core/rules/errors.js';
 import {
   deleteEndpoint,
   deliveriesOf,

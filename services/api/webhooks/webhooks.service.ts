@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type ProductEvent, type ProductEventKind, webhookPayload } from '@demo-rooms/contract';
-import { invalid, refused, roleCannot } from '../../core/errors.js';
-import { createRateLimiter, type RateRule } from '../../core/rate-limit.js';
-import { planLimit, planOf } from '../../core/plans.js';
-import { sealSecret } from '../../core/sealed-secret.js';
-import { webhookUrlProblem } from '../../core/outbound/webhook-url.js';
-import { newWebhookSecret, queueWebhookDelivery, webhookSealingKey } from '../../core/webhook-jobs.js';
+import { invalid, refused, roleCannot } from '../../core/rules/errors.js';
+import { createRateLimiter, type RateRule } from '../../core/infra/rate-limit.js';
+import { planLimit, planOf } from '../../core/rules/plans.js';
+import { sealSecret } from '../../core/infra/sealed-secret.js';
+import { webhookUrlProblem } from '../../core/infra/outbound/webhook-url.js';
+import { newWebhookSecret, queueWebhookDelivery, webhookSealingKey } from '../../core/infra/webhook-jobs.js';
 import { planNameOf } from '../../data/workspaces.sql.js';
 import {
   countEndpoints,

@@ -1,5 +1,5 @@
-import type { Sql } from '../../core/db.js';
-import { planOf } from '../../core/plans.js';
+import type { Sql } from '../../core/infra/db.js';
+import { planOf } from '../../core/rules/plans.js';
 import { effectivePlan, workspaceById } from '../../data/workspaces.sql.js';
 import { usageOf } from '../../data/workspace-usage.sql.js';
 

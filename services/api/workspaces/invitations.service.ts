@@ -1,7 +1,7 @@
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import { notFound } from '../../core/errors.js';
-import { planOf } from '../../core/plans.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import { notFound } from '../../core/rules/errors.js';
+import { planOf } from '../../core/rules/plans.js';
 import {
   insertInvitation,
   invitationFor,

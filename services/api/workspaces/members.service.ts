@@ -1,7 +1,7 @@
-import type { Config } from '../../core/config.js';
-import type { Db, Sql } from '../../core/db.js';
-import { notFound } from '../../core/errors.js';
-import { isUuid } from '../../core/ids.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Db, Sql } from '../../core/infra/db.js';
+import { notFound } from '../../core/rules/errors.js';
+import { isUuid } from '../../core/infra/ids.js';
 import { lockTeam, membersOf, ownerCount, removeMembershipRow, roleIn, setRoleRow, type Role } from '../../data/teams.sql.js';
 import { recordTeamEvent } from '../../data/workspace-history.sql.js';
 import type { SessionAuth } from '../../data/sessions.sql.js';

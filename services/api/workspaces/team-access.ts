@@ -1,5 +1,5 @@
-import type { Db } from '../../core/db.js';
-import { notFound, roleCannot } from '../../core/errors.js';
+import type { Db } from '../../core/infra/db.js';
+import { notFound, roleCannot } from '../../core/rules/errors.js';
 import { membershipIn } from '../../data/teams.sql.js';
 import type { WorkspaceRow } from '../../data/workspaces.sql.js';
 

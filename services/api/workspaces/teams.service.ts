@@ -1,5 +1,5 @@
-import type { Sql } from '../../core/db.js';
-import { notFound, refused } from '../../core/errors.js';
+import type { Sql } from '../../core/infra/db.js';
+import { notFound, refused } from '../../core/rules/errors.js';
 import {
   activateWorkspace,
   deleteTeamRows,

@@ -1,4 +1,4 @@
-import type { Config } from '../../core/config.js';
+import type { Config } from '../../core/infra/config.js';
 import { displayNameOf } from '../../data/people.sql.js';
 import type { MemberRow } from '../../data/teams.sql.js';
 import type { WorkspaceRow } from '../../data/workspaces.sql.js';

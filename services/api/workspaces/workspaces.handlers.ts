@@ -5,8 +5,8 @@ import { activate, createTeam, deleteTeam, leaveTeam, renameWorkspace } from './
 import { listMembers, removeMember, setMemberRole, workspacePeople } from './members.service.js';
 import { acceptInvitation, createInvitation, listInvitations, revokeInvitation, viewInvitation } from './invitations.service.js';
 import { photoFor } from '../account/photo.service.js';
-import { sendStoredImage } from '../../core/http/send-stored-image.js';
-import { notFound } from '../../core/errors.js';
+import { sendStoredImage } from '../../core/infra/http/send-stored-image.js';
+import { notFound } from '../../core/rules/errors.js';
 import { workspaceView } from './workspace-views.js';
 import { brandBadges } from '../../data/brand.sql.js';
 

@@ -4,7 +4,7 @@ import type { Manifest } from '@demo-rooms/contract/manifest';
 import { ask } from '../context.js';
 import { Refusal } from '../refusal.js';
 
-// getBilling's allowance is the plan's row of services/core/plans.ts (spec 2.10 leaves its fields
+// getBilling's allowance is the plan's row of services/core/rules/plans.ts (spec 2.10 leaves its fields
 // unshown): only the switch this check needs is read, and a platform that does not send it is
 // left to refuse the upload itself, as it always has.
 const StaticOnly = z.object({ staticOnly: z.boolean() });

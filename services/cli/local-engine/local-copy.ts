@@ -6,7 +6,7 @@ import { Refusal } from '../refusal.js';
 import { engineMessage } from './local-docker.js';
 
 /**
- * What the platform's runner gives a copy by default (RUNNER_COPY_* in services/core/config.ts):
+ * What the platform's runner gives a copy by default (RUNNER_COPY_* in services/core/infra/config.ts):
  * the rehearsal holds the local copy to the same, so a demo that needs more fails here, not in
  * front of a viewer.
  */

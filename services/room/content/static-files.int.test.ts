@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
-import { createStorage, type Storage } from '../../core/storage.js';
+import { loadConfig } from '../../core/infra/config.js';
+import { createStorage, type Storage } from '../../core/infra/storage.js';
 import { buildFilesPrefix } from '../../data/builds.sql.js';
 import { testEnv } from '../../../test/support/services.js';
 import { createStaticFiles } from './static-files.js';

@@ -4,8 +4,8 @@ import { HeadTagSplicer, withHeadTag, type HtmlHead } from './frame-helper-tag.j
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
-import { contentTypeOf } from '../../core/content-type.js';
-import type { Storage } from '../../core/storage.js';
+import { contentTypeOf } from '../../core/rules/content-type.js';
+import type { Storage } from '../../core/infra/storage.js';
 import { buildFilesPrefix } from '../../data/builds.sql.js';
 
 // A static build's files, from the object store, kept close. Builds never change once made, so

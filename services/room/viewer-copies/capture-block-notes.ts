@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { Sql } from '../../core/db.js';
-import type { Logger } from '../../core/log.js';
+import type { Sql } from '../../core/infra/db.js';
+import type { Logger } from '../../core/infra/log.js';
 import { noteCaptureBlock } from '../../data/capture-blocks.sql.js';
 
 // Whether the latest page a viewer's copy sent them stops the capture agent (capture-policy.ts),

@@ -1,6 +1,6 @@
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import type { Logger } from '../../core/log.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import type { Logger } from '../../core/infra/log.js';
 import { agentAllowedBy } from '../content/capture-policy.js';
 import { frameHelperTag } from '../content/frame-helper-tag.js';
 import { viewCookie } from '../content/view-token.js';

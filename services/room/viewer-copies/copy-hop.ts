@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import type { Sql } from '../../core/db.js';
+import type { Sql } from '../../core/infra/db.js';
 import { copyOriginOfCopy } from '../../data/runner-hosts.sql.js';
 import { copyCookie } from './copy-token.js';
 import { viewCookie } from '../content/view-token.js';

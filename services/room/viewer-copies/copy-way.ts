@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { fastifyCookie } from '@fastify/cookie';
-import type { Config } from '../../core/config.js';
-import { copyOriginKey } from '../../core/copy-origin-key.js';
-import type { Sql } from '../../core/db.js';
-import type { Logger } from '../../core/log.js';
+import type { Config } from '../../core/infra/config.js';
+import { copyOriginKey } from '../../core/rules/copy-origin-key.js';
+import type { Sql } from '../../core/infra/db.js';
+import type { Logger } from '../../core/infra/log.js';
 import type { CopyView } from '@demo-rooms/contract/runner';
 import { createCopyHops } from './copy-hop.js';
 import type { CopyTarget } from './copy-proxy.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/log.js';
+import type { Logger } from '../../core/infra/log.js';
 import type { CopyProxy } from './copy-proxy.js';
 import type { Standing, StandingCache } from '../standing-cache.js';
 

@@ -1,4 +1,4 @@
-import type { Sql } from '../../core/db.js';
+import type { Sql } from '../../core/infra/db.js';
 import { recordBeats, type BeatOutcome, type QueuedBeat } from '../../data/beat-batch.sql.js';
 
 // Group commit for the shell's beacons: the beats that arrive within a few milliseconds of each

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { hashSecret } from '../../core/ids.js';
+import { hashSecret } from '../../core/infra/ids.js';
 import type { Arrival } from './viewer-admission.js';
 
 // The cookies a viewer's browser holds on the platform origin: one per room it entered, named

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { RunnerClient } from '@demo-rooms/contract/runner';
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
-import type { Logger } from '../../core/log.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
+import type { Logger } from '../../core/infra/log.js';
 import { contentOriginOf } from '../origins.js';
 import { isLinkPreviewBot } from './link-preview-bots.js';
 import { notFoundPage, noticePage } from '../html.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Sql } from '../../core/db.js';
+import type { Sql } from '../../core/infra/db.js';
 import { claimLink } from '../../data/link-claims.sql.js';
 import { recordEvents, type RoomEvent } from '../../data/room-events.sql.js';
 import type { RoomSessionRow } from '../../data/room-sessions.sql.js';

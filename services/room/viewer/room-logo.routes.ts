@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { Sql } from '../../core/db.js';
-import { sendStoredImage } from '../../core/http/send-stored-image.js';
-import type { Storage } from '../../core/storage.js';
+import type { Sql } from '../../core/infra/db.js';
+import { sendStoredImage } from '../../core/infra/http/send-stored-image.js';
+import type { Storage } from '../../core/infra/storage.js';
 import { workspaceLook } from '../../data/brand-look.js';
 import { cookieSession } from './shell-guard.js';
 

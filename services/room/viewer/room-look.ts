@@ -1,5 +1,5 @@
 import { fontCss, radiusCss, type Palette } from '@demo-rooms/contract';
-import type { Look } from '../../core/room-theme.js';
+import type { Look } from '../../core/rules/room-theme.js';
 import type { WorkspaceLook } from '../../data/brand-look.js';
 import { escapeHtml } from '../html.js';
 

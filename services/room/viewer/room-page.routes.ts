@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { Sql } from '../../core/db.js';
-import { Refusal } from '../../core/errors.js';
-import { etagMatches } from '../../core/http/send-stored-image.js';
-import { isUuid } from '../../core/ids.js';
-import { renderStoredPage } from '../../core/room-pages/page-renderer.js';
+import type { Sql } from '../../core/infra/db.js';
+import { Refusal } from '../../core/rules/errors.js';
+import { etagMatches } from '../../core/infra/http/send-stored-image.js';
+import { isUuid } from '../../core/infra/ids.js';
+import { renderStoredPage } from '../../core/infra/room-pages/page-renderer.js';
 import { workspaceLook } from '../../data/brand-look.js';
 import { pageBody, pageHeadIn, storePageHtml } from '../../data/room-pages.sql.js';
 import { sessionStanding } from '../../data/room-sessions.sql.js';

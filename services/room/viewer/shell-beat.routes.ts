@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { BeatBody } from '@demo-rooms/contract';
-import { hashSecret, isUuid } from '../../core/ids.js';
+import { hashSecret, isUuid } from '../../core/infra/ids.js';
 import type { RoomEvent } from '../../data/room-events.sql.js';
 import { seenWithin, sessionByToken, type RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { endVisit, recordBeat } from '../../data/visits.sql.js';

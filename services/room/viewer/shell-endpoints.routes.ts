@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Storage } from '../../core/storage.js';
+import type { Storage } from '../../core/infra/storage.js';
 import { roomEvidence } from './room-evidence.js';
 import { arrivalHandlers } from './shell-arrival.routes.js';
 import { beatHandlers } from './shell-beat.routes.js';

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../core/config.js';
-import type { Sql } from '../../core/db.js';
+import type { Config } from '../../core/infra/config.js';
+import type { Sql } from '../../core/infra/db.js';
 import { sessionByToken, type RoomSessionRow } from '../../data/room-sessions.sql.js';
 import { tokenIn } from './room-cookies.js';
 

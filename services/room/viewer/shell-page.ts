@@ -1,4 +1,4 @@
-import type { Sql } from '../../core/db.js';
+import type { Sql } from '../../core/infra/db.js';
 import type { Manifest } from '@demo-rooms/contract/manifest';
 import type { ShellData } from '@demo-rooms/contract';
 import type { ProjectRow } from '../../data/projects.sql.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Sql } from '../../core/db.js';
-import { hashSecret } from '../../core/ids.js';
-import type { Plan } from '../../core/plans.js';
+import type { Sql } from '../../core/infra/db.js';
+import { hashSecret } from '../../core/infra/ids.js';
+import type { Plan } from '../../core/rules/plans.js';
 import { publicListings } from '../../data/cards.sql.js';
 import { resolveLinkKey } from '../../data/links.sql.js';
 import { viewerHoursUsedUp } from '../../data/visits.sql.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Refusal } from '../../core/errors.js';
-import { ImageRefused, reencodeImage, screenshotRules } from '../../core/images.js';
-import type { Storage } from '../../core/storage.js';
+import { Refusal } from '../../core/rules/errors.js';
+import { ImageRefused, reencodeImage, screenshotRules } from '../../core/rules/images.js';
+import type { Storage } from '../../core/infra/storage.js';
 import { captureBlocked } from '../../data/capture-blocks.sql.js';
 import { addComment, commentsInLastHour, screenshotKey } from '../../data/comments.sql.js';
 import { askEmailOnce, sessionStanding } from '../../data/room-sessions.sql.js';

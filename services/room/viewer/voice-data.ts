@@ -1,5 +1,5 @@
 import type { ViewerComment, VoiceData } from '@demo-rooms/contract';
-import type { Sql } from '../../core/db.js';
+import type { Sql } from '../../core/infra/db.js';
 import { commentsOfLink, replyIsNew } from '../../data/comments.sql.js';
 import { nextStepsOf, offeredOn } from '../../data/next-steps.sql.js';
 import type { ProjectRow } from '../../data/projects.sql.js';

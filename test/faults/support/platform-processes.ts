@@ -3,7 +3,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createClient } from '@demo-rooms/contract';
-import { createSql, type Sql } from '../../../services/core/db.js';
+import { createSql, type Sql } from '../../../services/core/infra/db.js';
 import { issueToken } from '../../../services/ops/ops.service.js';
 import { repoRoot, type ThrowawayServices } from './throwaway-services.js';
 import { waitFor } from '../../support/wait-for.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createSql, type Sql } from '../../../services/core/db.js';
+import { createSql, type Sql } from '../../../services/core/infra/db.js';
 import type { RunnerClient } from '@demo-rooms/contract/runner';
 import { createRunnerFleet } from '../../../services/data/runner-fleet.js';
 import type { EngineReport, StubRunnerMessage } from '../../support/runner/stub-runner-process.js';

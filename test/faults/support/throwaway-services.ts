@@ -3,8 +3,8 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createSql } from '../../../services/core/db.js';
-import { migrate } from '../../../services/core/migrate.js';
+import { createSql } from '../../../services/core/infra/db.js';
+import { migrate } from '../../../services/core/infra/migrate.js';
 
 // Postgres, Redis and an S3 store of a fault test's own, under a temp folder and on free ports,
 // started by the launcher's own helpers (infra/local). A fault test stops and restarts them at

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRunnerFleet } from '../../../services/data/runner-fleet.js';
 import type { FleetClient } from '@demo-rooms/contract/runner';
-import { createSql, type Sql } from '../../../services/core/db.js';
+import { createSql, type Sql } from '../../../services/core/infra/db.js';
 import { testEnv } from '../services.js';
 import { dataplaneHook } from './host-dataplane.js';
 import { startRunnerHost, type HostHook, type RunnerHost } from './runner-host.js';

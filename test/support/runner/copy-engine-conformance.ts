@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CopySpec } from '@demo-rooms/contract/runner';
-import type { Logger } from '../../../services/core/log.js';
+import type { Logger } from '../../../services/core/infra/log.js';
 import type { BuildImage, CopyEngine, CopyExit, StartHooks } from '../../../runner/engine/copy-engine.js';
 
 // The promises every CopyEngine keeps, written once against the interface: an engine's own

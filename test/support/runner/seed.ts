@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Sql } from '../../../services/core/db.js';
-import type { PlanName } from '../../../services/core/plans.js';
-import type { Storage } from '../../../services/core/storage.js';
+import type { Sql } from '../../../services/core/infra/db.js';
+import type { PlanName } from '../../../services/core/rules/plans.js';
+import type { Storage } from '../../../services/core/infra/storage.js';
 import { uploadKey } from '../../../services/data/uploads.sql.js';
 
 // Rows of a workspace, project and live container build, as the api and the bundle worker leave

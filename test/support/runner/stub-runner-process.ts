@@ -3,13 +3,13 @@ import { pino } from 'pino';
 import { startHealthServer } from '../../../bench/admission-kit.js';
 import { StubEngine } from '../../../bench/stub-engine.js';
 import { buildRunner } from '../../../runner/app.js';
-import { runnerSettings } from '../../../runner/runner-context.js';
-import { createRunnerService } from '../../../runner/runner-service.js';
+import { runnerSettings } from '../../../runner/service/runner-context.js';
+import { createRunnerService } from '../../../runner/service/runner-service.js';
 import { type CopySpec, runnerKey } from '@demo-rooms/contract/runner';
-import { loadConfig } from '../../../services/core/config.js';
-import { createSql } from '../../../services/core/db.js';
-import { createLogger } from '../../../services/core/log.js';
-import { createStorage } from '../../../services/core/storage.js';
+import { loadConfig } from '../../../services/core/infra/config.js';
+import { createSql } from '../../../services/core/infra/db.js';
+import { createLogger } from '../../../services/core/infra/log.js';
+import { createStorage } from '../../../services/core/infra/storage.js';
 import type { StartHooks } from '../../../runner/engine/copy-engine.js';
 
 // One runner host in a process of its own, so a test can run several at once and SIGKILL one:

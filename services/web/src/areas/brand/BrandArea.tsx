@@ -6,7 +6,7 @@ import { ThemeEditor } from './ThemeEditor.js';
 import './brand.css';
 
 // The workspace's brand (name, accent, logo) and the room's theme, with a live preview of the
-// room and the readability checks exactly as the API makes them (services/core/room-theme.ts).
+// room and the readability checks exactly as the API makes them (services/core/rules/room-theme.ts).
 
 export default function BrandArea() {
   const workspaces = useOp('listWorkspaces');

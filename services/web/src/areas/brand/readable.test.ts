@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { composeLook } from '../../../../core/room-theme.js';
+import { composeLook } from '../../../../core/rules/room-theme.js';
 import { luminance, readableOn } from './readable.js';
 
 it('measures WCAG relative luminance from black to white', () => {
@@ -16,7 +16,7 @@ it('puts white on dark accents and black on light ones', () => {
   expect(readableOn('#f3f4f7')).toBe('#000000');
 });
 
-it('chooses as the room does (services/core/room-theme.ts), on every grey and the primary colours', () => {
+it('chooses as the room does (services/core/rules/room-theme.ts), on every grey and the primary colours', () => {
   const greys = Array.from({ length: 256 }, (_, v) => `#${v.toString(16).padStart(2, '0').repeat(3)}`);
   const colours = [...greys, '#ff0000', '#00ff00', '#0000ff', '#00ffff', '#ff00ff', '#ffff00', '#3366cc', '#e4572e'];
   const roomChoice = (accent: string) => composeLook({ accent, theme: null }).palettes[0].palette.accentText;

@@ -1,4 +1,4 @@
-// The room's rule for text on the accent when the theme names none (services/core/room-theme.ts):
+// The room's rule for text on the accent when the theme names none (services/core/rules/room-theme.ts):
 // black or white, whichever reads better. Worked out here too so the preview never waits for the
 // check to answer before it draws a new accent's text.
 

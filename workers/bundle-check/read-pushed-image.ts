@@ -1,0 +1,89 @@
+import {
+  MANIFEST_TYPES,
+  readBlob,
+  readManifest,
+  registryBlobSize,
+  RegistryReadError,
+  UNCOMPRESSED_LAYER_TYPES,
+  type Registry,
+} from '../../services/core/infra/registry/registry-pull.js';
+import { BundleRefusal, describeConfig, type BundleImage, type BundleLimits } from './read-bundle.js';
+
+// The bundle check of an image pushed to the registry (issue 32): the same rules as a tarball's,
+// read from its manifest and config. One image: a manifest of one config and its layers, never a
+// list or an index; no tag is read (the build names it by digest); the layers' bytes together
+// within the unpacked limit and their count within the entry limit; the config within the held
+// limit. The registry checked every blob against its digest when it was pushed, but not a
+// layer's size against the manifest's: each is checked against the stored blob's before the
+// sizes are added up (issue 45, L1), so a manifest cannot declare a large layer small.
+
+const HEX_DIGEST = /^sha256:[0-9a-f]{64}$/;
+/** Layers whose stored size is asked of the registry at once. */
+const AT_ONCE = 8;
+
+export async function readPushedImage(
+  registry: Registry,
+  repository: string,
+  digest: string,
+  limits: BundleLimits,
+): Promise<BundleImage & { manifestBytes: number }> {
+  try {
+    const bytes = await readManifest(registry, repository, digest, limits.maxHeldBytes);
+    let manifest: {
+      schemaVersion?: unknown;
+      mediaType?: unknown;
+      config?: { digest?: unknown; size?: unknown };
+      layers?: { digest?: unknown; size?: unknown; mediaType?: unknown }[];
+    };
+    try {
+      manifest = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      throw new BundleRefusal('the pushed image manifest is not JSON');
+    }
+    if (manifest.schemaVersion !== 2 || !MANIFEST_TYPES.includes(manifest.mediaType as (typeof MANIFEST_TYPES)[number]))
+      throw new BundleRefusal('the pushed image must be one image manifest (schema 2 or OCI), not a list or an index');
+    const layers = Array.isArray(manifest.layers) ? manifest.layers : [];
+    const config = manifest.config;
+    if (!config || typeof config.digest !== 'string' || !HEX_DIGEST.test(config.digest) || !layers.length)
+      throw new BundleRefusal('the pushed image manifest must name a config and its layers');
+    if (layers.length + 2 > limits.maxEntries) throw new BundleRefusal(`the pushed image has more than ${limits.maxEntries - 2} layers`);
+    let total = 0;
+    for (const layer of layers) {
+      if (typeof layer.digest !== 'string' || !HEX_DIGEST.test(layer.digest) || typeof layer.size !== 'number' || layer.size < 0)
+        throw new BundleRefusal('a layer of the pushed image has no digest or size');
+      // The engine stores the layers unpacked: a compressed one could unpack past the limit unseen.
+      if (!UNCOMPRESSED_LAYER_TYPES.has(String(layer.mediaType)))
+        throw new BundleRefusal(`the layer ${layer.digest} is ${String(layer.mediaType)}: push layers uncompressed (pitch deploy does)`);
+      total += layer.size;
+    }
+    // The stored sizes and the config asked together, AT_ONCE at a time: a round trip's wait in
+    // createBuild per AT_ONCE layers, not one a layer, and never a manifest's thousand at once.
+    const sizes = async () => {
+      const found: number[] = [];
+      for (let i = 0; i < layers.length; i += AT_ONCE)
+        found.push(
+          ...(await Promise.all(layers.slice(i, i + AT_ONCE).map((l) => registryBlobSize(registry, repository, l.digest as string)))),
+        );
+      return found;
+    };
+    const [stored, configBytes] = await Promise.all([
+      sizes(),
+      readBlob(registry, repository, config.digest, Math.min(4 * 1024 * 1024, limits.maxHeldBytes)),
+    ]);
+    layers.forEach((layer, i) => {
+      if (stored[i] !== layer.size)
+        throw new BundleRefusal(`the layer ${layer.digest} is declared as ${layer.size} bytes, but its blob has ${stored[i]}`);
+    });
+    if (total > limits.maxUnpackedBytes) throw new BundleRefusal(`the pushed image unpacks to more than ${limits.maxUnpackedBytes} bytes`);
+    return {
+      ...describeConfig(configBytes),
+      configFile: `${config.digest.slice(7)}.json`,
+      layers: layers.length,
+      archiveBytes: total + configBytes.length,
+      manifestBytes: bytes.length,
+    };
+  } catch (err) {
+    if (err instanceof RegistryReadError) throw new BundleRefusal(err.message);
+    throw err;
+  }
+}
