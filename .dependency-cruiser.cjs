@@ -99,6 +99,16 @@ forbidden.push(
     to: { path: AREAS.contract, dependencyTypesNot: ['aliased'] },
   },
   {
+    // services/core/README.md: rules/ is the one home for a rule two areas share, and stays pure so
+    // any area (and any test) can use it without a connection; a rule that needs one is infra's, or
+    // splits into a pure rule here and its plumbing there.
+    name: 'core-rules-import-no-infra',
+    comment: 'services/core/rules never imports services/core/infra (services/core/README.md)',
+    severity: 'error',
+    from: { path: '^services/core/rules/' },
+    to: { path: '^services/core/infra/' },
+  },
+  {
     name: 'no-circular',
     comment: 'import cycles hide the layering',
     severity: 'error',

@@ -35,6 +35,7 @@ describe('layers', () => {
       'contract-imported-by-name: services/web/deep-import.ts -> services/contract/shapes.ts',
       'contract-imported-by-name: services/web/runner-key.ts -> services/contract/runner/runner-key.ts',
       'contract-imports-only-below: services/contract/pure.ts -> services/data/rows.sql.ts',
+      'core-rules-import-no-infra: services/core/rules/reads-settings.ts -> services/core/infra/settings.ts',
       'room-imports-only-below: services/room/reaches-into-api.ts -> services/api/api-thing.ts',
       'sql-lives-in-data: services/room/uses-own-sql.ts -> services/room/own.sql.ts',
       'web-imports-no-node-only-contract: services/web/runner-key.ts -> services/contract/runner/runner-key.ts',
