@@ -15,7 +15,7 @@ export const SEED_CONTAINER = 'seed-app';
  */
 export const RECORD_GATE = 'rooms.dev/recorded';
 
-/** The pod's (and its NetworkPolicy's) name: unique per copy, so a retry never meets another copy's. */
+/** The pod's name: unique per copy, so a retry never meets another copy's (one label-selected NetworkPolicy, infra/k8s/copies.yaml, guards them all). */
 export const podName = containerName;
 
 const [uid, gid] = COPY_USER.split(':').map(Number);
