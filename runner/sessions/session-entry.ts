@@ -46,6 +46,21 @@ export function askAgainSoon(random = Math.random): CopyView {
   return { state: 'queued', copyId: null, retryMs: Math.round(1_000 + 2_000 * random()), version: 'busy' };
 }
 
+/** The build a viewer asks for is a container build of that project, in a workspace this runner serves; else 404. */
+async function checkBuild(ctx: RunnerContext, body: EnterBody) {
+  const { workspaces } = ctx.settings;
+  if (workspaces && !workspaces.includes(body.workspaceId)) throw new RunnerRefusal(404, 'this runner does not serve that workspace');
+  let run;
+  try {
+    run = await ctx.runs(body.buildId);
+  } catch (err) {
+    if (err instanceof NoSuchBuild) throw new RunnerRefusal(404, 'no such build');
+    throw err;
+  }
+  if (run.kind !== 'container' || run.workspaceId !== body.workspaceId || run.projectId !== body.projectId)
+    throw new RunnerRefusal(404, 'no such container build in that project');
+}
+
 export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }: SessionEntryDeps) {
   const { sql, settings, log } = ctx;
   const sessionCopy = sessionReaderOf(sql);
@@ -59,20 +74,6 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }:
   }
   // One write per couple of seconds per copy is plenty for a culler that thinks in minutes.
   const activeFloorMs = Math.min(2_000, settings.idlePauseMs / 4);
-
-  async function checkBuild(body: EnterBody) {
-    if (settings.workspaces && !settings.workspaces.includes(body.workspaceId))
-      throw new RunnerRefusal(404, 'this runner does not serve that workspace');
-    let run;
-    try {
-      run = await ctx.runs(body.buildId);
-    } catch (err) {
-      if (err instanceof NoSuchBuild) throw new RunnerRefusal(404, 'no such build');
-      throw err;
-    }
-    if (run.kind !== 'container' || run.workspaceId !== body.workspaceId || run.projectId !== body.projectId)
-      throw new RunnerRefusal(404, 'no such container build in that project');
-  }
 
   /** The session's copy, resumed when paused (the viewer is here). A copy that cannot be woken is replaced by a fresh start. */
   async function wake(row: CopyRow, body: EnterBody | null): Promise<CopyView> {
@@ -119,7 +120,7 @@ export function createSessionEntry({ ctx, passes, overSpend, isClosed, routed }:
     const old = (v: CopyView) => ({ view: v, fresh: false });
     // No guard, no copies (engine/host-guard.ts): the firewall never fails open.
     if (!ctx.hostGuard.copies) throw new RunnerRefusal(503, ctx.hostGuard.refusal ?? 'host guard not installed');
-    await checkBuild(body);
+    await checkBuild(ctx, body);
     // A session that never had a copy (as its caller read it): nothing to read or mark seen, and
     // a crowd's first enters skip a round trip each. Keyed as its first attempt, admission answers
     // `existing` if a copy appeared since; that ask is then read as any other.
