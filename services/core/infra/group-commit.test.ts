@@ -19,7 +19,7 @@ describe('group commit', () => {
     expect(write.stats).toEqual({ items: 4, batches: 2, largest: 3 });
   });
 
-  it('fails only the item a batch could not take: the others are written again one by one', async () => {
+  it('fails only the item a batch could not take: the others are written again, in halves', async () => {
     const write = groupCommit(async (items: number[]) => {
       if (items.includes(13)) throw new Error('thirteen');
       return items;
@@ -27,6 +27,33 @@ describe('group commit', () => {
     const held = write(0);
     const answers = await Promise.allSettled([held, write(12), write(13), write(14)]);
     expect(answers.map((a) => (a.status === 'fulfilled' ? a.value : (a.reason as Error).message))).toEqual([0, 12, 'thirteen', 14]);
+  });
+
+  it('finds one bad item in a big batch in halves, not one statement an item', async () => {
+    const writes: number[][] = [];
+    let release!: () => void;
+    const firstHeld = new Promise<void>((r) => (release = r));
+    const write = groupCommit(async (items: number[]) => {
+      writes.push(items);
+      if (writes.length === 1) await firstHeld;
+      if (items.includes(77)) throw new Error('bad item');
+      return items;
+    });
+    const held = write(-1);
+    const batch = Array.from({ length: 128 }, (_, i) => i);
+    const answers = Promise.allSettled(batch.map((i) => write(i)));
+    release();
+    await held;
+    const settled = await answers;
+    expect(settled.filter((a) => a.status === 'rejected').map((a) => ((a as PromiseRejectedResult).reason as Error).message)).toEqual([
+      'bad item',
+    ]);
+    expect((settled[76] as PromiseFulfilledResult<number>).value).toBe(76);
+    expect(settled[77].status).toBe('rejected');
+    // The held one, the batch of 128, then two halves at each of 7 levels (64, 32, … 1): 16, where
+    // one statement an item would have been 130.
+    expect(writes.length).toBe(2 + 2 * 7);
+    expect(writes.slice(1).filter((w) => w.length === 1)).toEqual([[76], [77]]);
   });
 
   it('keeps a batch to its largest size', async () => {
