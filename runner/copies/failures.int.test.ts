@@ -96,7 +96,14 @@ describe('copies that could not start', () => {
     // start fails, and so does writing its failure. A start runs unawaited, so a rejection here
     // ended the runner's process (issue 46).
     const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql) });
-    const row = await insertCopy(runner.sql, { ...b, id: randomUUID(), runnerId: runner.runnerId, sessionId: null, origin: 'warm', state: 'creating' });
+    const row = await insertCopy(runner.sql, {
+      ...b,
+      id: randomUUID(),
+      runnerId: runner.runnerId,
+      sessionId: null,
+      origin: 'warm',
+      state: 'creating',
+    });
     await runner.service.ctx.images.ensure(b.buildId);
     const gone = createSql(runner.env.DATABASE_URL, { max: 1 });
     await gone.end();
