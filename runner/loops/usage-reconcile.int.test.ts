@@ -267,7 +267,11 @@ describe("a lost host's copies, as the survivor's engine saw them end", () => {
     const sessionId = randomUUID();
     const row = await insertCopy(runner.sql, { ...b, id: randomUUID(), runnerId: lostId, sessionId, origin: 'viewer', state: 'creating' });
     await transition(runner.sql, row.id, ['creating'], 'starting', { set: { startedAt }, at: startedAt, event: 'start' });
-    await transition(runner.sql, row.id, ['starting'], 'running', { now: ['readyAt'], event: 'ready', at: new Date(startedAt.getTime() + 500) });
+    await transition(runner.sql, row.id, ['starting'], 'running', {
+      now: ['readyAt'],
+      event: 'ready',
+      at: new Date(startedAt.getTime() + 500),
+    });
     await runner.sql`update runner_hosts set seen_at = ${lastBeat} where id = ${lostId}`;
 
     const view = await runner.service.leave(sessionId);
