@@ -20,6 +20,9 @@ import { describeUsage, usageAgainstEngine, usageProblems } from '../support/usa
 // runner's writes (a start's, an end's, a kept engine record, each group-committed) fail meanwhile.
 // The runner uses no Redis; its restart is here so that a burst meeting one is shown to bill the
 // same (the roll-up, a worker's, reads the same copy_events: docs/runner.md "Usage and billing").
+// What the Postgres restart found (a host killed by postgres.js and by a start's unhandled
+// rejection, then a dead host's copy billed to a leave through the survivor) is in
+// docs/decisions/usage-against-the-engine.md, "Usage through a restart of Postgres or Redis".
 
 let services: ThrowawayServices;
 const fleets: StubFleet[] = [];
