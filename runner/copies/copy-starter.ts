@@ -85,6 +85,13 @@ export async function startCopy(ctx: RunnerContext, row: CopyRow, opts: StartOpt
           { exitCode: reason.exitCode, oom: reason.oom, healthy: false },
         );
       await failCopy(ctx, row.id, why, message);
+    } catch (err) {
+      // The failure could not be written (Postgres away): engine and record are left as they are,
+      // for the reconcile to finish once it can write (a unit made is adopted or failed, a record
+      // with none is failed). Removing the unit now would leave a live record billing a copy the
+      // engine no longer runs. Never thrown on: starts run unawaited, and a rejection no one
+      // handles ends the process (issue 46, a Postgres restart mid-burst).
+      ctx.log.warn({ copyId: row.id, err: (err as Error).message }, 'start failed and not recorded; left for the reconcile');
     } finally {
       if (late) void late.then(() => removeResources(ctx, row.id));
     }

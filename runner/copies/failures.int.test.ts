@@ -3,6 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
 import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
+import { createSql } from '../../services/core/infra/db.js';
+import { copyById, insertCopy } from '../../services/data/copies.sql.js';
+import { reconcile } from '../loops/reconcile.js';
+import { startCopy } from './copy-starter.js';
 
 // "Could not start": a copy that never answers its health path, exits, or runs out of memory is
 // failed, counted, and leaves nothing in the engine.
@@ -85,5 +89,34 @@ describe('copies that could not start', () => {
       { n: number }[]
     >`select count(*)::int as n from copy_events where workspace_id = ${b.workspaceId} and kind = 'fail'`;
     expect(fails.n).toBe(0);
+  });
+
+  it('leaves a start whose failure cannot be written to the reconcile, without throwing, and the reconcile fails it', async () => {
+    // Postgres gone as the start writes its record of the engine's unit (a restart mid-burst): the
+    // start fails, and so does writing its failure. A start runs unawaited, so a rejection here
+    // ended the runner's process (issue 46).
+    const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql) });
+    const row = await insertCopy(runner.sql, {
+      ...b,
+      id: randomUUID(),
+      runnerId: runner.runnerId,
+      sessionId: null,
+      origin: 'warm',
+      state: 'creating',
+    });
+    await runner.service.ctx.images.ensure(b.buildId);
+    const gone = createSql(runner.env.DATABASE_URL, { max: 1 });
+    await gone.end();
+
+    await expect(startCopy({ ...runner.service.ctx, sql: gone }, row)).resolves.toBeUndefined();
+    // Left as it was: the record creating, the engine's unit made and not started.
+    expect((await copyById(runner.sql, row.id))!.state).toBe('creating');
+    expect((await runner.containers()).filter((c) => c.labels['rooms.copy'] === row.id).map((c) => c.status)).toEqual(['created']);
+
+    // With the database back, the reconcile finishes it: failed, nothing billed, nothing left.
+    await reconcile(runner.service.ctx);
+    const ended = (await copyById(runner.sql, row.id))!;
+    expect([ended.state, ended.endReason]).toEqual(['ended', 'failed:interrupted']);
+    await noContainerOf(row.id);
   });
 });

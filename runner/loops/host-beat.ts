@@ -1,4 +1,4 @@
-import { beat, settleLostHosts } from '../../services/data/runner-hosts.sql.js';
+import { beat, type LostHost, settleLostHosts } from '../../services/data/runner-hosts.sql.js';
 import type { RunnerContext } from '../service/runner-context.js';
 import { endLostRuns } from './lost-host-runs.js';
 
@@ -20,7 +20,7 @@ const settleMs = 5_000;
 const lastSettle = new WeakMap<RunnerContext, number>();
 
 export async function beatAndSettle(ctx: RunnerContext): Promise<void> {
-  const { sql, settings, log } = ctx;
+  const { sql, settings } = ctx;
   if (!settings.advertise) return;
   await beat(sql, {
     id: settings.runnerId,
@@ -31,10 +31,20 @@ export async function beatAndSettle(ctx: RunnerContext): Promise<void> {
   });
   if (Date.now() - (lastSettle.get(ctx) ?? 0) < settleMs) return;
   lastSettle.set(ctx, Date.now());
+  await settleLost(ctx);
+}
+
+/**
+ * Settles the hosts of this host's fleet that stopped beating (RUNNER_HOST_LOST_S), as a survivor:
+ * their copies end once at their last beat, then at the engine's finish where this host's engine
+ * sees their units (started here, not waited for); their queue moves here. The hosts settled.
+ */
+export async function settleLost(ctx: RunnerContext): Promise<LostHost[]> {
+  const { sql, settings, log } = ctx;
   const lost = await settleLostHosts(sql, settings.fleet, settings.runnerId, settings.hostLostMs / 1000);
   for (const h of lost) {
     log.warn({ host: h.id, lastBeat: h.seenAt, copiesEnded: h.ended, queueMoved: h.movedQueue }, 'runner host lost');
-    // Off the beat's path: stopping a lost host's units takes the engine seconds, and a survivor
+    // Off the caller's path: stopping a lost host's units takes the engine seconds, and a survivor
     // that stopped beating meanwhile would look lost itself.
     void endLostRuns(ctx, h).then(
       (r) => log.info({ host: h.id, ...r }, "lost host's copies dated at the engine's finish"),
@@ -46,4 +56,5 @@ export async function beatAndSettle(ctx: RunnerContext): Promise<void> {
     ctx.waiters.wakeAll();
     ctx.kick();
   }
+  return lost;
 }

@@ -255,4 +255,40 @@ describe("a lost host's copies, as the survivor's engine saw them end", () => {
     expect(u.billedSeconds).toBeCloseTo((u.engineFinishedAt!.getTime() - u.engineStartedAt!.getTime()) / 1000, 3);
     await runner.sql`delete from runner_hosts where id = ${lostId}`;
   });
+  it("bills a lost host's copy left through a survivor to its host's last beat, not to the leave", async () => {
+    // The host died with its machine a minute after the copy started, 30 s after its last beat:
+    // no engine holds the copy any more. The room, seeing the host silent for RUNNER_HOST_LOST_S,
+    // sends the viewer's leave to this host before any survivor has settled the dead one.
+    const lostId = `lost-${randomUUID().slice(0, 8)}`;
+    const fleet = runner.settings.fleet;
+    await beat(runner.sql, { id: lostId, fleet, apiUrl: 'http://127.0.0.1:1', copyOrigin: null, slots: 2 });
+    const startedAt = new Date(Date.now() - 90_000);
+    const lastBeat = new Date(startedAt.getTime() + 60_000);
+    const sessionId = randomUUID();
+    const row = await insertCopy(runner.sql, { ...b, id: randomUUID(), runnerId: lostId, sessionId, origin: 'viewer', state: 'creating' });
+    await transition(runner.sql, row.id, ['creating'], 'starting', { set: { startedAt }, at: startedAt, event: 'start' });
+    await transition(runner.sql, row.id, ['starting'], 'running', {
+      now: ['readyAt'],
+      event: 'ready',
+      at: new Date(startedAt.getTime() + 500),
+    });
+    await runner.sql`update runner_hosts set seen_at = ${lastBeat} where id = ${lostId}`;
+
+    const view = await runner.service.leave(sessionId);
+
+    // Ended as a lost host's copy, at its last beat: billed the minute its engine may have run it,
+    // not the half minute more until the leave; and no engine record of this host's kept for it
+    // (this engine never held it: kept, it would read "never ran", and be voided).
+    expect(view.state).toBe('gone');
+    const ended = (await copyById(runner.sql, row.id))!;
+    expect([ended.state, ended.endReason]).toEqual(['ended', 'host-lost']);
+    const [stop] = await runner.sql<{ at: Date }[]>`select at from copy_events where copy_id = ${row.id} and kind = 'stop'`;
+    expect(stop.at).toEqual(lastBeat);
+    const billed = (await billedCopiesOf(runner.sql, lostId, { start: new Date(startedAt.getTime() - 1_000), end: new Date() })).find(
+      (c) => c.copyId === row.id,
+    )!;
+    expect(billed.billedSeconds).toBeCloseTo(60, 3);
+    expect(billed.engineCheckedAt).toBeNull();
+    await runner.sql`delete from runner_hosts where id = ${lostId}`;
+  });
 });

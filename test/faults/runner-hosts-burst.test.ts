@@ -3,12 +3,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { capChecks, type Group, queueOvertakes, type Room, seedRooms, type Viewer, viewer } from '../../bench/admission-kit.js';
 import type { CopyView, RunnerClient } from '@demo-rooms/contract/runner';
-import type { Sql } from '../../services/core/infra/db.js';
 import { planOf } from '../../services/core/rules/plans.js';
 import { waitFor } from './support/platform-processes.js';
 import { startStubFleet, type StubFleet } from './support/stub-runners.js';
-import type { EngineReport } from '../support/runner/stub-runner-process.js';
-import { describeUsage, type EngineRecord, usageAgainstEngine, usageProblems } from '../support/usage-against-engine.js';
+import { describeUsage, usageAgainstEngine, usageProblems } from '../support/usage-against-engine.js';
+import { answers, arrivalsOf, clockRecords, leftInEngines, notEnded } from './support/stub-burst.js';
 
 // Issue 43: a crowd at the door, met by several runner hosts at once, each the real runner (its
 // API, admission, queue, starter and loops) in a process of its own over the stub engine
@@ -29,30 +28,6 @@ async function fleetOf(o: Parameters<typeof startStubFleet>[0]): Promise<StubFle
   return f;
 }
 
-/** One viewer of each room in turn, as a burst from many links. */
-function arrivalsOf(rooms: { room: Room; viewers: number }[]): Room[] {
-  const most = Math.max(...rooms.map((r) => r.viewers));
-  const out: Room[] = [];
-  for (let i = 0; i < most; i++) for (const r of rooms) if (i < r.viewers) out.push(r.room);
-  return out;
-}
-
-/** Resolves once `n` viewers have had a first answer. */
-function answers(n: number) {
-  let got = 0;
-  let all!: () => void;
-  const everyone = new Promise<void>((resolve) => (all = resolve));
-  return {
-    everyone,
-    one: () => {
-      if (++got === n) all();
-    },
-    get count() {
-      return got;
-    },
-  };
-}
-
 /**
  * Rooms whose viewers were not let in (or queued) exactly up to the room's cap, the rest refused
  * as the room full. Nobody leaves before every viewer has had an answer, so the count is exact.
@@ -68,33 +43,6 @@ function roomsWrong(rooms: { room: Room; viewers: number }[], outcomes: { room: 
       wrong.push(`${room.plan} room ${room.projectId}: ${served} served, ${refused} refused of ${asked} (cap ${cap})`);
   }
   return wrong;
-}
-
-/** Copies of these workspaces not ended; every viewer has left, so none should be (the last leaves may be in flight). */
-async function notEnded(sql: Sql, workspaceIds: string[]): Promise<{ state: string; runnerId: string }[]> {
-  let rows: { state: string; runnerId: string }[] = [];
-  for (let i = 0; i < 50; i++) {
-    rows = await sql`select state, runner_id from runner_copies where workspace_id = any(${workspaceIds}) and state <> 'ended'`;
-    if (!rows.length) break;
-    await sleep(100);
-  }
-  return rows;
-}
-
-/** A stub engine's clock, as the usage comparison takes it. */
-function clockRecords(clock: EngineReport['clock']): EngineRecord[] {
-  const at = (s: string | null) => (s ? new Date(s) : null);
-  return clock.map((r) => ({ copyId: r.copyId, startedAt: at(r.startedAt), finishedAt: at(r.finishedAt) }));
-}
-
-/** What the live hosts' engines hold once every viewer has left (removals may be in flight for a moment). */
-async function leftInEngines(f: StubFleet): Promise<({ id: string } & EngineReport)[]> {
-  let reports = await f.engines();
-  for (let i = 0; i < 50 && reports.some((r) => r.report.holding > 0); i++) {
-    await sleep(100);
-    reports = await f.engines();
-  }
-  return reports.map((r) => ({ id: r.id, ...r.report }));
 }
 
 describe('a burst of viewers on runner hosts in processes of their own', () => {

@@ -43,3 +43,42 @@ describe('a transaction begun on a connection whose pipeline BEGIN fills', () =>
     expect(outside).toBe(true);
   });
 });
+
+// A transaction's connection cut under it (Postgres restarted, its backend terminated): the query
+// in flight fails, and the driver's own ROLLBACK is then written to a connection with no socket.
+// postgres.js 3.4.9 throws that from a timer (porsager/postgres#1208), where no caller can catch
+// it: the process died, a runner host with it, during a Postgres restart mid-burst (issue 46,
+// test/faults/usage-through-restarts.test.ts). patches/postgres+3.4.9.patch settles the write
+// with CONNECTION_CLOSED instead.
+describe('a transaction whose connection is cut under it', () => {
+  it('fails as the caller sees it, nothing thrown where no one can catch it, and the pool answers again', async () => {
+    sql = createSql(env.DATABASE_URL, { max: 2 });
+    const other = createSql(env.DATABASE_URL, { max: 1 });
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      let pid: number | null = null;
+      const transaction = sql.begin(async (tx) => {
+        [{ pid }] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
+        await tx`select pg_sleep(5)`;
+      });
+      const failed = transaction.then(
+        () => null,
+        (err: Error & { code?: string }) => err.code ?? err.message,
+      );
+      while (pid === null) await new Promise((resolve) => setTimeout(resolve, 20));
+      // Only this test's own backend, never anybody else's.
+      await other`select pg_terminate_backend(${pid})`;
+      expect(await failed).not.toBeNull();
+      // The timers that wrote after the cut have run.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(uncaught.map((e) => (e as Error).message)).toEqual([]);
+      const [{ one }] = await sql<{ one: number }[]>`select 1 as one`;
+      expect(one).toBe(1);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await other.end({ timeout: 5 });
+    }
+  });
+});

@@ -8,6 +8,7 @@ import { createRunnerFleet } from '../../../services/data/runner-fleet.js';
 import type { EngineReport, StubRunnerMessage } from '../../support/runner/stub-runner-process.js';
 import { testRunnerEnv } from '../../support/runner/test-runner.js';
 import { kill, spawnProcess, type PlatformProcess } from './platform-processes.js';
+import type { ThrowawayServices } from './throwaway-services.js';
 
 // A fleet of runner hosts, each the real runner over the stub engine in a process of its own
 // (test/support/runner/stub-runner-process.ts), registered in runner_hosts under a fleet of the
@@ -43,6 +44,16 @@ export interface StubFleetOptions {
   startDelayMs: number;
   /** Each runner's Postgres pool (connections); runner/main.ts leaves postgres.js's 10. */
   pool?: number;
+  /**
+   * Postgres and Redis of the test's own (throwaway-services.ts, migrated as it starts them), for
+   * a test that restarts them: the hosts, the fleet client and `sql` use these, never the shared
+   * services. The object store stays the shared one (seedRooms stores the builds' bundle there).
+   */
+  services?: Pick<ThrowawayServices, 'env'>;
+  /** RUNNER_RECONCILE_S of the hosts (30 by default): how soon a host sets engine and records right. */
+  reconcileS?: number;
+  /** RUNNER_USAGE_RECONCILE_S of the hosts (300 by default): how soon billed seconds are checked against the engine. */
+  usageReconcileS?: number;
 }
 
 export async function startStubFleet(o: StubFleetOptions): Promise<StubFleet> {
@@ -58,6 +69,9 @@ export async function startStubFleet(o: StubFleetOptions): Promise<StubFleet> {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     STUB_START_DELAY_MS: String(o.startDelayMs),
     STUB_DB_POOL: String(o.pool ?? 10),
+    ...(o.reconcileS ? { RUNNER_RECONCILE_S: String(o.reconcileS) } : {}),
+    ...(o.usageReconcileS ? { RUNNER_USAGE_RECONCILE_S: String(o.usageReconcileS) } : {}),
+    ...(o.services ? { DATABASE_URL: o.services.env.DATABASE_URL, REDIS_URL: o.services.env.REDIS_URL } : {}),
   });
   const sql = createSql(base.DATABASE_URL, { max: 10 });
   const hosts: StubHost[] = [];
