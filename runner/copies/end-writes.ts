@@ -1,5 +1,5 @@
 import type { Sql } from '../../services/core/infra/db.js';
-import { groupCommit, type GroupCommit } from '../../services/core/infra/group-commit.js';
+import { groupCommit, type GroupCommit, oncePerClient } from '../../services/core/infra/group-commit.js';
 import type { CopyRow } from '../../services/data/copies.sql.js';
 import { type CopyEnd, endCopies } from '../../services/data/copy-end-writes.sql.js';
 import { type KeptRunOf, keepEngineRuns } from '../../services/data/usage-reconciliation.sql.js';
@@ -18,27 +18,20 @@ export interface EndWrites {
   engineRun: GroupCommit<KeptRunOf, void>;
 }
 
-const bySql = new WeakMap<Sql, EndWrites>();
-
-export function endWritesOf(sql: Sql): EndWrites {
-  let writes = bySql.get(sql);
-  if (!writes) {
-    const ended = groupCommit(async (ends: CopyEnd[]) => {
-      const moved = new Map((await endCopies(sql, ends)).map((r) => [r.id, r]));
-      // A copy asked to end twice in one batch ended once: the first ask has the row, as the
-      // first of two racing transitions would.
-      return ends.map((e) => {
-        const row = moved.get(e.id) ?? null;
-        moved.delete(e.id);
-        return row;
-      });
+export const endWritesOf = oncePerClient((sql: Sql): EndWrites => {
+  const ended = groupCommit(async (ends: CopyEnd[]) => {
+    const moved = new Map((await endCopies(sql, ends)).map((r) => [r.id, r]));
+    // A copy asked to end twice in one batch ended once: the first ask has the row, as the
+    // first of two racing transitions would.
+    return ends.map((e) => {
+      const row = moved.get(e.id) ?? null;
+      moved.delete(e.id);
+      return row;
     });
-    const engineRun = groupCommit(async (runs: KeptRunOf[]) => {
-      await keepEngineRuns(sql, runs);
-      return runs.map(() => undefined);
-    });
-    writes = { ended, engineRun };
-    bySql.set(sql, writes);
-  }
-  return writes;
-}
+  });
+  const engineRun = groupCommit(async (runs: KeptRunOf[]) => {
+    await keepEngineRuns(sql, runs);
+    return runs.map(() => undefined);
+  });
+  return { ended, engineRun };
+});

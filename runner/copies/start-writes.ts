@@ -1,5 +1,5 @@
 import type { Sql } from '../../services/core/infra/db.js';
-import { groupCommit } from '../../services/core/infra/group-commit.js';
+import { groupCommit, oncePerClient } from '../../services/core/infra/group-commit.js';
 import { recordContainers, recordReady, recordStarted, type ReadyCopy } from '../../services/data/copy-start-writes.sql.js';
 
 // A start's three writes (made, running, ready: copy-starter.ts), group-committed per host: under
@@ -19,34 +19,27 @@ export interface StartWrites {
   stats(): { writes: number; statements: number };
 }
 
-const bySql = new WeakMap<Sql, StartWrites>();
-
-export function startWritesOf(sql: Sql): StartWrites {
-  let writes = bySql.get(sql);
-  if (!writes) {
-    const made = groupCommit(async (items: { id: string; containerId: string }[]) => {
-      const moved = await recordContainers(sql, items);
-      return items.map((i) => moved.has(i.id));
-    });
-    const started = groupCommit(async (items: { id: string; at: Date }[]) => {
-      await recordStarted(sql, items);
-      return items.map(() => undefined);
-    });
-    const ready = groupCommit(async (items: ReadyCopy[]) => {
-      const moved = await recordReady(sql, items);
-      return items.map((i) => moved.get(i.id) ?? null);
-    });
-    const all = [made, started, ready];
-    writes = {
-      made: (id, containerId) => made({ id, containerId }),
-      started: (id, at = new Date()) => started({ id, at }),
-      ready,
-      stats: () => ({
-        writes: all.reduce((n, w) => n + w.stats.items, 0),
-        statements: all.reduce((n, w) => n + w.stats.batches, 0),
-      }),
-    };
-    bySql.set(sql, writes);
-  }
-  return writes;
-}
+export const startWritesOf = oncePerClient((sql: Sql): StartWrites => {
+  const made = groupCommit(async (items: { id: string; containerId: string }[]) => {
+    const moved = await recordContainers(sql, items);
+    return items.map((i) => moved.has(i.id));
+  });
+  const started = groupCommit(async (items: { id: string; at: Date }[]) => {
+    await recordStarted(sql, items);
+    return items.map(() => undefined);
+  });
+  const ready = groupCommit(async (items: ReadyCopy[]) => {
+    const moved = await recordReady(sql, items);
+    return items.map((i) => moved.get(i.id) ?? null);
+  });
+  const all = [made, started, ready];
+  return {
+    made: (id, containerId) => made({ id, containerId }),
+    started: (id, at = new Date()) => started({ id, at }),
+    ready,
+    stats: () => ({
+      writes: all.reduce((n, w) => n + w.stats.items, 0),
+      statements: all.reduce((n, w) => n + w.stats.batches, 0),
+    }),
+  };
+});

@@ -1,5 +1,5 @@
 import type { Sql } from '../../services/core/infra/db.js';
-import { groupCommit } from '../../services/core/infra/group-commit.js';
+import { groupCommit, oncePerClient } from '../../services/core/infra/group-commit.js';
 import { sessionCopies, type CopyRow, type SessionRead, type SessionTouch } from '../../services/data/copies.sql.js';
 
 // A host's reads of its viewers' copies, batched (services/core/infra/group-commit.ts): every enter,
@@ -10,15 +10,8 @@ import { sessionCopies, type CopyRow, type SessionRead, type SessionTouch } from
 
 export type SessionReader = (sessionId: string, touch: SessionTouch, floorMs?: number) => Promise<CopyRow | null>;
 
-const bySql = new WeakMap<Sql, SessionReader>();
-
 /** The host's reader: one per database client, so the enters, long-polls and leaves of a host share its batches. */
-export function sessionReaderOf(sql: Sql): SessionReader {
-  let reader = bySql.get(sql);
-  if (!reader) {
-    const read = groupCommit((asks: SessionRead[]) => sessionCopies(sql, asks));
-    reader = (sessionId, touch, floorMs = 2_000) => read({ sessionId, touch, floorMs });
-    bySql.set(sql, reader);
-  }
-  return reader;
-}
+export const sessionReaderOf = oncePerClient((sql: Sql): SessionReader => {
+  const read = groupCommit((asks: SessionRead[]) => sessionCopies(sql, asks));
+  return (sessionId, touch, floorMs = 2_000) => read({ sessionId, touch, floorMs });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupCommit } from './group-commit.js';
+import { groupCommit, oncePerClient } from './group-commit.js';
 
 describe('group commit', () => {
   it('writes an idle caller at once, and those who arrive meanwhile together in the next batch', async () => {
@@ -67,5 +67,20 @@ describe('group commit', () => {
     );
     await Promise.all([1, 2, 3, 4, 5].map((i) => write(i)));
     expect(sizes).toEqual([1, 2, 2]);
+  });
+});
+
+describe('once per client', () => {
+  it('makes one set per client, on first use, and keeps it', () => {
+    const made: object[] = [];
+    const setOf = oncePerClient((client: object) => {
+      made.push(client);
+      return { client };
+    });
+    const a = {};
+    const b = {};
+    expect(setOf(a)).toBe(setOf(a));
+    expect(setOf(b)).not.toBe(setOf(a));
+    expect(made).toEqual([a, b]);
   });
 });

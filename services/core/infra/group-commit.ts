@@ -55,3 +55,19 @@ export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>, opts: { m
     });
   return Object.assign(add, { stats });
 }
+
+/**
+ * `make(client)` once per database client, on first use: a host's batches are shared by every
+ * caller on that client, and another client (a test's second host) keeps its own.
+ */
+export function oncePerClient<C extends object, T>(make: (client: C) => T): (client: C) => T {
+  const made = new WeakMap<C, T>();
+  return (client) => {
+    let it = made.get(client);
+    if (it === undefined) {
+      it = make(client);
+      made.set(client, it);
+    }
+    return it;
+  };
+}
