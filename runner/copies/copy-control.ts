@@ -24,10 +24,16 @@ export const looksOom = (exitCode: number | null, oomKilled: boolean) => oomKill
 export async function removeResources(ctx: RunnerContext, copyId: string, closingSeq: number | null = null): Promise<void> {
   try {
     // Kept as soon as the engine has read it, before it forgets the unit (a runner killed between
-    // the removal and a later keeping left a copy with no engine record), and again once removed
-    // (an engine that reads it only then; a removal shared with another path).
-    const keep = (run: EngineRun | null) => endWritesOf(ctx.sql).engineRun({ copyId, run, closingSeq });
-    await keep(await removal(ctx, copyId, keep));
+    // the removal and a later keeping left a copy with no engine record), and once removed unless
+    // that keeping already holds it: an engine that reads it only then, a removal shared with
+    // another path (whose read this call never saw), a keeping that failed.
+    let kept: EngineRun | undefined;
+    const keep = async (run: EngineRun | null) => {
+      await endWritesOf(ctx.sql).engineRun({ copyId, run, closingSeq });
+      if (run) kept = run;
+    };
+    const run = await removal(ctx, copyId, keep);
+    if (!run || run !== kept) await keep(run);
   } catch (err) {
     ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed');
   }

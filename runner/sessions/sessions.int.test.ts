@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageTagOf } from '../images/image-store.js';
+import { endWritesOf } from '../copies/end-writes.js';
 import { RUNNER_KEY_HEADER, runnerKey } from '@demo-rooms/contract/runner';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
@@ -70,7 +71,12 @@ describe('copies per viewer session', () => {
     expect(info.HostConfig.NanoCpus).toBe(runner.settings.copy.cpus * 1e9);
     expect(info.HostConfig.ReadonlyRootfs).toBe(true);
     expect(info.HostConfig.Init).toBe(true);
+    // The leave keeps the engine's record of the run once: as the engine read it, before the removal.
+    const keptBefore = endWritesOf(runner.service.ctx.sql).engineRun.stats.items;
     await runner.client.leave(s);
+    expect(endWritesOf(runner.service.ctx.sql).engineRun.stats.items - keptBefore).toBe(1);
+    const [run] = await runner.sql<{ engineStartedAt: Date | null }[]>`select engine_started_at from runner_copies where id = ${v.copyId}`;
+    expect(run.engineStartedAt).toBeInstanceOf(Date);
   });
 
   it("runs controls and story calls in order on the session's own copy and reports each outcome", async () => {
