@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, type Build, type Client, type Project } from '@demo-rooms/contract';
 import { checkManifestFolder } from '@demo-rooms/contract/node';
-import type { FolderProblemCode, Manifest } from '@demo-rooms/contract/manifest';
+import type { ContainerManifest, FolderProblemCode, Manifest } from '@demo-rooms/contract/manifest';
 import { ask, type CliContext } from '../context.js';
 import { findProject, projectSlugFor, rememberProject } from '../project/find-project.js';
 import { manifestOf, MANIFEST_FILE, problemsRefusal, readManifestFile, type ManifestFile } from '../project/read-manifest.js';
@@ -24,6 +24,7 @@ import { engineSocket, socketInspector } from '../local-engine/engine-socket.js'
 import { layeringNote } from '../local-engine/layering-note.js';
 import type { FoundEngine } from '../local-engine/local-docker.js';
 import type { OnDisk } from './in-process-build.js';
+import type { EarlyStart } from './early-rehearsal.js';
 
 export interface DeployOptions {
   project?: string;
@@ -82,6 +83,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
 
   const work = await mkdtemp(join(tmpdir(), 'pitch-deploy-'));
   let onDisk: Promise<OnDisk> | undefined;
+  let rehearsedEarly: Promise<EarlyStart> | undefined;
   const early = manifest.kind === 'static' ? await (await import('./prepare-static.js')).packEarly(file.dir, manifest, work) : null;
   try {
     // A container's build inputs, read before anything else is: when the live build was made
@@ -108,8 +110,18 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     // loading would otherwise wait for. Nothing is served to the engine or sent before the scans.
     const engine = manifest.kind === 'container' ? import('../local-engine/local-docker.js').then((m) => m.findEngine()) : undefined;
     engine?.catch(() => {});
-    onDisk = engine && inputs ? layEarly(ctx, engine, work, slug, liveAsked, registry!, inputs) : undefined;
+    const laying =
+      engine && inputs && manifest.kind === 'container'
+        ? layEarly(ctx, engine, work, slug, liveAsked, registry!, inputs, manifest, options.healthTimeoutMs)
+        : undefined;
+    onDisk = laying?.onDisk;
+    rehearsedEarly = laying?.early;
 
+    // A redeploy's laid image goes into the engine before the scan's modules load: loading them
+    // holds this thread for most of the scan, and the engine's pull needs it (it pulls from this
+    // tool). The rehearsal copy then starts in the engine while they load (early-rehearsal.ts).
+    await rehearsedEarly?.then((started) => started.pulled).catch(() => null);
+    ctx.trace('scan modules loading');
     const [{ secretsRefusal }, { scanFolder }, { SecretScanner }, { prepareStatic }, { pushAndBuild }] = await Promise.all([
       import('../scan/findings.js'),
       import('../scan/scan-folder.js'),
@@ -142,6 +154,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
             liveRecipe: inputs?.liveRecipe,
             engine,
             onDisk,
+            early: rehearsedEarly,
           });
     const pages = await readPages(file.dir, manifest);
 
@@ -192,7 +205,9 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     }
   } finally {
     await early?.stop();
-    // A layer being written into `work` (a refusal came first) ends before `work` goes.
+    // A rehearsal started beside the scan that a refusal left untaken is stopped, and a pull
+    // serving files from `work` ends, before `work` goes; so does a layer being written there.
+    await rehearsedEarly?.then((started) => started.release()).catch(() => {});
     await onDisk?.catch(() => {});
     await rm(work, { recursive: true, force: true });
     // The rehearsal copy's removal, started when its checks passed, ends before the tool does.
@@ -225,7 +240,10 @@ async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile
   return inputs;
 }
 
-/** layOnDisk (in-process-build.ts) once the live build is known, started beside the folder's scan. */
+/**
+ * layOnDisk (in-process-build.ts) once the live build is known, started beside the folder's scan,
+ * and the laid image's pull and rehearsal as soon as it is laid (early-rehearsal.ts).
+ */
 function layEarly(
   ctx: CliContext,
   engine: Promise<FoundEngine>,
@@ -234,18 +252,27 @@ function layEarly(
   live: Promise<Build | null>,
   registry: ReturnType<typeof registryOf>,
   inputs: NonNullable<Awaited<ReturnType<typeof containerInputs>>>,
-): Promise<OnDisk> {
-  const laying = Promise.all([live, import('./in-process-build.js')]).then(([build, { layOnDisk }]) =>
-    layOnDisk(
-      ctx,
-      engine.then((found) => found.docker),
-      work,
-      { slug, live: build, registry, context: inputs.context, recipe: inputs.recipe, liveRecipe: inputs.liveRecipe },
-    ),
+  manifest: ContainerManifest,
+  healthTimeoutMs: number,
+): { onDisk: Promise<OnDisk>; early: Promise<EarlyStart> } {
+  const docker = engine.then((found) => found.docker);
+  const modules = Promise.all([import('./in-process-build.js'), import('./early-rehearsal.js')]);
+  const onDisk = Promise.all([live, modules]).then(([build, [{ layOnDisk }]]) =>
+    layOnDisk(ctx, docker, work, {
+      slug,
+      live: build,
+      registry,
+      context: inputs.context,
+      recipe: inputs.recipe,
+      liveRecipe: inputs.liveRecipe,
+    }),
   );
-  // Awaited by prepareContainer, or by the deploy's end after a refusal: not an unhandled one.
-  laying.catch(() => {});
-  return laying;
+  const early = modules.then(([, { startEarly }]) => startEarly(ctx, docker, slug, onDisk, manifest, healthTimeoutMs));
+  // Awaited by prepareContainer, or by the deploy's end after a refusal: not unhandled ones.
+  onDisk.catch(() => {});
+  docker.catch(() => {});
+  early.catch(() => {});
+  return { onDisk, early };
 }
 
 /** An unchanged deploy's end: the pages (the room's, not the build's) sent as every deploy sends them, then the ways in. */
