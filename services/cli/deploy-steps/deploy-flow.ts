@@ -117,10 +117,11 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     onDisk = laying?.onDisk;
     rehearsedEarly = laying?.early;
 
-    // A redeploy's laid image goes into the engine before the scan's modules load: loading them
-    // holds this thread for most of the scan, and the engine's pull needs it (it pulls from this
-    // tool). The rehearsal copy then starts in the engine while they load (early-rehearsal.ts).
-    await rehearsedEarly?.then((started) => started.pulled).catch(() => null);
+    // A redeploy's laid image goes into the engine, and its rehearsal copy is started, before the
+    // scan's modules load: loading them holds this thread for most of the scan, and the pull (the
+    // engine pulls from this tool) and each call of the copy's start need it. The copy's own start
+    // (a Node server under half a CPU) then runs while they load (early-rehearsal.ts).
+    await rehearsedEarly?.then((started) => started.launched).catch(() => null);
     ctx.trace('scan modules loading');
     const [{ secretsRefusal }, { scanFolder }, { SecretScanner }, { prepareStatic }, { pushAndBuild }] = await Promise.all([
       import('../scan/findings.js'),
