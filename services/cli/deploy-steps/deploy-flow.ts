@@ -98,30 +98,15 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
       return;
     }
 
-    // Asked now, while the folder is scanned: the live build, and (a container) whether the platform
-    // has a registry, with a token for the project's repository (prepareContainer awaits it later).
-    // A failure meanwhile is not an unhandled one.
-    const registry = manifest.kind === 'container' ? registryOf(ctx, client, token.token, project) : null;
-    registry?.catch(() => {});
+    // Asked now, while the folder is scanned: the live build, and a container's side (containerSide).
     const liveAsked = options.force ? Promise.resolve(null) : liveBuildOf(client, project);
     liveAsked.catch(() => {});
-    // A container redeploy's image laid on disk while the folder is scanned: the live build's
-    // config and layer sizes are round trips to the registry, which the scan's reading and module
-    // loading would otherwise wait for. Nothing is served to the engine or sent before the scans.
-    const engine = manifest.kind === 'container' ? import('../local-engine/local-docker.js').then((m) => m.findEngine()) : undefined;
-    engine?.catch(() => {});
-    const laying =
-      engine && inputs && manifest.kind === 'container'
-        ? layEarly(ctx, engine, work, slug, liveAsked, registry!, inputs, manifest, options.healthTimeoutMs)
-        : undefined;
-    onDisk = laying?.onDisk;
-    rehearsedEarly = laying?.early;
-
-    // A redeploy's laid image goes into the engine, and its rehearsal copy is started, before the
-    // scan's modules load: loading them holds this thread for most of the scan, and the pull (the
-    // engine pulls from this tool) and each call of the copy's start need it. The copy's own start
-    // (a Node server under half a CPU) then runs while they load (early-rehearsal.ts).
-    await rehearsedEarly?.then((started) => started.launched).catch(() => null);
+    const side =
+      manifest.kind === 'container'
+        ? containerSide(ctx, client, token.token, project, work, slug, liveAsked, inputs, manifest, options)
+        : null;
+    ({ onDisk, early: rehearsedEarly } = side ?? {});
+    await side?.launched;
     ctx.trace('scan modules loading');
     const [{ secretsRefusal }, { scanFolder }, { SecretScanner }, { prepareStatic }, { pushAndBuild }] = await Promise.all([
       import('../scan/findings.js'),
@@ -149,11 +134,11 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
             slug,
             healthTimeoutMs: options.healthTimeoutMs,
             live,
-            registry: registry!,
+            registry: side!.registry,
             context: inputs?.context ?? null,
             recipe: inputs?.recipe,
             liveRecipe: inputs?.liveRecipe,
-            engine,
+            engine: side?.engine,
             onDisk,
             early: rehearsedEarly,
           });
@@ -186,7 +171,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
           artefact,
           artefact.image.read,
           options.note,
-          (await registry)?.repository,
+          (await side?.registry)?.repository,
         )
       : await upload(ctx, client, token.token, project, artefact, options.note);
     log.done('created', `build ${buildId}`);
@@ -242,8 +227,39 @@ async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile
 }
 
 /**
- * layOnDisk (in-process-build.ts) once the live build is known, started beside the folder's scan,
- * and the laid image's pull and rehearsal as soon as it is laid (early-rehearsal.ts).
+ * A container deploy's work started before the folder's scan: whether the platform has a registry,
+ * with a token for the project's repository; the engine, looked for (its client loads meanwhile);
+ * and a redeploy's image laid, pulled and rehearsed (layEarly), `launched` settling once that copy
+ * runs or will not be started. Failures meanwhile are not unhandled ones: prepareContainer awaits each.
+ */
+function containerSide(
+  ctx: CliContext,
+  client: Client,
+  apiToken: string,
+  project: Project | null,
+  work: string,
+  slug: string,
+  live: Promise<Build | null>,
+  inputs: Awaited<ReturnType<typeof containerInputs>>,
+  manifest: ContainerManifest,
+  options: DeployOptions,
+) {
+  const registry = registryOf(ctx, client, apiToken, project);
+  registry.catch(() => {});
+  const engine = import('../local-engine/local-docker.js').then((m) => m.findEngine());
+  engine.catch(() => {});
+  const laid = inputs ? layEarly(ctx, engine, work, slug, live, registry, inputs, manifest, options.healthTimeoutMs) : null;
+  const launched = laid?.early.then((started) => started.launched).catch(() => null);
+  return { registry, engine, onDisk: laid?.onDisk, early: laid?.early, launched };
+}
+
+/**
+ * layOnDisk (in-process-build.ts) once the live build is known, and the laid image's pull and
+ * rehearsal as soon as it is laid (early-rehearsal.ts). The deploy awaits `launched` before the
+ * scan's modules load: loading them holds this thread for most of the scan, and the pull (the
+ * engine pulls from this tool) and each call of the copy's start need it; the live config and the
+ * layers' sizes are round trips that would otherwise wait for it. The copy's own start (a Node
+ * server under half a CPU) then runs while the modules load.
  */
 function layEarly(
   ctx: CliContext,

@@ -34,6 +34,8 @@ export interface InProcessOptions {
   recipe?: RecipeOrReason;
   /** The recipe this folder's last deploy recorded for the live build. */
   liveRecipe?: BuildRecipe | null;
+  /** The laid image's pull, started as soon as it was laid (early-rehearsal.ts); pulled in layInProcess when absent or null. */
+  early?: Promise<{ inEngine(): Promise<InEngine | null> }>;
 }
 
 export interface LaidImage {
@@ -141,7 +143,7 @@ export async function pullLaid(
 
 /**
  * The second half: the image laid on disk (layOnDisk, awaited here), its new layers scanned, then
- * in the engine (pullLaid: pulled here, or already under way since it was laid, `inEngine`); null
+ * in the engine (pullLaid: pulled here, or already under way since it was laid, `options.early`); null
  * (the line saying why is written) when the engine must build.
  */
 export async function layInProcess(
@@ -151,7 +153,6 @@ export async function layInProcess(
   scanner: SecretScanner,
   options: InProcessOptions,
   onDisk: Promise<OnDisk>,
-  inEngine?: Promise<InEngine | null>,
 ): Promise<LaidImage | null> {
   const laying = await onDisk;
   if (!laying) return null;
@@ -173,7 +174,7 @@ export async function layInProcess(
   laid.read.scan.baseLayers = laid.read.layers.length - laid.newLayers.length;
   ctx.trace('new layers scanned');
 
-  const pulled = (await inEngine) ?? (await pullLaid(ctx, docker, options.slug, laying));
+  const pulled = (await (await options.early)?.inEngine()) ?? (await pullLaid(ctx, docker, options.slug, laying));
   if ('reason' in pulled) return engine(pulled.reason);
   const { tag, imageId } = pulled;
 

@@ -95,15 +95,7 @@ export async function prepareContainer(
 
   // A redeploy whose only changes are files its last COPY steps copy: laid without the engine.
   const onDisk = options.onDisk ?? layOnDisk(ctx, Promise.resolve(docker), work, options);
-  const laid = await layInProcess(
-    ctx,
-    log,
-    docker,
-    scanner,
-    options,
-    onDisk,
-    options.early?.then((started) => started.inEngine()),
-  );
+  const laid = await layInProcess(ctx, log, docker, scanner, options, onDisk);
   const built = laid
     ? {
         tag: laid.tag,
@@ -135,14 +127,12 @@ export async function prepareContainer(
   // engine spends about a second writing the image out before it sends a byte, and the copy's
   // start and health take as long. Nothing leaves this machine before both have passed; a failed
   // scan stops the rehearsal and is the refusal, as it came first before.
-  // The base's layers tell which layers of an image read from the engine are the build's own; an
-  // image laid in-process is not read, and its rehearsal need not wait for the engine's answer.
+  // Which layers of an image read from the engine are the build's own (one laid in-process is not read).
   const baseLayers = laid ? new Set<string>() : await baseLayersOf(docker, dockerfile);
   ctx.trace('image checked, start environment scanned, base layers listed');
   log.begin('scan', 'image layers the build added');
   log.begin('rehearse', `a local copy with PORT and HOST, health path ${manifest.health}`);
-  // An image laid in-process was most often started already, beside the folder's scan; taken
-  // only when it was started with this very run (a refusal before this point left it to the deploy's end).
+  // An image laid in-process most often runs already (early-rehearsal.ts), if with this very run.
   const early = laid ? await (await options.early)?.take(run) : null;
   const rehearsing = early ?? rehearseLocally(docker, built.tag, manifest, run, options.healthTimeoutMs, (line) => ctx.trace(line));
   // An image laid in-process was scanned as it was laid: its new layers and config go up to the
