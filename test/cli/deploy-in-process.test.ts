@@ -110,6 +110,21 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     expect(again.stderr).toMatch(/^build +image laid without the engine in /m);
     expect(again.stderr).toMatch(/^push +sent [\d.]+ K?B in 1 new layer, /m);
 
+    // A secret in a file the last COPY copies: the image is laid, pulled and its rehearsal copy
+    // started beside the folder's scan (early-rehearsal.ts); the scan's refusal is the deploy's
+    // answer, and neither the copy nor the refused image is left in the engine.
+    const key = ['AKIA', 'FAKE'.repeat(4)].join('');
+    await writeFile(server, `${original}\n// one more line\n// ${key}\n`);
+    const secret = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
+    expect(secret.code).not.toBe(0);
+    expect(secret.stderr).toMatch(/^pitch: a secret in the project folder: /m);
+    expect(secret.stderr).toMatch(/· rehearsal started beside the scan$/m);
+    expect(await docker.listContainers({ all: true, filters: { label: ['pitch.rehearsal=true'] } })).not.toContainEqual(
+      expect.objectContaining({ Image: `localhost/pitch-${slug}:in-process` }),
+    );
+    await expect(docker.getImage(`localhost/pitch-${slug}:in-process`).inspect()).rejects.toThrow();
+    await writeFile(server, `${original}\n// one more line\n`);
+
     // Only metadata after the last RUN changed: a new config over the live layers, no engine build,
     // no layer sent; the image that goes live has the new Env.
     const changedRun = DOCKERFILE.replace("readFileSync('/app/package.json')", "statSync('/app/package.json')");

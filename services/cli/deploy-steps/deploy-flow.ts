@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, type Build, type Client, type Project } from '@demo-rooms/contract';
 import { checkManifestFolder } from '@demo-rooms/contract/node';
-import type { FolderProblemCode, Manifest } from '@demo-rooms/contract/manifest';
+import type { ContainerManifest, FolderProblemCode, Manifest } from '@demo-rooms/contract/manifest';
 import { ask, type CliContext } from '../context.js';
 import { findProject, projectSlugFor, rememberProject } from '../project/find-project.js';
 import { manifestOf, MANIFEST_FILE, problemsRefusal, readManifestFile, type ManifestFile } from '../project/read-manifest.js';
@@ -24,6 +24,7 @@ import { engineSocket, socketInspector } from '../local-engine/engine-socket.js'
 import { layeringNote } from '../local-engine/layering-note.js';
 import type { FoundEngine } from '../local-engine/local-docker.js';
 import type { OnDisk } from './in-process-build.js';
+import type { EarlyStart } from './early-rehearsal.js';
 
 export interface DeployOptions {
   project?: string;
@@ -82,6 +83,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
 
   const work = await mkdtemp(join(tmpdir(), 'pitch-deploy-'));
   let onDisk: Promise<OnDisk> | undefined;
+  let rehearsedEarly: Promise<EarlyStart> | undefined;
   const early = manifest.kind === 'static' ? await (await import('./prepare-static.js')).packEarly(file.dir, manifest, work) : null;
   try {
     // A container's build inputs, read before anything else is: when the live build was made
@@ -96,20 +98,16 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
       return;
     }
 
-    // Asked now, while the folder is scanned: the live build, and (a container) whether the platform
-    // has a registry, with a token for the project's repository (prepareContainer awaits it later).
-    // A failure meanwhile is not an unhandled one.
-    const registry = manifest.kind === 'container' ? registryOf(ctx, client, token.token, project) : null;
-    registry?.catch(() => {});
+    // Asked now, while the folder is scanned: the live build, and a container's side (containerSide).
     const liveAsked = options.force ? Promise.resolve(null) : liveBuildOf(client, project);
     liveAsked.catch(() => {});
-    // A container redeploy's image laid on disk while the folder is scanned: the live build's
-    // config and layer sizes are round trips to the registry, which the scan's reading and module
-    // loading would otherwise wait for. Nothing is served to the engine or sent before the scans.
-    const engine = manifest.kind === 'container' ? import('../local-engine/local-docker.js').then((m) => m.findEngine()) : undefined;
-    engine?.catch(() => {});
-    onDisk = engine && inputs ? layEarly(ctx, engine, work, slug, liveAsked, registry!, inputs) : undefined;
-
+    const side =
+      manifest.kind === 'container'
+        ? containerSide(ctx, client, token.token, project, work, slug, liveAsked, inputs, manifest, options)
+        : null;
+    ({ onDisk, early: rehearsedEarly } = side ?? {});
+    await side?.launched;
+    ctx.trace('scan modules loading');
     const [{ secretsRefusal }, { scanFolder }, { SecretScanner }, { prepareStatic }, { pushAndBuild }] = await Promise.all([
       import('../scan/findings.js'),
       import('../scan/scan-folder.js'),
@@ -136,12 +134,13 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
             slug,
             healthTimeoutMs: options.healthTimeoutMs,
             live,
-            registry: registry!,
+            registry: side!.registry,
             context: inputs?.context ?? null,
             recipe: inputs?.recipe,
             liveRecipe: inputs?.liveRecipe,
-            engine,
+            engine: side?.engine,
             onDisk,
+            early: rehearsedEarly,
           });
     const pages = await readPages(file.dir, manifest);
 
@@ -172,7 +171,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
           artefact,
           artefact.image.read,
           options.note,
-          (await registry)?.repository,
+          (await side?.registry)?.repository,
         )
       : await upload(ctx, client, token.token, project, artefact, options.note);
     log.done('created', `build ${buildId}`);
@@ -192,7 +191,9 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     }
   } finally {
     await early?.stop();
-    // A layer being written into `work` (a refusal came first) ends before `work` goes.
+    // A rehearsal started beside the scan that a refusal left untaken is stopped, and a pull
+    // serving files from `work` ends, before `work` goes; so does a layer being written there.
+    await rehearsedEarly?.then((started) => started.release()).catch(() => {});
     await onDisk?.catch(() => {});
     await rm(work, { recursive: true, force: true });
     // The rehearsal copy's removal, started when its checks passed, ends before the tool does.
@@ -225,7 +226,41 @@ async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile
   return inputs;
 }
 
-/** layOnDisk (in-process-build.ts) once the live build is known, started beside the folder's scan. */
+/**
+ * A container deploy's work started before the folder's scan: whether the platform has a registry,
+ * with a token for the project's repository; the engine, looked for (its client loads meanwhile);
+ * and a redeploy's image laid, pulled and rehearsed (layEarly), `launched` settling once that copy
+ * runs or will not be started. Failures meanwhile are not unhandled ones: prepareContainer awaits each.
+ */
+function containerSide(
+  ctx: CliContext,
+  client: Client,
+  apiToken: string,
+  project: Project | null,
+  work: string,
+  slug: string,
+  live: Promise<Build | null>,
+  inputs: Awaited<ReturnType<typeof containerInputs>>,
+  manifest: ContainerManifest,
+  options: DeployOptions,
+) {
+  const registry = registryOf(ctx, client, apiToken, project);
+  registry.catch(() => {});
+  const engine = import('../local-engine/local-docker.js').then((m) => m.findEngine());
+  engine.catch(() => {});
+  const laid = inputs ? layEarly(ctx, engine, work, slug, live, registry, inputs, manifest, options.healthTimeoutMs) : null;
+  const launched = laid?.early.then((started) => started.launched).catch(() => null);
+  return { registry, engine, onDisk: laid?.onDisk, early: laid?.early, launched };
+}
+
+/**
+ * layOnDisk (in-process-build.ts) once the live build is known, and the laid image's pull and
+ * rehearsal as soon as it is laid (early-rehearsal.ts). The deploy awaits `launched` before the
+ * scan's modules load: loading them holds this thread for most of the scan, and the pull (the
+ * engine pulls from this tool) and each call of the copy's start need it; the live config and the
+ * layers' sizes are round trips that would otherwise wait for it. The copy's own start (a Node
+ * server under half a CPU) then runs while the modules load.
+ */
 function layEarly(
   ctx: CliContext,
   engine: Promise<FoundEngine>,
@@ -234,18 +269,27 @@ function layEarly(
   live: Promise<Build | null>,
   registry: ReturnType<typeof registryOf>,
   inputs: NonNullable<Awaited<ReturnType<typeof containerInputs>>>,
-): Promise<OnDisk> {
-  const laying = Promise.all([live, import('./in-process-build.js')]).then(([build, { layOnDisk }]) =>
-    layOnDisk(
-      ctx,
-      engine.then((found) => found.docker),
-      work,
-      { slug, live: build, registry, context: inputs.context, recipe: inputs.recipe, liveRecipe: inputs.liveRecipe },
-    ),
+  manifest: ContainerManifest,
+  healthTimeoutMs: number,
+): { onDisk: Promise<OnDisk>; early: Promise<EarlyStart> } {
+  const docker = engine.then((found) => found.docker);
+  const modules = Promise.all([import('./in-process-build.js'), import('./early-rehearsal.js')]);
+  const onDisk = Promise.all([live, modules]).then(([build, [{ layOnDisk }]]) =>
+    layOnDisk(ctx, docker, work, {
+      slug,
+      live: build,
+      registry,
+      context: inputs.context,
+      recipe: inputs.recipe,
+      liveRecipe: inputs.liveRecipe,
+    }),
   );
-  // Awaited by prepareContainer, or by the deploy's end after a refusal: not an unhandled one.
-  laying.catch(() => {});
-  return laying;
+  const early = modules.then(([, { startEarly }]) => startEarly(ctx, docker, slug, onDisk, manifest, healthTimeoutMs));
+  // Awaited by prepareContainer, or by the deploy's end after a refusal: not unhandled ones.
+  onDisk.catch(() => {});
+  docker.catch(() => {});
+  early.catch(() => {});
+  return { onDisk, early };
 }
 
 /** An unchanged deploy's end: the pages (the room's, not the build's) sent as every deploy sends them, then the ways in. */

@@ -13,6 +13,7 @@ import type { Finding } from '../scan/findings.js';
 import { scanLayer } from '../scan/scan-bundle.js';
 import type { SecretScanner } from '../scan/secret-scan.js';
 import { pullIntoEngine, type LocalBlob } from '../registry/serving-registry.js';
+import { finishInBackground } from './on-interrupt.js';
 import type { ReadImage } from '../registry/read-image.js';
 import { bytes } from '../ui/table.js';
 import type { StepLog } from '../ui/step-log.js';
@@ -33,6 +34,8 @@ export interface InProcessOptions {
   recipe?: RecipeOrReason;
   /** The recipe this folder's last deploy recorded for the live build. */
   liveRecipe?: BuildRecipe | null;
+  /** The laid image's pull, started as soon as it was laid (early-rehearsal.ts); pulled in layInProcess when absent or null. */
+  early?: Promise<{ inEngine(): Promise<InEngine | null> }>;
 }
 
 export interface LaidImage {
@@ -94,10 +97,54 @@ export async function layOnDisk(ctx: CliContext, engine: Promise<Docker>, work: 
   return { laid, ms: performance.now() - started, target: repository };
 }
 
+/** The laid image in the local engine, tagged for its rehearsal; or why the engine must build instead. */
+export type InEngine = { tag: string; imageId: string } | { reason: string };
+
+/**
+ * The image laid on disk pulled into the local engine by its manifest's digest (from a registry
+ * this tool serves on 127.0.0.1: the new layers from this machine, any other from the project's
+ * repository) and tagged `localhost/pitch-<slug>:in-process`, so the engine keeps it while it is
+ * rehearsed. Nothing leaves this machine: the engine takes the image from this tool.
+ */
+export async function pullLaid(
+  ctx: CliContext,
+  docker: Docker,
+  slug: string,
+  laying: { laid: InProcessImage; target: AskedTarget },
+): Promise<InEngine> {
+  const { laid, target } = laying;
+  const local = new Map<string, LocalBlob>(laid.newLayers.map((layer) => [layer.digest, { file: layer.file, size: layer.size }]));
+  local.set(laid.read.configDigest, { bytes: laid.read.config! });
+  let imageId: string;
+  try {
+    imageId = await pullIntoEngine(docker, laid.read, local, target);
+  } catch (err) {
+    if (err instanceof Refusal) return { reason: `the engine could not take the image laid in-process (${err.message})` };
+    throw err;
+  }
+  ctx.trace('pulled into the engine');
+  if (imageId !== laid.read.configDigest)
+    return { reason: `the engine read the image laid in-process as ${imageId}, not ${laid.read.configDigest}` };
+  // Tagged, so the engine keeps it while it is rehearsed; the image the tag held before is nobody's now.
+  const repo = `localhost/pitch-${slug}`;
+  const tag = `${repo}:in-process`;
+  const before = await docker
+    .getImage(tag)
+    .inspect()
+    .then(
+      (info) => info.Id,
+      () => null,
+    );
+  await docker.getImage(imageId).tag({ repo, tag: 'in-process' });
+  // Removed beside the rehearsal, not before it: no step waits for it, and the tool's end does.
+  if (before && !imageId.endsWith(before.replace(/^sha256:/, ''))) finishInBackground(docker.getImage(before).remove());
+  return { tag, imageId };
+}
+
 /**
  * The second half: the image laid on disk (layOnDisk, awaited here), its new layers scanned, then
- * pulled into the engine by its manifest's digest and tagged; null (the line saying why is
- * written) when the engine must build.
+ * in the engine (pullLaid: pulled here, or already under way since it was laid, `options.early`); null
+ * (the line saying why is written) when the engine must build.
  */
 export async function layInProcess(
   ctx: CliContext,
@@ -114,11 +161,11 @@ export async function layInProcess(
     return null;
   };
   if ('reason' in laying) return engine(laying.reason);
-  const { laid, target: repository } = laying;
+  const { laid } = laying;
   // The line's time is the laying's own and this half's, not the scan's it ran beside.
   const started = performance.now() - laying.ms;
 
-  // The new layers' scan, before anything is served to the engine or sent anywhere.
+  // The new layers' scan, before anything is sent anywhere.
   for (const layer of laid.newLayers) {
     const found: Finding[] = [];
     if ((await scanLayer(scanner, createReadStream(layer.file), laid.read.scan, found)) !== null) laid.read.scan.findings.push(...found);
@@ -127,34 +174,9 @@ export async function layInProcess(
   laid.read.scan.baseLayers = laid.read.layers.length - laid.newLayers.length;
   ctx.trace('new layers scanned');
 
-  const local = new Map<string, LocalBlob>(laid.newLayers.map((layer) => [layer.digest, { file: layer.file, size: layer.size }]));
-  local.set(laid.read.configDigest, { bytes: laid.read.config! });
-  let imageId: string;
-  try {
-    imageId = await pullIntoEngine(docker, laid.read, local, repository);
-  } catch (err) {
-    if (err instanceof Refusal) return engine(`the engine could not take the image laid in-process (${err.message})`);
-    throw err;
-  }
-  ctx.trace('pulled into the engine');
-  if (imageId !== laid.read.configDigest)
-    return engine(`the engine read the image laid in-process as ${imageId}, not ${laid.read.configDigest}`);
-  // Tagged, so the engine keeps it while it is rehearsed; the image the tag held before is nobody's now.
-  const repo = `localhost/pitch-${options.slug}`;
-  const tag = `${repo}:in-process`;
-  const before = await docker
-    .getImage(tag)
-    .inspect()
-    .then(
-      (info) => info.Id,
-      () => null,
-    );
-  await docker.getImage(imageId).tag({ repo, tag: 'in-process' });
-  if (before && !imageId.endsWith(before.replace(/^sha256:/, '')))
-    await docker
-      .getImage(before)
-      .remove()
-      .catch(() => {});
+  const pulled = (await (await options.early)?.inEngine()) ?? (await pullLaid(ctx, docker, options.slug, laying));
+  if ('reason' in pulled) return engine(pulled.reason);
+  const { tag, imageId } = pulled;
 
   const sizes = laid.newLayers.reduce((sum, layer) => sum + layer.size, 0);
   const count = laid.newLayers.length;

@@ -46,11 +46,23 @@ export async function cleanedUpOnInterrupt<T>(
         process.off('SIGTERM', onSignal);
       }
     });
-    if (options.inBackground) {
-      const tracked = done.catch(() => {}).finally(() => finishing.delete(tracked));
-      finishing.add(tracked);
-    } else await done;
+    if (options.inBackground) finishInBackground(done);
+    else await done;
   }
+}
+
+/**
+ * Work the tool need not wait for now but must see finished before it ends (an engine call left
+ * half made is a copy or an image left behind): cleanupsFinished waits for it. Its failure is
+ * nobody's news: it only tidies.
+ */
+export function finishInBackground(work: Promise<unknown>): void {
+  const tracked: Promise<void> = work.then(
+    () => {},
+    () => {},
+  );
+  finishing.add(tracked);
+  void tracked.finally(() => finishing.delete(tracked));
 }
 
 /** Waits for the cleanups left running in the background: a tool that ends leaves nothing behind. */

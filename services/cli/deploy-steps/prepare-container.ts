@@ -27,6 +27,7 @@ import type { AskedTarget } from '../registry/registry-target.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
 import type { BuildRecipe, RecipeOrReason } from '../local-engine/build-recipe.js';
 import { layInProcess, layOnDisk, type OnDisk } from './in-process-build.js';
+import { onThisMachine, type EarlyStart } from './early-rehearsal.js';
 
 export interface ContainerOptions {
   slug: string;
@@ -48,6 +49,8 @@ export interface ContainerOptions {
   engine?: Promise<FoundEngine>;
   /** A redeploy's image, laid on disk while the folder was scanned (layOnDisk); laid here when absent. */
   onDisk?: Promise<OnDisk>;
+  /** That image's pull and rehearsal, started as soon as it was laid (early-rehearsal.ts). */
+  early?: Promise<EarlyStart>;
 }
 
 /**
@@ -124,11 +127,14 @@ export async function prepareContainer(
   // engine spends about a second writing the image out before it sends a byte, and the copy's
   // start and health take as long. Nothing leaves this machine before both have passed; a failed
   // scan stops the rehearsal and is the refusal, as it came first before.
-  const baseLayers = await baseLayersOf(docker, dockerfile);
+  // Which layers of an image read from the engine are the build's own (one laid in-process is not read).
+  const baseLayers = laid ? new Set<string>() : await baseLayersOf(docker, dockerfile);
   ctx.trace('image checked, start environment scanned, base layers listed');
   log.begin('scan', 'image layers the build added');
   log.begin('rehearse', `a local copy with PORT and HOST, health path ${manifest.health}`);
-  const rehearsing = rehearseLocally(docker, built.tag, manifest, run, options.healthTimeoutMs, (line) => ctx.trace(line));
+  // An image laid in-process most often runs already (early-rehearsal.ts), if with this very run.
+  const early = laid ? await (await options.early)?.take(run) : null;
+  const rehearsing = early ?? rehearseLocally(docker, built.tag, manifest, run, options.healthTimeoutMs, (line) => ctx.trace(line));
   // An image laid in-process was scanned as it was laid: its new layers and config go up to the
   // project's repository while the copy starts and answers. No manifest names them until the
   // rehearsal has passed (push-build.ts), so nothing is deployable, or deployed, before it.
@@ -236,7 +242,7 @@ async function readImageOnce(
   work: string,
   repository: PushTarget | null,
 ): Promise<ReadImage> {
-  if (repository && enginePushMayReach(docker) && (await engineKind(docker)) === 'podman') {
+  if (repository && onThisMachine(docker) && (await engineKind(docker)) === 'podman') {
     try {
       const spoolDir = await mkdtemp(join(work, 'engine-push-'));
       return await readImageByEnginePush(docker, tag, inspected, {
@@ -257,15 +263,6 @@ async function readImageOnce(
   }
   const present = repository ? (digest: string) => has(repository, digest) : async () => false;
   return readImage(archive, { present, spoolDir: work, scan: { scanner, baseLayers } });
-}
-
-/**
- * Whether the engine may reach this machine's loopback: a unix socket on Linux is an engine on
- * this machine. Elsewhere (podman machine's VM on macOS or Windows, an engine over TCP or SSH) it
- * cannot, and trying would cost the 2 s the tool waits for it.
- */
-function enginePushMayReach(docker: Docker): boolean {
-  return process.platform === 'linux' && typeof (docker.modem as { socketPath?: unknown }).socketPath === 'string';
 }
 
 type ImageConfig = Docker.ImageInspectInfo['Config'];

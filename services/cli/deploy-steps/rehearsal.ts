@@ -157,6 +157,8 @@ export async function checkStillUp(copy: LocalCopy, path: string, callsMade: num
 /** A rehearsal under way on a local copy, and the way to stop it early (another check already failed). */
 export interface RunningRehearsal {
   result: Promise<Rehearsal>;
+  /** Settles once the copy runs (or could not be made): what is left is its health and the story. */
+  copyStarted: Promise<unknown>;
   /** Removes the copy and waits for the rehearsal to end (failed: its failure is nobody's news). */
   stop(): Promise<void>;
 }
@@ -176,8 +178,9 @@ export function rehearseLocally(
 ): RunningRehearsal {
   let copy: LocalCopy | null = null;
   let stopped = false;
+  const starting = startLocalCopy(docker, image, run.start, run.env ?? {});
   const result = (async () => {
-    const started = await startLocalCopy(docker, image, run.start, run.env ?? {});
+    const started = await starting;
     copy = started;
     trace('rehearsal copy made and started');
     if (stopped) {
@@ -206,6 +209,7 @@ export function rehearseLocally(
   result.catch(() => {});
   return {
     result,
+    copyStarted: starting.catch(() => {}),
     async stop() {
       stopped = true;
       await copy?.remove();

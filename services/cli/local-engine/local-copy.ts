@@ -25,6 +25,17 @@ export interface LocalCopy {
 const kinds = new WeakMap<Docker, Promise<'podman' | 'docker'>>();
 
 /**
+ * The network a podman copy is made on: a user-mode stack of its own (slirp4netns, what rootless
+ * podman 4 gives every container), its port forwarded from 127.0.0.1 by slirp4netns itself.
+ * Rootful podman's default bridge costs the copy's start and removal about 0.2-0.4 s each in
+ * netavark's veth and iptables work (measured, docs/decisions/cli-deploy.md); slirp4netns reaches
+ * neither the host's loopback nor anything the bridge would not. False once this engine could not
+ * start a copy with it (then the default network, as before); null before the first copy.
+ */
+const USER_MODE_NETWORK = 'slirp4netns:port_handler=slirp4netns';
+let userModeNetwork: boolean | null = null;
+
+/**
  * Podman or Docker, asked once per engine. Podman answers its `/_ping` with a `Libpod-Api-Version`
  * header (in 0.05 s); its version call takes 0.5 to 2 s (it gathers the host's details), so that
  * is asked only when the ping cannot be read (an engine over TLS or SSH).
@@ -70,8 +81,9 @@ function pingSaysPodman(docker: Docker): Promise<boolean | null> {
  * Starts a copy of the image as the platform's runner does, from the runner's own container spec
  * (contract/runner/docker-create-options.ts): run.start as the CMD (an ENTRYPOINT stays), /app, PORT 8080 and
  * HOST 0.0.0.0, uid 1000, a read-only root with small writable /app and /tmp, no capabilities, the same memory,
- * CPU and process limits. Two things differ, both for reaching it from here: it sits on the
- * engine's default network, its port published on 127.0.0.1 only (on a port the engine picks),
+ * CPU and process limits. Two things differ, both for reaching it from here: it sits on a network
+ * of its own (podman: slirp4netns, above; Docker: the default network), its port published on
+ * 127.0.0.1 only (on a port the engine picks),
  * where a room's copy is alone on an internal network; and it carries none of the runner's labels,
  * so no runner ever adopts or removes it.
  */
@@ -103,31 +115,35 @@ export async function startLocalCopy(
     engine,
   );
   const { NetworkMode: _network, ...hostConfig } = spec.HostConfig ?? {};
-  let container: Docker.Container;
-  try {
-    container = await docker.createContainer({
-      ...spec,
-      name: `pitch-rehearsal-${randomBytes(4).toString('hex')}`,
-      Labels: { 'pitch.rehearsal': 'true' },
-      ExposedPorts: { [port]: {} },
-      HostConfig: { ...hostConfig, PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] } },
-    });
-  } catch (err) {
-    throw new Refusal(`the local copy could not be made: ${engineMessage(err)}`);
+  const options = (network: string | undefined): Docker.ContainerCreateOptions => ({
+    ...spec,
+    name: `pitch-rehearsal-${randomBytes(4).toString('hex')}`,
+    Labels: { 'pitch.rehearsal': 'true' },
+    ExposedPorts: { [port]: {} },
+    HostConfig: {
+      ...hostConfig,
+      ...(network ? { NetworkMode: network } : {}),
+      PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
+    },
+  });
+  const userMode = engine === 'podman' && userModeNetwork !== false;
+  let made = await makeAndStart(docker, engine, options(userMode ? USER_MODE_NETWORK : undefined));
+  if (userMode) {
+    // An engine without slirp4netns (podman 5 brings pasta instead) fails where the network is
+    // made: the copy is made again on the engine's default network, and so is every later one.
+    userModeNetwork = !('failed' in made && /slirp4netns/i.test(made.message));
+    if (!userModeNetwork) made = await makeAndStart(docker, engine, options(undefined));
   }
-  const remove = async () => {
-    await (engine === 'podman' ? killAndRemove(docker, container.id) : container.remove({ force: true, v: true })).catch(() => {});
-  };
-  try {
-    await container.start();
-  } catch (err) {
-    await remove();
-    const message = engineMessage(err);
-    const hint = OUT_OF_WRITABLE_SPACE.test(message)
+  if ('failed' in made) {
+    const hint = OUT_OF_WRITABLE_SPACE.test(made.message)
       ? writableSpaceHint(RUNNER_DEFAULTS.writableMb)
       : "check the start command (run.start, or the image's CMD)";
-    throw new Refusal(`the local copy did not start: ${message}`, hint);
+    throw new Refusal(
+      `the local copy ${made.failed === 'create' ? 'could not be made' : 'did not start'}: ${made.message}`,
+      made.failed === 'create' ? undefined : hint,
+    );
   }
+  const { container, remove } = made;
   const info = await container.inspect();
   const published = info.NetworkSettings.Ports?.[port]?.[0]?.HostPort;
   if (!published) {
@@ -153,6 +169,30 @@ export async function startLocalCopy(
     },
     remove,
   };
+}
+
+/** A copy made and started, with its removal; or where that failed (a copy made is removed again). */
+async function makeAndStart(
+  docker: Docker,
+  engine: 'podman' | 'docker',
+  options: Docker.ContainerCreateOptions,
+): Promise<{ container: Docker.Container; remove: () => Promise<void> } | { failed: 'create' | 'start'; message: string }> {
+  let container: Docker.Container;
+  try {
+    container = await docker.createContainer(options);
+  } catch (err) {
+    return { failed: 'create', message: engineMessage(err) };
+  }
+  const remove = async () => {
+    await (engine === 'podman' ? killAndRemove(docker, container.id) : container.remove({ force: true, v: true })).catch(() => {});
+  };
+  try {
+    await container.start();
+  } catch (err) {
+    await remove();
+    return { failed: 'start', message: engineMessage(err) };
+  }
+  return { container, remove };
 }
 
 /**
