@@ -28,7 +28,7 @@ const kinds = new WeakMap<Docker, Promise<'podman' | 'docker'>>();
  * The network a podman copy is made on: a user-mode stack of its own (slirp4netns, what rootless
  * podman 4 gives every container), its port forwarded from 127.0.0.1 by slirp4netns itself.
  * Rootful podman's default bridge costs the copy's start and removal about 0.2-0.4 s each in
- * netavark's veth and iptables work (measured, docs/decisions/cli-deploy.md); slirp4netns reaches
+ * netavark's veth and iptables work (measured, docs/decisions/cli.md); slirp4netns reaches
  * neither the host's loopback nor anything the bridge would not. False once this engine could not
  * start a copy with it (then the default network, as before); null before the first copy.
  */
