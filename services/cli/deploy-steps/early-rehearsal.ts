@@ -7,7 +7,7 @@ import { rehearseLocally, type RunningRehearsal } from './rehearsal.js';
 
 // A redeploy's image laid in-process goes into the local engine, and its rehearsal copy starts,
 // the moment it is laid: beside the project folder's scan, whose module loading and reading is
-// most of a small redeploy's time, rather than after it (issue 48; docs/decisions/cli-deploy.md).
+// most of a small redeploy's time, rather than after it (issue 48; docs/decisions/cli.md).
 // Only this machine's engine takes it (a unix socket on Linux: it pulls from this tool's
 // 127.0.0.1), so nothing leaves the machine before the scans. What the rehearsal saw is looked at
 // in its turn (prepare-container.ts): a scan or check that fails first is the refusal, and the

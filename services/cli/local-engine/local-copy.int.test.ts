@@ -6,7 +6,7 @@ import { testEnv } from '../../../test/support/services.js';
 import { startLocalCopy } from './local-copy.js';
 
 // The rehearsal's copy on podman sits on a user-mode network of its own (slirp4netns), not on the
-// engine's bridge (docs/decisions/cli-deploy.md): its port still answers on 127.0.0.1 alone, and
+// engine's bridge (docs/decisions/cli.md): its port still answers on 127.0.0.1 alone, and
 // it still cannot reach what listens on this machine's loopback. Real podman.
 
 // Answers `/` with ok, and `/reach?host=…&port=…` with whether a TCP connection there opens.
