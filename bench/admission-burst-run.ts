@@ -47,8 +47,6 @@ export interface BurstOptions {
   pool?: number;
   /** How often the live copies are sampled while the burst runs (ms). */
   sampleMs?: number;
-  /** Sockets the viewers share per runner host (admission-kit.ts limitConnections). */
-  connections?: number;
 }
 
 export interface BurstResult {
@@ -110,7 +108,6 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
       arrivals,
       dwellMs: o.dwellMs,
       giveUpMs: o.giveUpMs,
-      connections: o.connections,
     });
     const viewers: Viewer[] = done.viewers.map((v, i) => ({ ...v, room: arrivals[i] }));
     const { allAnsweredMs, doneMs } = done;
@@ -162,11 +159,9 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
 }
 
 /** The viewers in a process of their own (admission-viewers.ts); resolves with what became of each, in arrival order. */
-function viewersApart(
-  o: Pick<ViewersJob, 'fleet' | 'lostS' | 'arrivals' | 'dwellMs' | 'giveUpMs'> & { connections?: number },
-): Promise<ViewersDone> {
+function viewersApart(o: Pick<ViewersJob, 'fleet' | 'lostS' | 'arrivals' | 'dwellMs' | 'giveUpMs'>): Promise<ViewersDone> {
   const config = loadConfig(testRunnerEnv());
-  const job: ViewersJob = { ...o, databaseUrl: config.DATABASE_URL, appSecret: config.APP_SECRET, connections: o.connections ?? 4000 };
+  const job: ViewersJob = { ...o, databaseUrl: config.DATABASE_URL, appSecret: config.APP_SECRET };
   // The process loads TypeScript as the bench does (tsx), whoever started the bench (npm run bench, vitest).
   const child = fork(fileURLToPath(new URL('./admission-viewers.ts', import.meta.url)), [], {
     execArgv: [

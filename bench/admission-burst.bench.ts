@@ -11,7 +11,7 @@
 //   BENCH_VIEWERS=2000 BENCH_START_DELAYS_MS=0 npm run bench -- admission-burst   (a quicker one)
 import { loadavg } from 'node:os';
 import { type BurstResult, burstProblems, burstShape, runBurst, viewersIn } from './admission-burst-run.js';
-import { limitConnections, peakIn, percentile, startHealthServer } from './admission-kit.js';
+import { peakIn, percentile, startHealthServer } from './admission-kit.js';
 import { ms } from './runner-kit.js';
 import { figure, step } from './report.js';
 
@@ -27,8 +27,6 @@ const HOST_CAPACITY = Number(process.env.BENCH_HOST_CAPACITY ?? 1750);
 const DELAYS = (process.env.BENCH_START_DELAYS_MS ?? '0,200').split(',').map(Number);
 /** How long a viewer stays once everyone has an answer and their copy runs (ms): then they leave and the queue moves. */
 const DWELL_MS = Number(process.env.BENCH_DWELL_MS ?? 1_000);
-/** Sockets the viewers share per runner host (admission-kit.ts limitConnections): the hosts' ends are in this process, under its 20,000 descriptors. */
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4000);
 /** A viewer still not running this long after the burst began gives up, and the run fails saying how many did (s). */
 const GIVE_UP_S = Number(process.env.BENCH_GIVE_UP_S ?? 900);
 
@@ -38,7 +36,6 @@ const GIVE_UP_S = Number(process.env.BENCH_GIVE_UP_S ?? 900);
  */
 const POOL = Number(process.env.BENCH_RUNNER_POOL ?? 10);
 
-limitConnections(CONNECTIONS);
 // A promise nobody holds that rejects (the Postgres driver's UNSAFE_TRANSACTION did, before its
 // patch) is counted and reported with the figures, not a crash that loses them.
 const stray: string[] = [];
@@ -81,7 +78,6 @@ try {
       healthPort: health.port,
       giveUpMs: GIVE_UP_S * 1000,
       pool: POOL,
-      connections: CONNECTIONS,
     };
     const base = await step(`baseline (100 viewers, ${label})`, () => runBurst({ groups: baselineGroups, ...shape }));
     const b = stats(base);

@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import { Agent, setGlobalDispatcher } from 'undici';
 import { createRunnerFleet } from '../services/data/runner-fleet.js';
 import { loadConfig } from '../services/core/infra/config.js';
 import { createSql, type Sql } from '../services/core/infra/db.js';
@@ -55,15 +54,6 @@ export interface Fleet {
  * is asked once per build all the same (as a seeded test build is).
  */
 const BUNDLE = Buffer.from('stub bundle: the stub engine never opens it');
-
-/**
- * The room's fetch has no cap on connections per runner; here both ends of every long-poll live in
- * this one process (two file descriptors each) under a limit of 20,000, so the viewers' calls
- * share at most `connections` sockets per runner host and wait for one beyond that.
- */
-export function limitConnections(connections: number): void {
-  setGlobalDispatcher(new Agent({ connections, keepAliveTimeout: 30_000 }));
-}
 
 /**
  * The health path every stub copy answers: one loopback server, 200 to everything, in a thread of
@@ -123,6 +113,7 @@ export async function startFleet(opts: {
       RUNNER_WARM_MAX: '0',
       RUNNER_HOST_GUARD: 'off',
       RUNNER_HEALTH_TIMEOUT_S: '60',
+      ...(process.env.BENCH_ARRIVALS_IN_FLIGHT ? { RUNNER_ARRIVALS_IN_FLIGHT: process.env.BENCH_ARRIVALS_IN_FLIGHT } : {}),
       // Every host lives in this one process, beside thousands of viewers' calls: a beat (every
       // 5 s) can wait past the default 20 s, and the others would then end the late host's copies
       // as lost (`host-lost`, docs/scale.md). The bench measures admission, not that.

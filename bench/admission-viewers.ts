@@ -1,21 +1,18 @@
 // The viewers of a burst (admission-burst-run.ts) in a process of their own, with the room's fleet
 // client, as they are in production: in the room's processes and the viewers' browsers, not in the
 // runners' event loop. The runner hosts stay in the bench's process (4 hosts in one process), so
-// what the figures measure is the hosts and Postgres, not a loop shared with 10,000 clients. A
-// process, not a thread: each end of every viewer's socket is a descriptor, and one process's
-// 20,000 held both ends of at most 2,000 sockets a host, so a 10,000 burst's enters queued in the
-// client behind other viewers' 10 s long-polls (seconds before they were even sent).
+// what the figures measure is the hosts and Postgres, not a loop shared with 10,000 clients. The
+// calls go as the room's do: streams of a few h2c connections a host (runner-client.ts).
 import process from 'node:process';
 import { createRunnerFleet } from '../services/data/runner-fleet.js';
 import { createSql } from '../services/core/infra/db.js';
-import { limitConnections, type Room, type Viewer, viewer } from './admission-kit.js';
+import { type Room, type Viewer, viewer } from './admission-kit.js';
 
 export interface ViewersJob {
   databaseUrl: string;
   fleet: string;
   lostS: number;
   appSecret: string;
-  connections: number;
   arrivals: Room[];
   dwellMs: number;
   giveUpMs?: number;
@@ -25,7 +22,6 @@ export interface ViewersJob {
 export type ViewersDone = { viewers: Omit<Viewer, 'room'>[]; allAnsweredMs: number; doneMs: number };
 
 const job = await new Promise<ViewersJob>((resolve) => process.once('message', (m) => resolve(m as ViewersJob)));
-limitConnections(job.connections);
 const sql = createSql(job.databaseUrl, { max: 10 });
 const { client } = createRunnerFleet(sql, {
   fleet: job.fleet,

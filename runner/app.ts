@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Logger } from '../services/core/infra/log.js';
 import { opsPlugin } from '../services/core/infra/http/ops.plugin.js';
 import { logRequests, requestLogging } from '../services/core/infra/http/request-log.js';
+import { callerClosed, serveH1AndH2c } from '../services/core/infra/http/h2c.js';
 import { fitLoadBalancer } from '../services/core/infra/http/server-timeouts.js';
 import {
   CallsBody,
@@ -54,7 +55,9 @@ function invalid(issues: { instancePath: string; message?: string }[]) {
 }
 
 export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: deps.log as unknown as FastifyBaseLogger, ...requestLogging() });
+  // HTTP/1.1 and h2c on one port: the room's client holds a crowd's calls as streams of a few
+  // connections (services/core/infra/http/h2c.ts).
+  const app = Fastify({ loggerInstance: deps.log as unknown as FastifyBaseLogger, ...requestLogging(), serverFactory: serveH1AndH2c });
   fitLoadBalancer(app.server);
   logRequests(app);
   await app.register(opsPlugin, { token: deps.opsToken });
@@ -95,10 +98,10 @@ export async function buildRunner(deps: RunnerAppDeps): Promise<FastifyInstance>
       /** Enter: the session's copy (idempotent: the same session gets its same copy). `?wait=ms` waits for it to settle (a fresh admission at most 250 ms: session-entry.ts). */
       api.post('/sessions/:sessionId/copy', { schema: { params: SessionParams, body: EnterBody, querystring: WaitQuery } }, async (req) => {
         // A caller that gave up starts nothing with an ask still waiting to be decided: it closed the
-        // socket, or its deadline has passed (a loop too busy to have seen the close, or to have
+        // connection or stream, or its deadline has passed (a loop too busy to have seen the close, or to have
         // read the request for a while, would not know otherwise).
         const deadline = Number(req.headers[RUNNER_DEADLINE_HEADER]);
-        const gone = () => req.raw.socket?.destroyed === true || (deadline > 0 && Date.now() > deadline);
+        const gone = () => callerClosed(req.raw) || (deadline > 0 && Date.now() > deadline);
         return service.enterAndWait(req.params.sessionId, req.body, req.query.wait ?? 0, gone);
       });
 

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
 
 // The runner probes a copy's health path itself (demo images may have no curl for a HEALTHCHECK,
 // and no internet). Only 200 counts. Polls start 5 ms apart and widen to 250 ms: a refused
@@ -42,17 +43,17 @@ export async function probeHealth(url: string, opts: ProbeOptions): Promise<numb
     polls++;
     try {
       const signals = [AbortSignal.timeout(Math.min(left, 2_000)), ...(opts.signal ? [opts.signal] : [])];
-      const res = await fetch(url, {
-        signal: AbortSignal.any(signals),
-        redirect: 'manual',
-        headers: { 'user-agent': 'demo-rooms-runner' },
-      });
-      await res.body?.cancel();
-      if (res.status === 200) return polls;
-      lastStatus = res.status;
+      // undici's request, not fetch: a crowd's starts probe thousands of copies at once, and
+      // fetch's streams cost more than the probe (a cancelled body made a DOMException each).
+      // Redirects are not followed: only the health path's own 200 counts.
+      const res = await request(url, { signal: AbortSignal.any(signals), headers: { 'user-agent': 'demo-rooms-runner' } });
+      await res.body.dump();
+      if (res.statusCode === 200) return polls;
+      lastStatus = res.statusCode;
     } catch (err) {
       opts.signal?.throwIfAborted();
-      lastError = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+      const e = err as { code?: string; cause?: { code?: string } };
+      lastError = e.code ?? e.cause?.code ?? (err as Error).name;
     }
     if (opts.check && Date.now() - lastCheck >= (opts.checkEveryMs ?? 1_000)) {
       lastCheck = Date.now();

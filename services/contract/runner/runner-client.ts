@@ -1,4 +1,4 @@
-import { type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
 import { CallsReply, CopyView, PrepareReply, UsageReconciliation, type Call, type EnterBody } from './runner-api.schema.js';
 import { RUNNER_KEY_HEADER, runnerKey } from './runner-key.js';
@@ -28,6 +28,32 @@ export const RUNNER_DEADLINE_HEADER = 'x-runner-deadline';
 
 export type RunnerClient = ReturnType<typeof createRunnerClient>;
 
+/** Connections the room keeps to one runner host, and calls each carries at once (HTTP/2 streams). */
+const CONNECTIONS_PER_HOST = 4;
+const CALLS_PER_CONNECTION = 1000;
+
+let transport: Dispatcher | undefined;
+
+/** The connector's option for h2c (undici 7 reads it, lib/core/connect.js; its types leave it out). */
+const H2C = { useH2c: true } as Agent.Options['connect'];
+
+/**
+ * Every runner call goes over cleartext HTTP/2 (h2c, prior knowledge; the runner's port speaks
+ * it beside HTTP/1.1: services/core/infra/http/h2c.ts), a crowd's calls as streams of a few
+ * connections a host: over HTTP/1.1 each held long-poll was a connection, and 10,000 viewers at
+ * once overflowed the hosts' listen queues (docs/scale.md, "Eighth round"). An https runner URL
+ * negotiates HTTP/2 by ALPN. One transport per process, shared by every runner client in it.
+ */
+function runnerTransport(): Dispatcher {
+  return (transport ??= new Agent({
+    connections: CONNECTIONS_PER_HOST,
+    allowH2: true,
+    connect: H2C,
+    maxConcurrentStreams: CALLS_PER_CONNECTION,
+    pipelining: CALLS_PER_CONNECTION,
+  }));
+}
+
 /** Calls to one runner, replies checked by `schema`; a refusal throws RunnerRefusal. */
 function callerOf(opts: RunnerClientOptions) {
   const base = opts.baseUrl.replace(/\/$/, '');
@@ -52,6 +78,11 @@ function callerOf(opts: RunnerClientOptions) {
       },
       body: body !== undefined ? JSON.stringify(body) : undefined,
       signal: AbortSignal.timeout(timeout + waitMs),
+      dispatcher: runnerTransport(),
+      // Every runner call may be sent beside others on a connection: undici holds a call it is
+      // not told is idempotent until the connection's other calls are done, one at a time even
+      // over HTTP/2. Each is safe to repeat: an enter or leave is keyed by its session.
+      idempotent: true,
     });
     const status = res.statusCode;
     const text = await res.body.text();

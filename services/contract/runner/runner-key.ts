@@ -11,6 +11,11 @@ export function runnerKey(appSecret: string): string {
 // Compared as digests: equal lengths for timingSafeEqual, no early exit on a common prefix.
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
+/** The expected key's digest, made once: every call to a runner is checked, a crowd's too. */
+let expectedDigest: { key: string; digest: Buffer } | undefined;
+
 export function keyMatches(given: string | string[] | undefined, expected: string): boolean {
-  return typeof given === 'string' && timingSafeEqual(digest(given), digest(expected));
+  if (typeof given !== 'string') return false;
+  if (expectedDigest?.key !== expected) expectedDigest = { key: expected, digest: digest(expected) };
+  return timingSafeEqual(digest(given), expectedDigest.digest);
 }
