@@ -100,9 +100,9 @@ export interface QueuedDecision {
  * each decision and its write, all inside Postgres (the function's header says how). `caps`: the
  * copies each plan runs at once, by plan name. Autocommit: the locks go with the statement.
  */
-export function admitQueued(sql: Sql, runnerId: string, hostCapacity: number, peers: string[], caps: Record<string, number>) {
-  return sql<QueuedDecision[]>`
-    select kind, copy_id, workspace from admit_queued(${runnerId}, ${hostCapacity}, ${peers}::text[], ${sql.json(caps)})`;
+export function admitQueued(db: Db, runnerId: string, hostCapacity: number, peers: string[], caps: Record<string, number>) {
+  return db<QueuedDecision[]>`
+    select kind, copy_id, workspace from admit_queued(${runnerId}, ${hostCapacity}, ${peers}::text[], ${db.json(caps)})`;
 }
 
 /**
