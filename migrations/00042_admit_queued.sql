@@ -104,7 +104,7 @@ begin
     select build_id, jsonb_agg(id::text order by asked_at) as ids from (
       select c.id, c.build_id, c.asked_at from runner_copies c
       where c.runner_id = p_runner and c.session_id is null and c.state = 'warm'
-        and c.build_id in (select (e->>'b')::uuid from jsonb_array_elements(queued) e)
+        and c.build_id = any(array(select distinct (e->>'b')::uuid from jsonb_array_elements(queued) e))
       for update skip locked) l
     group by build_id) u;
 
