@@ -105,14 +105,9 @@ export async function admitQueuedOnce(
   const decided = await admitQueued(sql, host.runnerId, host.hostCapacity, peers, containerCaps);
   let skipped = decided.filter((d) => d.kind === 'skipped').length;
   const letIn = decided.filter((d) => d.kind === 'admitted' || d.kind === 'claimed');
-  const copies = new Map(
-    (
-      await copiesByIds(
-        sql,
-        letIn.map((d) => d.copyId!),
-      )
-    ).map((c) => [c.id, c]),
-  );
+  // Read after the commit: no lock is held while the copies come back.
+  const ids = letIn.map((d) => d.copyId!);
+  const copies = new Map((await copiesByIds(sql, ids)).map((c) => [c.id, c]));
   let n = 0;
   for (const d of letIn) {
     const copy = copies.get(d.copyId!);

@@ -5,7 +5,8 @@ import { askAgainIn } from './copy-view.js';
 
 // A pass over the queue alone, in memory: the rules a single admission applies, each decision
 // counted before the next, so a pass can never let in past a cap that one-at-a-time admission
-// keeps. (Arrivals are decided inside Postgres: admission-batch.int.test.ts.)
+// keeps. (Arrivals and most passes are decided inside Postgres: admission-batch.int.test.ts,
+// admission-queue.int.test.ts.)
 
 const empty = (over: Partial<AdmissionCounts> = {}): AdmissionCounts => ({
   workspaces: {},
