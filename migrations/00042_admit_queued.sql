@@ -18,8 +18,8 @@
 -- first), its viewers in their order; a viewer whose build has a healthy warm copy on this host
 -- takes it, else a slot while the workspace and the host have one; a head that cannot go stops
 -- its workspace, a full host stops everything. Giving a warm or paused copy up for a viewer is
--- left to the caller (the one case that is rare, and goes copy by copy): such a workspace stops
--- here and is named.
+-- left to the caller (the one case that is rare, and goes copy by copy): the pass stops at such a
+-- workspace and names it and the workspaces after it, for the caller's transaction to go on with.
 --
 -- Rows:
 --   admitted      copy_id is a queued viewer's copy, now `creating` on this host (as
@@ -27,6 +27,7 @@
 --   claimed       copy_id is a warm copy, now the viewer's (as claimCopy writes it, its `claim`
 --                 event included); the viewer's queued record ended `handed-over`;
 --   evict-needed  the workspace stopped at a cap where a warm or paused copy could be given up;
+--   not-passed    a workspace after it, not looked at (in the pass's order, after evict-needed);
 --   skipped       another host holds the workspace's lock.
 create or replace function admit_queued(p_runner text, p_host_cap int, p_peers text[], p_caps jsonb)
 returns table (kind text, copy_id uuid, workspace uuid)
@@ -118,8 +119,8 @@ begin
     claim := warm->(q->>'b')->>0;
 
     if claim is not null then
-      -- A warm copy is live already: handing it over moves no count. The queued record ends first
-      -- (one copy not ended per session), then the copy becomes the viewer's.
+      -- A warm copy is live already: handing it over moves no live count. The queued record ends
+      -- first (one copy not ended per session), then the copy becomes the viewer's.
       update runner_copies c set state = 'ended', seq = c.seq + 1, end_reason = 'handed-over', ended_at = clock_timestamp()
       where c.id = (q->>'id')::uuid and c.state = 'queued';
       -- A viewer gone meanwhile (their record no longer queued) leaves the copy to the next one.
@@ -134,6 +135,9 @@ begin
         insert into copy_events (copy_id, seq, workspace_id, project_id, build_id, kind, at)
         values (moved.id, moved.seq, moved.workspace_id, moved.project_id, moved.build_id, 'claim', clock_timestamp())
         on conflict (copy_id, seq) do nothing;
+        -- No longer a copy to give up (queue-pass.ts counted it still, and tried in vain).
+        wss := wss || jsonb_build_object(ws, jsonb_build_array(ws_live, ws_spare - 1));
+        host_spare := host_spare - 1;
         kind := 'claimed';
         copy_id := moved.id;
         workspace := moved.workspace_id;
@@ -154,10 +158,14 @@ begin
     need_ws := ws_live >= cap;
     need_host := host_live >= p_host_cap;
     if ws_live <= cap and host_live <= p_host_cap and (not need_ws or ws_spare > 0) and (not need_host or host_spare > 0) then
-      kind := 'evict-needed';
-      copy_id := null;
-      workspace := ws::uuid;
-      return next;
+      -- Giving a copy up is left to the caller, and the pass stops here: what it leaves decides
+      -- whether the host has room for the workspaces after this one, so they go on after it, in
+      -- their order, exactly as one pass would take them.
+      return query
+        select case when t.n = s.n then 'evict-needed' else 'not-passed' end, null::uuid, t.w
+        from unnest(taken) with ordinality as t(w, n), (select array_position(taken, ws::uuid) as n) s
+        where t.n >= s.n order by t.n;
+      exit;
     end if;
     -- A full host lets nobody else in either.
     exit when need_host;

@@ -91,9 +91,10 @@ const containerCaps = Object.fromEntries(PlanName.map((name) => [name, allowance
  * One pass over the queue for this host: the workspaces whose first waiting viewer this host may
  * let in (its own, or a live peer's: a queued viewer holds nothing on a host), oldest head first,
  * skipping those another host is letting in right now; as many of each workspace's viewers as its
- * caps and this host's allow, in their order, in one statement (admit_queued). A workspace that
- * stopped where a copy could be given up for its head goes on in a transaction of its own
- * (queue-evictions.ts). `admitted` hears of each viewer let in once it is committed. Returns how
+ * caps and this host's allow, in their order, in one statement (admit_queued). Where a copy
+ * could be given up for a workspace's head, the statement stops and the pass goes on from that
+ * workspace in a transaction of its own (queue-evictions.ts), so the order is one pass's.
+ * `admitted` hears of each viewer let in once it is committed. Returns how
  * many were let in and how many workspaces were left to another host.
  */
 export async function admitQueuedOnce(
@@ -115,7 +116,8 @@ export async function admitQueuedOnce(
     admitted(d.kind === 'claimed' ? { kind: 'claimed', copy, evicted: [] } : { kind: 'admitted', copy, evicted: [] });
     n++;
   }
-  const evicting = decided.filter((d) => d.kind === 'evict-needed').map((d) => d.workspace);
+  // The rest of the pass, from the workspace where a copy may be given up, in the pass's order.
+  const evicting = decided.filter((d) => d.kind === 'evict-needed' || d.kind === 'not-passed').map((d) => d.workspace);
   if (evicting.length) {
     const rest = await admitQueuedEvicting(sql, host, evicting);
     for (const a of rest.out) admitted(a);

@@ -8,11 +8,11 @@ import type { HostScope } from '../service/runner-context.js';
 import { type Decision, queuePass, Tally } from './queue-pass.js';
 import { type Admission, claimCopy, reserve } from './copy-admission.js';
 
-// The rare part of a pass over the queue: workspaces that stopped at a cap where a warm or paused
-// copy could be given up for the viewer at their head (admit_queued names them). Giving a copy up
-// goes back to the database in the middle, copy by copy, so these few go through one transaction
-// as every pass once did: the workspaces' and the host's locks, one read of the counts, the
-// decisions in memory (queue-pass.ts), the writes.
+// The rare part of a pass over the queue: from a workspace stopped at a cap where a warm or paused
+// copy could be given up for the viewer at its head, on (admit_queued names it and those after
+// it). Giving a copy up goes back to the database in the middle, copy by copy, so these go
+// through one transaction as every pass once did: the workspaces' and the host's locks, one read
+// of the counts, the decisions in memory (queue-pass.ts), the writes.
 
 const sorted = (xs: string[]) => [...new Set(xs)].sort();
 

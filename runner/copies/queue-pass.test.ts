@@ -57,6 +57,14 @@ describe('a pass over the queue', () => {
     // a2 stays behind its own head a1: nobody is overtaken.
     expect(rest).toEqual({ let: [], stoppedAt: null });
   });
+
+  it('counts a warm copy taken as no copy to give up: the next viewer at the cap does not stop the pass for it', () => {
+    // w1 at its cap of 1 with its warm copy; a1 takes it, a2 waits; the host keeps its other copy to give up.
+    const tally = new Tally(empty({ workspaces: { w1: [1, 1] }, host: [2, 2], warm: { b1: ['warm1'] } }), 2);
+    const pass = queuePass(tally, [q('a1', 'w1'), q('a2', 'w1')], new Map([['w1', 1]]));
+    expect(pass).toEqual({ let: [{ id: 'a1', decision: { kind: 'claim', copyId: 'warm1' } }], stoppedAt: null });
+    expect(tally.host.spare).toBe(1);
+  });
 });
 
 describe('when a queued viewer asks again', () => {

@@ -74,6 +74,10 @@ export function queuePass(
     const cap = copyCaps.get(q.workspaceId) ?? 0;
     const warm = tally.takeWarm(q.buildId);
     if (warm) {
+      // Taken, it is no copy to give up any more: counted still, a viewer at the cap would stop
+      // the pass to give it up in vain, and none would be given up for the host after that.
+      w.spare = Math.max(0, w.spare - 1);
+      tally.host.spare = Math.max(0, tally.host.spare - 1);
       out.push({ id: q.id, decision: { kind: 'claim', copyId: warm } });
       continue;
     }

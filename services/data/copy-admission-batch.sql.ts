@@ -89,7 +89,8 @@ export function admitArrivals(sql: Sql, runnerId: string, hostCapacity: number, 
 
 /** A queued viewer let in by `admit_queued`, or a workspace it left (migrations/00042_admit_queued.sql). */
 export interface QueuedDecision {
-  kind: 'admitted' | 'claimed' | 'evict-needed' | 'skipped';
+  /** evict-needed: the pass stopped where a copy could be given up; not-passed: a workspace after it. */
+  kind: 'admitted' | 'claimed' | 'evict-needed' | 'not-passed' | 'skipped';
   /** The copy the viewer now has (admitted, claimed). */
   copyId: string | null;
   workspace: string;
