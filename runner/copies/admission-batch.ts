@@ -12,7 +12,7 @@ import { admitQueuedEvicting } from './queue-evictions.js';
 // inside Postgres, the locks held for milliseconds, never across a round trip. Neither holds a
 // lock while a copy starts (its starter runs after the commit). In a pass, giving up a warm or
 // paused copy for a viewer is the one step that goes back to the database in the middle, copy by
-// copy: those workspaces go on in queue-evictions.ts.
+// copy: from such a workspace on, the pass goes on in queue-evictions.ts.
 
 export interface Ask {
   sessionId: string;
@@ -94,8 +94,8 @@ const containerCaps = Object.fromEntries(PlanName.map((name) => [name, allowance
  * caps and this host's allow, in their order, in one statement (admit_queued). Where a copy
  * could be given up for a workspace's head, the statement stops and the pass goes on from that
  * workspace in a transaction of its own (queue-evictions.ts), so the order is one pass's.
- * `admitted` hears of each viewer let in once it is committed. Returns how
- * many were let in and how many workspaces were left to another host.
+ * `admitted` hears of each viewer let in once it is committed. Returns how many were let in and
+ * how many workspaces were left to another host.
  */
 export async function admitQueuedOnce(
   sql: Sql,
