@@ -41,7 +41,7 @@ const H2C = { useH2c: true } as Agent.Options['connect'];
  * Every runner call goes over cleartext HTTP/2 (h2c, prior knowledge; the runner's port speaks
  * it beside HTTP/1.1: services/core/infra/http/h2c.ts), a crowd's calls as streams of a few
  * connections a host: over HTTP/1.1 each held long-poll was a connection, and 10,000 viewers at
- * once overflowed the hosts' listen queues (docs/scale.md, "Eighth round"). An https runner URL
+ * once overflowed the hosts' listen queues (docs/scale.md, "Ninth round"). An https runner URL
  * negotiates HTTP/2 by ALPN. One transport per process, shared by every runner client in it.
  */
 function runnerTransport(): Dispatcher {

@@ -183,8 +183,11 @@ const Env = z.object({
    * New viewers a host holds undecided at once; past it a newcomer is told at once to ask again in
    * a second or two (high demand, nothing recorded) instead of waiting in a line of calls that
    * could outlast their timeout (JupyterHub's 429 with a jittered Retry-After; docs/scale.md).
+   * 5,000: over h2c a held newcomer costs a stream, not a connection, and a crowd's host decides
+   * a few hundred a second at the least, within the room's 25 s for an enter; at 1,000 a
+   * 10,000 burst's newcomers were sent back 1,200–21,000 times, each a second or more later.
    */
-  RUNNER_ARRIVALS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(1000),
+  RUNNER_ARRIVALS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(5000),
   /** Per copy: memory (MiB, no swap), CPU (cores), processes. */
   RUNNER_COPY_MEMORY_MB: z.coerce.number().int().min(32).default(256),
   RUNNER_COPY_CPUS: z.coerce.number().positive().max(64).default(0.5),

@@ -5,7 +5,7 @@ import { SERVER_TIMEOUTS } from './server-timeouts.js';
 
 // One port that speaks HTTP/1.1 and cleartext HTTP/2 with prior knowledge (h2c), for a server
 // whose callers hold many calls open at once: the runner, whose room keeps a crowd's long-polls
-// open (docs/scale.md, "Eighth round"). Over HTTP/1.1 each open call holds a connection of its
+// open (docs/scale.md, "Ninth round"). Over HTTP/1.1 each open call holds a connection of its
 // own, and 10,000 viewers arriving at once opened more connections than the hosts could accept
 // (their listen queues overflowed, and the kernel made callers wait 1, 3, 7, 15 s to try again).
 // Over h2c a host's calls share a few connections, each call a stream. Node's cleartext HTTP/2
