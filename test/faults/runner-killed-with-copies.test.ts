@@ -40,6 +40,13 @@ let child: ChildProcess | null = null;
 const children: ChildProcess[] = [];
 const docker = () => dockerFrom(env.DOCKER_HOST);
 
+/**
+ * A fleet of the runner's own, as in-process test runners have (test-runner.ts): in the default
+ * fleet, another test's runner running at the same time would take this one for lost while a
+ * cold restart takes tens of seconds on a loaded machine, and end its copies (a failed CI run).
+ */
+const ownFleet = (e: Record<string, string>) => ({ ...e, RUNNER_FLEET: e.RUNNER_ID });
+
 async function startRunnerProcess(e = env) {
   child = spawn(process.execPath, ['--import', 'tsx', 'runner/main.ts'], {
     env: { ...process.env, ...e },
@@ -58,7 +65,9 @@ async function until(session: string, states: CopyView['state'][]) {
 }
 
 beforeAll(async () => {
-  env = testRunnerEnv({ RUNNER_PORT: String(await freePort()), LOG_LEVEL: 'warn', NODE_ENV: 'production', RUNNER_RECONCILE_S: '2' });
+  env = ownFleet(
+    testRunnerEnv({ RUNNER_PORT: String(await freePort()), LOG_LEVEL: 'warn', NODE_ENV: 'production', RUNNER_RECONCILE_S: '2' }),
+  );
   sql = createSql(env.DATABASE_URL, { max: 2 });
   client = createRunnerClient({ baseUrl: `http://127.0.0.1:${env.RUNNER_PORT}`, appSecret: env.APP_SECRET });
 });
@@ -165,14 +174,16 @@ let env2: Record<string, string>;
 
 describe('usage through kills mid-start and mid-run, and pauses (issue 46)', () => {
   it('bills each copy its engine run within 1 s, once, with no engine second unbilled', { timeout: 400_000 }, async () => {
-    env2 = testRunnerEnv({
-      RUNNER_PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'production',
-      RUNNER_RECONCILE_S: '2',
-      // Copies nobody touches pause within seconds; a viewer's enter resumes them.
-      RUNNER_IDLE_PAUSE_S: '3',
-    });
+    env2 = ownFleet(
+      testRunnerEnv({
+        RUNNER_PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+        NODE_ENV: 'production',
+        RUNNER_RECONCILE_S: '2',
+        // Copies nobody touches pause within seconds; a viewer's enter resumes them.
+        RUNNER_IDLE_PAUSE_S: '3',
+      }),
+    );
     const storage = createStorage(loadConfig(env2));
     const b: Seeded = await seedContainerBuild(sql, storage, await demoBundle(), { workspaceId: await seedWorkspace(sql) });
     buildIds.push(b.buildId);
