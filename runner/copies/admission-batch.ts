@@ -1,18 +1,28 @@
 import type { Db, Sql } from '../../services/core/infra/db.js';
-import { allowance, PlanName, planOf } from '../../services/core/rules/plans.js';
+import { allowance, planOf } from '../../services/core/rules/plans.js';
 import { planNamesOf } from '../../services/data/workspaces.sql.js';
-import type { CopyRow } from '../../services/data/copies.sql.js';
-import { admitArrivals, admitQueued, type ArrivalAsk, copiesByIds } from '../../services/data/copy-admission-batch.sql.js';
+import { transition, type CopyRow } from '../../services/data/copies.sql.js';
+import { liveCopyCounts } from '../../services/data/copy-admission.sql.js';
+import {
+  admissionCounts,
+  admitArrivals,
+  admitQueuedCopies,
+  type ArrivalAsk,
+  copiesByIds,
+  queuedIn,
+  tryWorkspacesThenHost,
+} from '../../services/data/copy-admission-batch.sql.js';
+import { queueHeadsOn } from '../../services/data/copy-admission.sql.js';
 import type { HostScope } from '../service/runner-context.js';
-import type { Admission } from './copy-admission.js';
-import { admitQueuedEvicting } from './queue-evictions.js';
+import { type Decision, queuePass, Tally } from './queue-pass.js';
+import { type Admission, claimCopy, reserve } from './copy-admission.js';
 
-// A batch of arrivals decided by one statement (admit_arrivals, migrations/00035), and a pass over
-// the queue by another (admit_queued, migrations/00042): the locks, the counts and every decision
-// inside Postgres, the locks held for milliseconds, never across a round trip. Neither holds a
-// lock while a copy starts (its starter runs after the commit). In a pass, giving up a warm or
-// paused copy for a viewer is the one step that goes back to the database in the middle, copy by
-// copy: from such a workspace on, the pass goes on in queue-evictions.ts.
+// A batch of arrivals decided by one statement (admit_arrivals, migrations/00035: the locks, the
+// counts and every decision inside Postgres, the locks held for milliseconds), and a pass over the
+// queue in one transaction: the workspaces' and the host's locks, one read of the counts, the
+// decisions in memory (queue-pass.ts), one write. Neither holds a lock while a copy starts (its
+// starter runs after the commit). In a pass, giving up a warm or paused copy for a viewer is the
+// one step that goes back to the database in the middle, copy by copy.
 
 export interface Ask {
   sessionId: string;
@@ -43,6 +53,8 @@ async function arrivalsOf(sql: Sql | Db, asks: Ask[]): Promise<ArrivalAsk[]> {
     };
   });
 }
+
+const sorted = (xs: string[]) => [...new Set(xs)].sort();
 
 /**
  * Decides a batch of viewers arriving on this host, in their order, in one statement
@@ -84,18 +96,12 @@ export async function admitViewers(sql: Sql, host: HostScope, asks: Ask[]): Prom
   return out;
 }
 
-/** The copies each plan runs at once, by plan name: admit_queued joins each workspace's plan to it. */
-const containerCaps = Object.fromEntries(PlanName.map((name) => [name, allowance('containers', planOf(name))]));
-
 /**
  * One pass over the queue for this host: the workspaces whose first waiting viewer this host may
  * let in (its own, or a live peer's: a queued viewer holds nothing on a host), oldest head first,
  * skipping those another host is letting in right now; as many of each workspace's viewers as its
- * caps and this host's allow, in their order, in one statement (admit_queued). Where a copy
- * could be given up for a workspace's head, the statement stops and the pass goes on from that
- * workspace in a transaction of its own (queue-evictions.ts), so the order is one pass's.
- * `admitted` hears of each viewer let in once it is committed. Returns how many were let in and
- * how many workspaces were left to another host.
+ * caps and this host's allow, in their order. `admitted` hears of each as the pass commits.
+ * Returns how many were let in and how many workspaces were left to another host.
  */
 export async function admitQueuedOnce(
   sql: Sql,
@@ -103,26 +109,74 @@ export async function admitQueuedOnce(
   peers: string[],
   admitted: (a: Admission) => void,
 ): Promise<{ let: number; skipped: number }> {
-  const decided = await admitQueued(sql, host.runnerId, host.hostCapacity, peers, containerCaps);
-  let skipped = decided.filter((d) => d.kind === 'skipped').length;
-  const letIn = decided.filter((d) => d.kind === 'admitted' || d.kind === 'claimed');
-  // Read after the commit: no lock is held while the copies come back.
-  const ids = letIn.map((d) => d.copyId!);
-  const copies = new Map((await copiesByIds(sql, ids)).map((c) => [c.id, c]));
-  let n = 0;
-  for (const d of letIn) {
-    const copy = copies.get(d.copyId!);
-    if (!copy) continue;
-    admitted(d.kind === 'claimed' ? { kind: 'claimed', copy, evicted: [] } : { kind: 'admitted', copy, evicted: [] });
-    n++;
+  const heads = await queueHeadsOn(sql, host.runnerId, peers);
+  if (!heads.length) return { let: 0, skipped: 0 };
+  const plans = await planNamesOf(
+    sql,
+    heads.map((h) => h.workspaceId),
+  );
+  const copyCaps = new Map(heads.map((h) => [h.workspaceId, allowance('containers', planOf(plans.get(h.workspaceId) ?? 'free'))]));
+  let skipped = 0;
+  const out = (await sql.begin(async (tx) => {
+    const taken = await tryWorkspacesThenHost(
+      tx,
+      heads.map((h) => h.workspaceId),
+      host.runnerId,
+    );
+    skipped = heads.length - taken.length;
+    if (!taken.length) return [];
+    // No workspace lets in more than its cap nor this host more than its capacity in one pass.
+    const each = Math.max(1, Math.min(host.hostCapacity, Math.max(...taken.map((w) => copyCaps.get(w) ?? 0))));
+    const queued = await queuedIn(tx, taken, each);
+    const counts = await admissionCounts(tx, {
+      runnerId: host.runnerId,
+      workspaceIds: taken,
+      buildIds: sorted(queued.map((q) => q.buildId)),
+    });
+    const tally = new Tally(counts, host.hostCapacity);
+    const done: Admission[] = [];
+    const blocked = new Set<string>();
+    let from = 0;
+    while (from < queued.length) {
+      const pass = queuePass(tally, queued, copyCaps, from, blocked);
+      done.push(...(await letIn(tx, host, queued, pass.let)));
+      if (pass.stoppedAt === null) break;
+      // At a cap with a copy nobody looks at: give it up for the viewer at the head, or stop that workspace.
+      const q = queued[pass.stoppedAt];
+      const evicted = await reserve(tx, host, q.workspaceId, copyCaps.get(q.workspaceId) ?? 0, true);
+      if (evicted) {
+        const [copy] = await admitQueuedCopies(tx, [q.id], host.runnerId);
+        if (copy) done.push({ kind: 'admitted', copy, evicted });
+        tally.recount(q.workspaceId, await liveCopyCounts(tx, q.workspaceId, host.runnerId));
+        from = pass.stoppedAt + 1;
+      } else {
+        tally.noneToGiveUp(q.workspaceId);
+        from = pass.stoppedAt;
+      }
+    }
+    return done;
+  })) as Admission[];
+  for (const a of out) admitted(a);
+  return { let: out.length, skipped };
+}
+
+/** Writes what a queue pass decided: the slots reserved in one statement, the warm hand-overs one by one. */
+async function letIn(
+  tx: Db,
+  host: HostScope,
+  queued: Pick<CopyRow, 'id' | 'sessionId'>[],
+  decided: { id: string; decision: Decision }[],
+): Promise<Admission[]> {
+  const out: Admission[] = [];
+  const admits = decided.filter((d) => d.decision.kind === 'admit').map((d) => d.id);
+  for (const copy of await admitQueuedCopies(tx, admits, host.runnerId)) out.push({ kind: 'admitted', copy, evicted: [] });
+  for (const { id, decision } of decided) {
+    if (decision.kind !== 'claim') continue;
+    const sessionId = queued.find((q) => q.id === id)?.sessionId;
+    // The waiting viewer takes the warm copy; the queued record ends as handed over.
+    const handed = await transition(tx, id, ['queued'], 'ended', { set: { endReason: 'handed-over' } });
+    const claimed = handed && sessionId ? await claimCopy(tx, decision.copyId, sessionId) : null;
+    if (claimed) out.push({ kind: 'claimed', copy: claimed, evicted: [] });
   }
-  // The rest of the pass, from the workspace where a copy may be given up, in the pass's order.
-  const evicting = decided.filter((d) => d.kind === 'evict-needed' || d.kind === 'not-passed').map((d) => d.workspace);
-  if (evicting.length) {
-    const rest = await admitQueuedEvicting(sql, host, evicting);
-    for (const a of rest.out) admitted(a);
-    n += rest.out.length;
-    skipped += rest.skipped;
-  }
-  return { let: n, skipped };
+  return out;
 }

@@ -5,8 +5,7 @@ import { askAgainIn } from './copy-view.js';
 
 // A pass over the queue alone, in memory: the rules a single admission applies, each decision
 // counted before the next, so a pass can never let in past a cap that one-at-a-time admission
-// keeps. (Arrivals and most passes are decided inside Postgres: admission-batch.int.test.ts,
-// admission-queue.int.test.ts.)
+// keeps. (Arrivals are decided inside Postgres: admission-batch.int.test.ts.)
 
 const empty = (over: Partial<AdmissionCounts> = {}): AdmissionCounts => ({
   workspaces: {},
@@ -56,14 +55,6 @@ describe('a pass over the queue', () => {
     const rest = queuePass(tally, queued, caps, 1, blocked);
     // a2 stays behind its own head a1: nobody is overtaken.
     expect(rest).toEqual({ let: [], stoppedAt: null });
-  });
-
-  it('counts a warm copy taken as no copy to give up: the next viewer at the cap does not stop the pass for it', () => {
-    // w1 at its cap of 1 with its warm copy; a1 takes it, a2 waits; the host keeps its other copy to give up.
-    const tally = new Tally(empty({ workspaces: { w1: [1, 1] }, host: [2, 2], warm: { b1: ['warm1'] } }), 2);
-    const pass = queuePass(tally, [q('a1', 'w1'), q('a2', 'w1')], new Map([['w1', 1]]));
-    expect(pass).toEqual({ let: [{ id: 'a1', decision: { kind: 'claim', copyId: 'warm1' } }], stoppedAt: null });
-    expect(tally.host.spare).toBe(1);
   });
 });
 

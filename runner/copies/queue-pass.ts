@@ -2,10 +2,9 @@ import type { AdmissionCounts } from '../../services/data/copy-admission-batch.s
 
 // A host's pass over the queue, decided in memory against one read of the counts (Kubernetes'
 // ResourceQuota admission: a namespace's waiters batched against one read, written once). Pure:
-// what it decides is written by queue-evictions.ts under the locks the counts were read under, so
-// the caps are as exact as when each viewer was counted by a query of its own. It serves the
-// passes that give copies up for a viewer; every other pass is decided by the same rules inside
-// Postgres (admit_queued, migrations/00042_admit_queued.sql), as arrivals are (admit_arrivals, 00035).
+// what it decides is written by admission-batch.ts under the locks the counts were read under, so
+// the caps are as exact as when each viewer was counted by a query of its own. Arrivals are
+// decided by the same rules inside Postgres (admit_arrivals, migrations/00035_admit_arrivals.sql).
 
 export type Decision = { kind: 'claim'; copyId: string } | { kind: 'admit' };
 
@@ -74,10 +73,6 @@ export function queuePass(
     const cap = copyCaps.get(q.workspaceId) ?? 0;
     const warm = tally.takeWarm(q.buildId);
     if (warm) {
-      // Taken, it is no copy to give up any more: counted still, a viewer at the cap would stop
-      // the pass to give it up in vain, and none would be given up for the host after that.
-      w.spare = Math.max(0, w.spare - 1);
-      tally.host.spare = Math.max(0, tally.host.spare - 1);
       out.push({ id: q.id, decision: { kind: 'claim', copyId: warm } });
       continue;
     }

@@ -2,9 +2,8 @@ import type { Db, Sql } from '../core/infra/db.js';
 import { liveStates, type CopyRow } from './copies.sql.js';
 
 // Admission in batches (runner/copies/admission-batch.ts, docs/scale.md "Admission"): arrivals are
-// decided by one statement (admit_arrivals, migrations/00035), and so is a pass over the queue
-// (admit_queued, migrations/00042); a pass that must give a copy up for a viewer goes on in a
-// transaction of its own against one read of the counts, under the same advisory locks.
+// decided by one statement (admit_arrivals, migrations/00035), a pass over the queue against one
+// read of the counts, under the same advisory locks as every admission.
 
 const live = liveStates as readonly string[];
 
@@ -85,25 +84,6 @@ export function admitArrivals(sql: Sql, runnerId: string, hostCapacity: number, 
   return sql<
     ArrivalDecision[]
   >`select i, kind, reason, copy_id from admit_arrivals(${runnerId}, ${hostCapacity}, ${sql.json(asks as never)})`;
-}
-
-/** A queued viewer let in by `admit_queued`, or a workspace it left (migrations/00042_admit_queued.sql). */
-export interface QueuedDecision {
-  /** evict-needed: the pass stopped where a copy could be given up; not-passed: a workspace after it. */
-  kind: 'admitted' | 'claimed' | 'evict-needed' | 'not-passed' | 'skipped';
-  /** The copy the viewer now has (admitted, claimed). */
-  copyId: string | null;
-  workspace: string;
-}
-
-/**
- * One pass over the queue for this host in one statement: the heads, the locks, the counts,
- * each decision and its write, all inside Postgres (the function's header says how). `caps`: the
- * copies each plan runs at once, by plan name. Autocommit: the locks go with the statement.
- */
-export function admitQueued(db: Db, runnerId: string, hostCapacity: number, peers: string[], caps: Record<string, number>) {
-  return db<QueuedDecision[]>`
-    select kind, copy_id, workspace from admit_queued(${runnerId}, ${hostCapacity}, ${peers}::text[], ${db.json(caps)})`;
 }
 
 /**

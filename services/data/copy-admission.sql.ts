@@ -1,4 +1,4 @@
-import type { Db } from '../core/infra/db.js';
+import type { Db, Sql } from '../core/infra/db.js';
 import { liveStates, type CopyRow } from './copies.sql.js';
 
 // The runner's admission reads (runner/copies/copy-admission.ts): the counts behind its caps and
@@ -45,6 +45,19 @@ export async function copyToEvict(
 export async function workspaceHasQueue(tx: Db, workspaceId: string): Promise<boolean> {
   const [waiting] = await tx`select 1 from runner_copies where workspace_id = ${workspaceId} and state = 'queued' limit 1`;
   return Boolean(waiting);
+}
+
+/**
+ * The first waiting copy of each workspace whose head this runner holds, or one of `peers` (the
+ * live hosts of its fleet: a queued viewer holds nothing on its host, so whichever host has room
+ * lets them in), oldest first.
+ */
+export function queueHeadsOn(sql: Sql, runnerId: string, peers: string[] = []) {
+  return sql<{ id: string; workspaceId: string; runnerId: string }[]>`
+    select * from (
+      select distinct on (workspace_id) id, workspace_id, runner_id, asked_at from runner_copies
+      where state = 'queued' order by workspace_id, asked_at, id
+    ) h where runner_id = any(${[runnerId, ...peers]}) order by asked_at`;
 }
 
 /** Unclaimed copies of the build on this host that are or will be warm (creating, starting, warm). */
