@@ -40,7 +40,7 @@ const notTest = '\\.test\\.ts$';
 const CONTRACT_NODE_ONLY = [
   // The runner's wire schemas (runner-api.schema.ts, copy-labels.ts, runner-refusal.ts) are zod
   // only: the room shell's bodies reuse them. What reaches Node is listed by file.
-  '^services/contract/runner/(runner-key|runner-client|fleet-client|docker-create-options|runner)\\.ts$',
+  '^services/contract/runner/(runner-key|runner-client|fleet-client|docker-create-options|copy|runner)\\.ts$',
   '^services/contract/node\\.ts$',
   '^services/contract/static-digest\\.ts$',
   '^services/contract/manifest/manifest-folder\\.check\\.ts$',
@@ -82,7 +82,7 @@ forbidden.push(
   },
   {
     name: 'web-imports-no-node-only-contract',
-    comment: 'the web app runs in a browser: it imports `@demo-rooms/contract` and `/manifest`, never `/runner` or `/node`',
+    comment: 'the web app runs in a browser: it imports `@demo-rooms/contract` and `/manifest`, never `/runner`, `/copy` or `/node`',
     severity: 'error',
     from: { path: AREAS.web, pathNot: notTest },
     to: { path: CONTRACT_NODE_ONLY },

@@ -72,13 +72,18 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   );
 
   // The plan, before anything is built or created: Free learns "static demos only" now, not
-  // after an image build and with a project made on the way.
-  await checkPlanAllows(client, ctx.apiUrl, manifest);
-  ctx.trace('plan checked');
-
-  // Which project, asked now: a bad token or an unreachable platform should stop us before the build.
+  // after an image build and with a project made on the way. Which project, asked beside it: a
+  // bad token or an unreachable platform should stop us before the build. A container's build
+  // inputs are read meanwhile (this machine's files only; nothing is sent): an unchanged redeploy
+  // is those three and its preview address, and in turn they were most of its time (issue 48, item 3).
+  const planChecked = checkPlanAllows(client, ctx.apiUrl, manifest);
   const slug = await projectSlugFor(ctx, options.project, file.dir);
-  let project = await findProject(client, slug);
+  const projectAsked = findProject(client, slug);
+  const reading = manifest.kind === 'container' ? readInputs(ctx, file, projectAsked) : null;
+  for (const started of [planChecked, projectAsked, reading]) started?.catch(() => {});
+  await planChecked;
+  ctx.trace('plan checked');
+  let project = await projectAsked;
   ctx.trace('project found');
 
   const work = await mkdtemp(join(tmpdir(), 'pitch-deploy-'));
@@ -88,7 +93,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   try {
     // A container's build inputs, read before anything else is: when the live build was made
     // from the same, the deploy stops here, with no scan, build or push (issue 48, item 3).
-    const inputs = manifest.kind === 'container' ? await containerInputs(ctx, log, file, project) : null;
+    const inputs = reading ? await containerInputs(log, reading) : null;
     if (inputs?.unchanged && !options.force && project?.liveBuildId) {
       log.done(
         'unchanged',
@@ -202,10 +207,10 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
 }
 
 /**
- * The container build's inputs and their digest (unchanged-inputs.ts), with a line saying what was
- * read and what .dockerignore kept back; null without a Dockerfile (the build step refuses that).
+ * The container build's inputs and their digest (unchanged-inputs.ts), read beside the plan's and
+ * the project's questions; null without a Dockerfile (the build step refuses that).
  */
-async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile, project: Project | null) {
+async function readInputs(ctx: CliContext, file: ManifestFile, project: Promise<Project | null>) {
   if (
     !(await stat(join(file.dir, 'Dockerfile')).then(
       (info) => info.isFile(),
@@ -217,7 +222,13 @@ async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile
   const socket = await engineSocket();
   const docker = socket ? socketInspector(socket) : (await (await import('../local-engine/local-docker.js')).findEngine()).docker;
   ctx.trace('engine found');
-  const inputs = await readContainerInputs(ctx, docker, file.dir, file.text, project);
+  return readContainerInputs(ctx, docker, file.dir, file.text, project);
+}
+
+/** The inputs read, with a line saying what was read and what .dockerignore kept back, and the layering note. */
+async function containerInputs(log: StepLog, reading: ReturnType<typeof readInputs>) {
+  const inputs = await reading;
+  if (!inputs) return null;
   const files = inputs.context.entries.filter((entry) => entry.type === 'file').length;
   const keptBack = inputs.context.excludedBytes > 0 ? `; .dockerignore kept back ${bytes(inputs.context.excludedBytes)}` : '';
   log.done('read', `${files} files, ${bytes(inputs.context.bytes)} to build from${keptBack} (${(inputs.ms / 1000).toFixed(2)} s)`);
@@ -230,7 +241,7 @@ async function containerInputs(ctx: CliContext, log: StepLog, file: ManifestFile
  * A container deploy's work started before the folder's scan: whether the platform has a registry,
  * with a token for the project's repository; the engine, looked for (its client loads meanwhile);
  * and a redeploy's image laid, pulled and rehearsed (layEarly), `launched` settling once that copy
- * runs or will not be started. Failures meanwhile are not unhandled ones: prepareContainer awaits each.
+ * has been asked to start or will not be. Failures meanwhile are not unhandled ones: prepareContainer awaits each.
  */
 function containerSide(
   ctx: CliContext,
@@ -257,9 +268,11 @@ function containerSide(
  * layOnDisk (in-process-build.ts) once the live build is known, and the laid image's pull and
  * rehearsal as soon as it is laid (early-rehearsal.ts). The deploy awaits `launched` before the
  * scan's modules load: loading them holds this thread for most of the scan, and the pull (the
- * engine pulls from this tool) and each call of the copy's start need it; the live config and the
- * layers' sizes are round trips that would otherwise wait for it. The copy's own start (a Node
- * server under half a CPU) then runs while the modules load.
+ * engine pulls from this tool) needs it, as do the live config and the layers' sizes, round trips
+ * that would otherwise wait for it. The copy's start (podman's create and start, 0.3 s, then a
+ * Node server under half a CPU) runs while the modules load and the folder is scanned, so the
+ * layers go up while the copy comes up: waiting for the copy's start first kept 0.3-0.4 s of a
+ * redeploy's time (docs/scale.md, "Issue 48").
  */
 function layEarly(
   ctx: CliContext,

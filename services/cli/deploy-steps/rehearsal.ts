@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import type { ContainerManifest, Manifest, StepCall } from '@demo-rooms/contract/manifest';
 import type { Rehearsal as ContractRehearsal } from '@demo-rooms/contract';
-import { OUT_OF_WRITABLE_SPACE, writableSpaceHint } from '@demo-rooms/contract/runner';
+import { OUT_OF_WRITABLE_SPACE, writableSpaceHint } from '@demo-rooms/contract/copy';
 import { RUNNER_DEFAULTS, startLocalCopy, type LocalCopy } from '../local-engine/local-copy.js';
 import { Refusal } from '../refusal.js';
 import { version } from '../version.js';
@@ -157,8 +157,6 @@ export async function checkStillUp(copy: LocalCopy, path: string, callsMade: num
 /** A rehearsal under way on a local copy, and the way to stop it early (another check already failed). */
 export interface RunningRehearsal {
   result: Promise<Rehearsal>;
-  /** Settles once the copy runs (or could not be made): what is left is its health and the story. */
-  copyStarted: Promise<unknown>;
   /** Removes the copy and waits for the rehearsal to end (failed: its failure is nobody's news). */
   stop(): Promise<void>;
 }
@@ -209,7 +207,6 @@ export function rehearseLocally(
   result.catch(() => {});
   return {
     result,
-    copyStarted: starting.catch(() => {}),
     async stop() {
       stopped = true;
       await copy?.remove();

@@ -38,7 +38,8 @@ export async function readContainerInputs(
   docker: ImageInspector,
   dir: string,
   manifestText: string,
-  project: Project | null,
+  /** Asked of the platform while the files are read. */
+  projectAsked: Promise<Project | null>,
 ): Promise<ContainerInputs> {
   const started = performance.now();
   const context = await readBuildContext(dir);
@@ -58,6 +59,8 @@ export async function readContainerInputs(
   await cache.save().catch((err: Error) => ctx.detail(`digests   not kept (${err.message})`));
   ctx.trace('recipe made, digests kept');
   const recorded = (await readConfig()).builtFrom[await folderKey(ctx.apiUrl, dir)];
+  const ms = performance.now() - started;
+  const project = await projectAsked;
   const unchanged =
     project?.liveBuildId != null &&
     recorded?.projectId === project.id &&
@@ -65,7 +68,7 @@ export async function readContainerInputs(
     recorded.inputs === digest;
   const live = project?.liveBuildId != null && recorded?.projectId === project.id && recorded.buildId === project.liveBuildId;
   const liveRecipe = live ? (recorded.recipe ?? null) : null;
-  return { dockerfile, context, digest, unchanged, ms: performance.now() - started, recipe, liveRecipe };
+  return { dockerfile, context, digest, unchanged, ms, recipe, liveRecipe };
 }
 
 /** Records the inputs `buildId` was built from (and its recipe, when it has one), for the folder's next deploy. */

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { get as httpGet } from 'node:http';
 import type Docker from 'dockerode';
-import { copyCreateOptions, OUT_OF_WRITABLE_SPACE, writableSpaceHint, demuxLogs } from '@demo-rooms/contract/runner';
+import { copyCreateOptions, OUT_OF_WRITABLE_SPACE, writableSpaceHint, demuxLogs } from '@demo-rooms/contract/copy';
 import { Refusal } from '../refusal.js';
 import { engineMessage } from './local-docker.js';
 
