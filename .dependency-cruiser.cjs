@@ -81,6 +81,14 @@ forbidden.push(
     to: { path: CONTRACT_NODE_ONLY },
   },
   {
+    name: 'cli-imports-no-runner-client',
+    comment:
+      "the pitch tool takes a copy's spec from `@demo-rooms/contract/copy`: the runner's barrel loads its HTTP client (undici), 0.15 s of every redeploy (issue 48)",
+    severity: 'error',
+    from: { path: AREAS.cli, pathNot: notTest },
+    to: { path: '^services/contract/runner/(runner|runner-client|fleet-client)\\.ts$' },
+  },
+  {
     name: 'web-imports-no-node-only-contract',
     comment: 'the web app runs in a browser: it imports `@demo-rooms/contract` and `/manifest`, never `/runner`, `/copy` or `/node`',
     severity: 'error',
