@@ -65,12 +65,18 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
   let afterBreak = false;
   for (let attempt = 1; ; attempt++) {
     let sent = 0;
+    // A try that has failed is uncounted once, whole: the file may still be read into its request
+    // after the platform answered (a gateway's 503 before the last byte), and those bytes are not
+    // counted again (the progress went past 100 %, and a CI run saw 5 MB counted for 3 MB).
+    let failed = false;
     try {
       return await putOnce(url, options, (n) => {
+        if (failed) return;
         sent += n;
         options.onBytes(n);
       });
     } catch (err) {
+      failed = true;
       options.onBytes(-sent);
       if (attempt >= uploadTries || !worthAnotherTry(err, afterBreak)) throw err;
       afterBreak = !(err instanceof ApiError);
