@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { failedStarts } from '../../services/core/infra/metrics.js';
 import type { RunnerContext } from '../service/runner-context.js';
 import { CopyExited, Withdrawn } from './copy-errors.js';
@@ -6,6 +5,7 @@ import { recordExit } from './copy-exits.js';
 import { probeHealth } from './health-probe.js';
 import { copyById, transition, type CopyRow, type CopyState } from '../../services/data/copies.sql.js';
 import { endWritesOf } from './end-writes.js';
+import { throughOutage } from './through-outage.js';
 import type { EngineRun } from '../engine/copy-engine.js';
 
 // Stopping, pausing and resuming copies. Every path writes the record first and touches the
@@ -37,26 +37,6 @@ export async function removeResources(ctx: RunnerContext, copyId: string, closin
     if (!run || run !== kept) await keep(run);
   } catch (err) {
     ctx.log.warn({ copyId, err: (err as Error).message }, 'copy not removed');
-  }
-}
-
-/** The longest wait between tries of a keeping through a database outage; about 16 s of tries in all. */
-const KEEP_RETRY_MAX_MS = 8_000;
-
-/**
- * A keeping tried again while the database is away (a restart cuts every connection for a second
- * or more): the engine forgets a removed unit, so the run read from it exists nowhere else, and a
- * keeping lost to the outage left a billed copy with no engine record (a fault test saw one in a
- * Postgres restart mid-burst). Keeping the same run twice keeps it once (keepEngineRuns).
- */
-async function throughOutage(write: () => Promise<void>): Promise<void> {
-  for (let wait = 250; ; wait *= 2) {
-    try {
-      return await write();
-    } catch (err) {
-      if (wait > KEEP_RETRY_MAX_MS) throw err;
-      await sleep(wait);
-    }
   }
 }
 

@@ -3,6 +3,7 @@ import { unownedSecondsBilled } from '../../services/core/infra/metrics.js';
 import { accountUnowned, keepEngineRun } from '../../services/data/usage-reconciliation.sql.js';
 import type { EngineRun, Listed } from '../engine/copy-engine.js';
 import type { RunnerContext } from '../service/runner-context.js';
+import { throughOutage } from './through-outage.js';
 
 // A copy the engine runs that no live record owns (a start that outlived its record, a record
 // ended by another runner, a container made by hand with the runner's labels) is ended, and the
@@ -34,7 +35,7 @@ export async function endUnowned(ctx: RunnerContext, c: Listed): Promise<Unowned
   // An ended record keeps the engine's record too, though nothing was left to bill: a runner
   // killed between its stop's write and its removal's keeping leaves the unit for this removal,
   // which alone read the engine (issue 46; without it the copy has no engine record at all).
-  await keepEngineRun(ctx.sql, c.copyId, run);
+  await throughOutage(() => keepEngineRun(ctx.sql, c.copyId, run));
   return end;
 }
 
@@ -45,17 +46,21 @@ export async function endUnowned(ctx: RunnerContext, c: Listed): Promise<Unowned
 export async function accountRun(ctx: RunnerContext, run: EngineRun, runnerId: string): Promise<number | null> {
   const labels = run.labels;
   const workspaceId = labels[LABEL.workspace] ?? null;
-  if (!run.startedAt || !workspaceId || !labels[LABEL.project] || !labels[LABEL.build]) return null;
+  const startedAt = run.startedAt;
+  const finishedAt = run.finishedAt ?? new Date();
+  if (!startedAt || !workspaceId || !labels[LABEL.project] || !labels[LABEL.build]) return null;
   try {
-    const seconds = await accountUnowned(ctx.sql, {
-      copyId: run.copyId,
-      runnerId,
-      workspaceId,
-      projectId: labels[LABEL.project],
-      buildId: labels[LABEL.build],
-      startedAt: run.startedAt,
-      finishedAt: run.finishedAt ?? new Date(),
-    });
+    const seconds = await throughOutage(() =>
+      accountUnowned(ctx.sql, {
+        copyId: run.copyId,
+        runnerId,
+        workspaceId,
+        projectId: labels[LABEL.project],
+        buildId: labels[LABEL.build],
+        startedAt,
+        finishedAt,
+      }),
+    );
     if (seconds) unownedSecondsBilled.inc(seconds);
     return seconds;
   } catch (err) {

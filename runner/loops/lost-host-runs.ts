@@ -1,6 +1,7 @@
 import { keepEngineRun } from '../../services/data/usage-reconciliation.sql.js';
 import type { LostHost } from '../../services/data/runner-hosts.sql.js';
 import { accountRun } from '../copies/unowned-copies.js';
+import { throughOutage } from '../copies/through-outage.js';
 import type { RunnerContext } from '../service/runner-context.js';
 
 // A lost host's copies, as the engine saw them end (issue 46; docs/runner.md "Usage and billing").
@@ -27,11 +28,11 @@ export async function endLostRuns(ctx: RunnerContext, host: Pick<LostHost, 'id' 
     if (!run.copyId) continue;
     const seq = settled.get(run.copyId);
     if (seq !== undefined) {
-      await keepEngineRun(ctx.sql, run.copyId, run, seq);
+      await throughOutage(() => keepEngineRun(ctx.sql, run.copyId, run, seq));
       if (run.finishedAt) out.dated++;
     } else {
       out.unownedSeconds += (await accountRun(ctx, run, host.id)) ?? 0;
-      await keepEngineRun(ctx.sql, run.copyId, run);
+      await throughOutage(() => keepEngineRun(ctx.sql, run.copyId, run));
     }
   }
   return out;

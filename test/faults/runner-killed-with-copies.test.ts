@@ -207,11 +207,14 @@ describe('usage through kills mid-start and mid-run, and pauses (issue 46)', () 
     await runnerClient.enter(c, body);
     await stateOf(a, ['running']);
 
-    // Killed mid-start: a viewer's copy is being made when the runner dies.
+    // Killed mid-start: a viewer's copy has been started by the engine when the runner dies (its
+    // start dated, most often before its health path answered). Waiting for the container's handle
+    // alone raced the start itself: a kill between the engine's create and start leaves a container
+    // that never ran, which is failed, not adopted (a CI run); that window is made on purpose below.
     const d = randomUUID();
     await runnerClient.enter(d, body, 0);
     await eventually(
-      async () => (await sql`select 1 from runner_copies where session_id = ${d} and container_id is not null`).length > 0,
+      async () => (await sql`select 1 from runner_copies where session_id = ${d} and started_at is not null`).length > 0,
       30_000,
       5,
     );
@@ -230,34 +233,58 @@ describe('usage through kills mid-start and mid-run, and pauses (issue 46)', () 
       origin: 'viewer',
       state: 'creating',
     });
+    const image = (await host!.imageId(imageTagOf(b.buildId)))!;
+    const specOf = (copyId: string) => ({
+      ...body,
+      copyId,
+      runnerId: env2.RUNNER_ID,
+      image,
+      start: ['node', 'server.js'],
+      env: {},
+      ...settings.copy,
+    });
     let handle = '';
-    await engine.start(
-      {
-        copyId: row.id,
-        buildId: b.buildId,
-        projectId: b.projectId,
-        workspaceId: b.workspaceId,
-        runnerId: env2.RUNNER_ID,
-        image: (await host!.imageId(imageTagOf(b.buildId)))!,
-        start: ['node', 'server.js'],
-        env: {},
-        ...settings.copy,
+    await engine.start(specOf(row.id), {
+      signal: new AbortController().signal,
+      made: async (h) => {
+        handle = h;
+        await sql`update runner_copies set state = 'starting', container_id = ${h}, seq = seq + 1 where id = ${row.id}`;
       },
-      {
+      running: async () => {},
+      phase: () => {},
+    });
+    expect(handle).not.toBe('');
+    // And the window before it: the engine made the copy's container, the runner recorded it and
+    // died before asking the engine to start it. Nothing ran, so nothing is billed: the restarted
+    // runner fails the start and removes what the engine made.
+    const f = randomUUID();
+    const unstarted = await insertCopy(sql, {
+      ...body,
+      id: randomUUID(),
+      runnerId: env2.RUNNER_ID,
+      sessionId: f,
+      origin: 'viewer',
+      state: 'creating',
+    });
+    const killedHere = new Error('the runner died here');
+    const made = await engine
+      .start(specOf(unstarted.id), {
         signal: new AbortController().signal,
         made: async (h) => {
-          handle = h;
-          await sql`update runner_copies set state = 'starting', container_id = ${h}, seq = seq + 1 where id = ${row.id}`;
+          await sql`update runner_copies set state = 'starting', container_id = ${h}, seq = seq + 1 where id = ${unstarted.id}`;
+          throw killedHere;
         },
         running: async () => {},
         phase: () => {},
-      },
-    );
-    expect(handle).not.toBe('');
+      })
+      .catch((err: unknown) => err);
+    expect(made).toBe(killedHere);
     // Down for a few seconds: engine time the records must not lose.
     await sleep(3_000);
     await startRunnerProcess(env2);
     for (const s of [a, d, e]) await stateOf(s, ['running', 'paused']);
+    await stateOf(f, ['ended']);
+    expect(await copyById(sql, unstarted.id)).toMatchObject({ endReason: 'failed:interrupted', startedAt: null });
 
     // Killed mid-run, down for a few seconds again.
     await killRunner();
