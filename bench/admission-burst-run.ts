@@ -3,6 +3,7 @@
 // 10,000-viewer burst with it; test/bench/admission-burst.int.test.ts runs a small one.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fork } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../services/core/infra/config.js';
 import type { ViewersDone, ViewersJob } from './admission-viewers.js';
@@ -66,6 +67,8 @@ export interface BurstResult {
   roomsWrong: string[];
   failed: Viewer[];
   waitedOut: Viewer[];
+  /** The hosts' event loop (all hosts share this process) while the viewers came and went: delay p50, p99 and max (ms). */
+  hostLoopDelay: { p50: number; p99: number; max: number };
   /** Copies the stub engines still held after every viewer left. */
   leftInEngines: number;
   starts: number;
@@ -102,6 +105,9 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
       }
     })();
 
+    // Whether the hosts' process kept up, or its own loop held the viewers' calls (docs/scale.md, "Tenth round").
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     const done = await viewersApart({
       fleet: fleet.fleet,
       lostS: fleet.lostS,
@@ -110,6 +116,8 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
       giveUpMs: o.giveUpMs,
     });
     const viewers: Viewer[] = done.viewers.map((v, i) => ({ ...v, room: arrivals[i] }));
+    loop.disable();
+    const hostLoopDelay = { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
     const { allAnsweredMs, doneMs } = done;
     sampling = false;
     await sampler;
@@ -139,6 +147,7 @@ export async function runBurst(o: BurstOptions): Promise<BurstResult> {
       allAnsweredMs,
       lastRunningMs: running.length ? Math.max(...running) : 0,
       doneMs,
+      hostLoopDelay,
       hostPeak: checks.hostPeak,
       hostOver: checks.hostOver,
       workspacesOver: checks.workspacesOver,

@@ -117,6 +117,8 @@ try {
     console.log(
       `totals: every answer in ${ms(burst.allAnsweredMs)} (baseline ${ms(base.allAnsweredMs)}, ${ratio(burst.allAnsweredMs, base.allAnsweredMs)}), last viewer running at ${ms(burst.lastRunningMs)}, all served and gone at ${ms(burst.doneMs)}`,
     );
+    const delayOf = (r: BurstResult) => `p50 ${ms(r.hostLoopDelay.p50)}, p99 ${ms(r.hostLoopDelay.p99)}, max ${ms(r.hostLoopDelay.max)}`;
+    console.log(`the hosts' event-loop delay while viewers came and went: ${delayOf(burst)} (baseline ${delayOf(base)})`);
     for (const [name, x, y, unit] of [
       ['first answer p50', s.answers.p50, b.answers.p50, 'ms'],
       ['first answer p95', s.answers.p95, b.answers.p95, 'ms'],
@@ -132,6 +134,7 @@ try {
       ['calls timed out and asked again', s.reloads, b.reloads, 'count'],
       ['copies left in the engines', burst.leftInEngines, base.leftInEngines, 'count'],
       ['viewers failed', burst.failed.length, base.failed.length, 'count'],
+      ['hosts\' event-loop delay p99', burst.hostLoopDelay.p99, base.hostLoopDelay.p99, 'ms'],
     ] as const)
       figure({ name: `${label}, ${name}`, value: x, unit, baseline: y });
     if (s.queued.n) figure({ name: `${label}, queued to running p50`, value: s.queued.p50, unit: 'ms' });

@@ -6,6 +6,7 @@ import { endUnowned } from '../copies/unowned-copies.js';
 import { followExits, type ExitFollower } from '../loops/exit-follower.js';
 import { beatAndSettle, beatMs } from '../loops/host-beat.js';
 import { cullIdle } from '../loops/idle.js';
+import { freshenStatistics, STATISTICS_MS } from '../loops/planner-statistics.js';
 import { reconcile, updateGauges } from '../loops/reconcile.js';
 import { LOOP_WINDOW_MS, reconcileUsage } from '../loops/usage-reconcile.js';
 import type { RunnerContext } from './runner-context.js';
@@ -70,6 +71,8 @@ export function createRunnerLoops(ctx: RunnerContext, passes: AdmissionPasses, w
       every(settings.usageReconcileMs, () => reconcileUsage(ctx, { since: new Date(Date.now() - LOOP_WINDOW_MS) }), 'usage-reconcile');
       every(60 * 60 * 1000, () => ctx.images.collect(), 'images');
       every(5_000, () => updateGauges(ctx), 'gauges');
+      // The planner's statistics of the tables a crowd fills in seconds, before autovacuum's minute.
+      every(STATISTICS_MS, () => freshenStatistics(ctx), 'planner-statistics');
       work.track(topUp().catch((err) => log.error({ err }, 'warm pool top-up failed')));
     },
     /** Stops the loops and the exit stream. Copies are left running: the next runner adopts them. */
