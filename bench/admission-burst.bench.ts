@@ -134,7 +134,7 @@ try {
       ['calls timed out and asked again', s.reloads, b.reloads, 'count'],
       ['copies left in the engines', burst.leftInEngines, base.leftInEngines, 'count'],
       ['viewers failed', burst.failed.length, base.failed.length, 'count'],
-      ['hosts\' event-loop delay p99', burst.hostLoopDelay.p99, base.hostLoopDelay.p99, 'ms'],
+      ["hosts' event-loop delay p99", burst.hostLoopDelay.p99, base.hostLoopDelay.p99, 'ms'],
     ] as const)
       figure({ name: `${label}, ${name}`, value: x, unit, baseline: y });
     if (s.queued.n) figure({ name: `${label}, queued to running p50`, value: s.queued.p50, unit: 'ms' });
