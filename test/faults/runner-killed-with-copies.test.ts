@@ -224,61 +224,38 @@ describe('usage through kills mid-start and mid-run, and pauses (issue 46)', () 
     const config = loadConfig(env2);
     const settings = runnerSettings(config, true);
     const { engine, host } = createEngine(config, settings, createLogger({ name: 'test', level: 'silent' }));
-    const e = randomUUID();
-    const row = await insertCopy(sql, {
-      ...body,
-      id: randomUUID(),
-      runnerId: env2.RUNNER_ID,
-      sessionId: e,
-      origin: 'viewer',
-      state: 'creating',
-    });
     const image = (await host!.imageId(imageTagOf(b.buildId)))!;
-    const specOf = (copyId: string) => ({
-      ...body,
-      copyId,
-      runnerId: env2.RUNNER_ID,
-      image,
-      start: ['node', 'server.js'],
-      env: {},
-      ...settings.copy,
-    });
-    let handle = '';
-    await engine.start(specOf(row.id), {
-      signal: new AbortController().signal,
-      made: async (h) => {
-        handle = h;
-        await sql`update runner_copies set state = 'starting', container_id = ${h}, seq = seq + 1 where id = ${row.id}`;
-      },
-      running: async () => {},
-      phase: () => {},
-    });
-    expect(handle).not.toBe('');
+    /** A viewer's copy recorded and started as a runner does it, by a runner that dies right after `made` when `dies` is given. */
+    const startAsTheRunner = async (sessionId: string, dies: Error | null = null) => {
+      const row = await insertCopy(sql, {
+        ...body,
+        id: randomUUID(),
+        runnerId: env2.RUNNER_ID,
+        sessionId,
+        origin: 'viewer',
+        state: 'creating',
+      });
+      const spec = { ...body, copyId: row.id, runnerId: env2.RUNNER_ID, image, start: ['node', 'server.js'], env: {}, ...settings.copy };
+      const started = engine.start(spec, {
+        signal: new AbortController().signal,
+        made: async (h) => {
+          await sql`update runner_copies set state = 'starting', container_id = ${h}, seq = seq + 1 where id = ${row.id}`;
+          if (dies) throw dies;
+        },
+        running: async () => {},
+        phase: () => {},
+      });
+      return { row, started };
+    };
+    const e = randomUUID();
+    expect((await (await startAsTheRunner(e)).started).handle).not.toBe('');
     // And the window before it: the engine made the copy's container, the runner recorded it and
     // died before asking the engine to start it. Nothing ran, so nothing is billed: the restarted
     // runner fails the start and removes what the engine made.
     const f = randomUUID();
-    const unstarted = await insertCopy(sql, {
-      ...body,
-      id: randomUUID(),
-      runnerId: env2.RUNNER_ID,
-      sessionId: f,
-      origin: 'viewer',
-      state: 'creating',
-    });
     const killedHere = new Error('the runner died here');
-    const made = await engine
-      .start(specOf(unstarted.id), {
-        signal: new AbortController().signal,
-        made: async (h) => {
-          await sql`update runner_copies set state = 'starting', container_id = ${h}, seq = seq + 1 where id = ${unstarted.id}`;
-          throw killedHere;
-        },
-        running: async () => {},
-        phase: () => {},
-      })
-      .catch((err: unknown) => err);
-    expect(made).toBe(killedHere);
+    const { row: unstarted, started: made } = await startAsTheRunner(f, killedHere);
+    expect(await made.catch((err: unknown) => err)).toBe(killedHere);
     // Down for a few seconds: engine time the records must not lose.
     await sleep(3_000);
     await startRunnerProcess(env2);
