@@ -1,15 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../services/core/infra/db.js';
+import { seedWorkspace } from './runner/seed.js';
+import { seedProject } from './usage-seed.js';
 
 // Changes to runner_copies for the planner-statistics tests, and Postgres's own count of the
 // analyzes made by hand (a runner's or a test's; autovacuum counts apart, autoanalyze_count).
 
 /** A workspace and project to write ended copies under. */
 export async function statisticsOwner(sql: Sql): Promise<{ workspaceId: string; projectId: string }> {
-  const [w] = await sql<{ id: string }[]>`insert into workspaces (name, kind, plan) values ('stats', 'team', 'pro') returning id`;
-  const [p] = await sql<{ id: string }[]>`
-    insert into projects (workspace_id, slug, name) values (${w.id}, ${`s-${randomUUID().slice(0, 12)}`}, 'S') returning id`;
-  return { workspaceId: w.id, projectId: p.id };
+  const workspaceId = await seedWorkspace(sql);
+  return { workspaceId, projectId: await seedProject(sql, workspaceId, 'S') };
 }
 
 /** `n` ended copies written, and counted in the table's changes at once (not after a backend's next flush). */
