@@ -1,9 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { get as httpGet } from 'node:http';
 import type Docker from 'dockerode';
-import { copyCreateOptions, OUT_OF_WRITABLE_SPACE, writableSpaceHint, demuxLogs } from '@demo-rooms/contract/copy';
+import { copyCreateOptions, OUT_OF_WRITABLE_SPACE, writableSpaceHint, demuxLogs, type AppLayer } from '@demo-rooms/contract/copy';
 import { Refusal } from '../refusal.js';
 import { engineMessage } from './local-docker.js';
+import { rehearsalApp } from './rehearsal-app.js';
+
+const VOLUME: AppLayer = { kind: 'volume' };
 
 /**
  * What the platform's runner gives a copy by default (RUNNER_COPY_* in services/core/infra/config.ts):
@@ -96,36 +99,45 @@ export async function startLocalCopy(
   const port = `${RUNNER_DEFAULTS.port}/tcp`;
   // The writable layer's options differ between podman and Docker (docker-create-options.ts).
   const engine = await engineKind(docker);
-  // /app is a volume on this machine's disk filled from the image (the runner's overlay needs a
-  // root runner's tmpfs mounts): the image's node_modules fit whatever their size.
-  const spec = copyCreateOptions(
-    {
-      copyId: randomUUID(),
-      buildId: 'rehearsal',
-      projectId: 'rehearsal',
-      workspaceId: 'rehearsal',
-      runnerId: 'rehearsal',
-      image,
-      start,
-      env,
-      network: 'default',
-      ...RUNNER_DEFAULTS,
-      app: { kind: 'volume' },
-    },
-    engine,
-  );
-  const { NetworkMode: _network, ...hostConfig } = spec.HostConfig ?? {};
-  const options = (network: string | undefined): Docker.ContainerCreateOptions => ({
-    ...spec,
-    name: `pitch-rehearsal-${randomBytes(4).toString('hex')}`,
-    Labels: { 'pitch.rehearsal': 'true' },
-    ExposedPorts: { [port]: {} },
-    HostConfig: {
-      ...hostConfig,
-      ...(network ? { NetworkMode: network } : {}),
-      PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
-    },
-  });
+  // /app: on podman, the image's own /app under an overlay the engine keeps (rehearsal-app.ts);
+  // else a volume on this machine's disk filled from the image. Neither is bounded (the runner's
+  // bound needs a root runner's tmpfs mounts): the image's node_modules fit whatever their size.
+  const overlay = engine === 'podman' ? await rehearsalApp(docker, image) : null;
+  const specOf = (app: AppLayer) =>
+    copyCreateOptions(
+      {
+        copyId: randomUUID(),
+        buildId: 'rehearsal',
+        projectId: 'rehearsal',
+        workspaceId: 'rehearsal',
+        runnerId: 'rehearsal',
+        image,
+        start,
+        env,
+        network: 'default',
+        ...RUNNER_DEFAULTS,
+        app,
+      },
+      engine,
+    );
+  const options = (
+    network: string | undefined,
+    app: AppLayer = overlay ? { kind: 'engine-overlay', lower: overlay.lower } : VOLUME,
+  ): Docker.ContainerCreateOptions => {
+    const spec = specOf(app);
+    const { NetworkMode: _network, ...hostConfig } = spec.HostConfig ?? {};
+    return {
+      ...spec,
+      name: `pitch-rehearsal-${randomBytes(4).toString('hex')}`,
+      Labels: { 'pitch.rehearsal': 'true' },
+      ExposedPorts: { [port]: {} },
+      HostConfig: {
+        ...hostConfig,
+        ...(network ? { NetworkMode: network } : {}),
+        PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
+      },
+    };
+  };
   const userMode = engine === 'podman' && userModeNetwork !== false;
   let made = await makeAndStart(docker, engine, options(userMode ? USER_MODE_NETWORK : undefined));
   if (userMode) {
@@ -133,6 +145,15 @@ export async function startLocalCopy(
     // made: the copy is made again on the engine's default network, and so is every later one.
     userModeNetwork = !('failed' in made && /slirp4netns/i.test(made.message));
     if (!userModeNetwork) made = await makeAndStart(docker, engine, options(undefined));
+  }
+  if (overlay && 'failed' in made) {
+    // An engine that could mount the image but not lay an overlay on it: the volume, as before.
+    await overlay.release();
+    made = await makeAndStart(docker, engine, options(userModeNetwork ? USER_MODE_NETWORK : undefined, VOLUME));
+  } else if (overlay && !('failed' in made)) {
+    const removeCopy = made.remove;
+    // The holder goes after the copy that reads from it.
+    made = { ...made, remove: () => removeCopy().then(overlay.release) };
   }
   if ('failed' in made) {
     const hint = OUT_OF_WRITABLE_SPACE.test(made.message)

@@ -82,7 +82,12 @@ describe('copy create options', () => {
     expect(o.Tmpfs).toEqual({ '/tmp': 'rw,noexec,nosuid,nodev,size=64m' });
     expect(o.ReadonlyRootfs).toBe(true);
     expect(() => copyCreateOptions({ ...spec, app }, 'docker')).toThrow(/podman/);
-    // The rehearsal: a volume on disk filled from the image.
+    // The rehearsal on podman: the same overlay, its upper the engine's own (gone with the copy).
+    const rehearsal = copyCreateOptions({ ...spec, app: { kind: 'engine-overlay', lower: '/lower/app' } }).HostConfig!;
+    expect(rehearsal.Binds).toEqual(['/lower/app:/app:O']);
+    expect(rehearsal.Mounts).toBeUndefined();
+    expect(() => copyCreateOptions({ ...spec, app: { kind: 'engine-overlay', lower: '/l' } }, 'docker')).toThrow(/podman/);
+    // The rehearsal elsewhere: a volume on disk filled from the image.
     expect(copyCreateOptions({ ...spec, app: { kind: 'volume' } }).HostConfig!.Mounts).toEqual([
       { Type: 'volume', Target: '/app', Source: '' },
     ]);

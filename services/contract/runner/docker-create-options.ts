@@ -22,11 +22,17 @@ export interface DockerCopySpec extends CopySpec {
  * - `overlay` (the runner on podman): the image's /app, read-only and shared by every copy of the
  *   image, under an upper folder on a tmpfs of writableMb that the runner mounted for this copy
  *   alone; a file is copied up only when the copy writes to it (runner/engine/docker/writable-layer.ts).
- * - `volume` (the local rehearsal): an anonymous volume on the engine's disk, filled from the
- *   image's /app and removed with the copy; no size bound, the builder's own machine.
+ * - `engine-overlay` (the local rehearsal on podman): the image's /app, read-only, under an upper
+ *   folder the engine keeps on its own disk and removes with the copy (`:O` without `upperdir`);
+ *   nothing copied at start, no size bound: the builder's own machine.
+ * - `volume` (the local rehearsal elsewhere): an anonymous volume on the engine's disk, filled from
+ *   the image's /app and removed with the copy; no size bound either.
  * Paths are host paths, as the engine sees them.
  */
-export type AppLayer = { kind: 'overlay'; lower: string; upper: string; work: string } | { kind: 'volume' };
+export type AppLayer =
+  | { kind: 'overlay'; lower: string; upper: string; work: string }
+  | { kind: 'engine-overlay'; lower: string }
+  | { kind: 'volume' };
 
 /** Which engine makes the copy: their tmpfs options differ (below). */
 export type EngineKind = 'podman' | 'docker';
@@ -40,7 +46,8 @@ export type EngineKind = 'podman' | 'docker';
  *   whose upper and work folders sit on the copy's own tmpfs; the upper's owner (uid 1000) owns the
  *   merged /app, so files COPY'd as root stay read-only but new ones can be made and old ones
  *   replaced by rename. Nothing is copied at start: a 120 MB node_modules costs no RAM until written.
- * - `volume` (the local rehearsal): an anonymous volume on disk, filled from the image.
+ * - `engine-overlay` (the local rehearsal on podman): the same overlay, its upper on the engine's disk.
+ * - `volume` (the local rehearsal elsewhere): an anonymous volume on disk, filled from the image.
  * - otherwise, podman: a tmpfs filled from the image at start (`tmpcopyup`; `U` gives it to the
  *   copy's user); Docker, which has neither option, an anonymous volume on a tmpfs device, filled
  *   on first mount and removed with the container (`v: true`). Both hold the image's /app in RAM,
@@ -57,6 +64,10 @@ function writableLayer(s: DockerCopySpec, engine: EngineKind): Pick<Docker.HostC
   if (s.app?.kind === 'overlay') {
     if (engine !== 'podman') throw new Error('an overlay /app needs podman');
     return { Tmpfs: tmp, Binds: [`${s.app.lower}:/app:O,upperdir=${s.app.upper},workdir=${s.app.work}`] };
+  }
+  if (s.app?.kind === 'engine-overlay') {
+    if (engine !== 'podman') throw new Error('an overlay /app needs podman');
+    return { Tmpfs: tmp, Binds: [`${s.app.lower}:/app:O`] };
   }
   if (s.app?.kind === 'volume') return { Tmpfs: tmp, Mounts: [{ Type: 'volume', Target: '/app', Source: '' }] };
   if (engine === 'podman') return { Tmpfs: { ...tmp, '/app': `rw,nosuid,nodev,${size},U` } };
