@@ -79,7 +79,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   const planChecked = checkPlanAllows(client, ctx.apiUrl, manifest);
   const slug = await projectSlugFor(ctx, options.project, file.dir);
   const projectAsked = findProject(client, slug);
-  const reading = manifest.kind === 'container' ? readInputs(ctx, file, projectAsked) : null;
+  const reading = manifest.kind === 'container' ? readInputs(ctx, file, projectAsked, options.force) : null;
   for (const started of [planChecked, projectAsked, reading]) started?.catch(() => {});
   await planChecked;
   ctx.trace('plan checked');
@@ -210,7 +210,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
  * The container build's inputs and their digest (unchanged-inputs.ts), read beside the plan's and
  * the project's questions; null without a Dockerfile (the build step refuses that).
  */
-async function readInputs(ctx: CliContext, file: ManifestFile, project: Promise<Project | null>) {
+async function readInputs(ctx: CliContext, file: ManifestFile, project: Promise<Project | null>, force: boolean) {
   if (
     !(await stat(join(file.dir, 'Dockerfile')).then(
       (info) => info.isFile(),
@@ -222,7 +222,7 @@ async function readInputs(ctx: CliContext, file: ManifestFile, project: Promise<
   const socket = await engineSocket();
   const docker = socket ? socketInspector(socket) : (await (await import('../local-engine/local-docker.js')).findEngine()).docker;
   ctx.trace('engine found');
-  return readContainerInputs(ctx, docker, file.dir, file.text, project);
+  return readContainerInputs(ctx, docker, file.dir, file.text, project, force);
 }
 
 /** The inputs read, with a line saying what was read and what .dockerignore kept back, and the layering note. */

@@ -40,6 +40,8 @@ export async function readContainerInputs(
   manifestText: string,
   /** Asked of the platform while the files are read. */
   projectAsked: Promise<Project | null>,
+  /** Whether the deploy goes on when the inputs are unchanged (--force): only then is their recipe needed. */
+  force = false,
 ): Promise<ContainerInputs> {
   const started = performance.now();
   const context = await readBuildContext(dir);
@@ -54,19 +56,19 @@ export async function readContainerInputs(
     digestOf: (path) => cache.digest(path),
   });
   ctx.trace('inputs digest made');
-  const recipe = await buildRecipe(docker, dockerfile, context, (path) => cache.digest(path));
+  const recorded = (await readConfig()).builtFrom[await folderKey(ctx.apiUrl, dir)];
+  const project = await projectAsked;
+  const live = project?.liveBuildId != null && recorded?.projectId === project.id && recorded.buildId === project.liveBuildId;
+  const unchanged = live && recorded.inputs === digest;
+  // The recipe lays a redeploy's image in-process; a deploy that stops as unchanged lays none.
+  const recipe: RecipeOrReason =
+    unchanged && !force
+      ? { reason: 'the build inputs are unchanged' }
+      : await buildRecipe(docker, dockerfile, context, (path) => cache.digest(path));
   // A cache that cannot be written costs the next deploy a read of every file, nothing more.
   await cache.save().catch((err: Error) => ctx.detail(`digests   not kept (${err.message})`));
   ctx.trace('recipe made, digests kept');
-  const recorded = (await readConfig()).builtFrom[await folderKey(ctx.apiUrl, dir)];
   const ms = performance.now() - started;
-  const project = await projectAsked;
-  const unchanged =
-    project?.liveBuildId != null &&
-    recorded?.projectId === project.id &&
-    recorded.buildId === project.liveBuildId &&
-    recorded.inputs === digest;
-  const live = project?.liveBuildId != null && recorded?.projectId === project.id && recorded.buildId === project.liveBuildId;
   const liveRecipe = live ? (recorded.recipe ?? null) : null;
   return { dockerfile, context, digest, unchanged, ms, recipe, liveRecipe };
 }

@@ -47,3 +47,35 @@ it('keeps an old file’s digest, reads a changed one again whatever its size an
   const second = await FileDigestCache.open(dir);
   expect(await second.digest(old)).toBe(sha('bbbb'));
 });
+
+it('writes nothing when the same files keep the same stamps, and writes again when one changed', async () => {
+  const other = await mkdtemp(join(tmpdir(), 'digest-cache-same-'));
+  try {
+    const kept = join(other, 'kept.js');
+    await writeFile(kept, 'kkkk');
+    const past = new Date(Date.now() - 60_000);
+    await utimes(kept, past, past);
+    const first = await FileDigestCache.open(other);
+    await first.digest(kept);
+    await first.save();
+    const folder = join(home, 'pitch', 'file-digests');
+    const files = await readdir(folder);
+    const written = async () => Object.fromEntries(await Promise.all(files.map(async (f) => [f, (await stat(join(folder, f))).ino])));
+    const before = await written();
+
+    // An unchanged redeploy: the same stamps, so the file is not written again (a write replaces it: a new inode).
+    const same = await FileDigestCache.open(other);
+    await same.digest(kept);
+    await same.save();
+    expect(await written()).toEqual(before);
+
+    await writeFile(kept, 'changed');
+    await utimes(kept, past, past);
+    const changed = await FileDigestCache.open(other);
+    expect(await changed.digest(kept)).toBe(sha('changed'));
+    await changed.save();
+    expect(await written()).not.toEqual(before);
+  } finally {
+    await rm(other, { recursive: true, force: true });
+  }
+});

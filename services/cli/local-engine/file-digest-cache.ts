@@ -50,6 +50,9 @@ export class FileDigestCache {
   async save(): Promise<void> {
     const now = BigInt(Date.now());
     const kept = Object.fromEntries([...this.next].filter(([, stamp]) => BigInt(stamp.mtimeMs) < now - RACY_MS));
+    // The same files with the same stamps as the file holds: nothing to write (an unchanged redeploy).
+    const same = Object.entries(kept);
+    if (same.length === this.known.size && same.every(([path, stamp]) => this.known.get(path)?.key === stamp.key)) return;
     await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
     const temp = `${this.file}.${process.pid}.tmp`;
     await writeFile(temp, JSON.stringify(kept), { mode: 0o600 });
