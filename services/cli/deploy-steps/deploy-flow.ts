@@ -257,7 +257,13 @@ function containerSide(
 ) {
   const registry = registryOf(ctx, client, apiToken, project);
   registry.catch(() => {});
-  const engine = import('../local-engine/local-docker.js').then((m) => m.findEngine());
+  // Loading dockerode holds this thread for about 0.25 s: it starts once the registry's token has
+  // come, so the token's round trips do not wait behind it, and it fills the wait for the live
+  // build's config and the layers' sizes instead (the pull, which needs the engine, comes after them).
+  const engine = registry
+    .catch(() => null)
+    .then(() => import('../local-engine/local-docker.js'))
+    .then((m) => m.findEngine());
   engine.catch(() => {});
   const laid = inputs ? layEarly(ctx, engine, work, slug, live, registry, inputs, manifest, options.healthTimeoutMs) : null;
   const launched = laid?.early.then((started) => started.launched).catch(() => null);

@@ -22,7 +22,7 @@ export interface RunAs {
 export interface EarlyStart {
   /** The laid image in the engine, taken for the deploy; null when it was not pulled early (prepare-container.ts pulls it then). */
   inEngine(): Promise<InEngine | null>;
-  /** Settles once the pull has ended and the copy has been asked to start, or either will not happen. */
+  /** Settles once the pull has ended and the engine has been asked to start the copy, or either will not happen. */
   launched: Promise<unknown>;
   /** The rehearsal under way when it was started with `run`; null otherwise (none started, or another run). */
   take(run: RunAs): Promise<RunningRehearsal | null>;
@@ -78,7 +78,9 @@ export function startEarly(
       imageTaken = true;
       return inEngine;
     },
-    launched: started.then(() => undefined).catch(() => null),
+    // The engine's own work on the copy then runs while the scan's modules load; the calls that
+    // make it (the /app overlay's, create, start) would wait behind that load.
+    launched: started.then((early) => early?.rehearsing.startAsked).catch(() => null),
     async take(run) {
       const early = await started.catch(() => null);
       const same = early && JSON.stringify([early.run.start, early.run.env ?? {}]) === JSON.stringify([run.start, run.env ?? {}]);

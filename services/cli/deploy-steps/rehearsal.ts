@@ -157,6 +157,8 @@ export async function checkStillUp(copy: LocalCopy, path: string, callsMade: num
 /** A rehearsal under way on a local copy, and the way to stop it early (another check already failed). */
 export interface RunningRehearsal {
   result: Promise<Rehearsal>;
+  /** Settles once the engine has been asked to start the copy, or the copy could not be made. */
+  startAsked: Promise<void>;
   /** Removes the copy and waits for the rehearsal to end (failed: its failure is nobody's news). */
   stop(): Promise<void>;
 }
@@ -176,7 +178,10 @@ export function rehearseLocally(
 ): RunningRehearsal {
   let copy: LocalCopy | null = null;
   let stopped = false;
-  const starting = startLocalCopy(docker, image, run.start, run.env ?? {});
+  let startAsked!: () => void;
+  const asked = new Promise<void>((resolve) => (startAsked = resolve));
+  const starting = startLocalCopy(docker, image, run.start, run.env ?? {}, startAsked);
+  starting.then(startAsked, startAsked);
   const result = (async () => {
     const started = await starting;
     copy = started;
@@ -207,6 +212,7 @@ export function rehearseLocally(
   result.catch(() => {});
   return {
     result,
+    startAsked: asked,
     async stop() {
       stopped = true;
       await copy?.remove();

@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { Refusal } from '../refusal.js';
 import { contextTar, type BuildContext } from './build-context.js';
-import { engineMessage } from './local-docker.js';
+import { engineMessage } from './engine-message.js';
 
 interface BuildEvent {
   stream?: string;

@@ -3,7 +3,7 @@ import { get as httpGet } from 'node:http';
 import type Docker from 'dockerode';
 import { copyCreateOptions, OUT_OF_WRITABLE_SPACE, writableSpaceHint, demuxLogs, type AppLayer } from '@demo-rooms/contract/copy';
 import { Refusal } from '../refusal.js';
-import { engineMessage } from './local-docker.js';
+import { engineMessage } from './engine-message.js';
 import { rehearsalApp } from './rehearsal-app.js';
 
 const VOLUME: AppLayer = { kind: 'volume' };
@@ -95,6 +95,8 @@ export async function startLocalCopy(
   image: string,
   start: string[] | null,
   env: Record<string, string>,
+  /** Called once the engine has been asked to start the copy (made, its start under way). */
+  onStartAsked: () => void = () => {},
 ): Promise<LocalCopy> {
   const port = `${RUNNER_DEFAULTS.port}/tcp`;
   // The writable layer's options differ between podman and Docker (docker-create-options.ts).
@@ -139,17 +141,17 @@ export async function startLocalCopy(
     };
   };
   const userMode = engine === 'podman' && userModeNetwork !== false;
-  let made = await makeAndStart(docker, engine, options(userMode ? USER_MODE_NETWORK : undefined));
+  let made = await makeAndStart(docker, engine, options(userMode ? USER_MODE_NETWORK : undefined), onStartAsked);
   if (userMode) {
     // An engine without slirp4netns (podman 5 brings pasta instead) fails where the network is
     // made: the copy is made again on the engine's default network, and so is every later one.
     userModeNetwork = !('failed' in made && /slirp4netns/i.test(made.message));
-    if (!userModeNetwork) made = await makeAndStart(docker, engine, options(undefined));
+    if (!userModeNetwork) made = await makeAndStart(docker, engine, options(undefined), onStartAsked);
   }
   if (overlay && 'failed' in made) {
     // An engine that could mount the image but not lay an overlay on it: the volume, as before.
     await overlay.release();
-    made = await makeAndStart(docker, engine, options(userModeNetwork ? USER_MODE_NETWORK : undefined, VOLUME));
+    made = await makeAndStart(docker, engine, options(userModeNetwork ? USER_MODE_NETWORK : undefined, VOLUME), onStartAsked);
   } else if (overlay && !('failed' in made)) {
     const removeCopy = made.remove;
     // The holder goes after the copy that reads from it.
@@ -197,6 +199,7 @@ async function makeAndStart(
   docker: Docker,
   engine: 'podman' | 'docker',
   options: Docker.ContainerCreateOptions,
+  onStartAsked: () => void,
 ): Promise<{ container: Docker.Container; remove: () => Promise<void> } | { failed: 'create' | 'start'; message: string }> {
   let container: Docker.Container;
   try {
@@ -208,7 +211,9 @@ async function makeAndStart(
     await (engine === 'podman' ? killAndRemove(docker, container.id) : container.remove({ force: true, v: true })).catch(() => {});
   };
   try {
-    await container.start();
+    const starting = container.start();
+    onStartAsked();
+    await starting;
   } catch (err) {
     await remove();
     return { failed: 'start', message: engineMessage(err) };

@@ -43,9 +43,3 @@ export async function findEngine(env: NodeJS.ProcessEnv = process.env): Promise<
     'start Docker, run `npm start` in the platform repository, or point DOCKER_HOST at a Docker-compatible socket (podman system service)',
   );
 }
-
-/** The engine's error in its own words: dockerode puts the reply body's message in `json`. */
-export function engineMessage(err: unknown): string {
-  const json = (err as { json?: { message?: string } | null }).json;
-  return (json?.message ?? (err as Error).message ?? String(err)).trim();
-}

@@ -9,7 +9,7 @@ import { scanBundle, type BundleScan } from '../scan/scan-bundle.js';
 import type { SecretScanner } from '../scan/secret-scan.js';
 import { GZIP_LEVEL } from '../deploy-steps/gzip-level.js';
 import { parallelGzip } from '../deploy-steps/parallel-gzip.js';
-import { engineMessage } from './local-docker.js';
+import { engineMessage } from './engine-message.js';
 
 /**
  * The diff ids (hex) of the layers the Dockerfile's last stage starts from: the image its FROM
