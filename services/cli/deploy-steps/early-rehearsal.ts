@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import type { ContainerManifest } from '@demo-rooms/contract/manifest';
 import type { CliContext } from '../context.js';
+import { onThisMachine } from '../local-engine/engine-socket.js';
 import { startCommandOf, type ImageConfig } from '../local-engine/image-checks.js';
 import { pullLaid, type InEngine, type OnDisk } from './in-process-build.js';
 import { rehearseLocally, type RunningRehearsal } from './rehearsal.js';
@@ -31,11 +32,6 @@ export interface EarlyStart {
    * and an image pulled for a deploy that never took it (a refusal came first) removed.
    */
   release(): Promise<void>;
-}
-
-/** Whether the engine runs on this machine: a unix socket on Linux (podman machine's VM, TCP or SSH cannot pull from our loopback). */
-export function onThisMachine(docker: Docker): boolean {
-  return process.platform === 'linux' && typeof (docker.modem as { socketPath?: unknown }).socketPath === 'string';
 }
 
 /** The pull and the rehearsal started as soon as `onDisk` has laid the image (podman on this machine only). */

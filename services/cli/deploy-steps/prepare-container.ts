@@ -28,7 +28,8 @@ import type { AskedTarget } from '../registry/registry-target.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
 import type { BuildRecipe, RecipeOrReason } from '../local-engine/build-recipe.js';
 import { layInProcess, layOnDisk, type OnDisk } from './in-process-build.js';
-import { onThisMachine, type EarlyStart } from './early-rehearsal.js';
+import { onThisMachine } from '../local-engine/engine-socket.js';
+import type { EarlyStart } from './early-rehearsal.js';
 
 export interface ContainerOptions {
   slug: string;

@@ -2,10 +2,11 @@ import type Docker from 'dockerode';
 import type { ContainerManifest, Manifest, StepCall } from '@demo-rooms/contract/manifest';
 import type { Rehearsal as ContractRehearsal } from '@demo-rooms/contract';
 import { OUT_OF_WRITABLE_SPACE, writableSpaceHint } from '@demo-rooms/contract/copy';
+import { removeLeftRehearsals } from '../local-engine/left-rehearsals.js';
 import { RUNNER_DEFAULTS, startLocalCopy, type LocalCopy } from '../local-engine/local-copy.js';
 import { Refusal } from '../refusal.js';
 import { version } from '../version.js';
-import { cleanedUpOnInterrupt } from './on-interrupt.js';
+import { cleanedUpOnInterrupt, finishInBackground } from './on-interrupt.js';
 
 // The rehearsal: the deploy starts a local copy of the container and does what a viewer's copy
 // will meet: its health path must answer 200, then each story step's calls are made in order.
@@ -178,6 +179,8 @@ export function rehearseLocally(
 ): RunningRehearsal {
   let copy: LocalCopy | null = null;
   let stopped = false;
+  // Whatever an earlier tool killed outright left behind goes beside this start; the tool's end waits for it.
+  finishInBackground(removeLeftRehearsals(docker));
   let startAsked!: () => void;
   const asked = new Promise<void>((resolve) => (startAsked = resolve));
   const starting = startLocalCopy(docker, image, run.start, run.env ?? {}, startAsked);

@@ -75,3 +75,8 @@ function get(socketPath: string, path: string): Promise<string | null> {
     req.end();
   });
 }
+
+/** Whether the engine runs on this machine: a unix socket on Linux (podman machine's VM, TCP or SSH cannot pull from our loopback). */
+export function onThisMachine(docker: { modem: unknown }): boolean {
+  return process.platform === 'linux' && typeof (docker.modem as { socketPath?: unknown }).socketPath === 'string';
+}

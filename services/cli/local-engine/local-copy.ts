@@ -4,6 +4,7 @@ import type Docker from 'dockerode';
 import { copyCreateOptions, OUT_OF_WRITABLE_SPACE, writableSpaceHint, demuxLogs, type AppLayer } from '@demo-rooms/contract/copy';
 import { Refusal } from '../refusal.js';
 import { engineMessage } from './engine-message.js';
+import { rehearsalLabels } from './left-rehearsals.js';
 import { rehearsalApp } from './rehearsal-app.js';
 
 const VOLUME: AppLayer = { kind: 'volume' };
@@ -131,7 +132,7 @@ export async function startLocalCopy(
     return {
       ...spec,
       name: `pitch-rehearsal-${randomBytes(4).toString('hex')}`,
-      Labels: { 'pitch.rehearsal': 'true' },
+      Labels: rehearsalLabels(),
       ExposedPorts: { [port]: {} },
       HostConfig: {
         ...hostConfig,

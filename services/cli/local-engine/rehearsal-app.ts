@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
+import { rehearsalLabels } from './left-rehearsals.js';
 
 // The rehearsal copy's /app on podman, laid as the runner lays a copy's (docs/decisions/
 // copies-writable-layer.md): the image's own /app as the read-only lower of an overlay, so nothing
@@ -28,7 +29,7 @@ export async function rehearsalApp(docker: Docker, image: string): Promise<Rehea
       Image: image,
       Entrypoint: ['/nonexistent'],
       Cmd: [],
-      Labels: { 'pitch.rehearsal': 'true' },
+      Labels: rehearsalLabels(),
       HostConfig: { NetworkMode: 'none' },
     });
   } catch {
