@@ -3,11 +3,12 @@ import { hostname } from 'node:os';
 import Docker from 'dockerode';
 import { afterAll, expect, it } from 'vitest';
 import { testEnv } from '../../../test/support/services.js';
-import { OWNER_LABEL, REHEARSAL_LABEL, removeLeftRehearsals } from './left-rehearsals.js';
+import { OWNER_LABEL, removeLeftRehearsals } from './left-rehearsals.js';
 
 // What a tool killed outright left behind: a rehearsal container whose tool has ended on this
 // machine is removed by the next rehearsal; one whose tool still runs, or another machine's, stays.
-// Real podman; the look is narrowed to this file's containers, so other tests' copies are never judged.
+// Real podman; the look is narrowed to this file's containers, so other tests' copies are never
+// judged, and theirs never sweep these.
 
 const docker = new Docker({ socketPath: testEnv().DOCKER_HOST.replace(/^unix:\/\//, '') });
 const mine = `pitch.rehearsal.test=${process.pid}`;
@@ -32,7 +33,8 @@ async function rehearsalContainer(owner: string): Promise<string> {
   const container = await docker.createContainer({
     Image: 'localhost/demo-node:24',
     Cmd: ['true'],
-    Labels: { [REHEARSAL_LABEL]: 'true', [OWNER_LABEL]: owner, 'pitch.rehearsal.test': String(process.pid) },
+    // Not REHEARSAL_LABEL: the rehearsals of other test files running meanwhile would sweep this one first.
+    Labels: { [OWNER_LABEL]: owner, 'pitch.rehearsal.test': String(process.pid) },
     HostConfig: { NetworkMode: 'none' },
   });
   made.push(container.id);
