@@ -3,6 +3,7 @@ import { get as httpGet } from 'node:http';
 import type Docker from 'dockerode';
 import { copyCreateOptions, OUT_OF_WRITABLE_SPACE, writableSpaceHint, demuxLogs, type AppLayer } from '@demo-rooms/contract/copy';
 import { Refusal } from '../refusal.js';
+import { engineDial } from './engine-dial.js';
 import { engineMessage } from './engine-message.js';
 import { rehearsalLabels } from './left-rehearsals.js';
 import { rehearsalApp } from './rehearsal-app.js';
@@ -228,15 +229,10 @@ async function makeAndStart(
  * end at load). A rehearsal copy holds nothing to flush: its checks are over when it goes.
  */
 function killAndRemove(docker: Docker, id: string): Promise<unknown> {
-  return new Promise((resolve, reject) =>
-    docker.modem.dial(
-      {
-        path: `/v4.0.0/libpod/containers/${encodeURIComponent(id)}?`,
-        method: 'DELETE',
-        options: { _query: { force: true, v: true, timeout: 0 } },
-        statusCodes: { 200: true, 204: true, 404: true, 500: 'server error' },
-      },
-      (err, reply) => (err ? reject(err) : resolve(reply)),
-    ),
-  );
+  return engineDial(docker, {
+    method: 'DELETE',
+    path: `/v4.0.0/libpod/containers/${encodeURIComponent(id)}?`,
+    query: { force: true, v: true, timeout: 0 },
+    statusCodes: { 200: true, 204: true, 404: true, 500: 'server error' },
+  });
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
+import { engineDial } from './engine-dial.js';
 import { rehearsalLabels } from './left-rehearsals.js';
 
 // The rehearsal copy's /app on podman, laid as the runner lays a copy's (docs/decisions/
@@ -12,6 +13,8 @@ import { rehearsalLabels } from './left-rehearsals.js';
 
 /** The Go FileMode bit podman's path stat sets for a symbolic link. */
 const SYMLINK_MODE = 1 << 27;
+
+const ENGINE_ANSWERS = { 200: true, 201: true, 404: 'no such container or path', 500: 'server error' } as const;
 
 export interface RehearsalApp {
   /** The host path of the image's /app, as the engine sees it. */
@@ -44,7 +47,9 @@ export async function rehearsalApp(docker: Docker, image: string): Promise<Rehea
     // Asked of the engine, not of this machine's files: a rootless engine's mounts are in a
     // namespace of its own. A symbolic link would make the lower a folder of the host's.
     if (!isPlainFolder(await pathStat(docker, holder.id, '/app'))) return (await release(), null);
-    const root = String(await dial(docker, 'POST', `/v4.0.0/libpod/containers/${holder.id}/mount`))
+    const root = String(
+      await engineDial(docker, { method: 'POST', path: `/v4.0.0/libpod/containers/${holder.id}/mount?`, statusCodes: ENGINE_ANSWERS }),
+    )
       .trim()
       .replace(/^"|"$/g, '');
     if (!root.startsWith('/')) return (await release(), null);
@@ -66,29 +71,14 @@ function isPlainFolder(stat: PathStat | null): boolean {
 
 /** The engine's stat of a path in a container (`HEAD /containers/{id}/archive`'s header); null when it has none. */
 async function pathStat(docker: Docker, id: string, path: string): Promise<PathStat | null> {
-  const headers = (await dial(docker, 'HEAD', `/containers/${id}/archive?`, { path }, true)) as Record<string, string> | undefined;
-  const header = headers?.['x-docker-container-path-stat'];
+  const reply = (await engineDial(docker, {
+    method: 'HEAD',
+    path: `/containers/${id}/archive?`,
+    query: { path },
+    stream: true,
+    statusCodes: ENGINE_ANSWERS,
+  })) as { headers: Record<string, string>; resume(): void };
+  reply.resume();
+  const header = reply.headers['x-docker-container-path-stat'];
   return header ? (JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as PathStat) : null;
-}
-
-/** One call over dockerode's connection; with `headers`, the reply's headers instead of its body. */
-function dial(docker: Docker, method: string, path: string, query: Record<string, string> = {}, headers = false): Promise<unknown> {
-  return new Promise((resolve, reject) =>
-    (docker.modem as unknown as { dial(options: object, callback: (err: unknown, data: unknown) => void): void }).dial(
-      {
-        path,
-        method,
-        options: { _query: query },
-        isStream: headers,
-        statusCodes: { 200: true, 201: true, 404: 'no such container or path', 500: 'server error' },
-      },
-      (err, data) => {
-        if (err) return reject(err);
-        if (!headers) return resolve(data);
-        const reply = data as { headers: Record<string, string>; resume(): void };
-        reply.resume();
-        resolve(reply.headers);
-      },
-    ),
-  );
 }

@@ -6,6 +6,7 @@ import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as zlib from 'node:zlib';
 import type Docker from 'dockerode';
+import { engineDial } from '../local-engine/engine-dial.js';
 import { Refusal } from '../refusal.js';
 import type { Finding } from '../scan/findings.js';
 import { scanLayer, type BundleScan } from '../scan/scan-bundle.js';
@@ -100,20 +101,17 @@ export async function readImageByEnginePush(
 
 /** podman's push (libpod API): its progress lines, failed when one of them is an error. */
 async function enginePush(docker: Docker, tag: string, destination: string, signal: AbortSignal): Promise<void> {
-  const stream = await new Promise<Readable>((resolve, reject) =>
-    docker.modem.dial(
-      {
-        path: `/v4.0.0/libpod/images/${encodeURIComponent(tag)}/push?`,
-        method: 'POST',
-        options: { _query: { destination, tlsVerify: false, quiet: false }, _body: {} },
-        isStream: true,
-        abortSignal: signal,
-        statusCodes: { 200: true, 404: 'no such image', 500: 'server error' },
-      },
-      (err, reply) =>
-        err ? reject(new EnginePushUnavailable(`the engine's push was refused: ${(err as Error).message}`)) : resolve(reply as Readable),
-    ),
-  );
+  const stream = (await engineDial(docker, {
+    method: 'POST',
+    path: `/v4.0.0/libpod/images/${encodeURIComponent(tag)}/push?`,
+    query: { destination, tlsVerify: false, quiet: false },
+    body: {},
+    stream: true,
+    signal,
+    statusCodes: { 200: true, 404: 'no such image', 500: 'server error' },
+  }).catch((err: unknown) => {
+    throw new EnginePushUnavailable(`the engine's push was refused: ${(err as Error).message}`);
+  })) as Readable;
   // Its progress is a few lines a layer; past 1 MiB only the end is kept, where an error comes.
   let text = '';
   for await (const chunk of stream) text = (text + (chunk as Buffer).toString('utf8')).slice(-PROGRESS_KEPT);

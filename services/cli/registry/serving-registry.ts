@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type Docker from 'dockerode';
+import { engineDial } from '../local-engine/engine-dial.js';
 import { Refusal } from '../refusal.js';
 import { blobSize, type PushTarget } from './push-image.js';
 import { manifestBytes, type ImageManifest } from './image-manifest.js';
@@ -77,19 +78,16 @@ export async function pullIntoEngine(
 
 /** podman's pull (libpod API: it takes tlsVerify for this plain-HTTP loopback); its progress read to the end. */
 async function enginePull(docker: Docker, reference: string): Promise<void> {
-  const stream = await new Promise<Readable>((resolve, reject) =>
-    docker.modem.dial(
-      {
-        path: '/v4.0.0/libpod/images/pull?',
-        method: 'POST',
-        options: { _query: { reference, tlsVerify: false, quiet: false }, _body: {} },
-        isStream: true,
-        statusCodes: { 200: true, 400: 'bad parameter', 500: 'server error' },
-      },
-      (err, reply) =>
-        err ? reject(new Refusal(`the engine could not pull the image: ${(err as Error).message}`)) : resolve(reply as Readable),
-    ),
-  );
+  const stream = (await engineDial(docker, {
+    method: 'POST',
+    path: '/v4.0.0/libpod/images/pull?',
+    query: { reference, tlsVerify: false, quiet: false },
+    body: {},
+    stream: true,
+    statusCodes: { 200: true, 400: 'bad parameter', 500: 'server error' },
+  }).catch((err: unknown) => {
+    throw new Refusal(`the engine could not pull the image: ${(err as Error).message}`);
+  })) as Readable;
   let text = '';
   for await (const chunk of stream) text = (text + (chunk as Buffer).toString('utf8')).slice(-(1 << 20));
   for (const line of text.split('\n')) {
