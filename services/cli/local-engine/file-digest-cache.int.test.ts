@@ -3,6 +3,7 @@ import { mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { fileDigest } from './build-context.js';
 import { FileDigestCache } from './file-digest-cache.js';
 
 // The digests kept between deploys: a file whose bytes changed is read again even when its size
@@ -75,6 +76,25 @@ it('writes nothing when the same files keep the same stamps, and writes again wh
     expect(await changed.digest(kept)).toBe(sha('changed'));
     await changed.save();
     expect(await written()).not.toEqual(before);
+  } finally {
+    await rm(other, { recursive: true, force: true });
+  }
+});
+
+it('reads a file once in a deploy when it is asked for again with the same stamp, and again once it changed', async () => {
+  const other = await mkdtemp(join(tmpdir(), 'digest-cache-once-'));
+  try {
+    // Just written, so no earlier deploy could have kept it: both asks would read it without the memo.
+    const fresh = join(other, 'fresh.js');
+    await writeFile(fresh, 'ffff');
+    const reads: string[] = [];
+    const cache = await FileDigestCache.open(other, (path) => (reads.push(path), fileDigest(path)));
+    expect(await cache.digest(fresh)).toBe(sha('ffff'));
+    expect(await cache.digest(fresh)).toBe(sha('ffff'));
+    expect(reads).toEqual([fresh]);
+    await writeFile(fresh, 'gggg');
+    expect(await cache.digest(fresh)).toBe(sha('gggg'));
+    expect(reads).toEqual([fresh, fresh]);
   } finally {
     await rm(other, { recursive: true, force: true });
   }

@@ -23,25 +23,31 @@ export class FileDigestCache {
   private constructor(
     private readonly file: string,
     private readonly known: Map<string, Stamp>,
+    private readonly read: (path: string) => Promise<string>,
   ) {}
 
   /** The cache of one project folder (its absolute path), kept beside the tool's config file. */
-  static async open(dir: string): Promise<FileDigestCache> {
+  static async open(dir: string, read: (path: string) => Promise<string> = fileDigest): Promise<FileDigestCache> {
     const name = createHash('sha256').update(dir).digest('hex').slice(0, 32);
     const file = join(dirname(configPath()), 'file-digests', `${name}.json`);
     const known = await readFile(file, 'utf8').then(
       (text) => new Map(Object.entries(JSON.parse(text) as Record<string, Stamp>)),
       () => new Map<string, Stamp>(),
     );
-    return new FileDigestCache(file, known);
+    return new FileDigestCache(file, known, read);
   }
 
-  /** The file's sha256 (hex): the cached one when its stamp is unchanged, else read. */
+  /**
+   * The file's sha256 (hex): the cached one when its stamp is unchanged, else read. A file read
+   * once in this deploy is not read again for the same stamp: the inputs digest and the recipe ask
+   * for the same files, and a new or recent one (100 MB of node_modules just installed) would be
+   * read twice.
+   */
   async digest(path: string): Promise<string> {
     const info = await lstat(path, { bigint: true });
     const key = `${info.size} ${info.ino} ${info.mtimeNs} ${info.ctimeNs}`;
-    const known = this.known.get(path);
-    const digest = known?.key === key ? known.digest : await fileDigest(path);
+    const known = this.next.get(path) ?? this.known.get(path);
+    const digest = known?.key === key ? known.digest : await this.read(path);
     this.next.set(path, { key, digest, mtimeMs: String(info.mtimeMs) });
     return digest;
   }
