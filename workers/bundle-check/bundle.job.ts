@@ -6,6 +6,7 @@ import { buildExists, commitBuild } from '../../services/data/builds.sql.js';
 import type { WorkerDeps } from '../worker-deps.js';
 import { BundleRefusal, readBundle, type BundleImage } from './read-bundle.js';
 import { readPushedImage } from './read-pushed-image.js';
+import { checkedBlobSizes, recordCheckedBlobSizes } from '../../services/data/checked-blob-sizes.sql.js';
 import { registryOf } from '../../services/core/infra/registry/registry-pull.js';
 import { repositoryOf } from '../../services/core/infra/registry/registry-token.js';
 
@@ -33,7 +34,17 @@ export async function bundle(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
       // A pushed image (issue 32): the same rules, read from its manifest and config in the registry.
       const registry = registryOf(deps.config);
       if (!registry) return { ok: false, reason: 'archive', detail: 'this platform has no image registry' };
-      image = await readPushedImage(registry, repositoryOf(data.workspaceId, data.projectId), data.imageManifest, limits);
+      const pushed = await readPushedImage(
+        registry,
+        repositoryOf(data.workspaceId, data.projectId),
+        data.imageManifest,
+        limits,
+        (digests) => checkedBlobSizes(deps.sql, data.workspaceId, digests),
+      );
+      // Every size read matched its layer's: the workspace's next check need not ask for it.
+      await recordCheckedBlobSizes(deps.sql, data.workspaceId, pushed.sizesRead);
+      const { sizesRead: _read, ...described } = pushed;
+      image = described;
       sizeBytes = image.archiveBytes;
     } else {
       const upload = data.uploadId ? await deps.storage.get(uploadKey(data.uploadId)) : null;

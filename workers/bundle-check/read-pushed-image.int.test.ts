@@ -40,6 +40,76 @@ async function pushBlob(repository: string, bytes: Buffer) {
   expect(put.status).toBe(201);
 }
 
+/** An image of these layers pushed to a new repository, each layer declared at `declared` (its own size by default). */
+async function pushImage(layers: Buffer[], declared: (layer: Buffer) => number = (layer) => layer.length) {
+  const repository = `${randomUUID()}/${randomUUID()}`;
+  const config = Buffer.from(
+    JSON.stringify({
+      architecture: 'amd64',
+      os: 'linux',
+      config: { Cmd: ['node'] },
+      rootfs: { type: 'layers', diff_ids: layers.map(sha) },
+    }),
+  );
+  for (const blob of [...layers, config]) await pushBlob(repository, blob);
+  const manifest = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: 'application/vnd.docker.distribution.manifest.v2+json',
+      config: { mediaType: 'application/vnd.docker.container.image.v1+json', size: config.length, digest: sha(config) },
+      layers: layers.map((layer) => ({
+        mediaType: 'application/vnd.docker.image.rootfs.diff.tar',
+        size: declared(layer),
+        digest: sha(layer),
+      })),
+    }),
+  );
+  const put = await push(repository, `manifests/${sha(manifest)}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/vnd.docker.distribution.manifest.v2+json' },
+    body: new Uint8Array(manifest),
+  });
+  expect(put.status).toBe(201);
+  return { repository, digest: sha(manifest) };
+}
+
+const LIMITS = { maxEntries: 100, maxHeldBytes: 1024 * 1024, maxUnpackedBytes: 1024 * 1024 };
+
+describe('a layer size an earlier check read (checked_blob_sizes)', () => {
+  it('is not asked of the registry again: only the other layers are, and their sizes come back to be kept', async () => {
+    const [base, code] = [randomBytes(4096), randomBytes(512)];
+    const image = await pushImage([base, code]);
+    const asked: string[][] = [];
+    const read = await readPushedImage(registry, image.repository, image.digest, LIMITS, async (digests) => {
+      asked.push(digests);
+      return new Map([[sha(base), base.length]]);
+    });
+    expect(asked).toEqual([[sha(base), sha(code)]]);
+    expect(read.sizesRead).toEqual(new Map([[sha(code), code.length]]));
+    expect(read.archiveBytes).toBeGreaterThan(base.length + code.length);
+  });
+
+  it('refuses a layer declared at another size than the one read before, without asking the registry', async () => {
+    const layer = randomBytes(2048);
+    // Declared one byte short: the registry would say 2048; the size read before says 2048 too.
+    const image = await pushImage([layer], (l) => l.length - 1);
+    const read = readPushedImage(registry, image.repository, image.digest, LIMITS, async () => new Map([[sha(layer), 2048]]));
+    await expect(read).rejects.toThrow(`is declared as 2047 bytes, but its blob has 2048`);
+  });
+
+  it('asks for every layer when no earlier check read any, and gives them all to be kept', async () => {
+    const [one, two] = [randomBytes(100), randomBytes(200)];
+    const image = await pushImage([one, two]);
+    const read = await readPushedImage(registry, image.repository, image.digest, LIMITS);
+    expect(read.sizesRead).toEqual(
+      new Map([
+        [sha(one), 100],
+        [sha(two), 200],
+      ]),
+    );
+  });
+});
+
 describe('a pushed image read for the bundle check (issue 45, L1)', () => {
   it('refuses a layer whose declared size is not its blob’s, before any limit is applied', async () => {
     const repository = `${randomUUID()}/${randomUUID()}`;

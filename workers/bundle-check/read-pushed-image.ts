@@ -15,18 +15,23 @@ import { BundleRefusal, describeConfig, type BundleImage, type BundleLimits } fr
 // within the unpacked limit and their count within the entry limit; the config within the held
 // limit. The registry checked every blob against its digest when it was pushed, but not a
 // layer's size against the manifest's: each is checked against the stored blob's before the
-// sizes are added up (issue 45, L1), so a manifest cannot declare a large layer small.
+// sizes are added up (issue 45, L1), so a manifest cannot declare a large layer small. A size the
+// workspace's earlier checks read (checked_blob_sizes) is not asked again: a digest names its bytes.
 
 const HEX_DIGEST = /^sha256:[0-9a-f]{64}$/;
 /** Layers whose stored size is asked of the registry at once. */
 const AT_ONCE = 8;
+
+/** The stored sizes earlier checks read, among these digests (none: every layer is asked). */
+export type CheckedSizes = (digests: string[]) => Promise<Map<string, number>>;
 
 export async function readPushedImage(
   registry: Registry,
   repository: string,
   digest: string,
   limits: BundleLimits,
-): Promise<BundleImage & { manifestBytes: number }> {
+  checkedSizes: CheckedSizes = async () => new Map(),
+): Promise<BundleImage & { manifestBytes: number; sizesRead: Map<string, number> }> {
   try {
     const bytes = await readManifest(registry, repository, digest, limits.maxHeldBytes);
     let manifest: {
@@ -56,24 +61,30 @@ export async function readPushedImage(
         throw new BundleRefusal(`the layer ${layer.digest} is ${String(layer.mediaType)}: push layers uncompressed (pitch deploy does)`);
       total += layer.size;
     }
-    // The stored sizes and the config asked together, AT_ONCE at a time: a round trip's wait in
-    // createBuild per AT_ONCE layers, not one a layer, and never a manifest's thousand at once.
+    // The stored sizes not checked before and the config asked together, AT_ONCE at a time: a
+    // round trip's wait in createBuild per AT_ONCE layers, not one a layer, and never a manifest's
+    // thousand at once.
+    const digests = [...new Set(layers.map((l) => l.digest as string))];
     const sizes = async () => {
-      const found: number[] = [];
-      for (let i = 0; i < layers.length; i += AT_ONCE)
-        found.push(
-          ...(await Promise.all(layers.slice(i, i + AT_ONCE).map((l) => registryBlobSize(registry, repository, l.digest as string)))),
-        );
-      return found;
+      const known = await checkedSizes(digests);
+      const asked = digests.filter((d) => !known.has(d));
+      const read = new Map<string, number>();
+      for (let i = 0; i < asked.length; i += AT_ONCE) {
+        const batch = asked.slice(i, i + AT_ONCE);
+        const found = await Promise.all(batch.map((d) => registryBlobSize(registry, repository, d)));
+        batch.forEach((d, j) => read.set(d, found[j]));
+      }
+      return { known, read };
     };
-    const [stored, configBytes] = await Promise.all([
+    const [{ known, read }, configBytes] = await Promise.all([
       sizes(),
       readBlob(registry, repository, config.digest, Math.min(4 * 1024 * 1024, limits.maxHeldBytes)),
     ]);
-    layers.forEach((layer, i) => {
-      if (stored[i] !== layer.size)
-        throw new BundleRefusal(`the layer ${layer.digest} is declared as ${layer.size} bytes, but its blob has ${stored[i]}`);
-    });
+    for (const layer of layers) {
+      const stored = known.get(layer.digest as string) ?? read.get(layer.digest as string);
+      if (stored !== layer.size)
+        throw new BundleRefusal(`the layer ${layer.digest} is declared as ${layer.size} bytes, but its blob has ${stored}`);
+    }
     if (total > limits.maxUnpackedBytes) throw new BundleRefusal(`the pushed image unpacks to more than ${limits.maxUnpackedBytes} bytes`);
     return {
       ...describeConfig(configBytes),
@@ -81,6 +92,7 @@ export async function readPushedImage(
       layers: layers.length,
       archiveBytes: total + configBytes.length,
       manifestBytes: bytes.length,
+      sizesRead: read,
     };
   } catch (err) {
     if (err instanceof RegistryReadError) throw new BundleRefusal(err.message);

@@ -5,6 +5,7 @@ import type { Sql } from '../../services/core/infra/db.js';
 import type { Logger } from '../../services/core/infra/log.js';
 import { registryTokenGraceSeconds } from '../../services/core/infra/registry/registry-token.js';
 import { claimRegistryGc, closeRegistryPushes, endRegistryGc, registryGcState } from '../../services/data/registry-gc.sql.js';
+import { forgetCheckedBlobSizes } from '../../services/data/checked-blob-sizes.sql.js';
 import { forgetRegistryBlobs } from '../../services/data/registry-usage.sql.js';
 
 const run = promisify(execFile);
@@ -68,6 +69,7 @@ export async function collectRegistryGarbage(
     const { all, ...freed } = await garbageCollect(target.configFile);
     // What was deleted no workspace holds any more: their registry bytes go down (registry-usage.sql.ts).
     await forgetRegistryBlobs(sql, all);
+    await forgetCheckedBlobSizes(sql, all);
     const result = { ...freed, ms: Date.now() - started };
     await endRegistryGc(sql, target.registry, result, true, new Date(now.getTime() + result.ms));
     log.info({ registry: target.registry, ...result }, 'registry garbage collection done; pushes reopened');
