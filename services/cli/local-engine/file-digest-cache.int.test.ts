@@ -99,3 +99,29 @@ it('reads a file once in a deploy when it is asked for again with the same stamp
     await rm(other, { recursive: true, force: true });
   }
 });
+
+it('keeps a file written half a second ago on a filesystem with sub-second stamps, and not one stamped in whole seconds', async () => {
+  const other = await mkdtemp(join(tmpdir(), 'digest-cache-tick-'));
+  try {
+    const [fine, whole] = [join(other, 'fine.bin'), join(other, 'whole.bin')];
+    await writeFile(fine, 'ffff');
+    await writeFile(whole, 'wwww');
+    // Half a second ago, off the whole second (as an install a moment before the deploy leaves it).
+    const halfAgo = Date.now() - 500;
+    await utimes(fine, new Date(halfAgo), new Date(halfAgo - (halfAgo % 1000 === 0 ? 1 : 0)));
+    // The last whole second at least a second ago: as a filesystem that stamps whole seconds would.
+    const second = new Date(Math.floor((Date.now() - 1000) / 1000) * 1000);
+    await utimes(whole, second, second);
+    expect((await stat(whole, { bigint: true })).mtimeNs % 1_000_000_000n).toBe(0n);
+    const cache = await FileDigestCache.open(other);
+    await cache.digest(fine);
+    await cache.digest(whole);
+    await cache.save();
+    const folder = join(home, 'pitch', 'file-digests');
+    const files = await Promise.all((await readdir(folder)).map(async (f) => JSON.parse(await readFile(join(folder, f), 'utf8'))));
+    const keptHere = files.find((kept) => Object.keys(kept).some((path) => path.startsWith(other)));
+    expect(Object.keys(keptHere)).toEqual([fine]);
+  } finally {
+    await rm(other, { recursive: true, force: true });
+  }
+});

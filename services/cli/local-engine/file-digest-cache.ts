@@ -7,15 +7,21 @@ import { fileDigest } from './build-context.js';
 // The sha256 of each context file, kept between deploys by what git's index keys on (size, inode,
 // mtime and ctime, in nanoseconds): an unchanged redeploy of an app with 100 MB of node_modules
 // then reads no file, only stats them, and takes about the time of `pitch validate` (issue 48).
-// As git does for "racy" entries, a file changed less than RACY_MS before the cache was written
-// is not trusted and is read again, as a write in the same tick would keep its times.
+// As git does for "racy" entries, a file changed within one tick of its filesystem's clock before
+// the cache was written is not trusted and is read again, as a second write in the same tick
+// would keep its times. The tick is taken from the stamp itself: a filesystem that stamps whole
+// seconds (FAT's two, HFS+'s and ext3's one) gets 2 s; one with sub-second stamps (ext4, xfs,
+// btrfs, tmpfs, overlayfs: a coarse clock of at most 10 ms on Linux) gets 100 ms, so the
+// node_modules an install wrote a second before the first deploy are kept by it.
 
-const RACY_MS = 2_000n;
+const WHOLE_SECOND_TICK_MS = 2_000n;
+const FINE_TICK_MS = 100n;
 
 interface Stamp {
   key: string;
   digest: string;
-  mtimeMs: string;
+  /** From when (ms since the epoch) this stamp cannot share a tick with a later write. */
+  trustedFromMs: string;
 }
 
 export class FileDigestCache {
@@ -48,14 +54,15 @@ export class FileDigestCache {
     const key = `${info.size} ${info.ino} ${info.mtimeNs} ${info.ctimeNs}`;
     const known = this.next.get(path) ?? this.known.get(path);
     const digest = known?.key === key ? known.digest : await this.read(path);
-    this.next.set(path, { key, digest, mtimeMs: String(info.mtimeMs) });
+    const tick = info.mtimeNs % 1_000_000_000n === 0n ? WHOLE_SECOND_TICK_MS : FINE_TICK_MS;
+    this.next.set(path, { key, digest, trustedFromMs: String(info.mtimeNs / 1_000_000n + tick) });
     return digest;
   }
 
-  /** Writes the stamps of the files asked about this time (no others), less those too recent to trust. */
+  /** Writes the stamps of the files asked about this time (no others), less those still within their tick. */
   async save(): Promise<void> {
     const now = BigInt(Date.now());
-    const kept = Object.fromEntries([...this.next].filter(([, stamp]) => BigInt(stamp.mtimeMs) < now - RACY_MS));
+    const kept = Object.fromEntries([...this.next].filter(([, stamp]) => BigInt(stamp.trustedFromMs) < now));
     // The same files with the same stamps as the file holds: nothing to write (an unchanged redeploy).
     const same = Object.entries(kept);
     if (same.length === this.known.size && same.every(([path, stamp]) => this.known.get(path)?.key === stamp.key)) return;
