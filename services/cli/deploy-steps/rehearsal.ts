@@ -6,7 +6,7 @@ import { removeLeftRehearsals } from '../local-engine/left-rehearsals.js';
 import { RUNNER_DEFAULTS, startLocalCopy, type LocalCopy } from '../local-engine/local-copy.js';
 import { Refusal } from '../refusal.js';
 import { version } from '../version.js';
-import { cleanedUpOnInterrupt, finishInBackground } from './on-interrupt.js';
+import { cleanedUpOnInterrupt, finishInBackground, interrupted } from './on-interrupt.js';
 
 // The rehearsal: the deploy starts a local copy of the container and does what a viewer's copy
 // will meet: its health path must answer 200, then each story step's calls are made in order.
@@ -169,6 +169,9 @@ export interface RunningRehearsal {
  * (startLocalCopy), its health, the story's calls, still up after them; the copy removed however
  * it ends, also on Ctrl-C.
  */
+/** How long a Ctrl-C waits for the copy being made, to remove it; past that it is the next rehearsal's to sweep. */
+const START_WAIT_ON_INTERRUPT_MS = 10_000;
+
 export function rehearseLocally(
   docker: Docker,
   image: string,
@@ -185,6 +188,16 @@ export function rehearseLocally(
   const asked = new Promise<void>((resolve) => (startAsked = resolve));
   const starting = startLocalCopy(docker, image, run.start, run.env ?? {}, startAsked);
   starting.then(startAsked, startAsked);
+  // A Ctrl-C while the engine makes the copy: the copy is removed once made (the engine finishes
+  // a create it was asked for), before the tool exits, not left for the next rehearsal's sweep.
+  void cleanedUpOnInterrupt(
+    () => starting,
+    async () => {
+      if (!interrupted()) return;
+      const made = await Promise.race([starting.catch(() => null), sleep(START_WAIT_ON_INTERRUPT_MS).then(() => null)]);
+      await made?.remove();
+    },
+  ).catch(() => {});
   const result = (async () => {
     const started = await starting;
     copy = started;
