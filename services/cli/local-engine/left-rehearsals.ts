@@ -3,9 +3,8 @@ import type Docker from 'dockerode';
 import { onThisMachine } from './engine-socket.js';
 
 // A rehearsal's copy, and the holder of its /app, go when the rehearsal ends, also on Ctrl-C. A
-// tool killed outright (kill -9, a closed terminal, a crash, or a Ctrl-C between the engine's
-// create and the removal's registration) leaves them: a copy still running, a holder that keeps
-// its image. Each is labelled with the tool that made it (this machine's name and the process id),
+// tool killed outright (kill -9, a closed terminal, a crash) leaves them: a copy still running, a
+// holder that keeps its image. Each is labelled with the tool that made it (this machine's name and the process id),
 // and each rehearsal removes those whose tool no longer runs on this machine. A process that is
 // still running, or another machine's, is never judged: its rehearsal may be under way.
 
