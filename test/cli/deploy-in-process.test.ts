@@ -54,8 +54,11 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
 
     // One line of the code the last COPY copies: one new layer, laid here, and only it sent.
     await writeFile(server, original.replace("demo: 'container app'", "demo: 'container app, changed'"));
-    const changed = await deploy();
+    const timed = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
+    const changed = { ...timed, stderr: timed.stderr.replace(/^\[[\d.]+ s\] /gm, '') };
     expect(changed.code, changed.stderr).toBe(0);
+    // The kept layers' sizes come from what the first deploy pushed, not from the registry.
+    expect(changed.stderr).toMatch(/· kept layers' sizes: [1-9]\d* recorded, 0 asked of the registry$/m);
     expect(changed.stderr).toMatch(
       /^build +image laid without the engine in [\d.]+ s: 1 new layer \([\d.]+ K?B\) from the files its last COPY steps copy; the live build's \d+ layers? below kept$/m,
     );

@@ -180,7 +180,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
         )
       : await upload(ctx, client, token.token, project, artefact, options.note);
     log.done('created', `build ${buildId}`);
-    if (inputs) await recordInputs(ctx, file.dir, project.id, buildId, inputs);
+    if (inputs) await recordInputs(ctx, file.dir, project.id, buildId, inputs, artefact.image?.read.layers);
     ctx.trace('inputs recorded');
     if (pages.length > 0) {
       await sendPages(client, project.id, pages);
@@ -301,6 +301,7 @@ function layEarly(
       context: inputs.context,
       recipe: inputs.recipe,
       liveRecipe: inputs.liveRecipe,
+      liveLayers: inputs.liveLayers,
     }),
   );
   const early = modules.then(([, { startEarly }]) => startEarly(ctx, docker, slug, onDisk, manifest, healthTimeoutMs));

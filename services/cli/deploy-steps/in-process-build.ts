@@ -34,6 +34,8 @@ export interface InProcessOptions {
   recipe?: RecipeOrReason;
   /** The recipe this folder's last deploy recorded for the live build. */
   liveRecipe?: BuildRecipe | null;
+  /** The live build's layer sizes this folder's last deploy recorded (its manifest's). */
+  liveLayers?: Record<string, number> | null;
   /** The laid image's pull, started as soon as it was laid (early-rehearsal.ts); pulled in layInProcess when absent or null. */
   early?: Promise<{ inEngine(): Promise<InEngine | null> }>;
 }
@@ -76,6 +78,7 @@ export async function layOnDisk(ctx: CliContext, engine: Promise<Docker>, work: 
     split: options.recipe.split,
     recipe: options.recipe.recipe,
     liveRecipe: options.liveRecipe ?? null,
+    liveLayers: options.liveLayers ?? null,
     liveImage: options.live.digest,
     target: repository,
     spoolDir,

@@ -30,6 +30,8 @@ export interface ContainerInputs {
   recipe: RecipeOrReason;
   /** The record of the live build's recipe, when this folder's last deploy made the live build. */
   liveRecipe: BuildRecipe | null;
+  /** The live build's layers and sizes, as this folder's last deploy pushed them; null when not recorded. */
+  liveLayers: Record<string, number> | null;
 }
 
 /** The folder's build context and inputs digest, and whether the project's live build was made from the same. */
@@ -70,20 +72,32 @@ export async function readContainerInputs(
   ctx.trace('recipe made, digests kept');
   const ms = performance.now() - started;
   const liveRecipe = live ? (recorded.recipe ?? null) : null;
-  return { dockerfile, context, digest, unchanged, ms, recipe, liveRecipe };
+  const liveLayers = live ? (recorded.layers ?? null) : null;
+  return { dockerfile, context, digest, unchanged, ms, recipe, liveRecipe, liveLayers };
 }
 
-/** Records the inputs `buildId` was built from (and its recipe, when it has one), for the folder's next deploy. */
+/**
+ * Records the inputs `buildId` was built from (and its recipe, when it has one), for the folder's
+ * next deploy; with the layers this deploy pushed, or, for the same build again (unchanged), the
+ * layers recorded for it before.
+ */
 export async function recordInputs(
   ctx: CliContext,
   dir: string,
   projectId: string,
   buildId: string,
   inputs: Pick<ContainerInputs, 'digest' | 'recipe'>,
+  pushed?: { digest: string; size: number }[],
 ): Promise<void> {
   const key = await folderKey(ctx.apiUrl, dir);
   const recipe = 'recipe' in inputs.recipe ? inputs.recipe.recipe : undefined;
   await updateConfig((config) => {
-    config.builtFrom[key] = { projectId, buildId, inputs: inputs.digest, recipe };
+    const before = config.builtFrom[key];
+    const layers = pushed
+      ? Object.fromEntries(pushed.map((layer) => [layer.digest, layer.size]))
+      : before?.buildId === buildId
+        ? before.layers
+        : undefined;
+    config.builtFrom[key] = { projectId, buildId, inputs: inputs.digest, recipe, ...(layers ? { layers } : {}) };
   });
 }
