@@ -39,9 +39,9 @@ export const PitchConfig = z.object({
         /**
          * The pushed image's layers and their sizes, as this tool's manifest named them: a redeploy
          * laid in-process takes the kept layers' sizes from here, not from the registry. A size that
-         * is wrong here is refused by the platform's check of the image (and by the engine's pull).
+         * is wrong here is refused by the platform's check of the image. A record that does not fit
+         * is dropped, not the config file: the sizes are then asked of the registry again.
          */
-        // A record that does not fit is dropped, not the config file: the sizes are then asked again.
         layers: z
           .record(z.string().regex(/^sha256:[0-9a-f]{64}$/), z.number().int().nonnegative())
           .optional()

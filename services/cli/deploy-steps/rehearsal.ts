@@ -164,14 +164,14 @@ export interface RunningRehearsal {
   stop(): Promise<void>;
 }
 
+/** How long a Ctrl-C waits for the copy being made, to remove it; past that it is the next rehearsal's to sweep. */
+const START_WAIT_ON_INTERRUPT_MS = 10_000;
+
 /**
  * The whole rehearsal, started now and run beside the image's scan: a local copy of the image
  * (startLocalCopy), its health, the story's calls, still up after them; the copy removed however
  * it ends, also on Ctrl-C.
  */
-/** How long a Ctrl-C waits for the copy being made, to remove it; past that it is the next rehearsal's to sweep. */
-const START_WAIT_ON_INTERRUPT_MS = 10_000;
-
 export function rehearseLocally(
   docker: Docker,
   image: string,
