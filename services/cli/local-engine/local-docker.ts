@@ -1,3 +1,5 @@
+// First: what dockerode need not load is stood in for before it loads.
+import './dockerode-lazy-parts.js';
 import Docker from 'dockerode';
 import { Refusal } from '../refusal.js';
 import { fallbackSockets } from './engine-socket.js';
