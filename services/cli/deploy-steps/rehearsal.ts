@@ -6,7 +6,7 @@ import { removeLeftRehearsals } from '../local-engine/left-rehearsals.js';
 import { RUNNER_DEFAULTS, startLocalCopy, type LocalCopy } from '../local-engine/local-copy.js';
 import { Refusal } from '../refusal.js';
 import { version } from '../version.js';
-import { cleanedUpOnInterrupt, finishInBackground, interrupted } from './on-interrupt.js';
+import { cleanedUpOnInterrupt, finishInBackground } from './on-interrupt.js';
 
 // The rehearsal: the deploy starts a local copy of the container and does what a viewer's copy
 // will meet: its health path must answer 200, then each story step's calls are made in order.
@@ -188,42 +188,36 @@ export function rehearseLocally(
   const asked = new Promise<void>((resolve) => (startAsked = resolve));
   const starting = startLocalCopy(docker, image, run.start, run.env ?? {}, startAsked);
   starting.then(startAsked, startAsked);
-  // A Ctrl-C while the engine makes the copy: the copy is removed once made (the engine finishes
-  // a create it was asked for), before the tool exits, not left for the next rehearsal's sweep.
-  void cleanedUpOnInterrupt(
-    () => starting,
+  // One cleanup from the start on, however the rehearsal ends: the copy removed once made, in the
+  // background while the deploy goes on to the push (the deploy's end waits for it). On a Ctrl-C
+  // while the engine makes the copy, the create and start it was asked for are waited for (the
+  // engine finishes them), so the copy is removed before the tool exits, not left for the next
+  // rehearsal's sweep.
+  const result = cleanedUpOnInterrupt(
     async () => {
-      if (!interrupted()) return;
-      const made = await Promise.race([starting.catch(() => null), sleep(START_WAIT_ON_INTERRUPT_MS).then(() => null)]);
+      const started = await starting;
+      copy = started;
+      trace('rehearsal copy made and started');
+      if (stopped) throw new Refusal('the rehearsal was stopped');
+      const health = await waitForHealth(started, manifest.health, healthTimeoutMs);
+      trace('rehearsal copy healthy');
+      const steps = await rehearseStory(started, manifest);
+      await checkStillUp(
+        started,
+        manifest.health,
+        steps.reduce((n, step) => n + step.calls.length, 0),
+      );
+      trace('rehearsal copy still up after the story');
+      return { tool: `pitch/${version}`, at: new Date().toISOString(), health: { path: manifest.health, ...health }, steps };
+    },
+    async () => {
+      // Settled already unless the tool was stopped meanwhile; the bound's timer holds no exit up.
+      const bound = new Promise<null>((resolve) => setTimeout(resolve, START_WAIT_ON_INTERRUPT_MS, null).unref());
+      const made = await Promise.race([starting.catch(() => null), bound]);
       await made?.remove();
     },
-  ).catch(() => {});
-  const result = (async () => {
-    const started = await starting;
-    copy = started;
-    trace('rehearsal copy made and started');
-    if (stopped) {
-      await started.remove();
-      throw new Refusal('the rehearsal was stopped');
-    }
-    return cleanedUpOnInterrupt(
-      async () => {
-        const health = await waitForHealth(started, manifest.health, healthTimeoutMs);
-        trace('rehearsal copy healthy');
-        const steps = await rehearseStory(started, manifest);
-        await checkStillUp(
-          started,
-          manifest.health,
-          steps.reduce((n, step) => n + step.calls.length, 0),
-        );
-        trace('rehearsal copy still up after the story');
-        return { tool: `pitch/${version}`, at: new Date().toISOString(), health: { path: manifest.health, ...health }, steps };
-      },
-      () => started.remove(),
-      // Removed while the deploy goes on to the push; the deploy's end waits for it.
-      { inBackground: true },
-    );
-  })();
+    { inBackground: true },
+  );
   // Awaited later, after the scan: a failure meanwhile is not an unhandled one.
   result.catch(() => {});
   return {

@@ -33,3 +33,23 @@ export function engineDial(docker: Docker, call: EngineCall): Promise<unknown> {
     ),
   );
 }
+
+/** The most of an engine's progress kept (characters): a few lines a layer; past it only the end, where an error comes. */
+const PROGRESS_KEPT = 1 << 20;
+
+/**
+ * Reads an engine's progress lines (podman's libpod pull and push: JSON a line) to their end;
+ * answers the error one of them names, or null when none does. A line that is not JSON is skipped.
+ */
+export async function progressError(stream: AsyncIterable<unknown>): Promise<string | null> {
+  let text = '';
+  for await (const chunk of stream) text = (text + (chunk as Buffer).toString('utf8')).slice(-PROGRESS_KEPT);
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const said = JSON.parse(line) as { error?: unknown };
+      if (typeof said.error === 'string' && said.error) return said.error;
+    } catch {}
+  }
+  return null;
+}

@@ -6,7 +6,7 @@ import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as zlib from 'node:zlib';
 import type Docker from 'dockerode';
-import { engineDial } from '../local-engine/engine-dial.js';
+import { engineDial, progressError } from '../local-engine/engine-dial.js';
 import { Refusal } from '../refusal.js';
 import type { Finding } from '../scan/findings.js';
 import { scanLayer, type BundleScan } from '../scan/scan-bundle.js';
@@ -43,9 +43,6 @@ export interface InspectedImage {
   diffIds: string[];
   size: number;
 }
-
-/** The most of the engine's push progress kept (characters). */
-const PROGRESS_KEPT = 1 << 20;
 
 /** An engine that answers nothing within this long has not reached this machine's loopback. */
 const REACH_MS = 2000;
@@ -112,19 +109,8 @@ async function enginePush(docker: Docker, tag: string, destination: string, sign
   }).catch((err: unknown) => {
     throw new EnginePushUnavailable(`the engine's push was refused: ${(err as Error).message}`);
   })) as Readable;
-  // Its progress is a few lines a layer; past 1 MiB only the end is kept, where an error comes.
-  let text = '';
-  for await (const chunk of stream) text = (text + (chunk as Buffer).toString('utf8')).slice(-PROGRESS_KEPT);
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    let said: { error?: string };
-    try {
-      said = JSON.parse(line) as { error?: string };
-    } catch {
-      continue;
-    }
-    if (said.error) throw new EnginePushUnavailable(`the engine's push failed: ${said.error}`);
-  }
+  const error = await progressError(stream);
+  if (error) throw new EnginePushUnavailable(`the engine's push failed: ${error}`);
 }
 
 interface PushedManifest {

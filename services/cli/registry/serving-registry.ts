@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type Docker from 'dockerode';
-import { engineDial } from '../local-engine/engine-dial.js';
+import { engineDial, progressError } from '../local-engine/engine-dial.js';
 import { Refusal } from '../refusal.js';
 import { blobSize, type PushTarget } from './push-image.js';
 import { manifestBytes, type ImageManifest } from './image-manifest.js';
@@ -88,13 +88,6 @@ async function enginePull(docker: Docker, reference: string): Promise<void> {
   }).catch((err: unknown) => {
     throw new Refusal(`the engine could not pull the image: ${(err as Error).message}`);
   })) as Readable;
-  let text = '';
-  for await (const chunk of stream) text = (text + (chunk as Buffer).toString('utf8')).slice(-(1 << 20));
-  for (const line of text.split('\n')) {
-    let said: { error?: string } = {};
-    try {
-      said = JSON.parse(line) as { error?: string };
-    } catch {}
-    if (said.error) throw new Refusal(`the engine could not pull the image: ${said.error}`);
-  }
+  const error = await progressError(stream);
+  if (error) throw new Refusal(`the engine could not pull the image: ${error}`);
 }
