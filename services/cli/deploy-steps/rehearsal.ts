@@ -198,7 +198,11 @@ export function rehearseLocally(
       const started = await starting;
       copy = started;
       trace('rehearsal copy made and started');
-      if (stopped) throw new Refusal('the rehearsal was stopped');
+      if (stopped) {
+        // Gone before stop() returns, as it promises; the cleanup's second removal finds nothing.
+        await started.remove();
+        throw new Refusal('the rehearsal was stopped');
+      }
       const health = await waitForHealth(started, manifest.health, healthTimeoutMs);
       trace('rehearsal copy healthy');
       const steps = await rehearseStory(started, manifest);
