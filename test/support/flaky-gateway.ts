@@ -5,12 +5,13 @@ import type { AddressInfo } from 'node:net';
 // test picks the way a network or a load balancer does: it cuts the connection half way through
 // the body, or answers 503 itself without passing the request on. Everything else goes through
 // untouched, with the Host header put back to the target's (a presigned signature still holds).
-// The 503 comes once the body is read, as from nginx (which buffers a request's body before it
-// picks an upstream): answered mid-body, the client's write may break before it reads the answer,
-// and which of the two it reports is a race (a CI run saw EPIPE where the 503 was expected).
+// `unavailable`'s 503 comes once the body is read, as from nginx (which buffers a request's body
+// before it picks an upstream); `unavailable-at-once` answers before reading it, as HAProxy does,
+// and then the client's write may break before it reads the answer: which of the two it reports is
+// a race (a CI run saw EPIPE where the 503 was expected).
 
 /** What the gateway does with one request: pass it on, break it after this many body bytes, or answer 503. */
-export type GatewayFault = 'pass' | { breakAfter: number } | 'unavailable';
+export type GatewayFault = 'pass' | { breakAfter: number } | 'unavailable' | 'unavailable-at-once';
 
 export interface FlakyGateway {
   origin: string;
@@ -21,9 +22,11 @@ export async function flakyGateway(target: string, faultOf: (req: IncomingMessag
   const to = new URL(target);
   const server: Server = createServer((req, res) => {
     const fault = faultOf(req);
-    if (fault === 'unavailable') {
+    if (fault === 'unavailable' || fault === 'unavailable-at-once') {
+      const answer = () => res.writeHead(503, { 'content-type': 'text/plain', connection: 'close' }).end('no server is available');
       req.resume();
-      req.on('end', () => res.writeHead(503, { 'content-type': 'text/plain', connection: 'close' }).end('no server is available'));
+      if (fault === 'unavailable') req.on('end', answer);
+      else answer();
       return;
     }
     const upstream = request(

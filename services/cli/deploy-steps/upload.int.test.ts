@@ -78,6 +78,16 @@ describe('uploadFile', () => {
     expect((await stored(up.uploadId))?.equals(up.bytes)).toBe(true);
   });
 
+  it('tries again after a gateway answers 503 before the body is in, counting the bytes of the try that failed once', async () => {
+    const up = await declaredUpload(3 * 1024 * 1024);
+    const { lines, counted, puts } = await throughGateway(up, 'unavailable-at-once');
+    expect(puts).toBe(2);
+    // The 503, or the write it broke: which the client meets first is the kernel's race.
+    expect(lines).toEqual([expect.stringMatching(/^upload: try 1 failed \(.+\); trying again$/)]);
+    expect(counted).toBe(up.bytes.length);
+    expect((await stored(up.uploadId))?.equals(up.bytes)).toBe(true);
+  });
+
   it('tries again after the connection breaks half way, once the api has put the upload back', async () => {
     const up = await declaredUpload(8 * 1024 * 1024);
     const { lines, counted, puts } = await throughGateway(up, { breakAfter: 2 * 1024 * 1024 });
