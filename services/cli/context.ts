@@ -1,5 +1,6 @@
 import { ApiError, createClient, type Client, terminalSafe } from '@demo-rooms/contract';
 import { plainHttpWarning, resolveApiUrl } from './config/api-url.js';
+import { platformRequest } from './config/platform-request.js';
 import { findToken, type FoundToken } from './config/token.js';
 import { apiRefusal, Refusal } from './refusal.js';
 import { userAgent } from './version.js';
@@ -65,12 +66,12 @@ export class CliContext {
 
   /** A client that sends no token: for device login. */
   anonymous(): Client {
-    return createClient({ baseUrl: this.apiUrl, headers: { 'user-agent': userAgent } });
+    return createClient({ baseUrl: this.apiUrl, headers: { 'user-agent': userAgent }, fetch: platformRequest });
   }
 
   /** A client signed in with the given token (just issued by device login). */
   withToken(token: string): Client {
-    return createClient({ baseUrl: this.apiUrl, token, headers: { 'user-agent': userAgent } });
+    return createClient({ baseUrl: this.apiUrl, token, headers: { 'user-agent': userAgent }, fetch: platformRequest });
   }
 
   async token(): Promise<FoundToken | null> {

@@ -26,12 +26,26 @@ export class ContractError extends Error {
   }
 }
 
+/** What the client reads of a reply: fetch's Response has it, and so can a lighter transport. */
+export interface TransportReply {
+  status: number;
+  statusText: string;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+/** How the client sends a call: fetch by default; the CLI brings one over node:http (platform-request.ts). */
+export type Transport = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: BodyInit },
+) => Promise<TransportReply>;
+
 export interface ClientOptions {
   baseUrl: string;
   token?: string;
   /** Extra headers on every request (a cookie, a user agent). */
   headers?: Record<string, string>;
-  fetch?: typeof fetch;
+  fetch?: Transport;
 }
 
 export type CallArgs<R extends RouteDef> = (ParamsOf<R> extends undefined ? { params?: undefined } : { params: ParamsOf<R> }) &
@@ -45,7 +59,7 @@ export function pathOf(r: RouteDef, params: Record<string, string> = {}): string
 }
 
 export function createClient(opts: ClientOptions) {
-  const doFetch = opts.fetch ?? fetch;
+  const doFetch: Transport = opts.fetch ?? fetch;
   const base = opts.baseUrl.replace(/\/$/, '');
 
   async function call<O extends Operation>(

@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { DirectPart, DirectUpload } from '@demo-rooms/contract';
+import { requestFor } from '../node-http.js';
 import { userAgent } from '../version.js';
 import { eachAtMost } from '../each-at-most.js';
 
@@ -58,7 +57,7 @@ async function sendPart(options: DirectUploadOptions, part: DirectPart, start: n
 function putPart(options: DirectUploadOptions, part: DirectPart, start: number, counted: (n: number) => void): Promise<string> {
   const url = new URL(part.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new Error(`not an http(s) address: ${url.protocol}`));
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const request = requestFor(url);
   return new Promise((resolve, reject) => {
     const source = createReadStream(options.file, { start, end: start + part.sizeBytes - 1, highWaterMark: 1 << 20 });
     // Once answered or failed, the file stops being read and counted: a failed try gives back

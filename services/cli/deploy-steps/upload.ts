@@ -1,8 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, ErrorBody } from '@demo-rooms/contract';
+import { requestFor } from '../node-http.js';
 import { Refusal } from '../refusal.js';
 import { userAgent } from '../version.js';
 
@@ -88,7 +87,7 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
 }
 
 function putOnce(url: URL, options: UploadOptions, counted: (n: number) => void): Promise<void> {
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const request = requestFor(url);
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = request(

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { http } from '../node-http.js';
 import { fileURLToPath } from 'node:url';
 
 // What the "nothing changed" check asks of the engine (each base image's id, for the inputs
@@ -63,7 +63,7 @@ export function socketInspector(socketPath: string): ImageInspector {
 /** A GET's body when it answers 200; null on any other answer or none. */
 function get(socketPath: string, path: string): Promise<string | null> {
   return new Promise((resolve) => {
-    const req = request({ socketPath, path, method: 'GET', timeout: 10_000 }, (res) => {
+    const req = http().request({ socketPath, path, method: 'GET', timeout: 10_000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { get as httpGet } from 'node:http';
+import { http } from '../node-http.js';
 import type Docker from 'dockerode';
 import { copyCreateOptions, OUT_OF_WRITABLE_SPACE, writableSpaceHint, demuxLogs, type AppLayer } from '@demo-rooms/contract/copy';
 import { Refusal } from '../refusal.js';
@@ -73,7 +73,7 @@ function pingSaysPodman(docker: Docker): Promise<boolean | null> {
         : null;
   if (!where) return Promise.resolve(null);
   return new Promise((resolve) => {
-    const req = httpGet({ ...where, path: '/_ping', timeout: 5000 }, (res) => {
+    const req = http().get({ ...where, path: '/_ping', timeout: 5000 }, (res) => {
       res.resume();
       resolve(res.headers['libpod-api-version'] !== undefined);
     });

@@ -1,9 +1,10 @@
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { http } from '../node-http.js';
 
 // A registry that takes one push from the builder's own engine, on 127.0.0.1, for `pitch deploy`
 // (issue 32): the engine sends only the layers this registry says it lacks, so a redeploy reads
@@ -214,7 +215,7 @@ export async function startReceivingRegistry(options: ReceivingOptions): Promise
     return reply(res, 404, {}, kind === 'manifests' ? 'MANIFEST_UNKNOWN' : 'UNSUPPORTED');
   };
 
-  const server = createServer((req, res) => {
+  const server = http().createServer((req, res) => {
     handle(req, res).catch(() => {
       // A failed write (the bound, the disk) ends this request; the push then fails and says so.
       if (!res.headersSent) reply(res, 500, {}, 'UNKNOWN');

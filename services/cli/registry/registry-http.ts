@@ -1,6 +1,6 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import { requestFor } from '../node-http.js';
 import { userAgent } from '../version.js';
 
 export interface RegistryReply {
@@ -19,7 +19,7 @@ export function registryRequest(
   options: { method: string; token: string; headers?: Record<string, string | number>; body?: Readable | Buffer },
 ): Promise<RegistryReply> {
   const target = new URL(url);
-  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const request = requestFor(target);
   return new Promise((resolve, reject) => {
     const req = request(
       target,

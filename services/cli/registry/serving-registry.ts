@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { http } from '../node-http.js';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -30,7 +30,7 @@ export async function pullIntoEngine(
 ): Promise<string> {
   const manifest = manifestBytes(image);
   const name = `pitch-pull-${randomBytes(8).toString('hex')}`;
-  const server = createServer((req, res) => {
+  const server = http().createServer((req, res) => {
     void (async () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       const head = req.method === 'HEAD';
