@@ -263,10 +263,16 @@ describe('what a viewer meets', () => {
   it("says not taking visits once the month's viewer-hours are used, while viewers already in keep the room", async () => {
     const { url, project, link } = await roomWithLink();
     const inside = await enterRoom(platform, url);
-    // Solo has 50 viewer-hours: one visit of 51 hours through a link this month uses them.
+    // Solo has 50 viewer-hours: 51 hours of visits through a link this month use them. Only the
+    // part of a visit within this UTC month counts, so early in a month (less than 51 hours in)
+    // the hours are many visits side by side since its start, not one long one.
     await platform.deps.sql`
       insert into visits (workspace_id, project_id, link_id, started_at, last_seen_at, ended_at)
-      select workspace_id, id, ${link.id}, now() - interval '51 hours', now(), now() from projects where id = ${project.id}`;
+      select p.workspace_id, p.id, ${link.id}, w.started, now(), now()
+      from projects p
+      cross join (select greatest(date_trunc('month', now() at time zone 'UTC') at time zone 'UTC', now() - interval '51 hours') as started) w
+      cross join lateral generate_series(1, ceil(51 * 3600 / greatest(extract(epoch from now() - w.started), 1))::int)
+      where p.id = ${project.id}`;
     const newcomer = await hit(platform, new URL(url).pathname, { jar: new Map() });
     expect(newcomer.text).toContain('Not taking visits');
     const back = await hit(platform, new URL(url).pathname, { jar: inside.jar });

@@ -1,6 +1,6 @@
 import type { Agent, IncomingMessage } from 'node:http';
 import type { Transport, TransportReply } from '@demo-rooms/contract';
-import { http, https, requestFor } from '../node-http.js';
+import { bodyAtMost, exchange, http, https } from '../node-http.js';
 
 // The tool's calls to the platform go over node:http(s), not fetch. Node's fetch is the undici it
 // bundles: its first use loads the Fetch classes (about 60 ms here), compiles its HTTP parser to
@@ -28,34 +28,22 @@ function agentFor(url: URL): Agent {
  * One call, as the contract's client makes it. Its failures take fetch's shape (a TypeError
  * "fetch failed" whose cause is the system error), so refusal.ts words both the same way.
  */
-export const platformRequest: Transport = (url, init) => {
-  const target = new URL(url);
+export const platformRequest: Transport = async (url, init) => {
   const body = typeof init.body === 'string' || init.body instanceof Uint8Array ? init.body : undefined;
-  if (init.body !== undefined && body === undefined) return Promise.reject(new TypeError('the platform is sent text or bytes only'));
-  const headers = { ...init.headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) };
-  return new Promise<TransportReply>((resolve, reject) => {
-    const failed = (cause: Error) => reject(new TypeError('fetch failed', { cause }));
-    const req = requestFor(target)(target, { method: init.method, headers, agent: agentFor(target), timeout: IDLE_MS }, (res) =>
-      readReply(res).then(resolve, failed),
-    );
-    req.on('timeout', () => req.destroy(Object.assign(new Error('the platform sent nothing for 300 s'), { code: 'ETIMEDOUT' })));
-    req.on('error', failed);
-    req.end(body);
-  });
+  if (init.body !== undefined && body === undefined) throw new TypeError('the platform is sent text or bytes only');
+  try {
+    const target = new URL(url);
+    const res = await exchange(target, { method: init.method, headers: init.headers, body, agent: agentFor(target), idleMs: IDLE_MS });
+    return await readReply(res);
+  } catch (cause) {
+    throw new TypeError('fetch failed', { cause });
+  }
 };
 
 async function readReply(res: IncomingMessage): Promise<TransportReply> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_REPLY_BYTES) {
-      res.destroy();
-      throw new Error(`the reply is over ${MAX_REPLY_BYTES / 1024 / 1024} MiB`);
-    }
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = (await bodyAtMost(res, MAX_REPLY_BYTES, () => new Error(`the reply is over ${MAX_REPLY_BYTES / 1024 / 1024} MiB`))).toString(
+    'utf8',
+  );
   return {
     status: res.statusCode ?? 0,
     statusText: res.statusMessage ?? '',

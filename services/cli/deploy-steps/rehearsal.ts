@@ -4,6 +4,7 @@ import type { Rehearsal as ContractRehearsal } from '@demo-rooms/contract';
 import { OUT_OF_WRITABLE_SPACE, writableSpaceHint } from '@demo-rooms/contract/copy';
 import { removeLeftRehearsals } from '../local-engine/left-rehearsals.js';
 import { RUNNER_DEFAULTS, startLocalCopy, type LocalCopy } from '../local-engine/local-copy.js';
+import { exchange, type ExchangeOptions } from '../node-http.js';
 import { Refusal } from '../refusal.js';
 import { version } from '../version.js';
 import { cleanedUpOnInterrupt, finishInBackground } from './on-interrupt.js';
@@ -17,6 +18,17 @@ export type Rehearsal = ContractRehearsal;
 export type CallRecord = Rehearsal['steps'][number]['calls'][number];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A call on the copy, and the status it answered (its body is not read). Over node:http, not fetch
+ * (config/platform-request.ts), and like the runner's calls and health probe it follows no
+ * redirect: only the path's own answer counts.
+ */
+async function answer(copy: LocalCopy, path: string, options: ExchangeOptions): Promise<number> {
+  const reply = await exchange(new URL(copy.baseUrl + path), options);
+  reply.resume();
+  return reply.statusCode ?? 0;
+}
 
 /** A static build has no calls to make: each step is recorded as nothing to run, never as passed. */
 export function staticRehearsal(manifest: Manifest): Rehearsal {
@@ -42,10 +54,9 @@ export async function waitForHealth(copy: LocalCopy, path: string, timeoutMs: nu
   let last = 'no answer';
   while (Date.now() - started < timeoutMs) {
     try {
-      const res = await fetch(copy.baseUrl + path, { signal: AbortSignal.timeout(Math.min(2000, timeoutMs)) });
-      await res.body?.cancel();
-      if (res.status === 200) return { status: 200, ms: Date.now() - started };
-      last = `it answered ${res.status}`;
+      const status = await answer(copy, path, { idleMs: Math.min(2000, timeoutMs) });
+      if (status === 200) return { status: 200, ms: Date.now() - started };
+      last = `it answered ${status}`;
     } catch {
       last = 'no answer';
     }
@@ -89,16 +100,13 @@ export async function rehearseStory(copy: LocalCopy, manifest: Manifest): Promis
       const where = `story step ${step.id}, call ${index + 1} (${call})`;
       let status: number;
       try {
-        const res = await fetch(copy.baseUrl + path, {
+        // A redirect is an answer, not a success: the runner judges the call's own status.
+        status = await answer(copy, path, {
           method,
           headers: body === undefined ? {} : { 'content-type': 'application/json' },
           body: body === undefined ? undefined : JSON.stringify(body),
-          // A redirect is an answer, not a success: the runner judges the call's own status.
-          redirect: 'manual',
-          signal: AbortSignal.timeout(15_000),
+          idleMs: 15_000,
         });
-        await res.body?.cancel();
-        status = res.status;
       } catch (err) {
         throw new Refusal(
           `the rehearsal failed: ${where} did not answer (${(err as Error).message})`,
@@ -139,9 +147,7 @@ export async function checkStillUp(copy: LocalCopy, path: string, callsMade: num
   await stopped();
   let status: number | string;
   try {
-    const res = await fetch(copy.baseUrl + path, { signal: AbortSignal.timeout(5000) });
-    await res.body?.cancel();
-    status = res.status;
+    status = await answer(copy, path, { idleMs: 5000 });
   } catch (err) {
     status = (err as Error).message;
   }

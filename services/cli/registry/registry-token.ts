@@ -1,3 +1,4 @@
+import { platformRequest } from '../config/platform-request.js';
 import { Refusal } from '../refusal.js';
 import { userAgent } from '../version.js';
 
@@ -14,7 +15,8 @@ export interface RegistryGrant {
  */
 export async function askRegistryToken(apiUrl: string, apiToken: string, scopes: string[]): Promise<RegistryGrant | null> {
   const query = scopes.map((s) => `scope=${encodeURIComponent(s)}`).join('&');
-  const res = await fetch(`${apiUrl}/v2/token?service=demo-rooms-registry${query ? `&${query}` : ''}`, {
+  const res = await platformRequest(`${apiUrl}/v2/token?service=demo-rooms-registry${query ? `&${query}` : ''}`, {
+    method: 'GET',
     headers: { authorization: `Bearer ${apiToken}`, 'user-agent': userAgent },
   });
   if (res.status === 404) return null;
