@@ -7,6 +7,7 @@ import { placeOf } from '../../services/data/copies.sql.js';
 import { seedWorkspace } from '../../test/support/runner/seed.js';
 import { testRunnerEnv } from '../../test/support/runner/test-runner.js';
 import { type Ask, admitViewers } from './admission-batch.js';
+import { createAdmissionBatcher } from './admission-batcher.js';
 
 // Arrivals decided in batches by one statement (admit_arrivals, migrations/00035) on the real
 // Postgres, without a runner: each decision counted before the next, so a batch keeps every cap a
@@ -118,5 +119,71 @@ describe('a batch of arrivals', () => {
     const perRoom = await sql<{ n: number }[]>`
       select count(*)::int as n from runner_copies where workspace_id = ${r.workspaceId} and state <> 'ended' group by project_id`;
     expect(perRoom.map((p) => p.n)).toEqual([20, 20]);
+  });
+});
+
+/** Holds the workspace's admission lock in a transaction of its own, as another host's batch does, until `release()`. */
+async function holdWorkspace(workspaceId: string) {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let taken!: () => void;
+  const held = new Promise<void>((r) => (taken = r));
+  const done = sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtext(${`runner.workspace:${workspaceId}`}))`;
+    taken();
+    await released;
+  });
+  await held;
+  return async () => {
+    release();
+    await done;
+  };
+}
+
+describe('a batch beside another host deciding a workspace', () => {
+  it("answers that workspace's asks busy without waiting, writes nothing for them, and decides the rest", async () => {
+    const [held, free] = [await room('solo'), await room('solo')];
+    const release = await holdWorkspace(held.workspaceId);
+    try {
+      const [a, b] = [...asks(held, 1), ...asks(free, 1)];
+      expect(kinds(await admitViewers(sql, host(), [a, b], false))).toEqual(['busy', 'admitted']);
+      const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from runner_copies where workspace_id = ${held.workspaceId}`;
+      expect(n).toBe(0);
+    } finally {
+      await release();
+    }
+    expect(kinds(await admitViewers(sql, host(), asks(held, 1), false))).toEqual(['admitted']);
+  });
+
+  it('waits for the lock when told to, and then decides', async () => {
+    const r = await room('solo');
+    const release = await holdWorkspace(r.workspaceId);
+    let decided = false;
+    const batch = admitViewers(sql, host(), asks(r, 1), true).then((out) => {
+      decided = true;
+      return out;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(decided).toBe(false);
+    await release();
+    expect(kinds(await batch)).toEqual(['admitted']);
+  });
+
+  it("the host's batcher decides other workspaces meanwhile, and the held one's viewer once it is free", async () => {
+    const [held, free] = [await room('solo'), await room('solo')];
+    const batcher = createAdmissionBatcher(sql, host());
+    const release = await holdWorkspace(held.workspaceId);
+    try {
+      const waiting = batcher.admit(asks(held, 1)[0]);
+      // Asked after, decided first: its workspace is nobody else's.
+      expect((await batcher.admit(asks(free, 1)[0])).kind).toBe('admitted');
+      await release();
+      // Asked again while held (busy), then with waiting (migrations/00043): let in once the lock is free.
+      expect((await waiting).kind).toBe('admitted');
+      expect(batcher.stats.decisions).toBe(2);
+    } finally {
+      await release();
+      batcher.close();
+    }
   });
 });

@@ -56,21 +56,25 @@ async function arrivalsOf(sql: Sql | Db, asks: Ask[]): Promise<ArrivalAsk[]> {
 
 const sorted = (xs: string[]) => [...new Set(xs)].sort();
 
+/** An ask not decided: its workspace was another host's at that moment (admitViewers without `wait`). */
+export type Busy = { kind: 'busy' };
+
 /**
  * Decides a batch of viewers arriving on this host, in their order, in one statement
  * (admit_arrivals): each gets their copy already there, a warm copy, a reserved slot, a place in
  * the queue, or full. A session asked twice in one batch is decided once; its later asks answer
- * `existing`, as does an ask whose caller has gone.
+ * `existing`, as does an ask whose caller has gone. Without `wait`, the asks of a workspace
+ * another host is deciding answer `busy`, and nothing is done for them.
  */
-export async function admitViewers(sql: Sql, host: HostScope, asks: Ask[]): Promise<Admission[]> {
-  const out: Admission[] = asks.map(() => ({ kind: 'existing' }));
+export async function admitViewers(sql: Sql, host: HostScope, asks: Ask[], wait = true): Promise<(Admission | Busy)[]> {
+  const out: (Admission | Busy)[] = asks.map(() => ({ kind: 'existing' }));
   const live = asks.map((a, i) => ({ a, i })).filter(({ a }) => !a.gone?.());
   if (!live.length) return out;
   const arrivals = await arrivalsOf(
     sql,
     live.map(({ a }) => a),
   );
-  const decided = await admitArrivals(sql, host.runnerId, host.hostCapacity, arrivals);
+  const decided = await admitArrivals(sql, host.runnerId, host.hostCapacity, arrivals, wait);
   const copies = new Map(
     (
       await copiesByIds(
@@ -88,7 +92,8 @@ export async function admitViewers(sql: Sql, host: HostScope, asks: Ask[]): Prom
   for (const d of decided) {
     const at = live[d.i].i;
     const copy = d.copyId ? copies.get(d.copyId) : undefined;
-    if (d.kind === 'full') out[at] = { kind: 'full', reason: d.reason ?? 'room' };
+    if (d.kind === 'busy') out[at] = { kind: 'busy' };
+    else if (d.kind === 'full') out[at] = { kind: 'full', reason: d.reason ?? 'room' };
     else if (d.kind === 'queued' && copy) out[at] = { kind: 'queued', copy };
     else if (d.kind === 'claimed' && copy) out[at] = { kind: 'claimed', copy, evicted: [] };
     else if (d.kind === 'admitted' && copy) out[at] = { kind: 'admitted', copy, evicted: evicted.get(d.i) ?? [] };

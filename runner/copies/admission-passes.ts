@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sql } from '../../services/core/infra/db.js';
-import { liveHosts } from '../../services/data/runner-hosts.sql.js';
+import { liveHostIds } from '../../services/data/runner-hosts.sql.js';
 import { admitQueuedOnce } from './admission-batch.js';
 import { createAdmissionBatcher } from './admission-batcher.js';
 import type { Admission } from './copy-admission.js';
@@ -77,7 +77,7 @@ export function createAdmissionPasses(ctx: RunnerContext, sql: Sql, overSpend: (
         again = false;
         // In a fleet, the queue of every live host is this one's to let in too (docs/runner.md, "Placement").
         const { advertise, fleet, hostLostMs, runnerId } = ctx.settings;
-        const peers = advertise ? (await liveHosts(sql, fleet, hostLostMs / 1000)).map((h) => h.id).filter((id) => id !== runnerId) : [];
+        const peers = advertise ? (await liveHostIds(sql, fleet, hostLostMs / 1000)).filter((id) => id !== runnerId) : [];
         const pass = await admitQueuedOnce(sql, ctx.host, peers, (a) => afterAdmission(a));
         if (pass.let) {
           ctx.waiters.wakeAll();

@@ -70,7 +70,8 @@ export interface ArrivalAsk {
 
 export interface ArrivalDecision {
   i: number;
-  kind: 'existing' | 'full' | 'claimed' | 'admitted' | 'queued' | 'evicted';
+  /** `busy`: its workspace was being decided by another host, and `wait` was off: nothing done, ask again. */
+  kind: 'existing' | 'full' | 'claimed' | 'admitted' | 'queued' | 'evicted' | 'busy';
   reason: 'plan' | 'room' | null;
   copyId: string | null;
 }
@@ -78,12 +79,12 @@ export interface ArrivalDecision {
 /**
  * Decides a batch of arrivals on this host in one statement: the locks, the counts, each
  * decision and its copy, all inside Postgres (the function's header says how). Autocommit: the
- * locks go with the statement.
+ * locks go with the statement. With `wait` off, the asks of a workspace another host holds answer
+ * `busy` at once (migrations/00043) instead of the batch waiting for it.
  */
-export function admitArrivals(sql: Sql, runnerId: string, hostCapacity: number, asks: ArrivalAsk[]) {
-  return sql<
-    ArrivalDecision[]
-  >`select i, kind, reason, copy_id from admit_arrivals(${runnerId}, ${hostCapacity}, ${sql.json(asks as never)})`;
+export function admitArrivals(sql: Sql, runnerId: string, hostCapacity: number, asks: ArrivalAsk[], wait = true) {
+  const admit = wait ? sql`admit_arrivals` : sql`admit_arrivals_not_waiting`;
+  return sql<ArrivalDecision[]>`select i, kind, reason, copy_id from ${admit}(${runnerId}, ${hostCapacity}, ${sql.json(asks as never)})`;
 }
 
 /**

@@ -56,13 +56,12 @@ async function copyOn(f: F, runnerId: string, state: 'running' | 'warm' | 'queue
 }
 
 describe('placement', () => {
-  it("sends a session to its own copy's host, else a warm copy's host, else the host with the most free slots", async () => {
-    const f = await fleetOf({ a: 4, b: 4 });
+  it("sends a session to its own copy's host, else a warm copy's host, else a host with room", async () => {
+    const f = await fleetOf({ a: 3, b: 8 });
     // As the fleet client places: a fresh picture each time (fleet-client.ts reads one a second).
-    const place = async (sessionId: string) =>
-      placeOn(await fleetPicture(sql, f.fleet, 20), f.buildId, await hostOfSession(sql, sessionId))?.id;
+    const place = async (sessionId: string) => placeOn(await fleetPicture(sql, f.fleet, 20), f, await hostOfSession(sql, sessionId))?.id;
     await copyOn(f, f.ids.a, 'running');
-    // b has more free slots.
+    // a has 2 free slots, under half of b's 8: whichever host is the workspace's own, b is chosen.
     expect(await place(randomUUID())).toBe(f.ids.b);
     // A warm copy of the build on a wins over free slots.
     await copyOn(f, f.ids.a, 'warm', null);

@@ -30,14 +30,14 @@ export async function beat(sql: Sql, h: HostRegistration): Promise<void> {
       started_at = case when runner_hosts.lost_at is null then runner_hosts.started_at else clock_timestamp() end`;
 }
 
-/** The fleet's hosts that beat within `lostS` seconds, with their free slots now. */
-export function liveHosts(sql: Sql, fleet: string, lostS: number) {
-  return sql<(RunnerHost & { free: number })[]>`
-    select h.id, h.fleet, h.api_url, h.copy_origin, h.slots, h.seen_at, h.lost_at,
-           h.slots - (select count(*)::int from runner_copies c where c.runner_id = h.id and c.state = any(${live as string[]})) as free
-    from runner_hosts h
-    where h.fleet = ${fleet} and h.seen_at > now() - make_interval(secs => ${lostS})
-    order by h.id`;
+/**
+ * The ids of the fleet's hosts that beat within `lostS` seconds: liveHosts without counting each
+ * host's copies (a queue pass asks this of every peer, up to a few times a second a host).
+ */
+export async function liveHostIds(sql: Sql, fleet: string, lostS: number): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    select id from runner_hosts where fleet = ${fleet} and seen_at > now() - make_interval(secs => ${lostS}) order by id`;
+  return rows.map((r) => r.id);
 }
 
 /** Every fleet's hosts that beat within `lostS` seconds (the operator's commands that ask each host). */

@@ -55,9 +55,9 @@ export function createFleetClient(sources: FleetSources, opts: FleetClientOption
   }
 
   /** Where a viewer entering goes (the session's own host while live, else placement), and whether the session never had a copy. */
-  async function placed(sessionId: string, buildId: string): Promise<{ to: RunnerClient; fresh: boolean }> {
+  async function placed(sessionId: string, ask: { buildId: string; workspaceId: string }): Promise<{ to: RunnerClient; fresh: boolean }> {
     const [held, live] = await Promise.all([sources.hostOfSession(sessionId), picture()]);
-    const h = placeOn(live, buildId, held);
+    const h = placeOn(live, ask, held);
     return { to: clientAt(h?.apiUrl ?? opts.fallbackUrl), fresh: held === undefined };
   }
 
@@ -75,7 +75,7 @@ export function createFleetClient(sources: FleetSources, opts: FleetClientOption
   const client: RunnerClient = {
     // A session with no copy ever is told so: its host need not read it again (runner-api.schema.ts EnterBody.fresh).
     enter: async (sessionId, body, waitMs) => {
-      const { to, fresh } = await placed(sessionId, body.buildId);
+      const { to, fresh } = await placed(sessionId, body);
       return to.enter(sessionId, fresh ? { ...body, fresh } : body, waitMs);
     },
     copy: async (sessionId, wait) => (await holding(sessionId)).copy(sessionId, wait),

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { groupCommit, oncePerClient } from './group-commit.js';
+import { describe, expect, it, vi } from 'vitest';
+import { AGAIN, groupCommit, oncePerClient } from './group-commit.js';
 
 describe('group commit', () => {
   it('writes an idle caller at once, and those who arrive meanwhile together in the next batch', async () => {
@@ -54,6 +54,52 @@ describe('group commit', () => {
     // one statement an item would have been 130.
     expect(writes.length).toBe(2 + 2 * 7);
     expect(writes.slice(1).filter((w) => w.length === 1)).toEqual([[76], [77]]);
+  });
+
+  it('writes an item answered AGAIN in the next batch, ahead of those who came after it', async () => {
+    const batches: number[][] = [];
+    let release!: () => void;
+    const firstHeld = new Promise<void>((r) => (release = r));
+    let held = true; // 2 cannot be written while the first batch runs (another process has what it needs)
+    const write = groupCommit(async (items: number[]) => {
+      batches.push(items);
+      if (batches.length === 1) {
+        await firstHeld;
+        held = false;
+      }
+      return items.map((i) => (i === 2 && batches.length === 1 ? AGAIN : i * 10));
+    });
+    const first = write(2);
+    const later = [3, 4].map((i) => write(i));
+    release();
+    expect(await Promise.all([first, ...later])).toEqual([20, 30, 40]);
+    expect(held).toBe(false);
+    expect(batches).toEqual([[2], [2, 3, 4]]);
+    expect(write.stats.items).toBe(3); // each written once, the put-back not counted twice
+  });
+
+  it('pauses after a batch that did nothing but put its items back, instead of spinning', async () => {
+    vi.useFakeTimers();
+    try {
+      let writes = 0;
+      const write = groupCommit(
+        async (items: number[]) => {
+          writes++;
+          return writes < 3 ? items.map((): number | typeof AGAIN => AGAIN) : items;
+        },
+        { againMs: 30 },
+      );
+      const answer = write(7);
+      await vi.advanceTimersByTimeAsync(29);
+      expect(writes).toBe(1); // no second try inside the pause
+      await vi.advanceTimersByTimeAsync(1);
+      expect(writes).toBe(2);
+      await vi.advanceTimersByTimeAsync(30);
+      expect(await answer).toBe(7);
+      expect(writes).toBe(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps a batch to its largest size', async () => {

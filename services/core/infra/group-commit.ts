@@ -6,29 +6,57 @@
 // it, and costs about 2·log2(batch) statements, not one per item (a hostile id in a batch of 500
 // would otherwise make a host run 500 statements).
 
+/**
+ * What `write` answers for an item it could not do yet (another process holds what it needs): the
+ * item goes back to the head of the line and is written in the next batch, its caller still
+ * waiting. A batch that did nothing but put its items back is followed by a pause (`againMs`), so
+ * a writer that keeps finding its items held does not spin.
+ */
+export const AGAIN: unique symbol = Symbol('again');
+
 export interface GroupCommit<I, O> {
   (item: I): Promise<O>;
   /** Items written, batches run and the largest batch, since start. */
   readonly stats: { items: number; batches: number; largest: number };
 }
 
-/** `write` answers every item of a batch, in order. */
-export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>, opts: { maxBatch?: number } = {}): GroupCommit<I, O> {
+/** `write` answers every item of a batch, in order (or AGAIN for one to write in the next batch). */
+export function groupCommit<I, O>(
+  write: (items: I[]) => Promise<(O | typeof AGAIN)[]>,
+  opts: { maxBatch?: number; againMs?: number } = {},
+): GroupCommit<I, O> {
   const maxBatch = opts.maxBatch ?? 500;
+  const againMs = opts.againMs ?? 20;
   const stats = { items: 0, batches: 0, largest: 0 };
-  let waiting: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
+  type Waiting = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void };
+  let waiting: Waiting[] = [];
   let writing = false;
 
-  /** Writes `batch` and answers each caller; a failed batch is split in two and each half settled alone. */
-  async function settle(batch: typeof waiting): Promise<void> {
+  /**
+   * Writes `batch` and answers each caller; a failed batch is split in two and each half settled
+   * alone. Returns the items answered AGAIN, in their order.
+   */
+  async function settle(batch: Waiting[]): Promise<Waiting[]> {
     try {
       const out = await write(batch.map((w) => w.item));
-      batch.forEach((w, i) => w.resolve(out[i]));
+      const again: Waiting[] = [];
+      batch.forEach((w, i) => {
+        const o = out[i];
+        if (o === AGAIN) again.push(w);
+        else {
+          stats.items++;
+          w.resolve(o);
+        }
+      });
+      return again;
     } catch (err) {
-      if (batch.length === 1) return batch[0].reject(err);
+      if (batch.length === 1) {
+        stats.items++;
+        batch[0].reject(err);
+        return [];
+      }
       const half = Math.ceil(batch.length / 2);
-      await settle(batch.slice(0, half));
-      await settle(batch.slice(half));
+      return [...(await settle(batch.slice(0, half))), ...(await settle(batch.slice(half)))];
     }
   }
 
@@ -39,9 +67,11 @@ export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>, opts: { m
         const batch = waiting.slice(0, maxBatch);
         waiting = waiting.slice(batch.length);
         stats.batches++;
-        stats.items += batch.length;
         stats.largest = Math.max(stats.largest, batch.length);
-        await settle(batch);
+        const again = await settle(batch);
+        // Ahead of whoever arrived meanwhile: they were here first.
+        waiting = [...again, ...waiting];
+        if (again.length === batch.length) await new Promise((r) => setTimeout(r, againMs));
       }
     } finally {
       writing = false;
