@@ -40,9 +40,36 @@ export function createBackgroundWork(log: Logger, settleMs = 10_000) {
     schedule();
   }
 
+  /**
+   * A pass asked for often (after every copy that ends), run at most once every `ms`: at once when
+   * the last run was longer ago, else once when `ms` has passed, however many asked meanwhile. The
+   * last ask is always followed by a run.
+   */
+  function atMostEvery(ms: number, task: () => Promise<unknown>, name: string): () => void {
+    let lastAt = Number.NEGATIVE_INFINITY;
+    let pending = false;
+    const run = () => {
+      pending = false;
+      timers.delete(name);
+      if (closed) return;
+      lastAt = performance.now();
+      track(task().catch((err) => log.error({ err, pass: name }, 'runner pass failed')));
+    };
+    return () => {
+      if (pending || closed) return;
+      const wait = lastAt + ms - performance.now();
+      if (wait <= 0) return run();
+      pending = true;
+      const t = setTimeout(run, wait);
+      t.unref();
+      timers.set(name, t);
+    };
+  }
+
   return {
     track,
     every,
+    atMostEvery,
     get closed() {
       return closed;
     },

@@ -33,6 +33,9 @@ export interface RunnerDeps {
 
 export type RunnerService = ReturnType<typeof createRunnerService>;
 
+/** At most one warm-pool top-up this often after copies end (ms; docs/scale.md, "Twelfth round"). */
+const TOP_UP_AFTER_ENDS_MS = 1_000;
+
 export function createRunnerService(deps: RunnerDeps) {
   const { sql, engine, log, settings } = deps;
   const work = createBackgroundWork(log);
@@ -71,13 +74,16 @@ export function createRunnerService(deps: RunnerDeps) {
         work.track(
           passes
             .admitWaiting()
-            .then(() => passes.topUp())
+            .then(topUpAfterEnds)
             .catch((err) => log.error({ err }, 'admission pass failed')),
         );
       });
     },
   };
   const passes = createAdmissionPasses(ctx, sql, overSpend);
+  // A crowd leaving ends hundreds of copies a second, and a top-up reads every live build: the
+  // pools are refilled after ends at most once a second (the last end always followed by one).
+  const topUpAfterEnds = work.atMostEvery(TOP_UP_AFTER_ENDS_MS, () => passes.topUp(), 'top-up-after-ends');
   // The data plane follows every change to a session's copy (each wakes the session's waiters).
   const routes = settings.dataplane ? createRouteSync(ctx, settings.dataplane, (sessionId) => sessions.activity(sessionId)) : null;
   // A viewer told "running" finds their copy's route in the data plane.
