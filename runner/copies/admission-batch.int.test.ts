@@ -4,6 +4,7 @@ import { loadConfig } from '../../services/core/infra/config.js';
 import { createSql } from '../../services/core/infra/db.js';
 import type { PlanName } from '../../services/core/rules/plans.js';
 import { placeOf } from '../../services/data/copies.sql.js';
+import { lockCopySlots } from '../../services/data/copy-admission.sql.js';
 import { seedWorkspace } from '../../test/support/runner/seed.js';
 import { testRunnerEnv } from '../../test/support/runner/test-runner.js';
 import { type Ask, admitViewers } from './admission-batch.js';
@@ -122,14 +123,14 @@ describe('a batch of arrivals', () => {
   });
 });
 
-/** Holds the workspace's admission lock in a transaction of its own, as another host's batch does, until `release()`. */
+/** Holds the workspace's admission lock in a transaction of its own, as another host's admission does, until `release()`. */
 async function holdWorkspace(workspaceId: string) {
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
   let taken!: () => void;
   const held = new Promise<void>((r) => (taken = r));
   const done = sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(hashtext(${`runner.workspace:${workspaceId}`}))`;
+    await lockCopySlots(tx, workspaceId, host().runnerId);
     taken();
     await released;
   });
