@@ -2,7 +2,7 @@
 // offline Node base (localhost/demo-node:24), one line of its server changed, deployed again. The
 // second deploy pushes only the changed layer. Printed: the layers' bytes it sent (target < 1 MB)
 // and its time against a static demo's redeploy after a one-line change, measured in the same run
-// (target ≤ 1.2x), with where each redeploy's time went (their step lines, each with its time since
+// (target ≤ 1.5x, issue 48), with where each redeploy's time went (their step lines, each with its time since
 // the tool started: PITCH_TIMINGS, set by pitchDeployer). Median of
 // BENCH_RUNS (3) projects each. Needs the test services (`node infra/local/test.mjs --services`):
 //   npx tsx bench/registry-redeploy.bench.ts
@@ -87,7 +87,7 @@ try {
   console.log(`\none-line change, redeployed; ${RUNS} projects each`);
   console.log(`  container redeploy: ${container.toFixed(0)} ms (runs ${runs(containerTimes)}), layers sent ${runs(sent)} bytes`);
   console.log(`  static redeploy:    ${stat.toFixed(0)} ms (runs ${runs(staticTimes)})`);
-  console.log(`  ratio container / static redeploy: ${(container / stat).toFixed(2)}x (target ≤ 1.2x)`);
+  console.log(`  ratio container / static redeploy: ${(container / stat).toFixed(2)}x (target ≤ 1.5x)`);
   figure({ name: 'layer bytes sent on a one-line redeploy', value: median(sent), unit: 'B', baseline: 1_000_000 });
   figure({ name: 'container redeploy vs static redeploy', value: container, unit: 'ms', baseline: stat });
   console.log(`  last container redeploy's steps:\n${lastStderr.trimEnd().replace(/^/gm, '    ')}`);

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -57,7 +57,10 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     const timed = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
     const changed = { ...timed, stderr: timed.stderr.replace(/^\[[\d.]+ s\] /gm, '') };
     expect(changed.code, changed.stderr).toBe(0);
-    // The kept layers' sizes come from what the first deploy pushed, not from the registry.
+    // The live build's config and its last COPY's layer were kept on this machine by the first
+    // deploy (kept-blobs.ts), and its kept layers' sizes recorded: nothing is read from the registry
+    // before the rehearsal.
+    expect(changed.stderr).toMatch(/· live build's config read, kept on this machine$/m);
     expect(changed.stderr).toMatch(/· kept layers' sizes: [1-9]\d* recorded, 0 asked of the registry$/m);
     expect(changed.stderr).toMatch(
       /^build +image laid without the engine in [\d.]+ s: 1 new layer \([\d.]+ K?B\) from the files its last COPY steps copy; the live build's \d+ layers? below kept$/m,
@@ -106,12 +109,19 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     expect(run.stderr).toMatch(/^build +with the engine: the Dockerfile up to its last RUN, or its base image, changed$/m);
     expect(run.stderr).toMatch(/^build +image built in /m);
 
-    // After an engine build, the next change to the code is laid in-process again.
+    // After an engine build, the next change to the code is laid in-process again. The blobs this
+    // machine kept are altered first: their bytes no longer hash to their names, so they are read
+    // from the registry instead, and the deploy is the same.
+    const store = join(ctx.env.configHome, 'pitch', 'blobs');
+    const kept = await readdir(store);
+    expect(kept.length).toBeGreaterThan(0);
+    for (const name of kept) await writeFile(join(store, name), 'not the blob');
     await writeFile(server, `${original}\n// one more line\n`);
-    const again = await deploy();
+    const again = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/^build +image laid without the engine in /m);
-    expect(again.stderr).toMatch(/^push +sent [\d.]+ K?B in 1 new layer, /m);
+    expect(again.stderr).toMatch(/· live build's config read from the registry$/m);
+    expect(again.stderr).toMatch(/ build +image laid without the engine in /m);
+    expect(again.stderr).toMatch(/ push +sent [\d.]+ K?B in 1 new layer, /m);
 
     // A secret in a file the last COPY copies: the image is laid, pulled and its rehearsal copy
     // started beside the folder's scan (early-rehearsal.ts); the scan's refusal is the deploy's

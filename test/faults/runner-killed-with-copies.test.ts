@@ -57,11 +57,24 @@ async function startRunnerProcess(e = env) {
   await eventually(async () => (await fetch(`http://127.0.0.1:${e.RUNNER_PORT}/healthz`).catch(() => null))?.ok, 90_000, 100);
 }
 
-async function until(session: string, states: CopyView['state'][]) {
-  return eventually(async () => {
-    const v = await client.copy(session);
-    return states.includes(v.state) ? v : null;
-  }, 90_000);
+/** States a copy does not leave: waiting on for another is a failure to say at once. */
+const SETTLED: CopyView['state'][] = ['failed', 'gone'];
+
+/**
+ * The session's copy once it is in one of `states`. Generous (150 s): the first starts load the
+ * demo's image into an engine the whole fault lane shares. A copy settled elsewhere fails at once,
+ * and a wait that runs out says what the copy was last seen as.
+ */
+async function until(session: string, states: CopyView['state'][]): Promise<CopyView> {
+  let last: CopyView | null = null;
+  const seen = await eventually(async () => {
+    last = await client.copy(session);
+    return states.includes(last.state) || SETTLED.includes(last.state) ? last : null;
+  }, 150_000).catch((err: Error) => {
+    throw new Error(`waiting for ${states.join(' or ')}: ${err.message}; the copy was last seen as ${JSON.stringify(last)}`);
+  });
+  if (!states.includes(seen.state)) throw new Error(`waiting for ${states.join(' or ')}, the copy settled as ${JSON.stringify(seen)}`);
+  return seen;
 }
 
 beforeAll(async () => {

@@ -20,6 +20,8 @@ import { liveBuildOf } from './unchanged.js';
 // it about as long as the rest of its work (issue 48, item 3: "about the time of pitch validate").
 import { cleanupsFinished } from './on-interrupt.js';
 import { readContainerInputs, recordInputs } from './unchanged-inputs.js';
+import { keepBlobs, type BlobToKeep } from '../registry/kept-blobs.js';
+import type { ReadImage } from '../registry/read-image.js';
 import { engineSocket, socketInspector } from '../local-engine/engine-socket.js';
 import { layeringNote } from '../local-engine/layering-note.js';
 import type { FoundEngine } from '../local-engine/local-docker.js';
@@ -180,7 +182,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
         )
       : await upload(ctx, client, token.token, project, artefact, options.note);
     log.done('created', `build ${buildId}`);
-    if (inputs) await recordInputs(ctx, file.dir, project.id, buildId, inputs, artefact.image?.read.layers);
+    await rememberBuild(ctx, file.dir, project.id, buildId, inputs, artefact.image?.read);
     ctx.trace('inputs recorded');
     if (pages.length > 0) {
       await sendPages(client, project.id, pages);
@@ -255,15 +257,13 @@ function containerSide(
   manifest: ContainerManifest,
   options: DeployOptions,
 ) {
-  const registry = registryOf(ctx, client, apiToken, project);
+  const registry = registryOf(ctx, client, apiToken, project).then((answer) => (ctx.trace('registry token ready'), answer));
   registry.catch(() => {});
-  // Loading dockerode holds this thread for about 0.25 s: it starts once the registry's token has
-  // come, so the token's round trips do not wait behind it, and it fills the wait for the live
-  // build's config and the layers' sizes instead (the pull, which needs the engine, comes after them).
-  const engine = registry
-    .catch(() => null)
-    .then(() => import('../local-engine/local-docker.js'))
-    .then((m) => m.findEngine());
+  // Loading dockerode holds this thread for 0.05-0.07 s: it starts at once, filling the wait for
+  // the live build's record and the token. The token is no longer on the way to the rehearsal (the
+  // live build's config and tail are kept on this machine, kept-blobs.ts): only the layers' upload
+  // after the scans needs it, so its round trips may wait behind the load.
+  const engine = import('../local-engine/local-docker.js').then((m) => m.findEngine());
   engine.catch(() => {});
   const laid = inputs ? layEarly(ctx, engine, work, slug, live, registry, inputs, manifest, options.healthTimeoutMs) : null;
   const launched = laid?.early.then((started) => started.launched).catch(() => null);
@@ -424,4 +424,24 @@ async function upload(
     }),
   );
   return build.id;
+}
+
+/**
+ * What this folder's next deploy starts from: the record of the inputs the build was made from,
+ * and, for a pushed image, its config and the small layers this machine holds (spooled in the
+ * deploy's work folder) kept, so that a redeploy lays its tail from them (kept-blobs.ts).
+ */
+async function rememberBuild(
+  ctx: CliContext,
+  dir: string,
+  projectId: string,
+  buildId: string,
+  inputs: Awaited<ReturnType<typeof containerInputs>>,
+  image: ReadImage | undefined,
+): Promise<void> {
+  const layers: BlobToKeep[] = (image?.layers ?? []).flatMap((layer) => (layer.file ? [{ digest: layer.digest, file: layer.file }] : []));
+  await Promise.all([
+    inputs ? recordInputs(ctx, dir, projectId, buildId, inputs, image?.layers) : null,
+    image ? keepBlobs(image.config ? [{ digest: image.configDigest, bytes: image.config }, ...layers] : layers) : null,
+  ]);
 }

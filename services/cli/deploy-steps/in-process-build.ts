@@ -52,11 +52,16 @@ export interface LaidImage {
 }
 
 /** The image laid on this machine's disk (in-process-image.ts), and how long that took (ms). */
-export type OnDisk = { laid: InProcessImage; ms: number; target: AskedTarget } | { reason: string } | null;
+export type OnDisk = { laid: InProcessImage; ms: number; target: RepositoryAsked } | { reason: string } | null;
+
+/** The project's repository once the platform's token has come; rejects (NoRepository) when it has no registry. */
+export type RepositoryAsked = () => Promise<AskedTarget>;
+
+const NO_REGISTRY = "the platform has no image registry to take the live build's layers from";
 
 /**
  * The first half, started before the project folder's scan (deploy-flow.ts): the live build's
- * config and the kept layers' sizes read from the project's repository, the tail's new layers
+ * config and the kept layers' sizes, kept on this machine or read from the project's repository, the tail's new layers
  * written to `work`. Nothing is served to the engine or sent anywhere: that waits for the scans
  * (layInProcess). Null when there is no live container build to lay the files on (a first deploy,
  * or --force); a reason when the engine must build.
@@ -65,40 +70,52 @@ export async function layOnDisk(ctx: CliContext, engine: Promise<Docker>, work: 
   if (options.live?.kind !== 'container' || !options.recipe || !options.context) return null;
   if ('reason' in options.recipe) return { reason: options.recipe.reason };
   if (!options.live.digest) return { reason: 'the live build records no image id' };
-  const { repository } = await options.registry;
-  ctx.trace('registry token ready');
-  if (!repository) return { reason: "the platform has no image registry to take the live build's layers from" };
+  // Laid, pulled and rehearsed while the registry's token is asked: the live build's config and
+  // tail layers are most often kept on this machine (kept-blobs.ts), and the repository is asked
+  // only for what is not. Whether the platform has a registry at all is looked at in layInProcess.
+  const asked = options.registry.then((answer) => answer.repository);
+  asked.catch(() => {});
+  const target: RepositoryAsked = () => asked.then((repository) => repository ?? Promise.reject(new NoRepository()));
   // The engine is asked beside the laying (loading its client is slow): only a changed metadata step needs its answer before.
   const kind = engine.then(engineKind);
   kind.catch(() => {});
   const started = performance.now();
   const spoolDir = await mkdtemp(join(work, 'in-process-'));
-  const laid = await buildInProcess({
-    context: options.context,
-    split: options.recipe.split,
-    recipe: options.recipe.recipe,
-    liveRecipe: options.liveRecipe ?? null,
-    liveLayers: options.liveLayers ?? null,
-    liveImage: options.live.digest,
-    target: repository,
-    spoolDir,
-    trace: (line) => ctx.trace(line),
-    baseConfig: (reference) =>
-      engine.then((docker) =>
-        docker
-          .getImage(reference)
-          .inspect()
-          .then(
-            (info) => info.Config as ConfigFields,
-            () => null,
-          ),
-      ),
-  });
+  let laid: Awaited<ReturnType<typeof buildInProcess>>;
+  try {
+    laid = await buildInProcess({
+      context: options.context,
+      split: options.recipe.split,
+      recipe: options.recipe.recipe,
+      liveRecipe: options.liveRecipe ?? null,
+      liveLayers: options.liveLayers ?? null,
+      liveImage: options.live.digest,
+      target,
+      spoolDir,
+      trace: (line) => ctx.trace(line),
+      baseConfig: (reference) =>
+        engine.then((docker) =>
+          docker
+            .getImage(reference)
+            .inspect()
+            .then(
+              (info) => info.Config as ConfigFields,
+              () => null,
+            ),
+        ),
+    });
+  } catch (err) {
+    if (err instanceof NoRepository) return { reason: NO_REGISTRY };
+    throw err;
+  }
   // The pull (layInProcess) speaks podman's API (plain HTTP on the loopback); Docker's pull has no such switch.
   if ('reason' in laid) return laid;
   if ((await kind) !== 'podman') return { reason: 'the in-process image is rehearsed through podman, and this engine is Docker' };
-  return { laid, ms: performance.now() - started, target: repository };
+  return { laid, ms: performance.now() - started, target };
 }
+
+/** The platform answered that it has no image registry: what this machine does not keep cannot be read. */
+class NoRepository extends Error {}
 
 /** The laid image in the local engine, tagged for its rehearsal; or why the engine must build instead. */
 export type InEngine = { tag: string; imageId: string } | { reason: string };
@@ -113,7 +130,7 @@ export async function pullLaid(
   ctx: CliContext,
   docker: Docker,
   slug: string,
-  laying: { laid: InProcessImage; target: AskedTarget },
+  laying: { laid: InProcessImage; target: RepositoryAsked },
 ): Promise<InEngine> {
   const { laid, target } = laying;
   const local = new Map<string, LocalBlob>(laid.newLayers.map((layer) => [layer.digest, { file: layer.file, size: layer.size }]));
@@ -164,6 +181,8 @@ export async function layInProcess(
     return null;
   };
   if ('reason' in laying) return engine(laying.reason);
+  // Laid before the token came: a platform without a registry takes an engine's bundle instead.
+  if (!(await options.registry).repository) return engine(NO_REGISTRY);
   const { laid } = laying;
   // The line's time is the laying's own and this half's, not the scan's it ran beside.
   const started = performance.now() - laying.ms;

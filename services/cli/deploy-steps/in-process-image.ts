@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
 import type { BuildContext } from '../local-engine/build-context.js';
@@ -9,6 +9,7 @@ import { recipeChange, type BuildRecipe } from '../local-engine/build-recipe.js'
 import { copyLayerEntries, writeLayer, type FolderHeaders } from '../local-engine/copy-layer.js';
 import { NoTail, type DockerfileSplit, type TailStep } from '../local-engine/dockerfile-tail.js';
 import { withFields, type ConfigFields } from '../local-engine/tail-config.js';
+import { keptBlob } from '../registry/kept-blobs.js';
 import { blobSize, type PushTarget } from '../registry/push-image.js';
 import type { ReadImage } from '../registry/read-image.js';
 import { openBlob, readSmallBlob } from '../registry/registry-blobs.js';
@@ -19,7 +20,8 @@ import { tailChange } from './tail-metadata.js';
 // Dockerfile, the same files for every step before those and the same base (the recipe this
 // folder's last deploy recorded), only the tail's COPY layers can differ. They are laid here from
 // the files (copy-layer.ts); every layer below is the live build's, taken by digest from its
-// config in the project's repository; the new config is the live one with the new diff ids, and
+// config (kept on this machine since its push, kept-blobs.ts, else read from the project's
+// repository); the new config is the live one with the new diff ids, and
 // the history's tail entries dated now. When the tail's text is the live one's, the metadata its
 // steps set (Env, WorkingDir, Cmd...) is the live config's as it stands; when only its metadata
 // steps changed, those fields are worked out as the engine would write them (tail-metadata.ts).
@@ -55,7 +57,8 @@ export interface InProcessInputs {
   liveLayers?: Record<string, number> | null;
   /** The live build's image id (its config's digest). */
   liveImage: string;
-  target: PushTarget;
+  /** The project's repository, asked only for what this machine does not keep (its token may still be on its way). */
+  target: () => Promise<PushTarget>;
   spoolDir: string;
   /** A base image's config as the local engine has it (null: not there), for a changed metadata step. */
   baseConfig: (reference: string) => Promise<ConfigFields | null>;
@@ -69,10 +72,11 @@ export async function buildInProcess(inputs: InProcessInputs): Promise<InProcess
   if (!inputs.liveRecipe) return { reason: 'this folder has no record of what the live build was made from' };
   const change = recipeChange(inputs.liveRecipe, inputs.recipe);
   if (change) return { reason: change };
-  const configBytes = await readSmallBlob(target, inputs.liveImage);
-  if (!configBytes) return { reason: "the project's repository does not hold the live build's image" };
   const trace = inputs.trace ?? (() => {});
-  trace("live build's config read");
+  const keptConfig = await keptBlob(inputs.liveImage);
+  const configBytes = keptConfig ?? (await readSmallBlob(await target(), inputs.liveImage));
+  if (!configBytes) return { reason: "the project's repository does not hold the live build's image" };
+  trace(`live build's config read${keptConfig ? ', kept on this machine' : ' from the registry'}`);
   const live = JSON.parse(configBytes.toString('utf8')) as ImageConfig;
   const history = live.history ?? [];
   const diffIds = live.rootfs?.diff_ids ?? [];
@@ -106,7 +110,8 @@ export async function buildInProcess(inputs: InProcessInputs): Promise<InProcess
         laidLayers.push({ digest: liveDigest, size: -1, file: null });
         continue;
       }
-      const liveBlob = await openBlob(target, liveDigest);
+      const keptLayer = await keptBlob(liveDigest);
+      const liveBlob = keptLayer ? Readable.from([keptLayer]) : await openBlob(await target(), liveDigest);
       if (!liveBlob) return { reason: "the project's repository does not hold the live build's layers" };
       const liveLayer = await readLayer(liveBlob);
       const entries = copyLayerEntries(inputs.context, step.copy, workdir, liveLayer.folders, stepTime);
@@ -128,7 +133,8 @@ export async function buildInProcess(inputs: InProcessInputs): Promise<InProcess
   const kept = [...below, ...laidLayers.filter((layer) => layer.file === null).map((layer) => layer.digest)];
   const recordedSizes = inputs.liveLayers ?? {};
   const asked = kept.filter((digest) => recordedSizes[digest] === undefined);
-  const sizes = await Promise.all(asked.map((digest) => blobSize(target, digest)));
+  const repository = asked.length > 0 ? await target() : null;
+  const sizes = await Promise.all(asked.map((digest) => blobSize(repository!, digest)));
   if (sizes.some((size) => size === null)) return { reason: "the project's repository does not hold the live build's layers" };
   const sizeOf = new Map<string, number>([
     ...kept.filter((digest) => recordedSizes[digest] !== undefined).map((digest): [string, number] => [digest, recordedSizes[digest]]),

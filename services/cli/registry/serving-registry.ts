@@ -26,7 +26,8 @@ export async function pullIntoEngine(
   docker: Docker,
   image: ImageManifest,
   local: Map<string, LocalBlob>,
-  platform: PushTarget,
+  /** The project's repository, for a layer the engine asks for and this machine lacks (asked only then). */
+  platform: () => Promise<PushTarget>,
 ): Promise<string> {
   const manifest = manifestBytes(image);
   const name = `pitch-pull-${randomBytes(8).toString('hex')}`;
@@ -53,12 +54,13 @@ export async function pullIntoEngine(
         if ('bytes' in mine) return void res.end(mine.bytes);
         return void (await pipeline(createReadStream(mine.file), res));
       }
+      const repository = await platform();
       if (head) {
-        const size = await blobSize(platform, blob);
+        const size = await blobSize(repository, blob);
         return void (size === null ? res.writeHead(404).end() : res.writeHead(200, { 'content-length': size }).end());
       }
-      const size = await blobSize(platform, blob);
-      const stream: Readable | null = size === null ? null : await openBlob(platform, blob);
+      const size = await blobSize(repository, blob);
+      const stream: Readable | null = size === null ? null : await openBlob(repository, blob);
       if (!stream) return void res.writeHead(404).end();
       res.writeHead(200, { 'content-length': size!, 'docker-content-digest': blob, 'content-type': 'application/octet-stream' });
       await pipeline(stream, res);
