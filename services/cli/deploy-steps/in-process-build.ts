@@ -61,10 +61,11 @@ const NO_REGISTRY = "the platform has no image registry to take the live build's
 
 /**
  * The first half, started before the project folder's scan (deploy-flow.ts): the live build's
- * config and the kept layers' sizes, kept on this machine or read from the project's repository, the tail's new layers
- * written to `work`. Nothing is served to the engine or sent anywhere: that waits for the scans
- * (layInProcess). Null when there is no live container build to lay the files on (a first deploy,
- * or --force); a reason when the engine must build.
+ * config and tail layers (kept on this machine, else read from the project's repository) and the
+ * kept layers' sizes, the tail's new layers written to `work`. Nothing is sent anywhere: that
+ * waits for the scans (layInProcess); the engine pulls the image from this tool beside them
+ * (early-rehearsal.ts). Null when there is no live container build to lay the files on (a first
+ * deploy, or --force); a reason when the engine must build.
  */
 export async function layOnDisk(ctx: CliContext, engine: Promise<Docker>, work: string, options: InProcessOptions): Promise<OnDisk> {
   if (options.live?.kind !== 'container' || !options.recipe || !options.context) return null;
