@@ -31,8 +31,8 @@ export async function beat(sql: Sql, h: HostRegistration): Promise<void> {
 }
 
 /**
- * The ids of the fleet's hosts that beat within `lostS` seconds: liveHosts without counting each
- * host's copies (a queue pass asks this of every peer, up to a few times a second a host).
+ * The ids of the fleet's hosts that beat within `lostS` seconds, without counting each host's
+ * copies (a queue pass asks this for its peers, up to a few times a second a host).
  */
 export async function liveHostIds(sql: Sql, fleet: string, lostS: number): Promise<string[]> {
   const rows = await sql<{ id: string }[]>`

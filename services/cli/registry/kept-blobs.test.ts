@@ -45,7 +45,7 @@ describe('the blobs this machine keeps for the next redeploy', () => {
   it('keeps no blob above its bound, and lets the ones used longest ago go past the store bound', async () => {
     const [a, b, c] = ['first blob', 'second blob', 'third blob'].map(blob);
     const big = blob('x'.repeat(100));
-    const bounds = { aBlob: 50, inAll: a.bytes.length + b.bytes.length + c.bytes.length - 1 };
+    const bounds = { aBlob: 50, inAll: a.bytes.length + b.bytes.length + c.bytes.length - 1, count: 10 };
     await keepBlobs([a, b, big], bounds);
     expect(await keptBlob(big.digest)).toBeNull();
     // a was used after b: b is the one used longest ago when c comes.
@@ -57,6 +57,26 @@ describe('the blobs this machine keeps for the next redeploy', () => {
     expect(await keptBlob(b.digest)).toBeNull();
     expect(await keptBlob(a.digest)).toEqual(a.bytes);
     expect(await keptBlob(c.digest)).toEqual(c.bytes);
+  });
+
+  it('keeps at most its count of blobs, the ones used longest ago going first', async () => {
+    const blobs = ['one', 'two', 'three'].map(blob);
+    const bounds = { aBlob: 50, inAll: 1 << 20, count: 2 };
+    for (const [i, b] of blobs.entries()) {
+      await keepBlobs([b], bounds);
+      const at = new Date(Date.now() - (10 - i) * 60_000);
+      await utimes(join(store(), b.digest.slice('sha256:'.length)), at, at);
+    }
+    expect(await keptBlob(blobs[0].digest)).toBeNull();
+    expect(await keptBlob(blobs[1].digest)).toEqual(blobs[1].bytes);
+    expect(await keptBlob(blobs[2].digest)).toEqual(blobs[2].bytes);
+  });
+
+  it('does not read a file in the store larger than a blob it would keep', async () => {
+    const huge = blob('y'.repeat((4 << 20) + 1));
+    await keepBlobs([blob('makes the folder')]);
+    await writeFile(join(store(), huge.digest.slice('sha256:'.length)), huge.bytes);
+    expect(await keptBlob(huge.digest)).toBeNull();
   });
 
   it('costs nothing but the round trips when the store cannot be written', async () => {

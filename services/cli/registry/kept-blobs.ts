@@ -8,11 +8,12 @@ import { configPath } from '../config/config-file.js';
 // starts from the live build's config and its tail layers: read here, they need neither the
 // registry's token nor its round trips, which were 0.1 s before the rehearsal could start. A
 // kept blob is trusted only when its bytes still hash to its name; anything else is read from
-// the registry as before. The store is bounded (KEPT_BOUNDS): a blob above 4 MB is not kept, and
-// past 64 MB in all the blobs used longest ago go first (a read marks a blob used).
+// the registry as before. The store is bounded (KEPT_BOUNDS): a blob above 4 MB is not kept (nor
+// read), and past 64 MB or 1,000 blobs in all the blobs used longest ago go first (a read marks a
+// blob used), so the trim after a push stats at most about a thousand files.
 
-/** The store's bounds (bytes): a blob above `aBlob` is not kept, and past `inAll` the blobs used longest ago go. */
-export const KEPT_BOUNDS = { aBlob: 4 << 20, inAll: 64 << 20 };
+/** The store's bounds: a blob above `aBlob` bytes is not kept, and past `inAll` bytes or `count` blobs the blobs used longest ago go. */
+export const KEPT_BOUNDS = { aBlob: 4 << 20, inAll: 64 << 20, count: 1_000 };
 const DIGEST = /^sha256:([0-9a-f]{64})$/;
 
 /** A blob to keep: its bytes, or the file that holds them. */
@@ -27,10 +28,10 @@ function pathOf(digest: string): string | null {
   return hex ? join(storeDir(), hex) : null;
 }
 
-/** The blob's bytes when this machine keeps them whole and unaltered; null otherwise. */
+/** The blob's bytes when this machine keeps them whole and unaltered; null otherwise (a file over the bound is not read). */
 export async function keptBlob(digest: string): Promise<Buffer | null> {
   const path = pathOf(digest);
-  if (!path) return null;
+  if (!path || ((await stat(path).catch(() => null))?.size ?? Number.POSITIVE_INFINITY) > KEPT_BOUNDS.aBlob) return null;
   const bytes = await readFile(path).catch(() => null);
   if (!bytes || `sha256:${createHash('sha256').update(bytes).digest('hex')}` !== digest) return null;
   const now = new Date();
@@ -57,12 +58,12 @@ export async function keepBlobs(blobs: BlobToKeep[], bounds = KEPT_BOUNDS): Prom
       else await copyFile(blob.file, temp);
       await rename(temp, path);
     }
-    await trim(dir, bounds.inAll);
+    await trim(dir, bounds);
   } catch {}
 }
 
-/** The blobs used longest ago removed until the rest fit in `most` bytes. */
-async function trim(dir: string, most: number): Promise<void> {
+/** The blobs used longest ago removed until the rest fit in the store's bytes and count. */
+async function trim(dir: string, bounds: typeof KEPT_BOUNDS): Promise<void> {
   const names = (await readdir(dir)).filter((name) => /^[0-9a-f]{64}$/.test(name));
   const files = await Promise.all(
     names.map(async (name) => {
@@ -71,9 +72,11 @@ async function trim(dir: string, most: number): Promise<void> {
     }),
   );
   let total = files.reduce((sum, file) => sum + file.size, 0);
+  let count = files.length;
   for (const file of files.sort((a, b) => a.used - b.used)) {
-    if (total <= most) break;
+    if (total <= bounds.inAll && count <= bounds.count) break;
     await rm(join(dir, file.name), { force: true });
     total -= file.size;
+    count--;
   }
 }
