@@ -30,14 +30,22 @@ export async function registryBytesUsed(db: Db, workspaceId: string): Promise<nu
 /**
  * Reserves `bytes` more for the upload `upload` of the workspace when they fit under `quota`;
  * answers whether they did. One workspace's reservations run one at a time (an advisory lock),
- * so two pushes at once cannot both take the last bytes.
+ * so two pushes at once cannot both take the last bytes. A manifest's row names its project
+ * (`manifestOf`): one no build names is deleted a day later (unbuiltManifests).
  */
-export async function reserveRegistryBytes(sql: Sql, workspaceId: string, upload: string, bytes: number, quota: number): Promise<boolean> {
+export async function reserveRegistryBytes(
+  sql: Sql,
+  workspaceId: string,
+  upload: string,
+  bytes: number,
+  quota: number,
+  manifestOf: string | null = null,
+): Promise<boolean> {
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext(${`registry-usage:${workspaceId}`}))`;
     if ((await registryBytesUsed(tx, workspaceId)) + bytes > quota) return false;
     await tx`
-      insert into registry_pushes (workspace_id, upload, bytes) values (${workspaceId}, ${upload}, ${bytes})
+      insert into registry_pushes (workspace_id, upload, bytes, project_id) values (${workspaceId}, ${upload}, ${bytes}, ${manifestOf})
       on conflict (workspace_id, upload) do update set bytes = registry_pushes.bytes + excluded.bytes`;
     return true;
   });
@@ -76,4 +84,38 @@ export async function registryPushedSince(db: Db, since: Date | null): Promise<b
   const [row] = await db<{ any: boolean }[]>`
     select exists (select 1 from registry_pushes where ${since}::timestamptz is null or started_at > ${since}::timestamptz) as any`;
   return row.any;
+}
+
+/** How long a pushed manifest may wait for a build to name it (hours): a deploy's createBuild follows its push within minutes. */
+export const unbuiltManifestHours = 24;
+
+export interface UnbuiltManifest {
+  workspaceId: string;
+  projectId: string;
+  upload: string;
+  digest: string;
+}
+
+/**
+ * Manifests pushed over unbuiltManifestHours ago that no build of their project names, not yet
+ * deleted: a deploy whose rehearsal failed after its manifest went up, or a push by hand. One
+ * pushed to the project again since (the same files make the same manifest) waits for that push
+ * to age too: its deploy's createBuild may be on its way.
+ */
+export async function unbuiltManifests(db: Db, batch: number): Promise<UnbuiltManifest[]> {
+  const hours = unbuiltManifestHours;
+  return db<UnbuiltManifest[]>`
+    select r.workspace_id, r.project_id, r.upload, r.digest from registry_pushes r
+    where r.project_id is not null and r.digest is not null and r.unbuilt_deleted_at is null
+      and r.started_at < now() - make_interval(hours => ${hours})
+      and not exists (select 1 from builds b where b.project_id = r.project_id and b.image_manifest = r.digest)
+      and not exists (select 1 from registry_pushes again where again.project_id = r.project_id and again.digest = r.digest
+                        and again.started_at >= now() - make_interval(hours => ${hours}))
+    order by r.started_at
+    limit ${batch}`;
+}
+
+/** The sweep deleted the unbuilt manifest from the registry (its bytes count until the collection frees them). */
+export async function markUnbuiltManifestDeleted(db: Db, workspaceId: string, upload: string): Promise<void> {
+  await db`update registry_pushes set unbuilt_deleted_at = now() where workspace_id = ${workspaceId} and upload = ${upload}`;
 }

@@ -68,6 +68,9 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     expect(changed.stderr).not.toMatch(/image built in/);
     expect(changed.stderr).toMatch(/^rehearse +healthy in /m);
     expect(changed.stderr).toMatch(/^push +sent [\d.]+ K?B in 1 new layer, \d+ layers already there /m);
+    // The manifest went up beside the rehearsal; createBuild, after it passed, named it.
+    expect(changed.stderr).toMatch(/· manifest sent, beside the rehearsal$/m);
+    expect(changed.stderr).toMatch(/^push +sent .*; sent beside the rehearsal$/m);
     // The image that went live is the one the engine holds and rehearsed, and it serves the change.
     const live = await liveBuild();
     const local = await docker.getImage(`localhost/pitch-${slug}:in-process`).inspect();

@@ -221,4 +221,74 @@ describe('the registry garbage collection', () => {
       select digest from registry_pushes where workspace_id = ${account.workspace.id} and digest = any(${onlyOne}::text[])`;
     expect(counted).toEqual([]);
   }, 300_000);
+
+  it('deletes a manifest no build names a day after its push (a rehearsal failed after it went up), and its layers are collected', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const slug = `u-${randomBytes(6).toString('hex')}`;
+    const project = await person.client.call('createProject', { body: { slug, name: 'U' } });
+    const account = await person.client.call('whoami', {});
+    const repository = `${account.workspace.id}/${project.id}`;
+    const { token, registry: url } = (await tokenFor(person, repository, 'push,pull')).body as { token: string; registry: string };
+    const pull = registryOf(config())!;
+    const archive = async (line: string) => {
+      const dir = await mkdtemp(join(tmpdir(), 'registry-gc-unbuilt-'));
+      await cp(demo, dir, { recursive: true });
+      await writeFile(join(dir, 'server.js'), `// ${line}\n`, { flag: 'a' });
+      const saved = await saveImage(dir, env);
+      await rm(dir, { recursive: true, force: true });
+      return saved;
+    };
+    const push = (saved: Buffer) => pushImage({ registryUrl: url, repository, token }, Readable.from(saved));
+    const manifestAt = async (digest: string) =>
+      registryGet(pull, repository, `manifests/${digest}`).then(
+        (res) => res.status,
+        (err: unknown) => (err instanceof RegistryReadError ? 404 : Promise.reject(err)),
+      );
+
+    // Left: pushed, never built (its deploy's rehearsal failed). Built: pushed, then createBuild.
+    // Again: pushed, never built, and pushed again a day later (the same files make the same manifest).
+    const left = await push(await archive(`left ${randomBytes(8).toString('hex')}`));
+    const built = await push(await archive(`built ${randomBytes(8).toString('hex')}`));
+    await person.client.call('createBuild', {
+      params: { projectId: project.id },
+      body: { image: { digest: built.manifestDigest }, manifest },
+    });
+    const againArchive = await archive(`again ${randomBytes(8).toString('hex')}`);
+    const again = await push(againArchive);
+    const rows = await sql<{ digest: string; projectId: string }[]>`
+      select digest, project_id from registry_pushes where workspace_id = ${account.workspace.id} and upload like 'manifest:%'`;
+    expect(rows.map((row) => row.digest).sort()).toEqual([left.manifestDigest, built.manifestDigest, again.manifestDigest].sort());
+    expect(new Set(rows.map((row) => row.projectId))).toEqual(new Set([project.id]));
+
+    const layersOf = async (digest: string) =>
+      (
+        (await (await registryGet(pull, repository, `manifests/${digest}`, MANIFEST_TYPES.join(', '))).json()) as {
+          layers: { digest: string }[];
+        }
+      ).layers.map((layer) => layer.digest);
+    const kept = [...(await layersOf(built.manifestDigest)), ...(await layersOf(again.manifestDigest))];
+    const leftOwn = (await layersOf(left.manifestDigest)).filter((digest) => !kept.includes(digest));
+    expect(leftOwn.length).toBeGreaterThan(0);
+
+    // Within the day: nothing is deleted.
+    expect(await runSweep()).toMatchObject({ unbuiltManifests: 0 });
+    await sql`update registry_pushes set started_at = started_at - interval '25 hours' where workspace_id = ${account.workspace.id}`;
+    await push(againArchive);
+    expect(await runSweep()).toMatchObject({ unbuiltManifests: 1 });
+    expect(await manifestAt(left.manifestDigest)).toBe(404);
+    expect(await manifestAt(built.manifestDigest)).toBe(200);
+    expect(await manifestAt(again.manifestDigest)).toBe(200);
+    // Deleted once: the next sweep finds nothing more.
+    expect(await runSweep()).toMatchObject({ unbuiltManifests: 0 });
+
+    // Its own layer, config and manifest go with the next collection; the others' stay.
+    await sql`update registry_gc set last_run_at = last_run_at - make_interval(hours => ${registryGcEveryHours + 1})`;
+    expect(await runSweep()).toMatchObject({ registryGc: 'pushes closed' });
+    await sql`update registry_gc set pushes_closed_at = pushes_closed_at - interval '1 hour'`;
+    expect(await runSweep()).toMatchObject({ registryGc: 'collected' });
+    expect(await blobStored(left.manifestDigest)).toBe(false);
+    expect(await blobStored(left.configDigest)).toBe(false);
+    for (const digest of leftOwn) expect(await blobStored(digest)).toBe(false);
+    for (const digest of [built.manifestDigest, built.configDigest, ...kept]) expect(await blobStored(digest)).toBe(true);
+  }, 300_000);
 });

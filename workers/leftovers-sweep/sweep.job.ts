@@ -4,6 +4,7 @@ import { sweepDeletedProjects } from './deleted-projects.sweep.js';
 import { sweepExpiredSecrets } from './expired-secrets.sweep.js';
 import { sweepUnfinishedUploads } from './unfinished-uploads.sweep.js';
 import { sweepPushedManifests } from './pushed-manifests.sweep.js';
+import { sweepUnbuiltManifests } from './unbuilt-manifests.sweep.js';
 import { registryOf } from '../../services/core/infra/registry/registry-pull.js';
 import { registryGcState, wantRegistryGc } from '../../services/data/registry-gc.sql.js';
 import { forgetPurgedRegistryUploads, registryPushedSince } from '../../services/data/registry-usage.sql.js';
@@ -30,6 +31,7 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
   await job?.updateProgress(60);
   const purged = await sweepDeletedProjects(deps.sql, deps.storage);
   const pushedManifests = await sweepPushedManifests(deps.sql, registryOf(deps.config));
+  const unbuiltManifests = await sweepUnbuiltManifests(deps.sql, registryOf(deps.config));
   await job?.updateProgress(90);
   // Visits whose viewer vanished without saying goodbye end at their last beacon.
   const quietVisits = await endQuietVisitsEverywhere(deps.sql);
@@ -39,7 +41,7 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
   // and so do blobs pushed that no manifest names: any push since the last run wants one.
   const gcTarget = registryGcTargetOf(deps.config);
   const gcState = gcTarget ? await registryGcState(deps.sql, gcTarget.registry) : null;
-  if (gcTarget && (pushedManifests > 0 || (await registryPushedSince(deps.sql, gcState?.lastRunAt ?? null))))
+  if (gcTarget && (pushedManifests + unbuiltManifests > 0 || (await registryPushedSince(deps.sql, gcState?.lastRunAt ?? null))))
     await wantRegistryGc(deps.sql, gcTarget.registry);
   // Uploads never finished that the registry's upload purging has removed count no more.
   const purgedUploads = await forgetPurgedRegistryUploads(deps.sql);
@@ -56,6 +58,7 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
     purgedProjects: purged.projects,
     purgedObjects: purged.objects,
     pushedManifests,
+    unbuiltManifests,
     purgedUploads,
     registryGc,
     quietVisits,

@@ -56,6 +56,8 @@ interface Charge {
   upload: string;
   quota: number;
   planName: PlanName;
+  /** A manifest PUT's project: a manifest no build of it names is deleted a day later (the sweep). */
+  manifestOf: string | null;
 }
 
 async function chargeOf(deps: Deps, key: RegistryTokenKey, req: FastifyRequest): Promise<Charge | null> {
@@ -76,13 +78,17 @@ async function chargeOf(deps: Deps, key: RegistryTokenKey, req: FastifyRequest):
     upload: uploadId ?? `${path.includes('/manifests/') ? 'manifest' : 'upload'}:${randomUUID()}`,
     quota: allowance('registry', plan),
     planName: plan.name,
+    manifestOf: path.includes('/manifests/') ? projectId : null,
   };
 }
 
 async function forward(deps: Deps, upstream: string, key: RegistryTokenKey, req: FastifyRequest, reply: FastifyReply) {
-  const charge = await chargeOf(deps, key, req);
   const declared = req.headers['transfer-encoding'] ? null : Number(req.headers['content-length'] ?? 0);
   const hasBody = declared === null || declared > 0;
+  // A POST without a body (an upload opened, a mount) stores no bytes and finishes no upload of
+  // ours: its charge (the plan, a database round trip on the way to the registry) is not asked.
+  // A PUT without one still is: it finishes an upload its PATCHes charged.
+  const charge = hasBody || req.method !== 'POST' ? await chargeOf(deps, key, req) : null;
   // A body is forwarded only to a path the gate knows how to charge: any other spelling the
   // registry might still route (another case, encoded slashes) would pass uncounted.
   if (hasBody && ['POST', 'PUT', 'PATCH'].includes(req.method) && !REPOSITORY_PATH.test((req.raw.url ?? '').split('?')[0]))
@@ -92,7 +98,7 @@ async function forward(deps: Deps, upstream: string, key: RegistryTokenKey, req:
   // the 402 rather than a reset.
   let reserved = 0;
   if (charge && hasBody && declared !== null) {
-    if (!(await reserveRegistryBytes(deps.sql, charge.workspaceId, charge.upload, declared, charge.quota))) {
+    if (!(await reserveRegistryBytes(deps.sql, charge.workspaceId, charge.upload, declared, charge.quota, charge.manifestOf))) {
       const full = planLimit('registry', charge.planName);
       req.raw.resume();
       return reply.status(full.status).send(full.body());
@@ -123,7 +129,7 @@ async function forward(deps: Deps, upstream: string, key: RegistryTokenKey, req:
     for await (const chunk of source) {
       if (stopped) continue;
       while (charge && sent + chunk.length > reserved) {
-        if (!(await reserveRegistryBytes(deps.sql, charge.workspaceId, charge.upload, RESERVE_STEP, charge.quota))) {
+        if (!(await reserveRegistryBytes(deps.sql, charge.workspaceId, charge.upload, RESERVE_STEP, charge.quota, charge.manifestOf))) {
           cut = true;
           stop();
           upstreamReq.destroy();

@@ -64,7 +64,7 @@ export function startEarly(
     // changed" follows, with no rehearsal to start, so it waits for its turn.
     if (laying.laid.newLayers.length === 0 && laying.laid.configChanged.length === 0) return null;
     ctx.trace('rehearsal started beside the scan');
-    return { run, rehearsing: rehearseLocally(docker, pulled.tag, manifest, run, healthTimeoutMs, (line) => ctx.trace(line)) };
+    return { run, rehearsing: rehearseLocally(docker, pulled.imageId, manifest, run, healthTimeoutMs, (line) => ctx.trace(line)) };
   })();
   // Awaited by take or release: a failure meanwhile is not an unhandled one.
   inEngine.catch(() => {});
@@ -90,7 +90,10 @@ export function startEarly(
       const early = await started.catch(() => null);
       if (early && !taken) await early.rehearsing.stop();
       if (pulled && !('reason' in pulled) && !imageTaken)
-        await engine.then((docker) => docker.getImage(pulled.tag).remove()).catch(() => {});
+        await pulled.tagged
+          .then(() => engine)
+          .then((docker) => docker.getImage(pulled.tag).remove())
+          .catch(() => {});
     },
   };
 }

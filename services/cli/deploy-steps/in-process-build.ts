@@ -41,7 +41,7 @@ export interface InProcessOptions {
 }
 
 export interface LaidImage {
-  /** The engine's tag for it, which the rehearsal starts. */
+  /** The engine's name for it, which the rehearsal starts: its id (the tag is written beside the copy's start). */
   tag: string;
   /** The config's digest: the image id in the engine and on the platform. */
   imageId: string;
@@ -118,14 +118,19 @@ export async function layOnDisk(ctx: CliContext, engine: Promise<Docker>, work: 
 /** The platform answered that it has no image registry: what this machine does not keep cannot be read. */
 class NoRepository extends Error {}
 
-/** The laid image in the local engine, tagged for its rehearsal; or why the engine must build instead. */
-export type InEngine = { tag: string; imageId: string } | { reason: string };
+/**
+ * The laid image in the local engine, by its id (which the rehearsal starts) and the tag that
+ * keeps it once `tagged` settles; or why the engine must build instead.
+ */
+export type InEngine = { tag: string; imageId: string; tagged: Promise<void> } | { reason: string };
 
 /**
  * The image laid on disk pulled into the local engine by its manifest's digest (from a registry
  * this tool serves on 127.0.0.1: the new layers from this machine, any other from the project's
- * repository) and tagged `localhost/pitch-<slug>:in-process`, so the engine keeps it while it is
- * rehearsed. Nothing leaves this machine: the engine takes the image from this tool.
+ * repository) and tagged `localhost/pitch-<slug>:in-process`, so the engine keeps it after the
+ * deploy. Nothing leaves this machine: the engine takes the image from this tool. The tag is
+ * written beside the rehearsal copy's start, which names the image by its id: the two engine
+ * calls it takes (what the tag held, then the tag) were on the way to the copy.
  */
 export async function pullLaid(
   ctx: CliContext,
@@ -136,6 +141,16 @@ export async function pullLaid(
   const { laid, target } = laying;
   const local = new Map<string, LocalBlob>(laid.newLayers.map((layer) => [layer.digest, { file: layer.file, size: layer.size }]));
   local.set(laid.read.configDigest, { bytes: laid.read.config! });
+  const repo = `localhost/pitch-${slug}`;
+  const tag = `${repo}:in-process`;
+  // What the tag holds now, asked beside the pull (the tag moves only after it).
+  const before = docker
+    .getImage(tag)
+    .inspect()
+    .then(
+      (info) => info.Id,
+      () => null,
+    );
   let imageId: string;
   try {
     imageId = await pullIntoEngine(docker, laid.read, local, target);
@@ -146,20 +161,14 @@ export async function pullLaid(
   ctx.trace('pulled into the engine');
   if (imageId !== laid.read.configDigest)
     return { reason: `the engine read the image laid in-process as ${imageId}, not ${laid.read.configDigest}` };
-  // Tagged, so the engine keeps it while it is rehearsed; the image the tag held before is nobody's now.
-  const repo = `localhost/pitch-${slug}`;
-  const tag = `${repo}:in-process`;
-  const before = await docker
-    .getImage(tag)
-    .inspect()
-    .then(
-      (info) => info.Id,
-      () => null,
-    );
-  await docker.getImage(imageId).tag({ repo, tag: 'in-process' });
-  // Removed beside the rehearsal, not before it: no step waits for it, and the tool's end does.
-  if (before && !imageId.endsWith(before.replace(/^sha256:/, ''))) finishInBackground(docker.getImage(before).remove());
-  return { tag, imageId };
+  const tagged = (async () => {
+    await docker.getImage(imageId).tag({ repo, tag: 'in-process' });
+    // The image the tag held before is nobody's now; no step waits for its removal, the tool's end does.
+    const old = await before;
+    if (old && !imageId.endsWith(old.replace(/^sha256:/, ''))) finishInBackground(docker.getImage(old).remove());
+  })();
+  finishInBackground(tagged);
+  return { tag, imageId, tagged };
 }
 
 /**
@@ -199,7 +208,7 @@ export async function layInProcess(
 
   const pulled = (await (await options.early)?.inEngine()) ?? (await pullLaid(ctx, docker, options.slug, laying));
   if ('reason' in pulled) return engine(pulled.reason);
-  const { tag, imageId } = pulled;
+  const { imageId } = pulled;
 
   const sizes = laid.newLayers.reduce((sum, layer) => sum + layer.size, 0);
   const count = laid.newLayers.length;
@@ -216,5 +225,5 @@ export async function layInProcess(
         : `image laid without the engine in ${seconds} s: ${count} new ${count === 1 ? 'layer' : 'layers'} (${bytes(sizes)}) from the files its last COPY steps copy; the live build's ${layers(laid.read.layers.length - count)} below kept${config}`,
   );
   ctx.detail(`image     ${imageId} pulled into the engine from this machine for the rehearsal`);
-  return { tag, imageId, image: laid.config.config ?? {}, read: laid.read };
+  return { tag: imageId, imageId, image: laid.config.config ?? {}, read: laid.read };
 }

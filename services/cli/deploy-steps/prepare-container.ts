@@ -22,7 +22,7 @@ import type { StepLog } from '../ui/step-log.js';
 import type { Artefact, Unchanged } from './artefact.js';
 import { sameBuild } from './unchanged.js';
 import { rehearseLocally } from './rehearsal.js';
-import { blobSize, has, imageInRegistry, sendBlobs, type BlobsSent, type PushTarget } from '../registry/push-image.js';
+import { blobSize, has, imageInRegistry, putManifest, sendBlobs, type PushResult, type PushTarget } from '../registry/push-image.js';
 import { EnginePushUnavailable, readImageByEnginePush, type InspectedImage } from '../registry/engine-push.js';
 import type { AskedTarget } from '../registry/registry-target.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
@@ -137,10 +137,11 @@ export async function prepareContainer(
   // An image laid in-process most often runs already (early-rehearsal.ts), if with this very run.
   const early = laid ? await (await options.early)?.take(run) : null;
   const rehearsing = early ?? rehearseLocally(docker, built.tag, manifest, run, options.healthTimeoutMs, (line) => ctx.trace(line));
-  // An image laid in-process was scanned as it was laid: its new layers and config go up to the
-  // project's repository while the copy starts and answers. No manifest names them until the
-  // rehearsal has passed (push-build.ts), so nothing is deployable, or deployed, before it.
-  const blobs = laid && laid.read.scan.findings.length === 0 ? sendBlobsEarly(ctx, options.registry, laid.read) : undefined;
+  // An image laid in-process was scanned as it was laid: its new layers, config and manifest go
+  // up to the project's repository while the copy starts and answers. No build names it until the
+  // rehearsal has passed (createBuild, push-build.ts), so nothing is deployed before it; a manifest
+  // a failed rehearsal leaves is deleted a day later (workers/leftovers-sweep/unbuilt-manifests.sweep.ts).
+  const blobs = laid && laid.read.scan.findings.length === 0 ? pushEarly(ctx, options.registry, laid.read, rehearsing.result) : undefined;
   let read: ReadImage | null = null;
   let bundle: SavedBundle | null = null;
   let unread = false;
@@ -199,7 +200,7 @@ export async function prepareContainer(
       kind: 'container' as const,
       file: '',
       sizeBytes: 0,
-      image: { tag: built.tag, read, blobs },
+      image: { tag: built.tag, read, pushed: blobs },
       manifest: checked.manifest,
       rehearsal,
     };
@@ -208,18 +209,29 @@ export async function prepareContainer(
   return { kind: 'container' as const, file, sizeBytes: bundle!.sizeBytes, manifest: checked.manifest, rehearsal };
 }
 
-/** The in-process image's blobs sent to the project's repository (sendBlobs), started beside the rehearsal. */
-function sendBlobsEarly(
+/**
+ * The in-process image pushed to the project's repository (its blobs, then its manifest), started
+ * beside the rehearsal: the manifest's wait on the registry (its blobs checked in the store) was
+ * the last step but createBuild after the rehearsal.
+ */
+function pushEarly(
   ctx: CliContext,
   registry: ContainerOptions['registry'],
   read: ReadImage,
-): Promise<{ target: PushTarget; sent: BlobsSent }> {
+  rehearsal: Promise<unknown>,
+): Promise<PushResult> {
+  let failed = false;
+  rehearsal.catch(() => (failed = true));
   const sending = (async () => {
     const { repository } = await registry;
     if (!repository) throw new Refusal('the platform no longer offers its image registry', 'deploy again');
     const sent = await sendBlobs(repository, read);
     ctx.trace('layers and config sent, beside the rehearsal');
-    return { target: repository, sent };
+    // A rehearsal failed by now makes no build: its manifest is not sent (blobs no manifest names are no image).
+    if (failed) throw new Refusal('the rehearsal failed');
+    const pushed = await putManifest(repository, read, sent);
+    ctx.trace('manifest sent, beside the rehearsal');
+    return pushed;
   })();
   // Awaited by the push, or after a failure: a failure meanwhile is not an unhandled one.
   sending.catch(() => {});

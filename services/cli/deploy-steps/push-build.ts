@@ -1,7 +1,7 @@
 import type { Client, Project } from '@demo-rooms/contract';
 import { ask, type CliContext } from '../context.js';
 import { Refusal } from '../refusal.js';
-import { putManifest, sendImage, type PushResult } from '../registry/push-image.js';
+import { sendImage, type PushResult } from '../registry/push-image.js';
 import type { ReadImage } from '../registry/read-image.js';
 import { registryTarget, type AskedTarget } from '../registry/registry-target.js';
 import { bytes } from '../ui/table.js';
@@ -32,18 +32,24 @@ export async function pushAndBuild(
   note: string | undefined,
   earlier: AskedTarget | null = null,
 ): Promise<string> {
-  // An in-process image's blobs went up beside its rehearsal (prepare-container.ts): the manifest is what is left.
-  const early = artefact.image?.blobs ? await artefact.image.blobs : null;
+  // An in-process image went up beside its rehearsal (prepare-container.ts): createBuild is what is left.
+  if (artefact.image?.pushed) {
+    const pushed = await artefact.image.pushed;
+    log.done('push', `${pushLine(pushed)}; sent beside the rehearsal`);
+    return createBuild(client, project, artefact, pushed, note);
+  }
   const fresh = earlier !== null && performance.now() - earlier.askedAt < TOKEN_REUSE_MS;
   const target = fresh ? earlier : await registryTarget(ctx, client, apiToken, project);
   if (!target) throw new Refusal('the platform no longer offers its image registry', 'deploy again: the image is then sent as a bundle');
-  log.begin(
-    'push',
-    early ? `image manifest to ${target.registryUrl} (its layers went up beside the rehearsal)` : `image to ${target.registryUrl}`,
-  );
+  log.begin('push', `image to ${target.registryUrl}`);
   if (!fresh) ctx.trace('registry token asked again');
-  const pushed = early ? await putManifest(target, image, early.sent) : await sendImage(target, image);
+  const pushed = await sendImage(target, image);
   log.done('push', pushLine(pushed));
+  return createBuild(client, project, artefact, pushed, note);
+}
+
+/** createBuild by the pushed manifest's digest; answers the new build's id. */
+async function createBuild(client: Client, project: Project, artefact: Artefact, pushed: PushResult, note: string | undefined) {
   const build = await ask('creating the build', () =>
     client.call('createBuild', {
       params: { projectId: project.id },

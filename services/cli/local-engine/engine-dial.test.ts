@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { progressError } from './engine-dial.js';
+import { progressError, readProgress } from './engine-dial.js';
 
 const progress = (...chunks: string[]) => Readable.from(chunks.map((chunk) => Buffer.from(chunk)));
 
@@ -14,5 +14,20 @@ describe('progressError', () => {
     const stream = progress('{"stream":"Writing manifest"}\n', '\n{"id":"sha256:abc","error":""}\n');
     expect(await progressError(stream)).toBeNull();
     expect(stream.readableEnded).toBe(true);
+  });
+});
+
+describe('readProgress', () => {
+  const id = 'a'.repeat(64);
+  it("answers the image id podman's pull names last, and none that is not a digest", async () => {
+    expect(await readProgress(progress('{"stream":"Copying config"}\n', `{"images":["${id}"],"id":"${id}"}\n`))).toEqual({
+      error: null,
+      id,
+    });
+    expect(await readProgress(progress('{"id":"not-an-id"}\n'))).toEqual({ error: null, id: null });
+  });
+
+  it('answers no id when a line names an error', async () => {
+    expect(await readProgress(progress(`{"id":"${id}"}\n{"error":"denied"}\n`))).toEqual({ error: 'denied', id: null });
   });
 });

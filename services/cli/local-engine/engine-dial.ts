@@ -39,17 +39,26 @@ const PROGRESS_KEPT = 1 << 20;
 
 /**
  * Reads an engine's progress lines (podman's libpod pull and push: JSON a line) to their end;
- * answers the error one of them names, or null when none does. A line that is not JSON is skipped.
+ * answers the error one of them names (null when none does), and the image id the last of them
+ * names (podman's pull ends with `{"id": …}`), so the pull needs no inspect after it. A line
+ * that is not JSON is skipped.
  */
-export async function progressError(stream: AsyncIterable<unknown>): Promise<string | null> {
+export async function readProgress(stream: AsyncIterable<unknown>): Promise<{ error: string | null; id: string | null }> {
   let text = '';
   for await (const chunk of stream) text = (text + (chunk as Buffer).toString('utf8')).slice(-PROGRESS_KEPT);
+  let id: string | null = null;
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
-      const said = JSON.parse(line) as { error?: unknown };
-      if (typeof said.error === 'string' && said.error) return said.error;
+      const said = JSON.parse(line) as { error?: unknown; id?: unknown };
+      if (typeof said.error === 'string' && said.error) return { error: said.error, id: null };
+      if (typeof said.id === 'string' && /^(sha256:)?[0-9a-f]{64}$/.test(said.id)) id = said.id;
     } catch {}
   }
-  return null;
+  return { error: null, id };
+}
+
+/** readProgress's error alone. */
+export async function progressError(stream: AsyncIterable<unknown>): Promise<string | null> {
+  return (await readProgress(stream)).error;
 }

@@ -45,14 +45,15 @@ export async function rehearsalApp(docker: Docker, image: string): Promise<Rehea
     );
   try {
     // Asked of the engine, not of this machine's files: a rootless engine's mounts are in a
-    // namespace of its own. A symbolic link would make the lower a folder of the host's.
-    if (!isPlainFolder(await pathStat(docker, holder.id, '/app'))) return (await release(), null);
-    const root = String(
-      await engineDial(docker, { method: 'POST', path: `/v4.0.0/libpod/containers/${holder.id}/mount?`, statusCodes: ENGINE_ANSWERS }),
-    )
-      .trim()
-      .replace(/^"|"$/g, '');
-    if (!root.startsWith('/')) return (await release(), null);
+    // namespace of its own. A symbolic link would make the lower a folder of the host's. The
+    // stat and the mount are asked together (the stat mounts the holder too): the lower is used
+    // only once the stat has said /app is a plain folder.
+    const [stat, mounted] = await Promise.all([
+      pathStat(docker, holder.id, '/app'),
+      engineDial(docker, { method: 'POST', path: `/v4.0.0/libpod/containers/${holder.id}/mount?`, statusCodes: ENGINE_ANSWERS }),
+    ]);
+    const root = String(mounted).trim().replace(/^"|"$/g, '');
+    if (!isPlainFolder(stat) || !root.startsWith('/')) return (await release(), null);
     return { lower: `${root}/app`, release };
   } catch {
     await release();

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type Docker from 'dockerode';
-import { engineDial, progressError } from '../local-engine/engine-dial.js';
+import { engineDial, readProgress } from '../local-engine/engine-dial.js';
 import { Refusal } from '../refusal.js';
 import { blobSize, type PushTarget } from './push-image.js';
 import { manifestBytes, type ImageManifest } from './image-manifest.js';
@@ -68,18 +68,20 @@ export async function pullIntoEngine(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const reference = `127.0.0.1:${(server.address() as AddressInfo).port}/${name}@${manifest.digest}`;
+  let id: string | null;
   try {
-    await enginePull(docker, reference);
+    id = await enginePull(docker, reference);
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
   }
-  const info = await docker.getImage(reference).inspect();
-  return info.Id.startsWith('sha256:') ? info.Id : `sha256:${info.Id}`;
+  // The id the pull's last line named; an engine that names none is asked.
+  id ??= (await docker.getImage(reference).inspect()).Id;
+  return id.startsWith('sha256:') ? id : `sha256:${id}`;
 }
 
-/** podman's pull (libpod API: it takes tlsVerify for this plain-HTTP loopback); its progress read to the end. */
-async function enginePull(docker: Docker, reference: string): Promise<void> {
+/** podman's pull (libpod API: it takes tlsVerify for this plain-HTTP loopback); its progress read to the end, for the image id it names. */
+async function enginePull(docker: Docker, reference: string): Promise<string | null> {
   const stream = (await engineDial(docker, {
     method: 'POST',
     path: '/v4.0.0/libpod/images/pull?',
@@ -90,6 +92,7 @@ async function enginePull(docker: Docker, reference: string): Promise<void> {
   }).catch((err: unknown) => {
     throw new Refusal(`the engine could not pull the image: ${(err as Error).message}`);
   })) as Readable;
-  const error = await progressError(stream);
+  const { error, id } = await readProgress(stream);
   if (error) throw new Refusal(`the engine could not pull the image: ${error}`);
+  return id;
 }
