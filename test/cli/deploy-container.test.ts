@@ -315,7 +315,9 @@ describe('pitch deploy of a container demo', () => {
     expect(changed.code, changed.stderr).toBe(0);
     expect(changed.stderr).not.toMatch(/nothing changed/);
     expect(changed.stderr).toMatch(/^build +image laid without the engine in /m);
-    expect(changed.stderr).toMatch(/^push +sent [\d.]+ K?B in 1 new layer, \d+ layers? already there \([\d.]+ [KMG]B\)$/m);
+    expect(changed.stderr).toMatch(
+      /^push +sent [\d.]+ K?B in 1 new layer, \d+ layers? already there \([\d.]+ [KMG]B\); sent beside the rehearsal$/m,
+    );
 
     // A changed step in the Dockerfile's tail is the engine's to build: it pushed only the new
     // layer to the tool (it was told the platform has the others), the image not saved whole.

@@ -27,6 +27,7 @@ import { layeringNote } from '../local-engine/layering-note.js';
 import type { FoundEngine } from '../local-engine/local-docker.js';
 import type { OnDisk } from './in-process-build.js';
 import type { EarlyStart } from './early-rehearsal.js';
+import { startLintThread, type Linter } from '../scan/scan-thread.js';
 
 export interface DeployOptions {
   project?: string;
@@ -91,6 +92,9 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   const work = await mkdtemp(join(tmpdir(), 'pitch-deploy-'));
   let onDisk: Promise<OnDisk> | undefined;
   let rehearsedEarly: Promise<EarlyStart> | undefined;
+  // The secret scan's thread, its rules loading from now on (scan-thread.ts); a container's waits
+  // for the unchanged check, which needs no scan.
+  let linter: Linter | undefined = manifest.kind === 'static' ? startLintThread() : undefined;
   const early = manifest.kind === 'static' ? await (await import('./prepare-static.js')).packEarly(file.dir, manifest, work) : null;
   try {
     // A container's build inputs, read before anything else is: when the live build was made
@@ -105,6 +109,8 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
       return;
     }
 
+    linter ??= startLintThread();
+    void linter.ready.then((threaded) => ctx.trace(threaded ? 'scan thread ready' : 'scan rules run in this thread'));
     // Asked now, while the folder is scanned: the live build, and a container's side (containerSide).
     const liveAsked = options.force ? Promise.resolve(null) : liveBuildOf(client, project);
     liveAsked.catch(() => {});
@@ -115,21 +121,11 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     ({ onDisk, early: rehearsedEarly } = side ?? {});
     await side?.launched;
     ctx.trace('scan modules loading');
-    const [{ secretsRefusal }, { scanFolder }, { SecretScanner }, { prepareStatic }, { pushAndBuild }] = await Promise.all([
-      import('../scan/findings.js'),
-      import('../scan/scan-folder.js'),
-      import('../scan/secret-scan.js'),
+    const [scanner, { prepareStatic }, { pushAndBuild }] = await Promise.all([
+      scanProject(log, file, manifest, linter),
       import('./prepare-static.js'),
       import('./push-build.js'),
     ]);
-
-    // 2. The project folder's secrets.
-    const scanner = new SecretScanner();
-    const envLines = runEnvLines(file, manifest);
-    const ownedByEnvScan = (finding: Finding, rel: string) => rel === MANIFEST_FILE && envLines.has(finding.line);
-    const projectScan = await scanFolder(scanner, file.dir, (rel) => rel, ownedByEnvScan);
-    if (projectScan.findings.length > 0) throw secretsRefusal('the project folder', projectScan.findings);
-    log.done('scan', `project: ${projectScan.files} text files, ${projectScan.binary} binary, no secrets`);
 
     // 3-7. Build, checks, scans, rehearsal and pack, by kind.
     const live = await liveAsked;
@@ -202,10 +198,27 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     // serving files from `work` ends, before `work` goes; so does a layer being written there.
     await rehearsedEarly?.then((started) => started.release()).catch(() => {});
     await onDisk?.catch(() => {});
+    await linter?.close();
     await rm(work, { recursive: true, force: true });
     // The rehearsal copy's removal, started when its checks passed, ends before the tool does.
     await cleanupsFinished();
   }
+}
+
+/** 2. The project folder's secrets: a refusal when it holds one; the scanner, which the build's scans go on with. */
+async function scanProject(log: StepLog, file: ManifestFile, manifest: Manifest, linter: Linter) {
+  const [{ secretsRefusal }, { scanFolder }, { SecretScanner }] = await Promise.all([
+    import('../scan/findings.js'),
+    import('../scan/scan-folder.js'),
+    import('../scan/secret-scan.js'),
+  ]);
+  const scanner = new SecretScanner(linter);
+  const envLines = runEnvLines(file, manifest);
+  const ownedByEnvScan = (finding: Finding, rel: string) => rel === MANIFEST_FILE && envLines.has(finding.line);
+  const projectScan = await scanFolder(scanner, file.dir, (rel) => rel, ownedByEnvScan);
+  if (projectScan.findings.length > 0) throw secretsRefusal('the project folder', projectScan.findings);
+  log.done('scan', `project: ${projectScan.files} text files, ${projectScan.binary} binary, no secrets`);
+  return scanner;
 }
 
 /**

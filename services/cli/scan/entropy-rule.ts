@@ -1,3 +1,5 @@
+// Loaded by the scan thread under Node's own type stripping too (lint-source.ts): erasable TypeScript
+// only, and no relative imports.
 import type { SecretLintRuleCreator, SecretLintSourceCode } from '@secretlint/types';
 
 // The preset knows the shapes of named providers' keys. This rule catches the rest: a value with

@@ -1,32 +1,11 @@
 import { createHash } from 'node:crypto';
-import { basename, extname } from 'node:path';
-import { lintSource } from '@secretlint/core';
-import { secretLintProfiler } from '@secretlint/profiler';
-import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
-import type { SecretLintCoreConfig } from '@secretlint/types';
-import { ENTROPY_RULE_ID, entropyRule } from './entropy-rule.js';
+import { basename } from 'node:path';
 import type { Finding } from './findings.js';
+import { linterHere, type Linter } from './scan-thread.js';
 import { readText, type FileEntry } from './walk-files.js';
 
-// secretlint 12 marks a performance entry for every rule and file and keeps them all, searching
-// them on every mark: O(n²) in files, most of a scan's time once there are a few hundred
-// (secretlint#1633, fixed upstream by making the profiler opt-in, secretlint#1673). Nothing here
-// reads the profile, so marking is switched off, as repomix does.
-secretLintProfiler.mark = () => {};
-
-// The rule set: secretlint's maintained recommended preset (cloud keys, tokens, private keys,
-// connection strings, ...) with AWS key ids switched on (the preset reports only secret keys by
-// default, and a key id beside its secret is how most leaks look), plus our entropy rule.
-const config: SecretLintCoreConfig = {
-  rules: [
-    {
-      id: '@secretlint/secretlint-rule-preset-recommend',
-      rule: recommended,
-      rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } }],
-    },
-    { id: ENTROPY_RULE_ID, rule: entropyRule },
-  ],
-};
+// The rule set (secretlint's recommended preset with AWS key ids, and our entropy rule) is in
+// lint-source.ts, run in a thread of its own when the deploy started one (scan-thread.ts).
 
 /** `@secretlint/secretlint-rule-aws` + `AWSAccessKeyID` read as `AWSAccessKeyID, secretlint aws`. */
 function ruleName(ruleId: string, messageId: string): string {
@@ -44,6 +23,9 @@ type Hit = Omit<Finding, 'where'>;
 export class SecretScanner {
   private readonly seen = new Map<string, Hit[]>();
   private readonly files = new Map<string, Hit[] | 'binary'>();
+
+  /** `linter`: where texts go through the rules (a deploy's scan thread; this thread by default). */
+  constructor(private readonly linter: Linter = linterHere) {}
 
   /** A file's findings, or null for a binary file (not scanned). */
   async scanFile(file: FileEntry, where: string): Promise<Finding[] | null> {
@@ -65,12 +47,7 @@ export class SecretScanner {
     const key = `${basename(where)}\0${createHash('sha1').update(content).digest('base64')}`;
     let hits = this.seen.get(key);
     if (!hits) {
-      const result = await lintSource({
-        source: { content, filePath: `/${where}`, ext: extname(where), contentType: 'text' },
-        // Masked anyway: a rule's message quotes the secret, and no message is ever printed whole.
-        options: { config, maskSecrets: true, noPhysicFilePath: true },
-      });
-      hits = result.messages.map((m) => ({ line: m.loc.start.line, rule: ruleName(m.ruleId, m.messageId) }));
+      hits = (await this.linter.lint(where, content)).map((m) => ({ line: m.line, rule: ruleName(m.ruleId, m.messageId) }));
       this.seen.set(key, hits);
     }
     return hits;
