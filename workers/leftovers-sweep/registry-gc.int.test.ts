@@ -72,6 +72,28 @@ async function tokenFor(person: Awaited<ReturnType<Platform['person']>>, reposit
   });
 }
 
+/** A solo person's new project, its repository and a push token for it. */
+async function projectToPushTo(prefix: string) {
+  const person = await platform.person({ plan: 'solo' });
+  const project = await person.client.call('createProject', {
+    body: { slug: `${prefix}-${randomBytes(6).toString('hex')}`, name: prefix },
+  });
+  const account = await person.client.call('whoami', {});
+  const repository = `${account.workspace.id}/${project.id}`;
+  const { token, registry: url } = (await tokenFor(person, repository, 'push,pull')).body as { token: string; registry: string };
+  return { person, project, account, repository, token, url };
+}
+
+/** An image of the demo with a line of its own in server.js, saved as the engine saves it. */
+async function demoArchive(line: string): Promise<Buffer> {
+  const dir = await mkdtemp(join(tmpdir(), 'registry-gc-demo-'));
+  await cp(demo, dir, { recursive: true });
+  await writeFile(join(dir, 'server.js'), `// ${line}\n`, { flag: 'a' });
+  const saved = await saveImage(dir, env);
+  await rm(dir, { recursive: true, force: true });
+  return saved;
+}
+
 /** A person whose project holds a build from an image pushed from `folder`. */
 async function pushedBuild(folder: string, kind: 'cli' | 'web' = 'cli') {
   const person = await platform.person({ plan: 'solo', kind });
@@ -170,19 +192,10 @@ describe('the registry garbage collection', () => {
     const waitHours = (registryGcWaitSeconds(registryGcTargetOf(config())!) + 30) / 3600;
     expect(SWEEP_EVERY_MS / 3_600_000 + registryGcEveryHours + waitHours + 1).toBeLessThanOrEqual(24);
 
-    const person = await platform.person({ plan: 'solo' });
-    const slug = `s-${randomBytes(6).toString('hex')}`;
-    const project = await person.client.call('createProject', { body: { slug, name: 'S' } });
-    const account = await person.client.call('whoami', {});
-    const repository = `${account.workspace.id}/${project.id}`;
-    const { token, registry: url } = (await tokenFor(person, repository, 'push,pull')).body as { token: string; registry: string };
+    const { person, project, account, repository, token, url } = await projectToPushTo('s');
     const pull = registryOf(config())!;
     const deploy = async (line: string) => {
-      const dir = await mkdtemp(join(tmpdir(), 'registry-gc-superseded-'));
-      await cp(demo, dir, { recursive: true });
-      await writeFile(join(dir, 'server.js'), `// ${line}\n`, { flag: 'a' });
-      const image = await pushImage({ registryUrl: url, repository, token }, Readable.from(await saveImage(dir, env)));
-      await rm(dir, { recursive: true, force: true });
+      const image = await pushImage({ registryUrl: url, repository, token }, Readable.from(await demoArchive(line)));
       const build = await person.client.call('createBuild', {
         params: { projectId: project.id },
         body: { image: { digest: image.manifestDigest }, manifest },
@@ -223,21 +236,9 @@ describe('the registry garbage collection', () => {
   }, 300_000);
 
   it('deletes a manifest no build names a day after its push (a rehearsal failed after it went up), and its layers are collected', async () => {
-    const person = await platform.person({ plan: 'solo' });
-    const slug = `u-${randomBytes(6).toString('hex')}`;
-    const project = await person.client.call('createProject', { body: { slug, name: 'U' } });
-    const account = await person.client.call('whoami', {});
-    const repository = `${account.workspace.id}/${project.id}`;
-    const { token, registry: url } = (await tokenFor(person, repository, 'push,pull')).body as { token: string; registry: string };
+    const { person, project, account, repository, token, url } = await projectToPushTo('u');
     const pull = registryOf(config())!;
-    const archive = async (line: string) => {
-      const dir = await mkdtemp(join(tmpdir(), 'registry-gc-unbuilt-'));
-      await cp(demo, dir, { recursive: true });
-      await writeFile(join(dir, 'server.js'), `// ${line}\n`, { flag: 'a' });
-      const saved = await saveImage(dir, env);
-      await rm(dir, { recursive: true, force: true });
-      return saved;
-    };
+    const archive = demoArchive;
     const push = (saved: Buffer) => pushImage({ registryUrl: url, repository, token }, Readable.from(saved));
     const manifestAt = async (digest: string) =>
       registryGet(pull, repository, `manifests/${digest}`).then(

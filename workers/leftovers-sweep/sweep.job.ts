@@ -3,8 +3,7 @@ import type { WorkerDeps } from '../worker-deps.js';
 import { sweepDeletedProjects } from './deleted-projects.sweep.js';
 import { sweepExpiredSecrets } from './expired-secrets.sweep.js';
 import { sweepUnfinishedUploads } from './unfinished-uploads.sweep.js';
-import { sweepPushedManifests } from './pushed-manifests.sweep.js';
-import { sweepUnbuiltManifests } from './unbuilt-manifests.sweep.js';
+import { sweepManifests } from './pushed-manifests.sweep.js';
 import { registryOf } from '../../services/core/infra/registry/registry-pull.js';
 import { registryGcState, wantRegistryGc } from '../../services/data/registry-gc.sql.js';
 import { forgetPurgedRegistryUploads, registryPushedSince } from '../../services/data/registry-usage.sql.js';
@@ -30,8 +29,7 @@ export async function sweep(deps: WorkerDeps, job?: Job) {
   const unfinishedUploads = await sweepUnfinishedUploads(deps.sql, deps.storage);
   await job?.updateProgress(60);
   const purged = await sweepDeletedProjects(deps.sql, deps.storage);
-  const pushedManifests = await sweepPushedManifests(deps.sql, registryOf(deps.config));
-  const unbuiltManifests = await sweepUnbuiltManifests(deps.sql, registryOf(deps.config));
+  const { superseded: pushedManifests, unbuilt: unbuiltManifests } = await sweepManifests(deps.sql, registryOf(deps.config));
   await job?.updateProgress(90);
   // Visits whose viewer vanished without saying goodbye end at their last beacon.
   const quietVisits = await endQuietVisitsEverywhere(deps.sql);

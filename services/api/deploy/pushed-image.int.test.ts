@@ -12,7 +12,7 @@ import { loadConfig } from '../../core/infra/config.js';
 import { createSql, type Sql } from '../../core/infra/db.js';
 import { createLogger } from '../../core/infra/log.js';
 import { registryGet, registryOf, RegistryReadError } from '../../core/infra/registry/registry-pull.js';
-import { sweepPushedManifests } from '../../../workers/leftovers-sweep/pushed-manifests.sweep.js';
+import { sweepManifests } from '../../../workers/leftovers-sweep/pushed-manifests.sweep.js';
 import { createStorage } from '../../core/infra/storage.js';
 import { buildImageOf } from '../../data/build-images.sql.js';
 import { containerDemo, containerDemoManifest } from '../../../test/fixtures/container-demo.js';
@@ -110,7 +110,7 @@ describe('a build from a pushed image', () => {
     expect((await registryGet(registry, repository, `manifests/${image.manifestDigest}`)).status).toBe(200);
     // Deleted 30 days ago and purged, as the deleted-projects sweep leaves it.
     await sql`update projects set deleted_at = now() - interval '31 days', purged_at = now() where id = ${project.id}`;
-    await sweepPushedManifests(sql, registry);
+    await sweepManifests(sql, registry);
     await expect(registryGet(registry, repository, `manifests/${image.manifestDigest}`)).rejects.toBeInstanceOf(RegistryReadError);
     const [mark] = await sql<{ deleted: boolean }[]>`select manifest_deleted_at is not null as deleted from builds where id = ${build.id}`;
     expect(mark.deleted).toBe(true);
@@ -140,7 +140,7 @@ describe('a build from a pushed image', () => {
     await sql`update builds set created_at = created_at - interval '2 days' where id in (${first.id}, ${second.id})`;
     const registry = registryOf(config)!;
     const repository = `${(await buildImageOf(sql, first.id))!.workspaceId}/${project.id}`;
-    expect(await sweepPushedManifests(sql, registry)).toBeGreaterThanOrEqual(1);
+    expect((await sweepManifests(sql, registry)).superseded).toBeGreaterThanOrEqual(1);
     await expect(registryGet(registry, repository, `manifests/${image.manifestDigest}`)).rejects.toBeInstanceOf(RegistryReadError);
 
     for (const build of [first, second]) {

@@ -140,7 +140,7 @@ export async function prepareContainer(
   // An image laid in-process was scanned as it was laid: its new layers, config and manifest go
   // up to the project's repository while the copy starts and answers. No build names it until the
   // rehearsal has passed (createBuild, push-build.ts), so nothing is deployed before it; a manifest
-  // a failed rehearsal leaves is deleted a day later (workers/leftovers-sweep/unbuilt-manifests.sweep.ts).
+  // a failed rehearsal leaves is deleted a day later (workers/leftovers-sweep/pushed-manifests.sweep.ts).
   const blobs = laid && laid.read.scan.findings.length === 0 ? pushEarly(ctx, options.registry, laid.read, rehearsing.result) : undefined;
   let read: ReadImage | null = null;
   let bundle: SavedBundle | null = null;
