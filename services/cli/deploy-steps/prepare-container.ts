@@ -141,7 +141,7 @@ export async function prepareContainer(
   // up to the project's repository while the copy starts and answers. No build names it until the
   // rehearsal has passed (createBuild, push-build.ts), so nothing is deployed before it; a manifest
   // a failed rehearsal leaves is deleted a day later (workers/leftovers-sweep/pushed-manifests.sweep.ts).
-  const blobs = laid && laid.read.scan.findings.length === 0 ? pushEarly(ctx, options.registry, laid.read, rehearsing.result) : undefined;
+  const pushed = laid && laid.read.scan.findings.length === 0 ? pushEarly(ctx, options.registry, laid.read, rehearsing.result) : undefined;
   let read: ReadImage | null = null;
   let bundle: SavedBundle | null = null;
   let unread = false;
@@ -164,13 +164,13 @@ export async function prepareContainer(
     } else if (!pushes) bundle = await saveBundle(docker, tag, join(work, 'bundle.tar.gz'), scanner, baseLayers);
   } catch (err) {
     await rehearsing.stop();
-    await blobs?.catch(() => {});
+    await pushed?.catch(() => {});
     throw err;
   }
   const scan = (read ?? bundle)!.scan;
   if (scan.findings.length > 0) {
     await rehearsing.stop();
-    await blobs?.catch(() => {});
+    await pushed?.catch(() => {});
     throw secretsRefusal('the container image', scan.findings);
   }
   const fromEngine = read?.fromEngine;
@@ -186,7 +186,7 @@ export async function prepareContainer(
 
   // A failed rehearsal waits for the layers under way (their files are removed after it).
   const rehearsal = await rehearsing.result.catch(async (err: unknown) => {
-    await blobs?.catch(() => {});
+    await pushed?.catch(() => {});
     throw err;
   });
   const calls = rehearsal.steps.reduce((n, step) => n + step.calls.length, 0);
@@ -200,7 +200,7 @@ export async function prepareContainer(
       kind: 'container' as const,
       file: '',
       sizeBytes: 0,
-      image: { tag: built.tag, read, pushed: blobs },
+      image: { tag: built.tag, read, pushed },
       manifest: checked.manifest,
       rehearsal,
     };
