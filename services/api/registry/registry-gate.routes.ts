@@ -71,14 +71,15 @@ async function chargeOf(deps: Deps, key: RegistryTokenKey, req: FastifyRequest):
   const repository = repositoryOf(workspaceId, projectId);
   if (!claims?.access.some((a) => a.type === 'repository' && a.name === repository && a.actions.includes('push'))) return null;
   const plan = planOf(await planNameOf(deps.sql, workspaceId));
+  const manifest = path.includes('/manifests/');
   return {
     workspaceId,
     // An upload's bytes add up under its id (PATCH after PATCH, then the PUT); a manifest or a
     // one-request upload is a row of its own.
-    upload: uploadId ?? `${path.includes('/manifests/') ? 'manifest' : 'upload'}:${randomUUID()}`,
+    upload: uploadId ?? `${manifest ? 'manifest' : 'upload'}:${randomUUID()}`,
     quota: allowance('registry', plan),
     planName: plan.name,
-    manifestOf: path.includes('/manifests/') ? projectId : null,
+    manifestOf: manifest ? projectId : null,
   };
 }
 

@@ -29,7 +29,7 @@ export function startLintThread(): Linter {
   }
   // Only a text being scanned keeps the tool alive: an idle thread never holds its end.
   worker.unref();
-  const pending = new Map<number, { request: LintRequest; resolve: (hits: Promise<LintHit[]>) => void }>();
+  const pending = new Map<number, { request: LintRequest; resolve: (hits: LintHit[] | Promise<LintHit[]>) => void }>();
   let next = 0;
   let failed = false;
   let loaded!: (ready: boolean) => void;
@@ -49,18 +49,18 @@ export function startLintThread(): Linter {
     pending.delete(answer.id);
     if (pending.size === 0) worker?.unref();
     // A text the thread could not scan is scanned here: its answer is never "nothing found".
-    asked.resolve('hits' in answer ? Promise.resolve(answer.hits) : lintHere(asked.request.where, asked.request.content));
+    asked.resolve('hits' in answer ? answer.hits : lintHere(asked.request.where, asked.request.content));
   });
   return {
     ready,
     lint(where, content) {
       if (failed || !worker) return lintHere(where, content);
       const request = { id: next++, where, content };
-      return new Promise<Promise<LintHit[]>>((resolve) => {
+      return new Promise<LintHit[]>((resolve) => {
         if (pending.size === 0) worker!.ref();
         pending.set(request.id, { request, resolve });
         worker!.postMessage(request);
-      }).then((hits) => hits);
+      });
     },
     async close() {
       const ending = worker;
