@@ -29,18 +29,37 @@ export async function abortMultipart(store, bucket, uploadId) {
 }
 
 /**
+ * An open upload's key never changes: read once per upload id, so a listing reads only the uploads
+ * it has not seen. Distribution lists on every blob upload it finishes; uploads left open by
+ * interrupted pushes pile up in a long-lived store (hundreds here), and reading every one's key
+ * each time put 50-80 ms into each registry PUT.
+ */
+const keysOfUploads = new Map();
+
+/**
  * GET /<bucket>?uploads[&prefix=]: the open uploads whose key starts with the prefix, in key
  * order, all in one page (a local store holds few at once; IsTruncated is always false).
  */
 export async function listMultipartUploads(store, bucket, prefix = '') {
   const root = uploadsOf(store, bucket);
-  const ids = await readdir(root).catch((error) => (error.code === 'ENOENT' ? [] : Promise.reject(error)));
+  const ids = (await readdir(root).catch((error) => (error.code === 'ENOENT' ? [] : Promise.reject(error)))).filter((name) =>
+    uploadIdPattern.test(name),
+  );
+  const known = keysOfUploads.get(root) ?? new Map();
+  keysOfUploads.set(root, known);
+  const open = new Set(ids);
+  for (const id of known.keys()) if (!open.has(id)) known.delete(id);
   const uploads = [];
-  for (const id of ids.filter((name) => uploadIdPattern.test(name))) {
-    const key = await readFile(path.join(root, id, 'key'), 'utf8').catch(() => null);
-    if (key === null || !key.startsWith(prefix)) continue; // one completed or aborted meanwhile
-    const { birthtime } = await stat(path.join(root, id));
-    uploads.push({ key, id, initiated: birthtime });
+  for (const id of ids) {
+    let key = known.get(id);
+    if (key === undefined) {
+      key = await readFile(path.join(root, id, 'key'), 'utf8').catch(() => null);
+      if (key === null) continue; // one completed or aborted meanwhile
+      known.set(id, key);
+    }
+    if (!key.startsWith(prefix)) continue;
+    const born = await stat(path.join(root, id)).catch(() => null);
+    if (born) uploads.push({ key, id, initiated: born.birthtime });
   }
   uploads.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : 1));
   const body = xml('ListMultipartUploadsResult', [

@@ -5,6 +5,7 @@
 import S3rver from 's3rver';
 import { S3RVER_KEYS } from './s3.mjs';
 import { abortMultipart, assembleInPlace, escapeXml, listWithDelimiter, listMultipartUploads, listParts } from './s3-multipart.mjs';
+import { listFromPrefixFolder } from './s3-listing.mjs';
 import { checkSignature } from './s3-sigv4.mjs';
 
 const [directory, port, ...buckets] = process.argv.slice(2);
@@ -25,6 +26,7 @@ const server = new S3rver({
 });
 
 assembleInPlace(server.store);
+listFromPrefixFolder(server.store);
 const { port: bound } = await server.run();
 const s3rver = server.callback();
 server.httpServer.removeAllListeners('request');
