@@ -52,6 +52,7 @@ const COMPONENTS = {
       REGISTRY_URL: env.REGISTRY_URL,
       REGISTRY_TOKEN_KEY_FILE: env.REGISTRY_TOKEN_KEY_FILE,
       REGISTRY_CONFIG: env.REGISTRY_CONFIG,
+      ...(env.REGISTRY_CACHE_REDIS_URL ? { REGISTRY_CACHE_REDIS_URL: env.REGISTRY_CACHE_REDIS_URL } : {}),
     }),
     start: startRegistry,
     // Token auth: /v2/ without a token answers 401 with the challenge.
@@ -59,6 +60,9 @@ const COMPONENTS = {
     mark: 'docker-registry',
   },
 };
+
+/** The Redis database of each role's registry's blob descriptor cache (the platform's are 0 and 1). */
+const REGISTRY_CACHE_DB = { start: 2, test: 3 };
 
 /**
  * Starts what is needed. `reuseFrom` is another data dir whose live components may be shared
@@ -108,7 +112,11 @@ export async function startComponents({ dataDir, role, reuseFrom, fast = false }
   await Promise.all(toStart.filter((name) => name !== 'registry').map((name) => startOne(name)));
   if (toStart.includes('registry') && !failures.length) {
     const s3 = started.s3?.env ?? COMPONENTS.s3.envOf(env);
-    await startOne('registry', { s3 });
+    // Its blob descriptor cache in a Redis database of its own, one per role: a registry of
+    // `npm start` and one of the tests each keep theirs (two stores must never share one).
+    const redis = (started.redis?.env ?? COMPONENTS.redis.envOf(env)).REDIS_URL;
+    const cacheRedis = redis ? `redis://${new URL(redis).host}/${REGISTRY_CACHE_DB[role] ?? REGISTRY_CACHE_DB.start}` : undefined;
+    await startOne('registry', { s3, cacheRedis });
   }
   const state = { role, owner: process.pid, running: true, startedAt: new Date().toISOString(), components: {} };
   for (const [name, { env: own, pid, port }] of Object.entries(started)) {

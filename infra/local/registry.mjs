@@ -10,6 +10,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, run, startProcess, which } from './lib.mjs';
+import { flushRedisDb } from './redis.mjs';
 import { s3Client } from './s3.mjs';
 
 /** Names the registry and the api's tokens agree on (services/core/infra/registry/registry-token.ts). */
@@ -51,7 +52,7 @@ export const registryBucket = (env = process.env) => env.REGISTRY_S3_BUCKET ?? '
  * The registry's config (JSON is YAML), for the platform's S3 store (default) or the filesystem.
  * garbage-collect reads the same file (workers/registry-gc), so it collects what the registry stores.
  */
-export function registryConfig({ port, storageDir, certFile, realm, env = process.env }) {
+export function registryConfig({ port, storageDir, certFile, realm, env = process.env, cacheRedis }) {
   const storage =
     env.REGISTRY_STORAGE === 'filesystem'
       ? { filesystem: { rootdirectory: storageDir } }
@@ -80,15 +81,27 @@ export function registryConfig({ port, storageDir, certFile, realm, env = proces
       delete: { enabled: true },
       // Redirects would send clients straight to the store, which a local one does not serve to them.
       redirect: { disable: true },
-      // No blob descriptor cache (none is configured on purpose): after garbage-collect a cached
-      // descriptor would answer a HEAD for a blob that is gone, and a push would skip sending it.
       // An upload never finished is removed after a day, as in production (infra/k8s/registry.yaml):
       // the api counts its bytes against the workspace until then (registry-usage.sql.ts).
       maintenance: { uploadpurging: { enabled: true, age: '24h', interval: '1h', dryrun: false } },
+      // Blob descriptors (a blob's size, and that a repository holds it) kept in a Redis database
+      // of the registry's own: a push's and a pull's existence checks stop being storage listings.
+      // After garbage-collect a kept descriptor would answer for a blob that is gone, so the
+      // collection empties that database before pushes reopen (registry-gc.sweep.ts,
+      // REGISTRY_CACHE_REDIS_URL), and the launcher empties it at each start (the store may have
+      // changed meanwhile). docs/decisions/registry-and-images.md.
+      ...(cacheRedis ? { cache: { blobdescriptor: 'redis' } } : {}),
     },
+    ...(cacheRedis ? { redis: redisOf(cacheRedis) } : {}),
     http: { addr: `127.0.0.1:${port}`, secret: randomBytes(24).toString('hex') },
     auth: { token: { realm, service: SERVICE, issuer: ISSUER, rootcertbundle: certFile } },
   };
+}
+
+/** Distribution's `redis` section for a redis://host:port/db URL (a loopback one: no password). */
+function redisOf(url) {
+  const { host, pathname } = new URL(url);
+  return { addr: host, db: Number(pathname.slice(1) || 0), dialtimeout: '1s', readtimeout: '1s', writetimeout: '1s' };
 }
 
 /** Creates the registry's bucket in the S3 store when missing (MinIO and s3rver start without it). */
@@ -105,7 +118,7 @@ async function ensureBucket(env) {
 }
 
 /** `s3` is the S3 store's env (S3_ENDPOINT, keys, …), started or given before the registry. */
-export async function startRegistry({ dataDir, port: preferred, quiet, s3 = {} }) {
+export async function startRegistry({ dataDir, port: preferred, quiet, s3 = {}, cacheRedis }) {
   const binary = which('docker-registry');
   if (!binary) throw new Error('docker-registry is not installed (apt-get install docker-registry), or set REGISTRY_URL');
   const port = await freePort(preferred ?? Number(process.env.REGISTRY_PORT ?? 5010));
@@ -116,7 +129,8 @@ export async function startRegistry({ dataDir, port: preferred, quiet, s3 = {} }
   const realm = `${process.env.PUBLIC_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8080}`}/v2/token`;
   const env = { ...process.env, ...s3 };
   if (env.REGISTRY_STORAGE !== 'filesystem') await ensureBucket(env);
-  const config = registryConfig({ port, storageDir, certFile, realm, env });
+  if (cacheRedis) await flushRedisDb(cacheRedis, Number(new URL(cacheRedis).pathname.slice(1) || 0));
+  const config = registryConfig({ port, storageDir, certFile, realm, env, cacheRedis });
   writeFileSync(configFile, JSON.stringify(config, null, 2) + '\n', { mode: 0o600 });
   const url = `http://127.0.0.1:${port}`;
   // A clean environment: Distribution reads every REGISTRY_* variable as a config override, and
@@ -132,5 +146,6 @@ export async function startRegistry({ dataDir, port: preferred, quiet, s3 = {} }
     waitingFor: 'the registry to answer /v2/',
     ready: async () => (await fetch(`${url}/v2/`, { signal: AbortSignal.timeout(2_000) })).status === 401,
   });
-  return { env: { REGISTRY_URL: url, REGISTRY_TOKEN_KEY_FILE: keyFile, REGISTRY_CONFIG: configFile }, port, ...registry };
+  const cacheEnv = cacheRedis ? { REGISTRY_CACHE_REDIS_URL: cacheRedis } : {};
+  return { env: { REGISTRY_URL: url, REGISTRY_TOKEN_KEY_FILE: keyFile, REGISTRY_CONFIG: configFile, ...cacheEnv }, port, ...registry };
 }

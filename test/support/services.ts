@@ -26,6 +26,7 @@ export type TestEnv = {
   REGISTRY_URL?: string;
   REGISTRY_TOKEN_KEY_FILE?: string;
   REGISTRY_CONFIG?: string;
+  REGISTRY_CACHE_REDIS_URL?: string;
 };
 
 export function testEnv(): TestEnv {

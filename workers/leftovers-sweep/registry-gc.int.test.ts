@@ -44,7 +44,10 @@ beforeAll(async () => {
   sql = createSql(scratchUrl, { max: 4 });
   await migrate(sql);
   dataDir = await mkdtemp(join(tmpdir(), 'registry-gc-'));
-  registry = await startRegistry({ dataDir, quiet: true, s3: { ...env, REGISTRY_S3_BUCKET: bucket } });
+  // With a blob descriptor cache in a Redis database of its own (4: the platform's tests use 1, the
+  // test services' registry 3), as the launcher gives every registry it starts.
+  const cacheRedis = `redis://${new URL(env.REDIS_URL!).host}/4`;
+  registry = await startRegistry({ dataDir, quiet: true, s3: { ...env, REGISTRY_S3_BUCKET: bucket }, cacheRedis });
   platform = await startPlatform({ workers: true, env: { DATABASE_URL: scratchUrl, ...registry.env } });
 }, 120_000);
 afterAll(async () => {
@@ -152,6 +155,10 @@ describe('the registry garbage collection', () => {
     expect(await runSweep()).toMatchObject({ registryGc: 'collected' });
     for (const digest of onlyA) expect(await blobStored(digest)).toBe(false);
     for (const digest of shared) expect(await blobStored(digest)).toBe(true);
+    // The registry's cache was emptied with the collection: it held that A's repository had these
+    // blobs (its push and check put them there), and kept, it would still answer for them.
+    for (const digest of onlyA)
+      await expect(registryGet(registryOf(config())!, a.repository, `blobs/${digest}`)).rejects.toBeInstanceOf(RegistryReadError);
     const [row] = await sql<{ lastResult: { blobs: number; digests: string[] } }[]>`select last_result from registry_gc`;
     expect(row.lastResult.blobs).toBe(onlyA.length);
     expect(row.lastResult.digests.sort()).toEqual([...onlyA].sort());

@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { Config } from '../../services/core/infra/config.js';
 import type { Sql } from '../../services/core/infra/db.js';
 import type { Logger } from '../../services/core/infra/log.js';
+import { emptyRegistryCache } from '../../services/core/infra/registry/registry-cache.js';
 import { registryTokenGraceSeconds } from '../../services/core/infra/registry/registry-token.js';
 import { claimRegistryGc, closeRegistryPushes, endRegistryGc, registryGcState } from '../../services/data/registry-gc.sql.js';
 import { forgetCheckedBlobSizes } from '../../services/data/checked-blob-sizes.sql.js';
@@ -22,11 +24,20 @@ export interface RegistryGcTarget {
   registry: string;
   configFile: string;
   tokenSeconds: number;
+  /** The registry's blob descriptor cache, emptied after each collection (registry-cache.ts); none when unset. */
+  cacheRedisUrl?: string;
 }
 
-export function registryGcTargetOf(config: Pick<Config, 'REGISTRY_URL' | 'REGISTRY_CONFIG' | 'REGISTRY_TOKEN_SECONDS'>) {
+export function registryGcTargetOf(
+  config: Pick<Config, 'REGISTRY_URL' | 'REGISTRY_CONFIG' | 'REGISTRY_TOKEN_SECONDS' | 'REGISTRY_CACHE_REDIS_URL'>,
+): RegistryGcTarget | null {
   if (!config.REGISTRY_URL || !config.REGISTRY_CONFIG) return null;
-  return { registry: config.REGISTRY_URL, configFile: config.REGISTRY_CONFIG, tokenSeconds: config.REGISTRY_TOKEN_SECONDS };
+  return {
+    registry: config.REGISTRY_URL,
+    configFile: config.REGISTRY_CONFIG,
+    tokenSeconds: config.REGISTRY_TOKEN_SECONDS,
+    cacheRedisUrl: config.REGISTRY_CACHE_REDIS_URL,
+  };
 }
 
 /** From closing pushes to collecting (s): the longest push token's lifetime and its grace. */
@@ -55,6 +66,11 @@ export async function collectRegistryGarbage(
   now = new Date(),
 ): Promise<RegistryGcStep> {
   if (!target) return 'off';
+  const misfit = cacheMisfit(await readFile(target.configFile, 'utf8').catch(() => ''), target);
+  if (misfit) {
+    log.error({ registry: target.registry }, `registry garbage collection off: ${misfit}`);
+    return 'off';
+  }
   const state = await registryGcState(sql, target.registry);
   if (!state?.wantedSince && !state?.pushesClosedAt) return 'not wanted';
   if (!state.pushesClosedAt) {
@@ -65,21 +81,46 @@ export async function collectRegistryGarbage(
   }
   if (!(await claimRegistryGc(sql, target.registry, registryGcWaitSeconds(target), now))) return 'waiting';
   const started = Date.now();
+  let outcome: { result: Record<string, unknown>; ok: boolean };
   try {
     const { all, ...freed } = await garbageCollect(target.configFile);
     // What was deleted no workspace holds any more: their registry bytes go down (registry-usage.sql.ts).
     await forgetRegistryBlobs(sql, all);
     await forgetCheckedBlobSizes(sql, all);
-    const result = { ...freed, ms: Date.now() - started };
-    await endRegistryGc(sql, target.registry, result, true, new Date(now.getTime() + result.ms));
-    log.info({ registry: target.registry, ...result }, 'registry garbage collection done; pushes reopened');
-    return 'collected';
+    outcome = { result: { ...freed, ms: Date.now() - started }, ok: true };
   } catch (err) {
-    const error = (err as Error).message.slice(0, 2000);
-    await endRegistryGc(sql, target.registry, { error }, false, new Date(now.getTime() + Date.now() - started));
-    log.error({ registry: target.registry, error }, 'registry garbage collection failed; pushes reopened');
-    return 'failed';
+    outcome = { result: { error: (err as Error).message.slice(0, 2000) }, ok: false };
   }
+  // Done or failed part way, blobs may be gone that the registry's cache still answers for: it is
+  // emptied before pushes reopen. If it cannot be, pushes stay closed; the claim runs out within
+  // the hour and the next sweep collects (nothing left to delete) and empties it again.
+  if (target.cacheRedisUrl) {
+    try {
+      await emptyRegistryCache(target.cacheRedisUrl);
+    } catch (err) {
+      log.error({ registry: target.registry, err }, 'registry cache not emptied after a collection; pushes stay closed');
+      return 'failed';
+    }
+  }
+  await endRegistryGc(sql, target.registry, outcome.result, outcome.ok, new Date(now.getTime() + Date.now() - started));
+  if (outcome.ok) log.info({ registry: target.registry, ...outcome.result }, 'registry garbage collection done; pushes reopened');
+  else log.error({ registry: target.registry, ...outcome.result }, 'registry garbage collection failed; pushes reopened');
+  return outcome.ok ? 'collected' : 'failed';
+}
+
+/**
+ * Why a collection would leave the registry's blob descriptor cache answering for deleted blobs,
+ * read from its config (YAML or JSON): one kept in the registry's memory, which nothing here can
+ * empty, or one in Redis whose database the platform was not given. Null when it can go ahead.
+ */
+export function cacheMisfit(configText: string, target: Pick<RegistryGcTarget, 'cacheRedisUrl'>): string | null {
+  const kind = /blobdescriptor"?\s*:\s*"?([a-z]+)/i.exec(configText)?.[1]?.toLowerCase();
+  if (!kind) return null;
+  if (kind !== 'redis')
+    return `the registry keeps a blob descriptor cache in ${kind}, which a collection would leave stale: configure none, or redis and REGISTRY_CACHE_REDIS_URL`;
+  if (!target.cacheRedisUrl)
+    return 'the registry keeps its blob descriptor cache in redis: set REGISTRY_CACHE_REDIS_URL to that database, so a collection can empty it';
+  return null;
 }
 
 /** Runs the registry's collector against its config; answers what it deleted. */

@@ -60,6 +60,11 @@ const Env = z.object({
   REGISTRY_TOKEN_KEY_FILE: z.string().optional(),
   /** The registry's own config file, for `docker-registry garbage-collect` from the sweep (same host only). */
   REGISTRY_CONFIG: z.string().optional(),
+  /**
+   * The Redis database (redis://host:port/db) the registry keeps its blob descriptor cache in, when
+   * it is configured with one: the garbage collection empties it before pushes reopen.
+   */
+  REGISTRY_CACHE_REDIS_URL: z.string().url().optional(),
   /** How long a registry token lasts, in seconds: a push of a few hundred MB fits well within it. */
   REGISTRY_TOKEN_SECONDS: z.coerce.number().int().min(30).max(3600).default(900),
   /** BullMQ key prefix: lets tests and several platforms share one Redis. */
