@@ -102,16 +102,27 @@ export interface UnbuiltManifest {
  * pushed to the project again since (the same files make the same manifest) waits for that push
  * to age too: its deploy's createBuild may be on its way.
  */
-export async function unbuiltManifests(db: Db, batch: number): Promise<UnbuiltManifest[]> {
+export async function unbuiltManifests(
+  db: Db,
+  batch: number,
+  perWorkspace = Math.max(1, Math.floor(batch / 5)),
+): Promise<UnbuiltManifest[]> {
   const hours = unbuiltManifestHours;
+  // Oldest first, at most perWorkspace of one workspace's: thousands pushed by hand by one
+  // workspace (its quota bounds them) take its own share of each round, not every other's.
   return db<UnbuiltManifest[]>`
-    select r.workspace_id, r.project_id, r.upload, r.digest from registry_pushes r
-    where r.project_id is not null and r.digest is not null and r.unbuilt_deleted_at is null
-      and r.started_at < now() - make_interval(hours => ${hours})
-      and not exists (select 1 from builds b where b.project_id = r.project_id and b.image_manifest = r.digest)
-      and not exists (select 1 from registry_pushes again where again.project_id = r.project_id and again.digest = r.digest
-                        and again.started_at >= now() - make_interval(hours => ${hours}))
-    order by r.started_at
+    select workspace_id, project_id, upload, digest from (
+      select r.workspace_id, r.project_id, r.upload, r.digest, r.started_at,
+             row_number() over (partition by r.workspace_id order by r.started_at, r.upload) as nth
+      from registry_pushes r
+      where r.project_id is not null and r.digest is not null and r.unbuilt_deleted_at is null
+        and r.started_at < now() - make_interval(hours => ${hours})
+        and not exists (select 1 from builds b where b.project_id = r.project_id and b.image_manifest = r.digest)
+        and not exists (select 1 from registry_pushes again where again.project_id = r.project_id and again.digest = r.digest
+                          and again.started_at >= now() - make_interval(hours => ${hours}))
+    ) due
+    where nth <= ${perWorkspace}
+    order by started_at, upload
     limit ${batch}`;
 }
 
