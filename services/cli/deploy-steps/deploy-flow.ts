@@ -83,7 +83,11 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   const slug = await projectSlugFor(ctx, options.project, file.dir);
   const projectAsked = findProject(client, slug);
   const reading = manifest.kind === 'container' ? readInputs(ctx, file, projectAsked, options.force) : null;
-  for (const started of [planChecked, projectAsked, reading]) started?.catch(() => {});
+  // The live build, asked as soon as the project is known: a redeploy lays its image on it, and
+  // the answer used to come after the read, in the way of the laying (an unchanged deploy ends
+  // without awaiting it).
+  const liveAsked = options.force ? Promise.resolve(null) : projectAsked.then((found) => liveBuildOf(client, found));
+  for (const started of [planChecked, projectAsked, reading, liveAsked]) started?.catch(() => {});
   await planChecked;
   ctx.trace('plan checked');
   let project = await projectAsked;
@@ -111,9 +115,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
 
     linter ??= startLintThread();
     void linter.ready.then((threaded) => ctx.trace(threaded ? 'scan thread ready' : 'scan rules run in this thread'));
-    // Asked now, while the folder is scanned: the live build, and a container's side (containerSide).
-    const liveAsked = options.force ? Promise.resolve(null) : liveBuildOf(client, project);
-    liveAsked.catch(() => {});
+    // Asked now, while the folder is scanned: a container's side (containerSide).
     const side =
       manifest.kind === 'container'
         ? containerSide(ctx, client, token.token, project, work, slug, liveAsked, inputs, manifest, options)

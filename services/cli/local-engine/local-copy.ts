@@ -156,8 +156,9 @@ export async function startLocalCopy(
     made = await makeAndStart(docker, engine, options(userModeNetwork ? USER_MODE_NETWORK : undefined, VOLUME), onStartAsked);
   } else if (overlay && !('failed' in made)) {
     const removeCopy = made.remove;
-    // The holder goes after the copy that reads from it.
-    made = { ...made, remove: () => removeCopy().then(overlay.release) };
+    // The holder goes once the copy that reads from it is dead: beside the copy's own removal on
+    // podman (killed first, it reads nothing more), after it elsewhere.
+    made = { ...made, remove: () => removeCopy(overlay.release) };
   }
   if ('failed' in made) {
     const hint = OUT_OF_WRITABLE_SPACE.test(made.message)
@@ -202,15 +203,21 @@ async function makeAndStart(
   engine: 'podman' | 'docker',
   options: Docker.ContainerCreateOptions,
   onStartAsked: () => void,
-): Promise<{ container: Docker.Container; remove: () => Promise<void> } | { failed: 'create' | 'start'; message: string }> {
+): Promise<
+  | { container: Docker.Container; remove: (onceDead?: () => Promise<void>) => Promise<void> }
+  | { failed: 'create' | 'start'; message: string }
+> {
   let container: Docker.Container;
   try {
     container = await docker.createContainer(options);
   } catch (err) {
     return { failed: 'create', message: engineMessage(err) };
   }
-  const remove = async () => {
-    await (engine === 'podman' ? killAndRemove(docker, container.id) : container.remove({ force: true, v: true })).catch(() => {});
+  /** The copy removed; `onceDead` (its holder's removal) runs once nothing of it runs any more. */
+  const remove = async (onceDead: () => Promise<void> = async () => {}) => {
+    if (engine === 'podman') return killAndRemove(docker, container.id, onceDead);
+    await container.remove({ force: true, v: true }).catch(() => {});
+    await onceDead();
   };
   try {
     const starting = container.start();
@@ -227,12 +234,28 @@ async function makeAndStart(
  * podman's removal with no stop timeout: the copy is killed at once, not sent SIGTERM and given
  * its StopTimeout first (the Docker-compatible call's way, about half a second more of a deploy's
  * end at load). A rehearsal copy holds nothing to flush: its checks are over when it goes.
+ * SIGKILL is sent first, by its own call: a removal of a running copy kills it and then polls
+ * for its end every 100 ms (podman 4's stop), where a copy already dead is removed without the
+ * wait (0.08 s in all against 0.12 s). A kill that finds the copy stopped (409) or gone changes
+ * nothing: the removal follows whatever it answered.
  */
-function killAndRemove(docker: Docker, id: string): Promise<unknown> {
-  return engineDial(docker, {
+async function killAndRemove(docker: Docker, id: string, onceDead: () => Promise<void>): Promise<void> {
+  const path = `/v4.0.0/libpod/containers/${encodeURIComponent(id)}`;
+  const killed = await engineDial(docker, {
+    method: 'POST',
+    path: `${path}/kill?`,
+    query: { signal: 'KILL' },
+    statusCodes: { 200: true, 204: true, 404: true, 409: true, 500: 'server error' },
+  }).then(
+    () => true,
+    () => false,
+  );
+  const removed = engineDial(docker, {
     method: 'DELETE',
-    path: `/v4.0.0/libpod/containers/${encodeURIComponent(id)}?`,
+    path: `${path}?`,
     query: { force: true, v: true, timeout: 0 },
     statusCodes: { 200: true, 204: true, 404: true, 500: 'server error' },
-  });
+  }).catch(() => {});
+  // A kill that failed leaves the copy's end to the removal: its holder waits for that.
+  await Promise.all([removed, killed ? onceDead() : removed.then(onceDead)]);
 }

@@ -19,7 +19,7 @@ const ENGINE_ANSWERS = { 200: true, 201: true, 404: 'no such container or path',
 export interface RehearsalApp {
   /** The host path of the image's /app, as the engine sees it. */
   lower: string;
-  /** Removes the holder (podman unmounts it with it); after the copy, which reads from it. */
+  /** Removes the holder (podman unmounts it with it); once the copy that reads from it is dead. */
   release(): Promise<void>;
 }
 
