@@ -132,6 +132,12 @@ export async function copyById(db: Db, id: string): Promise<CopyRow | null> {
   return row ?? null;
 }
 
+/** A copy's events in order, with what each said (an engine's refusal is in a fail's detail): for a report of why it ended. */
+export async function copyEventLog(db: Db, copyId: string): Promise<{ kind: string; at: Date; detail: string | null }[]> {
+  return db<{ kind: string; at: Date; detail: string | null }[]>`
+    select kind, at, detail from copy_events where copy_id = ${copyId} order by seq, at limit 50`;
+}
+
 /** The session's copy not ended, else its latest one (what it last became), else null. */
 export async function copyOfSession(db: Db, sessionId: string): Promise<CopyRow | null> {
   const [row] = await db<CopyRow[]>`

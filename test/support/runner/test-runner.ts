@@ -13,7 +13,7 @@ import { DockerEngine } from '../../../runner/engine/docker-engine.js';
 import { imageTagOf } from '../../../runner/images/image-store.js';
 import { runnerSettings, type RunnerSettings } from '../../../runner/service/runner-context.js';
 import { createRunnerService, type RunnerService } from '../../../runner/service/runner-service.js';
-import { copyById } from '../../../services/data/copies.sql.js';
+import { copyById, copyEventLog } from '../../../services/data/copies.sql.js';
 import { beat } from '../../../services/data/runner-hosts.sql.js';
 import { startTestDataplane, type TestDataplane } from './test-dataplane.js';
 
@@ -128,8 +128,14 @@ export async function startTestRunner(
       const deadline = Date.now() + timeoutMs;
       let v = await client.copy(sessionId);
       while (!states.includes(v.state)) {
-        if (Date.now() > deadline)
-          throw new Error(`copy of ${sessionId} stayed ${v.state} (${v.detail ?? ''}), wanted ${states.join('/')}`);
+        if (Date.now() > deadline) {
+          // The copy's events say what the engine answered; the view gives only the failure's kind.
+          const events = v.copyId ? await copyEventLog(sql, v.copyId).catch(() => []) : [];
+          const said = events.map((e) => `${e.kind}${e.detail ? `: ${e.detail}` : ''}`).join('; ');
+          throw new Error(
+            `copy of ${sessionId} stayed ${v.state} (${v.detail ?? ''}), wanted ${states.join('/')}; its events: ${said || 'none'}`,
+          );
+        }
         v = await client.copy(sessionId, { seen: v.version, waitMs: Math.min(5_000, deadline - Date.now()) });
       }
       return v;
