@@ -18,7 +18,10 @@ export function listFromPrefixFolder(store) {
     const startAfterPath = `${bucketPath}/${startAfter}`;
     const prefixPath = `${bucketPath}/${prefix}`;
     // The folder whose entries may start with the prefix's last part: "a/b/c" → "a/b", "a/b/" → "a/b".
-    const from = prefixPath.slice(0, prefixPath.lastIndexOf('/'));
+    // A prefix that is not a plain path ("..", ".", "//") starts at the bucket, as s3rver does: no
+    // stored key can match it, and a walk from there never leaves the bucket.
+    const folder = prefixPath.slice(0, prefixPath.lastIndexOf('/'));
+    const from = path.posix.normalize(folder) === folder ? folder : bucketPath;
     const enter = (dirPath) => {
       // as s3rver: no folder wholly before startAfter, none beneath a common prefix, none beside the prefix
       if (dirPath < startAfterPath && !startAfterPath.includes(dirPath)) return false;

@@ -74,6 +74,12 @@ describe('the local store lists from the prefix folder', () => {
     'docker/registry/v2/repositories/',
     'none/',
     'none',
+    // not plain paths: walked from the bucket as s3rver walks, never from outside it
+    '../',
+    '../../etc/',
+    'a/../a/',
+    'a//b',
+    './a',
   ];
   for (const prefix of prefixes)
     it(`answers as s3rver does for the prefix "${prefix}"`, async () => {
