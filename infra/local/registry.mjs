@@ -98,10 +98,12 @@ export function registryConfig({ port, storageDir, certFile, realm, env = proces
   };
 }
 
+/** The database number of a redis://host:port/db URL (0 when it names none). */
+const redisDb = (url) => Number(new URL(url).pathname.slice(1) || 0);
+
 /** Distribution's `redis` section for a redis://host:port/db URL (a loopback one: no password). */
 function redisOf(url) {
-  const { host, pathname } = new URL(url);
-  return { addr: host, db: Number(pathname.slice(1) || 0), dialtimeout: '1s', readtimeout: '1s', writetimeout: '1s' };
+  return { addr: new URL(url).host, db: redisDb(url), dialtimeout: '1s', readtimeout: '1s', writetimeout: '1s' };
 }
 
 /** Creates the registry's bucket in the S3 store when missing (MinIO and s3rver start without it). */
@@ -129,7 +131,7 @@ export async function startRegistry({ dataDir, port: preferred, quiet, s3 = {}, 
   const realm = `${process.env.PUBLIC_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8080}`}/v2/token`;
   const env = { ...process.env, ...s3 };
   if (env.REGISTRY_STORAGE !== 'filesystem') await ensureBucket(env);
-  if (cacheRedis) await flushRedisDb(cacheRedis, Number(new URL(cacheRedis).pathname.slice(1) || 0));
+  if (cacheRedis) await flushRedisDb(cacheRedis, redisDb(cacheRedis));
   const config = registryConfig({ port, storageDir, certFile, realm, env, cacheRedis });
   writeFileSync(configFile, JSON.stringify(config, null, 2) + '\n', { mode: 0o600 });
   const url = `http://127.0.0.1:${port}`;
