@@ -6,6 +6,7 @@ import S3rver from 's3rver';
 import { S3RVER_KEYS } from './s3.mjs';
 import { abortMultipart, assembleInPlace, escapeXml, listWithDelimiter, listMultipartUploads, listParts } from './s3-multipart.mjs';
 import { listFromPrefixFolder } from './s3-listing.mjs';
+import { tolerantDeletes } from './s3-delete.mjs';
 import { checkSignature } from './s3-sigv4.mjs';
 
 const [directory, port, ...buckets] = process.argv.slice(2);
@@ -27,6 +28,7 @@ const server = new S3rver({
 
 assembleInPlace(server.store);
 listFromPrefixFolder(server.store);
+tolerantDeletes(server.store);
 const { port: bound } = await server.run();
 const s3rver = server.callback();
 server.httpServer.removeAllListeners('request');

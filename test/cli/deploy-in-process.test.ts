@@ -39,6 +39,16 @@ const liveBuild = async () => {
   return builds.find((build) => build.id === project.liveBuildId)!.digest;
 };
 
+/** The ids of the images whose names ever included `name` (podman's names history, libpod's list). */
+const imagesOnceNamed = async (name: string) => {
+  const listed = (await new Promise<unknown>((resolve, reject) =>
+    docker.modem.dial({ path: '/v4.0.0/libpod/images/json?', method: 'GET', options: {}, statusCodes: { 200: true } }, (err, body) =>
+      err ? reject(err) : resolve(body),
+    ),
+  )) as { Id: string; History?: string[] }[];
+  return listed.filter((image) => image.History?.includes(name)).map((image) => image.Id);
+};
+
 describe('pitch deploy lays the files copied after the last RUN without the engine', () => {
   it('takes the in-process path for such a change, rehearses that image, and falls back to the engine for any other', async () => {
     const dir = await fixture('container-app');
@@ -75,6 +85,9 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     const live = await liveBuild();
     const local = await docker.getImage(`localhost/pitch-${slug}:in-process`).inspect();
     expect(local.Id.replace(/^(sha256:)?/, 'sha256:')).toBe(live);
+    // Its one name is the tag: the pull's name (the tool's registry, gone) was dropped.
+    expect(local.RepoTags).toEqual([`localhost/pitch-${slug}:in-process`]);
+    expect(local.RepoDigests?.filter((name) => name.includes('pitch-pull-'))).toEqual([]);
     const copy = await startLocalCopy(docker, `localhost/pitch-${slug}:in-process`, ['node', 'server.js'], {});
     try {
       let body = '';
@@ -139,6 +152,8 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
       expect.objectContaining({ Image: `localhost/pitch-${slug}:in-process` }),
     );
     await expect(docker.getImage(`localhost/pitch-${slug}:in-process`).inspect()).rejects.toThrow();
+    // Removed, not only untagged: no image that ever held the tag is left under another name.
+    expect(await imagesOnceNamed(`localhost/pitch-${slug}:in-process`)).toEqual([]);
     await writeFile(server, `${original}\n// one more line\n`);
 
     // Only metadata after the last RUN changed: a new config over the live layers, no engine build,

@@ -19,6 +19,18 @@ if (Number(process.versions.node.split('.')[0]) < 24) {
   process.exit(status ?? (signal ? 128 : 1));
 }
 
+// V8's compiled code of every module this tool loads, kept on disk between runs (Node's compile
+// cache): a run then skips most of the parsing and compiling, about 0.06 s of each start and more
+// of a deploy's, whose later steps load their modules while the engine works beside them. Kept in
+// this user's cache folder, not the shared temporary one; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+const { enableCompileCache } = await import('node:module');
+const { homedir } = await import('node:os');
+const cacheHome = process.env.XDG_CACHE_HOME || `${homedir()}/.cache`;
+try {
+  enableCompileCache?.(`${cacheHome}/pitch/compile-cache`);
+} catch {
+  // A cache that cannot be made only makes the start slower.
+}
 const { register } = await import('tsx/esm/api');
 register();
 const { main } = await import('../main.ts');

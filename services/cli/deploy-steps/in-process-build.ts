@@ -152,8 +152,9 @@ export async function pullLaid(
       () => null,
     );
   let imageId: string;
+  let pulledAs: string;
   try {
-    imageId = await pullIntoEngine(docker, laid.read, local, target);
+    ({ id: imageId, reference: pulledAs } = await pullIntoEngine(docker, laid.read, local, target));
   } catch (err) {
     if (err instanceof Refusal) return { reason: `the engine could not take the image laid in-process (${err.message})` };
     throw err;
@@ -163,6 +164,14 @@ export async function pullLaid(
     return { reason: `the engine read the image laid in-process as ${imageId}, not ${laid.read.configDigest}` };
   const tagged = (async () => {
     await docker.getImage(imageId).tag({ repo, tag: 'in-process' });
+    // The pull's own name (a registry that is gone) dropped, so the tag is the image's one name:
+    // the tag's removal then removes the image (a refused deploy's, below in early-rehearsal.ts,
+    // or by hand), where it left the image behind under that name before. With the tag written,
+    // the engine only untags it. An engine that would not leaves the image as it was.
+    await docker
+      .getImage(pulledAs)
+      .remove()
+      .catch(() => {});
     // The image the tag held before is nobody's now; no step waits for its removal, the tool's end does.
     const old = await before;
     if (old && !imageId.endsWith(old.replace(/^sha256:/, ''))) finishInBackground(docker.getImage(old).remove());

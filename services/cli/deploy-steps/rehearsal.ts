@@ -55,7 +55,9 @@ async function lastLine(copy: LocalCopy): Promise<string | undefined> {
 export async function waitForHealth(copy: LocalCopy, path: string, timeoutMs: number): Promise<{ status: number; ms: number }> {
   const started = Date.now();
   let last = 'no answer';
-  let looked = 0;
+  // The first look 100 ms in: a Node server most often answers before, and an inspect while the
+  // copy starts takes the engine's time from that start and holds the next try for its answer.
+  let looked = started;
   while (Date.now() - started < timeoutMs) {
     try {
       const status = await answer(copy, path, { idleMs: Math.min(2000, timeoutMs) });
@@ -142,7 +144,8 @@ export async function rehearseStory(copy: LocalCopy, manifest: Manifest): Promis
  */
 export async function checkStillUp(copy: LocalCopy, path: string, callsMade: number): Promise<void> {
   // A moment for a crash the last call set off to land (an exit after the answer was sent). With
-  // no story calls, the only call was the health path's, which the check below makes again.
+  // no story calls, the only call was the health path's, which the check below makes again; the
+  // copy ran when it answered a moment ago, so only the look after that call is asked.
   if (callsMade > 0) await sleep(300);
   const stopped = async () => {
     const { running, exitCode } = await copy.state();
@@ -153,7 +156,7 @@ export async function checkStillUp(copy: LocalCopy, path: string, callsMade: num
       await copy.logTail(50),
     );
   };
-  await stopped();
+  if (callsMade > 0) await stopped();
   let status: number | string;
   try {
     status = await answer(copy, path, { idleMs: 5000 });

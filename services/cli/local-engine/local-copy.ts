@@ -31,13 +31,16 @@ const kinds = new WeakMap<Docker, Promise<'podman' | 'docker'>>();
 
 /**
  * The network a podman copy is made on: a user-mode stack of its own (slirp4netns, what rootless
- * podman 4 gives every container), its port forwarded from 127.0.0.1 by slirp4netns itself.
- * Rootful podman's default bridge costs the copy's start and removal about 0.2-0.4 s each in
- * netavark's veth and iptables work (measured, docs/decisions/cli.md); slirp4netns reaches
- * neither the host's loopback nor anything the bridge would not. False once this engine could not
- * start a copy with it (then the default network, as before); null before the first copy.
+ * podman 4 gives every container), its port forwarded from 127.0.0.1 by podman's rootlesskit
+ * port handler (slirp4netns's own handler is asked through its API socket once the copy runs:
+ * 0.02-0.03 s more of each start, measured; the copy then sees its caller's address, which no
+ * rehearsal reads). Rootful podman's default bridge costs the copy's start and removal about
+ * 0.2-0.4 s each in netavark's veth and iptables work (measured, docs/decisions/cli.md);
+ * slirp4netns reaches neither the host's loopback nor anything the bridge would not. False once
+ * this engine could not start a copy with it (then the default network, as before); null before
+ * the first copy.
  */
-const USER_MODE_NETWORK = 'slirp4netns:port_handler=slirp4netns';
+const USER_MODE_NETWORK = 'slirp4netns:port_handler=rootlesskit';
 let userModeNetwork: boolean | null = null;
 
 /**

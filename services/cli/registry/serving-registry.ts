@@ -21,14 +21,18 @@ import { openBlob } from './registry-blobs.js';
 /** A blob this machine holds: bytes in memory, or a file. */
 export type LocalBlob = { bytes: Buffer } | { file: string; size: number };
 
-/** Pulls the image into the engine; answers the engine's image id (the config's digest). */
+/**
+ * Pulls the image into the engine; answers the engine's image id (the config's digest) and the
+ * name the pull gave it (this served registry's address, gone once the pull ends: the caller drops
+ * it once the image has a name of its own).
+ */
 export async function pullIntoEngine(
   docker: Docker,
   image: ImageManifest,
   local: Map<string, LocalBlob>,
   /** The project's repository, for a layer the engine asks for and this machine lacks (asked only then). */
   platform: () => Promise<PushTarget>,
-): Promise<string> {
+): Promise<{ id: string; reference: string }> {
   const manifest = manifestBytes(image);
   const name = `pitch-pull-${randomBytes(8).toString('hex')}`;
   const server = http().createServer((req, res) => {
@@ -77,7 +81,7 @@ export async function pullIntoEngine(
   }
   // The id the pull's last line named; an engine that names none is asked.
   id ??= (await docker.getImage(reference).inspect()).Id;
-  return id.startsWith('sha256:') ? id : `sha256:${id}`;
+  return { id: id.startsWith('sha256:') ? id : `sha256:${id}`, reference };
 }
 
 /** podman's pull (libpod API: it takes tlsVerify for this plain-HTTP loopback); its progress read to the end, for the image id it names. */

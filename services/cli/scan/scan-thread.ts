@@ -1,5 +1,6 @@
+import { getCompileCacheDir } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { LINT_THREAD, lintHere, type LintAnswer, type LintHit, type LintRequest } from './lint-source.js';
+import { LINT_THREAD, lintHere, type LintAnswer, type LintHit, type LintRequest, type LintThreadData } from './lint-source.js';
 
 // The secret scan's rules run in a worker thread of their own, started as a deploy starts: their
 // modules load (0.1 s) on the machine's other core while this thread reads the folder, lays the
@@ -23,7 +24,9 @@ export const linterHere: Linter = { lint: lintHere, ready: Promise.resolve(false
 export function startLintThread(): Linter {
   let worker: Worker | null = null;
   try {
-    worker = new Worker(new URL('./lint-source.ts', import.meta.url), { workerData: LINT_THREAD });
+    // The tool's compile cache (bin/pitch.mjs), when it has one: the rules' modules load from it too.
+    const workerData: LintThreadData = { ...LINT_THREAD, compileCache: getCompileCacheDir() };
+    worker = new Worker(new URL('./lint-source.ts', import.meta.url), { workerData });
   } catch {
     return linterHere;
   }

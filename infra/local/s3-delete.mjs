@@ -1,0 +1,38 @@
+// s3rver's object deletion, safe when several run at once. After removing an object's files,
+// s3rver 3.7 climbs its folders with a synchronous readdir of each and an rmdir of every empty
+// one; DeleteObjects deletes its keys all at once, so two keys of one folder race up the same
+// folders, and the one that finds a folder its sibling just removed throws (ENOENT): the whole
+// request answers 500. Distribution deletes an upload's folder (its data, start time and hash
+// states) with one DeleteObjects after every blob it receives, so each push met a 500 and its S3
+// client's retry about 50 ms later. Here each folder is only asked to go: one that is already gone
+// or not empty ends the climb, and whoever empties a folder last removes it.
+import { rmdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
+
+/** What ends the climb: a folder a concurrent delete removed, or one that still holds something. */
+const CLIMB_ENDS = new Set(['ENOENT', 'ENOTEMPTY', 'EEXIST']);
+
+/** Replaces `store.deleteObject` (s3rver's FilesystemStore) with one whose folder clean-up tolerates others at once. */
+export function tolerantDeletes(store) {
+  store.deleteObject = async (bucket, key) => {
+    await Promise.all(
+      ['object', 'object.md5', 'metadata.json'].map((resource) =>
+        unlink(store.getResourcePath(bucket, key, resource)).catch((err) => {
+          if (err.code !== 'ENOENT') throw err;
+        }),
+      ),
+    );
+    const bucketPath = store.getBucketPath(bucket);
+    // The last part is the object's file name, not a folder.
+    const folders = key.split('/').slice(0, -1);
+    while (folders.length) {
+      try {
+        await rmdir(path.join(bucketPath, ...folders));
+      } catch (err) {
+        if (CLIMB_ENDS.has(err.code)) return;
+        throw err;
+      }
+      folders.pop();
+    }
+  };
+}
