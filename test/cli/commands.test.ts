@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,19 @@ describe('pitch init and validate', () => {
     expect(valid.stderr).toContain('pitch.json is valid');
     expectRefusal(await pitch(['init'], env, dir), /^pitch: .*pitch\.json already exists$/);
   });
+
+  it("keeps its compiled code in the user's cache folder, and starts without it where that folder cannot be made", async () => {
+    const cacheHome = await mkdtemp(join(tmpdir(), 'pitch-cache-'));
+    const cached = await pitch(['validate', site], { ...env, extra: { XDG_CACHE_HOME: cacheHome } });
+    expect(cached.code, cached.stderr).toBe(0);
+    const [version] = await readdir(join(cacheHome, 'pitch', 'compile-cache'));
+    expect(version).toMatch(/^v\d+/);
+    expect((await readdir(join(cacheHome, 'pitch', 'compile-cache', version))).length).toBeGreaterThan(10);
+    // A home under /proc refuses every new name with ENOENT, where a recursive mkdir loops for ever.
+    const refused = await pitch(['validate', site], { ...env, extra: { XDG_CACHE_HOME: `/proc/pitch-cache-${process.pid}` } });
+    expect(refused.code, refused.stderr).toBe(0);
+    expect(refused.stderr).toContain('pitch.json is valid');
+  }, 60_000);
 
   it('takes the kind and name it is not given from the folder', async () => {
     const dir = join(await mkdtemp(join(tmpdir(), 'pitch-init-')), 'acme-shop');

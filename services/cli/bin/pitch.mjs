@@ -25,11 +25,32 @@ if (Number(process.versions.node.split('.')[0]) < 24) {
 // this user's cache folder, not the shared temporary one; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 const { enableCompileCache } = await import('node:module');
 const { homedir } = await import('node:os');
-const cacheHome = process.env.XDG_CACHE_HOME || `${homedir()}/.cache`;
+const { mkdirSync } = await import('node:fs');
+const { resolve } = await import('node:path');
+
+/**
+ * The folder, made one level at a time; null when it cannot be (a slower start, nothing more).
+ * Not a recursive mkdir: Node's, like the compile cache's own, loops for ever where a file system
+ * refuses every new name with ENOENT (a cache home under /proc).
+ */
+function folderMade(path) {
+  let at = '';
+  for (const part of resolve(path).split('/').filter(Boolean)) {
+    at += `/${part}`;
+    try {
+      mkdirSync(at);
+    } catch (err) {
+      if (err?.code !== 'EEXIST') return null;
+    }
+  }
+  return at;
+}
+
+const cacheFolder = folderMade(`${process.env.XDG_CACHE_HOME || `${homedir()}/.cache`}/pitch/compile-cache`);
 try {
-  enableCompileCache?.(`${cacheHome}/pitch/compile-cache`);
+  if (cacheFolder) enableCompileCache?.(cacheFolder);
 } catch {
-  // A cache that cannot be made only makes the start slower.
+  // A cache that cannot be used only makes the start slower.
 }
 const { register } = await import('tsx/esm/api');
 register();

@@ -7,6 +7,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testEnv } from '../../../test/support/services.js';
 import { startLocalCopy, type LocalCopy } from './local-copy.js';
+import { rehearsalApp } from './rehearsal-app.js';
 
 // The rehearsal copy's /app on podman is the image's own /app under an overlay the engine keeps
 // (rehearsal-app.ts), as the runner lays a room's copy: nothing copied at start, the image's files
@@ -105,5 +106,21 @@ it('gives an image whose /app is a symbolic link the volume filled from the imag
     await copy.remove();
   }
   // No holder left behind by the overlay that was not laid.
+  expect(await containersOf(linked)).toEqual([]);
+});
+
+it("judges /app by this machine's look when it sees the mount, and by the engine's stat when it does not", async () => {
+  const seesNothing = async () => false;
+  for (const lookHere of [undefined, seesNothing]) {
+    const overlay = await rehearsalApp(docker, plain, lookHere);
+    try {
+      expect(overlay?.lower, lookHere ? 'the engine decides' : 'seen here').toMatch(/^\/.+\/app$/);
+    } finally {
+      await overlay?.release();
+    }
+    // A link is never taken for a folder, whoever looks: seen here as a link, the engine is asked.
+    expect(await rehearsalApp(docker, linked, lookHere)).toBeNull();
+  }
+  expect(await containersOf(plain)).toEqual([]);
   expect(await containersOf(linked)).toEqual([]);
 });
