@@ -4,7 +4,7 @@ import type { Project } from '@demo-rooms/contract';
 import { readConfig, updateConfig } from '../config/config-file.js';
 import type { CliContext } from '../context.js';
 import { readBuildContext, type BuildContext } from '../local-engine/build-context.js';
-import { buildInputsDigest } from '../local-engine/build-inputs.js';
+import { baseImageIds, buildInputsDigest } from '../local-engine/build-inputs.js';
 import type { ImageInspector } from '../local-engine/engine-socket.js';
 import { buildRecipe, type BuildRecipe, type RecipeOrReason } from '../local-engine/build-recipe.js';
 import { FileDigestCache } from '../local-engine/file-digest-cache.js';
@@ -46,10 +46,16 @@ export async function readContainerInputs(
   force = false,
 ): Promise<ContainerInputs> {
   const started = performance.now();
-  const context = await readBuildContext(dir);
-  const dockerfile = await readFile(join(dir, 'Dockerfile'), 'utf8');
+  // The Dockerfile's bases asked of the engine while the context is listed (the digest and the
+  // recipe take the same answer: baseImageIds asks once).
+  const dockerfileRead = readFile(join(dir, 'Dockerfile'), 'utf8');
+  void dockerfileRead.then((text) => baseImageIds(docker, text)).catch(() => {});
+  const [context, dockerfile, cache] = await Promise.all([
+    readBuildContext(dir),
+    dockerfileRead,
+    realpath(dir).then((real) => FileDigestCache.open(real)),
+  ]);
   ctx.trace(`build context listed (${context.entries.length} entries)`);
-  const cache = await FileDigestCache.open(await realpath(dir));
   const digest = await buildInputsDigest(docker, {
     dockerfile,
     manifestText,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { ImageInspector } from './engine-socket.js';
 import { fileDigest, type BuildContext } from './build-context.js';
+import { eachAtMost } from '../each-at-most.js';
 
 // The digest of everything an image build reads (issue 48, item 3): the Dockerfile, each file of
 // the context with its mode (what .dockerignore leaves: build-context.ts), the build arguments,
@@ -66,6 +67,9 @@ export interface BuildInputs {
   digestOf?: (path: string) => Promise<string>;
 }
 
+/** Context files looked at together: a stat each when the digest cache knows them, a read when it does not. */
+const DIGESTS_AT_ONCE = 16;
+
 /** sha256 (`sha256:<hex>`) of the build's inputs, read before any build. */
 export async function buildInputsDigest(docker: ImageInspector, inputs: BuildInputs): Promise<string> {
   const hash = createHash('sha256');
@@ -74,12 +78,18 @@ export async function buildInputsDigest(docker: ImageInspector, inputs: BuildInp
   line('dockerfile', inputs.dockerfile);
   line('pitch.json', inputs.manifestText);
   for (const [name, value] of Object.entries(inputs.buildArgs).sort()) line('arg', name, value);
-  for (const [reference, id] of await baseImageIds(docker, inputs.dockerfile)) {
-    line('base', reference, id);
-  }
-  for (const entry of inputs.context.entries) {
-    const content = entry.type === 'file' ? await digestOf(join(inputs.context.dir, entry.path)) : (entry.target ?? '');
-    line(entry.type, entry.path, entry.mode.toString(8), content);
-  }
+  // The engine is asked for the bases while the files are looked at, DIGESTS_AT_ONCE at a time
+  // (most are a stat against the digest cache: one at a time, a hundred files were a hundred
+  // round trips in a row); the lines go into the hash in the entries' order all the same.
+  const bases = baseImageIds(docker, inputs.dockerfile);
+  const contents: string[] = new Array(inputs.context.entries.length);
+  await eachAtMost(
+    DIGESTS_AT_ONCE,
+    inputs.context.entries.map((entry, i) => async () => {
+      contents[i] = entry.type === 'file' ? await digestOf(join(inputs.context.dir, entry.path)) : (entry.target ?? '');
+    }),
+  );
+  for (const [reference, id] of await bases) line('base', reference, id);
+  inputs.context.entries.forEach((entry, i) => line(entry.type, entry.path, entry.mode.toString(8), contents[i]));
   return `sha256:${hash.digest('hex')}`;
 }
