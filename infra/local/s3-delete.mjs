@@ -5,7 +5,8 @@
 // request answers 500. Distribution deletes an upload's folder (its data, start time and hash
 // states) with one DeleteObjects after every blob it receives, so each push met a 500 and its S3
 // client's retry about 50 ms later. Here each folder is only asked to go: one that is already gone
-// or not empty ends the climb, and whoever empties a folder last removes it.
+// or not empty ends the climb, and whoever empties a folder last removes it. A key whose parts
+// lead out of the bucket ("../") deletes nothing: no file and no folder outside it is touched.
 import { rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -15,17 +16,20 @@ const CLIMB_ENDS = new Set(['ENOENT', 'ENOTEMPTY', 'EEXIST']);
 /** Replaces `store.deleteObject` (s3rver's FilesystemStore) with one whose folder clean-up tolerates others at once. */
 export function tolerantDeletes(store) {
   store.deleteObject = async (bucket, key) => {
+    const bucketPath = store.getBucketPath(bucket);
+    const inBucket = (file) => path.resolve(file).startsWith(`${path.resolve(bucketPath)}${path.sep}`);
+    const files = ['object', 'object.md5', 'metadata.json'].map((resource) => store.getResourcePath(bucket, key, resource));
+    if (!files.every(inBucket)) return;
     await Promise.all(
-      ['object', 'object.md5', 'metadata.json'].map((resource) =>
-        unlink(store.getResourcePath(bucket, key, resource)).catch((err) => {
+      files.map((file) =>
+        unlink(file).catch((err) => {
           if (err.code !== 'ENOENT') throw err;
         }),
       ),
     );
-    const bucketPath = store.getBucketPath(bucket);
     // The last part is the object's file name, not a folder.
     const folders = key.split('/').slice(0, -1);
-    while (folders.length) {
+    while (folders.length && inBucket(path.join(bucketPath, ...folders))) {
       try {
         await rmdir(path.join(bucketPath, ...folders));
       } catch (err) {

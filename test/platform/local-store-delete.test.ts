@@ -3,11 +3,16 @@
 // 200 at the first try and leaves no empty folder; s3rver's own clean-up raced its siblings up the
 // same folders and answered 500. Real store (the test services' S3 endpoint), no retries.
 import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { readdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
+import { tolerantDeletes } from '../../infra/local/s3-delete.mjs';
 import { testEnv } from '../support/services.js';
+
+const FilesystemStore = createRequire(import.meta.url)('s3rver/lib/stores/filesystem.js');
 
 const env = testEnv();
 const s3 = new S3Client({
@@ -35,4 +40,24 @@ it("deletes an upload folder's keys in one DeleteObjects at the first try, and t
   // The upload folders went with their last keys; the folder beside them stays.
   const folders = await readdir(join(env.DATA_DIR, 's3', Bucket, root));
   expect(folders).toEqual(['_layers']);
+});
+
+it('deletes nothing outside the bucket for a key whose parts lead out of it', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'local-store-delete-'));
+  try {
+    const store = new FilesystemStore(root) as {
+      putBucket(name: string): Promise<unknown>;
+      deleteObject(b: string, k: string): Promise<void>;
+    };
+    tolerantDeletes(store);
+    await store.putBucket('inside');
+    // Beside the bucket: an object's files as s3rver names them, and an empty folder.
+    await mkdir(join(root, 'outside', 'empty'), { recursive: true });
+    await writeFile(join(root, 'outside', 'x._S3rver_object'), "not the bucket's");
+    await store.deleteObject('inside', '../outside/x');
+    await store.deleteObject('inside', '../outside/empty/y');
+    expect((await readdir(join(root, 'outside'))).sort()).toEqual(['empty', 'x._S3rver_object']);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
 });

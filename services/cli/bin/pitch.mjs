@@ -26,7 +26,7 @@ if (Number(process.versions.node.split('.')[0]) < 24) {
 const { enableCompileCache } = await import('node:module');
 const { homedir } = await import('node:os');
 const { mkdirSync } = await import('node:fs');
-const { resolve } = await import('node:path');
+const { join, parse, resolve, sep } = await import('node:path');
 
 /**
  * The folder, made one level at a time; null when it cannot be (a slower start, nothing more).
@@ -34,9 +34,10 @@ const { resolve } = await import('node:path');
  * refuses every new name with ENOENT (a cache home under /proc).
  */
 function folderMade(path) {
-  let at = '';
-  for (const part of resolve(path).split('/').filter(Boolean)) {
-    at += `/${part}`;
+  const full = resolve(path);
+  let at = parse(full).root;
+  for (const part of full.slice(at.length).split(sep).filter(Boolean)) {
+    at = join(at, part);
     try {
       mkdirSync(at);
     } catch (err) {
@@ -48,7 +49,7 @@ function folderMade(path) {
 
 const cacheFolder = folderMade(`${process.env.XDG_CACHE_HOME || `${homedir()}/.cache`}/pitch/compile-cache`);
 try {
-  if (cacheFolder) enableCompileCache?.(cacheFolder);
+  if (cacheFolder) enableCompileCache(cacheFolder);
 } catch {
   // A cache that cannot be used only makes the start slower.
 }

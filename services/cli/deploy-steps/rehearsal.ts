@@ -143,10 +143,6 @@ export async function rehearseStory(copy: LocalCopy, manifest: Manifest): Promis
  * last output.
  */
 export async function checkStillUp(copy: LocalCopy, path: string, callsMade: number): Promise<void> {
-  // A moment for a crash the last call set off to land (an exit after the answer was sent). With
-  // no story calls, the only call was the health path's, which the check below makes again; the
-  // copy ran when it answered a moment ago, so only the look after that call is asked.
-  if (callsMade > 0) await sleep(300);
   const stopped = async () => {
     const { running, exitCode } = await copy.state();
     if (running) return;
@@ -156,7 +152,13 @@ export async function checkStillUp(copy: LocalCopy, path: string, callsMade: num
       await copy.logTail(50),
     );
   };
-  if (callsMade > 0) await stopped();
+  // A moment for a crash the last call set off to land (an exit after the answer was sent). With
+  // no story calls, the only call was the health path's, which the check below makes again; the
+  // copy ran when it answered a moment ago, so only the look after that call is asked.
+  if (callsMade > 0) {
+    await sleep(300);
+    await stopped();
+  }
   let status: number | string;
   try {
     status = await answer(copy, path, { idleMs: 5000 });
