@@ -2,6 +2,7 @@
 // the benches that deploy (cli-deploy, cli-redeploy, registry-redeploy).
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import Docker from 'dockerode';
 import { testEnv } from '../test/support/services.js';
 
 /** Runs `pitch deploy <args…>` with `env` added; its time and progress (stderr), or its failure. */
@@ -12,8 +13,25 @@ export async function pitchDeploy(args: string[], env: Record<string, string>): 
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdout.resume();
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const ms = performance.now() - started;
   if (code !== 0) throw new Error(`pitch deploy failed:\n${stderr}`);
-  return { ms: performance.now() - started, stderr };
+  await rehearsalsRemoved(env.DOCKER_HOST ?? testEnv().DOCKER_HOST);
+  return { ms, stderr };
+}
+
+/**
+ * Waits (not timed) until the rehearsal copies a deploy handed to a process of its own at its end
+ * are gone (services/cli/local-engine/after-exit.ts): their removal must not run into the next
+ * deploy measured, which would then carry a container deploy's engine work.
+ */
+async function rehearsalsRemoved(dockerHost: string): Promise<void> {
+  const docker = new Docker({ socketPath: dockerHost.replace(/^unix:\/\//, '') });
+  const filters = { label: ['pitch.rehearsal=true'] };
+  // At most 6 s: another tool's rehearsal running meanwhile is not this deploy's to wait for.
+  for (let tries = 0; tries < 300; tries++) {
+    if ((await docker.listContainers({ all: true, filters })).length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** The container demo's server.js the redeploy benches deploy: one JSON answer on PORT. */

@@ -46,12 +46,15 @@ export function startEarly(
   let released = false;
   let taken = false;
   let imageTaken = false;
+  // The image's tag is written once the copy's checks are over (or no copy starts): pullLaid.
+  let rehearsalOver!: () => void;
+  const tidyAfter = new Promise<void>((resolve) => (rehearsalOver = resolve));
   const inEngine = (async () => {
     const laying = await onDisk;
     if (!laying || 'reason' in laying) return null;
     const docker = await engine;
     if (!onThisMachine(docker) || released) return null;
-    return pullLaid(ctx, docker, slug, laying);
+    return pullLaid(ctx, docker, slug, laying, tidyAfter);
   })();
   const started = (async () => {
     const [pulled, laying, docker] = await Promise.all([inEngine, onDisk, engine]);
@@ -66,6 +69,10 @@ export function startEarly(
     ctx.trace('rehearsal started beside the scan');
     return { run, rehearsing: rehearseLocally(docker, pulled.imageId, manifest, run, healthTimeoutMs, (line) => ctx.trace(line)) };
   })();
+  void started
+    .then((early) => early?.rehearsing.result)
+    .catch(() => {})
+    .finally(rehearsalOver);
   // Awaited by take or release: a failure meanwhile is not an unhandled one.
   inEngine.catch(() => {});
   started.catch(() => {});
@@ -86,6 +93,7 @@ export function startEarly(
     },
     async release() {
       released = true;
+      rehearsalOver();
       const pulled = await inEngine.catch(() => null);
       const early = await started.catch(() => null);
       if (early && !taken) await early.rehearsing.stop();

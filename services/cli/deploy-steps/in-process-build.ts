@@ -129,28 +129,23 @@ export type InEngine = { tag: string; imageId: string; tagged: Promise<void> } |
  * this tool serves on 127.0.0.1: the new layers from this machine, any other from the project's
  * repository) and tagged `localhost/pitch-<slug>:in-process`, so the engine keeps it after the
  * deploy. Nothing leaves this machine: the engine takes the image from this tool. The tag is
- * written beside the rehearsal copy's start, which names the image by its id: the two engine
- * calls it takes (what the tag held, then the tag) were on the way to the copy.
+ * written once `tidyAfter` settles (the rehearsal copy's checks, when it was started early): the
+ * copy names the image by its id, and the tag's calls (what the tag held, the tag, the pull's
+ * name dropped, the image it held before removed) hold the engine's image store while the copy
+ * is made and started, or took its CPU.
  */
 export async function pullLaid(
   ctx: CliContext,
   docker: Docker,
   slug: string,
   laying: { laid: InProcessImage; target: RepositoryAsked },
+  tidyAfter: Promise<unknown> = Promise.resolve(),
 ): Promise<InEngine> {
   const { laid, target } = laying;
   const local = new Map<string, LocalBlob>(laid.newLayers.map((layer) => [layer.digest, { file: layer.file, size: layer.size }]));
   local.set(laid.read.configDigest, { bytes: laid.read.config! });
   const repo = `localhost/pitch-${slug}`;
   const tag = `${repo}:in-process`;
-  // What the tag holds now, asked beside the pull (the tag moves only after it).
-  const before = docker
-    .getImage(tag)
-    .inspect()
-    .then(
-      (info) => info.Id,
-      () => null,
-    );
   let imageId: string;
   let pulledAs: string;
   try {
@@ -163,6 +158,14 @@ export async function pullLaid(
   if (imageId !== laid.read.configDigest)
     return { reason: `the engine read the image laid in-process as ${imageId}, not ${laid.read.configDigest}` };
   const tagged = (async () => {
+    await tidyAfter.catch(() => {});
+    const before = await docker
+      .getImage(tag)
+      .inspect()
+      .then(
+        (info) => info.Id,
+        () => null,
+      );
     await docker.getImage(imageId).tag({ repo, tag: 'in-process' });
     // The pull's own name (a registry that is gone) dropped, so the tag is the image's one name:
     // the tag's removal then removes the image (a refused deploy's, below in early-rehearsal.ts,
@@ -173,8 +176,7 @@ export async function pullLaid(
       .remove()
       .catch(() => {});
     // The image the tag held before is nobody's now; no step waits for its removal, the tool's end does.
-    const old = await before;
-    if (old && !imageId.endsWith(old.replace(/^sha256:/, ''))) finishInBackground(docker.getImage(old).remove());
+    if (before && !imageId.endsWith(before.replace(/^sha256:/, ''))) finishInBackground(docker.getImage(before).remove());
   })();
   finishInBackground(tagged);
   return { tag, imageId, tagged };

@@ -1,3 +1,5 @@
+import { requestAfterExit, type EngineRequests } from '../local-engine/after-exit.js';
+
 // What must not outlive the tool (a rehearsal copy, a deploy's image tag) is registered here while
 // it exists. On Ctrl-C or SIGTERM every registered cleanup runs, newest first, then the tool exits
 // 130; a second Ctrl-C exits at once.
@@ -5,6 +7,8 @@
 const cleanups: (() => Promise<void>)[] = [];
 /** Cleanups left to finish while the tool goes on (a rehearsal copy's removal): the tool's end waits for them. */
 const finishing = new Set<Promise<void>>();
+/** Engine calls handed to a process of their own at the tool's end (after-exit.ts), each with the way to make them here instead. */
+const afterExit: { job: EngineRequests; here: () => Promise<void> }[] = [];
 let stopping = false;
 
 function onSignal(signal: NodeJS.Signals): void {
@@ -65,7 +69,21 @@ export function finishInBackground(work: Promise<unknown>): void {
   void tracked.finally(() => finishing.delete(tracked));
 }
 
-/** Waits for the cleanups left running in the background: a tool that ends leaves nothing behind. */
+/**
+ * Engine calls (a rehearsal copy's removal) that the tool's end hands to a process of its own
+ * rather than waiting for them; `here` makes them in the tool when that process cannot be started.
+ */
+export function requestAtEnd(job: EngineRequests, here: () => Promise<void>): void {
+  afterExit.push({ job, here });
+}
+
+/**
+ * Waits for the cleanups left running in the background, then starts the calls handed over
+ * (requestAtEnd) in a process of their own: a tool that ends leaves nothing behind that is not
+ * already being removed.
+ */
 export async function cleanupsFinished(): Promise<void> {
   while (finishing.size > 0) await Promise.all([...finishing]);
+  const handed = afterExit.splice(0);
+  if (!requestAfterExit(handed.map((each) => each.job))) await Promise.all(handed.map((each) => each.here().catch(() => {})));
 }

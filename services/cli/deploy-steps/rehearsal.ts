@@ -7,7 +7,7 @@ import { RUNNER_DEFAULTS, startLocalCopy, type LocalCopy } from '../local-engine
 import { exchange, type ExchangeOptions } from '../node-http.js';
 import { Refusal } from '../refusal.js';
 import { version } from '../version.js';
-import { cleanedUpOnInterrupt, finishInBackground } from './on-interrupt.js';
+import { cleanedUpOnInterrupt, finishInBackground, interrupted, requestAtEnd } from './on-interrupt.js';
 
 // The rehearsal: the deploy starts a local copy of the container and does what a viewer's copy
 // will meet: its health path must answer 200, then each story step's calls are made in order.
@@ -202,8 +202,6 @@ export function rehearseLocally(
 ): RunningRehearsal {
   let copy: LocalCopy | null = null;
   let stopped = false;
-  // Whatever an earlier tool killed outright left behind goes beside this start; the tool's end waits for it.
-  finishInBackground(removeLeftRehearsals(docker));
   let startAsked!: () => void;
   const asked = new Promise<void>((resolve) => (startAsked = resolve));
   const starting = startLocalCopy(docker, image, run.start, run.env ?? {}, startAsked);
@@ -238,10 +236,18 @@ export function rehearseLocally(
       // Settled already unless the tool was stopped meanwhile; the bound's timer holds no exit up.
       const bound = new Promise<null>((resolve) => setTimeout(resolve, START_WAIT_ON_INTERRUPT_MS, null).unref());
       const made = await Promise.race([starting.catch(() => null), bound]);
-      await made?.remove();
+      // Its checks over, the copy is left running (it only waits) and removed by a process of its
+      // own once the tool has ended (after-exit.ts); on a Ctrl-C, here, before the tool exits.
+      const removal = interrupted() ? null : made?.removal();
+      if (made && removal) requestAtEnd(removal, () => made.remove());
+      else await made?.remove();
     },
     { inBackground: true },
   );
+  // Whatever an earlier tool killed outright left behind goes once this copy's checks are over: a
+  // list of the engine's containers, and their removal, took its time from this copy's create and
+  // start. The tool's end waits for it.
+  finishInBackground(result.catch(() => {}).then(() => removeLeftRehearsals(docker)));
   // Awaited later, after the scan: a failure meanwhile is not an unhandled one.
   result.catch(() => {});
   return {

@@ -44,6 +44,8 @@ export async function readContainerInputs(
   projectAsked: Promise<Project | null>,
   /** Whether the deploy goes on when the inputs are unchanged (--force): only then is their recipe needed. */
   force = false,
+  /** Called as soon as the deploy is known to go on (the inputs changed, or --force), before the recipe is made. */
+  goesOn: () => void = () => {},
 ): Promise<ContainerInputs> {
   const started = performance.now();
   // The Dockerfile's bases asked of the engine while the context is listed (the digest and the
@@ -68,6 +70,7 @@ export async function readContainerInputs(
   const project = await projectAsked;
   const live = project?.liveBuildId != null && recorded?.projectId === project.id && recorded.buildId === project.liveBuildId;
   const unchanged = live && recorded.inputs === digest;
+  if (!unchanged || force) goesOn();
   // The recipe lays a redeploy's image in-process; a deploy that stops as unchanged lays none.
   const recipe: RecipeOrReason =
     unchanged && !force

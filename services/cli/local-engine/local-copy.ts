@@ -3,6 +3,7 @@ import { http } from '../node-http.js';
 import type Docker from 'dockerode';
 import { copyCreateOptions, OUT_OF_WRITABLE_SPACE, writableSpaceHint, demuxLogs, type AppLayer } from '@demo-rooms/contract/copy';
 import { Refusal } from '../refusal.js';
+import type { EngineRequests } from './after-exit.js';
 import { engineDial } from './engine-dial.js';
 import { engineMessage } from './engine-message.js';
 import { rehearsalLabels } from './left-rehearsals.js';
@@ -25,6 +26,12 @@ export interface LocalCopy {
   /** Its last lines of output (stdout and stderr), for a refusal's hint. */
   logTail(lines?: number): Promise<string[]>;
   remove(): Promise<void>;
+  /**
+   * The engine calls that remove it (and its /app holder), for a process of their own after the
+   * tool has ended (after-exit.ts); null where only this process can make them (an engine not on
+   * a unix socket) or once its removal has begun.
+   */
+  removal(): EngineRequests | null;
 }
 
 const kinds = new WeakMap<Docker, Promise<'podman' | 'docker'>>();
@@ -161,7 +168,11 @@ export async function startLocalCopy(
     const removeCopy = made.remove;
     // The holder goes once the copy that reads from it is dead: beside the copy's own removal on
     // podman (killed first, it reads nothing more), after it elsewhere.
-    made = { ...made, remove: () => removeCopy(overlay.release) };
+    made = {
+      ...made,
+      remove: () => removeCopy(overlay.release),
+      requests: [...made.requests, { method: 'DELETE', path: `/containers/${encodeURIComponent(overlay.holderId)}?force=true` }],
+    };
   }
   if ('failed' in made) {
     const hint = OUT_OF_WRITABLE_SPACE.test(made.message)
@@ -172,13 +183,14 @@ export async function startLocalCopy(
       made.failed === 'create' ? undefined : hint,
     );
   }
-  const { container, remove } = made;
+  const { container, remove, requests } = made;
   const info = await container.inspect();
   const published = info.NetworkSettings.Ports?.[port]?.[0]?.HostPort;
   if (!published) {
     await remove();
     throw new Refusal("the engine did not publish the local copy's port", 'its port must be reachable on 127.0.0.1');
   }
+  let removing = false;
   return {
     baseUrl: `http://127.0.0.1:${published}`,
     async state() {
@@ -196,7 +208,16 @@ export async function startLocalCopy(
         return [];
       }
     },
-    remove,
+    remove() {
+      removing = true;
+      return remove();
+    },
+    removal() {
+      const socketPath = (docker.modem as { socketPath?: unknown }).socketPath;
+      if (removing || typeof socketPath !== 'string') return null;
+      removing = true;
+      return { socketPath, requests };
+    },
   };
 }
 
@@ -207,7 +228,7 @@ async function makeAndStart(
   options: Docker.ContainerCreateOptions,
   onStartAsked: () => void,
 ): Promise<
-  | { container: Docker.Container; remove: (onceDead?: () => Promise<void>) => Promise<void> }
+  | { container: Docker.Container; remove: (onceDead?: () => Promise<void>) => Promise<void>; requests: EngineRequests['requests'] }
   | { failed: 'create' | 'start'; message: string }
 > {
   let container: Docker.Container;
@@ -230,7 +251,18 @@ async function makeAndStart(
     await remove();
     return { failed: 'start', message: engineMessage(err) };
   }
-  return { container, remove };
+  return { container, remove, requests: removalRequests(engine, container.id) };
+}
+
+/** killAndRemove's calls (podman), or Docker's one forced removal, as paths for a process of their own. */
+function removalRequests(engine: 'podman' | 'docker', id: string): EngineRequests['requests'] {
+  const path = `/v4.0.0/libpod/containers/${encodeURIComponent(id)}`;
+  return engine === 'podman'
+    ? [
+        { method: 'POST', path: `${path}/kill?signal=KILL` },
+        { method: 'DELETE', path: `${path}?force=true&v=true&timeout=0` },
+      ]
+    : [{ method: 'DELETE', path: `/containers/${encodeURIComponent(id)}?force=true&v=true` }];
 }
 
 /**

@@ -20,6 +20,8 @@ const ENGINE_ANSWERS = { 200: true, 201: true, 404: 'no such container or path',
 export interface RehearsalApp {
   /** The host path of the image's /app, as the engine sees it. */
   lower: string;
+  /** The holder's id: its removal is one of the copy's (local-copy.ts). */
+  holderId: string;
   /** Removes the holder (podman unmounts it with it); once the copy that reads from it is dead. */
   release(): Promise<void>;
 }
@@ -68,7 +70,7 @@ export async function rehearsalApp(docker: Docker, image: string, lookHere = pla
     // namespace of its own: rootless, or another user's) took 0.03 s of every rehearsal's start.
     // Anything but a plain folder seen here is asked of the engine, whose answer decides.
     if (!(await lookHere(`${root}/app`)) && !isPlainFolder(await pathStat(docker, holder.id, '/app'))) return (await release(), null);
-    return { lower: `${root}/app`, release };
+    return { lower: `${root}/app`, holderId: holder.id, release };
   } catch {
     await release();
     return null;
