@@ -40,6 +40,7 @@ export async function bundle(deps: WorkerDeps, job: Job): Promise<BuildOutcome> 
         data.imageManifest,
         limits,
         (digests) => checkedBlobSizes(deps.sql, data.workspaceId, digests),
+        data.imageManifestText ?? undefined,
       );
       // Every size read matched its layer's: the workspace's next check need not ask for it.
       await recordCheckedBlobSizes(deps.sql, data.workspaceId, pushed.sizesRead);

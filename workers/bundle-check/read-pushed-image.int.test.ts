@@ -1,7 +1,9 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../services/core/infra/config.js';
-import { registryOf } from '../../services/core/infra/registry/registry-pull.js';
+import { registryDelete, registryOf } from '../../services/core/infra/registry/registry-pull.js';
 import { signRegistryToken } from '../../services/core/infra/registry/registry-token.js';
 import { testEnv } from '../../test/support/services.js';
 import { BundleRefusal } from './read-bundle.js';
@@ -70,7 +72,7 @@ async function pushImage(layers: Buffer[], declared: (layer: Buffer) => number =
     body: new Uint8Array(manifest),
   });
   expect(put.status).toBe(201);
-  return { repository, digest: sha(manifest) };
+  return { repository, digest: sha(manifest), text: manifest.toString('utf8') };
 }
 
 const LIMITS = { maxEntries: 100, maxHeldBytes: 1024 * 1024, maxUnpackedBytes: 1024 * 1024 };
@@ -139,5 +141,59 @@ describe('a pushed image read for the bundle check (issue 45, L1)', () => {
     const read = readPushedImage(registry, repository, sha(manifest), limits);
     await expect(read).rejects.toBeInstanceOf(BundleRefusal);
     await expect(read).rejects.toThrow(`is declared as 1 bytes, but its blob has ${layer.length}`);
+  });
+});
+
+/** The registry behind a forwarding proxy on the loopback that notes each request's method and path kind. */
+async function watchedRegistry() {
+  const seen: string[] = [];
+  const target = new URL(registry.url);
+  const server = createServer((req, res) => {
+    seen.push(`${req.method} ${/\/(manifests|blobs)\//.exec(req.url ?? '')?.[1] ?? req.url}`);
+    const upstream = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { watched: { ...registry, url }, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe("the manifest's text sent with createBuild", () => {
+  it("is taken when its digest agrees: the registry is asked only whether it holds it, and the image is described as from the registry's own", async () => {
+    const image = await pushImage([randomBytes(2048), randomBytes(256)]);
+    const { watched, seen, close } = await watchedRegistry();
+    try {
+      const read = await readPushedImage(watched, image.repository, image.digest, LIMITS);
+      expect(seen).toContain('GET manifests');
+      seen.length = 0;
+      const sent = await readPushedImage(watched, image.repository, image.digest, LIMITS, undefined, image.text);
+      expect(seen).not.toContain('GET manifests');
+      expect(seen).toContain('HEAD manifests');
+      expect(sent).toEqual(read);
+      expect(sent.layers).toBe(2);
+    } finally {
+      await close();
+    }
+  });
+
+  it("is ignored when it is another manifest's: the registry's is read", async () => {
+    const image = await pushImage([randomBytes(1024)]);
+    const other = await pushImage([randomBytes(1024), randomBytes(1024), randomBytes(1024)]);
+    const described = await readPushedImage(registry, image.repository, image.digest, LIMITS, undefined, other.text);
+    expect(described.layers).toBe(1);
+  });
+
+  it('is refused when the repository no longer holds it, its config and layers still there', async () => {
+    const image = await pushImage([randomBytes(1024)]);
+    await registryDelete(registry, image.repository, `manifests/${image.digest}`);
+    await expect(readPushedImage(registry, image.repository, image.digest, LIMITS, undefined, image.text)).rejects.toThrow(
+      new BundleRefusal(`the registry has no manifests in ${image.repository}`),
+    );
   });
 });

@@ -18,8 +18,8 @@ import { uploadIn, uploadKey } from '../../data/uploads.sql.js';
 
 export interface CreateBuildInput {
   uploadId?: string;
-  /** A pushed image (issue 32): its manifest in the project's repository. */
-  image?: { digest: string };
+  /** A pushed image (issue 32): its manifest in the project's repository, and that manifest's text as the deploy sent it. */
+  image?: { digest: string; manifest?: string };
   manifest: Manifest;
   note?: string;
   rehearsal?: Rehearsal;
@@ -101,6 +101,7 @@ export async function createBuild(
     buildId,
     uploadId: upload?.id ?? null,
     imageManifest: input.image?.digest ?? null,
+    imageManifestText: input.image?.manifest ?? null,
     projectId: project.id,
     workspaceId: auth.workspaceId,
     createdBy: auth.personId,

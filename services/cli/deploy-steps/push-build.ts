@@ -1,4 +1,4 @@
-import type { Client, Project } from '@demo-rooms/contract';
+import { maxSentManifestChars, type Client, type Project } from '@demo-rooms/contract';
 import { ask, type CliContext } from '../context.js';
 import { Refusal } from '../refusal.js';
 import { sendImage, type PushResult } from '../registry/push-image.js';
@@ -53,7 +53,7 @@ async function createBuild(client: Client, project: Project, artefact: Artefact,
   const build = await ask('creating the build', () =>
     client.call('createBuild', {
       params: { projectId: project.id },
-      body: { image: { digest: pushed.manifestDigest }, manifest: artefact.manifest, note, rehearsal: artefact.rehearsal },
+      body: { image: imageOf(pushed), manifest: artefact.manifest, note, rehearsal: artefact.rehearsal },
     }),
   );
   return build.id;
@@ -67,4 +67,13 @@ export function pushLine(pushed: PushResult): string {
     parts.push(`${layers(pushed.mounted.layers)} (${bytes(pushed.mounted.bytes)}) taken from your workspace's other projects, not sent`);
   parts.push(`${layers(pushed.skipped.layers)} already there (${bytes(pushed.skipped.bytes)})`);
   return parts.join(', ');
+}
+
+/**
+ * createBuild's `image`: the manifest's digest, and its text when the contract takes it (the
+ * platform then reads it from the request, checked against the digest, not back from the registry).
+ */
+function imageOf(pushed: PushResult): { digest: string; manifest?: string } {
+  const sendText = pushed.manifestText.length <= maxSentManifestChars;
+  return { digest: pushed.manifestDigest, ...(sendText ? { manifest: pushed.manifestText } : {}) };
 }

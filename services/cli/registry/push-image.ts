@@ -34,6 +34,8 @@ export interface PushTarget {
 export interface PushResult {
   /** The manifest's digest: what the build records and the runner pulls by. */
   manifestDigest: string;
+  /** The manifest's text as pushed: createBuild sends it, so the platform need not read it back. */
+  manifestText: string;
   /** The image id (the config's digest). */
   configDigest: string;
   sent: { layers: number; bytes: number };
@@ -68,7 +70,7 @@ export async function sendImage(target: PushTarget, image: ReadImage): Promise<P
 }
 
 /** What `sendBlobs` sent, mounted and skipped. */
-export type BlobsSent = Omit<PushResult, 'manifestDigest' | 'configDigest'>;
+export type BlobsSent = Omit<PushResult, 'manifestDigest' | 'manifestText' | 'configDigest'>;
 
 /**
  * The blobs of a push, without its manifest: the layers read as missing and the config. Alone, it
@@ -115,7 +117,7 @@ export async function putManifest(target: PushTarget, image: ReadImage, blobs: B
     body: manifest,
   });
   if (put.status !== 201) throw refused('the image manifest', put);
-  return { manifestDigest, configDigest, ...blobs };
+  return { manifestDigest, manifestText: manifest.toString('utf8'), configDigest, ...blobs };
 }
 
 /**

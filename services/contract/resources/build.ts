@@ -70,6 +70,17 @@ export const Rehearsal = z.object({
 });
 export type Rehearsal = z.infer<typeof Rehearsal>;
 
-/** An image pushed to the platform's registry: its manifest's digest (sha256, lowercase hex). */
-export const PushedImage = z.object({ digest: z.string().regex(/^sha256:[0-9a-f]{64}$/) });
+/** The longest manifest text createBuild takes beside the digest (a manifest of about 1,500 layers); a longer one is read from the registry. */
+export const maxSentManifestChars = 262_144;
+
+/**
+ * An image pushed to the platform's registry: its manifest's digest (sha256, lowercase hex), and
+ * optionally the manifest's text as pushed. The platform takes that text only when its sha256 is
+ * the digest (then it asks the registry only whether the project's repository holds it); any
+ * other text is ignored and the manifest read from the registry.
+ */
+export const PushedImage = z.object({
+  digest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+  manifest: z.string().max(maxSentManifestChars).optional(),
+});
 export type PushedImage = z.infer<typeof PushedImage>;

@@ -15,6 +15,8 @@ export const BuildJob = z.object({
     .regex(/^sha256:[0-9a-f]{64}$/)
     .nullable()
     .default(null),
+  /** The manifest's text as the deploy sent it (createBuild `image.manifest`): the check takes it when its digest agrees. */
+  imageManifestText: z.string().nullable().default(null),
   projectId: z.uuid(),
   workspaceId: z.uuid(),
   createdBy: z.uuid().nullable(),

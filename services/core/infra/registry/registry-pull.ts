@@ -60,6 +60,16 @@ export async function registryBlobSize(registry: Registry, repository: string, d
   return size;
 }
 
+/** Whether the repository holds the manifest `digest` (a HEAD): a RegistryReadError when it does not. */
+export async function registryHasManifest(registry: Registry, repository: string, digest: string): Promise<void> {
+  const res = await fetch(`${registry.url}/v2/${repository}/manifests/${digest}`, {
+    method: 'HEAD',
+    headers: { authorization: `Bearer ${pullToken(registry, repository)}`, accept: MANIFEST_TYPES.join(', ') },
+  });
+  if (res.status === 404) throw new RegistryReadError(`the registry has no manifests in ${repository}`);
+  if (!res.ok) throw new Error(`the registry answered ${res.status} to HEAD manifests/${digest}`);
+}
+
 /** The manifest's bytes, at most `maxBytes`, checked against `digest`. */
 export async function readManifest(registry: Registry, repository: string, digest: string, maxBytes: number): Promise<Buffer> {
   const res = await registryGet(registry, repository, `manifests/${digest}`, MANIFEST_TYPES.join(', '));
