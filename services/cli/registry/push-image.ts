@@ -93,13 +93,14 @@ export async function sendBlobs(target: PushTarget, image: ReadImage): Promise<B
       mounted.bytes += layer.size;
       return;
     }
-    await uploadBlob(target, layer.digest, layer.size, createReadStream(layer.file), 'layer');
+    const file = layer.file;
+    await uploadBlob(target, layer.digest, layer.size, () => createReadStream(file), 'layer');
     sent.layers++;
     sent.bytes += layer.size;
   };
   const { config, configDigest, configSize } = image;
   const sendConfig = async () => {
-    if (config) await uploadBlob(target, configDigest, configSize, config, 'config');
+    if (config) await uploadBlob(target, configDigest, configSize, () => config, 'config');
   };
   // The blobs side by side (each registry request waits on its storage), the manifest after them all.
   await eachAtMost(UPLOADS_AT_ONCE, [sendConfig, ...image.layers.map((layer) => () => sendLayer(layer))]);
@@ -182,20 +183,59 @@ async function mountBlob(target: PushTarget, digest: string): Promise<boolean> {
   return false;
 }
 
-/** One monolithic upload: POST opens it, PUT with ?digest= sends the bytes and closes it; the registry checks the digest. */
+/** Tries of one blob's upload; the waits before the second and the third (ms). */
+const UPLOAD_TRIES = 3;
+const RETRY_WAIT_MS = [200, 800];
+
+/**
+ * One blob's upload (uploadOnce), tried again on an answer of 5xx or a connection that broke: a
+ * registry's store that throttles (S3's 503 SlowDown) or failed a moment, a registry restarting.
+ * Each try opens a new upload and sends the bytes again from `source`; a refusal (4xx, a digest
+ * that does not match) is not tried again.
+ */
 async function uploadBlob(
+  target: PushTarget,
+  digest: string,
+  size: number,
+  source: () => Readable | Buffer,
+  what: 'layer' | 'config',
+): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    let failed: RegistryReply | Error;
+    try {
+      const reply = await uploadOnce(target, digest, size, source(), what);
+      if (reply === null) return;
+      failed = reply;
+    } catch (err) {
+      if (err instanceof Refusal) throw err;
+      failed = err as Error;
+    }
+    const passing = failed instanceof Error || failed.status >= 500;
+    if (!passing || tries >= UPLOAD_TRIES) throw failed instanceof Error ? failed : refused(`the upload of ${what} ${digest}`, failed);
+    await new Promise((resolve) => setTimeout(resolve, RETRY_WAIT_MS[tries - 1]));
+  }
+}
+
+/**
+ * One monolithic upload: POST opens it, PUT with ?digest= sends the bytes and closes it; the
+ * registry checks the digest. Null once the registry holds the blob, else the answer that failed.
+ */
+async function uploadOnce(
   target: PushTarget,
   digest: string,
   size: number,
   body: Readable | Buffer,
   what: 'layer' | 'config',
-): Promise<void> {
+): Promise<RegistryReply | null> {
   const opened = await registryRequest(`${base(target)}/blobs/uploads/`, {
     method: 'POST',
     token: target.token,
     headers: { 'content-length': 0 },
   });
-  if (opened.status !== 202 || typeof opened.headers.location !== 'string') throw refused(`the upload of ${what} ${digest}`, opened);
+  if (opened.status !== 202 || typeof opened.headers.location !== 'string') {
+    if (!Buffer.isBuffer(body)) body.destroy();
+    return opened;
+  }
   const location = new URL(opened.headers.location, target.registryUrl);
   location.searchParams.set('digest', digest);
   const put = await registryRequest(location.toString(), {
@@ -204,14 +244,14 @@ async function uploadBlob(
     headers: { 'content-type': 'application/octet-stream', 'content-length': size },
     body,
   });
-  if (put.status === 201) return;
+  if (put.status === 201) return null;
   if (registryErrors(put).includes('DIGEST_INVALID') || registryErrors(put).includes('SIZE_INVALID')) {
     throw new Refusal(
       `the registry refused ${what} ${digest}: its bytes do not match its digest (DIGEST_INVALID), so the image was not deployed`,
       'the image in your engine may be damaged: build it again (pitch deploy --force), or remove it and deploy',
     );
   }
-  throw refused(`the upload of ${what} ${digest}`, put);
+  return put;
 }
 
 function refused(doing: string, reply: RegistryReply): Refusal {

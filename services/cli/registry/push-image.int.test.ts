@@ -1,0 +1,102 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadConfig } from '../../core/infra/config.js';
+import { registryGet, registryOf } from '../../core/infra/registry/registry-pull.js';
+import { signRegistryToken } from '../../core/infra/registry/registry-token.js';
+import { testEnv } from '../../../test/support/services.js';
+import { sendImage } from './push-image.js';
+import type { ReadImage } from './read-image.js';
+
+// A blob's upload tried again when the registry answers 5xx (its store throttling or failing a
+// moment), never endlessly: the real registry, behind a proxy on the loopback that answers 503 to
+// the blob PUTs it is told to.
+
+const registry = registryOf(loadConfig(testEnv()))!;
+const sha = (bytes: Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+let spool: string;
+beforeAll(async () => {
+  spool = await mkdtemp(join(tmpdir(), 'push-retry-'));
+});
+afterAll(() => rm(spool, { recursive: true, force: true }));
+
+/** The registry behind a proxy that answers 503 to a blob's PUT while `fails(nth PUT)` says so, and notes each PUT's digest. */
+async function failingProxy(fails: (nth: number) => boolean) {
+  const puts: string[] = [];
+  const target = new URL(registry.url);
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'PUT' && req.url?.includes('/blobs/uploads/')) {
+      puts.push(new URL(req.url, 'http://x').searchParams.get('digest') ?? '');
+      if (fails(puts.length)) {
+        req.resume();
+        req.on('end', () => res.writeHead(503, { 'content-type': 'application/json' }).end('{"errors":[{"code":"UNAVAILABLE"}]}'));
+        return;
+      }
+    }
+    const upstream = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, puts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** A one-layer image (random bytes: the registry checks digests, not tar contents) and a token for a new repository. */
+async function anImage() {
+  const layer = randomBytes(4096);
+  const file = join(spool, `${randomUUID()}.tar`);
+  await writeFile(file, layer);
+  const config = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [sha(layer)] } }));
+  const image: ReadImage = {
+    config,
+    configDigest: sha(config),
+    configSize: config.length,
+    layers: [{ digest: sha(layer), size: layer.length, file }],
+    scan: { layers: 0, baseLayers: 0, files: 0, findings: [] },
+  };
+  const repository = `${randomUUID()}/${randomUUID()}`;
+  const token = signRegistryToken(registry.key, {
+    subject: 'test',
+    access: [{ type: 'repository', name: repository, actions: ['pull', 'push'] }],
+    ttlSeconds: 300,
+  }).token;
+  return { image, repository, token };
+}
+
+it("sends a blob again after the registry's 503, and the image is whole in the repository", async () => {
+  const { image, repository, token } = await anImage();
+  const proxy = await failingProxy((nth) => nth === 1);
+  try {
+    const pushed = await sendImage({ registryUrl: proxy.url, repository, token }, image);
+    // Two blobs, one of them twice.
+    expect(proxy.puts).toHaveLength(3);
+    expect(new Set(proxy.puts)).toEqual(new Set([image.configDigest, image.layers[0].digest]));
+    expect((await registryGet(registry, repository, `manifests/${pushed.manifestDigest}`)).status).toBe(200);
+  } finally {
+    await proxy.close();
+  }
+});
+
+it('gives up after three tries, naming the blob and the answer', async () => {
+  const { image, repository, token } = await anImage();
+  const proxy = await failingProxy(() => true);
+  try {
+    await expect(sendImage({ registryUrl: proxy.url, repository, token }, image)).rejects.toThrow(
+      /^the upload of (layer|config) sha256:[0-9a-f]{64}: the registry answered 503 UNAVAILABLE$/,
+    );
+    const tries = proxy.puts.filter((digest) => digest === proxy.puts[0]);
+    expect(tries).toHaveLength(3);
+  } finally {
+    await proxy.close();
+  }
+});
