@@ -18,7 +18,15 @@ export interface FlakyGateway {
   close(): Promise<void>;
 }
 
-export async function flakyGateway(target: string, faultOf: (req: IncomingMessage) => GatewayFault): Promise<FlakyGateway> {
+export async function flakyGateway(
+  target: string,
+  faultOf: (req: IncomingMessage) => GatewayFault,
+  /**
+   * `keepHost`: the client's Host goes through as it came. A registry builds an upload's Location
+   * from it, so the upload's later requests come back through the gateway, not around it.
+   */
+  options: { keepHost?: boolean } = {},
+): Promise<FlakyGateway> {
   const to = new URL(target);
   const server: Server = createServer((req, res) => {
     const fault = faultOf(req);
@@ -30,7 +38,13 @@ export async function flakyGateway(target: string, faultOf: (req: IncomingMessag
       return;
     }
     const upstream = request(
-      { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } },
+      {
+        host: to.hostname,
+        port: to.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: options.keepHost ? req.headers.host : to.host },
+      },
       (reply) => {
         res.writeHead(reply.statusCode ?? 502, reply.headers);
         reply.pipe(res);

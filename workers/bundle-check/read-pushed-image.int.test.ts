@@ -1,10 +1,9 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../services/core/infra/config.js';
 import { registryDelete, registryOf } from '../../services/core/infra/registry/registry-pull.js';
 import { signRegistryToken } from '../../services/core/infra/registry/registry-token.js';
+import { flakyGateway } from '../../test/support/flaky-gateway.js';
 import { testEnv } from '../../test/support/services.js';
 import { BundleRefusal } from './read-bundle.js';
 import { readPushedImage } from './read-pushed-image.js';
@@ -144,24 +143,14 @@ describe('a pushed image read for the bundle check (issue 45, L1)', () => {
   });
 });
 
-/** The registry behind a forwarding proxy on the loopback that notes each request's method and path kind. */
+/** The registry behind the tests' gateway, passing every request on and noting each one's method and path kind. */
 async function watchedRegistry() {
   const seen: string[] = [];
-  const target = new URL(registry.url);
-  const server = createServer((req, res) => {
+  const gateway = await flakyGateway(registry.url, (req) => {
     seen.push(`${req.method} ${/\/(manifests|blobs)\//.exec(req.url ?? '')?.[1] ?? req.url}`);
-    const upstream = request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    req.pipe(upstream);
+    return 'pass';
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { watched: { ...registry, url }, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { watched: { ...registry, url: gateway.origin }, seen, close: gateway.close };
 }
 
 describe("the manifest's text sent with createBuild", () => {

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import {
+  contentDigest,
   MANIFEST_TYPES,
   readBlob,
   readManifest,
@@ -115,6 +115,6 @@ export async function readPushedImage(
 function sentManifest(sent: string | undefined, digest: string, maxBytes: number): Buffer | null {
   if (sent === undefined) return null;
   const bytes = Buffer.from(sent, 'utf8');
-  if (bytes.length > maxBytes || `sha256:${createHash('sha256').update(bytes).digest('hex')}` !== digest) return null;
+  if (bytes.length > maxBytes || contentDigest(bytes) !== digest) return null;
   return bytes;
 }

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { maxSentManifestChars } from '@demo-rooms/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerFrom } from '../../../runner/app.js';
 import { DockerEngine } from '../../../runner/engine/docker-engine.js';
@@ -96,6 +97,17 @@ describe('a build from a pushed image', () => {
       client.call('createBuild', { params: { projectId: project.id }, body: { image: { digest: missing }, manifest: staticManifest } }),
     );
     expect(kind).toMatchObject({ status: 422, body: { reason: 'kind' } });
+  });
+
+  it("refuses the manifest's text past its bound with 400, and makes no build", async () => {
+    const { client, token, project, image } = await pushed();
+    const res = await platform.fetch(`/api/projects/${project.id}/builds`, {
+      method: 'POST',
+      token,
+      json: { image: { digest: image.manifestDigest, manifest: 'x'.repeat(maxSentManifestChars + 1) }, manifest },
+    });
+    expect(res.status).toBe(400);
+    expect(await client.call('listBuilds', { params: { projectId: project.id } })).toEqual([]);
   });
 
   it('has its manifest deleted from the registry by the sweep once its project is purged', async () => {

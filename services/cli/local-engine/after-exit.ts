@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 // holder's) took the last 0.06-0.15 s of every container deploy, the tool waiting for the engine
 // to tear down a copy whose checks were over. Only calls over a unix socket on this machine are
 // handed over; a Ctrl-C, a refusal that stops a rehearsal, or a process that cannot be started
-// still removes the copy in the tool (docs/decisions/cli.md, "The rehearsal copy removed after the tool ends").
+// still removes the copy in the tool (docs/decisions/cli-rehearsal.md, "The copy is removed after
+// the tool ends, and the engine tidied after its checks").
 
 /** Calls made in order over one engine socket. */
 export interface EngineRequests {

@@ -1,13 +1,12 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../core/infra/config.js';
 import { registryGet, registryOf } from '../../core/infra/registry/registry-pull.js';
 import { signRegistryToken } from '../../core/infra/registry/registry-token.js';
+import { flakyGateway } from '../../../test/support/flaky-gateway.js';
 import { testEnv } from '../../../test/support/services.js';
 import { sendImage } from './push-image.js';
 import type { ReadImage } from './read-image.js';
@@ -24,31 +23,19 @@ beforeAll(async () => {
 });
 afterAll(() => rm(spool, { recursive: true, force: true }));
 
-/** The registry behind a proxy that answers 503 to a blob's PUT while `fails(nth PUT)` says so, and notes each PUT's digest. */
+/** The registry behind the tests' flaky gateway, answering 503 to a blob's PUT while `fails(nth PUT)` says so; each PUT's digest noted. */
 async function failingProxy(fails: (nth: number) => boolean) {
   const puts: string[] = [];
-  const target = new URL(registry.url);
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (req.method === 'PUT' && req.url?.includes('/blobs/uploads/')) {
+  const gateway = await flakyGateway(
+    registry.url,
+    (req) => {
+      if (req.method !== 'PUT' || !req.url?.includes('/blobs/uploads/')) return 'pass';
       puts.push(new URL(req.url, 'http://x').searchParams.get('digest') ?? '');
-      if (fails(puts.length)) {
-        req.resume();
-        req.on('end', () => res.writeHead(503, { 'content-type': 'application/json' }).end('{"errors":[{"code":"UNAVAILABLE"}]}'));
-        return;
-      }
-    }
-    const upstream = request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, puts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+      return fails(puts.length) ? 'unavailable' : 'pass';
+    },
+    { keepHost: true },
+  );
+  return { url: gateway.origin, puts, close: gateway.close };
 }
 
 /** A one-layer image (random bytes: the registry checks digests, not tar contents) and a token for a new repository. */
@@ -92,7 +79,7 @@ it('gives up after three tries, naming the blob and the answer', async () => {
   const proxy = await failingProxy(() => true);
   try {
     await expect(sendImage({ registryUrl: proxy.url, repository, token }, image)).rejects.toThrow(
-      /^the upload of (layer|config) sha256:[0-9a-f]{64}: the registry answered 503 UNAVAILABLE$/,
+      /^the upload of (layer|config) sha256:[0-9a-f]{64}: the registry answered 503$/,
     );
     const tries = proxy.puts.filter((digest) => digest === proxy.puts[0]);
     expect(tries).toHaveLength(3);

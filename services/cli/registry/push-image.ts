@@ -210,8 +210,8 @@ async function uploadBlob(
       if (err instanceof Refusal) throw err;
       failed = err as Error;
     }
-    const passing = failed instanceof Error || failed.status >= 500;
-    if (!passing || tries >= UPLOAD_TRIES) throw failed instanceof Error ? failed : refused(`the upload of ${what} ${digest}`, failed);
+    const transient = failed instanceof Error || failed.status >= 500;
+    if (!transient || tries >= UPLOAD_TRIES) throw failed instanceof Error ? failed : refused(`the upload of ${what} ${digest}`, failed);
     await new Promise((resolve) => setTimeout(resolve, RETRY_WAIT_MS[tries - 1]));
   }
 }

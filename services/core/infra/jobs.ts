@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maxSentManifestChars } from '@demo-rooms/contract';
 import type { Queues, QueueName } from './queues.js';
 
 // Job payloads and outcomes, shared by the api (which enqueues) and the workers (which refuse a
@@ -16,7 +17,7 @@ export const BuildJob = z.object({
     .nullable()
     .default(null),
   /** The manifest's text as the deploy sent it (createBuild `image.manifest`): the check takes it when its digest agrees. */
-  imageManifestText: z.string().nullable().default(null),
+  imageManifestText: z.string().max(maxSentManifestChars).nullable().default(null),
   projectId: z.uuid(),
   workspaceId: z.uuid(),
   createdBy: z.uuid().nullable(),

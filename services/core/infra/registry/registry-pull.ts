@@ -26,6 +26,9 @@ export const UNCOMPRESSED_LAYER_TYPES = new Set(['application/vnd.docker.image.r
 
 export class RegistryReadError extends Error {}
 
+/** The digest that names these bytes in a registry: `sha256:<hex>`. */
+export const contentDigest = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+
 function pullToken(registry: Registry, repository: string): string {
   return signRegistryToken(registry.key, {
     subject: 'platform',
@@ -74,16 +77,14 @@ export async function registryHasManifest(registry: Registry, repository: string
 export async function readManifest(registry: Registry, repository: string, digest: string, maxBytes: number): Promise<Buffer> {
   const res = await registryGet(registry, repository, `manifests/${digest}`, MANIFEST_TYPES.join(', '));
   const bytes = await boundedBody(res, maxBytes, 'the image manifest');
-  if (`sha256:${createHash('sha256').update(bytes).digest('hex')}` !== digest)
-    throw new RegistryReadError('the manifest the registry gave is not the one its digest names');
+  if (contentDigest(bytes) !== digest) throw new RegistryReadError('the manifest the registry gave is not the one its digest names');
   return bytes;
 }
 
 /** A blob's bytes, at most `maxBytes`, checked against `digest` (for the config; layers are streamed). */
 export async function readBlob(registry: Registry, repository: string, digest: string, maxBytes: number): Promise<Buffer> {
   const bytes = await boundedBody(await registryGet(registry, repository, `blobs/${digest}`), maxBytes, `the blob ${digest}`);
-  if (`sha256:${createHash('sha256').update(bytes).digest('hex')}` !== digest)
-    throw new RegistryReadError(`the blob the registry gave is not ${digest}`);
+  if (contentDigest(bytes) !== digest) throw new RegistryReadError(`the blob the registry gave is not ${digest}`);
   return bytes;
 }
 
