@@ -25,10 +25,12 @@ export class CliContext {
   constructor(
     options: GlobalOptions,
     readonly env: NodeJS.ProcessEnv = process.env,
+    /** Whether the plain-HTTP warning is left to another context of the same run (head-start.ts). */
+    quiet = false,
   ) {
     this.apiUrl = resolveApiUrl(options.api, env);
     const warning = plainHttpWarning(this.apiUrl);
-    if (warning) this.info(warning);
+    if (warning && !quiet) this.info(warning);
     this.verbose = options.verbose ?? false;
     this.tokenFlag = options.token;
   }

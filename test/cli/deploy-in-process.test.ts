@@ -67,6 +67,9 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     const timed = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
     const changed = { ...timed, stderr: timed.stderr.replace(/^\[[\d.]+ s\] /gm, '') };
     expect(changed.code, changed.stderr).toBe(0);
+    // Read, laid, pulled and its copy started as the tool started, from this machine's record of
+    // the live build (head-start.ts); the deploy found the same live build and took it.
+    expect(changed.stderr).toMatch(/· head start taken$/m);
     // The live build's config and its last COPY's layer were kept on this machine by the first
     // deploy (kept-blobs.ts), and its kept layers' sizes recorded: nothing is read from the registry
     // before the rehearsal.
@@ -138,6 +141,19 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     expect(again.stderr).toMatch(/· live build's config read from the registry$/m);
     expect(again.stderr).toMatch(/ build +image laid without the engine in /m);
     expect(again.stderr).toMatch(/ push +sent [\d.]+ K?B in 1 new layer, /m);
+
+    // Another build made live meanwhile (from elsewhere): the head start laid on the build this
+    // folder recorded is ended (its copy and image removed), and the deploy lays its own.
+    const project = (await ctx.builder.client.call('listProjects')).find((p) => p.slug === slug)!;
+    const older = (await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } })).at(-1)!;
+    await ctx.builder.client.call('makeLive', { params: { projectId: project.id, buildId: older.id } });
+    await writeFile(server, `${original}\n// one more line\n// and another\n`);
+    const elsewhere = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    expect(elsewhere.stderr).toMatch(/· head start not this deploy's: ended$/m);
+    expect(elsewhere.stderr).toMatch(/ rehearse +healthy in /m);
+    expect(await liveBuild()).not.toBe(older.digest);
+    await writeFile(server, `${original}\n// one more line\n`);
 
     // A secret in a file the last COPY copies: the image is laid, pulled and its rehearsal copy
     // started beside the folder's scan (early-rehearsal.ts); the scan's refusal is the deploy's

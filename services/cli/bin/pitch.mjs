@@ -55,8 +55,14 @@ try {
 }
 const { register } = await import('tsx/esm/api');
 register();
+// A container redeploy's engine work (its image laid, pulled and rehearsed) starts here, from what
+// this machine holds, while the rest of the tool loads (deploy-steps/head-start.ts); the deploy
+// takes it or ends it, and so does the tool's end.
+const headStart = await import('../deploy-steps/head-start.ts');
+await headStart.startAhead(process.argv.slice(2));
 const { main } = await import('../main.ts');
 const code = await main(process.argv.slice(2));
+await headStart.headStartSettled();
 // Exit by letting the event loop empty, so piped stdout and stderr drain; a handle something left
 // open (a keep-alive socket) cannot hold the tool for more than a moment.
 process.exitCode = code;

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_HEALTH_SECONDS } from '../deploy-steps/head-start.js';
 import { Refusal } from '../refusal.js';
 import { contextOf } from './command-context.js';
 
@@ -15,9 +16,6 @@ function seconds(value: string): number {
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a number of seconds above 0');
   return n;
 }
-
-/** How long the rehearsal waits for a copy's health path, by default: the runner's (RUNNER_HEALTH_TIMEOUT_S). */
-const DEFAULT_HEALTH_SECONDS = 30;
 
 export function deployCommand(): Command {
   return new Command('deploy')

@@ -46,6 +46,15 @@ export const PitchConfig = z.object({
           .record(z.string().regex(/^sha256:[0-9a-f]{64}$/), z.number().int().nonnegative())
           .optional()
           .catch(undefined),
+        /**
+         * The build's image id (its config's digest): the next deploy lays its files on that image
+         * as the tool starts, before the platform has been asked which build is live (head-start.ts).
+         */
+        image: z
+          .string()
+          .regex(/^sha256:[0-9a-f]{64}$/)
+          .optional()
+          .catch(undefined),
       }),
     )
     .default({}),

@@ -5,7 +5,7 @@ import { ApiError, type Build, type Client, type Project } from '@demo-rooms/con
 import { checkManifestFolder } from '@demo-rooms/contract/node';
 import type { ContainerManifest, FolderProblemCode, Manifest } from '@demo-rooms/contract/manifest';
 import { ask, type CliContext } from '../context.js';
-import { findProject, projectSlugFor, rememberProject } from '../project/find-project.js';
+import { findProject, folderKey, projectSlugFor, rememberProject } from '../project/find-project.js';
 import { manifestOf, MANIFEST_FILE, problemsRefusal, readManifestFile, type ManifestFile } from '../project/read-manifest.js';
 import { apiRefusal, Refusal, refusedStatus } from '../refusal.js';
 import type { Finding } from '../scan/findings.js';
@@ -22,12 +22,15 @@ import { cleanupsFinished } from './on-interrupt.js';
 import { readContainerInputs, recordInputs } from './unchanged-inputs.js';
 import { keepBlobs, type BlobToKeep } from '../registry/kept-blobs.js';
 import type { ReadImage } from '../registry/read-image.js';
+import type { OpenedUploads } from '../registry/push-image.js';
+import type { AskedTarget } from '../registry/registry-target.js';
 import { engineSocket, socketInspector } from '../local-engine/engine-socket.js';
 import { layeringNote } from '../local-engine/layering-note.js';
-import type { FoundEngine } from '../local-engine/local-docker.js';
 import type { OnDisk } from './in-process-build.js';
 import type { EarlyStart } from './early-rehearsal.js';
 import { startLintThread, type Linter } from '../scan/scan-thread.js';
+import { claimHeadStart, headStartBegun, type AheadSide } from './head-start.js';
+import { layEarly } from './lay-early.js';
 
 export interface DeployOptions {
   project?: string;
@@ -90,21 +93,24 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     linter ??= startLintThread();
     loadRedeployModules();
   };
-  const reading = manifest.kind === 'container' ? readInputs(ctx, file, projectAsked, options.force, goesOn) : null;
+  const { ahead, reading } = manifest.kind === 'container' ? containerReading(ctx, file, slug, options, projectAsked, goesOn) : {};
   // The live build, asked as soon as the project is known: a redeploy lays its image on it, and
   // the answer used to come after the read, in the way of the laying (an unchanged deploy ends
   // without awaiting it).
   const liveAsked = options.force ? Promise.resolve(null) : projectAsked.then((found) => liveBuildOf(client, found));
-  for (const started of [planChecked, projectAsked, reading, liveAsked]) started?.catch(() => {});
+  for (const started of [planChecked, projectAsked, reading, liveAsked, ahead]) started?.catch(() => {});
   await planChecked;
   ctx.trace('plan checked');
   let project = await projectAsked;
   ctx.trace('project found');
 
-  const work = await mkdtemp(join(tmpdir(), 'pitch-deploy-'));
+  const taken = (await ahead?.catch(() => null))?.side ?? null;
+  if (taken) linter = taken.linter;
+  const work = taken?.work ?? (await mkdtemp(join(tmpdir(), 'pitch-deploy-')));
   if (manifest.kind === 'static') linter = startLintThread();
   let onDisk: Promise<OnDisk> | undefined;
   let rehearsedEarly: Promise<EarlyStart> | undefined;
+  let uploads: Promise<OpenedUploads | null> | undefined;
   const early = manifest.kind === 'static' ? await (await import('./prepare-static.js')).packEarly(file.dir, manifest, work) : null;
   try {
     // A container's build inputs, read before anything else is: when the live build was made
@@ -124,9 +130,9 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     // Asked now, while the folder is scanned: a container's side (containerSide).
     const side =
       manifest.kind === 'container'
-        ? containerSide(ctx, client, token.token, project, work, slug, liveAsked, inputs, manifest, options)
+        ? containerSide(ctx, client, token.token, project, work, slug, liveAsked, inputs, manifest, options, taken)
         : null;
-    ({ onDisk, early: rehearsedEarly } = side ?? {});
+    ({ onDisk, early: rehearsedEarly, uploads } = side ?? {});
     await side?.launched;
     ctx.trace('scan modules loading');
     const [scanner, { prepareStatic }, { pushAndBuild }] = await Promise.all([
@@ -152,6 +158,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
             engine: side?.engine,
             onDisk,
             early: rehearsedEarly,
+            uploads,
           });
     const pages = await readPages(file.dir, manifest);
 
@@ -194,6 +201,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     // serving files from `work` ends, before `work` goes; so does a layer being written there.
     await rehearsedEarly?.then((started) => started.release()).catch(() => {});
     await onDisk?.catch(() => {});
+    await uploads?.then((left) => left?.close()).catch(() => {});
     await linter?.close();
     await rm(work, { recursive: true, force: true });
     // The rehearsal copy's removal, started when its checks passed, ends before the tool does.
@@ -215,6 +223,32 @@ async function scanProject(log: StepLog, file: ManifestFile, manifest: Manifest,
   if (projectScan.findings.length > 0) throw secretsRefusal('the project folder', projectScan.findings);
   log.done('scan', `project: ${projectScan.files} text files, ${projectScan.binary} binary, no secrets`);
   return scanner;
+}
+
+/**
+ * A container deploy's inputs: those a head start read (head-start.ts), when it was begun for the
+ * same folder, pitch.json, project and live build as this deploy's; else read now.
+ */
+function containerReading(
+  ctx: CliContext,
+  file: ManifestFile,
+  slug: string,
+  options: DeployOptions,
+  project: Promise<Project | null>,
+  goesOn: () => void,
+) {
+  const ahead = headStartBegun() ? aheadFor(ctx, file, slug, options, project) : null;
+  const reading = (ahead ?? Promise.resolve(null)).then((taken) => taken?.inputs ?? readInputs(ctx, file, project, options.force, goesOn));
+  return { ahead, reading };
+}
+
+/** The head start begun as the tool started, once the project is known: this deploy's, or null (it is then ended). */
+async function aheadFor(ctx: CliContext, file: ManifestFile, slug: string, options: DeployOptions, project: Promise<Project | null>) {
+  const [key, found] = await Promise.all([folderKey(ctx.apiUrl, file.dir), project]);
+  const of = { key, manifestText: file.text, slug, force: options.force, healthTimeoutMs: options.healthTimeoutMs };
+  const taken = await claimHeadStart(of, found);
+  ctx.trace(taken ? 'head start taken' : "head start not this deploy's: ended");
+  return taken;
 }
 
 /**
@@ -276,60 +310,28 @@ function containerSide(
   inputs: Awaited<ReturnType<typeof containerInputs>>,
   manifest: ContainerManifest,
   options: DeployOptions,
+  ahead: AheadSide | null,
 ) {
   const registry = registryOf(ctx, client, apiToken, project).then((answer) => (ctx.trace('registry token ready'), answer));
   registry.catch(() => {});
+  ahead?.registry(registry);
   // Loading dockerode holds this thread for 0.05-0.07 s: it starts at once, filling the wait for
   // the live build's record and the token. The token is no longer on the way to the rehearsal (the
   // live build's config and tail are kept on this machine, kept-blobs.ts): only the layers' upload
   // after the scans needs it, so its round trips may wait behind the load.
-  const engine = import('../local-engine/local-docker.js').then((m) => m.findEngine());
+  const engine = ahead?.engine ?? import('../local-engine/local-docker.js').then((m) => m.findEngine());
   engine.catch(() => {});
-  const laid = inputs ? layEarly(ctx, engine, work, slug, live, registry, inputs, manifest, options.healthTimeoutMs) : null;
+  const laid = ahead ?? (inputs ? layEarly(ctx, engine, work, slug, live, registry, inputs, manifest, options.healthTimeoutMs) : null);
   const launched = laid?.early.then((started) => started.launched).catch(() => null);
-  return { registry, engine, onDisk: laid?.onDisk, early: laid?.early, launched };
+  // The laid image's upload sessions, opened once the token has come: its push waits for the scans.
+  const uploads = laid ? Promise.all([registry, laid.onDisk]).then(([answer, disk]) => uploadsFor(answer.repository, disk)) : undefined;
+  uploads?.catch(() => {});
+  return { registry, engine, onDisk: laid?.onDisk, early: laid?.early, launched, uploads };
 }
 
-/**
- * layOnDisk (in-process-build.ts) once the live build is known, and the laid image's pull and
- * rehearsal as soon as it is laid (early-rehearsal.ts). The deploy awaits `launched` before the
- * scan's modules load: loading them holds this thread for most of the scan, and the pull (the
- * engine pulls from this tool) needs it, as do the live config and the layers' sizes, round trips
- * that would otherwise wait for it. The copy's start (podman's create and start, 0.3 s, then a
- * Node server under half a CPU) runs while the modules load and the folder is scanned, so the
- * layers go up while the copy comes up: waiting for the copy's start first kept 0.3-0.4 s of a
- * redeploy's time (docs/scale.md, "Issue 48").
- */
-function layEarly(
-  ctx: CliContext,
-  engine: Promise<FoundEngine>,
-  work: string,
-  slug: string,
-  live: Promise<Build | null>,
-  registry: ReturnType<typeof registryOf>,
-  inputs: NonNullable<Awaited<ReturnType<typeof containerInputs>>>,
-  manifest: ContainerManifest,
-  healthTimeoutMs: number,
-): { onDisk: Promise<OnDisk>; early: Promise<EarlyStart> } {
-  const docker = engine.then((found) => found.docker);
-  const modules = Promise.all([import('./in-process-build.js'), import('./early-rehearsal.js')]);
-  const onDisk = Promise.all([live, modules]).then(([build, [{ layOnDisk }]]) =>
-    layOnDisk(ctx, docker, work, {
-      slug,
-      live: build,
-      registry,
-      context: inputs.context,
-      recipe: inputs.recipe,
-      liveRecipe: inputs.liveRecipe,
-      liveLayers: inputs.liveLayers,
-    }),
-  );
-  const early = modules.then(([, { startEarly }]) => startEarly(ctx, docker, slug, onDisk, manifest, healthTimeoutMs));
-  // Awaited by prepareContainer, or by the deploy's end after a refusal: not unhandled ones.
-  onDisk.catch(() => {});
-  docker.catch(() => {});
-  early.catch(() => {});
-  return { onDisk, early };
+async function uploadsFor(repository: AskedTarget | null, disk: OnDisk) {
+  if (!repository || !disk || 'reason' in disk) return null;
+  return (await import('../registry/push-image.js')).openUploads(repository, disk.laid.read);
 }
 
 /**
@@ -498,7 +500,7 @@ async function rememberBuild(
 ): Promise<void> {
   const layers: BlobToKeep[] = (image?.layers ?? []).flatMap((layer) => (layer.file ? [{ digest: layer.digest, file: layer.file }] : []));
   await Promise.all([
-    inputs ? recordInputs(ctx, dir, projectId, buildId, inputs, image?.layers) : null,
+    inputs ? recordInputs(ctx, dir, projectId, buildId, inputs, image && { image: image.configDigest, layers: image.layers }) : null,
     image ? keepBlobs(image.config ? [{ digest: image.configDigest, bytes: image.config }, ...layers] : layers) : null,
   ]);
 }

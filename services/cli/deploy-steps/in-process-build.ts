@@ -27,7 +27,8 @@ import type { AskedTarget } from '../registry/registry-target.js';
 
 export interface InProcessOptions {
   slug: string;
-  live: Build | null;
+  /** The live build (its kind and image id): the platform's answer, or as this folder's record names it (head-start.ts). */
+  live: Pick<Build, 'kind' | 'digest'> | null;
   registry: Promise<{ pushes: boolean; repository: AskedTarget | null }>;
   context: BuildContext | null;
   /** What this deploy's image below the Dockerfile's tail is made from, or why there is no such tail. */

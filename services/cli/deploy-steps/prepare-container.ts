@@ -22,7 +22,16 @@ import type { StepLog } from '../ui/step-log.js';
 import type { Artefact, Unchanged } from './artefact.js';
 import { sameBuild } from './unchanged.js';
 import { rehearseLocally } from './rehearsal.js';
-import { blobSize, has, imageInRegistry, putManifest, sendBlobs, type PushResult, type PushTarget } from '../registry/push-image.js';
+import {
+  blobSize,
+  has,
+  imageInRegistry,
+  putManifest,
+  sendBlobs,
+  type OpenedUploads,
+  type PushResult,
+  type PushTarget,
+} from '../registry/push-image.js';
 import { EnginePushUnavailable, readImageByEnginePush, type InspectedImage } from '../registry/engine-push.js';
 import type { AskedTarget } from '../registry/registry-target.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
@@ -53,6 +62,8 @@ export interface ContainerOptions {
   onDisk?: Promise<OnDisk>;
   /** That image's pull and rehearsal, started as soon as it was laid (early-rehearsal.ts). */
   early?: Promise<EarlyStart>;
+  /** Upload sessions opened for that image's blobs once the registry's token came (openUploads); the deploy's end closes those left. */
+  uploads?: Promise<OpenedUploads | null>;
 }
 
 /**
@@ -141,7 +152,7 @@ export async function prepareContainer(
   // up to the project's repository while the copy starts and answers. No build names it until the
   // rehearsal has passed (createBuild, push-build.ts), so nothing is deployed before it; a manifest
   // a failed rehearsal leaves is deleted a day later (workers/leftovers-sweep/pushed-manifests.sweep.ts).
-  const pushed = laid && laid.read.scan.findings.length === 0 ? pushEarly(ctx, options.registry, laid.read, rehearsing.result) : undefined;
+  const pushed = laid && laid.read.scan.findings.length === 0 ? pushEarly(ctx, options, laid.read, rehearsing.result) : undefined;
   let read: ReadImage | null = null;
   let bundle: SavedBundle | null = null;
   let unread = false;
@@ -216,16 +227,17 @@ export async function prepareContainer(
  */
 function pushEarly(
   ctx: CliContext,
-  registry: ContainerOptions['registry'],
+  options: Pick<ContainerOptions, 'registry' | 'uploads'>,
   read: ReadImage,
   rehearsal: Promise<unknown>,
 ): Promise<PushResult> {
   let failed = false;
   rehearsal.catch(() => (failed = true));
   const sending = (async () => {
-    const { repository } = await registry;
+    const { repository } = await options.registry;
     if (!repository) throw new Refusal('the platform no longer offers its image registry', 'deploy again');
-    const sent = await sendBlobs(repository, read);
+    const uploads = await options.uploads?.catch(() => null);
+    const sent = await sendBlobs(repository, read, uploads ?? undefined).finally(() => uploads?.close());
     ctx.trace('layers and config sent, beside the rehearsal');
     // A rehearsal failed by now makes no build: its manifest is not sent (blobs no manifest names are no image).
     if (failed) throw new Refusal('the rehearsal failed');

@@ -40,8 +40,8 @@ export async function readContainerInputs(
   docker: ImageInspector,
   dir: string,
   manifestText: string,
-  /** Asked of the platform while the files are read. */
-  projectAsked: Promise<Project | null>,
+  /** Asked of the platform while the files are read (as the tool starts: the project the record names, head-start.ts). */
+  projectAsked: Promise<Pick<Project, 'id' | 'liveBuildId'> | null>,
   /** Whether the deploy goes on when the inputs are unchanged (--force): only then is their recipe needed. */
   force = false,
   /** Called as soon as the deploy is known to go on (the inputs changed, or --force), before the recipe is made. */
@@ -96,17 +96,21 @@ export async function recordInputs(
   projectId: string,
   buildId: string,
   inputs: Pick<ContainerInputs, 'digest' | 'recipe'>,
-  pushed?: { digest: string; size: number }[],
+  pushed?: { image: string; layers: { digest: string; size: number }[] },
 ): Promise<void> {
   const key = await folderKey(ctx.apiUrl, dir);
   const recipe = 'recipe' in inputs.recipe ? inputs.recipe.recipe : undefined;
   await updateConfig((config) => {
-    const before = config.builtFrom[key];
-    const layers = pushed
-      ? Object.fromEntries(pushed.map((layer) => [layer.digest, layer.size]))
-      : before?.buildId === buildId
-        ? before.layers
-        : undefined;
-    config.builtFrom[key] = { projectId, buildId, inputs: inputs.digest, recipe, ...(layers ? { layers } : {}) };
+    const before = config.builtFrom[key]?.buildId === buildId ? config.builtFrom[key] : undefined;
+    const layers = pushed ? Object.fromEntries(pushed.layers.map((layer) => [layer.digest, layer.size])) : before?.layers;
+    const image = pushed?.image ?? before?.image;
+    config.builtFrom[key] = {
+      projectId,
+      buildId,
+      inputs: inputs.digest,
+      recipe,
+      ...(layers ? { layers } : {}),
+      ...(image ? { image } : {}),
+    };
   });
 }

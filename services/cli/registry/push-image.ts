@@ -77,7 +77,7 @@ export type BlobsSent = Omit<PushResult, 'manifestDigest' | 'manifestText' | 'co
  * makes no image in the repository (no manifest names the blobs yet): `pitch deploy` sends an
  * in-process image's blobs while its rehearsal runs, and the manifest only once it has passed.
  */
-export async function sendBlobs(target: PushTarget, image: ReadImage): Promise<BlobsSent> {
+export async function sendBlobs(target: PushTarget, image: ReadImage, opened?: OpenedUploads): Promise<BlobsSent> {
   const sent = { layers: 0, bytes: 0 };
   const mounted = { layers: 0, bytes: 0 };
   const skipped = { layers: 0, bytes: 0 };
@@ -94,17 +94,54 @@ export async function sendBlobs(target: PushTarget, image: ReadImage): Promise<B
       return;
     }
     const file = layer.file;
-    await uploadBlob(target, layer.digest, layer.size, () => createReadStream(file), 'layer');
+    await uploadBlob(target, layer.digest, layer.size, () => createReadStream(file), 'layer', opened);
     sent.layers++;
     sent.bytes += layer.size;
   };
   const { config, configDigest, configSize } = image;
   const sendConfig = async () => {
-    if (config) await uploadBlob(target, configDigest, configSize, () => config, 'config');
+    if (config) await uploadBlob(target, configDigest, configSize, () => config, 'config', opened);
   };
   // The blobs side by side (each registry request waits on its storage), the manifest after them all.
   await eachAtMost(UPLOADS_AT_ONCE, [sendConfig, ...image.layers.map((layer) => () => sendLayer(layer))]);
   return { sent, mounted, skipped };
+}
+
+/** Upload sessions opened ahead of their bytes (openUploads): each taken once; those left are ended. */
+export interface OpenedUploads {
+  /** An open session's address, or null when none is left (the upload then opens its own). */
+  take(): Promise<string | null>;
+  /** Ends the sessions nobody took (the registry would keep each for days). */
+  close(): Promise<void>;
+}
+
+/**
+ * Upload sessions opened now (POST, no body: nothing of the image goes with it), one per blob
+ * `sendBlobs` will upload without asking first, for a push that waits for the scans: their PUT is then the upload's one round trip
+ * on the push's path (a deploy's scans end after the registry's token has come).
+ */
+export function openUploads(target: PushTarget, image: ReadImage): OpenedUploads {
+  // What sendBlobs uploads without asking first: the config and the small layers read as missing.
+  const count = (image.config ? 1 : 0) + image.layers.filter((layer) => layer.file !== null && layer.size <= ASK_FIRST_ABOVE).length;
+  const sessions = Array.from({ length: count }, () =>
+    registryRequest(`${base(target)}/blobs/uploads/`, { method: 'POST', token: target.token, headers: { 'content-length': 0 } }).then(
+      (opened) => (opened.status === 202 && typeof opened.headers.location === 'string' ? opened.headers.location : null),
+      () => null,
+    ),
+  );
+  return {
+    take: async () => (await sessions.shift()) ?? null,
+    async close() {
+      const left = await Promise.all(sessions.splice(0));
+      await Promise.all(
+        left.flatMap((location) =>
+          location
+            ? [registryRequest(new URL(location, target.registryUrl).toString(), { method: 'DELETE', token: target.token }).catch(() => {})]
+            : [],
+        ),
+      );
+    },
+  };
 }
 
 /** The push's last request: the manifest, by its digest, once every blob it names is in the repository (`sendBlobs`). */
@@ -199,18 +236,21 @@ async function uploadBlob(
   size: number,
   source: () => Readable | Buffer,
   what: 'layer' | 'config',
+  opened?: OpenedUploads,
 ): Promise<void> {
   for (let tries = 1; ; tries++) {
     let failed: RegistryReply | Error;
     try {
-      const reply = await uploadOnce(target, digest, size, source(), what);
+      const session = tries === 1 ? await opened?.take() : null;
+      const reply = await uploadOnce(target, digest, size, source(), what, session ?? undefined);
       if (reply === null) return;
       failed = reply;
     } catch (err) {
       if (err instanceof Refusal) throw err;
       failed = err as Error;
     }
-    const transient = failed instanceof Error || failed.status >= 500;
+    // A session opened ahead that the registry no longer knows (it restarted, or purged it) is tried again as any other.
+    const transient = failed instanceof Error || failed.status >= 500 || (tries === 1 && opened !== undefined);
     if (!transient || tries >= UPLOAD_TRIES) throw failed instanceof Error ? failed : refused(`the upload of ${what} ${digest}`, failed);
     await new Promise((resolve) => setTimeout(resolve, RETRY_WAIT_MS[tries - 1]));
   }
@@ -226,17 +266,23 @@ async function uploadOnce(
   size: number,
   body: Readable | Buffer,
   what: 'layer' | 'config',
+  /** A session opened ahead (openUploads); else one is opened here. */
+  session?: string,
 ): Promise<RegistryReply | null> {
-  const opened = await registryRequest(`${base(target)}/blobs/uploads/`, {
-    method: 'POST',
-    token: target.token,
-    headers: { 'content-length': 0 },
-  });
-  if (opened.status !== 202 || typeof opened.headers.location !== 'string') {
-    if (!Buffer.isBuffer(body)) body.destroy();
-    return opened;
+  let address = session;
+  if (!address) {
+    const opened = await registryRequest(`${base(target)}/blobs/uploads/`, {
+      method: 'POST',
+      token: target.token,
+      headers: { 'content-length': 0 },
+    });
+    if (opened.status !== 202 || typeof opened.headers.location !== 'string') {
+      if (!Buffer.isBuffer(body)) body.destroy();
+      return opened;
+    }
+    address = opened.headers.location;
   }
-  const location = new URL(opened.headers.location, target.registryUrl);
+  const location = new URL(address, target.registryUrl);
   location.searchParams.set('digest', digest);
   const put = await registryRequest(location.toString(), {
     method: 'PUT',
