@@ -142,18 +142,30 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     expect(again.stderr).toMatch(/ build +image laid without the engine in /m);
     expect(again.stderr).toMatch(/ push +sent [\d.]+ K?B in 1 new layer, /m);
 
-    // Another build made live meanwhile (from elsewhere): the head start laid on the build this
-    // folder recorded is ended (its copy and image removed), and the deploy lays its own.
+    // Another build made live meanwhile (from elsewhere): the head start, begun from this folder's
+    // record (whose build it took as the live one, so "nothing changed"), is ended, and the deploy
+    // reads the folder again against the platform's live build and deploys.
     const project = (await ctx.builder.client.call('listProjects')).find((p) => p.slug === slug)!;
     const older = (await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } })).at(-1)!;
     await ctx.builder.client.call('makeLive', { params: { projectId: project.id, buildId: older.id } });
-    await writeFile(server, `${original}\n// one more line\n// and another\n`);
     const elsewhere = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
     expect(elsewhere.stderr).toMatch(/· head start not this deploy's: ended$/m);
     expect(elsewhere.stderr).toMatch(/ rehearse +healthy in /m);
     expect(await liveBuild()).not.toBe(older.digest);
+    // The same with a change: the head start had laid, pulled and started a copy of its own, which
+    // is stopped; the deploy builds on the platform's live build and rehearses its own copy.
+    await ctx.builder.client.call('makeLive', { params: { projectId: project.id, buildId: older.id } });
+    await writeFile(server, `${original}\n// one more line\n// and one more\n`);
+    const changedElsewhere = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
+    expect(changedElsewhere.code, changedElsewhere.stderr).toBe(0);
+    expect(changedElsewhere.stderr).toMatch(/· rehearsal started beside the scan$/m);
+    expect(changedElsewhere.stderr).toMatch(/ rehearse +healthy in /m);
+    expect(changedElsewhere.stderr.indexOf("head start not this deploy's: ended")).toBeGreaterThan(
+      changedElsewhere.stderr.indexOf('rehearsal started beside the scan'),
+    );
     await writeFile(server, `${original}\n// one more line\n`);
+    expect((await deploy()).code).toBe(0);
 
     // A secret in a file the last COPY copies: the image is laid, pulled and its rehearsal copy
     // started beside the folder's scan (early-rehearsal.ts); the scan's refusal is the deploy's

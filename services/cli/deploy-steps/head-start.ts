@@ -42,6 +42,8 @@ export interface AheadSide {
   linter: Linter;
   /** The platform's registry answer, once the deploy has it: the laying asks it only for what this machine does not keep. */
   registry(answer: InProcessOptions['registry']): void;
+  /** Settles when the laying or the pull first needs that answer. */
+  wantsRegistry: Promise<void>;
 }
 
 export interface HeadStart {
@@ -75,7 +77,11 @@ export async function startAhead(argv: string[], env: NodeJS.ProcessEnv = proces
   const text = await readFile(join(args.dir, 'pitch.json'), 'utf8').catch(() => '');
   if (!/"kind"\s*:\s*"container"/.test(text)) return;
   begun = begin(args, env).catch(() => null);
-  await begun.then((mine) => mine?.side?.early.then((early) => early.launched)).catch(() => {});
+  // Or once the laying needs the platform's registry (blobs this machine does not keep): its
+  // answer comes from the deploy, which must load to ask for it.
+  await begun
+    .then((mine) => mine?.side && Promise.race([mine.side.early.then((early) => early.launched), mine.side.wantsRegistry]))
+    .catch(() => {});
 }
 
 /** Whether a head start was begun in this run (so a deploy asks for it). */
@@ -168,8 +174,9 @@ async function begin(args: DeployArgs, env: NodeJS.ProcessEnv): Promise<Begun | 
   let linter: Linter | undefined;
   const lastBuild = { id: recorded.projectId, liveBuildId: recorded.buildId };
   const inputs = await readContainerInputs(ctx, socketInspector(socket), file.dir, file.text, Promise.resolve(lastBuild), false, () => {
-    linter = startLintThread();
+    linter ??= startLintThread();
   });
+  if (inputs.unchanged) await linter?.close();
   const side = inputs.unchanged ? null : await startSide(ctx, inputs, manifest, slug, recorded.image, args.healthTimeoutMs, linter!);
   const release = async () => {
     side?.registry(Promise.resolve({ pushes: false, repository: null }));
@@ -205,6 +212,8 @@ async function startSide(
   let answer!: (registry: InProcessOptions['registry']) => void;
   const registry = new Promise<Awaited<InProcessOptions['registry']>>((resolve) => (answer = (given) => resolve(given)));
   const live = Promise.resolve({ kind: 'container' as const, digest: image });
-  const laid = layEarly(ctx, engine, work, slug, live, registry, inputs, manifest, healthTimeoutMs);
-  return { work, engine, ...laid, linter, registry: answer };
+  let wanted!: () => void;
+  const wantsRegistry = new Promise<void>((resolve) => (wanted = resolve));
+  const laid = layEarly(ctx, engine, work, slug, live, registry, inputs, manifest, healthTimeoutMs, wanted);
+  return { work, engine, ...laid, linter, registry: answer, wantsRegistry };
 }

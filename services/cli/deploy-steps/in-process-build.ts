@@ -37,6 +37,8 @@ export interface InProcessOptions {
   liveRecipe?: BuildRecipe | null;
   /** The live build's layer sizes this folder's last deploy recorded (its manifest's). */
   liveLayers?: Record<string, number> | null;
+  /** Called when the laying or the pull needs the project's repository (what this machine does not keep): a head start then waits no more. */
+  registryWanted?: () => void;
   /** The laid image's pull, started as soon as it was laid (early-rehearsal.ts); pulled in layInProcess when absent or null. */
   early?: Promise<{ inEngine(): Promise<InEngine | null> }>;
 }
@@ -77,7 +79,10 @@ export async function layOnDisk(ctx: CliContext, engine: Promise<Docker>, work: 
   // only for what is not. Whether the platform has a registry at all is looked at in layInProcess.
   const asked = options.registry.then((answer) => answer.repository);
   asked.catch(() => {});
-  const target: RepositoryAsked = () => asked.then((repository) => repository ?? Promise.reject(new NoRepository()));
+  const target: RepositoryAsked = () => {
+    options.registryWanted?.();
+    return asked.then((repository) => repository ?? Promise.reject(new NoRepository()));
+  };
   // The engine is asked beside the laying (loading its client is slow): only a changed metadata step needs its answer before.
   const kind = engine.then(engineKind);
   kind.catch(() => {});

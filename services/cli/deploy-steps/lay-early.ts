@@ -29,6 +29,7 @@ export function layEarly(
   inputs: ContainerInputs,
   manifest: ContainerManifest,
   healthTimeoutMs: number,
+  registryWanted?: () => void,
 ): { onDisk: Promise<OnDisk>; early: Promise<EarlyStart> } {
   const docker = engine.then((found) => found.docker);
   const modules = Promise.all([import('./in-process-build.js'), import('./early-rehearsal.js')]);
@@ -41,6 +42,7 @@ export function layEarly(
       recipe: inputs.recipe,
       liveRecipe: inputs.liveRecipe,
       liveLayers: inputs.liveLayers,
+      registryWanted,
     }),
   );
   const early = modules.then(([, { startEarly }]) => startEarly(ctx, docker, slug, onDisk, manifest, healthTimeoutMs));
