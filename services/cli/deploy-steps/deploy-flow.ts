@@ -93,7 +93,8 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     linter ??= startLintThread();
     loadRedeployModules();
   };
-  const { ahead, reading } = manifest.kind === 'container' ? containerReading(ctx, file, slug, options, projectAsked, goesOn) : {};
+  const { ahead, reading } =
+    manifest.kind === 'container' ? containerReading(ctx, file, slug, options, projectAsked, planChecked, goesOn) : {};
   // The live build, asked as soon as the project is known: a redeploy lays its image on it, and
   // the answer used to come after the read, in the way of the laying (an unchanged deploy ends
   // without awaiting it).
@@ -199,8 +200,8 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     await early?.stop();
     // A rehearsal started beside the scan that a refusal left untaken is stopped, and a pull
     // serving files from `work` ends, before `work` goes; so does a layer being written there.
-    await rehearsedEarly?.then((started) => started.release()).catch(() => {});
-    await onDisk?.catch(() => {});
+    await (rehearsedEarly ?? taken?.early)?.then((started) => started.release()).catch(() => {});
+    await (onDisk ?? taken?.onDisk)?.catch(() => {});
     await uploads?.then((left) => left?.close()).catch(() => {});
     await linter?.close();
     await rm(work, { recursive: true, force: true });
@@ -235,9 +236,13 @@ function containerReading(
   slug: string,
   options: DeployOptions,
   project: Promise<Project | null>,
+  planChecked: Promise<unknown>,
   goesOn: () => void,
 ) {
-  const ahead = headStartBegun() ? aheadFor(ctx, file, slug, options, project) : null;
+  // Taken only once the plan has allowed the deploy too: what the deploy has taken its end
+  // removes, and a refusal before (the plan's) leaves the head start to the tool's end.
+  const allowed = Promise.all([project, planChecked]).then(([found]) => found);
+  const ahead = headStartBegun() ? aheadFor(ctx, file, slug, options, allowed) : null;
   const reading = (ahead ?? Promise.resolve(null)).then((taken) => taken?.inputs ?? readInputs(ctx, file, project, options.force, goesOn));
   return { ahead, reading };
 }
