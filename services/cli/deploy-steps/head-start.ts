@@ -2,6 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Project } from '@demo-rooms/contract';
+import type { ContainerManifest } from '@demo-rooms/contract/manifest';
+import type { CliContext } from '../context.js';
 import type { FoundEngine } from '../local-engine/local-docker.js';
 import type { Linter } from '../scan/scan-thread.js';
 import type { EarlyStart } from './early-rehearsal.js';
@@ -51,7 +53,7 @@ export interface HeadStart {
   side: AheadSide | null;
 }
 
-interface Begun extends AheadOf, HeadStart {
+interface Begun extends Omit<AheadOf, 'force'>, HeadStart {
   recorded: { projectId: string; buildId: string };
   release(): Promise<void>;
 }
@@ -155,8 +157,7 @@ async function begin(args: DeployArgs, env: NodeJS.ProcessEnv): Promise<Begun | 
       import('../local-engine/engine-socket.js'),
     ]);
   const file = await readManifestFile(args.dir);
-  // A static deploy, or a container one's pitch.json that the deploy will refuse: nothing to start.
-  if ((file.json as { kind?: unknown } | null)?.kind !== 'container') return null;
+  // A pitch.json the deploy will refuse throws here: nothing is started.
   const manifest = manifestOf(file);
   if (manifest.kind !== 'container') return null;
   const ctx = new CliContext({}, env, true);
@@ -174,9 +175,8 @@ async function begin(args: DeployArgs, env: NodeJS.ProcessEnv): Promise<Begun | 
   let linter: Linter | undefined;
   const lastBuild = { id: recorded.projectId, liveBuildId: recorded.buildId };
   const inputs = await readContainerInputs(ctx, socketInspector(socket), file.dir, file.text, Promise.resolve(lastBuild), false, () => {
-    linter ??= startLintThread();
+    linter = startLintThread();
   });
-  if (inputs.unchanged) await linter?.close();
   const side = inputs.unchanged ? null : await startSide(ctx, inputs, manifest, slug, recorded.image, args.healthTimeoutMs, linter!);
   const release = async () => {
     side?.registry(Promise.resolve({ pushes: false, repository: null }));
@@ -193,14 +193,14 @@ async function begin(args: DeployArgs, env: NodeJS.ProcessEnv): Promise<Begun | 
       if (!taken) await headStartSettled();
     },
   ).catch(() => {});
-  return { key, manifestText: file.text, slug, force: false, healthTimeoutMs: args.healthTimeoutMs, inputs, side, recorded, release };
+  return { key, manifestText: file.text, slug, healthTimeoutMs: args.healthTimeoutMs, inputs, side, recorded, release };
 }
 
 /** The redeploy's image laid on the live build's (as the record names it), pulled and rehearsed: layEarly, as the deploy starts it. */
 async function startSide(
-  ctx: import('../context.js').CliContext,
+  ctx: CliContext,
   inputs: ContainerInputs,
-  manifest: import('@demo-rooms/contract/manifest').ContainerManifest,
+  manifest: ContainerManifest,
   slug: string,
   image: string,
   healthTimeoutMs: number,

@@ -124,8 +124,8 @@ export function openUploads(target: PushTarget, image: ReadImage): OpenedUploads
   // What sendBlobs uploads without asking first: the config and the small layers read as missing.
   const count = (image.config ? 1 : 0) + image.layers.filter((layer) => layer.file !== null && layer.size <= ASK_FIRST_ABOVE).length;
   const sessions = Array.from({ length: count }, () =>
-    registryRequest(`${base(target)}/blobs/uploads/`, { method: 'POST', token: target.token, headers: { 'content-length': 0 } }).then(
-      (opened) => (opened.status === 202 && typeof opened.headers.location === 'string' ? opened.headers.location : null),
+    openSession(target).then(
+      (opened) => sessionAddress(opened),
       () => null,
     ),
   );
@@ -240,8 +240,8 @@ async function uploadBlob(
 ): Promise<void> {
   for (let tries = 1; ; tries++) {
     let failed: RegistryReply | Error;
+    const session = tries === 1 ? await opened?.take() : null;
     try {
-      const session = tries === 1 ? await opened?.take() : null;
       const reply = await uploadOnce(target, digest, size, source(), what, session ?? undefined);
       if (reply === null) return;
       failed = reply;
@@ -250,7 +250,7 @@ async function uploadBlob(
       failed = err as Error;
     }
     // A session opened ahead that the registry no longer knows (it restarted, or purged it) is tried again as any other.
-    const transient = failed instanceof Error || failed.status >= 500 || (tries === 1 && opened !== undefined);
+    const transient = failed instanceof Error || failed.status >= 500 || !!session;
     if (!transient || tries >= UPLOAD_TRIES) throw failed instanceof Error ? failed : refused(`the upload of ${what} ${digest}`, failed);
     await new Promise((resolve) => setTimeout(resolve, RETRY_WAIT_MS[tries - 1]));
   }
@@ -271,16 +271,12 @@ async function uploadOnce(
 ): Promise<RegistryReply | null> {
   let address = session;
   if (!address) {
-    const opened = await registryRequest(`${base(target)}/blobs/uploads/`, {
-      method: 'POST',
-      token: target.token,
-      headers: { 'content-length': 0 },
-    });
-    if (opened.status !== 202 || typeof opened.headers.location !== 'string') {
+    const opened = await openSession(target);
+    address = sessionAddress(opened) ?? undefined;
+    if (!address) {
       if (!Buffer.isBuffer(body)) body.destroy();
       return opened;
     }
-    address = opened.headers.location;
   }
   const location = new URL(address, target.registryUrl);
   location.searchParams.set('digest', digest);
@@ -298,6 +294,16 @@ async function uploadOnce(
     );
   }
   return put;
+}
+
+/** An upload session opened (POST, no body); sessionAddress reads where its bytes go. */
+function openSession(target: PushTarget): Promise<RegistryReply> {
+  return registryRequest(`${base(target)}/blobs/uploads/`, { method: 'POST', token: target.token, headers: { 'content-length': 0 } });
+}
+
+/** The opened session's address (its Location), or null when the registry did not open one. */
+function sessionAddress(opened: RegistryReply): string | null {
+  return opened.status === 202 && typeof opened.headers.location === 'string' ? opened.headers.location : null;
 }
 
 function refused(doing: string, reply: RegistryReply): Refusal {
