@@ -1,69 +1,20 @@
-import { ApiError, createClient, type Client, terminalSafe } from '@demo-rooms/contract';
-import { plainHttpWarning, resolveApiUrl } from './config/api-url.js';
+import { ApiError, createClient, type Client } from '@demo-rooms/contract';
 import { platformRequest } from './config/platform-request.js';
 import { findToken, type FoundToken } from './config/token.js';
 import { apiRefusal, Refusal } from './refusal.js';
 import { userAgent } from './version.js';
-
-/** Options every command takes (commander's globals). */
-export interface GlobalOptions {
-  api?: string;
-  token?: string;
-  verbose?: boolean;
-}
+import { Lines, type GlobalOptions } from './lines.js';
 
 /**
- * What a command needs from its surroundings: the platform's address, the token, and the two
- * streams. Results go to stdout and nothing else does; progress and notes go to stderr. Lines carry
- * others' words (a copy's output, names, the platform's refusals), so they lose terminal controls.
+ * What a command needs from its surroundings: its lines and the platform's address (Lines), the
+ * token, and the platform's client.
  */
-export class CliContext {
-  readonly apiUrl: string;
-  readonly verbose: boolean;
+export class CliContext extends Lines {
   private readonly tokenFlag?: string;
 
-  constructor(
-    options: GlobalOptions,
-    readonly env: NodeJS.ProcessEnv = process.env,
-    /** Whether the plain-HTTP warning is left to another context of the same run (head-start.ts). */
-    quiet = false,
-  ) {
-    this.apiUrl = resolveApiUrl(options.api, env);
-    const warning = plainHttpWarning(this.apiUrl);
-    if (warning && !quiet) this.info(warning);
-    this.verbose = options.verbose ?? false;
+  constructor(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env) {
+    super(options, env);
     this.tokenFlag = options.token;
-  }
-
-  /**
-   * A line of progress or a note, on stderr. With PITCH_TIMINGS=1 each line starts with the
-   * seconds since the process started (`[1.234 s]`), to see where a deploy's time goes.
-   */
-  info(line: string): void {
-    const at = this.env.PITCH_TIMINGS === '1' ? `[${(performance.now() / 1000).toFixed(3)} s] ` : '';
-    process.stderr.write(`${at}${terminalSafe(line)}\n`);
-  }
-
-  /**
-   * With PITCH_TIMINGS=1, a line of where a step's time went (`[1.234 s]   · pulled into the engine`),
-   * between its step lines; nothing otherwise.
-   */
-  trace(line: string): void {
-    if (this.env.PITCH_TIMINGS === '1') this.info(`  · ${line}`);
-  }
-
-  /** Detail shown only with --verbose. */
-  detail(line: string): void {
-    if (this.verbose) process.stderr.write(`  ${terminalSafe(line)}\n`);
-  }
-
-  /** The command's result, on stdout: what a script reads. */
-  result(line: string): void {
-    process.stdout.write(`${terminalSafe(line)}\n`);
-  }
-
-  json(value: unknown): void {
-    process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   }
 
   /** A client that sends no token: for device login. */

@@ -1,4 +1,4 @@
-import { ApiError, ContractError } from '@demo-rooms/contract';
+import { ApiError, ContractError } from '@demo-rooms/contract/errors';
 
 /**
  * An expected failure: printed as one or two plain lines on stderr and exit 1, never a stack

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { ApiError, ContractError } from './api-errors.js';
 import { ErrorBody } from './errors.schema.js';
 import type { BodyOf, ParamsOf, ReplyOf, RouteDef } from './route.js';
 import { routes, type Operation, type Routes } from './routes/route-table.js';
@@ -6,25 +6,7 @@ import { routes, type Operation, type Routes } from './routes/route-table.js';
 // The typed client of the contract, used by the CLI, the connector and the tests. It checks every
 // reply against the same schemas the server uses: a reply that does not fit is an error here too.
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: ErrorBody,
-  ) {
-    super(`${status} ${body.error}${body.reason ? ` (${body.reason})` : ''}`);
-    this.name = 'ApiError';
-  }
-}
-
-export class ContractError extends Error {
-  constructor(
-    readonly operation: string,
-    readonly issues: z.core.$ZodIssue[],
-  ) {
-    super(`reply of ${operation} does not fit the contract: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    this.name = 'ContractError';
-  }
-}
+export { ApiError, ContractError };
 
 /** What the client reads of a reply: fetch's Response has it, and so can a lighter transport. */
 export interface TransportReply {

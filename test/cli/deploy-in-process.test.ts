@@ -1,8 +1,9 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startLocalCopy } from '../../services/cli/local-engine/local-copy.js';
+import { flakyGateway } from '../support/flaky-gateway.js';
 import { uniqueSlug } from '../support/refusal.js';
 import { testEnv } from '../support/services.js';
 import { fixture, pitch, platformForPitch } from './support/pitch.js';
@@ -54,7 +55,12 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     const dir = await fixture('container-app');
     await writeFile(join(dir, 'Dockerfile'), DOCKERFILE);
     await writeFile(join(dir, 'package.json'), '{"name":"shop"}\n');
-    const deploy = () => pitch(['deploy', '--project', slug], ctx.env, dir);
+    // Every deploy here goes through a pass-through that notes what it asks of the platform.
+    const asked: string[] = [];
+    const gateway = await flakyGateway(ctx.platform.baseUrl, (req) => (asked.push(`${req.method} ${req.url?.split('?')[0]}`), 'pass'));
+    onTestFinished(() => gateway.close());
+    const env = { ...ctx.env, api: gateway.origin };
+    const deploy = () => pitch(['deploy', '--project', slug], env, dir);
     const server = join(dir, 'server.js');
     const original = await readFile(server, 'utf8');
 
@@ -64,7 +70,8 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
 
     // One line of the code the last COPY copies: one new layer, laid here, and only it sent.
     await writeFile(server, original.replace("demo: 'container app'", "demo: 'container app, changed'"));
-    const timed = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
+    asked.length = 0;
+    const timed = await pitch(['deploy', '--project', slug], { ...env, extra: { PITCH_TIMINGS: '1' } }, dir);
     const changed = { ...timed, stderr: timed.stderr.replace(/^\[[\d.]+ s\] /gm, '') };
     expect(changed.code, changed.stderr).toBe(0);
     // Read, laid, pulled and its copy started as the tool started, from this machine's record of
@@ -84,6 +91,12 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     // The manifest went up beside the rehearsal; createBuild, after it passed, named it.
     expect(changed.stderr).toMatch(/· manifest sent, beside the rehearsal$/m);
     expect(changed.stderr).toMatch(/^push +sent .*; sent beside the rehearsal$/m);
+    // The workspace's projects and its account asked once each, beside the plan: the project is
+    // found in that list, and the registry token names both (one round trip past them).
+    const times = (request: string) => asked.filter((seen) => seen === request).length;
+    expect(times('GET /api/projects')).toBe(1);
+    expect(times('GET /api/me/account')).toBe(1);
+    expect(times('GET /v2/token')).toBe(1);
     // The image that went live is the one the engine holds and rehearsed, and it serves the change.
     const live = await liveBuild();
     const local = await docker.getImage(`localhost/pitch-${slug}:in-process`).inspect();
@@ -136,7 +149,7 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     expect(kept.length).toBeGreaterThan(0);
     for (const name of kept) await writeFile(join(store, name), 'not the blob');
     await writeFile(server, `${original}\n// one more line\n`);
-    const again = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
+    const again = await pitch(['deploy', '--project', slug], { ...env, extra: { PITCH_TIMINGS: '1' } }, dir);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/· live build's config read from the registry$/m);
     expect(again.stderr).toMatch(/ build +image laid without the engine in /m);
@@ -148,7 +161,7 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     const project = (await ctx.builder.client.call('listProjects')).find((p) => p.slug === slug)!;
     const older = (await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } })).at(-1)!;
     await ctx.builder.client.call('makeLive', { params: { projectId: project.id, buildId: older.id } });
-    const elsewhere = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
+    const elsewhere = await pitch(['deploy', '--project', slug], { ...env, extra: { PITCH_TIMINGS: '1' } }, dir);
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
     expect(elsewhere.stderr).toMatch(/· head start not this deploy's: ended$/m);
     expect(elsewhere.stderr).toMatch(/ rehearse +healthy in /m);
@@ -157,7 +170,7 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     // is stopped; the deploy builds on the platform's live build and rehearses its own copy.
     await ctx.builder.client.call('makeLive', { params: { projectId: project.id, buildId: older.id } });
     await writeFile(server, `${original}\n// one more line\n// and one more\n`);
-    const changedElsewhere = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
+    const changedElsewhere = await pitch(['deploy', '--project', slug], { ...env, extra: { PITCH_TIMINGS: '1' } }, dir);
     expect(changedElsewhere.code, changedElsewhere.stderr).toBe(0);
     expect(changedElsewhere.stderr).toMatch(/· rehearsal started beside the scan$/m);
     expect(changedElsewhere.stderr).toMatch(/ rehearse +healthy in /m);
@@ -172,7 +185,7 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     // answer, and neither the copy nor the refused image is left in the engine.
     const key = ['AKIA', 'FAKE'.repeat(4)].join('');
     await writeFile(server, `${original}\n// one more line\n// ${key}\n`);
-    const secret = await pitch(['deploy', '--project', slug], { ...ctx.env, extra: { PITCH_TIMINGS: '1' } }, dir);
+    const secret = await pitch(['deploy', '--project', slug], { ...env, extra: { PITCH_TIMINGS: '1' } }, dir);
     expect(secret.code).not.toBe(0);
     expect(secret.stderr).toMatch(/^pitch: a secret in the project folder: /m);
     expect(secret.stderr).toMatch(/· rehearsal started beside the scan$/m);

@@ -5,7 +5,8 @@ import { ApiError, type Build, type Client, type Project } from '@demo-rooms/con
 import { checkManifestFolder } from '@demo-rooms/contract/node';
 import type { ContainerManifest, FolderProblemCode, Manifest } from '@demo-rooms/contract/manifest';
 import { ask, type CliContext } from '../context.js';
-import { findProject, folderKey, projectSlugFor, rememberProject } from '../project/find-project.js';
+import { findProject, listProjects, projectSlugFor, rememberProject } from '../project/find-project.js';
+import { folderKey } from '../project/folder-key.js';
 import { manifestOf, MANIFEST_FILE, problemsRefusal, readManifestFile, type ManifestFile } from '../project/read-manifest.js';
 import { apiRefusal, Refusal, refusedStatus } from '../refusal.js';
 import type { Finding } from '../scan/findings.js';
@@ -23,7 +24,7 @@ import { readContainerInputs, recordInputs } from './unchanged-inputs.js';
 import { keepBlobs, type BlobToKeep } from '../registry/kept-blobs.js';
 import type { ReadImage } from '../registry/read-image.js';
 import type { OpenedUploads } from '../registry/push-image.js';
-import type { AskedTarget } from '../registry/registry-target.js';
+import type { AskedTarget, RegistryAsked } from '../registry/registry-target.js';
 import { engineSocket, socketInspector } from '../local-engine/engine-socket.js';
 import { layeringNote } from '../local-engine/layering-note.js';
 import type { OnDisk } from './in-process-build.js';
@@ -83,8 +84,9 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   // inputs are read meanwhile (this machine's files only; nothing is sent): an unchanged redeploy
   // is those three and its preview address, and in turn they were most of its time (issue 48, item 3).
   const planChecked = checkPlanAllows(client, ctx.apiUrl, manifest);
+  const asked = askWorkspace(client, manifest);
   const slug = await projectSlugFor(ctx, options.project, file.dir);
-  const projectAsked = findProject(client, slug);
+  const projectAsked = findProject(client, slug, asked.projects);
   // A container's secret scan thread (scan-thread.ts) starts loading its rules the moment the
   // inputs are known to have changed (an unchanged deploy scans nothing), beside the modules its
   // redeploy loads first; a static deploy's once the project is found (below).
@@ -99,7 +101,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   // the answer used to come after the read, in the way of the laying (an unchanged deploy ends
   // without awaiting it).
   const liveAsked = options.force ? Promise.resolve(null) : projectAsked.then((found) => liveBuildOf(client, found));
-  for (const started of [planChecked, projectAsked, reading, liveAsked, ahead]) started?.catch(() => {});
+  for (const started of [planChecked, projectAsked, reading, liveAsked, ahead, asked.account]) started?.catch(() => {});
   await planChecked;
   ctx.trace('plan checked');
   let project = await projectAsked;
@@ -131,15 +133,16 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     // Asked now, while the folder is scanned: a container's side (containerSide).
     const side =
       manifest.kind === 'container'
-        ? containerSide(ctx, client, token.token, project, work, slug, liveAsked, inputs, manifest, options, taken)
+        ? containerSide(ctx, client, token.token, project, asked, work, slug, liveAsked, inputs, manifest, options, taken)
         : null;
     ({ onDisk, early: rehearsedEarly, uploads } = side ?? {});
     await side?.launched;
     ctx.trace('scan modules loading');
-    const [scanner, { prepareStatic }, { pushAndBuild }] = await Promise.all([
+    const [scanner, { prepareStatic }, { pushAndBuild }, containerHalf] = await Promise.all([
       scanProject(log, file, manifest, linter),
       import('./prepare-static.js'),
       import('./push-build.js'),
+      manifest.kind === 'container' ? import('./prepare-container.js') : null,
     ]);
 
     // 3-7. Build, checks, scans, rehearsal and pack, by kind.
@@ -148,7 +151,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     const prepared =
       manifest.kind === 'static'
         ? await prepareStatic(ctx, log, file.dir, manifest, scanner, work, early, live)
-        : await (await import('./prepare-container.js')).prepareContainer(ctx, log, file.dir, manifest, scanner, work, {
+        : await containerHalf!.prepareContainer(ctx, log, file.dir, manifest, scanner, work, {
             slug,
             healthTimeoutMs: options.healthTimeoutMs,
             live,
@@ -208,6 +211,18 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     // The rehearsal copy's removal, started when its checks passed, ends before the tool does.
     await cleanupsFinished();
   }
+}
+
+/**
+ * The workspace's projects and (for a container) its account, asked once, beside the plan: the
+ * project is found in the list, and a container's registry token names both (registry-target.ts),
+ * so the token is one round trip past the project's answer where it was two, with the list asked twice.
+ */
+function askWorkspace(client: Client, manifest: Manifest): RegistryAsked & { projects: Promise<Project[]> } {
+  return {
+    projects: listProjects(client),
+    account: manifest.kind === 'container' ? ask('reading your workspace', () => client.call('whoami', {})) : undefined,
+  };
 }
 
 /** 2. The project folder's secrets: a refusal when it holds one; the scanner, which the build's scans go on with. */
@@ -309,6 +324,7 @@ function containerSide(
   client: Client,
   apiToken: string,
   project: Project | null,
+  asked: RegistryAsked,
   work: string,
   slug: string,
   live: Promise<Build | null>,
@@ -317,7 +333,7 @@ function containerSide(
   options: DeployOptions,
   ahead: AheadSide | null,
 ) {
-  const registry = registryOf(ctx, client, apiToken, project).then((answer) => (ctx.trace('registry token ready'), answer));
+  const registry = registryOf(ctx, client, apiToken, project, asked).then((answer) => (ctx.trace('registry token ready'), answer));
   registry.catch(() => {});
   ahead?.registry(registry);
   // Loading dockerode holds this thread for 0.05-0.07 s: it starts at once, filling the wait for
@@ -400,13 +416,13 @@ async function finishUnchanged(
  * Whether the platform has an image registry, and the project's repository in it when the project
  * exists (a first deploy makes the project only once every check has passed).
  */
-async function registryOf(ctx: CliContext, client: Client, apiToken: string, project: Project | null) {
+async function registryOf(ctx: CliContext, client: Client, apiToken: string, project: Project | null, asked: RegistryAsked) {
   if (!project) {
     const { askRegistryToken } = await import('../registry/registry-token.js');
     return { pushes: (await askRegistryToken(ctx.apiUrl, apiToken, [])) !== null, repository: null };
   }
   const { registryTarget } = await import('../registry/registry-target.js');
-  const repository = await registryTarget(ctx, client, apiToken, project);
+  const repository = await registryTarget(ctx, client, apiToken, project, asked);
   return { pushes: repository !== null, repository };
 }
 

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import type { ContainerManifest } from '@demo-rooms/contract/manifest';
-import type { CliContext } from '../context.js';
+import type { Lines } from '../lines.js';
 import { onThisMachine } from '../local-engine/engine-socket.js';
 import { startCommandOf, type ImageConfig } from '../local-engine/image-checks.js';
 import { pullLaid, type InEngine, type OnDisk } from './in-process-build.js';
@@ -36,7 +36,7 @@ export interface EarlyStart {
 
 /** The pull and the rehearsal started as soon as `onDisk` has laid the image (podman on this machine only). */
 export function startEarly(
-  ctx: CliContext,
+  ctx: Lines,
   engine: Promise<Docker>,
   slug: string,
   onDisk: Promise<OnDisk>,

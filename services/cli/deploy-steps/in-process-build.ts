@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import type { Build } from '@demo-rooms/contract';
-import type { CliContext } from '../context.js';
+import type { Lines } from '../lines.js';
 import type { BuildContext } from '../local-engine/build-context.js';
 import type { BuildRecipe, RecipeOrReason } from '../local-engine/build-recipe.js';
 import type { ConfigFields } from '../local-engine/tail-config.js';
@@ -70,7 +70,7 @@ const NO_REGISTRY = "the platform has no image registry to take the live build's
  * (early-rehearsal.ts). Null when there is no live container build to lay the files on (a first
  * deploy, or --force); a reason when the engine must build.
  */
-export async function layOnDisk(ctx: CliContext, engine: Promise<Docker>, work: string, options: InProcessOptions): Promise<OnDisk> {
+export async function layOnDisk(ctx: Lines, engine: Promise<Docker>, work: string, options: InProcessOptions): Promise<OnDisk> {
   if (options.live?.kind !== 'container' || !options.recipe || !options.context) return null;
   if ('reason' in options.recipe) return { reason: options.recipe.reason };
   if (!options.live.digest) return { reason: 'the live build records no image id' };
@@ -141,7 +141,7 @@ export type InEngine = { tag: string; imageId: string; tagged: Promise<void> } |
  * is made and started, or took its CPU.
  */
 export async function pullLaid(
-  ctx: CliContext,
+  ctx: Lines,
   docker: Docker,
   slug: string,
   laying: { laid: InProcessImage; target: RepositoryAsked },
@@ -194,7 +194,7 @@ export async function pullLaid(
  * (the line saying why is written) when the engine must build.
  */
 export async function layInProcess(
-  ctx: CliContext,
+  ctx: Lines,
   log: StepLog,
   docker: Docker,
   scanner: SecretScanner,

@@ -1,5 +1,5 @@
 import type { ContainerManifest } from '@demo-rooms/contract/manifest';
-import type { CliContext } from '../context.js';
+import type { Lines } from '../lines.js';
 import type { FoundEngine } from '../local-engine/local-docker.js';
 import type { EarlyStart } from './early-rehearsal.js';
 import type { InProcessOptions, OnDisk } from './in-process-build.js';
@@ -20,7 +20,7 @@ import type { ContainerInputs } from './unchanged-inputs.js';
  * redeploy's time (docs/scale.md, "Issue 48").
  */
 export function layEarly(
-  ctx: CliContext,
+  ctx: Lines,
   engine: Promise<FoundEngine>,
   work: string,
   slug: string,

@@ -2,13 +2,13 @@ import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Project } from '@demo-rooms/contract';
 import { readConfig, updateConfig } from '../config/config-file.js';
-import type { CliContext } from '../context.js';
+import type { Lines } from '../lines.js';
 import { readBuildContext, type BuildContext } from '../local-engine/build-context.js';
 import { baseImageIds, buildInputsDigest } from '../local-engine/build-inputs.js';
 import type { ImageInspector } from '../local-engine/engine-socket.js';
 import { buildRecipe, type BuildRecipe, type RecipeOrReason } from '../local-engine/build-recipe.js';
 import { FileDigestCache } from '../local-engine/file-digest-cache.js';
-import { folderKey } from '../project/find-project.js';
+import { folderKey } from '../project/folder-key.js';
 
 // "Unchanged means instant" (issue 48, item 3): a container deploy whose inputs digest equals the
 // one this folder's last deploy recorded, for the build that is still the project's live one,
@@ -36,7 +36,7 @@ export interface ContainerInputs {
 
 /** The folder's build context and inputs digest, and whether the project's live build was made from the same. */
 export async function readContainerInputs(
-  ctx: CliContext,
+  ctx: Lines,
   docker: ImageInspector,
   dir: string,
   manifestText: string,
@@ -91,7 +91,7 @@ export async function readContainerInputs(
  * layers recorded for it before.
  */
 export async function recordInputs(
-  ctx: CliContext,
+  ctx: Lines,
   dir: string,
   projectId: string,
   buildId: string,

@@ -1,15 +1,10 @@
-import { realpath } from 'node:fs/promises';
 import type { Client, Project } from '@demo-rooms/contract';
 import { readConfig, updateConfig } from '../config/config-file.js';
 import { ask, type CliContext } from '../context.js';
 import { Refusal } from '../refusal.js';
 import { manifestOf, readManifestFile } from './read-manifest.js';
 import { slugFromName } from './slug.js';
-
-/** The key under which a folder's project is remembered: one per platform and folder. */
-export async function folderKey(apiUrl: string, dir: string): Promise<string> {
-  return `${apiUrl} ${await realpath(dir).catch(() => dir)}`;
-}
+import { folderKey } from './folder-key.js';
 
 /** Remembers which project a folder deployed to, so `--project` need not be repeated. */
 export async function rememberProject(ctx: CliContext, dir: string, slug: string): Promise<void> {
@@ -36,9 +31,13 @@ export async function projectSlugFor(ctx: CliContext, flag: string | undefined, 
 }
 
 /** The workspace's project with that slug, or null. The API lists projects whole (spec 1.8). */
-export async function findProject(client: Client, slug: string): Promise<Project | null> {
-  const projects = await ask('listing projects', () => client.call('listProjects'));
-  return projects.find((project) => project.slug === slug) ?? null;
+export async function findProject(client: Client, slug: string, listed = listProjects(client)): Promise<Project | null> {
+  return (await listed).find((project) => project.slug === slug) ?? null;
+}
+
+/** The workspace's projects (a deploy asks once, for the project and for its registry token's scopes). */
+export function listProjects(client: Client): Promise<Project[]> {
+  return ask('listing projects', () => client.call('listProjects'));
 }
 
 /** The project of --project or of this folder; a refusal naming the slug when there is none. */

@@ -1,4 +1,4 @@
-import type { Client, Project } from '@demo-rooms/contract';
+import type { Account, Client, Project } from '@demo-rooms/contract';
 import { ask, type CliContext } from '../context.js';
 import type { PushTarget } from './push-image.js';
 import { askRegistryToken } from './registry-token.js';
@@ -17,15 +17,27 @@ export type AskedTarget = PushTarget & { askedAt: number };
  */
 const MOUNT_SOURCES = 3;
 
+/** The account and the projects when already asked (a deploy asks them beside its plan check): the token is then one round trip. */
+export interface RegistryAsked {
+  account?: Promise<Account>;
+  projects?: Promise<Project[]>;
+}
+
 /**
  * The project's repository in the platform's registry, with a token to push and pull it and to
  * pull (so mount from) the workspace's other projects' repositories; null when the platform has
  * no registry.
  */
-export async function registryTarget(ctx: CliContext, client: Client, apiToken: string, project: Project): Promise<AskedTarget | null> {
+export async function registryTarget(
+  ctx: CliContext,
+  client: Client,
+  apiToken: string,
+  project: Project,
+  asked: RegistryAsked = {},
+): Promise<AskedTarget | null> {
   const [account, projects] = await Promise.all([
-    ask('reading your workspace', () => client.call('whoami', {})),
-    ask('listing projects', () => client.call('listProjects')),
+    asked.account ?? ask('reading your workspace', () => client.call('whoami', {})),
+    asked.projects ?? ask('listing projects', () => client.call('listProjects')),
   ]);
   const repository = `${account.workspace.id}/${project.id}`;
   const siblings = projects

@@ -1,4 +1,4 @@
-import { sizeText } from '@demo-rooms/contract';
+import { sizeText } from '@demo-rooms/contract/text';
 
 /** Rows as aligned columns with a header: plain text that reads in a terminal and greps well. */
 export function table(header: string[], rows: string[][]): string {

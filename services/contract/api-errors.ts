@@ -1,0 +1,26 @@
+import type { z } from 'zod';
+import type { ErrorBody } from './errors.schema.js';
+
+// The client's two errors, in a file of their own: the pitch tool's refusals tell them apart
+// (services/cli/refusal.ts) before anything loads the route table, whose schemas are most of the
+// contract's load (`@demo-rooms/contract/errors`; issue 48, the container redeploy's head start).
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+  ) {
+    super(`${status} ${body.error}${body.reason ? ` (${body.reason})` : ''}`);
+    this.name = 'ApiError';
+  }
+}
+
+export class ContractError extends Error {
+  constructor(
+    readonly operation: string,
+    readonly issues: z.core.$ZodIssue[],
+  ) {
+    super(`reply of ${operation} does not fit the contract: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    this.name = 'ContractError';
+  }
+}
