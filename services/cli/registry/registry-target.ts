@@ -1,5 +1,6 @@
 import type { Account, Client, Project } from '@demo-rooms/contract';
 import { ask, type CliContext } from '../context.js';
+import { listProjects } from '../project/find-project.js';
 import type { PushTarget } from './push-image.js';
 import { askRegistryToken } from './registry-token.js';
 
@@ -37,7 +38,7 @@ export async function registryTarget(
 ): Promise<AskedTarget | null> {
   const [account, projects] = await Promise.all([
     asked.account ?? ask('reading your workspace', () => client.call('whoami', {})),
-    asked.projects ?? ask('listing projects', () => client.call('listProjects')),
+    asked.projects ?? listProjects(client),
   ]);
   const repository = `${account.workspace.id}/${project.id}`;
   const siblings = projects
