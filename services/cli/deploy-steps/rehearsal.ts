@@ -136,6 +136,11 @@ export async function rehearseStory(copy: LocalCopy, manifest: Manifest): Promis
   return steps;
 }
 
+/** After a health call the copy cut or refused, how often and how far apart its state is looked at again. */
+const EXIT_LOOKS = 10;
+const EXIT_LOOK_MS = 200;
+const CUT_OFF = /ECONNRESET|ECONNREFUSED|EPIPE|socket hang up/;
+
 /**
  * After the story: the copy must still run and still answer its health path. A demo that
  * answered the calls and then died (json-server on a read-only file, a crash on the first
@@ -167,6 +172,12 @@ export async function checkStillUp(copy: LocalCopy, path: string, callsMade: num
   }
   await stopped();
   if (status !== 200) {
+    // A copy that died with the call (its answer cut: a reset) may still show as running for a
+    // moment, while the engine learns of its end: its exit is the refusal when it comes.
+    for (let look = 0; look < EXIT_LOOKS && typeof status === 'string' && CUT_OFF.test(status); look++) {
+      await sleep(EXIT_LOOK_MS);
+      await stopped();
+    }
     throw new Refusal(
       `the local copy's health path ${path} answered ${status} after the story's calls`,
       await lastLine(copy),
