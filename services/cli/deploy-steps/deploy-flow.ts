@@ -5,7 +5,7 @@ import { ApiError, type Build, type Client, type Project } from '@demo-rooms/con
 import { checkManifestFolder } from '@demo-rooms/contract/node';
 import type { ContainerManifest, FolderProblemCode, Manifest } from '@demo-rooms/contract/manifest';
 import { ask, type CliContext } from '../context.js';
-import { findProject, listProjects, projectSlugFor, rememberProject } from '../project/find-project.js';
+import { findProject, listProjects, projectSlugFor, readWorkspace, rememberProject } from '../project/find-project.js';
 import { folderKey } from '../project/folder-key.js';
 import { manifestOf, MANIFEST_FILE, problemsRefusal, readManifestFile, type ManifestFile } from '../project/read-manifest.js';
 import { apiRefusal, Refusal, refusedStatus } from '../refusal.js';
@@ -221,7 +221,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
 function askWorkspace(client: Client, manifest: Manifest): RegistryAsked & { projects: Promise<Project[]> } {
   return {
     projects: listProjects(client),
-    account: manifest.kind === 'container' ? ask('reading your workspace', () => client.call('whoami', {})) : undefined,
+    account: manifest.kind === 'container' ? readWorkspace(client) : undefined,
   };
 }
 

@@ -174,7 +174,8 @@ export async function checkStillUp(copy: LocalCopy, path: string, callsMade: num
   if (status !== 200) {
     // A copy that died with the call (its answer cut: a reset) may still show as running for a
     // moment, while the engine learns of its end: its exit is the refusal when it comes.
-    for (let look = 0; look < EXIT_LOOKS && typeof status === 'string' && CUT_OFF.test(status); look++) {
+    const cutOff = typeof status === 'string' && CUT_OFF.test(status);
+    for (let look = 0; cutOff && look < EXIT_LOOKS; look++) {
       await sleep(EXIT_LOOK_MS);
       await stopped();
     }

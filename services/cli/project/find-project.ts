@@ -1,4 +1,4 @@
-import type { Client, Project } from '@demo-rooms/contract';
+import type { Account, Client, Project } from '@demo-rooms/contract';
 import { readConfig, updateConfig } from '../config/config-file.js';
 import { ask, type CliContext } from '../context.js';
 import { Refusal } from '../refusal.js';
@@ -38,6 +38,11 @@ export async function findProject(client: Client, slug: string, listed = listPro
 /** The workspace's projects (a deploy asks once, for the project and for its registry token's scopes). */
 export function listProjects(client: Client): Promise<Project[]> {
   return ask('listing projects', () => client.call('listProjects'));
+}
+
+/** The account and its workspace (a container deploy asks once, beside the projects: its repository is named by the workspace's id). */
+export function readWorkspace(client: Client): Promise<Account> {
+  return ask('reading your workspace', () => client.call('whoami', {}));
 }
 
 /** The project of --project or of this folder; a refusal naming the slug when there is none. */

@@ -123,12 +123,7 @@ export interface OpenedUploads {
 export function openUploads(target: PushTarget, image: ReadImage): OpenedUploads {
   // What sendBlobs uploads without asking first: the config and the small layers read as missing.
   const count = (image.config ? 1 : 0) + image.layers.filter((layer) => layer.file !== null && layer.size <= ASK_FIRST_ABOVE).length;
-  const sessions = Array.from({ length: count }, () =>
-    openSession(target).then(
-      (opened) => sessionAddress(opened),
-      () => null,
-    ),
-  );
+  const sessions = Array.from({ length: count }, () => openSession(target).then(sessionAddress, () => null));
   return {
     take: async () => (await sessions.shift()) ?? null,
     async close() {

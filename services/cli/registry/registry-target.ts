@@ -1,6 +1,6 @@
 import type { Account, Client, Project } from '@demo-rooms/contract';
-import { ask, type CliContext } from '../context.js';
-import { listProjects } from '../project/find-project.js';
+import type { CliContext } from '../context.js';
+import { listProjects, readWorkspace } from '../project/find-project.js';
 import type { PushTarget } from './push-image.js';
 import { askRegistryToken } from './registry-token.js';
 
@@ -36,10 +36,7 @@ export async function registryTarget(
   project: Project,
   asked: RegistryAsked = {},
 ): Promise<AskedTarget | null> {
-  const [account, projects] = await Promise.all([
-    asked.account ?? ask('reading your workspace', () => client.call('whoami', {})),
-    asked.projects ?? listProjects(client),
-  ]);
+  const [account, projects] = await Promise.all([asked.account ?? readWorkspace(client), asked.projects ?? listProjects(client)]);
   const repository = `${account.workspace.id}/${project.id}`;
   const siblings = projects
     .filter((other) => other.id !== project.id && other.liveBuildId)
