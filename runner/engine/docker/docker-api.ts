@@ -1,4 +1,5 @@
-import { lstat } from 'node:fs/promises';
+import { lstat, rmdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
@@ -15,6 +16,26 @@ import { WritableLayers } from './writable-layer.js';
 
 /** How long a stop waits for a killed container to be stopped before it removes it anyway, ms. */
 const KILL_WAIT_MS = 10_000;
+/** How many times a copy's /app is laid on a fresh holder when another runner removed the last one. */
+const HOLDER_TRIES = 3;
+
+/** A refused create; the engine lost the image since it was loaded (removed by hand, or by a sweep) is ImageGone. */
+function createFailure(err: unknown): EngineError {
+  const message = `create: ${(err as Error).message}`;
+  return /image/i.test(message) ? new ImageGone(message, codeOf(err)) : new EngineError(message, codeOf(err));
+}
+
+/** Removes `path` and up to `levels - 1` of its parents while they are empty folders (rmdir refuses any other). */
+async function forgetEmptyFolders(path: string, levels: number): Promise<void> {
+  for (let at = path, i = 0; i < levels; i++, at = dirname(at))
+    if (
+      !(await rmdir(at).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+}
 
 export class DockerApi {
   readonly limit: Limit;
@@ -120,12 +141,25 @@ export class DockerApi {
     const kind = await this.kind();
     const volumes = (await this.limit(() => this.docker.getImage(spec.image).inspect()).catch(() => null))?.Config?.Volumes;
     spec = { ...spec, imageVolumes: Object.keys(volumes ?? {}) };
-    const overlay = kind === 'podman' && this.writable !== null;
-    if (overlay) {
+    if (kind !== 'podman' || this.writable === null) return this.createCopy(spec, kind);
+    // The lower is another container's files: a runner sharing this engine may remove that holder
+    // (its removeImage) between our mount and our create, before the copy pins the image. Its
+    // files are then gone for good, and podman's create makes an empty folder where they were
+    // (the copy would start with an empty /app): a lower that is no longer the mount it was (its
+    // device changed) undoes the create, and the copy is laid again on a fresh holder. Once the copy
+    // exists it pins the image and a removeImage that looks leaves the holder be; one that looked
+    // just before and removes just after our look is the window left, milliseconds wide.
+    for (let attempt = 1; ; attempt++) {
       const lower = await this.appLower(spec.image);
-      const places = await this.writable!.make(spec.runnerId, spec.copyId, spec.writableMb);
-      spec = { ...spec, app: { kind: 'overlay', lower, ...places } };
+      const places = await this.writable.make(spec.runnerId, spec.copyId, spec.writableMb);
+      const id = await this.createCopy({ ...spec, app: { kind: 'overlay', lower: lower.path, ...places } }, kind);
+      if ((await lstat(lower.path).catch(() => null))?.dev === lower.dev || attempt === HOLDER_TRIES) return id;
+      await this.remove(id);
+      await forgetEmptyFolders(lower.path, 3); // <layer>/merged/app, made by the create in podman's store
     }
+  }
+
+  private async createCopy(spec: DockerCopySpec, kind: 'podman' | 'docker'): Promise<string> {
     const options = copyCreateOptions(spec, kind);
     options.HostConfig!.LogConfig =
       kind === 'podman'
@@ -134,10 +168,8 @@ export class DockerApi {
     try {
       return (await this.limit(() => this.docker.createContainer(options))).id;
     } catch (err) {
-      if (overlay) await this.releaseWritable(spec.runnerId, spec.copyId).catch(() => {});
-      const message = `create: ${(err as Error).message}`;
-      // The engine lost the image since it was loaded (removed by hand, or by a sweep).
-      throw /image/i.test(message) ? new ImageGone(message, codeOf(err)) : new EngineError(message, codeOf(err));
+      if (spec.app?.kind === 'overlay') await this.releaseWritable(spec.runnerId, spec.copyId).catch(() => {});
+      throw createFailure(err);
     }
   }
 
@@ -152,39 +184,51 @@ export class DockerApi {
   }
 
   /**
-   * The host path of the image's /app, the read-only lower of its copies' /app: the files of a
+   * The host path of the image's /app (and the device it is on), the read-only lower of its copies' /app: the files of a
    * never-started container of the image (one per image on the host, labelled, outside every
    * runner's label so no reconcile touches it), mounted through podman's own API. Nothing is
    * copied; the holder goes when its image does (removeImage). Asked at every create, so a holder
    * another runner removed is made again.
    */
-  private async appLower(image: string): Promise<string> {
-    const name = lowerName(image);
-    try {
-      await this.limit(() =>
-        this.docker.createContainer({
-          name,
-          Image: image,
-          Entrypoint: ['/nonexistent'],
-          Cmd: [],
-          Labels: { [LABEL.lower]: bare(image) },
-          HostConfig: { NetworkMode: 'none' },
-        }),
-      );
-    } catch (err) {
-      if (codeOf(err) !== 409 && !/already in use|already exists/i.test((err as Error).message))
-        throw new EngineError(`create: ${(err as Error).message}`, codeOf(err));
-    }
-    const root = String(await this.limit(() => dial(this.docker, 'POST', `/v4.0.0/libpod/containers/${name}/mount`, {})))
-      .trim()
-      .replace(/^"|"$/g, '');
+  private async appLower(image: string): Promise<{ path: string; dev: number }> {
+    const root = await this.mountHolder(image);
     if (!root.startsWith('/')) throw new EngineError(`create: the engine did not mount the image's files (${root.slice(0, 80)})`);
     const app = `${root}/app`;
     // lstat, not stat: a /app that is a symbolic link would name a folder of the host.
     const found = await lstat(app).catch(() => null);
-    if (!found) return this.writable!.emptyLower();
+    if (!found) {
+      const empty = await this.writable!.emptyLower();
+      return { path: empty, dev: (await lstat(empty)).dev };
+    }
     if (!found.isDirectory()) throw new EngineError("create: the image's /app is not a folder");
-    return app;
+    return { path: app, dev: found.dev };
+  }
+
+  /** The holder of the image's files, made if missing, mounted; made again if another runner removed it in between. */
+  private async mountHolder(image: string): Promise<string> {
+    const name = lowerName(image);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.limit(() =>
+          this.docker.createContainer({
+            name,
+            Image: image,
+            Entrypoint: ['/nonexistent'],
+            Cmd: [],
+            Labels: { [LABEL.lower]: bare(image) },
+            HostConfig: { NetworkMode: 'none' },
+          }),
+        );
+      } catch (err) {
+        if (codeOf(err) !== 409 && !/already in use|already exists/i.test((err as Error).message)) throw createFailure(err);
+      }
+      try {
+        const root = await this.limit(() => dial(this.docker, 'POST', `/v4.0.0/libpod/containers/${name}/mount`, {}));
+        return String(root).trim().replace(/^"|"$/g, '');
+      } catch (err) {
+        if (!gone(err) || attempt === HOLDER_TRIES) throw new EngineError(`create: ${(err as Error).message}`, codeOf(err));
+      }
+    }
   }
 
   async startContainer(id: string): Promise<void> {
