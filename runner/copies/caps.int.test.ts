@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoBundle } from '../../test/support/runner/demo-bundle.js';
 import { seedContainerBuild, seedWorkspace, type Seeded } from '../../test/support/runner/seed.js';
 import { eventually, startTestRunner, type TestRunner } from '../../test/support/runner/test-runner.js';
@@ -14,13 +14,27 @@ beforeAll(async () => {
 afterAll(async () => {
   await runner?.close();
 });
+// Every viewer a test let in leaves after it, passed or failed: a failed test's copies would
+// otherwise hold the host's two slots, and the next test would fail for them, not for itself.
+const entered = new Set<string>();
+afterEach(async () => {
+  await Promise.all([...entered].map((s) => runner.client.leave(s).catch(() => {})));
+  entered.clear();
+  await eventually(async () => (await runner.containers()).length === 0);
+});
 
 const enterBody = (b: Seeded) => ({ workspaceId: b.workspaceId, projectId: b.projectId, buildId: b.buildId });
+/** Fresh viewer sessions, each left after the test (afterEach). */
+function viewers(n: number): string[] {
+  const made = Array.from({ length: n }, () => randomUUID());
+  for (const s of made) entered.add(s);
+  return made;
+}
 
 describe('caps and the high-demand queue', () => {
   it('queues viewers beyond a cap of two in arrival order, tells each their place, and lets the first in when one leaves', async () => {
     const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql) });
-    const [s1, s2, s3, s4, s5] = Array.from({ length: 5 }, () => randomUUID());
+    const [s1, s2, s3, s4, s5] = viewers(5);
     await runner.client.enter(s1, enterBody(b));
     await runner.client.enter(s2, enterBody(b));
     const third = await runner.client.enter(s3, enterBody(b));
@@ -57,7 +71,7 @@ describe('caps and the high-demand queue', () => {
 
   it("answers 'full' at the room's viewer cap and holds no slot for it", async () => {
     const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql) });
-    const [s1, s2] = [randomUUID(), randomUUID()];
+    const [s1, s2] = viewers(2);
     await runner.client.enter(s1, { ...enterBody(b), roomViewerCap: 1 });
     expect(await runner.client.enter(s2, { ...enterBody(b), roomViewerCap: 1 })).toMatchObject({
       state: 'full',
@@ -72,12 +86,12 @@ describe('caps and the high-demand queue', () => {
   it("answers 'full' when the workspace's plan allows no container copies", async () => {
     const ws = await seedWorkspace(runner.sql, 'free');
     const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: ws });
-    expect(await runner.client.enter(randomUUID(), enterBody(b))).toMatchObject({ state: 'full', detail: 'plan' });
+    expect(await runner.client.enter(viewers(1)[0], enterBody(b))).toMatchObject({ state: 'full', detail: 'plan' });
   });
 
   it('never passes the cap when many viewers race', async () => {
     const b = await seedContainerBuild(runner.sql, runner.storage, bundle, { workspaceId: await seedWorkspace(runner.sql) });
-    const sessions = Array.from({ length: 8 }, () => randomUUID());
+    const sessions = viewers(8);
     const views = await Promise.all(sessions.map((s) => runner.client.enter(s, enterBody(b))));
     expect(views.filter((v) => v.state === 'queued').length).toBe(6);
     expect(
