@@ -8,6 +8,7 @@ import { lowerName, type CopySpec } from '@demo-rooms/contract/runner';
 import { loadConfig } from '../../../services/core/infra/config.js';
 import { testEnv } from '../../../test/support/services.js';
 import { demoBundle } from '../../../test/support/runner/demo-bundle.js';
+import { TEST_COPY_PORT, testCopySpec } from '../../../test/support/runner/test-copy-spec.js';
 import { runnerSettings } from '../../service/runner-context.js';
 import type { StartHooks } from '../copy-engine.js';
 import { DockerEngine } from '../docker-engine.js';
@@ -19,7 +20,7 @@ import { dockerFrom } from './docker-calls.js';
 // of failing (a CI run lost a copy to "no container with name lower-…" this way). The other runner
 // here is a second client of the same podman, removing the holder at the two moments that matter.
 
-const PORT = 8080;
+const PORT = TEST_COPY_PORT;
 const LIST_APP = `require('node:http').createServer((q, s) => s.end(JSON.stringify(require('node:fs').readdirSync('/app').sort())))
   .listen(Number(process.env.PORT), process.env.HOST);`;
 
@@ -59,21 +60,7 @@ function engineRacedAt(moment: 'holder made' | 'holder mounted') {
   };
 }
 
-const spec = (): CopySpec => ({
-  copyId: randomUUID(),
-  buildId,
-  projectId: randomUUID(),
-  workspaceId: randomUUID(),
-  runnerId: settings.runnerId,
-  image,
-  start: ['node', '-e', LIST_APP],
-  env: {},
-  port: PORT,
-  memoryMb: 128,
-  cpus: 0.5,
-  pids: 64,
-  writableMb: 16,
-});
+const spec = (): CopySpec => testCopySpec({ buildId, runnerId: settings.runnerId, image }, { start: ['node', '-e', LIST_APP] });
 const hooks: StartHooks = { signal: new AbortController().signal, made: async () => {}, running: async () => {}, phase: () => {} };
 
 async function appListing(address: string): Promise<unknown> {

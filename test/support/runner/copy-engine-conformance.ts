@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CopySpec } from '@demo-rooms/contract/runner';
 import type { Logger } from '../../../services/core/infra/log.js';
 import type { BuildImage, CopyEngine, CopyExit, StartHooks } from '../../../runner/engine/copy-engine.js';
+import { TEST_COPY_PORT, testCopySpec } from './test-copy-spec.js';
 
 // The promises every CopyEngine keeps, written once against the interface: an engine's own
 // *.int.test.ts runs them with a harness for that engine (docker-engine.int.test.ts today; a
@@ -37,7 +37,7 @@ export interface EngineHarness<E extends CopyEngine = CopyEngine> {
   close(): Promise<void>;
 }
 
-const PORT = 8080;
+const PORT = TEST_COPY_PORT;
 
 /** A copy's own view of its limits, its end on request (/exit) and an allocation past its memory (/oom). */
 const LIMITS_SERVER = `
@@ -72,22 +72,7 @@ export function copyEngineConformance<E extends CopyEngine>(name: string, harnes
     const exits: CopyExit[] = [];
     const following = new AbortController();
 
-    const spec = (over: Partial<CopySpec> = {}): CopySpec => ({
-      copyId: randomUUID(),
-      buildId: h.build.buildId,
-      projectId: randomUUID(),
-      workspaceId: randomUUID(),
-      runnerId: h.runnerId,
-      image,
-      start: null,
-      env: {},
-      port: PORT,
-      memoryMb: 128,
-      cpus: 0.5,
-      pids: 64,
-      writableMb: 16,
-      ...over,
-    });
+    const spec = (over: Partial<CopySpec> = {}): CopySpec => testCopySpec({ buildId: h.build.buildId, runnerId: h.runnerId, image }, over);
     const hooks = (over: Partial<StartHooks> = {}): StartHooks => ({
       signal: new AbortController().signal,
       made: async () => {},
