@@ -153,9 +153,15 @@ export class DockerApi {
       const lower = await this.appLower(spec.image);
       const places = await this.writable.make(spec.runnerId, spec.copyId, spec.writableMb);
       const id = await this.createCopy({ ...spec, app: { kind: 'overlay', lower: lower.path, ...places } }, kind);
-      if ((await lstat(lower.path).catch(() => null))?.dev === lower.dev || attempt === HOLDER_TRIES) return id;
+      if ((await lstat(lower.path).catch(() => null))?.dev === lower.dev) return id;
       await this.remove(id);
       await forgetEmptyFolders(lower.path, 3); // <layer>/merged/app, made by the create in podman's store
+      if (attempt === HOLDER_TRIES) {
+        await this.releaseWritable(spec.runnerId, spec.copyId).catch(() => {});
+        throw new EngineError(
+          `create: the image's files went away ${HOLDER_TRIES} times as the copy was made (another runner removed them)`,
+        );
+      }
     }
   }
 

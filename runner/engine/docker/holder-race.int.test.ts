@@ -31,31 +31,31 @@ const buildId = randomUUID();
 const tag = `localhost/build-${buildId}:latest`;
 let image: string;
 
-/** An engine whose holder, once, is removed by the other runner just after `moment`. */
-function engineRacedAt(moment: 'holder made' | 'holder mounted') {
+/** An engine whose holder is removed by the other runner just after `moment`, the first `times` times. */
+function engineRacedAt(moment: 'holder made' | 'holder mounted', times = 1) {
   const docker = dockerFrom(config.DOCKER_HOST);
   const create = docker.createContainer.bind(docker);
-  let raced = false;
+  let races = 0;
   let lostFiles: string | null = null;
   docker.createContainer = (async (options: Docker.ContainerCreateOptions) => {
     const holder = options.name?.startsWith('lower-');
     // Mounted: the copy's create comes after the holder's mount, so removing it now is "between".
-    if (!raced && moment === 'holder mounted' && !holder) {
-      raced = true;
+    if (races < times && moment === 'holder mounted' && !holder) {
+      races++;
       const lost = other.getContainer(lowerName(image));
       lostFiles = ((await lost.inspect()).GraphDriver.Data as unknown as { MergedDir: string }).MergedDir;
       await lost.remove({ force: true });
     }
     const made = await create(options);
-    if (!raced && moment === 'holder made' && holder) {
-      raced = true;
+    if (races < times && moment === 'holder made' && holder) {
+      races++;
       await made.remove({ force: true });
     }
     return made;
   }) as typeof docker.createContainer;
   return {
     engine: new DockerEngine(docker, { writableDir: settings.writableDir, subnets: settings.subnets }),
-    raced: () => raced,
+    raced: () => races > 0,
     lostFiles: () => lostFiles,
   };
 }
@@ -109,4 +109,15 @@ describe("a copy's /app when another runner removes the image's holder", () => {
       await engine.stop({ runnerId: settings.runnerId, copyId: s.copyId, handle: started.handle });
     });
   }
+
+  it('refuses the copy, leaving nothing, when its files go away at every try: never a copy with an empty /app', async () => {
+    const { engine } = engineRacedAt('holder mounted', Number.POSITIVE_INFINITY);
+    const s = spec();
+    await expect(engine.start(s, hooks)).rejects.toThrow(/image's files went away 3 times/);
+    // No container and no tmpfs; the copy's network stays for the stop the runner then makes.
+    expect((await engine.list(settings.runnerId)).filter((c) => c.handle !== null)).toEqual([]);
+    expect(await engine.writableHeld(settings.runnerId)).toEqual([]);
+    await engine.stop({ runnerId: settings.runnerId, copyId: s.copyId, handle: null });
+    expect(await engine.list(settings.runnerId)).toEqual([]);
+  });
 });
