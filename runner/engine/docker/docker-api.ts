@@ -27,14 +27,13 @@ function createFailure(err: unknown): EngineError {
 
 /** Removes `path` and up to `levels - 1` of its parents while they are empty folders (rmdir refuses any other). */
 async function forgetEmptyFolders(path: string, levels: number): Promise<void> {
-  for (let at = path, i = 0; i < levels; i++, at = dirname(at))
-    if (
-      !(await rmdir(at).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return;
+  for (let at = path, i = 0; i < levels; i++, at = dirname(at)) {
+    const removed = await rmdir(at).then(
+      () => true,
+      () => false,
+    );
+    if (!removed) return;
+  }
 }
 
 export class DockerApi {
@@ -153,7 +152,7 @@ export class DockerApi {
       const lower = await this.appLower(spec.image);
       const places = await this.writable.make(spec.runnerId, spec.copyId, spec.writableMb);
       const id = await this.createCopy({ ...spec, app: { kind: 'overlay', lower: lower.path, ...places } }, kind);
-      if ((await lstat(lower.path).catch(() => null))?.dev === lower.dev) return id;
+      if (lower.dev === null || (await lstat(lower.path).catch(() => null))?.dev === lower.dev) return id;
       await this.remove(id);
       await forgetEmptyFolders(lower.path, 3); // <layer>/merged/app, made by the create in podman's store
       if (attempt === HOLDER_TRIES) {
@@ -190,22 +189,20 @@ export class DockerApi {
   }
 
   /**
-   * The host path of the image's /app (and the device it is on), the read-only lower of its copies' /app: the files of a
+   * The host path of the image's /app (and the device it is on, null for an empty lower of ours), the read-only lower of its copies' /app: the files of a
    * never-started container of the image (one per image on the host, labelled, outside every
    * runner's label so no reconcile touches it), mounted through podman's own API. Nothing is
    * copied; the holder goes when its image does (removeImage). Asked at every create, so a holder
    * another runner removed is made again.
    */
-  private async appLower(image: string): Promise<{ path: string; dev: number }> {
+  private async appLower(image: string): Promise<{ path: string; dev: number | null }> {
     const root = await this.mountHolder(image);
     if (!root.startsWith('/')) throw new EngineError(`create: the engine did not mount the image's files (${root.slice(0, 80)})`);
     const app = `${root}/app`;
     // lstat, not stat: a /app that is a symbolic link would name a folder of the host.
     const found = await lstat(app).catch(() => null);
-    if (!found) {
-      const empty = await this.writable!.emptyLower();
-      return { path: empty, dev: (await lstat(empty)).dev };
-    }
+    // An image without /app: our own empty folder, which no other runner removes (no device to watch).
+    if (!found) return { path: await this.writable!.emptyLower(), dev: null };
     if (!found.isDirectory()) throw new EngineError("create: the image's /app is not a folder");
     return { path: app, dev: found.dev };
   }
