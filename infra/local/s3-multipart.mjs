@@ -7,12 +7,26 @@
 //   on every blob upload it resumes (the PUT that ends a push), so without them the registry
 //   cannot keep its blobs in this store (docs/decisions/registry-and-images.md).
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import S3Error from 's3rver/lib/models/error.js';
+import { SMALL_BYTES } from './s3-small-files.mjs';
 
 const uploadIdPattern = /^[0-9a-f]{32}$/;
 /** S3's smallest part but the last (bytes). */
@@ -24,7 +38,7 @@ const uploadsOf = (store, bucket) => store.getResourcePath(bucket, undefined, 'u
 /** DELETE /<bucket>/<key>?uploadId=: drops the upload's folder (one already gone is fine, as in S3). */
 export async function abortMultipart(store, bucket, uploadId) {
   if (!uploadIdPattern.test(uploadId)) return noSuchUpload();
-  await rm(path.join(uploadsOf(store, bucket), uploadId), { recursive: true, force: true });
+  rmSync(path.join(uploadsOf(store, bucket), uploadId), { recursive: true, force: true });
   return { status: 204, body: '' };
 }
 
@@ -42,9 +56,7 @@ const keysOfUploads = new Map();
  */
 export async function listMultipartUploads(store, bucket, prefix = '') {
   const root = uploadsOf(store, bucket);
-  const ids = (await readdir(root).catch((error) => (error.code === 'ENOENT' ? [] : Promise.reject(error)))).filter((name) =>
-    uploadIdPattern.test(name),
-  );
+  const ids = readdirIfThere(root).filter((name) => uploadIdPattern.test(name));
   const known = keysOfUploads.get(root) ?? new Map();
   keysOfUploads.set(root, known);
   const open = new Set(ids);
@@ -53,12 +65,12 @@ export async function listMultipartUploads(store, bucket, prefix = '') {
   for (const id of ids) {
     let key = known.get(id);
     if (key === undefined) {
-      key = await readFile(path.join(root, id, 'key'), 'utf8').catch(() => null);
+      key = readIfThere(path.join(root, id, 'key'));
       if (key === null) continue; // one completed or aborted meanwhile
       known.set(id, key);
     }
     if (!key.startsWith(prefix)) continue;
-    const born = await stat(path.join(root, id)).catch(() => null);
+    const born = statSync(path.join(root, id), { throwIfNoEntry: false });
     if (born) uploads.push({ key, id, initiated: born.birthtime });
   }
   uploads.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : 1));
@@ -81,22 +93,22 @@ export async function listMultipartUploads(store, bucket, prefix = '') {
 export async function listParts(store, bucket, key, uploadId) {
   if (!uploadIdPattern.test(uploadId)) return noSuchUpload();
   const dir = path.join(uploadsOf(store, bucket), uploadId);
-  const owner = await readFile(path.join(dir, 'key'), 'utf8').catch(() => null);
+  const owner = readIfThere(path.join(dir, 'key')) ?? null;
   if (owner !== key) return noSuchUpload();
   // A part is whole once its MD5 is written (s3rver and assembleInPlace both write it last); its
   // bytes are in its own file, or placed in the upload's one file (`<n>.placed` holds the size).
-  const numbers = (await readdir(dir)).filter((name) => /^\d{1,5}\.md5$/.test(name)).map((name) => Number.parseInt(name, 10));
+  const numbers = readdirSync(dir)
+    .filter((name) => /^\d{1,5}\.md5$/.test(name))
+    .map((name) => Number.parseInt(name, 10));
   numbers.sort((a, b) => a - b);
   const parts = [];
   for (const number of numbers) {
-    const [md5, placed, own] = await Promise.all([
-      readFile(path.join(dir, `${number}.md5`), 'utf8').catch(() => null),
-      readFile(path.join(dir, `${number}.placed`), 'utf8').then(Number, () => null),
-      stat(path.join(dir, String(number))).catch(() => null),
-    ]);
+    const md5 = readIfThere(path.join(dir, `${number}.md5`)) ?? null;
+    const placed = numberIn(path.join(dir, `${number}.placed`));
+    const own = statSync(path.join(dir, String(number)), { throwIfNoEntry: false }) ?? null;
     if (md5 === null || (placed === null && !own)) continue;
     const size = placed ?? own.size;
-    const modified = (own ?? (await stat(path.join(dir, `${number}.md5`)))).mtime;
+    const modified = (own ?? statSync(path.join(dir, `${number}.md5`))).mtime;
     parts.push(
       `<Part>${tag('PartNumber', number)}${tag('LastModified', modified.toISOString())}${tag('ETag', `"${md5}"`)}${tag('Size', size)}</Part>`,
     );
@@ -208,54 +220,67 @@ export function assembleInPlace(store) {
     // The slot is the first part's size; a part of another number that comes first sets it when
     // it is at least S3's 5 MiB minimum (so it is not the last part, and has the first's size).
     if (Number.isSafeInteger(length) && (number === 1 || length >= minPartBytes))
-      await writeFile(path.join(dir, 'slot'), String(length), { flag: 'wx' }).catch(() => {});
-    const slot = await readFile(path.join(dir, 'slot'), 'utf8').then(Number, () => null);
+      try {
+        writeFileSync(path.join(dir, 'slot'), String(length), { flag: 'wx' });
+      } catch {
+        // set by an earlier part, or the upload is gone (the part is then kept on its own, as s3rver keeps it)
+      }
+    const slot = numberIn(path.join(dir, 'slot'));
     if (!slot || !Number.isSafeInteger(length) || length > slot) return ownFile(bucket, uploadId, partNumber, content);
-    await rm(path.join(dir, String(number)), { force: true }); // an earlier try kept on its own
-    const handle = await open(path.join(dir, 'assembled'), 'a'); // made if missing; never truncated
-    await handle.close();
+    rmSync(path.join(dir, String(number)), { force: true }); // an earlier try kept on its own
+    closeSync(openSync(path.join(dir, 'assembled'), 'a')); // made if missing; never truncated
     const md5 = createHash('md5');
     let size = 0;
-    await pipeline(
-      content,
-      async function* (chunks) {
-        for await (const chunk of chunks) {
-          md5.update(chunk);
-          size += chunk.length;
-          yield chunk;
-        }
-      },
-      createWriteStream(path.join(dir, 'assembled'), { flags: 'r+', start: (number - 1) * slot }),
-    );
+    if (length <= SMALL_BYTES) {
+      // A small part (the registry's blobs are mostly config files and code layers): held whole and written in place.
+      const bytes = await bodyOf(content);
+      md5.update(bytes);
+      size = bytes.length;
+      const fd = openSync(path.join(dir, 'assembled'), 'r+');
+      try {
+        writeSync(fd, bytes, 0, size, (number - 1) * slot);
+      } finally {
+        closeSync(fd);
+      }
+    } else
+      await pipeline(
+        content,
+        async function* (chunks) {
+          for await (const chunk of chunks) {
+            md5.update(chunk);
+            size += chunk.length;
+            yield chunk;
+          }
+        },
+        createWriteStream(path.join(dir, 'assembled'), { flags: 'r+', start: (number - 1) * slot }),
+      );
     const etag = md5.digest('hex');
-    await writeFile(path.join(dir, `${number}.placed`), String(size));
-    await writeFile(path.join(dir, `${number}.md5`), etag);
+    writeFileSync(path.join(dir, `${number}.placed`), String(size));
+    writeFileSync(path.join(dir, `${number}.md5`), etag);
     return { size, md5: etag };
   };
 
   store.putObjectMultipart = async (bucket, uploadId, parts) => {
     const dir = path.join(uploadsOf(store, bucket), uploadId);
-    const [key, metadata, slot] = await Promise.all([
-      readFile(path.join(dir, 'key'), 'utf8'),
-      readFile(path.join(dir, 'metadata'), 'utf8').then(JSON.parse),
-      readFile(path.join(dir, 'slot'), 'utf8').then(Number, () => null),
-    ]);
+    const key = readFileSync(path.join(dir, 'key'), 'utf8');
+    const metadata = JSON.parse(readFileSync(path.join(dir, 'metadata'), 'utf8'));
+    const slot = numberIn(path.join(dir, 'slot'));
     const ordered = [...parts].sort((a, b) => a.number - b.number);
     const found = [];
     for (const part of ordered) {
-      const md5 = await readFile(path.join(dir, `${part.number}.md5`), 'utf8').catch(() => null);
+      const md5 = readIfThere(path.join(dir, `${part.number}.md5`)) ?? null;
       if (md5 === null || md5 !== part.etag) throw invalidPart(part.number);
-      const placed = await readFile(path.join(dir, `${part.number}.placed`), 'utf8').then(Number, () => null);
+      const placed = numberIn(path.join(dir, `${part.number}.placed`));
       found.push({ number: part.number, md5, placed });
     }
     // In place when the parts are 1…n, all placed, each but the last exactly one slot long.
     const tiled = found.every((p, i) => p.number === i + 1 && p.placed !== null && (i === found.length - 1 || p.placed === slot));
     const objectPath = store.getResourcePath(bucket, key, 'object');
-    await mkdir(path.dirname(objectPath), { recursive: true });
+    mkdirSync(path.dirname(objectPath), { recursive: true });
     if (tiled) {
       const size = (found.length - 1) * slot + found.at(-1).placed;
-      await truncate(path.join(dir, 'assembled'), size); // a part sent but not named may lie past the end
-      await rename(path.join(dir, 'assembled'), objectPath);
+      truncateSync(path.join(dir, 'assembled'), size); // a part sent but not named may lie past the end
+      renameSync(path.join(dir, 'assembled'), objectPath);
     } else {
       const copying = path.join(dir, 'copying');
       for (const part of found) {
@@ -271,17 +296,50 @@ export function assembleInPlace(store) {
                 });
         await pipeline(source, createWriteStream(copying, { flags: 'a' }));
       }
-      await rename(copying, objectPath);
+      renameSync(copying, objectPath);
     }
     const etag = `${createHash('md5')
       .update(Buffer.from(found.map((p) => p.md5).join(''), 'hex'))
       .digest('hex')}-${found.length}`;
     await store.putMetadata(bucket, key, metadata, etag);
-    await rm(dir, { recursive: true, force: true });
-    return { md5: etag, size: (await stat(objectPath)).size };
+    rmSync(dir, { recursive: true, force: true });
+    return { md5: etag, size: statSync(objectPath).size };
   };
 }
 
 function invalidPart(number) {
   return new S3Error('InvalidPart', `Part ${number} was not uploaded, or its ETag is not the one named`);
+}
+
+/** A small file's text, or undefined when it is not there (an upload completed or aborted meanwhile). */
+function readIfThere(file) {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
+/** The number a bookkeeping file holds, or null when it is not there. */
+function numberIn(file) {
+  const text = readIfThere(file);
+  return text === undefined ? null : Number(text);
+}
+
+/** A folder's names; none when it is not there. */
+function readdirIfThere(dir) {
+  try {
+    return readdirSync(dir);
+  } catch (err) {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/** A small request body, whole. */
+async function bodyOf(content) {
+  const chunks = [];
+  for await (const chunk of content) chunks.push(chunk);
+  return Buffer.concat(chunks);
 }

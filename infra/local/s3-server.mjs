@@ -1,6 +1,9 @@
 // The local object store: s3rver in its own process, so a slow upload never stalls the launcher.
 // Every request's AWS Signature V4 is checked first (s3-sigv4.mjs): s3rver checks none, and a
 // presigned upload URL only limits length, type and time when the store refuses what differs.
+// The registry's most frequent operations are then answered straight from s3rver's store
+// (s3-direct.mjs), whose small files are read and written in place (s3-small-files.mjs);
+// S3_DIRECT=0 leaves every request to s3rver (the tests compare the two).
 // Usage: node infra/local/s3-server.mjs <directory> <port> <bucket>...
 import S3rver from 's3rver';
 import { S3RVER_KEYS } from './s3.mjs';
@@ -8,6 +11,8 @@ import { abortMultipart, assembleInPlace, escapeXml, listWithDelimiter, listMult
 import { listFromPrefixFolder } from './s3-listing.mjs';
 import { tolerantDeletes } from './s3-delete.mjs';
 import { checkSignature } from './s3-sigv4.mjs';
+import { directOperation } from './s3-direct.mjs';
+import { smallFilesInPlace } from './s3-small-files.mjs';
 
 const [directory, port, ...buckets] = process.argv.slice(2);
 if (!directory || !port) {
@@ -26,6 +31,8 @@ const server = new S3rver({
   configureBuckets: buckets.map((name) => ({ name })),
 });
 
+const direct = process.env.S3_DIRECT !== '0';
+if (direct) smallFilesInPlace(server.store);
 assembleInPlace(server.store);
 listFromPrefixFolder(server.store);
 tolerantDeletes(server.store);
@@ -36,6 +43,8 @@ server.httpServer.on('request', (req, res) => {
   const fail = (error) => refuse(res, req, { status: 500, code: 'InternalError', message: String(error?.message ?? error) });
   checkSignature(req, keys).then((refusal) => {
     if (refusal) return refuse(res, req, refusal);
+    const directly = direct ? directOperation(server.store, req) : null;
+    if (directly) return directly(res, () => s3rver(req, res)).catch((error) => (res.headersSent ? res.destroy() : fail(error)));
     const missing = multipartOperation(req);
     if (!missing) return s3rver(req, res);
     missing().then((answer) => (answer.error ? refuse(res, req, { status: answer.status, ...answer.error }) : reply(res, answer)), fail);

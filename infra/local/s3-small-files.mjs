@@ -1,0 +1,120 @@
+// s3rver's filesystem store with its small files read and written by synchronous calls. Every
+// object is three files (its bytes, their MD5, its metadata), and s3rver reaches each through
+// fs-extra's promises: an open, a stat, a read and a close, each a round trip through libuv's
+// thread pool and back to this thread's event loop. On a busy machine (a deploy runs the tool,
+// the engine, the registry and this store on two cores) each round trip waited 0.3-1 ms for its
+// turn, and a request of the registry's made ten to twenty of them: 3-20 ms a request, where the
+// calls themselves take microseconds on files this small (docs/scale.md, "Session 39"). Here the
+// files an object's metadata, a small object's bytes and an upload's bookkeeping live in are read
+// and written in place; an object's bytes above SMALL_BYTES still stream, as s3rver streams them.
+// What lands on disk is s3rver's, byte for byte: the same paths, the same JSON, the same MD5s.
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const S3Object = require('s3rver/lib/models/object.js');
+const S3Bucket = require('s3rver/lib/models/bucket.js');
+
+/** Objects up to this size are read, written and copied whole, in place (bytes). */
+export const SMALL_BYTES = 256 * 1024;
+
+/** A file's text, or undefined when it is not there. */
+function readIfThere(file, encoding) {
+  try {
+    return readFileSync(file, encoding);
+  } catch (err) {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** The metadata s3rver keeps of an object: the headers it allows and the x-amz-meta-* ones (its putMetadata). */
+function storedMetadata(metadata) {
+  const json = {};
+  for (const name of S3Object.ALLOWED_METADATA) if (metadata[name] !== undefined) json[name] = metadata[name];
+  for (const [name, value] of Object.entries(metadata)) if (name.startsWith('x-amz-meta-')) json[name] = value;
+  return json;
+}
+
+/** Replaces the store's small-file methods with synchronous ones (see above); the others stay s3rver's. */
+export function smallFilesInPlace(store) {
+  const streamed = {
+    getObject: store.getObject.bind(store),
+    putObject: store.putObject.bind(store),
+    copyObject: store.copyObject.bind(store),
+  };
+
+  store.getBucket = async (bucket) => {
+    const stats = statSync(store.getBucketPath(bucket), { throwIfNoEntry: false });
+    return stats?.isDirectory() ? new S3Bucket(bucket, stats.birthtime) : null;
+  };
+
+  store.existsObject = async (bucket, key) =>
+    statSync(store.getResourcePath(bucket, key, 'object'), { throwIfNoEntry: false }) !== undefined;
+
+  // As s3rver's: throws ENOENT when the object is not there; makes the MD5 file when it is missing.
+  store.getMetadata = async (bucket, key) => {
+    const objectPath = store.getResourcePath(bucket, key, 'object');
+    const stats = statSync(objectPath);
+    const json = readIfThere(store.getResourcePath(bucket, key, 'metadata.json'), 'utf8');
+    let md5 = readIfThere(`${objectPath}.md5`, 'utf8');
+    if (md5 === undefined) {
+      md5 = createHash('md5').update(readFileSync(objectPath)).digest('hex');
+      writeFileSync(`${objectPath}.md5`, md5);
+    }
+    return {
+      ...(json === undefined ? {} : JSON.parse(json)),
+      etag: JSON.stringify(md5),
+      'last-modified': stats.mtime.toUTCString(),
+      'content-length': stats.size,
+    };
+  };
+
+  /** A small object's bytes, read whole (the range cut from them); a large one's streamed by s3rver. */
+  store.smallObject = async (bucket, key) => {
+    const metadata = await store.getMetadata(bucket, key).catch((err) => (err.code === 'ENOENT' ? null : Promise.reject(err)));
+    if (!metadata || metadata['content-length'] > SMALL_BYTES) return { metadata, bytes: null };
+    return { metadata, bytes: readFileSync(store.getResourcePath(bucket, key, 'object')) };
+  };
+
+  store.putObject = async (object) => {
+    if (!Buffer.isBuffer(object.content) || object.content.length > SMALL_BYTES) return streamed.putObject(object);
+    const objectPath = store.getResourcePath(object.bucket, object.key, 'object');
+    mkdirSync(path.dirname(objectPath), { recursive: true });
+    writeFileSync(objectPath, object.content);
+    const md5 = createHash('md5').update(object.content).digest('hex');
+    store.putMetadataNow(object.bucket, object.key, object.metadata, md5);
+    return { size: object.content.length, md5 };
+  };
+
+  /** s3rver's putMetadata, in place. */
+  store.putMetadataNow = (bucket, key, metadata, md5) => {
+    if (md5) writeFileSync(store.getResourcePath(bucket, key, 'object.md5'), md5);
+    writeFileSync(store.getResourcePath(bucket, key, 'metadata.json'), JSON.stringify(storedMetadata(metadata), null, 2));
+  };
+  store.putMetadata = async (bucket, key, metadata, md5) => store.putMetadataNow(bucket, key, metadata, md5);
+
+  store.copyObject = async (srcBucket, srcKey, destBucket, destKey, replacementMetadata) => {
+    const source = store.getResourcePath(srcBucket, srcKey, 'object');
+    const target = store.getResourcePath(destBucket, destKey, 'object');
+    if (replacementMetadata || source === target || statSync(source).size > SMALL_BYTES)
+      return streamed.copyObject(srcBucket, srcKey, destBucket, destKey, replacementMetadata);
+    mkdirSync(path.dirname(target), { recursive: true });
+    copyFileSync(source, target);
+    for (const resource of ['metadata.json', 'object.md5'])
+      copyFileSync(store.getResourcePath(srcBucket, srcKey, resource), store.getResourcePath(destBucket, destKey, resource));
+    return store.getMetadata(destBucket, destKey);
+  };
+
+  store.initiateUpload = async (bucket, key, uploadId, metadata) => {
+    const uploadDir = path.join(store.getResourcePath(bucket, undefined, 'uploads'), uploadId);
+    mkdirSync(uploadDir, { recursive: true });
+    writeFileSync(path.join(uploadDir, 'key'), key);
+    writeFileSync(path.join(uploadDir, 'metadata'), JSON.stringify(metadata));
+  };
+
+  // s3rver's getObject reads the metadata through the method above; its stream of the bytes stays.
+  store.getObject = streamed.getObject;
+}
