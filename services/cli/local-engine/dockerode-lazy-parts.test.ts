@@ -11,21 +11,49 @@ register();
 const { createRequire } = await import('node:module');
 const { Agent } = await import('node:http');
 const require = createRequire(process.cwd() + '/');
-const loaded = () => Object.keys(require.cache).filter((file) => /[\\\\/](@grpc|ssh2)[\\\\/]/.test(file)).length;
+const { PassThrough } = await import('node:stream');
+const loaded = (pattern) => Object.keys(require.cache).filter((file) => pattern.test(file)).length;
+const SESSION = /[\\\\/](@grpc|ssh2)[\\\\/]/;
+// What the stood-in modules require (the stand-ins themselves are in the cache under the modules' names).
+const STREAMS = /[\\\\/](tar-fs[\\\\/]node_modules|readable-stream)[\\\\/]/;
 const { findEngine } = await import('./services/cli/local-engine/local-docker.ts');
-const afterLoad = loaded();
+const afterLoad = { session: loaded(SESSION), streams: loaded(STREAMS) };
 const ssh = require(createRequire(require.resolve('docker-modem')).resolve('./ssh.js'));
 const agent = ssh({ host: '127.0.0.1' });
-console.log(JSON.stringify({ findEngine: typeof findEngine, afterLoad, afterCall: loaded(), agent: agent instanceof Agent }));
+const modemRequire = createRequire(require.resolve('docker-modem'));
+const HttpDuplex = modemRequire('./http_duplex.js');
+const res = new PassThrough();
+const duplex = new HttpDuplex(new PassThrough(), res);
+const read = new Promise((resolve) => duplex.on('data', (chunk) => resolve(String(chunk))));
+res.write('answered');
+const tar = createRequire(require.resolve('dockerode'))('tar-fs');
+const packed = typeof tar.pack('.', { entries: [] }).pipe;
+console.log(JSON.stringify({
+  findEngine: typeof findEngine, afterLoad, afterCall: { session: loaded(SESSION), streams: loaded(STREAMS) },
+  agent: agent instanceof Agent, duplex: await read, isDuplex: typeof duplex.write, packed,
+}));
 `;
 
 describe('dockerode-lazy-parts', () => {
-  it('loads dockerode without its gRPC session and ssh2, and still loads ssh2 when a DOCKER_HOST of ssh:// calls it', async () => {
+  it('loads dockerode without its gRPC session, ssh2, tar-fs or readable-stream, and each still works once something uses it', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', CHILD], { cwd: process.cwd() });
-    const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      findEngine: string;
+      afterLoad: { session: number; streams: number };
+      afterCall: { session: number; streams: number };
+      agent: boolean;
+      duplex: string;
+      isDuplex: string;
+      packed: string;
+    };
     expect(seen.findEngine).toBe('function');
-    expect(seen.afterLoad).toBe(0);
-    expect(seen.afterCall).toBeGreaterThan(0);
+    expect(seen.afterLoad).toEqual({ session: 0, streams: 0 });
+    expect(seen.afterCall.session).toBeGreaterThan(0);
+    expect(seen.afterCall.streams).toBeGreaterThan(0);
+    // ssh:// gives its agent; a hijacked connection's duplex (made with `new`) carries the answer; tar-fs packs.
     expect(seen.agent).toBe(true);
+    expect(seen.duplex).toBe('answered');
+    expect(seen.isDuplex).toBe('function');
+    expect(seen.packed).toBe('function');
   });
 });
