@@ -22,8 +22,8 @@ const S3Error = require('s3rver/lib/models/error.js');
 const { capitalizeHeader } = require('s3rver/lib/utils.js');
 
 const NAMESPACE = 'http://s3.amazonaws.com/doc/2006-03-01/';
-/** A request with any of these is s3rver's: a condition, or a body framed in aws-chunked. */
-const CONDITIONAL = /^(if-|x-amz-copy-source-if-|x-amz-decoded-content-length$)/;
+/** A request with any of these is s3rver's: a condition, a body framed in aws-chunked, a website redirect (s3rver checks its form). */
+const CONDITIONAL = /^(if-|x-amz-copy-source-if-|x-amz-decoded-content-length$|x-amz-website-redirect-location$)/;
 /** DeleteObjects takes at most this many keys (S3's own limit); its body at most this many bytes. */
 const MAX_DELETE_KEYS = 1000;
 const MAX_DELETE_BODY = 2 * 1024 * 1024;

@@ -1,13 +1,13 @@
 // s3rver's filesystem store with its small files read and written by synchronous calls. Every
 // object is three files (its bytes, their MD5, its metadata), and s3rver reaches each through
 // fs-extra's promises: an open, a stat, a read and a close, each a round trip through libuv's
-// thread pool and back to this thread's event loop. On a busy machine (a deploy runs the tool,
-// the engine, the registry and this store on two cores) each round trip waited 0.3-1 ms for its
-// turn, and a request of the registry's made ten to twenty of them: 3-20 ms a request, where the
-// calls themselves take microseconds on files this small (docs/scale.md, "Session 39"). Here the
-// files an object's metadata, a small object's bytes and an upload's bookkeeping live in are read
-// and written in place; an object's bytes above SMALL_BYTES still stream, as s3rver streams them.
-// What lands on disk is s3rver's, byte for byte: the same paths, the same JSON, the same MD5s.
+// thread pool and back to this thread's event loop, waiting its turn on a busy machine (a deploy
+// runs the tool, the engine, the registry and this store on two cores). A registry request made
+// ten to twenty such round trips and took 3-28 ms, where the calls themselves take microseconds
+// on files this small (docs/scale.md, "Session 39"). Here an object's metadata and MD5, a small
+// object's bytes and an upload's bookkeeping are read and written in place; an object above
+// SMALL_BYTES still streams, as s3rver streams it. What lands on disk is s3rver's, byte for byte:
+// the same paths, the same JSON, the same MD5s.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -40,8 +40,8 @@ function storedMetadata(metadata) {
 
 /** Replaces the store's small-file methods with synchronous ones (see above); the others stay s3rver's. */
 export function smallFilesInPlace(store) {
+  // s3rver's getObject stays: it reads the metadata through getMetadata below, then streams the bytes.
   const streamed = {
-    getObject: store.getObject.bind(store),
     putObject: store.putObject.bind(store),
     copyObject: store.copyObject.bind(store),
   };
@@ -114,7 +114,4 @@ export function smallFilesInPlace(store) {
     writeFileSync(path.join(uploadDir, 'key'), key);
     writeFileSync(path.join(uploadDir, 'metadata'), JSON.stringify(metadata));
   };
-
-  // s3rver's getObject reads the metadata through the method above; its stream of the bytes stays.
-  store.getObject = streamed.getObject;
 }
