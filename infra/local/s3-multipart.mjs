@@ -66,7 +66,7 @@ export async function listMultipartUploads(store, bucket, prefix = '') {
     let key = known.get(id);
     if (key === undefined) {
       key = readIfThere(path.join(root, id, 'key'));
-      if (key === null) continue; // one completed or aborted meanwhile
+      if (key === undefined) continue; // completed or aborted meanwhile, or its key not written yet
       known.set(id, key);
     }
     if (!key.startsWith(prefix)) continue;

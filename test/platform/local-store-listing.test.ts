@@ -119,4 +119,12 @@ describe('open uploads are listed from their keys, read once', () => {
     expect(await listed('repo/_uploads/7/')).toEqual([id(51)]);
     expect(await listed('other/')).toEqual([]);
   });
+
+  it('leaves out an upload whose key is not written yet, and lists it once it is', async () => {
+    // s3rver opens an upload's folder before it writes the key in it: a listing between the two sees a folder alone.
+    await mkdir(join(uploads(), id(60)), { recursive: true });
+    expect(await listed('repo/_uploads/60/')).toEqual([]);
+    await writeFile(join(uploads(), id(60), 'key'), 'repo/_uploads/60/data');
+    expect(await listed('repo/_uploads/60/')).toEqual([id(60)]);
+  });
 });
