@@ -8,7 +8,8 @@
 // thread (docs/scale.md, "Session 39"). Same store methods, same files, same answers: what an object
 // is on disk and what s3rver answers for it do not change, only the layers in between go.
 //
-// Only the plain shapes are taken: a request signed in its header (a presigned URL's limits stay
+// A small object's GET and PUT (up to SMALL_BYTES) are held whole; a larger one streams through
+// s3rver as before. Only the plain shapes are taken: a request signed in its header (a presigned URL's limits stay
 // s3rver-side checks), with no conditional headers, no response overrides and no query beyond the
 // operation's own. Anything else, and any bucket that does not exist, returns null and goes to
 // s3rver as before. The signature is checked by s3-server.mjs before either.
@@ -51,8 +52,9 @@ export function directOperation(store, req) {
   const method = req.method;
 
   if ((method === 'GET' || method === 'HEAD') && key && only() && /^(bytes=\d+-\d*)?$/.test(req.headers.range ?? ''))
-    return inBucket(store, bucket, (res) => getObject(store, bucket, key, req, res));
-  if (method === 'PUT' && key && only() && !req.headers['x-amz-copy-source'])
+    return inBucket(store, bucket, (res, fallBack) => getObject(store, bucket, key, req, res, fallBack));
+  // Only a small object's PUT: a large one streams through s3rver as before (the api's uploads).
+  if (method === 'PUT' && key && only() && !req.headers['x-amz-copy-source'] && isSmall(req.headers['content-length']))
     return inBucket(store, bucket, (res) => putObject(store, bucket, key, req, res));
   if (method === 'PUT' && key && only() && req.headers['x-amz-copy-source'] && req.headers['x-amz-metadata-directive'] !== 'REPLACE')
     return inBucket(store, bucket, (res) => copyObject(store, bucket, key, req, res));
@@ -73,7 +75,7 @@ function inBucket(store, bucket, operation) {
   return async (res, fallBack) => {
     if (!(await store.getBucket(bucket))) return fallBack();
     try {
-      await operation(res);
+      await operation(res, fallBack);
     } catch (err) {
       if (!(err instanceof S3Error)) throw err;
       answerError(res, err);
@@ -82,13 +84,13 @@ function inBucket(store, bucket, operation) {
 }
 
 /** GET or HEAD of an object, whole or from a byte range, as s3rver's getObject answers it. */
-async function getObject(store, bucket, key, req, res) {
+async function getObject(store, bucket, key, req, res, fallBack) {
   const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
   const options = range ? { start: Number(range[1]), ...(range[2] ? { end: Number(range[2]) } : {}) } : undefined;
   // A HEAD, or a GET of a small object, reads the object's files in place (s3-small-files.mjs);
-  // a large object's bytes stream from s3rver's getObject.
-  const small = await smallObject(store, bucket, key, options, req.method === 'HEAD');
-  const object = small === undefined ? await store.getObject(bucket, key, options) : small;
+  // a large object's GET is s3rver's, as before.
+  const object = await smallObject(store, bucket, key, options, req.method === 'HEAD');
+  if (object === undefined) return fallBack();
   if (!object) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: key });
   if (object.range && !object.content)
     throw new S3Error('InvalidRange', 'The requested range is not satisfiable', {
@@ -106,16 +108,7 @@ async function getObject(store, bucket, key, req, res) {
     res.setHeader('Content-Length', object.size);
   }
   if (req.method === 'HEAD') return res.end();
-  if (Buffer.isBuffer(object.content))
-    return res.end(object.range ? object.content.subarray(object.range.start, object.range.end + 1) : object.content);
-  await new Promise((resolve, reject) => {
-    object.content.on('error', reject);
-    res.on('close', () => {
-      object.content.destroy();
-      resolve();
-    });
-    object.content.pipe(res);
-  });
+  res.end(object.range ? object.content.subarray(object.range.start, object.range.end + 1) : object.content);
 }
 
 /**
@@ -141,13 +134,17 @@ async function smallObject(store, bucket, key, options, head) {
 const metadataOf = (store, bucket, key) =>
   store.getMetadata(bucket, key).catch((err) => (err.code === 'ENOENT' ? null : Promise.reject(err)));
 
-/** PUT of an object's bytes, with the metadata its headers carry: a small body held and written whole, a large one streamed. */
+/** Whether a declared body is small enough to be held whole. */
+function isSmall(contentLength) {
+  const length = Number(contentLength);
+  return contentLength !== undefined && Number.isSafeInteger(length) && length <= SMALL_BYTES;
+}
+
+/** PUT of a small object's bytes, held and written whole, with the metadata its headers carry. */
 async function putObject(store, bucket, key, req, res) {
-  const length = Number(req.headers['content-length']);
-  const small = Number.isSafeInteger(length) && length <= SMALL_BYTES;
-  const body = small ? await bodyBytes(req, SMALL_BYTES) : req;
-  // s3rver checks no Content-MD5; a small body's is checked before it is kept (S3's BadDigest).
-  if (small && req.headers['content-md5'] && createHash('md5').update(body).digest('base64') !== req.headers['content-md5'])
+  const body = await bodyBytes(req, SMALL_BYTES);
+  // s3rver checks no Content-MD5; the body's is checked before it is kept (S3's BadDigest).
+  if (req.headers['content-md5'] && createHash('md5').update(body).digest('base64') !== req.headers['content-md5'])
     throw new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.');
   const { md5 } = await store.putObject(new S3Object(bucket, key, body, req.headers));
   res.statusCode = 200;

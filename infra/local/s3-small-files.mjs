@@ -6,12 +6,14 @@
 // ten to twenty such round trips and took 3-28 ms, where the calls themselves take microseconds
 // on files this small (docs/scale.md, "Session 39"). Here an object's metadata and MD5, a small
 // object's bytes and an upload's bookkeeping are read and written in place; an object above
-// SMALL_BYTES still streams, as s3rver streams it. What lands on disk is s3rver's, byte for byte:
+// SMALL_BYTES still streams, and its PUT is answered once the file holds it. What lands on disk is s3rver's, byte for byte:
 // the same paths, the same JSON, the same MD5s.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 const require = createRequire(import.meta.url);
 const S3Object = require('s3rver/lib/models/object.js');
@@ -41,10 +43,7 @@ function storedMetadata(metadata) {
 /** Replaces the store's small-file methods with synchronous ones (see above); the others stay s3rver's. */
 export function smallFilesInPlace(store) {
   // s3rver's getObject stays: it reads the metadata through getMetadata below, then streams the bytes.
-  const streamed = {
-    putObject: store.putObject.bind(store),
-    copyObject: store.copyObject.bind(store),
-  };
+  const streamed = { copyObject: store.copyObject.bind(store) };
 
   store.getBucket = async (bucket) => {
     const stats = statSync(store.getBucketPath(bucket), { throwIfNoEntry: false });
@@ -80,13 +79,34 @@ export function smallFilesInPlace(store) {
   };
 
   store.putObject = async (object) => {
-    if (!Buffer.isBuffer(object.content) || object.content.length > SMALL_BYTES) return streamed.putObject(object);
     const objectPath = store.getResourcePath(object.bucket, object.key, 'object');
     mkdirSync(path.dirname(objectPath), { recursive: true });
-    writeFileSync(objectPath, object.content);
-    const md5 = createHash('md5').update(object.content).digest('hex');
-    store.putMetadataNow(object.bucket, object.key, object.metadata, md5);
-    return { size: object.content.length, md5 };
+    const md5 = createHash('md5');
+    let size = 0;
+    if (Buffer.isBuffer(object.content) && object.content.length <= SMALL_BYTES) {
+      writeFileSync(objectPath, object.content);
+      md5.update(object.content);
+      size = object.content.length;
+    } else {
+      // Streamed, and answered only once the file holds every byte: s3rver's own putObject answers
+      // when its hashing step has seen the last chunk, before the file's write stream has written
+      // it, so a HEAD right after the PUT could find the object short (a 53 MB upload measured
+      // 422 "received fewer bytes" once this store's HEAD stopped taking milliseconds).
+      await pipeline(
+        Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content,
+        async function* (chunks) {
+          for await (const chunk of chunks) {
+            md5.update(chunk);
+            size += chunk.length;
+            yield chunk;
+          }
+        },
+        createWriteStream(objectPath),
+      );
+    }
+    const digest = md5.digest('hex');
+    store.putMetadataNow(object.bucket, object.key, object.metadata, digest);
+    return { size, md5: digest };
   };
 
   /** s3rver's putMetadata, in place. */

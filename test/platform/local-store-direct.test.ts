@@ -17,10 +17,23 @@ import {
 } from '@aws-sdk/client-s3';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { smallFilesInPlace } from '../../infra/local/s3-small-files.mjs';
+
+const require = createRequire(import.meta.url);
+const FilesystemStore = require('s3rver/lib/stores/filesystem.js');
+const S3Object = require('s3rver/lib/models/object.js');
+interface StoreMethods {
+  putBucket(name: string): Promise<unknown>;
+  putObject(object: unknown): Promise<{ size: number; md5: string }>;
+  getResourcePath(bucket: string, key: string, resource: string): string;
+}
 
 const BUCKET = 'registry';
 const SMALL = Buffer.from('{"architecture":"amd64","os":"linux"}\n');
@@ -210,6 +223,32 @@ it('completes a multipart upload as s3rver does', async () => {
   // S3 answers NoSuchUpload; s3rver alone failed on the missing folder (a 500).
   expect(unknown).toBe('refused: NoSuchUpload');
   expect(unknownAlone).toMatch(/^refused: /);
+});
+
+it("answers a large object's PUT only once the store holds all of it: a HEAD right after finds it whole", async () => {
+  // The api checks each upload so (uploads.service.ts); s3rver answered before its file had the last bytes.
+  const body = randomBytes(48 * 1024 * 1024);
+  for (let round = 0; round < 3; round++) {
+    const Key = `uploads/whole-${round}`;
+    await direct.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: body, ContentLength: body.length }));
+    const head = await direct.s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key }));
+    expect(head.ContentLength).toBe(body.length);
+  }
+  // The store's own promise, with no request in between: its file is whole when the put settles.
+  const dir = await mkdtemp(join(tmpdir(), 'local-store-whole-'));
+  try {
+    const store = new FilesystemStore(dir) as StoreMethods;
+    smallFilesInPlace(store);
+    await store.putBucket(BUCKET);
+    for (let round = 0; round < 5; round++) {
+      const chunks = Array.from({ length: 64 }, () => randomBytes(256 * 1024));
+      const { size } = await store.putObject(new S3Object(BUCKET, `whole/${round}`, Readable.from(chunks), {}));
+      expect(size).toBe(64 * 256 * 1024);
+      expect(statSync(store.getResourcePath(BUCKET, `whole/${round}`, 'object')).size).toBe(size);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 it('refuses a small body whose Content-MD5 differs, and keeps the object it would have replaced', async () => {
