@@ -15,19 +15,20 @@
 // s3rver as before. The signature is checked by s3-server.mjs before either.
 import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { SMALL_BYTES } from './s3-small-files.mjs';
+import { tag, xml } from './s3-multipart.mjs';
+import { bodyBytes, SMALL_BYTES } from './s3-small-files.mjs';
 
 const require = createRequire(import.meta.url);
 const S3Object = require('s3rver/lib/models/object.js');
 const S3Error = require('s3rver/lib/models/error.js');
 const { capitalizeHeader } = require('s3rver/lib/utils.js');
 
-const NAMESPACE = 'http://s3.amazonaws.com/doc/2006-03-01/';
 /** A request with any of these is s3rver's: a condition, a body framed in aws-chunked, a website redirect (s3rver checks its form). */
 const CONDITIONAL = /^(if-|x-amz-copy-source-if-|x-amz-decoded-content-length$|x-amz-website-redirect-location$)/;
-/** DeleteObjects takes at most this many keys (S3's own limit); its body at most this many bytes. */
+/** DeleteObjects takes at most this many keys (S3's own limit). */
 const MAX_DELETE_KEYS = 1000;
-const MAX_DELETE_BODY = 2 * 1024 * 1024;
+/** An XML request body (DeleteObjects, CompleteMultipartUpload) is held up to this many bytes. */
+const MAX_XML_BODY = 2 * 1024 * 1024;
 
 /**
  * The direct answer for this request, or null when s3rver should give it. The returned function
@@ -192,7 +193,7 @@ async function initiateUpload(store, bucket, key, req, res) {
 
 /** POST ?uploadId: the upload completed from the parts the body names. */
 async function completeUpload(store, bucket, key, url, req, res) {
-  const body = await bodyText(req, MAX_DELETE_BODY);
+  const body = await bodyText(req, MAX_XML_BODY);
   const parts = [...body.matchAll(/<Part>([\s\S]*?)<\/Part>/g)].map(([, part]) => ({
     number: Number(/<PartNumber>\s*(\d+)\s*<\/PartNumber>/.exec(part)?.[1]),
     etag: unescapeXml(/<ETag>([\s\S]*?)<\/ETag>/.exec(part)?.[1] ?? '').replace(/"/g, ''),
@@ -213,7 +214,7 @@ async function completeUpload(store, bucket, key, url, req, res) {
 
 /** POST ?delete: each named key that exists deleted (s3-delete.mjs's folder clean-up), every key answered as deleted, as S3 does. */
 async function deleteObjects(store, bucket, req, res) {
-  const body = await bodyText(req, MAX_DELETE_BODY);
+  const body = await bodyText(req, MAX_XML_BODY);
   const keys = [...body.matchAll(/<Key>([\s\S]*?)<\/Key>/g)].map(([, key]) => unescapeXml(key));
   if (!/<Delete[\s>]/.test(body) || !keys.length || keys.length > MAX_DELETE_KEYS)
     throw new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.');
@@ -257,38 +258,18 @@ async function listObjects(store, bucket, query, res) {
 /** The owner s3rver names in every listing (its DUMMY_ACCOUNT). */
 const DUMMY_OWNER = { id: '123456789000', displayName: 'S3rver' };
 
-/** A small request body; a longer one is refused before it is held. */
-async function bodyBytes(req, limit) {
-  const chunks = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += chunk.length;
-    if (size > limit) throw new S3Error('MaxMessageLengthExceeded', 'Your request was too big.');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
 const bodyText = async (req, limit) => (await bodyBytes(req, limit)).toString('utf8');
 
 function answerXml(res, status, root, children) {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/xml');
-  res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<${root} xmlns="${NAMESPACE}">${children.join('')}</${root}>`);
+  res.end(xml(root, children));
 }
 
 function answerError(res, err) {
   res.statusCode = err.status;
   res.setHeader('Content-Type', 'application/xml');
   res.end(err.toXML());
-}
-
-function tag(name, value) {
-  return `<${name}>${escapeXml(String(value))}</${name}>`;
-}
-
-function escapeXml(text) {
-  return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function unescapeXml(text) {

@@ -26,7 +26,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import S3Error from 's3rver/lib/models/error.js';
-import { SMALL_BYTES } from './s3-small-files.mjs';
+import { bodyBytes, readIfThere, SMALL_BYTES } from './s3-small-files.mjs';
 
 const uploadIdPattern = /^[0-9a-f]{32}$/;
 /** S3's smallest part but the last (bytes). */
@@ -129,11 +129,12 @@ function noSuchUpload() {
   return { status: 404, error: { code: 'NoSuchUpload', message: 'The specified upload does not exist' } };
 }
 
-function xml(root, children) {
+/** An S3 XML answer's body. */
+export function xml(root, children) {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<${root} xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${children.join('')}</${root}>`;
 }
 
-function tag(name, value) {
+export function tag(name, value) {
   return `<${name}>${escapeXml(String(value))}</${name}>`;
 }
 
@@ -233,7 +234,7 @@ export function assembleInPlace(store) {
     let size = 0;
     if (length <= SMALL_BYTES) {
       // A small part (the registry's blobs are mostly config files and code layers): held whole and written in place.
-      const bytes = await bodyOf(content);
+      const bytes = await bodyBytes(content, SMALL_BYTES);
       md5.update(bytes);
       size = bytes.length;
       const fd = openSync(path.join(dir, 'assembled'), 'r+');
@@ -311,16 +312,6 @@ function invalidPart(number) {
   return new S3Error('InvalidPart', `Part ${number} was not uploaded, or its ETag is not the one named`);
 }
 
-/** A small file's text, or undefined when it is not there (an upload completed or aborted meanwhile). */
-function readIfThere(file) {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
-    throw err;
-  }
-}
-
 /** The number a bookkeeping file holds, or null when it is not there. */
 function numberIn(file) {
   const text = readIfThere(file);
@@ -335,11 +326,4 @@ function readdirIfThere(dir) {
     if (err.code === 'ENOENT') return [];
     throw err;
   }
-}
-
-/** A small request body, whole. */
-async function bodyOf(content) {
-  const chunks = [];
-  for await (const chunk of content) chunks.push(chunk);
-  return Buffer.concat(chunks);
 }

@@ -18,18 +18,31 @@ import { pipeline } from 'node:stream/promises';
 const require = createRequire(import.meta.url);
 const S3Object = require('s3rver/lib/models/object.js');
 const S3Bucket = require('s3rver/lib/models/bucket.js');
+const S3Error = require('s3rver/lib/models/error.js');
 
 /** Objects up to this size are read, written and copied whole, in place (bytes). */
 export const SMALL_BYTES = 256 * 1024;
 
-/** A file's text, or undefined when it is not there. */
-function readIfThere(file, encoding) {
+/** A small file's text (or bytes, with `encoding` null), or undefined when it is not there. */
+export function readIfThere(file, encoding = 'utf8') {
   try {
     return readFileSync(file, encoding);
   } catch (err) {
-    if (err.code === 'ENOENT') return undefined;
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
     throw err;
   }
+}
+
+/** A small request body, held whole; one longer than `limit` is refused before more of it is held. */
+export async function bodyBytes(req, limit) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > limit) throw new S3Error('MaxMessageLengthExceeded', 'Your request was too big.');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
 
 /** The metadata s3rver keeps of an object: the headers it allows and the x-amz-meta-* ones (its putMetadata). */
@@ -43,7 +56,7 @@ function storedMetadata(metadata) {
 /** Replaces the store's small-file methods with synchronous ones (see above); the others stay s3rver's. */
 export function smallFilesInPlace(store) {
   // s3rver's getObject stays: it reads the metadata through getMetadata below, then streams the bytes.
-  const streamed = { copyObject: store.copyObject.bind(store) };
+  const streamedCopy = store.copyObject.bind(store);
 
   store.getBucket = async (bucket) => {
     const stats = statSync(store.getBucketPath(bucket), { throwIfNoEntry: false });
@@ -57,8 +70,8 @@ export function smallFilesInPlace(store) {
   store.getMetadata = async (bucket, key) => {
     const objectPath = store.getResourcePath(bucket, key, 'object');
     const stats = statSync(objectPath);
-    const json = readIfThere(store.getResourcePath(bucket, key, 'metadata.json'), 'utf8');
-    let md5 = readIfThere(`${objectPath}.md5`, 'utf8');
+    const json = readIfThere(store.getResourcePath(bucket, key, 'metadata.json'));
+    let md5 = readIfThere(`${objectPath}.md5`);
     if (md5 === undefined) {
       md5 = createHash('md5').update(readFileSync(objectPath)).digest('hex');
       writeFileSync(`${objectPath}.md5`, md5);
@@ -120,7 +133,7 @@ export function smallFilesInPlace(store) {
     const source = store.getResourcePath(srcBucket, srcKey, 'object');
     const target = store.getResourcePath(destBucket, destKey, 'object');
     if (replacementMetadata || source === target || statSync(source).size > SMALL_BYTES)
-      return streamed.copyObject(srcBucket, srcKey, destBucket, destKey, replacementMetadata);
+      return streamedCopy(srcBucket, srcKey, destBucket, destKey, replacementMetadata);
     mkdirSync(path.dirname(target), { recursive: true });
     copyFileSync(source, target);
     for (const resource of ['metadata.json', 'object.md5'])

@@ -251,6 +251,17 @@ it("answers a large object's PUT only once the store holds all of it: a HEAD rig
   }
 });
 
+it('refuses a DeleteObjects of more than 1,000 keys, and deletes none of them', async () => {
+  const Key = 'docker/registry/v2/blobs/sha256/ff/kept/data';
+  await direct.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: SMALL }));
+  const Objects = [{ Key }, ...Array.from({ length: 1000 }, (_, i) => ({ Key: `never/${i}` }))];
+  await expect(direct.s3.send(new DeleteObjectsCommand({ Bucket: BUCKET, Delete: { Objects } }))).rejects.toMatchObject({
+    name: 'MalformedXML',
+  });
+  const kept = await direct.s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key }));
+  expect(kept.ContentLength).toBe(SMALL.length);
+});
+
 it('refuses a small body whose Content-MD5 differs, and keeps the object it would have replaced', async () => {
   const Key = 'docker/registry/v2/blobs/sha256/ee/kept/data';
   await direct.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: SMALL }));
