@@ -74,25 +74,34 @@ export function endQuietVisitsEverywhere(sql: Db): Promise<number> {
   );
 }
 
+/** A beat this soon after its visit ended is the leave's straggler, not a viewer back. */
+const lateBeatSeconds = 30;
+
 /**
  * One beacon: the session is seen, and each app or page gets the seconds the shell reports,
  * never more in all than the time since the last beacon (plus slack), so a tampered shell
- * cannot inflate a visit. A viewer back after going quiet gets a new visit.
+ * cannot inflate a visit. A viewer back after going quiet gets a new visit; so does one back in
+ * view (`shown`) after their visit ended. Any other beat that finds its visit ended moments ago
+ * (the leave) carries time seen before the viewer left (a flush or the hidden beacon racing
+ * pagehide): its seconds go to that visit, which stays ended, and no new visit opens.
  */
 export async function recordBeat(
   sql: Sql,
   session: RoomSessionRow,
   time: Record<string, number>,
+  shown = false,
 ): Promise<{ visitId: string | null; credited: Record<string, number> }> {
   return sql.begin(async (tx) => {
-    const [visit] = await tx<{ id: string; time: string; elapsed: number; endedAt: Date | null }[]>`
-      select id, time::text as time, extract(epoch from now() - last_seen_at)::float8 as elapsed, ended_at
+    const [visit] = await tx<{ id: string; time: string; elapsed: number; endedAt: Date | null; justLeft: boolean }[]>`
+      select id, time::text as time, extract(epoch from now() - last_seen_at)::float8 as elapsed, ended_at,
+             coalesce(ended_at > now() - make_interval(secs => ${lateBeatSeconds}), false) as just_left
       from visits where id = ${session.visitId} for update`;
     const open = visit && !visit.endedAt && visit.elapsed < quietSeconds;
+    if (visit?.justLeft && !shown) return creditLeftVisit(tx, visit, time);
     if (visit && !visit.endedAt && !open)
       await endVisitsWithEvents(tx, tx`ended_at = last_seen_at`, tx`id = ${visit.id} and ended_at is null`);
-    // A new visit starts only with seconds seen: a stray beacon after the viewer left (a flush
-    // racing pagehide) would otherwise open a visit that ends where it started.
+    // A new visit starts only with seconds seen: a stray beacon after the viewer left would
+    // otherwise open a visit that ends where it started.
     const seen = Object.values(time).some((s) => Math.floor(s) > 0);
     if (!open && !seen) return { visitId: null, credited: {} };
     // A session's first visit starts only on arrival, which takes its seat (arriveInVisit).
@@ -109,6 +118,16 @@ export async function recordBeat(
     if (total >= engagedSeconds) await recordEvidence(tx, session.linkId, 'engaged');
     return { visitId, credited };
   });
+}
+
+/**
+ * A late beat's seconds, added to the visit the viewer already left (within the usual
+ * allowance: the leave set its last sight), which keeps its end.
+ */
+async function creditLeftVisit(tx: Db, visit: { id: string; time: string; elapsed: number }, time: Record<string, number>) {
+  const { spent, credited } = creditBeat(visit, time);
+  if (Object.keys(credited).length) await tx`update visits set time = ${JSON.stringify(spent)}::text::jsonb where id = ${visit.id}`;
+  return { visitId: visit.id, credited };
 }
 
 /**

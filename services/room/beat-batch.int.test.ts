@@ -103,6 +103,26 @@ describe('beats in batches', () => {
     expect(await person.client.call('listVisits', { params: { projectId: project.id } })).toHaveLength(2);
   });
 
+  it('a beat racing the leave is credited to the visit just left and opens none; a beat back in view (shown) starts the next', async () => {
+    const { person, project, viewers } = await roomWithViewers(1);
+    const [v] = viewers;
+    const post = (path: string, json: object) => hit(platform, `${v.base}/${path}`, { method: 'POST', jar: v.jar, json });
+    expect((await post('leave', { time: { web: 2 } })).status).toBe(200);
+    // The hidden beacon and a flush sent before pagehide, arriving after the leave.
+    expect((await post('beat', { time: { web: 1 }, hidden: true })).status).toBe(200);
+    expect((await post('beat', { time: { web: 1 } })).status).toBe(200);
+    const left = await person.client.call('listVisits', { params: { projectId: project.id } });
+    expect(left).toHaveLength(1);
+    expect(left[0].time.web).toBe(4);
+    expect(left[0].endedAt).not.toBeNull();
+
+    // Back from the page cache: the shown flush starts a new visit.
+    expect((await post('beat', { time: { web: 1 }, shown: true })).status).toBe(200);
+    const visits = await person.client.call('listVisits', { params: { projectId: project.id } });
+    expect(visits).toHaveLength(2);
+    expect(visits.filter((x) => x.endedAt === null)).toHaveLength(1);
+  });
+
   it('never credits more than the time since the last beat, and moves a link to engaged when a visit crosses a minute', async () => {
     const { person, project, viewers } = await roomWithViewers(1);
     const [v] = viewers;

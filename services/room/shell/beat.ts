@@ -34,8 +34,11 @@ export function startBeat(state: ShellState) {
     }
   });
   addEventListener('pagehide', () => beacon('leave'));
-  // Back from the browser's page cache: the visit ended at pagehide; the next flush starts another.
+  // Back from the browser's page cache: the visit ended at pagehide; the next flush, shown,
+  // starts another (a beat not shown right after a leave is the leave's straggler).
   addEventListener('pageshow', (event: PageTransitionEvent) => {
-    if (event.persisted) account(state);
+    if (!event.persisted) return;
+    account(state);
+    shown = true;
   });
 }
