@@ -90,7 +90,7 @@ export async function recordBeat(
   session: RoomSessionRow,
   time: Record<string, number>,
   shown = false,
-): Promise<{ visitId: string | null; credited: Record<string, number> }> {
+): Promise<{ visitId: string | null; credited: Record<string, number>; late?: true }> {
   return sql.begin(async (tx) => {
     const [visit] = await tx<{ id: string; time: string; elapsed: number; endedAt: Date | null; justLeft: boolean }[]>`
       select id, time::text as time, extract(epoch from now() - last_seen_at)::float8 as elapsed, ended_at,
@@ -127,7 +127,7 @@ export async function recordBeat(
 async function creditLeftVisit(tx: Db, visit: { id: string; time: string; elapsed: number }, time: Record<string, number>) {
   const { spent, credited } = creditBeat(visit, time);
   if (Object.keys(credited).length) await tx`update visits set time = ${JSON.stringify(spent)}::text::jsonb where id = ${visit.id}`;
-  return { visitId: visit.id, credited };
+  return { visitId: visit.id, credited, late: true as const };
 }
 
 /**

@@ -115,6 +115,11 @@ describe('beats in batches', () => {
     expect(left).toHaveLength(1);
     expect(left[0].time.web).toBe(4);
     expect(left[0].endedAt).not.toBeNull();
+    // Their seconds are events of that visit; the hidden beacon of a page already left says nothing more.
+    const events = await platform.deps.sql<{ kind: string; seconds: number }[]>`
+      select kind, seconds from room_events where project_id = ${project.id} and kind in ('time', 'hidden', 'leave') order by id`;
+    expect(events.filter((e) => e.kind === 'time').reduce((sum, e) => sum + e.seconds, 0)).toBe(4);
+    expect(events.filter((e) => e.kind === 'hidden')).toEqual([]);
 
     // Back from the page cache: the shown flush starts a new visit.
     expect((await post('beat', { time: { web: 1 }, shown: true })).status).toBe(200);

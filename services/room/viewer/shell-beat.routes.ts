@@ -30,10 +30,11 @@ export function beatHandlers(
 
   /** A beat's seconds, as credited to the visit, and the tab's comings and goings, as events. */
   async function beatWithEvents(session: RoomSessionRow, req: FastifyRequest, beat: BeatBody) {
-    const { visitId, credited } = await recordBeat(sql, session, beat.time, Boolean(beat.shown));
+    const { visitId, credited, late } = await recordBeat(sql, session, beat.time, Boolean(beat.shown));
     const events: RoomEvent[] = Object.entries(credited).map(([subject, seconds]) => ({ kind: 'time', subject, seconds }));
     if (beat.shown) events.unshift({ kind: 'shown' });
-    if (beat.hidden) events.push({ kind: 'hidden' });
+    // The leave's straggler: its page is gone, and the leave already said so.
+    if (beat.hidden && !late) events.push({ kind: 'hidden' });
     await evidence.events(session, req, events, visitId ?? session.visitId);
   }
 
