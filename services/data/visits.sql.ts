@@ -100,10 +100,12 @@ export async function recordBeat(
     if (visit?.justLeft && !shown) return creditLeftVisit(tx, visit, time);
     if (visit && !visit.endedAt && !open)
       await endVisitsWithEvents(tx, tx`ended_at = last_seen_at`, tx`id = ${visit.id} and ended_at is null`);
-    // A new visit starts only with seconds seen: a stray beacon after the viewer left would
-    // otherwise open a visit that ends where it started.
+    // A new visit starts only with seconds seen, or with the viewer back in view: a stray beacon
+    // after the viewer left would otherwise open a visit that ends where it started. A shown beat
+    // may carry none (the tab's first flush within a second of coming back), and the shell says
+    // `shown` once: its next beats would read as the leave's stragglers.
     const seen = Object.values(time).some((s) => Math.floor(s) > 0);
-    if (!open && !seen) return { visitId: null, credited: {} };
+    if (!open && !seen && !shown) return { visitId: null, credited: {} };
     // A session's first visit starts only on arrival, which takes its seat (arriveInVisit).
     if (!session.visitId) return { visitId: null, credited: {} };
     const visitId = open ? visit.id : await startVisit(tx, session, null);

@@ -121,8 +121,8 @@ describe('beats in batches', () => {
     expect(events.filter((e) => e.kind === 'time').reduce((sum, e) => sum + e.seconds, 0)).toBe(4);
     expect(events.filter((e) => e.kind === 'hidden')).toEqual([]);
 
-    // Back from the page cache: the shown flush starts a new visit.
-    expect((await post('beat', { time: { web: 1 }, shown: true })).status).toBe(200);
+    // Back from the page cache: the shown flush starts a new visit, though it came too soon to carry a second.
+    expect((await post('beat', { time: {}, shown: true })).status).toBe(200);
     const visits = await person.client.call('listVisits', { params: { projectId: project.id } });
     expect(visits).toHaveLength(2);
     expect(visits.filter((x) => x.endedAt === null)).toHaveLength(1);
