@@ -111,10 +111,7 @@ export async function recordBeat(
     const visitId = open ? visit.id : await startVisit(tx, session, null);
     if (!visitId) return { visitId: null, credited: {} };
     const { spent, credited, total } = creditBeat(open ? visit : null, time);
-    // Stored as text cast to jsonb: the client's camel-case transform must not touch app ids.
-    // The clock, not now(): a visit started in this transaction began at clock_timestamp(), after
-    // the transaction's now(), and last_seen_at may not come before started_at.
-    await tx`update visits set last_seen_at = clock_timestamp(), time = ${JSON.stringify(spent)}::text::jsonb where id = ${visitId}`;
+    await writeVisitTime(tx, visitId, spent);
     await tx`update room_sessions set last_seen_at = now() where id = ${session.id}`;
     // Sustained time in one visit is engagement (link-evidence.sql.ts).
     if (total >= engagedSeconds) await recordEvidence(tx, session.linkId, 'engaged');
@@ -123,13 +120,25 @@ export async function recordBeat(
 }
 
 /**
- * A late beat's seconds, added to the visit the viewer already left (within the usual
- * allowance: the leave set its last sight), which keeps its end.
+ * A late beat's seconds, added to the visit the viewer already left, which keeps its end. Within
+ * the usual allowance, and its last sight moves as any beat's does: each straggler is allowed the
+ * time since the one before it, not since the leave (else a tampered shell's beats in the window
+ * would each be allowed the whole of it).
  */
 async function creditLeftVisit(tx: Db, visit: { id: string; time: string; elapsed: number }, time: Record<string, number>) {
   const { spent, credited } = creditBeat(visit, time);
-  if (Object.keys(credited).length) await tx`update visits set time = ${JSON.stringify(spent)}::text::jsonb where id = ${visit.id}`;
+  if (Object.keys(credited).length) await writeVisitTime(tx, visit.id, spent);
   return { visitId: visit.id, credited, late: true as const };
+}
+
+/**
+ * A visit's time after a beat, and its last sight: the clock, not now() (a visit started in this
+ * transaction began at clock_timestamp(), after the transaction's now(), and last_seen_at may not
+ * come before started_at). Stored as text cast to jsonb: the client's camel-case transform must
+ * not touch app ids.
+ */
+async function writeVisitTime(tx: Db, visitId: string, spent: Record<string, number>) {
+  await tx`update visits set last_seen_at = clock_timestamp(), time = ${JSON.stringify(spent)}::text::jsonb where id = ${visitId}`;
 }
 
 /**

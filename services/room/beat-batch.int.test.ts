@@ -128,6 +128,21 @@ describe('beats in batches', () => {
     expect(visits.filter((x) => x.endedAt === null)).toHaveLength(1);
   });
 
+  it("a tampered shell's beats after the leave are each allowed the time since the one before, not since the leave", async () => {
+    const { person, project, viewers } = await roomWithViewers(1);
+    const [v] = viewers;
+    const post = (json: object) => hit(platform, `${v.base}/beat`, { method: 'POST', jar: v.jar, json });
+    expect((await hit(platform, `${v.base}/leave`, { method: 'POST', jar: v.jar, json: { time: { web: 2 } } })).status).toBe(200);
+    // As if the leave were 10 s ago: the first straggler may have those 10 s (rounded up) and the 5 s of slack.
+    await platform.deps.sql`update visits set last_seen_at = last_seen_at - interval '10 seconds' where project_id = ${project.id}`;
+    expect((await post({ time: { web: 100 } })).status).toBe(200);
+    expect((await post({ time: { web: 100 } })).status).toBe(200);
+    const [visit] = await person.client.call('listVisits', { params: { projectId: project.id } });
+    // 2 + 16, then the second beat's few milliseconds since the first (rounded up) and its 5 s of slack.
+    expect(visit.time.web).toBeGreaterThanOrEqual(2 + 16 + 6);
+    expect(visit.time.web).toBeLessThanOrEqual(2 + 16 + 8);
+  });
+
   it('never credits more than the time since the last beat, and moves a link to engaged when a visit crosses a minute', async () => {
     const { person, project, viewers } = await roomWithViewers(1);
     const [v] = viewers;
