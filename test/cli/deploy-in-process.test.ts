@@ -77,6 +77,9 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     // Read, laid, pulled and its copy started as the tool started, from this machine's record of
     // the live build (head-start.ts); the deploy found the same live build and took it.
     expect(changed.stderr).toMatch(/· head start taken$/m);
+    // The project folder was read and linted while the engine pulled; the deploy's scan took those answers.
+    expect(changed.stderr).toMatch(/· project folder scanned ahead$/m);
+    expect(changed.stderr).toMatch(/^scan +project: \d+ text files, 0 binary, no secrets$/m);
     // The live build's config and its last COPY's layer were kept on this machine by the first
     // deploy (kept-blobs.ts), and its kept layers' sizes recorded: nothing is read from the registry
     // before the rehearsal.
@@ -189,6 +192,8 @@ describe('pitch deploy lays the files copied after the last RUN without the engi
     expect(secret.code).not.toBe(0);
     expect(secret.stderr).toMatch(/^pitch: a secret in the project folder: /m);
     expect(secret.stderr).toMatch(/· rehearsal started beside the scan$/m);
+    // Found by the scan begun ahead: its finding is still the deploy's refusal.
+    expect(secret.stderr).toMatch(/· project folder scanned ahead$/m);
     expect(await docker.listContainers({ all: true, filters: { label: ['pitch.rehearsal=true'] } })).not.toContainEqual(
       expect.objectContaining({ Image: `localhost/pitch-${slug}:in-process` }),
     );

@@ -10,6 +10,7 @@ import { folderKey } from '../project/folder-key.js';
 import { manifestOf, MANIFEST_FILE, problemsRefusal, readManifestFile, type ManifestFile } from '../project/read-manifest.js';
 import { apiRefusal, Refusal, refusedStatus } from '../refusal.js';
 import type { Finding } from '../scan/findings.js';
+import type { SecretScanner } from '../scan/secret-scan.js';
 import { StepLog } from '../ui/step-log.js';
 import { bytes } from '../ui/table.js';
 import type { Artefact } from './artefact.js';
@@ -139,7 +140,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
     await side?.launched;
     ctx.trace('scan modules loading');
     const [scanner, { prepareStatic }, { pushAndBuild }, containerHalf] = await Promise.all([
-      scanProject(log, file, manifest, linter),
+      scanProject(log, file, manifest, linter, taken?.scanner),
       import('./prepare-static.js'),
       import('./push-build.js'),
       manifest.kind === 'container' ? import('./prepare-container.js') : null,
@@ -226,13 +227,14 @@ function askWorkspace(client: Client, manifest: Manifest): RegistryAsked & { pro
 }
 
 /** 2. The project folder's secrets: a refusal when it holds one; the scanner, which the build's scans go on with. */
-async function scanProject(log: StepLog, file: ManifestFile, manifest: Manifest, linter: Linter) {
+async function scanProject(log: StepLog, file: ManifestFile, manifest: Manifest, linter: Linter, begun?: SecretScanner) {
   const [{ secretsRefusal }, { scanFolder }, { SecretScanner }] = await Promise.all([
     import('../scan/findings.js'),
     import('../scan/scan-folder.js'),
     import('../scan/secret-scan.js'),
   ]);
-  const scanner = new SecretScanner(linter);
+  // A head start's scanner holds the folder's files read and linted while the engine pulled.
+  const scanner = begun ?? new SecretScanner(linter);
   const envLines = runEnvLines(file, manifest);
   const ownedByEnvScan = (finding: Finding, rel: string) => rel === MANIFEST_FILE && envLines.has(finding.line);
   const projectScan = await scanFolder(scanner, file.dir, (rel) => rel, ownedByEnvScan);
@@ -258,6 +260,9 @@ function containerReading(
   // removes, and a refusal before (the plan's) leaves the head start to the tool's end.
   const allowed = Promise.all([project, planChecked]).then(([found]) => found);
   const ahead = headStartBegun() ? aheadFor(ctx, file, slug, options, allowed) : null;
+  // A head start has laid and pulled the image already: nothing waits on this thread but the
+  // platform's answers, so the scan's and the push's modules load while those are asked.
+  if (ahead) loadScanAndPushModules();
   const reading = (ahead ?? Promise.resolve(null)).then((taken) => taken?.inputs ?? readInputs(ctx, file, project, options.force, goesOn));
   return { ahead, reading };
 }
@@ -298,6 +303,19 @@ async function readInputs(ctx: CliContext, file: ManifestFile, project: Promise<
  */
 function loadRedeployModules(): void {
   for (const loading of [import('./in-process-build.js'), import('./early-rehearsal.js'), import('../local-engine/local-docker.js')])
+    loading.catch(() => {});
+}
+
+/** The modules of the folder's scan and of a container's checks and push (the scan's rules load in their own thread). */
+function loadScanAndPushModules(): void {
+  for (const loading of [
+    import('../scan/findings.js'),
+    import('../scan/scan-folder.js'),
+    import('../scan/secret-scan.js'),
+    import('./prepare-static.js'),
+    import('./push-build.js'),
+    import('./prepare-container.js'),
+  ])
     loading.catch(() => {});
 }
 

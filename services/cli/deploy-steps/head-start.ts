@@ -5,6 +5,7 @@ import type { Project } from '@demo-rooms/contract';
 import type { ContainerManifest } from '@demo-rooms/contract/manifest';
 import type { Lines } from '../lines.js';
 import type { FoundEngine } from '../local-engine/local-docker.js';
+import type { SecretScanner } from '../scan/secret-scan.js';
 import type { Linter } from '../scan/scan-thread.js';
 import type { EarlyStart } from './early-rehearsal.js';
 import type { InProcessOptions, OnDisk } from './in-process-build.js';
@@ -41,7 +42,14 @@ export interface AheadSide {
   engine: Promise<FoundEngine>;
   onDisk: Promise<OnDisk>;
   early: Promise<EarlyStart>;
+  /** The scan thread; its close first ends the scan below (no file read after it, those under way scanned). */
   linter: Linter;
+  /**
+   * The project folder's secret scan, begun once the image is laid, while the engine pulls it and
+   * this thread mostly waits: the deploy's own scan of the folder (deploy-flow.ts) asks the same
+   * scanner, which reads and lints each file once, so it finds its answers there or under way.
+   */
+  scanner: SecretScanner;
   /** The platform's registry answer, once the deploy has it: the laying asks it only for what this machine does not keep. */
   registry(answer: InProcessOptions['registry']): void;
   /** Settles when the laying or the pull first needs that answer. */
@@ -180,12 +188,14 @@ async function begin(args: DeployArgs, env: NodeJS.ProcessEnv): Promise<Begun | 
   const inputs = await readContainerInputs(ctx, socketInspector(socket), file.dir, file.text, Promise.resolve(lastBuild), false, () => {
     linter = startLintThread();
   });
-  const side = inputs.unchanged ? null : await startSide(ctx, inputs, manifest, slug, recorded.image, args.healthTimeoutMs, linter!);
+  const side = inputs.unchanged
+    ? null
+    : await startSide(ctx, file.dir, inputs, manifest, slug, recorded.image, args.healthTimeoutMs, linter!);
   const release = async () => {
     side?.registry(Promise.resolve({ pushes: false, repository: null }));
     await side?.early.then((early) => early.release()).catch(() => {});
     await side?.onDisk.catch(() => {});
-    await linter?.close();
+    await (side?.linter ?? linter)?.close();
     if (side) await rm(side.work, { recursive: true, force: true });
   };
   const { cleanedUpOnInterrupt } = await import('./on-interrupt.js');
@@ -202,6 +212,7 @@ async function begin(args: DeployArgs, env: NodeJS.ProcessEnv): Promise<Begun | 
 /** The redeploy's image laid on the live build's (as the record names it), pulled and rehearsed: layEarly, as the deploy starts it. */
 async function startSide(
   ctx: Lines,
+  dir: string,
   inputs: ContainerInputs,
   manifest: ContainerManifest,
   slug: string,
@@ -209,7 +220,11 @@ async function startSide(
   healthTimeoutMs: number,
   linter: Linter,
 ): Promise<AheadSide> {
-  const { layEarly } = await import('./lay-early.js');
+  const [{ layEarly }, { SecretScanner }, { scanFolder }] = await Promise.all([
+    import('./lay-early.js'),
+    import('../scan/secret-scan.js'),
+    import('../scan/scan-folder.js'),
+  ]);
   const work = await mkdtemp(join(tmpdir(), 'pitch-deploy-'));
   const engine = import('../local-engine/local-docker.js').then((m) => m.findEngine());
   let answer!: (registry: InProcessOptions['registry']) => void;
@@ -218,5 +233,23 @@ async function startSide(
   let wanted!: () => void;
   const wantsRegistry = new Promise<void>((resolve) => (wanted = resolve));
   const laid = layEarly(ctx, engine, work, slug, live, registry, inputs, manifest, healthTimeoutMs, wanted);
-  return { work, engine, ...laid, linter, registry: answer, wantsRegistry };
+  const scanner = new SecretScanner(linter);
+  const stopScan = new AbortController();
+  // Its answer is the deploy's to read (and refuse on): here only the files are read and linted.
+  const scanned = laid.onDisk
+    .catch(() => {})
+    .then(() => scanFolder(scanner, dir, (rel) => rel, undefined, stopScan.signal))
+    .then(
+      () => stopScan.signal.aborted || ctx.trace('project folder scanned ahead'),
+      () => {},
+    );
+  const closing: Linter = {
+    ...linter,
+    async close() {
+      stopScan.abort();
+      await scanned;
+      await linter.close();
+    },
+  };
+  return { work, engine, ...laid, linter: closing, scanner, registry: answer, wantsRegistry };
 }

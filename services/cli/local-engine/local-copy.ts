@@ -8,6 +8,7 @@ import { engineDial } from './engine-dial.js';
 import { engineMessage } from './engine-message.js';
 import { rehearsalLabels } from './left-rehearsals.js';
 import { rehearsalApp } from './rehearsal-app.js';
+import { askStart } from './start-asked.js';
 
 const VOLUME: AppLayer = { kind: 'volume' };
 
@@ -244,9 +245,9 @@ async function makeAndStart(
     await onceDead();
   };
   try {
-    const starting = container.start();
-    onStartAsked();
-    await starting;
+    const { sent, answered } = askStart(docker, container);
+    void sent.then(onStartAsked);
+    await answered;
   } catch (err) {
     await remove();
     return { failed: 'start', message: engineMessage(err) };

@@ -1,6 +1,10 @@
 import type { Finding } from './findings.js';
 import type { SecretScanner } from './secret-scan.js';
-import { walkFiles } from './walk-files.js';
+import { eachAtMost } from '../each-at-most.js';
+import { walkFiles, type FileEntry } from './walk-files.js';
+
+/** Files read and scanned at once: enough to keep the scan thread busy, few texts held at a time. */
+const FILES_AT_ONCE = 8;
 
 export interface FolderScan {
   /** Text files read. */
@@ -20,16 +24,30 @@ export async function scanFolder(
   root: string,
   where: (rel: string) => string,
   ignore?: (finding: Finding, rel: string) => boolean,
+  /** Once aborted, no further file is read (those being scanned end): the scan's answer is then incomplete. */
+  signal?: AbortSignal,
 ): Promise<FolderScan> {
+  const files: FileEntry[] = [];
+  for await (const file of walkFiles(root)) files.push(file);
+  // Several files at once: each is a few reads and a round trip to the scan thread, so the next
+  // file is read while one is linted rather than after it.
+  const found: (Finding[] | null)[] = new Array(files.length);
+  await eachAtMost(
+    FILES_AT_ONCE,
+    files.map((file, index) => async () => {
+      if (!signal?.aborted) found[index] = await scanner.scanFile(file, where(file.rel));
+    }),
+  );
   const out: FolderScan = { files: 0, binary: 0, findings: [] };
-  for await (const file of walkFiles(root)) {
-    const found = await scanner.scanFile(file, where(file.rel));
-    if (found === null) {
+  files.forEach((file, index) => {
+    const hits = found[index];
+    if (hits === undefined) return;
+    if (hits === null) {
       out.binary++;
-      continue;
+      return;
     }
     out.files++;
-    out.findings.push(...found.filter((finding) => !ignore?.(finding, file.rel)));
-  }
+    out.findings.push(...hits.filter((finding) => !ignore?.(finding, file.rel)));
+  });
   return out;
 }

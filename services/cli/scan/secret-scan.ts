@@ -21,8 +21,10 @@ type Hit = Omit<Finding, 'where'>;
  * the build left alone is not even read again.
  */
 export class SecretScanner {
-  private readonly seen = new Map<string, Hit[]>();
-  private readonly files = new Map<string, Hit[] | 'binary'>();
+  // Promises, so a file or text asked twice at once (the head start's scan of the project folder,
+  // then the deploy's) is read and linted once.
+  private readonly seen = new Map<string, Promise<Hit[]>>();
+  private readonly files = new Map<string, Promise<Hit[] | 'binary'>>();
 
   /** `linter`: where texts go through the rules (a deploy's scan thread; this thread by default). */
   constructor(private readonly linter: Linter = linterHere) {}
@@ -31,11 +33,13 @@ export class SecretScanner {
   async scanFile(file: FileEntry, where: string): Promise<Finding[] | null> {
     let known = this.files.get(file.identity);
     if (known === undefined) {
-      const text = await readText(file);
-      known = text === null ? 'binary' : await this.hits(where, text);
+      known = readText(file).then<Hit[] | 'binary'>((text) => (text === null ? 'binary' : this.hits(where, text)));
       this.files.set(file.identity, known);
+      // A read that failed is tried again by whoever asks next.
+      known.catch(() => this.files.delete(file.identity));
     }
-    return known === 'binary' ? null : known.map((hit) => ({ where, ...hit }));
+    const hits = await known;
+    return hits === 'binary' ? null : hits.map((hit) => ({ where, ...hit }));
   }
 
   async scanText(where: string, content: string): Promise<Finding[]> {
@@ -47,8 +51,9 @@ export class SecretScanner {
     const key = `${basename(where)}\0${createHash('sha1').update(content).digest('base64')}`;
     let hits = this.seen.get(key);
     if (!hits) {
-      hits = (await this.linter.lint(where, content)).map((m) => ({ line: m.line, rule: ruleName(m.ruleId, m.messageId) }));
+      hits = this.linter.lint(where, content).then((found) => found.map((m) => ({ line: m.line, rule: ruleName(m.ruleId, m.messageId) })));
       this.seen.set(key, hits);
+      hits.catch(() => this.seen.delete(key));
     }
     return hits;
   }
