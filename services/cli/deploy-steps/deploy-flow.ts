@@ -31,7 +31,7 @@ import { layeringNote } from '../local-engine/layering-note.js';
 import type { OnDisk } from './in-process-build.js';
 import type { EarlyStart } from './early-rehearsal.js';
 import { startLintThread, type Linter } from '../scan/scan-thread.js';
-import { claimHeadStart, headStartBegun, type AheadSide } from './head-start.js';
+import { claimHeadStart, headStartBegun, headStartLays, type AheadSide } from './head-start.js';
 import { layEarly } from './lay-early.js';
 
 export interface DeployOptions {
@@ -260,9 +260,10 @@ function containerReading(
   // removes, and a refusal before (the plan's) leaves the head start to the tool's end.
   const allowed = Promise.all([project, planChecked]).then(([found]) => found);
   const ahead = headStartBegun() ? aheadFor(ctx, file, slug, options, allowed) : null;
-  // A head start has laid and pulled the image already: nothing waits on this thread but the
-  // platform's answers, so the scan's and the push's modules load while those are asked.
-  if (ahead) loadScanAndPushModules();
+  // A head start that lays the image has laid and pulled it already: nothing waits on this thread
+  // but the platform's answers, so the scan's and the push's modules load while those are asked
+  // (an unchanged redeploy needs none of them).
+  if (ahead) void headStartLays().then((lays) => lays && loadScanAndPushModules());
   const reading = (ahead ?? Promise.resolve(null)).then((taken) => taken?.inputs ?? readInputs(ctx, file, project, options.force, goesOn));
   return { ahead, reading };
 }

@@ -97,6 +97,9 @@ export async function startAhead(argv: string[], env: NodeJS.ProcessEnv = proces
 /** Whether a head start was begun in this run (so a deploy asks for it). */
 export const headStartBegun = (): boolean => begun !== null;
 
+/** Whether the head start found the inputs changed and lays the image (an unchanged one lays nothing). */
+export const headStartLays = async (): Promise<boolean> => ((await begun)?.side ?? null) !== null;
+
 /** The head start, when it was started for exactly this deploy and `project` still shows the build it laid on; else it is ended. */
 export async function claimHeadStart(of: AheadOf, project: Pick<Project, 'id' | 'liveBuildId'> | null): Promise<HeadStart | null> {
   const mine = await begun;
