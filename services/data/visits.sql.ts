@@ -97,7 +97,7 @@ export async function recordBeat(
              coalesce(ended_at > now() - make_interval(secs => ${lateBeatSeconds}), false) as just_left
       from visits where id = ${session.visitId} for update`;
     const open = visit && !visit.endedAt && visit.elapsed < quietSeconds;
-    if (visit?.justLeft && !shown) return creditLeftVisit(tx, visit, time);
+    if (visit?.justLeft && !shown) return creditLeftVisit(tx, session, visit, time);
     if (visit && !visit.endedAt && !open)
       await endVisitsWithEvents(tx, tx`ended_at = last_seen_at`, tx`id = ${visit.id} and ended_at is null`);
     // A new visit starts only with seconds seen, or with the viewer back in view: a stray beacon
@@ -125,9 +125,18 @@ export async function recordBeat(
  * time since the one before it, not since the leave (else a tampered shell's beats in the window
  * would each be allowed the whole of it).
  */
-async function creditLeftVisit(tx: Db, visit: { id: string; time: string; elapsed: number }, time: Record<string, number>) {
-  const { spent, credited } = creditBeat(visit, time);
-  if (Object.keys(credited).length) await writeVisitTime(tx, visit.id, spent);
+async function creditLeftVisit(
+  tx: Db,
+  session: RoomSessionRow,
+  visit: { id: string; time: string; elapsed: number },
+  time: Record<string, number>,
+) {
+  const { spent, credited, total } = creditBeat(visit, time);
+  if (Object.keys(credited).length) {
+    await writeVisitTime(tx, visit.id, spent);
+    // Seconds seen before the leave count toward engagement as an open visit's do.
+    if (total >= engagedSeconds) await recordEvidence(tx, session.linkId, 'engaged');
+  }
   return { visitId: visit.id, credited, late: true as const };
 }
 

@@ -143,6 +143,22 @@ describe('beats in batches', () => {
     expect(visit.time.web).toBeLessThanOrEqual(2 + 16 + 8);
   });
 
+  it("moves a link to engaged when a straggler's seconds take the visit it left past a minute", async () => {
+    const { person, project, viewers } = await roomWithViewers(1);
+    const [v] = viewers;
+    const post = (path: string, json: object) => hit(platform, `${v.base}/${path}`, { method: 'POST', jar: v.jar, json });
+    await platform.deps.sql`update visits set time = '{"web": 55}'::jsonb where project_id = ${project.id}`;
+    expect((await post('leave', { time: { web: 2 } })).status).toBe(200);
+    const stage = async () => (await person.client.call('listLinks', { params: { projectId: project.id } }))[0].stage;
+    expect(await stage()).not.toBe('engaged');
+    // The hidden beacon, after the leave: 57 + 5 seconds, past the minute, in the visit just left.
+    expect((await post('beat', { time: { web: 5 }, hidden: true })).status).toBe(200);
+    const visits = await person.client.call('listVisits', { params: { projectId: project.id } });
+    expect(visits).toHaveLength(1);
+    expect(visits[0].time.web).toBe(62);
+    expect(await stage()).toBe('engaged');
+  });
+
   it('never credits more than the time since the last beat, and moves a link to engaged when a visit crosses a minute', async () => {
     const { person, project, viewers } = await roomWithViewers(1);
     const [v] = viewers;
