@@ -55,6 +55,13 @@ try {
 }
 const { register } = await import('tsx/esm/api');
 register();
+// tsx turns Node's source maps on, and Node then reads the map of every module as it compiles it:
+// 0.02-0.03 s of each run (docs/scale.md, "Session 42"). They only place a stack trace's lines,
+// and the tool prints a stack trace only with --verbose, which keeps them, as Node's own
+// --enable-source-maps does.
+const wantsMaps =
+  process.argv.includes('--verbose') || `${process.execArgv} ${process.env.NODE_OPTIONS ?? ''}`.includes('--enable-source-maps');
+if (!wantsMaps) process.setSourceMapsEnabled(false);
 // A container redeploy's engine work (its image laid, pulled and rehearsed) starts here, from what
 // this machine holds, while the rest of the tool loads (deploy-steps/head-start.ts); the deploy
 // takes it or ends it, and so does the tool's end.

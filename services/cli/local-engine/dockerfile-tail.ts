@@ -1,4 +1,5 @@
-import { DockerfileParser, type Instruction } from 'dockerfile-ast';
+import type { Instruction } from 'dockerfile-ast';
+import { dockerfileInstructions } from '@demo-rooms/contract/manifest';
 
 // The Dockerfile split where the in-process image build (issue 48, item 1) needs it: the head,
 // everything up to and including its last step that runs or fetches something (RUN, ADD, FROM,
@@ -39,7 +40,7 @@ export class NoTail extends Error {}
 
 /** Splits the Dockerfile; throws NoTail with the reason when its tail cannot be made in-process. */
 export function splitDockerfile(text: string): DockerfileSplit {
-  const instructions = DockerfileParser.parse(text).getInstructions();
+  const instructions = dockerfileInstructions(text);
   const tailStart = lastIndexWhere(instructions, (i) => !isTailStep(i.getKeyword())) + 1;
   if (tailStart === 0) throw new NoTail('the Dockerfile has no FROM');
   const lines = text.split('\n');
@@ -105,7 +106,7 @@ function isTailStep(keyword: string): boolean {
   return keyword === 'COPY' || keyword === 'WORKDIR' || METADATA.has(keyword);
 }
 
-function lastIndexWhere<T>(items: T[], test: (item: T) => boolean): number {
+function lastIndexWhere<T>(items: readonly T[], test: (item: T) => boolean): number {
   for (let i = items.length - 1; i >= 0; i--) if (test(items[i])) return i;
   return -1;
 }

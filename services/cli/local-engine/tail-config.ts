@@ -1,4 +1,5 @@
-import { DockerfileParser, type Instruction } from 'dockerfile-ast';
+import type { Instruction } from 'dockerfile-ast';
+import { dockerfileInstructions } from '@demo-rooms/contract/manifest';
 import { NoTail } from './dockerfile-tail.js';
 
 // The image config's fields a changed metadata step after the last RUN sets (ENV, CMD, ENTRYPOINT,
@@ -45,7 +46,7 @@ const ENGINE_LABELS = ['io.buildah.version'];
 
 /** The final stage's base reference (null for `scratch`), and its steps that set a modelled field. */
 export function finalStage(dockerfile: string): { base: string | null; steps: Instruction[] } {
-  const instructions = DockerfileParser.parse(dockerfile).getInstructions();
+  const instructions = dockerfileInstructions(dockerfile);
   const from = instructions.map((i) => i.getKeyword()).lastIndexOf('FROM');
   if (from < 0) throw new NoTail('the Dockerfile has no FROM');
   const stages = instructions

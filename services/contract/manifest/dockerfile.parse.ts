@@ -108,13 +108,26 @@ function fromParts(instruction: Instruction): { image: string; name: string | nu
   return { image: words[0] ?? '', name: hasName ? words[2].toLowerCase() : null };
 }
 
+/** The last Dockerfile parsed, and its instructions: a deploy's checks and its in-process build each read the same text. */
+let lastParsed: { text: string; instructions: readonly Instruction[] } | null = null;
+
+/**
+ * The Dockerfile's instructions, as dockerfile-ast reads them. The last text's are kept: a
+ * redeploy parsed its Dockerfile four times (its tail, its config, the manifest's two checks),
+ * 3-5 ms of its thread (docs/scale.md, "Session 42"). Callers read them and never change them.
+ */
+export function dockerfileInstructions(text: string): readonly Instruction[] {
+  if (lastParsed?.text !== text) lastParsed = { text, instructions: DockerfileParser.parse(text).getInstructions() };
+  return lastParsed.instructions;
+}
+
 export function readDockerfile(text: string): DockerStage[] {
   const globals: Vars = new Map();
   const stages: DockerStage[] = [];
   let stage: DockerStage | undefined;
   let vars: Vars = new Map();
 
-  for (const instruction of DockerfileParser.parse(text).getInstructions()) {
+  for (const instruction of dockerfileInstructions(text)) {
     const keyword = instruction.getKeyword();
     if (keyword === 'FROM') {
       const { image: imageRaw, name } = fromParts(instruction);

@@ -21,4 +21,4 @@ export { formatPath, type FieldPath, type FolderProblem, type FolderProblemCode,
 export { manifestNotes, NOTE_CODES, type ManifestNote, type NoteCode } from './manifest.notes.js';
 export { checkDockerfile, fetchingCommand, looksLikeNode24, type DockerfileCheck } from './dockerfile.check.js';
 export { manifestJsonSchema, MANIFEST_SCHEMA_PATH } from './manifest.json-schema.js';
-export { readDockerfile, rootImage } from './dockerfile.parse.js';
+export { dockerfileInstructions, readDockerfile, rootImage } from './dockerfile.parse.js';

@@ -1,5 +1,4 @@
-import { DockerfileParser } from 'dockerfile-ast';
-import { readDockerfile } from './dockerfile.parse.js';
+import { dockerfileInstructions, readDockerfile } from './dockerfile.parse.js';
 import type { Manifest } from './manifest.schema.js';
 import type { ManifestNote } from './manifest.notes.js';
 
@@ -59,9 +58,7 @@ export function checkWritableNeeds(dockerfile: string, manifest: Manifest): Mani
     }
   }
   // The last stage's own VOLUME and RUN lines (instructions after its FROM).
-  const instructions = DockerfileParser.parse(dockerfile)
-    .getInstructions()
-    .filter((i) => i.getRange().start.line + 1 >= last.line);
+  const instructions = dockerfileInstructions(dockerfile).filter((i) => i.getRange().start.line + 1 >= last.line);
   for (const instruction of instructions) {
     const line = instruction.getRange().start.line + 1;
     const keyword = instruction.getKeyword();
