@@ -56,7 +56,8 @@ try {
 const { register } = await import('tsx/esm/api');
 register();
 // tsx turns Node's source maps on, and Node then reads the map of every module as it compiles it:
-// 0.02-0.03 s of each run (docs/scale.md, "Session 42"). They only place a stack trace's lines,
+// 0.04-0.06 s of a static deploy or `pitch validate` (docs/decisions/cli.md, "Source maps only
+// where a stack trace is printed"). They only place a stack trace's lines,
 // and the tool prints a stack trace only with --verbose, which keeps them, as Node's own
 // --enable-source-maps does.
 const wantsMaps =
