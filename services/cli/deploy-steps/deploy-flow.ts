@@ -26,7 +26,8 @@ import { keepBlobs, type BlobToKeep } from '../registry/kept-blobs.js';
 import type { ReadImage } from '../registry/read-image.js';
 import type { OpenedUploads } from '../registry/push-image.js';
 import type { AskedTarget, RegistryAsked } from '../registry/registry-target.js';
-import { engineSocket, socketInspector } from '../local-engine/engine-socket.js';
+import { engineSocket } from '../local-engine/engine-socket.js';
+import { socketEngine } from '../local-engine/socket-engine.js';
 import { layeringNote } from '../local-engine/layering-note.js';
 import type { OnDisk } from './in-process-build.js';
 import type { EarlyStart } from './early-rehearsal.js';
@@ -291,14 +292,14 @@ async function readInputs(ctx: CliContext, file: ManifestFile, project: Promise<
     return null;
   // Over the socket with node:http when there is one: dockerode is loaded only past this check.
   const socket = await engineSocket();
-  const docker = socket ? socketInspector(socket) : (await (await import('../local-engine/local-docker.js')).findEngine()).docker;
+  const docker = socket ? socketEngine(socket) : (await (await import('../local-engine/local-docker.js')).findEngine()).docker;
   ctx.trace('engine found');
   return readContainerInputs(ctx, docker, file.dir, file.text, project, force, goesOn);
 }
 
 /**
  * The modules a container deploy that goes on needs first (the laying, the early pull and
- * rehearsal, dockerode), loaded from the moment the inputs are known to have changed: their
+ * rehearsal, the engine's client), loaded from the moment the inputs are known to have changed: their
  * 0.05-0.07 s of this thread then overlaps the recipe's reads, where it came after them, in the
  * way of the laying. An unchanged deploy loads none of them.
  */
@@ -355,8 +356,8 @@ function containerSide(
   const registry = registryOf(ctx, client, apiToken, project, asked).then((answer) => (ctx.trace('registry token ready'), answer));
   registry.catch(() => {});
   ahead?.registry(registry);
-  // Loading dockerode holds this thread for 0.05-0.07 s: it starts at once, filling the wait for
-  // the live build's record and the token. The token is no longer on the way to the rehearsal (the
+  // The engine is looked for at once (over a TCP engine, dockerode loads: 0.05-0.07 s of this
+  // thread), filling the wait for the live build's record and the token. The token is no longer on the way to the rehearsal (the
   // live build's config and tail are kept on this machine, kept-blobs.ts): only the layers' upload
   // after the scans needs it, so its round trips may wait behind the load.
   const engine = ahead?.engine ?? import('../local-engine/local-docker.js').then((m) => m.findEngine());

@@ -161,15 +161,15 @@ export function deployArgs(argv: string[], env: NodeJS.ProcessEnv): DeployArgs |
 async function begin(args: DeployArgs, env: NodeJS.ProcessEnv): Promise<Begun | null> {
   // None of these loads the contract's route table (the platform's client, 0.05-0.08 s of this
   // thread): the image is laid and pulled first, and the client loads with the rest of the tool.
-  const [{ readManifestFile, manifestOf }, { Lines }, { readConfig }, { folderKey }, { engineSocket, socketInspector }] = await Promise.all(
-    [
+  const [{ readManifestFile, manifestOf }, { Lines }, { readConfig }, { folderKey }, { engineSocket }, { socketEngine }] =
+    await Promise.all([
       import('../project/read-manifest.js'),
       import('../lines.js'),
       import('../config/config-file.js'),
       import('../project/folder-key.js'),
       import('../local-engine/engine-socket.js'),
-    ],
-  );
+      import('../local-engine/socket-engine.js'),
+    ]);
   const file = await readManifestFile(args.dir);
   // A pitch.json the deploy will refuse throws here: nothing is started.
   const manifest = manifestOf(file);
@@ -188,7 +188,7 @@ async function begin(args: DeployArgs, env: NodeJS.ProcessEnv): Promise<Begun | 
   ]);
   let linter: Linter | undefined;
   const lastBuild = { id: recorded.projectId, liveBuildId: recorded.buildId };
-  const inputs = await readContainerInputs(ctx, socketInspector(socket), file.dir, file.text, Promise.resolve(lastBuild), false, () => {
+  const inputs = await readContainerInputs(ctx, socketEngine(socket), file.dir, file.text, Promise.resolve(lastBuild), false, () => {
     linter = startLintThread();
   });
   const side = inputs.unchanged

@@ -16,8 +16,9 @@ const loaded = (pattern) => Object.keys(require.cache).filter((file) => pattern.
 const SESSION = /[\\\\/](@grpc|ssh2)[\\\\/]/;
 // What the stood-in modules require (the stand-ins themselves are in the cache under the modules' names).
 const STREAMS = /[\\\\/](tar-fs[\\\\/]node_modules|readable-stream)[\\\\/]/;
-const { findEngine } = await import('./services/cli/local-engine/local-docker.ts');
-const afterLoad = { session: loaded(SESSION), streams: loaded(STREAMS) };
+const { loadDockerode } = await import('./services/cli/local-engine/dockerode-lazy-parts.ts');
+const Docker = loadDockerode();
+const afterLoad = { session: loaded(SESSION), streams: loaded(STREAMS), dockerode: loaded(/[\\/]dockerode[\\/]lib[\\/]docker.js$/) };
 const ssh = require(createRequire(require.resolve('docker-modem')).resolve('./ssh.js'));
 const agent = ssh({ host: '127.0.0.1' });
 const modemRequire = createRequire(require.resolve('docker-modem'));
@@ -29,7 +30,7 @@ res.write('answered');
 const tar = createRequire(require.resolve('dockerode'))('tar-fs');
 const packed = typeof tar.pack('.', { entries: [] }).pipe;
 console.log(JSON.stringify({
-  findEngine: typeof findEngine, afterLoad, afterCall: { session: loaded(SESSION), streams: loaded(STREAMS) },
+  docker: typeof new Docker({ socketPath: '/nowhere' }).createContainer, afterLoad, afterCall: { session: loaded(SESSION), streams: loaded(STREAMS) },
   agent: agent instanceof Agent, duplex: await read, isDuplex: typeof duplex.write, packed,
 }));
 `;
@@ -38,16 +39,16 @@ describe('dockerode-lazy-parts', () => {
   it('loads dockerode without its gRPC session, ssh2, tar-fs or readable-stream, and each still works once something uses it', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', CHILD], { cwd: process.cwd() });
     const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
-      findEngine: string;
-      afterLoad: { session: number; streams: number };
+      docker: string;
+      afterLoad: { session: number; streams: number; dockerode: number };
       afterCall: { session: number; streams: number };
       agent: boolean;
       duplex: string;
       isDuplex: string;
       packed: string;
     };
-    expect(seen.findEngine).toBe('function');
-    expect(seen.afterLoad).toEqual({ session: 0, streams: 0 });
+    expect(seen.docker).toBe('function');
+    expect(seen.afterLoad).toEqual({ session: 0, streams: 0, dockerode: 1 });
     expect(seen.afterCall.session).toBeGreaterThan(0);
     expect(seen.afterCall.streams).toBeGreaterThan(0);
     // ssh:// gives its agent; a hijacked connection's duplex (made with `new`) carries the answer; tar-fs packs.

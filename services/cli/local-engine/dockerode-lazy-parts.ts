@@ -1,4 +1,5 @@
 import { createRequire, Module } from 'node:module';
+import type Docker from 'dockerode';
 
 // Parts of dockerode that a deploy never calls, loaded only if something calls them. Loading
 // dockerode took 0.18-0.25 s of this tool's thread, on a container redeploy's critical path (the
@@ -9,8 +10,8 @@ import { createRequire, Module } from 'node:module';
 // tar-stream, for `buildImage` given a folder rather than a tar, which the tool never does) and
 // docker-modem's HttpDuplex (with readable-stream, for a hijacked attach or exec, which the tool
 // never asks). Each stand-in takes the module's place in the require cache and loads the real one
-// at its first use, so all still work, later. Imported before dockerode (local-docker.ts); if
-// dockerode's files move, nothing is stood in for and it loads as before.
+// at its first use, so all still work, later. dockerode is loaded through loadDockerode, which
+// stands them in first; if dockerode's files move, nothing is stood in for and it loads as before.
 
 const require = createRequire(import.meta.url);
 
@@ -68,7 +69,16 @@ function loadOnFirstUse(from: string, part: string, names: string[]): void {
   );
 }
 
-loadOnFirstCall('dockerode', './session.js');
-loadOnFirstCall('docker-modem', './ssh.js');
-loadOnFirstCall('docker-modem', './http_duplex.js');
-loadOnFirstUse('dockerode', 'tar-fs', ['pack', 'extract']);
+/** Stands in for the parts above, where dockerode is not loaded yet; nothing once it is. */
+export function standInUnusedParts(): void {
+  loadOnFirstCall('dockerode', './session.js');
+  loadOnFirstCall('docker-modem', './ssh.js');
+  loadOnFirstCall('docker-modem', './http_duplex.js');
+  loadOnFirstUse('dockerode', 'tar-fs', ['pack', 'extract']);
+}
+
+/** dockerode, loaded (once) without the parts above. */
+export function loadDockerode(): typeof Docker {
+  standInUnusedParts();
+  return require('dockerode') as typeof Docker;
+}

@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { http } from '../node-http.js';
 import { fileURLToPath } from 'node:url';
 
-// What the "nothing changed" check asks of the engine (each base image's id, for the inputs
-// digest), asked over the engine's unix socket with node:http: loading dockerode took longer than
-// the whole check (1.9 s of an unchanged redeploy at load 7, where `pitch validate` loads nothing
-// of it; issue 48, item 3). The socket is found in findEngine's order (local-docker.ts); an engine
-// over TCP or TLS is left to dockerode.
+// The engine's unix socket, found in findEngine's order (local-docker.ts) without dockerode: the
+// "nothing changed" check asks it each base image's id, for the inputs digest (socket-engine.ts),
+// and loading dockerode took longer than the whole check (1.9 s of an unchanged redeploy at load 7,
+// where `pitch validate` loads nothing of it; issue 48, item 3). An engine over TCP or TLS is left
+// to dockerode.
 
 /** The one call the inputs digest and the recipe make of an engine: an image's id by reference. */
 export interface ImageInspector {
@@ -45,19 +45,6 @@ export async function engineSocket(env: NodeJS.ProcessEnv = process.env): Promis
   if (env.DOCKER_HOST) return env.DOCKER_HOST.startsWith('unix://') ? env.DOCKER_HOST.slice('unix://'.length) : null;
   for (const socket of await fallbackSockets(env)) if ((await get(socket.path, '/_ping')) !== null) return socket.path;
   return null;
-}
-
-/** Image inspects over the socket; an image the engine has not is a rejection, as dockerode's. */
-export function socketInspector(socketPath: string): ImageInspector {
-  return {
-    getImage: (reference) => ({
-      inspect: async () => {
-        const body = await get(socketPath, `/images/${encodeURIComponent(reference)}/json`);
-        if (body === null) throw new Error(`the engine has no image ${reference}`);
-        return JSON.parse(body) as { Id: string };
-      },
-    }),
-  };
 }
 
 /** A GET's body when it answers 200; null on any other answer or none. */
