@@ -1,6 +1,7 @@
 // `pitch deploy` run as a builder runs it, in its own process, timed from spawn to exit. Shared by
 // the benches that deploy (cli-deploy, cli-redeploy, registry-redeploy).
 import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { testEnv } from '../test/support/services.js';
@@ -29,9 +30,19 @@ async function rehearsalsRemoved(dockerHost: string): Promise<void> {
   const filters = { label: ['pitch.rehearsal=true'] };
   // At most 6 s: another tool's rehearsal running meanwhile is not this deploy's to wait for.
   for (let tries = 0; tries < 300; tries++) {
-    if ((await docker.listContainers({ all: true, filters })).length === 0) return;
+    if ((await docker.listContainers({ all: true, filters })).length === 0 && !(await engineRequestsRunning())) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Whether a deploy's process for its engine calls after its end (engine-requests.mjs) still runs on this machine. */
+async function engineRequestsRunning(): Promise<boolean> {
+  for (const pid of await readdir('/proc').catch(() => [])) {
+    if (!/^\d+$/.test(pid)) continue;
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes('engine-requests.mjs')) return true;
+  }
+  return false;
 }
 
 /** The container demo's server.js the redeploy benches deploy: one JSON answer on PORT. */

@@ -150,6 +150,22 @@ describe('link-preview bots and mail scanners', () => {
     // The pass still opens the room for the builder.
     expect(shellData((await hit(platform, new URL(preview).pathname, { jar: new Map() })).text).preview).toBe(true);
   });
+
+  it('a headless browser gets the room (its visit still waits for the shell), a headless crawler the card', async () => {
+    const person = await platform.person({ plan: 'solo' });
+    const { project } = await deployStaticRoom(platform, person);
+    const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Kit' } });
+    const headlessChromium = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36';
+    const room = await hit(platform, new URL(url).pathname, { jar: new Map(), headers: { 'user-agent': headlessChromium } });
+    expect(room.status).toBe(200);
+    expect(room.text).toContain('room-data');
+    expect((await linkOf(link.id))[0]).toMatchObject({ stage: 'sent', visits: 0, sessions: 1 });
+
+    const crawler = `${headlessChromium} (compatible; Googlebot/2.1; +http://www.google.com/bot.html)`;
+    const card = await hit(platform, new URL(url).pathname, { jar: new Map(), headers: { 'user-agent': crawler } });
+    expect(card.text).toContain('A private demo');
+    expect((await linkOf(link.id))[0]).toMatchObject({ sessions: 1 });
+  });
 });
 
 /** What a link's open left behind: its stage, when it was opened, its visits and sessions. */
