@@ -155,7 +155,8 @@ describe('link-preview bots and mail scanners', () => {
     const person = await platform.person({ plan: 'solo' });
     const { project } = await deployStaticRoom(platform, person);
     const { url, link } = await person.client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Kit' } });
-    const headlessChromium = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36';
+    const headlessChromium =
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36';
     const room = await hit(platform, new URL(url).pathname, { jar: new Map(), headers: { 'user-agent': headlessChromium } });
     expect(room.status).toBe(200);
     expect(room.text).toContain('room-data');

@@ -26,7 +26,10 @@ const officeFetchers = [
 
 const browsersWithoutAWindow = new Set(['headless']);
 
-const isPreviewBot = createIsbotFromList([...list.filter((pattern) => !browsersWithoutAWindow.has(pattern)), ...officeFetchers.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))]);
+const isPreviewBot = createIsbotFromList([
+  ...list.filter((pattern) => !browsersWithoutAWindow.has(pattern)),
+  ...officeFetchers.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+]);
 
 /** Whether this user agent is a bot, a link-preview fetcher or a mail scanner; no agent at all is one too. */
 export const isLinkPreviewBot = (userAgent: string | undefined) => !userAgent || isPreviewBot(userAgent);
