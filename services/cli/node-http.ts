@@ -16,6 +16,14 @@ export const http = (): typeof import('node:http') => require('node:http');
 /** node:https. */
 export const https = (): typeof import('node:https') => require('node:https');
 
+/**
+ * Where a request to a local engine goes: its unix socket. The empty `servername` because
+ * node:http works out a TLS server name for every new connection, one on a unix socket too, from
+ * the host it assumes (`localhost`), and its test of that name for an IP address compiles V8's
+ * IPv6 expression at the first call: 7-10 ms of the engine's first answer here.
+ */
+export const onUnixSocket = (socketPath: string) => ({ socketPath, servername: '' });
+
 /** The request function of the URL's scheme. */
 export function requestFor(url: URL): typeof import('node:http').request | typeof import('node:https').request {
   return url.protocol === 'https:' ? https().request : http().request;

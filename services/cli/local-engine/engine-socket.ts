@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { http } from '../node-http.js';
+import { http, onUnixSocket } from '../node-http.js';
 import { fileURLToPath } from 'node:url';
 
 // The engine's unix socket, found in findEngine's order (local-docker.ts) without dockerode: the
@@ -50,7 +50,7 @@ export async function engineSocket(env: NodeJS.ProcessEnv = process.env): Promis
 /** A GET's body when it answers 200; null on any other answer or none. */
 function get(socketPath: string, path: string): Promise<string | null> {
   return new Promise((resolve) => {
-    const req = http().request({ socketPath, path, method: 'GET', timeout: 10_000 }, (res) => {
+    const req = http().request({ ...onUnixSocket(socketPath), path, method: 'GET', timeout: 10_000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type Docker from 'dockerode';
-import { http } from '../node-http.js';
+import { http, onUnixSocket } from '../node-http.js';
 import { loadDockerode } from './dockerode-lazy-parts.js';
 
 // An engine on this machine's unix socket, answered over node:http for the calls a container
@@ -73,7 +73,7 @@ function engineCall(socketPath: string, call: Call): Promise<unknown> {
   const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
   const headers = payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
   return new Promise((resolve, reject) => {
-    const req = http().request({ socketPath, method: call.method, path, headers, signal: call.signal }, (res) => {
+    const req = http().request({ ...onUnixSocket(socketPath), method: call.method, path, headers, signal: call.signal }, (res) => {
       const status = res.statusCode ?? 0;
       if (call.stream && call.statusCodes[status] === true) return resolve(res);
       body(res).then((bytes) => {

@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { http } from '../node-http.js';
+import { http, onUnixSocket } from '../node-http.js';
 
 // A copy's start, asked so that the tool knows when the engine has the request, not only when it
 // answers. A redeploy asks the rehearsal copy's start and then loads the rest of the tool, which
@@ -24,16 +24,19 @@ export function askStart(docker: Docker, container: Docker.Container): StartAske
   let sent!: () => void;
   const written = new Promise<void>((resolve) => (sent = resolve));
   const answered = new Promise<void>((resolve, reject) => {
-    const req = http().request({ socketPath, method: 'POST', path: `/containers/${encodeURIComponent(container.id)}/start` }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        if (STARTED.has(res.statusCode ?? 0)) return resolve();
-        const text = Buffer.concat(chunks).toString('utf8');
-        reject(Object.assign(new Error(`the engine answered ${res.statusCode}`), { statusCode: res.statusCode, json: jsonOf(text) }));
-      });
-    });
+    const req = http().request(
+      { ...onUnixSocket(socketPath), method: 'POST', path: `/containers/${encodeURIComponent(container.id)}/start` },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          if (STARTED.has(res.statusCode ?? 0)) return resolve();
+          const text = Buffer.concat(chunks).toString('utf8');
+          reject(Object.assign(new Error(`the engine answered ${res.statusCode}`), { statusCode: res.statusCode, json: jsonOf(text) }));
+        });
+      },
+    );
     req.on('finish', sent);
     req.on('error', (err) => {
       sent();
