@@ -68,7 +68,9 @@ describe('copies per viewer session', () => {
     expect(info.HostConfig.Memory).toBe(runner.settings.copy.memoryMb * 1024 * 1024);
     expect(info.HostConfig.MemorySwap).toBe(info.HostConfig.Memory);
     expect(info.HostConfig.PidsLimit).toBe(runner.settings.copy.pids);
-    expect(info.HostConfig.NanoCpus).toBe(runner.settings.copy.cpus * 1e9);
+    // Half a core over a one-second window: a copy's start runs at full speed until it spends it.
+    expect(info.HostConfig.CpuQuota! / info.HostConfig.CpuPeriod!).toBe(runner.settings.copy.cpus);
+    expect(info.HostConfig.CpuPeriod).toBe(1_000_000);
     expect(info.HostConfig.ReadonlyRootfs).toBe(true);
     expect(info.HostConfig.Init).toBe(true);
     // The leave keeps the engine's record of the run once: as the engine read it, before the removal.

@@ -34,6 +34,17 @@ export type AppLayer =
   | { kind: 'engine-overlay'; lower: string }
   | { kind: 'volume' };
 
+/**
+ * The window over which a copy's CPU share is counted: one second, the kernel's longest. A copy
+ * may use `cpus` of a core on average over each second, so a copy that was idle runs its start
+ * or a heavy request at full speed until it has spent that second's share. Over the engines'
+ * default 100 ms window, a Node start needing more than 50 ms of CPU (every Node start) was
+ * stopped in each window for the rest of it: 70-90 ms more before a copy answered, for the same
+ * average (docs/decisions/copy-engine.md, "A copy's CPU share is counted over one second"). A
+ * copy busy for long still gets no more than its share; it waits longer at a time once spent.
+ */
+export const CPU_WINDOW_US = 1_000_000;
+
 /** Which engine makes the copy: their tmpfs options differ (below). */
 export type EngineKind = 'podman' | 'docker';
 
@@ -112,7 +123,9 @@ export function copyCreateOptions(s: DockerCopySpec, engine: EngineKind = 'podma
       // Memory equal to memory+swap: no swap.
       Memory: memory,
       MemorySwap: memory,
-      NanoCpus: Math.round(s.cpus * 1e9),
+      // `cpus` of a core over a one-second window (CPU_WINDOW_US); NanoCpus would count it over 100 ms.
+      CpuPeriod: CPU_WINDOW_US,
+      CpuQuota: Math.round(s.cpus * CPU_WINDOW_US),
       PidsLimit: s.pids,
       // A read-only root and bounded writable places: a copy cannot fill the host's disk or change its image.
       ReadonlyRootfs: true,
