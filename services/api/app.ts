@@ -8,7 +8,7 @@ import type { Deps } from './api-deps.js';
 import { handlers } from './handlers.js';
 import type { Handlers } from './routing/handler.js';
 import { errorHandler } from './routing/error-handler.js';
-import { registerRoutes } from './routing/register-routes.js';
+import { notFoundReply, registerRoutes } from './routing/register-routes.js';
 import { registerWebApp } from './web-app/web-app.routes.js';
 import { registerConnector } from './mcp/mcp.routes.js';
 import { registerRegistryGate } from './registry/registry-gate.routes.js';
@@ -39,8 +39,10 @@ export async function buildApp(deps: Deps, opts: { handlers?: Handlers; alongsid
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
     },
-    // Room content and uploads stream; JSON bodies are small (pages are the largest: 2,000,000 chars).
+    // Room content and uploads stream; JSON bodies are small (pages are the largest: register-routes.ts).
     bodyLimit: 8 * 1024 * 1024,
+    // A path no route can hold (an id over 100 characters, broken percent-encoding) names nothing.
+    frameworkErrors: (_err, req, reply) => notFoundReply(req, reply),
     trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
   });
   fitLoadBalancer(app.server);

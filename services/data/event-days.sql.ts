@@ -43,8 +43,9 @@ export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
  * roll-up; room_events_workspace_at or room_events_project_at when scoped).
  */
 function summed(sql: Db, scope: DayScope, from: string, to: string) {
-  const start = `${from}T00:00:00Z`;
-  const end = `${nextDay(to)}T00:00:00Z`;
+  // The day after `to` is Postgres's to work out: past 9999-12-31 it has a year JavaScript's Date cannot send.
+  const start = sql`(${from}::date)::timestamp at time zone 'utc'`;
+  const end = sql`(${to}::date + 1)::timestamp at time zone 'utc'`;
   const whose = scope.projectId
     ? sql`and project_id = ${scope.projectId}`
     : scope.workspaceId
@@ -53,7 +54,7 @@ function summed(sql: Db, scope: DayScope, from: string, to: string) {
   return sql`
     with e as (
       select project_id, workspace_id, (at at time zone 'utc')::date as day, kind, subject, seconds, session_id
-      from room_events where at >= ${start}::timestamptz and at < ${end}::timestamptz ${whose}
+      from room_events where at >= ${start} and at < ${end} ${whose}
     ),
     -- A viewer is a person: one name on one link, whatever devices and browsers it came from
     -- (a public room's sessions, or a session that gave no name, count one each).
@@ -85,7 +86,7 @@ function summed(sql: Db, scope: DayScope, from: string, to: string) {
     ),
     bounced as (
       select project_id, workspace_id, (hour at time zone 'utc')::date as day, count(*)::int as bounces
-      from room_bounces where hour >= ${start}::timestamptz and hour < ${end}::timestamptz ${whose}
+      from room_bounces where hour >= ${start} and hour < ${end} ${whose}
       group by project_id, workspace_id, day
     )
     select coalesce(c.project_id, b.project_id) as project_id,

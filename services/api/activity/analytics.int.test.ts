@@ -264,6 +264,7 @@ describe('projectAnalytics', () => {
       [`${base}T00:00:00Z`, base],
       [plus(base, 1), base],
       [base, plus(base, 366)],
+      ['0000-01-01', '0000-01-02'],
     ];
     for (const [from, to] of bad) {
       for (const call of [
@@ -277,6 +278,16 @@ describe('projectAnalytics', () => {
     // 366 days, both ends included, is the most.
     const longest = await owner.client.call('projectAnalytics', { params: { projectId: project.id, from: base, to: plus(base, 365) } });
     expect(longest.full && longest.days.length).toBe(366);
+    // The last days a date can name: two days, not a day list that never ends (the day after has five digits).
+    for (const call of [
+      () => owner.client.call('projectAnalytics', { params: { projectId: project.id, from: '9999-12-30', to: '9999-12-31' } }),
+      () => owner.client.call('workspaceAnalytics', { params: { from: '9999-12-30', to: '9999-12-31' } }),
+    ]) {
+      const last = await call();
+      expect(last.full && last.days.map((d) => d.day)).toEqual(['9999-12-30', '9999-12-31']);
+    }
+    const first = await owner.client.call('projectAnalytics', { params: { projectId: project.id, from: '0001-01-01', to: '0001-01-01' } });
+    expect(first.full && first.days.map((d) => d.day)).toEqual(['0001-01-01']);
 
     const stranger = await platform.person({ plan: 'solo' });
     expect(

@@ -14,9 +14,10 @@ import { planFor } from '../../data/workspaces.sql.js';
 /** The spec's limit on a range (section 9), both ends included. */
 export const maxRangeDays = 366;
 
-const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
+/** A UTC day from 0001-01-01 on: there is no year 0 (Postgres refuses it). */
+const dayPattern = /^(?!0000)\d{4}-\d{2}-\d{2}$/;
 
-/** Checks a range of UTC days; 422 `range` when a side is not a day, the range is reversed, or longer than 366 days. */
+/** Checks a range of UTC days; 422 `range` when a side is not a day (or is in year 0), the range is reversed, or longer than 366 days. */
 export function checkRange(from: string, to: string): { from: string; to: string; days: string[] } {
   for (const d of [from, to]) {
     if (!dayPattern.test(d) || Number.isNaN(Date.parse(`${d}T00:00:00Z`)) || dayOf(new Date(`${d}T00:00:00Z`)) !== d) {
@@ -27,7 +28,8 @@ export function checkRange(from: string, to: string): { from: string; to: string
   const count = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
   if (count > maxRangeDays) throw refused(422, 'range', `${count} days; at most ${maxRangeDays}`);
   const days: string[] = [];
-  for (let d = from; d <= to; d = nextDay(d)) days.push(d);
+  // Counted, not compared: the day after 9999-12-31 has five digits and sorts before it.
+  for (let i = 0, d = from; i < count; i++, d = nextDay(d)) days.push(d);
   return { from, to, days };
 }
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../core/infra/db.js';
 import { planLimit, planOf } from '../../core/rules/plans.js';
-import { addNote, notesOf, removeNote } from '../../data/link-notes.sql.js';
+import { addNote, noteLinkIn, notesOf, removeNote } from '../../data/link-notes.sql.js';
 import { linkIn } from '../../data/links.sql.js';
 import { boardRows, claimsByLink, placeStage, setFollowUp, setOutcome } from '../../data/pipeline.sql.js';
 import { projectIn } from '../../data/projects.sql.js';
@@ -87,6 +87,8 @@ export const pipelineHandlers = {
     return noteViews(deps.sql, link.id);
   },
   removeNote: async ({ deps, auth, params }) => {
+    // A foreign or missing note is 404 first, on any plan, as every other id here.
+    await noteLinkIn(deps.sql, auth.workspaceId, params.noteId);
     await assertPipeline(deps.sql, auth.workspaceId);
     const linkId = await removeNote(deps.sql, auth.workspaceId, params.noteId);
     return noteViews(deps.sql, linkId);

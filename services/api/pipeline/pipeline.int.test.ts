@@ -176,6 +176,9 @@ describe('refusals', () => {
     const { person, project, params } = await deal();
     const [note] = await person.client.call('addNote', { params, body: { body: 'mine' } });
     const stranger = await platform.person({ plan: 'solo' });
+    const onFree = await platform.person({ plan: 'free' });
+    for (const noteId of [note.id, randomUUID(), 'nope'])
+      expect((await refusal(onFree.client.call('removeNote', { params: { noteId } }))).status).toBe(404);
     for (const linkId of [params.linkId, randomUUID(), 'nope']) {
       expect((await refusal(stranger.client.call('setStage', { params: { linkId }, body: { stage: 'yes' } }))).status).toBe(404);
       expect((await refusal(stranger.client.call('listNotes', { params: { linkId } }))).status).toBe(404);

@@ -63,6 +63,45 @@ describe('requests are checked against the contract', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid');
   });
+  it('answers 415 for a body in any type but JSON, text/plain too, and changes nothing', async () => {
+    const platform = await platformWith();
+    const p = await platform.person();
+    for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
+      const res = await platform.fetch('/api/projects', {
+        method: 'POST',
+        token: p.token,
+        headers: { 'content-type': type },
+        body: JSON.stringify({ slug: 'typed-body', name: 'Typed' }),
+      });
+      expect([type, res.status, res.body]).toEqual([type, 415, { error: 'unsupported media type', detail: 'send application/json' }]);
+    }
+    expect(await p.client.call('listProjects')).toEqual([]);
+  });
+});
+
+describe('ids in the path', () => {
+  it('answers 404 not found for an id that cannot name anything: too long, NUL in it, broken encoding', async () => {
+    const platform = await platformWith();
+    const p = await platform.person();
+    for (const id of ['a'.repeat(101), '%00', 'x%00y', '%E0%A4%A']) {
+      const res = await platform.fetch(`/api/projects/${id}`, { token: p.token });
+      expect([id, res.status, res.body]).toEqual([id, 404, { error: 'not found' }]);
+    }
+  });
+
+  it('takes a page of 2,000,000 characters sent JSON-escaped', async () => {
+    const platform = await platformWith();
+    const p = await platform.person();
+    const project = await p.client.call('createProject', { body: { slug: 'escaped-page', name: 'Escaped' } });
+    const content = '\\u00e9'.repeat(2_000_000);
+    const res = await platform.fetch(`/api/projects/${project.id}/pages`, {
+      method: 'POST',
+      token: p.token,
+      headers: { 'content-type': 'application/json' },
+      body: `{"title":"Accents","kind":"markdown","content":"${content}"}`,
+    });
+    expect([res.status, res.body.title]).toEqual([200, 'Accents']);
+  });
 });
 
 describe('replies are checked against the contract', () => {

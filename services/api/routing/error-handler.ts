@@ -3,6 +3,9 @@ import { isResponseSerializationError } from 'fastify-type-provider-zod';
 import { InvalidRequest } from './validator.js';
 import { Refusal } from '../../core/rules/errors.js';
 
+/** The answer to a body in a type other than JSON (docs/decisions/contract-and-wire.md). */
+export const UNSUPPORTED_MEDIA_TYPE = { error: 'unsupported media type', detail: 'send application/json' } as const;
+
 /**
  * The one place where errors become replies (spec section 7). Refusals keep their status and body;
  * a body that does not fit is 400 invalid with one issue per field; anything else is a platform
@@ -25,8 +28,7 @@ export function errorHandler(err: FastifyError | Refusal | Error, req: FastifyRe
   }
 
   const fe = err as FastifyError;
-  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
-    return reply.status(415).send({ error: 'unsupported media type', detail: 'send application/json' });
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.status(415).send(UNSUPPORTED_MEDIA_TYPE);
   if (
     fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
     fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||

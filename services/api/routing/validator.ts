@@ -2,6 +2,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
 import { plainMessage, toProblems, formatPath } from '@demo-rooms/contract/manifest';
 import type { Issue } from '@demo-rooms/contract';
+import { notFound } from '../../core/rules/errors.js';
 
 /** A request that does not fit its schema: each field that does not fit, as a person reads it. */
 export class InvalidRequest extends Error {
@@ -22,6 +23,8 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
     if (result.success) {
       // Postgres text cannot hold NUL; a string carrying one is refused here rather than failing later.
       const nul = nulPaths(result.data);
+      // An id with NUL in the path names nothing: 404 like any id that is not a UUID (never 400).
+      if (nul.length && httpPart === 'params') return { error: notFound() };
       return nul.length
         ? { error: new InvalidRequest(nul.map((path) => ({ path, message: 'must not contain the NUL character' }))) }
         : { value: result.data };

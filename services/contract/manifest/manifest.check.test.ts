@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkManifest } from './manifest.check.js';
+import { z } from 'zod';
+import { checkManifest, plainMessage } from './manifest.check.js';
 import { RULE_CASES, app, containerBase, staticBase, step } from '../../../test/fixtures/manifest/manifest.cases.js';
 import { formatPath } from './manifest.problem.js';
 
@@ -89,5 +90,35 @@ describe('formatPath', () => {
     [['$schema'], '$schema'],
   ] as const)('%j renders as %s', (path, text) => {
     expect(formatPath(path)).toBe(text);
+  });
+});
+
+describe('plainMessage', () => {
+  const body = z.object({
+    sizeBytes: z.number().int().positive(),
+    kind: z.enum(['static', 'container']),
+    days: z.number().int().min(1).max(365),
+    name: z.string().min(1).max(80),
+  });
+  const messages = (input: unknown) =>
+    Object.fromEntries(body.safeParse(input, { error: plainMessage }).error?.issues.map((i) => [i.path.join('.'), i.message]) ?? []);
+
+  it('speaks of numbers as numbers and of text as characters', () => {
+    expect(messages({ sizeBytes: 0, kind: 'static', days: 0, name: '' })).toEqual({
+      sizeBytes: 'must be more than 0',
+      days: 'must be at least 1',
+      name: 'must not be empty',
+    });
+    expect(messages({ sizeBytes: 1e300, kind: 'static', days: 366, name: 'x'.repeat(81) })).toEqual({
+      sizeBytes: 'must be at most 9007199254740991',
+      days: 'must be at most 365',
+      name: 'must be at most 80 characters',
+    });
+    expect(messages({ sizeBytes: 1.5, kind: 'static', days: 2, name: 'x' })).toEqual({ sizeBytes: 'must be a whole number' });
+  });
+
+  it('calls a missing choice required, and a wrong one by its choices', () => {
+    expect(messages({ sizeBytes: 1, days: 1, name: 'x' })).toEqual({ kind: 'is required' });
+    expect(messages({ sizeBytes: 1, kind: 'zip', days: 1, name: 'x' })).toEqual({ kind: 'must be one of "static", "container"' });
   });
 });

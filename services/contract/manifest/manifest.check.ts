@@ -51,6 +51,7 @@ const ARTICLE: Record<string, string> = {
   string: 'a string',
   boolean: 'true or false',
   number: 'a number',
+  int: 'a whole number',
 };
 
 function plural(count: number, word: string): string {
@@ -70,14 +71,19 @@ export function plainMessage(issue: z.core.$ZodRawIssue): string | undefined {
     case 'too_small': {
       const min = Number(issue.minimum);
       if (issue.origin === 'array') return `must have at least ${plural(min, 'item')}`;
+      if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint')
+        return issue.inclusive === false ? `must be more than ${min}` : `must be at least ${min}`;
       return min === 1 ? 'must not be empty' : `must be at least ${plural(min, 'character')}`;
     }
     case 'too_big': {
       const max = Number(issue.maximum);
       if (issue.origin === 'array') return `must have at most ${plural(max, 'item')}`;
+      if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint')
+        return issue.inclusive === false ? `must be less than ${max}` : `must be at most ${max}`;
       return `must be at most ${plural(max, 'character')}`;
     }
     case 'invalid_value':
+      if (issue.input === undefined) return 'is required';
       return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
     case 'invalid_union':
       // Step calls have their own message; what is left is the kind, or a value in a body.

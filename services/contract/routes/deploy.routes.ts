@@ -78,6 +78,8 @@ export const deployRoutes = {
       .refine((body) => (body.uploadId === undefined) !== (body.image === undefined), {
         message: 'give uploadId (an uploaded archive) or image (a pushed image), one of them',
         path: ['uploadId'],
+        // Asked whatever else does not fit, so one 400 names every field (a refine runs only on a valid object otherwise).
+        when: (payload) => typeof payload.value === 'object' && payload.value !== null,
       }),
     reply: Build,
     errors: [402, 404, 422, 423],

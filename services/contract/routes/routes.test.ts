@@ -418,6 +418,13 @@ describe('bodies at the boundary', () => {
     expect(ok(b, { uploadId: 'u1' })).toBe(false);
   });
 
+  it('createBuild: an empty body is told of both the manifest and the upload at once', () => {
+    const result = routes.createBuild.body.safeParse({});
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((i) => i.path.join('.')).sort()).toEqual(['manifest', 'uploadId']);
+    expect(routes.createBuild.body.safeParse(null).success).toBe(false);
+  });
+
   it('ignores fields an endpoint does not name, and strips them', () => {
     const parsed = routes.renameProject.body.parse({ name: 'New', slug: 'sneaky', workspaceId: 'other' });
     expect(parsed).toEqual({ name: 'New' });
