@@ -158,7 +158,8 @@ async function receivedUpload(sql: Sql, workspaceId: string, projectId: string, 
 /**
  * makeLive: the project's live build becomes this one, and the release is recorded. It is a
  * rollback only when the build is older than the one live now: making a newer build live (again,
- * after rolling back from it) is a plain release, whatever was released before.
+ * after rolling back from it) is a plain release, whatever was released before. The build live
+ * now answers as it is, with no release recorded (a double click, a retried request).
  */
 export async function makeLive(sql: Sql, auth: { workspaceId: string; personId: string }, projectId: string, buildId: string) {
   const project = await projectIn(sql, auth.workspaceId, projectId);
@@ -174,6 +175,8 @@ export async function makeLive(sql: Sql, auth: { workspaceId: string; personId: 
       'collected',
       "this build's image was removed from the registry (a superseded build, unused for a day): deploy it again",
     );
+  // The live build made live again is no release: nothing changes and nothing is recorded.
+  if (project.liveBuildId === build.id) return build;
   const current = project.liveBuildId ? await buildIn(sql, project.id, project.liveBuildId) : null;
   const rollback = current !== null && build.createdAt < current.createdAt;
   await releaseBuild(sql, { workspaceId: auth.workspaceId, projectId: project.id, buildId: build.id, releasedBy: auth.personId, rollback });

@@ -62,6 +62,8 @@ describe('the static deploy flow', () => {
 
     const live = await client.call('makeLive', { params: { projectId: project.id, buildId: build.id } });
     expect(live.live).toBe(true);
+    // Again, while live (a double click): the same answer, no second release.
+    expect((await client.call('makeLive', { params: { projectId: project.id, buildId: build.id } })).live).toBe(true);
     expect((await client.call('getProject', { params: { projectId: project.id } })).liveBuildId).toBe(build.id);
 
     const second = await client.call('createBuild', {

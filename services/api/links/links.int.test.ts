@@ -121,7 +121,10 @@ describe('createLink', () => {
   it('is 402 links on Free, which has no private links', async () => {
     const { client, project } = await newProject('free');
     const r = await refusal(client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } }));
-    expect(r).toEqual({ status: 402, body: { error: expect.any(String), reason: 'limit', limit: 'links', plan: 'free', upgrade: 'solo' } });
+    expect(r).toEqual({
+      status: 402,
+      body: { error: 'Your plan has no private links.', reason: 'limit', limit: 'links', plan: 'free', upgrade: 'solo' },
+    });
   });
 
   it('is 402 links beyond the open links per project; revoked and expired ones do not count', async () => {
@@ -131,7 +134,16 @@ describe('createLink', () => {
     await insertLinks(project.id, 3, 'expired');
     const last = await client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'the 25th' } });
     const r = await refusal(client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'the 26th' } }));
-    expect(r).toMatchObject({ status: 402, body: { reason: 'limit', limit: 'links', plan: 'solo', upgrade: 'pro' } });
+    expect(r).toMatchObject({
+      status: 402,
+      body: {
+        error: 'Your plan allows no more private links for this project.',
+        reason: 'limit',
+        limit: 'links',
+        plan: 'solo',
+        upgrade: 'pro',
+      },
+    });
     await client.call('revokeLink', { params: { linkId: last.link.id } });
     await client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'in its place' } });
     // Another project of the same workspace has its own count.

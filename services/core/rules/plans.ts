@@ -255,12 +255,17 @@ const limitText: Record<LimitName, string> = {
   registry: "Your plan's image storage is full.",
 };
 
-/** The cheapest plan above `current` that allows more of `limit`, or null when none does. */
+/** The words where the plan allows none at all, not merely no more. */
+const noneText: Partial<Record<LimitName, string>> = {
+  links: 'Your plan has no private links.',
+};
+
 /** What a plan allows of a limit (0: none; `containers`: the copies it runs at once). */
 export function allowance(limit: LimitName, plan: Plan): number {
   return allows[limit](plan);
 }
 
+/** The cheapest plan above `current` that allows more of `limit`, or null when none does. */
 export function upgradeFor(limit: LimitName, current: PlanName): PlanName | null {
   const from = plans.findIndex((p) => p.name === current);
   const now = allows[limit](plans[from]);
@@ -270,7 +275,8 @@ export function upgradeFor(limit: LimitName, current: PlanName): PlanName | null
 
 /** The 402 of spec section 7 for `limit` on `plan`. */
 export function planLimit(limit: LimitName, plan: PlanName): Refusal {
-  return new Refusal(402, limitText[limit], 'limit', { limit, plan, upgrade: upgradeFor(limit, plan) });
+  const none = allows[limit](planOf(plan)) === 0 ? noneText[limit] : undefined;
+  return new Refusal(402, none ?? limitText[limit], 'limit', { limit, plan, upgrade: upgradeFor(limit, plan) });
 }
 
 /** The cheapest plan with `feature` switched on (listed cheapest first), or null when none has it. */
