@@ -21,7 +21,7 @@ export interface CreateBuildInput {
   /** A pushed image (issue 32): its manifest in the project's repository, and that manifest's text as the deploy sent it. */
   image?: { digest: string; manifest?: string };
   manifest: Manifest;
-  note?: string;
+  note?: string | null;
   rehearsal?: Rehearsal;
 }
 

@@ -31,7 +31,7 @@ export interface Actor {
 
 export interface CreateLinkInput {
   viewerName: string;
-  viewerEmail?: string;
+  viewerEmail?: string | null;
   viewerCompany?: string;
   /** Absent: the contract's default; null: never expires. */
   expiresInDays?: number | null;

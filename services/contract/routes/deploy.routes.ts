@@ -71,7 +71,7 @@ export const deployRoutes = {
         /** A container image pushed to the platform's registry, in the project's repository, by its manifest digest (issue 32). */
         image: PushedImage.optional(),
         manifest: Manifest,
-        note: z.string().max(200).optional(),
+        note: z.string().max(200).nullable().optional(),
         /** What the deploy saw rehearsing each story step; without it the tour shows not reported. */
         rehearsal: Rehearsal.optional(),
       })

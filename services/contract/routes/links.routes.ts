@@ -19,7 +19,7 @@ export const linkRoutes = {
     params: ProjectParams,
     body: z.object({
       viewerName: ViewerName,
-      viewerEmail: Email.optional(),
+      viewerEmail: Email.nullable().optional(),
       /** The viewer's company, for a build that personalises its copies (manifest `personalise`). */
       viewerCompany: ViewerCompany.optional(),
       /** Absent: LINK_DEFAULT_DAYS. `null`: never expires (asked for on purpose). */

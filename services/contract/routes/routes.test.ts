@@ -310,6 +310,8 @@ describe('bodies at the boundary', () => {
     expect(ok(b, { viewerName: 'Ada', expiresInDays: 1.5 })).toBe(false);
     expect(ok(b, { viewerName: 'Ada', expiresInDays: null })).toBe(true); // never expires, on purpose (issue 29)
     expect(ok(b, { viewerName: 'Ada', viewerEmail: 'not an email' })).toBe(false);
+    // null, as LinkRec shows it, is no email.
+    expect(ok(b, { viewerName: 'Ada', viewerEmail: null })).toBe(true);
     expect(ok(b, { viewerName: '' })).toBe(false);
     expect(ok(b, { viewerName: 'x'.repeat(81) })).toBe(false);
   });
@@ -414,6 +416,7 @@ describe('bodies at the boundary', () => {
     expect(ok(b, { uploadId: 'u1', manifest })).toBe(true);
     expect(ok(b, { uploadId: 'u1', manifest, note: 'x'.repeat(200), extra: true })).toBe(true);
     expect(ok(b, { uploadId: 'u1', manifest, note: 'x'.repeat(201) })).toBe(false);
+    expect(ok(b, { uploadId: 'u1', manifest, note: null })).toBe(true);
     expect(ok(b, { uploadId: 'u1', manifest: { ...manifest, extra: true } })).toBe(false);
     expect(ok(b, { uploadId: 'u1' })).toBe(false);
   });
