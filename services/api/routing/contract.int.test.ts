@@ -3,6 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient, ContractError, routes } from '@demo-rooms/contract';
 import { startPlatform, type Platform } from '../../../test/support/platform.js';
+import { uniqueSlug } from '../../../test/support/refusal.js';
 import { handlers } from '../handlers.js';
 import type { Handlers } from './handler.js';
 
@@ -92,7 +93,7 @@ describe('ids in the path', () => {
   it('takes a page of 2,000,000 characters sent JSON-escaped', async () => {
     const platform = await platformWith();
     const p = await platform.person();
-    const project = await p.client.call('createProject', { body: { slug: 'escaped-page', name: 'Escaped' } });
+    const project = await p.client.call('createProject', { body: { slug: uniqueSlug('escaped'), name: 'Escaped' } });
     const content = '\\u00e9'.repeat(2_000_000);
     const res = await platform.fetch(`/api/projects/${project.id}/pages`, {
       method: 'POST',
