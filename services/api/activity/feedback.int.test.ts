@@ -109,7 +109,7 @@ describe('next steps', () => {
       token: person.token,
       json: { steps: [{ kind: 'meeting' }] },
     });
-    expect(meeting.body.issues[0].path).toBe('steps.0.url');
+    expect(meeting.body.issues[0].path).toBe('steps[0].url');
     expect(await person.client.call('getNextSteps', { params })).toEqual(before);
   });
 

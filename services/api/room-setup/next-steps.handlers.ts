@@ -24,7 +24,7 @@ export const nextStepsHandlers = {
     try {
       await saveNextSteps(deps.sql, project, body.steps);
     } catch (err) {
-      if (err instanceof StepIncomplete) throw invalid([{ path: `steps.${err.index}.${err.field}`, message: err.message }]);
+      if (err instanceof StepIncomplete) throw invalid([{ path: `steps[${err.index}].${err.field}`, message: err.message }]);
       throw err;
     }
     return nextStepsState(deps.sql, project);
