@@ -364,14 +364,14 @@ describe('the tour', () => {
           { id: 'home', result: 'passed' },
           { id: 'ghost', result: 'passed' },
         ],
-        'rehearsal.steps.1.id',
+        'rehearsal.steps[1].id',
       ],
       [
         [
           { id: 'home', result: 'passed' },
           { id: 'home', result: 'failed' },
         ],
-        'rehearsal.steps.1.id',
+        'rehearsal.steps[1].id',
       ],
     ] as const) {
       const res = await platform.fetch(`/api/projects/${project.id}/builds`, {

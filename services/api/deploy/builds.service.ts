@@ -31,7 +31,7 @@ function checkRehearsal(manifest: Manifest, rehearsal: Rehearsal | undefined) {
   const story = new Set((manifest.story ?? []).map((s) => s.id));
   const seen = new Set<string>();
   const issues = rehearsal.steps.flatMap((step, i) => {
-    const path = `rehearsal.steps.${i}.id`;
+    const path = `rehearsal.steps[${i}].id`;
     if (!story.has(step.id)) return [{ path, message: `no story step "${step.id}" in the manifest` }];
     if (seen.has(step.id)) return [{ path, message: `the step "${step.id}" is listed twice` }];
     seen.add(step.id);

@@ -103,6 +103,7 @@ describe('the board', () => {
       ['outcome', { outcome: 'x' }],
       ['follow-up', { on: 'tomorrow', note: null }],
       ['follow-up', { on: '2026-02-30', note: null }],
+      ['follow-up', { on: '0000-01-01', note: null }],
       ['follow-up', { on: null, note: '' }],
       ['follow-up', { on: null, note: 'x'.repeat(2001) }],
       ['notes', { body: '' }],

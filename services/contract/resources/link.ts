@@ -46,8 +46,11 @@ export const PipelineRec = LinkRec.extend({
 });
 export type PipelineRec = z.infer<typeof PipelineRec>;
 
+/** A calendar day, YYYY-MM-DD, from 0001-01-01 on: there is no year 0 (Postgres refuses it). */
+export const CalendarDay = z.iso.date().refine((day) => !day.startsWith('0000'), 'must be a day from 0001-01-01 on');
+
 /** A reminder the builder keeps for themselves: a day, words, or both; nothing is sent to anyone. */
-export const FollowUp = z.object({ on: z.iso.date().nullable(), note: z.string().nullable() });
+export const FollowUp = z.object({ on: CalendarDay.nullable(), note: z.string().nullable() });
 
 /** What the evidence says of a link, in numbers (docs/decisions/pipeline-and-evidence.md). */
 export const Signals = z.object({

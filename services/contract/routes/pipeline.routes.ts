@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Note } from '../resources/activity.js';
-import { BoardCard, LinkOutcome, LinkStage } from '../resources/link.js';
+import { BoardCard, CalendarDay, LinkOutcome, LinkStage } from '../resources/link.js';
 import { route } from '../route.js';
 import { LinkParams, ProjectParams } from './params.js';
 
@@ -59,7 +59,7 @@ export const pipelineRoutes = {
     tag: 'pipeline',
     summary: 'Sets a follow-up; both null clears it; nothing is sent to anyone.',
     params: LinkParams,
-    body: z.object({ on: z.iso.date().nullable(), note: z.string().trim().min(1).max(2000).nullable() }),
+    body: z.object({ on: CalendarDay.nullable(), note: z.string().trim().min(1).max(2000).nullable() }),
     reply: BoardCard,
     errors: [402, 404],
   }),
