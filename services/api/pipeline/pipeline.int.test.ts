@@ -107,6 +107,7 @@ describe('the board', () => {
       ['follow-up', { on: null, note: '' }],
       ['follow-up', { on: null, note: 'x'.repeat(2001) }],
       ['notes', { body: '' }],
+      ['notes', { body: ' \n\t ' }],
       ['notes', { body: 'x'.repeat(2001) }],
     ] as const) {
       expect((await post(path, body)).status, `${path} ${JSON.stringify(body).slice(0, 60)}`).toBe(400);

@@ -82,7 +82,7 @@ export const pipelineRoutes = {
     tag: 'pipeline',
     summary: 'Adds a note; answers all the notes.',
     params: LinkParams,
-    body: z.object({ body: z.string().min(1).max(2000) }),
+    body: z.object({ body: z.string().trim().min(1).max(2000) }),
     reply: z.array(Note),
     errors: [402, 404],
   }),
