@@ -8,7 +8,7 @@ import { issueToken } from '../../services/ops/ops.service.js';
 import { refusal } from '../support/refusal.js';
 import { startPlatform, type Platform } from '../support/platform.js';
 import { expectRefusal } from './support/expect-refusal.js';
-import { configHome, pitch, spawnPitch, type PitchEnv } from './support/pitch.js';
+import { configHome, fixture, pitch, spawnPitch, type PitchEnv } from './support/pitch.js';
 
 // Sign-in of the tool: device login approved through the API by a signed-in person, the token
 // kept in a file only its owner can read, whoami, logout, and which token wins.
@@ -112,6 +112,10 @@ describe('pitch login, whoami and logout', () => {
     const port = await freePort();
     const env: PitchEnv = { api: `http://127.0.0.1:${port}`, token: 'pp_cli_nothing', configHome: await configHome() };
     expectRefusal(await pitch(['whoami'], env), new RegExp(`^pitch: cannot reach the platform: connection refused on port ${port}$`));
+    // A deploy asks the platform beside reading the folder: the refusal's line, not Node's stack trace.
+    const deploy = await pitch(['deploy'], env, await fixture('static-site'));
+    expect(deploy.stderr).not.toContain('    at ');
+    expectRefusal(deploy, new RegExp(`^pitch: cannot reach the platform: connection refused on port ${port}$`));
     const lines = expectRefusal(
       await pitch(['whoami'], { ...env, api: platform.baseUrl }),
       /^pitch: reading the account: the platform refused with 401 sign in first$/,

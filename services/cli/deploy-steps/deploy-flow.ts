@@ -87,6 +87,9 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   // is those three and its preview address, and in turn they were most of its time (issue 48, item 3).
   const planChecked = checkPlanAllows(client, ctx.apiUrl, manifest);
   const asked = askWorkspace(client, manifest);
+  // Handled from the start: an unreachable platform refuses these within the await below, and an
+  // unhandled rejection would end the tool with Node's stack trace instead of the refusal's line.
+  for (const started of [planChecked, asked.projects, asked.account]) started?.catch(() => {});
   const slug = await projectSlugFor(ctx, options.project, file.dir);
   const projectAsked = findProject(client, slug, asked.projects);
   // A container's secret scan thread (scan-thread.ts) starts loading its rules the moment the
@@ -103,7 +106,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   // the answer used to come after the read, in the way of the laying (an unchanged deploy ends
   // without awaiting it).
   const liveAsked = options.force ? Promise.resolve(null) : projectAsked.then((found) => liveBuildOf(client, found));
-  for (const started of [planChecked, projectAsked, reading, liveAsked, ahead, asked.account]) started?.catch(() => {});
+  for (const started of [projectAsked, reading, liveAsked, ahead]) started?.catch(() => {});
   await planChecked;
   ctx.trace('plan checked');
   let project = await projectAsked;
