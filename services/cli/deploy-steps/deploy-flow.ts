@@ -85,11 +85,8 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   // bad token or an unreachable platform should stop us before the build. A container's build
   // inputs are read meanwhile (this machine's files only; nothing is sent): an unchanged redeploy
   // is those three and its preview address, and in turn they were most of its time (issue 48, item 3).
-  const planChecked = checkPlanAllows(client, ctx.apiUrl, manifest);
+  const planChecked = startedAhead(checkPlanAllows(client, ctx.apiUrl, manifest));
   const asked = askWorkspace(client, manifest);
-  // Handled from the start: an unreachable platform refuses these within the await below, and an
-  // unhandled rejection would end the tool with Node's stack trace instead of the refusal's line.
-  for (const started of [planChecked, asked.projects, asked.account]) started?.catch(() => {});
   const slug = await projectSlugFor(ctx, options.project, file.dir);
   const projectAsked = findProject(client, slug, asked.projects);
   // A container's secret scan thread (scan-thread.ts) starts loading its rules the moment the
@@ -225,9 +222,19 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
  */
 function askWorkspace(client: Client, manifest: Manifest): RegistryAsked & { projects: Promise<Project[]> } {
   return {
-    projects: listProjects(client),
-    account: manifest.kind === 'container' ? readWorkspace(client) : undefined,
+    projects: startedAhead(listProjects(client)),
+    account: manifest.kind === 'container' ? startedAhead(readWorkspace(client)) : undefined,
   };
+}
+
+/**
+ * A request started before it is awaited, handled from the start: an unreachable platform refuses
+ * it while the deploy reads the folder, and an unhandled rejection would end the tool with Node's
+ * stack trace instead of the refusal's line. Its await still throws.
+ */
+function startedAhead<T>(request: Promise<T>): Promise<T> {
+  request.catch(() => {});
+  return request;
 }
 
 /** 2. The project folder's secrets: a refusal when it holds one; the scanner, which the build's scans go on with. */
