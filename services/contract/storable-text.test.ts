@@ -17,4 +17,12 @@ describe('storableName (issue 45)', () => {
     expect(nameText(80).safeParse('\r\n\t').success).toBe(false);
     expect(nameText(80).parse('  Ada\r\n ')).toBe('Ada');
   });
+
+  it('drops bidi embeddings, overrides and isolates and the invisible spaces, and keeps joiners a script needs', () => {
+    expect(storableName('\u202Enigol laPyaP')).toBe('nigol laPyaP');
+    expect(storableName('a\u202Ab\u202Bc\u202Cd\u202De\u2066f\u2067g\u2068h\u2069i')).toBe('abcdefghi');
+    expect(storableName('Pay\u200BPal\u2060 \uFEFFInc\u180E')).toBe('PayPal Inc');
+    expect(storableName('👩\u200D💻 می\u200Cخواهم')).toBe('👩\u200D💻 می\u200Cخواهم');
+    expect(nameText(60).safeParse('\u202E\u200B ').success).toBe(false);
+  });
 });

@@ -162,7 +162,7 @@ export function publicListings(sql: Sql, filter: { slug?: string; creditTo?: str
     select c.project_id, p.workspace_id, p.slug, c.title, c.line, c.cover_hash, c.cover_type, c.listed_at, cp.handle as credit
     from cards c join projects p on p.id = c.project_id join workspaces w on w.id = p.workspace_id
       left join people cp on cp.id = c.credit_person_id
-    where c.status = 'listed' and p.deleted_at is null and p.taken_down_at is null and w.suspended_at is null
+    where c.status = 'listed' and p.deleted_at is null and p.taken_down_at is null and p.over_limit_at is null and w.suspended_at is null
       and p.live_build_id is not null and p.live_build_id = c.listed_build_id
       ${filter.slug === undefined ? sql`` : sql`and p.slug = ${filter.slug}`}
       ${filter.creditTo === undefined ? sql`` : sql`and cp.handle = ${filter.creditTo}`}

@@ -57,12 +57,22 @@ export async function insertInvitation(
 }
 
 /** Stops a waiting invitation of the team; false when there is none by that id. */
-export async function revokeInvitationRow(sql: Db, workspaceId: string, invitationId: string): Promise<boolean> {
-  if (!isUuid(invitationId)) return false;
-  const rows = await sql`
-    update invitations i set revoked_at = now()
-    where i.id = ${invitationId} and i.workspace_id = ${workspaceId} and ${waiting(sql)} returning i.id`;
-  return rows.length > 0;
+/**
+ * Revokes the workspace's invitation if it is waiting: 'revoked'; 'stopped' when it is the
+ * workspace's but already revoked, used or expired (its link opens nothing already); null when
+ * the workspace has no such invitation.
+ */
+export async function revokeInvitationRow(sql: Db, workspaceId: string, invitationId: string): Promise<'revoked' | 'stopped' | null> {
+  if (!isUuid(invitationId)) return null;
+  const [row] = await sql<{ wasWaiting: boolean }[]>`
+    with found as (
+      select i.id, ${waiting(sql)} as was_waiting from invitations i
+      where i.id = ${invitationId} and i.workspace_id = ${workspaceId} for update
+    ), revoked as (
+      update invitations set revoked_at = now() from found where invitations.id = found.id and found.was_waiting returning invitations.id
+    )
+    select was_waiting from found`;
+  return row ? (row.wasWaiting ? 'revoked' : 'stopped') : null;
 }
 
 /**

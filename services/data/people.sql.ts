@@ -37,7 +37,13 @@ export async function ensurePerson(sql: Sql, email: string, opts: { name?: strin
 /** The name shown for a person who has not chosen one: the email's local part. */
 export const displayNameOf = (p: { name: string; email: string }): string => p.name || p.email.split('@')[0];
 
-const workspaceNameFor = (p: { name: string; email: string }) => `${displayNameOf(p)}'s workspace`;
+/** "Ada's workspace", within a workspace name's 80 characters: a long name is cut and ends with "…". */
+function workspaceNameFor(p: { name: string; email: string }): string {
+  const letters = [...displayNameOf(p)];
+  const room = 80 - "'s workspace".length;
+  const shown = letters.length > room ? `${letters.slice(0, room - 1).join('')}…` : letters.join('');
+  return `${shown}'s workspace`;
+}
 
 /** Where a person's photos are kept in the object store: photos/<person id>/<content hash>. */
 export const photoPrefix = (personId: string) => `photos/${personId}/`;

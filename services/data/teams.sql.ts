@@ -107,10 +107,13 @@ export async function activateWorkspace(sql: Db, sessionId: string, workspaceId:
 }
 
 /** Whether the team has a project with a live build (a team is deleted only without one). */
-export async function hasLiveProject(tx: Db, workspaceId: string): Promise<boolean> {
-  const [row] = await tx<{ n: number }[]>`
-    select count(*)::int as n from projects where workspace_id = ${workspaceId} and deleted_at is null and live_build_id is not null`;
-  return row.n > 0;
+/** The slugs of the workspace's live projects (at most `limit`, in slug order) and how many there are. */
+export async function liveProjectsOf(tx: Db, workspaceId: string, limit = 3): Promise<{ slugs: string[]; count: number }> {
+  const rows = await tx<{ slug: string; n: number }[]>`
+    select slug, count(*) over ()::int as n from projects
+    where workspace_id = ${workspaceId} and deleted_at is null and live_build_id is not null
+    order by slug limit ${limit}`;
+  return { slugs: rows.map((r) => r.slug), count: rows[0]?.n ?? 0 };
 }
 
 /**

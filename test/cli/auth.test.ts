@@ -84,6 +84,8 @@ describe('pitch login, whoami and logout', () => {
     // The session ended on the platform, not just here.
     expect((await refusal(createClient({ baseUrl: platform.baseUrl, token }).call('whoami'))).status).toBe(401);
     expectRefusal(await pitch(['whoami'], env), /^pitch: not signed in to http:\/\/127\.0\.0\.1:\d+$/);
+    const twice = await pitch(['logout'], env);
+    expect([twice.code, twice.stderr]).toEqual([0, `Not signed in to ${platform.baseUrl}: nothing to sign out of.\n`]);
   });
 
   it('takes the token from --token, then PP_TOKEN, then the file', async () => {

@@ -70,6 +70,23 @@ describe('pitch init and validate', () => {
     expect(refused.stderr).toContain('pitch.json is valid');
   }, 60_000);
 
+  it("takes a static site's output from the usual folder that has an index.html, else dist", async () => {
+    for (const [folder, expected] of [
+      ['site', 'site'],
+      ['build', 'build'],
+      [null, 'dist'],
+    ] as const) {
+      const dir = await mkdtemp(join(tmpdir(), 'pitch-init-'));
+      if (folder) {
+        await mkdir(join(dir, folder));
+        await writeFile(join(dir, folder, 'index.html'), '<!doctype html><title>Hi</title>');
+      }
+      const made = await pitch(['init', '--kind', 'static', '--name', 'Site'], env, dir);
+      expect(made.code, made.stderr).toBe(0);
+      expect(JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8')).output).toBe(expected);
+    }
+  });
+
   it('takes the kind and name it is not given from the folder', async () => {
     const dir = join(await mkdtemp(join(tmpdir(), 'pitch-init-')), 'acme-shop');
     await mkdir(dir);
@@ -143,6 +160,7 @@ describe('pitch init and validate', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('pitch.json: apps[0].device: must be one of');
     expect(result.stderr).toContain('pitch.json: controls: controls are only for a container build');
+    expect(result.stderr.trim().split('\n').at(-1)).toBe('pitch: 2 problems: fix them, then run pitch validate again');
 
     await writeFile(file, JSON.stringify({ ...manifest, pages: ['missing.md'] }));
     const json = await pitch(['validate', '--json'], env, dir);

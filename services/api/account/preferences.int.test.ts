@@ -26,6 +26,10 @@ describe('setName', () => {
     expect((await me.client.call('whoami')).workspace.name).toBe(`${local}'s workspace`);
     expect((await me.client.call('setName', { body: { name: 'Maya Rao' } })).workspace.name).toBe("Maya Rao's workspace");
     expect((await me.client.call('setName', { body: { name: 'Maya R.' } })).workspace.name).toBe("Maya R.'s workspace");
+    // A name of 80 characters still makes a workspace name of at most 80, as renameWorkspace takes.
+    const long = (await me.client.call('setName', { body: { name: 'é'.repeat(80) } })).workspace.name;
+    expect([long, [...long].length]).toEqual([`${'é'.repeat(67)}…'s workspace`, 80]);
+    expect((await me.client.call('setName', { body: { name: 'Maya R.' } })).workspace.name).toBe("Maya R.'s workspace");
     const { workspace } = await me.client.call('whoami');
     await me.client.call('renameWorkspace', { params: { workspaceId: workspace.id }, body: { name: 'Rao Studio' } });
     expect((await me.client.call('setName', { body: { name: 'Maya' } })).workspace.name).toBe('Rao Studio');

@@ -44,6 +44,7 @@ describe('sendProductFeedback', () => {
     expect((await me.client.call('sendProductFeedback', { body: { body: 'x' } })).id).toBeTruthy();
     for (const json of [
       { body: '' },
+      { body: ' \n\t ' },
       { body: 'x'.repeat(2001) },
       { body: 'ok', page: 'p'.repeat(301) },
       { body: 'ok', appVersion: 'v'.repeat(65) },

@@ -18,7 +18,7 @@ import { assertMayBrand, checkLook, receiveLogo, removeLogo, resetTheme, setBran
 export const brandHandlers = {
   getBrand: async ({ deps, auth }) => brandView(await workspaceLook(deps.sql, auth.workspaceId)),
   setBrand: async ({ deps, auth, body }) => {
-    await assertMayBrand(deps.sql, auth);
+    await assertMayBrand(deps.sql, auth, 'setBrand');
     await setBrand(deps.sql, auth.workspaceId, body);
     // The brand name shows in the workspace's listed rooms: one that fails the listing checks takes them off (issue 28, M5).
     if (body.name)
@@ -31,23 +31,23 @@ export const brandHandlers = {
     return brandView(await workspaceLook(deps.sql, auth.workspaceId));
   },
   uploadLogo: async ({ deps, auth, req }) => {
-    await assertMayBrand(deps.sql, auth);
+    await assertMayBrand(deps.sql, auth, 'uploadLogo');
     await receiveLogo(deps.sql, deps.storage, auth.workspaceId, await imageBody(req, logoRules.maxBytes, 'the logo'));
     return brandView(await workspaceLook(deps.sql, auth.workspaceId));
   },
   removeLogo: async ({ deps, auth }) => {
-    await assertMayBrand(deps.sql, auth);
+    await assertMayBrand(deps.sql, auth, 'removeLogo');
     await removeLogo(deps.sql, deps.storage, auth.workspaceId);
     return brandView(await workspaceLook(deps.sql, auth.workspaceId));
   },
   getTheme: async ({ deps, auth }) => themeStateView(await workspaceLook(deps.sql, auth.workspaceId)),
   setTheme: async ({ deps, auth, body }) => {
-    await assertMayBrand(deps.sql, auth);
+    await assertMayBrand(deps.sql, auth, 'setTheme');
     await setTheme(deps.sql, auth.workspaceId, body.theme);
     return themeStateView(await workspaceLook(deps.sql, auth.workspaceId));
   },
   resetTheme: async ({ deps, auth }) => {
-    await assertMayBrand(deps.sql, auth);
+    await assertMayBrand(deps.sql, auth, 'resetTheme');
     await resetTheme(deps.sql, auth.workspaceId);
     return themeStateView(await workspaceLook(deps.sql, auth.workspaceId));
   },

@@ -180,19 +180,19 @@ describe('the theme', () => {
 });
 
 describe('who may change them', () => {
-  it('lets only owners of a team change brand, logo and theme (403 permission, action brand); members read', async () => {
+  it('lets only owners of a team change brand, logo and theme (403 permission, action the operation); members read', async () => {
     const member = await platform.person();
     await inTeam(member, 'member');
-    const tries = [
-      () => member.client.call('setBrand', { body: { name: 'X', accent: null } }),
-      () => member.client.call('removeLogo'),
-      () => member.client.call('setTheme', { body: { theme: { radius: 'square' } } }),
-      () => member.client.call('resetTheme'),
-    ];
-    for (const t of tries) {
+    const tries = {
+      setBrand: () => member.client.call('setBrand', { body: { name: 'X', accent: null } }),
+      removeLogo: () => member.client.call('removeLogo'),
+      setTheme: () => member.client.call('setTheme', { body: { theme: { radius: 'square' } } }),
+      resetTheme: () => member.client.call('resetTheme'),
+    };
+    for (const [action, t] of Object.entries(tries)) {
       const { status, body } = await refusal(t());
       expect(status).toBe(403);
-      expect(body).toMatchObject({ error: 'role cannot', reason: 'permission', action: 'brand' });
+      expect(body).toMatchObject({ error: 'role cannot', reason: 'permission', action });
     }
     const put = await platform.fetch('/api/brand/logo', {
       method: 'PUT',
@@ -201,7 +201,7 @@ describe('who may change them', () => {
       headers: { 'content-type': 'image/png' },
     });
     expect(put.status).toBe(403);
-    expect(put.body).toMatchObject({ reason: 'permission', action: 'brand' });
+    expect(put.body).toMatchObject({ reason: 'permission', action: 'uploadLogo' });
     expect(await member.client.call('getBrand')).toMatchObject({ workspaceName: 'Acme team', planAllows: true });
     expect((await member.client.call('getTheme')).theme).toBeNull();
     expect((await member.client.call('checkTheme', { body: { theme: { radius: 'round' } } })).effective.radius).toBe('round');

@@ -12,9 +12,10 @@ import { workspaceById } from '../../data/workspaces.sql.js';
 // one's own workspace one is the owner. Nothing unreadable is stored: an accent or theme the
 // room would draw below the WCAG bar is refused with each failing pair and a passing shade.
 
-export async function assertMayBrand(sql: Sql, auth: { workspaceId: string; role: 'owner' | 'member' }) {
+/** 403 naming the operation (`action`) unless the caller owns the workspace. */
+export async function assertMayBrand(sql: Sql, auth: { workspaceId: string; role: 'owner' | 'member' }, operation: string) {
   const workspace = await workspaceById(sql, auth.workspaceId);
-  if (workspace.kind === 'team' && auth.role !== 'owner') throw roleCannot('brand');
+  if (workspace.kind === 'team' && auth.role !== 'owner') throw roleCannot(operation);
 }
 
 /** 400 `unreadable: …` reason `contrast` (spec 7), naming the first failing pair in words. */

@@ -49,8 +49,10 @@ export function cardView(config: Config, project: ProjectRow, card: CardRow | nu
     warnings: card?.warnings ?? [],
     blocked: card?.blocked ?? [],
     coverPending: card?.coverPending ?? false,
-    // Listed, but not shown: a build other than the listed one is live, or the platform paused it.
-    hidden: status === 'listed' && (project.liveBuildId !== card?.listedBuildId || project.takenDownAt !== null),
+    // Listed, but not shown: a build other than the listed one is live, or the platform paused it
+    // (taken down, or the workspace holds more projects than its plan allows).
+    hidden:
+      status === 'listed' && (project.liveBuildId !== card?.listedBuildId || project.takenDownAt !== null || project.overLimitAt !== null),
     appealable: (status === 'blocked' || ((status === 'pulled' || status === 'pending') && takenOff)) && appeal?.status !== 'open',
     appeal: appeal
       ? {
@@ -70,7 +72,11 @@ export function cardView(config: Config, project: ProjectRow, card: CardRow | nu
 
 export async function readCard(sql: Sql, config: Config, workspaceId: string, projectId: string) {
   const project = await projectIn(sql, workspaceId, projectId);
-  return cardView(config, project, await cardOf(sql, project.id), await latestAppeal(sql, project.id));
+  const view = cardView(config, project, await cardOf(sql, project.id), await latestAppeal(sql, project.id));
+  // A card the workspace has no appeal left for is not shown as appealable (appealListing answers 429 with when).
+  if (!view.appealable) return view;
+  const used = await countActions(sql, 'workspace', { kind: 'appeal', workspaceId }, 24 * 30);
+  return { ...view, appealable: used.n < limits.appealsIn30Days };
 }
 
 /** The words and the slug, checked as the community would show them. */

@@ -84,7 +84,16 @@ describe('cards and listing', () => {
       json: { title: 'x'.repeat(61), line: 'y' },
     });
     expect(long.status).toBe(400);
+    const blank = await platform.fetch(`/api/projects/${project.id}/card`, {
+      method: 'POST',
+      token: owner.token,
+      json: { title: '   ', line: 'y' },
+    });
+    expect([blank.status, blank.body.issues]).toEqual([400, [{ path: 'title', message: expect.any(String) }]]);
     expect((await owner.client.call('getCard', { params })).title).toBe('Demo');
+    // A right-to-left override would show "PayPal login" from letters no check reads as a brand.
+    const flipped = await owner.client.call('saveCard', { params, body: { title: '\u202Enigol laPyaP', line: 'Pay\u200BPal' } });
+    expect([flipped.title, flipped.line]).toEqual(['nigol laPyaP', 'PayPal']);
   });
 
   it('lists a card that passes, shows it to anyone (CORS for the site only), and unlists it', async () => {
@@ -274,6 +283,14 @@ describe('the public room', () => {
     >`select viewer_name from room_sessions where id = ${shellData(again.text).sessionId}`;
     expect(unnamed.viewerName).toBeNull();
 
+    // Paused by the platform while the workspace holds more projects than its plan allows: hidden, and back after.
+    await platform.deps.sql`update projects set over_limit_at = now() where id = ${project.id}`;
+    expect((await owner.client.call('getCard', { params })).hidden).toBe(true);
+    expect((await hit(platform, `/p/${project.slug}`)).status).toBe(404);
+    expect((await listings()).body.map((l: { slug: string }) => l.slug)).not.toContain(project.slug);
+    await platform.deps.sql`update projects set over_limit_at = null where id = ${project.id}`;
+    expect((await listings()).body.map((l: { slug: string }) => l.slug)).toContain(project.slug);
+
     // A build other than the one listed goes live: hidden until it is listed again (and checked).
     await newLiveBuild(owner, project.id);
     expect((await owner.client.call('getCard', { params })).hidden).toBe(true);
@@ -334,12 +351,13 @@ describe('appeals, takedowns and the review', () => {
     expect((await owner.client.call('listNotices'))[0]).toMatchObject({ kind: 'listing.pulled' });
   });
 
-  it('at most 3 appeals a workspace in 30 days; the fourth is 429', async () => {
+  it('at most 3 appeals a workspace in 30 days; the fourth card is not appealable and its appeal is 429', async () => {
     const owner = await platform.person({ plan: 'team' });
     for (let i = 0; i < 4; i++) {
       const { params } = await projectWithCard(owner);
       await owner.client.call('saveCard', { params, body: { title: 'Paypa1 again', line: 'x' } });
       await owner.client.call('listProject', { params }).catch(() => null);
+      expect(await owner.client.call('getCard', { params })).toMatchObject({ status: 'blocked', appealable: i < 3 });
       const appeal = owner.client.call('appealListing', { params, body: { message: 'It is our own product name.' } });
       if (i < 3) expect((await appeal).appeal).toMatchObject({ status: 'open' });
       else expect(await refusal(appeal)).toMatchObject({ status: 429, body: { reason: 'rate' } });

@@ -408,6 +408,17 @@ describe('reissueLink', () => {
     await platform.deps.sql`update projects set taken_down_at = now() where id = ${project.id}`;
     await client.call('reissueLink', { params: { linkId: link.id } });
   });
+
+  it('is 402 links once the workspace is on a plan without private links, and the address stays', async () => {
+    const { client, project, workspaceId } = await newProject('solo');
+    const { link, url } = await client.call('createLink', { params: { projectId: project.id }, body: { viewerName: 'Ada' } });
+    await platform.deps.sql`update workspaces set plan = 'free' where id = ${workspaceId}`;
+    expect(await refusal(client.call('reissueLink', { params: { linkId: link.id } }))).toMatchObject({
+      status: 402,
+      body: { reason: 'limit', limit: 'links', plan: 'free', upgrade: 'solo' },
+    });
+    expect((await resolveLinkKey(platform.deps.sql, keyOf(url)))?.link.id).toBe(link.id);
+  });
 });
 
 describe('a read-only connection', () => {

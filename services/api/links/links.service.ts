@@ -151,6 +151,9 @@ export async function reissueLink(sql: Sql, appSecret: string, actor: Actor, lin
   if (actor.readOnly) throw roleCannot('reissueLink');
   const link = await linkIn(sql, actor.workspaceId, linkId);
   assertOpen(link);
+  // A link made on a paid plan does not open on one without private links: a new address would not either.
+  const plan = await planNameOf(sql, actor.workspaceId);
+  if (!planOf(plan).privateLinks) throw planLimit('links', plan);
   const key = newLinkKey();
   const sealed = sealLinkKey(linkSealingKey(appSecret), link.id, key);
   const row = (await sql.begin(async (tx) => {

@@ -58,6 +58,15 @@ describe('requests are checked against the contract', () => {
     expect(res.status).toBe(200);
   });
 
+  it('takes a POST with no body at all as an empty object: optional fields do their default, required ones are named', async () => {
+    const platform = await platformWith();
+    const p = await platform.person();
+    const read = await platform.fetch('/api/notices/read', { method: 'POST', token: p.token });
+    expect([read.status, read.body]).toEqual([200, expect.anything()]);
+    const create = await platform.fetch('/api/projects', { method: 'POST', token: p.token });
+    expect([create.status, create.body.issues.map((i: { path: string }) => i.path).sort()]).toEqual([400, ['name', 'slug']]);
+  });
+
   it('answers 400 for a body that is not JSON', async () => {
     const platform = await platformWith();
     const res = await platform.fetch('/api/auth/email', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });

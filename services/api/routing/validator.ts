@@ -19,7 +19,11 @@ export class InvalidRequest extends Error {
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
   ({ schema, httpPart }) =>
   (data) => {
-    const result = schema.safeParse(data, { error: plainMessage });
+    // A POST sent with no body at all (`curl -X POST`) is read as an empty object: a row whose
+    // fields are all optional (readNotices, resendVerification...) then does what it says, and one
+    // with required fields names each of them rather than a bare "body is required".
+    const input = httpPart === 'body' && data == null ? {} : data;
+    const result = schema.safeParse(input, { error: plainMessage });
     if (result.success) {
       // Postgres text cannot hold NUL; a string carrying one is refused here rather than failing later.
       const nul = nulPaths(result.data);

@@ -59,8 +59,11 @@ export async function createInvitation(sql: Sql, config: Config, auth: SessionAu
 export async function revokeInvitation(sql: Sql, auth: SessionAuth, workspaceId: string, invitationId: string) {
   await asOwner(sql, auth.personId, workspaceId, 'revokeInvitation');
   await sql.begin(async (tx) => {
-    if (!(await revokeInvitationRow(tx, workspaceId, invitationId))) throw notFound();
-    await recordTeamEvent(tx, { workspaceId, kind: 'invitation.revoke', actorId: auth.personId, detail: { invitationId } });
+    const revoked = await revokeInvitationRow(tx, workspaceId, invitationId);
+    if (!revoked) throw notFound();
+    // Revoking again (or after it was used or ran out) changes nothing and answers as the first time did.
+    if (revoked === 'revoked')
+      await recordTeamEvent(tx, { workspaceId, kind: 'invitation.revoke', actorId: auth.personId, detail: { invitationId } });
   });
   return (await waitingInvitations(sql, workspaceId)).map(invitationView);
 }

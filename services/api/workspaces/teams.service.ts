@@ -3,7 +3,7 @@ import { notFound, refused } from '../../core/rules/errors.js';
 import {
   activateWorkspace,
   deleteTeamRows,
-  hasLiveProject,
+  liveProjectsOf,
   insertTeam,
   lockTeam,
   ownerCount,
@@ -76,6 +76,13 @@ export async function leaveTeam(sql: Sql, auth: SessionAuth, workspaceId: string
   return { left: true as const };
 }
 
+/** "a live project: acme-crm", "3 live projects: a, b and c", "5 live projects: a, b, c and 2 more". */
+function liveList({ slugs, count }: { slugs: string[]; count: number }): string {
+  const named = count > slugs.length ? [...slugs, `${count - slugs.length} more`] : slugs;
+  const list = named.length > 1 ? `${named.slice(0, -1).join(', ')} and ${named.at(-1)}` : named[0];
+  return `${count === 1 ? 'a live project' : `${count} live projects`}: ${list}`;
+}
+
 /**
  * deleteTeam: only a team, by an owner, confirmed with its name, with no live project and no plan
  * (a team's plan is cancelled when the operator takes it away: `npm run ops -- plan <id> none`).
@@ -88,7 +95,8 @@ export async function deleteTeam(sql: Sql, auth: SessionAuth, workspaceId: strin
     if (team.kind === 'personal') throw teamRule('your own workspace is not deleted here; it goes with your account');
     if (confirm !== team.name) throw refused(422, 'confirm', "type the team's name to delete it");
     if (team.plan !== null) throw teamRule("the team's plan must be cancelled first");
-    if (await hasLiveProject(tx, workspaceId)) throw teamRule('the team still has a live project; delete its projects first');
+    const live = await liveProjectsOf(tx, workspaceId);
+    if (live.count) throw teamRule(`the team still has ${liveList(live)}; delete ${live.count === 1 ? 'it' : 'them'} first`);
     await recordTeamEvent(tx, { workspaceId, kind: 'team.delete', actorId: auth.personId });
     await deleteTeamRows(tx, workspaceId);
   });

@@ -44,6 +44,15 @@ function nameFromFolder(dir: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** Where a static site's built files usually are, in the order a folder is tried. */
+const OUTPUT_FOLDERS = ['.', 'dist', 'build', 'out', 'public', 'site', '_site', 'www'];
+
+/** The first usual folder with an index.html (the folder itself first); `dist` when none has one yet. */
+async function outputGuess(dir: string): Promise<string> {
+  for (const folder of OUTPUT_FOLDERS) if (await exists(join(dir, folder, 'index.html'))) return folder;
+  return 'dist';
+}
+
 /** A health path as given on the command line: a path on the server, starting with one slash. */
 function checkedHealth(given: string): string {
   if (!/^\/(?!\/)\S*$/.test(given))
@@ -57,7 +66,7 @@ async function init(ctx: CliContext, folder: string, options: Options): Promise<
   if (!options.force && (await exists(path))) throw new Refusal(`${path} already exists`, 'give --force to replace it');
 
   const guessedKind = (await exists(join(dir, 'Dockerfile'))) ? 'container' : 'static';
-  const guessedOutput = (await exists(join(dir, 'index.html'))) ? '.' : 'dist';
+  const guessedOutput = await outputGuess(dir);
   let { kind, name, output, health } = options;
   if (health !== undefined) health = checkedHealth(health);
   // Ask only a person at a terminal; a script gets the guesses, so it never hangs on a prompt.

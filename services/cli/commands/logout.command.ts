@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { updateConfig } from '../config/config-file.js';
 import { ask, type CliContext } from '../context.js';
-import { Refusal, refusedStatus } from '../refusal.js';
+import { refusedStatus } from '../refusal.js';
 import { contextOf } from './command-context.js';
 
 export function logoutCommand(): Command {
@@ -12,7 +12,8 @@ export function logoutCommand(): Command {
 
 async function logout(ctx: CliContext): Promise<void> {
   const found = await ctx.token();
-  if (!found) throw new Refusal(`not signed in to ${ctx.apiUrl}`);
+  // Signing out twice is not a failure (a script's cleanup step may run it either way).
+  if (!found) return ctx.info(`Not signed in to ${ctx.apiUrl}: nothing to sign out of.`);
   const client = ctx.withToken(found.token);
   let ended = true;
   try {

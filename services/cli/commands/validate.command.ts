@@ -47,6 +47,11 @@ async function validate(ctx: CliContext, dir: string, options: { json?: boolean 
     for (const note of notes) ctx.info(`note: ${note.message}`);
     if (problems.length === 0 && checked.ok)
       ctx.info(`${MANIFEST_FILE} is valid: a ${checked.manifest.kind} build named ${JSON.stringify(checked.manifest.name)}.`);
+    // Each problem reads like a compiler's (file: field: message); the last line says why the exit is 1, as a refusal's would.
+    else
+      ctx.info(
+        `pitch: ${problems.length} problem${problems.length === 1 ? '' : 's'}: fix ${problems.length === 1 ? 'it' : 'them'}, then run pitch validate again`,
+      );
   }
   if (problems.length > 0) process.exitCode = 1;
 }

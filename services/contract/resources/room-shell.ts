@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Device } from '../common.js';
 import { CallOutcome, CopyView } from '../runner/runner-api.schema.js';
-import { storable, storableNameOf } from '../storable-text.js';
+import { bodyText, nameText, storable } from '../storable-text.js';
 import { Area, Point, ScreenshotNote } from './activity.js';
 import { NextStep, NextStepKind } from './room-setup.js';
 
@@ -10,7 +10,7 @@ import { NextStep, NextStepKind } from './room-setup.js';
 // viewer types is stored without control characters or lone surrogates (storable-text.ts); names
 // (and companies) lose tabs and line breaks too.
 
-const Name = z.preprocess(storableNameOf, z.string().trim().min(1).max(80));
+const Name = nameText(80);
 const Email = z.preprocess(storable, z.email().max(254));
 
 /** A comment left through the link, with the builder's reply when there is one. */
@@ -132,10 +132,10 @@ export type BeatBody = z.infer<typeof BeatBody>;
 export const LeaveBody = BeatBody.nullable().catch(null);
 export const Ok = z.object({ ok: z.literal(true) });
 
-const OptionalNote = z.object({ note: z.preprocess(storable, z.string().trim().min(1).max(2000)).optional() });
+const OptionalNote = z.object({ note: bodyText(2000).optional() });
 /** What each next step asks of the viewer, beyond the click. */
 export const AnswerDetail = {
-  question: z.object({ text: z.preprocess(storable, z.string().trim().min(1).max(2000)) }),
+  question: z.object({ text: bodyText(2000) }),
   colleague: z.object({ name: Name, email: Email }),
   meeting: z.object({ time: z.preprocess(storable, z.string().trim().min(1).max(80)).optional() }),
   yes: OptionalNote,

@@ -2,11 +2,14 @@ import { z } from 'zod';
 import { Obj } from '../common.js';
 import { Card, ListingCheck } from '../resources/community.js';
 import { route } from '../route.js';
+import { nameText } from '../storable-text.js';
 import { ProjectParams } from './params.js';
 
 // Spec 4.5: a project's community card and its listing.
 
-const Wording = z.object({ title: z.string().min(1).max(60), line: z.string().min(1).max(140) });
+// A card's title and line are one line each and are shown to strangers: cleaned like a name
+// (no control, bidi or invisible characters), trimmed, so a title of spaces is refused as empty.
+const Wording = z.object({ title: nameText(60), line: nameText(140) });
 /** A file of the live static build, relative to its output. */
 const BuildFile = z.object({ path: z.string().min(1).max(255) });
 

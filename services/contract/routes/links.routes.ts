@@ -81,10 +81,11 @@ export const linkRoutes = {
     path: '/api/links/:linkId/reissue',
     status: 200,
     tag: 'links',
-    summary: 'A new address for the link; the old one stops at once; recorded as link.reissue; 422 revoked or expired.',
+    summary:
+      'A new address for the link; the old one stops at once; recorded as link.reissue; 422 revoked or expired; 402 on a plan without private links.',
     params: LinkParams,
     reply: LinkWithUrl,
-    errors: [403, 404, 422],
+    errors: [402, 403, 404, 422],
   }),
   pipeline: route({
     operation: 'pipeline',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Note } from '../resources/activity.js';
 import { BoardCard, CalendarDay, LinkOutcome, LinkStage } from '../resources/link.js';
 import { route } from '../route.js';
+import { bodyText } from '../storable-text.js';
 import { LinkParams, ProjectParams } from './params.js';
 
 // Spec 4.2, the pipeline. On Free every endpoint here answers 402 with limit `pipeline`.
@@ -59,7 +60,7 @@ export const pipelineRoutes = {
     tag: 'pipeline',
     summary: 'Sets a follow-up; both null clears it; nothing is sent to anyone.',
     params: LinkParams,
-    body: z.object({ on: CalendarDay.nullable(), note: z.string().trim().min(1).max(2000).nullable() }),
+    body: z.object({ on: CalendarDay.nullable(), note: bodyText(2000).nullable() }),
     reply: BoardCard,
     errors: [402, 404],
   }),
@@ -82,7 +83,7 @@ export const pipelineRoutes = {
     tag: 'pipeline',
     summary: 'Adds a note; answers all the notes.',
     params: LinkParams,
-    body: z.object({ body: z.string().trim().min(1).max(2000) }),
+    body: z.object({ body: bodyText(2000) }),
     reply: z.array(Note),
     errors: [402, 404],
   }),

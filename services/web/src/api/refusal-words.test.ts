@@ -37,9 +37,9 @@ describe('wordsFor', () => {
   });
 
   it('says what a 403 would take: an owner, or a fresh sign-in', () => {
-    expect(wordsFor(new ApiError(403, { error: 'role cannot', action: 'delete the project' }))).toEqual({
+    expect(wordsFor(new ApiError(403, { error: 'role cannot', action: 'deleteWebhookEndpoint' }))).toEqual({
       headline: 'Your role in this workspace cannot do that.',
-      details: ['It takes an owner to delete the project.'],
+      details: ['It takes an owner to delete webhook endpoint.'],
     });
     expect(wordsFor(new ApiError(403, { error: 'role cannot', stepUp: 'browser' })).headline).toMatch(/^Only the web app/);
   });
