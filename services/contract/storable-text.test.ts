@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nameText, storableName, storableText } from './storable-text.js';
+import { nameText, publicLines, storableName, storableText } from './storable-text.js';
 
 describe('storableText', () => {
   it('drops NUL, other control characters and lone surrogates, and keeps tabs, line breaks and real pairs', () => {
@@ -24,5 +24,12 @@ describe('storableName (issue 45)', () => {
     expect(storableName('Pay\u200BPal\u2060 \uFEFFInc\u180E')).toBe('PayPal Inc');
     expect(storableName('👩\u200D💻 می\u200Cخواهم')).toBe('👩\u200D💻 می\u200Cخواهم');
     expect(nameText(60).safeParse('\u202E\u200B ').success).toBe(false);
+  });
+});
+
+describe('publicLines', () => {
+  it('keeps line breaks and drops bidi controls and invisible spaces', () => {
+    expect(publicLines(500).parse(' \u202Enigol laPyaP\nsecond\u200B line ')).toBe('nigol laPyaP\nsecond line');
+    expect(publicLines(5).safeParse('\u200B'.repeat(10) + 'abc').success).toBe(true);
   });
 });

@@ -20,18 +20,24 @@ export const storable = (value: unknown): unknown => (typeof value === 'string' 
 // line: it is shown in lists, put in mail subjects and in copies' headers, where a line break or
 // a tab is never meant and a CR/LF could start a header of its own (issue 45). So a name loses
 // every C0 control (tab and line breaks too), DEL and every C1 control, besides what
-// storableText drops. It loses the explicit bidi controls too (embeddings, overrides and isolates,
-// U+202A-202E and U+2066-2069): "\u202Enigol laPyaP" is stored as letters no check reads as a brand
-// and shown as "PayPal login" (Trojan Source, CVE-2021-42574); a name's letters carry their own
-// direction, so an Arabic or Hebrew name reads the same without them. And it loses the invisible
-// spaces (zero-width space, word joiner, byte order mark, Mongolian vowel separator), which make
-// two names that look alike differ; the zero-width joiner and non-joiner stay, as emoji sequences
-// and Persian or Indic spelling need them.
-const notInAName = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u200B\u2060\uFEFF\u180E]/g;
+// storableText drops, and what `spoofing` matches.
+const notInAName = /[\u0000-\u001F\u007F-\u009F]/g;
+
+// Text shown to strangers (names, a card's words, a community bio) loses the explicit bidi
+// controls (embeddings, overrides and isolates, U+202A-202E and U+2066-2069): "\u202Enigol laPyaP"
+// is stored as letters no check reads as a brand and shown as "PayPal login" (Trojan Source,
+// CVE-2021-42574); letters carry their own direction, so Arabic or Hebrew reads the same without
+// them. And it loses the invisible spaces (zero-width space, word joiner, byte order mark,
+// Mongolian vowel separator), which make two texts that look alike differ; the zero-width joiner
+// and non-joiner stay, as emoji sequences and Persian or Indic spelling need them.
+const spoofing = /[\u202A-\u202E\u2066-\u2069\u200B\u2060\uFEFF\u180E]/g;
+
+/** `text` fit to show to strangers: storable (line breaks kept), without bidi controls or invisible spaces. */
+export const publicText = (text: string): string => storableText(text).replace(spoofing, '');
 
 /** `text` fit to store as a name: storable, and without tab, line breaks or any other control character. */
 export function storableName(text: string): string {
-  return storableText(text).replace(notInAName, '');
+  return publicText(text).replace(notInAName, '');
 }
 
 /** For a name's schema: strings cleaned, anything else left for the schema to judge. */
@@ -39,6 +45,10 @@ export const storableNameOf = (value: unknown): unknown => (typeof value === 'st
 
 /** A name's schema: cleaned as above, trimmed, then 1–`max` characters. */
 export const nameText = (max: number) => z.preprocess(storableNameOf, z.string().trim().min(1).max(max));
+
+/** Text of one or more lines shown to strangers (a bio): cleaned by publicText, trimmed, at most `max` characters. */
+export const publicLines = (max: number) =>
+  z.preprocess((value: unknown) => (typeof value === 'string' ? publicText(value) : value), z.string().trim().max(max));
 
 /** A text of one or more lines (a comment, a note, feedback): storable, trimmed, then 1–`max` characters. */
 export const bodyText = (max: number) => z.preprocess(storable, z.string().trim().min(1).max(max));

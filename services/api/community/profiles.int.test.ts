@@ -30,6 +30,9 @@ describe('own profile', () => {
     const second = uniqueSlug('second');
     expect(await client.call('setProfile', { body: { handle: second, bio: null } })).toEqual({ handle: second, bio: null });
     expect(await client.call('setProfile', { body: { handle: second, bio: '   ' } })).toEqual({ handle: second, bio: null });
+    // Shown on the public profile: a right-to-left override or an invisible space is not kept.
+    const bio = (await client.call('setProfile', { body: { handle: second, bio: '\u202Enigol laPyaP\nPay\u200BPal' } })).bio;
+    expect(bio).toBe('nigol laPyaP\nPayPal');
   });
 
   it.each([

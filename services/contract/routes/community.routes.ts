@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Id, Uri } from '../common.js';
 import { Arrangement, Notice, Profile, PublicListing, PublicProfile } from '../resources/community.js';
 import { route } from '../route.js';
-import { nameText } from '../storable-text.js';
+import { nameText, publicLines } from '../storable-text.js';
 
 // Spec 4.5: notices, profile, the projects' arrangement, reports, and the open community endpoints.
 
@@ -14,7 +14,8 @@ const ListedSlug = z.string().min(1).max(63);
  */
 const GroupPlacement = z.object({ id: z.string(), projects: z.array(z.string()).max(100) });
 /** A public bio's length; the spec does not give one (docs/decisions/profiles-and-arrangement.md). */
-const Bio = z.string().max(500);
+// A bio is shown on the person's public profile: cleaned like a card's words, line breaks kept.
+const Bio = publicLines(500);
 
 export const communityRoutes = {
   listNotices: route({
