@@ -35,6 +35,9 @@ describe('the words of a card', () => {
     ['Pay\u200dPal checkout', 'block:impersonation'], // a zero-width joiner inside
     ['Net\u00adflix party', 'block:impersonation'], // a soft hyphen inside
     ['ｐａｙｐａｌ wallet', 'block:impersonation'], // full-width letters
+    // A right-to-left override shows its span turned around: read as it is shown.
+    ['\u202Enigol laPyaP', 'block:impersonation'], // shown as "PayPal login"
+    ['Deals \u202Etnuocca ruoy yfireV\u202C today', 'block:phishing'],
     ['GMAlL backup', 'block:impersonation'],
     ['Modern learning for small teams', 'list'],
     ['Illustrated icons library', 'list'],

@@ -38,6 +38,15 @@ const standIns: Record<string, string> = { 3: 'e', 4: 'a', 5: 's', 7: 't', $: 's
 const invisible = /\p{Default_Ignorable_Code_Point}/gu;
 
 /**
+ * The text in the order a reader sees it where a right-to-left override (U+202E) turns Latin
+ * letters around: each span from it to its pop (U+202C) or the line's end reversed. Names and
+ * card words lose the override when stored; a page's text keeps what its builder wrote, so
+ * "\u202Enigol laPyaP" there is checked as the "PayPal login" it shows.
+ */
+export const asShown = (text: string): string =>
+  text.includes('\u202E') ? text.replace(/\u202E([^\u202C\n]*)/g, (_, span: string) => [...span].reverse().join('')) : text;
+
+/**
  * The UTS #39 skeleton of the text, read case-blind: invisible characters dropped, NFKC (full-width
  * and styled letters as plain ones), each confusable as its prototype (`unhomoglyph`, which is
  * Unicode's confusables.txt: Cyrillic а and Greek ο as a and o, capital I as l, m as rn),
@@ -64,7 +73,8 @@ const plainOf = (text: string) => text.toLowerCase().replace(/[\s\p{P}\p{S}]/gu,
 const brandSkeletons = brands.map((brand) => ({ brand, skeleton: skeletonOf(brand) }));
 
 /** A brand the text spells in look-alike letters (and not plainly): "PayPaI", "Pаypal", "Pay‍Pal". */
-export function lookAlikeBrand(text: string): string | undefined {
+export function lookAlikeBrand(written: string): string | undefined {
+  const text = asShown(written);
   const seen = skeletonOf(text);
   const plain = plainOf(text);
   return brandSkeletons.find((b) => seen.includes(b.skeleton) && !plain.includes(b.brand))?.brand;
@@ -79,7 +89,8 @@ const wordsOf = (text: string) =>
     .trim();
 
 /** Checks public words (a card's title or line, the project's name...): what blocks and what warns. */
-export function checkWords(part: Part, text: string): Checked {
+export function checkWords(part: Part, written: string): Checked {
+  const text = asShown(written);
   const blocked: Finding[] = [];
   const warnings: Finding[] = [];
   const seen = skeletonOf(text);
@@ -113,7 +124,8 @@ export function checkSlugWords(slug: string): Checked {
 export const merge = (...all: Checked[]): Checked => ({ blocked: all.flatMap((c) => c.blocked), warnings: all.flatMap((c) => c.warnings) });
 
 /** Text a page shows, checked more lightly than a card: phishing wording and banned words warn. */
-export function checkPageText(text: string, where: string): Checked {
+export function checkPageText(written: string, where: string): Checked {
+  const text = asShown(written);
   const warnings: Finding[] = [];
   const words = wordsOf(text);
   const phrase = phishing.find((p) => p.test(words));
