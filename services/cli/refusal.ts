@@ -1,4 +1,4 @@
-import { ApiError, ContractError } from '@demo-rooms/contract/errors';
+import { ApiError, ContractError, operationWords } from '@demo-rooms/contract/errors';
 
 /**
  * An expected failure: printed as one or two plain lines on stderr and exit 1, never a stack
@@ -37,7 +37,7 @@ function hintFor({ status, body }: ApiError): string | undefined {
     const upgrade = body.upgrade ? `the ${body.upgrade} plan allows more` : 'no plan allows more';
     return `limit ${body.limit ?? '?'} of the ${body.plan ?? 'current'} plan; ${upgrade} (your plan and its limits: Usage in the web app)`;
   }
-  if (status === 403 && body.action) return `your role cannot ${body.action}`;
+  if (status === 403 && body.action) return `your role cannot ${operationWords(body.action)}`;
   if (body.detail) return body.detail;
   const first = body.issues?.[0];
   if (first) return `${first.path}: ${first.message}${body.issues!.length > 1 ? ` (and ${body.issues!.length - 1} more)` : ''}`;

@@ -1,4 +1,4 @@
-import { ApiError, ContractError } from './api-errors.js';
+import { ApiError, ContractError, operationWords } from './api-errors.js';
 import { ErrorBody } from './errors.schema.js';
 import type { BodyOf, ParamsOf, ReplyOf, RouteDef } from './route.js';
 import { routes, type Operation, type Routes } from './routes/route-table.js';
@@ -6,7 +6,7 @@ import { routes, type Operation, type Routes } from './routes/route-table.js';
 // The typed client of the contract, used by the CLI, the connector and the tests. It checks every
 // reply against the same schemas the server uses: a reply that does not fit is an error here too.
 
-export { ApiError, ContractError };
+export { ApiError, ContractError, operationWords };
 
 /** What the client reads of a reply: fetch's Response has it, and so can a lighter transport. */
 export interface TransportReply {

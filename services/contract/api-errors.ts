@@ -24,3 +24,6 @@ export class ContractError extends Error {
     this.name = 'ContractError';
   }
 }
+
+/** An operation's name as words, for a 403's `action` (`setBrand` → "set brand"). */
+export const operationWords = (operation: string): string => operation.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();

@@ -1,3 +1,4 @@
+import { operationWords } from '@demo-rooms/contract';
 import { ApiError, ContractError } from './client.js';
 
 // What a refusal says to a person. The API's `error` is sometimes a code ("refused: taken",
@@ -53,9 +54,6 @@ const BY_STATUS: Record<number, string> = {
   503: 'Not available on this platform.',
 };
 
-/** An operation's name as words: the api names the refused action by its operation (`setBrand` → "set brand"). */
-const wordsOfOperation = (action: string) => action.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-
 export function wordsFor(error: unknown): Words {
   if (error instanceof ApiError) {
     const b = error.body;
@@ -63,7 +61,7 @@ export function wordsFor(error: unknown): Words {
     for (const issue of b.issues ?? []) details.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message);
     if (error.status === 402 && b.upgrade) details.push(`The ${b.upgrade} plan allows more.`);
     if (error.status === 403 && b.stepUp) return { headline: STEP_UP[b.stepUp], details };
-    if (error.status === 403 && b.action) details.push(`It takes an owner to ${wordsOfOperation(b.action)}.`);
+    if (error.status === 403 && b.action) details.push(`It takes an owner to ${operationWords(b.action)}.`);
     const retry = (b as { retryAfter?: number }).retryAfter;
     if (error.status === 429 && retry) details.push(`Try again in ${retry < 90 ? `${retry} s` : `${Math.ceil(retry / 60)} min`}.`);
     const coded = /^(refused: |invalid$|not found$|sign in first$|role cannot$|unavailable$)/.test(b.error);
