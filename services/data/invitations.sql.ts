@@ -56,7 +56,6 @@ export async function insertInvitation(
   return { id: row.id, key };
 }
 
-/** Stops a waiting invitation of the team; false when there is none by that id. */
 /**
  * Revokes the workspace's invitation if it is waiting: 'revoked'; 'stopped' when it is the
  * workspace's but already revoked, used or expired (its link opens nothing already); null when

@@ -106,8 +106,7 @@ export async function activateWorkspace(sql: Db, sessionId: string, workspaceId:
   await sql`update sessions set active_workspace_id = ${workspaceId} where id = ${sessionId}`;
 }
 
-/** Whether the team has a project with a live build (a team is deleted only without one). */
-/** The slugs of the workspace's live projects (at most `limit`, in slug order) and how many there are. */
+/** The slugs of the workspace's live projects (at most `limit`, in slug order) and how many there are: a team is deleted only without one. */
 export async function liveProjectsOf(tx: Db, workspaceId: string, limit = 3): Promise<{ slugs: string[]; count: number }> {
   const rows = await tx<{ slug: string; n: number }[]>`
     select slug, count(*) over ()::int as n from projects
