@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DateTime, Id, Obj } from '../common.js';
 import { Account, DeletionBlocker, Passkey, PasskeyName, Preferences, Session, SignIns } from '../resources/account.js';
 import { route } from '../route.js';
-import { bodyText, nameText } from '../storable-text.js';
+import { nameText } from '../storable-text.js';
 
 // Spec 4.6: own account.
 export const accountRoutes = {
@@ -219,7 +219,9 @@ export const accountRoutes = {
     tag: 'account',
     summary: 'Files feedback on the product under the caller and the active workspace, whatever the body says; 429 past the hourly limit.',
     body: z.object({
-      body: bodyText(2000),
+      // Trimmed, so feedback of spaces only is refused; kept as sent otherwise (the operator's
+      // `ops feedback` prints it through terminalSafe).
+      body: z.string().trim().min(1).max(2000),
       page: z.string().max(300).optional(),
       appVersion: z.string().max(64).optional(),
     }),
