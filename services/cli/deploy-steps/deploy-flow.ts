@@ -88,7 +88,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   const planChecked = startedAhead(checkPlanAllows(client, ctx.apiUrl, manifest));
   const asked = askWorkspace(client, manifest);
   const slug = await projectSlugFor(ctx, options.project, file.dir);
-  const projectAsked = findProject(client, slug, asked.projects);
+  const projectAsked = startedAhead(findProject(client, slug, asked.projects));
   // A container's secret scan thread (scan-thread.ts) starts loading its rules the moment the
   // inputs are known to have changed (an unchanged deploy scans nothing), beside the modules its
   // redeploy loads first; a static deploy's once the project is found (below).
@@ -102,8 +102,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
   // The live build, asked as soon as the project is known: a redeploy lays its image on it, and
   // the answer used to come after the read, in the way of the laying (an unchanged deploy ends
   // without awaiting it).
-  const liveAsked = options.force ? Promise.resolve(null) : projectAsked.then((found) => liveBuildOf(client, found));
-  for (const started of [projectAsked, reading, liveAsked, ahead]) started?.catch(() => {});
+  const liveAsked = options.force ? Promise.resolve(null) : startedAhead(projectAsked.then((found) => liveBuildOf(client, found)));
   await planChecked;
   ctx.trace('plan checked');
   let project = await projectAsked;
@@ -228,13 +227,14 @@ function askWorkspace(client: Client, manifest: Manifest): RegistryAsked & { pro
 }
 
 /**
- * A request started before it is awaited, handled from the start: an unreachable platform refuses
- * it while the deploy reads the folder, and an unhandled rejection would end the tool with Node's
- * stack trace instead of the refusal's line. Its await still throws.
+ * Work started before it is awaited (a platform request, the engine's look-up, a read), handled
+ * from the start: an unreachable platform refuses a request while the deploy reads the folder, and
+ * an unhandled rejection would end the tool with Node's stack trace instead of the refusal's line.
+ * Its await still throws.
  */
-function startedAhead<T>(request: Promise<T>): Promise<T> {
-  request.catch(() => {});
-  return request;
+function startedAhead<T>(work: Promise<T>): Promise<T> {
+  work.catch(() => {});
+  return work;
 }
 
 /** 2. The project folder's secrets: a refusal when it holds one; the scanner, which the build's scans go on with. */
@@ -276,7 +276,7 @@ function containerReading(
   // (an unchanged redeploy needs none of them).
   if (ahead) void headStartLays().then((lays) => lays && loadScanAndPushModules());
   const reading = (ahead ?? Promise.resolve(null)).then((taken) => taken?.inputs ?? readInputs(ctx, file, project, options.force, goesOn));
-  return { ahead, reading };
+  return { ahead: ahead && startedAhead(ahead), reading: startedAhead(reading) };
 }
 
 /** The head start begun as the tool started, once the project is known: this deploy's, or null (it is then ended). */
@@ -363,20 +363,21 @@ function containerSide(
   options: DeployOptions,
   ahead: AheadSide | null,
 ) {
-  const registry = registryOf(ctx, client, apiToken, project, asked).then((answer) => (ctx.trace('registry token ready'), answer));
-  registry.catch(() => {});
+  const registry = startedAhead(
+    registryOf(ctx, client, apiToken, project, asked).then((answer) => (ctx.trace('registry token ready'), answer)),
+  );
   ahead?.registry(registry);
   // The engine is looked for at once (over a TCP engine, dockerode loads: 0.05-0.07 s of this
   // thread), filling the wait for the live build's record and the token. The token is no longer on the way to the rehearsal (the
   // live build's config and tail are kept on this machine, kept-blobs.ts): only the layers' upload
   // after the scans needs it, so its round trips may wait behind the load.
-  const engine = ahead?.engine ?? import('../local-engine/local-docker.js').then((m) => m.findEngine());
-  engine.catch(() => {});
+  const engine = startedAhead(ahead?.engine ?? import('../local-engine/local-docker.js').then((m) => m.findEngine()));
   const laid = ahead ?? (inputs ? layEarly(ctx, engine, work, slug, live, registry, inputs, manifest, options.healthTimeoutMs) : null);
   const launched = laid?.early.then((started) => started.launched).catch(() => null);
   // The laid image's upload sessions, opened once the token has come: its push waits for the scans.
-  const uploads = laid ? Promise.all([registry, laid.onDisk]).then(([answer, disk]) => uploadsFor(answer.repository, disk)) : undefined;
-  uploads?.catch(() => {});
+  const uploads = laid
+    ? startedAhead(Promise.all([registry, laid.onDisk]).then(([answer, disk]) => uploadsFor(answer.repository, disk)))
+    : undefined;
   return { registry, engine, onDisk: laid?.onDisk, early: laid?.early, launched, uploads };
 }
 
