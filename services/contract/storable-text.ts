@@ -13,8 +13,14 @@ export function storableText(text: string): string {
   return text.replace(unwanted, '');
 }
 
-/** For a schema's preprocess step: strings cleaned, anything else left for the schema to judge. */
-export const storable = (value: unknown): unknown => (typeof value === 'string' ? storableText(value) : value);
+/** A schema's preprocess step from a cleaning: strings cleaned, anything else left for the schema to judge. */
+const cleaning =
+  (clean: (text: string) => string) =>
+  (value: unknown): unknown =>
+    typeof value === 'string' ? clean(value) : value;
+
+/** For a schema's preprocess step: strings made storable. */
+export const storable = cleaning(storableText);
 
 // A name (a person's, a viewer's, a company's, a project's, a workspace's, a token's...) is one
 // line: it is shown in lists, put in mail subjects and in copies' headers, where a line break or
@@ -40,15 +46,14 @@ export function storableName(text: string): string {
   return publicText(text).replace(notInAName, '');
 }
 
-/** For a name's schema: strings cleaned, anything else left for the schema to judge. */
-export const storableNameOf = (value: unknown): unknown => (typeof value === 'string' ? storableName(value) : value);
+/** For a name's schema: strings cleaned as a name. */
+export const storableNameOf = cleaning(storableName);
 
 /** A name's schema: cleaned as above, trimmed, then 1–`max` characters. */
 export const nameText = (max: number) => z.preprocess(storableNameOf, z.string().trim().min(1).max(max));
 
 /** Text of one or more lines shown to strangers (a bio): cleaned by publicText, trimmed, at most `max` characters. */
-export const publicLines = (max: number) =>
-  z.preprocess((value: unknown) => (typeof value === 'string' ? publicText(value) : value), z.string().trim().max(max));
+export const publicLines = (max: number) => z.preprocess(cleaning(publicText), z.string().trim().max(max));
 
-/** A text of one or more lines (a comment, a note, feedback): storable, trimmed, then 1–`max` characters. */
+/** A text of one or more lines (a comment, a note, a viewer's question): storable, trimmed, then 1–`max` characters. */
 export const bodyText = (max: number) => z.preprocess(storable, z.string().trim().min(1).max(max));

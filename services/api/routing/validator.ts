@@ -20,7 +20,7 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
   ({ schema, httpPart }) =>
   (data) => {
     // A POST sent with no body at all (`curl -X POST`) is read as an empty object: a row whose
-    // fields are all optional (readNotices, resendVerification...) then does what it says, and one
+    // fields are all optional (readNotices) then does what it says, and one
     // with required fields names each of them rather than a bare "body is required".
     const input = httpPart === 'body' && data == null ? {} : data;
     const result = schema.safeParse(input, { error: plainMessage });

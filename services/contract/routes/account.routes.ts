@@ -179,7 +179,7 @@ export const accountRoutes = {
         /** Also remove the sign-in methods (passkeys, GitHub or Google links) added in the last this many days. */
         removeMethodsAddedWithinDays: z.number().int().min(1).max(365).optional(),
       })
-      .nullish(), // no body at all: fastify hands the schema null
+      .nullish(), // may be left out: a call without a body (the validator reads none as {})
     reply: z.object({ signedOut: z.number().int(), methodsRemoved: z.number().int().optional() }),
     errors: [403],
   }),

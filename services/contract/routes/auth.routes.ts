@@ -122,7 +122,7 @@ export const authRoutes = {
     summary:
       "The address of the provider (`github` or `google`) to send the browser to: authorization code with PKCE and state, valid 10 minutes, the state also set in the `__Host-pp_oauth_state` cookie. `next` (beyond the spec) is the same-origin path the callback sends the browser to afterwards (anything else: `/`). Signed in, the provider's account is linked to the caller, which takes a browser session signed in within the last minutes (else 403 `permission` with `stepUp`); 404 for a provider not set up.",
     params: z.object({ provider: z.string() }),
-    body: z.object({ next: z.string().max(500).optional() }).nullish(), // no body at all: fastify hands the schema null
+    body: z.object({ next: z.string().max(500).optional() }).nullish(), // may be left out: a call without a body (the validator reads none as {})
     reply: z.object({ url: z.url() }),
     errors: [403, 404, 429],
   }),
