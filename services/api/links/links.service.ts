@@ -43,6 +43,13 @@ export interface LinkWithKey {
   key: string;
 }
 
+/** The workspace's plan; 402 `links` when it has no private links. */
+async function planWithLinks(sql: Sql, workspaceId: string) {
+  const plan = await planNameOf(sql, workspaceId);
+  if (!planOf(plan).privateLinks) throw planLimit('links', plan);
+  return plan;
+}
+
 /**
  * createLink: a link for one named viewer. Nothing is sent to the email. Refused (in this order)
  * to a read-only connection, while the platform pauses the project (423), on a plan without
@@ -58,8 +65,7 @@ export async function createLink(
   if (actor.readOnly) throw roleCannot('createLink');
   const project = await projectIn(sql, actor.workspaceId, projectId);
   await assertNotPaused(sql, project);
-  const plan = await planNameOf(sql, actor.workspaceId);
-  if (!planOf(plan).privateLinks) throw planLimit('links', plan);
+  const plan = await planWithLinks(sql, actor.workspaceId);
   if (await viewerHoursUsedUp(sql, actor.workspaceId, plan, 'links')) throw planLimit('viewerHours', plan);
 
   // One default for every client (issue 29): a link lasts LINK_DEFAULT_DAYS unless asked otherwise,
@@ -152,8 +158,7 @@ export async function reissueLink(sql: Sql, appSecret: string, actor: Actor, lin
   const link = await linkIn(sql, actor.workspaceId, linkId);
   assertOpen(link);
   // A link made on a paid plan does not open on one without private links: a new address would not either.
-  const plan = await planNameOf(sql, actor.workspaceId);
-  if (!planOf(plan).privateLinks) throw planLimit('links', plan);
+  await planWithLinks(sql, actor.workspaceId);
   const key = newLinkKey();
   const sealed = sealLinkKey(linkSealingKey(appSecret), link.id, key);
   const row = (await sql.begin(async (tx) => {
