@@ -198,7 +198,7 @@ export async function deploy(ctx: CliContext, folder: string, options: DeployOpt
         )
       : await upload(ctx, client, token.token, project, artefact, options.note);
     log.done('created', `build ${buildId}`);
-    const remembered = rememberBuild(ctx, file.dir, project.id, buildId, inputs, artefact.image?.read);
+    const remembered = startedAhead(rememberBuild(ctx, file.dir, project.id, buildId, inputs, artefact.image?.read));
     await showBuild(ctx, log, client, project, buildId, pages, options.live, remembered);
   } finally {
     await early?.stop();
@@ -402,7 +402,6 @@ async function showBuild(
   live: boolean,
   remembered: Promise<void>,
 ): Promise<void> {
-  remembered.catch(() => {});
   try {
     if (pages.length > 0) {
       await sendPages(client, project.id, pages);
