@@ -14,18 +14,23 @@
 //   bytes it sends (its own layer is 3 KB; the base's 127.8 MB are mounted from the first
 //   project's repository, so anything near a megabyte would be base layers sent again; target < 1 MB).
 //
+// Beside each time, the whole machine's CPU-seconds over it (machine-cpu.ts), and how many of its
+// cores that kept busy on average; the static redeploy starts once the one-line redeploy's
+// rehearsal copy has been removed (a process of its own does that after the tool's exit).
+//
 // Median of BENCH_RUNS (3) projects each, with every run's figure. Needs the test services
 // (`node infra/local/test.mjs --services`), then:
 //   npx tsx bench/node-app-redeploy.bench.ts        (or `npm run bench -- node-app-redeploy [-- --json]`)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { startPlatform } from '../test/support/platform.js';
 import { testEnv } from '../test/support/services.js';
 import { benchServerJs, pitchDeployer } from './pitch-deploy.js';
+import { withMachineCpu } from './machine-cpu.js';
 import { figure } from './report.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -109,6 +114,14 @@ function pushed(stderr: string): { sent: number; mounted: number } {
   return { sent: size(m[1], m[2]), mounted: mounted ? size(mounted[1], mounted[2]) : 0 };
 }
 
+/** Waits (at most 10 s) until no rehearsal container is left in the engine. */
+async function rehearsalsGone(): Promise<void> {
+  for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    const left = await docker.listContainers({ all: true, filters: { label: ['pitch.rehearsal=true'] } });
+    if (left.length === 0) return;
+  }
+}
+
 const removeImage = (slug: string) =>
   Promise.all(
     ['deploy', 'in-process'].map((tag) =>
@@ -130,6 +143,9 @@ try {
     secondSent: [] as number[],
     secondMounted: [] as number[],
     load: [] as number[],
+    /** The machine's CPU-seconds over each one-line redeploy and each static one. */
+    changedCpu: [] as number[],
+    staticCpu: [] as number[],
   };
   let lastChanged = '';
   let lastStatic = '';
@@ -149,13 +165,18 @@ try {
       // Each one-line redeploy of the app, then one of the static demo: the pair's ratio shares the load of its moment.
       for (let j = 0; j < PAIRS; j++) {
         await appendFile(join(dir, 'server.js'), `// changed ${i}.${j}\n`);
-        const changed = await deploy(dir, slug);
+        const { result: changed, cpuSeconds: changedCpu } = await withMachineCpu(() => deploy(dir, slug));
         r.changed.push(changed.ms);
+        r.changedCpu.push(changedCpu);
         r.changedSent.push(pushed(changed.stderr).sent);
         lastChanged = changed.stderr;
+        // The rehearsal copy is removed by a process of its own after the tool's exit: the static
+        // redeploy starts once it is gone, so that removal's CPU is counted against neither.
+        await rehearsalsGone();
         await appendFile(join(staticDir, 'dist', 'index.html'), `<p>changed ${i}.${j}</p>\n`);
-        const staticAgain = await deploy(staticDir, staticSlug);
+        const { result: staticAgain, cpuSeconds: staticCpu } = await withMachineCpu(() => deploy(staticDir, staticSlug));
         r.static.push(staticAgain.ms);
+        r.staticCpu.push(staticCpu);
         lastStatic = staticAgain.stderr;
       }
       // Each unchanged redeploy, then `pitch validate` of the folder: the pair shares its moment's load.
@@ -201,6 +222,14 @@ try {
   console.log(
     `  ratio changed / static:           ${(changed / stat).toFixed(2)}x of the medians, ${median(changedRatios).toFixed(2)}x the median pair (each pair: ${list(changedRatios, 2)}) (target ≤ 1.5x, ≤ 5 s)`,
   );
+  // What each kind costs the machine: a redeploy that keeps every core busy ends sooner only by doing less.
+  const busyCores = (cpu: number[], ms: number[]) => median(cpu.map((s, i) => (s * 1000) / ms[i]));
+  console.log(
+    `  machine CPU, one-line redeploy:   ${median(r.changedCpu).toFixed(2)} CPU-s (runs ${list(r.changedCpu, 2)}), ${busyCores(r.changedCpu, r.changed).toFixed(2)} of ${cpus().length} cores busy`,
+  );
+  console.log(
+    `  machine CPU, static redeploy:     ${median(r.staticCpu).toFixed(2)} CPU-s (runs ${list(r.staticCpu, 2)}), ${busyCores(r.staticCpu, r.static).toFixed(2)} of ${cpus().length} cores busy`,
+  );
   console.log(`  unchanged redeploy:               ${unchanged.toFixed(0)} ms (runs ${list(r.unchanged)})`);
   console.log(`  pitch validate, same folder:      ${validate.toFixed(0)} ms (runs ${list(r.validate)})`);
   console.log(
@@ -214,6 +243,7 @@ try {
   );
   figure({ name: 'node app one-line redeploy', value: changed, unit: 'ms' });
   figure({ name: 'node app one-line redeploy vs static redeploy', value: changed, unit: 'ms', baseline: stat });
+  figure({ name: 'node app one-line redeploy machine CPU vs static redeploy', value: median(r.changedCpu), unit: 'CPU-s', baseline: median(r.staticCpu) });
   figure({ name: 'node app layer bytes sent on a one-line redeploy', value: median(r.changedSent), unit: 'B', baseline: MB });
   figure({ name: 'node app unchanged redeploy vs pitch validate', value: unchanged, unit: 'ms', baseline: validate });
   figure({ name: 'second project on the same base: bytes sent', value: median(r.secondSent), unit: 'B', baseline: MB });

@@ -1,0 +1,18 @@
+import { cpus } from 'node:os';
+
+// The whole machine's CPU time, every process's (the tool, the engine and its helpers, the
+// registry, the store, the api, Postgres): what a step costs the machine, beside how long it takes.
+// A step that keeps every core busy cannot end sooner by running its parts in another order, only
+// by doing less (docs/scale.md, issue 48).
+
+/** CPU-seconds every core has spent busy since boot (user, nice, system and interrupts). */
+function machineBusySeconds(): number {
+  return cpus().reduce((sum, { times }) => sum + times.user + times.nice + times.sys + times.irq, 0) / 1000;
+}
+
+/** Runs `step`, and answers with its result and the machine's CPU-seconds spent meanwhile. */
+export async function withMachineCpu<T>(step: () => Promise<T>): Promise<{ result: T; cpuSeconds: number }> {
+  const before = machineBusySeconds();
+  const result = await step();
+  return { result, cpuSeconds: machineBusySeconds() - before };
+}
