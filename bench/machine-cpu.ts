@@ -6,13 +6,6 @@ import { cpus } from 'node:os';
 // by doing less (docs/scale.md, issue 48).
 
 /** CPU-seconds every core has spent busy since boot (user, nice, system and interrupts). */
-function machineBusySeconds(): number {
+export function machineBusySeconds(): number {
   return cpus().reduce((sum, { times }) => sum + times.user + times.nice + times.sys + times.irq, 0) / 1000;
-}
-
-/** Runs `step`, and answers with its result and the machine's CPU-seconds spent meanwhile. */
-export async function withMachineCpu<T>(step: () => Promise<T>): Promise<{ result: T; cpuSeconds: number }> {
-  const before = machineBusySeconds();
-  const result = await step();
-  return { result, cpuSeconds: machineBusySeconds() - before };
 }

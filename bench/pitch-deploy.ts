@@ -5,9 +5,18 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { testEnv } from '../test/support/services.js';
+import { machineBusySeconds } from './machine-cpu.js';
 
-/** Runs `pitch deploy <args…>` with `env` added; its time and progress (stderr), or its failure. */
-export async function pitchDeploy(args: string[], env: Record<string, string>): Promise<{ ms: number; stderr: string }> {
+/** A deploy's time, the machine's CPU-seconds over that time (every process's), and its progress (stderr). */
+export interface TimedDeploy {
+  ms: number;
+  cpuSeconds: number;
+  stderr: string;
+}
+
+/** Runs `pitch deploy <args…>` with `env` added; its time, CPU and progress, or its failure. */
+export async function pitchDeploy(args: string[], env: Record<string, string>): Promise<TimedDeploy> {
+  const cpuBefore = machineBusySeconds();
   const started = performance.now();
   const child = spawn(process.execPath, ['services/cli/bin/pitch.mjs', 'deploy', ...args], { env: { ...process.env, ...env } });
   let stderr = '';
@@ -15,9 +24,10 @@ export async function pitchDeploy(args: string[], env: Record<string, string>): 
   child.stdout.resume();
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const ms = performance.now() - started;
+  const cpuSeconds = machineBusySeconds() - cpuBefore;
   if (code !== 0) throw new Error(`pitch deploy failed:\n${stderr}`);
   await rehearsalsRemoved(env.DOCKER_HOST ?? testEnv().DOCKER_HOST);
-  return { ms, stderr };
+  return { ms, cpuSeconds, stderr };
 }
 
 /**
@@ -56,7 +66,7 @@ http.createServer((req, res) => {
 /** `pitch deploy <dir> --project <slug>` as one builder against the test platform, its config kept under `work`. */
 export const pitchDeployer =
   (apiUrl: string, token: string, work: string) =>
-  (dir: string, slug: string): Promise<{ ms: number; stderr: string }> =>
+  (dir: string, slug: string): Promise<TimedDeploy> =>
     pitchDeploy([dir, '--project', slug], {
       PITCH_API: apiUrl,
       PP_TOKEN: token,
