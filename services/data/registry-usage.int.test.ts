@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createSql, type Db, type Sql } from '../core/infra/db.js';
 import { testEnv } from '../../test/support/services.js';
 import { seedWorkspace } from '../../test/support/runner/seed.js';
-import { unbuiltManifests } from './registry-usage.sql.js';
+import { registryBytesUsed, reserveRegistryBytes, unbuiltManifests } from './registry-usage.sql.js';
 
 // The sweep's round of manifests no build names (unbuiltManifests): oldest first, but one
 // workspace's many take only its share of a round. The rows live in a transaction that is rolled
@@ -11,7 +11,8 @@ import { unbuiltManifests } from './registry-usage.sql.js';
 
 let sql: Sql;
 beforeAll(() => {
-  sql = createSql(testEnv().DATABASE_URL, { max: 2 });
+  // Enough connections for the reservations below to reach Postgres at once.
+  sql = createSql(testEnv().DATABASE_URL, { max: 10 });
 });
 afterAll(async () => {
   await sql.end({ timeout: 2 });
@@ -51,4 +52,30 @@ it("gives a workspace that pushed many unbuilt manifests its share of a round, n
     .catch((err) => {
       if (!(err instanceof RolledBack)) throw err;
     });
+});
+
+it('lets reservations made at once take the quota only once, each reservation whole or not at all', async () => {
+  const workspaceId = await seedWorkspace(sql);
+  try {
+    // Ten uploads of 150 bytes at once against 1,000: six fit, whichever six; never seven.
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => reserveRegistryBytes(sql, workspaceId, `upload:${i}`, 150, 1000)),
+    );
+    expect(answers.filter(Boolean)).toHaveLength(6);
+    expect(await registryBytesUsed(sql, workspaceId)).toBe(900);
+    const rows = await sql<{ upload: string }[]>`select upload from registry_pushes where workspace_id = ${workspaceId}`;
+    expect(rows.map((row) => row.upload).sort()).toEqual(answers.flatMap((fits, i) => (fits ? [`upload:${i}`] : [])).sort());
+
+    // An upload reserving more (a chunked body's next step) adds to its own row while it fits.
+    const first = answers.indexOf(true);
+    expect(await reserveRegistryBytes(sql, workspaceId, `upload:${first}`, 100, 1000)).toBe(true);
+    expect(await registryBytesUsed(sql, workspaceId)).toBe(1000);
+    expect(await reserveRegistryBytes(sql, workspaceId, `upload:${first}`, 1, 1000)).toBe(false);
+    expect(await reserveRegistryBytes(sql, workspaceId, 'upload:late', 1, 1000)).toBe(false);
+    expect(await registryBytesUsed(sql, workspaceId)).toBe(1000);
+    const [late] = await sql`select 1 from registry_pushes where workspace_id = ${workspaceId} and upload = 'upload:late'`;
+    expect(late).toBeUndefined();
+  } finally {
+    await sql`delete from registry_pushes where workspace_id = ${workspaceId}`;
+  }
 });
