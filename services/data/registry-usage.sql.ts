@@ -44,10 +44,11 @@ export async function reserveRegistryBytes(
   quota: number,
   manifestOf: string | null = null,
 ): Promise<boolean> {
-  // The lock and the checked insert are sent together (pipelined, one round trip with the
-  // transaction's begin and commit): the lock is held for one exchange with Postgres, not four,
-  // and the pushes of one image (its config and layers, side by side) wait that much less on
-  // each other. The insert's statement reads the sum after the lock is granted (its own snapshot).
+  // The lock and the checked insert are sent together (pipelined in one exchange with Postgres):
+  // the lock is then held for that exchange and the commit, where a lock, a sum, an insert and
+  // the commit took four, and the pushes of one image (its config and layers, side by side) wait
+  // that much less on each other. The insert's statement reads the sum after the lock is granted
+  // (a statement's snapshot is taken when it starts).
   const [, reserved] = await sql.begin((tx) => [
     tx`select pg_advisory_xact_lock(hashtext(${`registry-usage:${workspaceId}`}))`,
     tx`
