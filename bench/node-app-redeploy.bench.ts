@@ -211,13 +211,14 @@ try {
     `  ratio changed / static:           ${(changed / stat).toFixed(2)}x of the medians, ${median(changedRatios).toFixed(2)}x the median pair (each pair: ${list(changedRatios, 2)}) (target ≤ 1.5x, ≤ 5 s)`,
   );
   // What each kind costs the machine: a redeploy that keeps every core busy ends sooner only by doing less.
-  const busyCores = (cpu: number[], ms: number[]) => median(cpu.map((s, i) => (s * 1000) / ms[i]));
-  console.log(
-    `  machine CPU, one-line redeploy:   ${median(r.changedCpu).toFixed(2)} CPU-s (runs ${list(r.changedCpu, 2)}), ${busyCores(r.changedCpu, r.changed).toFixed(2)} of ${cpus().length} cores busy`,
-  );
-  console.log(
-    `  machine CPU, static redeploy:     ${median(r.staticCpu).toFixed(2)} CPU-s (runs ${list(r.staticCpu, 2)}), ${busyCores(r.staticCpu, r.static).toFixed(2)} of ${cpus().length} cores busy`,
-  );
+  const cpuLine = (label: string, cpu: number[], ms: number[]) => {
+    const busyCores = median(cpu.map((seconds, i) => (seconds * 1000) / ms[i]));
+    console.log(
+      `  ${label.padEnd(34)}${median(cpu).toFixed(2)} CPU-s (runs ${list(cpu, 2)}), ${busyCores.toFixed(2)} of ${cpus().length} cores busy`,
+    );
+  };
+  cpuLine('machine CPU, one-line redeploy:', r.changedCpu, r.changed);
+  cpuLine('machine CPU, static redeploy:', r.staticCpu, r.static);
   console.log(`  unchanged redeploy:               ${unchanged.toFixed(0)} ms (runs ${list(r.unchanged)})`);
   console.log(`  pitch validate, same folder:      ${validate.toFixed(0)} ms (runs ${list(r.validate)})`);
   console.log(
