@@ -84,6 +84,9 @@ describe('pitch init and validate', () => {
       const made = await pitch(['init', '--kind', 'static', '--name', 'Site'], env, dir);
       expect(made.code, made.stderr).toBe(0);
       expect(JSON.parse(await readFile(join(dir, 'pitch.json'), 'utf8')).output).toBe(expected);
+      // A folder with no site yet is told where to build it, before its first deploy refuses.
+      if (folder) expect(made.stderr).not.toContain('No index.html yet');
+      else expect(made.stderr).toMatch(/No index\.html yet in \., dist, build, .*pitch\.json names dist\. Build the site into dist/);
     }
   });
 

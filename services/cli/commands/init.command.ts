@@ -47,10 +47,13 @@ function nameFromFolder(dir: string): string {
 /** Where a static site's built files usually are, in the order a folder is tried. */
 const OUTPUT_FOLDERS = ['.', 'dist', 'build', 'out', 'public', 'site', '_site', 'www'];
 
-/** The first usual folder with an index.html (the folder itself first); `dist` when none has one yet. */
-async function outputGuess(dir: string): Promise<string> {
+/** The folder a build writes when none of the usual ones has an index.html yet. */
+const OUTPUT_WHEN_NONE = 'dist';
+
+/** The first usual folder with an index.html (the folder itself first); null when none has one yet. */
+async function outputFound(dir: string): Promise<string | null> {
   for (const folder of OUTPUT_FOLDERS) if (await exists(join(dir, folder, 'index.html'))) return folder;
-  return 'dist';
+  return null;
 }
 
 /** A health path as given on the command line: a path on the server, starting with one slash. */
@@ -66,7 +69,7 @@ async function init(ctx: CliContext, folder: string, options: Options): Promise<
   if (!options.force && (await exists(path))) throw new Refusal(`${path} already exists`, 'give --force to replace it');
 
   const guessedKind = (await exists(join(dir, 'Dockerfile'))) ? 'container' : 'static';
-  const guessedOutput = await outputGuess(dir);
+  const foundOutput = await outputFound(dir);
   let { kind, name, output, health } = options;
   if (health !== undefined) health = checkedHealth(health);
   // Ask only a person at a terminal; a script gets the guesses, so it never hangs on a prompt.
@@ -96,12 +99,17 @@ async function init(ctx: CliContext, folder: string, options: Options): Promise<
     kind,
     name,
     apps: [{ id: 'web', name: 'Web', path: '/', device: 'laptop' }],
-    ...(kind === 'static' ? { output: output ?? guessedOutput } : { health: health ?? '/healthz' }),
+    ...(kind === 'static' ? { output: output ?? foundOutput ?? OUTPUT_WHEN_NONE } : { health: health ?? '/healthz' }),
   };
   const checked = checkManifest(manifest, { requireRun: false });
   if (!checked.ok) throw problemsRefusal(checked.problems);
   await writeFile(path, `${JSON.stringify(manifest, null, 2)}\n`);
   ctx.info(`Wrote ${path} (${kind}). Check it with \`pitch validate\`, then \`pitch deploy\`.`);
+  // An empty folder's first deploy would stop at "missing index.html": say so now, with where to put it.
+  if (kind === 'static' && output === undefined && foundOutput === null)
+    ctx.info(
+      `No index.html yet in ${OUTPUT_FOLDERS.join(', ')}: pitch.json names ${OUTPUT_WHEN_NONE}. Build the site into ${OUTPUT_WHEN_NONE} (or give --output) before \`pitch deploy\`.`,
+    );
   if (kind === 'container') {
     await writeNodeDockerfile(ctx, dir);
     ctx.info("The start command is taken from the image's CMD unless pitch.json gives run.start.");
