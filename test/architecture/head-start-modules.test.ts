@@ -1,7 +1,5 @@
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import { describe, expect, it } from 'vitest';
+import { runtimeModules } from './runtime-modules.js';
 
 // A container redeploy's head start (services/cli/deploy-steps/head-start.ts) lays the image and
 // has the engine pull it and start the copy before the rest of the tool loads: every module it
@@ -10,18 +8,8 @@ import { describe, expect, it } from 'vitest';
 // the tool, while the engine works. Only what runs counts (type-only imports are erased), with
 // the modules it loads on the way (import()).
 
-const root = path.resolve(import.meta.dirname, '../..');
-const config = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs'));
-
 async function modulesLoadedFrom(entry: string): Promise<string[]> {
-  const { output } = await cruise([entry], {
-    ...config.options,
-    baseDir: root,
-    // The JavaScript that runs: an `import type` is gone from it.
-    tsPreCompilationDeps: false,
-    tsConfig: { fileName: path.join(root, 'tsconfig.json') },
-  });
-  return (output as ICruiseResult).modules.map((module) => module.source);
+  return (await runtimeModules(entry)).map((module) => module.source);
 }
 
 describe("the head start's modules", () => {

@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 // first (and it then started Node 24 again).
 
 const launcher = new URL('./pitch', import.meta.url).pathname;
-const { version } = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+  bin: Record<string, string>;
+};
 
 /** A PATH holding the launcher's own tools and no `node` at all. */
 async function pathWithoutNode(): Promise<string> {
@@ -24,11 +27,10 @@ describe('the pitch launcher', () => {
     await symlink(launcher, join(links, 'pitch'));
     const run = spawnSync(join(links, 'pitch'), ['--version'], { env: { PATH: await pathWithoutNode() }, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout.trim()).toBe(version);
+    expect(run.stdout.trim()).toBe(pkg.version);
   });
 
-  it('is the package bin', async () => {
-    const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string> };
+  it('is the package bin', () => {
     expect(pkg.bin.pitch).toBe('services/cli/bin/pitch');
   });
 });
