@@ -32,3 +32,27 @@ describe('a step point in a page', () => {
       expect(selectorInHtml(selector, page), selector).toBe('unknown');
   });
 });
+
+describe('a hostile page', () => {
+  it('judges a page nested far deeper than a call stack goes', () => {
+    const depth = 20_000;
+    const deep = `${'<div>'.repeat(depth)}<a id="buy">Buy</a>${'</div>'.repeat(depth)}`;
+    expect(selectorInHtml('div div #buy', deep)).toBe('found');
+    expect(selectorInHtml('div span #buy', deep)).toBe('missing');
+  });
+
+  it('takes a long selector over a nested page in one pass', () => {
+    // The recursive walk tried both branches at every matching element: 2^20 paths here.
+    const deep = `${'<div>'.repeat(60)}<p></p>${'</div>'.repeat(60)}`;
+    expect(selectorInHtml(`${'div '.repeat(20)}span`, deep)).toBe('missing');
+    expect(selectorInHtml(`${'div '.repeat(20)}p`, deep)).toBe('found');
+  });
+
+  it('matches each compound at the highest ancestor that can take it', () => {
+    const page = '<section class="a"><section class="a b"><p class="c"></p></section></section>';
+    expect(selectorInHtml('.a .b .c', page)).toBe('found');
+    expect(selectorInHtml('.b .a .c', page)).toBe('missing');
+    expect(selectorInHtml('section section p', page)).toBe('found');
+    expect(selectorInHtml('section section section p', page)).toBe('missing');
+  });
+});

@@ -38,17 +38,26 @@ const matches = (el: Element, s: Simple) =>
 
 const isElement = (n: ChildNode): n is Element => n.type === 'tag' || n.type === 'script' || n.type === 'style';
 
-/** `found` or `missing` in the HTML text; `unknown` when the selector is beyond what is judged here. */
+/**
+ * `found` or `missing` in the HTML text; `unknown` when the selector is beyond what is judged here.
+ *
+ * One pass over the page, iterative: each element carries how many of the selector's leading
+ * compounds its ancestors matched. With descendant steps only, matching a compound at the highest
+ * ancestor that can is never worse than lower down, so that one count per element decides. A
+ * recursive walk that tried both (match here, or start afresh below) took time exponential in the
+ * selector's length and overflowed the stack on a deeply nested page.
+ */
 export function selectorInHtml(selector: string, html: string): 'found' | 'missing' | 'unknown' {
   const chain = parseSimpleSelector(selector);
   if (!chain) return 'unknown';
-  const walk = (nodes: ChildNode[], at: number): boolean =>
-    nodes.some((n) => {
-      if (!isElement(n)) return false;
-      const here = matches(n, chain[at]);
-      if (here && at === chain.length - 1) return true;
-      // A matched ancestor moves on to the next compound; every element may also start afresh.
-      return (here && walk(n.children, at + 1)) || walk(n.children, at);
-    });
-  return walk(parseDocument(html).children, 0) ? 'found' : 'missing';
+  const last = chain.length - 1;
+  const stack: { node: ChildNode; matched: number }[] = parseDocument(html).children.map((node) => ({ node, matched: 0 }));
+  while (stack.length > 0) {
+    const { node, matched } = stack.pop()!;
+    if (!isElement(node)) continue;
+    if (matched === last && matches(node, chain[last])) return 'found';
+    const below = matched < last && matches(node, chain[matched]) ? matched + 1 : matched;
+    for (const child of node.children) stack.push({ node: child, matched: below });
+  }
+  return 'missing';
 }
