@@ -227,6 +227,15 @@ describe('pitch deploy of a container demo', () => {
     const sent = Number(push![1]) * { B: 1, KB: 1024, MB: 1024 * 1024 }[push![2] as 'B'];
     expect(sent).toBeLessThan(1024 * 1024);
     expect(Number(push![3])).toBeGreaterThan(0);
+    // Nor were they read out of the engine for the push (a save of the whole image, 134 MB for the
+    // Node base): only the layers no repository of the workspace holds.
+    const scan =
+      /^scan +image: read (\d+) new layers? \(([\d.]+) (B|KB|MB)\) from the engine, .*; the other (\d+) the platform already has, not read;/m.exec(
+        second.stderr,
+      );
+    expect(scan, second.stderr).not.toBeNull();
+    expect(Number(scan![4])).toBe(Number(push![3]));
+    expect(scan![3]).not.toBe('MB');
   }, 300_000);
 
   it('refuses a container demo on Free before any build, creating nothing, with a hint that leads somewhere', async () => {

@@ -444,14 +444,12 @@ async function finishUnchanged(
 
 /**
  * Whether the platform has an image registry, and the project's repository in it when the project
- * exists (a first deploy makes the project only once every check has passed).
+ * exists; a first deploy, which makes the project only once every check has passed, gets its
+ * workspace's other repositories instead, where the engine's read may find its base layers.
  */
 async function registryOf(ctx: CliContext, client: Client, apiToken: string, project: Project | null, asked: RegistryAsked) {
-  if (!project) {
-    const { askRegistryToken } = await import('../registry/registry-token.js');
-    return { pushes: (await askRegistryToken(ctx.apiUrl, apiToken, [])) !== null, repository: null };
-  }
-  const { registryTarget } = await import('../registry/registry-target.js');
+  const { registryTarget, workspaceLayers } = await import('../registry/registry-target.js');
+  if (!project) return { ...(await workspaceLayers(ctx, client, apiToken, asked)), repository: null };
   const repository = await registryTarget(ctx, client, apiToken, project, asked);
   return { pushes: repository !== null, repository };
 }

@@ -33,7 +33,7 @@ import {
   type PushTarget,
 } from '../registry/push-image.js';
 import { EnginePushUnavailable, readImageByEnginePush, type InspectedImage } from '../registry/engine-push.js';
-import type { AskedTarget } from '../registry/registry-target.js';
+import type { AskedTarget, WorkspaceLayers } from '../registry/registry-target.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
 import type { BuildRecipe, RecipeOrReason } from '../local-engine/build-recipe.js';
 import { layInProcess, layOnDisk, type OnDisk } from './in-process-build.js';
@@ -50,7 +50,7 @@ export interface ContainerOptions {
    * pushed at upload time, and no bundle is made), and the project's repository in it when the
    * project exists (what it has is not kept to be sent).
    */
-  registry: Promise<{ pushes: boolean; repository: AskedTarget | null }>;
+  registry: Promise<{ pushes: boolean; repository: AskedTarget | null; elsewhere?: WorkspaceLayers | null }>;
   /** The build context as read for the inputs digest (the same list is sent); read here when null. */
   context: BuildContext | null;
   /** What the image below the Dockerfile's tail is made from, and the live build's record of it (in-process-build.ts). */
@@ -157,7 +157,7 @@ export async function prepareContainer(
   let bundle: SavedBundle | null = null;
   let unread = false;
   try {
-    const { pushes, repository } = await options.registry;
+    const { pushes, repository, elsewhere = null } = await options.registry;
     // Laid in-process: its new layers scanned as they were laid, the others the live build's.
     if (laid) {
       read = laid.read;
@@ -171,7 +171,7 @@ export async function prepareContainer(
     }
     if (pushes && !read) {
       const inspected = { id: imageId, diffIds: rootFs?.Layers ?? [], size: imageSize };
-      read = await readImageOnce(ctx, docker, tag, inspected, scanner, baseLayers, work, repository);
+      read = await readImageOnce(ctx, docker, tag, inspected, scanner, baseLayers, work, repository ?? elsewhere);
     } else if (!pushes) bundle = await saveBundle(docker, tag, join(work, 'bundle.tar.gz'), scanner, baseLayers);
   } catch (err) {
     await rehearsing.stop();
@@ -252,11 +252,12 @@ function pushEarly(
 
 /**
  * The image read once out of the engine for the push: the layers the build added scanned, the
- * layers the project's repository lacks kept in `work` until they are sent. On a redeploy with
- * podman, the engine pushes to this tool (registry/engine-push.ts) and reads out only the layers
- * the repository lacks; otherwise, or when that engine cannot reach this machine's loopback, the
- * image is saved whole (`docker save`). A project not made yet has no repository: every layer is
- * kept, from the save (a push would compress every layer).
+ * layers the platform lacks kept in `work` until they are sent. With podman, the engine pushes to
+ * this tool (registry/engine-push.ts) and reads out only those layers: on a redeploy, the ones the
+ * project's repository lacks; on a project's first deploy, the ones no other repository of its
+ * workspace holds (those are mounted from there at the push). Otherwise, or when that engine
+ * cannot reach this machine's loopback, the image is saved whole (`docker save`), and a first
+ * deploy keeps every layer (a push would compress every layer).
  */
 async function readImageOnce(
   ctx: CliContext,
@@ -266,13 +267,15 @@ async function readImageOnce(
   scanner: SecretScanner,
   baseLayers: Set<string>,
   work: string,
-  repository: PushTarget | null,
+  platform: PushTarget | WorkspaceLayers | null,
 ): Promise<ReadImage> {
-  if (repository && onThisMachine(docker) && (await engineKind(docker)) === 'podman') {
+  const repository = platform && 'repository' in platform ? platform : null;
+  if (platform && onThisMachine(docker) && (await engineKind(docker)) === 'podman') {
     try {
       const spoolDir = await mkdtemp(join(work, 'engine-push-'));
       return await readImageByEnginePush(docker, tag, inspected, {
-        present: (digest) => blobSize(repository, digest),
+        present: repository ? (digest) => blobSize(repository, digest) : (digest) => sizeElsewhere(platform as WorkspaceLayers, digest),
+        elsewhere: !repository,
         spoolDir,
         scan: { scanner, baseLayers },
       });
@@ -289,6 +292,19 @@ async function readImageOnce(
   }
   const present = repository ? (digest: string) => has(repository, digest) : async () => false;
   return readImage(archive, { present, spoolDir: work, scan: { scanner, baseLayers } });
+}
+
+/**
+ * A blob's size in the first of the workspace's other repositories that holds it; null when none
+ * does. One that cannot be asked (a scope the platform did not grant, a project deleted meanwhile)
+ * is one that does not hold it: the engine then reads the layer out.
+ */
+async function sizeElsewhere(layers: WorkspaceLayers, digest: string): Promise<number | null> {
+  for (const repository of layers.repositories) {
+    const size = await blobSize({ registryUrl: layers.registryUrl, token: layers.token, repository }, digest).catch(() => null);
+    if (size !== null) return size;
+  }
+  return null;
 }
 
 type ImageConfig = Docker.ImageInspectInfo['Config'];

@@ -33,6 +33,11 @@ export class EnginePushUnavailable extends Error {}
 export interface EnginePushOptions {
   /** The size of a blob in the project's repository on the platform, or null when it lacks it. */
   present: (digest: string) => Promise<number | null>;
+  /**
+   * Whether `present` answers for the workspace's other repositories rather than the project's own
+   * (its first deploy): the layers found there are then to be mounted from them at the push.
+   */
+  elsewhere?: boolean;
   spoolDir: string;
   scan: { scanner: SecretScanner; baseLayers: Set<string> };
 }
@@ -158,10 +163,11 @@ export async function imageFromPush(
     else scan.baseLayers++;
     const blob = layer.digest ? received.get(layer.digest) : undefined;
     if (!blob) {
-      // Not sent: the push was told the platform has it (scanned by the deploy that sent it there).
+      // Not sent: the push was told the platform has it (scanned by the deploy that sent it there),
+      // in the project's repository or, on its first deploy, in another of the workspace's.
       const size = layer.digest === diffId ? await options.present(diffId) : null;
       if (size === null) throw new EnginePushUnavailable(`the engine pushed no layer ${index + 1} (${diffId})`);
-      layers.push({ digest: diffId, size, file: null });
+      layers.push({ digest: diffId, size, file: null, ...(options.elsewhere ? { elsewhere: true as const } : {}) });
       continue;
     }
     fromEngine.layers++;

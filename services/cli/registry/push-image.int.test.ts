@@ -13,7 +13,8 @@ import type { ReadImage } from './read-image.js';
 
 // A blob's upload tried again when the registry answers 5xx (its store throttling or failing a
 // moment), never endlessly: the real registry, behind a proxy on the loopback that answers 503 to
-// the blob PUTs it is told to.
+// the blob PUTs it is told to. And a first deploy's layers that another repository of the
+// workspace holds: mounted from there, or a refusal when they are gone.
 
 const registry = registryOf(loadConfig(testEnv()))!;
 const sha = (bytes: Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -86,4 +87,47 @@ it('gives up after three tries, naming the blob and the answer', async () => {
   } finally {
     await proxy.close();
   }
+});
+
+/** A token to push and pull `repository` and to pull `from`. */
+const tokenFor = (repository: string, from: string[]) =>
+  signRegistryToken(registry.key, {
+    subject: 'test',
+    access: [
+      { type: 'repository', name: repository, actions: ['pull', 'push'] },
+      ...from.map((name) => ({ type: 'repository' as const, name, actions: ['pull' as const] })),
+    ],
+    ttlSeconds: 300,
+  }).token;
+
+it("mounts a layer the engine did not read out from the workspace's repository that holds it, sending none of its bytes", async () => {
+  const sibling = await anImage();
+  await sendImage({ registryUrl: registry.url, repository: sibling.repository, token: sibling.token }, sibling.image);
+  // A first deploy of another project: its layer was found in the sibling as the image was read.
+  const repository = `${sibling.repository.split('/')[0]}/${randomUUID()}`;
+  const image: ReadImage = { ...sibling.image, layers: [{ ...sibling.image.layers[0], file: null, elsewhere: true }] };
+  const target = {
+    registryUrl: registry.url,
+    repository,
+    token: tokenFor(repository, [sibling.repository]),
+    mountFrom: [sibling.repository],
+  };
+
+  const pushed = await sendImage(target, image);
+  expect(pushed.mounted).toEqual({ layers: 1, bytes: 4096 });
+  expect(pushed.sent.layers).toBe(0);
+  expect((await registryGet(registry, repository, `blobs/${image.layers[0].digest}`)).status).toBe(200);
+  expect((await registryGet(registry, repository, `manifests/${pushed.manifestDigest}`)).status).toBe(200);
+});
+
+it('refuses, with nothing mounted, when no repository of the workspace holds that layer any more', async () => {
+  const { image: read, repository } = await anImage();
+  const gone = `${repository.split('/')[0]}/${randomUUID()}`; // holds nothing
+  const image: ReadImage = { ...read, layers: [{ ...read.layers[0], file: null, elsewhere: true }] };
+  const target = { registryUrl: registry.url, repository, token: tokenFor(repository, [gone]), mountFrom: [gone] };
+
+  await expect(sendImage(target, image)).rejects.toThrow(
+    /^the layer sha256:[0-9a-f]{64} was in your workspace's other projects as the image was read, and is no longer$/,
+  );
+  await expect(registryGet(registry, repository, `blobs/${read.layers[0].digest}`)).rejects.toThrow(/^the registry has no sha256:/);
 });

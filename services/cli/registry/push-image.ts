@@ -82,6 +82,7 @@ export async function sendBlobs(target: PushTarget, image: ReadImage, opened?: O
   const mounted = { layers: 0, bytes: 0 };
   const skipped = { layers: 0, bytes: 0 };
   const sendLayer = async (layer: ImageLayer) => {
+    if (layer.elsewhere) return mountRead(layer);
     if (layer.file === null || (layer.size > ASK_FIRST_ABOVE && (await has(target, layer.digest)))) {
       skipped.layers++;
       skipped.bytes += layer.size;
@@ -97,6 +98,17 @@ export async function sendBlobs(target: PushTarget, image: ReadImage, opened?: O
     await uploadBlob(target, layer.digest, layer.size, () => createReadStream(file), 'layer', opened);
     sent.layers++;
     sent.bytes += layer.size;
+  };
+  // A layer the engine did not read out, another repository of the workspace holding it: there
+  // are no bytes here to send, so it is mounted, and gone from there meanwhile it is a refusal.
+  const mountRead = async (layer: ImageLayer) => {
+    if (!(await mountBlob(target, layer.digest)))
+      throw new Refusal(
+        `the layer ${layer.digest} was in your workspace's other projects as the image was read, and is no longer`,
+        'deploy again: the engine then reads it out and it is sent',
+      );
+    mounted.layers++;
+    mounted.bytes += layer.size;
   };
   const { config, configDigest, configSize } = image;
   const sendConfig = async () => {

@@ -23,6 +23,8 @@ export interface ImageLayer {
   size: number;
   /** The spooled bytes; null when the registry had the layer as the image was read (nothing to send). */
   file: string | null;
+  /** Had by another repository of the workspace, not the project's (its first deploy): mounted from there, never sent. */
+  elsewhere?: true;
 }
 
 export interface ReadImage {

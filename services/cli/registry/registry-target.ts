@@ -36,16 +36,50 @@ export async function registryTarget(
   project: Project,
   asked: RegistryAsked = {},
 ): Promise<AskedTarget | null> {
-  const [account, projects] = await Promise.all([asked.account ?? readWorkspace(client), asked.projects ?? listProjects(client)]);
-  const repository = `${account.workspace.id}/${project.id}`;
-  const siblings = projects
-    .filter((other) => other.id !== project.id && other.liveBuildId)
-    .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
-    .slice(0, MOUNT_SOURCES)
-    .map((other) => `${account.workspace.id}/${other.id}`);
+  const { workspaceId, siblings } = await mountSources(client, project.id, asked);
+  const repository = `${workspaceId}/${project.id}`;
   const grant = await askRegistryToken(ctx.apiUrl, apiToken, [
     `repository:${repository}:push,pull`,
     ...siblings.map((sibling) => `repository:${sibling}:pull`),
   ]);
   return grant && { registryUrl: grant.registry, repository, token: grant.token, mountFrom: siblings, askedAt: performance.now() };
+}
+
+/** The workspace's other repositories a first deploy may find its layers in, with a token to read them. */
+export interface WorkspaceLayers {
+  registryUrl: string;
+  token: string;
+  repositories: string[];
+}
+
+/**
+ * A first deploy's registry answer (no project yet, so no repository of its own): whether the
+ * platform has a registry, and the repositories of the workspace's other projects, readable with
+ * the token, for the layers the engine then need not read out (mounted from there at the push).
+ */
+export async function workspaceLayers(
+  ctx: CliContext,
+  client: Client,
+  apiToken: string,
+  asked: RegistryAsked = {},
+): Promise<{ pushes: boolean; elsewhere: WorkspaceLayers | null }> {
+  const { siblings } = await mountSources(client, null, asked);
+  const grant = await askRegistryToken(
+    ctx.apiUrl,
+    apiToken,
+    siblings.map((sibling) => `repository:${sibling}:pull`),
+  );
+  if (!grant) return { pushes: false, elsewhere: null };
+  return { pushes: true, elsewhere: siblings.length ? { registryUrl: grant.registry, token: grant.token, repositories: siblings } : null };
+}
+
+/** The workspace, and its other projects' repositories with a live build, the newest first, at most MOUNT_SOURCES. */
+async function mountSources(client: Client, projectId: string | null, asked: RegistryAsked) {
+  const [account, projects] = await Promise.all([asked.account ?? readWorkspace(client), asked.projects ?? listProjects(client)]);
+  const siblings = projects
+    .filter((other) => other.id !== projectId && other.liveBuildId)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+    .slice(0, MOUNT_SOURCES)
+    .map((other) => `${account.workspace.id}/${other.id}`);
+  return { workspaceId: account.workspace.id, siblings };
 }
