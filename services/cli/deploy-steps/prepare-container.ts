@@ -274,7 +274,7 @@ async function readImageOnce(
     try {
       const spoolDir = await mkdtemp(join(work, 'engine-push-'));
       return await readImageByEnginePush(docker, tag, inspected, {
-        present: repository ? (digest) => blobSize(repository, digest) : (digest) => sizeElsewhere(platform as WorkspaceLayers, digest),
+        present: 'repository' in platform ? (digest) => blobSize(platform, digest) : (digest) => sizeElsewhere(platform, digest),
         elsewhere: !repository,
         spoolDir,
         scan: { scanner, baseLayers },
