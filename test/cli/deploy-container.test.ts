@@ -238,6 +238,32 @@ describe('pitch deploy of a container demo', () => {
     expect(scan![3]).not.toBe('MB');
   }, 300_000);
 
+  it("mounts a redeploy's layer another project of the workspace holds: neither read out of the engine nor sent", async () => {
+    // Project A's image has a layer of its own (a RUN step); project B, deployed without it, then
+    // takes up the same step: the engine's build cache gives B the very layer A pushed. A workspace
+    // of its own, with room for two more projects.
+    const env = { ...ctx.env, token: (await ctx.platform.person({ plan: 'pro' })).token };
+    const step = `RUN mkdir -p /app/shared-${Date.now()}`;
+    const withStep = (dockerfile: string) => dockerfile.replace('COPY server.js .', `${step}\nCOPY server.js .`);
+    const first = await fixture('container-app');
+    await writeFile(join(first, 'Dockerfile'), withStep(await readFile(join(first, 'Dockerfile'), 'utf8')));
+    const a = await pitch(['deploy', '--project', slugFor('cli-layer-a')], env, first);
+    expect(a.code, a.stderr).toBe(0);
+    const second = await fixture('container-app');
+    await appendFile(join(second, 'server.js'), '\n// project B\n');
+    const slugB = slugFor('cli-layer-b');
+    const b = await pitch(['deploy', '--project', slugB], env, second);
+    expect(b.code, b.stderr).toBe(0);
+    await writeFile(join(second, 'Dockerfile'), withStep(await readFile(join(second, 'Dockerfile'), 'utf8')));
+    const again = await pitch(['deploy', '--project', slugB], env, second);
+    expect(again.code, again.stderr).toBe(0);
+    // Only its COPY layer was new anywhere: the RUN layer was found in A's repository as the image was read.
+    expect(again.stderr).toMatch(/^scan +image: read 1 new layer \([\d.]+ (B|KB)\) from the engine, /m);
+    expect(again.stderr).toMatch(
+      /^push +sent [\d.]+ (B|KB) in 1 new layer, 1 layer \([\d.]+ (B|KB)\) taken from your workspace's other projects, not sent, /m,
+    );
+  }, 300_000);
+
   it('refuses a container demo on Free before any build, creating nothing, with a hint that leads somewhere', async () => {
     const free = await ctx.platform.person({ plan: 'free' });
     const slug = slugFor('cli-free');

@@ -32,7 +32,7 @@ import {
   type PushResult,
   type PushTarget,
 } from '../registry/push-image.js';
-import { EnginePushUnavailable, readImageByEnginePush, type InspectedImage } from '../registry/engine-push.js';
+import { EnginePushUnavailable, readImageByEnginePush, type HeldLayer, type InspectedImage } from '../registry/engine-push.js';
 import type { AskedTarget, WorkspaceLayers } from '../registry/registry-target.js';
 import { readImage, type ReadImage } from '../registry/read-image.js';
 import type { BuildRecipe, RecipeOrReason } from '../local-engine/build-recipe.js';
@@ -274,8 +274,7 @@ async function readImageOnce(
     try {
       const spoolDir = await mkdtemp(join(work, 'engine-push-'));
       return await readImageByEnginePush(docker, tag, inspected, {
-        present: 'repository' in platform ? (digest) => blobSize(platform, digest) : (digest) => sizeElsewhere(platform, digest),
-        elsewhere: !repository,
+        present: (digest) => ('repository' in platform ? heldByProject(platform, digest) : heldElsewhere(platform, digest)),
         spoolDir,
         scan: { scanner, baseLayers },
       });
@@ -295,16 +294,30 @@ async function readImageOnce(
 }
 
 /**
- * A blob's size in the first of the workspace's other repositories that holds it; null when none
- * does. One that cannot be asked (a scope the platform did not grant, a project deleted meanwhile)
- * is one that does not hold it: the engine then reads the layer out.
+ * A redeploy's layer in the project's repository, else in one of the workspace's other repositories
+ * its token reads (`mountFrom`): a layer another project holds (a base this project did not use
+ * before) is then mounted from there at the push, not read out of the engine.
  */
-async function sizeElsewhere(layers: WorkspaceLayers, digest: string): Promise<number | null> {
-  for (const repository of layers.repositories) {
-    const size = await blobSize({ registryUrl: layers.registryUrl, token: layers.token, repository }, digest).catch(() => null);
-    if (size !== null) return size;
-  }
-  return null;
+async function heldByProject(target: PushTarget, digest: string): Promise<HeldLayer | null> {
+  const size = await blobSize(target, digest);
+  if (size !== null) return { size };
+  const others = target.mountFrom ?? [];
+  return others.length ? heldElsewhere({ registryUrl: target.registryUrl, token: target.token, repositories: others }, digest) : null;
+}
+
+/**
+ * The first of the workspace's other repositories that holds a blob (asked side by side), with its
+ * size; null when none does. One that cannot be asked (a scope the platform did not grant, a
+ * project deleted meanwhile) is one that does not hold it: the engine then reads the layer out.
+ */
+async function heldElsewhere(layers: WorkspaceLayers, digest: string): Promise<HeldLayer | null> {
+  const sizes = await Promise.all(
+    layers.repositories.map((repository) =>
+      blobSize({ registryUrl: layers.registryUrl, token: layers.token, repository }, digest).catch(() => null),
+    ),
+  );
+  const at = sizes.findIndex((size) => size !== null);
+  return at < 0 ? null : { size: sizes[at]!, mountFrom: layers.repositories[at] };
 }
 
 type ImageConfig = Docker.ImageInspectInfo['Config'];

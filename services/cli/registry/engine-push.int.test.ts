@@ -43,7 +43,7 @@ describe("the image read through the engine's push", () => {
   it('brings only the layers the platform lacks, each unpacked to its diff id, and scans them', async () => {
     const spoolDir = await mkdtemp(join(work, 'spool-'));
     // The platform has the base's layers (an earlier deploy sent them), with these sizes.
-    const present = async (digest: string) => (baseLayers.has(digest.slice(7)) ? 4242 : null);
+    const present = async (digest: string) => (baseLayers.has(digest.slice(7)) ? { size: 4242 } : null);
     const read = await readImageByEnginePush(docker, tag, image, { present, spoolDir, scan: { scanner: new SecretScanner(), baseLayers } });
 
     expect(read.layers.map((layer) => layer.digest)).toEqual(image.diffIds);

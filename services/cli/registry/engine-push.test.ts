@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Refusal } from '../refusal.js';
 import { SecretScanner } from '../scan/secret-scan.js';
-import { EnginePushUnavailable, imageFromPush } from './engine-push.js';
+import { EnginePushUnavailable, imageFromPush, type HeldLayer } from './engine-push.js';
 import type { ReceivedBlob } from './receiving-registry.js';
 
 // What the receiving registry got, made into the image the deploy sends on: a layer that does not
@@ -52,6 +52,23 @@ describe('the image made of what the engine pushed', () => {
     const push = await received(tarBytes, digestOf(tarBytes));
     const read = await imageFromPush(push.manifest, push.blobs, push.image, options(digestOf(tarBytes)), 1 << 20);
     expect(read.layers).toEqual([{ digest: digestOf(tarBytes), size: 2048, file: join(spoolDir, `${digestOf(tarBytes).slice(7)}.tar`) }]);
+  });
+
+  it('keeps a layer the platform holds unread, with the repository of the workspace it is to be mounted from', async () => {
+    const tarBytes = Buffer.alloc(2048, 0);
+    const diffId = digestOf(tarBytes);
+    // In the project's own repository, then only in another project's.
+    for (const held of [{ size: 2048 }, { size: 2048, mountFrom: 'ws/other-project' }] as HeldLayer[]) {
+      const push = await received(tarBytes, diffId);
+      // The engine sent no bytes of the layer: the receiving registry said it was there.
+      const { config } = JSON.parse(push.manifest.toString()) as { config: { digest: string } };
+      const claimed = Buffer.from(
+        JSON.stringify({ config, layers: [{ digest: diffId, mediaType: 'application/vnd.oci.image.layer.v1.tar' }] }),
+      );
+      const read = await imageFromPush(claimed, push.blobs, push.image, { ...options(diffId), present: async () => held }, 1 << 20);
+      expect(read.layers).toEqual([{ digest: diffId, size: 2048, file: null, ...(held.mountFrom ? { mountFrom: held.mountFrom } : {}) }]);
+      expect(read.fromEngine?.layers).toBe(0);
+    }
   });
 
   it('unpacks a layer the image holds twice once', async () => {

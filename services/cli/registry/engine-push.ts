@@ -30,14 +30,15 @@ import { startReceivingRegistry, type ReceivedBlob } from './receiving-registry.
 /** The engine could not push here; the deploy reads the image the other way. Not a refusal. */
 export class EnginePushUnavailable extends Error {}
 
+/** A layer the platform holds: its size, and the workspace's other repository holding it when the project's own does not. */
+export interface HeldLayer {
+  size: number;
+  mountFrom?: string;
+}
+
 export interface EnginePushOptions {
-  /** The size of a blob in the project's repository on the platform, or null when it lacks it. */
-  present: (digest: string) => Promise<number | null>;
-  /**
-   * Whether `present` answers for the workspace's other repositories rather than the project's own
-   * (its first deploy): the layers found there are then to be mounted from them at the push.
-   */
-  elsewhere?: boolean;
+  /** Where the platform holds a blob (the project's repository, else another of the workspace's), or null when none does. */
+  present: (digest: string) => Promise<HeldLayer | null>;
   spoolDir: string;
   scan: { scanner: SecretScanner; baseLayers: Set<string> };
 }
@@ -72,7 +73,7 @@ export async function readImageByEnginePush(
   const maxBytes = image.size + (64 << 20);
   const diffIds = new Set(image.diffIds);
   // Asked once a digest: the engine's HEAD and the image's assembly after it.
-  const asked = new Map<string, Promise<number | null>>();
+  const asked = new Map<string, Promise<HeldLayer | null>>();
   const present = (digest: string) => {
     if (!asked.has(digest)) asked.set(digest, options.present(digest));
     return asked.get(digest)!;
@@ -81,7 +82,7 @@ export async function readImageByEnginePush(
     spoolDir: options.spoolDir,
     maxBytes,
     // Only the image's own layers are said to be there: the config and anything else must come.
-    claim: (digest) => (diffIds.has(digest) ? present(digest) : Promise.resolve(null)),
+    claim: async (digest) => (diffIds.has(digest) ? ((await present(digest))?.size ?? null) : null),
   });
   const stop = new AbortController();
   try {
@@ -164,10 +165,10 @@ export async function imageFromPush(
     const blob = layer.digest ? received.get(layer.digest) : undefined;
     if (!blob) {
       // Not sent: the push was told the platform has it (scanned by the deploy that sent it there),
-      // in the project's repository or, on its first deploy, in another of the workspace's.
-      const size = layer.digest === diffId ? await options.present(diffId) : null;
-      if (size === null) throw new EnginePushUnavailable(`the engine pushed no layer ${index + 1} (${diffId})`);
-      layers.push({ digest: diffId, size, file: null, ...(options.elsewhere ? { elsewhere: true as const } : {}) });
+      // in the project's repository or in another of the workspace's (mounted from there at the push).
+      const held = layer.digest === diffId ? await options.present(diffId) : null;
+      if (held === null) throw new EnginePushUnavailable(`the engine pushed no layer ${index + 1} (${diffId})`);
+      layers.push({ digest: diffId, size: held.size, file: null, ...(held.mountFrom ? { mountFrom: held.mountFrom } : {}) });
       continue;
     }
     fromEngine.layers++;

@@ -103,14 +103,16 @@ const tokenFor = (repository: string, from: string[]) =>
 it("mounts a layer the engine did not read out from the workspace's repository that holds it, sending none of its bytes", async () => {
   const sibling = await anImage();
   await sendImage({ registryUrl: registry.url, repository: sibling.repository, token: sibling.token }, sibling.image);
-  // A first deploy of another project: its layer was found in the sibling as the image was read.
+  // Another project's deploy: its layer was found in the sibling as the image was read. The push's
+  // own mount sources, asked again since, no longer name it (another project went live meanwhile,
+  // and only the newest three are named): the layer is mounted from where it was found.
   const repository = `${sibling.repository.split('/')[0]}/${randomUUID()}`;
-  const image: ReadImage = { ...sibling.image, layers: [{ ...sibling.image.layers[0], file: null, elsewhere: true }] };
+  const image: ReadImage = { ...sibling.image, layers: [{ ...sibling.image.layers[0], file: null, mountFrom: sibling.repository }] };
   const target = {
     registryUrl: registry.url,
     repository,
     token: tokenFor(repository, [sibling.repository]),
-    mountFrom: [sibling.repository],
+    mountFrom: [],
   };
 
   const pushed = await sendImage(target, image);
@@ -123,7 +125,7 @@ it("mounts a layer the engine did not read out from the workspace's repository t
 it('refuses, with nothing mounted, when no repository of the workspace holds that layer any more', async () => {
   const { image: read, repository } = await anImage();
   const gone = `${repository.split('/')[0]}/${randomUUID()}`; // holds nothing
-  const image: ReadImage = { ...read, layers: [{ ...read.layers[0], file: null, elsewhere: true }] };
+  const image: ReadImage = { ...read, layers: [{ ...read.layers[0], file: null, mountFrom: gone }] };
   const target = { registryUrl: registry.url, repository, token: tokenFor(repository, [gone]), mountFrom: [gone] };
 
   await expect(sendImage(target, image)).rejects.toThrow(

@@ -81,34 +81,33 @@ export async function sendBlobs(target: PushTarget, image: ReadImage, opened?: O
   const sent = { layers: 0, bytes: 0 };
   const mounted = { layers: 0, bytes: 0 };
   const skipped = { layers: 0, bytes: 0 };
+  const mountedFrom = async (layer: ImageLayer, repositories: string[]) => {
+    if (!(await mountBlob(target, layer.digest, repositories))) return false;
+    mounted.layers++;
+    mounted.bytes += layer.size;
+    return true;
+  };
   const sendLayer = async (layer: ImageLayer) => {
-    if (layer.elsewhere) return mountRead(layer);
+    // A layer the engine did not read out, the repository named holding it: there are no bytes
+    // here to send, so it is mounted from there, and gone from there meanwhile it is a refusal.
+    if (layer.mountFrom) {
+      if (await mountedFrom(layer, [layer.mountFrom])) return;
+      throw new Refusal(
+        `the layer ${layer.digest} was in your workspace's other projects as the image was read, and is no longer`,
+        'deploy again: the engine then reads it out and it is sent',
+      );
+    }
     if (layer.file === null || (layer.size > ASK_FIRST_ABOVE && (await has(target, layer.digest)))) {
       skipped.layers++;
       skipped.bytes += layer.size;
       return;
     }
     // A small layer is sent as soon as asked about elsewhere: the mount's round trips cost as much.
-    if (layer.size > ASK_FIRST_ABOVE && (await mountBlob(target, layer.digest))) {
-      mounted.layers++;
-      mounted.bytes += layer.size;
-      return;
-    }
+    if (layer.size > ASK_FIRST_ABOVE && (await mountedFrom(layer, target.mountFrom ?? []))) return;
     const file = layer.file;
     await uploadBlob(target, layer.digest, layer.size, () => createReadStream(file), 'layer', opened);
     sent.layers++;
     sent.bytes += layer.size;
-  };
-  // A layer the engine did not read out, another repository of the workspace holding it: there
-  // are no bytes here to send, so it is mounted, and gone from there meanwhile it is a refusal.
-  const mountRead = async (layer: ImageLayer) => {
-    if (!(await mountBlob(target, layer.digest)))
-      throw new Refusal(
-        `the layer ${layer.digest} was in your workspace's other projects as the image was read, and is no longer`,
-        'deploy again: the engine then reads it out and it is sent',
-      );
-    mounted.layers++;
-    mounted.bytes += layer.size;
   };
   const { config, configDigest, configSize } = image;
   const sendConfig = async () => {
@@ -209,11 +208,11 @@ export async function blobSize(target: PushTarget, digest: string): Promise<numb
 /**
  * The registry's cross-repository mount (`POST …/blobs/uploads/?mount=<digest>&from=<repository>`):
  * 201 when `from` holds the blob and the token may pull it, and the blob is then the target's
- * without a byte sent. Any other answer opens an upload instead, which is cancelled; the next
- * repository is tried, and false answered when none had it.
+ * without a byte sent. Any other answer opens an upload instead, which is cancelled; the next of
+ * `repositories` is tried, and false answered when none had it.
  */
-async function mountBlob(target: PushTarget, digest: string): Promise<boolean> {
-  for (const from of target.mountFrom ?? []) {
+async function mountBlob(target: PushTarget, digest: string, repositories: string[]): Promise<boolean> {
+  for (const from of repositories) {
     const url = `${base(target)}/blobs/uploads/?mount=${encodeURIComponent(digest)}&from=${encodeURIComponent(from)}`;
     const reply = await registryRequest(url, { method: 'POST', token: target.token, headers: { 'content-length': 0 } });
     if (reply.status === 201) return true;

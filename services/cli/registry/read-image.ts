@@ -23,8 +23,11 @@ export interface ImageLayer {
   size: number;
   /** The spooled bytes; null when the registry had the layer as the image was read (nothing to send). */
   file: string | null;
-  /** Had by another repository of the workspace, not the project's (its first deploy): mounted from there, never sent. */
-  elsewhere?: true;
+  /**
+   * The workspace's other repository that held the layer as the image was read, the project's own
+   * lacking it: the push mounts it from there (its bytes were never read out of the engine).
+   */
+  mountFrom?: string;
 }
 
 export interface ReadImage {
