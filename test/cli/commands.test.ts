@@ -102,6 +102,20 @@ describe('pitch init and validate', () => {
     });
   });
 
+  it('makes the project folder it is given when there is none yet, and refuses a file of that name', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'pitch-init-'));
+    const made = await pitch(['init', 'new-demo/site', '--kind', 'static', '--name', 'New demo'], env, parent);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stderr).toContain(`Made the folder ${join(parent, 'new-demo', 'site')}.`);
+    expect(JSON.parse(await readFile(join(parent, 'new-demo', 'site', 'pitch.json'), 'utf8'))).toMatchObject({
+      kind: 'static',
+      name: 'New demo',
+    });
+    await writeFile(join(parent, 'a-file'), 'not a folder\n');
+    expectRefusal(await pitch(['init', 'a-file', '--kind', 'static'], env, parent), /^pitch: .*a-file is a file, not a folder$/);
+    expect(await readFile(join(parent, 'a-file'), 'utf8')).toBe('not a folder\n');
+  });
+
   it('writes the health path it is given for a container, and refuses one that is not a path', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pitch-init-'));
     const made = await pitch(['init', '--kind', 'container', '--name', 'Api demo', '--health', '/api/status'], env, dir);

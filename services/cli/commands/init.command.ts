@@ -1,4 +1,4 @@
-import { access, writeFile } from 'node:fs/promises';
+import { access, mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
@@ -67,6 +67,7 @@ async function init(ctx: CliContext, folder: string, options: Options): Promise<
   const dir = resolve(folder);
   const path = join(dir, MANIFEST_FILE);
   if (!options.force && (await exists(path))) throw new Refusal(`${path} already exists`, 'give --force to replace it');
+  await projectFolder(ctx, dir);
 
   const guessedKind = (await exists(join(dir, 'Dockerfile'))) ? 'container' : 'static';
   const foundOutput = await outputFound(dir);
@@ -114,6 +115,19 @@ async function init(ctx: CliContext, folder: string, options: Options): Promise<
     await writeNodeDockerfile(ctx, dir);
     ctx.info("The start command is taken from the image's CMD unless pitch.json gives run.start.");
   }
+}
+
+/** The project folder, made when it does not exist yet (`pitch init my-demo`, as `npm init` and `cargo new` take a new folder); a file of that name is refused. */
+async function projectFolder(ctx: CliContext, dir: string): Promise<void> {
+  const found = await stat(dir).catch(() => null);
+  if (found?.isDirectory()) return;
+  if (found) throw new Refusal(`${dir} is a file, not a folder`, 'give the project folder: pitch init [dir]');
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    throw new Refusal(`the folder ${dir} could not be made (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  ctx.info(`Made the folder ${dir}.`);
 }
 
 /**
