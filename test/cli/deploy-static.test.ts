@@ -83,6 +83,17 @@ describe('pitch deploy of a static site', () => {
     expect(await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } })).toHaveLength(3);
   });
 
+  it('refuses a --project that is no project address before any work, with the rule (a container build reached the engine with it)', async () => {
+    for (const slug of ['Bad Slug!', 'ab', 'double--hyphen', '-edge']) {
+      const result = await pitch(['deploy', '--project', slug], ctx.env, await fixture('static-site'));
+      expectRefusal(
+        result,
+        /^pitch: option '--project <slug>' argument '.+' is invalid\. a project's address is 3 to 40 lower-case letters/,
+      );
+      expect(result.stderr, slug).not.toMatch(/^(scan|build|pack|upload) /m);
+    }
+  });
+
   it('stops on a manifest problem, naming the field', async () => {
     const result = await pitch(['deploy', '--project', uniqueSlug('cli-bad')], ctx.env, await fixture('bad-manifest'));
     expectRefusal(result, /^pitch: pitch\.json: apps\[0\]\.id: must be a lower-case letter/);

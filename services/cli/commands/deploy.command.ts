@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { SLUG_FORMAT, SLUG_FORMAT_RULE } from '@demo-rooms/contract';
 import { DEFAULT_HEALTH_SECONDS } from '../deploy-steps/head-start.js';
 import { Refusal } from '../refusal.js';
 import { contextOf } from './command-context.js';
@@ -17,11 +18,24 @@ function seconds(value: string): number {
   return n;
 }
 
+/**
+ * A project's address as given, in the form the platform takes: refused here, before the build and
+ * rehearsal, which would otherwise end at the platform's 422 (or at the engine, the slug naming the image).
+ */
+function projectSlug(value: string): string {
+  if (!SLUG_FORMAT.test(value)) throw new InvalidArgumentError(`a project's address is ${SLUG_FORMAT_RULE}`);
+  return value;
+}
+
 export function deployCommand(): Command {
   return new Command('deploy')
     .description('check, scan, build, rehearse, pack and upload the project; prints the room address')
     .argument('[dir]', 'the project folder (where pitch.json is)', '.')
-    .option('--project <slug>', "the project to deploy to (default: the one this folder deployed to, else made from the manifest's name)")
+    .option(
+      '--project <slug>',
+      "the project to deploy to (default: the one this folder deployed to, else made from the manifest's name)",
+      projectSlug,
+    )
     .option('--note <text>', 'a note kept with the build (at most 200 characters)')
     .option('--no-live', 'upload the build without making it live')
     .option('--force', 'deploy even when nothing changed (the live build already has these files or this image, and this pitch.json)')

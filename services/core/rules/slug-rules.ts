@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { SLUG_FORMAT, SLUG_FORMAT_RULE } from '@demo-rooms/contract';
 import { refused } from './errors.js';
 
 // Slug rules (spec 2.2 and 7): format, reserved, impersonation and banned are refused with 422 on
 // their merits. They name a project's room and a person's community handle alike, so they live
 // below both areas; "taken" needs the database and lives with each one's SQL.
-
-const format = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,38}[a-z0-9]$/;
 
 function words(name: string): Set<string> {
   const text = readFileSync(new URL(`./slug-words/${name}.txt`, import.meta.url), 'utf8');
@@ -23,9 +22,7 @@ const banned = words('banned');
 
 /** Throws the spec's 422 for a slug that may not be used; returns quietly otherwise. */
 export function checkSlug(slug: string): void {
-  if (!format.test(slug)) {
-    throw refused(422, 'format', '3 to 40 lower-case letters, digits and single hyphens, starting and ending with a letter or digit');
-  }
+  if (!SLUG_FORMAT.test(slug)) throw refused(422, 'format', SLUG_FORMAT_RULE);
   if (reserved.has(slug)) throw refused(422, 'reserved', `"${slug}" is kept by the platform`);
   const segments = slug.split('-');
   if (segments.some((s) => banned.has(s)) || banned.has(slug.replaceAll('-', '')))
