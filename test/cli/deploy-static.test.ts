@@ -83,7 +83,7 @@ describe('pitch deploy of a static site', () => {
     expect(await ctx.builder.client.call('listBuilds', { params: { projectId: project.id } })).toHaveLength(3);
   });
 
-  it('refuses a --project that is no project address before any work, with the rule (a container build reached the engine with it)', async () => {
+  it('refuses a --project that is no project address, or a note too long, before any work (a container build reached the engine with such a slug)', async () => {
     for (const slug of ['Bad Slug!', 'ab', 'double--hyphen', '-edge']) {
       const result = await pitch(['deploy', '--project', slug], ctx.env, await fixture('static-site'));
       expectRefusal(
@@ -92,6 +92,12 @@ describe('pitch deploy of a static site', () => {
       );
       expect(result.stderr, slug).not.toMatch(/^(scan|build|pack|upload) /m);
     }
+    // Nor a note longer than the platform keeps: it refused it only after the upload, the project made.
+    const slug = uniqueSlug('cli-note');
+    const noted = await pitch(['deploy', '--project', slug, '--note', 'n'.repeat(201)], ctx.env, await fixture('static-site'));
+    expectRefusal(noted, /^pitch: option '--note <text>' argument 'n+' is invalid\. at most 200 characters, not 201$/);
+    const projects = await ctx.builder.client.call('listProjects', {});
+    expect(projects.map((p) => p.slug)).not.toContain(slug);
   });
 
   it('stops on a manifest problem, naming the field', async () => {

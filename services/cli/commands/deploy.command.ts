@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { SLUG_FORMAT, SLUG_FORMAT_RULE } from '@demo-rooms/contract';
+import { maxBuildNoteChars, SLUG_FORMAT, SLUG_FORMAT_RULE } from '@demo-rooms/contract';
 import { DEFAULT_HEALTH_SECONDS } from '../deploy-steps/head-start.js';
 import { Refusal } from '../refusal.js';
 import { contextOf } from './command-context.js';
@@ -27,6 +27,12 @@ function projectSlug(value: string): string {
   return value;
 }
 
+/** A build's note as the platform takes it: a longer one is refused here, not after the build and upload. */
+function buildNote(value: string): string {
+  if (value.length > maxBuildNoteChars) throw new InvalidArgumentError(`at most ${maxBuildNoteChars} characters, not ${value.length}`);
+  return value;
+}
+
 export function deployCommand(): Command {
   return new Command('deploy')
     .description('check, scan, build, rehearse, pack and upload the project; prints the room address')
@@ -36,7 +42,7 @@ export function deployCommand(): Command {
       "the project to deploy to (default: the one this folder deployed to, else made from the manifest's name)",
       projectSlug,
     )
-    .option('--note <text>', 'a note kept with the build (at most 200 characters)')
+    .option('--note <text>', `a note kept with the build (at most ${maxBuildNoteChars} characters)`, buildNote)
     .option('--no-live', 'upload the build without making it live')
     .option('--force', 'deploy even when nothing changed (the live build already has these files or this image, and this pitch.json)')
     .option(

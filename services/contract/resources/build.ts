@@ -6,13 +6,16 @@ import { Manifest } from '../manifest/manifest.schema.js';
 
 export const BuildKind = z.enum(['container', 'static']);
 
+/** The longest note a build takes (createBuild's `note`, `pitch deploy --note`). */
+export const maxBuildNoteChars = 200;
+
 export const Build = z.object({
   id: Id,
   projectId: Id,
   kind: BuildKind,
   manifest: Manifest,
   sizeBytes: z.number().int(),
-  /** At most 200 chars on input. */
+  /** At most maxBuildNoteChars on input. */
   note: z.string().nullable(),
   live: z.boolean(),
   createdAt: DateTime,

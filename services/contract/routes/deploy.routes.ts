@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Id } from '../common.js';
 import { Manifest } from '../manifest/manifest.schema.js';
-import { Build, BuildHistory, BuildKind, PushedImage, Rehearsal } from '../resources/build.js';
+import { Build, BuildHistory, BuildKind, maxBuildNoteChars, PushedImage, Rehearsal } from '../resources/build.js';
 import { DirectUpload, maxDirectParts, UploadedPart } from '../resources/direct-upload.js';
 import { route } from '../route.js';
 import { ProjectParams } from './params.js';
@@ -71,7 +71,7 @@ export const deployRoutes = {
         /** A container image pushed to the platform's registry, in the project's repository, by its manifest digest (issue 32). */
         image: PushedImage.optional(),
         manifest: Manifest,
-        note: z.string().max(200).nullable().optional(),
+        note: z.string().max(maxBuildNoteChars).nullable().optional(),
         /** What the deploy saw rehearsing each story step; without it the tour shows not reported. */
         rehearsal: Rehearsal.optional(),
       })
