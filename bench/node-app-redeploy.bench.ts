@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { startPlatform } from '../test/support/platform.js';
 import { testEnv } from '../test/support/services.js';
+import { collectHarnessGarbage } from './harness-gc.js';
 import { benchServerJs, pitchDeployer } from './pitch-deploy.js';
 import { figure } from './report.js';
 
@@ -91,6 +92,7 @@ async function staticApp(dir: string): Promise<void> {
 
 /** `pitch validate <dir>` in its own process, timed from spawn to exit, as the deploys are. */
 async function pitchValidate(dir: string): Promise<number> {
+  collectHarnessGarbage();
   const started = performance.now();
   const child = spawn(process.execPath, ['services/cli/bin/pitch.mjs', 'validate', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

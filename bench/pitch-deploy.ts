@@ -5,6 +5,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { testEnv } from '../test/support/services.js';
+import { collectHarnessGarbage } from './harness-gc.js';
 import { machineBusySeconds } from './machine-cpu.js';
 
 /** A deploy's time, the machine's CPU-seconds over that time (every process's), and its progress (stderr). */
@@ -16,6 +17,7 @@ export interface TimedDeploy {
 
 /** Runs `pitch deploy <args…>` with `env` added; its time, CPU and progress, or its failure. */
 export async function pitchDeploy(args: string[], env: Record<string, string>): Promise<TimedDeploy> {
+  collectHarnessGarbage();
   const cpuBefore = machineBusySeconds();
   const started = performance.now();
   const child = spawn(process.execPath, ['services/cli/bin/pitch.mjs', 'deploy', ...args], { env: { ...process.env, ...env } });

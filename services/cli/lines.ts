@@ -21,12 +21,15 @@ export class Lines {
   readonly apiUrl: string;
   readonly verbose: boolean;
 
+  readonly env: NodeJS.ProcessEnv;
+
   constructor(
     options: GlobalOptions,
-    readonly env: NodeJS.ProcessEnv = process.env,
+    env: NodeJS.ProcessEnv = process.env,
     /** Whether the plain-HTTP warning is left to another context of the same run (head-start.ts). */
     quiet = false,
   ) {
+    this.env = env;
     this.apiUrl = resolveApiUrl(options.api, env);
     const warning = plainHttpWarning(this.apiUrl);
     if (warning && !quiet) this.info(warning);

@@ -5,12 +5,13 @@ import { ApiError, ContractError, operationWords } from '@demo-rooms/contract/er
  * trace. `detail` is shown only with --verbose.
  */
 export class Refusal extends Error {
-  constructor(
-    message: string,
-    readonly hint?: string,
-    readonly detail: string[] = [],
-  ) {
+  readonly hint?: string;
+  readonly detail: string[];
+
+  constructor(message: string, hint?: string, detail: string[] = []) {
     super(message);
+    this.hint = hint;
+    this.detail = detail;
     this.name = 'Refusal';
   }
 }

@@ -6,21 +6,25 @@ import type { ErrorBody } from './errors.schema.js';
 // contract's load (`@demo-rooms/contract/errors`; issue 48, the container redeploy's head start).
 
 export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: ErrorBody,
-  ) {
+  readonly status: number;
+  readonly body: ErrorBody;
+
+  constructor(status: number, body: ErrorBody) {
     super(`${status} ${body.error}${body.reason ? ` (${body.reason})` : ''}`);
+    this.status = status;
+    this.body = body;
     this.name = 'ApiError';
   }
 }
 
 export class ContractError extends Error {
-  constructor(
-    readonly operation: string,
-    readonly issues: z.core.$ZodIssue[],
-  ) {
+  readonly operation: string;
+  readonly issues: z.core.$ZodIssue[];
+
+  constructor(operation: string, issues: z.core.$ZodIssue[]) {
     super(`reply of ${operation} does not fit the contract: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    this.operation = operation;
+    this.issues = issues;
     this.name = 'ContractError';
   }
 }

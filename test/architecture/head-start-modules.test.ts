@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { stripTypeScriptTypes } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { runtimeModules } from './runtime-modules.js';
 
@@ -20,6 +22,23 @@ describe("the head start's modules", () => {
     expect(loaded).toEqual(expect.arrayContaining(['services/contract/api-errors.ts', 'services/contract/text.ts']));
     expect(loaded).not.toContain('services/contract/index.ts');
     expect(loaded).not.toContain('services/contract/routes/route-table.ts');
+  }, 60_000);
+
+  // bin/pitch.mjs loads them through Node's own type stripping (bin/type-stripping.mjs), which
+  // refuses what only TypeScript's compiler turns into JavaScript (a parameter property, an enum):
+  // one such module and every `pitch` command would fail to start.
+  it("are all ones Node's own type stripping can run", async () => {
+    const loaded = (await modulesLoadedFrom('services/cli/deploy-steps/head-start.ts')).filter((source) => source.endsWith('.ts'));
+    expect(loaded.length).toBeGreaterThan(20);
+    const refused: string[] = [];
+    for (const source of loaded) {
+      try {
+        stripTypeScriptTypes(await readFile(source, 'utf8'));
+      } catch (err) {
+        refused.push(`${source}: ${(err as Error).message.split('\n')[0]}`);
+      }
+    }
+    expect(refused).toEqual([]);
   }, 60_000);
 
   it('the deploy itself does load the route table (the probe can see it)', async () => {

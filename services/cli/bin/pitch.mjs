@@ -53,6 +53,15 @@ try {
 } catch {
   // A cache that cannot be used only makes the start slower.
 }
+// A container redeploy's engine work (its image laid, pulled and rehearsed) starts here, from what
+// this machine holds, while the rest of the tool loads (deploy-steps/head-start.ts); the deploy
+// takes it or ends it, and so does the tool's end. Its modules load through Node's own type
+// stripping (type-stripping.mjs), tsx's hooks registered only once it has handed over.
+const { typeScriptResolution } = await import('./type-stripping.mjs');
+const resolution = typeScriptResolution();
+const headStart = await import('../deploy-steps/head-start.ts');
+await headStart.startAhead(process.argv.slice(2));
+resolution.deregister();
 const { register } = await import('tsx/esm/api');
 register();
 // tsx turns Node's source maps on, and Node then reads the map of every module as it compiles it:
@@ -63,11 +72,6 @@ register();
 const wantsMaps =
   process.argv.includes('--verbose') || `${process.execArgv} ${process.env.NODE_OPTIONS ?? ''}`.includes('--enable-source-maps');
 if (!wantsMaps) process.setSourceMapsEnabled(false);
-// A container redeploy's engine work (its image laid, pulled and rehearsed) starts here, from what
-// this machine holds, while the rest of the tool loads (deploy-steps/head-start.ts); the deploy
-// takes it or ends it, and so does the tool's end.
-const headStart = await import('../deploy-steps/head-start.ts');
-await headStart.startAhead(process.argv.slice(2));
 const { main } = await import('../main.ts');
 const code = await main(process.argv.slice(2));
 await headStart.headStartSettled();

@@ -26,11 +26,15 @@ interface Stamp {
 
 export class FileDigestCache {
   private readonly next = new Map<string, Stamp>();
-  private constructor(
-    private readonly file: string,
-    private readonly known: Map<string, Stamp>,
-    private readonly read: (path: string) => Promise<string>,
-  ) {}
+  private readonly file: string;
+  private readonly known: Map<string, Stamp>;
+  private readonly read: (path: string) => Promise<string>;
+
+  private constructor(file: string, known: Map<string, Stamp>, read: (path: string) => Promise<string>) {
+    this.file = file;
+    this.known = known;
+    this.read = read;
+  }
 
   /** The cache of one project folder (its absolute path), kept beside the tool's config file. */
   static async open(dir: string, read: (path: string) => Promise<string> = fileDigest): Promise<FileDigestCache> {

@@ -27,7 +27,11 @@ export class SecretScanner {
   private readonly files = new Map<string, Promise<Hit[] | 'binary'>>();
 
   /** `linter`: where texts go through the rules (a deploy's scan thread; this thread by default). */
-  constructor(private readonly linter: Linter = linterHere) {}
+  private readonly linter: Linter;
+
+  constructor(linter: Linter = linterHere) {
+    this.linter = linter;
+  }
 
   /** A file's findings, or null for a binary file (not scanned). */
   async scanFile(file: FileEntry, where: string): Promise<Finding[] | null> {

@@ -12,11 +12,15 @@ export class ProgressBar {
   private lastDraw = 0;
   private lastQuarter = 0;
 
-  constructor(
-    private readonly label: string,
-    private readonly total: number,
-    private readonly out: NodeJS.WriteStream = process.stderr,
-  ) {}
+  private readonly label: string;
+  private readonly total: number;
+  private readonly out: NodeJS.WriteStream;
+
+  constructor(label: string, total: number, out: NodeJS.WriteStream = process.stderr) {
+    this.label = label;
+    this.total = total;
+    this.out = out;
+  }
 
   private line(): string {
     const seconds = Math.max((performance.now() - this.started) / 1000, 0.001);

@@ -4,7 +4,11 @@ import type { CliContext } from '../context.js';
 export class StepLog {
   private started = performance.now();
 
-  constructor(private readonly ctx: CliContext) {}
+  private readonly ctx: CliContext;
+
+  constructor(ctx: CliContext) {
+    this.ctx = ctx;
+  }
 
   /** A step that takes a while announces itself; its `done` line follows. */
   begin(label: string, text: string): void {

@@ -5,12 +5,13 @@ import type { CopyView } from './runner-api.schema.js';
  * `{error, copy?}` with its status; the room's client throws it again from that answer.
  */
 export class RunnerRefusal extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly copy?: CopyView,
-  ) {
+  readonly status: number;
+  readonly copy?: CopyView;
+
+  constructor(status: number, message: string, copy?: CopyView) {
     super(message);
+    this.status = status;
+    this.copy = copy;
     this.name = 'RunnerRefusal';
   }
 }
