@@ -30,6 +30,23 @@ describe('the pitch launcher', () => {
     expect(run.stdout.trim()).toBe(pkg.version);
   });
 
+  // The head start loads through Node's own type stripping (type-stripping.mjs); a Node told not
+  // to strip types loads it through tsx, as the rest of the tool.
+  it('starts where Node strips types, and where it was told not to', async () => {
+    const fixture = new URL('../../../test/fixtures/cli/container-app', import.meta.url).pathname;
+    const config = await mkdtemp(join(tmpdir(), 'pitch-config-'));
+    for (const options of ['', '--no-experimental-strip-types']) {
+      const env = { PATH: await pathWithoutNode(), NODE_OPTIONS: options, XDG_CONFIG_HOME: config };
+      const version = spawnSync(launcher, ['--version'], { env, encoding: 'utf8' });
+      expect(version.status, version.stderr).toBe(0);
+      expect(version.stdout.trim()).toBe(pkg.version);
+      // A container folder's deploy starts the head start (its modules load: pitch.json checked, the
+      // config read), which stops at the folder's missing record of a last deploy.
+      const deploy = spawnSync(launcher, ['deploy', fixture, '--project', 'no-such-project'], { env, encoding: 'utf8' });
+      expect(deploy.stderr).toMatch(/not signed in/);
+    }
+  });
+
   it('is the package bin', () => {
     expect(pkg.bin.pitch).toBe('services/cli/bin/pitch');
   });

@@ -56,14 +56,17 @@ try {
 // A container redeploy's engine work (its image laid, pulled and rehearsed) starts here, from what
 // this machine holds, while the rest of the tool loads (deploy-steps/head-start.ts); the deploy
 // takes it or ends it, and so does the tool's end. Its modules load through Node's own type
-// stripping (type-stripping.mjs), tsx's hooks registered only once it has handed over.
-const { typeScriptResolution } = await import('./type-stripping.mjs');
-const resolution = typeScriptResolution();
+// stripping (type-stripping.mjs), tsx's hooks registered only once it has handed over; where
+// Node was told not to strip types (--no-experimental-strip-types), through tsx as the rest.
+const registerTsx = async () => (await import('tsx/esm/api')).register();
+const resolution = process.features.typescript ? (await import('./type-stripping.mjs')).typeScriptResolution() : null;
+if (!resolution) await registerTsx();
 const headStart = await import('../deploy-steps/head-start.ts');
 await headStart.startAhead(process.argv.slice(2));
-resolution.deregister();
-const { register } = await import('tsx/esm/api');
-register();
+if (resolution) {
+  resolution.deregister();
+  await registerTsx();
+}
 // tsx turns Node's source maps on, and Node then reads the map of every module as it compiles it:
 // 0.04-0.06 s of a static deploy or `pitch validate` (docs/decisions/cli.md, "Source maps only
 // where a stack trace is printed"). They only place a stack trace's lines,
