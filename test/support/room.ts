@@ -29,7 +29,14 @@ export async function deployStaticRoom(
     params: { projectId: project.id },
     body: { kind: 'static', sizeBytes: bytes.length },
   });
-  const put = await platform.fetch(putUrl, { method: 'PUT', token, body: bytes, headers: { 'content-type': 'application/gzip' } });
+  // As pitch sends it (services/cli/deploy-steps/upload.ts): a 5xx puts the upload back for
+  // another try (the api's streamed write to the store cannot be replayed by the store's client
+  // when its connection fails), and the bytes are sent again.
+  let put = await platform.fetch(putUrl, { method: 'PUT', token, body: bytes, headers: { 'content-type': 'application/gzip' } });
+  for (let tries = 1; put.status >= 500 && tries < 3; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 200 * tries));
+    put = await platform.fetch(putUrl, { method: 'PUT', token, body: bytes, headers: { 'content-type': 'application/gzip' } });
+  }
   if (put.status !== 204) throw new Error(`upload answered ${put.status}: ${JSON.stringify(put.body)}`);
   const manifest = opts.manifest ?? {
     kind: 'static',
